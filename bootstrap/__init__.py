@@ -1,0 +1,3 @@
+"""tritondev: build the Triton compiler from source, matched to PyTorch's pin."""
+
+__version__ = "0.1.0"

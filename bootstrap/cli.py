@@ -1,0 +1,134 @@
+"""The command line: parses arguments, renders results, and maps errors to exit codes.
+
+No work happens here beyond wiring; each command lives in bootstrap/commands/<name>.py.
+"""
+
+from __future__ import annotations
+
+import importlib
+import sys
+
+import typer
+
+from bootstrap import __version__
+from bootstrap.commands import COMMAND_MODULES
+from bootstrap.errors import ExitCode, TritondevError
+
+
+def _version(value: bool) -> None:
+    if value:
+        print(f"tritondev {__version__}")
+        raise typer.Exit()
+
+
+def build_app() -> typer.Typer:
+    app = typer.Typer(
+        name="tritondev",
+        help="Build the Triton compiler from source, matched to your PyTorch, and keep it healthy.",
+        no_args_is_help=True,
+        pretty_exceptions_enable=False,
+        add_completion=False,
+        context_settings={"help_option_names": ["-h", "--help"]},
+    )
+
+    @app.callback()
+    def root(
+        version: bool = typer.Option(
+            False, "--version", callback=_version, is_eager=True, help="Show the version and exit."
+        ),
+    ) -> None:
+        """Build the Triton compiler from source, matched to your PyTorch, and keep it healthy.
+
+        Exit codes: 0 ok; 1 checks/verification failed; 2 usage or configuration error; 3 tool missing;
+        4 external command failed; 5 pin or version mismatch; 6 workspace locked or dirty checkout;
+        70 internal error (crash log written); 130 interrupted.
+        """
+
+    for name in COMMAND_MODULES:
+        importlib.import_module(f"bootstrap.commands.{name}").register(app)
+    return app
+
+
+def _report_error(exc: TritondevError) -> None:
+    from rich.markup import escape
+
+    from bootstrap import ui
+    from bootstrap.context import CURRENT
+
+    if CURRENT.json:
+        ui.emit_json(exc.to_json())
+    console = ui.err()
+    console.print(f"[bold red]error:[/bold red] {escape(exc.message)}")
+    if exc.details:
+        console.print(f"[dim]{escape(exc.details)}[/dim]")
+    if exc.fix:
+        console.print(f"[bold]fix:[/bold] {escape(exc.fix)}")
+
+
+def _write_crash_log(exc: BaseException) -> str:
+    import platform
+    import tempfile
+    import time
+    import traceback
+
+    from bootstrap.context import CURRENT
+    from bootstrap.redact import redact
+
+    text = (
+        f"tritondev {__version__}\npython {sys.version}\nplatform {platform.platform()}\n"
+        f"argv {redact(' '.join(sys.argv))}\n\n"
+        + redact("".join(traceback.format_exception(type(exc), exc, exc.__traceback__)))
+    )
+    name = f"crash-{time.strftime('%Y%m%d-%H%M%S')}.log"
+    folders = []
+    if CURRENT.workspace is not None and CURRENT.workspace.is_dir():
+        folders.append(CURRENT.workspace / "logs")
+    folders.append(__import__("pathlib").Path(tempfile.gettempdir()))
+    for folder in folders:
+        try:
+            folder.mkdir(parents=True, exist_ok=True)
+            path = folder / name
+            path.write_text(text, encoding="utf-8")
+            return str(path)
+        except OSError:
+            continue
+    return "(could not write a crash log)"
+
+
+def main(argv: list[str] | None = None) -> None:
+    """Console entry point: runs the app and turns every outcome into a documented exit code."""
+    import click
+
+    code: int
+    try:
+        result = build_app()(args=argv, standalone_mode=False, prog_name="tritondev")
+        code = result if isinstance(result, int) else 0
+    except TritondevError as exc:
+        _report_error(exc)
+        code = int(exc.exit_code)
+    except click.exceptions.Abort:
+        print("interrupted", file=sys.stderr)
+        code = int(ExitCode.INTERRUPTED)
+    except KeyboardInterrupt:
+        print("\ninterrupted", file=sys.stderr)
+        code = int(ExitCode.INTERRUPTED)
+    except click.exceptions.ClickException as exc:
+        exc.show()
+        code = int(ExitCode.USAGE) if exc.exit_code == 2 else exc.exit_code
+    except click.exceptions.Exit as exc:
+        code = exc.exit_code
+    except BrokenPipeError:
+        code = 0
+    except Exception as exc:
+        path = _write_crash_log(exc)
+        print(
+            f"error: internal error in tritondev: {type(exc).__name__}: {exc}\n"
+            f"A crash log was written to {path}; please attach it to a bug report.",
+            file=sys.stderr,
+        )
+        code = int(ExitCode.INTERNAL)
+    sys.exit(code)
+
+
+if __name__ == "__main__":
+    main()

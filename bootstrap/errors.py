@@ -1,0 +1,120 @@
+"""Typed errors and the exit codes they map to.
+
+One table of exit codes for every command (README, "Exit codes"). Code that knows what went
+wrong raises one of these; the CLI layer turns it into a one-line message, a fix, and the code.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from enum import IntEnum
+from pathlib import Path
+
+
+class ExitCode(IntEnum):
+    OK = 0
+    CHECK_FAILED = 1  # doctor found errors, or verification failed
+    USAGE = 2  # usage or configuration error
+    TOOL_MISSING = 3  # a required tool is missing
+    EXTERNAL_FAILED = 4  # an external command failed
+    MISMATCH = 5  # pin or version mismatch
+    LOCKED_OR_DIRTY = 6  # workspace locked, or a checkout would lose data
+    INTERNAL = 70  # a bug in tritondev (crash log written)
+    INTERRUPTED = 130  # Ctrl-C
+
+
+class TritondevError(Exception):
+    """An expected failure: a clear message, an optional fix, and an exit code."""
+
+    exit_code: ExitCode = ExitCode.INTERNAL
+
+    def __init__(self, message: str, *, fix: str | None = None, details: str | None = None) -> None:
+        super().__init__(message)
+        self.message = message
+        self.fix = fix
+        self.details = details
+
+    def to_json(self) -> dict[str, object]:
+        return {
+            "error": type(self).__name__,
+            "message": self.message,
+            "fix": self.fix,
+            "exit_code": int(self.exit_code),
+        }
+
+
+class UsageError(TritondevError):
+    exit_code = ExitCode.USAGE
+
+
+class ConfigError(UsageError):
+    """A bad setting in tritondev.toml, a TRITONDEV_* variable or an option."""
+
+
+class ToolMissing(TritondevError):
+    exit_code = ExitCode.TOOL_MISSING
+
+
+class CheckFailed(TritondevError):
+    exit_code = ExitCode.CHECK_FAILED
+
+
+class MismatchError(TritondevError):
+    exit_code = ExitCode.MISMATCH
+
+
+class WorkspaceLocked(TritondevError):
+    exit_code = ExitCode.LOCKED_OR_DIRTY
+
+
+class DirtyCheckout(TritondevError):
+    exit_code = ExitCode.LOCKED_OR_DIRTY
+
+
+class ExternalError(TritondevError):
+    """Something outside tritondev failed that was not a command we ran (network, HTTP)."""
+
+    exit_code = ExitCode.EXTERNAL_FAILED
+
+
+class CommandFailed(TritondevError):
+    """An external command exited non-zero (or timed out)."""
+
+    exit_code = ExitCode.EXTERNAL_FAILED
+
+    def __init__(
+        self,
+        argv: Sequence[str],
+        returncode: int | None,
+        log_path: Path | None,
+        tail: Sequence[str],
+        *,
+        fix: str | None = None,
+        timed_out: bool = False,
+    ) -> None:
+        self.argv = tuple(argv)
+        self.returncode = returncode
+        self.log_path = log_path
+        self.tail = tuple(tail)
+        self.timed_out = timed_out
+        from bootstrap.redact import redact
+
+        shown = redact(" ".join(self.argv))
+        what = "timed out" if timed_out else f"failed with exit status {returncode}"
+        message = f"`{shown}` {what}"
+        if log_path is not None:
+            message += f" (log: {log_path})"
+        details = "\n".join(redact(line) for line in self.tail) if self.tail else None
+        super().__init__(message, fix=fix, details=details)
+
+    def to_json(self) -> dict[str, object]:
+        data = super().to_json()
+        from bootstrap.redact import redact
+
+        data.update(
+            argv=[redact(a) for a in self.argv],
+            returncode=self.returncode,
+            log=str(self.log_path) if self.log_path else None,
+            tail=[redact(line) for line in self.tail],
+        )
+        return data

@@ -1,0 +1,340 @@
+"""The one module that starts subprocesses.
+
+Every external command goes through `Runner.run`, which
+- echoes the command (secrets redacted) before it runs,
+- honours --dry-run: commands that change the machine are recorded and shown, not run; probes that
+  only read (`probe=True`) still run so that the plan is accurate,
+- writes output to a per-step log file in the workspace (streamed line by line for long steps),
+- never uses a shell: argv lists only,
+- runs git with inherited GIT_* variables stripped and dangerous transports disabled,
+- raises CommandFailed (command, exit status, log path, last lines) or ToolMissing.
+"""
+
+from __future__ import annotations
+
+import collections
+import os
+import shlex
+import shutil
+import subprocess
+import sys
+import time
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import TextIO
+
+from bootstrap.errors import CommandFailed, ToolMissing
+from bootstrap.redact import redact
+
+TAIL_LINES = 25
+
+# Transports git may use. `ext::` (runs arbitrary commands) and friends are absent on purpose.
+GIT_ALLOWED_PROTOCOLS = "file:git:http:https:ssh"
+
+# What to install when a tool is missing (Debian/Ubuntu names; the message says so).
+INSTALL_HINTS: dict[str, str] = {
+    "git": "apt-get install git",
+    "cmake": "apt-get install cmake  (or: pip install 'cmake>=3.20')",
+    "ninja": "apt-get install ninja-build  (or: pip install ninja)",
+    "clang": "apt-get install clang",
+    "clang++": "apt-get install clang",
+    "ld.lld": "apt-get install lld",
+    "ccache": "apt-get install ccache",
+    "podman": "apt-get install podman",
+    "docker": "install Docker Engine or podman",
+    "buildah": "apt-get install buildah",
+    "redis-server": "apt-get install redis-server",
+}
+
+
+@dataclass(frozen=True)
+class PlannedCommand:
+    """A command as it was (or would have been) run: what --dry-run prints and tests compare."""
+
+    argv: tuple[str, ...]
+    cwd: str | None
+    env: tuple[tuple[str, str], ...]  # only the variables this command sets on top of the environment
+    step: str
+
+    def render(self) -> str:
+        prefix = " ".join(f"{k}={shlex.quote(v)}" for k, v in self.env)
+        cmd = shlex.join(self.argv)
+        parts = []
+        if self.cwd:
+            parts.append(f"cd {shlex.quote(self.cwd)} &&")
+        if prefix:
+            parts.append(prefix)
+        parts.append(cmd)
+        return redact(" ".join(parts))
+
+    def to_json(self) -> dict[str, object]:
+        return {
+            "step": self.step,
+            "argv": [redact(a) for a in self.argv],
+            "cwd": self.cwd,
+            "env": {k: redact(v) for k, v in self.env},
+        }
+
+
+@dataclass
+class Result:
+    argv: tuple[str, ...]
+    returncode: int
+    stdout: str
+    stderr: str
+    log_path: Path | None
+    dry_run: bool = False
+    seconds: float = 0.0
+
+    @property
+    def ok(self) -> bool:
+        return self.returncode == 0
+
+
+Echo = Callable[[str], None]
+
+
+def _default_echo(text: str) -> None:
+    print(text, file=sys.stderr, flush=True)
+
+
+def git_environment(base: Mapping[str, str]) -> dict[str, str]:
+    """`base` without inherited GIT_* variables, plus the safety settings used for every git call."""
+    env = {k: v for k, v in base.items() if not k.startswith("GIT_")}
+    env["GIT_ALLOW_PROTOCOL"] = GIT_ALLOWED_PROTOCOLS
+    env["GIT_TERMINAL_PROMPT"] = "0"  # never hang on a password prompt
+    env["GIT_CONFIG_NOSYSTEM"] = "1"
+    return env
+
+
+def _is_git(argv: Sequence[str]) -> bool:
+    return os.path.basename(argv[0]) == "git"
+
+
+@dataclass
+class Runner:
+    log_dir: Path | None = None
+    dry_run: bool = False
+    verbose: bool = False
+    echo: Echo = _default_echo
+    quiet: bool = False  # suppress command echo (e.g. --json where stderr should stay calm)
+    history: list[PlannedCommand] = field(default_factory=list)
+    _opened_logs: set[Path] = field(default_factory=set)
+
+    # -- public API -------------------------------------------------------------------------
+    def run(
+        self,
+        argv: Sequence[str | os.PathLike[str]],
+        *,
+        step: str,
+        cwd: Path | str | None = None,
+        env: Mapping[str, str | None] | None = None,
+        probe: bool = False,
+        check: bool = True,
+        timeout: float | None = None,
+        on_line: Callable[[str], None] | None = None,
+        stream: bool = False,
+        input_text: str | None = None,
+        fix: str | None = None,
+    ) -> Result:
+        """Run `argv`.
+
+        probe: the command only reads; it runs under --dry-run too and is echoed only with -v.
+        stream: merge stdout/stderr and hand each line to `on_line` as it arrives (long steps).
+        env: variables set (value) or removed (None) on top of the inherited environment.
+        """
+        args = tuple(os.fspath(a) for a in argv)
+        if not args:
+            raise ValueError("empty command")
+        overrides = tuple((k, v) for k, v in (env or {}).items() if v is not None)
+        planned = PlannedCommand(args, os.fspath(cwd) if cwd is not None else None, overrides, step)
+        self.history.append(planned)
+
+        if self.dry_run and not probe:
+            if not self.quiet:
+                self.echo(f"[dry-run] {planned.render()}")
+            return Result(args, 0, "", "", None, dry_run=True)
+
+        if not self.quiet and (self.verbose or not probe):
+            self.echo(f"$ {planned.render()}")
+
+        exe = self._resolve(args[0], fix)
+        full_env = self._environment(args, env)
+        log_path = self._log_path(step)
+        started = time.monotonic()
+        if stream:
+            result = self._run_streaming(args, exe, cwd, full_env, log_path, timeout, on_line, fix)
+        else:
+            result = self._run_captured(args, exe, cwd, full_env, log_path, timeout, input_text, fix)
+        result.seconds = time.monotonic() - started
+        if check and result.returncode != 0:
+            tail = (result.stdout + ("\n" + result.stderr if result.stderr else "")).strip().splitlines()
+            raise CommandFailed(args, result.returncode, log_path, tail[-TAIL_LINES:], fix=fix)
+        return result
+
+    def which(self, name: str) -> str | None:
+        return shutil.which(name)
+
+    # -- internals --------------------------------------------------------------------------
+    def _resolve(self, program: str, fix: str | None) -> str:
+        if os.sep in program:
+            if os.path.isfile(program) and os.access(program, os.X_OK):
+                return program
+            raise ToolMissing(f"{program} does not exist or is not executable", fix=fix)
+        found = shutil.which(program)
+        if found is None:
+            hint = fix or INSTALL_HINTS.get(program)
+            raise ToolMissing(f"required tool '{program}' is not on PATH", fix=hint and f"install it: {hint}")
+        return found
+
+    def _environment(self, args: tuple[str, ...], env: Mapping[str, str | None] | None) -> dict[str, str]:
+        base = dict(os.environ)
+        if _is_git(args):
+            base = git_environment(base)
+        for key, value in (env or {}).items():
+            if value is None:
+                base.pop(key, None)
+            else:
+                base[key] = value
+        return base
+
+    def _log_path(self, step: str) -> Path | None:
+        if self.log_dir is None:
+            return None
+        safe = "".join(c if c.isalnum() or c in "-_." else "_" for c in step)
+        return self.log_dir / f"{safe}.log"
+
+    def _open_log(self, log_path: Path | None, args: tuple[str, ...], cwd: object) -> TextIO | None:
+        if log_path is None:
+            return None
+        try:
+            log_path.parent.mkdir(parents=True, exist_ok=True)
+            # The first command of a step in this run starts the log afresh; later ones append.
+            mode = "a" if log_path in self._opened_logs else "w"
+            self._opened_logs.add(log_path)
+            fh = log_path.open(mode, encoding="utf-8", errors="replace")
+        except OSError:
+            return None
+        fh.write(f"$ {redact(shlex.join(args))}\n# cwd: {cwd or os.getcwd()}\n")
+        fh.flush()
+        return fh
+
+    def _run_captured(
+        self,
+        args: tuple[str, ...],
+        exe: str,
+        cwd: Path | str | None,
+        env: dict[str, str],
+        log_path: Path | None,
+        timeout: float | None,
+        input_text: str | None,
+        fix: str | None,
+    ) -> Result:
+        log = self._open_log(log_path, args, cwd)
+        try:
+            return self._captured(args, exe, cwd, env, log, log_path, timeout, input_text, fix)
+        finally:
+            if log is not None:
+                log.close()
+
+    def _captured(
+        self,
+        args: tuple[str, ...],
+        exe: str,
+        cwd: Path | str | None,
+        env: dict[str, str],
+        log: TextIO | None,
+        log_path: Path | None,
+        timeout: float | None,
+        input_text: str | None,
+        fix: str | None,
+    ) -> Result:
+        try:
+            proc = subprocess.run(
+                [exe, *args[1:]],
+                cwd=cwd,
+                env=env,
+                input=input_text,
+                capture_output=True,
+                text=True,
+                errors="replace",
+                timeout=timeout,
+                check=False,
+            )
+        except subprocess.TimeoutExpired as exc:
+            out = exc.stdout.decode(errors="replace") if isinstance(exc.stdout, bytes) else (exc.stdout or "")
+            self._write_log(log, out + f"\n# timed out after {timeout}s\n")
+            raise CommandFailed(args, None, log_path, out.splitlines()[-TAIL_LINES:], fix=fix, timed_out=True) from None
+        except OSError as exc:
+            self._write_log(log, f"# could not start: {exc}\n")
+            raise ToolMissing(f"cannot run {args[0]}: {exc.strerror}", fix=fix) from None
+        self._write_log(log, proc.stdout + proc.stderr + f"# exit status {proc.returncode}\n")
+        return Result(args, proc.returncode, proc.stdout, proc.stderr, log_path)
+
+    def _run_streaming(
+        self,
+        args: tuple[str, ...],
+        exe: str,
+        cwd: Path | str | None,
+        env: dict[str, str],
+        log_path: Path | None,
+        timeout: float | None,
+        on_line: Callable[[str], None] | None,
+        fix: str | None,
+    ) -> Result:
+        log = self._open_log(log_path, args, cwd)
+        tail: collections.deque[str] = collections.deque(maxlen=400)
+        try:
+            proc = subprocess.Popen(
+                [exe, *args[1:]],
+                cwd=cwd,
+                env=env,
+                stdout=subprocess.PIPE,
+                stderr=subprocess.STDOUT,
+                stdin=subprocess.DEVNULL,
+                text=True,
+                errors="replace",
+                bufsize=1,
+            )
+        except OSError as exc:
+            self._write_log(log, f"# could not start: {exc}\n")
+            raise ToolMissing(f"cannot run {args[0]}: {exc.strerror}", fix=fix) from None
+        deadline = None if timeout is None else time.monotonic() + timeout
+        try:
+            assert proc.stdout is not None
+            for line in proc.stdout:
+                tail.append(line.rstrip("\n"))
+                self._write_log(log, line)
+                if on_line is not None:
+                    on_line(line.rstrip("\n"))
+                if deadline is not None and time.monotonic() > deadline:
+                    proc.kill()
+                    proc.wait()
+                    raise CommandFailed(args, None, log_path, list(tail)[-TAIL_LINES:], fix=fix, timed_out=True)
+            returncode = proc.wait()
+        except BaseException:
+            # Ctrl-C reaches the child too (same process group); make sure it is gone before we go.
+            if proc.poll() is None:
+                proc.terminate()
+                try:
+                    proc.wait(timeout=10)
+                except subprocess.TimeoutExpired:
+                    proc.kill()
+                    proc.wait()
+            self._write_log(log, "# interrupted\n")
+            raise
+        finally:
+            if log is not None:
+                log.close()
+        if log_path is not None:
+            with log_path.open("a", encoding="utf-8") as fh:
+                fh.write(f"# exit status {returncode}\n")
+        return Result(args, returncode, "\n".join(tail), "", log_path)
+
+    @staticmethod
+    def _write_log(log: TextIO | None, text: str) -> None:
+        if log is None:
+            return
+        log.write(redact(text))
+        log.flush()

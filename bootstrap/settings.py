@@ -1,0 +1,287 @@
+"""One frozen settings model, loaded with a fixed precedence.
+
+defaults < tritondev.toml (or [tool.tritondev] in pyproject.toml) in the workspace
+         < TRITONDEV_* environment variables < command-line options.
+
+Every value remembers where it came from, so `tritondev config show` can say so. Unknown keys are
+errors with a "did you mean" suggestion: a typo in a config file must never be ignored silently.
+"""
+
+from __future__ import annotations
+
+import difflib
+import os
+from collections.abc import Mapping
+from dataclasses import dataclass, field, fields
+from pathlib import Path
+from typing import Any
+
+from bootstrap.errors import ConfigError
+
+BUILD_TYPES = ("Debug", "Release", "RelWithDebInfo")
+BACKENDS = ("nvidia", "amd")
+CONFIG_FILE = "tritondev.toml"
+ENV_PREFIX = "TRITONDEV_"
+WORKSPACE_ENV = "TRITONDEV_WORKSPACE"
+
+
+def _default_workspace() -> Path:
+    """The nearest folder upward from the current directory holding a tritondev.toml, else ~/tritondev."""
+    here = Path.cwd()
+    for folder in (here, *here.parents):
+        if (folder / CONFIG_FILE).is_file():
+            return folder
+    return Path.home() / "tritondev"
+
+
+@dataclass(frozen=True)
+class Setting:
+    name: str
+    kind: type
+    default: Any
+    help: str
+    choices: tuple[str, ...] = ()
+    secret: bool = False
+    in_file: bool = True  # may this key appear in tritondev.toml?
+
+    @property
+    def env_var(self) -> str:
+        return ENV_PREFIX + self.name.upper()
+
+    @property
+    def option(self) -> str:
+        return "--" + self.name.replace("_", "-")
+
+
+SETTINGS: tuple[Setting, ...] = (
+    Setting("workspace", Path, None, "where checkouts, builds, logs and state live", in_file=False),
+    Setting("python", Path, None, "target Python environment (default: active venv/conda env, else <workspace>/venv)"),
+    Setting("build_type", str, "RelWithDebInfo", "Triton build type", choices=BUILD_TYPES),
+    Setting("llvm_build_type", str, "Release", "LLVM/MLIR build type (assertions stay on)", choices=BUILD_TYPES),
+    Setting("backend", str, "nvidia", "GPU backend whose pins and targets are used", choices=BACKENDS),
+    Setting("torch_ref", str, None, "PyTorch tag, branch or commit whose Triton pin is built"),
+    Setting("triton_commit", str, None, "build this Triton commit instead of PyTorch's pin"),
+    Setting("pytorch_url", str, "https://github.com/pytorch/pytorch.git", "where PyTorch's pin files are read"),
+    Setting("triton_url", str, "https://github.com/triton-lang/triton.git", "Triton repository"),
+    Setting("llvm_url", str, None, "LLVM repository (default: the one Triton's pin names)"),
+    Setting("mirror", Path, None, "folder of bare mirrors pytorch.git, triton.git, llvm-project.git"),
+    Setting("jobs", int, None, "compile jobs (default: sized from cores and memory)"),
+    Setting("link_jobs", int, None, "parallel link jobs (default: sized from memory)"),
+    Setting("ccache", bool, True, "use ccache as compiler launcher when installed"),
+    Setting("lld", bool, True, "link with lld (and build with clang) when installed"),
+    Setting("ccache_remote", str, None, "ccache remote storage URL (redis://, http(s)://)", secret=True),
+    Setting("allow_dirty", bool, False, "build a checkout with local changes as it stands"),
+    Setting("skip_verify", bool, False, "skip the kernel check at the end of setup"),
+    Setting("full_history", bool, False, "clone full history instead of the pinned commits only"),
+)
+
+BY_NAME: dict[str, Setting] = {s.name: s for s in SETTINGS}
+
+
+@dataclass(frozen=True)
+class Settings:
+    workspace: Path
+    python: Path | None = None
+    build_type: str = "RelWithDebInfo"
+    llvm_build_type: str = "Release"
+    backend: str = "nvidia"
+    torch_ref: str | None = None
+    triton_commit: str | None = None
+    pytorch_url: str = "https://github.com/pytorch/pytorch.git"
+    triton_url: str = "https://github.com/triton-lang/triton.git"
+    llvm_url: str | None = None
+    mirror: Path | None = None
+    jobs: int | None = None
+    link_jobs: int | None = None
+    ccache: bool = True
+    lld: bool = True
+    ccache_remote: str | None = None
+    allow_dirty: bool = False
+    skip_verify: bool = False
+    full_history: bool = False
+    # name -> "default" | "file:<path>" | "env:<VAR>" | "cli:<--option>"
+    sources: Mapping[str, str] = field(default_factory=dict, compare=False)
+
+    def source_of(self, name: str) -> str:
+        return self.sources.get(name, "default")
+
+
+def suggest(name: str, candidates: list[str]) -> str:
+    close = difflib.get_close_matches(name, candidates, n=1, cutoff=0.6)
+    return f" (did you mean '{close[0]}'?)" if close else ""
+
+
+_TRUE = {"1", "true", "yes", "on", "y"}
+_FALSE = {"0", "false", "no", "off", "n", ""}
+
+
+def _coerce(setting: Setting, raw: Any, where: str) -> Any:
+    """Turn a raw value from a file, the environment or the command line into the setting's type."""
+    if raw is None:
+        return None
+    kind = setting.kind
+    try:
+        if kind is bool:
+            if isinstance(raw, bool):
+                return raw
+            text = str(raw).strip().lower()
+            if text in _TRUE:
+                return True
+            if text in _FALSE:
+                return False
+            raise ValueError("expected true or false")
+        if kind is int:
+            if isinstance(raw, bool):
+                raise ValueError("expected a whole number")
+            value = int(str(raw).strip())
+            if value < 1:
+                raise ValueError("must be 1 or more")
+            return value
+        if kind is Path:
+            text = str(raw)
+            if not text.strip():
+                raise ValueError("must not be empty")
+            return Path(os.path.expanduser(text)).absolute()
+        text = str(raw) if not isinstance(raw, str) else raw
+        if isinstance(raw, (dict, list)):
+            raise ValueError("expected a string")
+        text = text.strip()
+        if setting.choices:
+            for choice in setting.choices:
+                if text.lower() == choice.lower():
+                    return choice
+            raise ValueError(f"expected one of {', '.join(setting.choices)}")
+        if not text:
+            raise ValueError("must not be empty")
+        return text
+    except ValueError as exc:
+        raise ConfigError(
+            f"invalid value {raw!r} for '{setting.name}' in {where}: {exc}",
+            fix=f"set {setting.name} to a valid value ({setting.help})",
+        ) from None
+
+
+def _load_toml(path: Path) -> dict[str, Any]:
+    try:
+        import tomllib
+    except ModuleNotFoundError:  # Python 3.10
+        import tomli as tomllib  # type: ignore[no-redef,import-not-found,unused-ignore]
+    try:
+        with path.open("rb") as fh:
+            data: dict[str, Any] = tomllib.load(fh)
+    except tomllib.TOMLDecodeError as exc:
+        raise ConfigError(
+            f"{path} is not valid TOML: {exc}", fix=f"fix the syntax of {path} (see README, Settings)"
+        ) from None
+    except OSError as exc:
+        raise ConfigError(f"cannot read {path}: {exc.strerror}", fix=f"check the permissions of {path}") from None
+    return data
+
+
+def read_workspace_file(workspace: Path) -> tuple[dict[str, Any], Path | None]:
+    """The settings table of the workspace: tritondev.toml, else pyproject.toml [tool.tritondev]."""
+    toml_path = workspace / CONFIG_FILE
+    if toml_path.is_file():
+        data = _load_toml(toml_path)
+        # Accept both a flat file and one with a [tritondev] table.
+        table = data.get("tritondev", data) if set(data) == {"tritondev"} else data
+        if not isinstance(table, dict):
+            raise ConfigError(f"{toml_path}: expected key = value pairs", fix="see README, Settings")
+        return dict(table), toml_path
+    pyproject = workspace / "pyproject.toml"
+    if pyproject.is_file():
+        data = _load_toml(pyproject)
+        tool = data.get("tool", {})
+        table = tool.get("tritondev") if isinstance(tool, dict) else None
+        if isinstance(table, dict):
+            return dict(table), pyproject
+    return {}, None
+
+
+def load_settings(
+    cli: Mapping[str, Any] | None = None,
+    environ: Mapping[str, str] | None = None,
+) -> Settings:
+    """Resolve every setting. `cli` holds only options the user actually gave (None = not given)."""
+    cli = {k: v for k, v in (cli or {}).items() if v is not None}
+    environ = os.environ if environ is None else environ
+    values: dict[str, Any] = {}
+    sources: dict[str, str] = {}
+
+    for key in cli:
+        if key not in BY_NAME:
+            raise ConfigError(f"unknown setting '{key}'{suggest(key, list(BY_NAME))}")
+
+    # The workspace decides where the file is, so it is resolved first and cannot come from the file.
+    if "workspace" in cli:
+        workspace = _coerce(BY_NAME["workspace"], cli["workspace"], "--workspace")
+        sources["workspace"] = "cli:--workspace"
+    elif environ.get(WORKSPACE_ENV):
+        workspace = _coerce(BY_NAME["workspace"], environ[WORKSPACE_ENV], WORKSPACE_ENV)
+        sources["workspace"] = f"env:{WORKSPACE_ENV}"
+    else:
+        workspace = _default_workspace()
+    values["workspace"] = workspace
+
+    file_values, file_path = read_workspace_file(workspace)
+    file_keys = [s.name for s in SETTINGS if s.in_file]
+    for key, raw in file_values.items():
+        norm = key.replace("-", "_")
+        if norm not in BY_NAME or not BY_NAME[norm].in_file:
+            hint = " (the workspace is chosen by --workspace or TRITONDEV_WORKSPACE)" if norm == "workspace" else ""
+            raise ConfigError(
+                f"unknown key '{key}' in {file_path}{suggest(norm, file_keys)}{hint}",
+                fix=f"remove or rename '{key}'; valid keys: {', '.join(file_keys)}",
+            )
+        values[norm] = _coerce(BY_NAME[norm], raw, str(file_path))
+        sources[norm] = f"file:{file_path}"
+
+    known_env = {s.env_var for s in SETTINGS}
+    for var in environ:
+        if var.startswith(ENV_PREFIX) and var not in known_env:
+            raise ConfigError(
+                f"unknown environment variable {var}{suggest(var, sorted(known_env))}",
+                fix=f"unset {var}",
+            )
+    for setting in SETTINGS:
+        if setting.name == "workspace":
+            continue
+        if setting.env_var in environ:
+            values[setting.name] = _coerce(setting, environ[setting.env_var], setting.env_var)
+            sources[setting.name] = f"env:{setting.env_var}"
+        if setting.name in cli:
+            values[setting.name] = _coerce(setting, cli[setting.name], setting.option)
+            sources[setting.name] = f"cli:{setting.option}"
+
+    if values.get("torch_ref") and values.get("triton_commit") and sources.get("torch_ref", "").startswith(
+        "cli"
+    ) and sources.get("triton_commit", "").startswith("cli"):
+        raise ConfigError("--torch-ref and --triton-commit exclude each other", fix="give only one of them")
+    return Settings(**values, sources=sources)
+
+
+def describe(settings: Settings, redact_secrets: bool = True) -> list[dict[str, Any]]:
+    """Every setting with its value and where it came from (for `config show`)."""
+    from bootstrap.redact import redact
+
+    rows = []
+    for setting in SETTINGS:
+        value = getattr(settings, setting.name)
+        shown: Any = str(value) if isinstance(value, Path) else value
+        if setting.secret and redact_secrets and isinstance(shown, str):
+            shown = redact(shown)
+        rows.append(
+            {
+                "name": setting.name,
+                "value": shown,
+                "source": settings.source_of(setting.name),
+                "env": setting.env_var,
+                "help": setting.help,
+            }
+        )
+    return rows
+
+
+def field_names() -> list[str]:
+    return [f.name for f in fields(Settings) if f.name != "sources"]
+

@@ -1,0 +1,120 @@
+"""The target Python environment: the one tritondev inspects or installs into.
+
+Never tritondev's own interpreter unless the user points at it. Chosen as: --python / TRITONDEV_PYTHON
+(an interpreter or an environment folder) > the active virtualenv ($VIRTUAL_ENV) > the active conda
+environment ($CONDA_PREFIX) > the workspace's own venv (<workspace>/venv, created by setup).
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from dataclasses import dataclass
+from pathlib import Path
+
+from bootstrap.errors import CommandFailed, ConfigError, ToolMissing
+from bootstrap.runner import Runner
+
+# Facts read from the interpreter itself; stdlib only, so it works in a broken environment.
+_PROBE = r"""
+import json, sys, sysconfig, site
+paths = sysconfig.get_paths()
+print(json.dumps({
+    "executable": sys.executable,
+    "version": "%d.%d.%d" % sys.version_info[:3],
+    "prefix": sys.prefix,
+    "base_prefix": getattr(sys, "base_prefix", sys.prefix),
+    "purelib": paths["purelib"],
+    "platlib": paths["platlib"],
+    "include": paths["include"],
+    "scripts": paths["scripts"],
+}))
+"""
+
+
+@dataclass(frozen=True)
+class TargetPython:
+    executable: Path
+    origin: str  # how it was chosen, e.g. "--python", "$VIRTUAL_ENV", "workspace venv"
+    version: str
+    prefix: Path
+    base_prefix: Path
+    purelib: Path
+    platlib: Path
+    include: Path
+    scripts: Path
+
+    @property
+    def is_venv(self) -> bool:
+        return self.prefix != self.base_prefix or (self.prefix / "conda-meta").is_dir()
+
+    @property
+    def site_packages(self) -> tuple[Path, ...]:
+        return tuple(dict.fromkeys((self.purelib, self.platlib)))
+
+    def to_json(self) -> dict[str, object]:
+        return {
+            "executable": str(self.executable),
+            "origin": self.origin,
+            "version": self.version,
+            "prefix": str(self.prefix),
+            "is_venv": self.is_venv,
+            "site_packages": [str(p) for p in self.site_packages],
+        }
+
+
+def interpreter_in(env_dir: Path) -> Path:
+    """The python of an environment folder (venv or conda)."""
+    for candidate in ("bin/python3", "bin/python", "python.exe"):
+        path = env_dir / candidate
+        if path.exists():
+            return path
+    return env_dir / "bin" / "python"
+
+
+def choose_interpreter(
+    python: Path | None, workspace_venv: Path, environ: dict[str, str] | None = None
+) -> tuple[Path, str]:
+    """Which interpreter the settings point at, without running it. Pure: unit-testable."""
+    environ = dict(os.environ) if environ is None else environ
+    if python is not None:
+        return (interpreter_in(python) if python.is_dir() else python), "--python"
+    if environ.get("VIRTUAL_ENV"):
+        return interpreter_in(Path(environ["VIRTUAL_ENV"])), "$VIRTUAL_ENV"
+    if environ.get("CONDA_PREFIX"):
+        return interpreter_in(Path(environ["CONDA_PREFIX"])), "$CONDA_PREFIX"
+    return interpreter_in(workspace_venv), "workspace venv"
+
+
+def inspect_interpreter(executable: Path, origin: str, runner: Runner) -> TargetPython:
+    """Run the interpreter once to read where it installs packages; clear errors when it is not one."""
+    if not executable.exists():
+        raise ConfigError(
+            f"target Python {executable} does not exist ({origin})",
+            fix="pass --python with a Python interpreter or an environment folder, or run `tritondev setup`"
+            " to create the workspace venv",
+        )
+    if not os.access(executable, os.X_OK) or executable.is_dir():
+        raise ConfigError(
+            f"target Python {executable} is not an executable interpreter ({origin})",
+            fix="pass --python with a Python interpreter (e.g. /path/to/venv/bin/python)",
+        )
+    try:
+        result = runner.run([executable, "-I", "-c", _PROBE], step="probe-python", probe=True, timeout=60)
+        data = json.loads(result.stdout.strip().splitlines()[-1])
+    except (CommandFailed, ToolMissing, ValueError, IndexError):
+        raise ConfigError(
+            f"{executable} is not a working Python interpreter ({origin})",
+            fix="pass --python with a Python interpreter (e.g. /path/to/venv/bin/python)",
+        ) from None
+    return TargetPython(
+        executable=executable,
+        origin=origin,
+        version=data["version"],
+        prefix=Path(data["prefix"]),
+        base_prefix=Path(data["base_prefix"]),
+        purelib=Path(data["purelib"]),
+        platlib=Path(data["platlib"]),
+        include=Path(data["include"]),
+        scripts=Path(data["scripts"]),
+    )
