@@ -22,7 +22,7 @@ import time
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TextIO
+from typing import TextIO, cast
 
 from bootstrap.errors import CommandFailed, ToolMissing
 from bootstrap.redact import redact
@@ -213,7 +213,7 @@ class Runner:
             # The first command of a step in this run starts the log afresh; later ones append.
             mode = "a" if log_path in self._opened_logs else "w"
             self._opened_logs.add(log_path)
-            fh = log_path.open(mode, encoding="utf-8", errors="replace")
+            fh = cast(TextIO, log_path.open(mode, encoding="utf-8", errors="replace"))
         except OSError:
             return None
         fh.write(f"$ {redact(shlex.join(args))}\n# cwd: {cwd or os.getcwd()}\n")

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import difflib
 import os
+import sys
 from collections.abc import Mapping
 from dataclasses import dataclass, field, fields
 from pathlib import Path
@@ -162,10 +163,10 @@ def _coerce(setting: Setting, raw: Any, where: str) -> Any:
 
 
 def _load_toml(path: Path) -> dict[str, Any]:
-    try:
+    if sys.version_info >= (3, 11):
         import tomllib
-    except ModuleNotFoundError:  # Python 3.10
-        import tomli as tomllib  # type: ignore[no-redef,import-not-found,unused-ignore]
+    else:  # pragma: no cover - Python 3.10
+        import tomli as tomllib
     try:
         with path.open("rb") as fh:
             data: dict[str, Any] = tomllib.load(fh)

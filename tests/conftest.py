@@ -1,0 +1,82 @@
+"""Test-wide fixtures: the GPU marker, and helpers that run the real CLI."""
+
+from __future__ import annotations
+
+import os
+import shutil
+import subprocess
+import sys
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+REPO = Path(__file__).resolve().parents[1]
+
+
+def _has_gpu() -> bool:
+    smi = shutil.which("nvidia-smi")
+    if smi is None:
+        return False
+    try:
+        return subprocess.run([smi, "-L"], capture_output=True, timeout=30).returncode == 0
+    except (OSError, subprocess.TimeoutExpired):
+        return False
+
+
+HAS_GPU = _has_gpu()
+
+
+def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
+    if HAS_GPU:
+        return
+    skip = pytest.mark.skip(reason="needs an NVIDIA GPU (nvidia-smi -L found none)")
+    for item in items:
+        if "gpu" in item.keywords:
+            item.add_marker(skip)
+
+
+@pytest.fixture
+def clean_env(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> Iterator[dict[str, str]]:
+    """An environment without TRITONDEV_*, venv or Triton variables that would leak into a test."""
+    for var in list(os.environ):
+        if var.startswith(("TRITONDEV_", "TRITON_")) or var in ("VIRTUAL_ENV", "CONDA_PREFIX"):
+            monkeypatch.delenv(var, raising=False)
+    home = tmp_path / "home"
+    home.mkdir()
+    monkeypatch.setenv("HOME", str(home))
+    yield dict(os.environ)
+
+
+def run_cli(
+    *args: str,
+    env: dict[str, str] | None = None,
+    cwd: Path | None = None,
+    timeout: float = 600,
+    input_text: str | None = None,
+) -> subprocess.CompletedProcess[str]:
+    """Run the real `tritondev` CLI in a subprocess (as users do), returning its output."""
+    full_env = dict(os.environ if env is None else env)
+    return subprocess.run(
+        [sys.executable, "-m", "bootstrap", *args],
+        capture_output=True,
+        text=True,
+        env=full_env,
+        cwd=cwd,
+        timeout=timeout,
+        input=input_text,
+    )
+
+
+@pytest.fixture
+def cli(clean_env: dict[str, str], tmp_path: Path):  # type: ignore[no-untyped-def]
+    """`cli(*args, env=..., cwd=...)` runs tritondev with a clean environment; cwd defaults to tmp_path."""
+
+    def _run(*args: str, env: dict[str, str] | None = None, cwd: Path | None = None, **kw):  # type: ignore[no-untyped-def]
+        merged = dict(clean_env)
+        merged["PYTHONPATH"] = str(REPO)
+        if env:
+            merged.update(env)
+        return run_cli(*args, env=merged, cwd=cwd or tmp_path, **kw)
+
+    return _run

@@ -1,0 +1,66 @@
+"""Real virtualenvs for tests, kept between runs when their recipe has not changed.
+
+A venv with triton (and torch, numpy) takes a minute or two to create; tests that only read it share
+one per recipe, created once per machine in <repo>/.venv-cache/<name> (git-ignored). Tests that
+change an environment make their own throwaway venv with `fresh_venv`.
+"""
+
+from __future__ import annotations
+
+import fcntl
+import hashlib
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+REPO = Path(__file__).resolve().parents[2]
+CACHE = REPO / ".venv-cache"
+
+
+def python_of(venv: Path) -> Path:
+    return venv / "bin" / "python"
+
+
+def fresh_venv(path: Path, packages: list[str] | None = None, system_site_packages: bool = False) -> Path:
+    """A new venv at `path` with `packages` installed by pip; returns its python."""
+    args = [sys.executable, "-m", "venv", str(path)]
+    if system_site_packages:
+        args.append("--system-site-packages")
+    subprocess.run(args, check=True)
+    py = python_of(path)
+    if packages:
+        pip_install(py, packages)
+    return py
+
+
+def pip_install(py: Path, packages: list[str]) -> None:
+    subprocess.run(
+        [str(py), "-m", "pip", "install", "--disable-pip-version-check", "-q", *packages],
+        check=True,
+    )
+
+
+def shared_venv(name: str, packages: list[str]) -> Path:
+    """A cached venv with `packages`, rebuilt when the list changes. Safe under pytest -n (file lock)."""
+    CACHE.mkdir(exist_ok=True)
+    stamp_value = hashlib.sha256(("\n".join([sys.version, *packages])).encode()).hexdigest()
+    venv = CACHE / name
+    with (CACHE / f"{name}.lock").open("w") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)
+        stamp = venv / ".stamp"
+        if stamp.is_file() and stamp.read_text() == stamp_value and python_of(venv).exists():
+            return python_of(venv)
+        shutil.rmtree(venv, ignore_errors=True)
+        fresh_venv(venv, packages)
+        stamp.write_text(stamp_value)
+    return python_of(venv)
+
+
+# The real Triton wheel from the package index, with CPU torch and numpy: enough for the
+# interpreter (TRITON_INTERPRET=1) and for ahead-of-time compiles to cuda/hip targets without a GPU.
+TRITON_KERNEL_PACKAGES = ["triton==3.9.0", "numpy", "torch==2.13.0"]
+
+
+def triton_venv() -> Path:
+    return shared_venv("triton-3.9", TRITON_KERNEL_PACKAGES)
