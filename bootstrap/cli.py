@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import importlib
 import sys
+from typing import Any
 
 import typer
 
@@ -95,9 +96,18 @@ def _write_crash_log(exc: BaseException) -> str:
     return "(could not write a crash log)"
 
 
+def _click_exceptions() -> Any:
+    """Typer >= 0.20 vendors click as typer._click; older releases use click itself."""
+    try:
+        from typer._click import exceptions
+    except ImportError:  # pragma: no cover - older typer
+        from click import exceptions  # type: ignore[no-redef]
+    return exceptions
+
+
 def main(argv: list[str] | None = None) -> None:
     """Console entry point: runs the app and turns every outcome into a documented exit code."""
-    import click
+    click = _click_exceptions()
 
     code: int
     try:
@@ -106,16 +116,16 @@ def main(argv: list[str] | None = None) -> None:
     except TritondevError as exc:
         _report_error(exc)
         code = int(exc.exit_code)
-    except click.exceptions.Abort:
+    except typer.Abort:
         print("interrupted", file=sys.stderr)
         code = int(ExitCode.INTERRUPTED)
     except KeyboardInterrupt:
         print("\ninterrupted", file=sys.stderr)
         code = int(ExitCode.INTERRUPTED)
-    except click.exceptions.ClickException as exc:
+    except click.ClickException as exc:
         exc.show()
         code = int(ExitCode.USAGE) if exc.exit_code == 2 else exc.exit_code
-    except click.exceptions.Exit as exc:
+    except typer.Exit as exc:
         code = exc.exit_code
     except BrokenPipeError:
         code = 0

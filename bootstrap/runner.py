@@ -18,6 +18,7 @@ import shlex
 import shutil
 import subprocess
 import sys
+import threading
 import time
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
@@ -121,6 +122,8 @@ class Runner:
     quiet: bool = False  # suppress command echo (e.g. --json where stderr should stay calm)
     history: list[PlannedCommand] = field(default_factory=list)
     _opened_logs: set[Path] = field(default_factory=set)
+    # Independent probes may run in threads (doctor); the log bookkeeping is shared state.
+    _lock: threading.Lock = field(default_factory=threading.Lock, repr=False)
 
     # -- public API -------------------------------------------------------------------------
     def run(
@@ -149,7 +152,8 @@ class Runner:
             raise ValueError("empty command")
         overrides = tuple((k, v) for k, v in (env or {}).items() if v is not None)
         planned = PlannedCommand(args, os.fspath(cwd) if cwd is not None else None, overrides, step)
-        self.history.append(planned)
+        with self._lock:
+            self.history.append(planned)
 
         if self.dry_run and not probe:
             if not self.quiet:
@@ -211,8 +215,9 @@ class Runner:
         try:
             log_path.parent.mkdir(parents=True, exist_ok=True)
             # The first command of a step in this run starts the log afresh; later ones append.
-            mode = "a" if log_path in self._opened_logs else "w"
-            self._opened_logs.add(log_path)
+            with self._lock:
+                mode = "a" if log_path in self._opened_logs else "w"
+                self._opened_logs.add(log_path)
             fh = cast(TextIO, log_path.open(mode, encoding="utf-8", errors="replace"))
         except OSError:
             return None
