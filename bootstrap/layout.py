@@ -1,0 +1,230 @@
+"""What a Triton commit looks like: pure functions over its files, one per fact.
+
+Triton moved things around over the years (triton-build-facts.md, section 1.1):
+- setup.py under python/ (<= 3.3) or at the root (>= 3.4);
+- the LLVM pin in cmake/llvm-hash.txt (<= 3.7) or cmake/llvm-info.json (>= 3.8), and since
+  mid-2026 cmake/llvm-build-info.json may name an LLVM fork (triton-lang/llvm-project);
+- Python bindings through pybind11 (downloaded by setup.py in <= 3.1, then a build requirement)
+  or nanobind (2026-06 on);
+- scripts/build-llvm-project.sh from 2025-05 on.
+
+Every function takes `read(path) -> text | None` (None: no such file at that commit), so the same
+code runs on a checkout, on `git show <sha>:<path>` or on raw files over HTTPS, and unit tests feed
+it real file contents.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+import sys
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any
+
+from bootstrap.errors import MismatchError
+from bootstrap.gitrefs import SHA_RE, parse_pin_file, validate_slug
+
+ReadFile = Callable[[str], str | None]
+
+LLVM_INFO = "cmake/llvm-info.json"
+LLVM_HASH = "cmake/llvm-hash.txt"
+LLVM_BUILD_INFO = "cmake/llvm-build-info.json"
+BUILD_LLVM_SCRIPT = "scripts/build-llvm-project.sh"
+DEFAULT_LLVM_REPOSITORY = "llvm/llvm-project"
+
+
+@dataclass(frozen=True)
+class TritonLayout:
+    setup_py_dir: str  # "python" or "."
+    llvm_pin_file: str  # "cmake/llvm-hash.txt" or "cmake/llvm-info.json" (or llvm-build-info.json, see llvm_pin)
+    llvm_commit: str  # 40-hex
+    llvm_repository: str  # e.g. "llvm/llvm-project" or "triton-lang/llvm-project"
+    binding: str  # "pybind11" | "nanobind" | "unknown"
+    build_requires: tuple[str, ...]
+    has_build_llvm_script: bool
+    version: str | None  # TRITON_VERSION base in setup.py, e.g. "3.8.0"
+
+    def to_json(self) -> dict[str, object]:
+        return {
+            "setup_py_dir": self.setup_py_dir,
+            "llvm_pin_file": self.llvm_pin_file,
+            "llvm_commit": self.llvm_commit,
+            "llvm_repository": self.llvm_repository,
+            "binding": self.binding,
+            "build_requires": list(self.build_requires),
+            "has_build_llvm_script": self.has_build_llvm_script,
+            "version": self.version,
+        }
+
+
+def setup_py_dir(read: ReadFile) -> str:
+    """Where setup.py lives: "." (Triton >= 3.4) or "python" (older)."""
+    if read("setup.py") is not None:
+        return "."
+    if read("python/setup.py") is not None:
+        return "python"
+    raise MismatchError(
+        "no setup.py at the root or under python/: this commit does not look like Triton",
+        fix="check --triton-commit / --triton-url, or the pin in PyTorch's triton.txt",
+    )
+
+
+def _json_object(text: str, path: str) -> dict[str, Any]:
+    try:
+        data = json.loads(text)
+    except ValueError as exc:
+        raise MismatchError(f"{path} is not valid JSON: {exc}", fix="check the Triton commit") from None
+    if not isinstance(data, dict):
+        raise MismatchError(f"{path} is not a JSON object", fix="check the Triton commit")
+    return data
+
+
+def _hash_in(data: dict[str, Any], path: str) -> str:
+    value = data.get("llvm_hash")
+    if not isinstance(value, str):
+        raise MismatchError(f"{path} has no string 'llvm_hash'", fix="check the Triton commit")
+    return parse_pin_file(value, f"{path} llvm_hash")
+
+
+def llvm_pin(read: ReadFile) -> tuple[str, str]:
+    """(pin file, LLVM commit): llvm-info.json's llvm_hash, else llvm-hash.txt.
+
+    When cmake/llvm-build-info.json names its own llvm_hash that differs, that one wins: it is the
+    commit of the repository that file names, i.e. the source a from-source build must use.
+    """
+    info = read(LLVM_INFO)
+    if info is not None:
+        pin_file, commit = LLVM_INFO, _hash_in(_json_object(info, LLVM_INFO), LLVM_INFO)
+    else:
+        text = read(LLVM_HASH)
+        if text is None:
+            raise MismatchError(
+                f"neither {LLVM_INFO} nor {LLVM_HASH} exists at this Triton commit",
+                fix="check --triton-commit; Triton pins LLVM in one of these files",
+            )
+        pin_file, commit = LLVM_HASH, parse_pin_file(text, LLVM_HASH)
+    build_info = read(LLVM_BUILD_INFO)
+    if build_info is not None:
+        data = _json_object(build_info, LLVM_BUILD_INFO)
+        if "llvm_hash" in data:
+            other = _hash_in(data, LLVM_BUILD_INFO)
+            if other != commit:
+                return LLVM_BUILD_INFO, other
+    return pin_file, commit
+
+
+def llvm_repository(read: ReadFile) -> str:
+    """OWNER/REPO of the LLVM sources: llvm-build-info.json's repository, default llvm/llvm-project."""
+    text = read(LLVM_BUILD_INFO)
+    if text is None:
+        return DEFAULT_LLVM_REPOSITORY
+    value = _json_object(text, LLVM_BUILD_INFO).get("repository")
+    if value is None:
+        return DEFAULT_LLVM_REPOSITORY
+    if not isinstance(value, str):
+        raise MismatchError(f"{LLVM_BUILD_INFO}: 'repository' is not a string", fix="check the Triton commit")
+    return validate_slug(value, LLVM_BUILD_INFO)
+
+
+def _toml_requires(text: str) -> list[str]:
+    if sys.version_info >= (3, 11):
+        import tomllib
+    else:  # pragma: no cover - Python 3.10
+        import tomli as tomllib
+    try:
+        data = tomllib.loads(text)
+    except tomllib.TOMLDecodeError:
+        return []
+    requires = data.get("build-system", {}).get("requires", [])
+    return [r for r in requires if isinstance(r, str)]
+
+
+def _requirements_lines(text: str) -> list[str]:
+    """Requirement lines of a requirements.txt: comments, blank lines and pip options dropped."""
+    out = []
+    for line in text.splitlines():
+        line = line.split(" #", 1)[0].strip()
+        if not line or line.startswith(("#", "-")):
+            continue
+        out.append(line)
+    return out
+
+
+def build_requires(read: ReadFile, where: str | None = None) -> tuple[str, ...]:
+    """Build requirements: pyproject.toml [build-system] requires (next to setup.py, else the root)
+    and python/requirements.txt, in that order, without duplicates."""
+    where = setup_py_dir(read) if where is None else where
+    found: list[str] = []
+    for path in dict.fromkeys(("pyproject.toml" if where == "." else f"{where}/pyproject.toml", "pyproject.toml")):
+        text = read(path)
+        if text is not None:
+            found.extend(_toml_requires(text))
+            break
+    text = read("python/requirements.txt")
+    if text is not None:
+        found.extend(_requirements_lines(text))
+    return tuple(dict.fromkeys(found))
+
+
+def _requirement_name(requirement: str) -> str:
+    match = re.match(r"^\s*([A-Za-z0-9][A-Za-z0-9._-]*)", requirement)
+    return match.group(1).lower().replace("_", "-") if match else ""
+
+
+def binding(read: ReadFile, requires: tuple[str, ...] | None = None, where: str | None = None) -> str:
+    """ "nanobind" or "pybind11" from the build requirements; ≤ 3.1 setup.py downloads pybind11."""
+    requires = build_requires(read, where) if requires is None else requires
+    names = {_requirement_name(r) for r in requires}
+    if "nanobind" in names:
+        return "nanobind"
+    if "pybind11" in names:
+        return "pybind11"
+    where = setup_py_dir(read) if where is None else where
+    setup = read("setup.py" if where == "." else f"{where}/setup.py") or ""
+    if "nanobind" in setup:
+        return "nanobind"
+    if "pybind11" in setup:
+        return "pybind11"
+    return "unknown"
+
+
+_TRITON_VERSION_RE = re.compile(r"^TRITON_VERSION\s*=\s*[\"'](\d+\.\d+[^\"']*)[\"']", re.MULTILINE)
+_SETUP_VERSION_RE = re.compile(r"^\s*version\s*=\s*[\"'](\d+\.\d+[^\"']*)[\"']", re.MULTILINE)
+_INIT_VERSION_RE = re.compile(r"^__version__\s*=\s*[\"'](\d+\.\d+[^\"']*)[\"']", re.MULTILINE)
+
+
+def triton_version(read: ReadFile, where: str | None = None) -> str | None:
+    """The base version in setup.py (`TRITON_VERSION = "3.8.0" + ...` or `version="3.0.0" + ...`),
+    else python/triton/__init__.py's __version__; None when neither says."""
+    where = setup_py_dir(read) if where is None else where
+    setup = read("setup.py" if where == "." else f"{where}/setup.py") or ""
+    for pattern in (_TRITON_VERSION_RE, _SETUP_VERSION_RE):
+        match = pattern.search(setup)
+        if match:
+            return match.group(1)
+    init = read("python/triton/__init__.py") or ""
+    match = _INIT_VERSION_RE.search(init)
+    return match.group(1) if match else None
+
+
+def has_build_llvm_script(read: ReadFile) -> bool:
+    return read(BUILD_LLVM_SCRIPT) is not None
+
+
+def detect_layout(read_file: ReadFile) -> TritonLayout:
+    """Every layout fact of one Triton commit. Raises MismatchError when the files are not Triton's."""
+    where = setup_py_dir(read_file)
+    pin_file, commit = llvm_pin(read_file)
+    assert SHA_RE.match(commit)
+    requires = build_requires(read_file, where)
+    return TritonLayout(
+        setup_py_dir=where,
+        llvm_pin_file=pin_file,
+        llvm_commit=commit,
+        llvm_repository=llvm_repository(read_file),
+        binding=binding(read_file, requires, where),
+        build_requires=requires,
+        has_build_llvm_script=has_build_llvm_script(read_file),
+        version=triton_version(read_file, where),
+    )
