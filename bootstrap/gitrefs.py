@@ -49,6 +49,8 @@ def _what_is_wrong_with_sha(value: str) -> str:
     text = value.strip()
     if not text:
         return "it is empty"
+    if re.match(r"^[0-9a-fA-F]{40}[^0-9a-fA-F]", text):
+        return "it has extra text after the 40 hex digits"
     first = text.split()[0]
     if _HEX_RE.match(first):
         if len(first) != 40:
