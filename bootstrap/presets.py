@@ -1,0 +1,408 @@
+"""The one source of truth for build settings: pure functions from facts to commands.
+
+Inputs: the Triton layout at the pinned commit (where setup.py is, its build requirements, the
+LLVM flags its own scripts/build-llvm-project.sh used then), the settings (build types, jobs,
+ccache, lld), the detected toolchain and the machine's resources. Outputs:
+
+- the LLVM/MLIR cmake configure and ninja build commands,
+- the environment for Triton's setup.py and the pip commands that build and install it,
+- the cmake arguments of a hand-configured Triton build directory (`triton-cmake`).
+
+Three renderers share these values, so they cannot disagree: `setup` runs the commands (and
+`setup --dry-run` prints them), `render_cmake_user_presets` writes CMakeUserPresets.json into each
+checkout (for `cmake --preset tritondev` by hand), and `render_shell_values` writes the values that
+the shell functions in shell/triton-dev.sh run.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import re
+import shlex
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from bootstrap.resources import Jobs
+from bootstrap.toolchain import Toolchain
+
+PRESET_NAME = "tritondev"
+
+# Triton's setup.py always compiles both backends (TRITON_CODEGEN_BACKENDS=nvidia;amd), so its LLVM
+# needs both GPU targets whatever --backend says; "Native" is the host target.
+GPU_TARGETS = {"nvidia": "NVPTX", "amd": "AMDGPU"}
+BACKENDS_BUILT = ("nvidia", "amd")
+
+# Variables that choose setup.py's build type; the ones not wanted are removed from the environment
+# so that a DEBUG=1 left in the user's shell cannot change the build behind tritondev's back.
+_BUILD_TYPE_VARS = ("DEBUG", "REL_WITH_DEB_INFO", "TRITON_REL_BUILD_WITH_ASSERTS", "TRITON_BUILD_WITH_O1")
+TRITON_BUILD_TYPE_ENV = {"Debug": "DEBUG", "RelWithDebInfo": "REL_WITH_DEB_INFO", "Release": None}
+
+
+# ------------------------------------------------------------------------------------------------
+# Era: which LLVM projects and targets Triton's own recipe used at the pinned commit
+
+
+@dataclass(frozen=True)
+class LlvmEra:
+    projects: tuple[str, ...]
+    targets: tuple[str, ...]
+    origin: str  # where the values come from, for the plan
+
+    def to_json(self) -> dict[str, object]:
+        return {"projects": ";".join(self.projects), "targets": ";".join(self.targets), "origin": self.origin}
+
+
+_SCRIPT_DEFAULT = r'^\s*{name}=["\']?\$\{{{name}:-["\']?([^"\'}}]*)["\']?\}}'
+
+
+def _script_default(script: str, name: str) -> str | None:
+    match = re.search(_SCRIPT_DEFAULT.format(name=name), script, re.MULTILINE)
+    return match.group(1).strip() if match else None
+
+
+def _version_key(version: str | None) -> tuple[int, int]:
+    nums = re.findall(r"\d+", version or "")
+    return (int(nums[0]), int(nums[1])) if len(nums) >= 2 else (99, 0)
+
+
+def llvm_era(script_text: str | None, triton_version: str | None, backend: str = "nvidia") -> LlvmEra:
+    """Projects and targets for the LLVM build, as Triton's recipe had them at that commit.
+
+    With scripts/build-llvm-project.sh (2025-05 on): its LLVM_PROJECTS default ("mlir;llvm", then
+    lld added 2025-07, clang 2026-03 for GSan). Before the script: "mlir;llvm;lld" from 3.1 on (the AMD
+    backend links lld), "mlir;llvm" before. "llvm" is always listed so that FileCheck and friends exist.
+    """
+    projects: list[str] | None = None
+    origin = "version table"
+    if script_text:
+        raw = _script_default(script_text, "LLVM_PROJECTS")
+        if raw:
+            projects = [p for p in raw.split(";") if p]
+            origin = "scripts/build-llvm-project.sh"
+    if projects is None:
+        major_minor = _version_key(triton_version)
+        projects = ["mlir", "llvm"]
+        if major_minor >= (3, 1):
+            projects.append("lld")
+        if major_minor >= (3, 7):
+            projects.append("clang")
+    if "llvm" not in projects:
+        projects.insert(1 if projects and projects[0] == "mlir" else 0, "llvm")
+    gpu = [GPU_TARGETS[b] for b in dict.fromkeys((backend, *BACKENDS_BUILT))]
+    # Keep NVPTX before AMDGPU as upstream writes it.
+    gpu.sort(key=lambda t: ("NVPTX", "AMDGPU").index(t))
+    targets = ("Native", *gpu)
+    return LlvmEra(tuple(dict.fromkeys(projects)), targets, origin)
+
+
+# ------------------------------------------------------------------------------------------------
+# Inputs and outputs
+
+
+@dataclass(frozen=True)
+class Paths:
+    workspace: Path
+    triton_src: Path
+    llvm_src: Path
+    llvm_build: Path
+    python: Path  # the target interpreter
+    triton_home: Path
+
+    @property
+    def llvm_cmake_source(self) -> Path:
+        return self.llvm_src / "llvm"
+
+
+@dataclass(frozen=True)
+class PresetInputs:
+    paths: Paths
+    setup_py_dir: str  # "." or "python"
+    build_requires: tuple[str, ...]
+    llvm_commit: str
+    build_type: str
+    llvm_build_type: str
+    era: LlvmEra
+    toolchain: Toolchain
+    jobs: Jobs
+    # *_SYSPATH and tool paths for an offline build; empty: setup.py may download what it lacks.
+    offline: tuple[tuple[str, str], ...] = ()
+
+
+@dataclass(frozen=True)
+class Command:
+    """One command of the plan: argv, working folder, variables set, variables removed."""
+
+    step: str
+    argv: tuple[str, ...]
+    cwd: str | None = None
+    env: tuple[tuple[str, str], ...] = ()
+    unset: tuple[str, ...] = ()
+
+    def runner_env(self, extra: dict[str, str] | None = None) -> dict[str, str | None]:
+        env: dict[str, str | None] = {name: None for name in self.unset}
+        env.update(dict(self.env))
+        env.update(extra or {})
+        return env
+
+    def to_json(self) -> dict[str, object]:
+        return {"step": self.step, "argv": list(self.argv), "cwd": self.cwd, "env": dict(self.env)}
+
+
+@dataclass(frozen=True)
+class Presets:
+    llvm_key: str
+    llvm_cache: tuple[tuple[str, str], ...]  # -D variables of the LLVM configure
+    llvm_configure: Command
+    llvm_build: Command
+    triton_env: tuple[tuple[str, str], ...]
+    triton_unset: tuple[str, ...]
+    pip_requirements: Command | None
+    pip_install: Command
+    triton_cache: tuple[tuple[str, str], ...]  # -D variables of a hand-configured Triton build
+    triton_cmake: Command
+    triton_cmake_build_dir: Path
+    notes: tuple[str, ...] = field(default=())
+
+    def commands(self) -> list[Command]:
+        """The build commands `setup` runs, in order (without sources, purge and verify)."""
+        out = [self.llvm_configure, self.llvm_build]
+        if self.pip_requirements is not None:
+            out.append(self.pip_requirements)
+        out.append(self.pip_install)
+        return out
+
+    def to_json(self) -> dict[str, object]:
+        return {
+            "llvm_key": self.llvm_key,
+            "llvm_cmake": dict(self.llvm_cache),
+            "triton_env": dict(self.triton_env),
+            "triton_cmake": dict(self.triton_cache),
+            "commands": [c.to_json() for c in self.commands()],
+        }
+
+
+def _onoff(value: bool) -> str:
+    return "ON" if value else "OFF"
+
+
+def llvm_build_key(commit: str, build_type: str, era: LlvmEra, toolchain: Toolchain) -> str:
+    """What makes two LLVM builds interchangeable: commit, build type, targets, projects, compiler, linker.
+
+    Not jobs, not ccache, not paths: a build made with any of those is the same build.
+    """
+    ident = toolchain.identity()
+    parts = {
+        "commit": commit,
+        "build_type": build_type,
+        "targets": ";".join(era.targets),
+        "projects": ";".join(era.projects),
+        "cc": ident["cc"],
+        "cxx": ident["cxx"],
+        "linker": ident["linker"],
+    }
+    digest = hashlib.sha256(json.dumps(parts, sort_keys=True).encode()).hexdigest()[:12]
+    return f"{commit[:8]}-{build_type}-{digest}"
+
+
+def llvm_cache_variables(inputs: PresetInputs) -> list[tuple[str, str]]:
+    """The LLVM/MLIR configure, as Triton's scripts/build-llvm-project.sh has it, plus what a fast
+    developer build wants (clang + lld, ccache as launcher, split DWARF in Debug, link job pool)."""
+    tc = inputs.toolchain
+    debug = inputs.llvm_build_type == "Debug"
+    cache: list[tuple[str, str]] = [
+        ("CMAKE_BUILD_TYPE", inputs.llvm_build_type),
+        ("LLVM_ENABLE_ASSERTIONS", "ON"),
+        # ccache goes in as the compiler launcher below; LLVM's own switch would add a second layer.
+        ("LLVM_CCACHE_BUILD", "OFF"),
+        ("LLVM_OPTIMIZED_TABLEGEN", "ON"),
+        ("MLIR_ENABLE_BINDINGS_PYTHON", "OFF"),
+        ("LLVM_ENABLE_ZSTD", "OFF"),
+        ("LLVM_TARGETS_TO_BUILD", ";".join(inputs.era.targets)),
+        ("CMAKE_EXPORT_COMPILE_COMMANDS", "ON"),
+        ("LLVM_ENABLE_PROJECTS", ";".join(inputs.era.projects)),
+        # FileCheck, not and split-file: Triton copies FileCheck into its wheel and its lit tests use them.
+        ("LLVM_BUILD_UTILS", "ON"),
+        ("LLVM_INSTALL_UTILS", "ON"),
+        ("CMAKE_C_COMPILER", tc.cc.path),
+        ("CMAKE_CXX_COMPILER", tc.cxx.path),
+    ]
+    if tc.linker == "lld":
+        cache.append(("LLVM_ENABLE_LLD", "ON"))
+    if tc.ccache is not None:
+        cache += [("CMAKE_C_COMPILER_LAUNCHER", tc.ccache.path), ("CMAKE_CXX_COMPILER_LAUNCHER", tc.ccache.path)]
+    if debug:
+        # Debug info in .dwo files: links read a fraction of it, so they need far less memory and time.
+        cache.append(("LLVM_USE_SPLIT_DWARF", "ON"))
+    cache.append(("LLVM_PARALLEL_LINK_JOBS", str(inputs.jobs.link)))
+    return cache
+
+
+def triton_environment(inputs: PresetInputs) -> tuple[list[tuple[str, str]], list[str]]:
+    """Variables for Triton's setup.py (set, and removed), from triton-build-facts §1.2."""
+    tc = inputs.toolchain
+    p = inputs.paths
+    env: list[tuple[str, str]] = [
+        # The only LLVM variable setup.py reads; absolute, the build tree (not the source).
+        ("LLVM_SYSPATH", str(p.llvm_build)),
+        # Old READMEs set these too; harmless for newer setup.py, needed by none, kept for old eras.
+        ("LLVM_INCLUDE_DIRS", str(p.llvm_build / "include")),
+        ("LLVM_LIBRARY_DIR", str(p.llvm_build / "lib")),
+    ]
+    wanted = TRITON_BUILD_TYPE_ENV.get(inputs.build_type)
+    if wanted:
+        env.append((wanted, "1"))
+    env += [
+        ("MAX_JOBS", str(inputs.jobs.compile)),
+        ("TRITON_PARALLEL_LINK_JOBS", str(inputs.jobs.link)),
+        ("TRITON_BUILD_WITH_CCACHE", "1" if tc.ccache is not None else "0"),
+        ("TRITON_BUILD_WITH_CLANG_LLD", "1" if tc.clang_lld else "0"),
+        # The compiler setup.py's cmake picks when it is not told clang/lld; explicit so `cc` on PATH
+        # cannot swap it.
+        ("CC", tc.cc.path),
+        ("CXX", tc.cxx.path),
+        # Downloads and build caches of setup.py stay inside the workspace.
+        ("TRITON_HOME", str(p.triton_home)),
+    ]
+    if inputs.offline:
+        env.append(("TRITON_OFFLINE_BUILD", "1"))
+        env += list(inputs.offline)
+    unset = [name for name in _BUILD_TYPE_VARS if name != wanted]
+    return env, unset
+
+
+def triton_cache_variables(inputs: PresetInputs, env: Sequence[tuple[str, str]]) -> list[tuple[str, str]]:
+    """A hand-configured Triton build dir (`triton-cmake`, `cmake --preset tritondev`): the cmake
+    arguments setup.py derives from the same environment."""
+    tc = inputs.toolchain
+    values = dict(env)
+    cache: list[tuple[str, str]] = [
+        ("CMAKE_BUILD_TYPE", inputs.build_type),
+        ("CMAKE_EXPORT_COMPILE_COMMANDS", "ON"),
+        ("LLVM_SYSPATH", values["LLVM_SYSPATH"]),
+        ("LLVM_INCLUDE_DIRS", values["LLVM_INCLUDE_DIRS"]),
+        ("LLVM_LIBRARY_DIR", values["LLVM_LIBRARY_DIR"]),
+        ("TRITON_BUILD_PYTHON_MODULE", "ON"),
+        ("TRITON_CODEGEN_BACKENDS", ";".join(BACKENDS_BUILT)),
+        ("Python3_EXECUTABLE", str(inputs.paths.python)),
+        ("TRITON_BUILD_WITH_CCACHE", _onoff(tc.ccache is not None)),
+        ("TRITON_PARALLEL_LINK_JOBS", values["TRITON_PARALLEL_LINK_JOBS"]),
+        ("CMAKE_C_COMPILER", tc.cc.path),
+        ("CMAKE_CXX_COMPILER", tc.cxx.path),
+    ]
+    if tc.clang_lld:
+        cache += [
+            ("CMAKE_LINKER", "lld"),
+            ("CMAKE_EXE_LINKER_FLAGS", "-fuse-ld=lld"),
+            ("CMAKE_MODULE_LINKER_FLAGS", "-fuse-ld=lld"),
+            ("CMAKE_SHARED_LINKER_FLAGS", "-fuse-ld=lld"),
+        ]
+    if tc.ccache is not None:
+        cache += [("CMAKE_C_COMPILER_LAUNCHER", tc.ccache.path), ("CMAKE_CXX_COMPILER_LAUNCHER", tc.ccache.path)]
+    if inputs.offline:
+        cache.append(("TRITON_OFFLINE_BUILD", "ON"))
+        cache += list(inputs.offline)
+    return cache
+
+
+def _defines(cache: Sequence[tuple[str, str]]) -> list[str]:
+    return [f"-D{name}={value}" for name, value in cache]
+
+
+def setup_py_path(inputs: PresetInputs) -> Path:
+    return inputs.paths.triton_src if inputs.setup_py_dir == "." else inputs.paths.triton_src / inputs.setup_py_dir
+
+
+def make_presets(inputs: PresetInputs) -> Presets:
+    p = inputs.paths
+    tc = inputs.toolchain
+    llvm_cache = llvm_cache_variables(inputs)
+    configure = Command(
+        "llvm-configure",
+        ("cmake", "-G", "Ninja", "-S", str(p.llvm_cmake_source), "-B", str(p.llvm_build), *_defines(llvm_cache)),
+    )
+    build = Command("llvm-build", ("ninja", "-C", str(p.llvm_build), "-j", str(inputs.jobs.compile)))
+    env, unset = triton_environment(inputs)
+    pip = (str(p.python), "-m", "pip", "install", "--disable-pip-version-check")
+    requirements = (
+        Command("triton-requirements", (*pip, *inputs.build_requires)) if inputs.build_requires else None
+    )
+    # --no-build-isolation: the build uses the cmake/ninja installed above, the same path every time, so
+    # ninja rebuilds only what changed (a fresh isolated env would change it and rebuild everything).
+    install = Command(
+        "triton-install",
+        (*pip, "--no-build-isolation", "-v", "-e", str(setup_py_path(inputs))),
+        cwd=str(p.triton_src),
+        env=tuple(env),
+        unset=tuple(unset),
+    )
+    triton_cache = triton_cache_variables(inputs, env)
+    triton_dir = p.triton_src / "build" / f"{PRESET_NAME}-{inputs.build_type}"
+    triton_cmake = Command(
+        "triton-cmake",
+        ("cmake", "-G", "Ninja", "-S", str(p.triton_src), "-B", str(triton_dir), *_defines(triton_cache)),
+    )
+    key = llvm_build_key(inputs.llvm_commit, inputs.llvm_build_type, inputs.era, tc)
+    return Presets(
+        llvm_key=key,
+        llvm_cache=tuple(llvm_cache),
+        llvm_configure=configure,
+        llvm_build=build,
+        triton_env=tuple(env),
+        triton_unset=tuple(unset),
+        pip_requirements=requirements,
+        pip_install=install,
+        triton_cache=tuple(triton_cache),
+        triton_cmake=triton_cmake,
+        triton_cmake_build_dir=triton_dir,
+    )
+
+
+# ------------------------------------------------------------------------------------------------
+# Renderers
+
+
+def render_cmake_user_presets(
+    cache: Sequence[tuple[str, str]], binary_dir: Path, jobs: int, *, display: str
+) -> str:
+    """CMakeUserPresets.json: `cmake --preset tritondev` and `cmake --build --preset tritondev`."""
+    data = {
+        "version": 3,
+        "cmakeMinimumRequired": {"major": 3, "minor": 20, "patch": 0},
+        "configurePresets": [
+            {
+                "name": PRESET_NAME,
+                "displayName": display,
+                "description": "Written by tritondev setup; re-run it to refresh.",
+                "generator": "Ninja",
+                "binaryDir": str(binary_dir),
+                "cacheVariables": dict(cache),
+            }
+        ],
+        "buildPresets": [{"name": PRESET_NAME, "configurePreset": PRESET_NAME, "jobs": jobs}],
+    }
+    return json.dumps(data, indent=2) + "\n"
+
+
+def _bash_array(name: str, items: Sequence[str]) -> str:
+    return f"{name}=(" + " ".join(shlex.quote(i) for i in items) + ")\n"
+
+
+def render_shell_values(presets: Presets, paths: Paths) -> str:
+    """The values shell/triton-dev.sh runs: bash arrays, one per command, written into the workspace."""
+    env = [f"{k}={v}" for k, v in presets.triton_env]
+    unset = [f"-u{name}" for name in presets.triton_unset]
+    lines = [
+        "# Written by `tritondev setup` from its presets; shell/triton-dev.sh reads it. Do not edit:\n",
+        "# re-run `tritondev setup` (or `tritondev setup --dry-run`) to change it.\n",
+        "# shellcheck disable=SC2034\n",
+        _bash_array("TRITON_DEV_TRITON_SRC", [str(paths.triton_src)]),
+        _bash_array("TRITON_DEV_LLVM_CONFIGURE", presets.llvm_configure.argv),
+        _bash_array("TRITON_DEV_LLVM_BUILD", presets.llvm_build.argv),
+        _bash_array("TRITON_DEV_TRITON_ENV", [*unset, *env]),
+        _bash_array("TRITON_DEV_PIP_REQUIREMENTS", presets.pip_requirements.argv if presets.pip_requirements else []),
+        _bash_array("TRITON_DEV_PIP_INSTALL", presets.pip_install.argv),
+        _bash_array("TRITON_DEV_TRITON_CMAKE", presets.triton_cmake.argv),
+    ]
+    return "".join(lines)

@@ -1,0 +1,97 @@
+"""How many compile and link jobs a build may run without running the machine out of memory.
+
+Compiling an LLVM/MLIR translation unit takes about 1-2.5 GB; linking an LLVM tool or libtriton
+takes several GB in Debug (debug info), less in Release. Too many of either and the kernel's OOM
+killer ends the build (or the desktop) an hour in, which is the most common build complaint
+(field-problems.md #6). The sizing is a pure function so it can be tested over a table.
+"""
+
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass
+from pathlib import Path
+
+GIB = 1024**3
+
+# Peak memory of one job, by build type (bytes). Debug objects carry full debug info; links of
+# LLVM tools then read all of it (split DWARF keeps most of it out of the link, hence "several GB"
+# rather than tens).
+COMPILE_MEMORY = {"Debug": int(2.5 * GIB), "RelWithDebInfo": 2 * GIB, "Release": int(1.5 * GIB)}
+LINK_MEMORY = {"Debug": 8 * GIB, "RelWithDebInfo": 5 * GIB, "Release": 3 * GIB}
+
+
+@dataclass(frozen=True)
+class Resources:
+    cpus: int  # CPUs this process may run on (affinity), not the machine's count
+    mem_available: int  # bytes, MemAvailable from /proc/meminfo
+
+    def to_json(self) -> dict[str, object]:
+        return {"cpus": self.cpus, "mem_available_gib": round(self.mem_available / GIB, 1)}
+
+
+@dataclass(frozen=True)
+class Jobs:
+    compile: int
+    link: int
+    reason: str
+
+    def to_json(self) -> dict[str, object]:
+        return {"compile": self.compile, "link": self.link, "reason": self.reason}
+
+
+def size_jobs(
+    res: Resources, build_type: str, *, jobs: int | None = None, link_jobs: int | None = None
+) -> Jobs:
+    """Compile jobs = min(cpus, memory / per-compile); link jobs = min(compile, memory / per-link).
+
+    Explicit `jobs` / `link_jobs` win; link jobs never exceed compile jobs (ninja could not run more).
+    """
+    per_compile = COMPILE_MEMORY.get(build_type, COMPILE_MEMORY["Debug"])
+    per_link = LINK_MEMORY.get(build_type, LINK_MEMORY["Debug"])
+    gib = res.mem_available / GIB
+    by_memory = max(1, res.mem_available // per_compile)
+    if jobs is not None:
+        compile_jobs = jobs
+        why = f"--jobs {jobs}"
+    else:
+        compile_jobs = max(1, min(res.cpus, by_memory))
+        limit = "cores" if res.cpus <= by_memory else "memory"
+        why = (
+            f"{res.cpus} cores, {gib:.1f} GiB available at {per_compile / GIB:g} GiB per {build_type} compile:"
+            f" limited by {limit}"
+        )
+    if link_jobs is not None:
+        link = min(link_jobs, compile_jobs)
+        why += f"; link jobs {link_jobs} given"
+    else:
+        link = max(1, min(compile_jobs, res.mem_available // per_link))
+        why += f"; {link} link job(s) at {per_link / GIB:g} GiB per {build_type} link"
+    return Jobs(compile=int(compile_jobs), link=int(link), reason=why)
+
+
+def read_mem_available(meminfo: Path = Path("/proc/meminfo")) -> int | None:
+    """MemAvailable in bytes, or None where the file does not exist (not Linux)."""
+    try:
+        text = meminfo.read_text(encoding="ascii", errors="replace")
+    except OSError:
+        return None
+    for line in text.splitlines():
+        if line.startswith("MemAvailable:"):
+            parts = line.split()
+            if len(parts) >= 2 and parts[1].isdigit():
+                return int(parts[1]) * 1024
+    return None
+
+
+def detect() -> Resources:
+    """This machine's usable CPUs (affinity, so containers and taskset are honoured) and free memory."""
+    try:
+        cpus = len(os.sched_getaffinity(0))
+    except (AttributeError, OSError):  # not Linux
+        cpus = os.cpu_count() or 1
+    mem = read_mem_available()
+    if mem is None:
+        # Without MemAvailable, assume 2 GiB per core: sizing then follows the cores.
+        mem = cpus * 2 * GIB
+    return Resources(cpus=max(1, cpus), mem_available=mem)
