@@ -74,7 +74,7 @@ def cli(clean_env: dict[str, str], tmp_path: Path):  # type: ignore[no-untyped-d
 
     def _run(*args: str, env: dict[str, str] | None = None, cwd: Path | None = None, **kw):  # type: ignore[no-untyped-def]
         merged = dict(clean_env)
-        merged["PYTHONPATH"] = str(REPO)
+        merged["PYTHONPATH"] = os.pathsep.join(filter(None, [str(REPO), os.environ.get("PYTHONPATH", "")]))
         if env:
             merged.update(env)
         return run_cli(*args, env=merged, cwd=cwd or tmp_path, **kw)
