@@ -1,0 +1,149 @@
+"""`tritondev pins`: torch ref -> Triton commit -> LLVM commit, the Triton layout, and their sources."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Annotated, Optional
+
+import typer
+
+from bootstrap.commands import options
+
+TorchRef = Annotated[
+    Optional[str],  # noqa: UP045
+    typer.Option(
+        "--torch-ref",
+        help="PyTorch tag, branch or commit whose Triton pin is used [env: TRITONDEV_TORCH_REF; "
+        "default: the installed torch's, else main].",
+        show_default=False,
+    ),
+]
+TritonCommit = Annotated[
+    Optional[str],  # noqa: UP045
+    typer.Option(
+        "--triton-commit",
+        help="Use this Triton commit (40 hex) instead of PyTorch's pin [env: TRITONDEV_TRITON_COMMIT].",
+        show_default=False,
+    ),
+]
+Backend = Annotated[
+    Optional[str],  # noqa: UP045
+    typer.Option(
+        "--backend",
+        help="nvidia or amd (amd reads triton-rocm.txt) [env: TRITONDEV_BACKEND; default: nvidia].",
+        show_default=False,
+    ),
+]
+PytorchUrl = Annotated[
+    Optional[str],  # noqa: UP045
+    typer.Option(
+        "--pytorch-url",
+        help="Where PyTorch's pin files are read: git URL, local repository, or "
+        "raw+https://BASE [env: TRITONDEV_PYTORCH_URL].",
+        show_default=False,
+    ),
+]
+TritonUrl = Annotated[
+    Optional[str],  # noqa: UP045
+    typer.Option("--triton-url", help="Triton repository [env: TRITONDEV_TRITON_URL].", show_default=False),
+]
+LlvmUrl = Annotated[
+    Optional[str],  # noqa: UP045
+    typer.Option(
+        "--llvm-url",
+        help="LLVM repository [env: TRITONDEV_LLVM_URL; default: the one Triton's pin names].",
+        show_default=False,
+    ),
+]
+Mirror = Annotated[
+    Optional[Path],  # noqa: UP045
+    typer.Option(
+        "--mirror",
+        help="Folder of bare mirrors pytorch.git, triton.git, llvm-project.git [env: TRITONDEV_MIRROR].",
+        show_default=False,
+    ),
+]
+
+
+def register(app: typer.Typer) -> None:
+    @app.command("pins")
+    def pins(
+        torch_ref: TorchRef = None,
+        triton_commit: TritonCommit = None,
+        backend: Backend = None,
+        pytorch_url: PytorchUrl = None,
+        triton_url: TritonUrl = None,
+        llvm_url: LlvmUrl = None,
+        mirror: Mirror = None,
+        workspace: options.Workspace = None,
+        python: options.Python = None,
+        json: options.Json = False,
+        verbose: options.Verbose = False,
+    ) -> None:
+        """Show which Triton commit PyTorch pins, which LLVM commit that Triton pins, the Triton
+        layout at that commit, and where each answer came from. Reads only; changes nothing.
+
+        Exit codes: 0 ok; 2 bad option or unknown ref; 4 network or git failure; 5 a pin file is
+        missing or malformed.
+        """
+        from bootstrap.context import make_context
+        from bootstrap.pins import resolve_pins
+
+        ctx = make_context(
+            options.given(
+                torch_ref=torch_ref,
+                triton_commit=triton_commit,
+                backend=backend,
+                pytorch_url=pytorch_url,
+                triton_url=triton_url,
+                llvm_url=llvm_url,
+                mirror=mirror,
+                workspace=workspace,
+                python=python,
+            ),
+            json=json,
+            verbose=verbose,
+            logs=False,
+        )
+        ctx.runner.quiet = not verbose
+        result = resolve_pins(ctx, use_cache=False)
+        from bootstrap import ui
+
+        if json:
+            ui.emit_json(result.to_json())
+            return
+        _render(result.to_json())
+
+
+def _render(data: dict[str, object]) -> None:
+    """One line per fact, `name  value  (where it came from)`: full commit ids, never truncated."""
+    from rich.markup import escape
+
+    from bootstrap import ui
+
+    requires = data.get("build_requires")
+    rows: list[tuple[str, object, object]] = [
+        ("torch ref", data.get("torch_ref"), data.get("torch_ref_source")),
+        ("torch commit", data.get("torch_commit"), None),
+        ("Triton commit", data.get("triton_commit"), data.get("triton_commit_source")),
+        ("Triton version", data.get("triton_version"), data.get("triton_version_source")),
+        ("LLVM commit", data.get("llvm_commit"), data.get("llvm_commit_source")),
+        ("LLVM repository", data.get("llvm_url"), data.get("llvm_url_source")),
+        ("setup.py in", data.get("setup_py_dir"), None),
+        ("LLVM pin file", data.get("llvm_pin_file"), None),
+        ("bindings", data.get("binding"), None),
+        ("build requires", ", ".join(str(r) for r in requires) if isinstance(requires, list) else None, None),
+        ("build-llvm-project.sh", "present" if data.get("has_build_llvm_script") else "absent", None),
+    ]
+    console = ui.out()
+    for label, value, source in rows:
+        if value is None or value == "":
+            continue
+        line = f"[bold]{label:<22}[/bold] {escape(str(value))}"
+        if source:
+            line += f"  [dim]({escape(str(source))})[/dim]"
+        console.print(line)
+    notes = data.get("notes")
+    if isinstance(notes, list):
+        for note in notes:
+            ui.warn(str(note))

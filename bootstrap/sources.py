@@ -1,0 +1,299 @@
+"""Checkouts of Triton and LLVM at their exact pinned commits, without ever losing local work.
+
+- Least transfer: a new checkout fetches only the pinned commit at depth 1 (full history only with
+  --full-history); an existing checkout is reused and gets only the objects it lacks (a full
+  clone is never made shallow).
+- Never destructive: a checkout with modified or staged files, untracked files (not ignored), or
+  commits found on no remote, tag or earlier pin is never reset, stashed or deleted. Setup stops
+  with exit 6 naming them; with --allow-dirty it builds the checkout as it stands and reports how
+  it differs from the pin. The dirtiness check runs before anything is written, and uses
+  `git --no-optional-locks status` so that not even the index file is touched.
+- Interrupt-safe: a new clone is assembled in `<dest>.partial` and renamed into place at the end.
+- Under --dry-run (runner.dry_run) nothing is changed: reads run, writes are only shown.
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+from dataclasses import dataclass
+from pathlib import Path
+
+from bootstrap.errors import ConfigError, DirtyCheckout
+from bootstrap.gitrefs import validate_commit, validate_repo_url
+from bootstrap.redact import redact
+from bootstrap.runner import Runner
+from bootstrap.settings import Settings
+
+# Checkout name -> settings field holding its URL.
+URL_SETTINGS = {"pytorch": "pytorch_url", "triton": "triton_url", "llvm-project": "llvm_url"}
+# Where each pinned commit is remembered inside a checkout, so that an earlier pin (often on a
+# release branch we never fetched as a branch) is not mistaken for a local commit.
+PIN_REF_PREFIX = "refs/tritondev/pins/"
+_SHOWN_NAMES = 20
+
+
+def repository_url(settings: Settings, name: str, default: str) -> str:
+    """The URL (or path) `name` ("pytorch", "triton", "llvm-project") is fetched from.
+
+    An URL the user set (file, environment, option) wins; else `--mirror DIR` gives DIR/<name>.git;
+    else `default`.
+    """
+    field = URL_SETTINGS.get(name)
+    if field is not None:
+        value = getattr(settings, field)
+        if value and settings.source_of(field) != "default":
+            return str(value)
+    if settings.mirror is not None:
+        path = settings.mirror / f"{name}.git"
+        if not path.is_dir():
+            raise ConfigError(
+                f"mirror folder {settings.mirror} has no {name}.git",
+                fix=f"create it with `git clone --mirror <url> {path}`, or pass the URL option for {name}",
+            )
+        return str(path)
+    if field is not None:
+        value = getattr(settings, field)
+        if value:
+            return str(value)
+    return default
+
+
+@dataclass(frozen=True)
+class CheckoutReport:
+    path: Path
+    commit: str  # the pin
+    head: str  # what the checkout has now (equals commit unless dirty-kept, or "" under dry-run of a new clone)
+    dirty_files: tuple[str, ...]  # modified, staged or untracked (not ignored) files, as `git status` names them
+    local_commits: tuple[str, ...]  # commits in HEAD found on no remote, tag or earlier pin
+    action: str  # "cloned" | "fetched" | "up-to-date" | "dirty-kept"
+
+    @property
+    def matches_pin(self) -> bool:
+        return self.head == self.commit and not self.dirty_files and not self.local_commits
+
+    def to_json(self) -> dict[str, object]:
+        return {
+            "path": str(self.path),
+            "commit": self.commit,
+            "head": self.head,
+            "dirty_files": list(self.dirty_files),
+            "local_commits": list(self.local_commits),
+            "action": self.action,
+            "matches_pin": self.matches_pin,
+        }
+
+
+def _git(runner: Runner, repo: Path, *args: str, step: str, probe: bool, check: bool = True) -> str:
+    result = runner.run(["git", "-C", str(repo), *args], step=step, probe=probe, check=check, timeout=3600)
+    return result.stdout if result.returncode == 0 else ""
+
+
+def parse_porcelain_z(output: str) -> tuple[str, ...]:
+    """File names from `git status --porcelain=v1 -z` (renames give both names)."""
+    names: list[str] = []
+    entries = output.split("\0")
+    i = 0
+    while i < len(entries):
+        entry = entries[i]
+        i += 1
+        if len(entry) < 4:
+            continue
+        status, name = entry[:2], entry[3:]
+        names.append(name)
+        if "R" in status or "C" in status:
+            if i < len(entries) and entries[i]:
+                names.append(entries[i])
+            i += 1
+    return tuple(dict.fromkeys(names))
+
+
+def inspect_checkout(
+    dest: Path, commit: str, runner: Runner, step: str
+) -> tuple[str, tuple[str, ...], tuple[str, ...]]:
+    """(HEAD, dirty files, local commits) of an existing checkout; reads only, writes nothing."""
+    head = _git(
+        runner, dest, "rev-parse", "--verify", "--quiet", "HEAD^{commit}", step=step, probe=True, check=False
+    ).strip()
+    status = runner.run(
+        [
+            "git",
+            "--no-optional-locks",
+            "-C",
+            str(dest),
+            "status",
+            "--porcelain=v1",
+            "-z",
+            "--untracked-files=all",
+            "--ignore-submodules=none",
+        ],
+        step=step,
+        probe=True,
+    ).stdout
+    dirty = parse_porcelain_z(status)
+    local: tuple[str, ...] = ()
+    if head:
+        exclude = ["--remotes", "--tags", f"--glob={PIN_REF_PREFIX}*"]
+        if has_commit(dest, commit, runner, step):
+            exclude.append(commit)
+        out = _git(runner, dest, "rev-list", "--max-count=50", head, "--not", *exclude, step=step, probe=True)
+        local = tuple(line for line in out.split() if line)
+    return head, dirty, local
+
+
+def has_commit(repo: Path, commit: str, runner: Runner, step: str) -> bool:
+    result = runner.run(
+        ["git", "-C", str(repo), "cat-file", "-e", f"{commit}^{{commit}}"], step=step, probe=True, check=False
+    )
+    return result.returncode == 0
+
+
+def _is_repo_root(dest: Path, runner: Runner, step: str) -> bool:
+    result = runner.run(["git", "-C", str(dest), "rev-parse", "--show-toplevel"], step=step, probe=True, check=False)
+    if result.returncode != 0:
+        return False
+    return Path(result.stdout.strip()).resolve() == dest.resolve()
+
+
+def _is_shallow(dest: Path, runner: Runner, step: str) -> bool:
+    return _git(runner, dest, "rev-parse", "--is-shallow-repository", step=step, probe=True).strip() == "true"
+
+
+def _fetch_args(url: str, commit: str, *, shallow: bool, full_history: bool) -> list[str]:
+    """`git fetch` of exactly `commit` (and with full history, every branch and tag)."""
+    args = ["fetch", "--no-write-fetch-head"]
+    if full_history:
+        args += ["--tags"] + (["--unshallow"] if shallow else [])
+    else:
+        args += ["--no-tags"] + (["--depth", "1"] if shallow else [])
+    args += ["--end-of-options", url, f"+{commit}:{PIN_REF_PREFIX}{commit}"]
+    if full_history:
+        # Upstream branches land in their own namespace: the user's origin/* refs stay as they are.
+        args.append("+refs/heads/*:refs/remotes/tritondev-upstream/*")
+    return args
+
+
+def _names(files: tuple[str, ...]) -> str:
+    shown = ", ".join(files[:_SHOWN_NAMES])
+    return shown + (f" and {len(files) - _SHOWN_NAMES} more" if len(files) > _SHOWN_NAMES else "")
+
+
+def ensure_checkout(
+    name: str,
+    url: str,
+    commit: str,
+    dest: Path,
+    runner: Runner,
+    *,
+    allow_dirty: bool = False,
+    full_history: bool = False,
+) -> CheckoutReport:
+    """Make `dest` a checkout of `url` at `commit` (detached), reusing what is there.
+
+    Raises DirtyCheckout (exit 6) naming the files or commits when the checkout has local work,
+    unless allow_dirty: then it is left exactly as it is and the report says how it differs.
+    """
+    commit = validate_commit(commit, f"{name} commit")
+    location = validate_repo_url(url, f"{name} URL")
+    if location.kind == "raw":
+        raise ConfigError(f"{name}: a raw-file URL cannot be cloned", fix=f"give a git URL or path for {name}")
+    url = location.url
+    step = f"checkout-{name}"
+
+    if dest.exists() and not dest.is_dir():
+        raise DirtyCheckout(
+            f"{dest} is a file, not a {name} checkout; it is left alone",
+            fix=f"move {dest} away, or choose another workspace",
+        )
+    if dest.is_dir() and any(dest.iterdir()):
+        if not _is_repo_root(dest, runner, step):
+            raise DirtyCheckout(
+                f"{dest} exists and is not a git checkout; it is left alone",
+                fix=f"move {dest} away (or empty it) and run again",
+            )
+        return _update_existing(name, url, commit, dest, runner, step, allow_dirty, full_history)
+    return _clone_new(name, url, commit, dest, runner, step, full_history)
+
+
+def _clone_new(
+    name: str, url: str, commit: str, dest: Path, runner: Runner, step: str, full_history: bool
+) -> CheckoutReport:
+    partial = dest.with_name(dest.name + ".partial")
+    if partial.exists() and not runner.dry_run:
+        # Left by an interrupted clone of ours: only objects we fetched, nothing of the user's.
+        shutil.rmtree(partial)
+    runner.run(["git", "init", "--quiet", str(partial)], step=step)
+    runner.run(["git", "-C", str(partial), "remote", "add", "origin", "--", url], step=step)
+    fetch = _fetch_args("origin", commit, shallow=not full_history, full_history=False)
+    if full_history:
+        fetch = [
+            "fetch",
+            "--tags",
+            "--no-write-fetch-head",
+            "--end-of-options",
+            "origin",
+            "+refs/heads/*:refs/remotes/origin/*",
+            f"+{commit}:{PIN_REF_PREFIX}{commit}",
+        ]
+    runner.run(
+        ["git", "-C", str(partial), *fetch],
+        step=step,
+        timeout=6 * 3600,
+        fix=f"check that {redact(url)} is reachable and has commit {commit}",
+    )
+    runner.run(
+        ["git", "-C", str(partial), "-c", "advice.detachedHead=false", "checkout", "--quiet", "--detach", commit],
+        step=step,
+    )
+    if not runner.dry_run:
+        if dest.is_dir():
+            dest.rmdir()  # empty (checked by the caller)
+        dest.parent.mkdir(parents=True, exist_ok=True)
+        os.replace(partial, dest)
+    head = commit if not runner.dry_run else ""
+    return CheckoutReport(dest, commit, head, (), (), "cloned")
+
+
+def _update_existing(
+    name: str, url: str, commit: str, dest: Path, runner: Runner, step: str, allow_dirty: bool, full_history: bool
+) -> CheckoutReport:
+    head, dirty, local = inspect_checkout(dest, commit, runner, step)
+    if dirty or local:
+        if allow_dirty:
+            return CheckoutReport(dest, commit, head, dirty, local, "dirty-kept")
+        parts = []
+        if dirty:
+            parts.append(f"changed or untracked files: {_names(dirty)}")
+        if local:
+            parts.append(f"commits found on no remote, tag or pin: {_names(tuple(c[:12] for c in local))}")
+        raise DirtyCheckout(
+            f"{name} checkout {dest} has local work ({'; '.join(parts)}); nothing was changed",
+            fix="commit and push, or move the work away yourself; or pass --allow-dirty to build it as it stands",
+        )
+    shallow = _is_shallow(dest, runner, step)
+    if head == commit and not (full_history and shallow):
+        _remember_pin(dest, commit, runner, step)
+        return CheckoutReport(dest, commit, head, (), (), "up-to-date")
+    if not has_commit(dest, commit, runner, step) or full_history:
+        runner.run(
+            ["git", "-C", str(dest), *_fetch_args(url, commit, shallow=shallow, full_history=full_history)],
+            step=step,
+            timeout=6 * 3600,
+            fix=f"check that {redact(url)} is reachable and has commit {commit}",
+        )
+    else:
+        _remember_pin(dest, commit, runner, step)
+    runner.run(
+        ["git", "-C", str(dest), "-c", "advice.detachedHead=false", "checkout", "--quiet", "--detach", commit],
+        step=step,
+    )
+    return CheckoutReport(dest, commit, commit if not runner.dry_run else head, (), (), "fetched")
+
+
+def _remember_pin(dest: Path, commit: str, runner: Runner, step: str) -> None:
+    ref = f"{PIN_REF_PREFIX}{commit}"
+    result = runner.run(
+        ["git", "-C", str(dest), "rev-parse", "--verify", "--quiet", ref], step=step, probe=True, check=False
+    )
+    if result.returncode != 0:
+        runner.run(["git", "-C", str(dest), "update-ref", ref, commit], step=step)
