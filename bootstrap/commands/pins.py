@@ -13,8 +13,8 @@ TorchRef = Annotated[
     Optional[str],  # noqa: UP045
     typer.Option(
         "--torch-ref",
-        help="PyTorch tag, branch or commit whose Triton pin is used [env: TRITONDEV_TORCH_REF; "
-        "default: the installed torch's, else main].",
+        help="PyTorch tag, branch or commit whose Triton pin is used (env: TRITONDEV_TORCH_REF; "
+        "default: the installed torch's, else main).",
         show_default=False,
     ),
 ]
@@ -22,7 +22,7 @@ TritonCommit = Annotated[
     Optional[str],  # noqa: UP045
     typer.Option(
         "--triton-commit",
-        help="Use this Triton commit (40 hex) instead of PyTorch's pin [env: TRITONDEV_TRITON_COMMIT].",
+        help="Use this Triton commit (40 hex) instead of PyTorch's pin (env: TRITONDEV_TRITON_COMMIT).",
         show_default=False,
     ),
 ]
@@ -30,7 +30,7 @@ Backend = Annotated[
     Optional[str],  # noqa: UP045
     typer.Option(
         "--backend",
-        help="nvidia or amd (amd reads triton-rocm.txt) [env: TRITONDEV_BACKEND; default: nvidia].",
+        help="nvidia or amd (amd reads triton-rocm.txt) (env: TRITONDEV_BACKEND; default: nvidia).",
         show_default=False,
     ),
 ]
@@ -39,19 +39,19 @@ PytorchUrl = Annotated[
     typer.Option(
         "--pytorch-url",
         help="Where PyTorch's pin files are read: git URL, local repository, or "
-        "raw+https://BASE [env: TRITONDEV_PYTORCH_URL].",
+        "raw+https://BASE (env: TRITONDEV_PYTORCH_URL).",
         show_default=False,
     ),
 ]
 TritonUrl = Annotated[
     Optional[str],  # noqa: UP045
-    typer.Option("--triton-url", help="Triton repository [env: TRITONDEV_TRITON_URL].", show_default=False),
+    typer.Option("--triton-url", help="Triton repository (env: TRITONDEV_TRITON_URL).", show_default=False),
 ]
 LlvmUrl = Annotated[
     Optional[str],  # noqa: UP045
     typer.Option(
         "--llvm-url",
-        help="LLVM repository [env: TRITONDEV_LLVM_URL; default: the one Triton's pin names].",
+        help="LLVM repository (env: TRITONDEV_LLVM_URL; default: the one Triton's pin names).",
         show_default=False,
     ),
 ]
@@ -59,7 +59,7 @@ Mirror = Annotated[
     Optional[Path],  # noqa: UP045
     typer.Option(
         "--mirror",
-        help="Folder of bare mirrors pytorch.git, triton.git, llvm-project.git [env: TRITONDEV_MIRROR].",
+        help="Folder of bare mirrors pytorch.git, triton.git, llvm-project.git (env: TRITONDEV_MIRROR).",
         show_default=False,
     ),
 ]
@@ -80,12 +80,10 @@ def register(app: typer.Typer) -> None:
         json: options.Json = False,
         verbose: options.Verbose = False,
     ) -> None:
-        """Show which Triton commit PyTorch pins, which LLVM commit that Triton pins, the Triton
-        layout at that commit, and where each answer came from. Reads only; changes nothing.
+        """Show which Triton commit PyTorch pins, which LLVM commit that Triton pins, the Triton layout at that commit, and where each answer came from. Reads only; changes nothing.
 
-        Exit codes: 0 ok; 2 bad option or unknown ref; 4 network or git failure; 5 a pin file is
-        missing or malformed.
-        """
+        Exit codes: 0 ok; 2 bad option or unknown ref; 4 network or git failure; 5 a pin file is missing or malformed.
+        """  # noqa: E501
         from bootstrap.context import make_context
         from bootstrap.pins import resolve_pins
 
