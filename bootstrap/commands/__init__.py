@@ -7,4 +7,5 @@ level so that `tritondev --help` stays fast. Real work is imported inside the co
 COMMAND_MODULES: tuple[str, ...] = (
     "config",
     "pins",
+    "purge",
 )

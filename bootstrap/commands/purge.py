@@ -1,0 +1,209 @@
+"""`tritondev purge`: remove every distribution that provides `triton/`, journal it, restore on request."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Annotated
+
+import typer
+
+from bootstrap.commands import options
+
+if TYPE_CHECKING:
+    from bootstrap.context import AppContext
+    from bootstrap.purge.actions import PurgePlan, PurgeReport, RestoreReport
+    from bootstrap.purge.scan import TritonScan
+    from bootstrap.target import TargetPython
+
+Restore = Annotated[
+    bool, typer.Option("--restore", help="Reinstall what the last purge removed (from its journal).")
+]
+System = Annotated[
+    bool,
+    typer.Option("--system", help="Allow a system Python (not a virtualenv or conda env) as the target."),
+]
+
+
+def register(app: typer.Typer) -> None:
+    @app.command("purge")
+    def purge(
+        restore: Restore = False,
+        system: System = False,
+        workspace: options.Workspace = None,
+        python: options.Python = None,
+        dry_run: options.DryRun = False,
+        json: options.Json = False,
+        verbose: options.Verbose = False,
+    ) -> None:
+        """Remove every distribution that owns files of the `triton` package (triton, pytorch-triton, pytorch-triton-rocm, triton-xpu, ... found by what they installed), then leftovers in site-packages. torch and all other distributions stay. A journal in <workspace>/state lets --restore reinstall what was removed.
+
+        Exit codes: 0 done or nothing to purge; 2 bad input (not an interpreter, a system Python without --system, read-only site-packages, a distribution without RECORD); 3 no pip in the target; 4 pip failed, or something could not be restored; 6 workspace locked.
+        """  # noqa: E501
+        from bootstrap.context import make_context
+
+        ctx = make_context(
+            options.given(workspace=workspace, python=python),
+            json=json, dry_run=dry_run, verbose=verbose, logs=not dry_run,
+        )
+        if restore:
+            _restore(ctx, system)
+        else:
+            _purge(ctx, system)
+
+
+def _refuse_system(target: TargetPython, system: bool) -> None:
+    from bootstrap.errors import UsageError
+
+    if not target.is_venv and not system:
+        raise UsageError(
+            f"{target.executable} is a system Python (not a virtualenv or conda env); purge refuses to change it",
+            fix="point --python at a virtualenv, or pass --system if you really mean the system Python",
+        )
+
+
+def _purge(ctx: AppContext, system: bool) -> None:
+    from bootstrap import ui
+    from bootstrap.purge import JOURNAL_NAME, execute_purge, plan_purge, preflight, scan_environment
+
+    target = ctx.target_python()
+    _refuse_system(target, system)
+    found = scan_environment(target, ctx.runner)
+    plan = plan_purge(found)
+    if not plan.empty:
+        preflight(plan, target, ctx.runner)  # reads only: the same refusals with --dry-run
+    report = None
+    if not plan.empty and not ctx.dry_run:
+        with ctx.workspace.lock("purge"):
+            report = execute_purge(plan, target, ctx.runner, ctx.workspace.state / JOURNAL_NAME)
+    if ctx.json:
+        ui.emit_json(
+            {
+                "target": target.to_json(),
+                "dry_run": ctx.dry_run,
+                "scan": found.to_json(),
+                "plan": plan.to_json(),
+                "result": report.to_json() if report else None,
+            }
+        )
+        return
+    _render_purge(target, found, plan, report, ctx.dry_run)
+
+
+def _render_purge(
+    target: TargetPython, found: TritonScan, plan: PurgePlan, report: PurgeReport | None, dry_run: bool
+) -> None:
+    import shlex
+
+    from rich.markup import escape
+
+    from bootstrap import ui
+
+    console = ui.err()
+    console.print(f"target: {escape(str(target.executable))} ({escape(target.origin)})")
+    if found.owners:
+        console.print("distributions that own files of triton/:")
+        for o in found.owners:
+            notes = []
+            if o.editable:
+                notes.append(f"editable: {o.editable_path}")
+            if o.placeholder:
+                notes.append("PyPI placeholder")
+            if o.missing_files:
+                notes.append(f"{len(o.missing_files)} recorded files missing")
+            if o.record_missing:
+                notes.append("no RECORD")
+            extra = f" [{'; '.join(notes)}]" if notes else ""
+            console.print(f"  {escape(o.name)} {escape(o.version)}: {len(o.files)} files{escape(extra)}")
+    if found.overlaps:
+        example, names = next(iter(sorted(found.overlaps.items())))
+        console.print(
+            f"[yellow]{len(found.overlaps)} files are claimed by more than one distribution[/yellow]"
+            f" (e.g. {escape(example)}: {escape(', '.join(names))})"
+        )
+    for path in found.leftovers:
+        console.print(f"leftover: {escape(str(path))}")
+    if plan.unowned_files:
+        console.print(f"{len(plan.unowned_files)} files in triton/ belong to no distribution")
+    for path in found.shadows:
+        ui.warn(f"{path} shadows the installed triton; it is never removed (rename or move it)")
+    if plan.empty:
+        where = found.import_location
+        state = f"`import triton` resolves to {where}" if where else "`import triton` fails"
+        ui.info(f"nothing to purge ({state})")
+        return
+    if dry_run:
+        ui.info("would remove (dry run, nothing changed):")
+        for o in plan.owners:
+            ui.info(f"  {o.name} {o.version} ({len(o.files)} files under triton/, {o.dist_info})")
+        ui.info(f"  with: {shlex.join([str(target.executable), '-m', 'pip', *plan.pip_args()])}")
+        for path in plan.leftovers:
+            ui.info(f"  delete {path}")
+        if plan.unowned_files:
+            ui.info(f"  delete what pip leaves of triton/ ({len(plan.unowned_files)} unowned files)")
+        return
+    assert report is not None
+    for entry in report.removed:
+        ui.info(f"removed {entry['name']} {entry['version']}")
+    for leftover in report.leftovers_removed:
+        ui.info(f"deleted {leftover}")
+    for warning in report.warnings:
+        ui.warn(warning)
+    if report.import_location is None:
+        ui.info("`import triton` now fails in this environment; journal: " + str(report.journal))
+
+
+def _restore(ctx: AppContext, system: bool) -> None:
+    from pathlib import Path
+
+    from bootstrap import ui
+    from bootstrap.errors import UsageError
+    from bootstrap.purge import JOURNAL_NAME, execute_restore, plan_restore
+    from bootstrap.purge.actions import installed_versions, restore_failed
+    from bootstrap.purge.journal import last_run
+    from bootstrap.target import inspect_interpreter
+
+    journal_path = ctx.workspace.state / JOURNAL_NAME
+    run = last_run(journal_path)
+    if run is None:
+        if ctx.json:
+            ui.emit_json({"journal": str(journal_path), "run_id": None, "restored": [], "skipped": [], "failed": []})
+        else:
+            ui.info(f"nothing to restore: no purge recorded in {journal_path}")
+        return
+    recorded = Path(str(run.get("target", {}).get("executable")))
+    if ctx.settings.python is not None:
+        target = ctx.target_python()
+        if target.executable.absolute() != recorded.absolute():
+            raise UsageError(
+                f"the last purge was of {recorded}, not {target.executable}",
+                fix=f"run `tritondev purge --restore --python {recorded}` (or without --python)",
+            )
+    else:
+        target = inspect_interpreter(recorded, "purge journal", ctx.runner)
+    _refuse_system(target, system)
+    steps = plan_restore(run, installed_versions(target))
+    if ctx.dry_run:
+        report = execute_restore(run, steps, target, ctx.runner, journal_path)
+    else:
+        with ctx.workspace.lock("purge"):
+            report = execute_restore(run, steps, target, ctx.runner, journal_path)
+    failure = restore_failed(report)
+    if failure is not None:
+        if not ctx.json:
+            _render_restore(report, ctx.dry_run)
+        raise failure
+    if ctx.json:
+        ui.emit_json({"journal": str(journal_path), "dry_run": ctx.dry_run, **report.to_json()})
+        return
+    _render_restore(report, ctx.dry_run)
+
+
+def _render_restore(report: RestoreReport, dry_run: bool) -> None:
+    from bootstrap import ui
+
+    verb = "would reinstall" if dry_run else "reinstalled"
+    for item in report.restored:
+        ui.info(f"{verb} {item['name']} {item['version']}")
+    for item in report.skipped:
+        ui.info(f"skipped {item['name']} {item['version']}: {item['skip']}")
+    for item in report.failed:
+        ui.warn(f"could not restore {item['name']} {item['version']}: {item['cannot']}")

@@ -1,0 +1,34 @@
+"""Find and remove every distribution that provides the `triton` import package; undo it on request.
+
+The scan (`scan_environment`) is shared with `tritondev doctor`; the purge and restore are used by
+`tritondev purge` and by `tritondev setup` before it installs a source build.
+"""
+
+from __future__ import annotations
+
+from bootstrap.purge.actions import (
+    PurgePlan,
+    PurgeReport,
+    RestoreReport,
+    execute_purge,
+    execute_restore,
+    plan_purge,
+    preflight,
+)
+from bootstrap.purge.journal import JOURNAL_NAME, plan_restore
+from bootstrap.purge.scan import Owner, TritonScan, scan_environment
+
+__all__ = [
+    "JOURNAL_NAME",
+    "Owner",
+    "PurgePlan",
+    "PurgeReport",
+    "RestoreReport",
+    "TritonScan",
+    "execute_purge",
+    "execute_restore",
+    "plan_purge",
+    "plan_restore",
+    "preflight",
+    "scan_environment",
+]

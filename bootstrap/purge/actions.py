@@ -1,0 +1,313 @@
+"""Purge and restore: the plan (pure), the checks before anything changes, and the execution.
+
+Removal goes through the target environment's own pip, round after round, until no distribution
+provides `triton/` any more; only then are leftovers deleted, and only inside that environment's
+site-packages. Nothing else is touched: torch and every other distribution stay; shadows outside
+site-packages (a triton/ in the current directory, on PYTHONPATH, a source checkout) are reported,
+never deleted.
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from bootstrap.errors import ConfigError, ExternalError, ToolMissing
+from bootstrap.purge import journal, scan
+from bootstrap.purge.pipbridge import PIP_ENV
+from bootstrap.purge.scan import Owner, TritonScan
+from bootstrap.runner import Runner
+from bootstrap.target import TargetPython
+
+# pip removes one installation of a name per call (two dist-infos of `triton` take two calls); a
+# few rounds are enough for any real environment, and the bound stops a loop that makes no progress.
+MAX_ROUNDS = 5
+
+
+@dataclass(frozen=True)
+class PurgePlan:
+    owners: tuple[Owner, ...]  # uninstalled with pip, in this order
+    leftovers: tuple[Path, ...]  # deleted after pip is done (all inside site-packages)
+    unowned_files: tuple[Path, ...]  # files pip will leave in triton/; deleted with it
+    shadows: tuple[Path, ...]  # reported, never deleted
+    blocked: tuple[str, ...]  # reasons nothing may be done
+
+    @property
+    def empty(self) -> bool:
+        return not self.owners and not self.leftovers
+
+    @property
+    def names(self) -> tuple[str, ...]:
+        return tuple(dict.fromkeys(o.name for o in self.owners))
+
+    def pip_args(self) -> tuple[str, ...]:
+        return ("uninstall", "-y", *self.names)
+
+    def to_json(self) -> dict[str, object]:
+        return {
+            "uninstall": [{"name": o.name, "version": o.version, "dist_info": str(o.dist_info)} for o in self.owners],
+            "pip_args": list(self.pip_args()) if self.owners else [],
+            "leftovers": [str(p) for p in self.leftovers],
+            "unowned_files": [str(p) for p in self.unowned_files],
+            "shadows_kept": [str(p) for p in self.shadows],
+            "blocked": list(self.blocked),
+        }
+
+
+def plan_purge(found: TritonScan) -> PurgePlan:
+    """What a purge of `found` removes. Pure."""
+    blocked = tuple(
+        f"{o.name} {o.version} ({o.dist_info}) has no RECORD, so pip cannot uninstall it and its files are unknown"
+        for o in found.owners
+        if o.record_missing
+    )
+    return PurgePlan(
+        owners=found.owners,
+        leftovers=found.leftovers,
+        unowned_files=found.unowned_files,
+        shadows=found.shadows,
+        blocked=blocked,
+    )
+
+
+@dataclass
+class PurgeReport:
+    removed: list[dict[str, object]] = field(default_factory=list)  # journal entries
+    leftovers_removed: list[str] = field(default_factory=list)
+    rounds: int = 0
+    import_location: str | None = None  # where `import triton` still resolves afterwards (None: gone)
+    journal: str | None = None
+    run_id: str | None = None
+    warnings: list[str] = field(default_factory=list)
+
+    def to_json(self) -> dict[str, object]:
+        return {
+            "removed": self.removed,
+            "leftovers_removed": self.leftovers_removed,
+            "rounds": self.rounds,
+            "import_location_after": self.import_location,
+            "journal": self.journal,
+            "run_id": self.run_id,
+            "warnings": self.warnings,
+        }
+
+
+def require_pip(target: TargetPython, runner: Runner) -> None:
+    result = runner.run(
+        [target.executable, "-m", "pip", "--version"], step="purge-probe", probe=True, env=PIP_ENV, check=False
+    )
+    if not result.ok:
+        raise ToolMissing(
+            f"pip is not installed in the target environment {target.prefix}",
+            fix=f"{target.executable} -m ensurepip --upgrade",
+        )
+
+
+def unwritable(plan: PurgePlan, site_packages: tuple[Path, ...]) -> list[Path]:
+    """Folders the purge must change but may not write (read-only mount, another user's env)."""
+    folders: set[Path] = set(site_packages)
+    for owner in plan.owners:
+        folders.add(owner.dist_info if owner.dist_info.is_dir() else owner.dist_info.parent)
+        for rel in owner.files:
+            path = owner.dist_info.parent / rel
+            if path.parent.is_dir():
+                folders.add(path.parent)
+    for leftover in plan.leftovers:
+        if leftover.is_dir() and not leftover.is_symlink():
+            folders.update(Path(d) for d, _subdirs, _files in os.walk(leftover))
+    return sorted(f for f in folders if f.exists() and not os.access(f, os.W_OK))
+
+
+def preflight(plan: PurgePlan, target: TargetPython, runner: Runner) -> None:
+    """Every check that must pass before anything is removed; raises with the fix."""
+    if plan.blocked:
+        first = plan.owners[[o.record_missing for o in plan.owners].index(True)]
+        raise ConfigError(
+            plan.blocked[0],
+            fix=f"reinstall it so that pip knows its files ({target.executable} -m pip install --force-reinstall"
+            f" --no-deps '{first.name}=={first.version}'), or remove it with the tool that installed it"
+            f"{' (' + first.installer + ')' if first.installer else ''}; then run `tritondev purge` again",
+        )
+    blocked = unwritable(plan, target.site_packages)
+    if blocked:
+        raise ConfigError(
+            f"cannot change the target environment: {blocked[0]} is not writable"
+            + (f" (and {len(blocked) - 1} more)" if len(blocked) > 1 else ""),
+            fix="run tritondev as the user who owns that environment, or pick a writable one with --python",
+        )
+    require_pip(target, runner)
+
+
+def current_owners(target: TargetPython) -> list[Owner]:
+    dists = scan.read_site_packages(target.site_packages)
+    owners = scan.owners_in(dists, target.site_packages)
+    from packaging.utils import canonicalize_name
+
+    return owners + scan.egg_link_owners(target.site_packages, {canonicalize_name(o.name) for o in owners})
+
+
+def index_config(target: TargetPython, runner: Runner) -> journal.IndexConfig:
+    result = runner.run(
+        [target.executable, "-m", "pip", "config", "list"],
+        step="purge-probe", probe=True, env=PIP_ENV, check=False, cwd=target.prefix,
+    )
+    return journal.parse_pip_config(result.stdout) if result.ok else journal.IndexConfig()
+
+
+def _inside(path: Path, site_packages: tuple[Path, ...]) -> bool:
+    """Is `path` a direct child of one of the site-packages folders (without following links)?"""
+    parent = Path(os.path.normpath(path.absolute())).parent
+    return any(parent == Path(os.path.normpath(sp.absolute())) for sp in site_packages)
+
+
+def remove_leftover(path: Path) -> None:
+    if path.is_symlink() or path.is_file():
+        path.unlink()  # a symlink into a source checkout: only the link goes
+    elif path.is_dir():
+        shutil.rmtree(path)
+
+
+def execute_purge(plan: PurgePlan, target: TargetPython, runner: Runner, journal_path: Path) -> PurgeReport:
+    """Run `plan` (after `preflight`); journal first, then pip rounds, then leftovers."""
+    from packaging.utils import canonicalize_name
+
+    report = PurgeReport(journal=str(journal_path))
+    if plan.empty:
+        report.import_location, _ = scan.import_probe(target, runner, cwd=None, environ=None, isolated=True)
+        return report
+    index = index_config(target, runner)
+    entries = [journal.entry_for(o, index) for o in plan.owners]
+    run_id = journal.start_run(journal_path, target.to_json(), entries)
+    report.run_id = run_id
+    journaled = {(canonicalize_name(o.name), o.version) for o in plan.owners}
+    try:
+        owners = list(plan.owners)
+        while owners:
+            if report.rounds == MAX_ROUNDS:
+                left = ", ".join(f"{o.name} {o.version}" for o in owners)
+                raise ExternalError(
+                    f"pip uninstall left {left} installed after {MAX_ROUNDS} rounds",
+                    fix=f"look at {target.executable} -m pip uninstall -y {owners[0].name}; then run purge again",
+                )
+            new = [o for o in owners if (canonicalize_name(o.name), o.version) not in journaled]
+            if new:  # a second installation under a name already removed: journal it first
+                entries += [journal.entry_for(o, index) for o in new]
+                journaled.update((canonicalize_name(o.name), o.version) for o in new)
+                journal.update_run(journal_path, run_id, removed=entries)
+            runner.run(
+                [target.executable, "-m", "pip", "uninstall", "-y", *dict.fromkeys(o.name for o in owners)],
+                step="purge-uninstall", env=PIP_ENV, cwd=target.prefix,
+                fix="see the log; nothing outside the listed distributions was touched",
+            )
+            report.rounds += 1
+            owners = current_owners(target)
+            if any(o.record_missing for o in owners):
+                raise ConfigError(
+                    "pip left a distribution without a RECORD behind; its files are unknown",
+                    fix="reinstall it with pip (--force-reinstall --no-deps) and run purge again",
+                )
+        dists = scan.read_site_packages(target.site_packages)
+        for leftover in scan.find_leftovers(target.site_packages, [], dists):
+            if not _inside(leftover, target.site_packages):
+                report.warnings.append(f"not removed (outside site-packages): {leftover}")
+                continue
+            try:
+                remove_leftover(leftover)
+            except OSError as exc:
+                raise ConfigError(
+                    f"cannot remove leftover {leftover}: {exc.strerror}",
+                    fix="remove it by hand, as the user who owns the environment",
+                ) from None
+            report.leftovers_removed.append(str(leftover))
+    except BaseException as exc:
+        status = "interrupted" if isinstance(exc, KeyboardInterrupt) else "failed"
+        journal.update_run(
+            journal_path, run_id, status=status, finished=journal.now(),
+            leftovers_removed=report.leftovers_removed, error=str(exc),
+        )
+        raise
+    report.removed = entries
+    report.import_location, _ = scan.import_probe(target, runner, cwd=None, environ=None, isolated=True)
+    if report.import_location is not None:
+        report.warnings.append(
+            f"`import triton` still resolves to {report.import_location}, which is not part of this"
+            " environment's site-packages; it was left alone"
+        )
+    journal.update_run(
+        journal_path, run_id, status="done", finished=journal.now(),
+        leftovers_removed=report.leftovers_removed, rounds=report.rounds,
+        import_location_after=report.import_location,
+    )
+    return report
+
+
+@dataclass
+class RestoreReport:
+    run_id: str | None
+    restored: list[dict[str, object]] = field(default_factory=list)
+    skipped: list[dict[str, object]] = field(default_factory=list)
+    failed: list[dict[str, object]] = field(default_factory=list)
+
+    def to_json(self) -> dict[str, object]:
+        return {"run_id": self.run_id, "restored": self.restored, "skipped": self.skipped, "failed": self.failed}
+
+
+def installed_versions(target: TargetPython) -> dict[str, str]:
+    from packaging.utils import canonicalize_name
+
+    return {
+        canonicalize_name(d.name): d.version
+        for d in scan.read_site_packages(target.site_packages)
+        if d.has_metadata
+    }
+
+
+def execute_restore(
+    run: dict[str, object], steps: list[journal.RestoreStep], target: TargetPython, runner: Runner, journal_path: Path
+) -> RestoreReport:
+    """Reinstall with the target's pip; every failure is reported, none stops the others."""
+    report = RestoreReport(run_id=str(run.get("id")))
+    for step in steps:
+        if step.skip:
+            report.skipped.append(step.to_json())
+            continue
+        if step.pip_args is None:
+            report.failed.append(step.to_json())
+            continue
+        try:
+            result = runner.run(
+                [target.executable, "-m", "pip", *step.pip_args],
+                step="purge-restore", env=PIP_ENV, cwd=target.prefix, check=False,
+            )
+        except ToolMissing as exc:
+            report.failed.append({**step.to_json(), "cannot": exc.message})
+            continue
+        if result.ok:
+            report.restored.append(step.to_json())
+        else:
+            tail = (result.stdout + result.stderr).strip().splitlines()[-3:]
+            report.failed.append({**step.to_json(), "cannot": "pip install failed: " + " | ".join(tail)})
+    if not runner.dry_run and isinstance(run.get("id"), str):
+        journal.update_run(journal_path, str(run["id"]), restore={"at": journal.now(), **report.to_json()})
+    return report
+
+
+class RestoreIncomplete(ExternalError):
+    """Some removed distributions could not be reinstalled (exit 4); --json carries the report."""
+
+    def __init__(self, report: RestoreReport) -> None:
+        names = ", ".join(f"{f['name']} {f['version']}" for f in report.failed)
+        super().__init__(
+            f"could not restore {names}",
+            fix="see the reasons above; reinstall those by hand with the target's pip",
+        )
+        self.report = report
+
+    def to_json(self) -> dict[str, object]:
+        return {**super().to_json(), **self.report.to_json()}
+
+
+def restore_failed(report: RestoreReport) -> RestoreIncomplete | None:
+    return RestoreIncomplete(report) if report.failed else None

@@ -1,0 +1,218 @@
+"""The purge journal: what each purge removed and where it came from, so `--restore` can undo it.
+
+<workspace>/state/purge-journal.json holds one entry per purge run (history is kept; `--restore`
+uses the last). It is written, atomically, before anything is removed, and updated as the purge
+goes, so even a purge that was interrupted or failed half-way can be restored.
+"""
+
+from __future__ import annotations
+
+import os
+import time
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from bootstrap import fsutil
+from bootstrap.errors import ConfigError
+from bootstrap.purge import metadata
+from bootstrap.purge.scan import Owner
+from bootstrap.redact import redact
+
+JOURNAL_NAME = "purge-journal.json"
+FORMAT = 1
+
+
+@dataclass(frozen=True)
+class IndexConfig:
+    """The package indexes the target's pip is configured with (pip config, PIP_* variables)."""
+
+    index_url: str | None = None
+    extra_index_urls: tuple[str, ...] = ()
+
+
+def parse_pip_config(text: str) -> IndexConfig:
+    """`pip config list` output (`scope.key='value'` lines) -> the index settings pip would use.
+
+    pip's precedence: environment variables over site, user and global files; per-command sections
+    (`install.`) over `global.`.
+    """
+    values: dict[str, str] = {}
+    for line in text.splitlines():
+        key, sep, value = line.partition("=")
+        if sep:
+            values[key.strip()] = value.strip().strip("'\"")
+
+    def pick(option: str) -> str | None:
+        for scope in (":env:", "install", "global"):
+            if f"{scope}.{option}" in values:
+                return values[f"{scope}.{option}"]
+        return None
+
+    extra = pick("extra-index-url")
+    return IndexConfig(pick("index-url") or None, tuple(extra.split()) if extra else ())
+
+
+def source_of(owner: Owner, index: IndexConfig) -> dict[str, object]:
+    """Where `owner` can be installed from again (PEP 610 direct_url.json, else the index). Pure."""
+    if owner.editable_path:
+        return {"kind": "editable", "path": owner.editable_path}
+    direct = owner.direct_url or {}
+    url = direct.get("url")
+    if isinstance(url, str):
+        vcs = direct.get("vcs_info")
+        if isinstance(vcs, dict) and vcs.get("vcs") and vcs.get("commit_id"):
+            return {"kind": "vcs", "url": redact(f"{vcs['vcs']}+{url}@{vcs['commit_id']}")}
+        if isinstance(direct.get("dir_info"), dict):
+            path = metadata.file_url_path(url)
+            return {"kind": "directory", "path": path} if path else {"kind": "url", "url": redact(url)}
+        return {"kind": "url", "url": redact(url)}
+    return {
+        "kind": "index",
+        "index_url": redact(index.index_url) if index.index_url else None,
+        "extra_index_urls": [redact(u) for u in index.extra_index_urls],
+    }
+
+
+def installed_at(owner: Owner) -> float | None:
+    """When `owner` was installed (its RECORD's mtime): restore reinstalls in the same order, so the
+    distribution installed last wins the shared files again, as it did before the purge."""
+    for name in ("RECORD", "installed-files.txt"):
+        try:
+            return (owner.dist_info / name).stat().st_mtime
+        except OSError:
+            continue
+    return None
+
+
+def entry_for(owner: Owner, index: IndexConfig) -> dict[str, object]:
+    return {
+        "installed_at": installed_at(owner),
+        "name": owner.name,
+        "version": owner.version,
+        "source": source_of(owner, index),
+        "editable": owner.editable,
+        "placeholder": owner.placeholder,
+        "installer": owner.installer,
+        "dist_info": str(owner.dist_info),
+    }
+
+
+def now() -> str:
+    return time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime())
+
+
+def load(path: Path) -> dict[str, Any]:
+    """The journal, or an empty one. A file that is not a journal is an error, never overwritten."""
+    if not path.exists():
+        return {"format": FORMAT, "runs": []}
+    data = fsutil.read_json(path)
+    if not isinstance(data, dict) or not isinstance(data.get("runs"), list):
+        raise ConfigError(
+            f"the purge journal {path} is unreadable or not a purge journal",
+            fix=f"move it aside (mv {path} {path}.bad) and run the command again",
+        )
+    return data
+
+
+def start_run(path: Path, target: dict[str, object], entries: list[dict[str, object]]) -> str:
+    """Record a purge before it removes anything; returns the run's id."""
+    journal = load(path)
+    run_id = f"{now()}-{os.getpid()}"
+    journal["runs"].append(
+        {
+            "id": run_id,
+            "started": now(),
+            "finished": None,
+            "status": "started",
+            "target": target,
+            "removed": entries,
+            "leftovers_removed": [],
+            "restore": None,
+        }
+    )
+    fsutil.atomic_write_json(path, journal)
+    return run_id
+
+
+def update_run(path: Path, run_id: str, **changes: object) -> None:
+    journal = load(path)
+    for run in journal["runs"]:
+        if run.get("id") == run_id:
+            run.update(changes)
+    fsutil.atomic_write_json(path, journal)
+
+
+def last_run(path: Path) -> dict[str, Any] | None:
+    """The last run that removed distributions (a run that only deleted leftovers has nothing to undo)."""
+    runs = [r for r in load(path)["runs"] if isinstance(r, dict) and r.get("removed")]
+    return runs[-1] if runs else None
+
+
+@dataclass(frozen=True)
+class RestoreStep:
+    """One distribution to bring back: pip arguments, or why it is skipped or cannot be restored."""
+
+    name: str
+    version: str
+    pip_args: tuple[str, ...] | None  # `python -m pip ARGS`; None: nothing to run
+    skip: str | None = None  # not needed (already there, a placeholder)
+    cannot: str | None = None  # needed but its source is gone
+
+    def to_json(self) -> dict[str, object]:
+        return {
+            "name": self.name,
+            "version": self.version,
+            "pip_args": [redact(a) for a in self.pip_args] if self.pip_args else None,
+            "skip": self.skip,
+            "cannot": self.cannot,
+        }
+
+
+def plan_restore(run: dict[str, Any], installed: dict[str, str]) -> list[RestoreStep]:
+    """What `--restore` does for a journal run, given `installed` (canonical name -> version). Pure
+    apart from checking that local sources still exist."""
+    from packaging.utils import canonicalize_name
+
+    steps = []
+    entries = list(run.get("removed", []))
+    # Oldest install first; entries without a time keep their place at the start.
+    entries.sort(key=lambda e: e.get("installed_at") or 0.0)
+    for entry in entries:
+        name, version = str(entry.get("name")), str(entry.get("version"))
+        source = entry.get("source") or {}
+        kind = source.get("kind")
+        if installed.get(canonicalize_name(name)) == version:
+            steps.append(RestoreStep(name, version, None, skip=f"{name} {version} is installed"))
+            continue
+        if entry.get("placeholder"):
+            why = "PyPI placeholder whose import only raises 'Should never be installed'; not reinstalled"
+            steps.append(RestoreStep(name, version, None, skip=why))
+            continue
+        base = ("install", "--no-deps")
+        if kind in ("editable", "directory"):
+            path = str(source.get("path"))
+            if not Path(path).is_dir():
+                steps.append(RestoreStep(name, version, None, cannot=f"its project folder {path} no longer exists"))
+                continue
+            editable = ("-e",) if kind == "editable" else ()
+            steps.append(RestoreStep(name, version, (*base, *editable, path)))
+        elif kind in ("url", "vcs"):
+            url = str(source.get("url"))
+            local = metadata.file_url_path(url)
+            if "***" in url:
+                steps.append(RestoreStep(name, version, None, cannot=f"its URL carried credentials: {url}"))
+            elif local is not None and not Path(local).exists():
+                steps.append(RestoreStep(name, version, None, cannot=f"{local} no longer exists"))
+            else:
+                steps.append(RestoreStep(name, version, (*base, url)))
+        else:
+            args = [*base, f"{name}=={version}"]
+            index_url = source.get("index_url")
+            if isinstance(index_url, str) and "***" not in index_url:
+                args += ["--index-url", index_url]
+            for extra in source.get("extra_index_urls") or ():
+                if "***" not in str(extra):
+                    args += ["--extra-index-url", str(extra)]
+            steps.append(RestoreStep(name, version, tuple(args)))
+    return steps

@@ -1,0 +1,255 @@
+"""Pure readers of installed-distribution metadata in a site-packages folder.
+
+Everything here only reads files (RECORD, installed-files.txt, METADATA, direct_url.json, INSTALLER,
+top_level.txt, .pth, egg-link, setuptools' editable finders); nothing runs a process. Ownership of
+the `triton/` import package is decided from what each distribution says it installed, never from a
+list of known distribution names: PyTorch has shipped the same `triton/` under at least seven names.
+"""
+
+from __future__ import annotations
+
+import ast
+import csv
+import io
+import json
+import os
+import re
+from dataclasses import dataclass
+from email.parser import HeaderParser
+from pathlib import Path
+from urllib.parse import unquote, urlparse
+
+PACKAGE = "triton"
+
+# What pip's own placeholder wheel on PyPI (`pytorch-triton 0.0.1`) puts in triton/__init__.py.
+PLACEHOLDER_TEXT = "Should never be installed"
+
+
+@dataclass(frozen=True)
+class InstalledDist:
+    """One *.dist-info or *.egg-info entry of a site-packages folder, as read from disk."""
+
+    name: str
+    version: str
+    meta_dir: Path
+    has_metadata: bool  # METADATA / PKG-INFO present: pip can see this distribution
+    files: tuple[str, ...] | None  # RECORD / installed-files.txt entries, as written; None = no file list
+    installer: str | None
+    direct_url: dict[str, object] | None
+    top_level: tuple[str, ...]
+
+    @property
+    def base(self) -> Path:
+        """The folder RECORD paths are relative to (installed-files.txt: the egg-info itself)."""
+        if self.meta_dir.suffix == ".egg-info" and self.meta_dir.is_dir():
+            return self.meta_dir
+        return self.meta_dir.parent
+
+
+def read_text(path: Path) -> str | None:
+    try:
+        return path.read_text(encoding="utf-8", errors="replace")
+    except (OSError, UnicodeError):
+        return None
+
+
+def parse_record(text: str) -> list[str]:
+    """Paths listed in a wheel RECORD (CSV: path,hash,size)."""
+    return [row[0] for row in csv.reader(io.StringIO(text)) if row and row[0]]
+
+
+def parse_installed_files(text: str) -> list[str]:
+    """Paths listed in a legacy egg-info installed-files.txt (one per line, relative to the egg-info)."""
+    return [line.strip() for line in text.splitlines() if line.strip()]
+
+
+def parse_metadata(text: str) -> tuple[str | None, str | None]:
+    """Name and Version from METADATA / PKG-INFO (RFC 822 headers)."""
+    headers = HeaderParser().parsestr(text, headersonly=True)
+    name, version = headers.get("Name"), headers.get("Version")
+    return (name.strip() if name else None, version.strip() if version else None)
+
+
+_META_NAME = re.compile(r"^(?P<name>.+?)-(?P<version>[^-]+?)(?:-py\d.*)?\.(?:dist|egg)-info$")
+
+
+def name_from_folder(folder: str) -> tuple[str, str]:
+    """Name and version encoded in a metadata folder name (`pytorch_triton-3.5.0+git1.dist-info`)."""
+    match = _META_NAME.match(folder)
+    if match is None:
+        return folder.rsplit(".", 1)[0], ""
+    return match["name"], match["version"]
+
+
+def editable_path(direct_url: dict[str, object] | None) -> str | None:
+    """The project folder of an editable install, from direct_url.json (PEP 610), else None."""
+    if not direct_url:
+        return None
+    dir_info = direct_url.get("dir_info")
+    if not isinstance(dir_info, dict) or not dir_info.get("editable"):
+        return None
+    url = direct_url.get("url")
+    return file_url_path(url) if isinstance(url, str) else None
+
+
+def file_url_path(url: str) -> str | None:
+    """The local path of a file:// URL, else None."""
+    parsed = urlparse(url)
+    if parsed.scheme != "file":
+        return None
+    return unquote(parsed.path)
+
+
+def pth_paths(text: str, base: Path) -> list[Path]:
+    """Folders a .pth file adds to sys.path (import lines and comments are not paths)."""
+    paths = []
+    for raw in text.splitlines():
+        line = raw.strip()
+        if not line or line.startswith("#") or line.startswith(("import ", "import\t")):
+            continue
+        paths.append(Path(os.path.normpath(base / line)))
+    return paths
+
+
+def finder_mapping(text: str) -> dict[str, str]:
+    """MAPPING of a setuptools editable finder (`__editable___*_finder.py`): package -> source folder.
+
+    Read with the ast module, never imported: importing would run code from the environment.
+    """
+    try:
+        tree = ast.parse(text)
+    except SyntaxError:
+        return {}
+    for node in tree.body:
+        target: ast.expr | None = None
+        expr: ast.expr | None = None
+        if isinstance(node, ast.AnnAssign):
+            target, expr = node.target, node.value
+        elif isinstance(node, ast.Assign) and len(node.targets) == 1:
+            target, expr = node.targets[0], node.value
+        if isinstance(target, ast.Name) and target.id == "MAPPING" and expr is not None:
+            try:
+                value = ast.literal_eval(expr)
+            except ValueError:
+                return {}
+            if isinstance(value, dict):
+                return {str(k): str(v) for k, v in value.items()}
+    return {}
+
+
+def read_egg_link(text: str) -> Path | None:
+    """The project folder named by a legacy `setup.py develop` egg-link (its first line)."""
+    first = text.splitlines()[0].strip() if text.strip() else ""
+    return Path(first) if first else None
+
+
+def is_stash_name(name: str) -> bool:
+    """pip's temporary names for triton files it was moving when it was interrupted (`~riton`, ...).
+
+    pip renames a folder it is replacing by swapping leading characters for `~`; such folders are
+    never owned by a distribution and pip warns "Ignoring invalid distribution ~riton" forever.
+    """
+    if not name.startswith("~"):
+        return False
+    if name.endswith((".dist-info", ".egg-info")):
+        return "riton" in name
+    head = re.split(r"[-.]", name.lstrip("~-"), maxsplit=1)[0]
+    return len(head) >= 4 and PACKAGE.endswith(head)
+
+
+def read_dist(meta_dir: Path) -> InstalledDist:
+    """Everything tritondev needs from one metadata folder (or a distutils egg-info file)."""
+    folder_name, folder_version = name_from_folder(meta_dir.name)
+    if meta_dir.is_file():  # distutils wrote PKG-INFO as a bare `name-ver.egg-info` file
+        meta_text = read_text(meta_dir)
+        name, version = parse_metadata(meta_text) if meta_text else (None, None)
+        return InstalledDist(
+            name or folder_name, version or folder_version, meta_dir, meta_text is not None, None, None, None, ()
+        )
+    meta_text = read_text(meta_dir / "METADATA") or read_text(meta_dir / "PKG-INFO")
+    name, version = parse_metadata(meta_text) if meta_text else (None, None)
+    files: tuple[str, ...] | None = None
+    record = read_text(meta_dir / "RECORD")
+    if record is not None:
+        files = tuple(parse_record(record))
+    else:
+        installed = read_text(meta_dir / "installed-files.txt")
+        if installed is not None:
+            files = tuple(parse_installed_files(installed))
+    installer = read_text(meta_dir / "INSTALLER")
+    direct_url: dict[str, object] | None = None
+    direct_text = read_text(meta_dir / "direct_url.json")
+    if direct_text:
+        try:
+            loaded = json.loads(direct_text)
+            direct_url = loaded if isinstance(loaded, dict) else None
+        except ValueError:
+            direct_url = None
+    top_text = read_text(meta_dir / "top_level.txt") or ""
+    return InstalledDist(
+        name=name or folder_name,
+        version=version or folder_version,
+        meta_dir=meta_dir,
+        has_metadata=meta_text is not None,
+        files=files,
+        installer=(installer.strip() or None) if installer is not None else None,
+        direct_url=direct_url,
+        top_level=tuple(line.strip() for line in top_text.splitlines() if line.strip()),
+    )
+
+
+def metadata_folders(site_packages: Path) -> list[Path]:
+    """Every *.dist-info / *.egg-info entry directly in `site_packages`, sorted."""
+    try:
+        entries = sorted(site_packages.iterdir())
+    except OSError:
+        return []
+    return [e for e in entries if e.name.endswith((".dist-info", ".egg-info")) and not e.name.startswith("~")]
+
+
+def resolve_entry(entry: str, base: Path) -> Path:
+    """An absolute, normalised path for a RECORD entry (which may climb with ../ to bin/ or lib64/)."""
+    path = Path(entry)
+    return Path(os.path.normpath(path if path.is_absolute() else base / path))
+
+
+def package_files(dist: InstalledDist, site_packages: tuple[Path, ...]) -> tuple[str, ...]:
+    """The entries of `dist`'s file list inside `<site-packages>/triton/`, as `triton/...` paths."""
+    if not dist.files:
+        return ()
+    roots = [Path(os.path.normpath(sp)) / PACKAGE for sp in site_packages]
+    found: dict[str, None] = {}
+    for entry in dist.files:
+        path = resolve_entry(entry, dist.base)
+        for root in roots:
+            if path == root or root in path.parents:
+                found[(Path(PACKAGE) / path.relative_to(root)).as_posix()] = None
+                break
+    return tuple(found)
+
+
+def editable_provides(dist: InstalledDist) -> bool:
+    """Does this editable install make `import triton` resolve into its project folder?
+
+    setuptools (PEP 660) writes either a finder module with a MAPPING or a .pth naming the source
+    folder; other backends at least list the package in top_level.txt.
+    """
+    for entry in dist.files or ():
+        path = resolve_entry(entry, dist.base)
+        if path.name.endswith("_finder.py") and path.name.startswith("__editable__"):
+            if PACKAGE in finder_mapping(read_text(path) or ""):
+                return True
+        elif path.suffix == ".pth":
+            for folder in pth_paths(read_text(path) or "", path.parent):
+                if (folder / PACKAGE).is_dir():
+                    return True
+    return PACKAGE in dist.top_level
+
+
+def is_placeholder(site_packages: Path, files: tuple[str, ...]) -> bool:
+    """True for PyPI's `pytorch-triton 0.0.1`, whose triton/__init__.py only raises an error."""
+    init = f"{PACKAGE}/__init__.py"
+    if init not in files:
+        return False
+    text = read_text(site_packages / init)
+    return text is not None and PLACEHOLDER_TEXT in text

@@ -1,0 +1,335 @@
+"""Who owns the `triton` import package in a Python environment: the scan `purge` and `doctor` share.
+
+Ownership comes from what each distribution recorded as installed (RECORD / installed-files.txt)
+and from editable installs (direct_url.json, setuptools finders and .pth files, egg-links), so any
+distribution name that carries `triton/` is found. The scan only reads: files in site-packages,
+`pip list` of the target interpreter (through pip-api, see pipbridge), and one `import triton` in a
+fresh interpreter of the target.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from collections.abc import Collection, Mapping
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from bootstrap.errors import CommandFailed, ToolMissing
+from bootstrap.purge import metadata
+from bootstrap.purge.metadata import PACKAGE, InstalledDist
+from bootstrap.runner import Runner
+from bootstrap.target import TargetPython
+
+
+@dataclass(frozen=True)
+class Owner:
+    """A distribution that provides files of the `triton` import package."""
+
+    name: str
+    version: str
+    dist_info: Path  # its metadata folder (an .egg-info for legacy installs)
+    files: tuple[str, ...]  # files under triton/, relative to site-packages
+    editable: bool
+    editable_path: str | None
+    direct_url: dict[str, object] | None
+    installer: str | None
+    placeholder: bool  # PyPI's pytorch-triton 0.0.1 ("Should never be installed")
+    record_missing: bool  # no RECORD / installed-files.txt: pip cannot uninstall it
+    missing_files: tuple[str, ...] = ()  # recorded under triton/ but gone from disk (a half-uninstall)
+
+    def to_json(self) -> dict[str, object]:
+        return {
+            "name": self.name,
+            "version": self.version,
+            "dist_info": str(self.dist_info),
+            "files": len(self.files),
+            "missing_files": len(self.missing_files),
+            "editable": self.editable,
+            "editable_path": self.editable_path,
+            "direct_url": self.direct_url,
+            "installer": self.installer,
+            "placeholder": self.placeholder,
+            "record_missing": self.record_missing,
+        }
+
+
+@dataclass(frozen=True)
+class TritonScan:
+    site_packages: tuple[Path, ...]
+    owners: tuple[Owner, ...]
+    overlaps: dict[str, tuple[str, ...]]  # file path (relative to site-packages) -> owners (2+)
+    leftovers: tuple[Path, ...]  # triton/ folders, pip stash folders, triton metadata with no owner
+    shadows: tuple[Path, ...]  # triton/ (or triton.py) in cwd, on PYTHONPATH, or added by a stray .pth
+    import_location: str | None  # where `import triton` resolves in a fresh interpreter; None: fails
+    import_error: str | None = None  # why `import triton` failed, when it did
+    pip_listed: tuple[str, ...] | None = field(default=None)  # names pip lists; None when pip is unusable
+    unowned_files: tuple[Path, ...] = ()  # files inside site-packages/triton/ that no owner lists
+
+    @property
+    def clean(self) -> bool:
+        return not self.owners and not self.leftovers and self.import_location is None
+
+    def to_json(self) -> dict[str, object]:
+        return {
+            "site_packages": [str(p) for p in self.site_packages],
+            "owners": [o.to_json() for o in self.owners],
+            "overlaps": {path: list(names) for path, names in sorted(self.overlaps.items())},
+            "leftovers": [str(p) for p in self.leftovers],
+            "shadows": [str(p) for p in self.shadows],
+            "import_location": self.import_location,
+            "import_error": self.import_error,
+            "pip_available": self.pip_listed is not None,
+            "unowned_files": [str(p) for p in self.unowned_files],
+        }
+
+
+# Runs in the target; stdlib only. -B: never write __pycache__ into a folder being examined.
+_IMPORT_PROBE = r"""
+import json
+try:
+    import triton
+except BaseException as exc:
+    print(json.dumps({"ok": False, "error": "%s: %s" % (type(exc).__name__, exc)}))
+else:
+    path = list(getattr(triton, "__path__", []) or [])
+    print(json.dumps({"ok": True, "file": getattr(triton, "__file__", None), "path": path}))
+"""
+
+
+def owners_in(dists: list[InstalledDist], site_packages: tuple[Path, ...]) -> list[Owner]:
+    """The distributions among `dists` that provide `triton/`. Pure apart from reading files."""
+    owners = []
+    for dist in dists:
+        files = metadata.package_files(dist, site_packages)
+        editable = metadata.editable_path(dist.direct_url)
+        record_missing = dist.has_metadata and dist.files is None and not dist.meta_dir.is_file()
+        provides = bool(files)
+        if editable is not None and metadata.editable_provides(dist):
+            provides = True
+        if record_missing and (PACKAGE in dist.top_level or PACKAGE in dist.name.lower()):
+            provides = True
+        if not provides or not dist.has_metadata:
+            continue
+        sp = dist.meta_dir.parent
+        missing = tuple(f for f in files if not os.path.lexists(sp / f) and not f.endswith(".pyc"))
+        owners.append(
+            Owner(
+                name=dist.name,
+                version=dist.version,
+                dist_info=dist.meta_dir,
+                files=files,
+                editable=editable is not None,
+                editable_path=editable,
+                direct_url=dist.direct_url,
+                installer=dist.installer,
+                placeholder=metadata.is_placeholder(sp, files),
+                record_missing=record_missing,
+                missing_files=missing,
+            )
+        )
+    return owners
+
+
+def egg_link_owners(site_packages: tuple[Path, ...], known: Collection[str]) -> list[Owner]:
+    """Legacy `setup.py develop` installs: an egg-link in site-packages, metadata in the project."""
+    from packaging.utils import canonicalize_name
+
+    owners = []
+    for sp in site_packages:
+        for link in sorted(sp.glob("*.egg-link")):
+            project = metadata.read_egg_link(metadata.read_text(link) or "")
+            if project is None or not (project / PACKAGE).is_dir():
+                continue
+            infos = sorted(project.glob("*.egg-info"))
+            dist = metadata.read_dist(infos[0]) if infos else None
+            name = dist.name if dist else link.name[: -len(".egg-link")]
+            if canonicalize_name(name) in known:
+                continue
+            owners.append(
+                Owner(
+                    name=name,
+                    version=dist.version if dist else "",
+                    dist_info=infos[0] if infos else link,
+                    files=(),
+                    editable=True,
+                    editable_path=str(project),
+                    direct_url=None,
+                    installer=dist.installer if dist else None,
+                    placeholder=False,
+                    record_missing=False,
+                )
+            )
+    return owners
+
+
+def find_overlaps(owners: list[Owner]) -> dict[str, tuple[str, ...]]:
+    """Files that two or more distributions claim (uninstalling one deletes the other's)."""
+    claims: dict[str, list[str]] = {}
+    for owner in owners:
+        for path in owner.files:
+            claims.setdefault(path, []).append(owner.name)
+    return {path: tuple(names) for path, names in claims.items() if len(names) > 1}
+
+
+def find_leftovers(site_packages: tuple[Path, ...], owners: list[Owner], dists: list[InstalledDist]) -> list[Path]:
+    """triton/ with no owner, pip's `~riton` stash folders, and triton metadata folders pip cannot read.
+
+    A triton/ folder counts as owned while any owner has files in it or lacks a file list (its files
+    are unknown, so nothing of it may be called a leftover).
+    """
+    leftovers: list[Path] = []
+    owned = any(o.files or o.record_missing for o in owners)
+    for sp in site_packages:
+        package = sp / PACKAGE
+        if os.path.lexists(package) and not owned:
+            leftovers.append(package)
+        try:
+            names = sorted(e.name for e in sp.iterdir())
+        except OSError:
+            names = []
+        leftovers.extend(sp / n for n in names if metadata.is_stash_name(n))
+    for dist in dists:
+        if not dist.has_metadata and "triton" in dist.meta_dir.name.lower():
+            leftovers.append(dist.meta_dir)
+    return leftovers
+
+
+def find_unowned(site_packages: tuple[Path, ...], owners: list[Owner]) -> list[Path]:
+    """Files inside site-packages/triton/ that no owner lists (pip leaves them behind on uninstall)."""
+    if any(o.record_missing for o in owners):
+        return []  # its files are unknown: nothing may be called unowned
+    claimed = {f for o in owners for f in o.files}
+    unowned = []
+    for sp in site_packages:
+        package = sp / PACKAGE
+        if package.is_symlink() or not package.is_dir():
+            continue
+        for folder, _dirs, files in os.walk(package):
+            for name in files:
+                path = Path(folder) / name
+                rel = path.relative_to(sp).as_posix()
+                if rel not in claimed and not (rel.endswith(".pyc") and "/__pycache__/" in rel):
+                    unowned.append(path)
+    return sorted(unowned)
+
+
+def find_shadows(
+    cwd: Path, environ: Mapping[str, str], site_packages: tuple[Path, ...], dists: list[InstalledDist]
+) -> list[Path]:
+    """triton packages that are not installed but sit earlier on sys.path or come from a stray .pth.
+
+    `python -c`, `python -m` and the REPL put the current directory first on sys.path, and
+    PYTHONPATH comes before site-packages: a `triton/` there wins over the installed one (or, without
+    an __init__.py, turns triton into an empty namespace package when nothing else is found).
+    """
+    folders = [cwd]
+    for entry in environ.get("PYTHONPATH", "").split(os.pathsep):
+        folders.append(Path(entry) if entry else cwd)
+    # .pth files that no distribution installed (conda develop, hand-written) add folders too.
+    recorded: set[Path] = set()
+    for dist in dists:
+        recorded.update(metadata.resolve_entry(e, dist.base) for e in dist.files or ())
+    for sp in site_packages:
+        for pth in sorted(sp.glob("*.pth")):
+            if pth not in recorded:
+                folders.extend(metadata.pth_paths(metadata.read_text(pth) or "", sp))
+    inside = {Path(os.path.normpath(sp)) for sp in site_packages}
+    shadows: dict[Path, None] = {}
+    for folder in folders:
+        folder = Path(os.path.normpath(folder.absolute()))
+        if folder in inside:
+            continue
+        for candidate in (folder / PACKAGE, folder / f"{PACKAGE}.py"):
+            if candidate.exists():
+                shadows[candidate] = None
+    return list(shadows)
+
+
+def import_probe(
+    target: TargetPython,
+    runner: Runner,
+    *,
+    cwd: Path | None,
+    environ: Mapping[str, str] | None,
+    isolated: bool = False,
+) -> tuple[str | None, str | None]:
+    """(where `import triton` resolves, why it failed) in a fresh interpreter of the target.
+
+    isolated: `python -I` (no cwd, no PYTHONPATH, no user site): what the environment itself provides.
+    Otherwise as the user would see it from `cwd` with `environ`'s PYTHONPATH.
+    """
+    argv: list[str | os.PathLike[str]] = [target.executable, "-B"]
+    if isolated:
+        argv.append("-I")
+    argv += ["-c", _IMPORT_PROBE]
+    env: dict[str, str | None] = {}
+    if not isolated and environ is not None:
+        env["PYTHONPATH"] = environ.get("PYTHONPATH") or None
+    try:
+        result = runner.run(
+            argv, step="purge-probe", probe=True, cwd=cwd if not isolated else target.prefix, env=env,
+            check=False, timeout=300,
+        )
+    except (CommandFailed, ToolMissing) as exc:
+        return None, f"could not run {target.executable}: {exc.message}"
+    if result.dry_run:  # probes run under --dry-run; this only guards a runner told otherwise
+        return None, None
+    for line in reversed(result.stdout.strip().splitlines()):
+        try:
+            data = json.loads(line)
+        except ValueError:
+            continue
+        if isinstance(data, dict) and data.get("ok"):
+            location = data.get("file") or (data.get("path") or [None])[0]
+            return (str(location) if location else "(namespace package)"), None
+        if isinstance(data, dict):
+            return None, str(data.get("error"))
+    tail = (result.stderr or result.stdout).strip().splitlines()[-1:] or ["no output"]
+    return None, f"the interpreter exited with status {result.returncode}: {tail[0]}"
+
+
+def read_site_packages(site_packages: tuple[Path, ...]) -> list[InstalledDist]:
+    return [metadata.read_dist(m) for sp in site_packages for m in metadata.metadata_folders(sp)]
+
+
+def scan_environment(
+    target: TargetPython,
+    runner: Runner,
+    *,
+    cwd: Path | None = None,
+    environ: Mapping[str, str] | None = None,
+) -> TritonScan:
+    """Everything that provides, half-provides or shadows `triton` in the target environment.
+
+    cwd / environ: where the user works and their environment (for shadows and the import check);
+    default the current ones.
+    """
+    from packaging.utils import canonicalize_name
+
+    from bootstrap.purge import pipbridge
+
+    cwd = Path.cwd() if cwd is None else cwd
+    environ = os.environ if environ is None else environ
+    site_packages = target.site_packages
+    dists = read_site_packages(site_packages)
+    owners = owners_in(dists, site_packages)
+    listed: dict[str, pipbridge.Listed] | None
+    try:
+        listed = pipbridge.installed(runner, target.executable, cwd=target.prefix)
+    except (CommandFailed, ToolMissing, ValueError):
+        listed = None  # no pip in the target: the file scan above still stands
+    known = {canonicalize_name(o.name) for o in owners}
+    owners += egg_link_owners(site_packages, known)
+    location, error = import_probe(target, runner, cwd=cwd, environ=environ)
+    return TritonScan(
+        site_packages=site_packages,
+        owners=tuple(owners),
+        overlaps=find_overlaps(owners),
+        leftovers=tuple(find_leftovers(site_packages, owners, dists)),
+        shadows=tuple(find_shadows(cwd, environ, site_packages, dists)),
+        import_location=location,
+        import_error=error,
+        pip_listed=tuple(sorted(listed)) if listed is not None else None,
+        unowned_files=tuple(find_unowned(site_packages, owners)) if owners else (),
+    )
