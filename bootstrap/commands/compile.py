@@ -1,0 +1,142 @@
+"""`tritondev compile FILE.py::KERNEL`: cross-compile a kernel for any target, no GPU needed."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import TYPE_CHECKING, Annotated, Optional
+
+import typer
+
+from bootstrap.commands import options
+
+if TYPE_CHECKING:
+    from bootstrap.kernels.compile import CompileReport
+
+Signature = Annotated[
+    str,
+    typer.Option(
+        "--signature",
+        "-s",
+        help='Types of the non-constexpr arguments, e.g. "x_ptr=*fp32,y_ptr=*fp32:16,n=i32" '
+        "(types: i1 i8 i16 i32 i64 u8 u16 u32 u64 fp16 bf16 fp32 fp64 fp8e4nv fp8e5 ...; *T pointer, "
+        "*kT read-only pointer, :16 multiple of 16).",
+        show_default=False,
+    ),
+]
+Constexpr = Annotated[
+    Optional[list[str]],  # noqa: UP045
+    typer.Option("--constexpr", "-c", help="A tl.constexpr value, NAME=VALUE (repeat).", show_default=False),
+]
+Targets = Annotated[
+    Optional[list[str]],  # noqa: UP045
+    typer.Option(
+        "--target", "-t", help="cuda:<cc> (cuda:80, cuda:90, cuda:120) or hip:gfx<id> (hip:gfx942); repeat.",
+        show_default=False,
+    ),
+]
+Out = Annotated[
+    Optional[Path],  # noqa: UP045
+    typer.Option("--out", "-o", help="Output folder [default: ./triton-out/KERNEL]; one subfolder per target.",
+                 show_default=False),
+]
+NumWarps = Annotated[Optional[int], typer.Option("--num-warps", help="Warps per program.", min=1)]  # noqa: UP045
+NumStages = Annotated[Optional[int], typer.Option("--num-stages", help="Software pipelining stages.", min=1)]  # noqa: UP045
+
+
+def register(app: typer.Typer) -> None:
+    @app.command("compile")
+    def compile_(
+        kernel_ref: Annotated[str, typer.Argument(metavar="FILE.py::KERNEL", help="The @triton.jit kernel.")],
+        signature: Signature,
+        constexpr: Constexpr = None,
+        target: Targets = None,
+        out: Out = None,
+        num_warps: NumWarps = None,
+        num_stages: NumStages = None,
+        python: options.Python = None,
+        workspace: options.Workspace = None,
+        json: options.Json = False,
+        verbose: options.Verbose = False,
+    ) -> None:
+        """Cross-compile a kernel for each --target: every IR stage, SASS, and a resource summary.
+
+        Writes OUT/<backend>-<arch>/KERNEL.{ttir,ttgir,llir,ptx,cubin,sass} (NVIDIA) or
+        KERNEL.{ttir,ttgir,llir,amdgcn,hsaco} (AMD), plus metadata.json. Runs Triton in the target
+        environment; needs no GPU. Exit codes: 0 ok; 2 bad signature, target or FILE::KERNEL;
+        3 triton missing in the target environment; 4 Triton failed to compile for a target.
+        """
+        from bootstrap.context import make_context
+        from bootstrap.kernels.compile import compile_kernel
+        from bootstrap.kernels.signature import parse_constexprs, split_kernel_ref
+        from bootstrap.kernels.targets import parse_targets
+
+        file_text, kernel = split_kernel_ref(kernel_ref)
+        targets = parse_targets(target or [])
+        parse_constexprs(constexpr or [])  # a bad NAME=VALUE is named before anything runs
+        values = {item.partition("=")[0].strip(): item.partition("=")[2].strip() for item in constexpr or []}
+        ctx = make_context(
+            options.given(workspace=workspace, python=python), json=json, verbose=verbose, logs=False
+        )
+        out_dir = out if out is not None else Path("triton-out") / kernel
+        run_options = {k: v for k, v in (("num_warps", num_warps), ("num_stages", num_stages)) if v is not None}
+        report = compile_kernel(ctx, Path(file_text), kernel, signature, values, targets, out_dir, run_options)
+        _render(report, json)
+
+
+def _render(report: CompileReport, as_json: bool) -> None:
+    from bootstrap import ui
+    from bootstrap.errors import ExitCode, ExternalError
+    from bootstrap.kernels.compile import ptxas_fix
+
+    if as_json:
+        ui.emit_json(report.to_json())
+    else:
+        from rich.markup import escape
+
+        console = ui.out()
+        console.print(
+            f"[bold]{escape(report.kernel)}[/bold] from {escape(str(report.source))} "
+            f"(triton {escape(report.triton_version)}, {report.seconds:.1f}s)"
+        )
+        for result in report.results:
+            if not result.ok:
+                console.print(f"  [red]{result.target.label:<12} failed[/red]: {escape(result.error or '')}")
+                continue
+            console.print(f"  [green]{result.target.label:<12}[/green] {escape(_resource_line(result.resources))}")
+            stages = ", ".join(k for k in result.files if k != "metadata")
+            console.print(f"  {'':<12} [dim]{escape(str(result.folder))} ({escape(stages)})[/dim]")
+        if report.nvdisasm:
+            ui.info(f"[dim]SASS by {escape(report.nvdisasm)}[/dim]")
+        for result in report.results:
+            for warning in result.warnings:
+                ui.warn(f"{result.target.label}: {warning}")
+    failed = report.failed
+    if not failed:
+        return
+    if as_json:
+        raise typer.Exit(int(ExitCode.EXTERNAL_FAILED))
+    first = failed[0]
+    labels = ", ".join(r.target.label for r in failed)
+    raise ExternalError(
+        f"Triton failed to compile {report.kernel} for {labels}",
+        fix=ptxas_fix(first.tail) or "the compiler's message is above; fix the kernel or drop that --target",
+        details="\n".join(first.tail[-25:]) or None,
+    )
+
+
+def _resource_line(res: dict[str, int | None]) -> str:
+    def show(value: int | None, unit: str = "") -> str:
+        return "?" if value is None else f"{value}{unit}"
+
+    if "vgprs" in res:
+        return (
+            f"VGPRs {show(res['vgprs'])}  SGPRs {show(res['sgprs'])}  AGPRs {show(res['agprs'])}  "
+            f"spills {show(res['vgpr_spills'])} VGPR / {show(res['sgpr_spills'])} SGPR  "
+            f"scratch {show(res['scratch_bytes'], ' B')}  occupancy {show(res['occupancy'])}  "
+            f"LDS {show(res['lds_bytes'], ' B')}  threads {show(res['threads'])}"
+        )
+    return (
+        f"registers {show(res['registers'])}  spills {show(res['spills'])}  "
+        f"shared {show(res['shared_bytes'], ' B')}  threads {show(res['threads'])}  "
+        f"(warps {show(res['num_warps'])}, stages {show(res['num_stages'])})"
+    )

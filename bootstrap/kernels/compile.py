@@ -1,0 +1,316 @@
+"""`tritondev compile`: cross-compile one kernel for several targets, every stage and SASS, no GPU needed.
+
+The plan (inputs checked, the request for the in-target script) is pure. The driver runs the
+script once for all targets, so Triton is imported once, and disassembles each cubin with
+nvdisasm while the script goes on compiling the next target.
+"""
+
+from __future__ import annotations
+
+import json
+import time
+from concurrent.futures import Future, ThreadPoolExecutor
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from bootstrap.errors import CommandFailed, ExternalError, UsageError
+from bootstrap.kernels import inner, resources
+from bootstrap.kernels.signature import KernelArgs, parse_kernel_args
+from bootstrap.kernels.targets import Target
+
+if TYPE_CHECKING:
+    from bootstrap.context import AppContext
+
+MARKER_FILE = ".tritondev-compile"  # keep in sync with scripts/tritondev_aot.py
+TAIL_LINES = 25
+STAGES = {"cuda": ("ttir", "ttgir", "llir", "ptx", "cubin"), "hip": ("ttir", "ttgir", "llir", "amdgcn", "hsaco")}
+
+
+@dataclass(frozen=True)
+class CompilePlan:
+    source: Path
+    kernel: str
+    args: KernelArgs
+    targets: tuple[Target, ...]  # in the order the user gave them
+    out_dir: Path
+    options: dict[str, int]
+
+    @property
+    def run_order(self) -> tuple[Target, ...]:
+        """CUDA first: each cubin's disassembly then overlaps the compiles that follow it."""
+        return tuple(sorted(self.targets, key=lambda t: t.backend != "cuda"))
+
+    def request(self) -> dict[str, Any]:
+        return {
+            "source": str(self.source),
+            "kernel": self.kernel,
+            "params": [p.to_json() for p in self.args.params],
+            "constexprs": self.args.constexprs,
+            "targets": [{**t.to_json(), "folder": t.folder} for t in self.run_order],
+            "out": str(self.out_dir),
+            "options": self.options,
+        }
+
+
+def plan_compile(
+    source: Path,
+    kernel: str,
+    signature: str,
+    constexprs: dict[str, str],
+    targets: list[Target],
+    out_dir: Path,
+    options: dict[str, int] | None = None,
+) -> CompilePlan:
+    """Check everything that can be checked without Triton; UsageError (exit 2) names the bad part."""
+    items = [f"{k}={v}" for k, v in constexprs.items()]
+    args = parse_kernel_args(signature, items)
+    if not targets:
+        raise UsageError("no --target given", fix="name at least one, e.g. --target cuda:90 --target hip:gfx942")
+    path = source.expanduser()
+    if not path.exists():
+        raise UsageError(f"kernel file {source} does not exist", fix="give FILE.py::KERNEL with an existing file")
+    if not path.is_file():
+        raise UsageError(f"kernel file {source} is not a file", fix="give FILE.py::KERNEL with a Python file")
+    out = out_dir.expanduser().absolute()
+    if out.exists() and not out.is_dir():
+        raise UsageError(f"--out {out_dir} exists and is not a folder", fix="choose a folder for --out")
+    for target in targets:
+        folder = out / target.folder
+        if folder.exists() and (not folder.is_dir() or (any(folder.iterdir()) and not (folder / MARKER_FILE).exists())):
+            raise UsageError(
+                f"{folder} exists and was not written by tritondev compile; refusing to replace it",
+                fix="choose another --out folder, or move that folder away",
+            )
+    return CompilePlan(path.resolve(), kernel, args, tuple(targets), out, dict(options or {}))
+
+
+@dataclass
+class TargetResult:
+    target: Target
+    ok: bool
+    folder: Path | None = None
+    files: dict[str, str] = field(default_factory=dict)
+    resources: dict[str, int | None] = field(default_factory=dict)
+    error: str | None = None
+    tail: list[str] = field(default_factory=list)
+    warnings: list[str] = field(default_factory=list)
+    metadata: dict[str, Any] = field(default_factory=dict)
+
+    def to_json(self) -> dict[str, object]:
+        return {
+            "target": self.target.label,
+            "ok": self.ok,
+            "folder": str(self.folder) if self.folder else None,
+            "files": self.files,
+            "resources": self.resources,
+            "error": self.error,
+            "tail": self.tail,
+            "warnings": self.warnings,
+        }
+
+
+@dataclass
+class CompileReport:
+    kernel: str
+    source: Path
+    out_dir: Path
+    triton_version: str
+    triton_file: str
+    python: str
+    nvdisasm: str | None
+    results: list[TargetResult]
+    seconds: float = 0.0
+
+    @property
+    def ok(self) -> bool:
+        return all(r.ok for r in self.results)
+
+    @property
+    def failed(self) -> list[TargetResult]:
+        return [r for r in self.results if not r.ok]
+
+    def to_json(self) -> dict[str, object]:
+        return {
+            "ok": self.ok,
+            "kernel": self.kernel,
+            "source": str(self.source),
+            "out": str(self.out_dir),
+            "python": self.python,
+            "triton_version": self.triton_version,
+            "triton_file": self.triton_file,
+            "nvdisasm": self.nvdisasm,
+            "seconds": round(self.seconds, 3),
+            "targets": [r.to_json() for r in self.results],
+        }
+
+
+def ptxas_fix(tail: list[str]) -> str | None:
+    """The known fix for a ptxas that does not know the GPU (field problem 14), else None."""
+    text = "\n".join(tail)
+    if "is not defined for option 'gpu-name'" in text:
+        return (
+            "this Triton's ptxas does not know that architecture: point TRITON_PTXAS_PATH (for arch >= 100 "
+            "also TRITON_PTXAS_BLACKWELL_PATH) at the ptxas of a newer CUDA, or upgrade Triton"
+        )
+    return None
+
+
+class _Driver:
+    """State of one compile run: events as they arrive, disassembly jobs running beside the compiler."""
+
+    def __init__(self, ctx: AppContext, plan: CompilePlan, pool: ThreadPoolExecutor) -> None:
+        self.ctx = ctx
+        self.plan = plan
+        self.pool = pool
+        self.hello: dict[str, Any] = {}
+        self.error: dict[str, Any] | None = None
+        self.targets: dict[str, dict[str, Any]] = {}
+        self.jobs: dict[str, Future[tuple[dict[str, str], dict[str, int] | None, list[str]]]] = {}
+        self.nvdisasm: str | None = None
+        self.cuobjdump: str | None = None
+        self.output: list[str] = []
+
+    def on_line(self, line: str) -> None:
+        event = inner.parse_event(line)
+        if event is None:
+            self.output.append(line)
+            return
+        kind = event.get("event")
+        if kind == "hello":
+            self.hello = event
+            bundled = event.get("nvidia_bin")
+            self.nvdisasm = inner.nvidia_tool("nvdisasm", bundled, which=self.ctx.runner.which)
+            self.cuobjdump = inner.nvidia_tool("cuobjdump", bundled, which=self.ctx.runner.which)
+        elif kind == "error":
+            self.error = event
+        elif kind == "target":
+            label = str(event["label"])
+            self.targets[label] = event
+            cubin = event.get("files", {}).get("cubin") if event.get("ok") else None
+            if cubin:
+                self.jobs[label] = self.pool.submit(self.inspect_cubin, Path(cubin), str(event.get("name")))
+
+    def inspect_cubin(self, cubin: Path, name: str) -> tuple[dict[str, str], dict[str, int] | None, list[str]]:
+        """SASS (nvdisasm) and register/local-memory use (cuobjdump) of one cubin."""
+        files: dict[str, str] = {}
+        warnings: list[str] = []
+        usage: dict[str, int] | None = None
+        if self.nvdisasm is None:
+            warnings.append("no nvdisasm found (Triton's bundled one, PATH, /usr/local/cuda/bin): SASS not written")
+        else:
+            result = self.ctx.runner.run([self.nvdisasm, "-c", cubin], step="nvdisasm", probe=True, check=False)
+            if result.ok:
+                sass = cubin.with_suffix(".sass")
+                from bootstrap.fsutil import atomic_write_text
+
+                atomic_write_text(sass, result.stdout)
+                sass.chmod(cubin.stat().st_mode & 0o777)  # like the stages beside it, not private
+                files["sass"] = str(sass)
+            else:
+                last = (result.stderr or result.stdout).strip().splitlines()[-1:] or ["no output"]
+                warnings.append(f"{self.nvdisasm} could not disassemble {cubin.name}: {last[0]}")
+        if self.cuobjdump is None:
+            warnings.append("no cuobjdump found: registers and spills unknown")
+        else:
+            result = self.ctx.runner.run(
+                [self.cuobjdump, "-res-usage", cubin], step="cuobjdump", probe=True, check=False
+            )
+            table = resources.parse_res_usage(result.stdout) if result.ok else {}
+            usage = table.get(name) or (next(iter(table.values())) if len(table) == 1 else None)
+            if usage is None:
+                warnings.append(f"{self.cuobjdump} reported no resource usage for {name}")
+        return files, usage, warnings
+
+    def result_for(self, target: Target) -> TargetResult:
+        event = self.targets.get(target.label)
+        if event is None:
+            return TargetResult(target, False, error="not compiled", tail=self.output[-TAIL_LINES:])
+        if not event.get("ok"):
+            return TargetResult(target, False, error=str(event.get("error")), tail=list(event.get("tail") or []))
+        files = {k: str(v) for k, v in dict(event.get("files") or {}).items()}
+        metadata = dict(event.get("metadata") or {})
+        folder = Path(files["metadata"]).parent if "metadata" in files else self.plan.out_dir / target.folder
+        result = TargetResult(target, True, folder=folder, files=files, metadata=metadata)
+        if target.backend == "cuda":
+            job = self.jobs.get(target.label)
+            usage = None
+            if job is not None:
+                extra, usage, result.warnings = job.result()
+                result.files.update(extra)
+            result.resources = resources.cuda_summary(metadata, usage, target.warp_size)
+        else:
+            amdgcn = files.get("amdgcn")
+            text = Path(amdgcn).read_text(encoding="utf-8", errors="replace") if amdgcn else ""
+            info = resources.parse_amdgcn_info(text, str(event.get("name")))
+            result.resources = resources.hip_summary(metadata, info, target.warp_size)
+        missing = [stage for stage in STAGES[target.backend] if stage not in files]
+        if missing:
+            result.warnings.append(f"this Triton wrote no {', '.join(missing)} for {target.label}")
+        return result
+
+
+def run_plan(ctx: AppContext, plan: CompilePlan) -> CompileReport:
+    python = ctx.target_python().executable
+    started = time.monotonic()
+    with ThreadPoolExecutor(max_workers=2) as pool:
+        driver = _Driver(ctx, plan, pool)
+        result = ctx.runner.run(
+            [python, inner.script("tritondev_aot.py"), json.dumps(plan.request())],
+            step="compile",
+            probe=True,
+            check=False,
+            stream=True,
+            on_line=driver.on_line,
+            # The interpreter would turn @triton.jit into an interpreted function that cannot be compiled.
+            env={"TRITON_INTERPRET": None},
+        )
+        if driver.error is not None:
+            raise_script_error(python, driver.error)
+        if result.returncode != 0 and not driver.targets:
+            # Died before any target (a crash in Triton's import, a signal): show what it printed.
+            raise CommandFailed(result.argv, result.returncode, None, driver.output[-TAIL_LINES:])
+        results = [driver.result_for(t) for t in plan.targets]
+    return CompileReport(
+        kernel=plan.kernel,
+        source=plan.source,
+        out_dir=plan.out_dir,
+        triton_version=str(driver.hello.get("triton_version", "")),
+        triton_file=str(driver.hello.get("triton_file", "")),
+        python=str(python),
+        nvdisasm=driver.nvdisasm if any(t.backend == "cuda" for t in plan.targets) else None,
+        results=results,
+        seconds=time.monotonic() - started,
+    )
+
+
+def raise_script_error(python: Path, event: dict[str, Any]) -> None:
+    kind = event.get("kind")
+    message = str(event.get("message") or "the compile script failed")
+    tail = "\n".join(str(line) for line in event.get("tail") or []) or None
+    if kind == "missing":
+        raise inner.missing_module_error(python, event)
+    if kind in ("usage", "unsupported"):
+        fix = event.get("fix") or "check FILE.py::KERNEL, --signature and --constexpr against the kernel's arguments"
+        raise UsageError(message, fix=str(fix), details=tail)
+    raise ExternalError(message, fix="check the Triton install: tritondev doctor", details=tail)
+
+
+def compile_kernel(
+    ctx: AppContext,
+    source: Path,
+    kernel: str,
+    signature: str,
+    constexprs: dict[str, str],
+    targets: list[Target],
+    out_dir: Path,
+    options: dict[str, int] | None = None,
+) -> CompileReport:
+    """Compile `source::kernel` for every target into out_dir/<backend>-<arch>/ (stages, SASS, metadata).
+
+    Raises UsageError for bad inputs (nothing written), ToolMissing when triton is not in the target
+    environment; per-target compiler failures are in the report (`.ok` False, `.failed`).
+    """
+    plan = plan_compile(source, kernel, signature, constexprs, targets, out_dir, options)
+    return run_plan(ctx, plan)
+

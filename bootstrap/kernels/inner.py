@@ -1,0 +1,73 @@
+"""Running the scripts in `scripts/` with the target interpreter, and reading their events."""
+
+from __future__ import annotations
+
+import json
+import os
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+from bootstrap.errors import ToolMissing
+
+SCRIPTS = Path(__file__).resolve().parent / "scripts"
+MARKER = "@@tritondev "  # keep in sync with scripts/tritondev_protocol.py
+
+# pip names of the modules the scripts need, for the fix line of a "missing" error.
+PIP_NAMES = {"triton": "triton", "torch": "torch", "numpy": "numpy"}
+
+
+def script(name: str) -> Path:
+    return SCRIPTS / name
+
+
+def parse_event(line: str) -> dict[str, Any] | None:
+    """The event on a marker line, or None for any other output (kernels and Triton print freely)."""
+    if not line.startswith(MARKER):
+        return None
+    try:
+        data = json.loads(line[len(MARKER) :])
+    except ValueError:
+        return None
+    return data if isinstance(data, dict) else None
+
+
+def events(text: str) -> list[dict[str, Any]]:
+    return [e for e in (parse_event(line) for line in text.splitlines()) if e is not None]
+
+
+def other_lines(text: str) -> list[str]:
+    return [line for line in text.splitlines() if not line.startswith(MARKER) and line.strip()]
+
+
+def missing_module_error(python: Path, event: dict[str, Any]) -> ToolMissing:
+    """'triton is not installed' with the exact pip command for this environment."""
+    module = str(event.get("module") or "triton")
+    package = PIP_NAMES.get(module, module)
+    fix = f"{python} -m pip install {package}"
+    if module == "triton":
+        fix += "  (or build it from source: tritondev setup)"
+    return ToolMissing(f"{event.get('message') or module + ' is not installed'} ({python})", fix=fix)
+
+
+def nvidia_tool(
+    name: str,
+    bundled_dir: str | None,
+    environ: dict[str, str] | None = None,
+    which: Callable[[str], str | None] | None = None,
+) -> str | None:
+    """Which nvdisasm/cuobjdump to use: Triton's knob variable, Triton's bundled copy, PATH, /usr/local/cuda.
+
+    The same order Triton itself uses for its tools (knobs.py env_nvidia_tool), then the system's.
+    """
+    env = dict(os.environ) if environ is None else environ
+    candidates: list[str | None] = [env.get(f"TRITON_{name.upper()}_PATH")]
+    if bundled_dir:
+        candidates.append(os.path.join(bundled_dir, name))
+    if which is not None:
+        candidates.append(which(name))
+    candidates.append(os.path.join(env.get("CUDA_HOME") or "/usr/local/cuda", "bin", name))
+    for candidate in candidates:
+        if candidate and os.path.isfile(candidate) and os.access(candidate, os.X_OK):
+            return candidate
+    return None

@@ -1,0 +1,156 @@
+"""Resource summaries of compiled kernels, from text the tools print. Pure parsers, unit-tested.
+
+NVIDIA: registers and local memory come from the cubin (`cuobjdump -res-usage`), the dynamic shared
+memory and the launch shape from Triton's metadata. Triton's own `n_spills` is the driver's
+local-memory size divided by 4 (`driver.c`), and so is `spills` here.
+AMD: the compiler's "Kernel info" comment block and the amdhsa metadata in the .amdgcn text.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Mapping
+from typing import Any
+
+_FUNCTION = re.compile(r"^\s*Function\s+(\S+?):\s*$")
+_PAIR = re.compile(r"([A-Z_]+(?:\[\d+\])?):(\d+)")
+
+
+def parse_res_usage(text: str) -> dict[str, dict[str, int]]:
+    """`cuobjdump -res-usage` -> {function: {"REG": 30, "STACK": 0, "SHARED": 0, "LOCAL": 0, ...}}."""
+    result: dict[str, dict[str, int]] = {}
+    current: str | None = None
+    for line in text.splitlines():
+        match = _FUNCTION.match(line)
+        if match:
+            current = match.group(1)
+            result[current] = {}
+            continue
+        if current is not None:
+            pairs = _PAIR.findall(line)
+            if pairs:
+                result[current].update({k: int(v) for k, v in pairs})
+    return result
+
+
+_INFO_LINE = re.compile(r"^;\s*([A-Za-z][A-Za-z ]*?)\s*[:=]\s*(\d+)")
+_YAML_LINE = re.compile(r"^\s*-?\s*\.([a-z_]+):\s+(\S+)\s*$")
+_INFO_KEYS = {
+    "TotalNumSgprs": "sgprs",
+    "NumSgprs": "sgprs",
+    "NumVgprs": "vgprs",
+    "NumAgprs": "agprs",
+    "TotalNumVgprs": "total_vgprs",
+    "ScratchSize": "scratch_bytes",
+    "Occupancy": "occupancy",
+    "LDSByteSize": "lds_static_bytes",
+    "codeLenInByte": "code_bytes",
+}
+_YAML_KEYS = {
+    "sgpr_spill_count": "sgpr_spills",
+    "vgpr_spill_count": "vgpr_spills",
+    "wavefront_size": "wavefront_size",
+    "max_flat_workgroup_size": "max_workgroup_size",
+    "group_segment_fixed_size": "lds_static_bytes",
+    "private_segment_fixed_size": "scratch_bytes",
+    "sgpr_count": "sgprs",
+    "vgpr_count": "vgprs",
+    "agpr_count": "agprs",
+}
+
+
+def parse_amdgcn_info(text: str, kernel: str | None = None) -> dict[str, int]:
+    """Kernel info of an .amdgcn listing: VGPRs, SGPRs, AGPRs, spills, scratch, LDS, occupancy.
+
+    The "; Kernel info:" block comes first (what the compiler reports); the amdhsa metadata fills in
+    spill counts and anything the block lacks. With several kernels, `kernel` picks one by name.
+    """
+    info: dict[str, int] = {}
+    in_block = False
+    for line in text.splitlines():
+        stripped = line.strip()
+        if stripped.startswith("; Kernel info:"):
+            in_block = True
+            continue
+        if in_block:
+            if not stripped.startswith(";"):
+                in_block = False
+                continue
+            match = _INFO_LINE.match(stripped)
+            if match:
+                key = _INFO_KEYS.get(match.group(1).replace(" ", ""))
+                if key is not None and (key not in info or match.group(1) == "TotalNumSgprs"):
+                    info[key] = int(match.group(2))
+    meta = _amdhsa_kernel(text, kernel)
+    for yaml_key, key in _YAML_KEYS.items():
+        value = meta.get(yaml_key)
+        if value is not None and value.isdigit():
+            info.setdefault(key, int(value))
+    return info
+
+
+def _amdhsa_kernel(text: str, kernel: str | None) -> dict[str, str]:
+    """The top-level keys of one entry of `amdhsa.kernels` (the YAML between .amdgpu_metadata markers)."""
+    start = text.find("amdhsa.kernels:")
+    if start < 0:
+        return {}
+    entries: list[dict[str, str]] = []
+    for line in text[start:].splitlines()[1:]:
+        if line and not line.startswith(" "):
+            break  # the next top-level key (amdhsa.target, ...)
+        if line.startswith("  - "):
+            entries.append({})
+        if not entries:
+            continue
+        indent = len(line) - len(line.lstrip(" "))
+        if indent > 4:
+            continue  # nested lists (.args) have keys of their own
+        match = _YAML_LINE.match(line)
+        if match:
+            entries[-1][match.group(1)] = match.group(2)
+    for entry in entries:
+        if kernel is None or entry.get("name") == kernel:
+            return entry
+    return entries[0] if entries else {}
+
+
+def _int(metadata: Mapping[str, Any], key: str) -> int | None:
+    value = metadata.get(key)
+    return value if isinstance(value, int) and not isinstance(value, bool) else None
+
+
+def cuda_summary(metadata: Mapping[str, Any], usage: Mapping[str, int] | None, warp_size: int) -> dict[str, int | None]:
+    """Registers/thread, spills (Triton's n_spills: local bytes / 4), shared memory, threads per CTA."""
+    num_warps = _int(metadata, "num_warps")
+    shared = _int(metadata, "shared")
+    static_shared = usage.get("SHARED") if usage else None
+    local = usage.get("LOCAL") if usage else None
+    return {
+        "registers": usage.get("REG") if usage else None,
+        "spills": local // 4 if local is not None else None,
+        "local_bytes": local,
+        "shared_bytes": None if shared is None else shared + (static_shared or 0),
+        "threads": None if num_warps is None else num_warps * (_int(metadata, "warp_size") or warp_size),
+        "num_warps": num_warps,
+        "num_stages": _int(metadata, "num_stages"),
+        "num_ctas": _int(metadata, "num_ctas"),
+    }
+
+
+def hip_summary(metadata: Mapping[str, Any], info: Mapping[str, int], warp_size: int) -> dict[str, int | None]:
+    """VGPRs, SGPRs, AGPRs, spills, scratch, occupancy (waves/SIMD), LDS (Triton's dynamic + static)."""
+    num_warps = _int(metadata, "num_warps")
+    shared = _int(metadata, "shared")
+    return {
+        "vgprs": info.get("vgprs"),
+        "sgprs": info.get("sgprs"),
+        "agprs": info.get("agprs"),
+        "vgpr_spills": info.get("vgpr_spills"),
+        "sgpr_spills": info.get("sgpr_spills"),
+        "scratch_bytes": info.get("scratch_bytes"),
+        "occupancy": info.get("occupancy"),
+        "lds_bytes": None if shared is None else shared + info.get("lds_static_bytes", 0),
+        "threads": None if num_warps is None else num_warps * (_int(metadata, "warp_size") or warp_size),
+        "num_warps": num_warps,
+        "num_stages": _int(metadata, "num_stages"),
+    }

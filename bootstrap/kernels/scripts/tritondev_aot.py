@@ -1,0 +1,213 @@
+# mypy: ignore-errors
+"""Ahead-of-time compile one @triton.jit kernel for several targets; no GPU needed.
+
+Runs in the target interpreter: `python tritondev_aot.py '<request json>'`. Writes every stage Triton
+produces into <out>/<backend>-<arch>/ and reports each target as an event (tritondev_protocol).
+Works with Triton releases whose ASTSource takes `constexprs=` (3.3+) or `constants=` (3.2).
+"""
+
+import importlib.util
+import inspect
+import json
+import os
+import shutil
+import sys
+
+from tritondev_protocol import EXIT_MISSING, EXIT_USAGE, emit, error_tail, fail, import_triton
+
+MARKER_FILE = ".tritondev-compile"
+
+
+def load_module(path):
+    folder = os.path.dirname(os.path.abspath(path))
+    # The kernel's own folder first, as when its author runs it, so sibling imports work.
+    sys.path.insert(0, folder)
+    stem = os.path.splitext(os.path.basename(path))[0]
+    name = stem if stem.isidentifier() and stem not in sys.modules else "_tritondev_kernel_module"
+    spec = importlib.util.spec_from_file_location(name, path)
+    module = importlib.util.module_from_spec(spec)
+    sys.modules[name] = module
+    try:
+        spec.loader.exec_module(module)
+    except ModuleNotFoundError as exc:
+        fail("missing", f"{path} imports {exc.name}, which is not installed in this environment",
+             EXIT_MISSING, module=exc.name)
+    except Exception as exc:
+        fail("usage", f"{path} failed to import: {type(exc).__name__}: {exc}", EXIT_USAGE, tail=error_tail(exc))
+    return module
+
+
+def find_kernel(module, path, kernel):
+    from triton.runtime.jit import JITFunction
+
+    def unwrap(obj):
+        # @triton.autotune / @triton.heuristics wrap the JITFunction in .fn
+        seen = 0
+        while not isinstance(obj, JITFunction) and hasattr(obj, "fn") and seen < 8:
+            obj, seen = obj.fn, seen + 1
+        return obj if isinstance(obj, JITFunction) else None
+
+    kernels = sorted(name for name, value in vars(module).items() if unwrap(value) is not None)
+    found = getattr(module, kernel, None)
+    listing = ", ".join(kernels) if kernels else "none"
+    if found is None:
+        fail("usage", f"{path} has no kernel named {kernel!r} (its @triton.jit kernels: {listing})", EXIT_USAGE,
+             kernels=kernels)
+    fn = unwrap(found)
+    if fn is None:
+        fail("usage", f"{kernel!r} in {path} is not a @triton.jit kernel (its kernels: {listing})", EXIT_USAGE,
+             kernels=kernels)
+    return fn
+
+
+def describe_args(fn):
+    parts = []
+    for p in fn.params:
+        parts.append(f"{p.name}: tl.constexpr" if p.is_constexpr else p.name)
+    return ", ".join(parts)
+
+
+def guess_type(name):
+    return "*fp32" if "ptr" in name.lower() else "i32"
+
+
+def match_arguments(fn, params, constexprs):
+    """Pair the user's types and values with the kernel's arguments; usage errors name what is wrong."""
+    names = list(fn.arg_names)
+    types = {p["name"]: p for p in params}
+    unknown = [n for n in list(types) + list(constexprs) if n not in names]
+    if unknown:
+        fail("usage", f"{fn.__name__} has no argument {', '.join(unknown)} (its arguments: {describe_args(fn)})",
+             EXIT_USAGE)
+    defaults = inspect.signature(fn.fn).parameters
+    plan, missing_types, missing_values, typed_constexprs = [], [], [], []
+    for i, p in enumerate(fn.params):
+        name = p.name
+        if p.is_constexpr:
+            if name in types:
+                typed_constexprs.append(name)
+            elif name in constexprs:
+                plan.append((i, name, "constexpr", constexprs[name], None))
+            elif defaults[name].default is not inspect.Parameter.empty:
+                plan.append((i, name, "constexpr", defaults[name].default, None))
+            else:
+                missing_values.append(name)
+        elif name in types:
+            plan.append((i, name, types[name]["type"], None, types[name].get("divisibility")))
+        elif name in constexprs:
+            # A plain argument fixed to a value at compile time, as Triton's own AOT compiler allows.
+            plan.append((i, name, "constexpr", constexprs[name], None))
+        else:
+            missing_types.append(name)
+    if typed_constexprs:
+        example = " ".join(f"--constexpr {n}=VALUE" for n in typed_constexprs)
+        fail("usage", f"{', '.join(typed_constexprs)} of {fn.__name__} is a tl.constexpr, not a typed argument",
+             EXIT_USAGE, fix=f"drop it from --signature and give {example}")
+    if missing_types:
+        example = ",".join(f"{n}={guess_type(n)}" for n in missing_types)
+        fail("usage", f"--signature gives no type for {', '.join(missing_types)} of {fn.__name__}"
+             f"({describe_args(fn)})", EXIT_USAGE, fix=f"add them to --signature, e.g. {example}")
+    if missing_values:
+        example = " ".join(f"--constexpr {n}=VALUE" for n in missing_values)
+        fail("usage", f"tl.constexpr {', '.join(missing_values)} of {fn.__name__} has no value and no default",
+             EXIT_USAGE, fix=f"give {example}")
+    return plan
+
+
+def make_source(triton, fn, plan):
+    from triton.compiler import ASTSource
+
+    accepted = inspect.signature(ASTSource.__init__).parameters
+    hinted = {i: hint for i, _, _, _, hint in plan if hint}
+    if "constexprs" in accepted:
+        # Triton 3.3+: every argument is in the signature, constexprs typed "constexpr".
+        signature = {name: ty for _, name, ty, _, _ in plan}
+        values = {name: value for _, name, ty, value, _ in plan if ty == "constexpr"}
+        attrs = {(i,): [["tt.divisibility", hint]] for i, hint in hinted.items()}
+        return ASTSource(fn, signature=signature, constexprs=values, attrs=attrs)
+    if "constants" in accepted:
+        # Triton 3.2: constants are left out of the signature; hints go through AttrsDescriptor.
+        from triton.backends.compiler import AttrsDescriptor
+
+        signature = {name: ty for _, name, ty, _, _ in plan if ty != "constexpr"}
+        values = {name: value for _, name, ty, value, _ in plan if ty == "constexpr"}
+        attrs = AttrsDescriptor.from_hints(hinted)
+        return ASTSource(fn, signature=signature, constants=values, attrs=attrs)
+    fail("unsupported", f"this Triton's ASTSource takes ({', '.join(accepted)}); tritondev knows constexprs= "
+         "and constants=", EXIT_USAGE)
+
+
+def json_safe(value):
+    if hasattr(value, "_asdict"):
+        return {k: json_safe(v) for k, v in value._asdict().items()}
+    if isinstance(value, dict):
+        return {str(k): json_safe(v) for k, v in value.items()}
+    if isinstance(value, (list, tuple)):
+        return [json_safe(v) for v in value]
+    if value is None or isinstance(value, (bool, int, float, str)):
+        return value
+    if hasattr(value, "__dataclass_fields__"):
+        return {k: json_safe(getattr(value, k)) for k in value.__dataclass_fields__}
+    return str(value)
+
+
+def write_target(out, folder, kernel, compiled):
+    """All stages into a fresh folder, then swapped in whole: never a half-written target folder."""
+    os.makedirs(out, exist_ok=True)
+    final = os.path.join(out, folder)
+    tmp = os.path.join(out, f".{folder}.tmp-{os.getpid()}")
+    shutil.rmtree(tmp, ignore_errors=True)
+    os.makedirs(tmp)
+    files = {}
+    for ext, data in compiled.asm.items():
+        if ext == "source":
+            continue
+        name = f"{kernel}.{ext}"
+        mode = "wb" if isinstance(data, bytes) else "w"
+        with open(os.path.join(tmp, name), mode) as fh:
+            fh.write(data)
+        files[ext] = os.path.join(final, name)
+    metadata = json_safe(compiled.metadata)
+    with open(os.path.join(tmp, "metadata.json"), "w") as fh:
+        json.dump(metadata, fh, indent=2, sort_keys=True)
+    files["metadata"] = os.path.join(final, "metadata.json")
+    with open(os.path.join(tmp, MARKER_FILE), "w") as fh:
+        fh.write("written by tritondev compile; this folder is replaced as a whole on the next compile\n")
+    old = None
+    if os.path.isdir(final):
+        old = os.path.join(out, f".{folder}.old-{os.getpid()}")
+        os.rename(final, old)
+    os.rename(tmp, final)
+    if old:
+        shutil.rmtree(old, ignore_errors=True)
+    return files, metadata
+
+
+def main():
+    request = json.loads(sys.argv[1])
+    triton = import_triton()
+    from triton.backends.compiler import GPUTarget
+
+    tools = os.path.join(os.path.dirname(os.path.abspath(triton.__file__)), "backends", "nvidia", "bin")
+    emit("hello", triton_version=triton.__version__, triton_file=triton.__file__, nvidia_bin=tools)
+    module = load_module(request["source"])
+    fn = find_kernel(module, request["source"], request["kernel"])
+    plan = match_arguments(fn, request["params"], request["constexprs"])
+    source = make_source(triton, fn, plan)
+    options = {k: v for k, v in request.get("options", {}).items() if v is not None}
+    name = fn.__name__
+    for target in request["targets"]:
+        label = target["label"]
+        try:
+            compiled = triton.compile(source, target=GPUTarget(target["backend"], target["arch"],
+                                                               target["warp_size"]), options=options)
+        except Exception as exc:
+            emit("target", label=label, ok=False, error=f"{type(exc).__name__}", tail=error_tail(exc))
+            continue
+        files, metadata = write_target(request["out"], target["folder"], name, compiled)
+        emit("target", label=label, ok=True, name=metadata.get("name", name), files=files, metadata=metadata)
+    emit("done")
+
+
+if __name__ == "__main__":
+    main()
