@@ -1,0 +1,57 @@
+"""`tritondev env`: exports for `eval "$(tritondev env)"`."""
+
+from __future__ import annotations
+
+from typing import Annotated, Optional
+
+import typer
+
+from bootstrap.commands import options
+
+Backend = Annotated[
+    Optional[str],  # noqa: UP045
+    typer.Option(
+        "--backend",
+        help="nvidia or amd: which assembly dump --dump-ir turns on [env: TRITONDEV_BACKEND; default: nvidia].",
+        show_default=False,
+    ),
+]
+DumpIr = Annotated[
+    bool,
+    typer.Option(
+        "--dump-ir",
+        help="Also TRITON_ALWAYS_COMPILE=1, MLIR_ENABLE_DUMP=1, TRITON_DISABLE_LINE_INFO=1 and "
+        "NVPTX_ENABLE_DUMP=1 (nvidia) or AMDGCN_ENABLE_DUMP=1 (amd).",
+    ),
+]
+
+
+def register(app: typer.Typer) -> None:
+    @app.command("env")
+    def env(
+        dump_ir: DumpIr = False,
+        backend: Backend = None,
+        shell: Annotated[
+            Optional[str],  # noqa: UP045
+            typer.Option("--shell", help="bash, zsh or fish [default: from $SHELL, else bash].", show_default=False),
+        ] = None,
+        workspace: options.Workspace = None,
+    ) -> None:
+        """Print exports for `eval "$(tritondev env)"` (fish: `tritondev env --shell fish | source`).
+
+        The variables of the workspace env file (ptxas and cache settings `tritondev doctor --fix` found
+        to work), plus the IR-dump switches with --dump-ir. Only exports go to stdout.
+        """
+        import os
+        import sys
+
+        from bootstrap.context import make_context
+        from bootstrap.envexports import SHELLS, collect_variables, detect_shell, render_exports
+        from bootstrap.errors import UsageError
+
+        if shell is not None and shell not in SHELLS:
+            raise UsageError(f"unknown shell '{shell}'", fix=f"use --shell {' | '.join(SHELLS)}")
+        ctx = make_context(options.given(workspace=workspace, backend=backend), logs=False)
+        values = collect_variables(ctx.workspace.env_file, dump_ir=dump_ir, backend=ctx.settings.backend)
+        sys.stdout.write(render_exports(values, shell or detect_shell(os.environ)))
+        sys.stdout.flush()

@@ -1,0 +1,149 @@
+"""`tritondev run [--dump-ir] -- COMMAND ...`: run a command with tritondev's environment."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Annotated, Optional
+
+import typer
+
+from bootstrap.commands import options
+from bootstrap.commands.env import Backend, DumpIr
+
+
+def register(app: typer.Typer) -> None:
+    @app.command(
+        "run",
+        context_settings={"allow_extra_args": True, "ignore_unknown_options": True},
+    )
+    def run(
+        command: Annotated[
+            Optional[list[str]],  # noqa: UP045
+            typer.Argument(help="The command and its arguments (after --).", show_default=False),
+        ] = None,
+        dump_ir: DumpIr = False,
+        dump_dir: Annotated[
+            Optional[Path],  # noqa: UP045
+            typer.Option(
+                "--dump-dir",
+                help="Where --dump-ir writes one file per pass and index.txt/index.json "
+                "[default: <workspace>/dumps/<timestamp>/]; must be new or empty.",
+                show_default=False,
+            ),
+        ] = None,
+        backend: Backend = None,
+        workspace: options.Workspace = None,
+        dry_run: options.DryRun = False,
+        verbose: options.Verbose = False,
+    ) -> None:
+        """Run COMMAND with the workspace env file's variables (those `tritondev env` prints) and pass its exit
+        status through.
+
+        With --dump-ir it also turns on Triton's IR dumps, takes them out of the command's output and
+        splits them into one numbered file per pass (0001-<pass>.mlir ..., the final .ptx/.amdgcn) with an
+        index of passes in order; the command's own output is still shown.
+        """
+        from bootstrap.context import make_context
+        from bootstrap.envexports import collect_variables
+        from bootstrap.errors import UsageError
+
+        if not command:
+            raise UsageError("no command to run", fix="tritondev run [--dump-ir] -- python my_kernel.py")
+        ctx = make_context(
+            options.given(workspace=workspace, backend=backend), dry_run=dry_run, verbose=verbose, logs=False
+        )
+        values: dict[str, str | None] = dict(
+            collect_variables(ctx.workspace.env_file, dump_ir=dump_ir, backend=ctx.settings.backend)
+        )
+        if not dump_ir:
+            result = ctx.runner.run_attached(command, step="run", env=values)
+            raise typer.Exit(result.returncode)
+        raise typer.Exit(_run_with_dumps(ctx, list(command), values, dump_dir))
+
+
+def _default_dump_dir(workspace_root: Path) -> Path:
+    import time
+
+    base = workspace_root / "dumps" / time.strftime("%Y%m%d-%H%M%S")
+    folder, n = base, 1
+    while folder.exists():
+        n += 1
+        folder = base.with_name(f"{base.name}-{n}")
+    return folder
+
+
+def _run_with_dumps(ctx: object, command: list[str], values: dict[str, str | None], dump_dir: Path | None) -> int:
+    import sys
+
+    from rich.markup import escape
+
+    from bootstrap import ui
+    from bootstrap.context import AppContext
+    from bootstrap.errors import ConfigError, UsageError
+    from bootstrap.irdump import Counter, DumpSection, DumpSplitter, DumpWriter
+
+    assert isinstance(ctx, AppContext)
+    folder = (dump_dir or _default_dump_dir(ctx.workspace.root)).absolute()
+    if folder.exists() and (not folder.is_dir() or any(folder.iterdir())):
+        raise UsageError(
+            f"dump folder {folder} already exists and is not empty",
+            fix="choose a new --dump-dir (or leave it out for a fresh <workspace>/dumps/<timestamp>/)",
+        )
+    # Python buffers stdout in a pipe; unbuffered, the NVPTX/AMDGCN dumps (stdout) and the MLIR
+    # dumps (stderr) arrive in the order they were printed, so the pass numbers follow the pipeline.
+    values["PYTHONUNBUFFERED"] = "1"
+    values["MLIR_DUMP_PATH"] = None  # would send the MLIR dump to a file instead of stderr
+    if ctx.dry_run:
+        ctx.runner.run_attached(command, step="run", env=values)
+        ui.info(f"would write one file per pass and index.txt/index.json to {escape(str(folder))}")
+        return 0
+    try:
+        folder.mkdir(parents=True, exist_ok=True)
+    except OSError as exc:
+        raise ConfigError(
+            f"cannot create dump folder {folder}: {exc.strerror}", fix="choose a writable --dump-dir"
+        ) from None
+
+    writer = DumpWriter(folder)
+    counter = Counter()
+    splitters = {"out": DumpSplitter(counter), "err": DumpSplitter(counter)}
+    streams = {"out": sys.stdout, "err": sys.stderr}
+
+    def handle(which: str, events: list[DumpSection | str]) -> None:
+        for event in events:
+            if isinstance(event, DumpSection):
+                writer.write(event)
+            else:
+                stream = streams[which]
+                stream.flush()
+                stream.buffer.write(event.encode("utf-8", "surrogateescape"))
+                stream.buffer.flush()
+
+    returncode: int | None = None
+    try:
+        result = ctx.runner.run_attached(
+            command,
+            step="run",
+            env=values,
+            on_stdout=lambda line: handle("out", splitters["out"].feed(line)),
+            on_stderr=lambda line: handle("err", splitters["err"].feed(line)),
+        )
+        returncode = result.returncode
+    finally:
+        for which, splitter in splitters.items():
+            handle(which, splitter.close())
+        writer.write_index(command, returncode)
+    rows = writer.rows
+    if rows:
+        kernels = sorted({r.kernel for r in rows if r.kernel})
+        ui.info(
+            f"{len(rows)} IR dumps ({len(kernels)} kernel{'s' if len(kernels) != 1 else ''}: "
+            f"{escape(', '.join(kernels) or '-')}) written to {escape(str(folder))}; "
+            f"index: {escape(str(folder / 'index.txt'))}"
+        )
+    else:
+        ui.warn(
+            f"no IR dump was captured (index written to {folder}): the command compiled no Triton kernel, "
+            "or its dumps went elsewhere"
+        )
+    return returncode

@@ -1,0 +1,60 @@
+"""The variables `tritondev env` prints and `tritondev run` sets, and how each shell spells them.
+
+Sources, later wins: the workspace env file (<workspace>/env.sh: what `doctor --fix` proved works,
+e.g. TRITON_PTXAS_PATH, TRITON_CACHE_DIR), then the IR-dump switches with --dump-ir.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import shlex
+from collections.abc import Mapping
+from pathlib import Path
+
+from bootstrap.envfile import read_env_file
+from bootstrap.errors import ConfigError, UsageError
+from bootstrap.irdump import dump_variables
+
+SHELLS = ("bash", "zsh", "fish")
+_NAME = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*$")
+
+
+def detect_shell(environ: Mapping[str, str]) -> str:
+    """The user's shell from $SHELL when it is one we can write for; bash otherwise."""
+    name = os.path.basename(environ.get("SHELL", ""))
+    return name if name in SHELLS else "bash"
+
+
+def collect_variables(env_file: Path, *, dump_ir: bool, backend: str) -> dict[str, str]:
+    """Everything to export, in a stable order."""
+    try:
+        values = read_env_file(env_file)
+    except (OSError, ValueError) as exc:
+        raise ConfigError(
+            f"cannot read the workspace env file {env_file}: {exc}",
+            fix="fix or remove that file; `tritondev doctor --fix` writes it again",
+        ) from None
+    if dump_ir:
+        values.update(dump_variables(backend))
+    return values
+
+
+def fish_quote(value: str) -> str:
+    """A fish single-quoted string: only backslash and the quote itself are special there."""
+    return "'" + value.replace("\\", "\\\\").replace("'", "\\'") + "'"
+
+
+def render_exports(values: Mapping[str, str], shell: str) -> str:
+    """One line per variable that `eval` in `shell` turns into an exported variable."""
+    if shell not in SHELLS:
+        raise UsageError(f"unknown shell '{shell}'", fix=f"use one of: {', '.join(SHELLS)}")
+    lines = []
+    for name, value in values.items():
+        if not _NAME.match(name):
+            raise ConfigError(f"'{name}' is not a valid environment variable name", fix="fix the workspace env file")
+        if shell == "fish":
+            lines.append(f"set -gx {name} {fish_quote(value)}")
+        else:
+            lines.append(f"export {name}={shlex.quote(value)}")
+    return "".join(line + "\n" for line in lines)

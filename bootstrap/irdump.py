@@ -1,0 +1,348 @@
+"""Split Triton's IR dumps into one file per pass.
+
+With MLIR_ENABLE_DUMP=1 Triton's MLIR pass manager prints, before each pass,
+    // -----// IR Dump Before <Pass>: <arg> ('<op>' operation[: @<name>]) //----- //
+(older MLIR: `<Pass> (<arg>)`) and the module, to stderr. LLVM_IR_ENABLE_DUMP=1 prints
+`; *** IR Dump After <Pass> on <function> ***` sections of LLVM IR, and NVPTX_ENABLE_DUMP /
+AMDGCN_ENABLE_DUMP print `// -----// NVPTX Dump //----- //` (or AMDGCN) and the assembly, to stdout.
+
+`DumpSplitter` reads one stream line by line and separates dump sections from the program's own
+output, which it hands back untouched so that it can be forwarded. A section ends at the next
+header, at the end of the stream, or at the first line outside any brace that cannot be IR (a
+Python warning, the program's own print). It is pure: no I/O, fed with text, unit-testable on real
+dumps. `DumpWriter` writes the sections to `NNNN-<pass>.<ext>` files and the index.
+"""
+
+from __future__ import annotations
+
+import re
+import threading
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from bootstrap.fsutil import atomic_write_json, atomic_write_text
+
+# Environment that makes Triton dump IR (read by triton/knobs.py and the C++ GetEnv.h).
+DUMP_VARIABLES_COMMON = {
+    "TRITON_ALWAYS_COMPILE": "1",  # cached kernels would compile nothing, so dump nothing
+    "MLIR_ENABLE_DUMP": "1",
+    "TRITON_DISABLE_LINE_INFO": "1",  # drops loc(...) noise from every line of the dump
+}
+DUMP_VARIABLES_BY_BACKEND = {"nvidia": {"NVPTX_ENABLE_DUMP": "1"}, "amd": {"AMDGCN_ENABLE_DUMP": "1"}}
+
+
+def dump_variables(backend: str) -> dict[str, str]:
+    return {**DUMP_VARIABLES_COMMON, **DUMP_VARIABLES_BY_BACKEND[backend]}
+
+
+_MLIR_HEADER = re.compile(r"^// -----// (?P<title>.*?)(?:\s*//----- //)?\s*$")
+_LLVM_HEADER = re.compile(r"^(?:;|#)?\s*\*\*\* IR Dump (?P<when>Before|After) (?P<title>.*?) \*\*\*:?\s*$")
+_OP_SUFFIX = re.compile(r"\s*\('(?P<op>[^']+)' operation(?::\s*@(?P<name>[^)]*))?\)\s*$")
+_PASS_ARG = re.compile(r"^(?P<pass>[^:(]+?)(?::\s*(?P<arg>.*)|\s+\((?P<arg2>.*)\))?$")
+_ON_FUNCTION = re.compile(r"^(?P<pass>.+?) on (?P<target>\[module\]|\(.*\)|\S+)$")
+
+# Lines that can appear outside any brace inside a dump (MLIR, LLVM IR, PTX, AMDGCN, pass-manager log).
+_IR_TOP_LEVEL = re.compile(
+    r"""^(?:
+        \s*$                                  # blank
+      | \s                                    # indented
+      | //|;|\#|!|@|%|\$                      # comments, aliases, metadata, globals, labels
+      | [{}()\]]\s*$ | \}                     # lone braces, closing lines (`} loc(#loc)`)
+      | \.[A-Za-z_]                           # directives: .version .entry .text .amdhsa_kernel
+      | [\w.$@%"-]+:\s*(?:(?://|;).*)?$       # labels: `add_kernel:  ; @add_kernel`, `$L__BB0_2:`
+      | ---\s*$ | \.\.\.\s*$ | amdhsa\.       # AMDGPU metadata (YAML)
+      | bb\.\d+ | \d+B\s                     # machine IR blocks, slot indexes
+      | \{-\# | \#-\}                         # MLIR external resources
+      | (?:module|"builtin\.module"|builtin\.module|tt\.func|llvm\.\w+|func\.func|gpu\.module)\b
+      | (?:define|declare|attributes|target|source_filename|module\ asm)\b
+      | Running\ (?:pass|analysis)|Invalidating\ |Clearing\ all\ analysis|Skipping\ pass
+    )""",
+    re.X,
+)
+_STRING = re.compile(r'"(?:[^"\\]|\\.)*"')
+_KERNEL_IN_BODY = (
+    re.compile(r"^\s*(?:tt\.func|llvm\.func|func\.func)\s+(?:public\s+|private\s+|internal\s+)*@\"?([\w$.]+)"),
+    re.compile(r"^define\s[^@]*@\"?([\w$.]+)"),
+    re.compile(r"^\.(?:visible\s+)?\.?entry\s+([\w$]+)"),
+    re.compile(r"^\s*\.amdhsa_kernel\s+([\w$.]+)"),
+    re.compile(r"^# Machine code for function ([\w$.]+):"),
+)
+
+_TARGET_IN_BODY = re.compile(r'ttg\.target = "([^"]+)"|^\.target\s+(sm_\w+)|\.amdgcn_target\s+"[^"]*-(gfx\w+)"')
+
+KIND_EXTENSIONS = {"mlir": "mlir", "llvm": "ll", "nvptx": "ptx", "amdgcn": "amdgcn", "other": "txt"}
+
+
+@dataclass
+class DumpSection:
+    """One dump: the IR printed before (or after) one pass, or the final assembly."""
+
+    number: int
+    kind: str  # mlir | llvm | nvptx | amdgcn | other
+    pass_name: str
+    header: str
+    when: str | None = None  # before | after
+    pass_arg: str | None = None
+    op: str | None = None
+    kernel: str | None = None
+    target: str | None = None  # "cuda:90" (ttg.target), "sm_90a" (PTX), "gfx942" (AMDGCN)
+    lines: list[str] = field(default_factory=list)
+
+    @property
+    def extension(self) -> str:
+        return KIND_EXTENSIONS[self.kind]
+
+    def text(self) -> str:
+        body = list(self.lines)
+        while body and not body[-1].strip():
+            body.pop()
+        return self.header + "\n" + "".join(line + "\n" for line in body)
+
+
+def _header(
+    kind: str,
+    when: str | None,
+    pass_name: str,
+    *,
+    arg: str | None = None,
+    op: str | None = None,
+    kernel: str | None = None,
+) -> dict[str, str | None]:
+    return {"kind": kind, "when": when, "pass": pass_name, "arg": arg, "op": op, "kernel": kernel}
+
+
+def parse_header(line: str) -> dict[str, str | None] | None:
+    """The fields of a dump header line, or None when `line` is not one."""
+    match = _LLVM_HEADER.match(line)
+    if match:
+        title = match.group("title")
+        kernel = None
+        on = _ON_FUNCTION.match(title)
+        if on:
+            title, target = on.group("pass"), on.group("target")
+            if target != "[module]":
+                kernel = target.strip("()").split(",")[0].strip() or None
+        arg = None
+        paren = re.match(r"^(?P<pass>.+?)\s+\((?P<arg>[^()]*)\)$", title)
+        if paren:
+            title, arg = paren.group("pass"), paren.group("arg")
+        return {
+            "kind": "llvm",
+            "when": match.group("when").lower(),
+            "pass": title,
+            "arg": arg,
+            "op": None,
+            "kernel": kernel,
+        }
+    match = _MLIR_HEADER.match(line)
+    if not match:
+        return None
+    title = match.group("title").strip()
+    if title in ("NVPTX Dump", "AMDGCN Dump"):
+        kind = "nvptx" if title.startswith("NVPTX") else "amdgcn"
+        return _header(kind, None, title.split()[0])
+    dump = re.match(r"^IR Dump (?P<when>Before|After) (?P<rest>.*)$", title)
+    if not dump:
+        # e.g. "SoftwarePipeliner internal IR Dump After: LowerLoops"
+        inner = re.match(r"^(?P<who>.*?)\s*internal IR Dump (?P<when>Before|After):?\s*(?P<what>.*)$", title)
+        if inner:
+            name = "-".join(p for p in (inner.group("who"), inner.group("what")) if p)
+            return {
+                "kind": "mlir",
+                "when": inner.group("when").lower(),
+                "pass": name,
+                "arg": None,
+                "op": None,
+                "kernel": None,
+            }
+        return {"kind": "mlir", "when": None, "pass": title, "arg": None, "op": None, "kernel": None}
+    rest = dump.group("rest")
+    op = kernel = None
+    suffix = _OP_SUFFIX.search(rest)
+    if suffix:
+        op, kernel = suffix.group("op"), suffix.group("name")
+        rest = rest[: suffix.start()]
+    pass_arg = _PASS_ARG.match(rest.strip())
+    name, arg = rest.strip(), None
+    if pass_arg:
+        name = pass_arg.group("pass").strip()
+        arg = pass_arg.group("arg") or pass_arg.group("arg2")
+    return _header("mlir", dump.group("when").lower(), name, arg=arg, op=op, kernel=kernel)
+
+
+class Counter:
+    """Numbers sections across streams (stdout and stderr) in the order their headers arrive."""
+
+    def __init__(self) -> None:
+        self._next = 0
+        self._lock = threading.Lock()
+
+    def __call__(self) -> int:
+        with self._lock:
+            self._next += 1
+            return self._next
+
+
+class DumpSplitter:
+    """Feed lines (with their line endings); get back the program's own lines and finished sections."""
+
+    def __init__(self, counter: Callable[[], int] | None = None) -> None:
+        self._counter = counter or Counter()
+        self._section: DumpSection | None = None
+        self._depth = 0
+
+    def feed(self, line: str) -> list[DumpSection | str]:
+        """Events for one line: finished sections (DumpSection) and lines to forward (str, as given)."""
+        text = line.rstrip("\r\n")
+        events: list[DumpSection | str] = []
+        header = parse_header(text)
+        if header is not None:
+            if self._section is not None:
+                events.append(self._section)
+            self._section = DumpSection(
+                number=self._counter(),
+                kind=str(header["kind"]),
+                pass_name=str(header["pass"]),
+                header=text,
+                when=header["when"],
+                pass_arg=header["arg"],
+                op=header["op"],
+                kernel=header["kernel"],
+            )
+            self._depth = 0
+            return events
+        section = self._section
+        if section is None:
+            return [line]
+        if self._depth == 0 and not _IR_TOP_LEVEL.match(text):
+            # Outside any brace and not IR: the program speaks again; the dump is over.
+            self._section = None
+            return [section, line]
+        section.lines.append(text)
+        if section.kernel is None:
+            section.kernel = _kernel_in(text)
+        if section.target is None:
+            found = _TARGET_IN_BODY.search(text)
+            if found:
+                section.target = next(g for g in found.groups() if g)
+        stripped = _STRING.sub('""', text)
+        self._depth = max(0, self._depth + stripped.count("{") - stripped.count("}"))
+        return events
+
+    def close(self) -> list[DumpSection | str]:
+        """End of stream: the open section, if any."""
+        section, self._section = self._section, None
+        return [section] if section is not None else []
+
+
+def _kernel_in(line: str) -> str | None:
+    for pattern in _KERNEL_IN_BODY:
+        match = pattern.match(line)
+        if match:
+            return match.group(1)
+    return None
+
+
+@dataclass
+class SplitResult:
+    sections: list[DumpSection]
+    passthrough: list[str]  # the lines that were not part of a dump, as given
+
+
+def split_dump(text: str, counter: Callable[[], int] | None = None) -> SplitResult:
+    """Split one stream's whole text: its dump sections in order, and everything else."""
+    splitter = DumpSplitter(counter)
+    result = SplitResult([], [])
+    for line in [*text.splitlines(keepends=True)]:
+        _collect(splitter.feed(line), result)
+    _collect(splitter.close(), result)
+    return result
+
+
+def _collect(events: Iterable[DumpSection | str], result: SplitResult) -> None:
+    for event in events:
+        if isinstance(event, DumpSection):
+            result.sections.append(event)
+        else:
+            result.passthrough.append(event)
+
+
+def _safe_name(text: str) -> str:
+    name = re.sub(r"[^A-Za-z0-9_.-]+", "-", text).strip("-.")
+    return name[:80] or "dump"
+
+
+@dataclass
+class IndexRow:
+    number: int
+    when: str | None
+    pass_name: str
+    kernel: str | None
+    op: str | None
+    file: str
+    lines: int
+    kind: str
+    target: str | None = None
+
+    def to_json(self) -> dict[str, object]:
+        return {
+            "number": self.number,
+            "pass": self.pass_name,
+            "when": self.when,
+            "kernel": self.kernel,
+            "op": self.op,
+            "target": self.target,
+            "kind": self.kind,
+            "file": self.file,
+            "lines": self.lines,
+        }
+
+
+class DumpWriter:
+    """Writes each finished section to `<folder>/NNNN-<pass>.<ext>` and keeps the index (thread-safe)."""
+
+    def __init__(self, folder: Path) -> None:
+        self.folder = folder
+        self.rows: list[IndexRow] = []
+        self._lock = threading.Lock()
+
+    def write(self, section: DumpSection) -> IndexRow:
+        name = f"{section.number:04d}-{_safe_name(section.pass_name)}.{section.extension}"
+        text = section.text()
+        (self.folder / name).write_text(text, encoding="utf-8", errors="surrogateescape")
+        row = IndexRow(
+            number=section.number,
+            when=section.when,
+            pass_name=section.pass_name,
+            kernel=section.kernel,
+            op=section.op,
+            file=name,
+            lines=text.count("\n"),
+            kind=section.kind,
+            target=section.target,
+        )
+        with self._lock:
+            self.rows.append(row)
+        return row
+
+    def write_index(self, command: list[str], returncode: int | None) -> None:
+        """index.txt (for people) and index.json (for scripts), passes in order."""
+        rows = sorted(self.rows, key=lambda r: r.number)
+        atomic_write_json(
+            self.folder / "index.json",
+            {"command": command, "returncode": returncode, "passes": [r.to_json() for r in rows]},
+        )
+        table = [["#", "when", "pass", "kernel", "target", "lines", "file"]]
+        for r in rows:
+            table.append(
+                [str(r.number), r.when or "-", r.pass_name, r.kernel or "-", r.target or "-", str(r.lines), r.file]
+            )
+        widths = [max(len(row[i]) for row in table) for i in range(len(table[0]))]
+        lines = [
+            "  ".join(
+                cell.rjust(widths[i]) if i in (0, 5) else cell.ljust(widths[i]) for i, cell in enumerate(row)
+            ).rstrip()
+            for row in table
+        ]
+        atomic_write_text(self.folder / "index.txt", "\n".join(lines) + "\n")
