@@ -180,6 +180,85 @@ class Runner:
     def which(self, name: str) -> str | None:
         return shutil.which(name)
 
+    def run_attached(
+        self,
+        argv: Sequence[str | os.PathLike[str]],
+        *,
+        step: str,
+        env: Mapping[str, str | None] | None = None,
+        cwd: Path | str | None = None,
+        on_stdout: Callable[[str], None] | None = None,
+        on_stderr: Callable[[str], None] | None = None,
+    ) -> Result:
+        """Run a user's command attached to this terminal and return its exit status (never raises on it).
+
+        stdin is inherited. A stream with a callback is piped and handed over line by line (line
+        endings kept, undecodable bytes as surrogate escapes so they can be written back unchanged);
+        a stream without one goes straight to the terminal. Ctrl-C is left to the command: tritondev
+        ignores SIGINT while it runs and returns its status (128+N when a signal N ended it).
+        """
+        import selectors
+        import signal
+
+        args = tuple(os.fspath(a) for a in argv)
+        if not args:
+            raise ValueError("empty command")
+        overrides = tuple((k, v) for k, v in (env or {}).items() if v is not None)
+        planned = PlannedCommand(args, os.fspath(cwd) if cwd is not None else None, overrides, step)
+        with self._lock:
+            self.history.append(planned)
+        if self.dry_run:
+            if not self.quiet:
+                self.echo(f"[dry-run] {planned.render()}")
+            return Result(args, 0, "", "", None, dry_run=True)
+        if self.verbose and not self.quiet:
+            self.echo(f"$ {planned.render()}")
+        exe = self._resolve(args[0], None)
+        started = time.monotonic()
+        try:
+            proc = subprocess.Popen(
+                [exe, *args[1:]],
+                cwd=cwd,
+                env=self._environment(args, env),
+                stdout=subprocess.PIPE if on_stdout else None,
+                stderr=subprocess.PIPE if on_stderr else None,
+            )
+        except OSError as exc:
+            raise ToolMissing(f"cannot run {args[0]}: {exc.strerror}") from None
+        previous = signal.signal(signal.SIGINT, signal.SIG_IGN)
+        try:
+            pipes = {proc.stdout: on_stdout, proc.stderr: on_stderr}
+            with selectors.DefaultSelector() as selector:
+                pending: dict[int, bytes] = {}
+                for pipe, callback in pipes.items():
+                    if pipe is not None and callback is not None:
+                        selector.register(pipe, selectors.EVENT_READ, callback)
+                        pending[pipe.fileno()] = b""
+                while selector.get_map():
+                    for key, _ in selector.select():
+                        fd, callback = key.fd, key.data
+                        chunk = os.read(fd, 65536)
+                        if not chunk:
+                            selector.unregister(key.fileobj)
+                            if pending[fd]:
+                                callback(pending[fd].decode("utf-8", "surrogateescape"))
+                            continue
+                        *lines, pending[fd] = (pending[fd] + chunk).split(b"\n")
+                        for line in lines:
+                            callback(line.decode("utf-8", "surrogateescape") + "\n")
+            returncode = proc.wait()
+        finally:
+            if proc.poll() is None:  # an exception in a callback: do not leave the command behind
+                proc.kill()
+                proc.wait()
+            signal.signal(signal.SIGINT, previous)
+            for pipe in (proc.stdout, proc.stderr):
+                if pipe is not None:
+                    pipe.close()
+        if returncode < 0:
+            returncode = 128 - returncode
+        return Result(args, returncode, "", "", None, seconds=time.monotonic() - started)
+
     # -- internals --------------------------------------------------------------------------
     def _resolve(self, program: str, fix: str | None) -> str:
         if os.sep in program:
