@@ -1,0 +1,108 @@
+"""`tritondev verify`: run real Triton kernels in the target environment and check them against torch."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Annotated, Optional
+
+import typer
+
+from bootstrap.commands import options
+
+if TYPE_CHECKING:
+    from bootstrap.kernels.verify import VerifyReport
+
+Targets = Annotated[
+    Optional[list[str]],  # noqa: UP045
+    typer.Option(
+        "--target",
+        "-t",
+        help="Also compile ahead of time for this target, e.g. cuda:90 or hip:gfx942 (repeat) "
+        "[default without a GPU: cuda:80, cuda:90, hip:gfx942; with a GPU: none].",
+        show_default=False,
+    ),
+]
+
+
+def register(app: typer.Typer) -> None:
+    @app.command("verify")
+    def verify(
+        target: Targets = None,
+        python: options.Python = None,
+        workspace: options.Workspace = None,
+        json: options.Json = False,
+        verbose: options.Verbose = False,
+    ) -> None:
+        """Check that the target environment's Triton works: provenance, kernels checked against torch.
+
+        With a GPU: a vector add, a softmax and a matmul launched on it, and the vector add's bandwidth
+        beside a torch copy's. Without one: the same kernels under TRITON_INTERPRET=1, and an
+        ahead-of-time compile for each --target. Exit codes: 0 ok; 1 a kernel or check failed;
+        3 triton, torch or numpy missing in the target environment.
+        """
+        from bootstrap.context import make_context
+        from bootstrap.kernels.targets import parse_targets
+        from bootstrap.kernels.verify import run_verify
+
+        targets = parse_targets(target or [])
+        ctx = make_context(
+            options.given(workspace=workspace, python=python), json=json, verbose=verbose, logs=False
+        )
+        report = run_verify(ctx, targets)
+        _render(report, json)
+
+
+def _render(report: VerifyReport, as_json: bool) -> None:
+    from bootstrap import ui
+    from bootstrap.errors import CheckFailed, ExitCode
+
+    if as_json:
+        ui.emit_json(report.to_json())
+        if not report.ok:
+            raise typer.Exit(int(ExitCode.CHECK_FAILED))
+        return
+    from rich.markup import escape
+
+    console = ui.out()
+    triton = report.triton
+    dists = ", ".join(f"{d['name']} {d['version']}" + (" (editable)" if d.get("editable") else "")
+                      for d in triton.get("distributions") or []) or "no distribution metadata"
+    console.print(f"[bold]triton {escape(str(triton.get('version')))}[/bold] from {escape(str(triton.get('file')))}")
+    console.print(f"  installed as: {escape(dists)}; commit: {escape(str(triton.get('commit') or 'release build'))}")
+    active = triton.get("active")
+    backend = (
+        f"{active['backend']}:{active['arch']} (warp {active['warp_size']})"
+        if active
+        else f"none ({triton.get('active_error') or 'no GPU'})"
+    )
+    console.print(f"  backends: {escape(', '.join(triton.get('backends') or []) or '?')}; active: {escape(backend)}")
+    torch = report.environment.get("torch") or {}
+    numpy = report.environment.get("numpy") or {}
+    device = f", GPU {torch.get('device')}" if torch.get("device") else ", no GPU"
+    console.print(
+        f"  torch {escape(str(torch.get('version')))}{escape(device)}; numpy {escape(str(numpy.get('version')))}"
+    )
+    where = "on the GPU" if report.mode == "gpu" else "under the interpreter (TRITON_INTERPRET=1)"
+    console.print(f"checks (kernels {where}):")
+    for check in report.checks:
+        mark = "[green]ok[/green]  " if check.ok else "[red]FAIL[/red]"
+        console.print(f"  {mark} {escape(check.name):<18} {escape(check.summary)}")
+        if not check.ok:
+            for line in (check.data.get("tail") or [])[-5:]:
+                if line:
+                    console.print(f"         [dim]{escape(str(line))}[/dim]")
+    bw = report.bandwidth
+    if bw and bw.get("ok"):
+        console.print(
+            f"bandwidth: vector add {bw['add_gbps']} GB/s, torch copy {bw['copy_gbps']} GB/s "
+            f"({100 * bw['ratio']:.0f}% of the copy)"
+        )
+    elif bw:
+        console.print(f"bandwidth: not measured ({escape(str(bw.get('error')))})")
+    if report.ok:
+        console.print("[bold green]verify: ok[/bold green]")
+        return
+    failed = [c.name for c in report.checks if not c.ok]
+    raise CheckFailed(
+        f"verify failed: {', '.join(failed)}",
+        fix="see the failures above; `tritondev doctor` checks the toolchain, -v shows the commands run",
+    )

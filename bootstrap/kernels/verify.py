@@ -1,0 +1,219 @@
+"""`tritondev verify`: does the Triton in the target environment really work?
+
+In a fresh interpreter of the target environment (never tritondev's own): where triton comes from
+and which backend it would use; then real kernels (vector add, softmax, matmul) checked against
+torch, launched on the GPU when there is one and run under TRITON_INTERPRET=1 otherwise; on the GPU
+the vector add's bandwidth beside a torch copy's; and an ahead-of-time compile for --target
+(without a GPU: the common NVIDIA and AMD targets).
+"""
+
+from __future__ import annotations
+
+import tempfile
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from bootstrap.errors import CheckFailed, CommandFailed, ExternalError, UsageError
+from bootstrap.kernels import inner
+from bootstrap.kernels.targets import DEFAULT_TARGETS, Target, parse_targets
+
+if TYPE_CHECKING:
+    from bootstrap.context import AppContext
+
+# verify's ahead-of-time compile: the matmul, because it exercises each target's MMA lowering.
+MATMUL_KERNEL = "matmul_kernel"
+MATMUL_SIGNATURE = (
+    "a_ptr=*fp16:16,b_ptr=*fp16:16,c_ptr=*fp16:16,M=i32,N=i32,K=i32,"
+    "stride_am=i32,stride_ak=i32,stride_bk=i32,stride_bn=i32,stride_cm=i32,stride_cn=i32"
+)
+MATMUL_CONSTEXPRS = {"BLOCK_M": "64", "BLOCK_N": "64", "BLOCK_K": "32"}
+KERNEL_TIMEOUT_S = 900.0
+
+
+@dataclass
+class Check:
+    name: str
+    ok: bool
+    summary: str
+    data: dict[str, Any] = field(default_factory=dict)
+
+    def to_json(self) -> dict[str, object]:
+        return {"name": self.name, "ok": self.ok, "summary": self.summary, **self.data}
+
+
+@dataclass
+class VerifyReport:
+    python: str
+    environment: dict[str, Any]
+    mode: str  # "gpu" | "interpreter"
+    checks: list[Check] = field(default_factory=list)
+    bandwidth: dict[str, Any] | None = None
+    targets: list[str] = field(default_factory=list)
+
+    @property
+    def ok(self) -> bool:
+        return bool(self.checks) and all(c.ok for c in self.checks)
+
+    @property
+    def triton(self) -> dict[str, Any]:
+        return dict(self.environment.get("triton") or {})
+
+    def to_json(self) -> dict[str, object]:
+        return {
+            "ok": self.ok,
+            "python": self.python,
+            "mode": self.mode,
+            "triton": self.triton,
+            "torch": self.environment.get("torch"),
+            "numpy": self.environment.get("numpy"),
+            "checks": [c.to_json() for c in self.checks],
+            "bandwidth": self.bandwidth,
+            "targets": self.targets,
+        }
+
+
+def probe_environment(ctx: AppContext, python: Path) -> dict[str, Any]:
+    """Provenance and what is installed; ToolMissing (exit 3) when triton is missing."""
+    result = ctx.runner.run(
+        [python, inner.script("tritondev_probe.py")], step="verify-probe", probe=True, check=False, timeout=300
+    )
+    found = inner.events(result.stdout)
+    for event in found:
+        if event.get("event") == "error":
+            if event.get("kind") == "missing":
+                raise inner.missing_module_error(python, event)
+            raise CheckFailed(
+                str(event.get("message")),
+                fix=f"reinstall Triton in {python} (tritondev purge, then tritondev setup), or see tritondev doctor",
+                details="\n".join(event.get("tail") or []) or None,
+            )
+        if event.get("event") == "env":
+            return event
+    tail = (result.stdout + result.stderr).strip().splitlines()[-25:]
+    raise CommandFailed(result.argv, result.returncode, None, tail)
+
+
+def choose_mode(environment: dict[str, Any]) -> str:
+    """GPU when torch sees one; the interpreter otherwise. Pure."""
+    torch = environment.get("torch") or {}
+    return "gpu" if torch.get("gpu") else "interpreter"
+
+
+def require_packages(python: Path, environment: dict[str, Any], mode: str) -> None:
+    """torch (both modes) and numpy (the interpreter computes with it): ToolMissing naming the fix."""
+    needed = [("torch", environment.get("torch"), environment.get("torch_error"))]
+    if mode == "interpreter":
+        needed.append(("numpy", environment.get("numpy"), environment.get("numpy_error")))
+    for module, facts, error in needed:
+        if facts is None:
+            why = f"{module} is needed to check the kernels' results" + (
+                " and by Triton's interpreter (no GPU here)" if module == "numpy" else ""
+            )
+            raise inner.missing_module_error(
+                python, {"module": module, "message": f"{error or module + ' is not installed'}; {why}"}
+            )
+
+
+def run_kernels(ctx: AppContext, python: Path, mode: str) -> tuple[list[Check], dict[str, Any] | None]:
+    env: dict[str, str | None] = {"TRITON_INTERPRET": "1" if mode == "interpreter" else None}
+    result = ctx.runner.run(
+        [python, inner.script("tritondev_kernels.py"), mode],
+        step="verify-kernels",
+        probe=True,
+        check=False,
+        env=env,
+        timeout=KERNEL_TIMEOUT_S,
+    )
+    checks: list[Check] = []
+    bandwidth: dict[str, Any] | None = None
+    where = "on the GPU" if mode == "gpu" else "under the interpreter"
+    for event in inner.events(result.stdout):
+        kind = event.get("event")
+        if kind == "error":
+            if event.get("kind") == "missing":
+                raise inner.missing_module_error(python, event)
+            checks.append(Check("kernels", False, str(event.get("message")), {"tail": event.get("tail") or []}))
+        elif kind == "kernel":
+            name = str(event.get("name"))
+            data = {k: v for k, v in event.items() if k not in ("event", "name", "ok")}
+            if event.get("ok"):
+                summary = f"{name} ran {where}; matches torch (max error {event.get('max_abs_err'):.2g})"
+            elif "error" in event:
+                summary = f"{name} failed {where}: " + "; ".join((event.get("tail") or [str(event["error"])])[-1:])
+            else:
+                summary = (
+                    f"{name} differs from torch: max error {event.get('max_abs_err')} > "
+                    f"tolerance {event.get('tolerance')}"
+                )
+            checks.append(Check(name, bool(event.get("ok")), summary, data))
+        elif kind == "bandwidth":
+            bandwidth = {k: v for k, v in event.items() if k != "event"}
+    if not any(c.name in ("vector_add", "softmax", "matmul") for c in checks) and result.returncode != 0:
+        tail = (result.stdout + "\n" + result.stderr).strip().splitlines()[-15:]
+        checks.append(Check("kernels", False, f"the kernel run exited with status {result.returncode}", {"tail": tail}))
+    return checks, bandwidth
+
+
+def compile_targets(ctx: AppContext, targets: list[Target]) -> list[Check]:
+    """The sample matmul compiled for each target into a throw-away folder: every stage must appear."""
+    from bootstrap.kernels.compile import STAGES, plan_compile, run_plan
+
+    checks: list[Check] = []
+    with tempfile.TemporaryDirectory(prefix="tritondev-verify-") as tmp:
+        plan = plan_compile(
+            inner.script("tritondev_samples.py"),
+            MATMUL_KERNEL,
+            MATMUL_SIGNATURE,
+            MATMUL_CONSTEXPRS,
+            targets,
+            Path(tmp),
+        )
+        try:
+            report = run_plan(ctx, plan)
+        except (CommandFailed, ExternalError, UsageError) as exc:
+            # A broken compiler is a failed check here, not a reason to lose the kernel results.
+            return [Check("compile", False, f"ahead-of-time compile failed: {exc.message}", {"tail": [exc.details]})]
+        for result in report.results:
+            name = f"compile {result.target.label}"
+            if not result.ok:
+                tail = result.tail[-1:] or [result.error or "failed"]
+                checks.append(Check(name, False, f"ahead-of-time compile failed: {tail[0]}", {"tail": result.tail}))
+                continue
+            empty = [s for s in STAGES[result.target.backend] if not _non_empty(result.files.get(s))]
+            stages = [s for s in result.files if s != "metadata"]
+            if empty:
+                summary = f"compiled, but {', '.join(empty)} missing or empty"
+            else:
+                summary = f"compiled to {', '.join(stages)}"
+            checks.append(Check(name, not empty, summary, {"resources": result.resources, "stages": stages}))
+    return checks
+
+
+def _non_empty(path: str | None) -> bool:
+    return path is not None and Path(path).is_file() and Path(path).stat().st_size > 0
+
+
+def run_verify(ctx: AppContext, targets: list[Target]) -> VerifyReport:
+    """Check the target environment's Triton end to end. `.ok` False: a kernel or a check failed (exit 1).
+
+    Raises ToolMissing (exit 3) when triton, torch or (without a GPU) numpy is missing there.
+    targets: compile ahead of time for these; empty means the common targets without a GPU and
+    none with one (its kernels were just compiled for the GPU itself).
+    """
+    python = ctx.target_python().executable
+    environment = probe_environment(ctx, python)
+    mode = choose_mode(environment)
+    require_packages(python, environment, mode)
+    checks, bandwidth = run_kernels(ctx, python, mode)
+    chosen = list(targets) if targets else (parse_targets(DEFAULT_TARGETS) if mode == "interpreter" else [])
+    if chosen:
+        checks.extend(compile_targets(ctx, chosen))
+    return VerifyReport(
+        python=str(python),
+        environment=environment,
+        mode=mode,
+        checks=checks,
+        bandwidth=bandwidth,
+        targets=[t.label for t in chosen],
+    )
