@@ -5,6 +5,8 @@ level so that `tritondev --help` stays fast. Real work is imported inside the co
 """
 
 COMMAND_MODULES: tuple[str, ...] = (
+    "verify",
+    "compile",
     "config",
     "pins",
     "purge",
