@@ -80,13 +80,20 @@ class Steps:
         *,
         after: Sequence[str] = (),
         outputs: Sequence[Path] = (),
+        check: Callable[[], bool] | None = None,
         force: bool = False,
     ) -> Outcome:
-        """Run `action` unless the step's fingerprint matches its record and its outputs exist."""
+        """Run `action` unless the step's fingerprint matches its record and its outputs exist.
+
+        check: a further test that the step's result is still in place (e.g. a package still installed).
+        """
         fp = self.fingerprint_of(name, inputs, after)
         self.fingerprints[name] = fp
         record = self.stored(name)
         missing = [str(p) for p in outputs if not p.exists()]
+        if check is not None and record is not None and record.get("fingerprint") == fp and not missing:
+            if not check():
+                missing.append(f"the result of {name}")
         if not force and record is not None and record.get("fingerprint") == fp and not missing:
             outcome = Outcome(name, UP_TO_DATE, "inputs unchanged")
             self.outcomes.append(outcome)
@@ -110,6 +117,17 @@ class Steps:
         outcome = Outcome(name, RAN, reason, seconds)
         self.outcomes.append(outcome)
         return outcome
+
+    def remember(self, name: str, inputs: Mapping[str, Any], *, after: Sequence[str] = ()) -> None:
+        """Record `name` as finished with `inputs` (a state observed rather than produced by an action)."""
+        if self.dry_run:
+            return
+        fp = self.fingerprint_of(name, inputs, after)
+        atomic_write_json(
+            self.record_path(name),
+            {"fingerprint": fp, "inputs": dict(inputs), "after": {d: self.fingerprints.get(d, "") for d in after},
+             "finished": time.time(), "seconds": 0.0},
+        )
 
     def forget(self, name: str) -> None:
         """Drop a step's record (its output was removed or is known to be stale)."""
