@@ -119,6 +119,9 @@ def inspect_checkout(
         [
             "git",
             "--no-optional-locks",
+            # A checkout's own config must not run programs while we only look at it.
+            "-c",
+            "core.fsmonitor=false",
             "-C",
             str(dest),
             "status",
