@@ -276,7 +276,9 @@ def test_progress_follows_restarts_and_prints_without_a_terminal() -> None:
 
 
 def test_ccache_delta() -> None:
-    before = parse_print_stats("direct_cache_hit\t10\npreprocessed_cache_hit\t5\ncache_miss\t20\nstats_zeroed_timestamp\t0\n")
+    before = parse_print_stats(
+        "direct_cache_hit\t10\npreprocessed_cache_hit\t5\ncache_miss\t20\nstats_zeroed_timestamp\t0\n"
+    )
     after = parse_print_stats("direct_cache_hit\t105\npreprocessed_cache_hit\t5\ncache_miss\t25\n")
     d = delta(before, after)
     assert (d.hits, d.misses) == (95, 5)
