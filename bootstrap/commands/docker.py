@@ -77,7 +77,9 @@ def register(app: typer.Typer) -> None:
         context: Annotated[
             Optional[Path],  # noqa: UP045
             typer.Option(
-                "--context", help="tritondev source checkout to build from (default: the one this tritondev runs from).", show_default=False
+                "--context",
+                help="tritondev source checkout to build from (default: the one this tritondev runs from).",
+                show_default=False,
             ),
         ] = None,
         ca_cert: Annotated[
@@ -104,7 +106,10 @@ def register(app: typer.Typer) -> None:
         from bootstrap.context import make_context
         from bootstrap.errors import UsageError
 
-        ctx = make_context(options.given(workspace=workspace), json=json, dry_run=dry_run, verbose=verbose)
+        # Only a real build writes its log into the workspace; --dry-run leaves the disk alone.
+        ctx = make_context(
+            options.given(workspace=workspace), json=json, dry_run=dry_run, verbose=verbose, logs=not dry_run
+        )
         package_dir = Path(bootstrap.__file__).parent
         source = context.absolute() if context is not None else dockerplan.source_checkout(package_dir)
         if source is None:
