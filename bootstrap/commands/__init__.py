@@ -8,6 +8,7 @@ COMMAND_MODULES: tuple[str, ...] = (
     "verify",
     "compile",
     "config",
+    "docker",
     "pins",
     "purge",
 )
