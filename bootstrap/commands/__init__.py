@@ -9,6 +9,7 @@ COMMAND_MODULES: tuple[str, ...] = (
     "compile",
     "config",
     "docker",
+    "doctor",
     "pins",
     "purge",
 )

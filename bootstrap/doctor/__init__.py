@@ -1,0 +1,52 @@
+"""`tritondev doctor`: named, independent checks of what breaks Triton development.
+
+Public API:
+    run_doctor(ctx, DoctorOptions(...)) -> Report   run checks (and --fix) and return the results
+    registry.load_checks()                          every check, by name, in report order
+    arch.parse_arch("sm_121a") -> 121               the --arch parser
+    versions.jax_ffi_support(version)               JAX floors (pure)
+"""
+
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from bootstrap.context import AppContext
+from bootstrap.doctor.engine import Report, run_checks
+from bootstrap.doctor.facts import Facts
+from bootstrap.doctor.registry import load_checks, select
+
+
+@dataclass
+class DoctorOptions:
+    arch: int | None = None
+    checks: list[str] = field(default_factory=list)
+    deep: bool = False
+    fix: bool = False
+    cwd: Path | None = None
+    environ: dict[str, str] | None = None
+
+
+def run_doctor(ctx: AppContext, options: DoctorOptions) -> Report:
+    """Run the selected checks; with options.fix apply the safe fixes under the workspace lock."""
+    specs = select(options.checks, load_checks())
+    facts = Facts(ctx, arch=options.arch, deep=options.deep, cwd=options.cwd, environ=options.environ)
+    started = time.monotonic()
+    try:
+        results = run_checks(specs, facts)
+        report = Report(results, 0.0)
+        if options.fix and any(r.fix and r.fix.action for r in results):
+            from bootstrap.doctor.fixers import apply_fixes
+
+            if ctx.dry_run:
+                report.fixes = apply_fixes(facts, results, dry_run=True)
+            else:
+                with ctx.workspace.lock("doctor --fix"):
+                    ctx.runner.log_dir = ctx.workspace.logs  # fixes change things: keep their logs
+                    report.fixes = apply_fixes(facts, results, dry_run=False)
+    finally:
+        facts.close()
+    report.seconds = time.monotonic() - started
+    return report

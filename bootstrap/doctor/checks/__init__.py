@@ -1,0 +1,16 @@
+"""Check modules, one per group; importing them registers their checks."""
+
+from bootstrap.doctor.checks import (
+    cache,
+    gpu,
+    jax,
+    packages,
+    ptxas,
+    python_env,
+    resources,
+    settings,
+    toolchain,
+    workspace,
+)
+
+ALL_MODULES = (python_env, packages, toolchain, resources, gpu, ptxas, settings, cache, workspace, jax)

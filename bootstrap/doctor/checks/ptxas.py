@@ -1,0 +1,346 @@
+"""ptxas and the arch: which ptxas Triton uses for the arch, proved by compiling a tiny kernel.
+
+Instead of a rule such as "arch >= 110 needs the system ptxas" (vLLM's, which swaps a working
+ptxas for an older one and misses Triton's per-arch ptxas split), the target environment's own
+Triton compiles a kernel for sm_<arch>: that runs Triton's own choice of ptxas, its PTX-version
+table and its LLVM's knowledge of the arch. When that fails, every other ptxas on the machine is
+tried the same way, and only a fix that was seen to work is proposed.
+"""
+
+from __future__ import annotations
+
+import glob
+import os
+import shutil
+from dataclasses import dataclass, field
+from enum import Enum
+from pathlib import Path
+from typing import Any
+
+from bootstrap.doctor.arch import first_triton_for
+from bootstrap.doctor.facts import Facts, ProbeFailed, Skip
+from bootstrap.doctor.model import Fix, Outcome, error, ok, warn
+from bootstrap.doctor.registry import check
+from bootstrap.doctor.versions import parse_tool_version
+
+
+class Failure(str, Enum):
+    PTXAS_UNKNOWN_ARCH = "ptxas does not know the arch"
+    PTXAS_TOO_NEW = "ptxas is newer than this Triton's PTX-version table"
+    LLVM_UNKNOWN_ARCH = "this Triton's LLVM does not know the arch"
+    PTXAS_BROKEN = "ptxas does not run"
+    OTHER = "compile failed"
+
+
+def classify_failure(message: str, stderr: str = "") -> Failure:
+    """Why a compile for sm_<arch> failed, from Triton's exception text and the process's stderr."""
+    text = f"{message}\n{stderr}"
+    if "is not defined for option 'gpu-name'" in text or "Unknown option '-arch" in text:
+        if "is not a recognized processor" in text:
+            return Failure.LLVM_UNKNOWN_ARCH
+        return Failure.PTXAS_UNKNOWN_ARCH
+    if "only support CUDA" in text or "Unsupported .version" in text or "Unsupported .target" in text:
+        return Failure.PTXAS_TOO_NEW
+    if "is not a recognized processor" in text:
+        return Failure.LLVM_UNKNOWN_ARCH
+    if "Cannot find ptxas" in text or "Permission denied" in text:
+        return Failure.PTXAS_BROKEN
+    return Failure.OTHER
+
+
+@dataclass
+class Attempt:
+    label: str  # "bundled ptxas-blackwell 12.9", "/usr/local/cuda/bin/ptxas 13.0"
+    env: dict[str, str]
+    ok: bool
+    failure: Failure | None = None
+    message: str = ""
+    release: str | None = None  # CUDA release of the ptxas tried, when known
+
+    def line(self) -> str:
+        if self.ok:
+            return f"{self.label}: compiles"
+        lines = [ln.strip() for ln in self.message.splitlines() if ln.strip()]
+        first = next((ln for ln in lines if "fatal" in ln), "") or next(
+            (ln for ln in lines if "Error" in ln), lines[0] if lines else ""
+        )
+        return f"{self.label}: {self.failure.value if self.failure else 'failed'} ({first[:200]})"
+
+
+@dataclass
+class Verdict:
+    status: str  # "ok", "fixable", "upgrade-triton", "no-ptxas"
+    working: Attempt | None = None
+    attempts: list[Attempt] = field(default_factory=list)
+
+
+def decide(default: Attempt, others: list[Attempt]) -> Verdict:
+    """What the attempts say. Pure: the whole decision is testable over recorded attempts."""
+    attempts = [default, *others]
+    if default.ok:
+        return Verdict("ok", default, attempts)
+    working = next((a for a in others if a.ok), None)
+    if working is not None:
+        return Verdict("fixable", working, attempts)
+    triton_side = {Failure.PTXAS_TOO_NEW, Failure.LLVM_UNKNOWN_ARCH}
+    if any(a.failure in triton_side for a in attempts):
+        return Verdict("upgrade-triton", None, attempts)
+    return Verdict("no-ptxas", None, attempts)
+
+
+def candidate_paths(environ: dict[str, str], site_packages: list[str]) -> list[str]:
+    """Every ptxas on the machine Triton could be pointed at, most conventional first."""
+    paths: list[str] = []
+    for var in ("CUDA_HOME", "CUDA_PATH", "CUDA_ROOT"):
+        if environ.get(var):
+            paths.append(os.path.join(environ[var], "bin", "ptxas"))
+    paths.append("/usr/local/cuda/bin/ptxas")
+    on_path = shutil.which("ptxas", path=environ.get("PATH", ""))
+    if on_path:
+        paths.append(on_path)
+    versioned = glob.glob("/usr/local/cuda-*/bin/ptxas") + glob.glob("/opt/cuda*/bin/ptxas")
+    paths.extend(sorted(versioned, key=lambda p: parse_tool_version(p) or (0,), reverse=True))
+    for sp in site_packages:
+        # nvidia-cuda-nvcc wheels (nvidia/cuda_nvcc/bin, nvidia/cu13/bin) and torch's bundled ptxas.
+        paths.extend(sorted(glob.glob(os.path.join(sp, "nvidia", "*", "bin", "ptxas")), reverse=True))
+        paths.append(os.path.join(sp, "torch", "bin", "ptxas"))
+    seen: set[str] = set()
+    result = []
+    for path in paths:
+        if not (os.path.isfile(path) and os.access(path, os.X_OK)):
+            continue
+        real = os.path.realpath(path)
+        if real in seen:
+            continue
+        seen.add(real)
+        result.append(path)
+    return result
+
+
+def ptxas_release(facts: Facts, path: str) -> tuple[str | None, str]:
+    """(release "13.0", full --version text) of a ptxas; (None, why) when it does not run."""
+
+    def probe() -> tuple[str | None, str]:
+        try:
+            result = facts.ctx.runner.run(
+                [path, "--version"], step="doctor-ptxas-version", probe=True, check=False, timeout=20
+            )
+        except Exception as exc:
+            return None, str(exc)
+        text = result.stdout + result.stderr
+        import re
+
+        match = re.search(r"release (\d+\.\d+)", text)
+        if not result.ok or not match:
+            return None, text.strip()[-300:] or f"exit status {result.returncode}"
+        return match.group(1), text.strip()
+
+    return facts.memo(f"ptxas-version-{path}", probe)
+
+
+def _triton_ptxas(facts: Facts, arch: int) -> dict[str, Any]:
+    facts.target()
+    probe = facts.triton_probe(arch)
+    if "import_error" in probe:
+        raise Skip(f"triton does not import ({probe['import_error'][:200]})", "see packages.triton-import")
+    info = probe.get("ptxas")
+    if not info or not info.get("chosen"):
+        why = probe.get("errors", {}).get("ptxas", "the NVIDIA backend is missing")
+        raise Skip(f"cannot ask Triton for its ptxas: {why}")
+    return dict(probe)
+
+
+def _variables_for(info: dict[str, Any], arch: int) -> list[str]:
+    """The variables Triton reads for this arch's ptxas (TRITON_PTXAS_PATH, TRITON_PTXAS_BLACKWELL_PATH...)."""
+    chosen = info["chosen"].get("env") or []
+    if chosen:
+        return list(chosen)
+    envs = [t["env"] for t in info["tools"].values()]
+    return envs[:1] or ["TRITON_PTXAS_PATH"]
+
+
+def _compile(facts: Facts, arch: int, env: dict[str, str], label: str) -> Attempt:
+    try:
+        data = facts.compile_for(arch, dict(env), label)
+    except ProbeFailed as exc:
+        return Attempt(label, env, False, Failure.OTHER, str(exc))
+    if data.get("ok"):
+        return Attempt(label, env, True)
+    message = str(data.get("error", ""))
+    return Attempt(label, env, False, classify_failure(message, str(data.get("stderr", ""))), message)
+
+
+def _driver_cuda(facts: Facts) -> tuple[int, ...] | None:
+    info = facts.gpu_info()
+    if info is None or not info.cuda or facts.asked_arch is not None:
+        return None
+    return parse_tool_version(info.cuda)
+
+
+@check("ptxas.arch", "Triton compiles for this arch with its ptxas (proved)", slow=True)
+def arch_check(facts: Facts) -> Outcome:
+    arch, source = facts.arch()
+    if arch is None:
+        raise Skip("no GPU here; pass --arch sm_XY to check a target ahead of time")
+    probe = _triton_ptxas(facts, arch)
+    info = probe["ptxas"]
+    chosen = info["chosen"]
+    version = probe.get("version")
+    variables = _variables_for(info, arch)
+    bundled = {os.path.realpath(t["default"]) for t in info["tools"].values() if t.get("default")}
+    kind = "bundled" if os.path.realpath(chosen["path"]) in bundled else "override"
+    tool_name = Path(chosen["path"]).name
+    used = f"its {kind} {tool_name} {chosen['version']} ({' / '.join(variables)})"
+    default = _compile(facts, arch, {}, f"Triton's choice: {kind} {tool_name} {chosen['version']} {chosen['path']}")
+    if default.ok:
+        return ok(f"Triton {version} compiles for sm_{arch} ({source}) with {used}", default.line())
+
+    # Values in the workspace env file that this shell has not loaded come first: they may be a
+    # fix applied earlier (doctor --fix) and only waiting for eval "$(tritondev env)".
+    from bootstrap.envfile import read_env_file
+
+    saved = {
+        k: v for k, v in read_env_file(facts.ctx.workspace.env_file).items()
+        if k.startswith("TRITON_PTXAS") and facts.environ.get(k) != v
+    }
+    others: list[Attempt] = []
+    skipped_notes: list[str] = []
+    if saved:
+        attempt = _compile(facts, arch, saved, f"{facts.ctx.workspace.env_file} values {saved}")
+        if attempt.ok:
+            return error(
+                f"Triton {version} cannot compile for sm_{arch} with {used}; the workspace env file fixes it"
+                " but is not loaded in this shell",
+                'eval "$(tritondev env)"',
+                default.line(),
+                attempt.line(),
+            )
+        others.append(attempt)
+
+    exclude = bundled | {os.path.realpath(chosen["path"])}
+    target = facts.target()
+    site = [str(p) for p in target.site_packages]
+    driver = _driver_cuda(facts)
+    seen_versions: set[str] = set()
+    for path in candidate_paths(facts.environ, site):
+        if os.path.realpath(path) in exclude:
+            continue
+        release, text = ptxas_release(facts, path)
+        if release is None:
+            skipped_notes.append(f"{path}: does not run ({text[:120]})")
+            continue
+        if text in seen_versions:
+            continue  # the same ptxas build under another path
+        seen_versions.add(text)
+        rel = parse_tool_version(release)
+        if driver is not None and rel is not None and rel[:2] > driver[:2]:
+            skipped_notes.append(f"{path} ({release}): newer than the driver's CUDA {'.'.join(map(str, driver))}")
+            continue
+        env = dict.fromkeys(variables, path)
+        attempt = _compile(facts, arch, env, f"{path} (CUDA {release})")
+        attempt.release = release
+        others.append(attempt)
+        if attempt.ok:
+            break
+
+    verdict = decide(default, others)
+    details = [a.line() for a in verdict.attempts] + skipped_notes
+    if verdict.status == "fixable" and verdict.working is not None:
+        env = verdict.working.env
+        assignment = " ".join(f"{k}={v}" for k, v in env.items())
+        return error(
+            f"Triton {version} cannot compile for sm_{arch} with {used};"
+            f" {assignment} (CUDA {verdict.working.release}) works",
+            Fix(
+                f"export {assignment}  (tritondev doctor --fix writes it to {facts.ctx.workspace.env_file};"
+                ' then eval "$(tritondev env)")',
+                action="env",
+                args={"variables": env, "reason": f"ptxas for sm_{arch}"},
+            ),
+            *details,
+        )
+    upgrade = first_triton_for(arch)
+    wanted = f"'triton>={upgrade}'" if upgrade else "a Triton release that supports this arch"
+    if verdict.status == "upgrade-triton":
+        return error(
+            f"Triton {version} cannot target sm_{arch} with any ptxas on this machine: it is too old for this arch",
+            f"upgrade Triton: pip install -U {wanted}  (with a torch that pins it, or build it: tritondev setup"
+            " --triton-commit ...)",
+            *details,
+        )
+    if verdict.status == "no-ptxas":
+        failure = default.failure or Failure.OTHER
+        if failure is not Failure.PTXAS_UNKNOWN_ARCH:
+            return error(
+                f"Triton {version} fails to compile for sm_{arch}: {default.message.strip().splitlines()[0][:200]}",
+                "tritondev doctor --check ptxas.arch -v for the full error",
+                *details,
+            )
+        return error(
+            f"no ptxas on this machine knows sm_{arch} (tried {len(verdict.attempts)})",
+            f"upgrade Triton: pip install -U {wanted}, or install a CUDA toolkit whose ptxas knows sm_{arch}"
+            " and run doctor again",
+            *details,
+        )
+    raise AssertionError(f"unexpected verdict {verdict.status}")
+
+
+@check("ptxas.overrides", "TRITON_PTXAS*_PATH overrides run and are read")
+def overrides(facts: Facts) -> Outcome:
+    names = sorted(k for k in facts.environ if k.startswith("TRITON_PTXAS") and k.endswith("_PATH"))
+    if not names:
+        return ok("none set: Triton uses the ptxas it bundles")
+    problems: list[str] = []
+    details: list[str] = []
+    for name in names:
+        path = facts.environ[name]
+        release, text = ptxas_release(facts, path) if os.path.isfile(path) else (None, "no such file")
+        if release is None:
+            problems.append(
+                f"{name}={path} does not run ({text[:100]}): Triton silently falls back to its bundled ptxas"
+            )
+        else:
+            details.append(f"{name}={path} (CUDA {release})")
+    arch, _ = facts.arch()
+    if not problems and arch is not None:
+        try:
+            probe = _triton_ptxas(facts, arch)
+        except Skip:
+            probe = None
+        if probe is not None:
+            read = set(_variables_for(probe["ptxas"], arch))
+            unread = [n for n in names if n not in read]
+            if unread and not (set(names) & read):
+                problems.append(
+                    f"{', '.join(unread)} has no effect for sm_{arch} on Triton {probe.get('version')}:"
+                    f" it reads {' / '.join(sorted(read))}"
+                )
+    if problems:
+        return error(
+            problems[0],
+            "unset the variable, or point it at a ptxas that runs (see ptxas.arch for one that works)",
+            *problems[1:],
+            *details,
+        )
+    return ok(", ".join(details))
+
+
+@check("ptxas.driver", "ptxas is not newer than the driver")
+def driver(facts: Facts) -> Outcome:
+    info = facts.gpu_info()
+    if info is None or not info.gpus:
+        raise Skip("no NVIDIA driver here")
+    arch = info.gpus[0].arch
+    if arch is None or not info.cuda:
+        raise Skip("nvidia-smi reports no arch or CUDA version")
+    probe = _triton_ptxas(facts, arch)
+    chosen = probe["ptxas"]["chosen"]
+    ptxas = parse_tool_version(chosen["version"])
+    cuda = parse_tool_version(info.cuda)
+    if ptxas and cuda and ptxas[:2] > cuda[:2]:
+        return warn(
+            f"Triton's ptxas for sm_{arch} is CUDA {chosen['version']}, newer than the driver's CUDA {info.cuda}:"
+            " kernels may fail to load ('device kernel image is invalid')",
+            f"upgrade the NVIDIA driver to one for CUDA >= {chosen['version']}",
+        )
+    return ok(f"ptxas CUDA {chosen['version']} <= driver CUDA {info.cuda}")

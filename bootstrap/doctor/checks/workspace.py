@@ -1,0 +1,160 @@
+"""Workspace: the checkouts against their pins, the LLVM build against the LLVM pin, local changes."""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+from bootstrap.doctor.facts import Facts, ProbeFailed, Skip
+from bootstrap.doctor.model import Outcome, ok, warn
+from bootstrap.doctor.registry import check
+from bootstrap.doctor.versions import TRITON_DISTS, git_hash, triton_requirement
+
+GIT_TIMEOUT = 30.0
+
+
+def llvm_builds(build_root: Path) -> list[Path]:
+    """LLVM build folders under <workspace>/build (those with bin/llvm-config), one to three levels down."""
+    if not build_root.is_dir():
+        return []
+    found: list[Path] = []
+    for pattern in ("*/bin/llvm-config", "*/*/bin/llvm-config", "*/*/*/bin/llvm-config"):
+        found.extend(p.parent.parent for p in build_root.glob(pattern))
+    return sorted(set(found))
+
+
+def build_llvm_revision(build: Path) -> str | None:
+    """The LLVM commit a build was configured from (LLVM writes it into VCSRevision.h)."""
+    header = build / "include" / "llvm" / "Support" / "VCSRevision.h"
+    try:
+        text = header.read_text(encoding="utf-8", errors="replace")
+    except OSError:
+        return None
+    match = re.search(r'#define\s+LLVM_REVISION\s+"([0-9a-f]{7,40})"', text)
+    return match.group(1) if match else None
+
+
+def _git(facts: Facts, repo: Path, *args: str) -> str | None:
+    if not (repo / ".git").exists():
+        return None
+    git = facts.tool("git")
+    if git.path is None:
+        raise Skip("git is not installed (see toolchain.git)")
+    try:
+        result = facts.ctx.runner.run(
+            [git.path, "-C", str(repo), *args], step="doctor-git", probe=True, check=False, timeout=GIT_TIMEOUT
+        )
+    except Exception as exc:
+        raise ProbeFailed(f"git {' '.join(args)} in {repo} failed: {exc}") from None
+    return result.stdout.strip() if result.ok else None
+
+
+def _checkouts(facts: Facts) -> dict[str, Path]:
+    src = facts.ctx.workspace.src
+    found = {name: src / name for name in ("triton", "llvm-project") if (src / name / ".git").exists()}
+    if not found:
+        raise Skip(f"no checkouts in {src} yet", "tritondev setup")
+    return found
+
+
+def triton_pin(facts: Facts) -> tuple[str | None, str]:
+    """The Triton commit the workspace should have: the triton_commit setting, else torch's +git pin."""
+    settings = facts.ctx.settings
+    if settings.triton_commit:
+        return settings.triton_commit, f"triton_commit ({settings.source_of('triton_commit')})"
+    try:
+        requires = facts.env_probe().get("torch_requires")
+    except (Skip, ProbeFailed):
+        requires = None
+    if requires:
+        req = triton_requirement(list(requires))
+        if req is not None and req.name.lower() in TRITON_DISTS:
+            for spec in req.specifier:
+                pinned = git_hash(spec.version)
+                if pinned:
+                    return pinned, f"the installed torch's requirement {req}"
+    return None, "no pin known locally (a release torch pins a version, not a commit; `tritondev pins` resolves it)"
+
+
+@check("workspace.checkouts", "checkouts against their pins")
+def checkouts(facts: Facts) -> Outcome:
+    found = _checkouts(facts)
+    details = []
+    problems = []
+    heads = {}
+    for name, repo in found.items():
+        head = _git(facts, repo, "rev-parse", "HEAD")
+        heads[name] = head
+        details.append(f"{name}: {repo} at {head or 'unknown'}")
+    if "triton" in found:
+        pin, source = triton_pin(facts)
+        head = heads.get("triton")
+        if pin and head and not head.startswith(pin):
+            problems.append(f"Triton checkout is at {head[:12]}, but {source} pins {pin}")
+        elif pin:
+            details.append(f"Triton pin {pin} from {source}: matches")
+        else:
+            details.append(source)
+    if "llvm-project" in found and "triton" in found:
+        llvm_pin = _llvm_pin(found["triton"])
+        head = heads.get("llvm-project")
+        if llvm_pin and head and not head.startswith(llvm_pin[1][:12]):
+            problems.append(f"llvm-project is at {head[:12]}, but Triton's {llvm_pin[0]} pins {llvm_pin[1][:12]}")
+    if problems:
+        return warn(problems[0], "tritondev setup (checks out the pinned commits)", *problems[1:], *details)
+    return ok(", ".join(f"{n} {(h or '?')[:12]}" for n, h in heads.items()), *details)
+
+
+def _llvm_pin(triton: Path) -> tuple[str, str] | None:
+    from bootstrap.layout import llvm_pin
+
+    def read(rel: str) -> str | None:
+        try:
+            return (triton / rel).read_text(encoding="utf-8")
+        except OSError:
+            return None
+
+    try:
+        return llvm_pin(read)
+    except Exception:
+        return None
+
+
+@check("workspace.llvm-build", "the LLVM build against Triton's LLVM pin")
+def llvm_build(facts: Facts) -> Outcome:
+    workspace = facts.ctx.workspace
+    triton = workspace.src / "triton"
+    builds = llvm_builds(workspace.build)
+    if not builds:
+        raise Skip(f"no LLVM build under {workspace.build} yet", "tritondev setup")
+    pin = _llvm_pin(triton) if triton.is_dir() else None
+    revisions = {build: build_llvm_revision(build) for build in builds}
+    details = [f"{b}: LLVM {r or 'revision unknown'}" for b, r in revisions.items()]
+    if pin is None:
+        return ok(f"{len(builds)} LLVM build(s); no Triton checkout to read the LLVM pin from", *details)
+    matching = [b for b, r in revisions.items() if r and (r.startswith(pin[1][:12]) or pin[1].startswith(r))]
+    if not matching:
+        return warn(
+            f"no LLVM build matches Triton's pin {pin[1][:12]} ({pin[0]}): Triton would fail with undefined symbols",
+            "tritondev setup (builds LLVM at the pin; other builds are kept for reuse)",
+            *details,
+        )
+    return ok(f"{matching[0]} is at the pin {pin[1][:12]} ({pin[0]})", *details)
+
+
+@check("workspace.dirty", "no uncommitted changes in the checkouts")
+def dirty(facts: Facts) -> Outcome:
+    found = _checkouts(facts)
+    changed = {}
+    for name, repo in found.items():
+        status = _git(facts, repo, "status", "--porcelain", "--untracked-files=no")
+        if status:
+            changed[name] = status.splitlines()
+    if changed:
+        first = next(iter(changed))
+        return warn(
+            f"{first} has {len(changed[first])} changed file(s): setup will not move it to the pin",
+            f"commit or stash them in {found[first]}, or build as it stands: tritondev setup --allow-dirty",
+            *[f"{n}: {line}" for n, lines in changed.items() for line in lines[:10]],
+        )
+    return ok("no local changes in " + ", ".join(found))

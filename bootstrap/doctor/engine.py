@@ -1,0 +1,69 @@
+"""Run a selection of checks in parallel, each guarded: a crash in one is that check's error."""
+
+from __future__ import annotations
+
+import time
+import traceback
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass, field
+from typing import Any
+
+from bootstrap.doctor.facts import Facts, ProbeFailed, Skip
+from bootstrap.doctor.model import CheckResult, CheckSpec, Fix, Status
+from bootstrap.errors import TritondevError
+
+MAX_WORKERS = 8
+
+
+def run_one(spec: CheckSpec, facts: Facts) -> CheckResult:
+    started = time.monotonic()
+    try:
+        outcome = spec.function(facts)
+        status, summary, details, fix, data = (
+            outcome.status, outcome.summary, outcome.details, outcome.fix, dict(outcome.data)
+        )
+    except Skip as exc:
+        status, summary, details, fix, data = Status.SKIPPED, str(exc), (), Fix(exc.fix) if exc.fix else None, {}
+    except ProbeFailed as exc:
+        status, summary, details, fix, data = Status.ERROR, f"probe failed: {exc}", (), None, {}
+    except TritondevError as exc:
+        status, summary = Status.ERROR, exc.message
+        details, fix, data = (exc.details,) if exc.details else (), Fix(exc.fix) if exc.fix else None, {}
+    except Exception as exc:  # a bug or a surprise in one check must not stop the others
+        lines = traceback.format_exception(type(exc), exc, exc.__traceback__)
+        status, summary = Status.ERROR, f"check crashed: {type(exc).__name__}: {exc}"
+        details, fix, data = tuple("".join(lines[-3:]).rstrip().splitlines()), None, {}
+    elapsed = int((time.monotonic() - started) * 1000)
+    return CheckResult(spec.name, spec.group, status, summary, tuple(details), fix, elapsed, data)
+
+
+def run_checks(specs: list[CheckSpec], facts: Facts, workers: int = MAX_WORKERS) -> list[CheckResult]:
+    """Every check in `specs`, slow ones started first; results in `specs` order."""
+    order = sorted(range(len(specs)), key=lambda i: (not specs[i].slow, i))
+    results: dict[int, CheckResult] = {}
+    with ThreadPoolExecutor(max_workers=max(1, min(workers, len(specs)))) as pool:
+        futures = {i: pool.submit(run_one, specs[i], facts) for i in order}
+        for i, future in futures.items():
+            results[i] = future.result()
+    return [results[i] for i in range(len(specs))]
+
+
+@dataclass
+class Report:
+    results: list[CheckResult]
+    seconds: float
+    fixes: list[dict[str, Any]] = field(default_factory=list)
+
+    def counts(self) -> dict[str, int]:
+        counts = {s.value: 0 for s in Status}
+        for r in self.results:
+            counts[r.status.value] += 1
+        return counts
+
+    def open_problems(self, strict: bool) -> list[CheckResult]:
+        """Errors (and with strict, warnings) that --fix did not resolve."""
+        bad = {Status.ERROR, Status.WARN} if strict else {Status.ERROR}
+        return [r for r in self.results if r.status in bad and not (r.applied and r.applied.startswith("fixed"))]
+
+    def exit_code(self, strict: bool) -> int:
+        return 1 if self.open_problems(strict) else 0

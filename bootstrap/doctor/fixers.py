@@ -1,0 +1,93 @@
+"""The safe fixes `doctor --fix` applies: purge duplicate owners of triton/, write proven ptxas
+variables into the workspace env file, remove stale kernel-cache entries. Each reports what it did."""
+
+from __future__ import annotations
+
+import shutil
+from pathlib import Path
+from typing import Any
+
+from bootstrap.doctor.facts import Facts
+from bootstrap.doctor.model import CheckResult
+
+
+def apply_fixes(facts: Facts, results: list[CheckResult], *, dry_run: bool) -> list[dict[str, Any]]:
+    """Apply each distinct auto-fix once; mark the results it resolves. Returns what was done."""
+    done: list[dict[str, Any]] = []
+    by_action: dict[str, list[CheckResult]] = {}
+    for result in results:
+        if result.fix and result.fix.action:
+            by_action.setdefault(result.fix.action, []).append(result)
+    for action, affected in by_action.items():
+        fixer = FIXERS[action]
+        try:
+            message = fixer(facts, affected, dry_run)
+            status = "would apply" if dry_run else "fixed"
+        except Exception as exc:
+            message = f"{type(exc).__name__}: {exc}"
+            status = "failed"
+        for result in affected:
+            result.applied = f"{status}: {message}"
+        done.append({"action": action, "status": status, "message": message, "checks": [r.name for r in affected]})
+    return done
+
+
+def _purge(facts: Facts, affected: list[CheckResult], dry_run: bool) -> str:
+    from bootstrap.doctor.checks.packages import scan
+    from bootstrap.purge import JOURNAL_NAME, execute_purge, plan_purge, preflight
+
+    target = facts.target()
+    plan = plan_purge(scan(facts))
+    if plan.blocked:
+        raise RuntimeError("; ".join(plan.blocked))
+    names = ", ".join(f"{o.name} {o.version}" for o in plan.owners) or "nothing"
+    leftovers = f" and {len(plan.leftovers)} leftover(s)" if plan.leftovers else ""
+    if dry_run:
+        return f"would uninstall {names}{leftovers} (pip {' '.join(plan.pip_args())})"
+    preflight(plan, target, facts.ctx.runner)
+    journal = facts.ctx.workspace.state / JOURNAL_NAME
+    report = execute_purge(plan, target, facts.ctx.runner, journal)
+    note = f"; still importable from {report.import_location}" if report.import_location else ""
+    return (
+        f"uninstalled {names}{leftovers} (journal {journal}; undo: tritondev purge --restore){note};"
+        " install the one you want: tritondev setup"
+    )
+
+
+def _env(facts: Facts, affected: list[CheckResult], dry_run: bool) -> str:
+    from bootstrap.envfile import update_env_file
+
+    variables: dict[str, str] = {}
+    for result in affected:
+        assert result.fix is not None
+        variables.update(result.fix.args.get("variables", {}))
+    path = facts.ctx.workspace.env_file
+    shown = " ".join(f"{k}={v}" for k, v in variables.items())
+    if dry_run:
+        return f"would write {shown} to {path}"
+    update_env_file(path, dict(variables))
+    return f'wrote {shown} to {path}; load it with: eval "$(tritondev env)"'
+
+
+def _clear_cache(facts: Facts, affected: list[CheckResult], dry_run: bool) -> str:
+    from bootstrap.doctor.checks.cache import cache_dir, scan_cache, stale_entries, triton_installed_at
+
+    root = cache_dir(facts.environ)
+    entries = stale_entries(scan_cache(root), triton_installed_at(facts))
+    resolved_root = root.resolve()
+    removed = 0
+    size = 0
+    for entry in entries:
+        path = Path(entry.path)
+        # Only direct children of the cache folder, never a link out of it.
+        if path.is_symlink() or path.resolve().parent != resolved_root:
+            continue
+        if not dry_run:
+            shutil.rmtree(path)
+        removed += 1
+        size += entry.size
+    verb = "would remove" if dry_run else "removed"
+    return f"{verb} {removed} stale entries ({size // 1024} KiB) from {root}"
+
+
+FIXERS = {"purge": _purge, "env": _env, "clear-cache": _clear_cache}

@@ -1,0 +1,102 @@
+"""What a check is and what it reports."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from enum import Enum
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from bootstrap.doctor.facts import Facts
+
+
+class Status(str, Enum):
+    OK = "ok"
+    WARN = "warn"
+    ERROR = "error"
+    SKIPPED = "skipped"
+
+
+@dataclass(frozen=True)
+class Fix:
+    """How to fix a finding: one line shown inline, and (when safe) what `--fix` applies.
+
+    action names a fixer in bootstrap.doctor.fixers; args are its arguments (JSON-serialisable).
+    """
+
+    text: str
+    action: str | None = None
+    args: dict[str, Any] = field(default_factory=dict)
+
+    def to_json(self) -> dict[str, Any]:
+        return {"text": self.text, "auto": self.action is not None, "action": self.action}
+
+
+@dataclass(frozen=True)
+class Outcome:
+    """What a check function returns."""
+
+    status: Status
+    summary: str
+    details: tuple[str, ...] = ()
+    fix: Fix | None = None
+    data: dict[str, Any] = field(default_factory=dict)
+
+
+def ok(summary: str, *details: str, **data: Any) -> Outcome:
+    return Outcome(Status.OK, summary, tuple(details), None, data)
+
+
+def warn(summary: str, fix: Fix | str | None, *details: str, **data: Any) -> Outcome:
+    return Outcome(Status.WARN, summary, tuple(details), _fix(fix), data)
+
+
+def error(summary: str, fix: Fix | str | None, *details: str, **data: Any) -> Outcome:
+    return Outcome(Status.ERROR, summary, tuple(details), _fix(fix), data)
+
+
+def skipped(summary: str, *details: str, fix: Fix | str | None = None) -> Outcome:
+    return Outcome(Status.SKIPPED, summary, tuple(details), _fix(fix))
+
+
+def _fix(fix: Fix | str | None) -> Fix | None:
+    return Fix(fix) if isinstance(fix, str) else fix
+
+
+CheckFunction = Callable[["Facts"], Outcome]
+
+
+@dataclass(frozen=True)
+class CheckSpec:
+    name: str
+    group: str
+    title: str
+    function: CheckFunction
+    slow: bool = False  # submitted first so that it overlaps with the fast ones
+
+
+@dataclass
+class CheckResult:
+    name: str
+    group: str
+    status: Status
+    summary: str
+    details: tuple[str, ...]
+    fix: Fix | None
+    duration_ms: int
+    data: dict[str, Any] = field(default_factory=dict)
+    applied: str | None = None  # what --fix did about it
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "name": self.name,
+            "group": self.group,
+            "status": self.status.value,
+            "summary": self.summary,
+            "details": list(self.details),
+            "fix": self.fix.text if self.fix else None,
+            "auto_fixable": bool(self.fix and self.fix.action),
+            "applied": self.applied,
+            "duration_ms": self.duration_ms,
+        }
