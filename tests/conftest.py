@@ -13,6 +13,8 @@ import pytest
 
 REPO = Path(__file__).resolve().parents[1]
 
+pytest_plugins = ["tests.world.fixtures"]
+
 
 def _has_gpu() -> bool:
     smi = shutil.which("nvidia-smi")

@@ -1,0 +1,39 @@
+"""pytest fixtures for the test world (loaded from tests/conftest.py through pytest_plugins)."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from tests.world.servers import GitDaemon, RawServer, start_git_daemon
+from tests.world.world import World, build_world
+
+
+@pytest.fixture(scope="session")
+def world(tmp_path_factory: pytest.TempPathFactory) -> World:
+    """The world, built once per session. Read-only: tests that change repositories use `fresh_world`."""
+    return build_world(tmp_path_factory.mktemp("world") / "w")
+
+
+@pytest.fixture
+def fresh_world(tmp_path: Path) -> World:
+    """A private world (about a second to build) that a test may change."""
+    return build_world(tmp_path / "world")
+
+
+@pytest.fixture(scope="session")
+def git_daemon(world: World) -> Iterator[GitDaemon]:
+    """A real `git daemon` on 127.0.0.1 serving the world's bare repos: git_daemon.url("triton")."""
+    daemon = start_git_daemon(world.git_root)
+    yield daemon
+    daemon.stop()
+
+
+@pytest.fixture(scope="session")
+def raw_http_server(world: World) -> Iterator[RawServer]:
+    """raw.githubusercontent.com on 127.0.0.1: raw_http_server.url(ref, path[, repo])."""
+    server = RawServer(world).start()
+    yield server
+    server.stop()

@@ -1,0 +1,175 @@
+"""Real local servers over the world's repositories: a git daemon and a raw-file HTTP server."""
+
+from __future__ import annotations
+
+import contextlib
+import socket
+import subprocess
+import threading
+import time
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from pathlib import Path
+from urllib.parse import unquote, urlsplit
+
+from tests.world.world import GITHUB_NAMES, World
+
+
+def free_port() -> int:
+    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as s:
+        s.bind(("127.0.0.1", 0))
+        return int(s.getsockname()[1])
+
+
+def _wait_for_port(port: int, proc: subprocess.Popen[bytes], timeout: float = 10.0) -> None:
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        if proc.poll() is not None:
+            raise RuntimeError(f"git daemon exited with status {proc.returncode}")
+        with contextlib.suppress(OSError), socket.create_connection(("127.0.0.1", port), timeout=0.5):
+            return
+        time.sleep(0.05)
+    raise RuntimeError(f"git daemon did not listen on port {port} within {timeout}s")
+
+
+@dataclass
+class GitDaemon:
+    """`git daemon` serving <world.git_root>/<name>.git as git://127.0.0.1:<port>/<name>.git."""
+
+    base_path: Path
+    port: int
+    proc: subprocess.Popen[bytes]
+
+    @property
+    def base_url(self) -> str:
+        return f"git://127.0.0.1:{self.port}"
+
+    def url(self, name: str) -> str:
+        return f"{self.base_url}/{name}.git"
+
+    def stop(self) -> None:
+        if self.proc.poll() is None:
+            self.proc.terminate()
+            try:
+                self.proc.wait(timeout=5)
+            except subprocess.TimeoutExpired:
+                self.proc.kill()
+                self.proc.wait()
+
+
+def start_git_daemon(base_path: Path) -> GitDaemon:
+    for _attempt in range(5):
+        port = free_port()
+        proc = subprocess.Popen(
+            [
+                "git",
+                "daemon",
+                "--export-all",
+                f"--base-path={base_path}",
+                "--reuseaddr",
+                "--listen=127.0.0.1",
+                f"--port={port}",
+                "--informative-errors",
+                str(base_path),
+            ],
+            stdout=subprocess.DEVNULL,
+            stderr=subprocess.DEVNULL,
+        )
+        try:
+            _wait_for_port(port, proc)
+        except RuntimeError:
+            proc.kill()
+            proc.wait()
+            continue  # the port was taken between free_port() and bind: try another
+        return GitDaemon(base_path, port, proc)
+    raise RuntimeError("could not start git daemon")
+
+
+@contextlib.contextmanager
+def git_daemon_for(world: World) -> Iterator[GitDaemon]:
+    daemon = start_git_daemon(world.git_root)
+    try:
+        yield daemon
+    finally:
+        daemon.stop()
+
+
+# ---------------------------------------------------------------------------------------------
+
+
+@dataclass
+class RawServer:
+    """Serves /<owner>/<repo>/<ref>/<path> like raw.githubusercontent.com, from the world's bare repos.
+
+    The ref may contain slashes (release/2.5) or be a full sha. Missing repo, ref or path: 404 with
+    the body "404: Not Found", as GitHub answers. Every request path is appended to `requests`.
+    """
+
+    world: World
+    port: int = 0
+    requests: list[str] = field(default_factory=list)
+    _server: ThreadingHTTPServer | None = None
+    _thread: threading.Thread | None = None
+
+    @property
+    def base_url(self) -> str:
+        return f"http://127.0.0.1:{self.port}"
+
+    def url(self, ref: str, path: str, repo: str = "pytorch/pytorch") -> str:
+        return f"{self.base_url}/{repo}/{ref}/{path}"
+
+    def lookup(self, url_path: str) -> bytes | None:
+        parts = [p for p in unquote(urlsplit(url_path).path).split("/") if p]
+        if len(parts) < 4:
+            return None
+        name = GITHUB_NAMES.get(f"{parts[0]}/{parts[1]}")
+        if name is None:
+            return None
+        bare = self.world.bare[name]
+        rest = parts[2:]
+        # Longest ref first: "release/2.5/.ci/..." must resolve to the branch release/2.5.
+        for i in range(len(rest) - 1, 0, -1):
+            ref, path = "/".join(rest[:i]), "/".join(rest[i:])
+            ok = subprocess.run(
+                ["git", "rev-parse", "--verify", "-q", f"{ref}^{{commit}}"],
+                cwd=bare,
+                capture_output=True,
+                check=False,
+            )
+            if ok.returncode != 0:
+                continue
+            blob = subprocess.run(["git", "show", f"{ref}:{path}"], cwd=bare, capture_output=True, check=False)
+            return blob.stdout if blob.returncode == 0 else None
+        return None
+
+    def start(self) -> RawServer:
+        raw = self
+
+        class Handler(BaseHTTPRequestHandler):
+            def do_GET(self) -> None:
+                raw.requests.append(self.path)
+                body = raw.lookup(self.path)
+                status = 200 if body is not None else 404
+                if body is None:
+                    body = b"404: Not Found"
+                self.send_response(status)
+                self.send_header("Content-Type", "text/plain; charset=utf-8")
+                self.send_header("Content-Length", str(len(body)))
+                self.end_headers()
+                self.wfile.write(body)
+
+            def log_message(self, format: str, *args: object) -> None:
+                pass
+
+        self._server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+        self.port = int(self._server.server_address[1])
+        self._thread = threading.Thread(target=self._server.serve_forever, daemon=True)
+        self._thread.start()
+        return self
+
+    def stop(self) -> None:
+        if self._server is not None:
+            self._server.shutdown()
+            self._server.server_close()
+            self._server = None

@@ -1,0 +1,13 @@
+/*===------- llvm/Config/llvm-config.h - llvm configuration -------*- C -*-===*/
+#ifndef LLVM_CONFIG_H
+#define LLVM_CONFIG_H
+
+#define LLVM_VERSION_MAJOR @LLVM_VERSION_MAJOR@
+#define LLVM_VERSION_MINOR @LLVM_VERSION_MINOR@
+#define LLVM_VERSION_PATCH @LLVM_VERSION_PATCH@
+#define LLVM_VERSION_STRING "@PACKAGE_VERSION@"
+#define LLVM_NATIVE_ARCH @LLVM_NATIVE_ARCH@
+#define LLVM_DEFAULT_TARGET_TRIPLE "@CMAKE_HOST_SYSTEM_PROCESSOR@-unknown-linux-gnu"
+#define LLVM_TARGETS_BUILT "@LLVM_TARGETS_COMMA@"
+
+#endif
