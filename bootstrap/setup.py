@@ -33,7 +33,7 @@ from bootstrap.fsutil import atomic_write_json, atomic_write_text, read_json
 from bootstrap.resources import Jobs, detect, size_jobs
 from bootstrap.runner import PlannedCommand, Result, Runner
 from bootstrap.steps import RAN, UP_TO_DATE, WOULD_RUN, Outcome, Steps
-from bootstrap.target import TargetPython, choose_interpreter, inspect_interpreter, interpreter_in
+from bootstrap.target import TargetPython, choose_interpreter, inspect_interpreter
 from bootstrap.toolchain import Toolchain, detect_toolchain
 
 if TYPE_CHECKING:
@@ -278,6 +278,9 @@ def _target(env: _Env) -> tuple[Path, TargetPython | None]:
     exe, origin = choose_interpreter(ctx.settings.python, ctx.workspace.venv)
     if origin == "workspace venv":
         venv = ctx.workspace.venv
+        # One spelling of the venv's interpreter whether or not it exists yet: the plan of a
+        # --dry-run names the same commands as the run that creates the venv.
+        exe = venv / "bin" / "python"
         marker = ctx.workspace.state / "venv-creating"
         broken = marker.exists()  # a creation of ours was interrupted: finish it with --clear
         if not exe.exists() or broken:
@@ -291,7 +294,6 @@ def _target(env: _Env) -> tuple[Path, TargetPython | None]:
                     marker.unlink(missing_ok=True)
 
             env.steps.run("venv", {"path": str(venv)}, create, force=True)
-            exe = interpreter_in(venv)
         if ctx.dry_run and not exe.exists():
             return exe, None
     target = inspect_interpreter(exe, origin, env.runner)
@@ -302,24 +304,28 @@ def _purge(env: _Env, target: TargetPython | None, setup_dir: Path) -> None:
     """Remove every other triton from the target (never our own editable install from this checkout)."""
     if target is None:
         return
-    from bootstrap.purge import execute_purge, plan_purge, preflight, scan_environment
-    from bootstrap.purge.pipbridge import PIP_ENV
-
     listing = environment_listing(target.site_packages)
     if env.steps.is_current("purge", {"env": listing, "python": str(target.executable)}):
         env.steps.outcomes.append(Outcome("purge", UP_TO_DATE, "environment unchanged since the last setup"))
         return
+    from bootstrap.purge import execute_purge, plan_purge, preflight, scan_environment
+    from bootstrap.purge.pipbridge import PIP_ENV
     scan = scan_environment(target, env.runner, cwd=env.ctx.workspace.root)
     plan = plan_purge(scan)
-    ours = [o for o in plan.owners if o.editable_path and Path(o.editable_path).resolve() == setup_dir.resolve()]
-    if ours:
-        plan = dataclasses.replace(plan, owners=tuple(o for o in plan.owners if o not in ours))
-        if not plan.owners:
-            # Our own install is what the scan found; its files are not leftovers.
-            plan = dataclasses.replace(plan, leftovers=(), unowned_files=())
-    if plan.empty:
+    mine = setup_dir.resolve()
+    triton_src = env.ctx.workspace.src / "triton"
+
+    def ours(path: str | Path | None) -> bool:
+        return path is not None and Path(path).resolve().is_relative_to(triton_src.resolve())
+
+    # Our own editable install from this checkout is kept; a different one (another checkout) goes.
+    foreign = tuple(o for o in plan.owners if not (o.editable and o.editable_path and Path(o.editable_path).resolve()
+                                                   == mine))
+    leftovers = tuple(p for p in plan.leftovers if not ours(p))
+    if not foreign and not leftovers:
         env.steps.outcomes.append(Outcome("purge", UP_TO_DATE, "no other triton installed"))
         return
+    plan = dataclasses.replace(plan, owners=foreign, leftovers=leftovers)
 
     def action() -> None:
         if env.ctx.dry_run:
@@ -729,6 +735,8 @@ def run_setup(ctx: AppContext, console: Console | None) -> SetupReport:
         kernel = _kernel_check(ctx) if not s.skip_verify else None
         if kernel is not None:
             report.verify["kernels"] = kernel
+            if kernel.get("skipped"):
+                report.notices.append(f"kernel check skipped: {kernel['skipped']}")
             if not kernel.get("ok"):
                 raise CheckFailed("the kernel check failed on the installed triton",
                                   fix="see `tritondev verify` for details")
@@ -813,7 +821,13 @@ def _kernel_check(ctx: AppContext) -> dict[str, object] | None:
         kernel_verify = importlib.import_module("bootstrap.kernels.verify")
     except ImportError:
         return None
-    result = kernel_verify.run_verify(ctx, [])
+    from bootstrap.errors import ToolMissing
+
+    try:
+        result = kernel_verify.run_verify(ctx, [])
+    except ToolMissing as exc:
+        # No torch or numpy in the target: the kernel check cannot run there; provenance stands.
+        return {"ok": True, "skipped": exc.message}
     data = result.to_json()
     return data if isinstance(data, dict) else {"ok": bool(result.ok)}
 

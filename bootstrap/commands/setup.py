@@ -95,8 +95,11 @@ def render(report: object) -> None:
         ui.warn(notice)
     if report.dry_run:
         out.print(f"# tritondev setup --dry-run: {len(report.commands)} command(s) a real run would execute")
+        step = None
         for command in report.commands:
-            out.print(f"# {command.step}")
+            if command.step != step:
+                step = command.step
+                out.print(f"# {step}")
             out.print(escape(command.render()))
         out.print("# steps: " + ", ".join(f"{o.name} ({o.status})" for o in report.steps))
         return
