@@ -12,4 +12,6 @@ COMMAND_MODULES: tuple[str, ...] = (
     "doctor",
     "pins",
     "purge",
+    "setup",
+    "build",
 )
