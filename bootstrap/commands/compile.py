@@ -70,13 +70,13 @@ def register(app: typer.Typer) -> None:
         from bootstrap.kernels.signature import parse_constexprs, split_kernel_ref
         from bootstrap.kernels.targets import parse_targets
 
+        ctx = make_context(
+            options.given(workspace=workspace, python=python), json=json, verbose=verbose, logs=False
+        )
         file_text, kernel = split_kernel_ref(kernel_ref)
         targets = parse_targets(target or [])
         parse_constexprs(constexpr or [])  # a bad NAME=VALUE is named before anything runs
         values = {item.partition("=")[0].strip(): item.partition("=")[2].strip() for item in constexpr or []}
-        ctx = make_context(
-            options.given(workspace=workspace, python=python), json=json, verbose=verbose, logs=False
-        )
         out_dir = out if out is not None else Path("triton-out") / kernel
         run_options = {k: v for k, v in (("num_warps", num_warps), ("num_stages", num_stages)) if v is not None}
         report = compile_kernel(ctx, Path(file_text), kernel, signature, values, targets, out_dir, run_options)
@@ -86,7 +86,7 @@ def register(app: typer.Typer) -> None:
 def _render(report: CompileReport, as_json: bool) -> None:
     from bootstrap import ui
     from bootstrap.errors import ExitCode, ExternalError
-    from bootstrap.kernels.compile import ptxas_fix
+    from bootstrap.kernels.compile import headline, ptxas_fix
 
     if as_json:
         ui.emit_json(report.to_json())
@@ -100,12 +100,13 @@ def _render(report: CompileReport, as_json: bool) -> None:
         )
         for result in report.results:
             if not result.ok:
-                console.print(f"  [red]{result.target.label:<12} failed[/red]: {escape(result.error or '')}")
+                why = f"{result.error}: {headline(result.tail)}"
+                console.print(f"  [red]{result.target.label:<12} failed[/red] {escape(why)}")
                 continue
             console.print(f"  [green]{result.target.label:<12}[/green] {escape(_resource_line(result.resources))}")
             stages = ", ".join(k for k in result.files if k != "metadata")
             console.print(f"  {'':<12} [dim]{escape(str(result.folder))} ({escape(stages)})[/dim]")
-        if report.nvdisasm:
+        if report.nvdisasm and any("sass" in r.files for r in report.results):
             ui.info(f"[dim]SASS by {escape(report.nvdisasm)}[/dim]")
         for result in report.results:
             for warning in result.warnings:

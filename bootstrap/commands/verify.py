@@ -43,10 +43,10 @@ def register(app: typer.Typer) -> None:
         from bootstrap.kernels.targets import parse_targets
         from bootstrap.kernels.verify import run_verify
 
-        targets = parse_targets(target or [])
         ctx = make_context(
             options.given(workspace=workspace, python=python), json=json, verbose=verbose, logs=False
         )
+        targets = parse_targets(target or [])
         report = run_verify(ctx, targets)
         _render(report, json)
 

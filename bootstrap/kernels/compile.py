@@ -145,6 +145,15 @@ class CompileReport:
         }
 
 
+def headline(tail: list[str]) -> str:
+    """The line of a compiler's output that says what went wrong: a fatal/error line, else the last one."""
+    for line in reversed(tail):
+        lowered = line.lower()
+        if "fatal" in lowered or "error:" in lowered and not lowered.startswith(("triton.", "runtimeerror")):
+            return line.strip()
+    return tail[-1].strip() if tail else "no output"
+
+
 def ptxas_fix(tail: list[str]) -> str | None:
     """The known fix for a ptxas that does not know the GPU (field problem 14), else None."""
     text = "\n".join(tail)
@@ -170,12 +179,16 @@ class _Driver:
         self.nvdisasm: str | None = None
         self.cuobjdump: str | None = None
         self.output: list[str] = []
+        self.since_event: list[str] = []  # what the compiler printed for the target being compiled
 
     def on_line(self, line: str) -> None:
         event = inner.parse_event(line)
         if event is None:
             self.output.append(line)
+            if line.strip():
+                self.since_event.append(line)
             return
+        printed, self.since_event = self.since_event, []
         kind = event.get("event")
         if kind == "hello":
             self.hello = event
@@ -186,6 +199,9 @@ class _Driver:
             self.error = event
         elif kind == "target":
             label = str(event["label"])
+            if not event.get("ok"):
+                # MLIR and LLVM write their diagnostics to stderr, not into the exception.
+                event["tail"] = printed[-TAIL_LINES:] + list(event.get("tail") or [])
             self.targets[label] = event
             cubin = event.get("files", {}).get("cubin") if event.get("ok") else None
             if cubin:

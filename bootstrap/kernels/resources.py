@@ -129,7 +129,8 @@ def cuda_summary(metadata: Mapping[str, Any], usage: Mapping[str, int] | None, w
         "registers": usage.get("REG") if usage else None,
         "spills": local // 4 if local is not None else None,
         "local_bytes": local,
-        "shared_bytes": None if shared is None else shared + (static_shared or 0),
+        "shared_bytes": shared,  # what Triton asks for at launch (dynamic shared memory)
+        "static_shared_bytes": static_shared,  # declared in the cubin (e.g. reserved for barriers)
         "threads": None if num_warps is None else num_warps * (_int(metadata, "warp_size") or warp_size),
         "num_warps": num_warps,
         "num_stages": _int(metadata, "num_stages"),
@@ -149,7 +150,8 @@ def hip_summary(metadata: Mapping[str, Any], info: Mapping[str, int], warp_size:
         "sgpr_spills": info.get("sgpr_spills"),
         "scratch_bytes": info.get("scratch_bytes"),
         "occupancy": info.get("occupancy"),
-        "lds_bytes": None if shared is None else shared + info.get("lds_static_bytes", 0),
+        "lds_bytes": shared,  # what Triton asks for at launch
+        "lds_static_bytes": info.get("lds_static_bytes"),
         "threads": None if num_warps is None else num_warps * (_int(metadata, "warp_size") or warp_size),
         "num_warps": num_warps,
         "num_stages": _int(metadata, "num_stages"),
