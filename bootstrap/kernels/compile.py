@@ -149,7 +149,7 @@ def headline(tail: list[str]) -> str:
     """The line of a compiler's output that says what went wrong: a fatal/error line, else the last one."""
     for line in reversed(tail):
         lowered = line.lower()
-        if "fatal" in lowered or "error:" in lowered and not lowered.startswith(("triton.", "runtimeerror")):
+        if "fatal" in lowered or ("error:" in lowered and not lowered.startswith(("triton.", "runtimeerror"))):
             return line.strip()
     return tail[-1].strip() if tail else "no output"
 

@@ -63,7 +63,7 @@ def test_every_stage_and_sass_for_each_target(compiled) -> None:  # type: ignore
 
 
 def test_resource_summaries_match_metadata(compiled) -> None:  # type: ignore[no-untyped-def]
-    report, out = compiled
+    report, _ = compiled
     for entry in report["targets"]:
         folder = Path(entry["folder"])
         metadata = json.loads((folder / "metadata.json").read_text())
@@ -149,7 +149,8 @@ def test_bad_signature_or_target_exit_2_before_anything_runs(
         ("{file}::nope", [], "has no kernel named 'nope' (its @triton.jit kernels: add_kernel, broken_kernel, "
          "matmul_kernel)", ""),
         ("{file}::not_a_kernel", [], "is not a @triton.jit kernel", ""),
-        ("{file}::add_kernel", ["-s", "x_ptr=*fp32,y_ptr=*fp32"], "gives no type for out_ptr, n", "out_ptr=*fp32,n=i32"),
+        ("{file}::add_kernel", ["-s", "x_ptr=*fp32,y_ptr=*fp32"], "gives no type for out_ptr, n",
+         "out_ptr=*fp32,n=i32"),
         ("{file}::add_kernel", ["-s", ADD_SIGNATURE + ",z=i32"], "has no argument z", ""),
         ("{file}::add_kernel", ["-s", ADD_SIGNATURE + ",BLOCK=i32"], "BLOCK of add_kernel is a tl.constexpr", ""),
     ],
@@ -228,7 +229,8 @@ def test_older_triton_with_constants_argument(tdv: RunCli, kernel_file: Path, tm
     assert report["triton_version"] == "3.2.0"
     ttir = (tmp_path / "cuda-80" / "add_kernel.ttir").read_text()
     assert ttir.count("tt.divisibility = 16") == 2  # both hints reached the compiler
-    assert (tmp_path / "cuda-80" / "add_kernel.sass").is_file() and (tmp_path / "hip-gfx942" / "add_kernel.hsaco").is_file()
+    assert (tmp_path / "cuda-80" / "add_kernel.sass").is_file()
+    assert (tmp_path / "hip-gfx942" / "add_kernel.hsaco").is_file()
 
 
 def test_help_is_fast_and_lists_the_options() -> None:
