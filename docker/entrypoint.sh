@@ -106,11 +106,29 @@ else
   prepare_as_user
 fi
 
+# The problems `tritondev doctor` finds, one line each, and its counts; never fails, never hangs.
+doctor_summary() {
+  local python=/opt/tritondev/bin/python report
+  [[ -x "$python" ]] || python=python3
+  report="$(timeout "$doctor_timeout" tritondev doctor --json 2>/dev/null)" || true
+  "$python" -c "$summarize" <<<"$report" >&2 2>/dev/null || say "tritondev doctor gave no report (run it for details)"
+}
+summarize="$(
+  cat <<'PY'
+import json, sys
+data = json.load(sys.stdin)
+for check in data["checks"]:
+    if check["status"] in ("error", "warn"):
+        print("  {status:5} {name}: {summary}".format(**check))
+        if check.get("fix"):
+            print("        fix: {}".format(check["fix"]))
+print("tritondev doctor: {ok} ok, {warn} warnings, {error} errors, {skipped} skipped;"
+      " 'tritondev doctor' shows every check".format(**data["summary"]))
+PY
+)"
+
 if (($# == 0)); then
-  if command -v tritondev >/dev/null 2>&1; then
-    say "tritondev doctor (summary; 'tritondev doctor -v' for details):"
-    timeout "$doctor_timeout" tritondev doctor || say "doctor reported problems or did not finish (exit $?)"
-  fi
+  doctor_summary
   exec bash
 fi
 
