@@ -53,6 +53,8 @@ _IR_TOP_LEVEL = re.compile(
       | [\w.$@%"-]+:\s*(?:(?://|;).*)?$       # labels: `add_kernel:  ; @add_kernel`, `$L__BB0_2:`
       | ---\s*$ | \.\.\.\s*$ | amdhsa\.       # AMDGPU metadata (YAML)
       | bb\.\d+ | \d+B\s                     # machine IR blocks, slot indexes
+      | (?:Function\ Live\ Ins|Frame\ Objects|Constant\ Pool|Jump\ Tables):  # machine IR function parts
+      | Printing\ <null>
       | \{-\# | \#-\}                         # MLIR external resources
       | (?:module|"builtin\.module"|builtin\.module|tt\.func|llvm\.\w+|func\.func|gpu\.module)\b
       | (?:define|declare|attributes|target|source_filename|module\ asm)\b
@@ -191,6 +193,15 @@ class DumpSplitter:
         self._counter = counter or Counter()
         self._section: DumpSection | None = None
         self._depth = 0
+        self._last_kernel: str | None = None
+
+    def _finish(self, section: DumpSection) -> DumpSection:
+        # Dumps of a region or basic block name no function; Triton compiles one kernel at a time
+        # per stream, so they belong to the kernel of the dump before.
+        if section.kernel is None:
+            section.kernel = self._last_kernel
+        self._last_kernel = section.kernel
+        return section
 
     def feed(self, line: str) -> list[DumpSection | str]:
         """Events for one line: finished sections (DumpSection) and lines to forward (str, as given)."""
@@ -199,7 +210,7 @@ class DumpSplitter:
         header = parse_header(text)
         if header is not None:
             if self._section is not None:
-                events.append(self._section)
+                events.append(self._finish(self._section))
             self._section = DumpSection(
                 number=self._counter(),
                 kind=str(header["kind"]),
@@ -218,7 +229,7 @@ class DumpSplitter:
         if self._depth == 0 and not _IR_TOP_LEVEL.match(text):
             # Outside any brace and not IR: the program speaks again; the dump is over.
             self._section = None
-            return [section, line]
+            return [self._finish(section), line]
         section.lines.append(text)
         if section.kernel is None:
             section.kernel = _kernel_in(text)
@@ -233,7 +244,7 @@ class DumpSplitter:
     def close(self) -> list[DumpSection | str]:
         """End of stream: the open section, if any."""
         section, self._section = self._section, None
-        return [section] if section is not None else []
+        return [self._finish(section)] if section is not None else []
 
 
 def _kernel_in(line: str) -> str | None:

@@ -39,8 +39,9 @@ def register(app: typer.Typer) -> None:
     ) -> None:
         """List cache entries: kernel, target, Triton version, size, age, registers, spills; stale ones flagged.
 
-        An entry is stale when the Triton that built it differs from the one in the target environment
-        (--python), or when its target is not a GPU of this machine (only checked where a GPU is present).
+        Stale: built by another Triton than the target environment's (--python).
+
+        Or built for a target that is not a GPU of this machine (checked only where a GPU is present).
         """
         from bootstrap.context import make_context
         from bootstrap.kernelcache import inspect_cache, now

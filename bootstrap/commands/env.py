@@ -39,8 +39,9 @@ def register(app: typer.Typer) -> None:
     ) -> None:
         """Print exports for `eval "$(tritondev env)"` (fish: `tritondev env --shell fish | source`).
 
-        The variables of the workspace env file (ptxas and cache settings `tritondev doctor --fix` found
-        to work), plus the IR-dump switches with --dump-ir. Only exports go to stdout.
+        The workspace env file's variables: the ptxas and cache settings `tritondev doctor --fix` proved.
+
+        With --dump-ir also the IR-dump switches. Only exports go to stdout.
         """
         import os
         import sys

@@ -36,12 +36,13 @@ def register(app: typer.Typer) -> None:
         dry_run: options.DryRun = False,
         verbose: options.Verbose = False,
     ) -> None:
-        """Run COMMAND with the workspace env file's variables (those `tritondev env` prints) and pass its exit
-        status through.
+        """Run COMMAND with the variables `tritondev env` prints; its exit status is passed through.
 
-        With --dump-ir it also turns on Triton's IR dumps, takes them out of the command's output and
-        splits them into one numbered file per pass (0001-<pass>.mlir ..., the final .ptx/.amdgcn) with an
-        index of passes in order; the command's own output is still shown.
+        With --dump-ir it also turns on Triton's IR dumps and takes them out of the command's output.
+
+        Each dump becomes one numbered file per pass (0001-<pass>.mlir ..., the final .ptx/.amdgcn).
+
+        index.txt and index.json list the passes in order; the command's own output is still shown.
         """
         from bootstrap.context import make_context
         from bootstrap.envexports import collect_variables
