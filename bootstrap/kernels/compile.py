@@ -8,6 +8,8 @@ nvdisasm while the script goes on compiling the next target.
 from __future__ import annotations
 
 import json
+import signal
+import tempfile
 import time
 from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass, field
@@ -41,13 +43,14 @@ class CompilePlan:
         """CUDA first: each cubin's disassembly then overlaps the compiles that follow it."""
         return tuple(sorted(self.targets, key=lambda t: t.backend != "cuda"))
 
-    def request(self) -> dict[str, Any]:
+    def request(self, targets: list[Target] | None = None) -> dict[str, Any]:
+        """What the in-target script needs; `targets` narrows it (a re-run after a crash)."""
         return {
             "source": str(self.source),
             "kernel": self.kernel,
             "params": [p.to_json() for p in self.args.params],
             "constexprs": self.args.constexprs,
-            "targets": [{**t.to_json(), "folder": t.folder} for t in self.run_order],
+            "targets": [{**t.to_json(), "folder": t.folder} for t in (targets or self.run_order)],
             "out": str(self.out_dir),
             "options": self.options,
         }
@@ -266,26 +269,52 @@ class _Driver:
         return result
 
 
+def _exit_text(returncode: int) -> str:
+    if returncode < 0:
+        try:
+            return f"killed by {signal.Signals(-returncode).name}"
+        except ValueError:
+            return f"killed by signal {-returncode}"
+    return f"exit status {returncode}"
+
+
 def run_plan(ctx: AppContext, plan: CompilePlan) -> CompileReport:
     python = ctx.target_python().executable
     started = time.monotonic()
-    with ThreadPoolExecutor(max_workers=2) as pool:
+    with ThreadPoolExecutor(max_workers=2) as pool, tempfile.TemporaryDirectory(prefix="tritondev-") as tmp:
         driver = _Driver(ctx, plan, pool)
-        result = ctx.runner.run(
-            [python, inner.script("tritondev_aot.py"), json.dumps(plan.request())],
-            step="compile",
-            probe=True,
-            check=False,
-            stream=True,
-            on_line=driver.on_line,
-            # The interpreter would turn @triton.jit into an interpreted function that cannot be compiled.
-            env={"TRITON_INTERPRET": None},
-        )
-        if driver.error is not None:
-            raise_script_error(python, driver.error)
-        if result.returncode != 0 and not driver.targets:
-            # Died before any target (a crash in Triton's import, a signal): show what it printed.
-            raise CommandFailed(result.argv, result.returncode, None, driver.output[-TAIL_LINES:])
+        remaining = list(plan.run_order)
+        request_file = Path(tmp) / "request.json"
+        while remaining:
+            request_file.write_text(json.dumps(plan.request(remaining)), encoding="utf-8")
+            result = ctx.runner.run(
+                [python, inner.script("tritondev_aot.py"), request_file],
+                step="compile",
+                probe=True,
+                check=False,
+                stream=True,
+                on_line=driver.on_line,
+                # The interpreter would turn @triton.jit into an interpreted function that cannot be compiled.
+                env={"TRITON_INTERPRET": None},
+            )
+            if driver.error is not None:
+                raise_script_error(python, driver.error)
+            remaining = [t for t in remaining if t.label not in driver.targets]
+            if result.returncode == 0 or not remaining:
+                break
+            if not driver.hello:
+                # Died before Triton was even imported: nothing target-specific to report.
+                raise CommandFailed(result.argv, result.returncode, None, driver.output[-TAIL_LINES:])
+            # LLVM aborts the whole process on some errors: blame the target it was compiling, go on
+            # with the others in a fresh process.
+            crashed = remaining.pop(0)
+            driver.targets[crashed.label] = {
+                "label": crashed.label,
+                "ok": False,
+                "error": f"the compiler died ({_exit_text(result.returncode)})",
+                "tail": driver.since_event[-TAIL_LINES:],
+            }
+            driver.since_event = []
         results = [driver.result_for(t) for t in plan.targets]
     return CompileReport(
         kernel=plan.kernel,

@@ -16,9 +16,8 @@ import pytest
 
 from bootstrap.kernels.resources import parse_amdgcn_info
 from tests.kernels import elfinfo
-from tests.kernels.conftest import RunCli
+from tests.kernels.conftest import RunCli, bare_venv
 from tests.kernels.kernels_src import ADD_SIGNATURE, MATMUL_CONSTEXPRS, MATMUL_SIGNATURE
-from tests.support.venvs import fresh_venv
 
 TARGETS = ("cuda:80", "cuda:90", "cuda:120", "hip:gfx942")
 CUDA_STAGES = ("ttir", "ttgir", "llir", "ptx", "cubin", "sass")
@@ -207,7 +206,7 @@ def test_ptxas_that_does_not_know_the_arch_exits_4_with_its_message(
 
 
 def test_target_without_triton_exits_3_with_the_pip_fix(tdv: RunCli, kernel_file: Path, tmp_path: Path) -> None:
-    bare = fresh_venv(tmp_path / "bare")
+    bare = bare_venv(tmp_path / "bare")
     proc = tdv("compile", f"{kernel_file}::add_kernel", "-s", ADD_SIGNATURE, "-c", "BLOCK=256", "-t", "cuda:90",
                "-o", str(tmp_path / "o"), "--python", str(bare))  # fmt: skip
     assert proc.returncode == 3, proc.stderr

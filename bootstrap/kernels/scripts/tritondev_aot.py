@@ -1,7 +1,7 @@
 # mypy: ignore-errors
 """Ahead-of-time compile one @triton.jit kernel for several targets; no GPU needed.
 
-Runs in the target interpreter: `python tritondev_aot.py '<request json>'`. Writes every stage Triton
+Runs in the target interpreter: `python tritondev_aot.py REQUEST.json`. Writes every stage Triton
 produces into <out>/<backend>-<arch>/ and reports each target as an event (tritondev_protocol).
 Works with Triton releases whose ASTSource takes `constexprs=` (3.3+) or `constants=` (3.2).
 """
@@ -184,7 +184,8 @@ def write_target(out, folder, kernel, compiled):
 
 
 def main():
-    request = json.loads(sys.argv[1])
+    with open(sys.argv[1], encoding="utf-8") as fh:
+        request = json.load(fh)
     triton = import_triton()
     from triton.backends.compiler import GPUTarget
 
