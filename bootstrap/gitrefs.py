@@ -159,12 +159,12 @@ def validate_repo_url(value: str, what: str = "repository URL") -> RepoUrl:
         raise bad("it is empty")
     if text.startswith("-"):
         raise bad("it starts with '-' and would be read as an option")
+    if _REMOTE_HELPER_RE.match(text):
+        raise bad("remote-helper transports such as ext:: and fd:: are disabled")
     if any(ch.isspace() or ord(ch) < 32 or ord(ch) == 127 for ch in text):
         raise bad("it contains whitespace or control characters")
     if text.startswith(RAW_PREFIX):
         return validate_raw_base(text[len(RAW_PREFIX) :], what)
-    if _REMOTE_HELPER_RE.match(text):
-        raise bad("remote-helper transports such as ext:: and fd:: are disabled")
     if "://" in text:
         parts = urlsplit(text)
         scheme = parts.scheme.lower()

@@ -41,6 +41,10 @@ _RETRY_STATUS = {429, 500, 502, 503, 504}
 _MAX_FILE_BYTES = 1 << 20  # pin files are one line; anything bigger is not one
 
 
+class RefNotFound(ConfigError):
+    """The repository has no such tag, branch or commit (exit 2: the ref given is wrong)."""
+
+
 class FileReader(Protocol):
     """Files of one repository at one ref."""
 
@@ -129,7 +133,7 @@ class LocalRepoReader:
     def __post_init__(self) -> None:
         self.commit = resolve_local_ref(self.runner, self.git_dir, self.ref, self.step)
         if self.commit is None:
-            raise ConfigError(
+            raise RefNotFound(
                 f"{self.ref!r} is not a tag, branch or commit of the repository at {self.path}",
                 fix="check the ref, or update that repository (git fetch) so that it has it",
             )
@@ -226,7 +230,7 @@ def _fetch_error(url: str, ref: str, output: str, log: Path | None) -> Exception
     last = redact(text.splitlines()[-1]) if text else "no output"
     lowered = text.lower()
     if "couldn't find remote ref" in lowered or "not our ref" in lowered or "no such remote ref" in lowered:
-        return ConfigError(
+        return RefNotFound(
             f"{redact(url)} has no ref or commit {ref!r}",
             fix="check the tag, branch or commit id (git ls-remote URL lists them)",
         )

@@ -25,7 +25,8 @@ from typing import TYPE_CHECKING
 from bootstrap.errors import ConfigError, MismatchError
 from bootstrap.gitrefs import RepoUrl, parse_pin_file, validate_commit, validate_ref, validate_repo_url
 from bootstrap.layout import TritonLayout, detect_layout
-from bootstrap.pinfetch import FileReader, LocalRepoReader, git_dir_of, open_reader
+from bootstrap.pinfetch import FileReader, LocalRepoReader, RefNotFound, git_dir_of, open_reader
+from bootstrap.redact import redact
 from bootstrap.sources import repository_url
 
 if TYPE_CHECKING:
@@ -322,6 +323,13 @@ def _read_layout(ctx: AppContext, location: RepoUrl, commit: str) -> tuple[Trito
         if local is not None:
             reader = LocalRepoReader(ctx.workspace.src / "triton", local, commit, ctx.runner)
         else:
-            reader = stack.enter_context(open_reader(location, commit, ctx.runner))
+            try:
+                reader = stack.enter_context(open_reader(location, commit, ctx.runner))
+            except RefNotFound:
+                # PyTorch (or the user) names a commit this Triton repository does not have.
+                raise MismatchError(
+                    f"Triton commit {commit} is not in {redact(location.url)}",
+                    fix="point --triton-url at a repository that has it (a fork?), or pass --triton-commit SHA",
+                ) from None
         read = functools.lru_cache(maxsize=None)(reader.read)
         return detect_layout(read), reader.description

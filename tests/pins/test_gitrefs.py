@@ -45,7 +45,9 @@ def test_commit_option_is_strict() -> None:
         assert info.value.exit_code == ExitCode.USAGE
 
 
-@pytest.mark.parametrize("ref", ["main", "v2.5.1", "v2.6.0-rc3", "release/2.5", "viable/strict", SHA, "ciflow/trunk/12"])
+@pytest.mark.parametrize(
+    "ref", ["main", "v2.5.1", "v2.6.0-rc3", "release/2.5", "viable/strict", SHA, "ciflow/trunk/12"]
+)
 def test_refs_people_use_are_accepted(ref: str) -> None:
     assert validate_ref(ref) == ref
 
@@ -82,7 +84,8 @@ def test_repository_urls_accepted(url: str, kind: str) -> None:
 @pytest.mark.parametrize(
     ("url", "says"),
     [
-        ("ext::sh -c touch% /tmp/pwned", "whitespace"),
+        ("ext::sh -c touch% /tmp/pwned", "ext::"),
+        ("https://example.org/a b", "whitespace"),
         ("ext::sh%20-c%20id", "ext::"),
         ("fd::17", "ext::"),
         ("--upload-pack=touch /tmp/x", "option"),

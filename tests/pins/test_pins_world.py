@@ -1,0 +1,319 @@
+"""`resolve_pins` and `tritondev pins` over the test world: every layout era, every transport.
+
+The world's PyTorch, Triton and llvm-project are real git repositories (tests/world). They are read
+through file paths, through a real `git daemon` on 127.0.0.1, and through a local HTTP server that
+answers like raw.githubusercontent.com.
+"""
+
+from __future__ import annotations
+
+import json
+import socket
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from bootstrap.context import AppContext, make_context
+from bootstrap.errors import ConfigError, ExitCode, MismatchError
+from bootstrap.pins import resolve_pins
+from bootstrap.runner import Runner
+from bootstrap.sources import ensure_checkout
+
+ERA_SETUP_DIR = {"python-dir": "python", "root-hash": ".", "root-json": "."}
+ERA_PIN_FILE = {
+    "python-dir": "cmake/llvm-hash.txt",
+    "root-hash": "cmake/llvm-hash.txt",
+    "root-json": "cmake/llvm-info.json",
+}
+
+
+def context(tmp_path: Path, **options: object) -> AppContext:
+    ctx = make_context({"workspace": str(tmp_path / "ws"), **options}, logs=False)
+    ctx.runner.quiet = True
+    return ctx
+
+
+def git_argvs(ctx: AppContext) -> list[tuple[str, ...]]:
+    return [c.argv for c in ctx.runner.history if c.argv[0] == "git"]
+
+
+@pytest.fixture
+def paths(world, clean_env):  # type: ignore[no-untyped-def]
+    return {"pytorch_url": str(world.bare["pytorch"]), "triton_url": str(world.bare["triton"])}
+
+
+def test_every_tag_every_era_through_file_paths(world, paths, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
+    eras = set()
+    for tag, pinned in world.pytorch_tags.items():
+        pins = resolve_pins(context(tmp_path, torch_ref=tag, **paths))
+        era = world.triton_eras[pinned.triton]
+        eras.add(era)
+        assert pins.torch_ref == tag and pins.torch_commit == pinned.commit
+        assert pins.triton_commit == pinned.triton, tag
+        assert pins.llvm_commit == world.triton_llvm_pins[pinned.triton], tag
+        assert pins.layout.setup_py_dir == ERA_SETUP_DIR[era], tag
+        assert pins.layout.llvm_pin_file == ERA_PIN_FILE[era], tag
+        assert pins.layout.binding == ("nanobind" if era == "root-json" else "pybind11"), tag
+        assert pins.layout.version == world.triton_versions[pinned.triton]
+        expected_version = world.pytorch_triton_versions[tag] or world.triton_versions[pinned.triton]
+        assert pins.triton_version == expected_version, tag
+        assert "cli:--torch-ref" not in pins.torch_ref_source and "--torch-ref" in pins.torch_ref_source
+    assert eras == {"python-dir", "root-hash", "root-json"}
+    assert not (tmp_path / "ws").exists(), "reading pins creates no workspace"
+
+
+def test_old_ref_falls_back_to_github_pin(world, paths, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
+    pins = resolve_pins(context(tmp_path, torch_ref="v2.0.0", **paths))
+    assert pins.triton_commit == world.pytorch_tags["v2.0.0"].triton
+    assert ".github/ci_commit_pins/triton.txt" in pins.triton_commit_source
+
+
+def test_main_is_the_default(world, paths, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
+    pins = resolve_pins(context(tmp_path, **paths))
+    assert (pins.torch_ref, pins.triton_commit) == ("main", world.pytorch_main.triton)
+    assert "default" in pins.torch_ref_source
+
+
+def test_triton_commit_skips_pytorch(world, paths, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
+    sha = world.triton_commits["release-3.3"]
+    ctx = context(tmp_path, triton_commit=sha.upper(), **paths)
+    pins = resolve_pins(ctx)
+    assert (pins.triton_commit, pins.torch_ref, pins.layout.setup_py_dir) == (sha, None, "python")
+    assert pins.triton_commit_source == "option --triton-commit"
+    assert not any(str(world.bare["pytorch"]) in " ".join(argv) for argv in git_argvs(ctx))
+
+
+def test_backend_amd_reads_rocm_pin(world, paths, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
+    pins = resolve_pins(context(tmp_path, torch_ref="v2.12.1", backend="amd", **paths))
+    assert "triton-rocm.txt" in pins.triton_commit_source
+    assert pins.triton_commit == world.pytorch_tags["v2.12.1"].triton
+
+
+def test_through_git_daemon(world, git_daemon, clean_env, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
+    ctx = context(
+        tmp_path, torch_ref="v2.7.1", pytorch_url=git_daemon.url("pytorch"), triton_url=git_daemon.url("triton")
+    )
+    pins = resolve_pins(ctx)
+    assert pins.triton_commit == world.pytorch_tags["v2.7.1"].triton
+    assert pins.layout.setup_py_dir == "python"
+    fetches = [a for a in git_argvs(ctx) if "fetch" in a]
+    assert fetches and all("--depth" in a and "--filter=blob:none" in a for a in fetches)
+
+
+def test_pytorch_cache_holds_only_what_was_needed(world, git_daemon, clean_env, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
+    (tmp_path / "ws").mkdir()
+    opts = {"pytorch_url": git_daemon.url("pytorch"), "triton_url": str(world.bare["triton"])}
+    for tag in ("v2.5.0", "v2.14.0"):
+        resolve_pins(context(tmp_path, torch_ref=tag, **opts))
+    cache = tmp_path / "ws" / "src" / "pytorch.git"
+    count = subprocess.run(
+        ["git", "--git-dir", str(cache), "rev-list", "--all", "--count"], capture_output=True, text=True, check=True
+    ).stdout.strip()
+    assert count == "2", "one commit per ref read, never PyTorch's history"
+
+
+def test_through_raw_http_server(world, raw_http_server, clean_env, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
+    base = f"raw+{raw_http_server.base_url}/pytorch/pytorch"
+    before = len(raw_http_server.requests)
+    ctx = context(tmp_path, torch_ref="release/2.12", pytorch_url=base, triton_url=str(world.bare["triton"]))
+    pins = resolve_pins(ctx)
+    assert pins.triton_commit == world.pytorch_tags["v2.12.1"].triton
+    asked = raw_http_server.requests[before:]
+    assert asked == [
+        "/pytorch/pytorch/release/2.12/.ci/docker/ci_commit_pins/triton.txt",
+        "/pytorch/pytorch/release/2.12/.ci/docker/triton_version.txt",
+    ]
+    assert not any(str(raw_http_server.base_url) in " ".join(a) for a in git_argvs(ctx))
+
+
+def test_mirror_dir(world, clean_env, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
+    pins = resolve_pins(context(tmp_path, torch_ref="v2.14.0", mirror=str(world.git_root)))
+    assert pins.triton_commit == world.pytorch_tags["v2.14.0"].triton
+    assert pins.pytorch_url == str(world.git_root / "pytorch.git")
+    assert pins.llvm_url == str(world.git_root / "llvm-project.git")
+
+
+@pytest.mark.parametrize(
+    ("tag", "says"),
+    [("v9.9.9-badpin", "39 hex digits"), ("v9.9.8-emptypin", "empty"), ("v9.9.7-garbage", "extra text")],
+)
+def test_malformed_pins_stop_before_git_sees_them(world, paths, tmp_path: Path, tag: str, says: str) -> None:  # type: ignore[no-untyped-def]
+    ctx = context(tmp_path, torch_ref=tag, **paths)
+    with pytest.raises(MismatchError) as info:
+        resolve_pins(ctx)
+    assert says in info.value.message and tag in info.value.message
+    content = world.pytorch_bad_tags[tag].strip()
+    assert not any(content and content.split()[0] in " ".join(a) for a in git_argvs(ctx))
+    assert not any(str(world.bare["triton"]) in " ".join(a) for a in git_argvs(ctx))
+
+
+def test_pin_missing_from_triton(world, paths, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
+    with pytest.raises(MismatchError, match="is not in"):
+        resolve_pins(context(tmp_path, torch_ref="v9.9.4-unknownpin", **paths))
+
+
+@pytest.mark.parametrize(
+    "options",
+    [
+        {"torch_ref": "--upload-pack=touch /tmp/pwned"},
+        {"torch_ref": "v2.5.0", "pytorch_url": "ext::sh -c touch% /tmp/pwned"},
+        {"torch_ref": "v2.5.0", "triton_url": "ext::sh%20-c%20id"},
+        {"triton_commit": "a" * 39},
+    ],
+)
+def test_bad_inputs_rejected_before_any_git_call(clean_env, tmp_path: Path, options: dict[str, str]) -> None:  # type: ignore[no-untyped-def]
+    ctx = context(tmp_path, **options)
+    with pytest.raises(ConfigError):
+        resolve_pins(ctx)
+    assert git_argvs(ctx) == []
+
+
+def test_layout_is_read_from_the_workspace_checkout(world, paths, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
+    sha = world.pytorch_tags["v2.14.0"].triton
+    ensure_checkout("triton", paths["triton_url"], sha, tmp_path / "ws" / "src" / "triton", Runner(quiet=True))
+    ctx = context(
+        tmp_path, torch_ref="v2.14.0", pytorch_url=paths["pytorch_url"], triton_url="git://127.0.0.1:9/none.git"
+    )
+    pins = resolve_pins(ctx)  # the Triton URL is unreachable: the checkout answers
+    assert pins.triton_commit == sha and str(tmp_path / "ws" / "src" / "triton") in pins.llvm_commit_source
+
+
+def _venv_with_torch_version_py(root: Path, text: str) -> Path:
+    # A real venv (no pip: seconds). The resolver reads only torch/version.py, never imports torch,
+    # so a venv holding that one file is exactly the input it sees from a real torch wheel.
+    subprocess.run([sys.executable, "-m", "venv", "--without-pip", str(root)], check=True)
+    site = next(root.glob("lib/python*/site-packages"))
+    (site / "torch").mkdir()
+    (site / "torch" / "version.py").write_text(text)
+    return root
+
+
+def test_installed_torch_chooses_the_ref(world, paths, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
+    venv = _venv_with_torch_version_py(tmp_path / "venv", world.torch_version_py("v2.12.1"))
+    pins = resolve_pins(context(tmp_path, python=str(venv), **paths))
+    assert pins.torch_ref == "v2.12.1" and pins.torch_version == "2.12.1"
+    assert pins.triton_commit == world.pytorch_tags["v2.12.1"].triton
+    assert "release tag" in pins.torch_ref_source
+    (next(venv.glob("lib/python*/site-packages")) / "torch" / "version.py").write_text(world.torch_version_py("main"))
+    pins = resolve_pins(context(tmp_path, python=str(venv), **paths))
+    assert pins.torch_ref == world.pytorch_main.commit  # a source build: its exact commit
+    assert pins.triton_commit == world.pytorch_main.triton
+
+
+# -- the command, as users run it ----------------------------------------------------------------
+
+
+def test_cli_json(world, cli, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
+    result = cli(
+        "pins",
+        "--torch-ref",
+        "v2.5.0",
+        "--pytorch-url",
+        str(world.bare["pytorch"]),
+        "--triton-url",
+        str(world.bare["triton"]),
+        "--workspace",
+        str(tmp_path / "ws"),
+        "--json",
+    )
+    assert result.returncode == 0, result.stderr
+    data = json.loads(result.stdout)
+    for key in (
+        "torch_ref",
+        "triton_commit",
+        "triton_version",
+        "llvm_commit",
+        "llvm_pin_file",
+        "setup_py_dir",
+        "torch_ref_source",
+        "triton_commit_source",
+        "llvm_commit_source",
+        "llvm_url",
+    ):
+        assert key in data
+    assert data["triton_commit"] == world.pytorch_tags["v2.5.0"].triton
+    assert data["setup_py_dir"] == "python"
+    assert not (tmp_path / "ws").exists()
+
+
+def test_cli_human(world, cli, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
+    result = cli("pins", "--torch-ref", "v2.14.0", "--mirror", str(world.git_root), "--workspace", str(tmp_path / "ws"))
+    assert result.returncode == 0, result.stderr
+    assert world.pytorch_tags["v2.14.0"].triton in result.stdout
+    assert "cmake/llvm-info.json" in result.stdout
+
+
+def _closed_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return int(s.getsockname()[1])
+
+
+@pytest.mark.parametrize(
+    ("args", "code", "says"),
+    [
+        (["--torch-ref=--upload-pack=x"], ExitCode.USAGE, "would be read as an option"),
+        (["--pytorch-url", "ext::sh -c id"], ExitCode.USAGE, "remote-helper"),
+        (["--backend", "rocm"], ExitCode.USAGE, "expected one of nvidia, amd"),
+        (["--triton-commit", "a" * 39], ExitCode.USAGE, "39 hex digits"),
+        (["--torch-ref", "v9.9.8-emptypin"], ExitCode.MISMATCH, "empty"),
+        (["--torch-ref", "no-such-tag"], ExitCode.USAGE, "no-such-tag"),
+    ],
+)
+def test_cli_errors(world, cli, tmp_path: Path, args: list[str], code: int, says: str) -> None:  # type: ignore[no-untyped-def]
+    base = [
+        "pins",
+        "--json",
+        "--workspace",
+        str(tmp_path / "ws"),
+        "--pytorch-url",
+        str(world.bare["pytorch"]),
+        "--triton-url",
+        str(world.bare["triton"]),
+    ]
+    result = cli(*base, *args)
+    assert result.returncode == code, result.stderr
+    assert says in result.stderr
+    assert json.loads(result.stdout)["exit_code"] == code
+    assert "Traceback" not in result.stderr
+
+
+def test_cli_offline_and_404(world, cli, raw_http_server, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
+    port = _closed_port()
+    offline = cli(
+        "pins",
+        "--torch-ref",
+        "v2.5.0",
+        "--pytorch-url",
+        f"git://127.0.0.1:{port}/pytorch.git",
+        "--workspace",
+        str(tmp_path / "ws"),
+    )
+    assert offline.returncode == ExitCode.EXTERNAL_FAILED, offline.stderr
+    assert "cannot fetch v2.5.0" in offline.stderr and "fix:" in offline.stderr
+    raw_offline = cli(
+        "pins",
+        "--torch-ref",
+        "v2.5.0",
+        "--pytorch-url",
+        f"raw+http://127.0.0.1:{port}/pytorch/pytorch",
+        "--workspace",
+        str(tmp_path / "ws"),
+    )
+    assert raw_offline.returncode == ExitCode.EXTERNAL_FAILED, raw_offline.stderr
+    assert "cannot download" in raw_offline.stderr and "offline" in raw_offline.stderr
+    missing = cli(
+        "pins",
+        "--torch-ref",
+        "v0.0.1",
+        "--pytorch-url",
+        f"raw+{raw_http_server.base_url}/pytorch/pytorch",
+        "--triton-url",
+        str(world.bare["triton"]),
+        "--workspace",
+        str(tmp_path / "ws"),
+    )
+    assert missing.returncode == ExitCode.MISMATCH, missing.stderr
+    assert "no Triton pin" in missing.stderr
