@@ -39,11 +39,13 @@ def register(app: typer.Typer) -> None:
         2 for bad input.
         """
         from bootstrap import ui
+        from bootstrap.context import CURRENT
         from bootstrap.doctor import DoctorOptions, run_doctor
         from bootstrap.doctor.arch import parse_arch
         from bootstrap.doctor.registry import load_checks, select
         from bootstrap.doctor.render import list_checks_json, render_text, report_json
 
+        CURRENT.json = json  # bad input below is reported as JSON too
         parsed_arch = parse_arch(arch) if arch is not None else None
         registry = load_checks()
         chosen = select(check or [], registry)  # validates names before anything runs

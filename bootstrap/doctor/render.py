@@ -71,7 +71,10 @@ def summary_line(report: Report, strict: bool) -> str:
         f"[dim]{counts['skipped']} skipped[/dim]",
     ]
     problems = report.open_problems(strict)
-    if not problems:
+    fixed = sum(1 for r in report.results if r.applied and r.applied.startswith("fixed"))
+    if not problems and fixed:
+        verdict = f"[bold green]Fixed {fixed} problem(s); no others.[/bold green]"
+    elif not problems:
         verdict = "[bold green]No problems found.[/bold green]" if not counts["warn"] else "[bold]No errors.[/bold]"
     else:
         groups = len({r.group for r in problems})

@@ -74,9 +74,10 @@ def distributions():
             pass
         editable = bool(isinstance(direct_url, dict) and (direct_url.get("dir_info") or {}).get("editable"))
         top_level = (dist.read_text("top_level.txt") or "").split()
-        if editable and ("triton" in top_level or "triton" in key):
+        tritonish = "triton" in top_level or key == "triton" or key.startswith(("triton-", "pytorch-triton"))
+        if editable and tritonish:
             owns = max(owns, 1)  # an editable install provides triton/ through a .pth or finder
-        if record_missing and ("triton" in top_level or "triton" in key):
+        if record_missing and tritonish:
             owns = max(owns, 1)
         location = ""
         try:
