@@ -531,7 +531,10 @@ def remove_entries(root: Path, removals: Sequence[Removal]) -> list[Removal]:
         try:
             folder.rename(trash)
         except FileNotFoundError:
-            continue  # someone else removed it
+            done.append(removal)  # someone else removed it meanwhile: gone all the same
+            continue
+        except OSError:
+            continue  # no permission (a shared cache of another user): left whole, reported by the caller
         shutil.rmtree(trash, ignore_errors=True)
         done.append(removal)
     return done

@@ -156,6 +156,7 @@ def register(app: typer.Typer) -> None:
         from bootstrap.errors import UsageError
         from bootstrap.kernelcache import inspect_cache, now, parse_duration, parse_size, plan_prune
 
+        ctx = make_context(options.given(workspace=workspace, python=python), json=json, dry_run=dry_run, logs=False)
         if older_than is None and max_size is None and not stale:
             raise UsageError(
                 "prune needs a rule: --older-than, --max-size or --stale",
@@ -163,7 +164,6 @@ def register(app: typer.Typer) -> None:
             )
         age = parse_duration(older_than) if older_than is not None else None
         size = parse_size(max_size) if max_size is not None else None
-        ctx = make_context(options.given(workspace=workspace, python=python), json=json, dry_run=dry_run, logs=False)
         report = inspect_cache(ctx, dir, check_stale=stale)
         plan = plan_prune(report.entries, now(), older_than=age, max_size=size, stale=stale)
         _apply(report, plan, dry_run=dry_run, json=json)
@@ -174,6 +174,8 @@ def _apply(report: CacheReport, plan: list[Removal], *, dry_run: bool, json: boo
     from bootstrap.kernelcache import human_size, remove_entries
 
     done = plan if dry_run else remove_entries(report.root, plan)
+    removed_keys = {r.entry.key for r in done}
+    failed = [r for r in plan if r.entry.key not in removed_keys]
     freed = sum(r.entry.size for r in done)
     if json:
         ui.emit_json(
@@ -190,6 +192,7 @@ def _apply(report: CacheReport, plan: list[Removal], *, dry_run: bool, json: boo
                     }
                     for r in done
                 ],
+                "failed": [{"key": r.entry.key, "name": r.entry.name, "reason": r.reason} for r in failed],
                 "freed_bytes": freed,
                 "kept": len(report.entries) - len(done),
             }
@@ -201,6 +204,8 @@ def _apply(report: CacheReport, plan: list[Removal], *, dry_run: bool, json: boo
     for r in done:
         name = escape(r.entry.name or "-")
         ui.info(f"{verb} {r.entry.key[:12]}  {name}  {human_size(r.entry.size)}  ({escape(r.reason)})")
+    for r in failed:
+        ui.warn(f"could not remove {r.entry.path} (permissions, or in use); it was left as it was")
     left = len(report.entries) - len(done)
     ui.info(
         f"{'Would remove' if dry_run else 'Removed'} {len(done)} entries ({human_size(freed)}) from "

@@ -3,12 +3,15 @@
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Annotated, Optional
+from typing import TYPE_CHECKING, Annotated, Optional
 
 import typer
 
 from bootstrap.commands import options
 from bootstrap.commands.env import Backend, DumpIr
+
+if TYPE_CHECKING:
+    from typing import TextIO
 
 
 def register(app: typer.Typer) -> None:
@@ -108,17 +111,23 @@ def _run_with_dumps(ctx: object, command: list[str], values: dict[str, str | Non
     writer = DumpWriter(folder)
     counter = Counter()
     splitters = {"out": DumpSplitter(counter), "err": DumpSplitter(counter)}
-    streams = {"out": sys.stdout, "err": sys.stderr}
+    streams: dict[str, TextIO | None] = {"out": sys.stdout, "err": sys.stderr}
 
     def handle(which: str, events: list[DumpSection | str]) -> None:
         for event in events:
             if isinstance(event, DumpSection):
                 writer.write(event)
-            else:
-                stream = streams[which]
+                continue
+            stream = streams[which]
+            if stream is None:
+                continue
+            try:
                 stream.flush()
                 stream.buffer.write(event.encode("utf-8", "surrogateescape"))
                 stream.buffer.flush()
+            except BrokenPipeError:
+                # The reader went away (`| head`): keep capturing the dump, drop the rest of this stream.
+                streams[which] = None
 
     returncode: int | None = None
     try:

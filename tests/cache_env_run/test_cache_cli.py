@@ -161,3 +161,10 @@ def test_clear_one_kernel_then_all(cli, real_cache: Path) -> None:  # type: igno
     assert everything.returncode == 0
     assert sorted(p.name for p in real_cache.iterdir()) == ["notes"]
     assert (real_cache / "notes" / "mine.txt").read_text() == "keep me"
+
+
+def test_json_error_is_one_document(cli, real_cache: Path) -> None:  # type: ignore[no-untyped-def]
+    result = cli("cache", "prune", "--max-size", "lots", "--dir", str(real_cache), "--json")
+    assert result.returncode == 2
+    error = json.loads(result.stdout)
+    assert error["exit_code"] == 2 and "size" in error["message"] and error["fix"]
