@@ -12,6 +12,9 @@ COMMAND_MODULES: tuple[str, ...] = (
     "doctor",
     "pins",
     "purge",
+    "cache",
+    "env",
+    "run",
     "setup",
     "build",
 )
