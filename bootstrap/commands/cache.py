@@ -10,7 +10,7 @@ import typer
 from bootstrap.commands import options
 
 if TYPE_CHECKING:
-    from bootstrap.kernelcache import CacheReport, Removal
+    from bootstrap.kernelcache import CacheReport, Entry, Removal
 
 # Typer needs Optional[...] at runtime on Python 3.10 for these annotations.
 Dir = Annotated[
@@ -274,14 +274,13 @@ def _print_listing(report: CacheReport) -> None:
         ui.info("fix: tritondev cache prune --stale")
 
 
-def _print_entry(e: object) -> None:
+def _print_entry(e: Entry) -> None:
     from rich.markup import escape
     from rich.table import Table
 
     from bootstrap import ui
-    from bootstrap.kernelcache import Entry, human_age, human_size, now
+    from bootstrap.kernelcache import human_age, human_size, now
 
-    assert isinstance(e, Entry)
     console = ui.out()
     fields = [
         ("entry", e.key),
