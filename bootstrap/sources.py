@@ -72,6 +72,21 @@ class CheckoutReport:
     def matches_pin(self) -> bool:
         return self.head == self.commit and not self.dirty_files and not self.local_commits
 
+    def summary(self) -> str:
+        """One line for the user: how this checkout differs from the pin (or that it matches)."""
+        if self.matches_pin:
+            return f"{self.path} at {self.commit[:12]} ({self.action})"
+        parts = []
+        if self.head != self.commit:
+            parts.append(f"HEAD is {self.head[:12] or 'unborn'}, the pin is {self.commit[:12]}")
+        if self.dirty_files:
+            parts.append(f"{len(self.dirty_files)} changed or untracked file(s): {_names(self.dirty_files)}")
+        if self.local_commits:
+            parts.append(
+                f"{len(self.local_commits)} local commit(s): {_names(tuple(c[:12] for c in self.local_commits))}"
+            )
+        return f"{self.path} differs from the pin: " + "; ".join(parts)
+
     def to_json(self) -> dict[str, object]:
         return {
             "path": str(self.path),
@@ -81,6 +96,7 @@ class CheckoutReport:
             "local_commits": list(self.local_commits),
             "action": self.action,
             "matches_pin": self.matches_pin,
+            "summary": self.summary(),
         }
 
 

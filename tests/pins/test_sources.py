@@ -129,6 +129,8 @@ def test_dirty_checkout_is_never_touched(tmp_path: Path, upstream: tuple[Path, l
     assert report.action == "dirty-kept" and report.head != shas[3]
     assert any(named in item for item in (*report.dirty_files, *report.local_commits))
     assert not report.matches_pin
+    assert named in report.summary() and "differs from the pin" in report.summary()
+    assert report.to_json()["action"] == "dirty-kept"
     assert diff(before, snapshot(dest)) == []
 
 
