@@ -317,3 +317,18 @@ def test_cli_offline_and_404(world, cli, raw_http_server, tmp_path: Path) -> Non
     )
     assert missing.returncode == ExitCode.MISMATCH, missing.stderr
     assert "no Triton pin" in missing.stderr
+
+
+def test_raw_falls_back_to_git_when_the_raw_host_is_unreachable(world, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
+    from bootstrap.pinfetch import FallbackReader, LocalRepoReader, RawReader
+
+    port = _closed_port()  # raw.githubusercontent.com blocked (proxy, firewall): git must still work
+    runner = Runner(quiet=True)
+    reader = FallbackReader(
+        RawReader(f"http://127.0.0.1:{port}/pytorch/pytorch", "v2.7.1", retries=0),
+        lambda: LocalRepoReader(world.bare["pytorch"], world.bare["pytorch"], "v2.7.1", runner),
+    )
+    text = reader.read(".ci/docker/ci_commit_pins/triton.txt")
+    assert text is not None and text.strip() == world.pytorch_tags["v2.7.1"].triton
+    assert "read through git instead" in reader.note
+    assert reader.commit == world.pytorch_tags["v2.7.1"].commit
