@@ -596,10 +596,11 @@ def run_setup(ctx: AppContext, console: Console | None) -> SetupReport:
     jobs: Jobs = size_jobs(resources, hungriest, jobs=s.jobs, link_jobs=s.link_jobs)
     report.jobs = {**jobs.to_json(), **resources.to_json()}
 
-    python, target = _target(env)
-    report.target_python = str(python)
+    # Pins first: a bad commit or ref stops setup before anything (even the venv) is created.
     pins = resolve_pins(ctx)
     report.pins = pins.to_json()
+    python, target = _target(env)
+    report.target_python = str(python)
     triton_src, llvm_src = ws.src / "triton", ws.src / "llvm-project"
     setup_dir = triton_src if pins.layout.setup_py_dir == "." else triton_src / pins.layout.setup_py_dir
     _purge(env, target, setup_dir)
