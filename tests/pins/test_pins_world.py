@@ -332,3 +332,13 @@ def test_raw_falls_back_to_git_when_the_raw_host_is_unreachable(world, tmp_path:
     assert text is not None and text.strip() == world.pytorch_tags["v2.7.1"].triton
     assert "read through git instead" in reader.note
     assert reader.commit == world.pytorch_tags["v2.7.1"].commit
+
+
+def test_torch_commit_as_ref_over_git_daemon(world, git_daemon, clean_env, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
+    commit = world.pytorch_tags["v2.12.1"].commit
+    ctx = context(
+        tmp_path, torch_ref=commit, pytorch_url=git_daemon.url("pytorch"), triton_url=git_daemon.url("triton")
+    )
+    pins = resolve_pins(ctx)
+    assert (pins.torch_commit, pins.triton_commit) == (commit, world.pytorch_tags["v2.12.1"].triton)
+    assert pins.layout.llvm_pin_file == "cmake/llvm-hash.txt" and pins.layout.has_build_llvm_script
