@@ -218,7 +218,13 @@ class _Driver:
         if self.nvdisasm is None:
             warnings.append("no nvdisasm found (Triton's bundled one, PATH, /usr/local/cuda/bin): SASS not written")
         else:
-            result = self.ctx.runner.run([self.nvdisasm, "-c", cubin], step="nvdisasm", probe=True, check=False)
+            # -ndf: skip the dataflow analysis, which only feeds life-range output; the listing is the
+            # same and it costs a quarter of nvdisasm's time. Older nvdisasm without it: plain -c.
+            result = self.ctx.runner.run(
+                [self.nvdisasm, "-c", "-ndf", cubin], step="nvdisasm", probe=True, check=False
+            )
+            if not result.ok and "option" in result.stderr.lower():
+                result = self.ctx.runner.run([self.nvdisasm, "-c", cubin], step="nvdisasm", probe=True, check=False)
             if result.ok:
                 sass = cubin.with_suffix(".sass")
                 from bootstrap.fsutil import atomic_write_text
