@@ -37,9 +37,10 @@ LOADER = "import sys; p = sys.argv[1]; sys.argv = sys.argv[1:]; exec(compile(ope
 class Skip(Exception):
     """Raised inside a check: the check does not apply here (reported as skipped, with an optional fix)."""
 
-    def __init__(self, message: str, fix: str | None = None) -> None:
+    def __init__(self, message: str, fix: str | None = None, reason: str | None = None) -> None:
         super().__init__(message)
         self.fix = fix
+        self.reason = reason or message  # the full story, for the check that owns the problem
 
 
 class ProbeFailed(Exception):
@@ -125,7 +126,11 @@ class Facts:
         try:
             return self.memo("target", inspect)
         except TritondevError as exc:
-            raise Skip(f"no target environment: {exc.message}", exc.fix) from None
+            raise Skip(
+                "needs the target environment (see python.interpreter)",
+                exc.fix,
+                f"no target environment: {exc.message}",
+            ) from None
 
     def run_python(
         self,

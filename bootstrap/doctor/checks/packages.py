@@ -182,10 +182,13 @@ def torch_triton(facts: Facts) -> Outcome:
     installed = _dist_versions(facts, TRITON_DISTS)
     pairing = check_pairing(list(requires), installed)
     torch_version = _dist_versions(facts, ("torch",)).get("torch", "?")
-    if pairing.matches is None:
+    if pairing.matches is None and not facts.deep:
         return skipped(f"torch {torch_version}: {pairing.note}")
-    details = [f"torch {torch_version} requires {pairing.requirement}", f"installed: {pairing.installed or 'none'}"]
-    if not pairing.matches:
+    details = [
+        f"torch {torch_version} requires {pairing.requirement or 'no Triton here'}",
+        f"installed: {pairing.installed or 'none'}",
+    ]
+    if pairing.matches is False:
         return error(
             f"torch {torch_version} requires {pairing.requirement}; installed: {pairing.installed or 'none'}",
             "tritondev setup (builds and installs torch's pinned Triton commit)",
@@ -200,5 +203,6 @@ def torch_triton(facts: Facts) -> Outcome:
                 *details,
             )
         details.append(f"torch.compile on {deep.get('device')}: ok")
-        return ok(f"torch {torch_version} <-> {pairing.installed}; torch.compile works", *details)
+        paired = pairing.installed if pairing.matches else f"({pairing.note})"
+        return ok(f"torch {torch_version} <-> {paired}; torch.compile works on {deep.get('device')}", *details)
     return ok(f"torch {torch_version} <-> {pairing.installed} (matches; --deep runs torch.compile)", *details)

@@ -18,7 +18,7 @@ def interpreter(facts: Facts) -> Outcome:
     try:
         target = facts.target()
     except Skip as exc:
-        return error(str(exc), exc.fix or "pass --python PATH, or run `tritondev setup` to create the workspace venv")
+        return error(exc.reason, exc.fix or "pass --python PATH, or run `tritondev setup` to create the workspace venv")
     version = tuple(int(p) for p in target.version.split("."))
     where = f"{target.executable} (Python {target.version}, chosen by {target.origin})"
     if version[:2] < MIN_PYTHON:
