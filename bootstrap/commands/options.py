@@ -12,8 +12,8 @@ Workspace = Annotated[
     Optional[Path],  # noqa: UP045
     typer.Option(
         "--workspace",
-        help="Where checkouts, builds, logs and state live [env: TRITONDEV_WORKSPACE; "
-        "default: nearest folder with a tritondev.toml, else ~/tritondev].",
+        help="Where checkouts, builds, logs and state live (env: TRITONDEV_WORKSPACE; "
+        "default: nearest folder with a tritondev.toml, else ~/tritondev).",
         show_default=False,
     ),
 ]
@@ -21,8 +21,8 @@ Python = Annotated[
     Optional[Path],  # noqa: UP045
     typer.Option(
         "--python",
-        help="Target Python environment (interpreter or env folder) [env: TRITONDEV_PYTHON; "
-        "default: active venv/conda env, else <workspace>/venv].",
+        help="Target Python environment (interpreter or env folder) (env: TRITONDEV_PYTHON; "
+        "default: active venv/conda env, else <workspace>/venv).",
         show_default=False,
     ),
 ]
