@@ -40,9 +40,9 @@ def register(app: typer.Typer) -> None:
         """  # noqa: E501
         from bootstrap.context import make_context
 
+        # No logs while only reading: a refused purge must not even create the workspace.
         ctx = make_context(
-            options.given(workspace=workspace, python=python),
-            json=json, dry_run=dry_run, verbose=verbose, logs=not dry_run,
+            options.given(workspace=workspace, python=python), json=json, dry_run=dry_run, verbose=verbose, logs=False
         )
         if restore:
             _restore(ctx, system)
@@ -73,6 +73,7 @@ def _purge(ctx: AppContext, system: bool) -> None:
     report = None
     if not plan.empty and not ctx.dry_run:
         with ctx.workspace.lock("purge"):
+            ctx.runner.log_dir = ctx.workspace.logs
             report = execute_purge(plan, target, ctx.runner, ctx.workspace.state / JOURNAL_NAME)
     if ctx.json:
         ui.emit_json(
@@ -185,6 +186,7 @@ def _restore(ctx: AppContext, system: bool) -> None:
         report = execute_restore(run, steps, target, ctx.runner, journal_path)
     else:
         with ctx.workspace.lock("purge"):
+            ctx.runner.log_dir = ctx.workspace.logs
             report = execute_restore(run, steps, target, ctx.runner, journal_path)
     failure = restore_failed(report)
     if failure is not None:

@@ -9,7 +9,9 @@ list of known distribution names: PyTorch has shipped the same `triton/` under a
 from __future__ import annotations
 
 import ast
+import base64
 import csv
+import hashlib
 import io
 import json
 import os
@@ -23,6 +25,8 @@ PACKAGE = "triton"
 
 # What pip's own placeholder wheel on PyPI (`pytorch-triton 0.0.1`) puts in triton/__init__.py.
 PLACEHOLDER_TEXT = "Should never be installed"
+# RECORD hash of that file in the one placeholder wheel on PyPI (pytorch_triton-0.0.1-py3-none-any.whl).
+PLACEHOLDER_INIT_HASH = "sha256=qDkMFHwZxtLDJwlf0NPdKBBg9OoAjKm57dp0UOlBUWU"
 
 
 @dataclass(frozen=True)
@@ -246,10 +250,37 @@ def editable_provides(dist: InstalledDist) -> bool:
     return PACKAGE in dist.top_level
 
 
-def is_placeholder(site_packages: Path, files: tuple[str, ...]) -> bool:
-    """True for PyPI's `pytorch-triton 0.0.1`, whose triton/__init__.py only raises an error."""
+def record_hashes(dist: InstalledDist) -> dict[Path, str]:
+    """RECORD's `sha256=...` per resolved path (empty without a RECORD)."""
+    text = read_text(dist.meta_dir / "RECORD") if dist.meta_dir.is_dir() else None
+    if not text:
+        return {}
+    rows = csv.reader(io.StringIO(text))
+    return {resolve_entry(row[0], dist.base): row[1] for row in rows if len(row) > 1 and row[0] and row[1]}
+
+
+def file_hash(path: Path) -> str | None:
+    """A file's hash in RECORD's notation (urlsafe base64 sha256, no padding)."""
+    try:
+        digest = hashlib.sha256(path.read_bytes()).digest()
+    except OSError:
+        return None
+    return "sha256=" + base64.urlsafe_b64encode(digest).decode().rstrip("=")
+
+
+def is_placeholder(dist: InstalledDist, site_packages: Path, files: tuple[str, ...]) -> bool:
+    """True for PyPI's `pytorch-triton 0.0.1`, whose triton/__init__.py only raises an error.
+
+    Judged by what this distribution itself installed: its RECORD hash of triton/__init__.py is the
+    placeholder's, or the file on disk is this distribution's (hash matches) and says so. Another
+    distribution sharing that file is never mistaken for the placeholder.
+    """
     init = f"{PACKAGE}/__init__.py"
     if init not in files:
         return False
+    recorded = record_hashes(dist).get(Path(os.path.normpath(site_packages / init)))
+    if recorded == PLACEHOLDER_INIT_HASH:
+        return True
     text = read_text(site_packages / init)
-    return text is not None and PLACEHOLDER_TEXT in text
+    on_disk = file_hash(site_packages / init)
+    return text is not None and PLACEHOLDER_TEXT in text and recorded is not None and recorded == on_disk

@@ -123,7 +123,7 @@ def owners_in(dists: list[InstalledDist], site_packages: tuple[Path, ...]) -> li
                 editable_path=editable,
                 direct_url=dist.direct_url,
                 installer=dist.installer,
-                placeholder=metadata.is_placeholder(sp, files),
+                placeholder=metadata.is_placeholder(dist, sp, files),
                 record_missing=record_missing,
                 missing_files=missing,
             )

@@ -65,7 +65,9 @@ def wheels(tmp_path_factory: pytest.TempPathFactory) -> Wheels:
             "pytorch-triton",
             PYTORCH_TRITON_VERSION,
             {
-                "triton/__init__.py": f"from . import language\n__version__ = {PYTORCH_TRITON_VERSION!r}\nDIST = 'pytorch-triton'\n",
+                "triton/__init__.py": (
+                    f"from . import language\n__version__ = {PYTORCH_TRITON_VERSION!r}\nDIST = 'pytorch-triton'\n"
+                ),
                 common: "def program_id(axis): return axis + 0\n",
                 "triton/only_pytorch.py": "Y = 1\n",
             },
@@ -74,7 +76,8 @@ def wheels(tmp_path_factory: pytest.TempPathFactory) -> Wheels:
     ]
     out = root / "dist"
     subprocess.run(
-        [sys.executable, "-m", "pip", "wheel", "-q", "--no-deps", "--no-build-isolation", "-w", str(out), *map(str, projects)],
+        [sys.executable, "-m", "pip", "wheel", "-q", "--no-deps", "--no-build-isolation", "-w", str(out)]
+        + [str(p) for p in projects],
         check=True,
         cwd=root,
     )
@@ -131,7 +134,9 @@ def listed(py: Path) -> dict[str, str]:
     return {d["name"]: d["version"] for d in json.loads(out.stdout)}
 
 
-def run_py(py: Path, code: str, cwd: Path | None = None, env: dict[str, str] | None = None) -> subprocess.CompletedProcess[str]:
+def run_py(
+    py: Path, code: str, cwd: Path | None = None, env: dict[str, str] | None = None
+) -> subprocess.CompletedProcess[str]:
     return subprocess.run([str(py), "-c", code], capture_output=True, text=True, cwd=cwd, env=env)
 
 
