@@ -9,6 +9,7 @@ from bootstrap.doctor.facts import Facts, ProbeFailed, Skip
 from bootstrap.doctor.model import Outcome, ok, warn
 from bootstrap.doctor.registry import check
 from bootstrap.doctor.versions import TRITON_DISTS, git_hash, triton_requirement
+from bootstrap.errors import TritondevError
 
 GIT_TIMEOUT = 30.0
 
@@ -96,7 +97,11 @@ def checkouts(facts: Facts) -> Outcome:
         else:
             details.append(source)
     if "llvm-project" in found and "triton" in found:
-        llvm_pin = _llvm_pin(found["triton"])
+        try:
+            llvm_pin = _llvm_pin(found["triton"])
+        except TritondevError as exc:
+            problems.append(f"Triton's LLVM pin cannot be read: {exc.message}")
+            llvm_pin = None
         head = heads.get("llvm-project")
         if llvm_pin and head and not head.startswith(llvm_pin[1][:12]):
             problems.append(f"llvm-project is at {head[:12]}, but Triton's {llvm_pin[0]} pins {llvm_pin[1][:12]}")
@@ -106,7 +111,11 @@ def checkouts(facts: Facts) -> Outcome:
 
 
 def _llvm_pin(triton: Path) -> tuple[str, str] | None:
+    """(pin file, LLVM commit) of the Triton checkout; None without a checkout; raises on a bad pin."""
     from bootstrap.layout import llvm_pin
+
+    if not triton.is_dir():
+        return None
 
     def read(rel: str) -> str | None:
         try:
@@ -114,10 +123,7 @@ def _llvm_pin(triton: Path) -> tuple[str, str] | None:
         except OSError:
             return None
 
-    try:
-        return llvm_pin(read)
-    except Exception:
-        return None
+    return llvm_pin(read)
 
 
 @check("workspace.llvm-build", "the LLVM build against Triton's LLVM pin")
@@ -127,7 +133,10 @@ def llvm_build(facts: Facts) -> Outcome:
     builds = llvm_builds(workspace.build)
     if not builds:
         raise Skip(f"no LLVM build under {workspace.build} yet", "tritondev setup")
-    pin = _llvm_pin(triton) if triton.is_dir() else None
+    try:
+        pin = _llvm_pin(triton)
+    except TritondevError as exc:
+        return warn(f"Triton's LLVM pin cannot be read: {exc.message}", exc.fix or "check the Triton checkout")
     revisions = {build: build_llvm_revision(build) for build in builds}
     details = [f"{b}: LLVM {r or 'revision unknown'}" for b, r in revisions.items()]
     if pin is None:
