@@ -211,9 +211,13 @@ def test_cli_run_dry_run_per_engine(cli, tmp_path: Path) -> None:  # type: ignor
         assert f"{ws}:/workspace" in argv
         assert any(a.endswith(":/ccache") for a in argv)
         assert argv[-4:] == ["tritondev:0.1.0", "setup", "--build-type", "Debug"]
-        rootless = engine == "podman" and os.getuid() != 0
-        if rootless:
+        rootless = data["engine"]["rootless"]
+        if engine == "podman":
+            assert rootless == (os.getuid() != 0)
+        if rootless and engine == "podman":
             assert "--userns=keep-id" in argv
+        elif rootless:  # a rootless docker daemon on this machine: its root is this user
+            assert "HOST_UID=0" in argv
         else:
             assert f"HOST_UID={os.getuid()}" in argv and f"HOST_GID={os.getgid()}" in argv
     # --dry-run changes nothing: the workspace and ccache folders are not created.
