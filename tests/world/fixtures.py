@@ -7,6 +7,7 @@ from pathlib import Path
 
 import pytest
 
+from tests.world.build import LLVMBuild, build_llvm, clone_at
 from tests.world.servers import GitDaemon, RawServer, start_git_daemon
 from tests.world.world import World, build_world
 
@@ -37,3 +38,14 @@ def raw_http_server(world: World) -> Iterator[RawServer]:
     server = RawServer(world).start()
     yield server
     server.stop()
+
+
+@pytest.fixture(scope="session")
+def mini_llvm(world: World, tmp_path_factory: pytest.TempPathFactory) -> LLVMBuild:
+    """The mini LLVM at the pinned commit, built once per session (clang, lld, ccache; ~10 s).
+
+    `mini_llvm.build` is a build tree to use as LLVM_SYSPATH; read-only for tests.
+    """
+    root = tmp_path_factory.mktemp("mini-llvm")
+    source = clone_at(world.url("llvm-project"), root / "llvm-project", world.llvm_commit)
+    return build_llvm(source, source / "build")

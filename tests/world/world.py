@@ -211,6 +211,7 @@ class _TritonState:
     era: str  # python-dir | root-hash | root-json
     version: str
     llvm: str
+    llvm_bumped: bool = False  # written against the "other" LLVM's API
 
 
 def _triton_tree(repo: Path, state: _TritonState) -> None:
@@ -239,6 +240,9 @@ def _triton_tree(repo: Path, state: _TritonState) -> None:
         "SETUP_DIR": "python" if in_python else ".",
     }
     _copy_template(TEMPLATES / "triton" / "common", repo, subst)
+    if state.llvm_bumped:
+        # The LLVM bump commit adapts Triton's C++ to the other LLVM's API, as real bumps do.
+        _copy_template(TEMPLATES / "triton-llvm-bump", repo, subst)
     if in_python:
         # ≤ 3.3: setup.py lives in python/, and scripts/build-llvm-project.sh does not exist yet.
         # pip reads the pyproject.toml next to setup.py; the root one only configures tools.
@@ -305,7 +309,7 @@ def _build_triton(
     commits["main"] = commits["root-json"]
     # A commit (on its own branch) whose pin names the other LLVM commit: for mismatch tests.
     git("checkout", "-q", "-b", "llvm-bump")
-    commit("other-llvm", _TritonState("root-json", "3.8.0", llvm["other"]), "[BUILD] Bump LLVM")
+    commit("other-llvm", _TritonState("root-json", "3.8.0", llvm["other"], True), "[BUILD] Bump LLVM")
     git("checkout", "-q", "main")
     branches = {b: git("rev-parse", b) for b in git("for-each-ref", "--format=%(refname:short)", "refs/heads").split()}
     return commits, states, branches
