@@ -17,6 +17,7 @@ import fcntl
 import json
 import os
 import shutil
+import signal
 import subprocess
 import sys
 import time
@@ -230,6 +231,24 @@ def test_the_command_replaces_the_entrypoint(image: str) -> None:
         proc = entry(ctr, "sh", "-c", "cat /proc/$PPID/comm")
     assert proc.returncode == 0, proc.stderr
     assert proc.stdout.strip() not in ("entrypoint.sh", "bash", "setpriv", "sh")
+
+
+def test_tini_forwards_a_signal_to_the_command(image: str) -> None:
+    # The image's real ENTRYPOINT chain, tini -> entrypoint.sh -> setpriv -> command. buildah's chroot
+    # isolation has no PID namespace, so tini is not PID 1 here: TINI_SUBREAPER tells it that is fine,
+    # and the TERM is sent from outside, to tini's pid, as an engine's `stop` would.
+    script = 'trap "echo got-TERM-as-$(id -un); kill $!; exit 0" TERM; echo $PPID; sleep 60 >/dev/null & wait'
+    with container(image) as ctr:
+        argv = ["buildah", "run", "--isolation", "chroot", "--env", "TINI_SUBREAPER=1", ctr, "--",
+                "/usr/bin/tini", "--", ENTRYPOINT, "bash", "-c", script]
+        with subprocess.Popen(argv, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True) as proc:
+            assert proc.stdout is not None
+            tini = int(proc.stdout.readline())
+            assert Path(f"/proc/{tini}/comm").read_text().strip() == "tini"
+            os.kill(tini, signal.SIGTERM)
+            out, err = proc.communicate(timeout=60)
+    assert proc.returncode == 0, err
+    assert out.strip() == "got-TERM-as-triton"
 
 
 def test_no_arguments_doctor_summary_then_a_shell(image: str) -> None:
