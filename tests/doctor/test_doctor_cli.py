@@ -96,6 +96,15 @@ def test_strict_turns_warnings_into_failure(cli, tmp_path: Path) -> None:  # typ
     assert cli(*args, "--strict").returncode == 0
 
 
+def test_environment_traps(cli, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
+    result = cli("doctor", "--check", "python.env-traps", "--json", "--workspace", str(tmp_path / "ws"),
+                 env={"PYTHONSAFEPATH": "1", "LLVM_SYSPATH": "../llvm-project/build"})
+    check = checks_of(result.stdout)["python.env-traps"]
+    assert check["status"] == "warn" and "PYTHONSAFEPATH" in check["summary"]
+    assert check["fix"].startswith("unset PYTHONSAFEPATH")
+    assert any("LLVM_SYSPATH=../llvm-project/build is relative" in d for d in check["details"])
+
+
 def test_shadowing_triton_folder_in_the_cwd(cli, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
     py = triton_venv()
     work = tmp_path / "work"

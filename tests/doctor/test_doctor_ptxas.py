@@ -137,3 +137,14 @@ def test_an_override_that_does_not_run_is_named(cli, tmp_path: Path) -> None:  #
     assert "silently falls back" in checks["ptxas.overrides"]["summary"]
     # Triton itself falls back to its bundled ptxas, which handles sm_90a fine.
     assert checks["ptxas.arch"]["status"] == "ok" and "bundled ptxas 12.8" in checks["ptxas.arch"]["summary"]
+
+
+def test_a_ptxas_variable_this_triton_does_not_read_for_the_arch_is_named(cli, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
+    # Triton 3.9 uses ptxas-blackwell for sm_121: the old recipe's TRITON_PTXAS_PATH changes nothing.
+    result = cli("doctor", "--python", str(triton_venv()), "--workspace", str(tmp_path / "ws"), "--arch", "sm_121",
+                 "--check", "ptxas", "--json", env={"TRITON_PTXAS_PATH": str(CUDA_PTXAS)})
+    check = checks_of(result.stdout)["ptxas.overrides"]
+    assert check["status"] == "warn"
+    assert "TRITON_PTXAS_PATH has no effect for sm_121 on Triton 3.9.0" in check["summary"]
+    assert f"TRITON_PTXAS_BLACKWELL_PATH={CUDA_PTXAS}" in check["fix"]
+    assert result.returncode == 0

@@ -311,9 +311,15 @@ def overrides(facts: Facts) -> Outcome:
             read = set(_variables_for(probe["ptxas"], arch))
             unread = [n for n in names if n not in read]
             if unread and not (set(names) & read):
-                problems.append(
+                # Harmless but misleading: the old recipe's TRITON_PTXAS_PATH is a no-op where
+                # Triton uses ptxas-blackwell for the arch (triton#10331).
+                target = facts.environ[unread[0]]
+                return warn(
                     f"{', '.join(unread)} has no effect for sm_{arch} on Triton {probe.get('version')}:"
-                    f" it reads {' / '.join(sorted(read))}"
+                    f" it reads {' / '.join(sorted(read))}",
+                    f"unset {' '.join(unread)}; to use that ptxas for sm_{arch}: export {sorted(read)[0]}={target}"
+                    " (only if ptxas.arch needs it)",
+                    *details,
                 )
     if problems:
         return error(
