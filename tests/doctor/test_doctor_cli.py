@@ -215,6 +215,23 @@ def test_stale_cache_entries_are_found_and_only_they_are_cleared(cli, tmp_path: 
     assert checks_of(cli(*args, "--json", env=env).stdout)["cache.stale"]["status"] == "ok"
 
 
+def test_fix_refuses_while_the_workspace_is_locked(cli, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
+    from bootstrap.workspace import Workspace
+
+    py = triton_venv()
+    cache = tmp_path / "cache"
+    (cache / "HALF" / "tmp.pid_1_x").mkdir(parents=True)
+    (cache / "HALF" / "tmp.pid_1_x" / "k.ptx").write_text("half")
+    ws = tmp_path / "ws"
+    args = ("doctor", "--python", str(py), "--workspace", str(ws), "--check", "cache.stale", "--fix")
+    with Workspace(ws).lock("setup (held by this test)"):
+        result = cli(*args, env={"TRITON_CACHE_DIR": str(cache)})
+    assert result.returncode == 6, result.stdout + result.stderr
+    assert "locked" in result.stderr and (cache / "HALF").is_dir(), "nothing may change under someone else's lock"
+    assert cli(*args, env={"TRITON_CACHE_DIR": str(cache)}).returncode == 0
+    assert not (cache / "HALF").exists()
+
+
 def test_a_cache_on_nfs_would_be_named(cli, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
     # No network filesystem can be mounted here; the local case is checked live, NFS in test_units.
     result = cli("doctor", "--check", "cache.filesystem", "--json", "--workspace", str(tmp_path / "ws"),
