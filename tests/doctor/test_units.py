@@ -11,7 +11,7 @@ from bootstrap.doctor.arch import first_triton_for, parse_arch
 from bootstrap.doctor.checks.cache import CacheScan, Entry, mount_of, stale_entries
 from bootstrap.doctor.checks.gpu import libcuda_dirs
 from bootstrap.doctor.checks.packages import shadow_folders
-from bootstrap.doctor.checks.ptxas import Attempt, Failure, classify_failure, decide
+from bootstrap.doctor.checks.ptxas import Attempt, Failure, classify_failure, decide, upgrade_requirement
 from bootstrap.doctor.engine import run_checks
 from bootstrap.doctor.facts import parse_nvidia_smi
 from bootstrap.doctor.model import CheckSpec, Status, ok
@@ -110,6 +110,13 @@ def test_classify_failure_from_real_messages() -> None:
         "'sm_121' is not a recognized processor for this target (ignoring processor)",
     ) is Failure.LLVM_UNKNOWN_ARCH
     assert classify_failure("ValueError: something else") is Failure.OTHER
+
+
+def test_upgrade_requirement_never_names_the_installed_version() -> None:
+    assert upgrade_requirement("3.2.0", 121) == "'triton>=3.7.1'"
+    assert upgrade_requirement("3.6.0+git1234abcd", 110) == "'triton>=3.7.1'"
+    assert upgrade_requirement("3.7.1", 121) == "'triton>3.7.1'"  # it should work: anything newer
+    assert upgrade_requirement("3.9.0", 150) == "'triton>3.9.0'"  # an arch newer than the table
 
 
 def _attempt(label: str, ok_: bool, failure: Failure | None = None) -> Attempt:

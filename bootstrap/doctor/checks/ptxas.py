@@ -88,6 +88,25 @@ def decide(default: Attempt, others: list[Attempt]) -> Verdict:
     return Verdict("no-ptxas", None, attempts)
 
 
+def first_line(text: str) -> str:
+    lines = [ln.strip() for ln in text.splitlines() if ln.strip()]
+    return lines[0][:200] if lines else "(no message)"
+
+
+def upgrade_requirement(installed: str, arch: int) -> str:
+    """What to `pip install -U` for an arch this Triton cannot target: the release known to, else newer."""
+    from packaging.version import InvalidVersion, Version
+
+    first = first_triton_for(arch)
+    try:
+        newer_needed = first is None or Version(installed).release >= Version(first).release
+    except InvalidVersion:
+        newer_needed = first is None
+    if newer_needed and installed[:1].isdigit():
+        return f"'triton>{Version(installed).public}'"
+    return f"'triton>={first}'" if first else "triton"
+
+
 def candidate_paths(environ: dict[str, str], site_packages: list[str]) -> list[str]:
     """Every ptxas on the machine Triton could be pointed at, most conventional first."""
     paths: list[str] = []
@@ -259,8 +278,7 @@ def arch_check(facts: Facts) -> Outcome:
             ),
             *details,
         )
-    upgrade = first_triton_for(arch)
-    wanted = f"'triton>={upgrade}'" if upgrade else "a Triton release that supports this arch"
+    wanted = upgrade_requirement(str(version or ""), arch)
     if verdict.status == "upgrade-triton":
         return error(
             f"Triton {version} cannot target sm_{arch} with any ptxas on this machine: it is too old for this arch",
@@ -272,7 +290,7 @@ def arch_check(facts: Facts) -> Outcome:
         failure = default.failure or Failure.OTHER
         if failure is not Failure.PTXAS_UNKNOWN_ARCH:
             return error(
-                f"Triton {version} fails to compile for sm_{arch}: {default.message.strip().splitlines()[0][:200]}",
+                f"Triton {version} fails to compile for sm_{arch}: {first_line(default.message)}",
                 "tritondev doctor --check ptxas.arch -v for the full error",
                 *details,
             )
