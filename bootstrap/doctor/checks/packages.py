@@ -195,7 +195,14 @@ def torch_triton(facts: Facts) -> Outcome:
             *details,
         )
     if facts.deep:
-        deep = facts.run_python(scripts.TORCH_COMPILE_PROBE, step="doctor-torch-compile", timeout=TORCH_COMPILE_TIMEOUT)
+        # Fresh caches: a read-only doctor leaves the user's Triton and Inductor caches alone.
+        scratch = facts.tempdir("torch-compile")
+        deep = facts.run_python(
+            scripts.TORCH_COMPILE_PROBE,
+            step="doctor-torch-compile",
+            timeout=TORCH_COMPILE_TIMEOUT,
+            env={"TRITON_CACHE_DIR": str(scratch / "triton"), "TORCHINDUCTOR_CACHE_DIR": str(scratch / "inductor")},
+        )
         if not deep.get("ok"):
             return error(
                 f"pinned Triton matches, but a tiny torch.compile fails: {deep.get('error')}",
