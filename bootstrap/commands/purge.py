@@ -14,9 +14,7 @@ if TYPE_CHECKING:
     from bootstrap.purge.scan import TritonScan
     from bootstrap.target import TargetPython
 
-Restore = Annotated[
-    bool, typer.Option("--restore", help="Reinstall what the last purge removed (from its journal).")
-]
+Restore = Annotated[bool, typer.Option("--restore", help="Reinstall what the last purge removed (from its journal).")]
 System = Annotated[
     bool,
     typer.Option("--system", help="Allow a system Python (not a virtualenv or conda env) as the target."),

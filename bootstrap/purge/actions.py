@@ -16,6 +16,7 @@ from pathlib import Path
 
 from bootstrap.errors import ConfigError, ExternalError, ToolMissing
 from bootstrap.purge import journal, scan
+from bootstrap.purge.metadata import PACKAGE
 from bootstrap.purge.pipbridge import PIP_ENV
 from bootstrap.purge.scan import Owner, TritonScan
 from bootstrap.runner import Runner
@@ -27,12 +28,21 @@ MAX_ROUNDS = 5
 
 
 @dataclass(frozen=True)
+class Blocker:
+    """A distribution pip cannot remove, and why: the purge does nothing while there is one."""
+
+    owner: Owner
+    reason: str
+
+
+@dataclass(frozen=True)
 class PurgePlan:
     owners: tuple[Owner, ...]  # uninstalled with pip, in this order
     leftovers: tuple[Path, ...]  # deleted after pip is done (all inside site-packages)
     unowned_files: tuple[Path, ...]  # files pip will leave in triton/; deleted with it
     shadows: tuple[Path, ...]  # reported, never deleted
-    blocked: tuple[str, ...]  # reasons nothing may be done
+    blocked: tuple[str, ...]  # why nothing may be done (the reasons of `blockers`)
+    blockers: tuple[Blocker, ...] = ()
 
     @property
     def empty(self) -> bool:
@@ -58,17 +68,34 @@ class PurgePlan:
 
 def plan_purge(found: TritonScan) -> PurgePlan:
     """What a purge of `found` removes. Pure."""
-    blocked = tuple(
-        f"{o.name} {o.version} ({o.dist_info}) has no RECORD, so pip cannot uninstall it and its files are unknown"
+    from packaging.utils import canonicalize_name
+
+    blocked = [
+        Blocker(
+            o,
+            f"{o.name} {o.version} ({o.dist_info}) has no RECORD, so pip cannot uninstall it and its files are unknown",
+        )
         for o in found.owners
         if o.record_missing
-    )
+    ]
+    if found.pip_listed is not None:
+        listed = set(found.pip_listed)
+        blocked += [
+            Blocker(
+                o,
+                f"{o.name} {o.version} ({o.dist_info}) is not listed by the environment's pip"
+                " (broken metadata), so pip cannot uninstall it",
+            )
+            for o in found.owners
+            if not o.record_missing and canonicalize_name(o.name) not in listed
+        ]
     return PurgePlan(
         owners=found.owners,
         leftovers=found.leftovers,
         unowned_files=found.unowned_files,
         shadows=found.shadows,
-        blocked=blocked,
+        blocked=tuple(b.reason for b in blocked),
+        blockers=tuple(blocked),
     )
 
 
@@ -122,10 +149,12 @@ def unwritable(plan: PurgePlan, site_packages: tuple[Path, ...]) -> list[Path]:
 
 def preflight(plan: PurgePlan, target: TargetPython, runner: Runner) -> None:
     """Every check that must pass before anything is removed; raises with the fix."""
-    if plan.blocked:
-        first = plan.owners[[o.record_missing for o in plan.owners].index(True)]
+    planned = {_key(o.dist_info) for o in plan.owners}
+    blockers = [b for b in plan.blockers if _key(b.owner.dist_info) in planned]
+    if blockers:
+        first = blockers[0].owner
         raise ConfigError(
-            plan.blocked[0],
+            blockers[0].reason,
             fix=f"reinstall it so that pip knows its files ({target.executable} -m pip install --force-reinstall"
             f" --no-deps '{first.name}=={first.version}'), or remove it with the tool that installed it"
             f"{' (' + first.installer + ')' if first.installer else ''}; then run `tritondev purge` again",
@@ -151,9 +180,18 @@ def current_owners(target: TargetPython) -> list[Owner]:
 def index_config(target: TargetPython, runner: Runner) -> journal.IndexConfig:
     result = runner.run(
         [target.executable, "-m", "pip", "config", "list"],
-        step="purge-probe", probe=True, env=PIP_ENV, check=False, cwd=target.prefix,
+        step="purge-probe",
+        probe=True,
+        env=PIP_ENV,
+        check=False,
+        cwd=target.prefix,
     )
     return journal.parse_pip_config(result.stdout) if result.ok else journal.IndexConfig()
+
+
+def _key(path: Path) -> str:
+    """A path compared as written (absolute, normalised; links not followed)."""
+    return os.path.normpath(os.path.abspath(path))
 
 
 def _inside(path: Path, site_packages: tuple[Path, ...]) -> bool:
@@ -170,18 +208,21 @@ def remove_leftover(path: Path) -> None:
 
 
 def execute_purge(plan: PurgePlan, target: TargetPython, runner: Runner, journal_path: Path) -> PurgeReport:
-    """Run `plan` (after `preflight`); journal first, then pip rounds, then leftovers."""
-    from packaging.utils import canonicalize_name
-
+    """Run `plan`: checks (`preflight`), the journal, pip rounds, then leftovers."""
     report = PurgeReport(journal=str(journal_path))
     if plan.empty:
         report.import_location, _ = scan.import_probe(target, runner, cwd=None, environ=None, isolated=True)
         return report
+    preflight(plan, target, runner)
     index = index_config(target, runner)
     entries = [journal.entry_for(o, index) for o in plan.owners]
-    run_id = journal.start_run(journal_path, target.to_json(), entries)
+    # Absolute, but not resolved: a venv's python is a symlink to the base interpreter.
+    recorded = {**target.to_json(), "executable": os.path.abspath(target.executable)}
+    run_id = journal.start_run(journal_path, recorded, entries)
     report.run_id = run_id
-    journaled = {(canonicalize_name(o.name), o.version) for o in plan.owners}
+    # Only what the plan names is removed (a caller may keep an owner, e.g. setup its own editable
+    # install): owners are matched by their metadata folder, round after round.
+    planned = {_key(o.dist_info) for o in plan.owners}
     try:
         owners = list(plan.owners)
         while owners:
@@ -191,25 +232,21 @@ def execute_purge(plan: PurgePlan, target: TargetPython, runner: Runner, journal
                     f"pip uninstall left {left} installed after {MAX_ROUNDS} rounds",
                     fix=f"look at {target.executable} -m pip uninstall -y {owners[0].name}; then run purge again",
                 )
-            new = [o for o in owners if (canonicalize_name(o.name), o.version) not in journaled]
-            if new:  # a second installation under a name already removed: journal it first
-                entries += [journal.entry_for(o, index) for o in new]
-                journaled.update((canonicalize_name(o.name), o.version) for o in new)
-                journal.update_run(journal_path, run_id, removed=entries)
             runner.run(
                 [target.executable, "-m", "pip", "uninstall", "-y", *dict.fromkeys(o.name for o in owners)],
-                step="purge-uninstall", env=PIP_ENV, cwd=target.prefix,
+                step="purge-uninstall",
+                env=PIP_ENV,
+                cwd=target.prefix,
                 fix="see the log; nothing outside the listed distributions was touched",
             )
             report.rounds += 1
-            owners = current_owners(target)
-            if any(o.record_missing for o in owners):
-                raise ConfigError(
-                    "pip left a distribution without a RECORD behind; its files are unknown",
-                    fix="reinstall it with pip (--force-reinstall --no-deps) and run purge again",
-                )
+            owners = [o for o in current_owners(target) if _key(o.dist_info) in planned]
+        # What pip leaves: triton/ once nobody owns files in it, and the leftovers the plan named.
+        allowed = {_key(p) for p in plan.leftovers} | {_key(sp / PACKAGE) for sp in target.site_packages}
         dists = scan.read_site_packages(target.site_packages)
-        for leftover in scan.find_leftovers(target.site_packages, [], dists):
+        for leftover in scan.find_leftovers(target.site_packages, current_owners(target), dists):
+            if _key(leftover) not in allowed:
+                continue
             if not _inside(leftover, target.site_packages):
                 report.warnings.append(f"not removed (outside site-packages): {leftover}")
                 continue
@@ -224,8 +261,12 @@ def execute_purge(plan: PurgePlan, target: TargetPython, runner: Runner, journal
     except BaseException as exc:
         status = "interrupted" if isinstance(exc, KeyboardInterrupt) else "failed"
         journal.update_run(
-            journal_path, run_id, status=status, finished=journal.now(),
-            leftovers_removed=report.leftovers_removed, error=str(exc),
+            journal_path,
+            run_id,
+            status=status,
+            finished=journal.now(),
+            leftovers_removed=report.leftovers_removed,
+            error=str(exc),
         )
         raise
     report.removed = entries
@@ -236,8 +277,12 @@ def execute_purge(plan: PurgePlan, target: TargetPython, runner: Runner, journal
             " environment's site-packages; it was left alone"
         )
     journal.update_run(
-        journal_path, run_id, status="done", finished=journal.now(),
-        leftovers_removed=report.leftovers_removed, rounds=report.rounds,
+        journal_path,
+        run_id,
+        status="done",
+        finished=journal.now(),
+        leftovers_removed=report.leftovers_removed,
+        rounds=report.rounds,
         import_location_after=report.import_location,
     )
     return report
@@ -258,9 +303,7 @@ def installed_versions(target: TargetPython) -> dict[str, str]:
     from packaging.utils import canonicalize_name
 
     return {
-        canonicalize_name(d.name): d.version
-        for d in scan.read_site_packages(target.site_packages)
-        if d.has_metadata
+        canonicalize_name(d.name): d.version for d in scan.read_site_packages(target.site_packages) if d.has_metadata
     }
 
 
@@ -279,7 +322,10 @@ def execute_restore(
         try:
             result = runner.run(
                 [target.executable, "-m", "pip", *step.pip_args],
-                step="purge-restore", env=PIP_ENV, cwd=target.prefix, check=False,
+                step="purge-restore",
+                env=PIP_ENV,
+                cwd=target.prefix,
+                check=False,
             )
         except ToolMissing as exc:
             report.failed.append({**step.to_json(), "cannot": exc.message})

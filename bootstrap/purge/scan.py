@@ -268,8 +268,13 @@ def import_probe(
         env["PYTHONPATH"] = environ.get("PYTHONPATH") or None
     try:
         result = runner.run(
-            argv, step="purge-probe", probe=True, cwd=cwd if not isolated else target.prefix, env=env,
-            check=False, timeout=300,
+            argv,
+            step="purge-probe",
+            probe=True,
+            cwd=cwd if not isolated else target.prefix,
+            env=env,
+            check=False,
+            timeout=300,
         )
     except (CommandFailed, ToolMissing) as exc:
         return None, f"could not run {target.executable}: {exc.message}"

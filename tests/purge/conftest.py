@@ -123,7 +123,9 @@ def pip(py: Path, *args: str) -> subprocess.CompletedProcess[str]:
 def site_packages(py: Path) -> Path:
     out = subprocess.run(
         [str(py), "-c", "import sysconfig; print(sysconfig.get_paths()['purelib'])"],
-        capture_output=True, text=True, check=True,
+        capture_output=True,
+        text=True,
+        check=True,
     )
     return Path(out.stdout.strip())
 

@@ -180,3 +180,27 @@ def test_shadowing_folders_are_reported_and_kept(cli, venv_copy, wheels: Wheels,
     assert (work / "triton").is_dir() and (on_path / "triton" / "__init__.py").is_file()
     assert "triton" not in listed(py)
     assert run_py(py, "import triton", cwd=tmp_path, env={**os.environ, "PYTHONPATH": ""}).returncode != 0
+
+
+def test_library_removes_only_what_the_plan_names(venv_copy, wheels: Wheels, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
+    """setup keeps its own install by narrowing the plan; execute_purge must not widen it again."""
+    import dataclasses
+
+    from bootstrap.purge import execute_purge, plan_purge, scan_environment
+    from bootstrap.runner import Runner
+    from bootstrap.target import inspect_interpreter
+
+    py = venv_copy()
+    pip(py, "install", "-q", str(wheels.triton), str(wheels.pytorch_triton))
+    sp = site_packages(py)
+    runner = Runner()
+    target = inspect_interpreter(py, "--python", runner)
+    found = scan_environment(target, runner, cwd=tmp_path, environ={})
+    plan = plan_purge(found)
+    narrowed = dataclasses.replace(plan, owners=tuple(o for o in plan.owners if o.name == "pytorch-triton"))
+    report = execute_purge(narrowed, target, runner, tmp_path / "journal.json")
+    assert [e["name"] for e in report.removed] == ["pytorch-triton"]
+    assert "triton" in listed(py) and "pytorch-triton" not in listed(py)
+    assert (sp / "triton" / "only_triton.py").is_file()  # still owned by triton: not a leftover
+    assert report.leftovers_removed == []
+    assert any(c.argv[-3:] == ("uninstall", "-y", "pytorch-triton") for c in runner.history)

@@ -65,7 +65,9 @@ def test_placeholder_over_real_triton_purged_torch_untouched_restored(cli, venv_
     torch_before = snapshot(sp / "torch")
     ws = tmp_path / "ws"
 
-    scan = json.loads(cli("purge", "--python", str(py), "--workspace", str(ws), "--dry-run", "--json").stdout)["scan"]
+    result = cli("purge", "--python", str(py), "--workspace", str(ws), "--json")
+    assert result.returncode == 0, result.stderr
+    scan = json.loads(result.stdout)["scan"]  # what was found before anything was removed
     owners = {o["name"]: o for o in scan["owners"]}
     assert set(owners) == {"triton", "pytorch-triton"}
     assert owners["pytorch-triton"]["placeholder"] and not owners["triton"]["placeholder"]
@@ -73,8 +75,6 @@ def test_placeholder_over_real_triton_purged_torch_untouched_restored(cli, venv_
     assert scan["overlaps"]["triton/__init__.py"] == ["pytorch-triton", "triton"]
     assert "Should never be installed" in scan["import_error"]
 
-    result = cli("purge", "--python", str(py), "--workspace", str(ws))
-    assert result.returncode == 0, result.stderr
     assert run_py(py, "import triton").returncode != 0
     assert not (sp / "triton").exists()
     assert snapshot(sp / "torch") == torch_before

@@ -158,7 +158,15 @@ def test_record_missing_owner_blocks_and_keeps_triton_owned(tmp_path: Path) -> N
     assert scan.find_unowned((sp,), owners) == []
     found = TritonScan((sp,), tuple(owners), {}, (), (), str(sp / "triton" / "__init__.py"))
     plan = plan_purge(found)
-    assert plan.blocked and "no RECORD" in plan.blocked[0] and str(meta) in plan.blocked[0]
+    (blocker,) = plan.blockers
+    assert plan.blocked == (blocker.reason,)
+    assert blocker.owner == owners[0] and "no RECORD" in blocker.reason and str(meta) in blocker.reason
+    # An owner the environment's pip does not list (broken metadata) blocks too; one it lists does not.
+    ok = owner("triton", files=("triton/__init__.py",))
+    hidden = owner("pytorch-triton", files=("triton/__init__.py",))
+    listed = TritonScan((sp,), (ok, hidden), {}, (), (), None, pip_listed=("triton",))
+    assert [b.owner.name for b in plan_purge(listed).blockers] == ["pytorch-triton"]
+    assert plan_purge(TritonScan((sp,), (ok,), {}, (), (), None, pip_listed=None)).blocked == ()
 
 
 def test_egg_link_owner(tmp_path: Path) -> None:
@@ -226,8 +234,12 @@ def test_plan_restore(tmp_path: Path) -> None:
     run = {
         "removed": [
             {"name": "b-late", "version": "1", "installed_at": 20.0, "source": {"kind": "url", "url": wheel.as_uri()}},
-            {"name": "a-early", "version": "2", "installed_at": 10.0,
-             "source": {"kind": "index", "index_url": "https://u:***@h/simple", "extra_index_urls": ["file:///x"]}},
+            {
+                "name": "a-early",
+                "version": "2",
+                "installed_at": 10.0,
+                "source": {"kind": "index", "index_url": "https://u:***@h/simple", "extra_index_urls": ["file:///x"]},
+            },
             {"name": "gone", "version": "1", "source": {"kind": "editable", "path": str(tmp_path / "nope")}},
             {"name": "pytorch-triton", "version": "0.0.1", "placeholder": True, "source": {"kind": "index"}},
             {"name": "Here_Already", "version": "3", "source": {"kind": "index"}},
