@@ -159,6 +159,16 @@ def preflight(plan: PurgePlan, target: TargetPython, runner: Runner) -> None:
             f" --no-deps '{first.name}=={first.version}'), or remove it with the tool that installed it"
             f"{' (' + first.installer + ')' if first.installer else ''}; then run `tritondev purge` again",
         )
+    for sp in target.site_packages:
+        link = sp / PACKAGE
+        owning = [o for o in plan.owners if o.files and o.dist_info.parent == sp]
+        if link.is_symlink() and owning:
+            # pip would follow the link and delete the recorded files inside the folder it points to.
+            raise ConfigError(
+                f"{link} is a symlink to {os.path.realpath(link)}; uninstalling {owning[0].name} would delete"
+                " files there",
+                fix=f"remove the link first (rm {link}; the folder it points to stays), then run purge again",
+            )
     blocked = unwritable(plan, target.site_packages)
     if blocked:
         raise ConfigError(

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import json
 import os
+import shutil
 from pathlib import Path
 
 from tests.purge.conftest import (
@@ -204,3 +205,34 @@ def test_library_removes_only_what_the_plan_names(venv_copy, wheels: Wheels, tmp
     assert (sp / "triton" / "only_triton.py").is_file()  # still owned by triton: not a leftover
     assert report.leftovers_removed == []
     assert any(c.argv[-3:] == ("uninstall", "-y", "pytorch-triton") for c in runner.history)
+
+
+def test_triton_symlink_into_a_checkout(cli, venv_copy, wheels: Wheels, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
+    """A common hack: site-packages/triton linked to a source checkout. The checkout must survive."""
+    checkout = tmp_path / "src" / "triton" / "python" / "triton"
+    checkout.mkdir(parents=True)
+    (checkout / "__init__.py").write_text("from . import language\n")
+    (checkout / "language").mkdir()
+    (checkout / "language" / "__init__.py").write_text("def program_id(axis): return axis\n")
+    before = snapshot(checkout)
+    py = venv_copy()
+    sp = site_packages(py)
+    pip(py, "install", "-q", str(wheels.triton))
+    shutil.rmtree(sp / "triton")
+    (sp / "triton").symlink_to(checkout)
+    ws = tmp_path / "ws"
+
+    # The wheel's RECORD still lists triton/*: pip would delete them through the link. Refused.
+    refused = cli("purge", "--python", str(py), "--workspace", str(ws))
+    assert refused.returncode == 2, refused.stderr
+    assert "symlink" in refused.stderr and "rm " in refused.stderr
+    assert snapshot(checkout) == before and "triton" in listed(py)
+
+    # Without an owner, the link is a leftover: the link goes, the checkout stays.
+    next(sp.glob("triton-*.dist-info")).joinpath("RECORD").write_text("")
+    pip(py, "uninstall", "-y", "-q", "triton")
+    scan = json.loads(cli("purge", "--python", str(py), "--workspace", str(ws), "--dry-run", "--json").stdout)
+    assert scan["scan"]["leftovers"] == [str(sp / "triton")]
+    assert cli("purge", "--python", str(py), "--workspace", str(ws)).returncode == 0
+    assert not os.path.lexists(sp / "triton")
+    assert snapshot(checkout) == before
