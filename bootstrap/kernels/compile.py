@@ -16,7 +16,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from bootstrap.errors import CommandFailed, ExternalError, UsageError
+from bootstrap.errors import CommandFailed, ExternalError, TritondevError, UsageError
 from bootstrap.kernels import inner, resources
 from bootstrap.kernels.signature import KernelArgs, parse_kernel_args
 from bootstrap.kernels.targets import Target
@@ -261,8 +261,12 @@ class _Driver:
             job = self.jobs.get(target.label)
             usage = None
             if job is not None:
-                extra, usage, result.warnings = job.result()
-                result.files.update(extra)
+                try:
+                    extra, usage, result.warnings = job.result()
+                    result.files.update(extra)
+                except (TritondevError, OSError) as exc:
+                    # The compile itself succeeded; a listing that could not be made is a warning.
+                    result.warnings.append(f"SASS and resource usage not read: {exc}")
             result.resources = resources.cuda_summary(metadata, usage, target.warp_size)
         else:
             amdgcn = files.get("amdgcn")
