@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import difflib
 import os
+import shutil
 import sys
 from collections.abc import Mapping
 from dataclasses import dataclass, field, fields
@@ -142,6 +143,11 @@ def _coerce(setting: Setting, raw: Any, where: str) -> Any:
             text = str(raw)
             if not text.strip():
                 raise ValueError("must not be empty")
+            if setting.name == "python" and os.sep not in text:
+                # A bare interpreter name (python3, python3.12) means the one on PATH, as in a shell.
+                found = shutil.which(text)
+                if found:
+                    return Path(found)
             return Path(os.path.expanduser(text)).absolute()
         text = str(raw) if not isinstance(raw, str) else raw
         if isinstance(raw, (dict, list)):

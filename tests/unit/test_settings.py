@@ -129,3 +129,10 @@ def test_config_show_does_not_create_workspace(cli, tmp_path: Path) -> None:  # 
     ws = tmp_path / "not-yet"
     assert cli("config", "show", "--workspace", str(ws)).returncode == 0
     assert not ws.exists()
+
+
+def test_bare_python_name_is_looked_up_on_path(tmp_path: Path) -> None:
+    import shutil
+
+    settings = load_settings({"python": "python3"}, _env(tmp_path))
+    assert settings.python == Path(shutil.which("python3") or "")
