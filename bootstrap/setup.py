@@ -210,6 +210,23 @@ def own_install_present(site_packages: Sequence[Path], setup_dir: Path) -> bool:
     return False
 
 
+def _dist_key(name: str) -> str:
+    return re.sub(r"[-_.]+", "_", name).lower()
+
+
+def requirements_present(site_packages: Sequence[Path], requires: Sequence[str]) -> bool:
+    """Is a distribution of every requirement's name installed (versions are pip's business)?"""
+    installed: set[str] = set()
+    for sp in site_packages:
+        try:
+            entries = os.listdir(sp)
+        except OSError:
+            continue
+        installed |= {_dist_key(e.split("-", 1)[0]) for e in entries if e.endswith((".dist-info", ".egg-info"))}
+    names = [re.match(r"^\s*([A-Za-z0-9][A-Za-z0-9._-]*)", r) for r in requires]
+    return all(_dist_key(m.group(1)) in installed for m in names if m)
+
+
 def exclude_locally(checkout: Path, names: Sequence[str]) -> None:
     """List files tritondev writes into a checkout in its .git/info/exclude (never in .gitignore)."""
     exclude = checkout / ".git" / "info" / "exclude"
@@ -696,9 +713,16 @@ def run_setup(ctx: AppContext, console: Console | None) -> SetupReport:
     py_inputs = {"python": str(python), "version": target.version if target else None}
     if presets.pip_requirements is not None:
         req = presets.pip_requirements
-        steps.run("triton-requirements", {**py_inputs, "requires": list(pins.layout.build_requires)},
+        if steps.was_interrupted("triton-requirements"):
+            # pip killed mid-install leaves packages whose metadata says "installed" and whose files
+            # are half there; only a forced reinstall repairs them.
+            req = dataclasses.replace(req, argv=(*req.argv[:5], "--force-reinstall", *req.argv[5:]))
+        requires = pins.layout.build_requires
+        steps.run("triton-requirements", {**py_inputs, "requires": list(requires)},
                   lambda: runner.run(req.argv, step=req.step, env=req.runner_env(),
-                                     fix="check that the package index is reachable (pip's own output is in the log)"))
+                                     fix="check that the package index is reachable (pip's own output is in the log)"),
+                  # A recreated venv (or a user's pip uninstall) needs them again.
+                  check=(lambda: requirements_present(target.site_packages, requires)) if target else None)
     install = presets.pip_install
     site = target.site_packages if target else ()
     install_inputs = {
@@ -715,7 +739,9 @@ def run_setup(ctx: AppContext, console: Console | None) -> SetupReport:
         install_inputs,
         lambda: _with_ccache(env, toolchain, "Triton build", lambda: _streamed(env, install, "Triton", extra_env)),
         after=("llvm-build",) + (("triton-requirements",) if presets.pip_requirements else ()),
-        check=(lambda: own_install_present(site, setup_dir)) if target else None,
+        # Still installed from this checkout, and setup.py's build folder still there (an editable
+        # install needs both).
+        check=(lambda: own_install_present(site, setup_dir) and bool(triton_cmake_dirs(setup_dir))) if target else None,
     )
     if not ctx.dry_run:
         dirs = triton_cmake_dirs(setup_dir)

@@ -105,7 +105,8 @@ class Steps:
             self.outcomes.append(outcome)
             return outcome
         path = self.record_path(name)
-        path.unlink(missing_ok=True)
+        # "started" without a fingerprint: not done, and the next run knows this one was cut short.
+        atomic_write_json(path, {"started": time.time()})
         started = time.monotonic()
         action()
         seconds = time.monotonic() - started
@@ -129,6 +130,11 @@ class Steps:
              "finished": time.time(), "seconds": 0.0},
         )
 
+    def was_interrupted(self, name: str) -> bool:
+        """Did a run of `name` start and never finish (killed, interrupted, failed)?"""
+        record = self.stored(name)
+        return bool(record and "started" in record and "fingerprint" not in record)
+
     def forget(self, name: str) -> None:
         """Drop a step's record (its output was removed or is known to be stale)."""
         if not self.dry_run:
@@ -146,6 +152,8 @@ class Steps:
             return "forced"
         if record is None:
             return "never finished here"
+        if "fingerprint" not in record:
+            return "interrupted last time"
         changed = _changed(record.get("inputs"), inputs)
         if changed:
             return "changed: " + ", ".join(changed)

@@ -231,9 +231,11 @@ def test_an_interrupted_step_runs_again(tmp_path: Path) -> None:
 
     with pytest.raises(KeyboardInterrupt):
         Steps(tmp_path).run("one", {"a": 2}, boom)
-    # The old record was dropped before the step started: even the old inputs no longer count as done.
+    # The old record was replaced when the step started: even the old inputs no longer count as done.
+    assert Steps(tmp_path).was_interrupted("one")
     again = Steps(tmp_path).run("one", {"a": 1}, lambda: None)
-    assert again.status == RAN and again.reason == "never finished here"
+    assert again.status == RAN and again.reason == "interrupted last time"
+    assert not Steps(tmp_path).was_interrupted("one")
 
 
 def test_steps_explain_why_and_check_outputs(tmp_path: Path) -> None:
@@ -313,3 +315,14 @@ def test_parse_version() -> None:
     assert parse_version("Debian clang version 14.0.6\nTarget: x86_64") == "14.0.6"
     assert parse_version("cmake version 3.25.1\n\nCMake suite") == "3.25.1"
     assert parse_version("1.11.1\n") == "1.11.1"
+
+
+def test_requirements_present_reads_metadata_folder_names(tmp_path: Path) -> None:
+    from bootstrap.setup import requirements_present
+
+    (tmp_path / "setuptools-69.0.0.dist-info").mkdir()
+    (tmp_path / "Wheel-0.42.0.dist-info").mkdir()
+    (tmp_path / "nanobind-2.10.2.dist-info").mkdir()
+    assert requirements_present([tmp_path], ["setuptools>=40.8.0", "wheel", "nanobind==2.10.2"])
+    assert not requirements_present([tmp_path], ["setuptools>=40.8.0", "lit"])
+    assert requirements_present([tmp_path], [])
