@@ -52,7 +52,8 @@ remap_user() {
     usermod -o -u "$uid" "$user"
   fi
   [[ -z "$home" || ! -d "$home" ]] || chown -R "$uid:$gid" "$home"
-  # The ccache volume holds only cache files: it follows the user when the image made it.
+  # The ccache volume holds only cache files: it follows the user when it was triton's (made by the
+  # image, or by an earlier container).
   if [[ -d "$ccache_dir" && "$(stat -c %u "$ccache_dir")" == "$old_uid" ]]; then
     chown -R "$uid:$gid" "$ccache_dir"
   fi

@@ -220,7 +220,7 @@ def test_setup_dry_run(image: str, tmp_path: Path) -> None:
 def test_passthrough_command_and_its_exit_status(image: str) -> None:
     with container(image) as ctr:
         proc = entry(ctr, "bash", "-c", "echo hi; id -un; exit 3")
-    assert proc.returncode == 3
+    assert proc.returncode == 3, proc.stderr
     assert proc.stdout.split() == ["hi", "triton"]
 
 
@@ -319,5 +319,5 @@ def test_started_as_another_user_gets_a_writable_home_and_ccache(image: str, tmp
 def test_bad_host_uid_is_refused(image: str) -> None:
     with container(image) as ctr:
         proc = entry(ctr, "id", env={"HOST_UID": "alice"})
-    assert proc.returncode == 2
+    assert proc.returncode == 2, proc.stdout + proc.stderr
     assert "HOST_UID must be a number" in proc.stderr
