@@ -171,6 +171,23 @@ def test_two_owners_of_triton_and_fix_purges_them(cli, tmp_path: Path) -> None: 
     assert "not installed" in after["packages.triton-owners"]["summary"]
 
 
+def test_pypi_placeholder_wheel(cli, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
+    # The real pytorch-triton 0.0.1 from PyPI: its triton/__init__.py raises "Should never be installed".
+    py = fresh_venv(tmp_path / "venv", ["--no-deps", "pytorch-triton==0.0.1"])
+    args = ("doctor", "--python", str(py), "--workspace", str(tmp_path / "ws"), "--check", "packages", "--json")
+    result = cli(*args)
+    assert result.returncode == 1, result.stderr
+    checks = checks_of(result.stdout)
+    assert checks["packages.placeholder"]["status"] == "error"
+    assert "pytorch-triton 0.0.1 is PyPI's placeholder" in checks["packages.placeholder"]["summary"]
+    assert checks["packages.placeholder"]["auto_fixable"]
+    assert checks["packages.triton-import"]["status"] == "error"
+    assert "Should never be installed" in checks["packages.triton-import"]["summary"]
+    fixed = cli(*args, "--fix")
+    assert fixed.returncode == 0, fixed.stdout
+    assert checks_of(cli(*args).stdout)["packages.placeholder"]["status"] == "skipped"
+
+
 def test_triton_commit_differs_from_torch_pin(cli, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
     # A real nightly torch (which pins triton==X+git<hash>) cannot be downloaded here; a small real
     # distribution named torch with the same Requires-Dist line stands in for it.

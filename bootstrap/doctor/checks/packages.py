@@ -146,10 +146,15 @@ def triton_import(facts: Facts) -> Outcome:
     if location is None:
         if not found:
             return skipped("triton is not installed", fix="tritondev setup")
-        return error(
-            f"import triton fails: {(failure or '')[:300]}",
-            "tritondev doctor --fix (purges the broken install), then: tritondev setup",
-        )
+        # Purging is the safe fix only when the cause is one purge removes: a placeholder or
+        # several owners overwriting each other. Otherwise reinstalling the one owner is.
+        if len(found) > 1 or any(o.get("placeholder") for o in found):
+            fix: Fix | str = Fix("tritondev doctor --fix (purges them), then: tritondev setup", action="purge")
+        else:
+            owner = found[0]
+            pinned = f"{owner['name']}=={owner['version']}"
+            fix = f"pip install --force-reinstall --no-deps '{pinned}'  (or: tritondev setup)"
+        return error(f"import triton fails: {(failure or '')[:300]}", fix)
     if namespace:
         return error(
             f"triton imports as an empty namespace package from {location} (a triton/ folder without __init__.py)",
