@@ -33,10 +33,12 @@ def register(app: typer.Typer) -> None:
     ) -> None:
         """Named checks of the Python env, packages, toolchain, GPU, ptxas, cache and workspace.
 
-        Each prints ok / warning / error / skipped with the fix inline; --fix applies the safe ones
-        (purge duplicate triton owners, write proven ptxas variables to the workspace env file, clear
-        stale cache entries). Exit 0 when no errors (with --strict: no warnings either), 1 otherwise,
-        2 for bad input.
+        Each check prints ok / warning / error / skipped, with the fix inline.
+
+        --fix applies the safe fixes: purge duplicate owners of triton/, write proven ptxas variables to the
+        workspace env file, clear stale kernel-cache entries.
+
+        Exit 0 when no errors (with --strict: no warnings either), 1 otherwise, 2 for bad input.
         """
         from bootstrap import ui
         from bootstrap.context import CURRENT
