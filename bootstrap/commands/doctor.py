@@ -35,8 +35,7 @@ def register(app: typer.Typer) -> None:
 
         Each check prints ok / warning / error / skipped, with the fix inline.
 
-        --fix applies the safe fixes: purge duplicate owners of triton/, write proven ptxas variables to the
-        workspace env file, clear stale kernel-cache entries.
+        --fix applies the safe ones: purge owners of triton/, write proven ptxas variables, clear stale cache.
 
         Exit 0 when no errors (with --strict: no warnings either), 1 otherwise, 2 for bad input.
         """
