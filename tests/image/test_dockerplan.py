@@ -286,3 +286,75 @@ def test_shellcheck_docker_and_shell_scripts() -> None:
     assert REPO / "docker" / "entrypoint.sh" in scripts
     proc = subprocess.run(["shellcheck", *map(str, scripts)], capture_output=True, text=True)
     assert proc.returncode == 0, proc.stdout + proc.stderr
+
+
+# -- a real `tritondev docker run`, with a stand-in engine -------------------------------------------
+# No container can be started on these machines (no docker daemon; `podman run` is refused by the
+# OCI runtime), so a small script named `docker` stands in for the engine: it answers the probes
+# (--version, info) and records the argv of `run`. What is tested is tritondev's side: the folders
+# it creates, the command it starts, how the exit status comes back, where the output goes.
+
+FAKE_DOCKER = """#!/bin/sh
+case "$1" in
+  --version) echo "Docker version 99.0.0, build test" ;;
+  info) echo "$FAKE_DOCKER_INFO" ;;
+  run) printf '%s\\n' "$@" > "$FAKE_DOCKER_LOG"; echo container-output; exit "$FAKE_DOCKER_STATUS" ;;
+  *) exit 64 ;;
+esac
+"""
+
+
+@pytest.fixture
+def fake_docker(tmp_path: Path, clean_env: dict[str, str]) -> dict[str, str]:
+    bin_dir = tmp_path / "fakebin"
+    bin_dir.mkdir()
+    script = bin_dir / "docker"
+    script.write_text(FAKE_DOCKER)
+    script.chmod(0o755)
+    return {
+        "PATH": f"{bin_dir}{os.pathsep}{clean_env['PATH']}",
+        "FAKE_DOCKER_LOG": str(tmp_path / "docker-argv.txt"),
+        "FAKE_DOCKER_INFO": '["name=seccomp,profile=builtin","name=cgroupns"]',
+        "FAKE_DOCKER_STATUS": "0",
+    }
+
+
+def test_cli_run_creates_the_folders_and_starts_the_planned_command(cli, tmp_path: Path, fake_docker) -> None:  # type: ignore[no-untyped-def]
+    ws = tmp_path / "ws"
+    args = ("docker", "run", "--engine", "docker", "--workspace", str(ws), "--", "setup", "--dry-run")
+    planned = _json(cli(*args[:-3], "--dry-run", "--json", *args[-3:], env=fake_docker))["argv"]
+    proc = cli(*args, env=fake_docker)
+    assert proc.returncode == 0, proc.stderr
+    assert "container-output" in proc.stdout
+    ran = Path(fake_docker["FAKE_DOCKER_LOG"]).read_text().splitlines()
+    assert ["docker", *ran] == planned
+    assert "$ docker run --rm -i" in proc.stderr  # what runs in the user's name is shown
+    assert ws.is_dir()
+    assert (tmp_path / "home" / ".cache" / "tritondev" / "ccache").is_dir()
+
+
+def test_cli_run_returns_the_containers_status(cli, tmp_path: Path, fake_docker) -> None:  # type: ignore[no-untyped-def]
+    proc = cli("docker", "run", "--workspace", str(tmp_path / "ws"), "--", "false",
+               env={**fake_docker, "FAKE_DOCKER_STATUS": "3"})
+    assert proc.returncode == 3, proc.stderr
+
+
+def test_cli_run_engine_failure_is_exit_4_with_a_fix(cli, tmp_path: Path, fake_docker) -> None:  # type: ignore[no-untyped-def]
+    proc = cli("docker", "run", "--workspace", str(tmp_path / "ws"), env={**fake_docker, "FAKE_DOCKER_STATUS": "125"})
+    assert proc.returncode == 4, proc.stderr
+    assert "tritondev docker build" in proc.stderr and "--no-gpus" in proc.stderr
+    assert "Traceback" not in proc.stderr
+
+
+def test_cli_run_json_keeps_stdout_for_the_document(cli, tmp_path: Path, fake_docker) -> None:  # type: ignore[no-untyped-def]
+    proc = cli("docker", "run", "--json", "--workspace", str(tmp_path / "ws"), env=fake_docker)
+    data = _json(proc)
+    assert data["returncode"] == 0 and data["dry_run"] is False
+    assert "container-output" in proc.stderr
+
+
+def test_cli_run_with_rootless_docker_keeps_root_in_the_container(cli, tmp_path: Path, fake_docker) -> None:  # type: ignore[no-untyped-def]
+    env = {**fake_docker, "FAKE_DOCKER_INFO": '["name=seccomp,profile=builtin","name=rootless"]'}
+    data = _json(cli("docker", "run", "--dry-run", "--json", "--workspace", str(tmp_path / "ws"), env=env))
+    assert data["engine"]["rootless"] is True
+    assert _pairs(data["argv"], "-e") == ["HOST_UID=0", "HOST_GID=0"]
