@@ -148,8 +148,7 @@ class CMakeBuild(build_ext):
     def build_extension(self, ext):
         lit_dir = shutil.which("lit")
         ninja_dir = shutil.which("ninja")
-        if ninja_dir is None:
-            raise RuntimeError("ninja must be installed to build Triton")
+        assert ninja_dir is not None, "ninja not found!"
         extdir = os.path.abspath(os.path.dirname(self.get_ext_fullpath(ext.path)))
         wheeldir = os.path.dirname(extdir)
         os.makedirs(extdir, exist_ok=True)
