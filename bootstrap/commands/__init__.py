@@ -5,16 +5,17 @@ level so that `tritondev --help` stays fast. Real work is imported inside the co
 """
 
 COMMAND_MODULES: tuple[str, ...] = (
-    "verify",
-    "compile",
-    "config",
-    "docker",
-    "doctor",
+    # The order of `tritondev --help`: the pipeline first, then daily tools, then plumbing.
+    "setup",
+    "build",
     "pins",
     "purge",
+    "doctor",
+    "verify",
+    "compile",
     "cache",
     "env",
     "run",
-    "setup",
-    "build",
+    "config",
+    "docker",
 )
