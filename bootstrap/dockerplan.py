@@ -270,6 +270,7 @@ class Outcome:
     """What `tritondev docker build|run` did (or, under --dry-run, would do)."""
 
     engine: Engine
+    image: str
     argv: tuple[str, ...]
     dry_run: bool
     returncode: int = 0
@@ -281,6 +282,7 @@ class Outcome:
 
         return {
             "engine": self.engine.to_json(),
+            "image": self.image,
             "argv": [redact(a) for a in self.argv],
             "command": PlannedCommand(self.argv, None, (), "docker").render(),
             "dry_run": self.dry_run,
@@ -320,7 +322,7 @@ def build_image(
         on_line=on_line,
         fix=f"see the engine's messages above; a different base image is chosen with --base (default {DEFAULT_BASE})",
     )
-    return Outcome(engine, tuple(argv), result.dry_run)
+    return Outcome(engine, tag, tuple(argv), result.dry_run)
 
 
 def _make_folder(path: Path, what: str) -> None:
@@ -381,7 +383,7 @@ def run_container(
             fix=f"build the image first (tritondev docker build --tag {image}); with GPUs the host needs the "
             "NVIDIA Container Toolkit (docker) or its CDI spec (podman: nvidia-ctk cdi generate), else use --no-gpus",
         )
-    return Outcome(engine, tuple(argv), result.dry_run, result.returncode, folders)
+    return Outcome(engine, image, tuple(argv), result.dry_run, result.returncode, folders)
 
 
 # `docker run` and `podman run` exit with 125 when the engine itself fails.

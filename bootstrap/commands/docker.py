@@ -2,12 +2,16 @@
 
 from __future__ import annotations
 
+import sys
 from pathlib import Path
-from typing import Annotated, Optional
+from typing import TYPE_CHECKING, Annotated, Optional
 
 import typer
 
 from bootstrap.commands import options
+
+if TYPE_CHECKING:
+    from bootstrap.dockerplan import Outcome
 
 # Typer needs Optional[...] at runtime on Python 3.10 for these annotations.
 Engine = Annotated[
@@ -20,27 +24,24 @@ Tag = Annotated[
 ]
 
 
-def _print_line(line: str) -> None:
-    import sys
-
+def _line_to_stderr(line: str) -> None:
+    """The engine's build output, line by line: progress for the user, never part of --json output."""
     sys.stderr.write(line + "\n")
     sys.stderr.flush()
 
 
-def _to_stderr(text: str) -> None:
-    import sys
-
+def _text_to_stderr(text: str) -> None:
     sys.stderr.write(text)
     sys.stderr.flush()
 
 
-def _render(outcome: object, json: bool) -> None:
+def _render(outcome: Outcome, json: bool, done: str | None = None) -> None:
     from bootstrap import ui
-    from bootstrap.dockerplan import Outcome
 
-    assert isinstance(outcome, Outcome)
     if json:
         ui.emit_json(outcome.to_json())
+    elif done and not outcome.dry_run:
+        ui.info(done)
 
 
 def register(app: typer.Typer) -> None:
@@ -129,9 +130,9 @@ def register(app: typer.Typer) -> None:
             base=base,
             isolation=isolation,
             ca_certs=ca_cert or [],
-            on_line=_print_line,
+            on_line=_line_to_stderr,
         )
-        _render(outcome, json)
+        _render(outcome, json, f"built {outcome.image}; start it with: tritondev docker run --tag {outcome.image}")
 
     @docker_app.command(
         "run",
@@ -173,7 +174,6 @@ def register(app: typer.Typer) -> None:
         With --json the container's output goes to stderr, and one JSON document to stdout.
         """
         import os
-        import sys
 
         from bootstrap import dockerplan
         from bootstrap.context import make_context
@@ -193,7 +193,7 @@ def register(app: typer.Typer) -> None:
             gpus=gpus,
             tty=not json and sys.stdin.isatty() and sys.stdout.isatty(),
             args=args or [],
-            on_stdout=_to_stderr if json else None,
+            on_stdout=_text_to_stderr if json else None,
         )
         _render(outcome, json)
         if outcome.returncode:
