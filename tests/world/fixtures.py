@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 
 from tests.world.build import LLVMBuild, build_llvm, clone_at
-from tests.world.servers import GitDaemon, RawServer, start_git_daemon
+from tests.world.servers import GitDaemon, GitHttpServer, RawServer, start_git_daemon
 from tests.world.world import World, build_world
 
 
@@ -30,6 +30,14 @@ def git_daemon(world: World) -> Iterator[GitDaemon]:
     daemon = start_git_daemon(world.git_root)
     yield daemon
     daemon.stop()
+
+
+@pytest.fixture(scope="session")
+def git_http_server(world: World) -> Iterator[GitHttpServer]:
+    """Smart-HTTP git hosting on 127.0.0.1 (git http-backend): git_http_server.url("triton")."""
+    server = GitHttpServer(world.git_root).start()
+    yield server
+    server.stop()
 
 
 @pytest.fixture(scope="session")

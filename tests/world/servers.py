@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import contextlib
+import os
 import socket
 import subprocess
 import threading
@@ -166,6 +167,92 @@ class RawServer:
         self.port = int(self._server.server_address[1])
         self._thread = threading.Thread(target=self._server.serve_forever, daemon=True)
         self._thread.start()
+        return self
+
+    def stop(self) -> None:
+        if self._server is not None:
+            self._server.shutdown()
+            self._server.server_close()
+            self._server = None
+
+
+# ---------------------------------------------------------------------------------------------
+
+
+@dataclass
+class GitHttpServer:
+    """Smart-HTTP git hosting (`git http-backend` behind a local HTTP server), like https://github.com/<o>/<r>.
+
+    `url("triton")` → http://127.0.0.1:<port>/triton.git; fetch by sha works as over git://.
+    Every request path (with query) is appended to `requests`.
+    """
+
+    project_root: Path
+    port: int = 0
+    requests: list[str] = field(default_factory=list)
+    _server: ThreadingHTTPServer | None = None
+
+    @property
+    def base_url(self) -> str:
+        return f"http://127.0.0.1:{self.port}"
+
+    def url(self, name: str) -> str:
+        return f"{self.base_url}/{name}.git"
+
+    def start(self) -> GitHttpServer:
+        outer = self
+
+        class Handler(BaseHTTPRequestHandler):
+            protocol_version = "HTTP/1.0"
+
+            def _backend(self) -> None:
+                outer.requests.append(self.path)
+                split = urlsplit(self.path)
+                length = int(self.headers.get("Content-Length") or 0)
+                body = self.rfile.read(length) if length else b""
+                env = {
+                    "PATH": os.environ.get("PATH", "/usr/bin:/bin"),
+                    "GIT_PROJECT_ROOT": str(outer.project_root),
+                    "GIT_HTTP_EXPORT_ALL": "1",
+                    "GIT_CONFIG_NOSYSTEM": "1",
+                    "REQUEST_METHOD": self.command,
+                    "PATH_INFO": unquote(split.path),
+                    "QUERY_STRING": split.query,
+                    "CONTENT_TYPE": self.headers.get("Content-Type", ""),
+                    "CONTENT_LENGTH": str(len(body)),
+                    "REMOTE_ADDR": self.client_address[0],
+                    "HTTP_CONTENT_ENCODING": self.headers.get("Content-Encoding", ""),
+                    "HTTP_GIT_PROTOCOL": self.headers.get("Git-Protocol", ""),
+                    "GIT_PROTOCOL": self.headers.get("Git-Protocol", ""),
+                }
+                proc = subprocess.run(["git", "http-backend"], input=body, env=env, capture_output=True, check=False)
+                # CGI output: headers, a blank line, the body.
+                head, sep, payload = proc.stdout.partition(b"\r\n\r\n")
+                if not sep:
+                    head, sep, payload = proc.stdout.partition(b"\n\n")
+                status, headers = 200, []
+                for line in head.decode("latin-1").splitlines():
+                    name, _, value = line.partition(":")
+                    if name.lower() == "status":
+                        status = int(value.strip().split()[0])
+                    elif name:
+                        headers.append((name, value.strip()))
+                self.send_response(status)
+                for name, value in headers:
+                    self.send_header(name, value)
+                self.send_header("Content-Length", str(len(payload)))
+                self.end_headers()
+                self.wfile.write(payload)
+
+            do_GET = _backend
+            do_POST = _backend
+
+            def log_message(self, format: str, *args: object) -> None:
+                pass
+
+        self._server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+        self.port = int(self._server.server_address[1])
+        threading.Thread(target=self._server.serve_forever, daemon=True).start()
         return self
 
     def stop(self) -> None:

@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 
 from tests.world import World, build_world
-from tests.world.servers import GitDaemon, RawServer
+from tests.world.servers import GitDaemon, GitHttpServer, RawServer
 
 
 def git(cwd: Path, *args: str) -> str:
@@ -158,3 +158,14 @@ def test_raw_server(world: World, raw_http_server: RawServer) -> None:
     )
     assert llvm_pin == (200, (world.llvm_commit + "\n").encode())
     assert "/pytorch/pytorch/v2.5.0/" + pin in raw_http_server.requests
+
+
+def test_git_http_server_clone_and_fetch_by_sha(world: World, git_http_server: GitHttpServer, tmp_path: Path) -> None:
+    sha = world.triton_commits["release-3.1"]  # on no branch of main
+    repo = tmp_path / "t"
+    git(tmp_path, "clone", "-q", "--no-checkout", git_http_server.url("triton"), str(repo))
+    git(repo, "fetch", "-q", "--depth", "1", "origin", sha)
+    assert git(repo, "rev-parse", "FETCH_HEAD").strip() == sha
+    assert any("git-upload-pack" in r for r in git_http_server.requests)
+    missing = subprocess.run(["git", "ls-remote", git_http_server.url("nope")], capture_output=True, cwd=tmp_path)
+    assert missing.returncode != 0
