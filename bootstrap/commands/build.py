@@ -22,11 +22,12 @@ def register(app: typer.Typer) -> None:
         json: options.Json = False,
         verbose: options.Verbose = False,
     ) -> None:
-        """Rebuild Triton after editing it: ninja in setup's build folder, then pip install again only
-        when the install itself is out of date (new commit, setup.py or pyproject.toml changed).
+        """Rebuild Triton after editing it: ninja in setup's Triton build folder.
 
-        Needs a finished `tritondev setup` in the workspace. Exit codes: 0 ok, 2 no setup yet or bad
-        target, 4 the build failed (log path shown), 6 workspace locked.
+        pip install runs again only when the install is out of date (new commit, setup.py or pyproject.toml changed).
+        Needs a finished `tritondev setup` in the workspace.
+
+        Exit codes: 0 ok, 2 no setup yet or unknown target, 4 the build failed (log path shown), 6 workspace locked.
         """
         from bootstrap import ui
         from bootstrap.context import make_context

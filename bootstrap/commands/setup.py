@@ -12,14 +12,14 @@ from bootstrap.commands import options
 # Typer needs Optional[...] at runtime on Python 3.10 for these annotations.
 BuildType = Annotated[
     Optional[str],  # noqa: UP045
-    typer.Option("--build-type", help="Triton build type: Debug, Release or RelWithDebInfo [default: RelWithDebInfo]",
+    typer.Option("--build-type", help="Triton build type: Debug, Release or RelWithDebInfo (default: RelWithDebInfo)",
                  show_default=False),
 ]
 LlvmBuildType = Annotated[
     Optional[str],  # noqa: UP045
     typer.Option("--llvm-build-type", show_default=False,
-                 help="LLVM/MLIR build type [default: Release, with assertions: a Debug LLVM needs tens of GB"
-                      " and links slowly, and Triton work rarely steps into LLVM]"),
+                 help="LLVM/MLIR build type (default: Release, with assertions: a Debug LLVM needs tens of GB"
+                      " and links slowly, and Triton work rarely steps into LLVM)"),
 ]
 
 
@@ -35,10 +35,10 @@ def register(app: typer.Typer) -> None:
         triton_url: Annotated[Optional[str], typer.Option("--triton-url", help="Triton repository (URL or path).")] = None,  # noqa: E501, UP045
         llvm_url: Annotated[Optional[str], typer.Option("--llvm-url", help="LLVM repository (URL or path).")] = None,  # noqa: UP045
         mirror: Annotated[Optional[Path], typer.Option("--mirror", help="Folder of bare mirrors pytorch.git, triton.git, llvm-project.git.")] = None,  # noqa: E501, UP045
-        jobs: Annotated[Optional[int], typer.Option("--jobs", "-j", help="Compile jobs [default: sized from cores and memory].", show_default=False)] = None,  # noqa: E501, UP045
-        link_jobs: Annotated[Optional[int], typer.Option("--link-jobs", help="Parallel link jobs [default: sized from memory].", show_default=False)] = None,  # noqa: E501, UP045
-        ccache: Annotated[Optional[bool], typer.Option("--ccache/--no-ccache", help="Use ccache when installed [default: on].", show_default=False)] = None,  # noqa: E501, UP045
-        lld: Annotated[Optional[bool], typer.Option("--lld/--no-lld", help="Build with clang and lld when installed [default: on].", show_default=False)] = None,  # noqa: E501, UP045
+        jobs: Annotated[Optional[int], typer.Option("--jobs", "-j", help="Compile jobs (default: sized from cores and memory).", show_default=False)] = None,  # noqa: E501, UP045
+        link_jobs: Annotated[Optional[int], typer.Option("--link-jobs", help="Parallel link jobs (default: sized from memory).", show_default=False)] = None,  # noqa: E501, UP045
+        ccache: Annotated[Optional[bool], typer.Option("--ccache/--no-ccache", help="Use ccache when installed (default: on).", show_default=False)] = None,  # noqa: E501, UP045
+        lld: Annotated[Optional[bool], typer.Option("--lld/--no-lld", help="Build with clang and lld when installed (default: on).", show_default=False)] = None,  # noqa: E501, UP045
         ccache_remote: Annotated[Optional[str], typer.Option("--ccache-remote", help="ccache remote storage URL (redis://, http(s)://); never shown unmasked.")] = None,  # noqa: E501, UP045
         allow_dirty: Annotated[Optional[bool], typer.Option("--allow-dirty", help="Build checkouts with local changes as they stand.")] = None,  # noqa: E501, UP045
         skip_verify: Annotated[Optional[bool], typer.Option("--skip-verify", help="Skip the kernel check (provenance is always checked).")] = None,  # noqa: E501, UP045
@@ -51,10 +51,11 @@ def register(app: typer.Typer) -> None:
     ) -> None:
         """Purge other tritons, resolve pins, fetch sources, build LLVM/MLIR and Triton, install, verify.
 
-        Re-running with nothing changed does nothing (and says so); a changed setting re-runs only what
-        depends on it; an interrupted run resumes. Exit codes: 0 ok, 1 verification failed, 2 bad option,
-        3 tool missing, 4 a command failed (log path shown), 5 pin mismatch, 6 workspace locked or dirty
-        checkout.
+        A re-run with nothing changed does nothing and says so.
+        A changed setting re-runs only what depends on it; an interrupted run resumes.
+
+        Exit codes: 0 ok, 1 verification failed, 2 bad option, 3 tool missing,
+        4 a command failed (log path shown), 5 pin mismatch, 6 workspace locked or dirty checkout.
         """
         from bootstrap import ui
         from bootstrap.context import make_context

@@ -88,6 +88,9 @@ def test_kill_9_at_random_moments_then_rerun(world: World, tmp_path: Path) -> No
                 os.killpg(proc.pid, signal.SIGKILL)
                 proc.wait()
                 break
+            # It finished: that must have been a success (a failure here would be a bug of its own).
+            assert proc.returncode == 0, f"{kind}: setup failed on its own (exit {proc.returncode})\n" + "\n".join(
+                history)
             estimate[kind] = max(0.1, time.monotonic() - begun)
         else:
             pytest.fail(f"setup of kind {kind} always finished before the kill: " + "\n".join(history))
