@@ -53,6 +53,20 @@ LOCAL_FILES = ("CMakeUserPresets.json", "compile_commands.json")
 # fingerprints so that a different --jobs (or a machine with less free memory) rebuilds nothing.
 VOLATILE = {"MAX_JOBS", "TRITON_PARALLEL_LINK_JOBS", "LLVM_PARALLEL_LINK_JOBS"}
 
+# The user's own variables that change what a build produces: inputs of the build steps, so that
+# changing one (say CXXFLAGS, or TRITON_APPEND_CMAKE_ARGS) rebuilds what it affects.
+COMPILER_ENV = ("CFLAGS", "CXXFLAGS", "CPPFLAGS", "LDFLAGS")
+TRITON_USER_ENV = (
+    "TRITON_APPEND_CMAKE_ARGS", "TRITON_BUILD_PROTON", "TRITON_BUILD_WITH_ASAN", "TRITON_EXT_ENABLED",
+    "TRITON_PLUGIN_DIRS", "TRITON_WHEEL_NAME", "TRITON_WHEEL_VERSION_SUFFIX", "TRITON_STABLE_ABI",
+    "TRITON_LLVM_SYSTEM_SUFFIX", "TRITON_BUILD_DIR",
+)
+
+
+def ambient(names: Sequence[str], environ: Mapping[str, str] | None = None) -> dict[str, str]:
+    environ = os.environ if environ is None else environ
+    return {name: environ[name] for name in names if name in environ}
+
 
 class TrackingRunner(Runner):
     """A Runner that also remembers which commands change the machine (not probes): the plan."""
@@ -651,6 +665,7 @@ def run_setup(ctx: AppContext, console: Console | None) -> SetupReport:
         "cmake": stable(probe_presets.llvm_cache),
         "cmake_version": toolchain.cmake.version,
         "ccache": toolchain.ccache.version if toolchain.ccache else None,
+        "environment": ambient(COMPILER_ENV),
     }
     configure_fp = steps.fingerprint_of("llvm-configure", configure_inputs)
     llvm_state = {"commit": pins.llvm_commit, "head": llvm_co.head, "edits": file_state(llvm_src, llvm_co.dirty_files)}
@@ -731,6 +746,7 @@ def run_setup(ctx: AppContext, console: Console | None) -> SetupReport:
         "head": triton_co.head,
         "edits": file_state(triton_src, triton_co.dirty_files),
         "env": stable(install.env),
+        "environment": ambient(COMPILER_ENV + TRITON_USER_ENV),
         "toolchain": toolchain.identity(),
         "ccache": toolchain.ccache is not None,
     }

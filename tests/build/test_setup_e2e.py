@@ -174,10 +174,30 @@ def test_build_command_rebuilds_incrementally(root_json: dict[str, Any], world: 
         assert json.loads(one.stdout)["commands"][0]["argv"][-1] == "TritonIR"
         bad = tritondev("build", "--workspace", str(ws), "--target", "TritonIRR", env=env)
         assert bad.returncode == 2 and "TritonIR" in bad.stderr
+        # setup.py changed: ninja alone is not enough, pip installs again.
+        setup_py = ws / "src/triton/setup.py"
+        setup_text = setup_py.read_text()
+        setup_py.write_text(setup_text + "\n# edited\n")
+        try:
+            proc = tritondev("build", "--workspace", str(ws), "--json", env=env)
+            assert proc.returncode == 0, proc.stderr
+            data = json.loads(proc.stdout)
+            assert data["reinstalled"] is True and "setup.py" in data["reasons"][0]
+            assert data["commands"][-1]["argv"][-3:] == ["-v", "-e", str(ws / "src/triton")]
+        finally:
+            setup_py.write_text(setup_text)
     finally:
         source.write_text(original)
     tritondev("build", "--workspace", str(ws), env=env)
     assert checkout_state(ws / "src/triton")[1] == ""
+
+
+def test_a_changed_compiler_flag_is_an_input(root_json: dict[str, Any], world: World) -> None:
+    ws, env = root_json["ws"], root_json["env"]
+    report = setup_json(world, ws, "root-json", "--build-type", "Release", env={**env, "TRITON_BUILD_PROTON": "0"})
+    status = {s["step"]: s["status"] for s in report["steps"]}
+    assert status["triton-install"] == "ran" and status["llvm-build"] == "up to date"
+    assert "environment" in next(s["reason"] for s in report["steps"] if s["step"] == "triton-install")
 
 
 def test_second_workspace_reuses_the_llvm_build(root_json: dict[str, Any], world: World, shared: Path) -> None:
