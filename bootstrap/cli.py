@@ -5,6 +5,7 @@ No work happens here beyond wiring; each command lives in bootstrap/commands/<na
 
 from __future__ import annotations
 
+import errno
 import importlib
 import sys
 from typing import Any
@@ -14,6 +15,9 @@ import typer
 from bootstrap import __version__
 from bootstrap.commands import COMMAND_MODULES
 from bootstrap.errors import ExitCode, TritondevError
+
+# OSErrors that mean a full disk, not a bug in tritondev.
+_DISK_FULL = (errno.ENOSPC, errno.EDQUOT)
 
 
 def _version(value: bool) -> None:
@@ -129,15 +133,34 @@ def main(argv: list[str] | None = None) -> None:
         code = exc.exit_code
     except BrokenPipeError:
         code = 0
+    except OSError as exc:
+        code = _disk_full(exc) if exc.errno in _DISK_FULL else _internal_error(exc)
     except Exception as exc:
-        path = _write_crash_log(exc)
-        print(
-            f"error: internal error in tritondev: {type(exc).__name__}: {exc}\n"
-            f"A crash log was written to {path}; please attach it to a bug report.",
-            file=sys.stderr,
-        )
-        code = int(ExitCode.INTERNAL)
+        code = _internal_error(exc)
     sys.exit(code)
+
+
+def _disk_full(exc: OSError) -> int:
+    """A full disk (or quota) is the machine's state, not a bug: say where, and how to go on."""
+    from bootstrap.errors import ExternalError
+
+    where = f" ({exc.filename})" if exc.filename else ""
+    error = ExternalError(
+        f"{exc.strerror}{where}",
+        fix="free disk space there (df -h shows what is left), then run the command again: it resumes where it stopped",
+    )
+    _report_error(error)
+    return int(error.exit_code)
+
+
+def _internal_error(exc: BaseException) -> int:
+    path = _write_crash_log(exc)
+    print(
+        f"error: internal error in tritondev: {type(exc).__name__}: {exc}\n"
+        f"A crash log was written to {path}; please attach it to a bug report.",
+        file=sys.stderr,
+    )
+    return int(ExitCode.INTERNAL)
 
 
 if __name__ == "__main__":
