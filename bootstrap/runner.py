@@ -268,7 +268,10 @@ class Runner:
         found = shutil.which(program)
         if found is None:
             hint = fix or INSTALL_HINTS.get(program)
-            raise ToolMissing(f"required tool '{program}' is not on PATH", fix=hint and f"install it: {hint}")
+            raise ToolMissing(
+                f"required tool '{program}' is not on PATH",
+                fix=f"install it: {hint}" if hint else f"install {program}, or add the folder that holds it to PATH",
+            )
         return found
 
     def _environment(self, args: tuple[str, ...], env: Mapping[str, str | None] | None) -> dict[str, str]:
