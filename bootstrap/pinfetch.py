@@ -306,7 +306,10 @@ class RawReader:
                         f"downloading {redact(url)} failed: HTTP {response.status_code}",
                         fix="check the URL and that the server allows anonymous reads",
                     )
-                body = response.raw.read(_MAX_FILE_BYTES + 1, decode_content=True)
+                body = _read_body(response)
+            if body is None:  # the server closed the connection mid-body: an interrupted download
+                problem = "the connection was closed before the whole file arrived"
+                continue
             if len(body) > _MAX_FILE_BYTES:
                 raise ExternalError(f"{redact(url)} is larger than 1 MiB: not a pin file", fix="check the URL")
             return bytes(body).decode("utf-8", errors="replace")
@@ -315,6 +318,22 @@ class RawReader:
             fix="check the network (offline?); or point --pytorch-url/--triton-url at a local repository,"
             " or use --mirror DIR",
         )
+
+
+def _read_body(response: requests.Response) -> bytes | None:
+    """The body (at most 1 MiB + 1 byte), or None when it arrived incomplete."""
+    import urllib3
+
+    try:
+        body = bytes(response.raw.read(_MAX_FILE_BYTES + 1, decode_content=True))
+    except (urllib3.exceptions.HTTPError, OSError):
+        return None
+    announced = response.headers.get("Content-Length", "")
+    # An older urllib3 returns a short body without complaint; the announced length tells.
+    short = len(body) <= _MAX_FILE_BYTES and len(body) < int(announced) if announced.isdigit() else False
+    if short and "Content-Encoding" not in response.headers:
+        return None
+    return body
 
 
 def _describe_network_error(exc: Exception) -> str:
