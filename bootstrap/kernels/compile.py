@@ -348,6 +348,8 @@ def raise_script_error(python: Path, event: dict[str, Any]) -> None:
     if kind in ("usage", "unsupported"):
         fix = event.get("fix") or "check FILE.py::KERNEL, --signature and --constexpr against the kernel's arguments"
         raise UsageError(message, fix=str(fix), details=tail)
+    if kind == "write":
+        raise ExternalError(message, fix="free disk space there (df -h), or choose another --out DIR", details=tail)
     raise ExternalError(message, fix="check the Triton install: tritondev doctor", details=tail)
 
 

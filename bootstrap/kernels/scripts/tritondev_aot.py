@@ -13,7 +13,7 @@ import os
 import shutil
 import sys
 
-from tritondev_protocol import EXIT_MISSING, EXIT_USAGE, emit, error_tail, fail, import_triton
+from tritondev_protocol import EXIT_FAILED, EXIT_MISSING, EXIT_USAGE, emit, error_tail, fail, import_triton
 
 MARKER_FILE = ".tritondev-compile"
 
@@ -153,11 +153,25 @@ def json_safe(value):
 
 def write_target(out, folder, kernel, compiled):
     """All stages into a fresh folder, then swapped in whole: never a half-written target folder."""
+    created_out = not os.path.isdir(out)
     os.makedirs(out, exist_ok=True)
     final = os.path.join(out, folder)
     tmp = os.path.join(out, f".{folder}.tmp-{os.getpid()}")
     shutil.rmtree(tmp, ignore_errors=True)
     os.makedirs(tmp)
+    try:
+        return _fill_and_swap(out, folder, final, tmp, kernel, compiled)
+    except OSError:
+        shutil.rmtree(tmp, ignore_errors=True)
+        if created_out:
+            try:
+                os.rmdir(out)  # only when empty: another target's folder may already be in it
+            except OSError:
+                pass
+        raise
+
+
+def _fill_and_swap(out, folder, final, tmp, kernel, compiled):
     files = {}
     for ext, data in compiled.asm.items():
         if ext == "source":
@@ -187,7 +201,12 @@ def main():
     with open(sys.argv[1], encoding="utf-8") as fh:
         request = json.load(fh)
     triton = import_triton()
-    from triton.backends.compiler import GPUTarget
+    try:
+        from triton.backends.compiler import GPUTarget
+    except ImportError as exc:
+        # A triton/ folder without its backends: a half-removed or foreign install, not a Triton that compiles.
+        fail("broken", f"triton at {os.path.dirname(triton.__file__)} is incomplete: {exc}", EXIT_FAILED,
+             module="triton", tail=error_tail(exc))
 
     tools = os.path.join(os.path.dirname(os.path.abspath(triton.__file__)), "backends", "nvidia", "bin")
     emit("hello", triton_version=triton.__version__, triton_file=triton.__file__, nvidia_bin=tools)
@@ -205,7 +224,12 @@ def main():
         except Exception as exc:
             emit("target", label=label, ok=False, error=f"{type(exc).__name__}", tail=error_tail(exc))
             continue
-        files, metadata = write_target(request["out"], target["folder"], name, compiled)
+        try:
+            files, metadata = write_target(request["out"], target["folder"], name, compiled)
+        except OSError as exc:
+            # A full disk or an unwritable --out: nothing half-written stays behind (write_target's tmp folder).
+            fail("write", f"cannot write the stages into {request['out']}: {exc.strerror}"
+                 + (f" ({exc.filename})" if exc.filename else ""), EXIT_FAILED)
         emit("target", label=label, ok=True, name=metadata.get("name", name), files=files, metadata=metadata)
     emit("done")
 
