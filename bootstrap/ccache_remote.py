@@ -5,6 +5,12 @@ When the remote is down or slow, ccache itself carries on without it (a miss, co
 remote_storage_error/timeout); tritondev only sets short timeouts so a dead server costs
 milliseconds, and warns. Credentials in the URL never reach a terminal, log or JSON document:
 everything shown goes through bootstrap.redact.
+
+A shared cache only pays when two machines compile the *same* command line. Compile commands hold
+absolute paths (-I<workspace>/src/...), and with -g ccache also hashes the current directory, so
+two workspaces in different folders would never share an entry. With a remote configured, ccache
+therefore also gets base_dir = the workspace (absolute paths below it become relative) and
+hash_dir = false (objects from the cache name the first builder's directory in their debug info).
 """
 
 from __future__ import annotations
@@ -12,11 +18,15 @@ from __future__ import annotations
 import re
 import socket
 import time
+from collections.abc import Mapping
 from dataclasses import dataclass
+from pathlib import Path
+from typing import BinaryIO
 from urllib.parse import unquote, urlsplit
 
 from packaging.version import Version
 
+from bootstrap.ccachestats import parse_print_stats as parse_print_stats
 from bootstrap.errors import ConfigError
 from bootstrap.redact import redact
 
@@ -24,55 +34,93 @@ SCHEMES = ("redis", "redis+unix", "http", "https")
 MIN_CCACHE = Version("4.4")
 # ccache 4.4-4.6 called it secondary storage; 4.7 renamed it to remote storage.
 RENAMED_IN = Version("4.7")
-# A dead server must not slow every compile down: ccache's own default connect timeout is 100 ms
-# (redis) / 100 ms (http); keep it, and bound each operation so a slow server is given up quickly.
-DEFAULT_ATTRIBUTES = {"connect-timeout": "500", "operation-timeout": "5000"}
+# The storage backend (`ccache --version`, "Features:") each scheme needs.
+FEATURE_OF = {"redis": "redis-storage", "redis+unix": "redis+unix-storage", "http": "http-storage",
+              "https": "http-storage"}
+# connect-timeout: ccache's own default (100 ms); a refused connection returns at once, and only a
+# silent host costs this much per compile. operation-timeout: ccache's default is 10 s per request,
+# which a slow or overloaded server would add to every compile; 5 s still carries a large object
+# over a slow link.
+DEFAULT_ATTRIBUTES = {"connect-timeout": "100", "operation-timeout": "5000"}
 
 
 @dataclass(frozen=True)
 class RemoteStorage:
-    url: str  # as given, possibly with credentials: never print this
+    url: str  # as given, possibly with credentials and |attributes: never print this
+
+    @property
+    def base(self) -> str:
+        """The URL without ccache's |attribute suffixes."""
+        return self.url.partition("|")[0]
 
     @property
     def scheme(self) -> str:
-        return urlsplit(self.url).scheme
+        return urlsplit(self.base).scheme
 
     @property
     def shown(self) -> str:
         return redact(self.url)
 
+    @property
+    def has_credentials(self) -> bool:
+        parts = urlsplit(self.base)
+        return bool(parts.username or parts.password)
+
     def ccache_value(self) -> str:
-        """The value of CCACHE_REMOTE_STORAGE: URL plus timeout attributes ccache understands."""
+        """The value of CCACHE_REMOTE_STORAGE: the URL with its own attributes kept (flags such as
+        `read-only` included) and the default timeouts added where the user set none."""
         base, _, attrs = self.url.partition("|")
-        given = dict(a.split("=", 1) for a in attrs.split("|") if "=" in a) if attrs else {}
-        merged = {**DEFAULT_ATTRIBUTES, **given}
-        return base + "".join(f"|{k}={v}" for k, v in merged.items())
+        given = [a for a in attrs.split("|") if a] if attrs else []
+        named = {a.split("=", 1)[0] for a in given}
+        added = [f"{k}={v}" for k, v in DEFAULT_ATTRIBUTES.items() if k not in named]
+        return "|".join([base, *given, *added])
 
 
 def parse_remote_url(text: str) -> RemoteStorage:
     """Validate a remote storage URL; a clear ConfigError (exit 2) for anything ccache would reject."""
     text = text.strip()
     base = text.partition("|")[0]
-    parts = urlsplit(base)
-    if parts.scheme not in SCHEMES:
+    scheme, sep, rest = base.partition(":")
+    if not sep or scheme.lower() not in SCHEMES:
         raise ConfigError(
             f"unsupported ccache remote URL {redact(text)!r}",
             fix="use redis://HOST[:PORT], redis+unix:///path/to/socket, or http(s)://HOST/PATH",
         )
+    netloc = rest[2:].split("/", 1)[0] if rest.startswith("//") else ""
+    if netloc.count("@") > 1:
+        # The URL itself is not repeated: with a raw '@' in the password, no masking can tell where
+        # the password ends.
+        raise ConfigError(
+            "the ccache remote URL's password contains a raw '@'",
+            fix="percent-encode it: '@' as %40 (also ':' as %3A, '/' as %2F)",
+        )
+    parts = urlsplit(base)
     if parts.scheme == "redis+unix":
         if not parts.path:
             raise ConfigError(f"{redact(text)!r} names no socket path", fix="redis+unix:///run/redis/redis.sock")
     elif not parts.hostname:
         raise ConfigError(f"{redact(text)!r} names no host", fix="e.g. redis://cache.example.com:6379")
     try:
-        _ = parts.port
+        port = parts.port
     except ValueError:
-        raise ConfigError(f"{redact(text)!r} has an invalid port", fix="use a port between 1 and 65535") from None
+        port = -1
+    if port is not None and not 1 <= port <= 65535:
+        raise ConfigError(f"{redact(text)!r} has an invalid port", fix="use a port between 1 and 65535")
     return RemoteStorage(text)
 
 
-def env_for(remote: RemoteStorage | None, ccache_version: Version | None) -> dict[str, str]:
-    """Environment for every build step: the remote as ccache's second level, local cache first."""
+def env_for(
+    remote: RemoteStorage | None,
+    ccache_version: Version | None,
+    *,
+    base_dir: Path | None = None,
+    environ: Mapping[str, str] | None = None,
+) -> dict[str, str]:
+    """Environment for every build step: the remote as ccache's second level, local cache first.
+
+    base_dir (the workspace) makes compile commands the same from one workspace to the next; a
+    CCACHE_BASEDIR or CCACHE_NOHASHDIR the user set (in `environ`) is left as it is.
+    """
     if remote is None:
         return {}
     if ccache_version is not None and ccache_version < MIN_CCACHE:
@@ -83,7 +131,13 @@ def env_for(remote: RemoteStorage | None, ccache_version: Version | None) -> dic
     var = "CCACHE_REMOTE_STORAGE"
     if ccache_version is not None and ccache_version < RENAMED_IN:
         var = "CCACHE_SECONDARY_STORAGE"
-    return {var: remote.ccache_value()}
+    env = {var: remote.ccache_value()}
+    user = environ or {}
+    if base_dir is not None and "CCACHE_BASEDIR" not in user:
+        env["CCACHE_BASEDIR"] = str(base_dir)
+    if base_dir is not None and not {"CCACHE_NOHASHDIR", "CCACHE_HASHDIR"} & set(user):
+        env["CCACHE_NOHASHDIR"] = "1"
+    return env
 
 
 def parse_ccache_version(text: str) -> Version | None:
@@ -117,32 +171,56 @@ def probe(remote: RemoteStorage, timeout: float = 2.0) -> Reachability:
             detail = _http_head(remote, timeout)
         return Reachability(True, detail, time.monotonic() - started)
     except (OSError, ValueError) as exc:
-        return Reachability(False, redact(f"{type(exc).__name__}: {exc}"), time.monotonic() - started)
+        reason = str(exc) or type(exc).__name__
+        return Reachability(False, redact(reason), time.monotonic() - started)
 
 
 def _redis_ping(remote: RemoteStorage, timeout: float) -> str:
-    parts = urlsplit(remote.url.partition("|")[0])
+    parts = urlsplit(remote.base)
     sock: socket.socket
     if parts.scheme == "redis+unix":
         sock = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
         sock.settimeout(timeout)
-        sock.connect(unquote(parts.path))
+        try:
+            sock.connect(unquote(parts.path))
+        except OSError:
+            sock.close()
+            raise
     else:
         sock = socket.create_connection((parts.hostname or "", parts.port or 6379), timeout=timeout)
     with sock:
-        if parts.password is not None or parts.username:
-            args = [parts.username, parts.password] if parts.username and parts.password else [
-                parts.password or parts.username or ""
-            ]
-            sock.sendall(_resp(["AUTH", *[unquote(a or "") for a in args]]))
-            reply = sock.recv(256)
+        reader = sock.makefile("rb")
+        auth = redis_auth_args(remote)
+        if auth:
+            sock.sendall(_resp(["AUTH", *auth]))
+            reply = _reply_line(reader)
             if not reply.startswith(b"+OK"):
-                raise ValueError("the server refused the credentials")
+                # The server's words (WRONGPASS ...) never hold the password itself.
+                raise ValueError(f"the server refused the credentials: {reply.decode(errors='replace')[:80]}")
         sock.sendall(_resp(["PING"]))
-        reply = sock.recv(256)
+        reply = _reply_line(reader)
+        if reply.startswith(b"-NOAUTH"):
+            raise ValueError("the server needs a password: redis://[USER:]PASSWORD@HOST")
         if not reply.startswith(b"+PONG"):
-            raise ValueError(f"unexpected answer to PING: {reply[:40]!r}")
+            raise ValueError(f"unexpected answer to PING: {reply[:40].decode(errors='replace')!r}")
     return "PONG"
+
+
+def redis_auth_args(remote: RemoteStorage) -> list[str]:
+    """AUTH's arguments as ccache sends them: redis://PASSWORD@host (a lone userinfo is the password),
+    redis://USER:PASSWORD@host; none without userinfo."""
+    parts = urlsplit(remote.base)
+    user, password = parts.username, parts.password
+    if password is None:
+        return [unquote(user)] if user else []
+    return [unquote(user), unquote(password)] if user else [unquote(password)]
+
+
+def _reply_line(reader: BinaryIO) -> bytes:
+    line = reader.readline(512)
+    if not line:
+        raise ConnectionResetError("the server closed the connection")
+    return line.rstrip(b"\r\n")
 
 
 def _resp(args: list[str]) -> bytes:
@@ -156,12 +234,14 @@ def _resp(args: list[str]) -> bytes:
 def _http_head(remote: RemoteStorage, timeout: float) -> str:
     import requests
 
-    url = remote.url.partition("|")[0]
     try:
-        response = requests.head(url, timeout=timeout, allow_redirects=True)
+        response = requests.head(remote.base, timeout=timeout, allow_redirects=False)
     except requests.RequestException as exc:
-        raise OSError(str(exc)) from None
-    # Any HTTP answer means the server is up; ccache stores objects under the path, so 404 is fine.
+        raise OSError(redact(str(exc))) from None
+    # Any HTTP answer below 500 means the server is up: ccache stores objects under the path, so a
+    # 404 (or 405 for HEAD) on the folder itself is fine; 401/403 say the credentials are wrong.
+    if response.status_code in (401, 403):
+        raise ValueError(f"HTTP {response.status_code}: the server refused the credentials")
     if response.status_code >= 500:
         raise ValueError(f"HTTP {response.status_code}")
     return f"HTTP {response.status_code}"
@@ -172,6 +252,7 @@ class HitCounts:
     local_hits: int
     remote_hits: int
     misses: int
+    remote_errors: int = 0  # errors and timeouts talking to the remote: ccache went on without it
 
     @property
     def total(self) -> int:
@@ -184,21 +265,11 @@ class HitCounts:
         return (self.local_hits + self.remote_hits) / self.total if self.total else 0.0
 
 
-def parse_print_stats(text: str) -> dict[str, int]:
-    """`ccache --print-stats` (tab-separated key/value lines) as a dict."""
-    stats: dict[str, int] = {}
-    for line in text.splitlines():
-        key, _, value = line.partition("\t")
-        if value.strip().lstrip("-").isdigit():
-            stats[key.strip()] = int(value.strip())
-    return stats
-
-
-def hit_counts(before: dict[str, int], after: dict[str, int]) -> HitCounts:
+def hit_counts(before: Mapping[str, int], after: Mapping[str, int]) -> HitCounts:
     """Hits and misses of one build, from stats taken before and after it.
 
-    A remote hit is a local miss that the remote answered, so local hits are
-    local_storage_hit and misses are the cache misses left after both levels.
+    ccache (>= 4.7) counts each compilation once as local_storage_hit, remote_storage_hit (a local
+    miss the remote answered) or cache_miss (neither level had it).
     """
 
     def delta(key: str) -> int:
@@ -208,4 +279,5 @@ def hit_counts(before: dict[str, int], after: dict[str, int]) -> HitCounts:
         local_hits=delta("local_storage_hit"),
         remote_hits=delta("remote_storage_hit"),
         misses=delta("cache_miss"),
+        remote_errors=delta("remote_storage_error") + delta("remote_storage_timeout"),
     )

@@ -2,6 +2,7 @@
 
 from bootstrap.doctor.checks import (
     cache,
+    ccache_remote,
     gpu,
     jax,
     packages,
@@ -13,4 +14,4 @@ from bootstrap.doctor.checks import (
     workspace,
 )
 
-ALL_MODULES = (python_env, packages, toolchain, resources, gpu, ptxas, settings, cache, workspace, jax)
+ALL_MODULES = (python_env, packages, toolchain, ccache_remote, resources, gpu, ptxas, settings, cache, workspace, jax)

@@ -1,0 +1,83 @@
+"""A real redis-server on 127.0.0.1 for the ccache remote tests and benchmark (no persistence)."""
+
+from __future__ import annotations
+
+import shutil
+import socket
+import subprocess
+import time
+from pathlib import Path
+
+USER, PASSWORD = "user", "s3cret"
+
+
+def free_port() -> int:
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return int(sock.getsockname()[1])
+
+
+class RedisServer:
+    """redis-server with one ACL user (USER/PASSWORD) and the default user off, so that a URL
+    without the password is refused, as a team's server would."""
+
+    def __init__(self, folder: Path, *, unix_socket: bool = False) -> None:
+        self.folder = folder
+        self.port = free_port()
+        # Unix socket paths are limited to ~107 bytes: keep it short, under /tmp.
+        self.socket = Path(f"/tmp/tritondev-redis-{self.port}.sock") if unix_socket else None
+        self.proc: subprocess.Popen[bytes] | None = None
+
+    @property
+    def url(self) -> str:
+        return f"redis://{USER}:{PASSWORD}@127.0.0.1:{self.port}"
+
+    def start(self) -> RedisServer:
+        exe = shutil.which("redis-server")
+        if exe is None:
+            raise RuntimeError("redis-server is not installed (apt-get install redis-server)")
+        self.folder.mkdir(parents=True, exist_ok=True)
+        self.proc = subprocess.Popen(
+            [exe, "--port", str(self.port), "--bind", "127.0.0.1", "--save", "", "--appendonly", "no",
+             "--dir", str(self.folder), "--user", USER, "on", f">{PASSWORD}", "~*", "&*", "+@all",
+             "--user", "default", "off",
+             *(["--unixsocket", str(self.socket), "--unixsocketperm", "700"] if self.socket else [])],
+            stdout=(self.folder / "redis.log").open("wb"), stderr=subprocess.STDOUT,
+        )
+        deadline = time.monotonic() + 20
+        while time.monotonic() < deadline:
+            if self.proc.poll() is not None:
+                raise RuntimeError(f"redis-server exited: {(self.folder / 'redis.log').read_text()[-2000:]}")
+            try:
+                if self.command("PING") == b"+PONG":
+                    return self
+            except OSError:
+                time.sleep(0.05)
+        raise RuntimeError("redis-server did not answer within 20 s")
+
+    def command(self, *args: str) -> bytes:
+        """One command, authenticated; the first line of the reply."""
+        with socket.create_connection(("127.0.0.1", self.port), timeout=5) as sock:
+            reader = sock.makefile("rb")
+            for cmd in (("AUTH", USER, PASSWORD), args):
+                payload = b"*%d\r\n" % len(cmd) + b"".join(b"$%d\r\n%s\r\n" % (len(a), a.encode()) for a in cmd)
+                sock.sendall(payload)
+                line = reader.readline().rstrip(b"\r\n")
+            return line
+
+    def keys(self) -> int:
+        return int(self.command("DBSIZE")[1:])
+
+    def stop(self) -> None:
+        """SHUTDOWN NOSAVE, as an operator stopping the server would; kill as a fallback."""
+        if self.proc is None or self.proc.poll() is not None:
+            return
+        try:
+            self.command("SHUTDOWN", "NOSAVE")
+        except OSError:
+            pass  # the server closes the connection as it goes
+        try:
+            self.proc.wait(timeout=10)
+        except subprocess.TimeoutExpired:
+            self.proc.kill()
+            self.proc.wait()
