@@ -784,7 +784,10 @@ def run_setup(ctx: AppContext, console: Console | None) -> SetupReport:
                 raise CheckFailed("the kernel check failed on the installed triton",
                                   fix="see `tritondev verify` for details")
 
-    steps.run("verify", {"skip_verify": s.skip_verify}, verify, after=("triton-install",))
+    # What is installed is an input too: a package added or removed since (say a wheel that brings its
+    # own triton, removed again by the purge above) gets the installed triton verified again.
+    verify_inputs = {"skip_verify": s.skip_verify, "env": environment_listing(site)}
+    steps.run("verify", verify_inputs, verify, after=("triton-install",))
 
     if not ctx.dry_run and target is not None:
         # The environment as this setup left it: the next run skips the purge scan if it is unchanged.

@@ -144,7 +144,9 @@ def test_noop_rerun_runs_nothing_and_says_so(root_json: dict[str, Any], world: W
 
 def test_changed_input_reruns_only_dependents(root_json: dict[str, Any], world: World) -> None:
     ws, env = root_json["ws"], root_json["env"]
+    plan = setup_json(world, ws, "root-json", "--build-type", "Release", "--dry-run", env=env)
     report = setup_json(world, ws, "root-json", "--build-type", "Release", env=env)
+    assert commands(plan) == commands(report)  # on an existing workspace too
     status = {s["step"]: s["status"] for s in report["steps"]}
     assert status["llvm-configure"] == status["llvm-build"] == "up to date"
     assert status["triton-requirements"] == "up to date"
@@ -198,6 +200,30 @@ def test_a_changed_compiler_flag_is_an_input(root_json: dict[str, Any], world: W
     status = {s["step"]: s["status"] for s in report["steps"]}
     assert status["triton-install"] == "ran" and status["llvm-build"] == "up to date"
     assert "environment" in next(s["reason"] for s in report["steps"] if s["step"] == "triton-install")
+
+
+def test_another_triton_is_purged_and_ours_kept(root_json: dict[str, Any], world: World, tmp_path: Path) -> None:
+    """A wheel that brings its own `triton/` (as pytorch-triton does) is removed; our install stays."""
+    ws, env = root_json["ws"], root_json["env"]
+    python = ws / "venv/bin/python"
+    project = tmp_path / "pytorch-triton"
+    (project / "triton").mkdir(parents=True)
+    (project / "triton/__init__.py").write_text("__version__ = '0.0.1'\n")
+    (project / "setup.py").write_text(
+        "from setuptools import setup\nsetup(name='pytorch-triton', version='3.0.0', packages=['triton'])\n")
+    subprocess.run([str(python), "-m", "pip", "install", "-q", "--no-build-isolation", str(project)], env=env,
+                   check=True, capture_output=True)
+    report = setup_json(world, ws, "root-json", "--build-type", "Release", env=env)
+    status = {s["step"]: s["status"] for s in report["steps"]}
+    assert status["purge"] == "ran" and status["verify"] == "ran"
+    assert status["triton-install"] in ("up to date", "ran")
+    listed = subprocess.run([str(python), "-m", "pip", "list", "--format=json"], capture_output=True, text=True,
+                            check=True).stdout
+    names = {p["name"].lower() for p in json.loads(listed)}
+    assert "pytorch-triton" not in names and "triton" in names
+    facts = installed_triton(python, ws)
+    assert Path(facts["file"]).resolve().parent == (ws / "src/triton/python/triton").resolve()
+    assert setup_json(world, ws, "root-json", "--build-type", "Release", env=env)["up_to_date"] is True
 
 
 def test_second_workspace_reuses_the_llvm_build(root_json: dict[str, Any], world: World, shared: Path) -> None:
