@@ -397,7 +397,7 @@ def render_shell_values(presets: Presets, paths: Paths) -> str:
         "# Written by `tritondev setup` from its presets; shell/triton-dev.sh reads it. Do not edit:\n",
         "# re-run `tritondev setup` (or `tritondev setup --dry-run`) to change it.\n",
         "# shellcheck disable=SC2034\n",
-        _bash_array("TRITON_DEV_TRITON_SRC", [str(paths.triton_src)]),
+        f"TRITON_DEV_TRITON_SRC={shlex.quote(str(paths.triton_src))}\n",
         _bash_array("TRITON_DEV_LLVM_CONFIGURE", presets.llvm_configure.argv),
         _bash_array("TRITON_DEV_LLVM_BUILD", presets.llvm_build.argv),
         _bash_array("TRITON_DEV_TRITON_ENV", [*unset, *env]),

@@ -1,5 +1,5 @@
 # shellcheck shell=bash
-# Triton development shell functions. Source this file from bash or zsh:
+# Triton development shell functions. Source this file from bash (or zsh):
 #
 #     source /path/to/tritondev/shell/triton-dev.sh
 #
@@ -58,7 +58,7 @@ triton-pip-install() {
         _triton_dev_run "${TRITON_DEV_PIP_REQUIREMENTS[@]}" || return
     fi
     (
-        cd "${TRITON_DEV_TRITON_SRC[0]}" || exit
+        cd "$TRITON_DEV_TRITON_SRC" || exit
         _triton_dev_run env "${TRITON_DEV_TRITON_ENV[@]}" "${TRITON_DEV_PIP_INSTALL[@]}"
     )
 }

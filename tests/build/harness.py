@@ -80,10 +80,11 @@ def commands(report: dict[str, Any], *steps: str) -> list[Cmd]:
     return [Cmd.of(c) for c in report["commands"] if not steps or c["step"] in steps]
 
 
-def shell_function_commands(workspace: Path, env: dict[str, str], *functions: str) -> list[Cmd]:
+def shell_function_commands(workspace: Path, env: dict[str, str], *functions: str, shell: str = "bash"
+                            ) -> list[Cmd]:
     """What the shell functions run, in their print mode: argv and variables of each command."""
     script = f"source {shlex.quote(str(SHELL_FUNCTIONS))}\n" + "\n".join(f"{f} || exit $?" for f in functions)
-    proc = subprocess.run(["bash", "-c", script], env={**env, "TRITONDEV_WORKSPACE": str(workspace),
+    proc = subprocess.run([shell, "-c", script], env={**env, "TRITONDEV_WORKSPACE": str(workspace),
                                                         "TRITON_DEV_PRINT": "1"},
                           capture_output=True, text=True, check=True)
     out = []
