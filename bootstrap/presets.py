@@ -62,7 +62,7 @@ def _script_default(script: str, name: str) -> str | None:
     return match.group(1).strip() if match else None
 
 
-def _version_key(version: str | None) -> tuple[int, int]:
+def version_key(version: str | None) -> tuple[int, int]:
     nums = re.findall(r"\d+", version or "")
     return (int(nums[0]), int(nums[1])) if len(nums) >= 2 else (99, 0)
 
@@ -82,7 +82,7 @@ def llvm_era(script_text: str | None, triton_version: str | None, backend: str =
             projects = [p for p in raw.split(";") if p]
             origin = "scripts/build-llvm-project.sh"
     if projects is None:
-        major_minor = _version_key(triton_version)
+        major_minor = version_key(triton_version)
         projects = ["mlir", "llvm"]
         if major_minor >= (3, 1):
             projects.append("lld")

@@ -570,7 +570,7 @@ def verify_provenance(
     if not version:
         problems.append("triton is not installed in the target environment")
     elif not str(version).endswith(f"+git{sha[:8]}"):
-        plain_ok = base_version is not None and P._version_key(base_version) < (3, 2) and version == base_version
+        plain_ok = base_version is not None and P.version_key(base_version) < (3, 2) and version == base_version
         if not plain_ok:
             problems.append(f"installed triton {version} does not end in +git{sha[:8]} (the checkout's HEAD)")
     file = facts.get("file")
