@@ -227,7 +227,7 @@ class _Handler(http.server.BaseHTTPRequestHandler):
 def http_server() -> Iterator[tuple[http.server.ThreadingHTTPServer, type[_Handler]]]:
     handler = type("Handler", (_Handler,), {})
     server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), handler)
-    thread = threading.Thread(target=server.serve_forever, daemon=True)
+    thread = threading.Thread(target=server.serve_forever, kwargs={"poll_interval": 0.05}, daemon=True)
     thread.start()
     yield server, handler
     server.shutdown()
