@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import errno
 import importlib
+import signal
 import sys
 from typing import Any
 
@@ -114,23 +115,30 @@ def main(argv: list[str] | None = None) -> None:
     click = _click_exceptions()
 
     code: int
+    # Typer turns Ctrl-C into a silent exit status 130, which a command may also return for its child
+    # (`tritondev run`); remembering the signal tells the two apart, so an interruption is always said.
+    interrupted: list[int] = []
+
+    def on_sigint(signum: int, frame: object) -> None:
+        interrupted.append(signum)
+        raise KeyboardInterrupt
+
+    signal.signal(signal.SIGINT, on_sigint)
     try:
         result = build_app()(args=argv, standalone_mode=False, prog_name="tritondev")
         code = result if isinstance(result, int) else 0
+        if interrupted and code == ExitCode.INTERRUPTED:
+            code = _interrupted()
     except TritondevError as exc:
         _report_error(exc)
         code = int(exc.exit_code)
-    except typer.Abort:
-        print("interrupted", file=sys.stderr)
-        code = int(ExitCode.INTERRUPTED)
-    except KeyboardInterrupt:
-        print("\ninterrupted", file=sys.stderr)
-        code = int(ExitCode.INTERRUPTED)
+    except (typer.Abort, KeyboardInterrupt):
+        code = _interrupted()
     except click.ClickException as exc:
         exc.show()
         code = int(ExitCode.USAGE) if exc.exit_code == 2 else exc.exit_code
     except typer.Exit as exc:
-        code = exc.exit_code
+        code = _interrupted() if interrupted and exc.exit_code == ExitCode.INTERRUPTED else exc.exit_code
     except BrokenPipeError:
         code = 0
     except OSError as exc:
@@ -138,6 +146,18 @@ def main(argv: list[str] | None = None) -> None:
     except Exception as exc:
         code = _internal_error(exc)
     sys.exit(code)
+
+
+def _interrupted() -> int:
+    from bootstrap import ui
+    from bootstrap.context import CURRENT
+
+    fix = "run the same command again: it resumes where it stopped"
+    if CURRENT.json:
+        ui.emit_json({"error": "Interrupted", "message": "interrupted", "fix": fix,
+                      "exit_code": int(ExitCode.INTERRUPTED)})
+    print(f"\ninterrupted\nfix: {fix}", file=sys.stderr)
+    return int(ExitCode.INTERRUPTED)
 
 
 def _disk_full(exc: OSError) -> int:
