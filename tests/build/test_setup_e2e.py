@@ -241,6 +241,9 @@ def test_second_workspace_reuses_the_llvm_build(root_json: dict[str, Any], world
     assert facts["version"] == f"3.7.0+git{world.triton_commits['root-hash'][:8]}"
     assert Path(facts["llvm_syspath"]).resolve() == Path(first["llvm_build"]).resolve()
     assert report["verify"]["provenance"]["ok"] is True
+    debug = setup_json(world, ws, "root-hash", "--build-type", "Debug", env=env)
+    assert [c["step"] for c in debug["commands"]] == ["triton-install"]
+    assert installed_triton(ws / "venv/bin/python", ws)["build_type"] == "Debug"
 
 
 def test_gcc_without_clang_and_two_setups_at_once(world: World, shared: Path) -> None:
@@ -275,6 +278,22 @@ def test_gcc_without_clang_and_two_setups_at_once(world: World, shared: Path) ->
     # Nothing was corrupted: a re-run finds everything up to date.
     assert setup_json(world, ws, "python-dir", "--build-type", "Release", env=env)["up_to_date"] is True
     assert checkout_state(ws / "src/triton") == (world.triton_commits["python-dir"], "")
+    # The same era in Debug: only Triton is rebuilt, still with gcc.
+    debug = setup_json(world, ws, "python-dir", "--build-type", "Debug", env=env)
+    assert [c["step"] for c in debug["commands"]] == ["triton-install"]
+    assert installed_triton(ws / "venv/bin/python", ws)["build_type"] == "Debug"
+    assert debug["verify"]["provenance"]["ok"] is True
+
+
+def test_ccache_remote_reaches_the_builds_masked(world: World, tmp_path: Path) -> None:
+    env = base_env(tmp_path / "home", xdg=tmp_path / "xdg", ccache_dir=tmp_path / "ccache")
+    plan = setup_json(world, tmp_path / "ws", "root-json", "--dry-run", "--ccache-remote",
+                      "redis://user:s3cret@127.0.0.1:6379", env=env)
+    builds = [c for c in plan["commands"] if c["step"] in ("llvm-build", "triton-install")]
+    assert len(builds) == 2
+    for command in builds:
+        assert command["env"]["CCACHE_REMOTE_STORAGE"].startswith("redis://user:***@127.0.0.1:6379")
+    assert "s3cret" not in json.dumps(plan)
 
 
 @pytest.mark.parametrize(

@@ -326,3 +326,18 @@ def test_requirements_present_reads_metadata_folder_names(tmp_path: Path) -> Non
     assert requirements_present([tmp_path], ["setuptools>=40.8.0", "wheel", "nanobind==2.10.2"])
     assert not requirements_present([tmp_path], ["setuptools>=40.8.0", "lit"])
     assert requirements_present([tmp_path], [])
+
+
+def test_progress_bar_on_a_terminal_shows_count_and_eta() -> None:
+    import io
+
+    from rich.console import Console
+
+    console = Console(file=io.StringIO(), force_terminal=True, width=120)
+    with NinjaProgress("Triton", console) as progress:
+        for i in range(1, 6):
+            progress.on_line(f"[{i}/5] Building CXX object x{i}.o")
+            if progress._progress is not None:
+                progress._progress.refresh()
+    text = console.file.getvalue()  # type: ignore[attr-defined]
+    assert progress.live and "Triton" in text and "5/5" in text and "ETA" in text
