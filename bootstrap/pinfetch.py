@@ -430,8 +430,20 @@ def open_reader(
 @contextmanager
 def _bare_repo(cache: Path | None) -> Iterator[Path]:
     if cache is not None:
+        created = [folder for folder in (cache.parent, cache) if not folder.exists()]
         cache.parent.mkdir(parents=True, exist_ok=True)
-        yield cache
+        try:
+            yield cache
+        except BaseException:
+            # A first fetch that failed (offline, unknown ref) leaves no empty repository behind.
+            if cache in created:
+                shutil.rmtree(cache, ignore_errors=True)
+            if cache.parent in created:
+                try:
+                    cache.parent.rmdir()  # only when nothing else was put there
+                except OSError:
+                    pass
+            raise
         return
     tmp = Path(tempfile.mkdtemp(prefix="tritondev-pins-"))
     try:
