@@ -15,6 +15,9 @@ from bootstrap.runner import Runner
 # A remote hit is also counted as a direct or preprocessed hit, so these two cover every hit.
 HIT_KEYS = ("direct_cache_hit", "preprocessed_cache_hit")
 MISS_KEYS = ("cache_miss",)
+# ccache >= 4.7 with remote storage: where each hit came from, and lookups the remote failed.
+REMOTE_USED_KEYS = ("remote_storage_hit", "remote_storage_miss", "remote_storage_error", "remote_storage_timeout")
+REMOTE_ERROR_KEYS = ("remote_storage_error", "remote_storage_timeout")
 
 
 def parse_print_stats(text: str) -> dict[str, int]:
@@ -30,6 +33,10 @@ def parse_print_stats(text: str) -> dict[str, int]:
 class CcacheDelta:
     hits: int
     misses: int
+    local_hits: int = 0
+    remote_hits: int = 0
+    remote_errors: int = 0  # errors and timeouts of the remote: ccache went on without it
+    remote_used: bool = False
 
     @property
     def calls(self) -> int:
@@ -43,16 +50,32 @@ class CcacheDelta:
         if not self.calls:
             return "ccache: no compilations"
         rate = self.hit_rate or 0.0
-        return f"ccache: {self.hits}/{self.calls} compilations from cache ({rate:.0%} hit rate)"
+        text = f"ccache: {self.hits}/{self.calls} compilations from cache ({rate:.0%} hit rate)"
+        if self.remote_used:
+            text += f"; {self.local_hits} local, {self.remote_hits} remote hits"
+            if self.remote_errors:
+                text += f", {self.remote_errors} remote errors/timeouts"
+        return text
 
     def to_json(self) -> dict[str, object]:
-        return {"hits": self.hits, "misses": self.misses, "hit_rate": self.hit_rate}
+        return {"hits": self.hits, "misses": self.misses, "hit_rate": self.hit_rate, "local_hits": self.local_hits,
+                "remote_hits": self.remote_hits, "remote_errors": self.remote_errors}
 
 
 def delta(before: Mapping[str, int], after: Mapping[str, int]) -> CcacheDelta:
-    hits = sum(after.get(k, 0) - before.get(k, 0) for k in HIT_KEYS)
-    misses = sum(after.get(k, 0) - before.get(k, 0) for k in MISS_KEYS)
-    return CcacheDelta(max(0, hits), max(0, misses))
+    def change(keys: tuple[str, ...]) -> int:
+        return max(0, sum(after.get(k, 0) - before.get(k, 0) for k in keys))
+
+    hits, remote_hits = change(HIT_KEYS), change(("remote_storage_hit",))
+    return CcacheDelta(
+        hits,
+        change(MISS_KEYS),
+        # ccache < 4.7 has no local_storage_hit: every hit that was not remote was local.
+        local_hits=change(("local_storage_hit",)) if "local_storage_hit" in after else max(0, hits - remote_hits),
+        remote_hits=remote_hits,
+        remote_errors=change(REMOTE_ERROR_KEYS),
+        remote_used=change(REMOTE_USED_KEYS) > 0,
+    )
 
 
 def read_counters(runner: Runner, ccache: str, env: Mapping[str, str] | None = None) -> dict[str, int] | None:

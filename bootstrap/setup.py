@@ -542,6 +542,8 @@ def _with_ccache(env: _Env, toolchain: Toolchain, label: str, action: Callable[[
         env.report.ccache[label] = d
         if env.console is not None and not env.ctx.json:
             env.console.print(f"{label}: {d.describe()}")
+        if d.remote_errors:
+            env.report.notices.append(remote_failed_notice(label, d.remote_errors))
 
 
 def verify_provenance(
@@ -620,7 +622,7 @@ def run_setup(ctx: AppContext, console: Console | None) -> SetupReport:
     )
     report.toolchain = toolchain.to_json()
     report.notices += list(toolchain.notices)
-    extra_env = _remote_env(s.ccache_remote, toolchain)  # validated before anything changes
+    extra_env = _remote_env(s.ccache_remote, toolchain, ws.root)  # validated before anything changes
     resources = detect()
     # One sizing for both builds, by the hungrier build type of the two.
     hungriest = next(t for t in ("Debug", "RelWithDebInfo", "Release") if t in (s.build_type, s.llvm_build_type))
@@ -808,8 +810,9 @@ def run_setup(ctx: AppContext, console: Console | None) -> SetupReport:
     return report
 
 
-def _remote_env(url: str | None, toolchain: Toolchain) -> dict[str, str]:
-    """CCACHE_REMOTE_STORAGE for the build commands only (the runner's echo and logs mask the password)."""
+def _remote_env(url: str | None, toolchain: Toolchain, workspace: Path) -> dict[str, str]:
+    """CCACHE_REMOTE_STORAGE for the build commands only (the runner's echo and logs mask the password),
+    with the workspace as ccache's base_dir so that other workspaces' entries match."""
     if not url or toolchain.ccache is None:
         return {}
     from packaging.version import InvalidVersion, Version
@@ -820,7 +823,23 @@ def _remote_env(url: str | None, toolchain: Toolchain) -> dict[str, str]:
         version: Version | None = Version(toolchain.ccache.version)
     except InvalidVersion:
         version = None
-    return env_for(parse_remote_url(url), version)
+    return env_for(parse_remote_url(url), version, base_dir=workspace, environ=os.environ)
+
+
+def _build_remote_env(ctx: AppContext, runner: Runner, ccache: str | None) -> dict[str, str]:
+    """The remote for `tritondev build`, as setup passes it (ccache's version read from ccache itself)."""
+    if not ctx.settings.ccache_remote or ccache is None:
+        return {}
+    from bootstrap.ccache_remote import env_for, parse_ccache_version, parse_remote_url
+
+    remote = parse_remote_url(ctx.settings.ccache_remote)
+    probe = runner.run([ccache, "--version"], step="build-probe", probe=True, check=False)
+    return env_for(remote, parse_ccache_version(probe.stdout), base_dir=ctx.workspace.root, environ=os.environ)
+
+
+def remote_failed_notice(label: str, failures: int) -> str:
+    return (f"ccache remote storage failed {failures} time(s) during the {label} (errors or timeouts): the build "
+            "went on with the local cache; check the server with `tritondev doctor --check toolchain.ccache-remote`")
 
 
 def _record_outcome(steps: Steps, name: str, action: Callable[[], None], reason: str) -> None:
@@ -937,8 +956,10 @@ def run_build(ctx: AppContext, target: str | None, console: Console | None) -> d
     command = P.Command("triton-build", ("ninja", "-C", str(build_dir), "-j", jobs, *([target] if target else [])))
     env = _Env(ctx, runner, console, SetupReport(ws.root, ctx.dry_run), Steps(ws.state, dry_run=ctx.dry_run))
 
+    remote_env = _build_remote_env(ctx, runner, toolchain_ccache)
+
     def ninja() -> None:
-        _streamed(env, command, f"Triton {target or 'build'}")
+        _streamed(env, command, f"Triton {target or 'build'}", remote_env)
 
     if toolchain_ccache and not ctx.dry_run:
         before = read_counters(runner, toolchain_ccache)
@@ -947,6 +968,8 @@ def run_build(ctx: AppContext, target: str | None, console: Console | None) -> d
         if before is not None and after is not None:
             env.report.ccache["Triton build"] = delta(before, after)
             summary.append(f"Triton build: {delta(before, after).describe()}")
+            if delta(before, after).remote_errors:
+                summary.append(remote_failed_notice("Triton build", delta(before, after).remote_errors))
     else:
         ninja()
 
@@ -967,7 +990,7 @@ def run_build(ctx: AppContext, target: str | None, console: Console | None) -> d
         if reasons:
             install = P.Command("triton-install", tuple(pip["argv"]), cwd=pip.get("cwd"),
                                 env=tuple(env_values.items()), unset=tuple(state.get("unset", [])))
-            _streamed(env, install, "Triton install")
+            _streamed(env, install, "Triton install", remote_env)
             reinstalled = True
             if not ctx.dry_run:
                 atomic_write_json(ws.state / SETUP_STATE, {**state, "install_head": head,
