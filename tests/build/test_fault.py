@@ -1,4 +1,5 @@
-"""Fault test: SIGKILL at 20 random moments during `tritondev setup`, each followed by a re-run.
+"""Fault test: SIGKILL at 20 random moments during `tritondev setup`, each followed by a re-run
+(and Ctrl-C twice).
 
 Every re-run must end with Triton installed and verified, and no checkout changed (HEAD at the pin,
 nothing modified or untracked). Before each kill the workspace is put in a state with work to do
@@ -106,6 +107,20 @@ def test_kill_9_at_random_moments_then_rerun(world: World, tmp_path: Path) -> No
         assert facts["build_type"] == ("Debug" if build_type[0] == "Debug" else "TritonRelBuildWithAsserts")
         assert checkout_state(ws / "src/triton") == (sha, ""), history
         assert checkout_state(ws / "src/llvm-project") == (world.llvm_commit, ""), history
+    # Ctrl-C (SIGINT to the foreground process group, as a terminal sends it) while Triton builds:
+    # exit 130, then a re-run finishes.
+    for _ in range(2):
+        toggle()
+        proc = subprocess.Popen([sys.executable, "-m", "bootstrap", *args()], env=env, stdout=subprocess.DEVNULL,
+                                stderr=subprocess.PIPE, text=True, start_new_session=True)
+        time.sleep(rng.uniform(0.5, max(0.6, estimate["triton"])))
+        os.killpg(proc.pid, signal.SIGINT)
+        _, err = proc.communicate(timeout=120)
+        assert proc.returncode in (0, 130), err[-2000:]
+        assert "Traceback" not in err
+        rerun = tritondev(*args(), env=env)
+        assert rerun.returncode == 0, rerun.stderr[-3000:]
+        history.append(f"Ctrl-C: exit {proc.returncode}, re-run ok")
     # After all that, a last run finds nothing to do and verifies (provenance and all).
     last = tritondev(*setup_args(world, ws, "root-json", "--build-type", build_type[0]), env=env)
     assert last.returncode == 0, last.stderr[-3000:]
