@@ -41,6 +41,7 @@ if TYPE_CHECKING:
 
     from bootstrap.context import AppContext
     from bootstrap.pins import Pins
+    from bootstrap.sources import CheckoutReport
 
 LLVM_STAMP = ".tritondev-llvm.json"
 SETUP_STATE = "setup.json"
@@ -341,6 +342,7 @@ def _purge(env: _Env, target: TargetPython | None, setup_dir: Path) -> None:
         return
     from bootstrap.purge import execute_purge, plan_purge, preflight, scan_environment
     from bootstrap.purge.pipbridge import PIP_ENV
+
     scan = scan_environment(target, env.runner, cwd=env.ctx.workspace.root)
     plan = plan_purge(scan)
     mine = setup_dir.resolve()
@@ -349,9 +351,11 @@ def _purge(env: _Env, target: TargetPython | None, setup_dir: Path) -> None:
     def ours(path: str | Path | None) -> bool:
         return path is not None and Path(path).resolve().is_relative_to(triton_src.resolve())
 
+    def is_ours(owner: Any) -> bool:
+        return bool(owner.editable and owner.editable_path and Path(owner.editable_path).resolve() == mine)
+
     # Our own editable install from this checkout is kept; a different one (another checkout) goes.
-    foreign = tuple(o for o in plan.owners if not (o.editable and o.editable_path and Path(o.editable_path).resolve()
-                                                   == mine))
+    foreign = tuple(o for o in plan.owners if not is_ours(o))
     leftovers = tuple(p for p in plan.leftovers if not ours(p))
     if not foreign and not leftovers:
         env.steps.outcomes.append(Outcome("purge", UP_TO_DATE, "no other triton installed"))
@@ -360,10 +364,11 @@ def _purge(env: _Env, target: TargetPython | None, setup_dir: Path) -> None:
 
     def action() -> None:
         if env.ctx.dry_run:
-            env.runner.run(
-                [target.executable, "-m", "pip", *plan.pip_args()], step="purge-uninstall", env=PIP_ENV,
-                cwd=target.prefix,
-            )
+            if plan.owners:
+                env.runner.run(
+                    [target.executable, "-m", "pip", *plan.pip_args()], step="purge-uninstall", env=PIP_ENV,
+                    cwd=target.prefix,
+                )
             return
         preflight(plan, target, env.runner)
         execute_purge(plan, target, env.runner, env.ctx.workspace.state / "purge-journal.json")
@@ -371,7 +376,7 @@ def _purge(env: _Env, target: TargetPython | None, setup_dir: Path) -> None:
     env.steps.run("purge", {"names": list(plan.names)}, action, force=True)
 
 
-def _checkouts(env: _Env, pins: Pins) -> tuple[Any, Any]:
+def _checkouts(env: _Env, pins: Pins) -> tuple[CheckoutReport, CheckoutReport]:
     from bootstrap.sources import ensure_checkout
 
     s = env.ctx.settings
