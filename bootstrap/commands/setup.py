@@ -94,7 +94,15 @@ def render(report: object) -> None:
     out = ui.out()
     for notice in report.notices:
         ui.warn(notice)
+    jobs, tools = report.jobs, report.toolchain
+    linker = "lld" if tools.get("linker") == "lld" else "the default linker"
+    ccache = "ccache" if tools.get("ccache") else "no ccache"
+    plan = (
+        f"# build: {tools.get('compiler')} with {linker}, {ccache}; {jobs.get('compile')} compile and"
+        f" {jobs.get('link')} link jobs ({jobs.get('reason')}); LLVM build {report.llvm_build}"
+    )
     if report.dry_run:
+        out.print(escape(plan))
         out.print(f"# tritondev setup --dry-run: {len(report.commands)} command(s) a real run would execute")
         step = None
         for command in report.commands:
@@ -104,6 +112,7 @@ def render(report: object) -> None:
             out.print(escape(command.render()))
         out.print("# steps: " + ", ".join(f"{o.name} ({o.status})" for o in report.steps))
         return
+    out.print(escape(plan[2:]))
     table = Table(title=f"tritondev setup ({report.workspace})", title_justify="left")
     for column in ("step", "status", "why", "seconds"):
         table.add_column(column)
