@@ -160,6 +160,11 @@ def _coerce(setting: Setting, raw: Any, where: str) -> Any:
             raise ValueError(f"expected one of {', '.join(setting.choices)}")
         if not text:
             raise ValueError("must not be empty")
+        if setting.name == "ccache_remote":
+            # Checked here, before any command creates or changes anything in the workspace.
+            from bootstrap.ccache_remote import parse_remote_url
+
+            parse_remote_url(text)
         return text
     except ValueError as exc:
         raise ConfigError(

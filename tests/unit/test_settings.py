@@ -136,3 +136,11 @@ def test_bare_python_name_is_looked_up_on_path(tmp_path: Path) -> None:
 
     settings = load_settings({"python": "python3"}, _env(tmp_path))
     assert settings.python == Path(shutil.which("python3") or "")
+
+
+def test_bad_ccache_remote_is_rejected_before_anything_is_created(cli, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
+    ws = tmp_path / "ws"
+    result = cli("setup", "--dry-run", "--workspace", str(ws), "--ccache-remote", "ftp://user:pw@host")
+    assert result.returncode == 2
+    assert "pw@" not in result.stderr and "unsupported ccache remote URL" in result.stderr
+    assert not ws.exists()
