@@ -209,3 +209,20 @@ def small_fs(tmp_path: Path) -> Iterator[list[SmallFs]]:
     yield mounted
     for fs in mounted:
         fs.unmount()
+
+
+def stale_kernel_cache(cache: Path) -> Path:
+    """A Triton kernel cache with one compiled-kernel entry written in 2017 by Triton 3.4.0: stale for any
+    Triton installed since (`doctor --fix` and `cache prune --stale` remove it)."""
+    import json
+
+    entry = cache / "ABCDEFGHIJKLMNOPQRSTUVWXYZ234567ABCDEFGHIJKLMNOPQRST"
+    entry.mkdir(parents=True)
+    (entry / "add_kernel.json").write_text(json.dumps({
+        "name": "add_kernel", "triton_version": "3.4.0",
+        "target": {"backend": "cuda", "arch": 90, "warp_size": 32}, "num_warps": 4,
+    }))
+    (entry / "add_kernel.ttir").write_text("module {}\n")
+    for path in (entry / "add_kernel.json", entry / "add_kernel.ttir", entry):
+        os.utime(path, (1_500_000_000, 1_500_000_000))
+    return cache

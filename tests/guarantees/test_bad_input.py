@@ -26,7 +26,7 @@ from typing import Any
 
 import pytest
 
-from tests.guarantees.conftest import ODD, SmallFs, TruncatingServer, closed_port
+from tests.guarantees.conftest import ODD, SmallFs, TruncatingServer, closed_port, stale_kernel_cache
 from tests.support.snapshot import diff, snapshot
 from tests.support.venvs import triton_venv
 from tests.world.world import World
@@ -193,16 +193,7 @@ def real_triton(s: Scene) -> None:
 
 
 def cache_dir(s: Scene) -> None:
-    cache = s.tmp / f"cache {ODD}"
-    entry = cache / "ABCDEFGHIJKLMNOPQRSTUVWXYZ234567ABCDEFGHIJKLMNOPQRST"
-    entry.mkdir(parents=True)
-    (entry / "add_kernel.json").write_text(json.dumps({
-        "name": "add_kernel", "triton_version": "3.4.0",
-        "target": {"backend": "cuda", "arch": 90, "warp_size": 32}, "num_warps": 4,
-    }))
-    (entry / "add_kernel.ttir").write_text("module {}\n")
-    for path in (entry / "add_kernel.json", entry / "add_kernel.ttir", entry):
-        os.utime(path, (1_500_000_000, 1_500_000_000))  # written in 2017, long before any installed Triton
+    cache = stale_kernel_cache(s.tmp / f"cache {ODD}")
     s.fields["cache"] = str(cache)
     s.roots.append(cache)
 

@@ -27,7 +27,7 @@ from pathlib import Path
 import pytest
 
 from tests.build.harness import base_env, checkout_state, installed_triton, setup_args, tritondev
-from tests.guarantees.conftest import ODD, Wheels, copy_venv, installed, pip
+from tests.guarantees.conftest import ODD, Wheels, copy_venv, installed, pip, stale_kernel_cache
 from tests.world.world import World
 
 pytestmark = [pytest.mark.slow, pytest.mark.timeout(900)]
@@ -210,26 +210,46 @@ def _wait_for_lock(ws: Path, proc: subprocess.Popen[str], timeout: float = 60) -
     raise AssertionError("setup never took the workspace lock")
 
 
-def test_two_commands_at_once(built: Built) -> None:
-    built.toggle_build_type()  # gives setup a Triton rebuild to do while the others try
+def _slow_tool(folder: Path, name: str, seconds: float) -> Path:
+    """`name` on PATH that waits `seconds` before it builds (a big build): a command that holds the lock."""
+    real = shutil.which(name)
+    assert real is not None
+    folder.mkdir(parents=True, exist_ok=True)
+    script = folder / name
+    script.write_text(
+        "#!/bin/bash\n"
+        f'case " $* " in *" --version "*|*" -t "*) exec "{real}" "$@";; esac\n'
+        f"sleep {seconds}\n"
+        f'exec "{real}" "$@"\n'
+    )
+    script.chmod(0o755)
+    return folder
+
+
+def test_two_commands_at_once(built: Built, tmp_path: Path) -> None:
+    built.remove_llvm_build()  # setup rebuilds LLVM, with a ninja slow enough for the others to try meanwhile
+    slow = _slow_tool(tmp_path / f"bin {ODD}", "ninja", 20)
     before = installed(built.python)
-    first = _start(built.args(), built.env)
+    # a stale kernel cache gives doctor --fix something to do, so it needs the lock too
+    cache = stale_kernel_cache(tmp_path / f"cache {ODD}")
+    doctor_env = {**built.env, "TRITON_CACHE_DIR": str(cache)}
+    first = _start(built.args(), {**built.env, "PATH": f"{slow}{os.pathsep}{built.env['PATH']}"})
     try:
         holder = _wait_for_lock(built.ws, first)
         for argv in (["purge", "--workspace", str(built.ws), "--python", str(built.python)],
                      built.args(),
                      ["build", "--workspace", str(built.ws)],
                      ["doctor", "--workspace", str(built.ws), "--python", str(built.python), "--fix",
-                      "--check", "packages"]):
+                      "--check", "cache"]):
             started = time.monotonic()
-            second = tritondev(*argv, env=built.env)
+            second = tritondev(*argv, env=doctor_env if argv[0] == "doctor" else built.env)
             seconds = time.monotonic() - started
-            if argv[0] == "doctor" and second.returncode == 0:
-                continue  # nothing to fix: doctor --fix needs no lock then
             assert second.returncode == 6, f"{argv[0]}: exit {second.returncode}\n{second.stderr[-2000:]}"
             assert "is locked" in second.stderr and holder.split()[1] in second.stderr, second.stderr
             assert seconds < 15, f"{argv[0]} took {seconds:.1f}s to say the workspace is locked"
+            assert first.poll() is None, "setup finished while the others tried: nothing was proven"
         assert installed(built.python) == before  # the purge that was refused removed nothing
+        assert (cache / "ABCDEFGHIJKLMNOPQRSTUVWXYZ234567ABCDEFGHIJKLMNOPQRST").is_dir()  # nor did doctor --fix
     finally:
         _, err = first.communicate(timeout=600)
     assert first.returncode == 0, err[-3000:]
