@@ -168,10 +168,11 @@ def _crashing_tool(folder: Path, name: str, marker: Path) -> Path:
     script.write_text(
         "#!/bin/bash\n"
         f'case " $* " in *" --version "*|*" -t "*) exec "{real}" "$@";; esac\n'
-        f'if [ ! -e "{marker}" ]; then\n'
+        # only the build itself (`ninja -C <build>`), not CMake's try-compiles during configure
+        f'if [ ! -e "{marker}" ] && [[ " $* " == *" -C "* ]]; then\n'
         f'  : > "{marker}"\n'
         f'  "{real}" "$@" & child=$!\n'
-        "  sleep 1.5\n"
+        "  sleep 0.7\n"
         "  kill -9 $child 2>/dev/null\n"
         "  kill -SEGV $$\n"
         "fi\n"
@@ -211,7 +212,8 @@ def _wait_for_lock(ws: Path, proc: subprocess.Popen[str], timeout: float = 60) -
 
 
 def _slow_tool(folder: Path, name: str, seconds: float) -> Path:
-    """`name` on PATH that waits `seconds` before it builds (a big build): a command that holds the lock."""
+    """`name` on PATH that waits `seconds` before the build (`-C DIR`; CMake's try-compiles are quick): a
+    command that certainly holds the lock meanwhile."""
     real = shutil.which(name)
     assert real is not None
     folder.mkdir(parents=True, exist_ok=True)
@@ -219,7 +221,7 @@ def _slow_tool(folder: Path, name: str, seconds: float) -> Path:
     script.write_text(
         "#!/bin/bash\n"
         f'case " $* " in *" --version "*|*" -t "*) exec "{real}" "$@";; esac\n'
-        f"sleep {seconds}\n"
+        f'if [[ " $* " == *" -C "* ]]; then sleep {seconds}; fi\n'
         f'exec "{real}" "$@"\n'
     )
     script.chmod(0o755)
