@@ -519,19 +519,50 @@ def _locate_llvm(env: _Env, key: str, build_fp: str, llvm_src: Path) -> _LlvmLoc
     return _LlvmLocation(mine, llvm_src, None)
 
 
+def failure_excerpt(lines: Sequence[str], limit: int = 25) -> list[str]:
+    """The lines that say why a build failed: ninja's last `FAILED:` block (the compiler's errors),
+    else the lines naming an error; then the last few lines. pip's long epilogue alone says nothing."""
+    failed = [i for i, line in enumerate(lines) if line.lstrip().startswith("FAILED:")]
+    picked: list[str] = []
+    if failed:
+        start = failed[-1]
+        for line in lines[start : start + limit]:
+            if picked and (NINJA_STOP.search(line) or line.lstrip().startswith("[")):
+                break
+            picked.append(line)
+    else:
+        picked = [line for line in lines if re.search(r"\berror\b|Error:", line)][-limit // 2 :]
+    last = [line for line in lines[-5:] if line not in picked]
+    return [*picked[:limit], *(["..."] if picked and last else []), *last]
+
+
+NINJA_STOP = re.compile(r"^\s*ninja: build stopped")
+
+
 def _streamed(env: _Env, command: P.Command, label: str, extra_env: dict[str, str] | None = None) -> Result:
+    from bootstrap.errors import CommandFailed
     from bootstrap.progress import NinjaProgress
 
+    fix = f"see the log; fix the cause and run `tritondev setup` again (it resumes at {command.step})"
     with NinjaProgress(label, env.console, enabled=not env.ctx.json) as progress:
-        return env.runner.run(
-            command.argv,
-            step=command.step,
-            cwd=command.cwd,
-            env=command.runner_env(extra_env),
-            stream=True,
-            on_line=progress.on_line,
-            fix=f"see the log; fix the cause and run `tritondev setup` again (it resumes at {command.step})",
-        )
+        try:
+            return env.runner.run(
+                command.argv,
+                step=command.step,
+                cwd=command.cwd,
+                env=command.runner_env(extra_env),
+                stream=True,
+                on_line=progress.on_line,
+                fix=fix,
+            )
+        except CommandFailed as exc:
+            if exc.log_path is None or exc.timed_out:
+                raise
+            try:
+                lines = exc.log_path.read_text(errors="replace").splitlines()
+            except OSError:
+                raise exc from None
+            raise CommandFailed(exc.argv, exc.returncode, exc.log_path, failure_excerpt(lines), fix=fix) from None
 
 
 def _with_ccache(env: _Env, toolchain: Toolchain, label: str, action: Callable[[], object]) -> None:

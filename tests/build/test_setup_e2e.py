@@ -209,6 +209,27 @@ def test_a_changed_compiler_flag_is_an_input(root_json: dict[str, Any], world: W
     assert "environment" in next(s["reason"] for s in report["steps"] if s["step"] == "triton-install")
 
 
+def test_a_failing_build_shows_its_log_and_resumes(root_json: dict[str, Any], world: World) -> None:
+    """A compile error (a local edit built with --allow-dirty): exit 4, the last lines and the log path;
+    without the edit, the next run builds and verifies."""
+    ws, env = root_json["ws"], root_json["env"]
+    source = ws / "src/triton/lib/Dialect/Triton/IR/Types.cpp"
+    original = source.read_text()
+    source.write_text(original + "\nthis is not C++;\n")
+    try:
+        dirty = tritondev(*setup_args(world, ws, "root-json", "--build-type", "Release"), env=env)
+        assert dirty.returncode == 6 and "Types.cpp" in dirty.stderr  # a dirty checkout is never built silently
+        proc = tritondev(*setup_args(world, ws, "root-json", "--build-type", "Release", "--allow-dirty"), env=env)
+        assert proc.returncode == 4, proc.stderr[-2000:]
+        assert "triton-install.log" in proc.stderr and "this is not C++" in proc.stderr
+        assert "Traceback" not in proc.stderr
+    finally:
+        source.write_text(original)
+    report = setup_json(world, ws, "root-json", "--build-type", "Release", env=env)
+    assert next(s for s in report["steps"] if s["step"] == "triton-install")["status"] == "ran"
+    assert report["verify"]["provenance"]["ok"] is True
+
+
 def test_another_triton_is_purged_and_ours_kept(root_json: dict[str, Any], world: World, tmp_path: Path) -> None:
     """A wheel that brings its own `triton/` (as pytorch-triton does) is removed; our install stays."""
     ws, env = root_json["ws"], root_json["env"]

@@ -341,3 +341,25 @@ def test_progress_bar_on_a_terminal_shows_count_and_eta() -> None:
                 progress._progress.refresh()
     text = console.file.getvalue()  # type: ignore[attr-defined]
     assert progress.live and "Triton" in text and "5/5" in text and "ETA" in text
+
+
+def test_failure_excerpt_shows_the_compiler_error_not_pips_epilogue() -> None:
+    from bootstrap.setup import failure_excerpt
+
+    lines = [
+        "  [1/3] Building CXX object a.o",
+        "  FAILED: CMakeFiles/TritonIR.dir/Types.cpp.o",
+        "  /usr/bin/clang++ -c Types.cpp",
+        "  Types.cpp:9:1: error: unknown type name 'this'",
+        "  1 error generated.",
+        "  ninja: build stopped: subcommand failed.",
+        *[f"  pip epilogue {i}" for i in range(40)],
+        "error: subprocess-exited-with-error",
+    ]
+    excerpt = failure_excerpt(lines)
+    assert excerpt[0].strip().startswith("FAILED:")
+    assert any("unknown type name" in line for line in excerpt)
+    assert excerpt[-1] == "error: subprocess-exited-with-error"
+    assert len(excerpt) < 15
+    configure = failure_excerpt(["configure", "CMake Error: no ninja", "done"])
+    assert configure == ["CMake Error: no ninja", "...", "configure", "done"]
