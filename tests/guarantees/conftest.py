@@ -110,7 +110,21 @@ def target_venv(tmp_path_factory: pytest.TempPathFactory, base_venv: Path, wheel
     """
     py = copy_venv(base_venv, tmp_path_factory.mktemp("guarantee-target") / f"venv {ODD}")
     pip(py, "install", "-q", "--no-deps", "--no-index", str(wheels.triton), str(wheels.unrelated))
-    return py.parent.parent
+    venv = py.parent.parent
+    shutil.copytree(venv, venv.parent / "pristine", symlinks=True)
+    return venv
+
+
+def restore_target_venv(venv: Path) -> None:
+    """Put the shared target venv back as it was made, when a case (a failing one) changed it, so that one
+    failure does not cascade into the cases after it."""
+    from tests.support.snapshot import diff, snapshot
+
+    pristine = venv.parent / "pristine"
+    theirs = {k.replace(str(pristine), str(venv), 1): v for k, v in snapshot(pristine).items()}
+    if diff(theirs, snapshot(venv)):
+        shutil.rmtree(venv)
+        shutil.copytree(pristine, venv, symlinks=True)
 
 
 def free_port() -> int:

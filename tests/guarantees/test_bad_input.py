@@ -26,7 +26,14 @@ from typing import Any
 
 import pytest
 
-from tests.guarantees.conftest import ODD, SmallFs, TruncatingServer, closed_port, stale_kernel_cache
+from tests.guarantees.conftest import (
+    ODD,
+    SmallFs,
+    TruncatingServer,
+    closed_port,
+    restore_target_venv,
+    stale_kernel_cache,
+)
 from tests.support.snapshot import diff, snapshot
 from tests.support.venvs import triton_venv
 from tests.world.world import World
@@ -378,6 +385,7 @@ def scene(tmp_path: Path, world: World, target_venv: Path) -> Any:
     (ws / "logs").mkdir(parents=True)  # a workspace tritondev has used before
     (ws / "state").mkdir()
     (ws / "state" / "lock").touch()
+    restore_target_venv(target_venv)
     py = target_venv / "bin" / "python"
     fields = {
         "tmp": str(tmp), "ws": str(ws), "py": str(py), "mirror": str(world.git_root),
