@@ -280,6 +280,14 @@ CASES: list[Case] = [
     Case("setup-python-missing-new-workspace",
          ("setup", "--workspace", "{newws}", "--python", "{tmp}/no such python", "--mirror", "{mirror}",
           "--triton-commit", "{T}"), USAGE, "does not exist", new_workspace),
+    Case("purge-python-not-interpreter-new-workspace", ("purge", "--workspace", "{newws}", "--python", "{notpy}"),
+         USAGE, "is not a working Python interpreter", both(new_workspace, not_python)),
+    Case("build-without-setup-new-workspace", ("build", "--workspace", "{newws}"), USAGE,
+         "no finished `tritondev setup`", new_workspace),
+    Case("doctor-unknown-check-new-workspace", ("doctor", "--workspace", "{newws}", "--check", "gpu.drivr"), USAGE,
+         "did you mean", new_workspace),
+    Case("pins-malformed-pin-new-workspace", ("pins", "--workspace", "{newws}", "--mirror", "{mirror}",
+                                              "--torch-ref", "v9.9.8-emptypin"), MISMATCH, "empty", new_workspace),
     Case("purge-python-not-interpreter", ("purge", "--workspace", "{ws}", "--python", "{notpy}", "--json"), USAGE,
          "is not a working Python interpreter", not_python, json=True),
     Case("purge-system-python", ("purge", "--workspace", "{ws}", "--python", "/usr/bin/python3"), USAGE, "--system"),
@@ -409,6 +417,7 @@ def _check_output(case: Case, proc: subprocess.CompletedProcess[str]) -> None:
         assert document["exit_code"] == case.code
         assert case.message.lower() in document["message"].lower(), document
         assert document["fix"], document
+        assert "\n" not in document["message"], document  # one line
         return
     assert case.message.lower() in proc.stderr.lower(), proc.stderr
     lines = [line for line in proc.stderr.splitlines() if line.strip()]
