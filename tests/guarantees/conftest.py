@@ -214,17 +214,6 @@ class SmallFs:
         subprocess.run(["umount", "-l", str(self.where)], check=False, capture_output=True)
 
 
-@pytest.fixture
-def small_fs(tmp_path: Path) -> Iterator[list[SmallFs]]:
-    """Mount small filesystems under tmp_path (`SmallFs(path)`); all are unmounted afterwards."""
-    if not can_mount():
-        pytest.skip("needs root and mount(8) for a real full or read-only filesystem")
-    mounted: list[SmallFs] = []
-    yield mounted
-    for fs in mounted:
-        fs.unmount()
-
-
 def stale_kernel_cache(cache: Path) -> Path:
     """A Triton kernel cache with one compiled-kernel entry written in 2017 by Triton 3.4.0: stale for any
     Triton installed since (`doctor --fix` and `cache prune --stale` remove it)."""

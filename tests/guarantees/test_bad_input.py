@@ -17,7 +17,6 @@ from __future__ import annotations
 import fcntl
 import json
 import os
-import shutil
 import subprocess
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -30,6 +29,7 @@ from tests.guarantees.conftest import (
     ODD,
     SmallFs,
     TruncatingServer,
+    can_mount,
     closed_port,
     restore_target_venv,
     stale_kernel_cache,
@@ -433,7 +433,7 @@ def _check_output(case: Case, proc: subprocess.CompletedProcess[str]) -> None:
 
 @pytest.mark.parametrize("case", CASES, ids=[c.id for c in CASES])
 def test_bad_input(case: Case, scene: Scene, cli: Any, truncating_server: TruncatingServer) -> None:
-    if case.needs_mount and (os.geteuid() != 0 or shutil.which("mount") is None):
+    if case.needs_mount and not can_mount():
         pytest.skip("needs root and mount(8) for a real full or read-only filesystem")
     scene.fields["trunc"] = truncating_server.base_url
     if case.prepare is not None:
