@@ -449,3 +449,34 @@ def test_bad_input(case: Case, scene: Scene, cli: Any, truncating_server: Trunca
     assert changes == [], f"{case.id} changed the disk:\n" + "\n".join(changes)
     for path in scene.absent:
         assert not path.exists(), f"{case.id} created {path}"
+
+
+READ_ONLY = [
+    ("config", "show", "--workspace", "{newws}"),
+    ("pins", "--workspace", "{newws}", "--mirror", "{mirror}", "--torch-ref", "v2.12.1", "--json"),
+    ("doctor", "--workspace", "{newws}", "--python", "{py}", "--json"),
+    ("doctor", "--workspace", "{newws}", "--python", "{py}", "--fix", "--dry-run", "--check", "packages"),
+    ("verify", "--workspace", "{newws}", "--python", "{py}"),
+    ("cache", "ls", "--workspace", "{newws}", "--python", "{py}"),
+    ("env", "--workspace", "{newws}", "--dump-ir"),
+    ("setup", "--workspace", "{newws}", "--python", "{py}", "--mirror", "{mirror}", "--triton-commit", "{T}",
+     "--dry-run"),
+    ("purge", "--workspace", "{newws}", "--python", "{py}", "--dry-run"),
+    ("docker", "build", "--workspace", "{newws}", "--engine", "podman", "--dry-run"),
+]
+
+
+@pytest.mark.parametrize("argv", READ_ONLY, ids=[" ".join(a[:2]) + (" --dry-run" if "--dry-run" in a else "")
+                                                 for a in READ_ONLY])
+def test_reading_and_dry_runs_change_nothing(argv: tuple[str, ...], scene: Scene, cli: Any) -> None:
+    """Commands that only read, and every --dry-run, leave the disk as it was: not even the workspace
+    folder is created; the target environment and HOME are untouched (whatever their exit code)."""
+    new_workspace(scene)
+    home = scene.tmp.parent / "home"  # the cli fixture's HOME: ~/.cache, ~/.triton must stay as they were
+    roots = [scene.venv, scene.tmp, home]
+    before = snapshot(*roots)
+    proc = cli(*[part.format(**scene.fields) for part in argv], cwd=scene.tmp, timeout=300)
+    assert "Traceback" not in proc.stdout + proc.stderr, proc.stderr[-3000:]
+    assert proc.returncode in (0, 1, 3), proc.stderr[-3000:]  # 1: doctor's findings, 3: verify without torch
+    assert diff(before, snapshot(*roots)) == []
+    assert not Path(scene.fields["newws"]).exists(), f"{argv[0]} created the workspace"
