@@ -47,8 +47,10 @@ LLVM_STAMP = ".tritondev-llvm.json"
 SETUP_STATE = "setup.json"
 SHELL_VALUES = "triton-dev.sh"
 REGISTRY_NAME = "llvm-builds.json"
-# Written into each checkout (and listed in its .git/info/exclude, so the checkout stays clean).
+# Written into each checkout (and listed in its .git/info/exclude, so the checkout stays clean),
+# with the temporary names their atomic writes use.
 LOCAL_FILES = ("CMakeUserPresets.json", "compile_commands.json")
+TEMP_PATTERNS = (".CMakeUserPresets.json.*.tmp", ".compile_commands.json.tritondev")
 
 # Variables whose value changes how fast a build runs, never what it produces: kept out of
 # fingerprints so that a different --jobs (or a machine with less free memory) rebuilds nothing.
@@ -259,6 +261,14 @@ def exclude_locally(checkout: Path, names: Sequence[str]) -> None:
                           + "\n".join([*header, *missing]) + "\n")
 
 
+def _remove_stale_temporaries(folder: Path) -> None:
+    """Temporaries of our own atomic writes left by a killed run (only names we create)."""
+    for pattern in TEMP_PATTERNS:
+        for path in folder.glob(pattern):
+            if path.is_symlink() or path.is_file():
+                path.unlink(missing_ok=True)
+
+
 def write_if_changed(path: Path, text: str) -> None:
     try:
         if path.read_text() == text:
@@ -332,14 +342,17 @@ def _target(env: _Env) -> tuple[Path, TargetPython | None]:
     return target.executable, target
 
 
-def _purge(env: _Env, target: TargetPython | None, setup_dir: Path) -> None:
-    """Remove every other triton from the target (never our own editable install from this checkout)."""
+def _purge(env: _Env, target: TargetPython | None, setup_dir: Path) -> bool:
+    """Remove every other triton from the target (never our own editable install from this checkout).
+
+    True when something was removed (or would be, under --dry-run).
+    """
     if target is None:
-        return
+        return False
     listing = environment_listing(target.site_packages)
     if env.steps.is_current("purge", {"env": listing, "python": str(target.executable)}):
         env.steps.outcomes.append(Outcome("purge", UP_TO_DATE, "environment unchanged since the last setup"))
-        return
+        return False
     from bootstrap.purge import execute_purge, plan_purge, preflight, scan_environment
     from bootstrap.purge.pipbridge import PIP_ENV
 
@@ -359,7 +372,7 @@ def _purge(env: _Env, target: TargetPython | None, setup_dir: Path) -> None:
     leftovers = tuple(p for p in plan.leftovers if not ours(p))
     if not foreign and not leftovers:
         env.steps.outcomes.append(Outcome("purge", UP_TO_DATE, "no other triton installed"))
-        return
+        return False
     plan = dataclasses.replace(plan, owners=foreign, leftovers=leftovers)
 
     def action() -> None:
@@ -374,6 +387,7 @@ def _purge(env: _Env, target: TargetPython | None, setup_dir: Path) -> None:
         execute_purge(plan, target, env.runner, env.ctx.workspace.state / "purge-journal.json")
 
     env.steps.run("purge", {"names": list(plan.names)}, action, force=True)
+    return True
 
 
 def _checkouts(env: _Env, pins: Pins) -> tuple[CheckoutReport, CheckoutReport]:
@@ -672,7 +686,7 @@ def run_setup(ctx: AppContext, console: Console | None) -> SetupReport:
     report.target_python = str(python)
     triton_src, llvm_src = ws.src / "triton", ws.src / "llvm-project"
     setup_dir = triton_src if pins.layout.setup_py_dir == "." else triton_src / pins.layout.setup_py_dir
-    _purge(env, target, setup_dir)
+    purged = _purge(env, target, setup_dir)
     triton_co, llvm_co = _checkouts(env, pins)
 
     script = None
@@ -825,7 +839,10 @@ def run_setup(ctx: AppContext, console: Console | None) -> SetupReport:
     # What is installed is an input too: a package added or removed since (say a wheel that brings its
     # own triton, removed again by the purge above) gets the installed triton verified again.
     verify_inputs = {"skip_verify": s.skip_verify, "env": environment_listing(site)}
-    steps.run("verify", verify_inputs, verify, after=("triton-install",))
+    # After a purge the installed triton is verified again even if nothing else changed: removing
+    # another distribution can take files that ours needs.
+    steps.run("verify", verify_inputs, verify, after=("triton-install",), force=purged,
+              why="another triton was removed" if purged else None)
 
     if not ctx.dry_run and target is not None:
         # The environment as this setup left it: the next run skips the purge scan if it is unchanged.
@@ -896,19 +913,25 @@ def _write_local_files(env: _Env, presets: P.Presets, pins: Pins, where: _LlvmLo
     ws = env.ctx.workspace
     jobs = int(env.report.jobs.get("compile", 1))  # type: ignore[call-overload]
     triton_src = ws.src / "triton"
+    # Listed in .git/info/exclude *before* they are written, with the temporary names of their atomic
+    # writes: a run killed in between must not leave the checkout looking changed.
     if (where.source / "llvm").is_dir() and where.reused_from is None:
+        exclude_locally(where.source, ["llvm/CMakeUserPresets.json", "compile_commands.json", *TEMP_PATTERNS,
+                                       *[f"llvm/{t}" for t in TEMP_PATTERNS]])
+        _remove_stale_temporaries(where.source / "llvm")
+        _remove_stale_temporaries(where.source)
         write_if_changed(
             where.source / "llvm" / "CMakeUserPresets.json",
             P.render_cmake_user_presets(presets.llvm_cache, where.build, jobs, display="LLVM/MLIR for Triton"),
         )
-        exclude_locally(where.source, ["llvm/CMakeUserPresets.json", "compile_commands.json"])
     if triton_src.is_dir():
+        exclude_locally(triton_src, [*LOCAL_FILES, *TEMP_PATTERNS])
+        _remove_stale_temporaries(triton_src)
         write_if_changed(
             triton_src / "CMakeUserPresets.json",
             P.render_cmake_user_presets(presets.triton_cache, presets.triton_cmake_build_dir, jobs,
                                         display="Triton (hand-configured build)"),
         )
-        exclude_locally(triton_src, list(LOCAL_FILES))
     paths = P.Paths(ws.root, triton_src, where.source, where.build, Path(presets.pip_install.argv[0]),
                     ws.root / "triton-home")
     write_if_changed(ws.state / SHELL_VALUES, P.render_shell_values(presets, paths))

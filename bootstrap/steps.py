@@ -82,6 +82,7 @@ class Steps:
         outputs: Sequence[Path] = (),
         check: Callable[[], bool] | None = None,
         force: bool = False,
+        why: str | None = None,
     ) -> Outcome:
         """Run `action` unless the step's fingerprint matches its record and its outputs exist.
 
@@ -98,7 +99,7 @@ class Steps:
             outcome = Outcome(name, UP_TO_DATE, "inputs unchanged")
             self.outcomes.append(outcome)
             return outcome
-        reason = self._reason(record, inputs, after, missing, force)
+        reason = why if (force and why) else self._reason(record, inputs, after, missing, force)
         if self.dry_run:
             outcome = Outcome(name, WOULD_RUN, reason)
             action()
