@@ -26,6 +26,62 @@ Python = Annotated[
         show_default=False,
     ),
 ]
+# Where pins and sources come from (pins, setup).
+TorchRef = Annotated[
+    Optional[str],  # noqa: UP045
+    typer.Option(
+        "--torch-ref",
+        help="PyTorch tag, branch or commit whose Triton pin is used (env: TRITONDEV_TORCH_REF; "
+        "default: the installed torch's, else main).",
+        show_default=False,
+    ),
+]
+TritonCommit = Annotated[
+    Optional[str],  # noqa: UP045
+    typer.Option(
+        "--triton-commit",
+        help="Use this Triton commit (40 hex) instead of PyTorch's pin (env: TRITONDEV_TRITON_COMMIT).",
+        show_default=False,
+    ),
+]
+Backend = Annotated[
+    Optional[str],  # noqa: UP045
+    typer.Option(
+        "--backend",
+        help="nvidia or amd (amd reads triton-rocm.txt) (env: TRITONDEV_BACKEND; default: nvidia).",
+        show_default=False,
+    ),
+]
+PytorchUrl = Annotated[
+    Optional[str],  # noqa: UP045
+    typer.Option(
+        "--pytorch-url",
+        help="Where PyTorch's pin files are read: git URL, local repository, or "
+        "raw+https://BASE (env: TRITONDEV_PYTORCH_URL).",
+        show_default=False,
+    ),
+]
+TritonUrl = Annotated[
+    Optional[str],  # noqa: UP045
+    typer.Option("--triton-url", help="Triton repository (env: TRITONDEV_TRITON_URL).", show_default=False),
+]
+LlvmUrl = Annotated[
+    Optional[str],  # noqa: UP045
+    typer.Option(
+        "--llvm-url",
+        help="LLVM repository (env: TRITONDEV_LLVM_URL; default: the one Triton's pin names).",
+        show_default=False,
+    ),
+]
+Mirror = Annotated[
+    Optional[Path],  # noqa: UP045
+    typer.Option(
+        "--mirror",
+        help="Folder of bare mirrors pytorch.git, triton.git, llvm-project.git (env: TRITONDEV_MIRROR).",
+        show_default=False,
+    ),
+]
+
 Json = Annotated[bool, typer.Option("--json", help="One JSON document on stdout, nothing else there.")]
 DryRun = Annotated[bool, typer.Option("--dry-run", help="Show what would run; change nothing.")]
 Verbose = Annotated[bool, typer.Option("-v", "--verbose", help="More detail.")]

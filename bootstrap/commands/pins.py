@@ -2,79 +2,21 @@
 
 from __future__ import annotations
 
-from pathlib import Path
-from typing import Annotated, Optional
-
 import typer
 
 from bootstrap.commands import options
-
-TorchRef = Annotated[
-    Optional[str],  # noqa: UP045
-    typer.Option(
-        "--torch-ref",
-        help="PyTorch tag, branch or commit whose Triton pin is used (env: TRITONDEV_TORCH_REF; "
-        "default: the installed torch's, else main).",
-        show_default=False,
-    ),
-]
-TritonCommit = Annotated[
-    Optional[str],  # noqa: UP045
-    typer.Option(
-        "--triton-commit",
-        help="Use this Triton commit (40 hex) instead of PyTorch's pin (env: TRITONDEV_TRITON_COMMIT).",
-        show_default=False,
-    ),
-]
-Backend = Annotated[
-    Optional[str],  # noqa: UP045
-    typer.Option(
-        "--backend",
-        help="nvidia or amd (amd reads triton-rocm.txt) (env: TRITONDEV_BACKEND; default: nvidia).",
-        show_default=False,
-    ),
-]
-PytorchUrl = Annotated[
-    Optional[str],  # noqa: UP045
-    typer.Option(
-        "--pytorch-url",
-        help="Where PyTorch's pin files are read: git URL, local repository, or "
-        "raw+https://BASE (env: TRITONDEV_PYTORCH_URL).",
-        show_default=False,
-    ),
-]
-TritonUrl = Annotated[
-    Optional[str],  # noqa: UP045
-    typer.Option("--triton-url", help="Triton repository (env: TRITONDEV_TRITON_URL).", show_default=False),
-]
-LlvmUrl = Annotated[
-    Optional[str],  # noqa: UP045
-    typer.Option(
-        "--llvm-url",
-        help="LLVM repository (env: TRITONDEV_LLVM_URL; default: the one Triton's pin names).",
-        show_default=False,
-    ),
-]
-Mirror = Annotated[
-    Optional[Path],  # noqa: UP045
-    typer.Option(
-        "--mirror",
-        help="Folder of bare mirrors pytorch.git, triton.git, llvm-project.git (env: TRITONDEV_MIRROR).",
-        show_default=False,
-    ),
-]
 
 
 def register(app: typer.Typer) -> None:
     @app.command("pins")
     def pins(
-        torch_ref: TorchRef = None,
-        triton_commit: TritonCommit = None,
-        backend: Backend = None,
-        pytorch_url: PytorchUrl = None,
-        triton_url: TritonUrl = None,
-        llvm_url: LlvmUrl = None,
-        mirror: Mirror = None,
+        torch_ref: options.TorchRef = None,
+        triton_commit: options.TritonCommit = None,
+        backend: options.Backend = None,
+        pytorch_url: options.PytorchUrl = None,
+        triton_url: options.TritonUrl = None,
+        llvm_url: options.LlvmUrl = None,
+        mirror: options.Mirror = None,
         workspace: options.Workspace = None,
         python: options.Python = None,
         json: options.Json = False,

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-from pathlib import Path
 from typing import Annotated, Optional
 
 import typer
@@ -28,13 +27,13 @@ def register(app: typer.Typer) -> None:
     def setup(
         build_type: BuildType = None,
         llvm_build_type: LlvmBuildType = None,
-        torch_ref: Annotated[Optional[str], typer.Option("--torch-ref", help="PyTorch tag, branch or commit whose Triton pin is built.")] = None,  # noqa: E501, UP045
-        triton_commit: Annotated[Optional[str], typer.Option("--triton-commit", help="Build this Triton commit instead of PyTorch's pin.")] = None,  # noqa: E501, UP045
-        backend: Annotated[Optional[str], typer.Option("--backend", help="nvidia or amd (pins and notes).")] = None,  # noqa: UP045
-        pytorch_url: Annotated[Optional[str], typer.Option("--pytorch-url", help="Where PyTorch's pin files are read.")] = None,  # noqa: E501, UP045
-        triton_url: Annotated[Optional[str], typer.Option("--triton-url", help="Triton repository (URL or path).")] = None,  # noqa: E501, UP045
-        llvm_url: Annotated[Optional[str], typer.Option("--llvm-url", help="LLVM repository (URL or path).")] = None,  # noqa: UP045
-        mirror: Annotated[Optional[Path], typer.Option("--mirror", help="Folder of bare mirrors pytorch.git, triton.git, llvm-project.git.")] = None,  # noqa: E501, UP045
+        torch_ref: options.TorchRef = None,
+        triton_commit: options.TritonCommit = None,
+        backend: options.Backend = None,
+        pytorch_url: options.PytorchUrl = None,
+        triton_url: options.TritonUrl = None,
+        llvm_url: options.LlvmUrl = None,
+        mirror: options.Mirror = None,
         jobs: Annotated[Optional[int], typer.Option("--jobs", "-j", help="Compile jobs (default: sized from cores and memory).", show_default=False)] = None,  # noqa: E501, UP045
         link_jobs: Annotated[Optional[int], typer.Option("--link-jobs", help="Parallel link jobs (default: sized from memory).", show_default=False)] = None,  # noqa: E501, UP045
         ccache: Annotated[Optional[bool], typer.Option("--ccache/--no-ccache", help="Use ccache when installed (default: on).", show_default=False)] = None,  # noqa: E501, UP045
