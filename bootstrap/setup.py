@@ -34,7 +34,7 @@ from bootstrap.resources import Jobs, detect, size_jobs
 from bootstrap.runner import PlannedCommand, Result, Runner
 from bootstrap.steps import RAN, UP_TO_DATE, WOULD_RUN, Outcome, Steps
 from bootstrap.target import TargetPython, choose_interpreter, inspect_interpreter
-from bootstrap.toolchain import Toolchain, detect_toolchain
+from bootstrap.toolchain import Toolchain, detect_toolchain, remember_versions
 
 if TYPE_CHECKING:
     from rich.console import Console
@@ -655,6 +655,19 @@ def verify_provenance(
     }
 
 
+def precheck(ctx: AppContext) -> None:
+    """Inputs judged without writing anything, before the workspace is created or locked: a bad
+    --ccache-remote URL, a --python (or TRITONDEV_PYTHON, active env) that is not a working interpreter."""
+    if ctx.settings.ccache_remote:
+        from bootstrap.ccache_remote import parse_remote_url
+
+        parse_remote_url(ctx.settings.ccache_remote)
+    exe, origin = choose_interpreter(ctx.settings.python, ctx.workspace.venv)
+    if origin != "workspace venv":
+        # a runner without a log folder: its log would create the workspace this check protects
+        inspect_interpreter(exe, origin, Runner(quiet=True))
+
+
 def run_setup(ctx: AppContext, console: Console | None) -> SetupReport:
     """The whole pipeline; the caller holds the workspace lock (unless --dry-run)."""
     from bootstrap.pins import resolve_pins
@@ -667,8 +680,15 @@ def run_setup(ctx: AppContext, console: Console | None) -> SetupReport:
     env = _Env(ctx, runner, console, report, steps)
     s = ctx.settings
 
+    precheck(ctx)
+    # Pins first: a bad commit, ref or pin file stops setup before anything (even the venv, even the
+    # tool-version cache) is written.
+    pins = resolve_pins(ctx)
+    report.pins = pins.to_json()
+    # The tool-version cache is only read here; a first one is written once the checkouts are in place.
+    tools_cache = ws.state / "tools.json"
     toolchain = detect_toolchain(
-        runner, use_lld=s.lld, use_ccache=s.ccache, cache_file=ws.state / "tools.json" if ws.state.is_dir() else None
+        runner, use_lld=s.lld, use_ccache=s.ccache, cache_file=tools_cache if tools_cache.is_file() else None
     )
     report.toolchain = toolchain.to_json()
     report.notices += list(toolchain.notices)
@@ -679,15 +699,16 @@ def run_setup(ctx: AppContext, console: Console | None) -> SetupReport:
     jobs: Jobs = size_jobs(resources, hungriest, jobs=s.jobs, link_jobs=s.link_jobs)
     report.jobs = {**jobs.to_json(), **resources.to_json()}
 
-    # Pins first: a bad commit or ref stops setup before anything (even the venv) is created.
-    pins = resolve_pins(ctx)
-    report.pins = pins.to_json()
     python, target = _target(env)
     report.target_python = str(python)
     triton_src, llvm_src = ws.src / "triton", ws.src / "llvm-project"
     setup_dir = triton_src if pins.layout.setup_py_dir == "." else triton_src / pins.layout.setup_py_dir
-    purged = _purge(env, target, setup_dir)
+    # Checkouts before the purge: a checkout with local work stops setup (exit 6) while the user's
+    # Triton is still installed.
     triton_co, llvm_co = _checkouts(env, pins)
+    if not ctx.dry_run and not tools_cache.is_file() and ws.state.is_dir():
+        remember_versions(toolchain, tools_cache)
+    purged = _purge(env, target, setup_dir)
 
     script = None
     if pins.layout.has_build_llvm_script:

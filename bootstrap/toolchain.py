@@ -127,6 +127,23 @@ class _VersionCache:
                 pass  # only a cache
 
 
+def remember_versions(toolchain: Toolchain, cache_file: Path) -> None:
+    """Write the versions of a toolchain found without a cache into `cache_file`, so that the next
+    detection starts no process (callers write it once their inputs have proved good)."""
+    cache = _VersionCache(cache_file)
+    tools = [toolchain.cc, toolchain.cxx, toolchain.cmake, toolchain.ninja, toolchain.lld, toolchain.ccache]
+    for tool in tools:
+        if tool is None:
+            continue
+        try:
+            st = os.stat(tool.path)
+        except OSError:
+            continue
+        cache.data[tool.path] = {"stamp": f"{st.st_size}:{st.st_mtime_ns}", "version": tool.version}
+        cache.dirty = True
+    cache.save()
+
+
 def _find(runner: Runner, *names: str) -> tuple[str, str] | None:
     for name in names:
         found = runner.which(name)
