@@ -36,6 +36,12 @@ def register(app: typer.Typer) -> None:
         ctx = make_context(options.given(workspace=workspace), json=json, dry_run=dry_run, verbose=verbose,
                            logs=not dry_run)
         ctx.runner.quiet = json
+        if not ctx.workspace.state.is_dir():
+            # Said before the lock, which would create the workspace (a typo in --workspace included).
+            from bootstrap.errors import UsageError
+
+            raise UsageError(f"no finished `tritondev setup` in workspace {ctx.workspace.root}",
+                             fix="run `tritondev setup` first")
         if dry_run:
             result = run_build(ctx, target, ui.err())
         else:
