@@ -106,7 +106,7 @@ def _click_exceptions() -> Any:
     try:
         from typer._click import exceptions
     except ImportError:  # pragma: no cover - older typer
-        from click import exceptions  # type: ignore[no-redef]
+        from click import exceptions  # type: ignore[no-redef,import-not-found,unused-ignore]
     return exceptions
 
 
