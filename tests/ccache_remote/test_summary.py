@@ -59,10 +59,12 @@ def test_bad_remote_url_is_exit_2_and_builds_nothing(tmp_path: Path) -> None:
         error = json.loads(proc.stdout)
         assert needle in error["message"] + (error["fix"] or "")
         assert "hunt" not in proc.stdout + proc.stderr and "er2" not in proc.stdout + proc.stderr
-        # As for every setup input checked after the workspace lock: no checkout, venv or build.
-        assert not any((ws / name).exists() for name in ("src", "venv", "build"))
+        # The URL is judged while settings load: the workspace is not even created.
+        assert not ws.exists()
+    # A bad URL in the environment is a bad setting like any other: every command refuses it (exit 2)
+    # while settings load, before anything runs, and the password stays masked.
     env["TRITONDEV_CCACHE_REMOTE"] = "ftp://u:hunter2@h/x"
     proc = tritondev("doctor", "--workspace", str(ws), "--check", "toolchain.ccache-remote", "--json", env=env)
-    (check,) = json.loads(proc.stdout)["checks"]
-    assert check["status"] == "error" and proc.returncode == 1
+    assert proc.returncode == 2
+    assert "unsupported ccache remote URL" in json.loads(proc.stdout)["message"]
     assert "hunter2" not in proc.stdout + proc.stderr
