@@ -58,7 +58,7 @@ def register(app: typer.Typer) -> None:
         """
         from bootstrap import ui
         from bootstrap.context import make_context
-        from bootstrap.setup import run_setup
+        from bootstrap.setup import precheck, run_setup
 
         given = options.given(
             build_type=build_type, llvm_build_type=llvm_build_type, torch_ref=torch_ref, triton_commit=triton_commit,
@@ -70,6 +70,7 @@ def register(app: typer.Typer) -> None:
         ctx = make_context(given, json=json, dry_run=dry_run, verbose=verbose, logs=not dry_run)
         ctx.runner.quiet = json or dry_run
         console = ui.err()
+        precheck(ctx)  # bad input stops here, before the lock creates the workspace
         if dry_run:
             report = run_setup(ctx, console)
         else:
