@@ -703,12 +703,9 @@ def run_setup(ctx: AppContext, console: Console | None) -> SetupReport:
     report.target_python = str(python)
     triton_src, llvm_src = ws.src / "triton", ws.src / "llvm-project"
     setup_dir = triton_src if pins.layout.setup_py_dir == "." else triton_src / pins.layout.setup_py_dir
-    # Checkouts before the purge: a checkout with local work stops setup (exit 6) while the user's
-    # Triton is still installed.
     triton_co, llvm_co = _checkouts(env, pins)
     if not ctx.dry_run and not tools_cache.is_file() and ws.state.is_dir():
         remember_versions(toolchain, tools_cache)
-    purged = _purge(env, target, setup_dir)
 
     script = None
     if pins.layout.has_build_llvm_script:
@@ -796,6 +793,10 @@ def run_setup(ctx: AppContext, console: Console | None) -> SetupReport:
         _record_outcome(steps, "llvm-build", build_llvm, "LLVM commit, flags or sources changed")
     if not ctx.dry_run:
         link_compile_commands(where.build, where.source)
+
+    # The purge comes only now, right before Triton is installed: a checkout with local work (exit 6)
+    # or a failed hour-long LLVM build leaves the user's current Triton installed and working.
+    purged = _purge(env, target, setup_dir)
 
     # Triton: build requirements, then the editable install through setup.py.
     py_inputs = {"python": str(python), "version": target.version if target else None}

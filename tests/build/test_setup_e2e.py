@@ -348,3 +348,36 @@ def test_build_without_setup_is_a_usage_error(tmp_path: Path) -> None:
     proc = tritondev("build", "--workspace", str(tmp_path / "ws"), env=env)
     assert proc.returncode == 2 and "tritondev setup" in proc.stderr
 
+
+
+def test_failed_llvm_build_leaves_the_users_triton_installed(world: World, shared: Path, tmp_path: Path) -> None:
+    """The purge runs only right before Triton is installed: when the LLVM build fails (here a ninja
+    that dies, standing in for an out-of-memory kill), the Triton the user had still imports."""
+    ws = tmp_path / "ws-llvm-fails"
+    env = _env(shared, "llvm-fails")
+    venv = tmp_path / "user-venv"
+    subprocess.run([sys.executable, "-m", "venv", str(venv)], check=True)
+    python = venv / "bin/python"
+    project = tmp_path / "their-triton"
+    (project / "triton").mkdir(parents=True)
+    (project / "triton/__init__.py").write_text("__version__ = '3.5.0'\n")
+    (project / "setup.py").write_text(
+        "from setuptools import setup\nsetup(name='triton', version='3.5.0', packages=['triton'])\n")
+    subprocess.run([str(python), "-m", "pip", "install", "-q", str(project)], check=True, capture_output=True)
+    bin_dir = tmp_path / "bin"
+    bin_dir.mkdir()
+    real_ninja = shutil.which("ninja")
+    assert real_ninja is not None
+    # --version and CMake's own probes go to the real ninja; the build itself dies.
+    (bin_dir / "ninja").write_text(
+        "#!/bin/bash\n"
+        f'case " $* " in *" --version "*|*" -t "*) exec "{real_ninja}" "$@";; esac\n'
+        'if [[ " $* " == *" -C "* ]]; then kill -9 $$; fi\n'
+        f'exec "{real_ninja}" "$@"\n')
+    (bin_dir / "ninja").chmod(0o755)
+    crashing = {**env, "PATH": f"{bin_dir}:{env['PATH']}"}
+    proc = tritondev(*setup_args(world, ws, "root-json", "--python", str(python)), env=crashing)
+    assert proc.returncode == 4, proc.stderr[-3000:]
+    still = subprocess.run([str(python), "-c", "import triton; print(triton.__version__)"], capture_output=True,
+                           text=True)
+    assert still.stdout.strip() == "3.5.0", still.stderr
