@@ -15,7 +15,7 @@ import typer
 
 from bootstrap import __version__
 from bootstrap.commands import COMMAND_MODULES
-from bootstrap.errors import ExitCode, TritondevError
+from bootstrap.core.errors import ExitCode, TritondevError
 
 # OSErrors that mean a full disk, not a bug in tritondev.
 _DISK_FULL = (errno.ENOSPC, errno.EDQUOT)
@@ -58,8 +58,8 @@ def build_app() -> typer.Typer:
 def _report_error(exc: TritondevError) -> None:
     from rich.markup import escape
 
-    from bootstrap import ui
-    from bootstrap.context import CURRENT
+    from bootstrap.core import ui
+    from bootstrap.core.context import CURRENT
 
     if CURRENT.json:
         ui.emit_json(exc.to_json())
@@ -77,8 +77,8 @@ def _write_crash_log(exc: BaseException) -> str:
     import time
     import traceback
 
-    from bootstrap.context import CURRENT
-    from bootstrap.redact import redact
+    from bootstrap.core.context import CURRENT
+    from bootstrap.core.redact import redact
 
     text = (
         f"tritondev {__version__}\npython {sys.version}\nplatform {platform.platform()}\n"
@@ -149,8 +149,8 @@ def main(argv: list[str] | None = None) -> None:
 
 
 def _interrupted() -> int:
-    from bootstrap import ui
-    from bootstrap.context import CURRENT
+    from bootstrap.core import ui
+    from bootstrap.core.context import CURRENT
 
     fix = "run the same command again: it resumes where it stopped"
     if CURRENT.json:
@@ -162,7 +162,7 @@ def _interrupted() -> int:
 
 def _disk_full(exc: OSError) -> int:
     """A full disk (or quota) is the machine's state, not a bug: say where, and how to go on."""
-    from bootstrap.errors import ExternalError
+    from bootstrap.core.errors import ExternalError
 
     where = f" ({exc.filename})" if exc.filename else ""
     error = ExternalError(

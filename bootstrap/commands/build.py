@@ -29,16 +29,16 @@ def register(app: typer.Typer) -> None:
 
         Exit codes: 0 ok, 2 no setup yet or unknown target, 4 the build failed (log path shown), 6 workspace locked.
         """
-        from bootstrap import ui
-        from bootstrap.context import make_context
-        from bootstrap.setup import run_build
+        from bootstrap.core import ui
+        from bootstrap.core.context import make_context
+        from bootstrap.pipeline.setup import run_build
 
         ctx = make_context(options.given(workspace=workspace), json=json, dry_run=dry_run, verbose=verbose,
                            logs=not dry_run)
         ctx.runner.quiet = json
         if not ctx.workspace.state.is_dir():
             # Said before the lock, which would create the workspace (a typo in --workspace included).
-            from bootstrap.errors import UsageError
+            from bootstrap.core.errors import UsageError
 
             raise UsageError(f"no finished `tritondev setup` in workspace {ctx.workspace.root}",
                              fix="run `tritondev setup` first")

@@ -10,7 +10,7 @@ import typer
 from bootstrap.commands import options
 
 if TYPE_CHECKING:
-    from bootstrap.kernelcache import CacheReport, Entry, Removal
+    from bootstrap.kernels.cache import CacheReport, Entry, Removal
 
 # Typer needs Optional[...] at runtime on Python 3.10 for these annotations.
 Dir = Annotated[
@@ -43,13 +43,13 @@ def register(app: typer.Typer) -> None:
 
         Or built for a target that is not a GPU of this machine (checked only where a GPU is present).
         """
-        from bootstrap.context import make_context
-        from bootstrap.kernelcache import inspect_cache, now
+        from bootstrap.core.context import make_context
+        from bootstrap.kernels.cache import inspect_cache, now
 
         ctx = make_context(options.given(workspace=workspace, python=python), json=json, verbose=verbose, logs=False)
         report = inspect_cache(ctx, dir)
         if json:
-            from bootstrap import ui
+            from bootstrap.core import ui
 
             ui.emit_json(report.to_json(now()))
             return
@@ -70,10 +70,10 @@ def register(app: typer.Typer) -> None:
         """Show one entry: its metadata and artifacts, or print one artifact."""
         import sys
 
-        from bootstrap import ui
-        from bootstrap.context import make_context
-        from bootstrap.errors import UsageError
-        from bootstrap.kernelcache import find_artifact, find_entry, inspect_cache, now
+        from bootstrap.core import ui
+        from bootstrap.core.context import make_context
+        from bootstrap.core.errors import UsageError
+        from bootstrap.kernels.cache import find_artifact, find_entry, inspect_cache, now
 
         ctx = make_context(options.given(workspace=workspace, python=python), json=json, logs=False)
         report = inspect_cache(ctx, dir)
@@ -125,8 +125,8 @@ def register(app: typer.Typer) -> None:
         dry_run: options.DryRun = False,
     ) -> None:
         """Remove every cache entry, or those of one kernel. Asks nothing; --dry-run lists what would go."""
-        from bootstrap.context import make_context
-        from bootstrap.kernelcache import inspect_cache, plan_clear
+        from bootstrap.core.context import make_context
+        from bootstrap.kernels.cache import inspect_cache, plan_clear
 
         ctx = make_context(options.given(workspace=workspace), json=json, dry_run=dry_run, logs=False)
         report = inspect_cache(ctx, dir, check_stale=False)
@@ -152,9 +152,9 @@ def register(app: typer.Typer) -> None:
         dry_run: options.DryRun = False,
     ) -> None:
         """Remove old entries, stale ones, or the oldest beyond a size. Asks nothing; --dry-run lists what would go."""
-        from bootstrap.context import make_context
-        from bootstrap.errors import UsageError
-        from bootstrap.kernelcache import inspect_cache, now, parse_duration, parse_size, plan_prune
+        from bootstrap.core.context import make_context
+        from bootstrap.core.errors import UsageError
+        from bootstrap.kernels.cache import inspect_cache, now, parse_duration, parse_size, plan_prune
 
         ctx = make_context(options.given(workspace=workspace, python=python), json=json, dry_run=dry_run, logs=False)
         if older_than is None and max_size is None and not stale:
@@ -170,8 +170,8 @@ def register(app: typer.Typer) -> None:
 
 
 def _apply(report: CacheReport, plan: list[Removal], *, dry_run: bool, json: bool) -> None:
-    from bootstrap import ui
-    from bootstrap.kernelcache import human_size, remove_entries
+    from bootstrap.core import ui
+    from bootstrap.kernels.cache import human_size, remove_entries
 
     done = plan if dry_run else remove_entries(report.root, plan)
     removed_keys = {r.entry.key for r in done}
@@ -233,8 +233,8 @@ def _columns(rows: list[list[str]], right: set[int]) -> list[str]:
 def _print_listing(report: CacheReport) -> None:
     from rich.markup import escape
 
-    from bootstrap import ui
-    from bootstrap.kernelcache import human_age, human_size, now
+    from bootstrap.core import ui
+    from bootstrap.kernels.cache import human_age, human_size, now
 
     console = ui.out()
     if not report.root.is_dir():
@@ -278,8 +278,8 @@ def _print_entry(e: Entry) -> None:
     from rich.markup import escape
     from rich.table import Table
 
-    from bootstrap import ui
-    from bootstrap.kernelcache import human_age, human_size, now
+    from bootstrap.core import ui
+    from bootstrap.kernels.cache import human_age, human_size, now
 
     console = ui.out()
     fields = [

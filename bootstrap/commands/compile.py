@@ -65,7 +65,7 @@ def register(app: typer.Typer) -> None:
         environment; needs no GPU. Exit codes: 0 ok; 2 bad signature, target or FILE::KERNEL;
         3 triton missing in the target environment; 4 Triton failed to compile for a target.
         """
-        from bootstrap.context import make_context
+        from bootstrap.core.context import make_context
         from bootstrap.kernels.compile import compile_kernel
         from bootstrap.kernels.signature import parse_constexprs, split_kernel_ref
         from bootstrap.kernels.targets import parse_targets
@@ -84,8 +84,8 @@ def register(app: typer.Typer) -> None:
 
 
 def _render(report: CompileReport, as_json: bool) -> None:
-    from bootstrap import ui
-    from bootstrap.errors import ExitCode, ExternalError
+    from bootstrap.core import ui
+    from bootstrap.core.errors import ExitCode, ExternalError
     from bootstrap.kernels.compile import headline, ptxas_fix
 
     if as_json:

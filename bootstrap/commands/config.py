@@ -18,13 +18,13 @@ def register(app: typer.Typer) -> None:
         json: options.Json = False,
     ) -> None:
         """Print every setting with its value and source (default, file, env, cli). Secrets are masked."""
-        from bootstrap.context import make_context
-        from bootstrap.settings import describe
+        from bootstrap.core.context import make_context
+        from bootstrap.core.settings import describe
 
         ctx = make_context(options.given(workspace=workspace, python=python), json=json, logs=False)
         rows = describe(ctx.settings)
         if json:
-            from bootstrap import ui
+            from bootstrap.core import ui
 
             ui.emit_json(
                 {
@@ -35,7 +35,7 @@ def register(app: typer.Typer) -> None:
             return
         from rich.table import Table
 
-        from bootstrap import ui
+        from bootstrap.core import ui
 
         table = Table(title=f"tritondev settings (workspace {ctx.workspace.root})", title_justify="left")
         for column in ("setting", "value", "source", "env var"):

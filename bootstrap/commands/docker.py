@@ -11,7 +11,7 @@ import typer
 from bootstrap.commands import options
 
 if TYPE_CHECKING:
-    from bootstrap.dockerplan import Outcome
+    from bootstrap.docker.plan import Outcome
 
 # Typer needs Optional[...] at runtime on Python 3.10 for these annotations.
 Engine = Annotated[
@@ -36,7 +36,7 @@ def _text_to_stderr(text: str) -> None:
 
 
 def _render(outcome: Outcome, json: bool, done: str | None = None) -> None:
-    from bootstrap import ui
+    from bootstrap.core import ui
 
     if json:
         ui.emit_json(outcome.to_json())
@@ -103,9 +103,9 @@ def register(app: typer.Typer) -> None:
         import os
 
         import bootstrap
-        from bootstrap import dockerplan
-        from bootstrap.context import make_context
-        from bootstrap.errors import UsageError
+        from bootstrap.core.context import make_context
+        from bootstrap.core.errors import UsageError
+        from bootstrap.docker import plan as dockerplan
 
         # Only a real build writes its log into the workspace; --dry-run leaves the disk alone.
         ctx = make_context(
@@ -175,8 +175,8 @@ def register(app: typer.Typer) -> None:
         """
         import os
 
-        from bootstrap import dockerplan
-        from bootstrap.context import make_context
+        from bootstrap.core.context import make_context
+        from bootstrap.docker import plan as dockerplan
 
         ctx = make_context(options.given(workspace=workspace), json=json, dry_run=dry_run, verbose=verbose, logs=False)
         found = dockerplan.detect_engine(ctx.runner, engine, host_uid=os.getuid(), probe_rootless=True)

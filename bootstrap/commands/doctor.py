@@ -39,8 +39,8 @@ def register(app: typer.Typer) -> None:
 
         Exit 0 when no errors (with --strict: no warnings either), 1 otherwise, 2 for bad input.
         """
-        from bootstrap import ui
-        from bootstrap.context import CURRENT
+        from bootstrap.core import ui
+        from bootstrap.core.context import CURRENT
         from bootstrap.doctor import DoctorOptions, run_doctor
         from bootstrap.doctor.arch import parse_arch
         from bootstrap.doctor.registry import load_checks, select
@@ -83,7 +83,7 @@ def register(app: typer.Typer) -> None:
 
 
 def make_doctor_context(workspace: object, python: object, *, json: bool, dry_run: bool, verbose: bool):  # type: ignore[no-untyped-def]
-    from bootstrap.context import make_context
+    from bootstrap.core.context import make_context
 
     # logs=False: a read-only run must not create the workspace (--fix turns logs on when it acts).
     ctx = make_context(

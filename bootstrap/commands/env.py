@@ -46,9 +46,9 @@ def register(app: typer.Typer) -> None:
         import os
         import sys
 
-        from bootstrap.context import make_context
-        from bootstrap.envexports import SHELLS, collect_variables, detect_shell, render_exports
-        from bootstrap.errors import UsageError
+        from bootstrap.core.context import make_context
+        from bootstrap.core.errors import UsageError
+        from bootstrap.env.exports import SHELLS, collect_variables, detect_shell, render_exports
 
         if shell is not None and shell not in SHELLS:
             raise UsageError(f"unknown shell '{shell}'", fix=f"use --shell {' | '.join(SHELLS)}")

@@ -26,8 +26,8 @@ def register(app: typer.Typer) -> None:
 
         Exit codes: 0 ok; 2 bad option or unknown ref; 4 network or git failure; 5 a pin file is missing or malformed.
         """  # noqa: E501
-        from bootstrap.context import make_context
-        from bootstrap.pins import resolve_pins
+        from bootstrap.core.context import make_context
+        from bootstrap.git.pins import resolve_pins
 
         ctx = make_context(
             options.given(
@@ -47,7 +47,7 @@ def register(app: typer.Typer) -> None:
         )
         ctx.runner.quiet = not verbose
         result = resolve_pins(ctx, use_cache=False)
-        from bootstrap import ui
+        from bootstrap.core import ui
 
         if json:
             ui.emit_json(result.to_json())
@@ -59,7 +59,7 @@ def _render(data: dict[str, object]) -> None:
     """One line per fact, `name  value  (where it came from)`: full commit ids, never truncated."""
     from rich.markup import escape
 
-    from bootstrap import ui
+    from bootstrap.core import ui
 
     requires = data.get("build_requires")
     rows: list[tuple[str, object, object]] = [

@@ -9,10 +9,10 @@ import typer
 from bootstrap.commands import options
 
 if TYPE_CHECKING:
-    from bootstrap.context import AppContext
+    from bootstrap.core.context import AppContext
+    from bootstrap.core.interpreter import TargetPython
     from bootstrap.purge.actions import PurgePlan, PurgeReport, RestoreReport
     from bootstrap.purge.scan import TritonScan
-    from bootstrap.target import TargetPython
 
 Restore = Annotated[bool, typer.Option("--restore", help="Reinstall what the last purge removed (from its journal).")]
 System = Annotated[
@@ -36,7 +36,7 @@ def register(app: typer.Typer) -> None:
 
         Exit codes: 0 done or nothing to purge; 2 bad input (not an interpreter, a system Python without --system, read-only site-packages, a distribution without RECORD); 3 no pip in the target; 4 pip failed, or something could not be restored; 6 workspace locked.
         """  # noqa: E501
-        from bootstrap.context import make_context
+        from bootstrap.core.context import make_context
 
         # No logs while only reading: a refused purge must not even create the workspace.
         ctx = make_context(
@@ -49,7 +49,7 @@ def register(app: typer.Typer) -> None:
 
 
 def _refuse_system(target: TargetPython, system: bool) -> None:
-    from bootstrap.errors import UsageError
+    from bootstrap.core.errors import UsageError
 
     if not target.is_venv and not system:
         raise UsageError(
@@ -59,7 +59,7 @@ def _refuse_system(target: TargetPython, system: bool) -> None:
 
 
 def _purge(ctx: AppContext, system: bool) -> None:
-    from bootstrap import ui
+    from bootstrap.core import ui
     from bootstrap.purge import JOURNAL_NAME, execute_purge, plan_purge, preflight, scan_environment
 
     target = ctx.target_python()
@@ -94,7 +94,7 @@ def _render_purge(
 
     from rich.markup import escape
 
-    from bootstrap import ui
+    from bootstrap.core import ui
 
     console = ui.err()
     console.print(f"target: {escape(str(target.executable))} ({escape(target.origin)})")
@@ -153,12 +153,12 @@ def _render_purge(
 def _restore(ctx: AppContext, system: bool) -> None:
     from pathlib import Path
 
-    from bootstrap import ui
-    from bootstrap.errors import UsageError
+    from bootstrap.core import ui
+    from bootstrap.core.errors import UsageError
+    from bootstrap.core.interpreter import inspect_interpreter
     from bootstrap.purge import JOURNAL_NAME, execute_restore, plan_restore
     from bootstrap.purge.actions import installed_versions, restore_failed
     from bootstrap.purge.journal import last_run
-    from bootstrap.target import inspect_interpreter
 
     journal_path = ctx.workspace.state / JOURNAL_NAME
     run = last_run(journal_path)
@@ -198,7 +198,7 @@ def _restore(ctx: AppContext, system: bool) -> None:
 
 
 def _render_restore(report: RestoreReport, dry_run: bool) -> None:
-    from bootstrap import ui
+    from bootstrap.core import ui
 
     verb = "would reinstall" if dry_run else "reinstalled"
     for item in report.restored:

@@ -47,9 +47,9 @@ def register(app: typer.Typer) -> None:
 
         index.txt and index.json list the passes in order; the command's own output is still shown.
         """
-        from bootstrap.context import make_context
-        from bootstrap.envexports import collect_variables
-        from bootstrap.errors import UsageError
+        from bootstrap.core.context import make_context
+        from bootstrap.core.errors import UsageError
+        from bootstrap.env.exports import collect_variables
 
         if not command:
             raise UsageError("no command to run", fix="tritondev run [--dump-ir] -- python my_kernel.py")
@@ -81,10 +81,10 @@ def _run_with_dumps(ctx: object, command: list[str], values: dict[str, str | Non
 
     from rich.markup import escape
 
-    from bootstrap import ui
-    from bootstrap.context import AppContext
-    from bootstrap.errors import ConfigError, UsageError
-    from bootstrap.irdump import Counter, DumpSection, DumpSplitter, DumpWriter
+    from bootstrap.core import ui
+    from bootstrap.core.context import AppContext
+    from bootstrap.core.errors import ConfigError, UsageError
+    from bootstrap.env.irdump import Counter, DumpSection, DumpSplitter, DumpWriter
 
     assert isinstance(ctx, AppContext)
     folder = (dump_dir or _default_dump_dir(ctx.workspace.root)).absolute()

@@ -56,9 +56,9 @@ def register(app: typer.Typer) -> None:
         Exit codes: 0 ok, 1 verification failed, 2 bad option, 3 tool missing,
         4 a command failed (log path shown), 5 pin mismatch, 6 workspace locked or dirty checkout.
         """
-        from bootstrap import ui
-        from bootstrap.context import make_context
-        from bootstrap.setup import precheck, run_setup
+        from bootstrap.core import ui
+        from bootstrap.core.context import make_context
+        from bootstrap.pipeline.setup import precheck, run_setup
 
         given = options.given(
             build_type=build_type, llvm_build_type=llvm_build_type, torch_ref=torch_ref, triton_commit=triton_commit,
@@ -87,8 +87,8 @@ def render(report: object) -> None:
     from rich.markup import escape
     from rich.table import Table
 
-    from bootstrap import ui
-    from bootstrap.setup import SetupReport
+    from bootstrap.core import ui
+    from bootstrap.pipeline.setup import SetupReport
 
     assert isinstance(report, SetupReport)
     out = ui.out()

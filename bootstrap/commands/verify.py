@@ -39,7 +39,7 @@ def register(app: typer.Typer) -> None:
         ahead-of-time compile for each --target. Exit codes: 0 ok; 1 a kernel or check failed;
         3 triton, torch or numpy missing in the target environment.
         """
-        from bootstrap.context import make_context
+        from bootstrap.core.context import make_context
         from bootstrap.kernels.targets import parse_targets
         from bootstrap.kernels.verify import run_verify
 
@@ -52,8 +52,8 @@ def register(app: typer.Typer) -> None:
 
 
 def _render(report: VerifyReport, as_json: bool) -> None:
-    from bootstrap import ui
-    from bootstrap.errors import CheckFailed, ExitCode
+    from bootstrap.core import ui
+    from bootstrap.core.errors import CheckFailed, ExitCode
 
     if as_json:
         ui.emit_json(report.to_json())

@@ -13,7 +13,7 @@ import time
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from bootstrap.context import AppContext
+from bootstrap.core.context import AppContext
 from bootstrap.doctor.engine import Report, run_checks
 from bootstrap.doctor.facts import Facts
 from bootstrap.doctor.registry import load_checks, select

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import re
 
-from bootstrap.errors import UsageError
+from bootstrap.core.errors import UsageError
 
 _FORMS = (
     re.compile(r"^(?:sm_?|cuda:)?(?P<cc>\d{2,3})(?P<suffix>[af])?$", re.IGNORECASE),

@@ -8,9 +8,9 @@ from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from typing import Any
 
+from bootstrap.core.errors import TritondevError
 from bootstrap.doctor.facts import Facts, ProbeFailed, Skip
 from bootstrap.doctor.model import CheckResult, CheckSpec, Fix, Status
-from bootstrap.errors import TritondevError
 
 MAX_WORKERS = 8
 

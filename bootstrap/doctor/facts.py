@@ -16,12 +16,12 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, TypeVar
 
-from bootstrap.context import AppContext
+from bootstrap.core.context import AppContext
+from bootstrap.core.errors import CommandFailed, ToolMissing, TritondevError
+from bootstrap.core.interpreter import TargetPython
+from bootstrap.core.runner import Result
 from bootstrap.doctor import scripts
 from bootstrap.doctor.versions import parse_tool_version
-from bootstrap.errors import CommandFailed, ToolMissing, TritondevError
-from bootstrap.runner import Result
-from bootstrap.target import TargetPython
 
 T = TypeVar("T")
 

@@ -55,7 +55,7 @@ def _purge(facts: Facts, affected: list[CheckResult], dry_run: bool) -> str:
 
 
 def _env(facts: Facts, affected: list[CheckResult], dry_run: bool) -> str:
-    from bootstrap.envfile import update_env_file
+    from bootstrap.env.envfile import update_env_file
 
     variables: dict[str, str] = {}
     for result in affected:

@@ -5,8 +5,8 @@ from __future__ import annotations
 import difflib
 from collections.abc import Callable, Iterable
 
+from bootstrap.core.errors import UsageError
 from bootstrap.doctor.model import CheckFunction, CheckSpec
-from bootstrap.errors import UsageError
 
 # Group name -> heading, in the order the report shows them.
 GROUPS: dict[str, str] = {

@@ -16,13 +16,14 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from bootstrap.errors import CommandFailed, ExternalError, TritondevError, UsageError
-from bootstrap.kernels import inner, resources
+from bootstrap.core.errors import CommandFailed, ExternalError, TritondevError, UsageError
+from bootstrap.kernels import inner
+from bootstrap.kernels import usage as kernel_usage
 from bootstrap.kernels.signature import KernelArgs, parse_kernel_args
 from bootstrap.kernels.targets import Target
 
 if TYPE_CHECKING:
-    from bootstrap.context import AppContext
+    from bootstrap.core.context import AppContext
 
 MARKER_FILE = ".tritondev-compile"  # keep in sync with scripts/tritondev_aot.py
 TAIL_LINES = 25
@@ -227,7 +228,7 @@ class _Driver:
                 result = self.ctx.runner.run([self.nvdisasm, "-c", cubin], step="nvdisasm", probe=True, check=False)
             if result.ok:
                 sass = cubin.with_suffix(".sass")
-                from bootstrap.fsutil import atomic_write_text
+                from bootstrap.core.fsutil import atomic_write_text
 
                 atomic_write_text(sass, result.stdout)
                 sass.chmod(cubin.stat().st_mode & 0o777)  # like the stages beside it, not private
@@ -241,7 +242,7 @@ class _Driver:
             result = self.ctx.runner.run(
                 [self.cuobjdump, "-res-usage", cubin], step="cuobjdump", probe=True, check=False
             )
-            table = resources.parse_res_usage(result.stdout) if result.ok else {}
+            table = kernel_usage.parse_res_usage(result.stdout) if result.ok else {}
             usage = table.get(name) or (next(iter(table.values())) if len(table) == 1 else None)
             if usage is None:
                 warnings.append(f"{self.cuobjdump} reported no resource usage for {name}")
@@ -267,12 +268,12 @@ class _Driver:
                 except (TritondevError, OSError) as exc:
                     # The compile itself succeeded; a listing that could not be made is a warning.
                     result.warnings.append(f"SASS and resource usage not read: {exc}")
-            result.resources = resources.cuda_summary(metadata, usage, target.warp_size)
+            result.resources = kernel_usage.cuda_summary(metadata, usage, target.warp_size)
         else:
             amdgcn = files.get("amdgcn")
             text = Path(amdgcn).read_text(encoding="utf-8", errors="replace") if amdgcn else ""
-            info = resources.parse_amdgcn_info(text, str(event.get("name")))
-            result.resources = resources.hip_summary(metadata, info, target.warp_size)
+            info = kernel_usage.parse_amdgcn_info(text, str(event.get("name")))
+            result.resources = kernel_usage.hip_summary(metadata, info, target.warp_size)
         missing = [stage for stage in STAGES[target.backend] if stage not in files]
         if missing:
             result.warnings.append(f"this Triton wrote no {', '.join(missing)} for {target.label}")

@@ -8,7 +8,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from bootstrap.errors import ToolMissing
+from bootstrap.core.errors import ToolMissing
 
 SCRIPTS = Path(__file__).resolve().parent / "scripts"
 MARKER = "@@tritondev "  # keep in sync with scripts/tritondev_protocol.py

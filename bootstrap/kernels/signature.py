@@ -11,7 +11,7 @@ import difflib
 import re
 from dataclasses import dataclass, field
 
-from bootstrap.errors import UsageError
+from bootstrap.core.errors import UsageError
 
 SCALAR_TYPES: tuple[str, ...] = (
     "i1", "i8", "i16", "i32", "i64",

@@ -5,7 +5,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-from bootstrap.errors import UsageError
+from bootstrap.core.errors import UsageError
 
 # Common targets used when the user names none (verify's ahead-of-time compile). Every Triton
 # release this tool supports can compile for them, so a failure means the install is broken.

@@ -14,12 +14,12 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from bootstrap.errors import CheckFailed, CommandFailed, ExternalError, UsageError
+from bootstrap.core.errors import CheckFailed, CommandFailed, ExternalError, UsageError
 from bootstrap.kernels import inner
 from bootstrap.kernels.targets import DEFAULT_TARGETS, Target, parse_targets
 
 if TYPE_CHECKING:
-    from bootstrap.context import AppContext
+    from bootstrap.core.context import AppContext
 
 # verify's ahead-of-time compile: the matmul, because it exercises each target's MMA lowering.
 MATMUL_KERNEL = "matmul_kernel"

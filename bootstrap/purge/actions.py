@@ -14,13 +14,13 @@ import shutil
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from bootstrap.errors import ConfigError, ExternalError, ToolMissing
+from bootstrap.core.errors import ConfigError, ExternalError, ToolMissing
+from bootstrap.core.interpreter import TargetPython
+from bootstrap.core.runner import Runner
 from bootstrap.purge import journal, scan
 from bootstrap.purge.metadata import PACKAGE
 from bootstrap.purge.pipbridge import PIP_ENV
 from bootstrap.purge.scan import Owner, TritonScan
-from bootstrap.runner import Runner
-from bootstrap.target import TargetPython
 
 # pip removes one installation of a name per call (two dist-infos of `triton` take two calls); a
 # few rounds are enough for any real environment, and the bound stops a loop that makes no progress.

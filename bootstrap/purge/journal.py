@@ -13,11 +13,11 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from bootstrap import fsutil
-from bootstrap.errors import ConfigError
+from bootstrap.core import fsutil
+from bootstrap.core.errors import ConfigError
+from bootstrap.core.redact import redact
 from bootstrap.purge import metadata
 from bootstrap.purge.scan import Owner
-from bootstrap.redact import redact
 
 JOURNAL_NAME = "purge-journal.json"
 FORMAT = 1

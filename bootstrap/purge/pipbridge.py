@@ -3,7 +3,7 @@
 pip-api lists distributions by running `python -m pip list -v --format=json` in a subprocess of its
 own (module `pip_api._call`, interpreter from $PIPAPI_PYTHON_LOCATION, else tritondev's own), and
 it already does so once at import time to read pip's version. Both would start a process outside
-bootstrap/runner.py and, by default, ask the wrong interpreter. So before pip-api is imported its
+bootstrap/core/runner.py and, by default, ask the wrong interpreter. So before pip-api is imported its
 `_call` module is replaced by `_call` below, which hands the same pip arguments to `Runner.run`
 with the target's python. pip-api keeps doing what it is good at (parsing pip's output into
 Distribution objects, across pip versions); the process rule and the target both hold.
@@ -19,7 +19,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from bootstrap.runner import Runner
+from bootstrap.core.runner import Runner
 
 # pip's own settings for calls that must never prompt or chat.
 PIP_ENV: dict[str, str | None] = {

@@ -15,11 +15,11 @@ from collections.abc import Collection, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from bootstrap.errors import CommandFailed, ToolMissing
+from bootstrap.core.errors import CommandFailed, ToolMissing
+from bootstrap.core.interpreter import TargetPython
+from bootstrap.core.runner import Runner
 from bootstrap.purge import metadata
 from bootstrap.purge.metadata import PACKAGE, InstalledDist
-from bootstrap.runner import Runner
-from bootstrap.target import TargetPython
 
 
 @dataclass(frozen=True)

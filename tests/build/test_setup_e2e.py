@@ -16,7 +16,7 @@ from typing import Any
 
 import pytest
 
-from bootstrap.setup import read_cmake_cache
+from bootstrap.pipeline.setup import read_cmake_cache
 from tests.build.harness import (
     base_env,
     checkout_state,

@@ -8,13 +8,13 @@ from pathlib import Path
 
 import pytest
 
-from bootstrap import presets as P
-from bootstrap.ccachestats import delta, parse_print_stats
-from bootstrap.progress import NinjaProgress, parse_ninja_status
-from bootstrap.resources import GIB, Resources, read_mem_available, size_jobs
-from bootstrap.runner import Runner
-from bootstrap.steps import RAN, UP_TO_DATE, Steps
-from bootstrap.toolchain import Tool, Toolchain, detect_toolchain, parse_version
+from bootstrap.core.progress import NinjaProgress, parse_ninja_status
+from bootstrap.core.runner import Runner
+from bootstrap.pipeline import recipe as P
+from bootstrap.pipeline.ccache_stats import delta, parse_print_stats
+from bootstrap.pipeline.fingerprints import RAN, UP_TO_DATE, Steps
+from bootstrap.pipeline.jobs import GIB, Resources, read_mem_available, size_jobs
+from bootstrap.pipeline.toolchain import Tool, Toolchain, detect_toolchain, parse_version
 
 # --------------------------------------------------------------------------------------------- jobs
 
@@ -318,7 +318,7 @@ def test_parse_version() -> None:
 
 
 def test_requirements_present_reads_metadata_folder_names(tmp_path: Path) -> None:
-    from bootstrap.setup import requirements_present
+    from bootstrap.pipeline.setup import requirements_present
 
     (tmp_path / "setuptools-69.0.0.dist-info").mkdir()
     (tmp_path / "Wheel-0.42.0.dist-info").mkdir()
@@ -344,7 +344,7 @@ def test_progress_bar_on_a_terminal_shows_count_and_eta() -> None:
 
 
 def test_failure_excerpt_shows_the_compiler_error_not_pips_epilogue() -> None:
-    from bootstrap.setup import failure_excerpt
+    from bootstrap.pipeline.setup import failure_excerpt
 
     lines = [
         "  [1/3] Building CXX object a.o",

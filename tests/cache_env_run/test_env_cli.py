@@ -10,9 +10,9 @@ from pathlib import Path
 
 import pytest
 
-from bootstrap.envexports import fish_quote, render_exports
-from bootstrap.envfile import update_env_file
-from bootstrap.errors import ConfigError, UsageError
+from bootstrap.core.errors import ConfigError, UsageError
+from bootstrap.env.envfile import update_env_file
+from bootstrap.env.exports import fish_quote, render_exports
 from tests.conftest import REPO
 
 # Values a ptxas path or cache dir could really hold, and worse.

@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from bootstrap.irdump import Counter, parse_header, split_dump
+from bootstrap.env.irdump import Counter, parse_header, split_dump
 from tests.cache_env_run.conftest import quiet_env
 
 

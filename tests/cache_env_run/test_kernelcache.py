@@ -10,9 +10,9 @@ from pathlib import Path
 
 import pytest
 
-from bootstrap import kernelcache as kc
-from bootstrap.errors import UsageError
-from bootstrap.runner import Runner
+from bootstrap.core.errors import UsageError
+from bootstrap.core.runner import Runner
+from bootstrap.kernels import cache as kc
 from tests.cache_env_run.conftest import age_entry
 
 

@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from bootstrap.envfile import update_env_file
+from bootstrap.env.envfile import update_env_file
 
 SHOW_ENV = "import os, sys; print(os.environ.get('TRITON_PTXAS_PATH')); print('err-line', file=sys.stderr); sys.exit(7)"
 

@@ -1,4 +1,4 @@
-"""bootstrap.ccache_remote: URL rules, the environment handed to ccache, the reachability probe, and
+"""bootstrap.pipeline.ccache_remote: URL rules, the environment handed to ccache, the reachability probe, and
 hit counting, checked against a real redis-server, a real HTTP server and the real ccache."""
 
 from __future__ import annotations
@@ -14,7 +14,8 @@ from pathlib import Path
 import pytest
 from packaging.version import Version
 
-from bootstrap.ccache_remote import (
+from bootstrap.core.errors import ConfigError, ExitCode
+from bootstrap.pipeline.ccache_remote import (
     DEFAULT_ATTRIBUTES,
     HitCounts,
     ccache_features,
@@ -26,7 +27,6 @@ from bootstrap.ccache_remote import (
     probe,
     redis_auth_args,
 )
-from bootstrap.errors import ConfigError, ExitCode
 from tests.ccache_remote.redis import PASSWORD, USER, RedisServer, free_port
 
 CCACHE = shutil.which("ccache")

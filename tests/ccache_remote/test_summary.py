@@ -1,4 +1,4 @@
-"""The build summary's ccache figures (bootstrap.ccachestats) with and without a remote, and bad
+"""The build summary's ccache figures (bootstrap.pipeline.ccache_stats) with and without a remote, and bad
 remote settings refused before anything changes."""
 
 from __future__ import annotations
@@ -6,8 +6,8 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from bootstrap.ccachestats import delta
-from bootstrap.setup import remote_failed_notice
+from bootstrap.pipeline.ccache_stats import delta
+from bootstrap.pipeline.setup import remote_failed_notice
 from tests.build.harness import base_env, tritondev
 
 # Counter names as ccache 4.7 prints them (`ccache --print-stats`).

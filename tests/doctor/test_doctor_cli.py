@@ -233,7 +233,7 @@ def test_stale_cache_entries_are_found_and_only_they_are_cleared(cli, tmp_path: 
 
 
 def test_fix_refuses_while_the_workspace_is_locked(cli, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
-    from bootstrap.workspace import Workspace
+    from bootstrap.core.workspace import Workspace
 
     py = triton_venv()
     cache = tmp_path / "cache"

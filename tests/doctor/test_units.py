@@ -7,6 +7,7 @@ from pathlib import Path
 
 import pytest
 
+from bootstrap.core.errors import UsageError
 from bootstrap.doctor.arch import first_triton_for, parse_arch
 from bootstrap.doctor.checks.cache import CacheScan, Entry, mount_of, stale_entries
 from bootstrap.doctor.checks.gpu import libcuda_dirs
@@ -17,7 +18,6 @@ from bootstrap.doctor.facts import parse_nvidia_smi
 from bootstrap.doctor.model import CheckSpec, Status, ok
 from bootstrap.doctor.registry import load_checks, select
 from bootstrap.doctor.versions import check_pairing, jax_ffi_support
-from bootstrap.errors import UsageError
 
 
 @pytest.mark.parametrize(

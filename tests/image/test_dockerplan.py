@@ -13,9 +13,9 @@ from pathlib import Path
 
 import pytest
 
-from bootstrap import dockerplan
-from bootstrap.dockerplan import Engine
-from bootstrap.errors import ToolMissing, UsageError
+from bootstrap.core.errors import ToolMissing, UsageError
+from bootstrap.docker import plan as dockerplan
+from bootstrap.docker.plan import Engine
 
 REPO = Path(__file__).resolve().parents[2]
 DOCKER = Engine("docker", "docker")

@@ -14,7 +14,7 @@ from pathlib import Path
 
 import pytest
 
-from bootstrap.kernels.resources import parse_amdgcn_info
+from bootstrap.kernels.usage import parse_amdgcn_info
 from tests.kernels import elfinfo
 from tests.kernels.conftest import RunCli, bare_venv
 from tests.kernels.kernels_src import ADD_SIGNATURE, MATMUL_CONSTEXPRS, MATMUL_SIGNATURE

@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from bootstrap.errors import UsageError
+from bootstrap.core.errors import UsageError
 from bootstrap.kernels import inner
 from bootstrap.kernels.compile import MARKER_FILE, headline, plan_compile, ptxas_fix
 from bootstrap.kernels.targets import parse_targets

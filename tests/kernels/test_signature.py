@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from bootstrap.errors import UsageError
+from bootstrap.core.errors import UsageError
 from bootstrap.kernels.signature import (
     SCALAR_TYPES,
     Param,

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from bootstrap.errors import ExitCode, UsageError
+from bootstrap.core.errors import ExitCode, UsageError
 from bootstrap.kernels.targets import DEFAULT_TARGETS, Target, parse_target, parse_targets
 
 

@@ -25,8 +25,8 @@ from pathlib import Path
 if __package__ in (None, ""):
     sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
 
-from bootstrap.runner import Runner
-from bootstrap.sources import ensure_checkout
+from bootstrap.core.runner import Runner
+from bootstrap.git.checkouts import ensure_checkout
 
 COMMITS = 3000
 WORKING_SET = 60

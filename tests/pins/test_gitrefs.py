@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import pytest
 
-from bootstrap.errors import ConfigError, ExitCode, MismatchError
-from bootstrap.gitrefs import parse_pin_file, validate_commit, validate_raw_base, validate_ref, validate_repo_url
+from bootstrap.core.errors import ConfigError, ExitCode, MismatchError
+from bootstrap.git.refs import parse_pin_file, validate_commit, validate_raw_base, validate_ref, validate_repo_url
 
 SHA = "cf34004b8a67d290a962da166f5aa2fc66751326"  # PyTorch 2.5's Triton pin (triton-build-facts 2.1)
 

@@ -8,8 +8,8 @@ from __future__ import annotations
 
 import pytest
 
-from bootstrap.errors import MismatchError
-from bootstrap.layout import (
+from bootstrap.core.errors import MismatchError
+from bootstrap.git.layout import (
     binding,
     build_requires,
     detect_layout,

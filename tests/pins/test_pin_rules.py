@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import pytest
 
-from bootstrap.errors import MismatchError
-from bootstrap.pins import parse_torch_version_py, read_pytorch_pin, read_triton_version, torch_ref_for
+from bootstrap.core.errors import MismatchError
+from bootstrap.git.pins import parse_torch_version_py, read_pytorch_pin, read_triton_version, torch_ref_for
 
 SHA = "5d6048aa0a324e090ada215b609ea76620133845"  # tip of release/3.7.x, pinned by torch 2.12.1
 TORCH_COMMIT = "cf30153c4c131c8164ee7798e5022d810682e2cb"

@@ -15,11 +15,11 @@ from pathlib import Path
 
 import pytest
 
-from bootstrap.context import AppContext, make_context
-from bootstrap.errors import ConfigError, ExitCode, MismatchError
-from bootstrap.pins import resolve_pins
-from bootstrap.runner import Runner
-from bootstrap.sources import ensure_checkout
+from bootstrap.core.context import AppContext, make_context
+from bootstrap.core.errors import ConfigError, ExitCode, MismatchError
+from bootstrap.core.runner import Runner
+from bootstrap.git.checkouts import ensure_checkout
+from bootstrap.git.pins import resolve_pins
 
 ERA_SETUP_DIR = {"python-dir": "python", "root-hash": ".", "root-json": "."}
 ERA_PIN_FILE = {
@@ -320,7 +320,7 @@ def test_cli_offline_and_404(world, cli, raw_http_server, tmp_path: Path) -> Non
 
 
 def test_raw_falls_back_to_git_when_the_raw_host_is_unreachable(world, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
-    from bootstrap.pinfetch import FallbackReader, LocalRepoReader, RawReader
+    from bootstrap.git.fetch import FallbackReader, LocalRepoReader, RawReader
 
     port = _closed_port()  # raw.githubusercontent.com blocked (proxy, firewall): git must still work
     runner = Runner(quiet=True)

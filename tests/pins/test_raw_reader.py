@@ -9,8 +9,8 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
 import pytest
 
-from bootstrap.errors import ExitCode, ExternalError
-from bootstrap.pinfetch import RawReader
+from bootstrap.core.errors import ExitCode, ExternalError
+from bootstrap.git.fetch import RawReader
 
 SHA = "cf34004b8a67d290a962da166f5aa2fc66751326"
 

@@ -6,9 +6,9 @@ import json
 import subprocess
 from pathlib import Path
 
-from bootstrap.errors import ExitCode
-from bootstrap.runner import Runner
-from bootstrap.sources import ensure_checkout
+from bootstrap.core.errors import ExitCode
+from bootstrap.core.runner import Runner
+from bootstrap.git.checkouts import ensure_checkout
 from tests.pins.gitrepo import commit_files
 from tests.support.snapshot import diff, snapshot
 

@@ -6,10 +6,10 @@ from pathlib import Path
 
 import pytest
 
-from bootstrap.errors import ConfigError, DirtyCheckout, ExitCode
-from bootstrap.runner import Runner
-from bootstrap.settings import load_settings
-from bootstrap.sources import ensure_checkout, parse_porcelain_z, repository_url
+from bootstrap.core.errors import ConfigError, DirtyCheckout, ExitCode
+from bootstrap.core.runner import Runner
+from bootstrap.core.settings import load_settings
+from bootstrap.git.checkouts import ensure_checkout, parse_porcelain_z, repository_url
 from tests.pins.gitrepo import commit_files, git, make_upstream
 from tests.support.snapshot import diff, snapshot
 

@@ -5,10 +5,10 @@ from __future__ import annotations
 import subprocess
 from pathlib import Path
 
-from bootstrap.layout import detect_layout
-from bootstrap.runner import Runner
-from bootstrap.settings import load_settings
-from bootstrap.sources import ensure_checkout, repository_url
+from bootstrap.core.runner import Runner
+from bootstrap.core.settings import load_settings
+from bootstrap.git.checkouts import ensure_checkout, repository_url
+from bootstrap.git.layout import detect_layout
 
 
 def _head(repo: Path) -> str:

@@ -187,9 +187,9 @@ def test_library_removes_only_what_the_plan_names(venv_copy, wheels: Wheels, tmp
     """setup keeps its own install by narrowing the plan; execute_purge must not widen it again."""
     import dataclasses
 
+    from bootstrap.core.interpreter import inspect_interpreter
+    from bootstrap.core.runner import Runner
     from bootstrap.purge import execute_purge, plan_purge, scan_environment
-    from bootstrap.runner import Runner
-    from bootstrap.target import inspect_interpreter
 
     py = venv_copy()
     pip(py, "install", "-q", str(wheels.triton), str(wheels.pytorch_triton))

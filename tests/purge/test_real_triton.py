@@ -11,8 +11,8 @@ from pathlib import Path
 
 import pytest
 
+from bootstrap.core.runner import Runner
 from bootstrap.purge import pipbridge
-from bootstrap.runner import Runner
 from tests.purge.conftest import listed, run_py, site_packages, snapshot
 from tests.support.venvs import triton_venv
 

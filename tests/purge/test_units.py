@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from bootstrap.errors import ConfigError
+from bootstrap.core.errors import ConfigError
 from bootstrap.purge import journal, metadata, scan
 from bootstrap.purge.actions import plan_purge
 from bootstrap.purge.scan import Owner, TritonScan

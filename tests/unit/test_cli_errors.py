@@ -6,8 +6,9 @@ from pathlib import Path
 
 import pytest
 
-from bootstrap import cli, settings
-from bootstrap.errors import ExitCode
+from bootstrap import cli
+from bootstrap.core import settings
+from bootstrap.core.errors import ExitCode
 
 
 def run_main(args: list[str]) -> int:
@@ -41,7 +42,7 @@ def test_unexpected_exception_writes_crash_log(
         raise RuntimeError("kaboom")
 
     monkeypatch.setattr(settings, "load_settings", explode)
-    monkeypatch.setattr("bootstrap.context.load_settings", explode)
+    monkeypatch.setattr("bootstrap.core.context.load_settings", explode)
     monkeypatch.setenv("TMPDIR", str(tmp_path))
     import tempfile
 
@@ -60,7 +61,7 @@ def test_keyboard_interrupt_exits_130(monkeypatch: pytest.MonkeyPatch) -> None:
     def interrupted(*_a: object, **_k: object) -> settings.Settings:
         raise KeyboardInterrupt
 
-    monkeypatch.setattr("bootstrap.context.load_settings", interrupted)
+    monkeypatch.setattr("bootstrap.core.context.load_settings", interrupted)
     assert run_main(["config", "show"]) == ExitCode.INTERRUPTED
 
 

@@ -8,8 +8,8 @@ from pathlib import Path
 
 import pytest
 
-from bootstrap.errors import CommandFailed, ExitCode, ToolMissing
-from bootstrap.runner import Runner
+from bootstrap.core.errors import CommandFailed, ExitCode, ToolMissing
+from bootstrap.core.runner import Runner
 
 
 def make(tmp_path: Path, **kw: object) -> tuple[Runner, list[str]]:

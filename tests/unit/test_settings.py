@@ -7,8 +7,8 @@ from pathlib import Path
 
 import pytest
 
-from bootstrap.errors import ConfigError
-from bootstrap.settings import SETTINGS, load_settings
+from bootstrap.core.errors import ConfigError
+from bootstrap.core.settings import SETTINGS, load_settings
 
 
 def _env(ws: Path, **extra: str) -> dict[str, str]:

@@ -5,13 +5,13 @@ from bootstrap.doctor.checks import (
     ccache_remote,
     gpu,
     jax,
+    machine,
     packages,
     ptxas,
     python_env,
-    resources,
     settings,
     toolchain,
     workspace,
 )
 
-ALL_MODULES = (python_env, packages, toolchain, ccache_remote, resources, gpu, ptxas, settings, cache, workspace, jax)
+ALL_MODULES = (python_env, packages, toolchain, ccache_remote, machine, gpu, ptxas, settings, cache, workspace, jax)

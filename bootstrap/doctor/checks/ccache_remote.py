@@ -2,7 +2,14 @@
 
 from __future__ import annotations
 
-from bootstrap.ccache_remote import (
+from bootstrap.core.errors import ConfigError
+
+# Imported first so that its checks are registered first: this one then follows toolchain.ccache.
+from bootstrap.doctor.checks import toolchain as _toolchain  # noqa: F401
+from bootstrap.doctor.facts import Facts, Skip
+from bootstrap.doctor.model import Outcome, error, ok, warn
+from bootstrap.doctor.registry import check
+from bootstrap.pipeline.ccache_remote import (
     FEATURE_OF,
     MIN_CCACHE,
     ccache_features,
@@ -10,13 +17,6 @@ from bootstrap.ccache_remote import (
     parse_remote_url,
     probe,
 )
-
-# Imported first so that its checks are registered first: this one then follows toolchain.ccache.
-from bootstrap.doctor.checks import toolchain as _toolchain  # noqa: F401
-from bootstrap.doctor.facts import Facts, Skip
-from bootstrap.doctor.model import Outcome, error, ok, warn
-from bootstrap.doctor.registry import check
-from bootstrap.errors import ConfigError
 
 PROBE_TIMEOUT = 3.0
 

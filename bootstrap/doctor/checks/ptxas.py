@@ -216,7 +216,7 @@ def arch_check(facts: Facts) -> Outcome:
 
     # Values in the workspace env file that this shell has not loaded come first: they may be a
     # fix applied earlier (doctor --fix) and only waiting for eval "$(tritondev env)".
-    from bootstrap.envfile import read_env_file
+    from bootstrap.env.envfile import read_env_file
 
     saved = {
         k: v for k, v in read_env_file(facts.ctx.workspace.env_file).items()

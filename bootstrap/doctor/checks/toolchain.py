@@ -4,11 +4,11 @@ from __future__ import annotations
 
 import re
 
+from bootstrap.core.runner import INSTALL_HINTS
 from bootstrap.doctor.facts import Facts, Tool
 from bootstrap.doctor.model import Outcome, error, ok, warn
 from bootstrap.doctor.registry import check
 from bootstrap.doctor.versions import dotted
-from bootstrap.runner import INSTALL_HINTS
 
 # Triton's setup.py needs CMake >= 3.20; a checkout may ask for more in its CMakeLists.txt.
 MIN_CMAKE = (3, 20)

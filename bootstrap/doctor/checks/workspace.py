@@ -5,11 +5,11 @@ from __future__ import annotations
 import re
 from pathlib import Path
 
+from bootstrap.core.errors import TritondevError
 from bootstrap.doctor.facts import Facts, ProbeFailed, Skip
 from bootstrap.doctor.model import Outcome, ok, warn
 from bootstrap.doctor.registry import check
 from bootstrap.doctor.versions import TRITON_DISTS, git_hash, triton_requirement
-from bootstrap.errors import TritondevError
 
 GIT_TIMEOUT = 30.0
 
@@ -112,7 +112,7 @@ def checkouts(facts: Facts) -> Outcome:
 
 def _llvm_pin(triton: Path) -> tuple[str, str] | None:
     """(pin file, LLVM commit) of the Triton checkout; None without a checkout; raises on a bad pin."""
-    from bootstrap.layout import llvm_pin
+    from bootstrap.git.layout import llvm_pin
 
     if not triton.is_dir():
         return None

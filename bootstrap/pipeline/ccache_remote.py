@@ -4,7 +4,7 @@ ccache (>= 4.4) keeps its local cache as the first level and consults the remote
 When the remote is down or slow, ccache itself carries on without it (a miss, counted as
 remote_storage_error/timeout); tritondev only sets short timeouts so a dead server costs
 milliseconds, and warns. Credentials in the URL never reach a terminal, log or JSON document:
-everything shown goes through bootstrap.redact.
+everything shown goes through bootstrap.core.redact.
 
 A shared cache only pays when two machines compile the *same* command line. Compile commands hold
 absolute paths (-I<workspace>/src/...), and with -g ccache also hashes the current directory, so
@@ -26,9 +26,9 @@ from urllib.parse import unquote, urlsplit
 
 from packaging.version import Version
 
-from bootstrap.ccachestats import parse_print_stats as parse_print_stats
-from bootstrap.errors import ConfigError
-from bootstrap.redact import redact
+from bootstrap.core.errors import ConfigError
+from bootstrap.core.redact import redact
+from bootstrap.pipeline.ccache_stats import parse_print_stats as parse_print_stats
 
 SCHEMES = ("redis", "redis+unix", "http", "https")
 MIN_CCACHE = Version("4.4")

@@ -25,8 +25,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TextIO, cast
 
-from bootstrap.errors import CommandFailed, ToolMissing
-from bootstrap.redact import redact
+from bootstrap.core.errors import CommandFailed, ToolMissing
+from bootstrap.core.redact import redact
 
 TAIL_LINES = 25
 

@@ -14,7 +14,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from urllib.parse import urlsplit
 
-from bootstrap.errors import ConfigError, MismatchError
+from bootstrap.core.errors import ConfigError, MismatchError
 
 SHA_RE = re.compile(r"^[0-9a-f]{40}$")
 _HEX_RE = re.compile(r"^[0-9a-fA-F]+$")

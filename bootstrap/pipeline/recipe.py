@@ -24,8 +24,8 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from bootstrap.resources import Jobs
-from bootstrap.toolchain import Toolchain
+from bootstrap.pipeline.jobs import Jobs
+from bootstrap.pipeline.toolchain import Toolchain
 
 PRESET_NAME = "tritondev"
 

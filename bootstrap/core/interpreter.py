@@ -12,8 +12,8 @@ import os
 from dataclasses import dataclass
 from pathlib import Path
 
-from bootstrap.errors import CommandFailed, ConfigError, ToolMissing
-from bootstrap.runner import Runner
+from bootstrap.core.errors import CommandFailed, ConfigError, ToolMissing
+from bootstrap.core.runner import Runner
 
 # Facts read from the interpreter itself; stdlib only, so it works in a broken environment.
 _PROBE = r"""

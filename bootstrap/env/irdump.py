@@ -21,7 +21,7 @@ from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from bootstrap.fsutil import atomic_write_json, atomic_write_text
+from bootstrap.core.fsutil import atomic_write_json, atomic_write_text
 
 # Environment that makes Triton dump IR (read by triton/knobs.py and the C++ GetEnv.h).
 DUMP_VARIABLES_COMMON = {

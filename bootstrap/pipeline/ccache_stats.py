@@ -9,8 +9,8 @@ from __future__ import annotations
 from collections.abc import Mapping
 from dataclasses import dataclass
 
-from bootstrap.errors import CommandFailed, ToolMissing
-from bootstrap.runner import Runner
+from bootstrap.core.errors import CommandFailed, ToolMissing
+from bootstrap.core.runner import Runner
 
 # A remote hit is also counted as a direct or preprocessed hit, so these two cover every hit.
 HIT_KEYS = ("direct_cache_hit", "preprocessed_cache_hit")

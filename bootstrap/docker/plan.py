@@ -20,10 +20,10 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from bootstrap import __version__
-from bootstrap.errors import CommandFailed, ConfigError, ToolMissing, UsageError
+from bootstrap.core.errors import CommandFailed, ConfigError, ToolMissing, UsageError
 
 if TYPE_CHECKING:
-    from bootstrap.runner import Runner
+    from bootstrap.core.runner import Runner
 
 ENGINES = ("docker", "podman")
 DEFAULT_BASE = "nvidia/cuda:12.8.1-devel-ubuntu24.04"
@@ -277,8 +277,8 @@ class Outcome:
     created: tuple[str, ...] = ()
 
     def to_json(self) -> dict[str, object]:
-        from bootstrap.redact import redact
-        from bootstrap.runner import PlannedCommand
+        from bootstrap.core.redact import redact
+        from bootstrap.core.runner import PlannedCommand
 
         return {
             "engine": self.engine.to_json(),
@@ -370,7 +370,7 @@ def run_container(
         _make_folder(ccache_dir, "ccache folder")
     if not runner.dry_run and not runner.quiet and not runner.verbose:
         # run_attached shows the command only with -v; what is started in the user's name is always shown.
-        from bootstrap.runner import PlannedCommand
+        from bootstrap.core.runner import PlannedCommand
 
         runner.echo(f"$ {PlannedCommand(tuple(argv), None, (), 'docker-run').render()}")
     result = runner.run_attached(argv, step="docker-run", on_stdout=on_stdout)

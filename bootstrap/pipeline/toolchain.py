@@ -15,9 +15,9 @@ import re
 from dataclasses import dataclass
 from pathlib import Path
 
-from bootstrap.errors import ToolMissing
-from bootstrap.fsutil import atomic_write_json, read_json
-from bootstrap.runner import Runner
+from bootstrap.core.errors import ToolMissing
+from bootstrap.core.fsutil import atomic_write_json, read_json
+from bootstrap.core.runner import Runner
 
 MIN_CMAKE = (3, 20)
 

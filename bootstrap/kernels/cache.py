@@ -26,11 +26,11 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from bootstrap.errors import UsageError
-from bootstrap.runner import Runner
+from bootstrap.core.errors import UsageError
+from bootstrap.core.runner import Runner
 
 if TYPE_CHECKING:
-    from bootstrap.context import AppContext
+    from bootstrap.core.context import AppContext
 
 # Triton >= 3.0 names entries by base32(sha256) (52 chars); 2.x used hex digests.
 _KEY_NAME = re.compile(r"^(?:[A-Z2-7]{52}|[0-9a-f]{32}|[0-9a-f]{64})$")
@@ -632,8 +632,8 @@ class CacheReport:
 
 def inspect_cache(ctx: AppContext, dir_option: Path | None, *, check_stale: bool = True) -> CacheReport:
     """Scan the cache and flag stale entries against the target environment's Triton and local GPUs."""
-    from bootstrap.envfile import read_env_file
-    from bootstrap.target import choose_interpreter
+    from bootstrap.core.interpreter import choose_interpreter
+    from bootstrap.env.envfile import read_env_file
 
     root, source = resolve_cache_dir(dir_option, os.environ, read_env_file(ctx.workspace.env_file), Path.home())
     entries = scan(root)

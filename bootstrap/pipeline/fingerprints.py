@@ -17,7 +17,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from bootstrap.fsutil import atomic_write_json, read_json
+from bootstrap.core.fsutil import atomic_write_json, read_json
 
 UP_TO_DATE = "up to date"
 RAN = "ran"

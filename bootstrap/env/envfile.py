@@ -12,7 +12,7 @@ import shlex
 from collections.abc import Mapping
 from pathlib import Path
 
-from bootstrap.fsutil import atomic_write_text
+from bootstrap.core.fsutil import atomic_write_text
 
 _LINE = re.compile(r"^\s*export\s+([A-Za-z_][A-Za-z0-9_]*)=(.*)$")
 HEADER = "# Written by tritondev (doctor --fix and friends). Load with: eval \"$(tritondev env)\"\n"

@@ -22,8 +22,8 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
-from bootstrap.errors import MismatchError
-from bootstrap.gitrefs import SHA_RE, parse_pin_file, validate_slug
+from bootstrap.core.errors import MismatchError
+from bootstrap.git.refs import SHA_RE, parse_pin_file, validate_slug
 
 ReadFile = Callable[[str], str | None]
 

@@ -1,9 +1,9 @@
 """`tritondev setup`: purge -> pins -> sources -> LLVM configure/build -> Triton build/install -> verify.
 
-Every step that changes the machine is fingerprinted (bootstrap.steps): a re-run with nothing
+Every step that changes the machine is fingerprinted (bootstrap.pipeline.fingerprints): a re-run with nothing
 changed starts no cmake, ninja or pip and says so; a changed input re-runs only what depends on
 it; an interrupted run (Ctrl-C, kill -9) resumes, because a step's record is written only once
-the step finished. The commands come from bootstrap.presets, the one place that decides flags.
+the step finished. The commands come from bootstrap.pipeline.recipe, the one place that decides flags.
 
 LLVM builds are kept by key (commit, build type, targets, projects, compiler, linker) under
 <workspace>/build/llvm/<key>, with a record inside the build folder. Finished builds are also
@@ -26,22 +26,22 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from bootstrap import presets as P
-from bootstrap.ccachestats import CcacheDelta, delta, read_counters
-from bootstrap.errors import CheckFailed
-from bootstrap.fsutil import atomic_write_json, atomic_write_text, read_json
-from bootstrap.resources import Jobs, detect, size_jobs
-from bootstrap.runner import PlannedCommand, Result, Runner
-from bootstrap.steps import RAN, UP_TO_DATE, WOULD_RUN, Outcome, Steps
-from bootstrap.target import TargetPython, choose_interpreter, inspect_interpreter
-from bootstrap.toolchain import Toolchain, detect_toolchain, remember_versions
+from bootstrap.core.errors import CheckFailed
+from bootstrap.core.fsutil import atomic_write_json, atomic_write_text, read_json
+from bootstrap.core.interpreter import TargetPython, choose_interpreter, inspect_interpreter
+from bootstrap.core.runner import PlannedCommand, Result, Runner
+from bootstrap.pipeline import recipe as P
+from bootstrap.pipeline.ccache_stats import CcacheDelta, delta, read_counters
+from bootstrap.pipeline.fingerprints import RAN, UP_TO_DATE, WOULD_RUN, Outcome, Steps
+from bootstrap.pipeline.jobs import Jobs, detect, size_jobs
+from bootstrap.pipeline.toolchain import Toolchain, detect_toolchain, remember_versions
 
 if TYPE_CHECKING:
     from rich.console import Console
 
-    from bootstrap.context import AppContext
-    from bootstrap.pins import Pins
-    from bootstrap.sources import CheckoutReport
+    from bootstrap.core.context import AppContext
+    from bootstrap.git.checkouts import CheckoutReport
+    from bootstrap.git.pins import Pins
 
 LLVM_STAMP = ".tritondev-llvm.json"
 SETUP_STATE = "setup.json"
@@ -391,7 +391,7 @@ def _purge(env: _Env, target: TargetPython | None, setup_dir: Path) -> bool:
 
 
 def _checkouts(env: _Env, pins: Pins) -> tuple[CheckoutReport, CheckoutReport]:
-    from bootstrap.sources import ensure_checkout
+    from bootstrap.git.checkouts import ensure_checkout
 
     s = env.ctx.settings
     src = env.ctx.workspace.src
@@ -421,8 +421,8 @@ def _read_triton_file(env: _Env, pins: Pins, path: str) -> str | None:
             return (checkout / path).read_text(errors="replace")
         except OSError:
             return None
-    from bootstrap.gitrefs import validate_repo_url
-    from bootstrap.pinfetch import LocalRepoReader, git_dir_of, open_reader
+    from bootstrap.git.fetch import LocalRepoReader, git_dir_of, open_reader
+    from bootstrap.git.refs import validate_repo_url
 
     git_dir = git_dir_of(checkout, env.runner) if checkout.is_dir() else None
     if git_dir is not None:
@@ -554,8 +554,8 @@ NINJA_STOP = re.compile(r"^\s*ninja: build stopped")
 
 
 def _streamed(env: _Env, command: P.Command, label: str, extra_env: dict[str, str] | None = None) -> Result:
-    from bootstrap.errors import CommandFailed
-    from bootstrap.progress import NinjaProgress
+    from bootstrap.core.errors import CommandFailed
+    from bootstrap.core.progress import NinjaProgress
 
     fix = f"see the log; fix the cause and run `tritondev setup` again (it resumes at {command.step})"
     with NinjaProgress(label, env.console, enabled=not env.ctx.json) as progress:
@@ -659,7 +659,7 @@ def precheck(ctx: AppContext) -> None:
     """Inputs judged without writing anything, before the workspace is created or locked: a bad
     --ccache-remote URL, a --python (or TRITONDEV_PYTHON, active env) that is not a working interpreter."""
     if ctx.settings.ccache_remote:
-        from bootstrap.ccache_remote import parse_remote_url
+        from bootstrap.pipeline.ccache_remote import parse_remote_url
 
         parse_remote_url(ctx.settings.ccache_remote)
     exe, origin = choose_interpreter(ctx.settings.python, ctx.workspace.venv)
@@ -670,7 +670,7 @@ def precheck(ctx: AppContext) -> None:
 
 def run_setup(ctx: AppContext, console: Console | None) -> SetupReport:
     """The whole pipeline; the caller holds the workspace lock (unless --dry-run)."""
-    from bootstrap.pins import resolve_pins
+    from bootstrap.git.pins import resolve_pins
 
     runner = TrackingRunner.wrap(ctx.runner)
     ctx.runner = runner
@@ -892,7 +892,7 @@ def _remote_env(url: str | None, toolchain: Toolchain, workspace: Path) -> dict[
         return {}
     from packaging.version import InvalidVersion, Version
 
-    from bootstrap.ccache_remote import env_for, parse_remote_url
+    from bootstrap.pipeline.ccache_remote import env_for, parse_remote_url
 
     try:
         version: Version | None = Version(toolchain.ccache.version)
@@ -905,7 +905,7 @@ def _build_remote_env(ctx: AppContext, runner: Runner, ccache: str | None) -> di
     """The remote for `tritondev build`, as setup passes it (ccache's version read from ccache itself)."""
     if not ctx.settings.ccache_remote or ccache is None:
         return {}
-    from bootstrap.ccache_remote import env_for, parse_ccache_version, parse_remote_url
+    from bootstrap.pipeline.ccache_remote import env_for, parse_ccache_version, parse_remote_url
 
     remote = parse_remote_url(ctx.settings.ccache_remote)
     probe = runner.run([ccache, "--version"], step="build-probe", probe=True, check=False)
@@ -967,7 +967,7 @@ def _kernel_check(ctx: AppContext) -> dict[str, object] | None:
         kernel_verify = importlib.import_module("bootstrap.kernels.verify")
     except ImportError:
         return None
-    from bootstrap.errors import ToolMissing
+    from bootstrap.core.errors import ToolMissing
 
     try:
         result = kernel_verify.run_verify(ctx, [])
@@ -998,7 +998,7 @@ def setup_files_digest(setup_dir: Path) -> str:
 
 def run_build(ctx: AppContext, target: str | None, console: Console | None) -> dict[str, object]:
     """ninja in setup's Triton build folder (optionally one target); pip install only when needed."""
-    from bootstrap.errors import UsageError
+    from bootstrap.core.errors import UsageError
 
     runner = TrackingRunner.wrap(ctx.runner)
     ctx.runner = runner

@@ -12,9 +12,9 @@ import shlex
 from collections.abc import Mapping
 from pathlib import Path
 
-from bootstrap.envfile import read_env_file
-from bootstrap.errors import ConfigError, UsageError
-from bootstrap.irdump import dump_variables
+from bootstrap.core.errors import ConfigError, UsageError
+from bootstrap.env.envfile import read_env_file
+from bootstrap.env.irdump import dump_variables
 
 SHELLS = ("bash", "zsh", "fish")
 _NAME = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*$")

@@ -97,7 +97,7 @@ class CommandFailed(TritondevError):
         self.log_path = log_path
         self.tail = tuple(tail)
         self.timed_out = timed_out
-        from bootstrap.redact import redact
+        from bootstrap.core.redact import redact
 
         shown = redact(" ".join(self.argv))
         what = "timed out" if timed_out else f"failed with exit status {returncode}"
@@ -109,7 +109,7 @@ class CommandFailed(TritondevError):
 
     def to_json(self) -> dict[str, object]:
         data = super().to_json()
-        from bootstrap.redact import redact
+        from bootstrap.core.redact import redact
 
         data.update(
             argv=[redact(a) for a in self.argv],

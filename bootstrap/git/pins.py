@@ -10,7 +10,7 @@ Triton commit, first match wins:
 PyTorch's pin: .ci/docker/ci_commit_pins/triton.txt, else .github/ci_commit_pins/triton.txt (old
 refs); --backend amd reads triton-rocm.txt (falling back to triton.txt: unified since torch 2.5).
 The version: .ci/docker/triton_version.txt, else setup.py at the Triton commit.
-LLVM: Triton's pin file at that commit (see bootstrap.layout), from the repository it names.
+LLVM: Triton's pin file at that commit (see bootstrap.git.layout), from the repository it names.
 """
 
 from __future__ import annotations
@@ -22,15 +22,15 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from bootstrap.errors import ConfigError, MismatchError
-from bootstrap.gitrefs import RepoUrl, parse_pin_file, validate_commit, validate_ref, validate_repo_url
-from bootstrap.layout import TritonLayout, detect_layout
-from bootstrap.pinfetch import FileReader, LocalRepoReader, RefNotFound, git_dir_of, open_reader
-from bootstrap.redact import redact
-from bootstrap.sources import repository_url
+from bootstrap.core.errors import ConfigError, MismatchError
+from bootstrap.core.redact import redact
+from bootstrap.git.checkouts import repository_url
+from bootstrap.git.fetch import FileReader, LocalRepoReader, RefNotFound, git_dir_of, open_reader
+from bootstrap.git.layout import TritonLayout, detect_layout
+from bootstrap.git.refs import RepoUrl, parse_pin_file, validate_commit, validate_ref, validate_repo_url
 
 if TYPE_CHECKING:
-    from bootstrap.context import AppContext
+    from bootstrap.core.context import AppContext
 
 PIN_DIRS = (".ci/docker/ci_commit_pins", ".github/ci_commit_pins")
 TRITON_VERSION_FILE = ".ci/docker/triton_version.txt"
@@ -135,7 +135,7 @@ class InstalledTorch:
 
 def find_installed_torch(ctx: AppContext) -> InstalledTorch | None:
     """torch/version.py in the target environment, read as text; None when there is no torch."""
-    from bootstrap.target import choose_interpreter
+    from bootstrap.core.interpreter import choose_interpreter
 
     executable, origin = choose_interpreter(ctx.settings.python, ctx.workspace.venv)
     if origin == "workspace venv" and not executable.exists():

@@ -18,7 +18,7 @@ from dataclasses import dataclass, field, fields
 from pathlib import Path
 from typing import Any
 
-from bootstrap.errors import ConfigError
+from bootstrap.core.errors import ConfigError
 
 BUILD_TYPES = ("Debug", "Release", "RelWithDebInfo")
 BACKENDS = ("nvidia", "amd")
@@ -162,7 +162,7 @@ def _coerce(setting: Setting, raw: Any, where: str) -> Any:
             raise ValueError("must not be empty")
         if setting.name == "ccache_remote":
             # Checked here, before any command creates or changes anything in the workspace.
-            from bootstrap.ccache_remote import parse_remote_url
+            from bootstrap.pipeline.ccache_remote import parse_remote_url
 
             parse_remote_url(text)
         return text
@@ -274,7 +274,7 @@ def load_settings(
 
 def describe(settings: Settings, redact_secrets: bool = True) -> list[dict[str, Any]]:
     """Every setting with its value and where it came from (for `config show`)."""
-    from bootstrap.redact import redact
+    from bootstrap.core.redact import redact
 
     rows = []
     for setting in SETTINGS:

@@ -20,7 +20,7 @@ from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 
-from bootstrap.errors import ConfigError, WorkspaceLocked
+from bootstrap.core.errors import ConfigError, WorkspaceLocked
 
 
 @dataclass(frozen=True)

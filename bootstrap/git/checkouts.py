@@ -19,11 +19,11 @@ import shutil
 from dataclasses import dataclass
 from pathlib import Path
 
-from bootstrap.errors import ConfigError, DirtyCheckout
-from bootstrap.gitrefs import validate_commit, validate_repo_url
-from bootstrap.redact import redact
-from bootstrap.runner import Runner
-from bootstrap.settings import Settings
+from bootstrap.core.errors import ConfigError, DirtyCheckout
+from bootstrap.core.redact import redact
+from bootstrap.core.runner import Runner
+from bootstrap.core.settings import Settings
+from bootstrap.git.refs import validate_commit, validate_repo_url
 
 # Checkout name -> settings field holding its URL.
 URL_SETTINGS = {"pytorch": "pytorch_url", "triton": "triton_url", "llvm-project": "llvm_url"}

@@ -22,10 +22,10 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Protocol
 
-from bootstrap.errors import CommandFailed, ConfigError, ExternalError
-from bootstrap.gitrefs import SHA_RE, RepoUrl, is_commit_like
-from bootstrap.redact import redact
-from bootstrap.runner import Runner
+from bootstrap.core.errors import CommandFailed, ConfigError, ExternalError
+from bootstrap.core.redact import redact
+from bootstrap.core.runner import Runner
+from bootstrap.git.refs import SHA_RE, RepoUrl, is_commit_like
 
 if TYPE_CHECKING:
     import requests

@@ -6,10 +6,10 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from bootstrap.runner import Runner
-from bootstrap.settings import Settings, load_settings
-from bootstrap.target import TargetPython, choose_interpreter, inspect_interpreter
-from bootstrap.workspace import Workspace
+from bootstrap.core.interpreter import TargetPython, choose_interpreter, inspect_interpreter
+from bootstrap.core.runner import Runner
+from bootstrap.core.settings import Settings, load_settings
+from bootstrap.core.workspace import Workspace
 
 
 @dataclass
@@ -58,7 +58,7 @@ def make_context(
     settings = load_settings(options or {})
     workspace = Workspace(settings.workspace)
     CURRENT.workspace = workspace.root
-    from bootstrap import ui
+    from bootstrap.core import ui
 
     log_dir = workspace.logs if logs else None
     runner = Runner(log_dir=log_dir, dry_run=dry_run, verbose=verbose, echo=ui.echo_command)

@@ -38,7 +38,7 @@ def existing_ancestor(path: Path) -> Path:
 
 @check("resources.cores", "CPU cores available to builds")
 def cores(facts: Facts) -> Outcome:
-    from bootstrap.resources import detect
+    from bootstrap.pipeline.jobs import detect
 
     res = detect()
     total = os.cpu_count() or res.cpus
@@ -53,7 +53,7 @@ def cores(facts: Facts) -> Outcome:
 
 @check("resources.memory", "memory per build job")
 def memory(facts: Facts) -> Outcome:
-    from bootstrap.resources import COMPILE_MEMORY, LINK_MEMORY, detect, size_jobs
+    from bootstrap.pipeline.jobs import COMPILE_MEMORY, LINK_MEMORY, detect, size_jobs
 
     settings = facts.ctx.settings
     res = detect()

@@ -1,0 +1,1 @@
+"""The development image: a pure plan of the image build and run."""

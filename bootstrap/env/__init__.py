@@ -1,0 +1,2 @@
+"""The environment a developer works in: the workspace env file, exports for `tritondev env`,
+per-pass IR dumps."""
