@@ -23,8 +23,8 @@ REPO = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(REPO))
 
 from bootstrap.pipeline.ccache_remote import hit_counts, parse_print_stats  # noqa: E402
-from tests.build.harness import base_env, setup_args  # noqa: E402
-from tests.ccache_remote.redis import RedisServer  # noqa: E402
+from tests.integration.build.harness import base_env, setup_args  # noqa: E402
+from tests.integration.ccache_remote.redis import RedisServer  # noqa: E402
 from tests.world.world import build_world  # noqa: E402
 
 BUILD_STEPS = ("llvm-configure", "llvm-build", "triton-install")

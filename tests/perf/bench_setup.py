@@ -25,8 +25,8 @@ from typing import Any
 REPO = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(REPO))
 
-from tests.build.harness import REPO as _REPO  # noqa: E402
-from tests.build.harness import SHELL_FUNCTIONS, base_env, setup_args  # noqa: E402
+from tests.integration.build.harness import REPO as _REPO  # noqa: E402
+from tests.integration.build.harness import SHELL_FUNCTIONS, base_env, setup_args  # noqa: E402
 from tests.world.world import build_world  # noqa: E402
 
 NOOP_RUNS = 7

@@ -1,0 +1,18 @@
+"""The benchmark table runner works (it runs the cheapest benchmark; no timing is asserted here)."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+from pathlib import Path
+
+REPO = Path(__file__).resolve().parents[3]
+
+
+def test_perf_runner_prints_table() -> None:
+    result = subprocess.run(
+        [sys.executable, str(REPO / "tests/perf/run.py"), "startup"], capture_output=True, text=True, timeout=300
+    )
+    lines = result.stdout.splitlines()
+    assert lines[0].split() == ["metric", "measured", "goal", "pass"]
+    assert any("tritondev --help" in line for line in lines)

@@ -1,0 +1,35 @@
+"""The process runner: echo, dry-run, logs, git hardening, typed errors (real processes)."""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+import pytest
+
+from bootstrap.core.errors import ExitCode, ToolMissing
+from bootstrap.core.runner import Runner
+
+
+def make(tmp_path: Path, **kw: object) -> tuple[Runner, list[str]]:
+    echoed: list[str] = []
+    runner = Runner(log_dir=tmp_path / "logs", echo=echoed.append, **kw)  # type: ignore[arg-type]
+    return runner, echoed
+
+
+def test_dry_run_records_but_does_not_run(tmp_path: Path) -> None:
+    runner, echoed = make(tmp_path, dry_run=True)
+    marker = tmp_path / "marker"
+    result = runner.run([sys.executable, "-c", f"open({str(marker)!r}, 'w')"], step="change", env={"A": "1"})
+    assert result.dry_run and not marker.exists()
+    assert echoed[0].startswith("[dry-run] A=1 ")
+    assert runner.history[0].env == (("A", "1"),)
+
+
+def test_missing_tool_is_tool_missing(tmp_path: Path) -> None:
+    runner, _ = make(tmp_path)
+    with pytest.raises(ToolMissing) as info:
+        runner.run(["definitely-not-a-tool-xyz"], step="x")
+    assert info.value.exit_code == ExitCode.TOOL_MISSING
+
+
