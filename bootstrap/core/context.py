@@ -6,7 +6,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from bootstrap.core.interpreter import TargetPython, choose_interpreter, inspect_interpreter
+from bootstrap.core.interpreter import WORKSPACE_VENV, TargetPython, choose_interpreter, inspect_interpreter
 from bootstrap.core.runner import Runner
 from bootstrap.core.settings import Settings, load_settings
 from bootstrap.core.workspace import Workspace
@@ -31,14 +31,41 @@ class AppContext:
     json: bool = False
     dry_run: bool = False
     verbose: bool = False
+    _choice: tuple[Path, str] | None = field(default=None, repr=False)
     _target: TargetPython | None = field(default=None, repr=False)
 
+    # The target interpreter: chosen in one place (core.interpreter.choose_interpreter), probed at
+    # most once per command, and cached here for every part of the command that asks.
+    def target_choice(self) -> tuple[Path, str]:
+        """(interpreter, how it was chosen), without running it."""
+        if self._choice is None:
+            self._choice = choose_interpreter(self.settings.python, self.workspace.venv)
+        return self._choice
+
+    def target_is_missing_venv(self) -> bool:
+        """The target is the workspace venv and it does not exist yet (setup creates it)."""
+        executable, origin = self.target_choice()
+        return origin == WORKSPACE_VENV and not executable.exists()
+
     def target_python(self) -> TargetPython:
-        """The target environment, inspected once per command."""
+        """The target environment, inspected once per command (ConfigError when it is not usable)."""
         if self._target is None:
-            executable, origin = choose_interpreter(self.settings.python, self.workspace.venv)
-            self._target = inspect_interpreter(executable, origin, self.runner)
+            executable, origin = self.target_choice()
+            # The probe keeps no log: judging an input must not create the workspace's log folder.
+            self._target = inspect_interpreter(executable, origin, self.runner.without_logs())
         return self._target
+
+    def target_python_if_present(self) -> TargetPython | None:
+        """As target_python, but None when the target is a workspace venv that does not exist yet."""
+        return None if self.target_is_missing_venv() else self.target_python()
+
+    def use_interpreter(self, executable: Path, origin: str) -> None:
+        """Point this command at a known interpreter (e.g. the one setup installed into)."""
+        self._choice, self._target = (executable, origin), None
+
+    def forget_target(self) -> None:
+        """The target changed on disk (setup created the venv): probe it again when asked."""
+        self._target = None
 
 
 def make_context(

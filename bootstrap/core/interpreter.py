@@ -7,29 +7,18 @@ environment ($CONDA_PREFIX) > the workspace's own venv (<workspace>/venv, create
 
 from __future__ import annotations
 
-import json
 import os
 from dataclasses import dataclass
 from pathlib import Path
 
+from bootstrap import inside
 from bootstrap.core.errors import CommandFailed, ConfigError, ToolMissing
 from bootstrap.core.runner import Runner
 
-# Facts read from the interpreter itself; stdlib only, so it works in a broken environment.
-_PROBE = r"""
-import json, sys, sysconfig, site
-paths = sysconfig.get_paths()
-print(json.dumps({
-    "executable": sys.executable,
-    "version": "%d.%d.%d" % sys.version_info[:3],
-    "prefix": sys.prefix,
-    "base_prefix": getattr(sys, "base_prefix", sys.prefix),
-    "purelib": paths["purelib"],
-    "platlib": paths["platlib"],
-    "include": paths["include"],
-    "scripts": paths["scripts"],
-}))
-"""
+WORKSPACE_VENV = "workspace venv"  # the origin of the default target
+
+# What the interpreter probe (inside/tritondev_interpreter.py) answers.
+_FACTS = ("version", "prefix", "base_prefix", "purelib", "platlib", "include", "scripts")
 
 
 @dataclass(frozen=True)
@@ -83,7 +72,7 @@ def choose_interpreter(
         return interpreter_in(Path(environ["VIRTUAL_ENV"])), "$VIRTUAL_ENV"
     if environ.get("CONDA_PREFIX"):
         return interpreter_in(Path(environ["CONDA_PREFIX"])), "$CONDA_PREFIX"
-    return interpreter_in(workspace_venv), "workspace venv"
+    return interpreter_in(workspace_venv), WORKSPACE_VENV
 
 
 def inspect_interpreter(executable: Path, origin: str, runner: Runner) -> TargetPython:
@@ -100,9 +89,10 @@ def inspect_interpreter(executable: Path, origin: str, runner: Runner) -> Target
             fix="pass --python with a Python interpreter (e.g. /path/to/venv/bin/python)",
         )
     try:
-        result = runner.run([executable, "-I", "-c", _PROBE], step="probe-python", probe=True, timeout=60)
-        data = json.loads(result.stdout.strip().splitlines()[-1])
-    except (CommandFailed, ToolMissing, ValueError, IndexError):
+        _, data = inside.run_json(runner, executable, "tritondev_interpreter.py", step="probe-python", timeout=60,
+                                  isolated=True)
+        facts = {key: str(data[key]) for key in _FACTS}
+    except (CommandFailed, ToolMissing, inside.BadAnswer, KeyError):
         raise ConfigError(
             f"{executable} is not a working Python interpreter ({origin})",
             fix="pass --python with a Python interpreter (e.g. /path/to/venv/bin/python)",
@@ -110,11 +100,11 @@ def inspect_interpreter(executable: Path, origin: str, runner: Runner) -> Target
     return TargetPython(
         executable=executable,
         origin=origin,
-        version=data["version"],
-        prefix=Path(data["prefix"]),
-        base_prefix=Path(data["base_prefix"]),
-        purelib=Path(data["purelib"]),
-        platlib=Path(data["platlib"]),
-        include=Path(data["include"]),
-        scripts=Path(data["scripts"]),
+        version=facts["version"],
+        prefix=Path(facts["prefix"]),
+        base_prefix=Path(facts["base_prefix"]),
+        purelib=Path(facts["purelib"]),
+        platlib=Path(facts["platlib"]),
+        include=Path(facts["include"]),
+        scripts=Path(facts["scripts"]),
     )

@@ -13,6 +13,7 @@ Every external command goes through `Runner.run`, which
 from __future__ import annotations
 
 import collections
+import dataclasses
 import os
 import shlex
 import shutil
@@ -176,6 +177,11 @@ class Runner:
             tail = (result.stdout + ("\n" + result.stderr if result.stderr else "")).strip().splitlines()
             raise CommandFailed(args, result.returncode, log_path, tail[-TAIL_LINES:], fix=fix)
         return result
+
+    def without_logs(self) -> Runner:
+        """The same runner (echo, dry-run, history) writing no log files: for probes that run before
+        the workspace may be created."""
+        return dataclasses.replace(self, log_dir=None)
 
     def which(self, name: str) -> str | None:
         return shutil.which(name)

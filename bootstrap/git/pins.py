@@ -135,12 +135,9 @@ class InstalledTorch:
 
 def find_installed_torch(ctx: AppContext) -> InstalledTorch | None:
     """torch/version.py in the target environment, read as text; None when there is no torch."""
-    from bootstrap.core.interpreter import choose_interpreter
-
-    executable, origin = choose_interpreter(ctx.settings.python, ctx.workspace.venv)
-    if origin == "workspace venv" and not executable.exists():
+    target = ctx.target_python_if_present()
+    if target is None:
         return None  # no environment yet (setup creates it), hence no torch in it
-    target = ctx.target_python()
     for folder in target.site_packages:
         path = folder / "torch" / "version.py"
         if path.is_file():

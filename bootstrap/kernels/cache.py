@@ -632,7 +632,6 @@ class CacheReport:
 
 def inspect_cache(ctx: AppContext, dir_option: Path | None, *, check_stale: bool = True) -> CacheReport:
     """Scan the cache and flag stale entries against the target environment's Triton and local GPUs."""
-    from bootstrap.core.interpreter import choose_interpreter
     from bootstrap.env.envfile import read_env_file
 
     root, source = resolve_cache_dir(dir_option, os.environ, read_env_file(ctx.workspace.env_file), Path.home())
@@ -640,13 +639,12 @@ def inspect_cache(ctx: AppContext, dir_option: Path | None, *, check_stale: bool
     report = CacheReport(root, source, entries, None, [])
     if not check_stale or not any(e.kind == KERNEL for e in entries):
         return report
-    executable, origin = choose_interpreter(ctx.settings.python, ctx.workspace.venv)
-    if origin == "workspace venv" and not executable.exists():
+    target = ctx.target_python_if_present()  # a target the user named but that is broken: exit 2
+    if target is None:
         report.notes.append(
             "no target environment (no --python, virtualenv or workspace venv): Triton versions not compared"
         )
     else:
-        target = ctx.target_python()  # a target the user named but that is broken: a clear error (exit 2)
         report.installed_version = installed_triton_version(target.executable, ctx.runner)
         if report.installed_version is None:
             report.notes.append(f"triton is not installed in {target.executable}: Triton versions not compared")

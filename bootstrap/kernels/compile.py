@@ -16,6 +16,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from bootstrap import inside
 from bootstrap.core.errors import CommandFailed, ExternalError, TritondevError, UsageError
 from bootstrap.kernels import inner
 from bootstrap.kernels import usage as kernel_usage
@@ -186,7 +187,7 @@ class _Driver:
         self.since_event: list[str] = []  # what the compiler printed for the target being compiled
 
     def on_line(self, line: str) -> None:
-        event = inner.parse_event(line)
+        event = inside.parse_event(line)
         if event is None:
             self.output.append(line)
             if line.strip():
@@ -299,7 +300,7 @@ def run_plan(ctx: AppContext, plan: CompilePlan) -> CompileReport:
         while remaining:
             request_file.write_text(json.dumps(plan.request(remaining)), encoding="utf-8")
             result = ctx.runner.run(
-                [python, inner.script("tritondev_aot.py"), request_file],
+                [python, inside.script("tritondev_aot.py"), request_file],
                 step="compile",
                 probe=True,
                 check=False,

@@ -1,8 +1,8 @@
-"""Running the scripts in `scripts/` with the target interpreter, and reading their events."""
+"""What the kernel scripts (bootstrap/inside/tritondev_*.py) need beyond the shared mechanism:
+the "module missing" error and where NVIDIA's disassembly tools are."""
 
 from __future__ import annotations
 
-import json
 import os
 from collections.abc import Callable
 from pathlib import Path
@@ -10,34 +10,8 @@ from typing import Any
 
 from bootstrap.core.errors import ToolMissing
 
-SCRIPTS = Path(__file__).resolve().parent / "scripts"
-MARKER = "@@tritondev "  # keep in sync with scripts/tritondev_protocol.py
-
 # pip names of the modules the scripts need, for the fix line of a "missing" error.
 PIP_NAMES = {"triton": "triton", "torch": "torch", "numpy": "numpy"}
-
-
-def script(name: str) -> Path:
-    return SCRIPTS / name
-
-
-def parse_event(line: str) -> dict[str, Any] | None:
-    """The event on a marker line, or None for any other output (kernels and Triton print freely)."""
-    if not line.startswith(MARKER):
-        return None
-    try:
-        data = json.loads(line[len(MARKER) :])
-    except ValueError:
-        return None
-    return data if isinstance(data, dict) else None
-
-
-def events(text: str) -> list[dict[str, Any]]:
-    return [e for e in (parse_event(line) for line in text.splitlines()) if e is not None]
-
-
-def other_lines(text: str) -> list[str]:
-    return [line for line in text.splitlines() if not line.startswith(MARKER) and line.strip()]
 
 
 def missing_module_error(python: Path, event: dict[str, Any]) -> ToolMissing:

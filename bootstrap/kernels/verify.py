@@ -14,6 +14,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from bootstrap import inside
 from bootstrap.core.errors import CheckFailed, CommandFailed, ExternalError, UsageError
 from bootstrap.kernels import inner
 from bootstrap.kernels.targets import DEFAULT_TARGETS, Target, parse_targets
@@ -76,9 +77,9 @@ class VerifyReport:
 def probe_environment(ctx: AppContext, python: Path) -> dict[str, Any]:
     """Provenance and what is installed; ToolMissing (exit 3) when triton is missing."""
     result = ctx.runner.run(
-        [python, inner.script("tritondev_probe.py")], step="verify-probe", probe=True, check=False, timeout=300
+        [python, inside.script("tritondev_probe.py")], step="verify-probe", probe=True, check=False, timeout=300
     )
-    found = inner.events(result.stdout)
+    found = inside.events(result.stdout)
     for event in found:
         if event.get("event") == "error":
             if event.get("kind") == "missing":
@@ -118,7 +119,7 @@ def require_packages(python: Path, environment: dict[str, Any], mode: str) -> No
 def run_kernels(ctx: AppContext, python: Path, mode: str) -> tuple[list[Check], dict[str, Any] | None]:
     env: dict[str, str | None] = {"TRITON_INTERPRET": "1" if mode == "interpreter" else None}
     result = ctx.runner.run(
-        [python, inner.script("tritondev_kernels.py"), mode],
+        [python, inside.script("tritondev_kernels.py"), mode],
         step="verify-kernels",
         probe=True,
         check=False,
@@ -128,7 +129,7 @@ def run_kernels(ctx: AppContext, python: Path, mode: str) -> tuple[list[Check], 
     checks: list[Check] = []
     bandwidth: dict[str, Any] | None = None
     where = "on the GPU" if mode == "gpu" else "under the interpreter"
-    for event in inner.events(result.stdout):
+    for event in inside.events(result.stdout):
         kind = event.get("event")
         if kind == "error":
             if event.get("kind") == "missing":
@@ -163,7 +164,7 @@ def compile_targets(ctx: AppContext, targets: list[Target]) -> list[Check]:
     checks: list[Check] = []
     with tempfile.TemporaryDirectory(prefix="tritondev-verify-") as tmp:
         plan = plan_compile(
-            inner.script("tritondev_samples.py"),
+            inside.script("tritondev_samples.py"),
             MATMUL_KERNEL,
             MATMUL_SIGNATURE,
             MATMUL_CONSTEXPRS,

@@ -7,6 +7,7 @@ from pathlib import Path
 
 import pytest
 
+from bootstrap import inside
 from bootstrap.core.errors import UsageError
 from bootstrap.kernels import inner
 from bootstrap.kernels.compile import MARKER_FILE, headline, plan_compile, ptxas_fix
@@ -86,12 +87,12 @@ def test_nvidia_tool_order(tmp_path: Path) -> None:
 
 
 def test_event_lines() -> None:
-    assert inner.parse_event('@@tritondev {"event": "done"}') == {"event": "done"}
-    assert inner.parse_event("@@tritondev {broken") is None
-    assert inner.parse_event('print("@@tritondev")') is None
+    assert inside.parse_event('@@tritondev {"event": "done"}') == {"event": "done"}
+    assert inside.parse_event("@@tritondev {broken") is None
+    assert inside.parse_event('print("@@tritondev")') is None
     text = 'hello\n@@tritondev {"event": "a"}\nworld\n@@tritondev [1]\n'
-    assert inner.events(text) == [{"event": "a"}]
-    assert inner.other_lines(text) == ["hello", "world"]
+    assert inside.events(text) == [{"event": "a"}]
+    assert inside.other_lines(text) == ["hello", "world"]
 
 
 def test_failure_headline_and_ptxas_fix() -> None:

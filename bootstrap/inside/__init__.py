@@ -1,0 +1,109 @@
+"""Code that runs inside the target interpreter: one mechanism, script files beside this module.
+
+The target is another Python (maybe older, maybe broken, with triton/torch that tritondev never
+imports), so tritondev starts `<target python> <script> ARGS` and reads what the script prints.
+The scripts are the `tritondev_*.py` files of this folder, stdlib-only at import time; they are
+never imported by tritondev itself. Their names carry a `tritondev_` prefix because this folder is
+sys.path[0] while one runs and must not shadow a module of the user's code.
+
+Two ways a script answers:
+- one JSON document on its last line of stdout (`run_json`), for probes that gather facts;
+- marker lines `@@tritondev <json>` among whatever else the kernels print (`events`), for scripts
+  that report progress (compiles, verification kernels).
+
+`as_user_runs=True` starts the script the way `python -c` would run user code: the current folder
+first on sys.path, so that what a `triton/` folder there does is what the probe sees.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from collections.abc import Mapping
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from bootstrap.core.runner import Result, Runner
+
+SCRIPTS = Path(__file__).resolve().parent
+MARKER = "@@tritondev "  # keep in sync with tritondev_protocol.py
+
+# Runs a script file with sys.argv shifted, keeping `-c`'s sys.path (cwd first).
+_AS_USER_LOADER = "import sys; p = sys.argv[1]; sys.argv = sys.argv[1:]; exec(compile(open(p).read(), p, 'exec'))"
+
+
+class BadAnswer(Exception):
+    """A script ran but did not answer as agreed (no JSON, not an object)."""
+
+
+def script(name: str) -> Path:
+    path = SCRIPTS / name
+    if not name.startswith("tritondev_") or not path.is_file():
+        raise ValueError(f"no in-target script {name!r}")
+    return path
+
+
+def argv(
+    python: str | os.PathLike[str], name: str, *args: str, isolated: bool = False, as_user_runs: bool = False
+) -> list[str]:
+    """The command line that runs script `name` in `python` (-I: ignore the user's PYTHON* variables)."""
+    path = str(script(name))
+    flags = ["-I"] if isolated else []
+    if as_user_runs:
+        return [os.fspath(python), *flags, "-B", "-c", _AS_USER_LOADER, path, *args]
+    return [os.fspath(python), *flags, path, *args]
+
+
+def json_answer(text: str) -> dict[str, Any]:
+    """The JSON object on the last non-empty line of `text`."""
+    lines = [line for line in text.strip().splitlines() if line.strip()]
+    if not lines:
+        raise BadAnswer("no output")
+    try:
+        data = json.loads(lines[-1])
+    except ValueError:
+        raise BadAnswer(f"not JSON: {lines[-1][:200]}") from None
+    if not isinstance(data, dict):
+        raise BadAnswer(f"not a JSON object: {lines[-1][:200]}")
+    return data
+
+
+def run_json(
+    runner: Runner,
+    python: str | os.PathLike[str],
+    name: str,
+    *args: str,
+    step: str,
+    timeout: float,
+    isolated: bool = False,
+    as_user_runs: bool = False,
+    env: Mapping[str, str | None] | None = None,
+    cwd: Path | str | None = None,
+) -> tuple[Result, dict[str, Any]]:
+    """Run script `name` as a probe (it only reads) and parse its JSON answer; BadAnswer otherwise."""
+    result = runner.run(
+        argv(python, name, *args, isolated=isolated, as_user_runs=as_user_runs),
+        step=step, probe=True, check=False, timeout=timeout, env=env, cwd=cwd,
+    )
+    return result, json_answer(result.stdout)
+
+
+def parse_event(line: str) -> dict[str, Any] | None:
+    """The event on a marker line, or None for any other output (kernels and Triton print freely)."""
+    if not line.startswith(MARKER):
+        return None
+    try:
+        data = json.loads(line[len(MARKER) :])
+    except ValueError:
+        return None
+    return data if isinstance(data, dict) else None
+
+
+def events(text: str) -> list[dict[str, Any]]:
+    return [e for e in (parse_event(line) for line in text.splitlines()) if e is not None]
+
+
+def other_lines(text: str) -> list[str]:
+    return [line for line in text.splitlines() if not line.startswith(MARKER) and line.strip()]
+
