@@ -1,7 +1,9 @@
 """Facts the checks share, each gathered once (thread-safe) however many checks ask for it.
 
 Everything that can hang (imports, nvidia-smi, compilers) runs as a subprocess through the runner
-with a timeout. The target interpreter answers many questions in one probe run (scripts.py).
+with a timeout. Questions for the target interpreter are scripts of bootstrap/inside, run from the
+user's cwd (first on sys.path, as in their own `python -c`); their answers are checked by
+bootstrap.inside.answers, and an answer that is not as agreed is that probe's failure (ProbeFailed).
 """
 
 from __future__ import annotations
@@ -12,26 +14,24 @@ import shutil
 import tempfile
 import threading
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any, TypeVar
 
+from bootstrap import inside
 from bootstrap.core.context import AppContext
 from bootstrap.core.errors import CommandFailed, ToolMissing, TritondevError
 from bootstrap.core.interpreter import TargetPython
 from bootstrap.core.runner import Result
-from bootstrap.doctor import scripts
 from bootstrap.doctor.versions import parse_tool_version
+from bootstrap.inside import answers
+from bootstrap.kernels.gpus import GpuInfo, read_nvidia
 
 T = TypeVar("T")
 
 IMPORT_TIMEOUT = 90.0
 TOOL_TIMEOUT = 20.0
 COMPILE_TIMEOUT = 240.0
-
-
-# Runs a probe script file with sys.argv shifted, keeping `-c`'s sys.path (cwd first).
-LOADER = "import sys; p = sys.argv[1]; sys.argv = sys.argv[1:]; exec(compile(open(p).read(), p, 'exec'))"
 
 
 class Skip(Exception):
@@ -44,7 +44,7 @@ class Skip(Exception):
 
 
 class ProbeFailed(Exception):
-    """A probe that should have answered did not (crash, timeout, garbage output)."""
+    """A probe that should have answered did not (crash, timeout, an answer not as agreed)."""
 
 
 @dataclass(frozen=True)
@@ -53,21 +53,6 @@ class Tool:
     path: str | None
     output: str
     version: tuple[int, ...] | None
-
-
-@dataclass(frozen=True)
-class Gpu:
-    index: int
-    name: str
-    arch: int | None  # compute capability as 90, 121, ...
-    driver: str
-
-
-@dataclass(frozen=True)
-class GpuInfo:
-    driver: str | None
-    cuda: str | None  # the highest CUDA version the driver supports ("CUDA Version: 12.8")
-    gpus: tuple[Gpu, ...]
 
 
 class Facts:
@@ -118,13 +103,9 @@ class Facts:
 
     # -- the target environment -------------------------------------------------------------------
     def target(self) -> TargetPython:
-        """The target interpreter, or Skip with the fix when there is none yet."""
-
-        def inspect() -> TargetPython:
-            return self.ctx.target_python()
-
+        """The target interpreter (the command's, probed once by the context), or Skip with the fix."""
         try:
-            return self.memo("target", inspect)
+            return self.memo("target", self.ctx.target_python)
         except TritondevError as exc:
             raise Skip(
                 "needs the target environment (see python.interpreter)",
@@ -132,61 +113,70 @@ class Facts:
                 f"no target environment: {exc.message}",
             ) from None
 
-    def run_python(
+    def probe(self, parse: Callable[[dict[str, Any]], T], name: str, *args: str, step: str, **options: Any) -> T:
+        """The answer of in-target script `name`, checked by `parse` (bootstrap.inside.answers)."""
+        return self._probe(parse, name, *args, step=step, **options)[1]
+
+    def _probe(
         self,
-        code: str,
+        parse: Callable[[dict[str, Any]], T],
+        name: str,
         *args: str,
         step: str,
         timeout: float = IMPORT_TIMEOUT,
         env: Mapping[str, str | None] | None = None,
-    ) -> dict[str, Any]:
-        """Run `code` in the target interpreter from the user's cwd and parse its JSON answer.
+        cwd: Path | None = None,
+        as_user: bool = True,
+    ) -> tuple[Result, T]:
+        """Run script `name` in the target; ProbeFailed when it gives no answer or one not as agreed.
 
-        The script is written to a file and started through a one-line `-c` loader: the command line
-        stays short (it is echoed with -v), and sys.path starts with the cwd as in the user's own
-        `python -c` / `python -m`, so what a triton/ folder there does is what the probe sees.
+        as_user: from the user's cwd, which comes first on sys.path as in their own `python -c` /
+        `python -m`, so that what a triton/ folder there does is what the probe sees.
         """
         python = self.target().executable
-        folder = self.tempdir(step)
-        script = folder / f"{step.replace('-', '_')}.py"
-        script.write_text(code, encoding="utf-8")
-        argv = [str(python), "-B", "-c", LOADER, str(script), *args]
-        result = self._run(argv, step=step, timeout=timeout, env=env)
-        return parse_json_tail(result, step)
-
-    def _run(
-        self,
-        argv: Sequence[str],
-        *,
-        step: str,
-        timeout: float,
-        env: Mapping[str, str | None] | None = None,
-        cwd: Path | None = None,
-    ) -> Result:
         try:
-            return self.ctx.runner.run(
-                argv, step=step, probe=True, check=False, timeout=timeout, env=env, cwd=cwd or self.cwd
+            result, data = inside.run_json(
+                self.ctx.runner, python, name, *args, step=step, timeout=timeout, env=env,
+                cwd=cwd or self.cwd, as_user_runs=as_user,
             )
         except CommandFailed as exc:
             raise ProbeFailed(exc.message) from None
+        except inside.BadAnswer as exc:
+            raise ProbeFailed(f"{step}: {exc}") from None
+        try:
+            return result, parse(data)
+        except inside.BadAnswer as exc:
+            raise ProbeFailed(f"{step}: {name} answered, but not as agreed: {exc}") from None
 
-    def env_probe(self) -> dict[str, Any]:
-        return self.memo("env-probe", lambda: self.run_python(scripts.ENV_PROBE, step="doctor-env-probe"))
-
-    def triton_probe(self, arch: int | None = None) -> dict[str, Any]:
-        key = f"triton-probe-{arch}"
+    def environment(self) -> answers.Environment:
+        """Distributions and torch's requirements, read without importing anything."""
         return self.memo(
-            key, lambda: self.run_python(scripts.TRITON_PROBE, str(arch or ""), step="doctor-triton-probe")
+            "environment", lambda: self.probe(answers.environment, "tritondev_environment.py", step="doctor-env-probe")
         )
 
-    def distributions(self) -> list[dict[str, Any]]:
-        probe = self.env_probe()
-        if "distributions" not in probe:
-            raise ProbeFailed(f"could not list distributions: {probe['errors'].get('distributions')}")
-        return list(probe["distributions"])
+    def env_probe(self) -> dict[str, Any]:
+        """environment() as a mapping: {"torch_requires": [...] or None, "errors": {...}}."""
+        env = self.environment()
+        requires = None if env.torch_requires is None else list(env.torch_requires)
+        return {"torch_requires": requires, "errors": dict(env.errors)}
 
-    def triton_owners(self) -> list[dict[str, Any]]:
-        return [d for d in self.distributions() if d["owns_triton_files"]]
+    def triton_probe(self, arch: int | None = None) -> answers.TritonImport:
+        """`import triton` as the user gets it; with an arch, also the ptxas Triton uses for it."""
+        return self.memo(
+            f"triton-probe-{arch}",
+            lambda: self.probe(
+                answers.triton_import, "tritondev_triton.py", str(arch or ""), step="doctor-triton-probe"
+            ),
+        )
+
+    def distributions(self) -> list[answers.Distribution]:
+        env = self.environment()
+        if env.distributions is None:
+            raise ProbeFailed(f"could not list distributions: {env.errors.get('distributions')}")
+        return list(env.distributions)
+
+    def triton_owners(self) -> list[answers.Distribution]:
+        return [d for d in self.distributions() if d.owns_triton_files]
 
     # -- tools on PATH ----------------------------------------------------------------------------
     def tool(self, name: str, args: Sequence[str] = ("--version",)) -> Tool:
@@ -203,6 +193,12 @@ class Facts:
 
         return self.memo(f"tool-{name}", probe)
 
+    def _run(self, argv: Sequence[str], *, step: str, timeout: float) -> Result:
+        try:
+            return self.ctx.runner.run(argv, step=step, probe=True, check=False, timeout=timeout, cwd=self.cwd)
+        except CommandFailed as exc:
+            raise ProbeFailed(exc.message) from None
+
     # -- GPU --------------------------------------------------------------------------------------
     def gpu_info(self) -> GpuInfo | None:
         """What nvidia-smi says; None when there is no NVIDIA driver (no nvidia-smi)."""
@@ -211,13 +207,10 @@ class Facts:
             smi = shutil.which("nvidia-smi", path=self.environ.get("PATH", ""))
             if smi is None:
                 return None
-            query = self._run(
-                [smi, "--query-gpu=index,name,compute_cap,driver_version", "--format=csv,noheader"],
-                step="doctor-nvidia-smi",
-                timeout=TOOL_TIMEOUT,
-            )
-            header = self._run([smi], step="doctor-nvidia-smi", timeout=TOOL_TIMEOUT)
-            return parse_nvidia_smi(query.stdout if query.ok else "", header.stdout if header.ok else "")
+            try:
+                return read_nvidia(self.ctx.runner, smi, step="doctor-nvidia-smi", cwd=self.cwd)
+            except CommandFailed as exc:
+                raise ProbeFailed(exc.message) from None
 
         return self.memo("gpu", probe)
 
@@ -230,71 +223,18 @@ class Facts:
             return info.gpus[0].arch, f"GPU 0 ({info.gpus[0].name})"
         return None, "no GPU"
 
-    def compile_for(self, arch: int, env: Mapping[str, str | None], label: str) -> dict[str, Any]:
+    def compile_for(self, arch: int, env: Mapping[str, str | None]) -> answers.CompileCheck:
         """Compile the tiny kernel for cuda:<arch> in the target env with `env` on top (fresh cache)."""
 
-        def probe() -> dict[str, Any]:
+        def probe() -> answers.CompileCheck:
             cache = self.tempdir("cache")
-            full: dict[str, str | None] = {"TRITON_CACHE_DIR": str(cache), "TRITON_ALWAYS_COMPILE": None}
-            full.update(env)
-            python = self.target().executable
-            folder = self.tempdir("compile")
-            script = folder / "tritondev_doctor_compile.py"
-            script.write_text(scripts.COMPILE_PROBE, encoding="utf-8")
-            # Run as a file (not from the cwd): the proof is about the installed Triton.
-            result = self._run(
-                [str(python), "-B", str(script), str(arch)],
-                step="doctor-compile",
-                timeout=COMPILE_TIMEOUT,
-                env=full,
-                cwd=folder,
+            full: dict[str, str | None] = {"TRITON_CACHE_DIR": str(cache), "TRITON_ALWAYS_COMPILE": None, **env}
+            # Run as a file from a folder of its own, not as the user: the proof is about the installed Triton.
+            result, answer = self._probe(
+                answers.compile_check, "tritondev_compile_check.py", str(arch), step="doctor-compile",
+                timeout=COMPILE_TIMEOUT, env=full, cwd=self.tempdir("compile"), as_user=False,
             )
-            data = parse_json_tail(result, "doctor-compile")
-            data["stderr"] = result.stderr[-3000:]
-            return data
+            return replace(answer, stderr=result.stderr[-3000:])
 
         key = "compile-" + str(arch) + "-" + json.dumps(sorted((k, v) for k, v in env.items()))
         return self.memo(key, probe)
-
-
-def parse_json_tail(result: Result, step: str) -> dict[str, Any]:
-    lines = result.stdout.strip().splitlines()
-    try:
-        data = json.loads(lines[-1])
-        if not isinstance(data, dict):
-            raise ValueError("not an object")
-        return data
-    except (IndexError, ValueError):
-        tail = (result.stderr or result.stdout).strip().splitlines()[-3:]
-        raise ProbeFailed(
-            f"{step} exited with status {result.returncode} without an answer: " + " | ".join(tail)
-        ) from None
-
-
-def parse_nvidia_smi(query: str, header: str) -> GpuInfo:
-    """Parse `nvidia-smi --query-gpu=index,name,compute_cap,driver_version --format=csv,noheader` and
-    the plain `nvidia-smi` banner (which alone names the driver's CUDA version)."""
-    import re
-
-    gpus: list[Gpu] = []
-    for line in query.strip().splitlines():
-        parts = [p.strip() for p in line.split(",")]
-        if len(parts) < 4:
-            continue
-        try:
-            major, _, minor = parts[2].partition(".")
-            arch: int | None = int(major) * 10 + int(minor or 0)
-        except ValueError:
-            arch = None
-        try:
-            index = int(parts[0])
-        except ValueError:
-            index = len(gpus)
-        gpus.append(Gpu(index, parts[1], arch, parts[3]))
-    driver = re.search(r"Driver Version:\s*([\d.]+)", header)
-    cuda = re.search(r"CUDA Version:\s*([\d.]+)", header)
-    return GpuInfo(
-        driver.group(1) if driver else (gpus[0].driver if gpus else None),
-        cuda.group(1) if cuda else None,
-        tuple(gpus),
-    )

@@ -13,6 +13,9 @@ Two ways a script answers:
 
 `as_user_runs=True` starts the script the way `python -c` would run user code: the current folder
 first on sys.path, so that what a `triton/` folder there does is what the probe sees.
+
+Scripts run with -B: no bytecode is written, neither here nor into an environment being examined.
+What each JSON answer holds, and the parsers that check it, are in bootstrap.inside.answers.
 """
 
 from __future__ import annotations
@@ -22,6 +25,8 @@ import os
 from collections.abc import Mapping
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
+
+from bootstrap.core.errors import ToolMissing
 
 if TYPE_CHECKING:
     from bootstrap.core.runner import Result, Runner
@@ -33,8 +38,19 @@ MARKER = "@@tritondev "  # keep in sync with tritondev_protocol.py
 _AS_USER_LOADER = "import sys; p = sys.argv[1]; sys.argv = sys.argv[1:]; exec(compile(open(p).read(), p, 'exec'))"
 
 
+# pip names of the modules the scripts need, for the fix line of a "missing" error.
+PIP_NAMES = {"triton": "triton", "torch": "torch", "numpy": "numpy"}
+
+
 class BadAnswer(Exception):
-    """A script ran but did not answer as agreed (no JSON, not an object)."""
+    """A script ran but did not answer as agreed: no JSON object, or one of the wrong shape.
+
+    result: the run, when the script gave no JSON object at all (its exit status and stderr tell why).
+    """
+
+    def __init__(self, message: str, result: Result | None = None) -> None:
+        super().__init__(message)
+        self.result = result
 
 
 def script(name: str) -> Path:
@@ -49,9 +65,9 @@ def argv(
 ) -> list[str]:
     """The command line that runs script `name` in `python` (-I: ignore the user's PYTHON* variables)."""
     path = str(script(name))
-    flags = ["-I"] if isolated else []
+    flags = ["-I", "-B"] if isolated else ["-B"]
     if as_user_runs:
-        return [os.fspath(python), *flags, "-B", "-c", _AS_USER_LOADER, path, *args]
+        return [os.fspath(python), *flags, "-c", _AS_USER_LOADER, path, *args]
     return [os.fspath(python), *flags, path, *args]
 
 
@@ -81,12 +97,32 @@ def run_json(
     env: Mapping[str, str | None] | None = None,
     cwd: Path | str | None = None,
 ) -> tuple[Result, dict[str, Any]]:
-    """Run script `name` as a probe (it only reads) and parse its JSON answer; BadAnswer otherwise."""
+    """Run script `name` as a probe (it only reads) and parse its JSON answer; BadAnswer otherwise.
+
+    CommandFailed (a timeout) and ToolMissing (no such interpreter) come from the runner as they are.
+    """
     result = runner.run(
         argv(python, name, *args, isolated=isolated, as_user_runs=as_user_runs),
         step=step, probe=True, check=False, timeout=timeout, env=env, cwd=cwd,
     )
-    return result, json_answer(result.stdout)
+    try:
+        return result, json_answer(result.stdout)
+    except BadAnswer as exc:
+        tail = (result.stderr or result.stdout).strip().splitlines()[-3:]
+        raise BadAnswer(
+            f"{name} exited with status {result.returncode} without an answer ({exc}): " + " | ".join(tail),
+            result,
+        ) from None
+
+
+def missing_module_error(python: str | os.PathLike[str], event: Mapping[str, Any]) -> ToolMissing:
+    """A script's "missing" event (tritondev_protocol) as 'X is not installed', with the exact pip command."""
+    module = str(event.get("module") or "triton")
+    package = PIP_NAMES.get(module, module)
+    fix = f"{os.fspath(python)} -m pip install {package}"
+    if module == "triton":
+        fix += "  (or build it from source: tritondev setup)"
+    return ToolMissing(f"{event.get('message') or module + ' is not installed'} ({os.fspath(python)})", fix=fix)
 
 
 def parse_event(line: str) -> dict[str, Any] | None:
@@ -103,7 +139,4 @@ def parse_event(line: str) -> dict[str, Any] | None:
 def events(text: str) -> list[dict[str, Any]]:
     return [e for e in (parse_event(line) for line in text.splitlines()) if e is not None]
 
-
-def other_lines(text: str) -> list[str]:
-    return [line for line in text.splitlines() if not line.startswith(MARKER) and line.strip()]
 

@@ -9,15 +9,16 @@ fresh interpreter of the target.
 
 from __future__ import annotations
 
-import json
 import os
 from collections.abc import Collection, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from bootstrap import inside
 from bootstrap.core.errors import CommandFailed, ToolMissing
 from bootstrap.core.interpreter import TargetPython
 from bootstrap.core.runner import Runner
+from bootstrap.inside import answers
 from bootstrap.purge import metadata
 from bootstrap.purge.metadata import PACKAGE, InstalledDist
 
@@ -66,10 +67,6 @@ class TritonScan:
     pip_listed: tuple[str, ...] | None = field(default=None)  # names pip lists; None when pip is unusable
     unowned_files: tuple[Path, ...] = ()  # files inside site-packages/triton/ that no owner lists
 
-    @property
-    def clean(self) -> bool:
-        return not self.owners and not self.leftovers and self.import_location is None
-
     def to_json(self) -> dict[str, object]:
         return {
             "site_packages": [str(p) for p in self.site_packages],
@@ -82,19 +79,6 @@ class TritonScan:
             "pip_available": self.pip_listed is not None,
             "unowned_files": [str(p) for p in self.unowned_files],
         }
-
-
-# Runs in the target; stdlib only. -B: never write __pycache__ into a folder being examined.
-_IMPORT_PROBE = r"""
-import json
-try:
-    import triton
-except BaseException as exc:
-    print(json.dumps({"ok": False, "error": "%s: %s" % (type(exc).__name__, exc)}))
-else:
-    path = list(getattr(triton, "__path__", []) or [])
-    print(json.dumps({"ok": True, "file": getattr(triton, "__file__", None), "path": path}))
-"""
 
 
 def owners_in(dists: list[InstalledDist], site_packages: tuple[Path, ...]) -> list[Owner]:
@@ -234,11 +218,11 @@ def find_shadows(
         for pth in sorted(sp.glob("*.pth")):
             if pth not in recorded:
                 folders.extend(metadata.pth_paths(metadata.read_text(pth) or "", sp))
-    inside = {Path(os.path.normpath(sp)) for sp in site_packages}
+    installed = {Path(os.path.normpath(sp)) for sp in site_packages}
     shadows: dict[Path, None] = {}
     for folder in folders:
         folder = Path(os.path.normpath(folder.absolute()))
-        if folder in inside:
+        if folder in installed:
             continue
         for candidate in (folder / PACKAGE, folder / f"{PACKAGE}.py"):
             if candidate.exists():
@@ -257,41 +241,24 @@ def import_probe(
     """(where `import triton` resolves, why it failed) in a fresh interpreter of the target.
 
     isolated: `python -I` (no cwd, no PYTHONPATH, no user site): what the environment itself provides.
-    Otherwise as the user would see it from `cwd` with `environ`'s PYTHONPATH.
+    Otherwise as the user would see it from `cwd` (first on sys.path) with `environ`'s PYTHONPATH.
     """
-    argv: list[str | os.PathLike[str]] = [target.executable, "-B"]
-    if isolated:
-        argv.append("-I")
-    argv += ["-c", _IMPORT_PROBE]
     env: dict[str, str | None] = {}
     if not isolated and environ is not None:
         env["PYTHONPATH"] = environ.get("PYTHONPATH") or None
     try:
-        result = runner.run(
-            argv,
-            step="purge-probe",
-            probe=True,
-            cwd=cwd if not isolated else target.prefix,
-            env=env,
-            check=False,
-            timeout=300,
+        _, data = inside.run_json(
+            runner, target.executable, "tritondev_triton.py", step="purge-probe", timeout=300, env=env,
+            cwd=target.prefix if isolated else cwd, isolated=isolated, as_user_runs=not isolated,
         )
+        found = answers.triton_import(data)
     except (CommandFailed, ToolMissing) as exc:
         return None, f"could not run {target.executable}: {exc.message}"
-    if result.dry_run:  # probes run under --dry-run; this only guards a runner told otherwise
-        return None, None
-    for line in reversed(result.stdout.strip().splitlines()):
-        try:
-            data = json.loads(line)
-        except ValueError:
-            continue
-        if isinstance(data, dict) and data.get("ok"):
-            location = data.get("file") or (data.get("path") or [None])[0]
-            return (str(location) if location else "(namespace package)"), None
-        if isinstance(data, dict):
-            return None, str(data.get("error"))
-    tail = (result.stderr or result.stdout).strip().splitlines()[-1:] or ["no output"]
-    return None, f"the interpreter exited with status {result.returncode}: {tail[0]}"
+    except inside.BadAnswer as exc:
+        return None, f"the import check in {target.executable} failed: {exc}"
+    if found.import_error is not None:
+        return None, found.import_error
+    return found.location or "(namespace package)", None
 
 
 def read_site_packages(site_packages: tuple[Path, ...]) -> list[InstalledDist]:

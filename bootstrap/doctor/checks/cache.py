@@ -107,7 +107,7 @@ def triton_installed_at(facts: Facts) -> float | None:
         owners = facts.triton_owners()
     except (Skip, ProbeFailed):
         return None
-    times = [d["installed_at"] for d in owners if d.get("installed_at")]
+    times = [d.installed_at for d in owners if d.installed_at]
     return max(times) if times else None
 
 

@@ -9,6 +9,7 @@ from pathlib import Path
 from bootstrap.doctor.facts import Facts, Skip
 from bootstrap.doctor.model import Outcome, error, ok, warn
 from bootstrap.doctor.registry import check
+from bootstrap.kernels.gpus import read_rocm
 
 NO_DRIVER = "no NVIDIA driver here (nvidia-smi not found)"
 
@@ -101,8 +102,7 @@ def rocm(facts: Facts) -> Outcome:
     version = version_file.read_text(encoding="utf-8").strip() if version_file.is_file() else "unknown version"
     details = []
     if rocminfo is not None:
-        result = facts.ctx.runner.run([rocminfo], step="doctor-rocminfo", probe=True, check=False, timeout=30)
-        gfx = sorted({w for w in result.stdout.split() if w.startswith("gfx")})
+        gfx = sorted(read_rocm(facts.ctx.runner, rocminfo, step="doctor-rocminfo"))
         details.append("GPUs: " + (", ".join(gfx) or "none"))
         if not gfx:
             return warn(

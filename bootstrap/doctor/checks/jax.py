@@ -4,11 +4,11 @@ from __future__ import annotations
 
 from packaging.version import InvalidVersion, Version
 
-from bootstrap.doctor import scripts
 from bootstrap.doctor.facts import Facts, ProbeFailed, Skip
 from bootstrap.doctor.model import Outcome, ok, warn
 from bootstrap.doctor.registry import check
 from bootstrap.doctor.versions import JAX_FFI_STABLE_FLOOR, jax_ffi_support
+from bootstrap.inside import answers
 
 PLUGINS = ("jax-cuda13-plugin", "jax-cuda12-plugin", "jax-rocm7-plugin", "jax-rocm60-plugin")
 FFI_TARGET = "triton_kernel_call_ffi"
@@ -17,7 +17,7 @@ FFI_TARGET = "triton_kernel_call_ffi"
 def _jax_dists(facts: Facts) -> dict[str, str]:
     facts.target()
     names = {"jax", "jaxlib", *PLUGINS, "jax-cuda12-pjrt", "jax-cuda13-pjrt", "jax-triton"}
-    found = {d["name"].lower().replace("_", "-"): d["version"] for d in facts.distributions()}
+    found = {d.key: d.version for d in facts.distributions()}
     dists = {k: v for k, v in found.items() if k in names}
     if "jax" not in dists and "jaxlib" not in dists:
         raise Skip("JAX is not installed in the target environment")
@@ -58,15 +58,15 @@ def triton_ffi(facts: Facts) -> Outcome:
     details: list[str] = []
     feature: bool | None = None
     try:
-        probe = facts.run_python(scripts.JAX_PROBE, step="doctor-jax-probe", timeout=120)
+        probe = facts.probe(answers.jax_triton, "tritondev_jax.py", step="doctor-jax-probe", timeout=120)
     except ProbeFailed as exc:
-        probe = {}
+        probe = answers.JaxTriton(None, None)
         details.append(f"feature probe failed: {exc}")
-    if "registrations" in probe:
-        feature = FFI_TARGET in probe["registrations"]
-        details.append(f"{probe.get('module')}.registrations(): {', '.join(probe['registrations'])}")
-    elif probe.get("module"):
-        details.append(f"{probe['module']} has no registrations(); judging by version")
+    if probe.registrations is not None:
+        feature = FFI_TARGET in probe.registrations
+        details.append(f"{probe.module}.registrations(): {', '.join(probe.registrations)}")
+    elif probe.module:
+        details.append(f"{probe.module} has no registrations(); judging by version")
     else:
         if plugin is None:
             raise Skip(f"no JAX CUDA plugin installed (jax runs on CPU): {', '.join(sorted(dists))}")

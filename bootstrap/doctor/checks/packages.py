@@ -7,11 +7,11 @@ import shlex
 from pathlib import Path
 from typing import Any
 
-from bootstrap.doctor import scripts
 from bootstrap.doctor.facts import Facts, Skip
 from bootstrap.doctor.model import Fix, Outcome, error, ok, skipped, warn
 from bootstrap.doctor.registry import check
 from bootstrap.doctor.versions import TRITON_DISTS, check_pairing
+from bootstrap.inside import answers
 
 TORCH_COMPILE_TIMEOUT = 600.0
 
@@ -31,9 +31,7 @@ def scan(facts: Facts) -> Any:
 
 def _dist_versions(facts: Facts, names: tuple[str, ...]) -> dict[str, str]:
     wanted = set(names)
-    return {
-        d["name"].lower(): d["version"] for d in facts.distributions() if d["name"].lower().replace("_", "-") in wanted
-    }
+    return {d.name.lower(): d.version for d in facts.distributions() if d.key in wanted}
 
 
 def _site_packages(facts: Facts) -> list[Path]:
@@ -60,19 +58,15 @@ def import_location(facts: Facts) -> tuple[str | None, str | None, bool]:
     """(file or first __path__ entry, import error, namespace package) of `import triton` as the user
     gets it (their cwd and PYTHONPATH), from the Triton probe."""
     probe = facts.triton_probe()
-    if "import_error" in probe:
-        return None, str(probe["import_error"]), False
-    paths = probe.get("path") or []
-    location = probe.get("file") or (paths[0] if paths else None)
-    return location, None, probe.get("file") is None
+    return probe.location, probe.import_error, probe.namespace
 
 
 @check("packages.triton-owners", "one distribution owns triton/")
 def owners(facts: Facts) -> Outcome:
     found = facts.triton_owners()
-    names = [f"{o['name']} {o['version']}" for o in found]
+    names = [f"{o.name} {o.version}" for o in found]
     if len(found) > 1:
-        uninstall = " ".join(shlex.quote(o["name"]) for o in found)
+        uninstall = " ".join(shlex.quote(o.name) for o in found)
         return error(
             f"{len(found)} distributions own triton/: {', '.join(names)} (uninstalling one breaks the other)",
             Fix(
@@ -80,7 +74,7 @@ def owners(facts: Facts) -> Outcome:
                 f"  (by hand: pip uninstall -y {uninstall})",
                 action="purge",
             ),
-            *[f"{o['name']} {o['version']}: {o['owns_triton_files']} files in {o['location']}" for o in found],
+            *[f"{o.name} {o.version}: {o.owns_triton_files} files in {o.location}" for o in found],
         )
     leftovers = [p / "triton" for p in _site_packages(facts) if (p / "triton").is_dir()] if not found else []
     if leftovers:
@@ -91,11 +85,11 @@ def owners(facts: Facts) -> Outcome:
     if not found:
         return ok("no distribution provides triton/ (not installed)")
     owner = found[0]
-    extra = " (editable install)" if owner.get("editable") else ""
-    if owner.get("record_missing"):
+    extra = " (editable install)" if owner.editable else ""
+    if owner.record_missing:
         return warn(
             f"{names[0]} has no RECORD: pip cannot uninstall it cleanly",
-            f"pip install --force-reinstall --no-deps '{owner['name']}=={owner['version']}'",
+            f"pip install --force-reinstall --no-deps '{owner.name}=={owner.version}'",
         )
     return ok(f"{names[0]}{extra}")
 
@@ -103,14 +97,14 @@ def owners(facts: Facts) -> Outcome:
 @check("packages.placeholder", "no placeholder triton wheel")
 def placeholder(facts: Facts) -> Outcome:
     found = facts.triton_owners()
-    bad = [o for o in found if o.get("placeholder")]
+    bad = [o for o in found if o.placeholder]
     if bad:
         owner = bad[0]
         return error(
-            f"{owner['name']} {owner['version']} is PyPI's placeholder (raises 'Should never be installed')",
+            f"{owner.name} {owner.version} is PyPI's placeholder (raises 'Should never be installed')",
             Fix(
                 f"tritondev doctor --fix (purges it), then install the real one: tritondev setup  (or pip install"
-                f" --index-url https://download.pytorch.org/whl/nightly/ {owner['name']})",
+                f" --index-url https://download.pytorch.org/whl/nightly/ {owner.name})",
                 action="purge",
             ),
         )
@@ -148,11 +142,11 @@ def triton_import(facts: Facts) -> Outcome:
             return skipped("triton is not installed", fix="tritondev setup")
         # Purging is the safe fix only when the cause is one purge removes: a placeholder or
         # several owners overwriting each other. Otherwise reinstalling the one owner is.
-        if len(found) > 1 or any(o.get("placeholder") for o in found):
+        if len(found) > 1 or any(o.placeholder for o in found):
             fix: Fix | str = Fix("tritondev doctor --fix (purges them), then: tritondev setup", action="purge")
         else:
             owner = found[0]
-            pinned = f"{owner['name']}=={owner['version']}"
+            pinned = f"{owner.name}=={owner.version}"
             fix = f"pip install --force-reinstall --no-deps '{pinned}'  (or: tritondev setup)"
         return error(f"import triton fails: {(failure or '')[:300]}", fix)
     if namespace:
@@ -160,16 +154,16 @@ def triton_import(facts: Facts) -> Outcome:
             f"triton imports as an empty namespace package from {location} (a triton/ folder without __init__.py)",
             "remove or rename that folder (see packages.shadowing)",
         )
-    version = facts.triton_probe().get("version")
+    version = facts.triton_probe().version
     shown = f"triton {version} from {location}"
     sites = [str(p) for p in _site_packages(facts)]
-    editable = [o for o in found if o.get("editable")]
+    editable = [o for o in found if o.editable]
     if not any(location.startswith(s + os.sep) for s in sites) and not editable:
         return warn(
             f"{shown}, which no installed distribution provides",
             "check PYTHONPATH and the current directory (see packages.shadowing)",
         )
-    owned = {o["version"] for o in found}
+    owned = {o.version for o in found}
     if version and owned and not any(v.split("+")[0] == str(version).split("+")[0] for v in owned):
         return warn(
             f"{shown}, but the installed distribution says {', '.join(sorted(owned))}: a half-overwritten install",
@@ -181,7 +175,7 @@ def triton_import(facts: Facts) -> Outcome:
 @check("packages.torch-triton", "the installed Triton matches torch's pin", slow=True)
 def torch_triton(facts: Facts) -> Outcome:
     facts.target()
-    requires = facts.env_probe().get("torch_requires")
+    requires = facts.environment().torch_requires
     if requires is None:
         raise Skip("torch is not installed in the target environment")
     installed = _dist_versions(facts, TRITON_DISTS)
@@ -202,19 +196,20 @@ def torch_triton(facts: Facts) -> Outcome:
     if facts.deep:
         # Fresh caches: a read-only doctor leaves the user's Triton and Inductor caches alone.
         scratch = facts.tempdir("torch-compile")
-        deep = facts.run_python(
-            scripts.TORCH_COMPILE_PROBE,
+        deep = facts.probe(
+            answers.torch_compile,
+            "tritondev_torch_compile.py",
             step="doctor-torch-compile",
             timeout=TORCH_COMPILE_TIMEOUT,
             env={"TRITON_CACHE_DIR": str(scratch / "triton"), "TORCHINDUCTOR_CACHE_DIR": str(scratch / "inductor")},
         )
-        if not deep.get("ok"):
+        if not deep.ok:
             return error(
-                f"pinned Triton matches, but a tiny torch.compile fails: {deep.get('error')}",
+                f"pinned Triton matches, but a tiny torch.compile fails: {deep.error}",
                 "tritondev doctor -v for details; reinstall with tritondev setup",
                 *details,
             )
-        details.append(f"torch.compile on {deep.get('device')}: ok")
+        details.append(f"torch.compile on {deep.device}: ok")
         paired = pairing.installed if pairing.matches else f"({pairing.note})"
-        return ok(f"torch {torch_version} <-> {paired}; torch.compile works on {deep.get('device')}", *details)
+        return ok(f"torch {torch_version} <-> {paired}; torch.compile works on {deep.device}", *details)
     return ok(f"torch {torch_version} <-> {pairing.installed} (matches; --deep runs torch.compile)", *details)

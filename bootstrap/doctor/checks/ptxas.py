@@ -15,13 +15,13 @@ import shutil
 from dataclasses import dataclass, field
 from enum import Enum
 from pathlib import Path
-from typing import Any
 
 from bootstrap.doctor.arch import first_triton_for
 from bootstrap.doctor.facts import Facts, ProbeFailed, Skip
 from bootstrap.doctor.model import Fix, Outcome, error, ok, warn
 from bootstrap.doctor.registry import check
 from bootstrap.doctor.versions import parse_tool_version
+from bootstrap.inside.answers import CompileCheck, Ptxas, TritonImport
 
 
 class Failure(str, Enum):
@@ -157,36 +157,43 @@ def ptxas_release(facts: Facts, path: str) -> tuple[str | None, str]:
     return facts.memo(f"ptxas-version-{path}", probe)
 
 
-def _triton_ptxas(facts: Facts, arch: int) -> dict[str, Any]:
+@dataclass(frozen=True)
+class TritonPtxas:
+    """The Triton that imports, and the ptxas it chose for the arch (both known)."""
+
+    triton: TritonImport
+    info: Ptxas
+    path: str
+    version: str
+
+
+def _triton_ptxas(facts: Facts, arch: int) -> TritonPtxas:
     facts.target()
     probe = facts.triton_probe(arch)
-    if "import_error" in probe:
-        raise Skip(f"triton does not import ({probe['import_error'][:200]})", "see packages.triton-import")
-    info = probe.get("ptxas")
-    if not info or not info.get("chosen"):
-        why = probe.get("errors", {}).get("ptxas", "the NVIDIA backend is missing")
+    if probe.import_error is not None:
+        raise Skip(f"triton does not import ({probe.import_error[:200]})", "see packages.triton-import")
+    if probe.ptxas is None or probe.ptxas.chosen is None:
+        why = probe.errors.get("ptxas", "the NVIDIA backend is missing")
         raise Skip(f"cannot ask Triton for its ptxas: {why}")
-    return dict(probe)
+    return TritonPtxas(probe, probe.ptxas, probe.ptxas.chosen.path, probe.ptxas.chosen.version)
 
 
-def _variables_for(info: dict[str, Any], arch: int) -> list[str]:
+def _variables_for(info: Ptxas) -> list[str]:
     """The variables Triton reads for this arch's ptxas (TRITON_PTXAS_PATH, TRITON_PTXAS_BLACKWELL_PATH...)."""
-    chosen = info["chosen"].get("env") or []
-    if chosen:
-        return list(chosen)
-    envs = [t["env"] for t in info["tools"].values()]
+    if info.chosen is not None and info.chosen.env:
+        return list(info.chosen.env)
+    envs = [t.env for t in info.tools.values()]
     return envs[:1] or ["TRITON_PTXAS_PATH"]
 
 
 def _compile(facts: Facts, arch: int, env: dict[str, str], label: str) -> Attempt:
     try:
-        data = facts.compile_for(arch, dict(env), label)
+        answer: CompileCheck = facts.compile_for(arch, dict(env))
     except ProbeFailed as exc:
         return Attempt(label, env, False, Failure.OTHER, str(exc))
-    if data.get("ok"):
+    if answer.ok:
         return Attempt(label, env, True)
-    message = str(data.get("error", ""))
-    return Attempt(label, env, False, classify_failure(message, str(data.get("stderr", ""))), message)
+    return Attempt(label, env, False, classify_failure(answer.error, answer.stderr), answer.error)
 
 
 def _driver_cuda(facts: Facts) -> tuple[int, ...] | None:
@@ -201,16 +208,14 @@ def arch_check(facts: Facts) -> Outcome:
     arch, source = facts.arch()
     if arch is None:
         raise Skip("no GPU here; pass --arch sm_XY to check a target ahead of time")
-    probe = _triton_ptxas(facts, arch)
-    info = probe["ptxas"]
-    chosen = info["chosen"]
-    version = probe.get("version")
-    variables = _variables_for(info, arch)
-    bundled = {os.path.realpath(t["default"]) for t in info["tools"].values() if t.get("default")}
-    kind = "bundled" if os.path.realpath(chosen["path"]) in bundled else "override"
-    tool_name = Path(chosen["path"]).name
-    used = f"its {kind} {tool_name} {chosen['version']} ({' / '.join(variables)})"
-    default = _compile(facts, arch, {}, f"Triton's choice: {kind} {tool_name} {chosen['version']} {chosen['path']}")
+    found = _triton_ptxas(facts, arch)
+    version = found.triton.version
+    variables = _variables_for(found.info)
+    bundled = {os.path.realpath(t.default) for t in found.info.tools.values() if t.default}
+    kind = "bundled" if os.path.realpath(found.path) in bundled else "override"
+    tool_name = Path(found.path).name
+    used = f"its {kind} {tool_name} {found.version} ({' / '.join(variables)})"
+    default = _compile(facts, arch, {}, f"Triton's choice: {kind} {tool_name} {found.version} {found.path}")
     if default.ok:
         return ok(f"Triton {version} compiles for sm_{arch} ({source}) with {used}", default.line())
 
@@ -223,7 +228,6 @@ def arch_check(facts: Facts) -> Outcome:
         if k.startswith("TRITON_PTXAS") and facts.environ.get(k) != v
     }
     others: list[Attempt] = []
-    skipped_notes: list[str] = []
     if saved:
         attempt = _compile(facts, arch, saved, f"{facts.ctx.workspace.env_file} values {saved}")
         if attempt.ok:
@@ -235,41 +239,56 @@ def arch_check(facts: Facts) -> Outcome:
                 attempt.line(),
             )
         others.append(attempt)
+    tried, skipped_notes = _try_other_ptxas(facts, arch, variables, bundled | {os.path.realpath(found.path)})
+    verdict = decide(default, others + tried)
+    details = [a.line() for a in verdict.attempts] + skipped_notes
+    return _verdict_outcome(facts, arch, version, used, verdict, details)
 
-    exclude = bundled | {os.path.realpath(chosen["path"])}
-    target = facts.target()
-    site = [str(p) for p in target.site_packages]
+
+def _try_other_ptxas(
+    facts: Facts, arch: int, variables: list[str], exclude: set[str]
+) -> tuple[list[Attempt], list[str]]:
+    """Compile with every other ptxas on the machine (not newer than the driver) until one works.
+
+    Returns the attempts and notes on the candidates not tried (does not run, too new, a duplicate).
+    """
+    site = [str(p) for p in facts.target().site_packages]
     driver = _driver_cuda(facts)
+    attempts: list[Attempt] = []
+    notes: list[str] = []
     seen_versions: set[str] = set()
     for path in candidate_paths(facts.environ, site):
         if os.path.realpath(path) in exclude:
             continue
         release, text = ptxas_release(facts, path)
         if release is None:
-            skipped_notes.append(f"{path}: does not run ({text[:120]})")
+            notes.append(f"{path}: does not run ({text[:120]})")
             continue
         if text in seen_versions:
             continue  # the same ptxas build under another path
         seen_versions.add(text)
         rel = parse_tool_version(release)
         if driver is not None and rel is not None and rel[:2] > driver[:2]:
-            skipped_notes.append(f"{path} ({release}): newer than the driver's CUDA {'.'.join(map(str, driver))}")
+            notes.append(f"{path} ({release}): newer than the driver's CUDA {'.'.join(map(str, driver))}")
             continue
-        env = dict.fromkeys(variables, path)
-        attempt = _compile(facts, arch, env, f"{path} (CUDA {release})")
+        attempt = _compile(facts, arch, dict.fromkeys(variables, path), f"{path} (CUDA {release})")
         attempt.release = release
-        others.append(attempt)
+        attempts.append(attempt)
         if attempt.ok:
             break
+    return attempts, notes
 
-    verdict = decide(default, others)
-    details = [a.line() for a in verdict.attempts] + skipped_notes
+
+def _verdict_outcome(
+    facts: Facts, arch: int, version: str | None, used: str, verdict: Verdict, details: list[str]
+) -> Outcome:
+    """The report of a failed default compile: the working variable, a newer Triton, or a newer CUDA."""
+    default, triton = verdict.attempts[0], f"Triton {version}"
     if verdict.status == "fixable" and verdict.working is not None:
         env = verdict.working.env
         assignment = " ".join(f"{k}={v}" for k, v in env.items())
         return error(
-            f"Triton {version} cannot compile for sm_{arch} with {used};"
-            f" {assignment} (CUDA {verdict.working.release}) works",
+            f"{triton} cannot compile for sm_{arch} with {used}; {assignment} (CUDA {verdict.working.release}) works",
             Fix(
                 f"export {assignment}  (tritondev doctor --fix writes it to {facts.ctx.workspace.env_file};"
                 ' then eval "$(tritondev env)")',
@@ -281,26 +300,23 @@ def arch_check(facts: Facts) -> Outcome:
     wanted = upgrade_requirement(str(version or ""), arch)
     if verdict.status == "upgrade-triton":
         return error(
-            f"Triton {version} cannot target sm_{arch} with any ptxas on this machine: it is too old for this arch",
+            f"{triton} cannot target sm_{arch} with any ptxas on this machine: it is too old for this arch",
             f"upgrade Triton: pip install -U {wanted}  (with a torch that pins it, or build it: tritondev setup"
             " --triton-commit ...)",
             *details,
         )
-    if verdict.status == "no-ptxas":
-        failure = default.failure or Failure.OTHER
-        if failure is not Failure.PTXAS_UNKNOWN_ARCH:
-            return error(
-                f"Triton {version} fails to compile for sm_{arch}: {first_line(default.message)}",
-                "tritondev doctor --check ptxas.arch -v for the full error",
-                *details,
-            )
+    if (default.failure or Failure.OTHER) is not Failure.PTXAS_UNKNOWN_ARCH:
         return error(
-            f"no ptxas on this machine knows sm_{arch} (tried {len(verdict.attempts)})",
-            f"upgrade Triton: pip install -U {wanted}, or install a CUDA toolkit whose ptxas knows sm_{arch}"
-            " and run doctor again",
+            f"{triton} fails to compile for sm_{arch}: {first_line(default.message)}",
+            "tritondev doctor --check ptxas.arch -v for the full error",
             *details,
         )
-    raise AssertionError(f"unexpected verdict {verdict.status}")
+    return error(
+        f"no ptxas on this machine knows sm_{arch} (tried {len(verdict.attempts)})",
+        f"upgrade Triton: pip install -U {wanted}, or install a CUDA toolkit whose ptxas knows sm_{arch}"
+        " and run doctor again",
+        *details,
+    )
 
 
 @check("ptxas.overrides", "TRITON_PTXAS*_PATH overrides run and are read")
@@ -326,14 +342,14 @@ def overrides(facts: Facts) -> Outcome:
         except Skip:
             probe = None
         if probe is not None:
-            read = set(_variables_for(probe["ptxas"], arch))
+            read = set(_variables_for(probe.info))
             unread = [n for n in names if n not in read]
             if unread and not (set(names) & read):
                 # Harmless but misleading: the old recipe's TRITON_PTXAS_PATH is a no-op where
                 # Triton uses ptxas-blackwell for the arch (triton#10331).
                 target = facts.environ[unread[0]]
                 return warn(
-                    f"{', '.join(unread)} has no effect for sm_{arch} on Triton {probe.get('version')}:"
+                    f"{', '.join(unread)} has no effect for sm_{arch} on Triton {probe.triton.version}:"
                     f" it reads {' / '.join(sorted(read))}",
                     f"unset {' '.join(unread)}; to use that ptxas for sm_{arch}: export {sorted(read)[0]}={target}"
                     " (only if ptxas.arch needs it)",
@@ -358,13 +374,13 @@ def driver(facts: Facts) -> Outcome:
     if arch is None or not info.cuda:
         raise Skip("nvidia-smi reports no arch or CUDA version")
     probe = _triton_ptxas(facts, arch)
-    chosen = probe["ptxas"]["chosen"]
-    ptxas = parse_tool_version(chosen["version"])
+    chosen = probe.version
+    ptxas = parse_tool_version(chosen)
     cuda = parse_tool_version(info.cuda)
     if ptxas and cuda and ptxas[:2] > cuda[:2]:
         return warn(
-            f"Triton's ptxas for sm_{arch} is CUDA {chosen['version']}, newer than the driver's CUDA {info.cuda}:"
+            f"Triton's ptxas for sm_{arch} is CUDA {chosen}, newer than the driver's CUDA {info.cuda}:"
             " kernels may fail to load ('device kernel image is invalid')",
-            f"upgrade the NVIDIA driver to one for CUDA >= {chosen['version']}",
+            f"upgrade the NVIDIA driver to one for CUDA >= {chosen}",
         )
-    return ok(f"ptxas CUDA {chosen['version']} <= driver CUDA {info.cuda}")
+    return ok(f"ptxas CUDA {chosen} <= driver CUDA {info.cuda}")

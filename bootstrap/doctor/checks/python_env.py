@@ -43,14 +43,11 @@ def venv(facts: Facts) -> Outcome:
 
 @check("python.headers", "Python.h for the target interpreter")
 def headers(facts: Facts) -> Outcome:
-    facts.target()
-    python = facts.env_probe().get("python")
-    if python is None:
-        raise Skip("the environment probe could not read sysconfig")
-    include = python["include"]
-    if python["python_h"]:
+    target = facts.target()
+    include = target.include
+    if (include / "Python.h").is_file():
         return ok(f"{include}/Python.h")
-    major_minor = ".".join(python["version"].split(".")[:2])
+    major_minor = ".".join(target.version.split(".")[:2])
     # In a venv sysconfig names the base interpreter's include folder, owned by python3.X-dev.
     return error(
         f"Python.h not found in {include}: Triton compiles its launcher with it at the first kernel launch",

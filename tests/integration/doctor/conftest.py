@@ -21,3 +21,28 @@ def checks_of(stdout: str) -> dict[str, dict[str, Any]]:
 def bare_venv(tmp_path_factory: pytest.TempPathFactory) -> Path:
     """The python of a fresh venv with nothing but pip (module-scoped: tests that only read share it)."""
     return fresh_venv(tmp_path_factory.mktemp("bare") / "venv")
+
+
+def odd_interpreter(folder: Path, real: Path, answers: dict[str, str]) -> Path:
+    """A target interpreter whose in-target scripts answer `answers[script name]` (valid JSON of the
+    wrong shape, say) instead of running; every other use runs `real`.
+
+    A real executable, not a mock: it stands in for a Triton, torch or JAX that prints something
+    tritondev does not expect, which no installable package does on purpose.
+    """
+    cases = "".join(
+        f"    *{name}) printf '%s\\n' '{answer}'; exit 0;;\n" for name, answer in answers.items()
+    )
+    script = folder / "python"
+    folder.mkdir(parents=True, exist_ok=True)
+    script.write_text(
+        "#!/bin/sh\n"
+        'for arg in "$@"; do\n'
+        '  case "$arg" in\n'
+        f"{cases}"
+        "  esac\n"
+        "done\n"
+        f'exec {real} "$@"\n'
+    )
+    script.chmod(0o755)
+    return script

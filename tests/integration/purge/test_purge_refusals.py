@@ -13,6 +13,7 @@ from pathlib import Path
 import pytest
 
 from tests.conftest import REPO
+from tests.integration.doctor.conftest import odd_interpreter
 from tests.integration.purge.conftest import Wheels, listed, pip, site_packages, snapshot
 
 NO_TRACEBACK = "Traceback"
@@ -127,3 +128,14 @@ def test_target_without_pip(cli, wheels: Wheels, tmp_path: Path) -> None:  # typ
     assert "ensurepip" in scan.stderr
     assert json.loads(scan.stdout)["exit_code"] == 3
     assert snapshot(sp) == before
+
+
+def test_import_check_that_answers_wrongly_is_reported(cli, venv_copy, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
+    """The scan stands; `import triton` is reported as not checked, with the field that was wrong."""
+    python = odd_interpreter(tmp_path / "odd", venv_copy(), {"tritondev_triton.py": '{"file": null, "path": "x"}'})
+    result = cli("purge", "--python", str(python), "--workspace", str(tmp_path / "ws"), "--dry-run", "--json")
+    assert result.returncode == 0, result.stderr
+    assert NO_TRACEBACK not in result.stderr
+    scan = json.loads(result.stdout)["scan"]
+    assert scan["import_location"] is None
+    assert "import check" in scan["import_error"] and "'path' is str, not list" in scan["import_error"]

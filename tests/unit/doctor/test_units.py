@@ -14,10 +14,10 @@ from bootstrap.doctor.checks.gpu import libcuda_dirs
 from bootstrap.doctor.checks.packages import shadow_folders
 from bootstrap.doctor.checks.ptxas import Attempt, Failure, classify_failure, decide, upgrade_requirement
 from bootstrap.doctor.engine import run_checks
-from bootstrap.doctor.facts import parse_nvidia_smi
 from bootstrap.doctor.model import CheckSpec, Status, ok
 from bootstrap.doctor.registry import load_checks, select
 from bootstrap.doctor.versions import check_pairing, jax_ffi_support
+from bootstrap.kernels.gpus import parse_nvidia_smi
 
 
 @pytest.mark.parametrize(

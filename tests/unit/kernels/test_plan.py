@@ -92,7 +92,6 @@ def test_event_lines() -> None:
     assert inside.parse_event('print("@@tritondev")') is None
     text = 'hello\n@@tritondev {"event": "a"}\nworld\n@@tritondev [1]\n'
     assert inside.events(text) == [{"event": "a"}]
-    assert inside.other_lines(text) == ["hello", "world"]
 
 
 def test_failure_headline_and_ptxas_fix() -> None:

@@ -1,0 +1,50 @@
+# mypy: ignore-errors
+"""Compile a tiny kernel ahead of time for cuda:ARCH with the environment's own Triton; no GPU needed.
+
+`python tritondev_compile_check.py ARCH` compiles the vector add of tritondev_samples.py. This runs
+Triton's own choice of ptxas, its PTX-version table and its LLVM's knowledge of the arch: the proof
+doctor's ptxas check rests on. Any failure is an answer (`ok` false, `stage`, `error`). Prints one
+JSON object.
+"""
+
+import inspect
+import json
+import sys
+import traceback
+
+
+def compile_for(arch, result):
+    import triton
+    from triton.compiler import ASTSource
+
+    try:
+        from triton.backends.compiler import GPUTarget
+    except ImportError:
+        from triton.compiler import GPUTarget
+    from tritondev_samples import add_kernel  # this folder is sys.path[0]: the script runs as a file
+
+    result["stage"] = "compile"
+    signature = {"x_ptr": "*fp32", "y_ptr": "*fp32", "out_ptr": "*fp32", "n": "i32"}
+    if "constexprs" in inspect.signature(ASTSource.__init__).parameters:
+        signature["BLOCK"] = "constexpr"  # Triton >= 3.3: constexprs appear in the signature too
+        source = ASTSource(add_kernel, signature, constexprs={"BLOCK": 128})
+    else:
+        source = ASTSource(add_kernel, signature, constants={"BLOCK": 128})
+    compiled = triton.compile(source, target=GPUTarget("cuda", arch, 32))
+    asm = getattr(compiled, "asm", {}) or {}
+    result.update(ok="cubin" in asm, stage="done", stages=sorted(asm))
+    if "cubin" not in asm:
+        result["error"] = "no cubin produced"
+
+
+def main():
+    result = {"ok": False, "stage": "import"}
+    try:
+        compile_for(int(sys.argv[1]), result)
+    except BaseException as exc:
+        result["error"] = (f"{type(exc).__name__}: {exc}")[-4000:]
+        result["traceback"] = traceback.format_exc()[-3000:]
+    print(json.dumps(result))
+
+
+main()

@@ -1,0 +1,89 @@
+# mypy: ignore-errors
+"""Where `import triton` resolves, its version, and (given an arch) which ptxas Triton uses for it.
+
+`python tritondev_triton.py [ARCH]`. The import runs in this process of its own because it can
+hang or crash; a failing import is an answer (`import_error`), not an error. With ARCH (an int such
+as 90), Triton is asked for its ptxas the way its compiler asks. Stdlib only apart from triton.
+Prints one JSON object.
+"""
+
+import inspect
+import json
+import os
+import sys
+
+facts = {"errors": {}}
+arch = int(sys.argv[1]) if len(sys.argv) > 1 and sys.argv[1] else None
+
+
+def describe_error(exc):
+    return f"{type(exc).__name__}: {exc}"
+
+
+def knob_tools(nvidia):
+    """The ptxas tools of Triton's knobs (Triton >= 3.4: ptxas, ptxas-blackwell, ...)."""
+    from triton import knobs
+
+    tools = {}
+    for attr, desc in vars(type(knobs.nvidia)).items():
+        binary = getattr(desc, "binary", None)
+        key = getattr(desc, "key", None)
+        if binary and key and str(binary).startswith("ptxas"):
+            entry = {"binary": binary, "env": key, "default": getattr(desc, "default_path", None)}
+            try:
+                tool = getattr(knobs.nvidia, attr)
+                entry["path"], entry["version"] = tool.path, tool.version
+            except Exception as exc:
+                entry["error"] = describe_error(exc)
+            tools[attr] = entry
+    return tools
+
+
+def legacy_tool(nvidia, bundled_dir):
+    """Before knobs.py: one ptxas, found by _path_to_binary from TRITON_PTXAS_PATH or bin/."""
+    entry = {"binary": "ptxas", "env": "TRITON_PTXAS_PATH", "default": os.path.join(bundled_dir, "ptxas")}
+    try:
+        entry["path"], entry["version"] = nvidia._path_to_binary("ptxas")
+    except Exception as exc:
+        entry["error"] = describe_error(exc)
+    return {"ptxas": entry}
+
+
+def ptxas():
+    from triton.backends.nvidia import compiler as nvidia
+
+    bundled_dir = os.path.join(os.path.dirname(nvidia.__file__), "bin")
+    try:
+        tools = knob_tools(nvidia)
+    except ImportError:
+        tools = legacy_tool(nvidia, bundled_dir)
+    chosen = None
+    get = getattr(nvidia, "get_ptxas", None)
+    if get is not None:
+        tool = get(arch) if inspect.signature(get).parameters else get()
+        chosen = {"path": tool.path, "version": tool.version}
+    elif "path" in tools.get("ptxas", {}):
+        chosen = {"path": tools["ptxas"]["path"], "version": tools["ptxas"]["version"]}
+    if chosen is not None:
+        chosen["env"] = [t["env"] for t in tools.values() if t.get("path") == chosen["path"]]
+    return {"tools": tools, "bundled_dir": bundled_dir, "chosen": chosen}
+
+
+def main():
+    try:
+        import triton
+    except BaseException as exc:
+        facts["import_error"] = describe_error(exc)
+        return
+    facts["version"] = getattr(triton, "__version__", None)
+    facts["file"] = getattr(triton, "__file__", None)
+    facts["path"] = [str(p) for p in getattr(triton, "__path__", None) or []]
+    if arch is not None:
+        try:
+            facts["ptxas"] = ptxas()
+        except Exception as exc:
+            facts["errors"]["ptxas"] = describe_error(exc)
+
+
+main()
+print(json.dumps(facts))
