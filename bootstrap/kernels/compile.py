@@ -18,7 +18,6 @@ from typing import TYPE_CHECKING, Any
 
 from bootstrap import inside
 from bootstrap.core.errors import CommandFailed, ExternalError, TritondevError, UsageError
-from bootstrap.kernels import inner
 from bootstrap.kernels import usage as kernel_usage
 from bootstrap.kernels.signature import KernelArgs, parse_kernel_args
 from bootstrap.kernels.targets import Target
@@ -198,8 +197,8 @@ class _Driver:
         if kind == "hello":
             self.hello = event
             bundled = event.get("nvidia_bin")
-            self.nvdisasm = inner.nvidia_tool("nvdisasm", bundled, which=self.ctx.runner.which)
-            self.cuobjdump = inner.nvidia_tool("cuobjdump", bundled, which=self.ctx.runner.which)
+            self.nvdisasm = kernel_usage.nvidia_tool("nvdisasm", bundled, which=self.ctx.runner.which)
+            self.cuobjdump = kernel_usage.nvidia_tool("cuobjdump", bundled, which=self.ctx.runner.which)
         elif kind == "error":
             self.error = event
         elif kind == "target":
@@ -346,7 +345,7 @@ def raise_script_error(python: Path, event: dict[str, Any]) -> None:
     message = str(event.get("message") or "the compile script failed")
     tail = "\n".join(str(line) for line in event.get("tail") or []) or None
     if kind == "missing":
-        raise inner.missing_module_error(python, event)
+        raise inside.missing_module_error(python, event)
     if kind in ("usage", "unsupported"):
         fix = event.get("fix") or "check FILE.py::KERNEL, --signature and --constexpr against the kernel's arguments"
         raise UsageError(message, fix=str(fix), details=tail)

@@ -4,12 +4,14 @@ NVIDIA: registers and local memory come from the cubin (`cuobjdump -res-usage`),
 memory and the launch shape from Triton's metadata. Triton's own `n_spills` is the driver's
 local-memory size divided by 4 (`driver.c`), and so is `spills` here.
 AMD: the compiler's "Kernel info" comment block and the amdhsa metadata in the .amdgcn text.
+Which nvdisasm and cuobjdump to run is chosen here too (nvidia_tool), the way Triton chooses its tools.
 """
 
 from __future__ import annotations
 
+import os
 import re
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from typing import Any
 
 _FUNCTION = re.compile(r"^\s*Function\s+(\S+?):\s*$")
@@ -156,3 +158,26 @@ def hip_summary(metadata: Mapping[str, Any], info: Mapping[str, int], warp_size:
         "num_warps": num_warps,
         "num_stages": _int(metadata, "num_stages"),
     }
+
+
+def nvidia_tool(
+    name: str,
+    bundled_dir: str | None,
+    environ: dict[str, str] | None = None,
+    which: Callable[[str], str | None] | None = None,
+) -> str | None:
+    """Which nvdisasm/cuobjdump to use: Triton's knob variable, Triton's bundled copy, PATH, /usr/local/cuda.
+
+    The same order Triton itself uses for its tools (knobs.py env_nvidia_tool), then the system's.
+    """
+    env = dict(os.environ) if environ is None else environ
+    candidates: list[str | None] = [env.get(f"TRITON_{name.upper()}_PATH")]
+    if bundled_dir:
+        candidates.append(os.path.join(bundled_dir, name))
+    if which is not None:
+        candidates.append(which(name))
+    candidates.append(os.path.join(env.get("CUDA_HOME") or "/usr/local/cuda", "bin", name))
+    for candidate in candidates:
+        if candidate and os.path.isfile(candidate) and os.access(candidate, os.X_OK):
+            return candidate
+    return None

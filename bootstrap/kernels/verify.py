@@ -16,7 +16,6 @@ from typing import TYPE_CHECKING, Any
 
 from bootstrap import inside
 from bootstrap.core.errors import CheckFailed, CommandFailed, ExternalError, UsageError
-from bootstrap.kernels import inner
 from bootstrap.kernels.targets import DEFAULT_TARGETS, Target, parse_targets
 
 if TYPE_CHECKING:
@@ -83,7 +82,7 @@ def probe_environment(ctx: AppContext, python: Path) -> dict[str, Any]:
     for event in found:
         if event.get("event") == "error":
             if event.get("kind") == "missing":
-                raise inner.missing_module_error(python, event)
+                raise inside.missing_module_error(python, event)
             raise CheckFailed(
                 str(event.get("message")),
                 fix=f"reinstall Triton in {python} (tritondev purge, then tritondev setup), or see tritondev doctor",
@@ -111,7 +110,7 @@ def require_packages(python: Path, environment: dict[str, Any], mode: str) -> No
             why = f"{module} is needed to check the kernels' results" + (
                 " and by Triton's interpreter (no GPU here)" if module == "numpy" else ""
             )
-            raise inner.missing_module_error(
+            raise inside.missing_module_error(
                 python, {"module": module, "message": f"{error or module + ' is not installed'}; {why}"}
             )
 
@@ -133,7 +132,7 @@ def run_kernels(ctx: AppContext, python: Path, mode: str) -> tuple[list[Check], 
         kind = event.get("event")
         if kind == "error":
             if event.get("kind") == "missing":
-                raise inner.missing_module_error(python, event)
+                raise inside.missing_module_error(python, event)
             checks.append(Check("kernels", False, str(event.get("message")), {"tail": event.get("tail") or []}))
         elif kind == "kernel":
             name = str(event.get("name"))

@@ -10,6 +10,7 @@ from pathlib import Path
 from bootstrap.doctor.facts import Facts, ProbeFailed, Skip
 from bootstrap.doctor.model import Fix, Outcome, ok, warn
 from bootstrap.doctor.registry import check
+from bootstrap.kernels.cache.locate import cache_dir as triton_cache_dir
 
 GIB = 1024**3
 LARGE_CACHE = 5 * GIB
@@ -20,10 +21,7 @@ NETWORK_FS = {"nfs", "nfs4", "lustre", "cifs", "smb3", "smbfs", "fuse.sshfs", "9
 
 def cache_dir(environ: dict[str, str]) -> Path:
     """Triton's cache folder: TRITON_CACHE_DIR, else $TRITON_HOME/.triton/cache, else ~/.triton/cache."""
-    if environ.get("TRITON_CACHE_DIR"):
-        return Path(environ["TRITON_CACHE_DIR"]).expanduser()
-    home = environ.get("TRITON_HOME") or environ.get("HOME") or str(Path.home())
-    return Path(home).expanduser() / ".triton" / "cache"
+    return triton_cache_dir(environ, Path(environ.get("HOME") or Path.home()).expanduser())[0]
 
 
 @dataclass(frozen=True)

@@ -5,11 +5,13 @@ from __future__ import annotations
 import json
 import os
 import subprocess
+import sys
 from pathlib import Path
 
 import pytest
 
 from tests.integration.cache_env_run.conftest import age_entry
+from tests.integration.doctor.conftest import odd_interpreter
 
 
 def snapshot(folder: Path) -> dict[str, int]:
@@ -168,3 +170,11 @@ def test_json_error_is_one_document(cli, real_cache: Path) -> None:  # type: ign
     assert result.returncode == 2
     error = json.loads(result.stdout)
     assert error["exit_code"] == 2 and "size" in error["message"] and error["fix"]
+
+
+def test_ls_with_a_target_that_answers_its_version_wrongly(cli, real_cache: Path, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
+    """The listing stands, the versions are not compared, and a note says why (never exit 70)."""
+    python = odd_interpreter(tmp_path / "odd", Path(sys.executable), {"tritondev_triton_version.py": '{"version": 3}'})
+    data = ls_json(cli, real_cache, "--python", str(python))
+    assert data["installed_triton"] is None and data["count"] == 4
+    assert any("could not read Triton's version" in n and "'version' is int, not str" in n for n in data["notes"])

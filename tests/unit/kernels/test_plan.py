@@ -9,7 +9,7 @@ import pytest
 
 from bootstrap import inside
 from bootstrap.core.errors import UsageError
-from bootstrap.kernels import inner
+from bootstrap.kernels import usage
 from bootstrap.kernels.compile import MARKER_FILE, headline, plan_compile, ptxas_fix
 from bootstrap.kernels.targets import parse_targets
 from bootstrap.kernels.verify import choose_mode
@@ -77,13 +77,13 @@ def test_nvidia_tool_order(tmp_path: Path) -> None:
     def which(name: str) -> str | None:
         return on_path
 
-    assert inner.nvidia_tool("nvdisasm", str(tmp_path / "triton" / "bin"), environ, which) == env_tool
+    assert usage.nvidia_tool("nvdisasm", str(tmp_path / "triton" / "bin"), environ, which) == env_tool
     del environ["TRITON_NVDISASM_PATH"]
-    assert inner.nvidia_tool("nvdisasm", str(tmp_path / "triton" / "bin"), environ, which) == bundled
-    assert inner.nvidia_tool("nvdisasm", str(tmp_path / "nowhere"), environ, which) == on_path
-    assert inner.nvidia_tool("nvdisasm", None, environ, lambda name: None) == cuda
+    assert usage.nvidia_tool("nvdisasm", str(tmp_path / "triton" / "bin"), environ, which) == bundled
+    assert usage.nvidia_tool("nvdisasm", str(tmp_path / "nowhere"), environ, which) == on_path
+    assert usage.nvidia_tool("nvdisasm", None, environ, lambda name: None) == cuda
     os.unlink(cuda)
-    assert inner.nvidia_tool("nvdisasm", None, environ, lambda name: None) is None
+    assert usage.nvidia_tool("nvdisasm", None, environ, lambda name: None) is None
 
 
 def test_event_lines() -> None:
