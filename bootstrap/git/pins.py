@@ -24,8 +24,9 @@ from typing import TYPE_CHECKING
 
 from bootstrap.core.errors import ConfigError, MismatchError
 from bootstrap.core.redact import redact
+from bootstrap.git.blobs import LocalRepoReader, RefNotFound, git_dir_of
 from bootstrap.git.checkouts import repository_url
-from bootstrap.git.fetch import FileReader, LocalRepoReader, RefNotFound, git_dir_of, open_reader
+from bootstrap.git.fetch import FileReader, open_reader
 from bootstrap.git.layout import TritonLayout, detect_layout
 from bootstrap.git.refs import RepoUrl, parse_pin_file, validate_commit, validate_ref, validate_repo_url
 
@@ -203,6 +204,21 @@ def _triton_reader_source(ctx: AppContext, commit: str) -> Path | None:
     return git_dir if result.returncode == 0 else None
 
 
+@dataclass
+class _TritonChoice:
+    """Where the Triton commit came from: given outright, or PyTorch's pin at a ref."""
+
+    commit: str
+    source: str
+    torch_ref: str | None = None
+    torch_source: str = ""
+    torch_version: str | None = None
+    torch_commit: str | None = None
+    pytorch_url: str | None = None
+    version: str | None = None  # Triton's version as PyTorch states it
+    version_source: str = ""
+
+
 def resolve_pins(ctx: AppContext, *, use_cache: bool | None = None) -> Pins:
     """Resolve torch ref -> Triton commit -> LLVM commit, reading only the files needed.
 
@@ -211,105 +227,115 @@ def resolve_pins(ctx: AppContext, *, use_cache: bool | None = None) -> Pins:
     (borrowing objects from an existing cache without writing to it).
     """
     settings = ctx.settings
-    backend = settings.backend
-    if backend not in PIN_NAMES:  # settings already restrict the choices; this guards library callers
-        raise ConfigError(f"unknown backend {backend!r}", fix=f"use one of {', '.join(PIN_NAMES)}")
-    cache_repo = ctx.workspace.src / "pytorch.git"
-    if use_cache is None:
-        use_cache = not ctx.dry_run and ctx.workspace.root.is_dir()
+    if settings.backend not in PIN_NAMES:  # settings already restrict the choices; this guards library callers
+        raise ConfigError(f"unknown backend {settings.backend!r}", fix=f"use one of {', '.join(PIN_NAMES)}")
     triton_location = validate_repo_url(repository_url(settings, "triton", settings.triton_url), "Triton URL")
     notes: list[str] = []
-
-    torch_ref: str | None = None
-    torch_source = ""
-    torch_version: str | None = None
-    triton_commit: str | None = None
-    triton_source = ""
-    version: str | None = None
-    version_source = ""
-    torch_commit: str | None = None
-    pytorch_url: str | None = None
-
-    commit_src, ref_src = settings.source_of("triton_commit"), settings.source_of("torch_ref")
-    if settings.triton_commit and (not settings.torch_ref or _rank(commit_src) >= _rank(ref_src)):
-        triton_commit = validate_commit(settings.triton_commit, "--triton-commit")
-        triton_source = _describe_source(commit_src)
-        torch_source = "not used: the Triton commit was given"
-        if settings.torch_ref:
-            notes.append(
-                f"torch_ref {settings.torch_ref!r} ignored: triton_commit ({_describe_source(commit_src)}) wins"
-            )
-    else:
-        if settings.torch_ref:
-            torch_ref = validate_ref(settings.torch_ref, "--torch-ref")
-            torch_source = _describe_source(ref_src)
-        else:
-            installed = find_installed_torch(ctx)
-            if installed is not None:
-                torch_version = installed.version
-                torch_ref, why = torch_ref_for(installed.version, installed.git_version)
-                if torch_ref is not None:
-                    torch_ref = validate_ref(torch_ref, str(installed.path))
-                    torch_source = f"{why} ({installed.version}, {installed.path})"
-                else:
-                    notes.append(f"installed torch {installed.version} names no commit; using PyTorch main")
-            if torch_ref is None:
-                torch_ref = DEFAULT_TORCH_REF
-                torch_source = "default: PyTorch main (no --torch-ref, no torch in the target environment)"
-        pytorch_url = repository_url(settings, "pytorch", settings.pytorch_url)
-        location = validate_repo_url(pytorch_url, "PyTorch URL")
-        borrow = cache_repo if (not use_cache and (cache_repo / "objects").is_dir()) else None
-        with open_reader(
-            location, torch_ref, ctx.runner, cache=cache_repo if use_cache else None, borrow_from=borrow
-        ) as reader:
-            triton_commit, pin_path, pin_notes = read_pytorch_pin(reader, backend)
-            notes.extend(pin_notes)
-            torch_commit = reader.commit
-            triton_source = f"{pin_path} in PyTorch ({reader.description})"
-            version = read_triton_version(reader)
-            if version is not None:
-                version_source = f"{TRITON_VERSION_FILE} in PyTorch ({reader.description})"
-            fallback_note = getattr(reader, "note", "")
-            if fallback_note:
-                notes.append(fallback_note)
-
-    assert triton_commit is not None
-    layout, triton_where = _read_layout(ctx, triton_location, triton_commit)
+    choice = _given_triton_commit(ctx, notes) or _pytorch_pin(ctx, notes, use_cache)
+    layout, triton_where = _read_layout(ctx, triton_location, choice.commit)
+    version, version_source = choice.version, choice.version_source
     if version is None and layout.version is not None:
-        version, version_source = layout.version, f"setup.py at Triton {triton_commit[:12]} ({triton_where})"
+        version, version_source = layout.version, f"setup.py at Triton {choice.commit[:12]} ({triton_where})"
     elif version is not None and layout.version is not None and version != layout.version:
         notes.append(f"PyTorch says Triton {version}, setup.py at the pin says {layout.version}")
-
-    default_llvm = f"https://github.com/{layout.llvm_repository}.git"
-    llvm_url = repository_url(settings, "llvm-project", default_llvm)
-    llvm_url_source = (
-        _describe_source(settings.source_of("llvm_url"))
-        if settings.llvm_url and llvm_url == settings.llvm_url
-        else "--mirror"
-        if settings.mirror is not None and llvm_url != default_llvm
-        else "cmake/llvm-build-info.json repository"
-        if layout.llvm_repository != "llvm/llvm-project"
-        else "default: llvm/llvm-project"
-    )
+    llvm_url, llvm_url_source = _llvm_url(ctx, layout)
     return Pins(
-        torch_ref=torch_ref,
-        torch_ref_source=torch_source,
-        triton_commit=triton_commit,
-        triton_commit_source=triton_source,
+        torch_ref=choice.torch_ref,
+        torch_ref_source=choice.torch_source,
+        triton_commit=choice.commit,
+        triton_commit_source=choice.source,
         triton_version=version,
         llvm_commit=layout.llvm_commit,
         llvm_url=llvm_url,
         layout=layout,
         triton_version_source=version_source,
-        llvm_commit_source=f"{layout.llvm_pin_file} at Triton {triton_commit[:12]} ({triton_where})",
+        llvm_commit_source=f"{layout.llvm_pin_file} at Triton {choice.commit[:12]} ({triton_where})",
         llvm_url_source=llvm_url_source,
-        torch_commit=torch_commit,
-        torch_version=torch_version,
-        pytorch_url=pytorch_url,
+        torch_commit=choice.torch_commit,
+        torch_version=choice.torch_version,
+        pytorch_url=choice.pytorch_url,
         triton_url=triton_location.url,
-        backend=backend,
+        backend=settings.backend,
         notes=tuple(notes),
     )
+
+
+def _given_triton_commit(ctx: AppContext, notes: list[str]) -> _TritonChoice | None:
+    """The triton_commit setting, unless a torch_ref was given at a higher-precedence level."""
+    settings = ctx.settings
+    commit_src, ref_src = settings.source_of("triton_commit"), settings.source_of("torch_ref")
+    if not settings.triton_commit or (settings.torch_ref and _rank(commit_src) < _rank(ref_src)):
+        return None
+    if settings.torch_ref:
+        notes.append(f"torch_ref {settings.torch_ref!r} ignored: triton_commit ({_describe_source(commit_src)}) wins")
+    return _TritonChoice(
+        validate_commit(settings.triton_commit, "--triton-commit"),
+        _describe_source(commit_src),
+        torch_source="not used: the Triton commit was given",
+    )
+
+
+def _torch_ref(ctx: AppContext, notes: list[str]) -> tuple[str, str, str | None]:
+    """(PyTorch ref, where it came from, installed torch version): --torch-ref, the installed torch, main."""
+    settings = ctx.settings
+    if settings.torch_ref:
+        return validate_ref(settings.torch_ref, "--torch-ref"), _describe_source(settings.source_of("torch_ref")), None
+    default = "default: PyTorch main (no --torch-ref, no torch in the target environment)"
+    installed = find_installed_torch(ctx)
+    if installed is None:
+        return DEFAULT_TORCH_REF, default, None
+    ref, why = torch_ref_for(installed.version, installed.git_version)
+    if ref is None:
+        notes.append(f"installed torch {installed.version} names no commit; using PyTorch main")
+        return DEFAULT_TORCH_REF, default, installed.version
+    return validate_ref(ref, str(installed.path)), f"{why} ({installed.version}, {installed.path})", installed.version
+
+
+def _pytorch_pin(ctx: AppContext, notes: list[str], use_cache: bool | None) -> _TritonChoice:
+    """PyTorch's Triton pin (and stated Triton version) at the chosen ref."""
+    settings = ctx.settings
+    torch_ref, torch_source, torch_version = _torch_ref(ctx, notes)
+    cache_repo = ctx.workspace.src / "pytorch.git"
+    if use_cache is None:
+        use_cache = not ctx.dry_run and ctx.workspace.root.is_dir()
+    pytorch_url = repository_url(settings, "pytorch", settings.pytorch_url)
+    location = validate_repo_url(pytorch_url, "PyTorch URL")
+    borrow = cache_repo if (not use_cache and (cache_repo / "objects").is_dir()) else None
+    with open_reader(
+        location, torch_ref, ctx.runner, cache=cache_repo if use_cache else None, borrow_from=borrow
+    ) as reader:
+        commit, pin_path, pin_notes = read_pytorch_pin(reader, settings.backend)
+        notes.extend(pin_notes)
+        version = read_triton_version(reader)
+        choice = _TritonChoice(
+            commit,
+            f"{pin_path} in PyTorch ({reader.description})",
+            torch_ref=torch_ref,
+            torch_source=torch_source,
+            torch_version=torch_version,
+            torch_commit=reader.commit,
+            pytorch_url=pytorch_url,
+            version=version,
+            version_source=f"{TRITON_VERSION_FILE} in PyTorch ({reader.description})" if version else "",
+        )
+        fallback_note = getattr(reader, "note", "")
+        if fallback_note:
+            notes.append(fallback_note)
+    return choice
+
+
+def _llvm_url(ctx: AppContext, layout: TritonLayout) -> tuple[str, str]:
+    """The LLVM repository to clone, and why that one."""
+    settings = ctx.settings
+    default_llvm = f"https://github.com/{layout.llvm_repository}.git"
+    llvm_url = repository_url(settings, "llvm-project", default_llvm)
+    if settings.llvm_url and llvm_url == settings.llvm_url:
+        return llvm_url, _describe_source(settings.source_of("llvm_url"))
+    if settings.mirror is not None and llvm_url != default_llvm:
+        return llvm_url, "--mirror"
+    if layout.llvm_repository != "llvm/llvm-project":
+        return llvm_url, "cmake/llvm-build-info.json repository"
+    return llvm_url, "default: llvm/llvm-project"
 
 
 def _read_layout(ctx: AppContext, location: RepoUrl, commit: str) -> tuple[TritonLayout, str]:

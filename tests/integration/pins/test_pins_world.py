@@ -320,7 +320,9 @@ def test_cli_offline_and_404(world, cli, raw_http_server, tmp_path: Path) -> Non
 
 
 def test_raw_falls_back_to_git_when_the_raw_host_is_unreachable(world, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
-    from bootstrap.git.fetch import FallbackReader, LocalRepoReader, RawReader
+    from bootstrap.git.blobs import LocalRepoReader
+    from bootstrap.git.fetch import FallbackReader
+    from bootstrap.git.rawfiles import RawReader
 
     port = _closed_port()  # raw.githubusercontent.com blocked (proxy, firewall): git must still work
     runner = Runner(quiet=True)

@@ -10,7 +10,7 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 import pytest
 
 from bootstrap.core.errors import ExitCode, ExternalError
-from bootstrap.git.fetch import RawReader
+from bootstrap.git.rawfiles import RawReader
 
 SHA = "cf34004b8a67d290a962da166f5aa2fc66751326"
 
