@@ -34,10 +34,6 @@ def parse_arch(text: str) -> int:
     )
 
 
-def sm_name(arch: int) -> str:
-    return f"sm_{arch}"
-
-
 # Arch -> the first Triton release known to compile for it with the ptxas it bundles (field reports:
 # sm_100/sm_120 from 3.3, sm_103 needs the 12.9 ptxas-blackwell of 3.6, sm_110/sm_121 compile without
 # any variable from 3.7.1, triton#10331). Only used to name the upgrade when no ptxas on the machine

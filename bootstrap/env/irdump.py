@@ -17,7 +17,7 @@ from __future__ import annotations
 
 import re
 import threading
-from collections.abc import Callable, Iterable
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -253,30 +253,6 @@ def _kernel_in(line: str) -> str | None:
         if match:
             return match.group(1)
     return None
-
-
-@dataclass
-class SplitResult:
-    sections: list[DumpSection]
-    passthrough: list[str]  # the lines that were not part of a dump, as given
-
-
-def split_dump(text: str, counter: Callable[[], int] | None = None) -> SplitResult:
-    """Split one stream's whole text: its dump sections in order, and everything else."""
-    splitter = DumpSplitter(counter)
-    result = SplitResult([], [])
-    for line in [*text.splitlines(keepends=True)]:
-        _collect(splitter.feed(line), result)
-    _collect(splitter.close(), result)
-    return result
-
-
-def _collect(events: Iterable[DumpSection | str], result: SplitResult) -> None:
-    for event in events:
-        if isinstance(event, DumpSection):
-            result.sections.append(event)
-        else:
-            result.passthrough.append(event)
 
 
 def _safe_name(text: str) -> str:

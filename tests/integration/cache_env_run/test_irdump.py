@@ -4,13 +4,38 @@ from __future__ import annotations
 
 import re
 import subprocess
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
 
-from bootstrap.env.irdump import Counter, split_dump
+from bootstrap.env.irdump import Counter, DumpSection, DumpSplitter
 from tests.integration.cache_env_run.conftest import quiet_env
+
+
+@dataclass
+class SplitResult:
+    sections: list[DumpSection]
+    passthrough: list[str]  # the lines that were not part of a dump, as given
+
+
+def split_dump(text: str, counter: Callable[[], int] | None = None) -> SplitResult:
+    """Split one stream's whole text, as `tritondev run` does line by line: its sections, and everything else."""
+    splitter = DumpSplitter(counter)
+    result = SplitResult([], [])
+    for line in [*text.splitlines(keepends=True)]:
+        _collect(splitter.feed(line), result)
+    _collect(splitter.close(), result)
+    return result
+
+
+def _collect(events: Iterable[DumpSection | str], result: SplitResult) -> None:
+    for event in events:
+        if isinstance(event, DumpSection):
+            result.sections.append(event)
+        else:
+            result.passthrough.append(event)
 
 
 @dataclass
