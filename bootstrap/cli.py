@@ -27,6 +27,14 @@ def _version(value: bool) -> None:
         raise typer.Exit()
 
 
+def _root(
+    version: bool = typer.Option(
+        False, "--version", callback=_version, is_eager=True, metavar="", help="Show the version and exit."
+    ),
+) -> None:
+    """The options before the command name."""
+
+
 def build_app() -> typer.Typer:
     app = typer.Typer(
         name="tritondev",
@@ -36,26 +44,15 @@ def build_app() -> typer.Typer:
         add_completion=False,
         context_settings={"help_option_names": ["-h", "--help"]},
     )
-
-    @app.callback()
-    def root(
-        version: bool = typer.Option(
-            False, "--version", callback=_version, is_eager=True, help="Show the version and exit."
-        ),
-    ) -> None:
-        """Build the Triton compiler from source, matched to your PyTorch, and keep it healthy.
-
-        Exit codes: 0 ok; 1 checks/verification failed; 2 usage or configuration error; 3 tool missing;
-        4 external command failed; 5 pin or version mismatch; 6 workspace locked or dirty checkout;
-        70 internal error (crash log written); 130 interrupted.
-        """
-
+    app.callback()(_root)
     for name in COMMAND_MODULES:
         importlib.import_module(f"bootstrap.commands.{name}").register(app)
     return app
 
 
 def _report_error(exc: TritondevError) -> None:
+    if exc.reported:
+        return
     from rich.markup import escape
 
     from bootstrap.core import ui

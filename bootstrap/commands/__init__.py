@@ -1,7 +1,11 @@
-"""CLI commands, one module each. A module listed here exists and works; nothing else is shown.
+"""CLI commands, one module (or package, for a command with subcommands) each. A module listed here
+exists and works; nothing else is shown.
 
-Each module defines `register(app)`; it imports only typer and the standard library at module
-level so that `tritondev --help` stays fast. Real work is imported inside the command functions.
+Each command is a module-level function made by `@options.command(...)`, which adds the shared
+options it takes and builds its AppContext; it can be imported and called directly. Each module
+defines `register(app)`, which adds its commands to the app. At module level the modules import only
+typer, the standard library and bootstrap.commands.options (with the stdlib-only settings table), so
+that `tritondev --help` stays fast; real work is imported inside the command functions.
 """
 
 COMMAND_MODULES: tuple[str, ...] = (

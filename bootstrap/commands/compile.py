@@ -10,6 +10,7 @@ import typer
 from bootstrap.commands import options
 
 if TYPE_CHECKING:
+    from bootstrap.core.context import AppContext
     from bootstrap.kernels.compile import CompileReport
 
 Signature = Annotated[
@@ -20,109 +21,99 @@ Signature = Annotated[
         help='Types of the non-constexpr arguments, e.g. "x_ptr=*fp32,y_ptr=*fp32:16,n=i32" '
         "(types: i1 i8 i16 i32 i64 u8 u16 u32 u64 fp16 bf16 fp32 fp64 fp8e4nv fp8e5 ...; *T pointer, "
         "*kT read-only pointer, :16 multiple of 16).",
-        show_default=False,
     ),
 ]
 Constexpr = Annotated[
     Optional[list[str]],  # noqa: UP045
-    typer.Option("--constexpr", "-c", help="A tl.constexpr value, NAME=VALUE (repeat).", show_default=False),
+    typer.Option("--constexpr", "-c", help="A tl.constexpr value, NAME=VALUE (repeat)."),
 ]
 Targets = Annotated[
     Optional[list[str]],  # noqa: UP045
-    typer.Option(
-        "--target", "-t", help="cuda:<cc> (cuda:80, cuda:90, cuda:120) or hip:gfx<id> (hip:gfx942); repeat.",
-        show_default=False,
-    ),
+    typer.Option("--target", "-t", help="cuda:<cc> (cuda:80, cuda:90, cuda:120) or hip:gfx<id> (hip:gfx942); repeat."),
 ]
 Out = Annotated[
     Optional[Path],  # noqa: UP045
-    typer.Option("--out", "-o", help="Output folder [default: ./triton-out/KERNEL]; one subfolder per target.",
-                 show_default=False),
+    typer.Option("--out", "-o", help="Output folder, one subfolder per target (default: ./triton-out/KERNEL)."),
 ]
 NumWarps = Annotated[Optional[int], typer.Option("--num-warps", help="Warps per program.", min=1)]  # noqa: UP045
 NumStages = Annotated[Optional[int], typer.Option("--num-stages", help="Software pipelining stages.", min=1)]  # noqa: UP045
 
 
-def register(app: typer.Typer) -> None:
-    @app.command("compile")
-    def compile_(
-        kernel_ref: Annotated[str, typer.Argument(metavar="FILE.py::KERNEL", help="The @triton.jit kernel.")],
-        signature: Signature,
-        constexpr: Constexpr = None,
-        target: Targets = None,
-        out: Out = None,
-        num_warps: NumWarps = None,
-        num_stages: NumStages = None,
-        python: options.Python = None,
-        workspace: options.Workspace = None,
-        json: options.Json = False,
-        verbose: options.Verbose = False,
-    ) -> None:
-        """Cross-compile a kernel for each --target: every IR stage, SASS, and a resource summary.
-
-        Writes OUT/<backend>-<arch>/KERNEL.{ttir,ttgir,llir,ptx,cubin,sass} (NVIDIA) or
-        KERNEL.{ttir,ttgir,llir,amdgcn,hsaco} (AMD), plus metadata.json. Runs Triton in the target
-        environment; needs no GPU. Exit codes: 0 ok; 2 bad signature, target or FILE::KERNEL;
-        3 triton missing in the target environment; 4 Triton failed to compile for a target.
-        """
-        from bootstrap.core.context import make_context
-        from bootstrap.kernels.compile import compile_kernel
-        from bootstrap.kernels.signature import parse_constexprs, split_kernel_ref
-        from bootstrap.kernels.targets import parse_targets
-
-        ctx = make_context(
-            options.given(workspace=workspace, python=python), json=json, verbose=verbose, logs=False
-        )
-        file_text, kernel = split_kernel_ref(kernel_ref)
-        targets = parse_targets(target or [])
-        parse_constexprs(constexpr or [])  # a bad NAME=VALUE is named before anything runs
-        values = {item.partition("=")[0].strip(): item.partition("=")[2].strip() for item in constexpr or []}
-        out_dir = out if out is not None else Path("triton-out") / kernel
-        run_options = {k: v for k, v in (("num_warps", num_warps), ("num_stages", num_stages)) if v is not None}
-        report = compile_kernel(ctx, Path(file_text), kernel, signature, values, targets, out_dir, run_options)
-        _render(report, json)
+KernelRef = Annotated[str, typer.Argument(metavar="FILE.py::KERNEL", help="The @triton.jit kernel.")]
 
 
-def _render(report: CompileReport, as_json: bool) -> None:
+@options.command("python", "workspace", "json", "verbose")
+def compile_(
+    ctx: AppContext,
+    kernel_ref: KernelRef,
+    signature: Signature,
+    constexpr: Constexpr = None,
+    target: Targets = None,
+    out: Out = None,
+    num_warps: NumWarps = None,
+    num_stages: NumStages = None,
+) -> None:
+    """Cross-compile a kernel for each --target: every IR stage, SASS, and a resource summary.
+
+    Writes OUT/<backend>-<arch>/KERNEL.{ttir,ttgir,llir,ptx,cubin,sass} (NVIDIA) or KERNEL.{ttir,ttgir,llir,amdgcn,hsaco} (AMD), plus metadata.json. Runs Triton in the target environment; needs no GPU.
+
+    Exit codes: 0 ok; 2 bad signature, target or FILE::KERNEL; 3 triton missing in the target environment; 4 Triton failed to compile for a target.
+    """  # noqa: E501
     from bootstrap.core import ui
-    from bootstrap.core.errors import ExitCode, ExternalError
-    from bootstrap.kernels.compile import headline, ptxas_fix
+    from bootstrap.core.errors import ExternalError
+    from bootstrap.kernels.compile import compile_kernel, ptxas_fix
+    from bootstrap.kernels.signature import parse_constexprs, split_kernel_ref
+    from bootstrap.kernels.targets import parse_targets
 
-    if as_json:
+    file_text, kernel = split_kernel_ref(kernel_ref)
+    targets = parse_targets(target or [])
+    parse_constexprs(constexpr or [])  # a bad NAME=VALUE is named before anything runs
+    values = {item.partition("=")[0].strip(): item.partition("=")[2].strip() for item in constexpr or []}
+    out_dir = out if out is not None else Path("triton-out") / kernel
+    run_options = {k: v for k, v in (("num_warps", num_warps), ("num_stages", num_stages)) if v is not None}
+    report = compile_kernel(ctx, Path(file_text), kernel, signature, values, targets, out_dir, run_options)
+    if ctx.json:
         ui.emit_json(report.to_json())
     else:
-        from rich.markup import escape
-
-        console = ui.out()
-        console.print(
-            f"[bold]{escape(report.kernel)}[/bold] from {escape(str(report.source))} "
-            f"(triton {escape(report.triton_version)}, {report.seconds:.1f}s)"
+        _render(report)
+    if report.failed:
+        first = report.failed[0]
+        raise ExternalError(
+            f"Triton failed to compile {report.kernel} for {', '.join(r.target.label for r in report.failed)}",
+            fix=ptxas_fix(first.tail) or "the compiler's message is above; fix the kernel or drop that --target",
+            details="\n".join(first.tail[-25:]) or None,
+            reported=ctx.json,
         )
-        for result in report.results:
-            if not result.ok:
-                why = f"{result.error}: {headline(result.tail)}"
-                console.print(f"  [red]{result.target.label:<12} failed[/red] {escape(why)}")
-                continue
-            console.print(f"  [green]{result.target.label:<12}[/green] {escape(_resource_line(result.resources))}")
-            stages = ", ".join(k for k in result.files if k != "metadata")
-            console.print(f"  {'':<12} [dim]{escape(str(result.folder))} ({escape(stages)})[/dim]")
-        if report.nvdisasm and any("sass" in r.files for r in report.results):
-            ui.info(f"[dim]SASS by {escape(report.nvdisasm)}[/dim]")
-        for result in report.results:
-            for warning in result.warnings:
-                ui.warn(f"{result.target.label}: {warning}")
-    failed = report.failed
-    if not failed:
-        return
-    if as_json:
-        raise typer.Exit(int(ExitCode.EXTERNAL_FAILED))
-    first = failed[0]
-    labels = ", ".join(r.target.label for r in failed)
-    raise ExternalError(
-        f"Triton failed to compile {report.kernel} for {labels}",
-        fix=ptxas_fix(first.tail) or "the compiler's message is above; fix the kernel or drop that --target",
-        details="\n".join(first.tail[-25:]) or None,
+
+
+def register(app: typer.Typer) -> None:
+    app.command("compile")(compile_)
+
+
+def _render(report: CompileReport) -> None:
+    from rich.markup import escape
+
+    from bootstrap.core import ui
+    from bootstrap.kernels.compile import headline
+
+    console = ui.out()
+    console.print(
+        f"[bold]{escape(report.kernel)}[/bold] from {escape(str(report.source))} "
+        f"(triton {escape(report.triton_version)}, {report.seconds:.1f}s)"
     )
+    for result in report.results:
+        if not result.ok:
+            why = f"{result.error}: {headline(result.tail)}"
+            console.print(f"  [red]{result.target.label:<12} failed[/red] {escape(why)}")
+            continue
+        console.print(f"  [green]{result.target.label:<12}[/green] {escape(_resource_line(result.resources))}")
+        stages = ", ".join(k for k in result.files if k != "metadata")
+        console.print(f"  {'':<12} [dim]{escape(str(result.folder))} ({escape(stages)})[/dim]")
+    if report.nvdisasm and any("sass" in r.files for r in report.results):
+        ui.info(f"[dim]SASS by {escape(report.nvdisasm)}[/dim]")
+    for result in report.results:
+        for warning in result.warnings:
+            ui.warn(f"{result.target.label}: {warning}")
 
 
 def _resource_line(res: dict[str, int | None]) -> str:

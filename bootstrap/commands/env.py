@@ -2,57 +2,50 @@
 
 from __future__ import annotations
 
-from typing import Annotated, Optional
+from typing import TYPE_CHECKING, Annotated, Optional
 
 import typer
 
 from bootstrap.commands import options
 
-Backend = Annotated[
-    Optional[str],  # noqa: UP045
-    typer.Option(
-        "--backend",
-        help="nvidia or amd: which assembly dump --dump-ir turns on [env: TRITONDEV_BACKEND; default: nvidia].",
-        show_default=False,
-    ),
-]
+if TYPE_CHECKING:
+    from bootstrap.core.context import AppContext
+
 DumpIr = Annotated[
     bool,
-    typer.Option(
+    options.flag(
         "--dump-ir",
         help="Also TRITON_ALWAYS_COMPILE=1, MLIR_ENABLE_DUMP=1, TRITON_DISABLE_LINE_INFO=1 and "
         "NVPTX_ENABLE_DUMP=1 (nvidia) or AMDGCN_ENABLE_DUMP=1 (amd).",
     ),
 ]
+# Typer needs Optional[...] at runtime on Python 3.10 for these annotations.
+Shell = Annotated[
+    Optional[str],  # noqa: UP045
+    typer.Option("--shell", help="bash, zsh or fish (default: from $SHELL, else bash)."),
+]
+
+
+@options.command("backend", "workspace")
+def env(ctx: AppContext, dump_ir: DumpIr = False, shell: Shell = None) -> None:
+    """Print exports for `eval "$(tritondev env)"` (fish: `tritondev env --shell fish | source`).
+
+    The workspace env file's variables: the ptxas and cache settings `tritondev doctor --fix` proved.
+
+    With --dump-ir also the IR-dump switches. Only exports go to stdout.
+    """
+    import os
+    import sys
+
+    from bootstrap.core.errors import UsageError
+    from bootstrap.env.exports import SHELLS, collect_variables, detect_shell, render_exports
+
+    if shell is not None and shell not in SHELLS:
+        raise UsageError(f"unknown shell '{shell}'", fix=f"use --shell {' | '.join(SHELLS)}")
+    values = collect_variables(ctx.workspace.env_file, dump_ir=dump_ir, backend=ctx.settings.backend)
+    sys.stdout.write(render_exports(values, shell or detect_shell(os.environ)))
+    sys.stdout.flush()
 
 
 def register(app: typer.Typer) -> None:
-    @app.command("env")
-    def env(
-        dump_ir: DumpIr = False,
-        backend: Backend = None,
-        shell: Annotated[
-            Optional[str],  # noqa: UP045
-            typer.Option("--shell", help="bash, zsh or fish [default: from $SHELL, else bash].", show_default=False),
-        ] = None,
-        workspace: options.Workspace = None,
-    ) -> None:
-        """Print exports for `eval "$(tritondev env)"` (fish: `tritondev env --shell fish | source`).
-
-        The workspace env file's variables: the ptxas and cache settings `tritondev doctor --fix` proved.
-
-        With --dump-ir also the IR-dump switches. Only exports go to stdout.
-        """
-        import os
-        import sys
-
-        from bootstrap.core.context import make_context
-        from bootstrap.core.errors import UsageError
-        from bootstrap.env.exports import SHELLS, collect_variables, detect_shell, render_exports
-
-        if shell is not None and shell not in SHELLS:
-            raise UsageError(f"unknown shell '{shell}'", fix=f"use --shell {' | '.join(SHELLS)}")
-        ctx = make_context(options.given(workspace=workspace, backend=backend), logs=False)
-        values = collect_variables(ctx.workspace.env_file, dump_ir=dump_ir, backend=ctx.settings.backend)
-        sys.stdout.write(render_exports(values, shell or detect_shell(os.environ)))
-        sys.stdout.flush()
+    app.command("env")(env)

@@ -1,92 +1,112 @@
-"""Options shared by the commands (names and env vars fixed by the CLI design)."""
+"""The options every command shares, declared once, and `@command`, which gives a command the ones it takes.
+
+Options that set a setting (--workspace, --python, --build-type, --jobs, ...) are generated from the
+settings table in bootstrap/core/settings.py: name, type, choices, help, env var and default come from
+there, and their values go into the settings precedence by name. The output flags --json, --dry-run and
+-v/--verbose are declared here. Only typer, the standard library and the settings table (itself
+stdlib-only) are imported at module level, so that `tritondev --help` stays fast.
+"""
 
 from __future__ import annotations
 
-from pathlib import Path
-from typing import Annotated, Optional
+import functools
+import inspect
+import typing
+from collections.abc import Callable
+from typing import TYPE_CHECKING, Annotated, Any, Optional
 
 import typer
 
-# Typer needs Optional[...] at runtime on Python 3.10 for these annotations.
-Workspace = Annotated[
-    Optional[Path],  # noqa: UP045
-    typer.Option(
-        "--workspace",
-        help="Where checkouts, builds, logs and state live (env: TRITONDEV_WORKSPACE; "
-        "default: nearest folder with a tritondev.toml, else ~/tritondev).",
-        show_default=False,
-    ),
-]
-Python = Annotated[
-    Optional[Path],  # noqa: UP045
-    typer.Option(
-        "--python",
-        help="Target Python environment (interpreter or env folder) (env: TRITONDEV_PYTHON; "
-        "default: active venv/conda env, else <workspace>/venv).",
-        show_default=False,
-    ),
-]
+from bootstrap.core.settings import BY_NAME, Setting
+
+if TYPE_CHECKING:
+    from bootstrap.core.context import AppContext
+
 # Where pins and sources come from (pins, setup).
-TorchRef = Annotated[
-    Optional[str],  # noqa: UP045
-    typer.Option(
-        "--torch-ref",
-        help="PyTorch tag, branch or commit whose Triton pin is used (env: TRITONDEV_TORCH_REF; "
-        "default: the installed torch's, else main).",
-        show_default=False,
-    ),
-]
-TritonCommit = Annotated[
-    Optional[str],  # noqa: UP045
-    typer.Option(
-        "--triton-commit",
-        help="Use this Triton commit (40 hex) instead of PyTorch's pin (env: TRITONDEV_TRITON_COMMIT).",
-        show_default=False,
-    ),
-]
-Backend = Annotated[
-    Optional[str],  # noqa: UP045
-    typer.Option(
-        "--backend",
-        help="nvidia or amd (amd reads triton-rocm.txt) (env: TRITONDEV_BACKEND; default: nvidia).",
-        show_default=False,
-    ),
-]
-PytorchUrl = Annotated[
-    Optional[str],  # noqa: UP045
-    typer.Option(
-        "--pytorch-url",
-        help="Where PyTorch's pin files are read: git URL, local repository, or "
-        "raw+https://BASE (env: TRITONDEV_PYTORCH_URL).",
-        show_default=False,
-    ),
-]
-TritonUrl = Annotated[
-    Optional[str],  # noqa: UP045
-    typer.Option("--triton-url", help="Triton repository (env: TRITONDEV_TRITON_URL).", show_default=False),
-]
-LlvmUrl = Annotated[
-    Optional[str],  # noqa: UP045
-    typer.Option(
-        "--llvm-url",
-        help="LLVM repository (env: TRITONDEV_LLVM_URL; default: the one Triton's pin names).",
-        show_default=False,
-    ),
-]
-Mirror = Annotated[
-    Optional[Path],  # noqa: UP045
-    typer.Option(
-        "--mirror",
-        help="Folder of bare mirrors pytorch.git, triton.git, llvm-project.git (env: TRITONDEV_MIRROR).",
-        show_default=False,
-    ),
-]
-
-Json = Annotated[bool, typer.Option("--json", help="One JSON document on stdout, nothing else there.")]
-DryRun = Annotated[bool, typer.Option("--dry-run", help="Show what would run; change nothing.")]
-Verbose = Annotated[bool, typer.Option("-v", "--verbose", help="More detail.")]
+SOURCES = ("torch_ref", "triton_commit", "backend", "pytorch_url", "triton_url", "llvm_url", "mirror")
+EVERY_SETTING = tuple(BY_NAME)
 
 
-def given(**options: object) -> dict[str, object]:
-    """Only the options the user actually gave (None means 'not given'), for settings precedence."""
-    return {k: v for k, v in options.items() if v is not None}
+def flag(*names: str, help: str) -> Any:
+    """A boolean option, shown in --help as a bare flag (not `--name <bool>`)."""
+    return typer.Option(*names, help=help, metavar="", show_default=False)
+
+
+# The output flags, by the name a command gives in @command(...).
+_FLAGS: dict[str, Any] = {
+    "json": flag("--json", help="One JSON document on stdout, nothing else there."),
+    "dry_run": flag("--dry-run", help="Show what would run; change nothing."),
+    "verbose": flag("-v", "--verbose", help="More detail."),
+}
+
+
+def _setting_option(setting: Setting) -> Any:
+    """The annotation of the option that sets `setting`; None (not given) leaves it to file, env or default."""
+    names = [setting.option]
+    metavar = None
+    if setting.kind is bool:
+        metavar = ""
+        if setting.default is True:  # on unless turned off: --ccache/--no-ccache
+            names = [f"{setting.option}/--no-{setting.option[2:]}"]
+    if setting.short:
+        names.append(setting.short)
+    info = typer.Option(*names, help=setting.option_help, metavar=metavar, show_default=False)
+    return Annotated[Optional[setting.kind], info]  # noqa: UP045
+
+
+def _annotation(name: str) -> Any:
+    if name in _FLAGS:
+        return Annotated[bool, _FLAGS[name]]
+    if name in BY_NAME:
+        return _setting_option(BY_NAME[name])
+    raise ValueError(f"unknown shared option {name!r}: use a setting name or one of {', '.join(_FLAGS)}")
+
+
+CommandBody = Callable[..., Any]
+
+
+def command(*takes: str, writes_logs: bool = False) -> Callable[[CommandBody], Callable[..., Any]]:
+    """Make `body(ctx, **own_options)` a command that also takes the shared options named in `takes`.
+
+    The command's signature (what Typer reads) is the body's own parameters after `ctx`, then the
+    options in `takes`: setting names (their options come from the settings table) and json, dry_run,
+    verbose. Calling the command builds the AppContext from them and calls the body; it can be
+    called directly too, with keyword arguments (left out: not given). writes_logs: the runner logs
+    into the workspace, except under --dry-run (read-only commands never create the workspace).
+    """
+    keyword = inspect.Parameter.KEYWORD_ONLY
+    added = [
+        inspect.Parameter(name, keyword, default=False if name in _FLAGS else None, annotation=_annotation(name))
+        for name in takes
+    ]
+
+    def decorate(body: CommandBody) -> Callable[..., Any]:
+        @functools.wraps(body)
+        def invoke(**given: Any) -> Any:
+            arguments = signature.bind(**given)
+            arguments.apply_defaults()
+            values = dict(arguments.arguments)
+            flags = {name: bool(values.pop(name)) for name in takes if name in _FLAGS}
+            settings = {name: values.pop(name) for name in takes if name in BY_NAME}
+            from bootstrap.core.context import make_context
+
+            dry_run = flags.get("dry_run", False)
+            ctx: AppContext = make_context(
+                settings, json=flags.get("json", False), dry_run=dry_run, verbose=flags.get("verbose", False),
+                logs=writes_logs and not dry_run,
+            )
+            return body(ctx, **values)
+
+        own = list(inspect.signature(body).parameters.values())[1:]  # the first is the AppContext
+        # The body's annotations are strings (postponed evaluation): get_type_hints evaluates them
+        # in the body's module, which it finds through __wrapped__.
+        invoke.__annotations__ = {p.name: p.annotation for p in own}
+        hints = typing.get_type_hints(invoke, include_extras=True)
+        signature = inspect.Signature(
+            [*(p.replace(kind=keyword, annotation=hints[p.name]) for p in own), *added], return_annotation=None
+        )
+        invoke.__signature__ = signature  # type: ignore[attr-defined]
+        invoke.__annotations__ = {p.name: p.annotation for p in signature.parameters.values()}
+        return invoke
+
+    return decorate

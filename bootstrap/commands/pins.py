@@ -2,57 +2,35 @@
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 import typer
 
 from bootstrap.commands import options
 
+if TYPE_CHECKING:
+    from bootstrap.core.context import AppContext
+
+
+@options.command(*options.SOURCES, "workspace", "python", "json", "verbose")
+def pins(ctx: AppContext) -> None:
+    """Show which Triton commit PyTorch pins, which LLVM commit that Triton pins, the Triton layout at that commit, and where each answer came from. Reads only; changes nothing.
+
+    Exit codes: 0 ok; 2 bad option or unknown ref; 4 network or git failure; 5 a pin file is missing or malformed.
+    """  # noqa: E501
+    from bootstrap.core import ui
+    from bootstrap.git.pins import resolve_pins
+
+    ctx.runner.quiet = not ctx.verbose
+    result = resolve_pins(ctx, use_cache=False)
+    if ctx.json:
+        ui.emit_json(result.to_json())
+        return
+    _render(result.to_json())
+
 
 def register(app: typer.Typer) -> None:
-    @app.command("pins")
-    def pins(
-        torch_ref: options.TorchRef = None,
-        triton_commit: options.TritonCommit = None,
-        backend: options.Backend = None,
-        pytorch_url: options.PytorchUrl = None,
-        triton_url: options.TritonUrl = None,
-        llvm_url: options.LlvmUrl = None,
-        mirror: options.Mirror = None,
-        workspace: options.Workspace = None,
-        python: options.Python = None,
-        json: options.Json = False,
-        verbose: options.Verbose = False,
-    ) -> None:
-        """Show which Triton commit PyTorch pins, which LLVM commit that Triton pins, the Triton layout at that commit, and where each answer came from. Reads only; changes nothing.
-
-        Exit codes: 0 ok; 2 bad option or unknown ref; 4 network or git failure; 5 a pin file is missing or malformed.
-        """  # noqa: E501
-        from bootstrap.core.context import make_context
-        from bootstrap.git.pins import resolve_pins
-
-        ctx = make_context(
-            options.given(
-                torch_ref=torch_ref,
-                triton_commit=triton_commit,
-                backend=backend,
-                pytorch_url=pytorch_url,
-                triton_url=triton_url,
-                llvm_url=llvm_url,
-                mirror=mirror,
-                workspace=workspace,
-                python=python,
-            ),
-            json=json,
-            verbose=verbose,
-            logs=False,
-        )
-        ctx.runner.quiet = not verbose
-        result = resolve_pins(ctx, use_cache=False)
-        from bootstrap.core import ui
-
-        if json:
-            ui.emit_json(result.to_json())
-            return
-        _render(result.to_json())
+    app.command("pins")(pins)
 
 
 def _render(data: dict[str, object]) -> None:

@@ -14,38 +14,27 @@ if TYPE_CHECKING:
     from bootstrap.purge.actions import PurgePlan, PurgeReport, RestoreReport
     from bootstrap.purge.scan import TritonScan
 
-Restore = Annotated[bool, typer.Option("--restore", help="Reinstall what the last purge removed (from its journal).")]
+Restore = Annotated[bool, options.flag("--restore", help="Reinstall what the last purge removed (from its journal).")]
 System = Annotated[
-    bool,
-    typer.Option("--system", help="Allow a system Python (not a virtualenv or conda env) as the target."),
+    bool, options.flag("--system", help="Allow a system Python (not a virtualenv or conda env) as the target.")
 ]
 
 
+# No logs while only reading: a refused purge must not even create the workspace (logs start under the lock).
+@options.command("workspace", "python", "dry_run", "json", "verbose")
+def purge(ctx: AppContext, restore: Restore = False, system: System = False) -> None:
+    """Remove every distribution that owns files of the `triton` package (triton, pytorch-triton, pytorch-triton-rocm, triton-xpu, ... found by what they installed), then leftovers in site-packages. torch and all other distributions stay. A journal in <workspace>/state lets --restore reinstall what was removed.
+
+    Exit codes: 0 done or nothing to purge; 2 bad input (not an interpreter, a system Python without --system, read-only site-packages, a distribution without RECORD); 3 no pip in the target; 4 pip failed, or something could not be restored; 6 workspace locked.
+    """  # noqa: E501
+    if restore:
+        _restore(ctx, system)
+    else:
+        _purge(ctx, system)
+
+
 def register(app: typer.Typer) -> None:
-    @app.command("purge")
-    def purge(
-        restore: Restore = False,
-        system: System = False,
-        workspace: options.Workspace = None,
-        python: options.Python = None,
-        dry_run: options.DryRun = False,
-        json: options.Json = False,
-        verbose: options.Verbose = False,
-    ) -> None:
-        """Remove every distribution that owns files of the `triton` package (triton, pytorch-triton, pytorch-triton-rocm, triton-xpu, ... found by what they installed), then leftovers in site-packages. torch and all other distributions stay. A journal in <workspace>/state lets --restore reinstall what was removed.
-
-        Exit codes: 0 done or nothing to purge; 2 bad input (not an interpreter, a system Python without --system, read-only site-packages, a distribution without RECORD); 3 no pip in the target; 4 pip failed, or something could not be restored; 6 workspace locked.
-        """  # noqa: E501
-        from bootstrap.core.context import make_context
-
-        # No logs while only reading: a refused purge must not even create the workspace.
-        ctx = make_context(
-            options.given(workspace=workspace, python=python), json=json, dry_run=dry_run, verbose=verbose, logs=False
-        )
-        if restore:
-            _restore(ctx, system)
-        else:
-            _purge(ctx, system)
+    app.command("purge")(purge)
 
 
 def _refuse_system(target: TargetPython, system: bool) -> None:

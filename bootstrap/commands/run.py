@@ -8,61 +8,55 @@ from typing import TYPE_CHECKING, Annotated, Optional
 import typer
 
 from bootstrap.commands import options
-from bootstrap.commands.env import Backend, DumpIr
+from bootstrap.commands.env import DumpIr
 
 if TYPE_CHECKING:
     from typing import TextIO
 
+    from bootstrap.core.context import AppContext
+
+# Typer needs Optional[...] at runtime on Python 3.10 for these annotations.
+Command = Annotated[
+    Optional[list[str]],  # noqa: UP045
+    typer.Argument(help="The command and its arguments (after --)."),
+]
+DumpDir = Annotated[
+    Optional[Path],  # noqa: UP045
+    typer.Option(
+        "--dump-dir",
+        help="Where --dump-ir writes one file per pass and index.txt/index.json; must be new or empty "
+        "(default: <workspace>/dumps/<timestamp>/).",
+    ),
+]
+
+
+@options.command("backend", "workspace", "dry_run", "verbose")
+def run(ctx: AppContext, command: Command = None, dump_ir: DumpIr = False, dump_dir: DumpDir = None) -> None:
+    """Run COMMAND with the variables `tritondev env` prints; its exit status is passed through.
+
+    With --dump-ir it also turns on Triton's IR dumps and takes them out of the command's output.
+
+    Each dump becomes one numbered file per pass (0001-<pass>.mlir ..., the final .ptx/.amdgcn).
+
+    index.txt and index.json list the passes in order; the command's own output is still shown.
+    """
+    from bootstrap.core.errors import UsageError
+    from bootstrap.env.exports import collect_variables
+
+    if not command:
+        raise UsageError("no command to run", fix="tritondev run [--dump-ir] -- python my_kernel.py")
+    values: dict[str, str | None] = dict(
+        collect_variables(ctx.workspace.env_file, dump_ir=dump_ir, backend=ctx.settings.backend)
+    )
+    if not dump_ir:
+        result = ctx.runner.run_attached(command, step="run", env=values)
+        raise typer.Exit(result.returncode)
+    raise typer.Exit(_run_with_dumps(ctx, list(command), values, dump_dir))
+
 
 def register(app: typer.Typer) -> None:
-    @app.command(
-        "run",
-        context_settings={"allow_extra_args": True, "ignore_unknown_options": True},
-    )
-    def run(
-        command: Annotated[
-            Optional[list[str]],  # noqa: UP045
-            typer.Argument(help="The command and its arguments (after --).", show_default=False),
-        ] = None,
-        dump_ir: DumpIr = False,
-        dump_dir: Annotated[
-            Optional[Path],  # noqa: UP045
-            typer.Option(
-                "--dump-dir",
-                help="Where --dump-ir writes one file per pass and index.txt/index.json "
-                "[default: <workspace>/dumps/<timestamp>/]; must be new or empty.",
-                show_default=False,
-            ),
-        ] = None,
-        backend: Backend = None,
-        workspace: options.Workspace = None,
-        dry_run: options.DryRun = False,
-        verbose: options.Verbose = False,
-    ) -> None:
-        """Run COMMAND with the variables `tritondev env` prints; its exit status is passed through.
-
-        With --dump-ir it also turns on Triton's IR dumps and takes them out of the command's output.
-
-        Each dump becomes one numbered file per pass (0001-<pass>.mlir ..., the final .ptx/.amdgcn).
-
-        index.txt and index.json list the passes in order; the command's own output is still shown.
-        """
-        from bootstrap.core.context import make_context
-        from bootstrap.core.errors import UsageError
-        from bootstrap.env.exports import collect_variables
-
-        if not command:
-            raise UsageError("no command to run", fix="tritondev run [--dump-ir] -- python my_kernel.py")
-        ctx = make_context(
-            options.given(workspace=workspace, backend=backend), dry_run=dry_run, verbose=verbose, logs=False
-        )
-        values: dict[str, str | None] = dict(
-            collect_variables(ctx.workspace.env_file, dump_ir=dump_ir, backend=ctx.settings.backend)
-        )
-        if not dump_ir:
-            result = ctx.runner.run_attached(command, step="run", env=values)
-            raise typer.Exit(result.returncode)
-        raise typer.Exit(_run_with_dumps(ctx, list(command), values, dump_dir))
+    # Options of the command run come after `--` and are not tritondev's.
+    app.command("run", context_settings={"allow_extra_args": True, "ignore_unknown_options": True})(run)
 
 
 def _default_dump_dir(workspace_root: Path) -> Path:
@@ -76,17 +70,17 @@ def _default_dump_dir(workspace_root: Path) -> Path:
     return folder
 
 
-def _run_with_dumps(ctx: object, command: list[str], values: dict[str, str | None], dump_dir: Path | None) -> int:
+def _run_with_dumps(
+    ctx: AppContext, command: list[str], values: dict[str, str | None], dump_dir: Path | None
+) -> int:
     import sys
 
     from rich.markup import escape
 
     from bootstrap.core import ui
-    from bootstrap.core.context import AppContext
     from bootstrap.core.errors import ConfigError, UsageError
     from bootstrap.env.irdump import Counter, DumpSection, DumpSplitter, DumpWriter
 
-    assert isinstance(ctx, AppContext)
     folder = (dump_dir or _default_dump_dir(ctx.workspace.root)).absolute()
     if folder.exists() and (not folder.is_dir() or any(folder.iterdir())):
         raise UsageError(

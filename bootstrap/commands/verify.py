@@ -9,6 +9,7 @@ import typer
 from bootstrap.commands import options
 
 if TYPE_CHECKING:
+    from bootstrap.core.context import AppContext
     from bootstrap.kernels.verify import VerifyReport
 
 Targets = Annotated[
@@ -16,51 +17,48 @@ Targets = Annotated[
     typer.Option(
         "--target",
         "-t",
-        help="Also compile ahead of time for this target, e.g. cuda:90 or hip:gfx942 (repeat) "
-        "[default without a GPU: cuda:80, cuda:90, hip:gfx942; with a GPU: none].",
-        show_default=False,
+        help="Also compile ahead of time for this target, e.g. cuda:90 or hip:gfx942; repeatable "
+        "(default without a GPU: cuda:80, cuda:90, hip:gfx942; with a GPU: none).",
     ),
 ]
 
 
-def register(app: typer.Typer) -> None:
-    @app.command("verify")
-    def verify(
-        target: Targets = None,
-        python: options.Python = None,
-        workspace: options.Workspace = None,
-        json: options.Json = False,
-        verbose: options.Verbose = False,
-    ) -> None:
-        """Check that the target environment's Triton works: provenance, kernels checked against torch.
+@options.command("python", "workspace", "json", "verbose")
+def verify(ctx: AppContext, target: Targets = None) -> None:
+    """Check that the target environment's Triton works: provenance, kernels checked against torch.
 
-        With a GPU: a vector add, a softmax and a matmul launched on it, and the vector add's bandwidth
-        beside a torch copy's. Without one: the same kernels under TRITON_INTERPRET=1, and an
-        ahead-of-time compile for each --target. Exit codes: 0 ok; 1 a kernel or check failed;
-        3 triton, torch or numpy missing in the target environment.
-        """
-        from bootstrap.core.context import make_context
-        from bootstrap.kernels.targets import parse_targets
-        from bootstrap.kernels.verify import run_verify
+    With a GPU: a vector add, a softmax and a matmul launched on it, and the vector add's bandwidth beside a torch copy's. Without one: the same kernels under TRITON_INTERPRET=1, and an ahead-of-time compile for each --target.
 
-        ctx = make_context(
-            options.given(workspace=workspace, python=python), json=json, verbose=verbose, logs=False
-        )
-        targets = parse_targets(target or [])
-        report = run_verify(ctx, targets)
-        _render(report, json)
-
-
-def _render(report: VerifyReport, as_json: bool) -> None:
+    Exit codes: 0 ok; 1 a kernel or check failed; 3 triton, torch or numpy missing in the target environment.
+    """  # noqa: E501
     from bootstrap.core import ui
-    from bootstrap.core.errors import CheckFailed, ExitCode
+    from bootstrap.core.errors import CheckFailed
+    from bootstrap.kernels.targets import parse_targets
+    from bootstrap.kernels.verify import run_verify
 
-    if as_json:
+    targets = parse_targets(target or [])
+    report = run_verify(ctx, targets)
+    if ctx.json:
         ui.emit_json(report.to_json())
-        if not report.ok:
-            raise typer.Exit(int(ExitCode.CHECK_FAILED))
-        return
+    else:
+        _render(report)
+    if not report.ok:
+        failed = [c.name for c in report.checks if not c.ok]
+        raise CheckFailed(
+            f"verify failed: {', '.join(failed)}",
+            fix="see the failures above; `tritondev doctor` checks the toolchain, -v shows the commands run",
+            reported=ctx.json,
+        )
+
+
+def register(app: typer.Typer) -> None:
+    app.command("verify")(verify)
+
+
+def _render(report: VerifyReport) -> None:
     from rich.markup import escape
+
+    from bootstrap.core import ui
 
     console = ui.out()
     triton = report.triton
@@ -100,9 +98,3 @@ def _render(report: VerifyReport, as_json: bool) -> None:
         console.print(f"bandwidth: not measured ({escape(str(bw.get('error')))})")
     if report.ok:
         console.print("[bold green]verify: ok[/bold green]")
-        return
-    failed = [c.name for c in report.checks if not c.ok]
-    raise CheckFailed(
-        f"verify failed: {', '.join(failed)}",
-        fix="see the failures above; `tritondev doctor` checks the toolchain, -v shows the commands run",
-    )

@@ -24,15 +24,23 @@ class ExitCode(IntEnum):
 
 
 class TritondevError(Exception):
-    """An expected failure: a clear message, an optional fix, and an exit code."""
+    """An expected failure: a clear message, an optional fix, and an exit code.
+
+    reported: the command's own output already shows this failure (a report that says what failed;
+    with --json, the one JSON document, which the exit code marks as failed). The CLI then adds
+    nothing, neither a message nor a second JSON document, and only exits with the code.
+    """
 
     exit_code: ExitCode = ExitCode.INTERNAL
 
-    def __init__(self, message: str, *, fix: str | None = None, details: str | None = None) -> None:
+    def __init__(
+        self, message: str, *, fix: str | None = None, details: str | None = None, reported: bool = False
+    ) -> None:
         super().__init__(message)
         self.message = message
         self.fix = fix
         self.details = details
+        self.reported = reported
 
     def to_json(self) -> dict[str, object]:
         return {

@@ -3,16 +3,21 @@
 defaults < tritondev.toml (or [tool.tritondev] in pyproject.toml) in the workspace
          < TRITONDEV_* environment variables < command-line options.
 
-Every value remembers where it came from, so `tritondev config show` can say so. Unknown keys are
-errors with a "did you mean" suggestion: a typo in a config file must never be ignored silently.
+Each setting is declared once, as a field of `Settings`: its type, default, help, choices, whether
+it is secret and whether tritondev.toml may hold it. The table `SETTINGS` (read by `config show`,
+the loader and the command-line options of bootstrap/commands/options.py) is derived from those
+fields. Every value remembers where it came from, so `tritondev config show` can say so. Unknown
+keys are errors with a "did you mean" suggestion: a typo in a config file must never be ignored.
 """
 
 from __future__ import annotations
 
+import dataclasses
 import difflib
 import os
 import shutil
 import sys
+import typing
 from collections.abc import Mapping
 from dataclasses import dataclass, field, fields
 from pathlib import Path
@@ -25,6 +30,7 @@ BACKENDS = ("nvidia", "amd")
 CONFIG_FILE = "tritondev.toml"
 ENV_PREFIX = "TRITONDEV_"
 WORKSPACE_ENV = "TRITONDEV_WORKSPACE"
+_DECLARATION = "tritondev.setting"  # key of a field's metadata that makes it a setting
 
 
 def _default_workspace() -> Path:
@@ -38,13 +44,17 @@ def _default_workspace() -> Path:
 
 @dataclass(frozen=True)
 class Setting:
+    """One row of the settings table, derived from its field of `Settings`."""
+
     name: str
-    kind: type
-    default: Any
+    kind: type  # str, int, bool or Path (None stripped from an optional type)
+    default: Any  # None where the field has none (workspace: found at load time)
     help: str
     choices: tuple[str, ...] = ()
     secret: bool = False
     in_file: bool = True  # may this key appear in tritondev.toml?
+    default_help: str | None = None  # the default in words, where the value alone does not say it
+    short: str | None = None
 
     @property
     def env_var(self) -> str:
@@ -54,58 +64,152 @@ class Setting:
     def option(self) -> str:
         return "--" + self.name.replace("_", "-")
 
+    @property
+    def shown_default(self) -> str | None:
+        if self.default_help is not None:
+            return self.default_help
+        if isinstance(self.default, bool):
+            return "on" if self.default else "off"
+        return None if self.default is None else str(self.default)
 
-SETTINGS: tuple[Setting, ...] = (
-    Setting("workspace", Path, None, "where checkouts, builds, logs and state live", in_file=False),
-    Setting("python", Path, None, "target Python environment (default: active venv/conda env, else <workspace>/venv)"),
-    Setting("build_type", str, "RelWithDebInfo", "Triton build type", choices=BUILD_TYPES),
-    Setting("llvm_build_type", str, "Release", "LLVM/MLIR build type (assertions stay on)", choices=BUILD_TYPES),
-    Setting("backend", str, "nvidia", "GPU backend whose pins and targets are used", choices=BACKENDS),
-    Setting("torch_ref", str, None, "PyTorch tag, branch or commit whose Triton pin is built"),
-    Setting("triton_commit", str, None, "build this Triton commit instead of PyTorch's pin"),
-    Setting("pytorch_url", str, "https://github.com/pytorch/pytorch.git", "where PyTorch's pin files are read"),
-    Setting("triton_url", str, "https://github.com/triton-lang/triton.git", "Triton repository"),
-    Setting("llvm_url", str, None, "LLVM repository (default: the one Triton's pin names)"),
-    Setting("mirror", Path, None, "folder of bare mirrors pytorch.git, triton.git, llvm-project.git"),
-    Setting("jobs", int, None, "compile jobs (default: sized from cores and memory)"),
-    Setting("link_jobs", int, None, "parallel link jobs (default: sized from memory)"),
-    Setting("ccache", bool, True, "use ccache as compiler launcher when installed"),
-    Setting("lld", bool, True, "link with lld (and build with clang) when installed"),
-    Setting("ccache_remote", str, None, "ccache remote storage URL (redis://, http(s)://)", secret=True),
-    Setting("allow_dirty", bool, False, "build a checkout with local changes as it stands"),
-    Setting("skip_verify", bool, False, "skip the kernel check at the end of setup"),
-    Setting("full_history", bool, False, "clone full history instead of the pinned commits only"),
-)
+    @property
+    def option_help(self) -> str:
+        """The help of the command-line option that sets it: what, the choices, env var and default."""
+        text = self.help
+        if self.choices:
+            text += ": " + _one_of(self.choices)
+        where = f"env: {self.env_var}"
+        if self.shown_default is not None:
+            where += f"; default: {self.shown_default}"
+        return f"{text} ({where})."
 
-BY_NAME: dict[str, Setting] = {s.name: s for s in SETTINGS}
+
+def setting(
+    help: str,
+    *,
+    choices: tuple[str, ...] = (),
+    secret: bool = False,
+    in_file: bool = True,
+    default_help: str | None = None,
+    short: str | None = None,
+) -> dict[str, Setting]:
+    """The metadata that declares a field of `Settings` a setting: `field(default=..., metadata=setting(...))`.
+
+    help: what it is, a phrase without a closing period (the option's help adds env var and default).
+    default_help: the default in words where the value alone does not say it.
+    short: a one-letter option besides --name, e.g. "-j".
+    """
+    # name, kind and default are the field's own: _table() fills them in.
+    return {_DECLARATION: Setting("", object, None, help, choices, secret, in_file, default_help, short)}
 
 
 @dataclass(frozen=True)
 class Settings:
-    workspace: Path
-    python: Path | None = None
-    build_type: str = "RelWithDebInfo"
-    llvm_build_type: str = "Release"
-    backend: str = "nvidia"
-    torch_ref: str | None = None
-    triton_commit: str | None = None
-    pytorch_url: str = "https://github.com/pytorch/pytorch.git"
-    triton_url: str = "https://github.com/triton-lang/triton.git"
-    llvm_url: str | None = None
-    mirror: Path | None = None
-    jobs: int | None = None
-    link_jobs: int | None = None
-    ccache: bool = True
-    lld: bool = True
-    ccache_remote: str | None = None
-    allow_dirty: bool = False
-    skip_verify: bool = False
-    full_history: bool = False
+    workspace: Path = field(
+        metadata=setting(
+            "Where checkouts, builds, logs and state live",
+            in_file=False,
+            default_help="the nearest folder upward holding a tritondev.toml, else ~/tritondev",
+        )
+    )
+    python: Path | None = field(
+        default=None,
+        metadata=setting(
+            "Target Python environment, an interpreter or an env folder",
+            default_help="the active venv/conda env, else <workspace>/venv",
+        ),
+    )
+    build_type: str = field(default="RelWithDebInfo", metadata=setting("Triton build type", choices=BUILD_TYPES))
+    llvm_build_type: str = field(
+        default="Release",
+        metadata=setting(
+            "LLVM/MLIR build type, assertions on",
+            choices=BUILD_TYPES,
+            default_help="Release, as a Debug LLVM needs tens of GB and links slowly, and Triton work rarely "
+            "steps into it",
+        ),
+    )
+    backend: str = field(
+        default="nvidia",
+        metadata=setting(
+            "GPU backend, for pins (amd: triton-rocm.txt), targets and the assembly dump of --dump-ir", choices=BACKENDS
+        ),
+    )
+    torch_ref: str | None = field(
+        default=None,
+        metadata=setting(
+            "PyTorch tag, branch or commit whose Triton pin is used", default_help="the installed torch's, else main"
+        ),
+    )
+    triton_commit: str | None = field(
+        default=None, metadata=setting("Use this Triton commit (40 hex) instead of PyTorch's pin")
+    )
+    pytorch_url: str = field(
+        default="https://github.com/pytorch/pytorch.git",
+        metadata=setting(
+            "Where PyTorch's pin files are read: git URL, local repository, or raw+https://BASE",
+            default_help="PyTorch's GitHub repository",
+        ),
+    )
+    triton_url: str = field(
+        default="https://github.com/triton-lang/triton.git",
+        metadata=setting("Triton repository", default_help="Triton's GitHub repository"),
+    )
+    llvm_url: str | None = field(
+        default=None, metadata=setting("LLVM repository", default_help="the one Triton's pin names")
+    )
+    mirror: Path | None = field(
+        default=None, metadata=setting("Folder of bare mirrors pytorch.git, triton.git, llvm-project.git")
+    )
+    jobs: int | None = field(
+        default=None, metadata=setting("Compile jobs", default_help="sized from cores and memory", short="-j")
+    )
+    link_jobs: int | None = field(
+        default=None, metadata=setting("Parallel link jobs", default_help="sized from memory")
+    )
+    ccache: bool = field(default=True, metadata=setting("Use ccache as the compiler launcher when installed"))
+    lld: bool = field(default=True, metadata=setting("Build with clang and link with lld when installed"))
+    ccache_remote: str | None = field(
+        default=None,
+        metadata=setting("ccache remote storage URL, redis:// or http(s)://; never shown unmasked", secret=True),
+    )
+    allow_dirty: bool = field(default=False, metadata=setting("Build checkouts with local changes as they stand"))
+    skip_verify: bool = field(
+        default=False, metadata=setting("Skip the kernel check at the end of setup; provenance is still checked")
+    )
+    full_history: bool = field(default=False, metadata=setting("Clone full history instead of the pinned commits only"))
     # name -> "default" | "file:<path>" | "env:<VAR>" | "cli:<--option>"
     sources: Mapping[str, str] = field(default_factory=dict, compare=False)
 
     def source_of(self, name: str) -> str:
         return self.sources.get(name, "default")
+
+
+def _one_of(choices: tuple[str, ...]) -> str:
+    return choices[0] if len(choices) == 1 else f"{', '.join(choices[:-1])} or {choices[-1]}"
+
+
+def _kind(annotation: Any) -> type:
+    """`Path | None` -> Path: the type a value of the setting has once given."""
+    present = [arg for arg in typing.get_args(annotation) if arg is not type(None)] or [annotation]
+    (kind,) = present
+    assert isinstance(kind, type)
+    return kind
+
+
+def _table() -> tuple[Setting, ...]:
+    hints = typing.get_type_hints(Settings)
+    rows = []
+    for f in fields(Settings):
+        row = f.metadata.get(_DECLARATION)
+        if isinstance(row, Setting):
+            default = None if f.default is dataclasses.MISSING else f.default
+            rows.append(dataclasses.replace(row, name=f.name, kind=_kind(hints[f.name]), default=default))
+    return tuple(rows)
+
+
+SETTINGS: tuple[Setting, ...] = _table()
+BY_NAME: dict[str, Setting] = {s.name: s for s in SETTINGS}
 
 
 def suggest(name: str, candidates: list[str]) -> str:
@@ -292,8 +396,3 @@ def describe(settings: Settings, redact_secrets: bool = True) -> list[dict[str, 
             }
         )
     return rows
-
-
-def field_names() -> list[str]:
-    return [f.name for f in fields(Settings) if f.name != "sources"]
-

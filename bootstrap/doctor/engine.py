@@ -8,7 +8,7 @@ from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from typing import Any
 
-from bootstrap.core.errors import TritondevError
+from bootstrap.core.errors import ExitCode, TritondevError
 from bootstrap.doctor.facts import Facts, ProbeFailed, Skip
 from bootstrap.doctor.model import CheckResult, CheckSpec, Fix, Status
 
@@ -54,16 +54,16 @@ class Report:
     seconds: float
     fixes: list[dict[str, Any]] = field(default_factory=list)
 
-    def counts(self) -> dict[str, int]:
-        counts = {s.value: 0 for s in Status}
+    def counts(self) -> dict[Status, int]:
+        counts = dict.fromkeys(Status, 0)
         for r in self.results:
-            counts[r.status.value] += 1
+            counts[r.status] += 1
         return counts
 
     def open_problems(self, strict: bool) -> list[CheckResult]:
         """Errors (and with strict, warnings) that --fix did not resolve."""
         bad = {Status.ERROR, Status.WARN} if strict else {Status.ERROR}
-        return [r for r in self.results if r.status in bad and not (r.applied and r.applied.startswith("fixed"))]
+        return [r for r in self.results if r.status in bad and not r.fixed]
 
-    def exit_code(self, strict: bool) -> int:
-        return 1 if self.open_problems(strict) else 0
+    def exit_code(self, strict: bool) -> ExitCode:
+        return ExitCode.CHECK_FAILED if self.open_problems(strict) else ExitCode.OK

@@ -8,7 +8,7 @@ from pathlib import Path
 from typing import Any
 
 from bootstrap.doctor.facts import Facts
-from bootstrap.doctor.model import CheckResult
+from bootstrap.doctor.model import Applied, CheckResult, FixStatus
 
 
 def apply_fixes(facts: Facts, results: list[CheckResult], *, dry_run: bool) -> list[dict[str, Any]]:
@@ -22,13 +22,15 @@ def apply_fixes(facts: Facts, results: list[CheckResult], *, dry_run: bool) -> l
         fixer = FIXERS[action]
         try:
             message = fixer(facts, affected, dry_run)
-            status = "would apply" if dry_run else "fixed"
+            status = FixStatus.WOULD_APPLY if dry_run else FixStatus.FIXED
         except Exception as exc:
             message = f"{type(exc).__name__}: {exc}"
-            status = "failed"
+            status = FixStatus.FAILED
         for result in affected:
-            result.applied = f"{status}: {message}"
-        done.append({"action": action, "status": status, "message": message, "checks": [r.name for r in affected]})
+            result.applied = Applied(status, message)
+        done.append(
+            {"action": action, "status": status.value, "message": message, "checks": [r.name for r in affected]}
+        )
     return done
 
 

@@ -12,10 +12,31 @@ if TYPE_CHECKING:
 
 
 class Status(str, Enum):
+    """A check's verdict; the value is what --json shows."""
+
     OK = "ok"
     WARN = "warn"
     ERROR = "error"
     SKIPPED = "skipped"
+
+
+class FixStatus(str, Enum):
+    """What --fix did about a finding; the value is what --json shows."""
+
+    FIXED = "fixed"
+    WOULD_APPLY = "would apply"  # --fix --dry-run
+    FAILED = "failed"
+
+
+@dataclass(frozen=True)
+class Applied:
+    """What --fix did about a finding, and how it went."""
+
+    status: FixStatus
+    message: str
+
+    def __str__(self) -> str:
+        return f"{self.status.value}: {self.message}"
 
 
 @dataclass(frozen=True)
@@ -86,7 +107,11 @@ class CheckResult:
     fix: Fix | None
     duration_ms: int
     data: dict[str, Any] = field(default_factory=dict)
-    applied: str | None = None  # what --fix did about it
+    applied: Applied | None = None  # what --fix did about it
+
+    @property
+    def fixed(self) -> bool:
+        return self.applied is not None and self.applied.status is FixStatus.FIXED
 
     def to_json(self) -> dict[str, Any]:
         return {
@@ -97,6 +122,6 @@ class CheckResult:
             "details": list(self.details),
             "fix": self.fix.text if self.fix else None,
             "auto_fixable": bool(self.fix and self.fix.action),
-            "applied": self.applied,
+            "applied": str(self.applied) if self.applied else None,
             "duration_ms": self.duration_ms,
         }

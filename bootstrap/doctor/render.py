@@ -47,7 +47,7 @@ def render_text(report: Report, *, verbose: bool, strict: bool, header: str) -> 
         elif result.fix and verbose:
             lines.append(f"{indent}[dim]to enable: {escape(result.fix.text)}[/dim]")
         if result.applied:
-            lines.append(f"{indent}[cyan]--fix {escape(result.applied)}[/cyan]")
+            lines.append(f"{indent}[cyan]--fix {escape(str(result.applied))}[/cyan]")
         if verbose:
             lines.extend(f"{indent}[dim]{escape(d)}[/dim]" for d in result.details)
     lines.append("")
@@ -64,18 +64,19 @@ def _worst(statuses: list[Status]) -> Status:
 
 def summary_line(report: Report, strict: bool) -> str:
     counts = report.counts()
+    warnings, errors = counts[Status.WARN], counts[Status.ERROR]
     parts = [
-        f"[green]{counts['ok']} ok[/green]",
-        f"[yellow]{counts['warn']} warning{'s' if counts['warn'] != 1 else ''}[/yellow]",
-        f"[red]{counts['error']} error{'s' if counts['error'] != 1 else ''}[/red]",
-        f"[dim]{counts['skipped']} skipped[/dim]",
+        f"[green]{counts[Status.OK]} ok[/green]",
+        f"[yellow]{warnings} warning{'s' if warnings != 1 else ''}[/yellow]",
+        f"[red]{errors} error{'s' if errors != 1 else ''}[/red]",
+        f"[dim]{counts[Status.SKIPPED]} skipped[/dim]",
     ]
     problems = report.open_problems(strict)
-    fixed = sum(1 for r in report.results if r.applied and r.applied.startswith("fixed"))
+    fixed = sum(1 for r in report.results if r.fixed)
     if not problems and fixed:
         verdict = f"[bold green]Fixed {fixed} problem(s); no others.[/bold green]"
     elif not problems:
-        verdict = "[bold green]No problems found.[/bold green]" if not counts["warn"] else "[bold]No errors.[/bold]"
+        verdict = "[bold green]No problems found.[/bold green]" if not warnings else "[bold]No errors.[/bold]"
     else:
         groups = len({r.group for r in problems})
         verdict = f"[bold red]Doctor found {len(problems)} problem(s) in {groups} group(s).[/bold red]"
@@ -85,16 +86,15 @@ def summary_line(report: Report, strict: bool) -> str:
 def report_json(report: Report, *, strict: bool, context: dict[str, Any]) -> dict[str, Any]:
     from bootstrap import __version__
 
-    counts = report.counts()
     return {
         "schema_version": SCHEMA_VERSION,
         "tritondev_version": __version__,
         **context,
         "summary": {
-            **counts,
+            **{status.value: n for status, n in report.counts().items()},
             "total": len(report.results),
             "strict": strict,
-            "exit_code": report.exit_code(strict),
+            "exit_code": int(report.exit_code(strict)),
             "seconds": round(report.seconds, 3),
         },
         "checks": [r.to_json() for r in report.results],

@@ -43,6 +43,10 @@ def test_missing_target_env_is_an_error_with_the_fix_and_creates_nothing(cli, tm
     assert "tritondev setup" in checks["python.interpreter"]["fix"]
     assert {checks[n]["status"] for n in checks if n != "python.interpreter" and n != "python.c-compiler"
             and n != "python.env-traps"} == {"skipped"}
+    assert "error:" not in result.stderr  # the report is the one document; the exit code says it failed
+    text = cli("doctor", "--workspace", str(ws), "--check", "python")
+    assert text.returncode == 1 and "Doctor found" in text.stdout
+    assert "error:" not in text.stderr  # the report's own verdict says it, once
     assert not ws.exists(), "a read-only doctor run must not create the workspace"
 
 

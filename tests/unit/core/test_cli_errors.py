@@ -54,3 +54,21 @@ def test_json_mode_error_is_one_json_document(
     out = capsys.readouterr().out
     data = json.loads(out)
     assert data["exit_code"] == 2 and "nope" in data["message"]
+
+
+def test_a_reported_failure_adds_nothing_to_the_output(
+    monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """doctor/verify/compile --json: the report is the one JSON document; the exit code says it failed."""
+    import json
+
+    from bootstrap.core.context import CURRENT
+    from bootstrap.core.errors import CheckFailed
+
+    monkeypatch.setattr(CURRENT, "json", True)
+    cli._report_error(CheckFailed("verify failed: add", fix="see above", reported=True))
+    assert capsys.readouterr() == ("", "")
+    cli._report_error(CheckFailed("verify failed: add", fix="see above"))
+    captured = capsys.readouterr()
+    assert json.loads(captured.out)["exit_code"] == ExitCode.CHECK_FAILED
+    assert "fix: see above" in captured.err

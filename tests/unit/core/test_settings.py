@@ -2,12 +2,13 @@
 
 from __future__ import annotations
 
+import dataclasses
 from pathlib import Path
 
 import pytest
 
 from bootstrap.core.errors import ConfigError
-from bootstrap.core.settings import SETTINGS, load_settings
+from bootstrap.core.settings import BY_NAME, SETTINGS, Setting, Settings, load_settings
 
 
 def _env(ws: Path, **extra: str) -> dict[str, str]:
@@ -100,3 +101,84 @@ def test_bare_python_name_is_looked_up_on_path(tmp_path: Path) -> None:
     assert settings.python == Path(shutil.which("python3") or "")
 
 
+
+
+# -- the table, derived from the Settings fields ---------------------------------------------------------
+
+
+def test_every_field_is_a_setting_with_help_env_var_and_option() -> None:
+    names = [f.name for f in dataclasses.fields(Settings) if f.name != "sources"]
+    assert [s.name for s in SETTINGS] == names
+    for setting in SETTINGS:
+        assert setting.help and (setting.help[0].isupper() or setting.help.startswith("ccache")), setting.name
+        assert not setting.help.endswith("."), setting.name
+        assert setting.env_var == "TRITONDEV_" + setting.name.upper()
+        assert setting.option == "--" + setting.name.replace("_", "-")
+        assert setting.env_var in setting.option_help
+
+
+def test_table_types_and_defaults_are_the_fields() -> None:
+    assert (BY_NAME["build_type"].kind, BY_NAME["jobs"].kind, BY_NAME["ccache"].kind) == (str, int, bool)
+    assert (BY_NAME["python"].kind, BY_NAME["mirror"].kind, BY_NAME["workspace"].kind) == (Path, Path, Path)
+    defaults = Settings(workspace=Path("/w"))
+    for setting in SETTINGS[1:]:
+        assert getattr(defaults, setting.name) == setting.default, setting.name
+    assert [s.name for s in SETTINGS if not s.in_file] == ["workspace"]
+    assert [s.name for s in SETTINGS if s.secret] == ["ccache_remote"]
+
+
+def test_option_help_names_choices_env_var_and_default() -> None:
+    assert BY_NAME["build_type"].option_help == (
+        "Triton build type: Debug, Release or RelWithDebInfo (env: TRITONDEV_BUILD_TYPE; default: RelWithDebInfo)."
+    )
+    assert BY_NAME["ccache"].option_help.endswith("(env: TRITONDEV_CCACHE; default: on).")
+    assert BY_NAME["allow_dirty"].option_help.endswith("default: off).")
+    assert BY_NAME["mirror"].option_help.endswith("(env: TRITONDEV_MIRROR).")  # no default to show
+
+
+def _three_values(setting: Setting, tmp_path: Path) -> tuple[object, object, object]:
+    """Values for file, env and command line, each different from the one before."""
+    if setting.kind is bool:
+        return (not setting.default, setting.default, not setting.default)
+    if setting.choices:
+        return (setting.choices[-1], setting.choices[0], setting.choices[-1])
+    if setting.kind is int:
+        return (3, 5, 7)
+    if setting.kind is Path:
+        return tuple(str(tmp_path / f"{setting.name}-{where}") for where in ("file", "env", "cli"))  # type: ignore[return-value]
+    if setting.name == "ccache_remote":
+        return tuple(f"redis://{where}.example:6379" for where in ("file", "env", "cli"))  # type: ignore[return-value]
+    return ("from-file", "from-env", "from-cli")
+
+
+def _as_file_value(value: object) -> str:
+    return str(value).lower() if isinstance(value, bool) else f"{value!r}".replace("'", '"')
+
+
+@pytest.mark.parametrize("name", [s.name for s in SETTINGS if s.in_file])
+def test_precedence_of_every_setting(tmp_path: Path, name: str) -> None:
+    setting = BY_NAME[name]
+    in_file, in_env, on_cli = _three_values(setting, tmp_path)
+    (tmp_path / "tritondev.toml").write_text(f"{name} = {_as_file_value(in_file)}\n")
+
+    def shown(value: object) -> object:
+        return Path(str(value)) if setting.kind is Path else value
+
+    loaded = load_settings({}, _env(tmp_path))
+    assert (getattr(loaded, name), loaded.source_of(name)) == (shown(in_file), f"file:{tmp_path / 'tritondev.toml'}")
+    env = _env(tmp_path, **{setting.env_var: str(in_env)})
+    loaded = load_settings({}, env)
+    assert (getattr(loaded, name), loaded.source_of(name)) == (shown(in_env), f"env:{setting.env_var}")
+    loaded = load_settings({name: on_cli}, env)
+    assert (getattr(loaded, name), loaded.source_of(name)) == (shown(on_cli), f"cli:{setting.option}")
+
+
+def test_readme_settings_table_lists_every_setting() -> None:
+    readme = (Path(__file__).resolve().parents[3] / "README.md").read_text()
+    section = readme[readme.index("## Settings") : readme.index("## Workspace layout")]
+    rows = [line for line in section.splitlines() if line.startswith("| `")]
+    assert len(rows) == len(SETTINGS)
+    for setting, row in zip(SETTINGS, rows, strict=True):
+        key, env_var, option = (cell.strip() for cell in row.strip("|").split("|")[:3])
+        assert key.startswith(f"`{setting.name}`") and env_var == f"`{setting.env_var}`", row
+        assert option.startswith(f"`{setting.option}"), row
