@@ -87,7 +87,7 @@ def _render(ctx: AppContext, report: Report, *, arch: int | None, strict: bool) 
     from bootstrap.core import ui
     from bootstrap.doctor.render import render_text, report_json
 
-    target = ctx._target
+    target = ctx.probed_target()
     if ctx.json:
         context = {
             "workspace": str(ctx.workspace.root),

@@ -59,6 +59,10 @@ class AppContext:
         """As target_python, but None when the target is a workspace venv that does not exist yet."""
         return None if self.target_is_missing_venv() else self.target_python()
 
+    def probed_target(self) -> TargetPython | None:
+        """The target if this command has already probed it successfully, else None (never probes)."""
+        return self._target
+
     def use_interpreter(self, executable: Path, origin: str) -> None:
         """Point this command at a known interpreter (e.g. the one setup installed into)."""
         self._choice, self._target = (executable, origin), None

@@ -67,9 +67,18 @@ class Attempt:
         return f"{self.label}: {self.failure.value if self.failure else 'failed'} ({first[:200]})"
 
 
+class Decision(str, Enum):
+    """What the attempts say about the arch."""
+
+    OK = "ok"
+    FIXABLE = "fixable"  # another ptxas on this machine works
+    UPGRADE_TRITON = "upgrade-triton"
+    NO_PTXAS = "no-ptxas"
+
+
 @dataclass
 class Verdict:
-    status: str  # "ok", "fixable", "upgrade-triton", "no-ptxas"
+    status: Decision
     working: Attempt | None = None
     attempts: list[Attempt] = field(default_factory=list)
 
@@ -78,14 +87,14 @@ def decide(default: Attempt, others: list[Attempt]) -> Verdict:
     """What the attempts say. Pure: the whole decision is testable over recorded attempts."""
     attempts = [default, *others]
     if default.ok:
-        return Verdict("ok", default, attempts)
+        return Verdict(Decision.OK, default, attempts)
     working = next((a for a in others if a.ok), None)
     if working is not None:
-        return Verdict("fixable", working, attempts)
+        return Verdict(Decision.FIXABLE, working, attempts)
     triton_side = {Failure.PTXAS_TOO_NEW, Failure.LLVM_UNKNOWN_ARCH}
     if any(a.failure in triton_side for a in attempts):
-        return Verdict("upgrade-triton", None, attempts)
-    return Verdict("no-ptxas", None, attempts)
+        return Verdict(Decision.UPGRADE_TRITON, None, attempts)
+    return Verdict(Decision.NO_PTXAS, None, attempts)
 
 
 def first_line(text: str) -> str:
@@ -284,7 +293,7 @@ def _verdict_outcome(
 ) -> Outcome:
     """The report of a failed default compile: the working variable, a newer Triton, or a newer CUDA."""
     default, triton = verdict.attempts[0], f"Triton {version}"
-    if verdict.status == "fixable" and verdict.working is not None:
+    if verdict.status is Decision.FIXABLE and verdict.working is not None:
         env = verdict.working.env
         assignment = " ".join(f"{k}={v}" for k, v in env.items())
         return error(
@@ -298,7 +307,7 @@ def _verdict_outcome(
             *details,
         )
     wanted = upgrade_requirement(str(version or ""), arch)
-    if verdict.status == "upgrade-triton":
+    if verdict.status is Decision.UPGRADE_TRITON:
         return error(
             f"{triton} cannot target sm_{arch} with any ptxas on this machine: it is too old for this arch",
             f"upgrade Triton: pip install -U {wanted}  (with a torch that pins it, or build it: tritondev setup"
