@@ -31,7 +31,7 @@ def register(app: typer.Typer) -> None:
         """
         from bootstrap.core import ui
         from bootstrap.core.context import make_context
-        from bootstrap.pipeline.setup import run_build
+        from bootstrap.pipeline.build import run_build
 
         ctx = make_context(options.given(workspace=workspace), json=json, dry_run=dry_run, verbose=verbose,
                            logs=not dry_run)
