@@ -38,7 +38,7 @@ class LlvmSite:
     """One LLVM build folder as found on disk."""
 
     build: Path
-    source: Path  # the LLVM checkout it was (or will be) configured from
+    source: Path | None  # the LLVM checkout it was configured from (None: its record names none)
     stamp: Mapping[str, Any] = field(default_factory=dict)
     configured: bool = False  # build.ninja is there
     source_ok: bool = False  # <source>/llvm/CMakeLists.txt is there (a build tree refers to its source tree)
@@ -52,9 +52,11 @@ def read_site(build: Path, source: Path | None) -> LlvmSite:
     """The build folder `build`; `source` None: the one its stamp names."""
     stamp = read_json(build / LLVM_STAMP)
     stamp = stamp if isinstance(stamp, dict) else {}
-    where = source if source is not None else Path(str(stamp.get("source", "")))
+    if source is None:
+        named = stamp.get("source")
+        source = Path(named) if isinstance(named, str) and named.startswith("/") else None
     configured = (build / "build.ninja").is_file()
-    return LlvmSite(build, where, stamp, configured, (where / "llvm" / "CMakeLists.txt").is_file())
+    return LlvmSite(build, source, stamp, configured, source is not None and (source / "llvm/CMakeLists.txt").is_file())
 
 
 @dataclass(frozen=True)
@@ -98,13 +100,13 @@ def locate(folders: LlvmFolders, llvm_src: Path, build_fp: str) -> LlvmLocation:
     mine = folders.mine
     if folders.linked is not None:
         site = folders.linked
-        if site.stamp and site.usable:
+        if site.stamp and site.usable and site.source is not None:
             return LlvmLocation(site.build, site.source, str(site.build), site.stamp, site.configured)
         return LlvmLocation(mine, llvm_src, None, unlink=True)  # the other workspace's build is gone
     if folders.own is not None:
         return LlvmLocation(mine, llvm_src, None, folders.own.stamp, folders.own.configured)
     for site in folders.registered:
-        if site.stamp.get("build_fingerprint") == build_fp and site.usable:
+        if site.stamp.get("build_fingerprint") == build_fp and site.usable and site.source is not None:
             return LlvmLocation(site.build, site.source, str(site.build), site.stamp, True, link_to=site.build)
     return LlvmLocation(mine, llvm_src, None)
 
