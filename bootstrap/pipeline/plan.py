@@ -192,7 +192,7 @@ def purge_step(facts: SetupFacts) -> PlannedStep:
     if record is not None and record.fingerprint == fingerprint(inputs, {}):
         return _observed("purge", inputs, True, "environment unchanged since the last setup")
     why = "never scanned here" if record is None else "the environment changed since the last setup"
-    return _observed("purge", inputs, False, f"{why}: scanned for other tritons")
+    return _observed("purge", inputs, False, why)
 
 
 def requirements_step(facts: SetupFacts, presets: P.Presets) -> PlannedStep | None:
