@@ -47,7 +47,7 @@ def render(report: object) -> None:
     from rich.table import Table
 
     from bootstrap.core import ui
-    from bootstrap.pipeline.setup import SetupReport
+    from bootstrap.pipeline.report import SetupReport
 
     assert isinstance(report, SetupReport)
     out = ui.out()
@@ -69,14 +69,14 @@ def render(report: object) -> None:
                 step = command.step
                 out.print(f"# {step}")
             out.print(escape(command.render()))
-        out.print("# steps: " + ", ".join(f"{o.name} ({o.status})" for o in report.steps))
+        out.print("# steps: " + ", ".join(f"{o.name} ({o.status.value})" for o in report.steps))
         return
     out.print(escape(plan[2:]))
     table = Table(title=f"tritondev setup ({report.workspace})", title_justify="left")
     for column in ("step", "status", "why", "seconds"):
         table.add_column(column)
     for outcome in report.steps:
-        table.add_row(outcome.name, outcome.status, escape(outcome.reason), f"{outcome.seconds:.1f}")
+        table.add_row(outcome.name, outcome.status.value, escape(outcome.reason), f"{outcome.seconds:.1f}")
     out.print(table)
     for label, stats in report.ccache.items():
         out.print(f"{label}: {stats.describe()}")

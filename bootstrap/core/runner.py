@@ -58,6 +58,7 @@ class PlannedCommand:
     cwd: str | None
     env: tuple[tuple[str, str], ...]  # only the variables this command sets on top of the environment
     step: str
+    probe: bool = False  # it only read (runs under --dry-run too); not part of what a run changes
 
     def render(self) -> str:
         prefix = " ".join(f"{k}={shlex.quote(v)}" for k, v in self.env)
@@ -152,7 +153,7 @@ class Runner:
         if not args:
             raise ValueError("empty command")
         overrides = tuple((k, v) for k, v in (env or {}).items() if v is not None)
-        planned = PlannedCommand(args, os.fspath(cwd) if cwd is not None else None, overrides, step)
+        planned = PlannedCommand(args, os.fspath(cwd) if cwd is not None else None, overrides, step, probe)
         with self._lock:
             self.history.append(planned)
 
@@ -210,7 +211,7 @@ class Runner:
         if not args:
             raise ValueError("empty command")
         overrides = tuple((k, v) for k, v in (env or {}).items() if v is not None)
-        planned = PlannedCommand(args, os.fspath(cwd) if cwd is not None else None, overrides, step)
+        planned = PlannedCommand(args, os.fspath(cwd) if cwd is not None else None, overrides, step, probe=False)
         with self._lock:
             self.history.append(planned)
         if self.dry_run:

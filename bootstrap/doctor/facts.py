@@ -20,12 +20,12 @@ from typing import Any, TypeVar
 
 from bootstrap import inside
 from bootstrap.core.context import AppContext
-from bootstrap.core.errors import CommandFailed, ToolMissing, TritondevError
+from bootstrap.core.errors import CommandFailed, TritondevError
 from bootstrap.core.interpreter import TargetPython
 from bootstrap.core.runner import Result
-from bootstrap.doctor.versions import parse_tool_version
 from bootstrap.inside import answers
 from bootstrap.kernels.gpus import GpuInfo, read_nvidia
+from bootstrap.pipeline.toolchain import version_numbers, version_output
 
 T = TypeVar("T")
 
@@ -154,12 +154,6 @@ class Facts:
             "environment", lambda: self.probe(answers.environment, "tritondev_environment.py", step="doctor-env-probe")
         )
 
-    def env_probe(self) -> dict[str, Any]:
-        """environment() as a mapping: {"torch_requires": [...] or None, "errors": {...}}."""
-        env = self.environment()
-        requires = None if env.torch_requires is None else list(env.torch_requires)
-        return {"torch_requires": requires, "errors": dict(env.errors)}
-
     def triton_probe(self, arch: int | None = None) -> answers.TritonImport:
         """`import triton` as the user gets it; with an arch, also the ptxas Triton uses for it."""
         return self.memo(
@@ -179,17 +173,17 @@ class Facts:
         return [d for d in self.distributions() if d.owns_triton_files]
 
     # -- tools on PATH ----------------------------------------------------------------------------
-    def tool(self, name: str, args: Sequence[str] = ("--version",)) -> Tool:
+    def tool(self, name: str) -> Tool:
+        """A tool on the user's PATH and its version, read the way setup reads it (pipeline.toolchain)."""
+
         def probe() -> Tool:
             path = shutil.which(name, path=self.environ.get("PATH", ""))
             if path is None:
                 return Tool(name, None, "", None)
-            try:
-                result = self._run([path, *args], step=f"doctor-{name}", timeout=TOOL_TIMEOUT)
-            except (ProbeFailed, ToolMissing) as exc:
-                return Tool(name, path, str(exc), None)
-            output = (result.stdout + result.stderr).strip()
-            return Tool(name, path, output, parse_tool_version(output))
+            output = version_output(self.ctx.runner, path, name, timeout=TOOL_TIMEOUT)
+            if output is None:
+                return Tool(name, path, f"{path} did not answer its version query", None)
+            return Tool(name, path, output.strip(), version_numbers(output))
 
         return self.memo(f"tool-{name}", probe)
 

@@ -8,19 +8,11 @@ from dataclasses import dataclass
 from packaging.requirements import InvalidRequirement, Requirement
 from packaging.version import InvalidVersion, Version
 
-_VERSION = re.compile(r"(\d+)\.(\d+)(?:\.(\d+))?")
+from bootstrap.pipeline.toolchain import dotted as dotted
+from bootstrap.pipeline.toolchain import version_numbers
 
-
-def parse_tool_version(text: str) -> tuple[int, ...] | None:
-    """The first dotted version in a `--version` output (`cmake version 3.25.1` -> (3, 25, 1))."""
-    match = _VERSION.search(text)
-    if not match:
-        return None
-    return tuple(int(p) for p in match.groups() if p is not None)
-
-
-def dotted(version: tuple[int, ...]) -> str:
-    return ".".join(str(p) for p in version)
+# Tool versions are read the way setup reads them: one parser for both.
+parse_tool_version = version_numbers
 
 
 # ---- torch <-> triton ---------------------------------------------------------------------------

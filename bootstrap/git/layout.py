@@ -6,7 +6,8 @@ Triton moved things around over the years (triton-build-facts.md, section 1.1):
   mid-2026 cmake/llvm-build-info.json may name an LLVM fork (triton-lang/llvm-project);
 - Python bindings through pybind11 (downloaded by setup.py in <= 3.1, then a build requirement)
   or nanobind (2026-06 on);
-- scripts/build-llvm-project.sh from 2025-05 on.
+- scripts/build-llvm-project.sh from 2025-05 on (its LLVM_PROJECTS default names the LLVM projects);
+- the top CMakeLists.txt's cmake_minimum_required, the oldest CMake that configures it.
 
 Every function takes `read(path) -> text | None` (None: no such file at that commit), so the same
 code runs on a checkout, on `git show <sha>:<path>` or on raw files over HTTPS, and unit tests feed
@@ -31,6 +32,7 @@ LLVM_INFO = "cmake/llvm-info.json"
 LLVM_HASH = "cmake/llvm-hash.txt"
 LLVM_BUILD_INFO = "cmake/llvm-build-info.json"
 BUILD_LLVM_SCRIPT = "scripts/build-llvm-project.sh"
+TOP_CMAKELISTS = "CMakeLists.txt"
 DEFAULT_LLVM_REPOSITORY = "llvm/llvm-project"
 
 
@@ -44,6 +46,10 @@ class TritonLayout:
     build_requires: tuple[str, ...]
     has_build_llvm_script: bool
     version: str | None  # TRITON_VERSION base in setup.py, e.g. "3.8.0"
+    # The LLVM_PROJECTS default of scripts/build-llvm-project.sh ("mlir;llvm;lld"), None without one.
+    llvm_projects: tuple[str, ...] | None = None
+    # cmake_minimum_required(VERSION x.y) of the top CMakeLists.txt, None when it names none.
+    cmake_minimum: tuple[int, ...] | None = None
 
     def to_json(self) -> dict[str, object]:
         return {
@@ -55,6 +61,8 @@ class TritonLayout:
             "build_requires": list(self.build_requires),
             "has_build_llvm_script": self.has_build_llvm_script,
             "version": self.version,
+            "llvm_projects": list(self.llvm_projects) if self.llvm_projects is not None else None,
+            "cmake_minimum": ".".join(map(str, self.cmake_minimum)) if self.cmake_minimum else None,
         }
 
 
@@ -212,6 +220,37 @@ def has_build_llvm_script(read: ReadFile) -> bool:
     return read(BUILD_LLVM_SCRIPT) is not None
 
 
+# `NAME=${NAME:-default}` (quotes optional), as build-llvm-project.sh sets its defaults.
+_SCRIPT_DEFAULT = r'^\s*{name}=["\']?\$\{{{name}:-["\']?([^"\'}}]*)["\']?\}}'
+
+
+def script_default(script: str, name: str) -> str | None:
+    """The default a shell script gives variable `name` (`NAME=${NAME:-value}`), None when it sets none."""
+    match = re.search(_SCRIPT_DEFAULT.format(name=name), script, re.MULTILINE)
+    return match.group(1).strip() if match else None
+
+
+def llvm_projects(read: ReadFile) -> tuple[str, ...] | None:
+    """The LLVM projects Triton's own scripts/build-llvm-project.sh builds by default, None without
+    the script (or a default): "mlir;llvm" in 2025-05, lld added 2025-07, clang 2026-03."""
+    text = read(BUILD_LLVM_SCRIPT)
+    raw = script_default(text, "LLVM_PROJECTS") if text is not None else None
+    if not raw:
+        return None
+    return tuple(p for p in raw.split(";") if p)
+
+
+_CMAKE_MINIMUM_RE = re.compile(r"cmake_minimum_required\s*\(\s*VERSION\s+(\d+(?:\.\d+)*)", re.IGNORECASE)
+
+
+def cmake_minimum_required(read: ReadFile) -> tuple[int, ...] | None:
+    """The CMake version the top CMakeLists.txt asks for (`cmake_minimum_required(VERSION 3.20)` ->
+    (3, 20); a range `3.18...3.27` gives its minimum), None when it asks for none."""
+    text = read(TOP_CMAKELISTS)
+    match = _CMAKE_MINIMUM_RE.search(text) if text is not None else None
+    return tuple(int(part) for part in match.group(1).split(".")) if match else None
+
+
 def detect_layout(read_file: ReadFile) -> TritonLayout:
     """Every layout fact of one Triton commit. Raises MismatchError when the files are not Triton's."""
     where = setup_py_dir(read_file)
@@ -227,4 +266,6 @@ def detect_layout(read_file: ReadFile) -> TritonLayout:
         build_requires=requires,
         has_build_llvm_script=has_build_llvm_script(read_file),
         version=triton_version(read_file, where),
+        llvm_projects=llvm_projects(read_file),
+        cmake_minimum=cmake_minimum_required(read_file),
     )

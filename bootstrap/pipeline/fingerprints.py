@@ -1,10 +1,15 @@
-"""The step engine: run a step only when its inputs changed since it last finished.
+"""Step fingerprints and records: a step runs only when its inputs changed since it last finished.
 
 Each step has a fingerprint: a hash of its inputs (commits, flags, tool versions, environment)
 and of the fingerprints of the steps it depends on, so a change re-runs that step and everything
 downstream of it and nothing else. The record of a finished step is written atomically to
-<workspace>/state/steps/<name>.json only after the step succeeded, and removed before it starts:
-a step interrupted at any moment (Ctrl-C, kill -9) has no record and runs again next time.
+<workspace>/state/steps/<name>.json only after the step succeeded, and replaced by a "started" mark
+before it starts: a step interrupted at any moment (Ctrl-C, kill -9) has no finished record and
+runs again next time, and the next run knows it was cut short.
+
+`decide` is the one rule that turns (record, fingerprint, result still there) into a status and a
+reason; the plan (bootstrap.pipeline.plan) applies it to every step, `tritondev build` to the
+triton-install step.
 """
 
 from __future__ import annotations
@@ -12,16 +17,24 @@ from __future__ import annotations
 import hashlib
 import json
 import time
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
+from enum import Enum
 from pathlib import Path
 from typing import Any
 
 from bootstrap.core.fsutil import atomic_write_json, read_json
 
-UP_TO_DATE = "up to date"
-RAN = "ran"
-WOULD_RUN = "would run"
+
+class StepStatus(str, Enum):
+    """What happened to a step (its JSON value is the plain string)."""
+
+    UP_TO_DATE = "up to date"
+    RAN = "ran"
+    WOULD_RUN = "would run"
+
+    def __str__(self) -> str:
+        return self.value
 
 
 def fingerprint(inputs: Mapping[str, Any], parents: Mapping[str, str]) -> str:
@@ -29,143 +42,103 @@ def fingerprint(inputs: Mapping[str, Any], parents: Mapping[str, str]) -> str:
     return hashlib.sha256(blob.encode()).hexdigest()
 
 
-@dataclass
+@dataclass(frozen=True)
 class Outcome:
     name: str
-    status: str  # UP_TO_DATE | RAN | WOULD_RUN
+    status: StepStatus
     reason: str
     seconds: float = 0.0
 
     def to_json(self) -> dict[str, object]:
-        return {"step": self.name, "status": self.status, "reason": self.reason, "seconds": round(self.seconds, 3)}
+        return {"step": self.name, "status": self.status.value, "reason": self.reason,
+                "seconds": round(self.seconds, 3)}
 
 
-def _changed(old: Mapping[str, Any] | None, new: Mapping[str, Any]) -> list[str]:
-    if old is None:
-        return []
-    keys = sorted(set(old) | set(new))
-    return [k for k in keys if json.dumps(old.get(k), sort_keys=True, default=str) != json.dumps(
-        new.get(k), sort_keys=True, default=str)]
+@dataclass(frozen=True)
+class StepRecord:
+    """A step's record as stored: finished (with its fingerprint) or only started."""
 
-
-@dataclass
-class Steps:
-    state_dir: Path
-    dry_run: bool = False
-    fingerprints: dict[str, str] = field(default_factory=dict)
-    outcomes: list[Outcome] = field(default_factory=list)
-
-    def record_path(self, name: str) -> Path:
-        return self.state_dir / "steps" / f"{name}.json"
-
-    def stored(self, name: str) -> dict[str, Any] | None:
-        data = read_json(self.record_path(name))
-        return data if isinstance(data, dict) else None
-
-    def fingerprint_of(self, name: str, inputs: Mapping[str, Any], after: Sequence[str] = ()) -> str:
-        return fingerprint(inputs, {dep: self.fingerprints.get(dep, "") for dep in after})
-
-    def is_current(
-        self, name: str, inputs: Mapping[str, Any], *, after: Sequence[str] = (), outputs: Sequence[Path] = ()
-    ) -> bool:
-        record = self.stored(name)
-        fp = self.fingerprint_of(name, inputs, after)
-        return bool(record and record.get("fingerprint") == fp and all(p.exists() for p in outputs))
-
-    def run(
-        self,
-        name: str,
-        inputs: Mapping[str, Any],
-        action: Callable[[], object],
-        *,
-        after: Sequence[str] = (),
-        outputs: Sequence[Path] = (),
-        check: Callable[[], bool] | None = None,
-        force: bool = False,
-        why: str | None = None,
-    ) -> Outcome:
-        """Run `action` unless the step's fingerprint matches its record and its outputs exist.
-
-        check: a further test that the step's result is still in place (e.g. a package still installed).
-        """
-        fp = self.fingerprint_of(name, inputs, after)
-        self.fingerprints[name] = fp
-        record = self.stored(name)
-        missing = [str(p) for p in outputs if not p.exists()]
-        if check is not None and record is not None and record.get("fingerprint") == fp and not missing:
-            if not check():
-                missing.append(f"the result of {name}")
-        if not force and record is not None and record.get("fingerprint") == fp and not missing:
-            outcome = Outcome(name, UP_TO_DATE, "inputs unchanged")
-            self.outcomes.append(outcome)
-            return outcome
-        reason = why if (force and why) else self._reason(record, inputs, after, missing, force)
-        if self.dry_run:
-            outcome = Outcome(name, WOULD_RUN, reason)
-            action()
-            self.outcomes.append(outcome)
-            return outcome
-        path = self.record_path(name)
-        # "started" without a fingerprint: not done, and the next run knows this one was cut short.
-        atomic_write_json(path, {"started": time.time()})
-        started = time.monotonic()
-        action()
-        seconds = time.monotonic() - started
-        atomic_write_json(
-            path,
-            {"fingerprint": fp, "inputs": dict(inputs), "after": {d: self.fingerprints.get(d, "") for d in after},
-             "finished": time.time(), "seconds": round(seconds, 3)},
-        )
-        outcome = Outcome(name, RAN, reason, seconds)
-        self.outcomes.append(outcome)
-        return outcome
-
-    def remember(self, name: str, inputs: Mapping[str, Any], *, after: Sequence[str] = ()) -> None:
-        """Record `name` as finished with `inputs` (a state observed rather than produced by an action)."""
-        if self.dry_run:
-            return
-        fp = self.fingerprint_of(name, inputs, after)
-        atomic_write_json(
-            self.record_path(name),
-            {"fingerprint": fp, "inputs": dict(inputs), "after": {d: self.fingerprints.get(d, "") for d in after},
-             "finished": time.time(), "seconds": 0.0},
-        )
-
-    def was_interrupted(self, name: str) -> bool:
-        """Did a run of `name` start and never finish (killed, interrupted, failed)?"""
-        record = self.stored(name)
-        return bool(record and "started" in record and "fingerprint" not in record)
-
-    def forget(self, name: str) -> None:
-        """Drop a step's record (its output was removed or is known to be stale)."""
-        if not self.dry_run:
-            self.record_path(name).unlink(missing_ok=True)
-
-    def _reason(
-        self,
-        record: Mapping[str, Any] | None,
-        inputs: Mapping[str, Any],
-        after: Sequence[str],
-        missing: Sequence[str],
-        force: bool,
-    ) -> str:
-        if force:
-            return "forced"
-        if record is None:
-            return "never finished here"
-        if "fingerprint" not in record:
-            return "interrupted last time"
-        changed = _changed(record.get("inputs"), inputs)
-        if changed:
-            return "changed: " + ", ".join(changed)
-        old_after = record.get("after") or {}
-        deps = [d for d in after if old_after.get(d) != self.fingerprints.get(d, "")]
-        if deps:
-            return "depends on re-run step: " + ", ".join(deps)
-        if missing:
-            return "output missing: " + ", ".join(missing)
-        return "inputs changed"
+    fingerprint: str | None  # None: the step started and never finished
+    inputs: Mapping[str, Any] = field(default_factory=dict)
+    after: Mapping[str, str] = field(default_factory=dict)
 
     @property
-    def all_up_to_date(self) -> bool:
-        return all(o.status == UP_TO_DATE for o in self.outcomes)
+    def finished(self) -> bool:
+        return self.fingerprint is not None
+
+    @staticmethod
+    def parse(data: object) -> StepRecord | None:
+        """A record from its JSON; None for anything else (a record we cannot read counts as none)."""
+        if not isinstance(data, dict):
+            return None
+        fp = data.get("fingerprint")
+        if isinstance(fp, str):
+            inputs, after = data.get("inputs"), data.get("after")
+            return StepRecord(fp, inputs if isinstance(inputs, dict) else {}, after if isinstance(after, dict) else {})
+        return StepRecord(None) if "started" in data else None
+
+
+def changed_keys(old: Mapping[str, Any], new: Mapping[str, Any]) -> list[str]:
+    """Names of the inputs whose values differ (present in one only counts as changed)."""
+    def shown(value: Any) -> str:
+        return json.dumps(value, sort_keys=True, default=str)
+
+    return [k for k in sorted(set(old) | set(new)) if shown(old.get(k)) != shown(new.get(k))]
+
+
+def decide(
+    record: StepRecord | None,
+    fp: str,
+    inputs: Mapping[str, Any],
+    parents: Mapping[str, str],
+    missing: str | None = None,
+) -> tuple[StepStatus, str]:
+    """Up to date when the record holds this fingerprint and the step's result is still there (`missing`:
+    what is gone, e.g. "triton is not installed from this checkout"); else would run, with the reason."""
+    if record is not None and record.fingerprint == fp and missing is None:
+        return StepStatus.UP_TO_DATE, "inputs unchanged"
+    if record is None:
+        return StepStatus.WOULD_RUN, "never finished here"
+    if not record.finished:
+        return StepStatus.WOULD_RUN, "interrupted last time"
+    changed = changed_keys(record.inputs, inputs)
+    if changed:
+        return StepStatus.WOULD_RUN, "changed: " + ", ".join(changed)
+    deps = [d for d in parents if record.after.get(d) != parents[d]]
+    if deps:
+        return StepStatus.WOULD_RUN, "depends on re-run step: " + ", ".join(deps)
+    if missing is not None:
+        return StepStatus.WOULD_RUN, f"output missing: {missing}"
+    return StepStatus.WOULD_RUN, "inputs changed"
+
+
+@dataclass(frozen=True)
+class Records:
+    """The step records of one workspace (<workspace>/state/steps/<name>.json)."""
+
+    state_dir: Path
+
+    def path(self, name: str) -> Path:
+        return self.state_dir / "steps" / f"{name}.json"
+
+    def load(self, name: str) -> StepRecord | None:
+        return StepRecord.parse(read_json(self.path(name)))
+
+    def load_all(self, names: Iterable[str]) -> dict[str, StepRecord]:
+        loaded = {name: self.load(name) for name in names}
+        return {name: record for name, record in loaded.items() if record is not None}
+
+    def started(self, name: str) -> None:
+        """Replace the record by a "started" mark: not done, and the next run knows it was cut short."""
+        atomic_write_json(self.path(name), {"started": time.time()})
+
+    def finished(
+        self, name: str, inputs: Mapping[str, Any], after: Mapping[str, str], seconds: float = 0.0
+    ) -> str:
+        """Record `name` as finished with these inputs and parent fingerprints; returns its fingerprint."""
+        fp = fingerprint(inputs, after)
+        atomic_write_json(self.path(name), {
+            "fingerprint": fp, "inputs": dict(inputs), "after": dict(after), "finished": time.time(),
+            "seconds": round(seconds, 3),
+        })
+        return fp

@@ -54,39 +54,28 @@ class LlvmEra:
         return {"projects": ";".join(self.projects), "targets": ";".join(self.targets), "origin": self.origin}
 
 
-_SCRIPT_DEFAULT = r'^\s*{name}=["\']?\$\{{{name}:-["\']?([^"\'}}]*)["\']?\}}'
-
-
-def _script_default(script: str, name: str) -> str | None:
-    match = re.search(_SCRIPT_DEFAULT.format(name=name), script, re.MULTILINE)
-    return match.group(1).strip() if match else None
-
-
 def version_key(version: str | None) -> tuple[int, int]:
     nums = re.findall(r"\d+", version or "")
     return (int(nums[0]), int(nums[1])) if len(nums) >= 2 else (99, 0)
 
 
-def llvm_era(script_text: str | None, triton_version: str | None, backend: str = "nvidia") -> LlvmEra:
+def llvm_era(script_projects: Sequence[str] | None, triton_version: str | None, backend: str = "nvidia") -> LlvmEra:
     """Projects and targets for the LLVM build, as Triton's recipe had them at that commit.
 
-    With scripts/build-llvm-project.sh (2025-05 on): its LLVM_PROJECTS default ("mlir;llvm", then
-    lld added 2025-07, clang 2026-03 for GSan). Before the script: "mlir;llvm;lld" from 3.1 on (the AMD
-    backend links lld), "mlir;llvm" before. "llvm" is always listed so that FileCheck and friends exist.
+    script_projects: the LLVM_PROJECTS default of scripts/build-llvm-project.sh at the commit
+    (bootstrap.git.layout.llvm_projects; 2025-05 on: "mlir;llvm", then lld added 2025-07, clang
+    2026-03 for GSan). Before the script: "mlir;llvm;lld" from 3.1 on (the AMD backend links lld),
+    "mlir;llvm" before. "llvm" is always listed so that FileCheck and friends exist.
     """
-    projects: list[str] | None = None
-    origin = "version table"
-    if script_text:
-        raw = _script_default(script_text, "LLVM_PROJECTS")
-        if raw:
-            projects = [p for p in raw.split(";") if p]
-            origin = "scripts/build-llvm-project.sh"
-    if projects is None:
-        major_minor = version_key(triton_version)
+    if script_projects:
+        projects = list(script_projects)
+        origin = "scripts/build-llvm-project.sh"
+    else:
+        origin = "version table"
         projects = ["mlir", "llvm"]
-        if major_minor >= (3, 1):
+        if version_key(triton_version) >= (3, 1):
             projects.append("lld")
-        if major_minor >= (3, 7):
+        if version_key(triton_version) >= (3, 7):
             projects.append("clang")
     if "llvm" not in projects:
         projects.insert(1 if projects and projects[0] == "mlir" else 0, "llvm")

@@ -2,10 +2,12 @@
 
 Preference (a fast developer build): clang/clang++ with lld when both are installed and lld is not
 turned off; gcc/g++ with the default linker otherwise (with a notice saying why). ccache is the
-compiler launcher when installed and not turned off. cmake >= 3.20 and ninja are required.
+compiler launcher when installed and not turned off. ninja and cmake are required, cmake at least
+the version the Triton checkout's CMakeLists.txt asks for (and never below 3.20, setup.py's floor).
 
 Versions are read by running each tool once (a probe) and remembered by (path, size, mtime) in the
-workspace state, so a re-run that changes nothing starts no tool at all.
+workspace state, so a re-run that changes nothing starts no tool at all. `tritondev doctor` finds
+and reads tools through the same functions (`find_tool`, `version_numbers`, `required_cmake`).
 """
 
 from __future__ import annotations
@@ -15,10 +17,11 @@ import re
 from dataclasses import dataclass
 from pathlib import Path
 
-from bootstrap.core.errors import ToolMissing
+from bootstrap.core.errors import CommandFailed, ToolMissing
 from bootstrap.core.fsutil import atomic_write_json, read_json
 from bootstrap.core.runner import Runner
 
+# Triton's setup.py needs CMake >= 3.20; a checkout may ask for more in its CMakeLists.txt.
 MIN_CMAKE = (3, 20)
 
 _VERSION_ARGS: dict[str, tuple[str, ...]] = {
@@ -83,15 +86,40 @@ _NUMBER = re.compile(r"(\d+(?:\.\d+)+)")
 
 def parse_version(text: str) -> str:
     """The first dotted number in a tool's --version output ("clang version 14.0.6" -> "14.0.6")."""
-    for line in text.splitlines():
-        match = _NUMBER.search(line)
-        if match:
-            return match.group(1)
+    match = _NUMBER.search(text)
+    if match:
+        return match.group(1)
     return text.strip().splitlines()[0] if text.strip() else "unknown"
 
 
 def version_tuple(version: str) -> tuple[int, ...]:
+    """(major, minor, patch) of a dotted version; () when it has no number ("unknown")."""
     return tuple(int(p) for p in re.findall(r"\d+", version)[:3])
+
+
+def version_numbers(text: str) -> tuple[int, ...] | None:
+    """The first dotted version in any text, as numbers (`cmake version 3.25.1` -> (3, 25, 1)), or None."""
+    match = _NUMBER.search(text)
+    return version_tuple(match.group(1)) if match else None
+
+
+def required_cmake(asked: tuple[int, ...] | None) -> tuple[int, ...]:
+    """The CMake a build needs: what the Triton checkout's cmake_minimum_required asks, never below 3.20."""
+    return max(asked or (), MIN_CMAKE)
+
+
+def dotted(version: tuple[int, ...]) -> str:
+    return ".".join(str(p) for p in version)
+
+
+def version_output(runner: Runner, exe: str, name: str, timeout: float = 60) -> str | None:
+    """What the tool prints when asked for its version (gcc: -dumpfullversion), None when it does not answer."""
+    args = _VERSION_ARGS.get(name, ("--version",))
+    try:
+        result = runner.run([exe, *args], step="probe-toolchain", probe=True, check=False, timeout=timeout)
+    except (CommandFailed, ToolMissing):
+        return None
+    return result.stdout + "\n" + result.stderr if result.ok else None
 
 
 class _VersionCache:
@@ -112,9 +140,8 @@ class _VersionCache:
         entry = self.data.get(exe)
         if isinstance(entry, dict) and entry.get("stamp") == stamp and isinstance(entry.get("version"), str):
             return str(entry["version"])
-        args = _VERSION_ARGS.get(name, ("--version",))
-        result = runner.run([exe, *args], step="probe-toolchain", probe=True, check=False, timeout=60)
-        version = parse_version(result.stdout + "\n" + result.stderr) if result.ok else "unknown"
+        output = version_output(runner, exe, name)
+        version = parse_version(output) if output is not None else "unknown"
         self.data[exe] = {"stamp": stamp, "version": version}
         self.dirty = True
         return version
@@ -152,10 +179,35 @@ def _find(runner: Runner, *names: str) -> tuple[str, str] | None:
     return None
 
 
+def find_tool(runner: Runner, *names: str, cache_file: Path | None = None) -> Tool | None:
+    """The first of `names` on PATH with its version ("unknown" when it does not say), or None."""
+    found = _find(runner, *names)
+    if found is None:
+        return None
+    cache = _VersionCache(cache_file)
+    tool = Tool(found[0], found[1], cache.get(found[1], runner, found[0]))
+    cache.save()
+    return tool
+
+
+def cmake_too_old(cmake: Tool, asked: tuple[int, ...] | None) -> str | None:
+    """Why `cmake` cannot build a checkout asking for `asked` (None: it can)."""
+    needed = required_cmake(asked)
+    if version_tuple(cmake.version) >= needed:
+        return None
+    return f"cmake {cmake.version} at {cmake.path} is too old: this Triton needs cmake >= {dotted(needed)}"
+
+
 def detect_toolchain(
-    runner: Runner, *, use_lld: bool = True, use_ccache: bool = True, cache_file: Path | None = None
+    runner: Runner,
+    *,
+    use_lld: bool = True,
+    use_ccache: bool = True,
+    cache_file: Path | None = None,
+    cmake_minimum: tuple[int, ...] | None = None,
 ) -> Toolchain:
-    """Find the build tools on PATH. Raises ToolMissing (exit 3) for cmake, ninja or a C++ compiler."""
+    """Find the build tools on PATH. Raises ToolMissing (exit 3) for cmake (or one older than
+    `cmake_minimum`, the checkout's cmake_minimum_required), ninja or a C++ compiler."""
     cache = _VersionCache(cache_file)
     notices: list[str] = []
 
@@ -169,10 +221,12 @@ def detect_toolchain(
     if ninja is None:
         raise ToolMissing("required tool 'ninja' is not on PATH", fix="install it: apt-get install ninja-build")
     cmake_tool = tool("cmake", cmake[1])
-    if version_tuple(cmake_tool.version) < MIN_CMAKE:
+    too_old = cmake_too_old(cmake_tool, cmake_minimum)
+    if too_old is not None:
         raise ToolMissing(
-            f"cmake {cmake_tool.version} at {cmake_tool.path} is too old: Triton needs cmake >= 3.20",
-            fix="install a newer cmake: pip install 'cmake>=3.20,<4' (or your distribution's package)",
+            too_old,
+            fix=f"install a newer cmake: pip install 'cmake>={dotted(required_cmake(cmake_minimum))},<4'"
+            " (or your distribution's package)",
         )
 
     clang, clangxx, lld = _find(runner, "clang"), _find(runner, "clang++"), _find(runner, "ld.lld")

@@ -2,14 +2,15 @@
 
 from __future__ import annotations
 
-import re
 from pathlib import Path
 
 from bootstrap.core.errors import TritondevError
+from bootstrap.doctor.checks.toolchain import tool_on_path
 from bootstrap.doctor.facts import Facts, ProbeFailed, Skip
 from bootstrap.doctor.model import Outcome, ok, warn
 from bootstrap.doctor.registry import check
 from bootstrap.doctor.versions import TRITON_DISTS, git_hash, triton_requirement
+from bootstrap.pipeline.buildtree import read_vcs_revision
 
 GIT_TIMEOUT = 30.0
 
@@ -24,22 +25,11 @@ def llvm_builds(build_root: Path) -> list[Path]:
     return sorted(set(found))
 
 
-def build_llvm_revision(build: Path) -> str | None:
-    """The LLVM commit a build was configured from (LLVM writes it into VCSRevision.h)."""
-    header = build / "include" / "llvm" / "Support" / "VCSRevision.h"
-    try:
-        text = header.read_text(encoding="utf-8", errors="replace")
-    except OSError:
-        return None
-    match = re.search(r'#define\s+LLVM_REVISION\s+"([0-9a-f]{7,40})"', text)
-    return match.group(1) if match else None
-
-
 def _git(facts: Facts, repo: Path, *args: str) -> str | None:
     if not (repo / ".git").exists():
         return None
-    git = facts.tool("git")
-    if git.path is None:
+    git = tool_on_path(facts, "git")
+    if git is None:
         raise Skip("git is not installed (see toolchain.git)")
     try:
         result = facts.ctx.runner.run(
@@ -64,7 +54,7 @@ def triton_pin(facts: Facts) -> tuple[str | None, str]:
     if settings.triton_commit:
         return settings.triton_commit, f"triton_commit ({settings.source_of('triton_commit')})"
     try:
-        requires = facts.env_probe().get("torch_requires")
+        requires = facts.environment().torch_requires
     except (Skip, ProbeFailed):
         requires = None
     if requires:
@@ -137,7 +127,7 @@ def llvm_build(facts: Facts) -> Outcome:
         pin = _llvm_pin(triton)
     except TritondevError as exc:
         return warn(f"Triton's LLVM pin cannot be read: {exc.message}", exc.fix or "check the Triton checkout")
-    revisions = {build: build_llvm_revision(build) for build in builds}
+    revisions = {build: read_vcs_revision(build) for build in builds}
     details = [f"{b}: LLVM {r or 'revision unknown'}" for b, r in revisions.items()]
     if pin is None:
         return ok(f"{len(builds)} LLVM build(s); no Triton checkout to read the LLVM pin from", *details)

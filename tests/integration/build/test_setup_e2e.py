@@ -16,7 +16,7 @@ from typing import Any
 
 import pytest
 
-from bootstrap.pipeline.setup import read_cmake_cache
+from bootstrap.pipeline.buildtree import read_cmake_cache
 from tests.integration.build.harness import (
     base_env,
     checkout_state,
@@ -354,7 +354,8 @@ def test_failed_llvm_build_leaves_the_users_triton_installed(world: World, share
     """The purge runs only right before Triton is installed: when the LLVM build fails (here a ninja
     that dies, standing in for an out-of-memory kill), the Triton the user had still imports."""
     ws = tmp_path / "ws-llvm-fails"
-    env = _env(shared, "llvm-fails")
+    # A registry of its own: the other tests' finished LLVM build must not be reused here.
+    env = base_env(tmp_path / "home", xdg=tmp_path / "xdg", ccache_dir=shared / "ccache")
     venv = tmp_path / "user-venv"
     subprocess.run([sys.executable, "-m", "venv", str(venv)], check=True)
     python = venv / "bin/python"

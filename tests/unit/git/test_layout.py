@@ -12,9 +12,11 @@ from bootstrap.core.errors import MismatchError
 from bootstrap.git.layout import (
     binding,
     build_requires,
+    cmake_minimum_required,
     detect_layout,
     has_build_llvm_script,
     llvm_pin,
+    llvm_projects,
     llvm_repository,
     setup_py_dir,
     triton_version,
@@ -222,3 +224,35 @@ def test_detect_layout_whole() -> None:
     old = detect_layout(reader(ERA_30))
     assert (old.setup_py_dir, old.llvm_pin_file, old.has_build_llvm_script) == ("python", "cmake/llvm-hash.txt", False)
     assert has_build_llvm_script(reader(ERA_33)) is False
+
+
+# scripts/build-llvm-project.sh defaults (triton-lang/triton, 2025-07 and 2026-03 shapes)
+SCRIPT_LLD = 'LLVM_TARGETS=${LLVM_TARGETS:-Native;NVPTX;AMDGPU}\nLLVM_PROJECTS=${LLVM_PROJECTS:-mlir;llvm;lld}\n'
+SCRIPT_QUOTED = 'LLVM_PROJECTS="${LLVM_PROJECTS:-"mlir;llvm;lld;clang"}"\n'
+# The top CMakeLists.txt (triton-lang/triton main: a plain minimum; some projects give a range)
+CMAKELISTS = "cmake_minimum_required(VERSION 3.20)\nproject(triton CXX C)\n"
+
+
+def test_llvm_projects_of_the_build_script() -> None:
+    assert llvm_projects(reader({"scripts/build-llvm-project.sh": SCRIPT_LLD})) == ("mlir", "llvm", "lld")
+    assert llvm_projects(reader({"scripts/build-llvm-project.sh": SCRIPT_QUOTED})) == ("mlir", "llvm", "lld", "clang")
+    assert llvm_projects(reader({"scripts/build-llvm-project.sh": BUILD_SCRIPT})) is None  # sets no default
+    assert llvm_projects(reader(ERA_33)) is None  # no script before 2025-05
+
+
+@pytest.mark.parametrize(("text", "asked"), [
+    (CMAKELISTS, (3, 20)),
+    ("CMAKE_MINIMUM_REQUIRED( VERSION 3.18.4 )\n", (3, 18, 4)),
+    ("cmake_minimum_required(VERSION 3.18...3.27)\n", (3, 18)),
+    ("project(x)\n", None),
+])
+def test_cmake_minimum_required(text: str, asked: tuple[int, ...] | None) -> None:
+    assert cmake_minimum_required(reader({"CMakeLists.txt": text})) == asked
+    assert cmake_minimum_required(reader({})) is None
+
+
+def test_detect_layout_reads_the_llvm_projects_and_the_cmake_minimum() -> None:
+    files = {**ERA_39, "scripts/build-llvm-project.sh": SCRIPT_LLD, "CMakeLists.txt": CMAKELISTS}
+    layout = detect_layout(reader(files))
+    assert (layout.llvm_projects, layout.cmake_minimum) == (("mlir", "llvm", "lld"), (3, 20))
+    assert layout.to_json()["cmake_minimum"] == "3.20"

@@ -4,7 +4,7 @@ remote settings refused before anything changes."""
 from __future__ import annotations
 
 from bootstrap.pipeline.ccache_stats import delta
-from bootstrap.pipeline.setup import remote_failed_notice
+from bootstrap.pipeline.long_commands import remote_failed_notice
 
 # Counter names as ccache 4.7 prints them (`ccache --print-stats`).
 BEFORE = {"direct_cache_hit": 10, "preprocessed_cache_hit": 2, "cache_miss": 5, "local_storage_hit": 12,

@@ -9,9 +9,10 @@ from pathlib import Path
 import pytest
 
 from bootstrap.core.progress import NinjaProgress, parse_ninja_status
+from bootstrap.git.layout import llvm_projects
 from bootstrap.pipeline import recipe as P
 from bootstrap.pipeline.ccache_stats import delta, parse_print_stats
-from bootstrap.pipeline.fingerprints import RAN, UP_TO_DATE, Steps
+from bootstrap.pipeline.fingerprints import Records, StepRecord, StepStatus, decide, fingerprint
 from bootstrap.pipeline.jobs import GIB, Resources, read_mem_available, size_jobs
 from bootstrap.pipeline.toolchain import Tool, Toolchain, parse_version
 
@@ -63,11 +64,16 @@ LLVM_BUILD_TYPE=${LLVM_BUILD_TYPE:-Debug}
 SCRIPT_2026_03 = SCRIPT_2025_05.replace("mlir;llvm}", "mlir;llvm;lld;clang}").replace("Debug", "RelWithDebInfo")
 
 
+def script(text: str) -> tuple[str, ...] | None:
+    """The LLVM_PROJECTS default of a build-llvm-project.sh, as the layout reads it at the pinned commit."""
+    return llvm_projects({"scripts/build-llvm-project.sh": text}.get)
+
+
 def test_llvm_era_follows_the_script_at_the_pinned_commit() -> None:
-    assert P.llvm_era(SCRIPT_2025_05, "3.4.0").projects == ("mlir", "llvm")
-    assert P.llvm_era(SCRIPT_2025_05.replace("mlir;llvm}", "mlir;llvm;lld}"), "3.5.0").projects == (
+    assert P.llvm_era(script(SCRIPT_2025_05), "3.4.0").projects == ("mlir", "llvm")
+    assert P.llvm_era(script(SCRIPT_2025_05.replace("mlir;llvm}", "mlir;llvm;lld}")), "3.5.0").projects == (
         "mlir", "llvm", "lld")
-    era = P.llvm_era(SCRIPT_2026_03, "3.7.0")
+    era = P.llvm_era(script(SCRIPT_2026_03), "3.7.0")
     assert era.projects == ("mlir", "llvm", "lld", "clang")
     assert era.origin == "scripts/build-llvm-project.sh"
 
@@ -106,7 +112,7 @@ def _inputs(build_type: str = "Debug", llvm_build_type: str = "Release", setup_d
                       ws / "triton-home"),
         setup_py_dir=setup_dir, build_requires=("setuptools>=40.8.0", "cmake>=3.20,<4.0", "ninja>=1.11.1"),
         llvm_commit="a" * 40, build_type=build_type, llvm_build_type=llvm_build_type,
-        era=P.llvm_era(SCRIPT_2026_03, "3.8.0"), toolchain=_toolchain(), jobs=size_jobs(Resources(8, 64 * GIB),
+        era=P.llvm_era(script(SCRIPT_2026_03), "3.8.0"), toolchain=_toolchain(), jobs=size_jobs(Resources(8, 64 * GIB),
                                                                                          build_type),
     )
     values.update(kw)
@@ -204,52 +210,52 @@ def test_cmake_user_presets_carry_the_same_variables() -> None:
 # ---------------------------------------------------------------------------------------------- steps
 
 
-def test_steps_skip_when_unchanged_and_rerun_dependents(tmp_path: Path) -> None:
-    ran: list[str] = []
+def _decided(record: StepRecord | None, inputs: dict[str, object], parents: dict[str, str] | None = None,
+             missing: str | None = None) -> tuple[StepStatus, str]:
+    parents = parents or {}
+    return decide(record, fingerprint(inputs, parents), inputs, parents, missing)
 
-    def pipeline(a: int, b: int) -> list[str]:
-        ran.clear()
-        steps = Steps(tmp_path)
-        steps.run("one", {"a": a}, lambda: ran.append("one"))
-        steps.run("two", {"b": b}, lambda: ran.append("two"))
-        steps.run("three", {}, lambda: ran.append("three"), after=("one",))
-        return [o.status for o in steps.outcomes]
 
-    assert pipeline(1, 1) == [RAN, RAN, RAN]
-    assert pipeline(1, 1) == [UP_TO_DATE] * 3 and ran == []
-    assert pipeline(2, 1) == [RAN, UP_TO_DATE, RAN] and ran == ["one", "three"]
-    assert pipeline(2, 5) == [UP_TO_DATE, RAN, UP_TO_DATE]
+def test_a_step_is_up_to_date_only_with_its_fingerprint_and_its_result(tmp_path: Path) -> None:
+    records = Records(tmp_path)
+    assert _decided(records.load("one"), {"a": 1}) == (StepStatus.WOULD_RUN, "never finished here")
+    records.finished("one", {"a": 1}, {})
+    assert _decided(records.load("one"), {"a": 1}) == (StepStatus.UP_TO_DATE, "inputs unchanged")
+    assert _decided(records.load("one"), {"a": 2}) == (StepStatus.WOULD_RUN, "changed: a")
+    assert _decided(records.load("one"), {"a": 1}, missing="the venv") == (
+        StepStatus.WOULD_RUN, "output missing: the venv")
+
+
+def test_a_changed_parent_reruns_its_dependents_only(tmp_path: Path) -> None:
+    records = Records(tmp_path)
+    one = records.finished("one", {"a": 1}, {})
+    records.finished("two", {"b": 1}, {})
+    records.finished("three", {}, {"one": one})
+    new_one = fingerprint({"a": 2}, {})
+    assert _decided(records.load("two"), {"b": 1})[0] == StepStatus.UP_TO_DATE
+    assert _decided(records.load("three"), {}, {"one": new_one}) == (
+        StepStatus.WOULD_RUN, "depends on re-run step: one")
+    assert _decided(records.load("three"), {}, {"one": one})[0] == StepStatus.UP_TO_DATE
 
 
 def test_an_interrupted_step_runs_again(tmp_path: Path) -> None:
-    steps = Steps(tmp_path)
-    steps.run("one", {"a": 1}, lambda: None)
-
-    def boom() -> None:
-        raise KeyboardInterrupt
-
-    with pytest.raises(KeyboardInterrupt):
-        Steps(tmp_path).run("one", {"a": 2}, boom)
+    records = Records(tmp_path)
+    records.finished("one", {"a": 1}, {})
+    records.started("one")  # the next run started it and was killed
+    record = records.load("one")
+    assert record is not None and not record.finished
     # The old record was replaced when the step started: even the old inputs no longer count as done.
-    assert Steps(tmp_path).was_interrupted("one")
-    again = Steps(tmp_path).run("one", {"a": 1}, lambda: None)
-    assert again.status == RAN and again.reason == "interrupted last time"
-    assert not Steps(tmp_path).was_interrupted("one")
+    assert _decided(record, {"a": 1}) == (StepStatus.WOULD_RUN, "interrupted last time")
 
 
-def test_steps_explain_why_and_check_outputs(tmp_path: Path) -> None:
-    out = tmp_path / "out"
-    Steps(tmp_path).run("s", {"flag": "x"}, lambda: out.write_text("1"), outputs=(out,))
-    assert Steps(tmp_path).run("s", {"flag": "y"}, lambda: None, outputs=(out,)).reason == "changed: flag"
-    out.unlink()
-    assert "output missing" in Steps(tmp_path).run("s", {"flag": "y"}, lambda: None, outputs=(out,)).reason
-    assert Steps(tmp_path).run("s", {"flag": "y"}, lambda: None, check=lambda: False).status == RAN
-
-
-def test_dry_run_writes_no_record(tmp_path: Path) -> None:
-    outcome = Steps(tmp_path, dry_run=True).run("s", {}, lambda: None)
-    assert outcome.status == "would run"
-    assert not (tmp_path / "steps").exists()
+def test_unreadable_records_count_as_none(tmp_path: Path) -> None:
+    records = Records(tmp_path)
+    records.path("x").parent.mkdir(parents=True)
+    for text in ("{not json", "[1, 2]", '{"fingerprint": 3}', '"x"'):
+        records.path("x").write_text(text)
+        assert records.load("x") is None
+    assert StepStatus.UP_TO_DATE.value == "up to date" and f"{StepStatus.WOULD_RUN}" == "would run"
+    assert json.dumps({"status": StepStatus.RAN}) == '{"status": "ran"}'
 
 
 # ---------------------------------------------------------------------------------- progress, ccache
@@ -297,7 +303,7 @@ def test_parse_version() -> None:
 
 
 def test_requirements_present_reads_metadata_folder_names(tmp_path: Path) -> None:
-    from bootstrap.pipeline.setup import requirements_present
+    from bootstrap.pipeline.install import requirements_present
 
     (tmp_path / "setuptools-69.0.0.dist-info").mkdir()
     (tmp_path / "Wheel-0.42.0.dist-info").mkdir()
@@ -323,7 +329,7 @@ def test_progress_bar_on_a_terminal_shows_count_and_eta() -> None:
 
 
 def test_failure_excerpt_shows_the_compiler_error_not_pips_epilogue() -> None:
-    from bootstrap.pipeline.setup import failure_excerpt
+    from bootstrap.pipeline.long_commands import failure_excerpt
 
     lines = [
         "  [1/3] Building CXX object a.o",

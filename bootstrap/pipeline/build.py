@@ -1,0 +1,129 @@
+"""`tritondev build`: ninja in setup's Triton build folder; pip install only when the install is out of date.
+
+Whether it is out of date is setup's own decision for its triton-install step (one record, one
+rule: bootstrap.pipeline.plan.reinstall_reasons): a new HEAD (the version names the commit),
+setup.py or pyproject.toml changed, another interpreter or build environment, an install that did
+not finish, or triton no longer installed from the checkout. Edited C++ files are ninja's business:
+an editable install picks the rebuilt library up at once. After a full build the step's record
+holds the sources as built, so the next `setup` does not install again for edits `build` built.
+"""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from bootstrap.core.errors import UsageError
+from bootstrap.git.checkouts import inspect_checkout
+from bootstrap.pipeline import install
+from bootstrap.pipeline.buildtree import triton_cmake_dirs
+from bootstrap.pipeline.execute import commands_of
+from bootstrap.pipeline.facts import COMPILER_ENV, TRITON_USER_ENV, ambient
+from bootstrap.pipeline.fingerprints import Records, fingerprint
+from bootstrap.pipeline.long_commands import ccache_counted, remote_env, remote_failed_notice, run_streamed
+from bootstrap.pipeline.plan import reinstall_reasons
+from bootstrap.pipeline.recipe import Command
+from bootstrap.pipeline.state import SetupState, read_state
+
+if TYPE_CHECKING:
+    from rich.console import Console
+
+    from bootstrap.core.context import AppContext
+    from bootstrap.core.runner import Runner
+
+_TARGET_RE = re.compile(r"^[A-Za-z0-9_][A-Za-z0-9_.+/-]*$")
+
+
+def check_target(runner: Runner, build_dir: Path, target: str) -> None:
+    """A usage error (with close matches) unless `target` is one of the build folder's ninja targets."""
+    if not _TARGET_RE.match(target):
+        raise UsageError(f"--target {target!r} is not a ninja target name", fix="e.g. --target triton-opt")
+    listing = runner.run(["ninja", "-C", str(build_dir), "-t", "targets", "all"], step="build-probe", probe=True,
+                         check=False)
+    names = {line.split(":", 1)[0] for line in listing.stdout.splitlines() if ":" in line}
+    if names and target not in names:
+        import difflib
+
+        close = difflib.get_close_matches(target, sorted(names), n=3)
+        hint = f" (did you mean {', '.join(close)}?)" if close else ""
+        raise UsageError(f"no ninja target {target!r} in {build_dir}{hint}",
+                         fix=f"list them with: ninja -C {build_dir} -t targets all")
+
+
+def install_inputs_now(ctx: AppContext, state: SetupState, recorded: dict[str, Any]) -> tuple[dict[str, Any], bool]:
+    """triton-install's inputs as they are now (what `build` can see; the rest as recorded), and whether
+    triton is still installed from the checkout."""
+    ctx.use_interpreter(state.python, state.python_origin)
+    target = ctx.target_python()
+    head, dirty, _ = inspect_checkout(state.triton_src, state.triton_commit, ctx.runner, "build-probe")
+    observed = {
+        "python": str(state.python),
+        "version": target.version,
+        "head": head,
+        "edits": install.file_state(state.triton_src, dirty),
+        "setup_files": install.setup_files_digest(state.setup_dir),
+        "environment": ambient(COMPILER_ENV + TRITON_USER_ENV),
+    }
+    return {**recorded, **observed}, install.own_install_present(target.site_packages, state.setup_dir)
+
+
+def install_if_needed(ctx: AppContext, state: SetupState, console: Console | None,
+                      extra_env: dict[str, str]) -> list[str]:
+    """Run setup's pip install when the install is out of date; the reasons (empty: it was not)."""
+    records = Records(ctx.workspace.state)
+    record = records.load("triton-install")
+    current, installed = install_inputs_now(ctx, state, dict(record.inputs) if record else {})
+    reasons = reinstall_reasons(record, current, installed)
+    finished = record is not None and record.finished
+    if finished and not reasons and record is not None and fingerprint(current, record.after) == record.fingerprint:
+        return []
+    if reasons:
+        if not ctx.dry_run:
+            records.started("triton-install")
+        run_streamed(ctx.runner, state.install, "Triton install", console, show_progress=not ctx.json,
+                     extra_env=extra_env)
+    if finished and record is not None and not ctx.dry_run:
+        records.finished("triton-install", current, record.after)  # the sources as built now
+    return reasons
+
+
+def run_build(ctx: AppContext, target: str | None, console: Console | None) -> dict[str, object]:
+    """ninja in setup's Triton build folder (optionally one target); pip install only when needed."""
+    ws = ctx.workspace
+    state = read_state(ws.state)
+    if state is None:
+        raise UsageError(f"no finished `tritondev setup` in workspace {ws.root}", fix="run `tritondev setup` first")
+    dirs = triton_cmake_dirs(state.setup_dir)
+    if not dirs:
+        raise UsageError(
+            f"no Triton build folder (build/cmake.*/build.ninja) under {state.setup_dir}",
+            fix="run `tritondev setup` (it builds Triton once; `build` then rebuilds incrementally)",
+        )
+    build_dir = dirs[0]
+    if target is not None:
+        check_target(ctx.runner, build_dir, target)
+    first = len(ctx.runner.history)
+    extra_env = remote_env(ctx.settings.ccache_remote, state.ccache, ws.root)
+    jobs = dict(state.install.env).get("MAX_JOBS", "1")
+    ninja = Command("triton-build", ("ninja", "-C", str(build_dir), "-j", jobs, *([target] if target else [])))
+    summary: list[str] = []
+    counts = ccache_counted(ctx.runner, state.ccache, lambda: run_streamed(
+        ctx.runner, ninja, f"Triton {target or 'build'}", console, show_progress=not ctx.json, extra_env=extra_env))
+    if counts is not None:
+        summary.append(f"Triton build: {counts.describe()}")
+        if counts.remote_errors:
+            summary.append(remote_failed_notice("Triton build", counts.remote_errors))
+    reasons = install_if_needed(ctx, state, console, extra_env) if target is None else []
+    summary.append(f"built {target or 'all targets'} in {build_dir}")
+    summary.append("reinstalled: " + "; ".join(reasons) if reasons else "install unchanged (editable install)")
+    return {
+        "workspace": str(ws.root),
+        "build_dir": str(build_dir),
+        "target": target,
+        "reinstalled": bool(reasons),
+        "reasons": reasons,
+        "commands": [c.to_json() for c in commands_of(ctx.runner.history[first:])],
+        "ccache": {"Triton build": counts.to_json()} if counts is not None else {},
+        "summary": summary,
+    }

@@ -1,0 +1,49 @@
+"""Readers of build trees: what an LLVM or Triton build folder says about itself. No process runs.
+
+Shared by setup (provenance), `tritondev build` and `tritondev doctor` (workspace checks).
+"""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+VCS_REVISION_HEADER = Path("include") / "llvm" / "Support" / "VCSRevision.h"
+_REVISION_RE = re.compile(r'#define\s+LLVM_REVISION\s+"([0-9a-fA-F]{7,40})"')
+
+
+def read_vcs_revision(llvm_build: Path) -> str | None:
+    """The LLVM commit a build was configured from: LLVM_REVISION in its generated VCSRevision.h (what
+    `llvm-config --vcs-revision` reports too), lower case; None when the build has none."""
+    try:
+        text = (llvm_build / VCS_REVISION_HEADER).read_text(encoding="utf-8", errors="replace")
+    except OSError:
+        return None
+    match = _REVISION_RE.search(text)
+    return match.group(1).lower() if match else None
+
+
+def read_cmake_cache(path: Path) -> dict[str, str]:
+    """NAME -> value of a CMakeCache.txt (types dropped); empty when the file cannot be read."""
+    values: dict[str, str] = {}
+    try:
+        text = path.read_text(errors="replace")
+    except OSError:
+        return values
+    for line in text.splitlines():
+        if not line or line.startswith(("#", "//")) or "=" not in line:
+            continue
+        name_type, value = line.split("=", 1)
+        values[name_type.split(":", 1)[0]] = value
+    return values
+
+
+def triton_cmake_dirs(setup_dir: Path) -> list[Path]:
+    """setup.py's cmake build folders (build/cmake.<platform>-<impl>-<pyver>), newest first."""
+    found = [p for p in (setup_dir / "build").glob("cmake.*") if (p / "build.ninja").is_file()]
+    return sorted(found, key=lambda p: (p / "build.ninja").stat().st_mtime, reverse=True)
+
+
+def llvm_syspath_of(triton_build: Path) -> str | None:
+    """The LLVM build a Triton build folder was configured against (LLVM_SYSPATH in its CMakeCache.txt)."""
+    return read_cmake_cache(triton_build / "CMakeCache.txt").get("LLVM_SYSPATH")

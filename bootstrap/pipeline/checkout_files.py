@@ -1,0 +1,102 @@
+"""Files setup writes into the checkouts and the workspace, rendered from the presets.
+
+CMakeUserPresets.json in each checkout (for `cmake --preset tritondev` by hand), compile_commands.json
+links for clangd, and <workspace>/state/triton-dev.sh (the values shell/triton-dev.sh runs). The
+files in a checkout are listed in its .git/info/exclude (never in .gitignore) before they are
+written, with the temporary names of their atomic writes: a run killed in between must not leave the
+checkout looking changed.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Sequence
+from pathlib import Path
+
+from bootstrap.core.fsutil import atomic_write_text
+from bootstrap.core.workspace import Workspace
+from bootstrap.pipeline import recipe as P
+from bootstrap.pipeline.llvm_builds import LlvmLocation
+
+SHELL_VALUES = "triton-dev.sh"
+LOCAL_FILES = ("CMakeUserPresets.json", "compile_commands.json")
+TEMP_PATTERNS = (".CMakeUserPresets.json.*.tmp", ".compile_commands.json.tritondev")
+
+
+def exclude_locally(checkout: Path, names: Sequence[str]) -> None:
+    """List files tritondev writes into a checkout in its .git/info/exclude (never in .gitignore)."""
+    exclude = checkout / ".git" / "info" / "exclude"
+    if not (checkout / ".git").is_dir():
+        return
+    try:
+        text = exclude.read_text() if exclude.is_file() else ""
+    except OSError:
+        return
+    lines = text.splitlines()
+    missing = [f"/{n}" for n in names if f"/{n}" not in lines]
+    if missing:
+        header = [] if "# tritondev" in lines else ["# tritondev: files it writes into this checkout"]
+        atomic_write_text(exclude, text + ("" if not text or text.endswith("\n") else "\n")
+                          + "\n".join([*header, *missing]) + "\n")
+
+
+def remove_stale_temporaries(folder: Path) -> None:
+    """Temporaries of our own atomic writes left by a killed run (only names we create)."""
+    for pattern in TEMP_PATTERNS:
+        for path in folder.glob(pattern):
+            if path.is_symlink() or path.is_file():
+                path.unlink(missing_ok=True)
+
+
+def write_if_changed(path: Path, text: str) -> None:
+    try:
+        if path.read_text() == text:
+            return
+    except OSError:
+        pass
+    atomic_write_text(path, text)
+
+
+def link_compile_commands(build_dir: Path, checkout: Path) -> None:
+    """<checkout>/compile_commands.json -> the build's, for clangd (never replaces a real file)."""
+    source = build_dir / "compile_commands.json"
+    link = checkout / "compile_commands.json"
+    if not source.is_file() or not checkout.is_dir():
+        return
+    if link.is_symlink():
+        if os.readlink(link) == str(source):
+            return
+        link.unlink()
+    elif link.exists():
+        return
+    tmp = checkout / ".compile_commands.json.tritondev"
+    tmp.unlink(missing_ok=True)
+    tmp.symlink_to(source)
+    os.replace(tmp, link)
+
+
+def write_local_files(ws: Workspace, triton_src: Path, presets: P.Presets, llvm: LlvmLocation, jobs: int) -> None:
+    """CMakeUserPresets.json in each checkout and the values the shell functions run.
+
+    A reused LLVM build's source belongs to another workspace: nothing is written into it.
+    """
+    if (llvm.source / "llvm").is_dir() and llvm.reused_from is None:
+        exclude_locally(llvm.source, ["llvm/CMakeUserPresets.json", "compile_commands.json", *TEMP_PATTERNS,
+                                      *[f"llvm/{t}" for t in TEMP_PATTERNS]])
+        remove_stale_temporaries(llvm.source / "llvm")
+        remove_stale_temporaries(llvm.source)
+        write_if_changed(
+            llvm.source / "llvm" / "CMakeUserPresets.json",
+            P.render_cmake_user_presets(presets.llvm_cache, llvm.build, jobs, display="LLVM/MLIR for Triton"),
+        )
+    if triton_src.is_dir():
+        exclude_locally(triton_src, [*LOCAL_FILES, *TEMP_PATTERNS])
+        remove_stale_temporaries(triton_src)
+        write_if_changed(
+            triton_src / "CMakeUserPresets.json",
+            P.render_cmake_user_presets(presets.triton_cache, presets.triton_cmake_build_dir, jobs,
+                                        display="Triton (hand-configured build)"),
+        )
+    paths = P.Paths(ws.root, triton_src, llvm.source, llvm.build, Path(presets.pip_install.argv[0]),
+                    ws.root / "triton-home")
+    write_if_changed(ws.state / SHELL_VALUES, P.render_shell_values(presets, paths))

@@ -1,0 +1,306 @@
+"""Runs a setup plan: each step that would run, through the runner, in order; records what finished.
+
+Rules the plan alone cannot settle, because their facts exist only once a step ran:
+
+1. A step's record is written only after it finished (a "started" mark replaces it first), so a run
+   cut short at any moment (Ctrl-C, kill -9) redoes that step next time and nothing before it.
+2. After a step ran, the facts it changes are read again (the new venv is probed, the Triton
+   checkout's files and the installed packages re-read) and the remaining steps are planned anew
+   from them: their records then hold what is really there.
+3. The purge's scan decides whether there is anything to remove; when there is nothing, the step is
+   up to date after all. When something is (or would be) removed, verify runs whatever its record.
+4. Before the LLVM steps, the reused LLVM build is linked in and the files rendered from the presets
+   (CMakeUserPresets.json, the shell values) are written; compile_commands.json is linked into each
+   checkout after its build.
+5. At the end, the environment as the run left it is recorded for the next purge decision, and the
+   state for `tritondev build` (bootstrap.pipeline.state) is written.
+
+Under --dry-run the same steps run their commands through the dry-run runner (shown, not run),
+nothing is written, and each step that would run says so.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
+
+from bootstrap.core.errors import CheckFailed
+from bootstrap.core.runner import PlannedCommand, Runner
+from bootstrap.git.checkouts import CheckoutReport, ensure_checkout
+from bootstrap.pipeline import checkout_files, install, llvm_builds
+from bootstrap.pipeline.buildtree import triton_cmake_dirs
+from bootstrap.pipeline.facts import TOOLS_CACHE, VENV_MARKER, SetupFacts, refresh
+from bootstrap.pipeline.fingerprints import Outcome, Records, StepStatus
+from bootstrap.pipeline.long_commands import ccache_counted, remote_failed_notice, run_streamed
+from bootstrap.pipeline.plan import PlannedStep, Record, SetupPlan, plan_setup
+from bootstrap.pipeline.provenance import Expected, verify_provenance
+from bootstrap.pipeline.recipe import Command
+from bootstrap.pipeline.report import SetupReport
+from bootstrap.pipeline.state import SetupState, write_state
+from bootstrap.pipeline.toolchain import remember_versions
+
+if TYPE_CHECKING:
+    from rich.console import Console
+
+    from bootstrap.core.context import AppContext
+
+
+@dataclass
+class Execution:
+    ctx: AppContext
+    console: Console | None
+    facts: SetupFacts
+    plan: SetupPlan
+    report: SetupReport
+    stamp: dict[str, object] = field(default_factory=dict)  # the LLVM build's record as it is being updated
+    checkouts: dict[str, CheckoutReport] = field(default_factory=dict)
+    forced: dict[str, str] = field(default_factory=dict)  # step -> why it runs whatever its record says
+
+    @property
+    def runner(self) -> Runner:
+        return self.ctx.runner
+
+    @property
+    def dry_run(self) -> bool:
+        return self.ctx.dry_run
+
+    @property
+    def records(self) -> Records:
+        return Records(self.ctx.workspace.state)
+
+    # -- one step -----------------------------------------------------------------------------------
+    def run_step(self, step: PlannedStep) -> bool:
+        """Run `step` if the plan (or rule 3) says so; True when it ran (or would have)."""
+        forced = self.forced.get(step.name)
+        if not step.runs and forced is None:
+            self.report.steps.append(Outcome(step.name, StepStatus.UP_TO_DATE, step.reason))
+            return False
+        if step.record == Record.STEPS and not self.dry_run:
+            self.records.started(step.name)
+        first, started = len(self.runner.history), time.monotonic()
+        turned_out = HANDLERS[step.name](self, step)
+        seconds = time.monotonic() - started
+        self.report.commands += commands_of(self.runner.history[first:])
+        if turned_out is not None:
+            self.report.steps.append(Outcome(step.name, StepStatus.UP_TO_DATE, turned_out, seconds))
+            return False
+        if step.record == Record.STEPS and not self.dry_run:
+            self.records.finished(step.name, step.inputs, {d: self.plan.step(d).fingerprint for d in step.after},
+                                  seconds)
+        status = StepStatus.WOULD_RUN if self.dry_run else StepStatus.RAN
+        self.report.steps.append(Outcome(step.name, status, forced or step.reason, seconds))
+        return True
+
+    def streamed(self, command: Command, label: str) -> None:
+        run_streamed(self.runner, command, label, self.console, show_progress=not self.ctx.json,
+                     extra_env=dict(self.facts.remote_env))
+
+    def counted(self, label: str, action: Callable[[], object]) -> None:
+        """`action` with ccache's figures for it in the report."""
+        counts = ccache_counted(self.runner, self.facts.toolchain.ccache, action)
+        if counts is None:
+            return
+        self.report.ccache[label] = counts
+        if self.console is not None and not self.ctx.json:
+            self.console.print(f"{label}: {counts.describe()}")
+        if counts.remote_errors:
+            self.report.notices.append(remote_failed_notice(label, counts.remote_errors))
+
+    # -- around the steps ---------------------------------------------------------------------------
+    def before(self, name: str) -> None:
+        if name == "llvm-configure" and not self.dry_run:
+            ws = self.ctx.workspace
+            if not self.facts.tools_cache_present and ws.state.is_dir():
+                remember_versions(self.facts.toolchain, ws.state / TOOLS_CACHE)
+            llvm_builds.link_reused(self.facts.llvm_folders.mine, self.plan.llvm)
+            checkout_files.write_local_files(ws, self.facts.triton.path, self.plan.presets, self.plan.llvm,
+                                             self.plan.jobs.compile)
+
+    def after(self, name: str) -> None:
+        if self.dry_run:
+            return
+        if name == "llvm-build":
+            checkout_files.link_compile_commands(self.plan.llvm.build, self.plan.llvm.source)
+        elif name == "triton-install":
+            dirs = triton_cmake_dirs(self.facts.setup_dir)
+            if dirs:
+                checkout_files.link_compile_commands(dirs[0], self.facts.triton.path)
+
+    def finish(self) -> None:
+        facts, plan = self.facts, self.plan
+        self.report.checkouts = [self.checkouts.get(c.name, c.report).to_json() for c in (facts.triton, facts.llvm)]
+        target = facts.target.python
+        if self.dry_run or target is None:
+            return
+        # The environment as this setup left it: the next run skips the purge scan if it is unchanged.
+        purge = plan.step("purge")
+        if facts.records.get("purge") is None or facts.records["purge"].fingerprint != purge.fingerprint:
+            self.records.finished("purge", purge.inputs, {})
+        install_command = plan.presets.pip_install
+        write_state(self.ctx.workspace.state, SetupState(
+            triton_src=facts.triton.path, setup_dir=facts.setup_dir, python=plan.python,
+            python_origin=facts.target.origin, llvm_build=plan.llvm.build, triton_commit=facts.pins.triton_commit,
+            install=install_command, ccache=facts.toolchain.ccache,
+        ))
+
+
+# -- the steps ------------------------------------------------------------------------------------------
+# A handler runs its step's commands; it returns None, or why the step turned out to be up to date.
+
+
+def _venv(run: Execution, step: PlannedStep) -> str | None:
+    marker = run.ctx.workspace.state / VENV_MARKER
+    if not run.dry_run:
+        marker.touch()  # a creation cut short is finished with --clear next time
+    run.runner.run(step.commands[0].argv, step="venv", fix="install the venv module: apt-get install python3-venv")
+    if not run.dry_run:
+        marker.unlink(missing_ok=True)
+    return None
+
+
+def _checkout(run: Execution, step: PlannedStep) -> str | None:
+    facts = run.facts.triton if step.name == "checkout-triton" else run.facts.llvm
+    s = run.ctx.settings
+    url = run.facts.pins.triton_url if facts.name == "triton" else run.facts.pins.llvm_url
+    run.checkouts[facts.name] = ensure_checkout(facts.name, url, facts.commit, facts.path, run.runner,
+                                                allow_dirty=s.allow_dirty, full_history=s.full_history)
+    return None
+
+
+def _llvm_configure(run: Execution, step: PlannedStep) -> str | None:
+    where = run.plan.llvm
+    if not run.dry_run:
+        where.build.mkdir(parents=True, exist_ok=True)
+        run.stamp.update(configure_fingerprint=None, build_fingerprint=None)
+        llvm_builds.write_stamp(where.build, run.stamp)
+    command = step.commands[0]
+    run.runner.run(command.argv, step=command.step, env=command.runner_env(),
+                   fix="see the log; a missing tool or a bad flag is named near its end")
+    if not run.dry_run:
+        run.stamp.update(configure_fingerprint=step.fingerprint, build_fingerprint=None, source=str(where.source),
+                         key=run.plan.presets.llvm_key)
+        llvm_builds.write_stamp(where.build, run.stamp)
+    return None
+
+
+def _llvm_build(run: Execution, step: PlannedStep) -> str | None:
+    where = run.plan.llvm
+    run.counted("LLVM build", lambda: run.streamed(step.commands[0], "LLVM/MLIR"))
+    if not run.dry_run:
+        run.stamp.update(build_fingerprint=step.fingerprint, commit=run.facts.pins.llvm_commit,
+                         source=str(where.source), key=run.plan.presets.llvm_key)
+        llvm_builds.write_stamp(where.build, run.stamp)
+        llvm_builds.register(run.plan.presets.llvm_key, where.build.resolve(), where.source.resolve())
+    return None
+
+
+def _purge(run: Execution, step: PlannedStep) -> str | None:
+    target = run.facts.target.python
+    if target is None:
+        return "the environment does not exist yet"
+    ws = run.ctx.workspace
+    removed = install.purge_others(target, run.runner, workspace=ws.root, triton_src=run.facts.triton.path,
+                                   setup_dir=run.facts.setup_dir, journal=ws.state / "purge-journal.json")
+    if not removed:
+        return "no other triton installed"
+    # Removing another distribution can take files that ours needs: verify again.
+    run.forced["verify"] = "another triton was removed"
+    return None
+
+
+def _pip(run: Execution, step: PlannedStep) -> str | None:
+    command = step.commands[0]
+    run.runner.run(command.argv, step=command.step, env=command.runner_env(),
+                   fix="check that the package index is reachable (pip's own output is in the log)")
+    return None
+
+
+def _install(run: Execution, step: PlannedStep) -> str | None:
+    run.counted("Triton build", lambda: run.streamed(step.commands[0], "Triton"))
+    return None
+
+
+def _verify(run: Execution, step: PlannedStep) -> str | None:
+    if run.dry_run:
+        return None
+    facts, plan = run.facts, run.plan
+    expected = Expected(facts.triton.path, facts.setup_dir, plan.llvm.build, facts.pins.llvm_commit,
+                        facts.pins.layout.version)
+    findings = verify_provenance(run.runner, plan.python, expected, run.ctx.workspace.state)
+    run.report.verify = {"provenance": findings}
+    if not findings["ok"]:
+        problems = "; ".join(str(p) for p in findings["problems"])  # type: ignore[attr-defined]
+        raise CheckFailed(f"the installed triton is not the one just built: {problems}",
+                          fix="run `tritondev setup` again; if it persists, `tritondev doctor` says more")
+    kernel = _kernel_check(run.ctx) if not run.ctx.settings.skip_verify else None
+    if kernel is not None:
+        run.report.verify["kernels"] = kernel
+        if kernel.get("skipped"):
+            run.report.notices.append(f"kernel check skipped: {kernel['skipped']}")
+        if not kernel.get("ok"):
+            raise CheckFailed("the kernel check failed on the installed triton",
+                              fix="see `tritondev verify` for details")
+    return None
+
+
+def _kernel_check(ctx: AppContext) -> dict[str, object] | None:
+    """The verify command's kernel check, where that module exists in this build of tritondev."""
+    import importlib
+
+    from bootstrap.core.errors import ToolMissing
+
+    try:
+        kernel_verify = importlib.import_module("bootstrap.kernels.verify")
+    except ImportError:
+        return None
+    try:
+        result = kernel_verify.run_verify(ctx, [])
+    except ToolMissing as exc:
+        # No torch or numpy in the target: the kernel check cannot run there; provenance stands.
+        return {"ok": True, "skipped": exc.message}
+    data = result.to_json()
+    return data if isinstance(data, dict) else {"ok": bool(result.ok)}
+
+
+HANDLERS: dict[str, Callable[[Execution, PlannedStep], str | None]] = {
+    "venv": _venv,
+    "checkout-triton": _checkout,
+    "checkout-llvm-project": _checkout,
+    "llvm-configure": _llvm_configure,
+    "llvm-build": _llvm_build,
+    "purge": _purge,
+    "triton-requirements": _pip,
+    "triton-install": _install,
+    "verify": _verify,
+}
+
+
+def start_report(ctx: AppContext, facts: SetupFacts, plan: SetupPlan) -> SetupReport:
+    return SetupReport(
+        workspace=ctx.workspace.root, dry_run=ctx.dry_run, pins=facts.pins.to_json(),
+        toolchain=facts.toolchain.to_json(), jobs={**plan.jobs.to_json(), **facts.resources.to_json()},
+        presets=plan.presets.to_json(), llvm_build=str(plan.llvm.build), llvm_reused_from=plan.llvm.reused_from,
+        target_python=str(plan.python), notices=list(plan.notices),
+    )
+
+
+def execute(ctx: AppContext, console: Console | None, facts: SetupFacts) -> SetupReport:
+    """Plan from `facts` and run the plan; the report says what each step did and what ran."""
+    plan = plan_setup(facts)
+    report = start_report(ctx, facts, plan)
+    run = Execution(ctx, console, facts, plan, report, stamp=dict(plan.llvm.stamp))
+    for name in [s.name for s in plan.steps]:
+        run.before(name)
+        if run.run_step(run.plan.step(name)) and not ctx.dry_run:
+            run.facts = refresh(ctx, run.facts, name)
+            run.plan = plan_setup(run.facts)
+        run.after(name)
+    run.finish()
+    return report
+
+
+def commands_of(history: list[PlannedCommand]) -> list[PlannedCommand]:
+    """The commands that change the machine, probes left out."""
+    return [c for c in history if not c.probe]

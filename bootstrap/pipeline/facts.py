@@ -1,0 +1,270 @@
+"""Everything `tritondev setup` needs to know before it plans, gathered once and changing nothing.
+
+Pins, the toolchain, the machine's resources, the target interpreter (probed once, through the
+context), the checkouts as the checkout steps will leave them, the LLVM build folders and their
+records, the stored step records, the user's build variables. Gathering only reads: a bad pin, a
+missing tool or a checkout with local work (exit 6, unless --allow-dirty) stops setup here, before
+anything is created.
+
+A checkout's state after its step is known in advance: ensure_checkout runs once with a dry-run
+runner (reads run, writes are only recorded), which says what it would do; a clean checkout ends at
+the pin with no edits, a dirty one kept by --allow-dirty at its current HEAD with its edits.
+
+`refresh` re-reads the few facts a step that ran can change (the new venv, the Triton checkout's
+files, what is installed) so that the executor can plan the remaining steps with them.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import os
+import shutil
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from bootstrap.core.interpreter import WORKSPACE_VENV, TargetPython
+from bootstrap.core.runner import PlannedCommand
+from bootstrap.core.settings import Settings
+from bootstrap.core.workspace import Workspace
+from bootstrap.git.checkouts import CheckoutReport, ensure_checkout
+from bootstrap.git.layout import llvm_projects
+from bootstrap.git.pins import Pins
+from bootstrap.pipeline import install, llvm_builds
+from bootstrap.pipeline import recipe as P
+from bootstrap.pipeline.buildtree import triton_cmake_dirs
+from bootstrap.pipeline.fingerprints import Records, StepRecord
+from bootstrap.pipeline.jobs import Resources, detect
+from bootstrap.pipeline.long_commands import remote_env
+from bootstrap.pipeline.toolchain import Toolchain, detect_toolchain
+
+if TYPE_CHECKING:
+    from bootstrap.core.context import AppContext
+
+# The user's own variables that change what a build produces: inputs of the build steps, so that
+# changing one (say CXXFLAGS, or TRITON_APPEND_CMAKE_ARGS) rebuilds what it affects.
+COMPILER_ENV = ("CFLAGS", "CXXFLAGS", "CPPFLAGS", "LDFLAGS")
+TRITON_USER_ENV = (
+    "TRITON_APPEND_CMAKE_ARGS", "TRITON_BUILD_PROTON", "TRITON_BUILD_WITH_ASAN", "TRITON_EXT_ENABLED",
+    "TRITON_PLUGIN_DIRS", "TRITON_WHEEL_NAME", "TRITON_WHEEL_VERSION_SUFFIX", "TRITON_STABLE_ABI",
+    "TRITON_LLVM_SYSTEM_SUFFIX", "TRITON_BUILD_DIR",
+)
+# Steps whose records live in <workspace>/state/steps (the LLVM steps keep theirs in the build folder).
+RECORDED_STEPS = ("purge", "triton-requirements", "triton-install", "verify")
+VENV_MARKER = "venv-creating"  # our venv creation started and has not finished
+TOOLS_CACHE = "tools.json"
+
+
+def ambient(names: Sequence[str], environ: Mapping[str, str] | None = None) -> dict[str, str]:
+    environ = os.environ if environ is None else environ
+    return {name: environ[name] for name in names if name in environ}
+
+
+@dataclass(frozen=True)
+class CheckoutFacts:
+    """A checkout as its step will leave it, and what that step would run to get it there."""
+
+    name: str
+    report: CheckoutReport  # from the dry pass: action, HEAD now, local work
+    commands: tuple[PlannedCommand, ...]  # what ensure_checkout would run (none: it is in place)
+    edits: str = ""  # digest of the kept local changes ("" when the checkout will be clean)
+
+    @property
+    def path(self) -> Path:
+        return self.report.path
+
+    @property
+    def commit(self) -> str:
+        return self.report.commit
+
+    @property
+    def kept(self) -> bool:
+        """Local work kept as it stands (--allow-dirty)."""
+        return self.report.action == "dirty-kept"
+
+    @property
+    def head(self) -> str:
+        return self.report.head if self.kept else self.report.commit
+
+    @property
+    def dirty_files(self) -> tuple[str, ...]:
+        return self.report.dirty_files if self.kept else ()
+
+
+@dataclass(frozen=True)
+class TargetFacts:
+    """The environment Triton is installed into."""
+
+    executable: Path
+    origin: str
+    venv: Path | None  # the workspace venv, when it is the target
+    create_venv: bool  # ... and it is missing, or our creation of it was cut short
+    clear_venv: bool  # ... cut short: made again with --clear
+    base_python: str  # the interpreter that creates the venv
+    python: TargetPython | None  # inspected; None while the venv is still to be created
+    listing: str = ""  # install.environment_listing of its site-packages
+    requirements_present: bool = False
+    own_install_present: bool = False  # triton installed (editable) from this workspace's checkout
+    fresh: bool = False  # created by this run: nothing but pip and setuptools in it
+
+
+@dataclass(frozen=True)
+class SetupFacts:
+    workspace: Workspace
+    settings: Settings
+    dry_run: bool
+    pins: Pins
+    toolchain: Toolchain
+    tools_cache_present: bool  # state/tools.json is there (else it is written once the facts proved good)
+    resources: Resources
+    remote_env: tuple[tuple[str, str], ...]  # CCACHE_REMOTE_STORAGE & co. for the build commands
+    environment: Mapping[str, str]  # the user's variables of COMPILER_ENV and TRITON_USER_ENV that are set
+    offline: tuple[tuple[str, str], ...]  # TRITON_OFFLINE_BUILD paths, () when not all are here
+    target: TargetFacts
+    triton: CheckoutFacts
+    llvm: CheckoutFacts
+    llvm_projects: tuple[str, ...] | None  # the LLVM_PROJECTS default of build-llvm-project.sh at the pin
+    llvm_folders: llvm_builds.LlvmFolders
+    records: Mapping[str, StepRecord]
+    setup_files: str = ""  # install.setup_files_digest of the Triton checkout
+    triton_built: bool = False  # setup.py's build folder (build/cmake.*) is there
+
+    @property
+    def setup_dir(self) -> Path:
+        return setup_dir_of(self.pins, self.triton.path)
+
+
+def setup_dir_of(pins: Pins, triton_src: Path) -> Path:
+    """Where setup.py is in the Triton checkout (the root, or python/ before 3.4)."""
+    where = pins.layout.setup_py_dir
+    return triton_src if where == "." else triton_src / where
+
+
+def find_python3() -> str:
+    return shutil.which("python3") or os.environ.get("PYTHON", "python3")
+
+
+def offline_paths(backend: str, environ: Mapping[str, str] | None = None) -> tuple[tuple[str, str], ...]:
+    """Everything TRITON_OFFLINE_BUILD needs, when all of it is on this machine; else () (online).
+
+    nlohmann/json headers (JSON_SYSPATH) and, for NVIDIA, the CUDA tools and headers setup.py would
+    otherwise download. Only complete sets are used: a partial one would fail in CMake.
+    """
+    environ = os.environ if environ is None else environ
+    roots = (Path("/usr"), Path("/usr/local"))
+    json_root = next((p for p in roots if (p / "include/nlohmann/json.hpp").is_file()), None)
+    if json_root is None:
+        return ()
+    values: list[tuple[str, str]] = [("JSON_SYSPATH", str(json_root))]
+    if backend == "nvidia":
+        cuda = Path(environ.get("CUDA_HOME") or "/usr/local/cuda")
+        tools = {
+            "TRITON_PTXAS_PATH": cuda / "bin/ptxas",
+            "TRITON_CUOBJDUMP_PATH": cuda / "bin/cuobjdump",
+            "TRITON_NVDISASM_PATH": cuda / "bin/nvdisasm",
+            "TRITON_CUDACRT_PATH": cuda / "include",
+            "TRITON_CUDART_PATH": cuda / "include",
+            "TRITON_CUPTI_INCLUDE_PATH": cuda / "extras/CUPTI/include",
+        }
+        if not all(p.exists() for p in tools.values()):
+            return ()
+        values += [(k, str(v)) for k, v in tools.items()]
+    return tuple(values)
+
+
+def observe_checkout(ctx: AppContext, name: str, url: str, commit: str) -> CheckoutFacts:
+    """The checkout after its step, from a dry pass of ensure_checkout (DirtyCheckout raised here)."""
+    dry = dataclasses.replace(ctx.runner, dry_run=True, quiet=True, history=[])
+    s = ctx.settings
+    report = ensure_checkout(name, url, commit, ctx.workspace.src / name, dry, allow_dirty=s.allow_dirty,
+                             full_history=s.full_history)
+    commands = tuple(c for c in dry.history if not c.probe)
+    kept = report.action == "dirty-kept"
+    return CheckoutFacts(name, report, commands, install.file_state(report.path, report.dirty_files) if kept else "")
+
+
+def observe_target(ctx: AppContext, setup_dir: Path, requires: Sequence[str]) -> TargetFacts:
+    """The target environment; inspected through the context (one probe per command)."""
+    executable, origin = ctx.target_choice()
+    venv = ctx.workspace.venv if origin == WORKSPACE_VENV else None
+    cut_short = venv is not None and (ctx.workspace.state / VENV_MARKER).exists()
+    if venv is not None and (cut_short or not executable.exists()):
+        return TargetFacts(executable, origin, venv, True, cut_short, find_python3(), None)
+    target = ctx.target_python()
+    site = target.site_packages
+    return TargetFacts(
+        executable, origin, venv, False, False, find_python3(), target,
+        listing=install.environment_listing(site),
+        requirements_present=install.requirements_present(site, requires),
+        own_install_present=install.own_install_present(site, setup_dir),
+    )
+
+
+def _kept_projects(triton: CheckoutFacts, pinned: tuple[str, ...] | None) -> tuple[str, ...] | None:
+    """A checkout built as it stands (--allow-dirty) uses its own script; else the pinned commit's."""
+    if not triton.kept:
+        return pinned
+
+    def read(path: str) -> str | None:
+        try:
+            return (triton.path / path).read_text(errors="replace")
+        except OSError:
+            return None
+
+    return llvm_projects(read)
+
+
+def gather_facts(ctx: AppContext) -> SetupFacts:
+    """Read everything setup plans from. Raises (before anything changes) on bad pins, missing tools,
+    a checkout with local work, a bad --ccache-remote for this ccache."""
+    from bootstrap.git.pins import resolve_pins
+
+    s, ws = ctx.settings, ctx.workspace
+    # Pins first: a bad commit, ref or pin file stops setup before anything else is looked at.
+    pins = resolve_pins(ctx)
+    tools_cache = ws.state / TOOLS_CACHE
+    toolchain = detect_toolchain(ctx.runner, use_lld=s.lld, use_ccache=s.ccache,
+                                 cache_file=tools_cache if tools_cache.is_file() else None,
+                                 cmake_minimum=pins.layout.cmake_minimum)
+    triton = observe_checkout(ctx, "triton", pins.triton_url, pins.triton_commit)
+    llvm = observe_checkout(ctx, "llvm-project", pins.llvm_url, pins.llvm_commit)
+    projects = _kept_projects(triton, pins.layout.llvm_projects)
+    era = P.llvm_era(projects, pins.layout.version or pins.triton_version, s.backend)
+    key = P.llvm_build_key(pins.llvm_commit, s.llvm_build_type, era, toolchain)
+    target = observe_target(ctx, setup_dir_of(pins, triton.path), pins.layout.build_requires)
+    facts = SetupFacts(
+        workspace=ws, settings=s, dry_run=ctx.dry_run, pins=pins, toolchain=toolchain,
+        tools_cache_present=tools_cache.is_file(), resources=detect(),
+        remote_env=tuple(remote_env(s.ccache_remote, toolchain.ccache, ws.root).items()),
+        environment=ambient(COMPILER_ENV + TRITON_USER_ENV), offline=offline_paths(s.backend),
+        target=target, triton=triton, llvm=llvm,
+        llvm_projects=projects, llvm_folders=llvm_builds.observe(ws.build / "llvm" / key, llvm.path),
+        records=Records(ws.state).load_all(RECORDED_STEPS),
+    )
+    return refresh_triton_files(facts)
+
+
+def refresh_target(ctx: AppContext, facts: SetupFacts) -> SetupFacts:
+    """The target environment read again (after the venv was created, or packages were installed)."""
+    target = observe_target(ctx, facts.setup_dir, facts.pins.layout.build_requires)
+    return dataclasses.replace(facts, target=target)
+
+
+def refresh_triton_files(facts: SetupFacts) -> SetupFacts:
+    """The Triton checkout's files read again (after the checkout moved, or setup.py built)."""
+    return dataclasses.replace(facts, setup_files=install.setup_files_digest(facts.setup_dir),
+                               triton_built=bool(triton_cmake_dirs(facts.setup_dir)))
+
+
+# What each step, once it ran, can change of the facts the later steps are planned from.
+def refresh(ctx: AppContext, facts: SetupFacts, step: str) -> SetupFacts:
+    if step == "venv":
+        ctx.forget_target()
+        fresh = refresh_target(ctx, facts)
+        return dataclasses.replace(fresh, target=dataclasses.replace(fresh.target, fresh=True))
+    if step == "checkout-triton":
+        return refresh_triton_files(facts)
+    if step in ("purge", "triton-requirements", "triton-install"):
+        return refresh_triton_files(refresh_target(ctx, facts))
+    return facts

@@ -1,0 +1,54 @@
+"""What `tritondev setup` reports: the plan's numbers, each step's outcome, the commands, verify."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from bootstrap.core.runner import PlannedCommand
+from bootstrap.pipeline.ccache_stats import CcacheDelta
+from bootstrap.pipeline.fingerprints import Outcome, StepStatus
+
+
+@dataclass
+class SetupReport:
+    workspace: Path
+    dry_run: bool
+    pins: dict[str, object] = field(default_factory=dict)
+    toolchain: dict[str, object] = field(default_factory=dict)
+    jobs: dict[str, object] = field(default_factory=dict)
+    presets: dict[str, object] = field(default_factory=dict)
+    llvm_build: str = ""
+    llvm_reused_from: str | None = None
+    target_python: str = ""
+    checkouts: list[dict[str, object]] = field(default_factory=list)
+    steps: list[Outcome] = field(default_factory=list)
+    # What the run executed (or, under --dry-run, would execute), probes left out.
+    commands: list[PlannedCommand] = field(default_factory=list)
+    ccache: dict[str, CcacheDelta] = field(default_factory=dict)
+    verify: dict[str, object] | None = None
+    notices: list[str] = field(default_factory=list)
+
+    @property
+    def up_to_date(self) -> bool:
+        return all(o.status == StepStatus.UP_TO_DATE for o in self.steps)
+
+    def to_json(self) -> dict[str, object]:
+        return {
+            "workspace": str(self.workspace),
+            "dry_run": self.dry_run,
+            "up_to_date": self.up_to_date,
+            "pins": self.pins,
+            "target_python": self.target_python,
+            "toolchain": self.toolchain,
+            "jobs": self.jobs,
+            "llvm_build": self.llvm_build,
+            "llvm_reused_from": self.llvm_reused_from,
+            "checkouts": self.checkouts,
+            "steps": [o.to_json() for o in self.steps],
+            "commands": [c.to_json() for c in self.commands],
+            "ccache": {k: v.to_json() for k, v in self.ccache.items()},
+            "verify": self.verify,
+            "notices": self.notices,
+            "presets": self.presets,
+        }

@@ -1,0 +1,119 @@
+"""Hand-made setup facts for the plan's unit tests: the three Triton layout eras of the test world
+(tests/world/README.md), a workspace at /ws, and what a finished run leaves behind."""
+
+from __future__ import annotations
+
+import dataclasses
+from pathlib import Path
+
+from bootstrap.core.interpreter import WORKSPACE_VENV, TargetPython
+from bootstrap.core.runner import PlannedCommand, Runner
+from bootstrap.core.settings import Settings
+from bootstrap.core.workspace import Workspace
+from bootstrap.git.checkouts import CheckoutReport, ensure_checkout
+from bootstrap.git.layout import TritonLayout
+from bootstrap.git.pins import Pins
+from bootstrap.pipeline import recipe as P
+from bootstrap.pipeline.facts import CheckoutFacts, SetupFacts, TargetFacts
+from bootstrap.pipeline.fingerprints import StepRecord
+from bootstrap.pipeline.jobs import GIB, Resources
+from bootstrap.pipeline.llvm_builds import LlvmFolders, LlvmSite
+from bootstrap.pipeline.plan import Record, SetupPlan
+from bootstrap.pipeline.toolchain import Tool, Toolchain
+
+WS = Path("/ws")
+TRITON = "d0210c3edb46fe315ff281b673c8b8fcf0e4225f"
+LLVM = "2f82c226822b89663e2746741b8fe76e1ff54ac9"
+OTHER_HEAD = "1" * 40
+URL = "https://git.example/{name}.git"
+PYTHON = WS / "venv" / "bin" / "python"
+SITE = WS / "venv" / "lib" / "python3.11" / "site-packages"
+PYBIND = ("setuptools>=40.8.0", "wheel", "cmake>=3.18", "ninja>=1.11.1", "pybind11>=2.13.1")
+NANOBIND = ("setuptools>=40.8.0", "cmake>=3.20,<4.0", "ninja>=1.11.1", "nanobind==2.10.2", "wheel", "lit")
+
+# The three layout eras: python/setup.py + llvm-hash.txt + pybind11; root setup.py + llvm-hash.txt;
+# root setup.py + cmake/llvm-info.json + nanobind.
+ERAS = {
+    "python-dir": TritonLayout("python", "cmake/llvm-hash.txt", LLVM, "llvm/llvm-project", "pybind11", PYBIND, False,
+                               "3.3.0", None, (3, 20)),
+    "root-hash": TritonLayout(".", "cmake/llvm-hash.txt", LLVM, "llvm/llvm-project", "pybind11", PYBIND, True,
+                              "3.7.0", ("mlir", "llvm", "lld"), (3, 20)),
+    "root-json": TritonLayout(".", "cmake/llvm-info.json", LLVM, "llvm/llvm-project", "nanobind", NANOBIND, True,
+                              "3.8.0", ("mlir", "llvm", "lld"), (3, 20)),
+}
+
+
+def toolchain() -> Toolchain:
+    return Toolchain(
+        compiler="clang", cc=Tool("clang", "/usr/bin/clang", "14.0.6"),
+        cxx=Tool("clang++", "/usr/bin/clang++", "14.0.6"), linker="lld",
+        lld=Tool("ld.lld", "/usr/bin/ld.lld", "14.0.6"), ccache=Tool("ccache", "/usr/bin/ccache", "4.7.5"),
+        cmake=Tool("cmake", "/usr/bin/cmake", "3.25.1"), ninja=Tool("ninja", "/usr/bin/ninja", "1.11.1"),
+    )
+
+
+def target_python() -> TargetPython:
+    return TargetPython(PYTHON, WORKSPACE_VENV, "3.11.7", WS / "venv", Path("/usr"), SITE, SITE,
+                        Path("/usr/include/python3.11"), WS / "venv" / "bin")
+
+
+def clone_commands(name: str, commit: str) -> tuple[PlannedCommand, ...]:
+    """What ensure_checkout runs for a new clone, from its own dry pass (a new clone needs no probe)."""
+    runner = Runner(dry_run=True, quiet=True)
+    ensure_checkout(name, URL.format(name=name), commit, WS / "src" / name, runner)
+    return tuple(runner.history)
+
+
+def checkout(name: str, commit: str, *, cloned: bool = True) -> CheckoutFacts:
+    path = WS / "src" / name
+    if cloned:
+        return CheckoutFacts(name, CheckoutReport(path, commit, commit, (), (), "up-to-date"), ())
+    return CheckoutFacts(name, CheckoutReport(path, commit, "", (), (), "cloned"), clone_commands(name, commit))
+
+
+def llvm_key(layout: TritonLayout, llvm_build_type: str = "Release") -> str:
+    era = P.llvm_era(layout.llvm_projects, layout.version, "nvidia")
+    return P.llvm_build_key(LLVM, llvm_build_type, era, toolchain())
+
+
+def fresh(era: str, **settings: object) -> SetupFacts:
+    """A workspace that does not exist yet: no venv, no checkouts, no builds, no records."""
+    layout = ERAS[era]
+    pins = Pins(None, "not used: the Triton commit was given", TRITON, "option --triton-commit", layout.version, LLVM,
+                URL.format(name="llvm-project"), layout, triton_url=URL.format(name="triton"))
+    s = Settings(workspace=WS, jobs=2, link_jobs=2, **settings)  # type: ignore[arg-type]
+    target = TargetFacts(PYTHON, WORKSPACE_VENV, WS / "venv", True, False, "/usr/bin/python3", None)
+    return SetupFacts(
+        workspace=Workspace(WS), settings=s, dry_run=False, pins=pins, toolchain=toolchain(),
+        tools_cache_present=False, resources=Resources(2, 24 * GIB), remote_env=(), environment={}, offline=(),
+        target=target, triton=checkout("triton", TRITON, cloned=False),
+        llvm=checkout("llvm-project", LLVM, cloned=False), llvm_projects=layout.llvm_projects,
+        llvm_folders=LlvmFolders(WS / "build" / "llvm" / llvm_key(layout, s.llvm_build_type), None, None),
+        records={},
+    )
+
+
+def in_place(facts: SetupFacts) -> SetupFacts:
+    """The facts once everything exists (venv, checkouts at the pins, installed), before records count."""
+    target = TargetFacts(PYTHON, WORKSPACE_VENV, WS / "venv", False, False, "/usr/bin/python3", target_python(),
+                         listing="listing-after-setup", requirements_present=True, own_install_present=True)
+    return dataclasses.replace(facts, target=target, triton=checkout("triton", TRITON),
+                               llvm=checkout("llvm-project", LLVM), setup_files="setup-files", triton_built=True,
+                               tools_cache_present=True)
+
+
+def finished(facts: SetupFacts, plan: SetupPlan) -> SetupFacts:
+    """`facts` with the records a run of `plan` leaves: step records, the purge's, the LLVM stamp."""
+    records = dict(facts.records)
+    for step in plan.steps:
+        if step.record == Record.STEPS:
+            records[step.name] = StepRecord(step.fingerprint, step.inputs,
+                                            {d: plan.step(d).fingerprint for d in step.after})
+    purge = plan.step("purge")
+    records["purge"] = StepRecord(purge.fingerprint, purge.inputs, {})
+    stamp = {"configure_fingerprint": plan.step("llvm-configure").fingerprint,
+             "build_fingerprint": plan.step("llvm-build").fingerprint, "source": str(plan.llvm.source)}
+    folders = facts.llvm_folders
+    if plan.llvm.reused_from is None:
+        folders = dataclasses.replace(folders, own=LlvmSite(plan.llvm.build, plan.llvm.source, stamp, True, True))
+    return dataclasses.replace(facts, records=records, llvm_folders=folders)

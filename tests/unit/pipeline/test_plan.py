@@ -1,0 +1,199 @@
+"""The setup plan, from hand-made facts, for each Triton layout era of the test world: which steps
+would run and why, with which commands, and which are up to date. No process starts here."""
+
+from __future__ import annotations
+
+import dataclasses
+from pathlib import Path
+
+import pytest
+
+from bootstrap.core.context import AppContext
+from bootstrap.core.runner import Runner
+from bootstrap.pipeline.execute import execute
+from bootstrap.pipeline.fingerprints import StepRecord, StepStatus
+from bootstrap.pipeline.llvm_builds import LlvmFolders, LlvmSite
+from bootstrap.pipeline.plan import SetupPlan, plan_setup, reinstall_reasons
+from tests.unit.pipeline.facts_for_tests import (
+    ERAS,
+    LLVM,
+    OTHER_HEAD,
+    PYTHON,
+    TRITON,
+    WS,
+    finished,
+    fresh,
+    in_place,
+)
+
+ALL_STEPS = ["venv", "checkout-triton", "checkout-llvm-project", "llvm-configure", "llvm-build", "purge",
+             "triton-requirements", "triton-install", "verify"]
+SETUP_DIR = {"python-dir": WS / "src/triton/python", "root-hash": WS / "src/triton", "root-json": WS / "src/triton"}
+
+
+def statuses(plan: SetupPlan) -> dict[str, str]:
+    return {s.name: s.status.value for s in plan.steps}
+
+
+def rerun(era: str, **settings: object) -> tuple[SetupPlan, SetupPlan]:
+    """(plan of a finished workspace, plan of the same workspace with `settings` changed)."""
+    done = in_place(fresh(era))
+    before = finished(done, plan_setup(done))
+    changed = dataclasses.replace(before, settings=dataclasses.replace(before.settings, **settings))
+    return plan_setup(before), plan_setup(changed)
+
+
+@pytest.mark.parametrize("era", ERAS)
+def test_first_run_builds_everything_in_order(era: str) -> None:
+    plan = plan_setup(fresh(era))
+    assert [s.name for s in plan.steps] == ALL_STEPS
+    assert statuses(plan) == {**dict.fromkeys(ALL_STEPS, "would run"), "purge": "up to date"}
+    assert plan.step("purge").reason == "a new environment has no other triton"
+    steps = [c.step for c in plan.commands()]
+    assert steps == ["venv", *["checkout-triton"] * 4, *["checkout-llvm-project"] * 4, "llvm-configure",
+                     "llvm-build", "triton-requirements", "triton-install"]
+    install = plan.step("triton-install").commands[0]
+    assert install.argv[:4] == (str(PYTHON), "-m", "pip", "install")
+    assert install.argv[-3:] == ("-v", "-e", str(SETUP_DIR[era]))
+    assert plan.step("triton-requirements").commands[0].argv[5:] == ERAS[era].build_requires
+    configure = dict(a[2:].split("=", 1) for a in plan.step("llvm-configure").commands[0].argv if a.startswith("-D"))
+    # Projects as the pinned commit's build-llvm-project.sh has them, else the version table (3.3: +lld).
+    assert configure["LLVM_ENABLE_PROJECTS"] == "mlir;llvm;lld"
+    assert plan.llvm.build == WS / "build" / "llvm" / plan.presets.llvm_key and plan.llvm.reused_from is None
+    assert plan.step("triton-install").after == ("llvm-build", "triton-requirements")
+    assert plan.step("verify").after == ("triton-install",)
+
+
+@pytest.mark.parametrize("era", ERAS)
+def test_a_finished_workspace_plans_nothing(era: str) -> None:
+    again, _ = rerun(era)
+    assert set(statuses(again).values()) == {"up to date"}
+    assert again.commands() == []
+    assert again.step("purge").reason == "environment unchanged since the last setup"
+    assert again.step("checkout-triton").reason == f"at the pin {TRITON[:12]}"
+
+
+@pytest.mark.parametrize("era", ERAS)
+def test_a_changed_build_type_reruns_only_triton_install_and_verify(era: str) -> None:
+    _, plan = rerun(era, build_type="Debug")
+    would = [name for name, status in statuses(plan).items() if status == "would run"]
+    assert would == ["triton-install", "verify"]
+    assert plan.step("triton-install").reason == "changed: env"
+    assert plan.step("verify").reason == "depends on re-run step: triton-install"
+    assert [c.step for c in plan.commands()] == ["triton-install"]
+    assert dict(plan.step("triton-install").commands[0].env)["DEBUG"] == "1"
+
+
+@pytest.mark.parametrize("era", ERAS)
+def test_jobs_are_not_an_input_but_the_llvm_build_type_is(era: str) -> None:
+    _, plan = rerun(era, jobs=1, link_jobs=1)
+    assert set(statuses(plan).values()) == {"up to date"}
+    _, debug_llvm = rerun(era, llvm_build_type="Debug")
+    # Another key: a folder of its own, so both builds are kept.
+    assert statuses(debug_llvm)["llvm-configure"] == statuses(debug_llvm)["llvm-build"] == "would run"
+    assert statuses(debug_llvm)["triton-install"] == "would run"
+
+
+@pytest.mark.parametrize("era", ERAS)
+def test_dry_run_runs_the_plans_commands_through_the_dry_run_runner(era: str) -> None:
+    facts = dataclasses.replace(fresh(era), dry_run=True)
+    plan = plan_setup(facts)
+    runner = Runner(dry_run=True, quiet=True)
+    ctx = AppContext(facts.settings, facts.workspace, runner, json=True, dry_run=True)
+    report = execute(ctx, None, facts)  # under --dry-run no process starts and nothing is written
+    assert [(c.step, c.argv, dict(c.env)) for c in report.commands] == [
+        (c.step, c.argv, dict(c.env)) for c in plan.commands()]
+    assert {o.name: o.status.value for o in report.steps} == statuses(plan)
+    assert not report.up_to_date and report.verify is None
+
+
+@pytest.mark.parametrize("era", ERAS)
+def test_an_llvm_build_of_another_workspace_is_reused(era: str) -> None:
+    first = plan_setup(in_place(fresh(era)))
+    other = Path("/other/build/llvm") / first.presets.llvm_key
+    stamp = {"configure_fingerprint": first.step("llvm-configure").fingerprint,
+             "build_fingerprint": first.step("llvm-build").fingerprint, "source": "/other/src/llvm-project"}
+    site = LlvmSite(other, Path("/other/src/llvm-project"), stamp, True, True)
+    facts = in_place(fresh(era))
+    facts = dataclasses.replace(facts, llvm_folders=dataclasses.replace(facts.llvm_folders, registered=(site,)))
+    plan = plan_setup(facts)
+    assert plan.llvm.build == other and plan.llvm.link_to == other and plan.llvm.reused_from == str(other)
+    assert statuses(plan)["llvm-configure"] == statuses(plan)["llvm-build"] == "up to date"
+    assert plan.step("llvm-configure").reason == f"reused {other}"
+    assert dict(plan.step("triton-install").commands[0].env)["LLVM_SYSPATH"] == str(other)
+    assert any("reused" in n for n in plan.notices)
+    # A build of the key whose flags differ (another fingerprint) is not reused.
+    stale = dataclasses.replace(site, stamp={**stamp, "build_fingerprint": "0" * 64})
+    facts = dataclasses.replace(facts, llvm_folders=dataclasses.replace(facts.llvm_folders, registered=(stale,)))
+    assert plan_setup(facts).llvm.reused_from is None
+    # Once linked, the next run finds the link and keeps using the build; gone, it builds here.
+    linked = dataclasses.replace(facts, llvm_folders=LlvmFolders(facts.llvm_folders.mine, None, site))
+    assert plan_setup(linked).llvm.build == other
+    gone = dataclasses.replace(facts, llvm_folders=LlvmFolders(facts.llvm_folders.mine, None,
+                                                               dataclasses.replace(site, configured=False)))
+    assert plan_setup(gone).llvm.unlink and plan_setup(gone).llvm.build == facts.llvm_folders.mine
+
+
+@pytest.mark.parametrize("era", ERAS)
+def test_a_dirty_checkout_kept_with_allow_dirty_is_built_as_it_stands(era: str) -> None:
+    done = in_place(fresh(era, allow_dirty=True))
+    done = finished(done, plan_setup(done))
+    report = dataclasses.replace(done.triton.report, head=OTHER_HEAD, dirty_files=("lib/Dialect/Triton/IR/Ops.cpp",),
+                                 local_commits=(OTHER_HEAD,), action="dirty-kept")
+    dirty = dataclasses.replace(done, triton=dataclasses.replace(done.triton, report=report, edits="ops-edited"))
+    plan = plan_setup(dirty)
+    assert plan.step("checkout-triton").status == StepStatus.UP_TO_DATE
+    assert plan.step("checkout-triton").reason == "local work kept as it stands (--allow-dirty)"
+    assert plan.step("triton-install").reason == "changed: edits, head"
+    assert [c.step for c in plan.commands()] == ["triton-install"]
+    assert any("triton checkout differs from the pin (1 changed file(s), 1 local commit(s))" in n
+               for n in plan.notices)
+
+
+@pytest.mark.parametrize("era", ERAS)
+def test_the_venv_to_be_created_and_one_cut_short(era: str) -> None:
+    plan = plan_setup(fresh(era))
+    assert plan.step("venv").commands[0].argv == ("/usr/bin/python3", "-m", "venv", str(WS / "venv"))
+    assert plan.step("triton-requirements").inputs["version"] is None  # known once the venv exists
+    facts = fresh(era)
+    cut = dataclasses.replace(facts, target=dataclasses.replace(facts.target, clear_venv=True))
+    assert plan_setup(cut).step("venv").commands[0].argv[3] == "--clear"
+    # The venv was deleted under a finished workspace: everything installed into it comes again.
+    done = in_place(fresh(era))
+    done = finished(done, plan_setup(done))
+    gone = dataclasses.replace(done, target=fresh(era).target)
+    would = [n for n, s in statuses(plan_setup(gone)).items() if s == "would run"]
+    assert would == ["venv", "triton-requirements", "triton-install", "verify"]
+
+
+def test_an_interrupted_requirements_install_is_forced() -> None:
+    done = in_place(fresh("root-json"))
+    done = finished(done, plan_setup(done))
+    cut = dataclasses.replace(done, records={**done.records, "triton-requirements": StepRecord(None)})
+    step = plan_setup(cut).step("triton-requirements")
+    assert step.reason == "interrupted last time" and "--force-reinstall" in step.commands[0].argv
+
+
+def test_a_changed_environment_is_scanned_and_a_missing_install_reinstalled() -> None:
+    done = in_place(fresh("root-json"))
+    done = finished(done, plan_setup(done))
+    changed = dataclasses.replace(done, target=dataclasses.replace(done.target, listing="a wheel came in",
+                                                                   own_install_present=False))
+    plan = plan_setup(changed)
+    assert plan.step("purge").status == StepStatus.WOULD_RUN and plan.step("purge").commands == ()
+    assert plan.step("triton-install").reason == "output missing: triton is not installed from this checkout"
+    assert plan.step("verify").status == StepStatus.WOULD_RUN
+
+
+def test_reinstall_reasons_keep_edits_for_ninja() -> None:
+    done = in_place(fresh("root-json"))
+    plan = plan_setup(finished(done, plan_setup(done)))
+    record = StepRecord(plan.step("triton-install").fingerprint, plan.step("triton-install").inputs, {})
+    now = dict(plan.step("triton-install").inputs)
+    assert reinstall_reasons(record, now, True) == []
+    assert reinstall_reasons(record, {**now, "edits": "Ops.cpp edited"}, True) == []
+    assert reinstall_reasons(record, {**now, "setup_files": "x", "head": LLVM}, True) == [
+        f"HEAD moved to {LLVM[:12]} (the version names the commit)", "setup.py or pyproject.toml changed"]
+    assert reinstall_reasons(record, now, False) == ["triton is no longer installed from this checkout"]
+    assert reinstall_reasons(StepRecord(None), now, True) == ["the last install did not finish"]
+    assert reinstall_reasons(record, {**now, "version": "3.12.1"}, True) == ["the target interpreter changed"]
