@@ -1,0 +1,35 @@
+#ifndef TRITON_TOOLS_DEBUG_H
+#define TRITON_TOOLS_DEBUG_H
+
+// LLVM_DEBUG with the semantics of llvm/Support/Debug.h, which the miniature LLVM does not have:
+// code in LLVM_DEBUG(...) runs only under -debug, or under -debug-only=<types> when the file's
+// DEBUG_TYPE is one of the types. A pass's source defines DEBUG_TYPE before including this header.
+
+#include "llvm/Support/raw_ostream.h"
+
+#include <string>
+#include <vector>
+
+namespace llvm {
+
+extern bool DebugFlag; // -debug, or -debug-only=...
+/// Whether LLVM_DEBUG code of this DEBUG_TYPE runs.
+bool isCurrentDebugType(const char *type);
+/// -debug-only=a,b: only these types.
+void setCurrentDebugTypes(const std::vector<std::string> &types);
+raw_ostream &dbgs();
+
+} // namespace llvm
+
+#define LLVM_DEBUG(X)                                                                                                  \
+  do {                                                                                                                 \
+    if (::llvm::DebugFlag && ::llvm::isCurrentDebugType(DEBUG_TYPE)) {                                                 \
+      X;                                                                                                               \
+    }                                                                                                                  \
+  } while (false)
+
+// Triton's own shorthands (as in its passes): "[<DEBUG_TYPE>]: " before each debug line.
+#define DBGS() (::llvm::dbgs() << "[" DEBUG_TYPE "]: ")
+#define LDBG(X) LLVM_DEBUG(DBGS() << X << "\n")
+
+#endif
