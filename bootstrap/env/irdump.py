@@ -17,7 +17,7 @@ from __future__ import annotations
 
 import re
 import threading
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -71,7 +71,10 @@ _KERNEL_IN_BODY = (
     re.compile(r"^# Machine code for function ([\w$.]+):"),
 )
 
-_TARGET_IN_BODY = re.compile(r'ttg\.target = "([^"]+)"|^\.target\s+(sm_\w+)|\.amdgcn_target\s+"[^"]*-(gfx\w+)"')
+# ttg.target from Triton 3.3 on, triton_gpu.target before.
+_TARGET_IN_BODY = re.compile(
+    r'(?:ttg|triton_gpu)\.target = "([^"]+)"|^\.target\s+(sm_\w+)|\.amdgcn_target\s+"[^"]*-(gfx\w+)"'
+)
 
 KIND_EXTENSIONS = {"mlir": "mlir", "llvm": "ll", "nvptx": "ptx", "amdgcn": "amdgcn", "other": "txt"}
 
@@ -85,11 +88,13 @@ class DumpSection:
     pass_name: str
     header: str
     when: str | None = None  # before | after
-    pass_arg: str | None = None
+    pass_arg: str | None = None  # the pass's command-line name: tritongpu-coalesce
     op: str | None = None
     kernel: str | None = None
     target: str | None = None  # "cuda:90" (ttg.target), "sm_90a" (PTX), "gfx942" (AMDGCN)
     lines: list[str] = field(default_factory=list)
+    options: str | None = None  # the pass's options, where the header prints them (newer MLIR)
+    failed: bool = False  # "IR Dump After <Pass> Failed"
 
     @property
     def extension(self) -> str:
@@ -111,7 +116,8 @@ def _header(
     op: str | None = None,
     kernel: str | None = None,
 ) -> dict[str, str | None]:
-    return {"kind": kind, "when": when, "pass": pass_name, "arg": arg, "op": op, "kernel": kernel}
+    return {"kind": kind, "when": when, "pass": pass_name, "arg": arg, "op": op, "kernel": kernel,
+            "options": None, "failed": None}
 
 
 def parse_header(line: str) -> dict[str, str | None] | None:
@@ -129,14 +135,7 @@ def parse_header(line: str) -> dict[str, str | None] | None:
         paren = re.match(r"^(?P<pass>.+?)\s+\((?P<arg>[^()]*)\)$", title)
         if paren:
             title, arg = paren.group("pass"), paren.group("arg")
-        return {
-            "kind": "llvm",
-            "when": match.group("when").lower(),
-            "pass": title,
-            "arg": arg,
-            "op": None,
-            "kernel": kernel,
-        }
+        return _header("llvm", match.group("when").lower(), title, arg=arg, kernel=kernel)
     match = _MLIR_HEADER.match(line)
     if not match:
         return None
@@ -150,15 +149,8 @@ def parse_header(line: str) -> dict[str, str | None] | None:
         inner = re.match(r"^(?P<who>.*?)\s*internal IR Dump (?P<when>Before|After):?\s*(?P<what>.*)$", title)
         if inner:
             name = "-".join(p for p in (inner.group("who"), inner.group("what")) if p)
-            return {
-                "kind": "mlir",
-                "when": inner.group("when").lower(),
-                "pass": name,
-                "arg": None,
-                "op": None,
-                "kernel": None,
-            }
-        return {"kind": "mlir", "when": None, "pass": title, "arg": None, "op": None, "kernel": None}
+            return _header("mlir", inner.group("when").lower(), name)
+        return _header("mlir", None, title)
     rest = dump.group("rest")
     op = kernel = None
     suffix = _OP_SUFFIX.search(rest)
@@ -170,7 +162,27 @@ def parse_header(line: str) -> dict[str, str | None] | None:
     if pass_arg:
         name = pass_arg.group("pass").strip()
         arg = pass_arg.group("arg") or pass_arg.group("arg2")
-    return _header("mlir", dump.group("when").lower(), name, arg=arg, op=op, kernel=kernel)
+    failed = None
+    if name.endswith(" Failed"):  # "IR Dump After <Pass> Failed": the IR the failing pass left
+        name, failed = name[: -len(" Failed")], "true"
+    arg, options = split_pass_argument(arg)
+    header = _header("mlir", dump.group("when").lower(), name, arg=arg, op=op, kernel=kernel)
+    header.update(options=options, failed=failed)
+    return header
+
+
+def split_pass_argument(text: str | None) -> tuple[str | None, str | None]:
+    """`convert-triton-to-tritongpu{num-warps=4 target=cuda:90}` -> (the pass argument, its options).
+
+    Newer MLIR prints a pass's options in braces after its argument; older MLIR prints the argument alone.
+    """
+    if not text:
+        return text or None, None
+    text = text.strip()
+    brace = text.find("{")
+    if brace > 0 and text.endswith("}"):
+        return text[:brace].strip() or None, text[brace + 1 : -1].strip() or None
+    return text or None, None
 
 
 class Counter:
@@ -220,6 +232,8 @@ class DumpSplitter:
                 pass_arg=header["arg"],
                 op=header["op"],
                 kernel=header["kernel"],
+                options=header["options"],
+                failed=header["failed"] is not None,
             )
             self._depth = 0
             return events
@@ -247,6 +261,21 @@ class DumpSplitter:
         return [self._finish(section)] if section is not None else []
 
 
+def describe_body(lines: Iterable[str]) -> tuple[str | None, str | None]:
+    """The kernel and the target a dump's body names first (either None when it names none)."""
+    kernel = target = None
+    for line in lines:
+        if kernel is None:
+            kernel = _kernel_in(line)
+        if target is None:
+            found = _TARGET_IN_BODY.search(line)
+            if found:
+                target = next(g for g in found.groups() if g)
+        if kernel is not None and target is not None:
+            break
+    return kernel, target
+
+
 def _kernel_in(line: str) -> str | None:
     for pattern in _KERNEL_IN_BODY:
         match = pattern.match(line)
@@ -271,11 +300,17 @@ class IndexRow:
     lines: int
     kind: str
     target: str | None = None
+    arg: str | None = None
+    options: str | None = None
+    failed: bool = False
 
     def to_json(self) -> dict[str, object]:
         return {
             "number": self.number,
             "pass": self.pass_name,
+            "arg": self.arg,
+            "options": self.options,
+            "failed": self.failed,
             "when": self.when,
             "kernel": self.kernel,
             "op": self.op,
@@ -308,6 +343,9 @@ class DumpWriter:
             lines=text.count("\n"),
             kind=section.kind,
             target=section.target,
+            arg=section.pass_arg,
+            options=section.options,
+            failed=section.failed,
         )
         with self._lock:
             self.rows.append(row)
