@@ -22,6 +22,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from bootstrap.core.fsutil import atomic_write_json, atomic_write_text
+from bootstrap.env.irheader import parse_header
 
 # Environment that makes Triton dump IR (read by triton/knobs.py and the C++ GetEnv.h).
 DUMP_VARIABLES_COMMON = {
@@ -35,12 +36,6 @@ DUMP_VARIABLES_BY_BACKEND = {"nvidia": {"NVPTX_ENABLE_DUMP": "1"}, "amd": {"AMDG
 def dump_variables(backend: str) -> dict[str, str]:
     return {**DUMP_VARIABLES_COMMON, **DUMP_VARIABLES_BY_BACKEND[backend]}
 
-
-_MLIR_HEADER = re.compile(r"^// -----// (?P<title>.*?)(?:\s*//----- //)?\s*$")
-_LLVM_HEADER = re.compile(r"^(?:;|#)?\s*\*\*\* IR Dump (?P<when>Before|After) (?P<title>.*?) \*\*\*:?\s*$")
-_OP_SUFFIX = re.compile(r"\s*\('(?P<op>[^']+)' operation(?::\s*@(?P<name>[^)]*))?\)\s*$")
-_PASS_ARG = re.compile(r"^(?P<pass>[^:(]+?)(?::\s*(?P<arg>.*)|\s+\((?P<arg2>.*)\))?$")
-_ON_FUNCTION = re.compile(r"^(?P<pass>.+?) on (?P<target>\[module\]|\(.*\)|\S+)$")
 
 # Lines that can appear outside any brace inside a dump (MLIR, LLVM IR, PTX, AMDGCN, pass-manager log).
 _IR_TOP_LEVEL = re.compile(
@@ -100,89 +95,18 @@ class DumpSection:
     def extension(self) -> str:
         return KIND_EXTENSIONS[self.kind]
 
+    @classmethod
+    def of_header(cls, number: int, line: str, header: dict[str, str | None]) -> DumpSection:
+        """A section, still without its body, from its header line and what parse_header read in it."""
+        return cls(number=number, kind=str(header["kind"]), pass_name=str(header["pass"]), header=line,
+                   when=header["when"], pass_arg=header["arg"], op=header["op"], kernel=header["kernel"],
+                   options=header["options"], failed=header["failed"] is not None)
+
     def text(self) -> str:
         body = list(self.lines)
         while body and not body[-1].strip():
             body.pop()
         return self.header + "\n" + "".join(line + "\n" for line in body)
-
-
-def _header(
-    kind: str,
-    when: str | None,
-    pass_name: str,
-    *,
-    arg: str | None = None,
-    op: str | None = None,
-    kernel: str | None = None,
-) -> dict[str, str | None]:
-    return {"kind": kind, "when": when, "pass": pass_name, "arg": arg, "op": op, "kernel": kernel,
-            "options": None, "failed": None}
-
-
-def parse_header(line: str) -> dict[str, str | None] | None:
-    """The fields of a dump header line, or None when `line` is not one."""
-    match = _LLVM_HEADER.match(line)
-    if match:
-        title = match.group("title")
-        kernel = None
-        on = _ON_FUNCTION.match(title)
-        if on:
-            title, target = on.group("pass"), on.group("target")
-            if target != "[module]":
-                kernel = target.strip("()").split(",")[0].strip() or None
-        arg = None
-        paren = re.match(r"^(?P<pass>.+?)\s+\((?P<arg>[^()]*)\)$", title)
-        if paren:
-            title, arg = paren.group("pass"), paren.group("arg")
-        return _header("llvm", match.group("when").lower(), title, arg=arg, kernel=kernel)
-    match = _MLIR_HEADER.match(line)
-    if not match:
-        return None
-    title = match.group("title").strip()
-    if title in ("NVPTX Dump", "AMDGCN Dump"):
-        kind = "nvptx" if title.startswith("NVPTX") else "amdgcn"
-        return _header(kind, None, title.split()[0])
-    dump = re.match(r"^IR Dump (?P<when>Before|After) (?P<rest>.*)$", title)
-    if not dump:
-        # e.g. "SoftwarePipeliner internal IR Dump After: LowerLoops"
-        inner = re.match(r"^(?P<who>.*?)\s*internal IR Dump (?P<when>Before|After):?\s*(?P<what>.*)$", title)
-        if inner:
-            name = "-".join(p for p in (inner.group("who"), inner.group("what")) if p)
-            return _header("mlir", inner.group("when").lower(), name)
-        return _header("mlir", None, title)
-    rest = dump.group("rest")
-    op = kernel = None
-    suffix = _OP_SUFFIX.search(rest)
-    if suffix:
-        op, kernel = suffix.group("op"), suffix.group("name")
-        rest = rest[: suffix.start()]
-    pass_arg = _PASS_ARG.match(rest.strip())
-    name, arg = rest.strip(), None
-    if pass_arg:
-        name = pass_arg.group("pass").strip()
-        arg = pass_arg.group("arg") or pass_arg.group("arg2")
-    failed = None
-    if name.endswith(" Failed"):  # "IR Dump After <Pass> Failed": the IR the failing pass left
-        name, failed = name[: -len(" Failed")], "true"
-    arg, options = split_pass_argument(arg)
-    header = _header("mlir", dump.group("when").lower(), name, arg=arg, op=op, kernel=kernel)
-    header.update(options=options, failed=failed)
-    return header
-
-
-def split_pass_argument(text: str | None) -> tuple[str | None, str | None]:
-    """`convert-triton-to-tritongpu{num-warps=4 target=cuda:90}` -> (the pass argument, its options).
-
-    Newer MLIR prints a pass's options in braces after its argument; older MLIR prints the argument alone.
-    """
-    if not text:
-        return text or None, None
-    text = text.strip()
-    brace = text.find("{")
-    if brace > 0 and text.endswith("}"):
-        return text[:brace].strip() or None, text[brace + 1 : -1].strip() or None
-    return text or None, None
 
 
 class Counter:
@@ -223,18 +147,7 @@ class DumpSplitter:
         if header is not None:
             if self._section is not None:
                 events.append(self._finish(self._section))
-            self._section = DumpSection(
-                number=self._counter(),
-                kind=str(header["kind"]),
-                pass_name=str(header["pass"]),
-                header=text,
-                when=header["when"],
-                pass_arg=header["arg"],
-                op=header["op"],
-                kernel=header["kernel"],
-                options=header["options"],
-                failed=header["failed"] is not None,
-            )
+            self._section = DumpSection.of_header(self._counter(), text, header)
             self._depth = 0
             return events
         section = self._section
