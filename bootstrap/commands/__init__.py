@@ -20,6 +20,9 @@ COMMAND_MODULES: tuple[str, ...] = (
     "cache",
     "env",
     "run",
+    "opt",
+    "ir",
+    "test",
     "config",
     "docker",
 )

@@ -29,9 +29,17 @@ DumpDir = Annotated[
     ),
 ]
 
+Reproducer = Annotated[
+    Optional[Path],  # noqa: UP045
+    typer.Option("--reproducer", help="Have Triton write its MLIR crash reproducers into this folder "
+                 "(TRITON_REPRODUCER_PATH, with TRITON_ALWAYS_COMPILE=1); replay one with "
+                 "`tritondev opt --reproducer`."),
+]
+
 
 @options.command("backend", "workspace", "dry_run", "verbose")
-def run(ctx: AppContext, command: Command = None, dump_ir: DumpIr = False, dump_dir: DumpDir = None) -> None:
+def run(ctx: AppContext, command: Command = None, dump_ir: DumpIr = False, dump_dir: DumpDir = None,
+        reproducer: Reproducer = None) -> None:
     """Run COMMAND with the variables `tritondev env` prints; its exit status is passed through.
 
     With --dump-ir it also turns on Triton's IR dumps and takes them out of the command's output.
@@ -48,6 +56,12 @@ def run(ctx: AppContext, command: Command = None, dump_ir: DumpIr = False, dump_
     values: dict[str, str | None] = dict(
         collect_variables(ctx.workspace.env_file, dump_ir=dump_ir, backend=ctx.settings.backend)
     )
+    if reproducer is not None:
+        from bootstrap.core import ui
+        from bootstrap.env.reproducers import describe, reproducer_variables
+
+        values.update(reproducer_variables(reproducer, dry_run=ctx.dry_run))
+        ui.info(describe(reproducer))
     if not dump_ir:
         result = ctx.runner.run_attached(command, step="run", env=values)
         raise typer.Exit(result.returncode)
