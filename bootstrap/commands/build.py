@@ -18,7 +18,7 @@ Target = Annotated[
 ]
 
 
-@options.command("workspace", "dry_run", "json", "verbose", writes_logs=True)
+@options.command("workspace", "sanitize", "dry_run", "json", "verbose", writes_logs=True)
 def build(ctx: AppContext, target: Target = None) -> None:
     """Rebuild Triton after editing it: ninja in setup's Triton build folder.
 

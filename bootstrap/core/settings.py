@@ -27,6 +27,7 @@ from bootstrap.core.errors import ConfigError
 
 BUILD_TYPES = ("Debug", "Release", "RelWithDebInfo")
 BACKENDS = ("nvidia", "amd")
+SANITIZERS = ("address", "none")
 CONFIG_FILE = "tritondev.toml"
 ENV_PREFIX = "TRITONDEV_"
 WORKSPACE_ENV = "TRITONDEV_WORKSPACE"
@@ -172,6 +173,14 @@ class Settings:
     ccache_remote: str | None = field(
         default=None,
         metadata=setting("ccache remote storage URL, redis:// or http(s)://; never shown unmasked", secret=True),
+    )
+    sanitize: str | None = field(
+        default=None,
+        metadata=setting(
+            "Build Triton with a sanitizer (address: setup.py's TRITON_BUILD_WITH_ASAN=1; none: without), for "
+            "triton-opt and the lit tests; GPU programs do not run under it",
+            choices=SANITIZERS,
+        ),
     )
     allow_dirty: bool = field(default=False, metadata=setting("Build checkouts with local changes as they stand"))
     skip_verify: bool = field(

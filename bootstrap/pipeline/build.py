@@ -10,6 +10,7 @@ holds the sources as built, so the next `setup` does not install again for edits
 
 from __future__ import annotations
 
+import dataclasses
 import re
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -22,9 +23,10 @@ from bootstrap.pipeline.execute import commands_of
 from bootstrap.pipeline.facts import COMPILER_ENV, TRITON_USER_ENV, ambient
 from bootstrap.pipeline.fingerprints import Records, fingerprint
 from bootstrap.pipeline.long_commands import ccache_counted, remote_env, remote_failed_notice, run_streamed
-from bootstrap.pipeline.plan import reinstall_reasons
-from bootstrap.pipeline.recipe import Command
-from bootstrap.pipeline.state import SetupState, read_state
+from bootstrap.pipeline.plan import reinstall_reasons, stable
+from bootstrap.pipeline.recipe import ASAN_VARIABLE, Command
+from bootstrap.pipeline.sanitizer import check_sanitizer
+from bootstrap.pipeline.state import SetupState, read_state, write_state
 
 if TYPE_CHECKING:
     from rich.console import Console
@@ -51,6 +53,14 @@ def check_target(runner: Runner, build_dir: Path, target: str) -> None:
                          fix=f"list them with: ninja -C {build_dir} -t targets all")
 
 
+def with_sanitizer(install: Command, sanitize: str | None) -> Command:
+    """setup's pip install command with TRITON_BUILD_WITH_ASAN as the `sanitize` setting says."""
+    env = [(k, v) for k, v in install.env if k != ASAN_VARIABLE]
+    if sanitize == "address":
+        env.append((ASAN_VARIABLE, "1"))
+    return dataclasses.replace(install, env=tuple(env))
+
+
 def install_inputs_now(ctx: AppContext, state: SetupState, recorded: dict[str, Any]) -> tuple[dict[str, Any], bool]:
     """triton-install's inputs as they are now (what `build` can see; the rest as recorded), and whether
     triton is still installed from the checkout."""
@@ -69,11 +79,15 @@ def install_inputs_now(ctx: AppContext, state: SetupState, recorded: dict[str, A
 
 
 def install_if_needed(ctx: AppContext, state: SetupState, console: Console | None,
-                      extra_env: dict[str, str]) -> list[str]:
-    """Run setup's pip install when the install is out of date; the reasons (empty: it was not)."""
+                      extra_env: dict[str, str], install: Command | None = None) -> list[str]:
+    """Run setup's pip install (or `install`, setup's with other variables) when the install is out of
+    date; the reasons (empty: it was not)."""
     records = Records(ctx.workspace.state)
     record = records.load("triton-install")
     current, installed = install_inputs_now(ctx, state, dict(record.inputs) if record else {})
+    if install is not None and install != state.install:
+        current["env"] = stable(install.env)
+    install = install or state.install
     reasons = reinstall_reasons(record, current, installed)
     finished = record is not None and record.finished
     if finished and not reasons and record is not None and fingerprint(current, record.after) == record.fingerprint:
@@ -81,7 +95,7 @@ def install_if_needed(ctx: AppContext, state: SetupState, console: Console | Non
     if reasons:
         if not ctx.dry_run:
             records.started("triton-install")
-        run_streamed(ctx.runner, state.install, "Triton install", console, show_progress=not ctx.json,
+        run_streamed(ctx.runner, install, "Triton install", console, show_progress=not ctx.json,
                      extra_env=extra_env)
     if finished and record is not None and not ctx.dry_run:
         records.finished("triton-install", current, record.after)  # the sources as built now
@@ -105,16 +119,31 @@ def run_build(ctx: AppContext, target: str | None, console: Console | None) -> d
         check_target(ctx.runner, build_dir, target)
     first = len(ctx.runner.history)
     extra_env = remote_env(ctx.settings.ccache_remote, state.ccache, ws.root)
-    jobs = dict(state.install.env).get("MAX_JOBS", "1")
-    ninja = Command("triton-build", ("ninja", "-C", str(build_dir), "-j", jobs, *([target] if target else [])))
+    install = state.install
+    if ctx.settings.source_of("sanitize") != "default":  # else the sanitizer setup built with stays
+        install = with_sanitizer(state.install, ctx.settings.sanitize)
     summary: list[str] = []
-    counts = ccache_counted(ctx.runner, state.ccache, lambda: run_streamed(
-        ctx.runner, ninja, f"Triton {target or 'build'}", console, show_progress=not ctx.json, extra_env=extra_env))
-    if counts is not None:
-        summary.append(f"Triton build: {counts.describe()}")
-        if counts.remote_errors:
-            summary.append(remote_failed_notice("Triton build", counts.remote_errors))
-    reasons = install_if_needed(ctx, state, console, extra_env) if target is None else []
+    counts = None
+    if install != state.install:
+        # Other compile flags: setup.py configures and builds everything again, whatever the target.
+        variables = dict(install.env)
+        check_sanitizer(ctx.runner, variables.get("CXX", "c++"), variables.get("TRITON_BUILD_WITH_CLANG_LLD") == "1",
+                        ctx.settings.sanitize)
+        reasons = install_if_needed(ctx, state, console, extra_env, install)
+        if not ctx.dry_run:
+            write_state(ws.state, dataclasses.replace(state, install=install))
+        target = None
+    else:
+        jobs = dict(state.install.env).get("MAX_JOBS", "1")
+        ninja = Command("triton-build", ("ninja", "-C", str(build_dir), "-j", jobs, *([target] if target else [])))
+        counts = ccache_counted(ctx.runner, state.ccache, lambda: run_streamed(
+            ctx.runner, ninja, f"Triton {target or 'build'}", console, show_progress=not ctx.json,
+            extra_env=extra_env))
+        if counts is not None:
+            summary.append(f"Triton build: {counts.describe()}")
+            if counts.remote_errors:
+                summary.append(remote_failed_notice("Triton build", counts.remote_errors))
+        reasons = install_if_needed(ctx, state, console, extra_env) if target is None else []
     summary.append(f"built {target or 'all targets'} in {build_dir}")
     summary.append("reinstalled: " + "; ".join(reasons) if reasons else "install unchanged (editable install)")
     return {

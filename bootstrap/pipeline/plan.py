@@ -138,7 +138,7 @@ def preset_inputs(facts: SetupFacts, jobs: Jobs, llvm_build: Path, llvm_source: 
         setup_py_dir=pins.layout.setup_py_dir, build_requires=pins.layout.build_requires,
         llvm_commit=pins.llvm_commit, build_type=s.build_type, llvm_build_type=s.llvm_build_type,
         era=P.llvm_era(facts.llvm_projects, version, s.backend), toolchain=facts.toolchain, jobs=jobs,
-        offline=facts.offline,
+        offline=facts.offline, sanitize=s.sanitize,
     )
 
 

@@ -15,6 +15,7 @@ from bootstrap import inside
 from bootstrap.core.runner import Runner
 from bootstrap.pipeline import recipe as P
 from bootstrap.pipeline.buildtree import llvm_syspath_of, read_vcs_revision, triton_cmake_dirs
+from bootstrap.pipeline.sanitizer import preload_env
 
 
 @dataclass(frozen=True)
@@ -58,12 +59,14 @@ def judge(expected: Expected, installed: dict[str, Any], head: str, built_with: 
 
 def verify_provenance(runner: Runner, python: Path, expected: Expected, cwd: Path) -> dict[str, object]:
     """Ask the target which triton it has, read the build trees, and judge."""
+    dirs = triton_cmake_dirs(expected.setup_dir)
+    env = preload_env(runner, dirs[0]) if dirs else {}  # an ASAN build (--sanitize address) loads only so
     try:
-        _, installed = inside.run_json(runner, python, "tritondev_provenance.py", step="verify", timeout=600, cwd=cwd)
+        _, installed = inside.run_json(runner, python, "tritondev_provenance.py", step="verify", timeout=600, cwd=cwd,
+                                       env=dict(env))
     except inside.BadAnswer as exc:
         installed = {"version": None, "file": None, "error": f"the provenance probe did not answer: {exc}"}
     head = runner.run(["git", "-C", str(expected.triton_src), "rev-parse", "HEAD"], step="verify", probe=True,
                       check=False).stdout.strip()
-    dirs = triton_cmake_dirs(expected.setup_dir)
     built_with = llvm_syspath_of(dirs[0]) if dirs else None
     return judge(expected, installed, head, built_with, read_vcs_revision(expected.llvm_build))

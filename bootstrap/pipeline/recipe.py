@@ -38,6 +38,7 @@ BACKENDS_BUILT = ("nvidia", "amd")
 # so that a DEBUG=1 left in the user's shell cannot change the build behind tritondev's back.
 _BUILD_TYPE_VARS = ("DEBUG", "REL_WITH_DEB_INFO", "TRITON_REL_BUILD_WITH_ASSERTS", "TRITON_BUILD_WITH_O1")
 TRITON_BUILD_TYPE_ENV = {"Debug": "DEBUG", "RelWithDebInfo": "REL_WITH_DEB_INFO", "Release": None}
+ASAN_VARIABLE = "TRITON_BUILD_WITH_ASAN"  # read by setup.py (check_env_flag): the `sanitize` setting
 
 
 # ------------------------------------------------------------------------------------------------
@@ -117,6 +118,7 @@ class PresetInputs:
     jobs: Jobs
     # *_SYSPATH and tool paths for an offline build; empty: setup.py may download what it lacks.
     offline: tuple[tuple[str, str], ...] = ()
+    sanitize: str | None = None  # "address": setup.py's TRITON_BUILD_WITH_ASAN
 
 
 @dataclass(frozen=True)
@@ -257,6 +259,8 @@ def triton_environment(inputs: PresetInputs) -> tuple[list[tuple[str, str]], lis
     if inputs.offline:
         env.append(("TRITON_OFFLINE_BUILD", "1"))
         env += list(inputs.offline)
+    if inputs.sanitize == "address":
+        env.append((ASAN_VARIABLE, "1"))  # setup.py: -fsanitize=address in CMAKE_C_FLAGS and CMAKE_CXX_FLAGS
     unset = [name for name in _BUILD_TYPE_VARS if name != wanted]
     return env, unset
 
@@ -292,6 +296,8 @@ def triton_cache_variables(inputs: PresetInputs, env: Sequence[tuple[str, str]])
     if inputs.offline:
         cache.append(("TRITON_OFFLINE_BUILD", "ON"))
         cache += list(inputs.offline)
+    if values.get(ASAN_VARIABLE) == "1":
+        cache += [("CMAKE_C_FLAGS", "-fsanitize=address"), ("CMAKE_CXX_FLAGS", "-fsanitize=address")]
     return cache
 
 

@@ -16,6 +16,7 @@ from bootstrap.core.interpreter import WORKSPACE_VENV
 from bootstrap.pipeline.execute import execute
 from bootstrap.pipeline.facts import gather_facts
 from bootstrap.pipeline.report import SetupReport
+from bootstrap.pipeline.sanitizer import check_sanitizer
 
 if TYPE_CHECKING:
     from rich.console import Console
@@ -50,4 +51,6 @@ def precheck(ctx: AppContext) -> None:
 def run_setup(ctx: AppContext, console: Console | None) -> SetupReport:
     """The whole pipeline; the caller holds the workspace lock (unless --dry-run)."""
     precheck(ctx)
-    return execute(ctx, console, gather_facts(ctx))
+    facts = gather_facts(ctx)
+    check_sanitizer(ctx.runner, facts.toolchain.cxx.path, facts.toolchain.clang_lld, ctx.settings.sanitize)
+    return execute(ctx, console, facts)
