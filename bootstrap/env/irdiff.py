@@ -60,13 +60,13 @@ def first_difference(a: Sequence[Stage], b: Sequence[Stage], *, keep_locations: 
     texts_a = [comparable(s.body, s.kind, keep_locations) for s in stages_a]
     texts_b = [comparable(s.body, s.kind, keep_locations) for s in stages_b]
     matcher = difflib.SequenceMatcher(None, [s.key for s in stages_a], [s.key for s in stages_b], autojunk=False)
-    differences: list[str] = []
+    opcodes = matcher.get_opcodes()
+    differences = [_gap_text(stages_a[a0:a1], stages_b[b0:b1]) for tag, a0, a1, b0, b1 in opcodes if tag != "equal"]
     gap: str | None = None
     previous: tuple[int, int] | None = None
-    for tag, a0, a1, b0, b1 in matcher.get_opcodes():
+    for tag, a0, a1, b0, b1 in opcodes:
         if tag != "equal":
             gap = _gap_text(stages_a[a0:a1], stages_b[b0:b1])
-            differences.append(gap)
             continue
         for i, j in zip(range(a0, a1), range(b0, b1), strict=True):
             if texts_a[i] != texts_b[j]:

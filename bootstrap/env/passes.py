@@ -38,9 +38,12 @@ class PassSource:
     debug_type: str | None
     debug_type_at: str | None  # "<file>:<line>" of that #define DEBUG_TYPE (the .cpp or a header it includes)
     nearby: tuple[tuple[str, str], ...] = ()  # (DEBUG_TYPE, file) of helpers next to a .cpp that has none
+    root: Path | None = None  # the checkout; the paths of to_json are relative to it
 
-    def to_json(self, root: Path | None = None) -> dict[str, object]:
+    def to_json(self) -> dict[str, object]:
+        root = self.root
         return {
+            "checkout": str(root) if root else None,
             "argument": self.argument,
             "definition": self.definition,
             "declared_at": f"{_shown(self.td, root)}:{self.td_line}",
@@ -95,7 +98,7 @@ class PassIndex:
             else:
                 nearby = tuple((t, _shown(p, found.root)) for t, p in nearby_debug_types(cpp))
         return PassSource(argument, found.definition, found.td, found.line, found.options, cpp, debug_type,
-                          debug_at, nearby)
+                          debug_at, nearby, found.root)
 
     def _sources_of(self, root: Path) -> dict[str, Path]:
         """GEN_PASS_DEF_<NAME> -> the source file that defines it, for one root (read once)."""

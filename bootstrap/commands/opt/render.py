@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from bootstrap.env.replay import Replay
+from bootstrap.env.replay import Replay, tail
 
 
 def _shown_diff(replay: Replay, dry_run: bool) -> Path | None:
@@ -40,6 +40,7 @@ def to_json(replay: Replay, dump_path: Path | None, commands: list[dict[str, obj
         "shell": replay.shell_command(),
         "output": str(replay.output),
         "stderr": str(replay.stderr),
+        "stderr_tail": tail(replay.stderr) if replay.returncode is not None else None,
         "pass_diff": str(replay.pass_diff) if replay.pass_diff.is_file() else None,
         "replay_diff": str(replay.replay_diff) if replay.replay_diff.is_file() else None,
         "diff": str(shown) if shown else None,

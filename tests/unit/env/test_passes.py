@@ -93,7 +93,7 @@ def test_debug_type_read_from_the_source(checkout: Path) -> None:
     coalesce = index.find("tritongpu-coalesce")
     assert coalesce is not None and coalesce.debug_type == "tritongpu-coalesce"
     assert coalesce.debug_type_at == "lib/Dialect/TritonGPU/Transforms/Coalesce.cpp:1"
-    assert coalesce.to_json(checkout)["declared_at"] == "include/triton/Dialect/TritonGPU/Transforms/Passes.td:22"
+    assert coalesce.to_json()["declared_at"] == "include/triton/Dialect/TritonGPU/Transforms/Passes.td:22"
     latencies = index.find("tritongpu-assign-latencies")
     assert latencies is not None and latencies.debug_type == "triton-loop-pipeline"
     pipeline = index.find("tritongpu-pipeline")
