@@ -93,10 +93,26 @@ def comparable(text: str, kind: str, keep_locations: bool) -> str:
     """What two dumps compare: the text (without locations unless asked), without MLIR's `//` comments
     (which no compiler prints, a file written by hand may hold), trailing blanks dropped."""
     body = text if keep_locations else strip_locations(text, kind)
-    lines = (line.rstrip() for line in body.split("\n"))
+    lines = [line.rstrip() for line in body.split("\n")]
     if kind == "mlir":
-        lines = (line for line in lines if not line.lstrip().startswith("//"))
+        lines = [line for line in _without_resources(lines) if not line.lstrip().startswith("//")]
     return "\n".join(lines).strip("\n")
+
+
+def _without_resources(lines: list[str]) -> list[str]:
+    """MLIR lines without a `{-# ... #-}` block (a reproducer's pipeline: not IR, and not printed back)."""
+    kept: list[str] = []
+    inside = False
+    for line in lines:
+        stripped = line.strip()
+        if not inside and stripped.startswith("{-#"):
+            inside = "#-}" not in stripped
+            continue
+        if inside:
+            inside = not stripped.startswith("#-}")
+            continue
+        kept.append(line)
+    return kept
 
 
 def unified_diff(before: str, after: str, before_label: str, after_label: str, context: int = 3) -> str:

@@ -71,4 +71,6 @@ def test_strip_locations() -> None:
     assert strip_locations("  ret void, !dbg !12\n!12 = !DILocation(line: 3)", "llvm") == "  ret void"
     assert strip_locations("  x loc(unclosed") == "  x loc(unclosed"
     assert comparable("// a comment\nmodule {}\n", "mlir", False) == "module {}"
+    reproducer = 'module {}\n\n{-#\n  external_resources: {\n    mlir_reproducer: {}\n  }\n#-}\n'
+    assert comparable(reproducer, "mlir", False) == "module {}"
     assert unified_diff("a", "a", "x", "y") == ""
