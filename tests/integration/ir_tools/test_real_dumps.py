@@ -103,12 +103,13 @@ BAD: dict[str, tuple[Callable[[Path, Path], list[str]], int, str]] = {
 }
 
 
-@pytest.mark.parametrize("json_mode", [False, True], ids=["text", "json"])
-@pytest.mark.parametrize("case", sorted(BAD))
+NO_JSON = {"reproducer-folder-is-a-file"}  # `run` passes its command's output through: it has no --json
+
+
+@pytest.mark.parametrize(("case", "json_mode"), [(c, j) for c in sorted(BAD) for j in (False, True)
+                                                 if not (j and c in NO_JSON)])
 def test_bad_input(case: str, json_mode: bool, real_dumps: Dumps, tmp_path: Path) -> None:
     make_args, code, words = BAD[case]
-    if json_mode and case == "reproducer-folder-is-a-file":
-        pytest.skip("run has no --json")
     workspace = tmp_path / "ws"
     dump = tmp_path / "dump"
     shutil.copytree(real_dumps["3.9-cuda90-w4"], dump)
