@@ -271,20 +271,27 @@ def _one_request(session: requests.Session, url: str, part: _Part, meter: Meter,
 
 def _stream(response: requests.Response, part: _Part, meter: Meter, expected: int | None,
             total: int | None) -> _Outcome:
-    import requests
+    """Append the body to the .part file as it arrives. read1 hands over what came before a dropped
+    connection (a plain read of a large chunk would lose it), so a resume starts at the last byte."""
+    import urllib3
 
+    raw = response.raw
+    read = raw.read1 if hasattr(raw, "read1") else raw.read  # urllib3 < 2.3 has no read1
     got = 0
     meter.start(part.size, total)
     with part.path.open("ab") as out:
-        try:
-            for chunk in response.iter_content(CHUNK):
-                out.write(chunk)
-                part.digest.update(chunk)
-                part.size += len(chunk)
-                got += len(chunk)
-                meter.update(part.size, total)
-        except requests.RequestException as exc:
-            return _Outcome(got, _describe(exc))
+        while expected is None or got < expected:
+            try:
+                chunk = read(CHUNK, decode_content=False)
+            except (urllib3.exceptions.HTTPError, OSError) as exc:
+                return _Outcome(got, _describe(exc))
+            if not chunk:
+                break
+            out.write(chunk)
+            part.digest.update(chunk)
+            part.size += len(chunk)
+            got += len(chunk)
+            meter.update(part.size, total)
     if expected is not None and got < expected:
         return _Outcome(got, "the connection was closed before the whole file arrived")
     return _Outcome(got)
@@ -292,7 +299,10 @@ def _stream(response: requests.Response, part: _Part, meter: Meter, expected: in
 
 def _describe(exc: Exception) -> str:
     import requests
+    import urllib3
 
-    if isinstance(exc, requests.exceptions.ChunkedEncodingError):
+    if isinstance(exc, (requests.exceptions.ChunkedEncodingError, urllib3.exceptions.ProtocolError)):
         return "the connection was closed before the whole file arrived"
+    if isinstance(exc, urllib3.exceptions.ReadTimeoutError):
+        return "timed out"
     return describe_network_error(exc)

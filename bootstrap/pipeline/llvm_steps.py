@@ -96,7 +96,8 @@ def source_build_cost(resources: Resources, jobs: Jobs, llvm_build_type: str) ->
 
 
 def prove_runs(runner: Runner, folder: Path) -> str:
-    """Start the package's tools here; their version line, or ExternalError saying why they do not run."""
+    """Start the package's tools here: the first one's answer ("llvm-config 19.1.0git"), or ExternalError
+    saying why they do not run."""
     first = ""
     for name in PROVEN_TOOLS:
         tool = folder / "bin" / name
@@ -109,7 +110,8 @@ def prove_runs(runner: Runner, folder: Path) -> str:
         if not said.ok:
             lines = (said.stderr + "\n" + said.stdout).strip().splitlines()
             raise _does_not_run(folder, lines[0] if lines else f"{name} --version exited {said.returncode}")
-        first = first or next((line.strip() for line in said.stdout.splitlines() if "version" in line.lower()), name)
+        answer = said.stdout.strip().splitlines()
+        first = first or f"{name} {answer[0].strip() if answer else ''}".strip()
     if not first:
         raise _does_not_run(folder, f"none of {', '.join(PROVEN_TOOLS)} is in its bin/")
     return first
