@@ -199,7 +199,7 @@ def download(url: str, dest: Path, *, sha256: str | None, console: Console | Non
         while True:
             if attempts > retries:
                 raise ExternalError(
-                    f"downloading {redact(url)} failed after {attempts} attempts: {problem}",
+                    f"downloading {redact(url)} failed after {attempts} attempt{'s' * (attempts != 1)}: {problem}",
                     fix=f"check the network and run the same command again: the {part.size} bytes received are"
                     f" kept in {part.path} and the download resumes there")
             if attempts:

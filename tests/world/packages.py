@@ -106,12 +106,13 @@ class PackageServer:
 
     root: Path
     port: int = 0
-    requests: list[Served] = field(default_factory=list)
+    requests: list[Served] = field(default_factory=list)  # read them through served()
     drop_after: dict[str, int] = field(default_factory=dict)  # name -> bytes sent before the connection drops
     ignore_range: bool = False
     status: dict[str, int] = field(default_factory=dict)  # name -> status answered instead of the file
     _server: ThreadingHTTPServer | None = None
-    _lock: threading.Lock = field(default_factory=threading.Lock)
+    _idle: threading.Condition = field(default_factory=threading.Condition)
+    _active: int = 0
 
     @property
     def base_url(self) -> str:
@@ -120,12 +121,26 @@ class PackageServer:
     def url(self, name: str) -> str:
         return f"{self.base_url}/{name}"
 
-    def sent(self, name: str) -> int:
-        return sum(r.sent for r in self.requests if r.path.endswith(f"/{name}"))
+    def served(self, timeout: float = 10.0) -> list[Served]:
+        """The requests so far, once no answer is still being written (a client that got its last byte
+        may be faster than the server thread that records it)."""
+        with self._idle:
+            self._idle.wait_for(lambda: self._active == 0, timeout)
+            return list(self.requests)
 
-    def _record(self, served: Served) -> None:
-        with self._lock:
-            self.requests.append(served)
+    def sent(self, name: str) -> int:
+        return sum(r.sent for r in self.served() if r.path.endswith(f"/{name}"))
+
+    def _begin(self) -> None:
+        with self._idle:
+            self._active += 1
+
+    def _record(self, served: Served | None) -> None:
+        with self._idle:
+            if served is not None:
+                self.requests.append(served)
+            self._active -= 1
+            self._idle.notify_all()
 
     def start(self) -> PackageServer:
         outer = self
@@ -134,12 +149,20 @@ class PackageServer:
             protocol_version = "HTTP/1.1"
 
             def do_HEAD(self) -> None:
-                self._answer(body=False)
+                self._counted(body=False)
 
             def do_GET(self) -> None:
-                self._answer(body=True)
+                self._counted(body=True)
 
-            def _answer(self, body: bool) -> None:
+            def _counted(self, body: bool) -> None:
+                outer._begin()
+                served = None
+                try:
+                    served = self._answer(body)
+                finally:
+                    outer._record(served)
+
+            def _answer(self, body: bool) -> Served:
                 path = unquote(urlsplit(self.path).path)
                 name = path[len(PREFIX):] if path.startswith(PREFIX) else ""
                 wanted = self.headers.get("Range")
@@ -149,8 +172,7 @@ class PackageServer:
                     message = b"PublicAccessNotPermitted" if code == 409 else b"BlobNotFound"
                     self._head(code, len(message), "application/xml")
                     self.wfile.write(message if body else b"")
-                    outer._record(Served(path, wanted, code, 0))
-                    return
+                    return Served(path, wanted, code, 0)
                 size = file.stat().st_size
                 first = 0
                 match = re.match(r"^bytes=(\d+)-$", wanted or "")
@@ -158,13 +180,12 @@ class PackageServer:
                     first = int(match.group(1))
                     if first >= size:
                         self._head(416, 0, extra={"Content-Range": f"bytes */{size}"})
-                        outer._record(Served(path, wanted, 416, 0))
-                        return
+                        return Served(path, wanted, 416, 0)
                     self._head(206, size - first, extra={"Content-Range": f"bytes {first}-{size - 1}/{size}"})
                 else:
                     self._head(200, size)
                 sent = self._send(file, first, size - first, outer.drop_after.pop(name, None)) if body else 0
-                outer._record(Served(path, wanted, 206 if first else 200, sent))
+                return Served(path, wanted, 206 if first else 200, sent)
 
             def _head(self, code: int, length: int, kind: str = "application/octet-stream",
                       extra: dict[str, str] | None = None) -> None:

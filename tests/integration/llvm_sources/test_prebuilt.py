@@ -39,11 +39,11 @@ def first(prebuilt_world: PrebuiltWorld, package_server: PackageServer, shared_c
     name = prebuilt_world.package.archive
     size = prebuilt_world.package.path.stat().st_size
     package_server.drop_after[name] = size // 2
-    before = len(package_server.requests)
+    before = len(package_server.served())
     proc = setup_prebuilt(prebuilt_world, package_server, root / "ws", GOOD, "--json", env=env)
     assert proc.returncode == 0, proc.stderr[-4000:]
     return {"ws": root / "ws", "env": env, "root": root, "report": json.loads(proc.stdout), "size": size,
-            "requests": package_server.requests[before:]}
+            "requests": package_server.served()[before:]}
 
 
 def test_setup_completes_and_verifies_without_building_llvm(first: dict[str, Any],
@@ -76,7 +76,7 @@ def test_an_interrupted_download_resumes_and_fetches_only_the_rest(first: dict[s
 
 def test_a_rerun_does_nothing_and_another_workspace_reuses_the_package(
         first: dict[str, Any], prebuilt_world: PrebuiltWorld, package_server: PackageServer) -> None:
-    before = len(package_server.requests)
+    before = len(package_server.served())
     again = setup_prebuilt(prebuilt_world, package_server, first["ws"], GOOD, env=first["env"])
     assert again.returncode == 0, again.stderr[-3000:]
     assert "Everything is up to date" in again.stdout
@@ -87,12 +87,12 @@ def test_a_rerun_does_nothing_and_another_workspace_reuses_the_package(
     assert steps(report)["llvm-download"] == "up to date"
     mine = other / "build" / "llvm" / prebuilt_world.package.name
     assert mine.is_symlink() and mine.resolve() == (first["ws"] / "build" / "llvm" / prebuilt_world.package.name)
-    assert len(package_server.requests) == before  # nothing downloaded again
+    assert len(package_server.served()) == before  # nothing downloaded again
 
 
 def test_dry_run_shows_url_sum_and_destination_and_downloads_nothing(
         prebuilt_world: PrebuiltWorld, package_server: PackageServer, shared_ccache: Path, tmp_path: Path) -> None:
-    before = len(package_server.requests)
+    before = len(package_server.served())
     ws = tmp_path / "ws"
     proc = setup_prebuilt(prebuilt_world, package_server, ws, GOOD, "--dry-run", env=fresh_env(tmp_path, shared_ccache))
     assert proc.returncode == 0, proc.stderr[-3000:]
@@ -101,7 +101,7 @@ def test_dry_run_shows_url_sum_and_destination_and_downloads_nothing(
     assert package_server.url(package.archive) in line and package.sha256 in line
     assert str(ws / "build" / "llvm" / package.name) in line
     assert "llvm-download (would run)" in proc.stdout
-    assert len(package_server.requests) == before and not ws.exists()
+    assert len(package_server.served()) == before and not ws.exists()
 
 
 def _nothing_installed(ws: Path, name: str) -> None:
