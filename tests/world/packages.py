@@ -221,3 +221,20 @@ class PackageServer:
             self._server.shutdown()
             self._server.server_close()
             self._server = None
+
+
+def main(argv: list[str] | None = None) -> None:
+    """`python -m tests.world.packages FOLDER`: serve FOLDER in a process of its own (benchmarks measure a
+    client that must not share the server's interpreter); prints the base URL, serves until killed."""
+    import sys
+    import time
+
+    folder = Path((argv if argv is not None else sys.argv[1:])[0])
+    server = PackageServer(folder).start()
+    print(server.base_url, flush=True)
+    while True:
+        time.sleep(3600)
+
+
+if __name__ == "__main__":
+    main()
