@@ -35,22 +35,13 @@ from bootstrap.core.errors import ExternalError  # noqa: E402
 from bootstrap.pipeline.download import download  # noqa: E402
 from bootstrap.pipeline.llvm_source import detect_host, host_suffix  # noqa: E402
 from tests.integration.build.harness import base_env, setup_args  # noqa: E402
+from tests.perf.bench_setup import _setup  # noqa: E402  (setup --json, timed)
 from tests.world.packages import PackageServer, commit_llvm_info, package_llvm, sha256_of  # noqa: E402
 from tests.world.world import build_world  # noqa: E402
 
 BIG = 256 << 20
 DOWNLOAD_RUNS = 7
 SOURCE_LLVM = ("checkout-llvm-project", "llvm-configure", "llvm-build")
-
-
-def _setup(args: list[str], env: dict[str, str]) -> tuple[float, dict[str, Any]]:
-    started = time.perf_counter()
-    proc = subprocess.run([sys.executable, "-m", "bootstrap", *args, "--json"], env=env, capture_output=True,
-                          text=True, cwd=REPO)
-    seconds = time.perf_counter() - started
-    if proc.returncode != 0:
-        raise RuntimeError(f"setup failed ({proc.returncode}):\n{proc.stderr[-3000:]}")
-    return seconds, json.loads(proc.stdout)
 
 
 def _step_seconds(report: dict[str, Any], names: tuple[str, ...]) -> float:
