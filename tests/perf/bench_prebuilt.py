@@ -17,7 +17,6 @@ Run: python tests/perf/run.py prebuilt
 
 from __future__ import annotations
 
-import json
 import os
 import shutil
 import statistics
