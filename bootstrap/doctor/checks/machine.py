@@ -68,7 +68,8 @@ def memory(facts: Facts) -> Outcome:
 def disk(facts: Facts) -> Outcome:
     settings = facts.ctx.settings
     workspace = facts.ctx.workspace
-    llvm_built = bool(llvm_builds(workspace.build))
+    # --llvm prebuilt or PATH: no LLVM is built here.
+    llvm_built = bool(llvm_builds(workspace.build)) or settings.llvm != "source"
     need = disk_needed(settings.build_type, settings.llvm_build_type, llvm_built)
     where = existing_ancestor(workspace.root)
     free = shutil.disk_usage(where).free / GIB
