@@ -124,7 +124,9 @@ class Execution:
         cost = llvm_steps.source_build_cost(self.facts.resources, self.plan.jobs, self.facts.settings.llvm_build_type)
         self.report.llvm["source_build_cost"] = cost
         if self.console is not None and not self.ctx.json:
-            self.console.print(f"[bold]note:[/bold] {cost}", markup=True, highlight=False)
+            from rich.markup import escape
+
+            self.console.print(f"[bold]note:[/bold] {escape(cost)}", highlight=False)
 
     def after(self, name: str) -> None:
         if self.dry_run:

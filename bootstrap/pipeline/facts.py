@@ -1,8 +1,9 @@
 """Everything `tritondev setup` needs to know before it plans, gathered once and changing nothing.
 
 Pins, the toolchain, the machine's resources, the target interpreter (probed once, through the
-context), the checkouts as the checkout steps will leave them, the LLVM build folders and their
-records, the stored step records, the user's build variables. Gathering only reads: a bad pin, a
+context), the checkouts as the checkout steps will leave them, where LLVM comes from (--llvm: built
+from source, Triton's prebuilt package, or a tree of the user's; bootstrap.pipeline.llvm_source),
+the LLVM build folders and their records, the stored step records, the user's build variables. Gathering only reads: a bad pin, a
 missing tool or a checkout with local work (exit 6, unless --allow-dirty) stops setup here, before
 anything is created.
 
