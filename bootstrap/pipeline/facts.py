@@ -3,9 +3,9 @@
 Pins, the toolchain, the machine's resources, the target interpreter (probed once, through the
 context), the checkouts as the checkout steps will leave them, where LLVM comes from (--llvm: built
 from source, Triton's prebuilt package, or a tree of the user's; bootstrap.pipeline.llvm_source),
-the LLVM build folders and their records, the stored step records, the user's build variables. Gathering only reads: a bad pin, a
-missing tool or a checkout with local work (exit 6, unless --allow-dirty) stops setup here, before
-anything is created.
+the LLVM build folders and their records, the stored step records, the user's build variables.
+Gathering only reads: a bad pin, a missing tool, an --llvm that cannot serve, or a checkout with
+local work (exit 6, unless --allow-dirty) stops setup here, before anything is created.
 
 A checkout's state after its step is known in advance: ensure_checkout runs once with a dry-run
 runner (reads run, writes are only recorded), which says what it would do; a clean checkout ends at
