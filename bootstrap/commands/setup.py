@@ -60,8 +60,11 @@ def render(report: object) -> None:
         f"# build: {tools.get('compiler')} with {linker}, {ccache}; {jobs.get('compile')} compile and"
         f" {jobs.get('link')} link jobs ({jobs.get('reason')}); LLVM build {report.llvm_build}"
     )
+    llvm = describe_llvm(report.llvm)
     if report.dry_run:
         out.print(escape(plan))
+        if llvm:
+            out.print(escape(f"# llvm: {llvm}"))
         out.print(f"# tritondev setup --dry-run: {len(report.commands)} command(s) a real run would execute")
         step = None
         for command in report.commands:
@@ -72,6 +75,8 @@ def render(report: object) -> None:
         out.print("# steps: " + ", ".join(f"{o.name} ({o.status.value})" for o in report.steps))
         return
     out.print(escape(plan[2:]))
+    if llvm:
+        out.print(escape(f"llvm: {llvm}"))
     table = Table(title=f"tritondev setup ({report.workspace})", title_justify="left")
     for column in ("step", "status", "why", "seconds"):
         table.add_column(column)
@@ -89,3 +94,15 @@ def render(report: object) -> None:
             )
     if report.up_to_date:
         out.print("Everything is up to date: nothing to do.")
+
+
+def describe_llvm(llvm: dict[str, object]) -> str | None:
+    """Where LLVM comes from when it is not built here, in one line: the package (URL, sha256,
+    destination) or the tree; None for a source build (the plan line names its folder)."""
+    package, tree = llvm.get("package"), llvm.get("tree")
+    if isinstance(package, dict):
+        sha = package.get("sha256") or "none published (unverified)"
+        return f"prebuilt package {package.get('url')} (sha256 {sha}) -> {llvm.get('build')}"
+    if isinstance(tree, dict):
+        return f"--llvm {tree.get('path')} (LLVM {tree.get('revision') or 'at an unknown revision'})"
+    return None

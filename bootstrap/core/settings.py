@@ -159,6 +159,22 @@ class Settings:
     llvm_url: str | None = field(
         default=None, metadata=setting("LLVM repository", default_help="the one Triton's pin names")
     )
+    llvm: str = field(
+        default="source",
+        metadata=setting(
+            "Where LLVM/MLIR comes from: source (build the pinned commit), prebuilt (Triton's own package for"
+            " the pin, downloaded and checked), or the PATH of an existing LLVM build or install tree",
+            default_help="source; see docs/llvm-sources.md",
+        ),
+    )
+    llvm_prebuilt_url: str = field(
+        default="https://oaitriton.blob.core.windows.net/public/llvm-builds",
+        metadata=setting("Base URL of Triton's prebuilt LLVM packages (--llvm prebuilt), e.g. a mirror",
+                         default_help="the one Triton's setup.py uses"),
+    )
+    allow_llvm_mismatch: bool = field(
+        default=False, metadata=setting("Build against an LLVM (--llvm PATH) whose revision is not the pin")
+    )
     mirror: Path | None = field(
         default=None, metadata=setting("Folder of bare mirrors pytorch.git, triton.git, llvm-project.git")
     )
@@ -278,6 +294,11 @@ def _coerce(setting: Setting, raw: Any, where: str) -> Any:
             from bootstrap.pipeline.ccache_remote import parse_remote_url
 
             parse_remote_url(text)
+        if setting.name in ("llvm", "llvm_prebuilt_url"):
+            # Checked here too: a bad value must stop every command before anything is written.
+            from bootstrap.pipeline import llvm_source
+
+            return llvm_source.parse_setting(setting.name, text)
         return text
     except ValueError as exc:
         raise ConfigError(

@@ -50,6 +50,8 @@ class TritonLayout:
     llvm_projects: tuple[str, ...] | None = None
     # cmake_minimum_required(VERSION x.y) of the top CMakeLists.txt, None when it names none.
     cmake_minimum: tuple[int, ...] | None = None
+    # The text of cmake/llvm-info.json (None before 3.8): build number and sums of the prebuilt LLVM.
+    llvm_info: str | None = None
 
     def to_json(self) -> dict[str, object]:
         return {
@@ -268,4 +270,5 @@ def detect_layout(read_file: ReadFile) -> TritonLayout:
         version=triton_version(read_file, where),
         llvm_projects=llvm_projects(read_file),
         cmake_minimum=cmake_minimum_required(read_file),
+        llvm_info=read_file(LLVM_INFO),
     )

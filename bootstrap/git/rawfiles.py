@@ -74,7 +74,7 @@ class RawReader:
             try:
                 response = self._session_for().get(url, timeout=self.timeout, allow_redirects=True, stream=True)
             except requests.exceptions.RequestException as exc:
-                problem = _describe_network_error(exc)
+                problem = describe_network_error(exc)
                 continue
             with response:
                 if response.status_code == 404:
@@ -117,7 +117,7 @@ def _read_body(response: requests.Response) -> bytes | None:
     return body
 
 
-def _describe_network_error(exc: Exception) -> str:
+def describe_network_error(exc: Exception) -> str:
     import requests
 
     if isinstance(exc, requests.exceptions.Timeout):

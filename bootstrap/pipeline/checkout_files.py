@@ -78,9 +78,10 @@ def link_compile_commands(build_dir: Path, checkout: Path) -> None:
 def write_local_files(ws: Workspace, triton_src: Path, presets: P.Presets, llvm: LlvmLocation, jobs: int) -> None:
     """CMakeUserPresets.json in each checkout and the values the shell functions run.
 
-    A reused LLVM build's source belongs to another workspace: nothing is written into it.
+    A reused LLVM build's source belongs to another workspace, a prebuilt package or --llvm PATH has
+    none: nothing is written there.
     """
-    if (llvm.source / "llvm").is_dir() and llvm.reused_from is None:
+    if llvm.kind == "source" and (llvm.source / "llvm").is_dir() and llvm.reused_from is None:
         exclude_locally(llvm.source, ["llvm/CMakeUserPresets.json", "compile_commands.json", *TEMP_PATTERNS,
                                       *[f"llvm/{t}" for t in TEMP_PATTERNS]])
         remove_stale_temporaries(llvm.source / "llvm")

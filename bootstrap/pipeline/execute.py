@@ -29,7 +29,7 @@ from typing import TYPE_CHECKING
 from bootstrap.core.errors import CheckFailed
 from bootstrap.core.runner import PlannedCommand, Runner
 from bootstrap.git.checkouts import CheckoutReport, ensure_checkout
-from bootstrap.pipeline import checkout_files, install, llvm_builds
+from bootstrap.pipeline import checkout_files, install, llvm_builds, llvm_steps
 from bootstrap.pipeline.buildtree import triton_cmake_dirs
 from bootstrap.pipeline.facts import TOOLS_CACHE, VENV_MARKER, SetupFacts, refresh
 from bootstrap.pipeline.fingerprints import Outcome, Records, StepStatus
@@ -110,13 +110,23 @@ class Execution:
 
     # -- around the steps ---------------------------------------------------------------------------
     def before(self, name: str) -> None:
-        if name == "llvm-configure" and not self.dry_run:
+        if name == "llvm-configure" and self.plan.step(name).runs:
+            self.say_what_a_source_build_costs()
+        if name in ("llvm-configure", "llvm-download", "llvm-use") and not self.dry_run:
             ws = self.ctx.workspace
             if not self.facts.tools_cache_present and ws.state.is_dir():
                 remember_versions(self.facts.toolchain, ws.state / TOOLS_CACHE)
             llvm_builds.link_reused(self.facts.llvm_folders.mine, self.plan.llvm)
             checkout_files.write_local_files(ws, self.facts.triton.path, self.plan.presets, self.plan.llvm,
                                              self.plan.jobs.compile)
+
+    def say_what_a_source_build_costs(self) -> None:
+        cost = llvm_steps.source_build_cost(self.facts.resources, self.plan.jobs, self.facts.settings.llvm_build_type)
+        self.report.llvm["source_build_cost"] = cost
+        if self.console is not None and not self.ctx.json:
+            from rich.markup import escape
+
+            self.console.print(f"[bold]note:[/bold] {escape(cost)}", highlight=False)
 
     def after(self, name: str) -> None:
         if self.dry_run:
@@ -130,7 +140,8 @@ class Execution:
 
     def finish(self) -> None:
         facts, plan = self.facts, self.plan
-        self.report.checkouts = [self.checkouts.get(c.name, c.report).to_json() for c in (facts.triton, facts.llvm)]
+        self.report.checkouts = [self.checkouts.get(c.name, c.report).to_json() for c in (facts.triton, facts.llvm)
+                                 if c is not None]
         target = facts.target.python
         if self.dry_run or target is None:
             return
@@ -162,6 +173,8 @@ def _venv(run: Execution, step: PlannedStep) -> str | None:
 
 def _checkout(run: Execution, step: PlannedStep) -> str | None:
     facts = run.facts.triton if step.name == "checkout-triton" else run.facts.llvm
+    if facts is None:
+        return "LLVM is not built from source"
     s = run.ctx.settings
     url = run.facts.pins.triton_url if facts.name == "triton" else run.facts.pins.llvm_url
     run.checkouts[facts.name] = ensure_checkout(facts.name, url, facts.commit, facts.path, run.runner,
@@ -226,8 +239,8 @@ def _verify(run: Execution, step: PlannedStep) -> str | None:
     if run.dry_run:
         return None
     facts, plan = run.facts, run.plan
-    expected = Expected(facts.triton.path, facts.setup_dir, plan.llvm.build, facts.pins.llvm_commit,
-                        facts.pins.layout.version)
+    expected = Expected(facts.triton.path, facts.setup_dir, plan.llvm.build,
+                        facts.llvm_source.expected_revision(facts.pins.llvm_commit), facts.pins.layout.version)
     findings = verify_provenance(run.runner, plan.python, expected, run.ctx.workspace.state)
     run.report.verify = {"provenance": findings}
     if not findings["ok"]:
@@ -277,6 +290,7 @@ HANDLERS: dict[str, Callable[[Execution, PlannedStep], str | None]] = {
     "triton-requirements": _pip,
     "triton-install": _install,
     "verify": _verify,
+    **llvm_steps.HANDLERS,
 }
 
 
@@ -286,6 +300,7 @@ def start_report(ctx: AppContext, facts: SetupFacts, plan: SetupPlan) -> SetupRe
         toolchain=facts.toolchain.to_json(), jobs={**plan.jobs.to_json(), **facts.resources.to_json()},
         presets=plan.presets.to_json(), llvm_build=str(plan.llvm.build), llvm_reused_from=plan.llvm.reused_from,
         target_python=str(plan.python), notices=list(plan.notices),
+        llvm={**facts.llvm_source.to_json(), "build": str(plan.llvm.build)},
     )
 
 

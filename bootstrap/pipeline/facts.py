@@ -1,10 +1,11 @@
 """Everything `tritondev setup` needs to know before it plans, gathered once and changing nothing.
 
 Pins, the toolchain, the machine's resources, the target interpreter (probed once, through the
-context), the checkouts as the checkout steps will leave them, the LLVM build folders and their
-records, the stored step records, the user's build variables. Gathering only reads: a bad pin, a
-missing tool or a checkout with local work (exit 6, unless --allow-dirty) stops setup here, before
-anything is created.
+context), the checkouts as the checkout steps will leave them, where LLVM comes from (--llvm: built
+from source, Triton's prebuilt package, or a tree of the user's; bootstrap.pipeline.llvm_source),
+the LLVM build folders and their records, the stored step records, the user's build variables.
+Gathering only reads: a bad pin, a missing tool, an --llvm that cannot serve, or a checkout with
+local work (exit 6, unless --allow-dirty) stops setup here, before anything is created.
 
 A checkout's state after its step is known in advance: ensure_checkout runs once with a dry-run
 runner (reads run, writes are only recorded), which says what it would do; a clean checkout ends at
@@ -31,11 +32,12 @@ from bootstrap.core.workspace import Workspace
 from bootstrap.git.checkouts import CheckoutReport, ensure_checkout
 from bootstrap.git.layout import llvm_projects
 from bootstrap.git.pins import Pins
-from bootstrap.pipeline import install, llvm_builds
+from bootstrap.pipeline import install, llvm_builds, llvm_source, llvm_steps
 from bootstrap.pipeline import recipe as P
 from bootstrap.pipeline.buildtree import triton_cmake_dirs
 from bootstrap.pipeline.fingerprints import Records, StepRecord
 from bootstrap.pipeline.jobs import Resources, detect
+from bootstrap.pipeline.llvm_source import SOURCE, LlvmSourceFacts
 from bootstrap.pipeline.long_commands import remote_env
 from bootstrap.pipeline.toolchain import Toolchain, detect_toolchain
 
@@ -123,12 +125,13 @@ class SetupFacts:
     offline: tuple[tuple[str, str], ...]  # TRITON_OFFLINE_BUILD paths, () when not all are here
     target: TargetFacts
     triton: CheckoutFacts
-    llvm: CheckoutFacts
+    llvm: CheckoutFacts | None  # None: LLVM is not built from source (--llvm prebuilt or PATH)
     llvm_projects: tuple[str, ...] | None  # the LLVM_PROJECTS default of build-llvm-project.sh at the pin
     llvm_folders: llvm_builds.LlvmFolders
     records: Mapping[str, StepRecord]
     setup_files: str = ""  # install.setup_files_digest of the Triton checkout
     triton_built: bool = False  # setup.py's build folder (build/cmake.*) is there
+    llvm_source: LlvmSourceFacts = dataclasses.field(default_factory=LlvmSourceFacts)  # where LLVM comes from
 
     @property
     def setup_dir(self) -> Path:
@@ -228,10 +231,14 @@ def gather_facts(ctx: AppContext) -> SetupFacts:
                                  cache_file=tools_cache if tools_cache.is_file() else None,
                                  cmake_minimum=pins.layout.cmake_minimum)
     triton = observe_checkout(ctx, "triton", pins.triton_url, pins.triton_commit)
-    llvm = observe_checkout(ctx, "llvm-project", pins.llvm_url, pins.llvm_commit)
+    source = llvm_source.observe(s, pins, llvm_source.llvm_info_text(pins.layout.llvm_info, triton.path,
+                                                                      kept=triton.kept), ctx.runner)
+    llvm = observe_checkout(ctx, "llvm-project", pins.llvm_url, pins.llvm_commit) if source.kind == SOURCE else None
     projects = _kept_projects(triton, pins.layout.llvm_projects)
     era = P.llvm_era(projects, pins.layout.version or pins.triton_version, s.backend)
     key = P.llvm_build_key(pins.llvm_commit, s.llvm_build_type, era, toolchain)
+    folders = (llvm_builds.observe(ws.build / "llvm" / key, llvm.path) if llvm is not None
+               else llvm_steps.observe_folders(ws.build / "llvm", source))
     target = observe_target(ctx, setup_dir_of(pins, triton.path), pins.layout.build_requires)
     facts = SetupFacts(
         workspace=ws, settings=s, dry_run=ctx.dry_run, pins=pins, toolchain=toolchain,
@@ -239,8 +246,8 @@ def gather_facts(ctx: AppContext) -> SetupFacts:
         remote_env=tuple(remote_env(s.ccache_remote, toolchain.ccache, ws.root).items()),
         environment=ambient(COMPILER_ENV + TRITON_USER_ENV), offline=offline_paths(s.backend),
         target=target, triton=triton, llvm=llvm,
-        llvm_projects=projects, llvm_folders=llvm_builds.observe(ws.build / "llvm" / key, llvm.path),
-        records=Records(ws.state).load_all(RECORDED_STEPS),
+        llvm_projects=projects, llvm_folders=folders, records=Records(ws.state).load_all(RECORDED_STEPS),
+        llvm_source=source,
     )
     return refresh_triton_files(facts)
 

@@ -20,6 +20,29 @@ GIB = 1024**3
 COMPILE_MEMORY = {"Debug": int(2.5 * GIB), "RelWithDebInfo": 2 * GIB, "Release": int(1.5 * GIB)}
 LINK_MEMORY = {"Debug": 8 * GIB, "RelWithDebInfo": 5 * GIB, "Release": 3 * GIB}
 
+# Disk an LLVM/MLIR build (projects mlir;llvm;lld, targets Native;NVPTX;AMDGPU) and a Triton build
+# take, by build type, in GiB: estimates from typical builds, with room for ccache's default 5 GiB.
+LLVM_DISK = {"Release": 12, "RelWithDebInfo": 40, "Debug": 60}
+TRITON_DISK = {"Release": 3, "RelWithDebInfo": 8, "Debug": 12}
+SOURCES_DISK = 4  # shallow llvm-project and triton checkouts
+CCACHE_DISK = 5
+# CPU time of a cold LLVM/MLIR build of the same shape, in core-hours (about 6000 compile jobs):
+# rough figures of typical builds; with a warm ccache it takes a fraction of this.
+LLVM_CORE_HOURS = {"Release": 6.0, "RelWithDebInfo": 8.0, "Debug": 8.0}
+
+
+def disk_needed(build_type: str, llvm_build_type: str, llvm_built: bool) -> int:
+    """GiB a setup still needs: sources, Triton build, ccache, and the LLVM build unless it exists."""
+    need = SOURCES_DISK + TRITON_DISK.get(build_type, 12) + CCACHE_DISK
+    if not llvm_built:
+        need += LLVM_DISK.get(llvm_build_type, 60)
+    return need
+
+
+def llvm_build_hours(compile_jobs: int, llvm_build_type: str) -> float:
+    """Wall-clock hours of a cold LLVM/MLIR build on `compile_jobs` parallel jobs (a rough estimate)."""
+    return LLVM_CORE_HOURS.get(llvm_build_type, LLVM_CORE_HOURS["Debug"]) / max(1, compile_jobs)
+
 
 @dataclass(frozen=True)
 class Resources:

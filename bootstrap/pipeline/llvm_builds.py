@@ -8,8 +8,13 @@ the folder knows what state it is in. Finished builds are also listed in a small
 that build instead of building again, as long as the build and the LLVM checkout it was configured
 from are still there.
 
-`observe` reads what is on disk (no process); `locate` is the pure choice of the folder to use;
-`link_reused`, `write_stamp` and `register` are the writes the executor makes.
+Prebuilt packages (--llvm prebuilt) live in the same place and the same registry, keyed by their
+name (`llvm-<hash8>-<suffix>[-<build number>]`: commit, suffix and build number), with a stamp of kind
+"prebuilt" that names the package and its sha256; `locate_package` finds one this workspace
+unpacked, or one another workspace did.
+
+`observe` reads what is on disk (no process); `locate` and `locate_package` are the pure choices of
+the folder to use; `link_reused`, `write_stamp` and `register` are the writes the executor makes.
 """
 
 from __future__ import annotations
@@ -19,9 +24,12 @@ import time
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from bootstrap.core.fsutil import atomic_write_json, read_json
+
+if TYPE_CHECKING:
+    from bootstrap.pipeline.llvm_source import Package
 
 LLVM_STAMP = ".tritondev-llvm.json"
 REGISTRY_NAME = "llvm-builds.json"
@@ -42,6 +50,7 @@ class LlvmSite:
     stamp: Mapping[str, Any] = field(default_factory=dict)
     configured: bool = False  # build.ninja is there
     source_ok: bool = False  # <source>/llvm/CMakeLists.txt is there (a build tree refers to its source tree)
+    has_bin: bool = False  # bin/ is there (an unpacked package has no build.ninja)
 
     @property
     def usable(self) -> bool:
@@ -56,7 +65,8 @@ def read_site(build: Path, source: Path | None) -> LlvmSite:
         named = stamp.get("source")
         source = Path(named) if isinstance(named, str) and named.startswith("/") else None
     configured = (build / "build.ninja").is_file()
-    return LlvmSite(build, source, stamp, configured, source is not None and (source / "llvm/CMakeLists.txt").is_file())
+    source_ok = source is not None and (source / "llvm/CMakeLists.txt").is_file()
+    return LlvmSite(build, source, stamp, configured, source_ok, (build / "bin").is_dir())
 
 
 @dataclass(frozen=True)
@@ -93,6 +103,7 @@ class LlvmLocation:
     configured: bool = False
     link_to: Path | None = None  # make <workspace>/build/llvm/<key> a link to this build first
     unlink: bool = False  # remove <workspace>/build/llvm/<key>, a link to a build that is gone
+    kind: str = "source"  # source: a build of a checkout; prebuilt: an unpacked package; path: --llvm PATH
 
 
 def locate(folders: LlvmFolders, llvm_src: Path, build_fp: str) -> LlvmLocation:
@@ -109,6 +120,33 @@ def locate(folders: LlvmFolders, llvm_src: Path, build_fp: str) -> LlvmLocation:
         if site.stamp.get("build_fingerprint") == build_fp and site.usable and site.source is not None:
             return LlvmLocation(site.build, site.source, str(site.build), site.stamp, True, link_to=site.build)
     return LlvmLocation(mine, llvm_src, None)
+
+
+PREBUILT_KIND = "prebuilt"
+
+
+def package_ready(site: LlvmSite, package: Package) -> bool:
+    """The site is `package`, unpacked completely (its stamp is written last) with the right sum."""
+    stamp = site.stamp
+    return (stamp.get("kind") == PREBUILT_KIND and stamp.get("package") == package.name
+            and (package.sha256 is None or stamp.get("sha256") == package.sha256) and site.has_bin)
+
+
+def locate_package(folders: LlvmFolders, package: Package) -> LlvmLocation:
+    """Where the package is (to be) unpacked: this workspace's folder, or another workspace's (linked). Pure."""
+    mine = folders.mine
+    if folders.linked is not None:
+        if package_ready(folders.linked, package):
+            site = folders.linked
+            return LlvmLocation(site.build, site.build, str(site.build), site.stamp, True, kind=PREBUILT_KIND)
+        return LlvmLocation(mine, mine, None, unlink=True, kind=PREBUILT_KIND)
+    if folders.own is not None and package_ready(folders.own, package):
+        return LlvmLocation(mine, mine, None, folders.own.stamp, True, kind=PREBUILT_KIND)
+    for site in folders.registered:
+        if package_ready(site, package):
+            return LlvmLocation(site.build, site.build, str(site.build), site.stamp, True, link_to=site.build,
+                                kind=PREBUILT_KIND)
+    return LlvmLocation(mine, mine, None, kind=PREBUILT_KIND)
 
 
 def link_reused(mine: Path, location: LlvmLocation) -> None:

@@ -4,6 +4,9 @@ commands and decision (up to date, or would run and why). Pure: no process, no f
     venv -> checkout-triton -> checkout-llvm-project -> llvm-configure -> llvm-build
          -> purge -> triton-requirements -> triton-install -> verify
 
+With `--llvm prebuilt` the LLVM checkout and build are one step, llvm-download; with `--llvm PATH`
+they are llvm-use (bootstrap.pipeline.llvm_steps).
+
 The LLVM steps' fingerprints hold no path and no parent: a build made by another workspace with the
 same inputs is the same build (llvm-build carries llvm-configure's fingerprint among its inputs).
 The others hash the fingerprints of the steps named in `after`, so a changed input re-runs that
@@ -25,6 +28,7 @@ from bootstrap.pipeline.facts import COMPILER_ENV, CheckoutFacts, SetupFacts
 from bootstrap.pipeline.fingerprints import StepRecord, StepStatus, changed_keys, decide, fingerprint
 from bootstrap.pipeline.jobs import Jobs, size_jobs
 from bootstrap.pipeline.llvm_builds import LlvmLocation, locate
+from bootstrap.pipeline.llvm_steps import LLVM_STEPS, prebuilt_or_tree_location, prebuilt_or_tree_step
 
 # Variables whose value changes how fast a build runs, never what it produces: kept out of
 # fingerprints so that a different --jobs (or a machine with less free memory) rebuilds nothing.
@@ -153,7 +157,8 @@ def llvm_inputs(facts: SetupFacts, presets: P.Presets) -> tuple[dict[str, Any], 
         "environment": {k: v for k, v in facts.environment.items() if k in COMPILER_ENV},
     }
     llvm = facts.llvm
-    build = {"commit": facts.pins.llvm_commit, "head": llvm.head, "edits": llvm.edits,
+    head, edits = (llvm.head, llvm.edits) if llvm is not None else (facts.pins.llvm_commit, "")
+    build = {"commit": facts.pins.llvm_commit, "head": head, "edits": edits,
              "ninja": tc.ninja.version, "configure": fingerprint(configure, {})}
     return configure, build
 
@@ -242,32 +247,42 @@ def install_step(facts: SetupFacts, presets: P.Presets, parents: Mapping[str, st
 
 def plan_setup(facts: SetupFacts) -> SetupPlan:
     jobs = size_for(facts)
-    mine = facts.llvm_folders.mine
-    configure, build = llvm_inputs(facts, P.make_presets(preset_inputs(facts, jobs, mine, facts.llvm.path)))
-    where = locate(facts.llvm_folders, facts.llvm.path, fingerprint(build, {}))
-    presets = P.make_presets(preset_inputs(facts, jobs, where.build, where.source))
+    llvm: list[PlannedStep]
+    if facts.llvm is None:  # --llvm prebuilt or PATH: no LLVM checkout, no LLVM build
+        where = prebuilt_or_tree_location(facts.llvm_source, facts.llvm_folders)
+        presets = P.make_presets(preset_inputs(facts, jobs, where.build, where.source))
+        decision = prebuilt_or_tree_step(facts.llvm_source, where)
+        llvm = [_observed(decision.name, decision.inputs, decision.done, decision.reason)]
+    else:
+        mine = facts.llvm_folders.mine
+        configure, build = llvm_inputs(facts, P.make_presets(preset_inputs(facts, jobs, mine, facts.llvm.path)))
+        where = locate(facts.llvm_folders, facts.llvm.path, fingerprint(build, {}))
+        presets = P.make_presets(preset_inputs(facts, jobs, where.build, where.source))
+        llvm = [checkout_step(facts.llvm), *llvm_steps(facts, presets, where, configure, build)]
     steps: list[PlannedStep] = [s for s in (venv_step(facts),) if s is not None]
-    steps += [checkout_step(facts.triton), checkout_step(facts.llvm)]
-    steps += llvm_steps(facts, presets, where, configure, build)
+    steps += [checkout_step(facts.triton), *llvm]
     steps.append(purge_step(facts))
     requirements = requirements_step(facts, presets)
     if requirements is not None:
         steps.append(requirements)
     fps = {s.name: s.fingerprint for s in steps}
-    install = install_step(facts, presets, {d: fps[d] for d in ("llvm-build", "triton-requirements") if d in fps})
+    install = install_step(facts, presets, {d: fps[d] for d in (*LLVM_STEPS, "triton-requirements")
+                                            if d in fps})
     verify = _step("verify", {"skip_verify": facts.settings.skip_verify, "env": facts.target.listing},
                    {"triton-install": install.fingerprint}, facts.records.get("verify"))
     return SetupPlan((*steps, install, verify), presets, jobs, where, facts.target.executable, _notices(facts, where))
 
 
 def _notices(facts: SetupFacts, where: LlvmLocation) -> tuple[str, ...]:
-    notices = list(facts.toolchain.notices)
+    notices = [*facts.toolchain.notices, *facts.llvm_source.notices]
     for checkout in (facts.triton, facts.llvm):
+        if checkout is None:
+            continue
         report = checkout.report
         if checkout.kept:
             notices.append(f"{checkout.name} checkout differs from the pin ({len(report.dirty_files)} changed file(s),"
                            f" {len(report.local_commits)} local commit(s)); building it as it stands (--allow-dirty)")
-    if where.reused_from:
+    if where.reused_from and where.kind == "source":
         notices.append(f"LLVM build reused from {where.reused_from} (same commit, flags and toolchain)")
     return tuple(notices)
 

@@ -20,6 +20,7 @@ class SetupReport:
     presets: dict[str, object] = field(default_factory=dict)
     llvm_build: str = ""
     llvm_reused_from: str | None = None
+    llvm: dict[str, object] = field(default_factory=dict)  # where LLVM comes from (--llvm), what it cost
     target_python: str = ""
     checkouts: list[dict[str, object]] = field(default_factory=list)
     steps: list[Outcome] = field(default_factory=list)
@@ -44,6 +45,7 @@ class SetupReport:
             "jobs": self.jobs,
             "llvm_build": self.llvm_build,
             "llvm_reused_from": self.llvm_reused_from,
+            "llvm": self.llvm,
             "checkouts": self.checkouts,
             "steps": [o.to_json() for o in self.steps],
             "commands": [c.to_json() for c in self.commands],

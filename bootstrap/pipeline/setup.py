@@ -13,6 +13,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from bootstrap.core.interpreter import WORKSPACE_VENV
+from bootstrap.pipeline import llvm_source
 from bootstrap.pipeline.execute import execute
 from bootstrap.pipeline.facts import gather_facts
 from bootstrap.pipeline.report import SetupReport
@@ -28,7 +29,8 @@ __all__ = ["SetupReport", "precheck", "run_setup"]
 
 def precheck(ctx: AppContext) -> None:
     """Inputs judged without writing anything, before the workspace is created or locked: a bad
-    --ccache-remote URL, a --python (or TRITONDEV_PYTHON, active env) that is not a working interpreter.
+    --ccache-remote URL, a --llvm PATH that is no usable LLVM build, a --python (or TRITONDEV_PYTHON,
+    active env) that is not a working interpreter.
 
     The target is probed here once, through the context; setup asks the context again and gets the
     same answer without a second probe.
@@ -37,6 +39,7 @@ def precheck(ctx: AppContext) -> None:
         from bootstrap.pipeline.ccache_remote import parse_remote_url
 
         parse_remote_url(ctx.settings.ccache_remote)
+    llvm_source.precheck(ctx.settings)  # --llvm PATH that is no LLVM build
     executable, origin = ctx.target_choice()
     if origin == WORKSPACE_VENV:
         # One spelling of the venv's interpreter whether or not it exists yet: the plan of a --dry-run

@@ -10,23 +10,9 @@ from bootstrap.doctor.checks.workspace import llvm_builds
 from bootstrap.doctor.facts import Facts
 from bootstrap.doctor.model import Outcome, error, ok, warn
 from bootstrap.doctor.registry import check
+from bootstrap.pipeline.jobs import disk_needed
 
 GIB = 1024**3
-
-# Disk an LLVM/MLIR build (projects mlir;llvm;lld, targets Native;NVPTX;AMDGPU) and a Triton build
-# take, by build type, in GiB: estimates from typical builds, with room for ccache's default 5 GiB.
-LLVM_DISK = {"Release": 12, "RelWithDebInfo": 40, "Debug": 60}
-TRITON_DISK = {"Release": 3, "RelWithDebInfo": 8, "Debug": 12}
-SOURCES_DISK = 4  # shallow llvm-project and triton checkouts
-CCACHE_DISK = 5
-
-
-def disk_needed(build_type: str, llvm_build_type: str, llvm_built: bool) -> int:
-    """GiB a setup still needs: sources, Triton build, ccache, and the LLVM build unless it exists."""
-    need = SOURCES_DISK + TRITON_DISK.get(build_type, 12) + CCACHE_DISK
-    if not llvm_built:
-        need += LLVM_DISK.get(llvm_build_type, 60)
-    return need
 
 
 def existing_ancestor(path: Path) -> Path:
@@ -82,7 +68,8 @@ def memory(facts: Facts) -> Outcome:
 def disk(facts: Facts) -> Outcome:
     settings = facts.ctx.settings
     workspace = facts.ctx.workspace
-    llvm_built = bool(llvm_builds(workspace.build))
+    # --llvm prebuilt or PATH: no LLVM is built here.
+    llvm_built = bool(llvm_builds(workspace.build)) or settings.llvm != "source"
     need = disk_needed(settings.build_type, settings.llvm_build_type, llvm_built)
     where = existing_ancestor(workspace.root)
     free = shutil.disk_usage(where).free / GIB

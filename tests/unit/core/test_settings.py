@@ -148,6 +148,10 @@ def _three_values(setting: Setting, tmp_path: Path) -> tuple[object, object, obj
         return tuple(str(tmp_path / f"{setting.name}-{where}") for where in ("file", "env", "cli"))  # type: ignore[return-value]
     if setting.name == "ccache_remote":
         return tuple(f"redis://{where}.example:6379" for where in ("file", "env", "cli"))  # type: ignore[return-value]
+    if setting.name == "llvm":  # source, prebuilt or an absolute path
+        return ("prebuilt", "source", str(tmp_path / "llvm-build"))
+    if setting.name == "llvm_prebuilt_url":
+        return tuple(f"https://{where}.example/llvm-builds" for where in ("file", "env", "cli"))  # type: ignore[return-value]
     return ("from-file", "from-env", "from-cli")
 
 

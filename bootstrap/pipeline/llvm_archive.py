@@ -1,0 +1,112 @@
+"""Unpacking a prebuilt LLVM package without trusting it.
+
+Triton's packages hold one top folder named like the package (`llvm-<hash8>-<suffix>[-<n>]/` with
+bin/, lib/, include/). Every member is judged before it is written (`member_problem`): only regular
+files, folders and links, all inside that top folder; no absolute path, no `..`, no link pointing
+out of it, no device file or FIFO. The package is unpacked into a staging folder next to its final
+place, so a refused or interrupted extraction leaves nothing that looks like a package; the caller
+moves the top folder into place once it is complete and proven to run.
+"""
+
+from __future__ import annotations
+
+import posixpath
+import shutil
+import tarfile
+from pathlib import Path
+
+from bootstrap.core.errors import ExternalError
+
+FILE, FOLDER, SYMLINK, HARDLINK, OTHER = "file", "folder", "symlink", "hardlink", "other"
+
+
+class UnsafeArchive(ExternalError):
+    """A package member would land outside its folder, or is not a plain file, folder or link (exit 4)."""
+
+
+def _inside(path: str, top: str) -> bool:
+    """`path` (an archive path, already normalised) is `top` or below it."""
+    parts = path.split("/")
+    return parts[0] == top and ".." not in parts
+
+
+def member_problem(name: str, kind: str, linkname: str, top: str) -> str | None:
+    """Why the member `name` of kind FILE/FOLDER/SYMLINK/HARDLINK/OTHER may not be unpacked under
+    `<destination>/<top>/`; None when it may. Pure."""
+    if kind == OTHER:
+        return "a device file, FIFO or other special file"
+    if not name or "\0" in name or "\0" in linkname:
+        return "an empty name or a NUL byte in it"
+    if name.startswith("/"):
+        return "an absolute path"
+    if ".." in name.split("/"):
+        return "a '..' in its path"
+    normal = posixpath.normpath(name)
+    if not _inside(normal, top):
+        return f"outside the package's folder {top}/"
+    if kind == SYMLINK:
+        if not linkname or linkname.startswith("/"):
+            return f"a link to an absolute path ({linkname})" if linkname else "a link to nothing"
+        target = posixpath.normpath(posixpath.join(posixpath.dirname(normal), linkname))
+        if not _inside(target, top) or target.startswith("../"):
+            return f"a link pointing out of {top}/ ({linkname})"
+    if kind == HARDLINK:
+        target = posixpath.normpath(linkname) if linkname else ""
+        if not linkname or linkname.startswith("/") or ".." in linkname.split("/") or not _inside(target, top):
+            return f"a hard link to a file outside {top}/ ({linkname})"
+    return None
+
+
+def kind_of(member: tarfile.TarInfo) -> str:
+    if member.isfile():
+        return FILE
+    if member.isdir():
+        return FOLDER
+    if member.issym():
+        return SYMLINK
+    if member.islnk():
+        return HARDLINK
+    return OTHER
+
+
+def staging_folder(into: Path, top: str) -> Path:
+    return into / f".{top}.unpacking"
+
+
+def unpack(archive: Path, into: Path, top: str) -> Path:
+    """Unpack `archive` into a staging folder under `into`; returns `<staging>/<top>`.
+
+    UnsafeArchive (nothing left behind) when a member is refused or the top folder is not there.
+    """
+    staging = staging_folder(into, top)
+    shutil.rmtree(staging, ignore_errors=True)
+    staging.mkdir(parents=True)
+    try:
+        with tarfile.open(archive, "r:*") as tar:
+            for member in tar:
+                problem = member_problem(member.name.rstrip("/") or member.name, kind_of(member), member.linkname,
+                                         top)
+                if problem is not None:
+                    raise UnsafeArchive(f"{archive.name} holds {member.name!r}: {problem}; refused, nothing unpacked",
+                                        fix="the package is not what Triton publishes: use --llvm source, or check"
+                                        " the mirror given by --llvm-prebuilt-url")
+                if hasattr(tarfile, "data_filter"):  # Python >= 3.12 and recent 3.10/3.11: a second guard
+                    tar.extract(member, staging, filter="data")
+                else:  # pragma: no cover - older Pythons: member_problem is the guard
+                    tar.extract(member, staging)
+    except (tarfile.TarError, EOFError, OSError) as exc:
+        shutil.rmtree(staging, ignore_errors=True)
+        if isinstance(exc, OSError) and exc.errno == 28:
+            raise ExternalError(f"the disk is full: {archive.name} could not be unpacked into {into}",
+                                fix="free space and run the same command again") from None
+        raise UnsafeArchive(f"{archive.name} cannot be unpacked: {exc}",
+                            fix="run again to download it afresh, or use --llvm source") from None
+    except BaseException:
+        shutil.rmtree(staging, ignore_errors=True)
+        raise
+    unpacked = staging / top
+    if not (unpacked / "bin").is_dir() or not (unpacked / "lib").is_dir():
+        shutil.rmtree(staging, ignore_errors=True)
+        raise UnsafeArchive(f"{archive.name} does not hold {top}/bin and {top}/lib, as Triton's packages do",
+                            fix="use --llvm source, or check the mirror given by --llvm-prebuilt-url")
+    return unpacked

@@ -1,0 +1,378 @@
+"""Where the LLVM/MLIR that Triton builds against comes from: `--llvm source|prebuilt|PATH`.
+
+- source (the default): the pinned llvm-project commit, cloned and built (llvm-configure, llvm-build).
+- prebuilt: the package Triton's CI built for the pin, named and checked as Triton's own setup.py
+  (<= 3.6) and python/build_helpers.py (>= 3.7) do: `llvm-<hash8>-<suffix>-<build_number>.tar.gz`
+  with `sha256sum[<suffix>]` from cmake/llvm-info.json (>= 3.8), `llvm-<hash8>-<suffix>.tar.gz`
+  and no sum before. The suffix is chosen per era as upstream chooses it (`host_suffix`).
+- PATH: an LLVM build or install tree the user already has, checked for what Triton needs (MLIR's
+  CMake package, FileCheck, the GPU targets) and for its revision (`inspect_tree`).
+
+Everything here reads and decides; the download is bootstrap.pipeline.download, the extraction
+bootstrap.pipeline.llvm_archive, the steps that use them bootstrap.pipeline.llvm_steps.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import difflib
+import json
+import os
+import platform
+import re
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from bootstrap.core.errors import ConfigError, MismatchError
+from bootstrap.core.redact import redact
+from bootstrap.pipeline import recipe as P
+from bootstrap.pipeline.buildtree import read_vcs_revision
+
+if TYPE_CHECKING:
+    from bootstrap.core.runner import Runner
+    from bootstrap.core.settings import Settings
+    from bootstrap.git.pins import Pins
+
+SOURCE = "source"
+PREBUILT = "prebuilt"
+PATH = "path"
+SUFFIX_ENV = "TRITON_LLVM_SYSTEM_SUFFIX"
+LLVM_INFO = "cmake/llvm-info.json"
+_HEX40 = re.compile(r"^[0-9a-f]{40}$")
+_HEX64 = re.compile(r"^[0-9a-f]{64}$")
+_SUFFIX = re.compile(r"^[a-z0-9][a-z0-9_-]{0,63}$")  # it becomes part of a file name
+
+
+# -- the settings --------------------------------------------------------------------------------
+
+
+def parse_setting(name: str, text: str) -> str:
+    """The value of `llvm` (source, prebuilt, or an absolute path) or `llvm_prebuilt_url` (an
+    http(s) base URL without a trailing slash); ValueError saying what is wrong."""
+    if name == "llvm_prebuilt_url":
+        if not re.match(r"^https?://[^/\s]+(/\S*)?$", text):
+            raise ValueError("expected an http:// or https:// base URL")
+        return text.rstrip("/")
+    lowered = text.lower()
+    if lowered in (SOURCE, PREBUILT):
+        return lowered
+    if "/" in text or text.startswith("~") or text in (".", ".."):
+        return str(Path(os.path.expanduser(text)).absolute())
+    close = difflib.get_close_matches(lowered, [SOURCE, PREBUILT], n=1, cutoff=0.6)
+    hint = f" (did you mean '{close[0]}'?)" if close else " (a path needs a '/', e.g. ./build)"
+    raise ValueError(f"expected source, prebuilt or the path of an LLVM build{hint}")
+
+
+def kind_of(value: str) -> str:
+    return value if value in (SOURCE, PREBUILT) else PATH
+
+
+# -- cmake/llvm-info.json ------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class LlvmInfo:
+    """cmake/llvm-info.json (Triton >= 3.8): the LLVM commit, the package's build number, and the
+    sha256 of each platform's package."""
+
+    llvm_hash: str
+    build_number: int
+    sha256sum: Mapping[str, str]  # suffix -> 64 lower-case hex digits
+    malformed: tuple[str, ...] = ()  # suffixes whose sum is not 64 hex digits
+
+
+def parse_llvm_info(text: str, where: str = LLVM_INFO) -> LlvmInfo:
+    """The file's facts; MismatchError (exit 5) naming what is wrong with it."""
+
+    def bad(what: str) -> MismatchError:
+        return MismatchError(f"{where} {what}", fix="check the Triton commit, or use --llvm source")
+
+    try:
+        data = json.loads(text)
+    except (ValueError, RecursionError):
+        raise bad("is not valid JSON") from None
+    if not isinstance(data, dict):
+        raise bad("is not a JSON object")
+    llvm_hash = data.get("llvm_hash")
+    if not isinstance(llvm_hash, str) or not _HEX40.match(llvm_hash.strip().lower()):
+        raise bad("has no 40-hex-digit 'llvm_hash'")
+    number = data.get("build_number")
+    if isinstance(number, bool) or not isinstance(number, int) or not 0 <= number < 10**9:
+        raise bad("has no whole-number 'build_number'")
+    sums = data.get("sha256sum", {})
+    if not isinstance(sums, dict):
+        raise bad("has a 'sha256sum' that is not an object")
+    good = {k: v.lower() for k, v in sums.items() if isinstance(v, str) and _HEX64.match(v.lower())}
+    malformed = tuple(sorted(str(k) for k in sums if k not in good))
+    return LlvmInfo(llvm_hash.strip().lower(), number, good, malformed)
+
+
+# -- the platform suffix ---------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Host:
+    system: str  # platform.system(): Linux, Darwin, ...
+    machine: str  # platform.machine(): x86_64, aarch64, arm64, ...
+    glibc: tuple[int, int] | None  # None: not glibc (musl, macOS)
+    os_release: str = ""  # /etc/os-release
+
+
+def detect_host() -> Host:
+    glibc = None
+    try:
+        words = os.confstr("CS_GNU_LIBC_VERSION") or ""  # "glibc 2.36"
+    except (AttributeError, ValueError, OSError):
+        words = ""
+    match = re.match(r"^glibc (\d+)\.(\d+)", words)
+    if match:
+        glibc = (int(match.group(1)), int(match.group(2)))
+    try:
+        release = Path("/etc/os-release").read_text(errors="replace")
+    except OSError:
+        release = ""
+    return Host(platform.system(), platform.machine(), glibc, release)
+
+
+def os_release_id(text: str) -> str:
+    for line in text.splitlines():
+        if line.startswith("ID="):
+            return line[3:].strip().strip("\"'")
+    return ""
+
+
+def host_suffix(host: Host, version: str | None, environ: Mapping[str, str]) -> tuple[str | None, str]:
+    """(suffix, why) as Triton's setup.py / build_helpers.py of that version choose it; suffix None
+    when Triton publishes no package for this machine. Era rules: triton-build-eras.md §2."""
+    era = P.version_key(version)
+    chosen = environ.get(SUFFIX_ENV, "").strip()
+    if chosen and era >= (3, 5):
+        if not _SUFFIX.match(chosen):
+            raise ConfigError(f"{SUFFIX_ENV}={chosen!r} is not a package suffix such as ubuntu-x64",
+                              fix=f"unset {SUFFIX_ENV}, or set it to e.g. almalinux-x64")
+        return chosen, f"{SUFFIX_ENV}"
+    arch = {"x86_64": "x64", "arm64": "arm64", "aarch64": "arm64"}.get(host.machine)
+    ignored = f"; {SUFFIX_ENV} is ignored before Triton 3.5" if chosen else ""
+    if arch is None or host.system not in ("Linux", "Darwin"):
+        return None, f"Triton publishes no LLVM package for {host.system} {host.machine}"
+    if host.system == "Darwin":
+        return f"macos-{arch}", "macOS" + ignored
+    if arch == "arm64":
+        if era >= (3, 3) and os_release_id(host.os_release) == "almalinux":
+            return "almalinux-arm64", "AlmaLinux on arm64" + ignored
+        return "ubuntu-arm64", "Linux on arm64" + ignored
+    if host.glibc is None:
+        return None, "Triton's x64 LLVM packages need glibc (this C library is not glibc)"
+    shown = f"glibc {host.glibc[0]}.{host.glibc[1]}"
+    if host.glibc > (2, 28):
+        return "ubuntu-x64", f"{shown} > 2.28" + ignored
+    if host.glibc > (2, 17) or era >= (3, 6):  # 3.6 dropped the CentOS 7 package
+        return "almalinux-x64", f"{shown} <= 2.28" + ignored
+    return "centos-x64", f"{shown} <= 2.17" + ignored
+
+
+# -- the package ---------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Package:
+    """One prebuilt LLVM package: `<name>.tar.gz` at `url`, a single top folder `<name>/` inside."""
+
+    name: str  # llvm-<hash8>-<suffix>[-<build_number>]
+    url: str
+    sha256: str | None  # None: this Triton era publishes no sums
+    suffix: str
+    llvm_hash: str
+    build_number: int | None
+    suffix_reason: str = ""
+
+    @property
+    def archive(self) -> str:
+        return f"{self.name}.tar.gz"
+
+    def to_json(self) -> dict[str, object]:
+        return {"name": self.name, "url": redact(self.url), "sha256": self.sha256, "suffix": self.suffix,
+                "suffix_reason": self.suffix_reason, "llvm_hash": self.llvm_hash, "build_number": self.build_number}
+
+
+def package_for(info_text: str | None, pin: str, version: str | None, host: Host, environ: Mapping[str, str],
+                base_url: str) -> Package:
+    """The package Triton at this pin downloads on this host. MismatchError when there is none."""
+    suffix, why = host_suffix(host, version, environ)
+    if suffix is None:
+        raise MismatchError(f"no prebuilt LLVM for this machine: {why}",
+                            fix="build LLVM from source: --llvm source (the default)")
+    if info_text is None:  # cmake/llvm-hash.txt era: no build number, no sums
+        return Package(f"llvm-{pin[:8]}-{suffix}", f"{base_url}/llvm-{pin[:8]}-{suffix}.tar.gz", None, suffix, pin,
+                       None, why)
+    info = parse_llvm_info(info_text)
+    name = f"llvm-{info.llvm_hash[:8]}-{suffix}-{info.build_number}"
+    sha = info.sha256sum.get(suffix)
+    if sha is None:
+        state = "a malformed sha256 for" if suffix in info.malformed else "no sha256 for"
+        known = ", ".join(sorted(info.sha256sum)) or "none"
+        raise MismatchError(f"{LLVM_INFO} at this Triton commit has {state} {suffix} (packages with sums: {known})",
+                            fix=f"set {SUFFIX_ENV} to one of them, or build LLVM from source: --llvm source")
+    return Package(name, f"{base_url}/{name}.tar.gz", sha, suffix, info.llvm_hash, info.build_number, why)
+
+
+# -- an LLVM tree the user has -------------------------------------------------------------------
+
+MLIR_CONFIG = Path("lib/cmake/mlir/MLIRConfig.cmake")
+LLVM_CONFIG_CMAKE = Path("lib/cmake/llvm/LLVMConfig.cmake")
+FILECHECK = Path("bin/FileCheck")
+LLVM_CONFIG = Path("bin/llvm-config")
+_TARGETS_RE = re.compile(r'^\s*set\(\s*LLVM_TARGETS_TO_BUILD\s+"?([^")]*)"?\s*\)', re.MULTILINE)
+_WHY_MISSING = {
+    MLIR_CONFIG: "MLIR's CMake package (mlir not in LLVM_ENABLE_PROJECTS?)",
+    LLVM_CONFIG_CMAKE: "LLVM's CMake package",
+    FILECHECK: "FileCheck, which Triton copies into its package (LLVM_BUILD_UTILS / LLVM_INSTALL_UTILS off?)",
+}
+
+
+def parse_targets(text: str) -> tuple[str, ...] | None:
+    """LLVM_TARGETS_TO_BUILD of an LLVMConfig.cmake (quoted or not); None when it sets none."""
+    match = _TARGETS_RE.search(text)
+    return tuple(t for t in match.group(1).replace(" ", ";").split(";") if t) if match else None
+
+
+@dataclass(frozen=True)
+class TreeReport:
+    """What an LLVM build or install tree has that Triton needs. Read from its files (no process)."""
+
+    path: Path
+    missing: tuple[str, ...]  # descriptions of the missing pieces
+    targets: tuple[str, ...] | None  # None: not readable from LLVMConfig.cmake
+    revision: str | None  # None: no VCSRevision.h (llvm-config may still know)
+
+    def to_json(self) -> dict[str, object]:
+        return {"path": str(self.path), "missing": list(self.missing),
+                "targets": list(self.targets) if self.targets is not None else None, "revision": self.revision}
+
+
+def inspect_tree(path: Path) -> TreeReport:
+    if not path.is_dir():
+        raise ConfigError(f"--llvm {path}: no such folder", fix="give the folder of an LLVM build or install"
+                          " (the one holding bin/ and lib/cmake/), or use --llvm source or --llvm prebuilt")
+    if (path / "llvm" / "CMakeLists.txt").is_file() and not (path / LLVM_CONFIG_CMAKE).is_file():
+        raise ConfigError(f"--llvm {path} is an llvm-project source checkout, not a build",
+                          fix="give its build folder (the -B folder of its cmake configure)")
+    missing = tuple(why for rel, why in _WHY_MISSING.items() if not (path / rel).is_file())
+    try:
+        targets = parse_targets((path / LLVM_CONFIG_CMAKE).read_text(errors="replace"))
+    except OSError:
+        targets = None
+    return TreeReport(path, missing, targets, read_vcs_revision(path))
+
+
+def needed_targets(backend: str) -> tuple[str, ...]:
+    """The GPU targets Triton links whatever --backend says (its setup.py builds both backends)."""
+    return tuple(t for t in P.llvm_era(None, None, backend).targets if t != "Native")
+
+
+def check_contents(tree: TreeReport, backend: str) -> None:
+    """ConfigError (exit 2) when the tree lacks what Triton's build needs."""
+    if tree.missing:
+        raise ConfigError(f"--llvm {tree.path} is not an LLVM build Triton can use: it lacks "
+                          + "; ".join(tree.missing),
+                          fix="build LLVM with Triton's flags (docs/llvm-sources.md), or use --llvm source or"
+                          " --llvm prebuilt")
+    lacking = [t for t in needed_targets(backend) if tree.targets is not None and t not in tree.targets]
+    if lacking:
+        raise ConfigError(f"--llvm {tree.path} was built without the {' and '.join(lacking)} target(s) Triton links"
+                          f" (it has {';'.join(tree.targets or ())})",
+                          fix="configure it with -DLLVM_TARGETS_TO_BUILD=Native;NVPTX;AMDGPU, or use --llvm source")
+
+
+def judge_tree(tree: TreeReport, pin: str, backend: str, allow_mismatch: bool) -> tuple[str, ...]:
+    """Raise when the tree cannot serve (exit 2) or is at another revision than the pin (exit 5,
+    unless allowed); else the notices to show."""
+    check_contents(tree, backend)
+    if tree.revision == pin:
+        return ()
+    shown = tree.revision or "an unknown revision (no include/llvm/Support/VCSRevision.h, no llvm-config answer)"
+    if not allow_mismatch:
+        raise MismatchError(f"--llvm {tree.path} is LLVM {shown}; this Triton pins LLVM {pin}",
+                            fix="use an LLVM built at the pin, --llvm source or --llvm prebuilt; or build against"
+                            " it anyway with --allow-llvm-mismatch (LLVM has no stable API: expect compile errors)")
+    return (f"--llvm {tree.path} is LLVM {shown}, not the pin {pin}: building against it anyway"
+            " (--allow-llvm-mismatch); LLVM has no stable C++ API, so the build may fail",)
+
+
+def precheck(settings: Settings) -> None:
+    """What can be judged of `--llvm PATH` before the pins are known and anything is written."""
+    if kind_of(settings.llvm) == PATH:
+        check_contents(inspect_tree(Path(settings.llvm)), settings.backend)
+
+
+# -- the facts setup plans from ------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class LlvmSourceFacts:
+    """The LLVM setup builds Triton against, as far as it is known before anything runs."""
+
+    kind: str = SOURCE  # source | prebuilt | path
+    package: Package | None = None  # prebuilt
+    tree: TreeReport | None = None  # path
+    accepted_revision: str | None = None  # the revision verify requires; None: the pin
+    notices: tuple[str, ...] = field(default=())
+
+    def expected_revision(self, pin: str) -> str:
+        return self.accepted_revision or pin
+
+    def to_json(self) -> dict[str, object]:
+        data: dict[str, object] = {"kind": self.kind, "accepted_revision": self.accepted_revision}
+        if self.package is not None:
+            data["package"] = self.package.to_json()
+        if self.tree is not None:
+            data["tree"] = self.tree.to_json()
+        return data
+
+
+def ask_llvm_config(tree: TreeReport, runner: Runner) -> TreeReport:
+    """Fill in what the tree's files did not say (revision, targets) from its own llvm-config."""
+    tool = tree.path / LLVM_CONFIG
+    if (tree.revision is not None and tree.targets is not None) or not tool.is_file():
+        return tree
+    revision, targets = tree.revision, tree.targets
+    if revision is None:
+        said = runner.run([str(tool), "--vcs-revision"], step="llvm-use", probe=True, check=False, timeout=60)
+        word = said.stdout.strip().lower()
+        revision = word if said.ok and _HEX40.match(word) else None
+    if targets is None:
+        said = runner.run([str(tool), "--targets-built"], step="llvm-use", probe=True, check=False, timeout=60)
+        targets = tuple(said.stdout.split()) if said.ok and said.stdout.strip() else None
+    return dataclasses.replace(tree, revision=revision, targets=targets)
+
+
+def observe(settings: Settings, pins: Pins, info_text: str | None, runner: Runner,
+            environ: Mapping[str, str] | None = None) -> LlvmSourceFacts:
+    """The LLVM source setup will use. Raises (before anything is created) when it cannot serve."""
+    environ = os.environ if environ is None else environ
+    kind = kind_of(settings.llvm)
+    if kind == SOURCE:
+        return LlvmSourceFacts()
+    if kind == PREBUILT:
+        version = pins.layout.version or pins.triton_version
+        package = package_for(info_text, pins.llvm_commit, version, detect_host(), environ, settings.llvm_prebuilt_url)
+        notices: tuple[str, ...] = () if package.sha256 else (
+            f"Triton {version or ''} publishes no sha256 for its LLVM packages (cmake/llvm-info.json came with 3.8):"
+            f" {package.archive} is unverified",)
+        return LlvmSourceFacts(PREBUILT, package=package, accepted_revision=package.llvm_hash, notices=notices)
+    tree = ask_llvm_config(inspect_tree(Path(settings.llvm)), runner)
+    notices = judge_tree(tree, pins.llvm_commit, settings.backend, settings.allow_llvm_mismatch)
+    return LlvmSourceFacts(PATH, tree=tree, accepted_revision=tree.revision if notices else None, notices=notices)
+
+
+def llvm_info_text(at_pin: str | None, checkout: Path, *, kept: bool) -> str | None:
+    """cmake/llvm-info.json as the build will see it: the checkout's own when it is built as it
+    stands (--allow-dirty), else the pinned commit's."""
+    if not kept:
+        return at_pin
+    try:
+        return (checkout / LLVM_INFO).read_text(errors="replace")
+    except OSError:
+        return None

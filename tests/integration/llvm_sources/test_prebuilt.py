@@ -1,0 +1,140 @@
+"""`tritondev setup --llvm prebuilt` on the test world: Triton's package for the pin, from a real HTTP
+server, checked, unpacked, proven to run and built against; a wrong sum, a missing package and a
+retired host refused with what to do; an interrupted download resumed with only the rest fetched."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from bootstrap.pipeline.llvm_builds import LLVM_STAMP
+from tests.integration.build.harness import installed_triton
+from tests.integration.llvm_sources.conftest import (
+    GOOD,
+    MISSING,
+    RETIRED,
+    WRONG_SUM,
+    PrebuiltWorld,
+    fresh_env,
+    setup_prebuilt,
+)
+from tests.world.packages import PackageServer, sha256_of
+
+pytestmark = pytest.mark.timeout(900)
+
+
+def steps(report: dict[str, Any]) -> dict[str, str]:
+    return {s["step"]: s["status"] for s in report["steps"]}
+
+
+@pytest.fixture(scope="module")
+def first(prebuilt_world: PrebuiltWorld, package_server: PackageServer, shared_ccache: Path,
+          tmp_path_factory: pytest.TempPathFactory) -> dict[str, Any]:
+    """A setup from nothing with --llvm prebuilt, whose first download the server cuts off halfway."""
+    root = tmp_path_factory.mktemp("prebuilt-first")
+    env = fresh_env(root, shared_ccache)
+    name = prebuilt_world.package.archive
+    size = prebuilt_world.package.path.stat().st_size
+    package_server.drop_after[name] = size // 2
+    before = len(package_server.served())
+    proc = setup_prebuilt(prebuilt_world, package_server, root / "ws", GOOD, "--json", env=env)
+    assert proc.returncode == 0, proc.stderr[-4000:]
+    return {"ws": root / "ws", "env": env, "root": root, "report": json.loads(proc.stdout), "size": size,
+            "requests": package_server.served()[before:]}
+
+
+def test_setup_completes_and_verifies_without_building_llvm(first: dict[str, Any],
+                                                            prebuilt_world: PrebuiltWorld) -> None:
+    ws, report = first["ws"], first["report"]
+    folder = ws / "build" / "llvm" / prebuilt_world.package.name
+    assert steps(report) == {"venv": "ran", "checkout-triton": "ran", "llvm-download": "ran", "purge": "up to date",
+                             "triton-requirements": "ran", "triton-install": "ran", "verify": "ran"}
+    assert not any(c["step"].startswith(("llvm-configure", "llvm-build", "checkout-llvm")) for c in report["commands"])
+    assert not (ws / "src" / "llvm-project").exists()
+    provenance = report["verify"]["provenance"]
+    assert provenance["ok"] and provenance["llvm_revision"] == prebuilt_world.world.llvm_commit
+    assert Path(provenance["llvm_syspath"]).resolve() == folder.resolve()
+    facts = installed_triton(ws / "venv" / "bin" / "python", ws)
+    assert facts["llvm_commit"] == prebuilt_world.world.llvm_commit and Path(facts["llvm_syspath"]) == folder
+    # The package as it was checked, unpacked and proven: its stamp, and nothing else left around it.
+    stamp = json.loads((folder / LLVM_STAMP).read_text())
+    assert stamp["sha256"] == prebuilt_world.package.sha256 and "19.1.0git" in stamp["runs"]
+    assert sorted(p.name for p in folder.parent.iterdir()) == [prebuilt_world.package.name]
+    assert report["llvm"]["package"]["sha256"] == prebuilt_world.package.sha256
+
+
+def test_an_interrupted_download_resumes_and_fetches_only_the_rest(first: dict[str, Any]) -> None:
+    size, served = first["size"], [r for r in first["requests"] if r.path.endswith(".tar.gz")]
+    assert [(r.status, r.range) for r in served] == [(200, None), (206, f"bytes={size // 2}-")]
+    assert [r.sent for r in served] == [size // 2, size - size // 2]
+    download = first["report"]["llvm"]["download"]
+    assert download["received"] == size and download["attempts"] == 2
+
+
+def test_a_rerun_does_nothing_and_another_workspace_reuses_the_package(
+        first: dict[str, Any], prebuilt_world: PrebuiltWorld, package_server: PackageServer) -> None:
+    before = len(package_server.served())
+    again = setup_prebuilt(prebuilt_world, package_server, first["ws"], GOOD, env=first["env"])
+    assert again.returncode == 0, again.stderr[-3000:]
+    assert "Everything is up to date" in again.stdout
+    other = first["root"] / "ws-2"
+    proc = setup_prebuilt(prebuilt_world, package_server, other, GOOD, "--json", "--skip-verify", env=first["env"])
+    assert proc.returncode == 0, proc.stderr[-3000:]
+    report = json.loads(proc.stdout)
+    assert steps(report)["llvm-download"] == "up to date"
+    mine = other / "build" / "llvm" / prebuilt_world.package.name
+    assert mine.is_symlink() and mine.resolve() == (first["ws"] / "build" / "llvm" / prebuilt_world.package.name)
+    assert len(package_server.served()) == before  # nothing downloaded again
+
+
+def test_dry_run_shows_url_sum_and_destination_and_downloads_nothing(
+        prebuilt_world: PrebuiltWorld, package_server: PackageServer, shared_ccache: Path, tmp_path: Path) -> None:
+    before = len(package_server.served())
+    ws = tmp_path / "ws"
+    proc = setup_prebuilt(prebuilt_world, package_server, ws, GOOD, "--dry-run", env=fresh_env(tmp_path, shared_ccache))
+    assert proc.returncode == 0, proc.stderr[-3000:]
+    package = prebuilt_world.package
+    line = next(line for line in proc.stdout.splitlines() if line.startswith("# llvm:"))
+    assert package_server.url(package.archive) in line and package.sha256 in line
+    assert str(ws / "build" / "llvm" / package.name) in line
+    assert "llvm-download (would run)" in proc.stdout
+    assert len(package_server.served()) == before and not ws.exists()
+
+
+def _nothing_installed(ws: Path, name: str) -> None:
+    llvm = ws / "build" / "llvm"
+    assert not llvm.exists() or list(llvm.iterdir()) == [], list(llvm.iterdir())
+    assert not list((ws / "venv").glob("lib/python*/site-packages/triton*")), "triton was installed"
+
+
+def test_a_package_with_the_wrong_sum_is_refused_and_nothing_installed(
+        prebuilt_world: PrebuiltWorld, package_server: PackageServer, shared_ccache: Path, tmp_path: Path) -> None:
+    proc = setup_prebuilt(prebuilt_world, package_server, tmp_path / "ws", WRONG_SUM, "--json",
+                          env=fresh_env(tmp_path, shared_ccache))
+    assert proc.returncode == 4, proc.stderr[-3000:]
+    error = json.loads(proc.stdout)
+    actual = prebuilt_world.packages / f"{prebuilt_world.name(WRONG_SUM)}.tar.gz"
+    assert f"sha256 {sha256_of(actual)}, expected {'0' * 64}" in error["message"]
+    assert "nothing was kept" in error["message"] and error["fix"]
+    _nothing_installed(tmp_path / "ws", prebuilt_world.name(WRONG_SUM))
+    assert "Traceback" not in proc.stderr
+
+
+@pytest.mark.parametrize(("build_number", "status", "words"), [(MISSING, 404, "HTTP 404"),
+                                                               (RETIRED, 409, "HTTP 409 (a retired host)")])
+def test_a_missing_package_names_the_pin_and_offers_a_source_build(
+        build_number: int, status: int, words: str, prebuilt_world: PrebuiltWorld, package_server: PackageServer,
+        shared_ccache: Path, tmp_path: Path) -> None:
+    name = f"{prebuilt_world.name(build_number)}.tar.gz"
+    if status != 404:
+        package_server.status[name] = status
+    proc = setup_prebuilt(prebuilt_world, package_server, tmp_path / "ws", build_number,
+                          env=fresh_env(tmp_path, shared_ccache))
+    assert proc.returncode == 5, proc.stderr[-3000:]
+    commit, llvm = prebuilt_world.pins[build_number][:12], prebuilt_world.world.llvm_commit[:12]
+    assert f"there is no prebuilt LLVM for this pin: Triton {commit} pins LLVM {llvm}" in proc.stderr
+    assert words in proc.stderr and "--llvm source" in proc.stderr and "Traceback" not in proc.stderr
+    _nothing_installed(tmp_path / "ws", name)
