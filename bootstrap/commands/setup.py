@@ -72,7 +72,7 @@ def render(report: object) -> None:
         out.print("# steps: " + ", ".join(f"{o.name} ({o.status.value})" for o in report.steps))
         return
     out.print(escape(plan[2:]))
-    table = Table(title=f"tritondev setup ({report.workspace})", title_justify="left")
+    table = Table(title=ui.cell(f"tritondev setup ({report.workspace})"), title_justify="left")
     for column in ("step", "status", "why", "seconds"):
         table.add_column(column)
     for outcome in report.steps:

@@ -65,7 +65,7 @@ def print_listing(report: CacheReport) -> None:
     for e in stale:
         console.print(f"  stale {e.key[:12]} {escape(e.name or '-')}: {escape('; '.join(e.stale))}")
     for note in report.notes:
-        ui.info(f"[dim]note: {escape(note)}[/dim]")
+        ui.note(f"note: {note}")
     if stale:
         ui.info("fix: tritondev cache prune --stale")
 
