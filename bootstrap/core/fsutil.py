@@ -64,6 +64,11 @@ def read_regular(path: Path, limit: int | None = None) -> bytes:
         os.close(fd)
 
 
+def read_regular_text(path: Path, limit: int | None = None) -> str:
+    """read_regular, decoded as UTF-8 with undecodable bytes replaced."""
+    return read_regular(path, limit).decode("utf-8", errors="replace")
+
+
 def is_regular(path: Path) -> bool:
     """Is `path` a regular file (links followed)? False when it is missing or unreadable."""
     try:

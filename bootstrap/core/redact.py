@@ -31,10 +31,12 @@ _SECRET_NAME = (
 )
 _URL = re.compile(r"(?P<scheme>\b[A-Za-z][A-Za-z0-9+.-]*://)(?P<rest>[^\s'\"<>\\]*)")
 _SCP = re.compile(
-    r"(?<![\w./:@%+*-])(?P<user>[A-Za-z0-9._%+-]+):(?P<pw>[^@\s/'\"]+)@(?P<host>[A-Za-z0-9][A-Za-z0-9.-]*):(?!//)"
+    r"(?<![\w./:@%+*-])(?P<user>[A-Za-z0-9._%+-]+):(?P<pw>[^@\s/'\"]+)@(?P<host>\[[0-9A-Fa-f:.]+\]|[A-Za-z0-9][A-Za-z0-9.-]*):(?!//)"
 )
 _QUERY = re.compile(rf"(?i)(?P<head>[?&;]{_SECRET_NAME}=)(?P<value>[^&#\s'\"]*)")
-_ATTRIBUTE = re.compile(rf"(?i)(?P<head>\|(?:{_SECRET_NAME}|header)=)(?P<value>[^|\s'\"]*)")
+_ATTRIBUTE = re.compile(rf"(?i)(?P<head>\|{_SECRET_NAME}=)(?P<value>[^|\s'\"]*)")
+# ccache's `header=NAME=VALUE` attribute: the value (`Bearer TOKEN`) may hold a space.
+_HEADER_ATTRIBUTE = re.compile(r"(?i)(?P<head>\|header=)(?P<value>[^|'\"\n]*)")
 _HEADER = re.compile(r"(?i)(?P<head>authorization:\s*(?:bearer|basic|token)\s+)(?P<value>[^\s'\"]+)")
 
 
@@ -84,6 +86,7 @@ def redact(text: str) -> str:
     text = _SCP.sub(_scp, text)
     text = _QUERY.sub(_value, text)
     text = _ATTRIBUTE.sub(_value, text)
+    text = _HEADER_ATTRIBUTE.sub(_value, text)
     return _HEADER.sub(_value, text)
 
 

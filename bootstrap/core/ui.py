@@ -48,7 +48,13 @@ class _RedactingStream:
 def _console(name: str) -> Console:
     from rich.console import Console
 
-    return Console(file=_RedactingStream(name), highlight=False, soft_wrap=True, emoji=False)  # type: ignore[arg-type]
+    class _Console(Console):
+        def on_broken_pipe(self) -> None:
+            # rich exits with status 1 here; a reader that stopped reading (`| head -1`) is no failure
+            # of the command: cli.main turns this into exit 0.
+            raise BrokenPipeError
+
+    return _Console(file=_RedactingStream(name), highlight=False, soft_wrap=True, emoji=False)  # type: ignore[arg-type]
 
 
 @lru_cache(maxsize=1)

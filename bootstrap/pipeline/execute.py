@@ -115,8 +115,8 @@ class Execution:
             if not self.facts.tools_cache_present and ws.state.is_dir():
                 remember_versions(self.facts.toolchain, ws.state / TOOLS_CACHE)
             llvm_builds.link_reused(self.facts.llvm_folders.mine, self.plan.llvm)
-            checkout_files.write_local_files(ws, self.facts.triton.path, self.plan.presets, self.plan.llvm,
-                                             self.plan.jobs.compile)
+            self.report.notices += checkout_files.write_local_files(
+                ws, self.facts.triton.path, self.plan.presets, self.plan.llvm, self.plan.jobs.compile)
 
     def after(self, name: str) -> None:
         if self.dry_run:
