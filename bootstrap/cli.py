@@ -142,7 +142,7 @@ def main(argv: list[str] | None = None) -> None:
         code = _usage_error(exc, _JSON_ASKED[0])
     except typer.Exit as exc:
         code = _interrupted() if interrupted and exc.exit_code == ExitCode.INTERRUPTED else exc.exit_code
-    except BrokenPipeError:
+    except (BrokenPipeError, ui.StdoutClosed):
         code = _stdout_closed(0)
     except OSError as exc:
         code = _disk_full(exc) if exc.errno in _DISK_FULL else _internal_error(exc)

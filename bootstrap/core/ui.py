@@ -52,7 +52,7 @@ def _console(name: str) -> Console:
         def on_broken_pipe(self) -> None:
             # rich exits with status 1 here; a reader that stopped reading (`| head -1`) is no failure
             # of the command: cli.main turns this into exit 0.
-            raise BrokenPipeError
+            raise StdoutClosed
 
     return _Console(file=_RedactingStream(name), highlight=False, soft_wrap=True, emoji=False)  # type: ignore[arg-type]
 
@@ -98,6 +98,11 @@ def cell(value: object) -> Text:
     return Text("" if value is None else str(value))
 
 
+class StdoutClosed(Exception):
+    """The reader of our output went away (`| head -1`). Not an OSError on purpose: the option parser
+    would turn an EPIPE into exit status 1."""
+
+
 _EMITTED: list[bool] = []
 
 
@@ -105,8 +110,11 @@ def emit_json(data: Any) -> None:
     """The one JSON document of a --json run, on stdout (credentials masked)."""
     _EMITTED.append(True)
     plain = json.loads(json.dumps(data, default=str))  # objects -> their text, so that it is masked too
-    sys.stdout.write(json.dumps(redact_data(plain), indent=2) + "\n")
-    sys.stdout.flush()
+    try:
+        sys.stdout.write(json.dumps(redact_data(plain), indent=2) + "\n")
+        sys.stdout.flush()
+    except BrokenPipeError:
+        raise StdoutClosed from None
 
 
 def json_emitted() -> bool:

@@ -99,6 +99,15 @@ def docker_is_rootless(security_options: str) -> bool:
 MAX_ID = 2**31 - 1
 
 
+def check_ids(uid: int, gid: int) -> None:
+    """The image user's ids: a UsageError (exit 2) for root's or for numbers no tool takes."""
+    if not (0 < uid <= MAX_ID and 0 < gid <= MAX_ID):
+        raise UsageError(
+            f"UID/GID must be numbers from 1 to {MAX_ID}, got {uid}/{gid}",
+            fix="pass the --uid/--gid of a non-root user (`id -u`, `id -g` print yours)",
+        )
+
+
 def image_ids(uid: int, gid: int) -> tuple[int, int]:
     """UID/GID build arguments: the user's own ids, except root's (the image's user is never root)."""
     return (uid or FALLBACK_ID, gid or FALLBACK_ID)
@@ -145,11 +154,7 @@ def build_command(
     extra_ca_pem: str | None = None,
 ) -> list[str]:
     """`<engine> build` for docker/Dockerfile with the user's ids baked into the image's user."""
-    if not (0 < uid <= MAX_ID and 0 < gid <= MAX_ID):
-        raise UsageError(
-            f"UID/GID must be numbers from 1 to {MAX_ID}, got {uid}/{gid}",
-            fix="pass the --uid/--gid of a non-root user (`id -u`, `id -g` print yours)",
-        )
+    check_ids(uid, gid)
     argv = [engine.program, "build", "-f", str(context / DOCKERFILE), "-t", check_image_ref(tag, "--tag")]
     argv += ["--build-arg", f"UID={uid}", "--build-arg", f"GID={gid}"]
     if base is not None:

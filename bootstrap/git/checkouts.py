@@ -313,17 +313,22 @@ def _update_existing(
     if head == commit and not (full_history and shallow):
         _remember_pin(dest, commit, runner, step)
         return CheckoutReport(dest, commit, head, (), (), "up-to-date")
-    if not has_commit(dest, commit, runner, step) or full_history:
+    present = has_commit(dest, commit, runner, step)
+    if present and not runner.dry_run:
+        # Before anything is written, .git included, when the commit's tree is already here.
+        _refuse_overwriting_ignored(name, dest, commit, runner, step)
+    if not present or full_history:
         runner.run(
             ["git", "-C", str(dest), *_fetch_args(url, commit, shallow=shallow, full_history=full_history)],
             step=step,
             timeout=6 * 3600,
             fix=f"check that {redact(url)} is reachable and has commit {commit}",
         )
+        if not present and not runner.dry_run:
+            # The fetch added objects and the pin's ref to .git; the working tree is still untouched.
+            _refuse_overwriting_ignored(name, dest, commit, runner, step)
     else:
         _remember_pin(dest, commit, runner, step)
-    if not runner.dry_run:
-        _refuse_overwriting_ignored(name, dest, commit, runner, step)
     runner.run(
         ["git", "-C", str(dest), "-c", "advice.detachedHead=false", "checkout", "--quiet", "--detach", commit],
         step=step,
