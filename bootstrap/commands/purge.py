@@ -26,7 +26,7 @@ System = Annotated[
 def purge(ctx: AppContext, restore: Restore = False, system: System = False) -> None:
     """Remove every distribution that owns files of the `triton` package (triton, pytorch-triton, pytorch-triton-rocm, triton-xpu, ... found by what they installed), then leftovers in site-packages. torch and all other distributions stay. A journal in <workspace>/state lets --restore reinstall what was removed.
 
-    Exit codes: 0 done or nothing to purge; 2 bad input (not an interpreter, a system Python without --system, read-only site-packages, a distribution without RECORD); 3 no pip in the target; 4 pip failed, or something could not be restored; 6 workspace locked.
+    Exit codes: 0 done or nothing to purge; 2 bad input (not an interpreter, a system Python without --system, read-only site-packages, a distribution without RECORD); 3 no pip in the target; 4 pip failed, or something could not be restored; 6 workspace or environment locked, or a RECORD that lists files that are not Triton's.
     """  # noqa: E501
     if restore:
         _restore(ctx, system)
