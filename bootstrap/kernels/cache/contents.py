@@ -34,7 +34,7 @@ TRASH_NAME = re.compile(rf"^{re.escape(TRASH_PREFIX)}(?:[A-Z2-7]{{52}}|[0-9a-f]{
 
 # The last extension of each file Triton's cache holds.
 STAGE_SUFFIXES = frozenset(
-    {"source", "ttir", "ttgir", "glir", "llir", "ptx", "amdgcn", "cubin", "hsaco", "spv", "zebin"}
+    {"source", "ttir", "ttgir", "glir", "mlir", "llir", "ptx", "amdgcn", "cubin", "hsaco", "spv", "zebin"}
 )
 TRITON_SUFFIXES = STAGE_SUFFIXES | {"json", "so", "pyd"}
 _TMP_DIR = re.compile(r"^tmp\.pid_\d+_[0-9a-f-]+$")  # pid, then a uuid4
