@@ -19,6 +19,9 @@ from bootstrap.core.errors import ExitCode, TritondevError
 
 # OSErrors that mean a full disk, not a bug in tritondev.
 _DISK_FULL = (errno.ENOSPC, errno.EDQUOT)
+# Did the command line ask for --json? Known before the options are parsed, so that an error of the
+# option parser, or a crash before the command starts, still answers with one JSON document.
+_JSON_ASKED = [False]
 
 
 def _version(value: bool) -> None:
@@ -58,9 +61,9 @@ def _report_error(exc: TritondevError) -> None:
     from bootstrap.core import ui
     from bootstrap.core.context import CURRENT
 
-    if CURRENT.json:
+    if CURRENT.json and not ui.json_emitted():
         ui.emit_json(exc.to_json())
-    console = ui.err()
+    console = ui.err()  # masks credentials in everything it prints
     console.print(f"[bold red]error:[/bold red] {escape(exc.message)}")
     if exc.details:
         console.print(f"[dim]{escape(exc.details)}[/dim]")
@@ -121,6 +124,10 @@ def main(argv: list[str] | None = None) -> None:
         raise KeyboardInterrupt
 
     signal.signal(signal.SIGINT, on_sigint)
+    _JSON_ASKED[0] = _json_requested(list(sys.argv[1:] if argv is None else argv))
+    from bootstrap.core import ui
+
+    ui.new_run()
     try:
         result = build_app()(args=argv, standalone_mode=False, prog_name="tritondev")
         code = result if isinstance(result, int) else 0
@@ -132,17 +139,57 @@ def main(argv: list[str] | None = None) -> None:
     except (typer.Abort, KeyboardInterrupt):
         code = _interrupted()
     except click.ClickException as exc:
-        exc.show()
-        code = int(ExitCode.USAGE) if exc.exit_code == 2 else exc.exit_code
+        code = _usage_error(exc, _JSON_ASKED[0])
     except typer.Exit as exc:
         code = _interrupted() if interrupted and exc.exit_code == ExitCode.INTERRUPTED else exc.exit_code
-    except BrokenPipeError:
-        code = 0
+    except (BrokenPipeError, ui.StdoutClosed):
+        code = _stdout_closed(0)
     except OSError as exc:
         code = _disk_full(exc) if exc.errno in _DISK_FULL else _internal_error(exc)
     except Exception as exc:
         code = _internal_error(exc)
+    try:
+        sys.stdout.flush()
+    except BrokenPipeError:
+        code = _stdout_closed(code)
     sys.exit(code)
+
+
+def _stdout_closed(code: int) -> int:
+    """The reader of stdout went away (`tritondev pins | head -1`): not an error of the command.
+
+    Later writes, and Python's own flush at exit, go to /dev/null instead of failing again."""
+    import os
+
+    try:
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+    except (OSError, ValueError):
+        pass
+    return code
+
+
+def _json_requested(argv: list[str]) -> bool:
+    """--json among the options (before a `--` that starts another program's arguments)."""
+    head = argv[: argv.index("--")] if "--" in argv else argv
+    return "--json" in head
+
+
+def _usage_error(exc: Any, json: bool) -> int:
+    """The option parser's error, masked; with --json also as the one JSON document."""
+    import io
+
+    from bootstrap.core import ui
+    from bootstrap.core.redact import redact
+
+    code = int(ExitCode.USAGE) if exc.exit_code == 2 else int(exc.exit_code)
+    shown = io.StringIO()
+    exc.show(file=shown)
+    sys.stderr.write(redact(shown.getvalue()))
+    if json and not ui.json_emitted():
+        ui.emit_json({"error": "UsageError", "message": exc.format_message(),
+                      "fix": "see the command's --help", "exit_code": code})
+    return code
 
 
 def _interrupted() -> int:
@@ -150,7 +197,7 @@ def _interrupted() -> int:
     from bootstrap.core.context import CURRENT
 
     fix = "run the same command again: it resumes where it stopped"
-    if CURRENT.json:
+    if CURRENT.json and not ui.json_emitted():
         ui.emit_json({"error": "Interrupted", "message": "interrupted", "fix": fix,
                       "exit_code": int(ExitCode.INTERRUPTED)})
     print(f"\ninterrupted\nfix: {fix}", file=sys.stderr)
@@ -171,12 +218,17 @@ def _disk_full(exc: OSError) -> int:
 
 
 def _internal_error(exc: BaseException) -> int:
+    from bootstrap.core import ui
+    from bootstrap.core.context import CURRENT
+    from bootstrap.core.redact import redact
+
     path = _write_crash_log(exc)
-    print(
-        f"error: internal error in tritondev: {type(exc).__name__}: {exc}\n"
-        f"A crash log was written to {path}; please attach it to a bug report.",
-        file=sys.stderr,
-    )
+    message = redact(f"internal error in tritondev: {type(exc).__name__}: {exc}")
+    fix = f"a crash log was written to {path}; please attach it to a bug report"
+    if (CURRENT.json or _JSON_ASKED[0]) and not ui.json_emitted():
+        ui.emit_json({"error": "InternalError", "message": message.splitlines()[0] if message else message,
+                      "fix": fix, "exit_code": int(ExitCode.INTERNAL), "crash_log": path})
+    print(f"error: {message}\nA crash log was written to {path}; please attach it to a bug report.", file=sys.stderr)
     return int(ExitCode.INTERNAL)
 
 

@@ -47,7 +47,7 @@ def build(ctx: AppContext, target: Target = None) -> None:
     out = ui.out()
     summary = result.get("summary", [])
     for line in summary if isinstance(summary, list) else []:
-        out.print(str(line))
+        out.print(str(line), markup=False)  # paths and messages: text, never markup
 
 
 def register(app: typer.Typer) -> None:

@@ -110,7 +110,7 @@ def _render(report: CompileReport) -> None:
         stages = ", ".join(k for k in result.files if k != "metadata")
         console.print(f"  {'':<12} [dim]{escape(str(result.folder))} ({escape(stages)})[/dim]")
     if report.nvdisasm and any("sass" in r.files for r in report.results):
-        ui.info(f"[dim]SASS by {escape(report.nvdisasm)}[/dim]")
+        ui.note(f"SASS by {report.nvdisasm}")
     for result in report.results:
         for warning in result.warnings:
             ui.warn(f"{result.target.label}: {warning}")

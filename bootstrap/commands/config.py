@@ -29,12 +29,11 @@ def show(ctx: AppContext) -> None:
         return
     from rich.table import Table
 
-    table = Table(title=f"tritondev settings (workspace {ctx.workspace.root})", title_justify="left")
+    table = Table(title=ui.cell(f"tritondev settings (workspace {ctx.workspace.root})"), title_justify="left")
     for column in ("setting", "value", "source", "env var"):
         table.add_column(column)
     for row in rows:
-        value = "" if row["value"] is None else str(row["value"])
-        table.add_row(row["name"], value, row["source"], row["env"])
+        table.add_row(*(ui.cell(row[key]) for key in ("name", "value", "source", "env")))
     ui.out().print(table)
 
 

@@ -11,7 +11,8 @@ from bootstrap.commands import options
 if TYPE_CHECKING:
     from bootstrap.core.context import AppContext
     from bootstrap.core.interpreter import TargetPython
-    from bootstrap.purge.actions import PurgePlan, PurgeReport, RestoreReport
+    from bootstrap.purge.actions import PurgePlan, PurgeReport
+    from bootstrap.purge.restore import RestoreReport
     from bootstrap.purge.scan import TritonScan
 
 Restore = Annotated[bool, options.flag("--restore", help="Reinstall what the last purge removed (from its journal).")]
@@ -25,7 +26,7 @@ System = Annotated[
 def purge(ctx: AppContext, restore: Restore = False, system: System = False) -> None:
     """Remove every distribution that owns files of the `triton` package (triton, pytorch-triton, pytorch-triton-rocm, triton-xpu, ... found by what they installed), then leftovers in site-packages. torch and all other distributions stay. A journal in <workspace>/state lets --restore reinstall what was removed.
 
-    Exit codes: 0 done or nothing to purge; 2 bad input (not an interpreter, a system Python without --system, read-only site-packages, a distribution without RECORD); 3 no pip in the target; 4 pip failed, or something could not be restored; 6 workspace locked.
+    Exit codes: 0 done or nothing to purge; 2 bad input (not an interpreter, a system Python without --system, read-only site-packages, a distribution without RECORD); 3 no pip in the target; 4 pip failed, or something could not be restored; 6 workspace or environment locked, or a RECORD that lists files that are not Triton's.
     """  # noqa: E501
     if restore:
         _restore(ctx, system)
@@ -140,35 +141,31 @@ def _render_purge(
 
 
 def _restore(ctx: AppContext, system: bool) -> None:
-    from pathlib import Path
-
     from bootstrap.core import ui
     from bootstrap.core.errors import UsageError
     from bootstrap.core.interpreter import inspect_interpreter
-    from bootstrap.purge import JOURNAL_NAME, execute_restore, plan_restore
-    from bootstrap.purge.actions import installed_versions, restore_failed
-    from bootstrap.purge.journal import last_run
+    from bootstrap.purge import JOURNAL_NAME
+    from bootstrap.purge.restore import execute_restore, installed_versions, last_purge, plan_restore, restore_failed
 
     journal_path = ctx.workspace.state / JOURNAL_NAME
-    run = last_run(journal_path)
+    run = last_purge(journal_path)  # checked field by field: the journal is outside input
     if run is None:
         if ctx.json:
             ui.emit_json({"journal": str(journal_path), "run_id": None, "restored": [], "skipped": [], "failed": []})
         else:
             ui.info(f"nothing to restore: no purge recorded in {journal_path}")
         return
-    recorded = Path(str(run.get("target", {}).get("executable")))
     if ctx.settings.python is not None:
         target = ctx.target_python()
-        if target.executable.absolute() != recorded.absolute():
+        if target.executable.absolute() != run.executable.absolute():
             raise UsageError(
-                f"the last purge was of {recorded}, not {target.executable}",
-                fix=f"run `tritondev purge --restore --python {recorded}` (or without --python)",
+                f"the last purge was of {run.executable}, not {target.executable}",
+                fix=f"run `tritondev purge --restore --python {run.executable}` (or without --python)",
             )
     else:
-        target = inspect_interpreter(recorded, "purge journal", ctx.runner)
+        target = inspect_interpreter(run.executable, "purge journal", ctx.runner)
     _refuse_system(target, system)
-    steps = plan_restore(run, installed_versions(target))
+    steps = plan_restore(run.removed, installed_versions(target))
     if ctx.dry_run:
         report = execute_restore(run, steps, target, ctx.runner, journal_path)
     else:

@@ -89,8 +89,6 @@ def _run_with_dumps(
 ) -> int:
     import sys
 
-    from rich.markup import escape
-
     from bootstrap.core import ui
     from bootstrap.core.errors import ConfigError, UsageError
     from bootstrap.env.irdump import Counter, DumpSection, DumpSplitter, DumpWriter
@@ -107,7 +105,7 @@ def _run_with_dumps(
     values["MLIR_DUMP_PATH"] = None  # would send the MLIR dump to a file instead of stderr
     if ctx.dry_run:
         ctx.runner.run_attached(command, step="run", env=values)
-        ui.info(f"would write one file per pass and index.txt/index.json to {escape(str(folder))}")
+        ui.info(f"would write one file per pass and index.txt/index.json to {folder}")
         return 0
     try:
         folder.mkdir(parents=True, exist_ok=True)
@@ -156,8 +154,8 @@ def _run_with_dumps(
         kernels = sorted({r.kernel for r in rows if r.kernel})
         ui.info(
             f"{len(rows)} IR dumps ({len(kernels)} kernel{'s' if len(kernels) != 1 else ''}: "
-            f"{escape(', '.join(kernels) or '-')}) written to {escape(str(folder))}; "
-            f"index: {escape(str(folder / 'index.txt'))}"
+            f"{', '.join(kernels) or '-'}) written to {folder}; "
+            f"index: {folder / 'index.txt'}"
         )
     else:
         ui.warn(

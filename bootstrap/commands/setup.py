@@ -77,7 +77,7 @@ def render(report: object) -> None:
     out.print(escape(plan[2:]))
     if llvm:
         out.print(escape(f"llvm: {llvm}"))
-    table = Table(title=f"tritondev setup ({report.workspace})", title_justify="left")
+    table = Table(title=ui.cell(f"tritondev setup ({report.workspace})"), title_justify="left")
     for column in ("step", "status", "why", "seconds"):
         table.add_column(column)
     for outcome in report.steps:

@@ -79,6 +79,12 @@ class DirtyCheckout(TritondevError):
     exit_code = ExitCode.LOCKED_OR_DIRTY
 
 
+class WouldLoseData(TritondevError):
+    """Going on would delete or overwrite something that is not tritondev's to change (exit 6)."""
+
+    exit_code = ExitCode.LOCKED_OR_DIRTY
+
+
 class ExternalError(TritondevError):
     """Something outside tritondev failed that was not a command we ran (network, HTTP)."""
 

@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
+import errno
 import json
 import os
+import stat
 import tempfile
 from pathlib import Path
 from typing import Any
@@ -34,6 +36,42 @@ def atomic_write_json(path: Path, data: Any) -> None:
 def read_json(path: Path) -> Any:
     """The JSON in `path`, or None when the file is missing or unreadable (e.g. from an old crash)."""
     try:
-        return json.loads(path.read_text(encoding="utf-8"))
-    except (OSError, ValueError):
+        return json.loads(read_regular(path).decode("utf-8"))
+    except (OSError, ValueError, RecursionError):
         return None
+
+
+class NotRegularFile(OSError):
+    """A path tritondev reads is a FIFO, a device, a socket or a folder: never opened for reading."""
+
+
+def read_regular(path: Path, limit: int | None = None) -> bytes:
+    """The bytes of `path` if it is a regular file (links followed); NotRegularFile otherwise.
+
+    Opened without blocking and checked before reading, so that a FIFO or a device that happens to
+    carry the name of a file tritondev reads (in a cache, a workspace, site-packages) can never make
+    it hang. limit: read at most this many bytes.
+    """
+    fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK | getattr(os, "O_CLOEXEC", 0))
+    try:
+        mode = os.fstat(fd).st_mode
+        if not stat.S_ISREG(mode):
+            raise NotRegularFile(errno.EINVAL, "not a regular file", str(path))
+        os.set_blocking(fd, True)
+        with os.fdopen(fd, "rb", closefd=False) as fh:
+            return fh.read() if limit is None else fh.read(limit)
+    finally:
+        os.close(fd)
+
+
+def read_regular_text(path: Path, limit: int | None = None) -> str:
+    """read_regular, decoded as UTF-8 with undecodable bytes replaced."""
+    return read_regular(path, limit).decode("utf-8", errors="replace")
+
+
+def is_regular(path: Path) -> bool:
+    """Is `path` a regular file (links followed)? False when it is missing or unreadable."""
+    try:
+        return stat.S_ISREG(os.stat(path).st_mode)
+    except (OSError, ValueError):
+        return False

@@ -14,11 +14,10 @@ from pathlib import Path
 from bootstrap import inside
 from bootstrap.core.errors import CommandFailed, ConfigError, ToolMissing
 from bootstrap.core.runner import Runner
+from bootstrap.inside import answers
 
 WORKSPACE_VENV = "workspace venv"  # the origin of the default target
 
-# What the interpreter probe (inside/tritondev_interpreter.py) answers.
-_FACTS = ("version", "prefix", "base_prefix", "purelib", "platlib", "include", "scripts")
 
 
 @dataclass(frozen=True)
@@ -91,8 +90,8 @@ def inspect_interpreter(executable: Path, origin: str, runner: Runner) -> Target
     try:
         _, data = inside.run_json(runner, executable, "tritondev_interpreter.py", step="probe-python", timeout=60,
                                   isolated=True)
-        facts = {key: str(data[key]) for key in _FACTS}
-    except (CommandFailed, ToolMissing, inside.BadAnswer, KeyError):
+        facts = answers.interpreter(data)  # types checked: the answer is outside input
+    except (CommandFailed, ToolMissing, inside.BadAnswer):
         raise ConfigError(
             f"{executable} is not a working Python interpreter ({origin})",
             fix="pass --python with a Python interpreter (e.g. /path/to/venv/bin/python)",
@@ -100,11 +99,11 @@ def inspect_interpreter(executable: Path, origin: str, runner: Runner) -> Target
     return TargetPython(
         executable=executable,
         origin=origin,
-        version=facts["version"],
-        prefix=Path(facts["prefix"]),
-        base_prefix=Path(facts["base_prefix"]),
-        purelib=Path(facts["purelib"]),
-        platlib=Path(facts["platlib"]),
-        include=Path(facts["include"]),
-        scripts=Path(facts["scripts"]),
+        version=facts.version,
+        prefix=Path(facts.prefix),
+        base_prefix=Path(facts.base_prefix),
+        purelib=Path(facts.purelib),
+        platlib=Path(facts.platlib),
+        include=Path(facts.include),
+        scripts=Path(facts.scripts),
     )

@@ -1,26 +1,101 @@
-"""Keep credentials out of terminals, logs and JSON.
+"""Keep credentials out of terminals, logs, JSON documents, journals and crash logs.
 
-URLs such as redis://user:secret@host or https://token@host carry passwords; every string that
-may contain one passes through `redact` before it is shown or written.
+Repository URLs, download URLs and ccache remotes may carry secrets in several places; every string
+that may hold one passes through `redact` before it is shown or written:
+
+- the userinfo of any `scheme://` URL (https, http, ssh, git, redis, raw+https, ...): a password
+  becomes `user:***@`, a lone user part (`https://TOKEN@host`, the usual form of a token) `***@`;
+  only the plain ssh login `git@` stays, as it is no secret;
+- the password of an scp-like ssh address (`user:password@host:path`; its user is an ssh login);
+- query parameters whose name says secret (`?token=`, `access_token=`, `private_token=`, `password=`,
+  `api_key=`, `sig=`, `X-Amz-Signature=`, ...);
+- ccache remote attributes that carry one (`|bearer-token=...`, `|header=Authorization=...`);
+- `Authorization: Bearer|Basic|token ...` header values.
+
+`redact` is idempotent and changes nothing else in the text.
 """
 
 from __future__ import annotations
 
 import re
+from typing import Any
 
-# scheme://[user[:password]@]host — replace the userinfo's password (or a bare token) with ***.
-_USERINFO = re.compile(r"(?P<scheme>[a-zA-Z][a-zA-Z0-9+.-]*://)(?P<user>[^:/@\s]*)(?::(?P<pw>[^@/\s]*))?@")
-_QUERY_SECRET = re.compile(r"(?i)([?&](?:password|passwd|token|secret|auth)=)[^&\s]*")
+MASK = "***"
+_PUBLIC_USERS = frozenset({"git"})  # the ssh login of every hosted git service: not a secret
+
+# Parameter and attribute names that hold a secret (matched case-insensitively, as a whole name
+# or as its last part: `access_token`, `X-Amz-Signature`, `client_secret`).
+_SECRET_NAME = (
+    r"[A-Za-z0-9_.-]*?(?:token|secret|passw(?:or)?d|pwd|auth|authorization|key|sig|signature|credential|"
+    r"session|cookie)"
+)
+_URL = re.compile(r"(?P<scheme>\b[A-Za-z][A-Za-z0-9+.-]*://)(?P<rest>[^\s'\"<>\\]*)")
+_SCP = re.compile(
+    r"(?<![\w./:@%+*-])(?P<user>[A-Za-z0-9._%+-]+):(?P<pw>[^@\s/'\"]+)@(?P<host>\[[0-9A-Fa-f:.]+\]|[A-Za-z0-9][A-Za-z0-9.-]*):(?!//)"
+)
+_QUERY = re.compile(rf"(?i)(?P<head>[?&;]{_SECRET_NAME}=)(?P<value>[^&#\s'\"]*)")
+_ATTRIBUTE = re.compile(rf"(?i)(?P<head>\|{_SECRET_NAME}=)(?P<value>[^|\s'\"]*)")
+# ccache's `header=NAME=VALUE` attribute: the value (`Bearer TOKEN`) may hold a space.
+_HEADER_ATTRIBUTE = re.compile(r"(?i)(?P<head>\|header=)(?P<value>[^|'\"\n]*)")
+_HEADER = re.compile(r"(?i)(?P<head>authorization:\s*(?:bearer|basic|token)\s+)(?P<value>[^\s'\"]+)")
 
 
-def _userinfo(match: re.Match[str]) -> str:
-    scheme, user, pw = match.group("scheme"), match.group("user"), match.group("pw")
-    if pw is None:
-        # A lone userinfo part (https://TOKEN@host) is usually a token.
-        return f"{scheme}***@" if user else f"{scheme}@"
-    return f"{scheme}{user}:***@"
+def _mask_userinfo(userinfo: str) -> str:
+    user, colon, _password = userinfo.partition(":")
+    if colon:
+        return f"{user}:{MASK}"
+    if not user or user == MASK or user in _PUBLIC_USERS:
+        return user
+    return MASK
+
+
+def _url(match: re.Match[str]) -> str:
+    scheme, rest = match.group("scheme"), match.group("rest")
+    end = len(rest)
+    for stop in "/?#":
+        found = rest.find(stop)
+        if found != -1:
+            end = min(end, found)
+    authority = rest[:end]
+    if "@" not in authority and ":" in authority and "@" in rest[end:]:
+        # An unencoded / ? or # in a password (`https://user:pa/ss@host`) ends the authority early:
+        # as long as what follows the colon is no port, the userinfo reaches to the last @.
+        after = authority.split(":", 1)[1]
+        if not after.isdigit() and not authority.startswith("["):
+            end = rest.rfind("@")
+            authority = rest[:end + 1]
+    if "@" not in authority:
+        return match.group(0)
+    userinfo, _, host = authority.rpartition("@")
+    return f"{scheme}{_mask_userinfo(userinfo)}@{host}{rest[len(authority):]}"
+
+
+def _scp(match: re.Match[str]) -> str:
+    return f"{match.group('user')}:{MASK}@{match.group('host')}:"
+
+
+def _value(match: re.Match[str]) -> str:
+    return match.group("head") + (MASK if match.group("value") else "")
 
 
 def redact(text: str) -> str:
-    text = _USERINFO.sub(_userinfo, text)
-    return _QUERY_SECRET.sub(r"\1***", text)
+    """`text` with every credential of every URL form it holds replaced by ***."""
+    if not text:
+        return text
+    text = _URL.sub(_url, text)
+    text = _SCP.sub(_scp, text)
+    text = _QUERY.sub(_value, text)
+    text = _ATTRIBUTE.sub(_value, text)
+    text = _HEADER_ATTRIBUTE.sub(_value, text)
+    return _HEADER.sub(_value, text)
+
+
+def redact_data(data: Any) -> Any:
+    """A JSON-like value with `redact` applied to every string in it (keys included)."""
+    if isinstance(data, str):
+        return redact(data)
+    if isinstance(data, dict):
+        return {redact_data(k): redact_data(v) for k, v in data.items()}
+    if isinstance(data, (list, tuple)):
+        return [redact_data(v) for v in data]
+    return data

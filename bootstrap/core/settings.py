@@ -16,7 +16,6 @@ import dataclasses
 import difflib
 import os
 import shutil
-import sys
 import typing
 from collections.abc import Mapping
 from dataclasses import dataclass, field, fields
@@ -32,13 +31,18 @@ CONFIG_FILE = "tritondev.toml"
 ENV_PREFIX = "TRITONDEV_"
 WORKSPACE_ENV = "TRITONDEV_WORKSPACE"
 _DECLARATION = "tritondev.setting"  # key of a field's metadata that makes it a setting
+# The largest whole number any setting takes: what a C int holds (ninja, make, cmake read them so).
+_MAX_INT = 2**31 - 1
+# More parallel jobs than any machine has cores is a typo (jobs = 10**29), not a wish.
+MAX_JOBS = 4096
 
 
 def _default_workspace() -> Path:
     """The nearest folder upward from the current directory holding a tritondev.toml, else ~/tritondev."""
     here = Path.cwd()
     for folder in (here, *here.parents):
-        if (folder / CONFIG_FILE).is_file():
+        # Anything by that name (a broken link, a FIFO) marks the folder: loading it then says what is wrong.
+        if os.path.lexists(folder / CONFIG_FILE):
             return folder
     return Path.home() / "tritondev"
 
@@ -56,6 +60,7 @@ class Setting:
     in_file: bool = True  # may this key appear in tritondev.toml?
     default_help: str | None = None  # the default in words, where the value alone does not say it
     short: str | None = None
+    maximum: int = _MAX_INT  # whole-number settings: the largest value that makes sense
 
     @property
     def env_var(self) -> str:
@@ -93,15 +98,17 @@ def setting(
     in_file: bool = True,
     default_help: str | None = None,
     short: str | None = None,
+    maximum: int = _MAX_INT,
 ) -> dict[str, Setting]:
     """The metadata that declares a field of `Settings` a setting: `field(default=..., metadata=setting(...))`.
 
     help: what it is, a phrase without a closing period (the option's help adds env var and default).
     default_help: the default in words where the value alone does not say it.
     short: a one-letter option besides --name, e.g. "-j".
+    maximum: for a whole number, the largest value that makes sense (bigger ones are an error).
     """
     # name, kind and default are the field's own: _table() fills them in.
-    return {_DECLARATION: Setting("", object, None, help, choices, secret, in_file, default_help, short)}
+    return {_DECLARATION: Setting("", object, None, help, choices, secret, in_file, default_help, short, maximum)}
 
 
 @dataclass(frozen=True)
@@ -179,10 +186,12 @@ class Settings:
         default=None, metadata=setting("Folder of bare mirrors pytorch.git, triton.git, llvm-project.git")
     )
     jobs: int | None = field(
-        default=None, metadata=setting("Compile jobs", default_help="sized from cores and memory", short="-j")
+        default=None, metadata=setting(
+            "Compile jobs", default_help="sized from cores and memory", short="-j", maximum=MAX_JOBS
+        )
     )
     link_jobs: int | None = field(
-        default=None, metadata=setting("Parallel link jobs", default_help="sized from memory")
+        default=None, metadata=setting("Parallel link jobs", default_help="sized from memory", maximum=MAX_JOBS)
     )
     ccache: bool = field(default=True, metadata=setting("Use ccache as the compiler launcher when installed"))
     lld: bool = field(default=True, metadata=setting("Build with clang and link with lld when installed"))
@@ -247,101 +256,92 @@ _FALSE = {"0", "false", "no", "off", "n", ""}
 
 
 def _coerce(setting: Setting, raw: Any, where: str) -> Any:
-    """Turn a raw value from a file, the environment or the command line into the setting's type."""
+    """Turn a raw value from a file, the environment or the command line into the setting's type.
+
+    A file gives TOML values, which must already have the setting's type (`jobs = "4"` is as wrong as
+    `jobs = [4]`); the environment and the command line give text (or the option's own type)."""
     if raw is None:
         return None
-    kind = setting.kind
     try:
-        if kind is bool:
-            if isinstance(raw, bool):
-                return raw
-            text = str(raw).strip().lower()
-            if text in _TRUE:
-                return True
-            if text in _FALSE:
-                return False
-            raise ValueError("expected true or false")
-        if kind is int:
-            if isinstance(raw, bool):
-                raise ValueError("expected a whole number")
-            value = int(str(raw).strip())
-            if value < 1:
-                raise ValueError("must be 1 or more")
-            return value
-        if kind is Path:
-            text = str(raw)
-            if not text.strip():
-                raise ValueError("must not be empty")
-            if setting.name == "python" and os.sep not in text:
-                # A bare interpreter name (python3, python3.12) means the one on PATH, as in a shell.
-                found = shutil.which(text)
-                if found:
-                    return Path(found)
-            return Path(os.path.expanduser(text)).absolute()
-        text = str(raw) if not isinstance(raw, str) else raw
-        if isinstance(raw, (dict, list)):
-            raise ValueError("expected a string")
-        text = text.strip()
-        if setting.choices:
-            for choice in setting.choices:
-                if text.lower() == choice.lower():
-                    return choice
-            raise ValueError(f"expected one of {', '.join(setting.choices)}")
-        if not text:
-            raise ValueError("must not be empty")
-        if setting.name == "ccache_remote":
-            # Checked here, before any command creates or changes anything in the workspace.
-            from bootstrap.pipeline.ccache_remote import parse_remote_url
-
-            parse_remote_url(text)
-        if setting.name in ("llvm", "llvm_prebuilt_url"):
-            # Checked here too: a bad value must stop every command before anything is written.
-            from bootstrap.pipeline import llvm_source
-
-            return llvm_source.parse_setting(setting.name, text)
-        return text
+        if isinstance(raw, str) and any((ord(ch) < 32 and ch != "\t") or ord(ch) == 127 for ch in raw):
+            raise ValueError("it contains a control character")
+        if setting.kind is bool:
+            return _as_bool(raw)
+        if setting.kind is int:
+            return _as_int(raw, setting.maximum)
+        if not isinstance(raw, (str, os.PathLike)):
+            raise ValueError(f"expected a string, not {toml_type(raw)}")
+        if setting.kind is Path:
+            return _as_path(setting, str(raw))
+        return _as_text(setting, str(raw))
     except ValueError as exc:
+        shown = repr(raw) if len(repr(raw)) <= 80 else repr(raw)[:77] + "..."
         raise ConfigError(
-            f"invalid value {raw!r} for '{setting.name}' in {where}: {exc}",
+            f"invalid value {shown} for '{setting.name}' in {where}: {exc}",
             fix=f"set {setting.name} to a valid value ({setting.help})",
         ) from None
 
 
-def _load_toml(path: Path) -> dict[str, Any]:
-    if sys.version_info >= (3, 11):
-        import tomllib
-    else:  # pragma: no cover - Python 3.10
-        import tomli as tomllib
-    try:
-        with path.open("rb") as fh:
-            data: dict[str, Any] = tomllib.load(fh)
-    except tomllib.TOMLDecodeError as exc:
-        raise ConfigError(
-            f"{path} is not valid TOML: {exc}", fix=f"fix the syntax of {path} (see README, Settings)"
-        ) from None
-    except OSError as exc:
-        raise ConfigError(f"cannot read {path}: {exc.strerror}", fix=f"check the permissions of {path}") from None
-    return data
+def toml_type(raw: object) -> str:
+    names = {bool: "true/false", int: "a number", float: "a number", list: "a list", dict: "a table"}
+    return next((name for kind, name in names.items() if isinstance(raw, kind)), type(raw).__name__)
 
 
-def read_workspace_file(workspace: Path) -> tuple[dict[str, Any], Path | None]:
-    """The settings table of the workspace: tritondev.toml, else pyproject.toml [tool.tritondev]."""
-    toml_path = workspace / CONFIG_FILE
-    if toml_path.is_file():
-        data = _load_toml(toml_path)
-        # Accept both a flat file and one with a [tritondev] table.
-        table = data.get("tritondev", data) if set(data) == {"tritondev"} else data
-        if not isinstance(table, dict):
-            raise ConfigError(f"{toml_path}: expected key = value pairs", fix="see README, Settings")
-        return dict(table), toml_path
-    pyproject = workspace / "pyproject.toml"
-    if pyproject.is_file():
-        data = _load_toml(pyproject)
-        tool = data.get("tool", {})
-        table = tool.get("tritondev") if isinstance(tool, dict) else None
-        if isinstance(table, dict):
-            return dict(table), pyproject
-    return {}, None
+def _as_bool(raw: object) -> bool:
+    if isinstance(raw, bool):
+        return raw
+    if not isinstance(raw, str):
+        raise ValueError(f"expected true or false, not {toml_type(raw)}")
+    text = raw.strip().lower()
+    if text in _TRUE:
+        return True
+    if text in _FALSE:
+        return False
+    raise ValueError("expected true or false")
+
+
+def _as_int(raw: object, maximum: int) -> int:
+    if isinstance(raw, bool) or not isinstance(raw, (int, str)):
+        raise ValueError(f"expected a whole number, not {toml_type(raw)}")
+    value = raw if isinstance(raw, int) else int(raw.strip())
+    if value < 1:
+        raise ValueError("must be 1 or more")
+    if value > maximum:
+        raise ValueError(f"must be at most {maximum}")
+    return value
+
+
+def _as_path(setting: Setting, text: str) -> Path:
+    if not text.strip():
+        raise ValueError("must not be empty")
+    if setting.name == "python" and os.sep not in text:
+        # A bare interpreter name (python3, python3.12) means the one on PATH, as in a shell.
+        found = shutil.which(text)
+        if found:
+            return Path(found)
+    return Path(os.path.expanduser(text)).absolute()
+
+
+def _as_text(setting: Setting, raw: str) -> str:
+    text = raw.strip()
+    if setting.choices:
+        for choice in setting.choices:
+            if text.lower() == choice.lower():
+                return choice
+        raise ValueError(f"expected one of {', '.join(setting.choices)}")
+    if not text:
+        raise ValueError("must not be empty")
+    if setting.name == "ccache_remote":
+        # Checked here, before any command creates or changes anything in the workspace.
+        from bootstrap.pipeline.ccache_remote import parse_remote_url
+
+        parse_remote_url(text)
+    if setting.name in ("llvm", "llvm_prebuilt_url"):
+        # Checked here too: a bad value must stop every command before anything is written.
+        from bootstrap.pipeline import llvm_source
+
+        return llvm_source.parse_setting(setting.name, text)
+    return text
 
 
 def load_settings(
@@ -368,6 +368,8 @@ def load_settings(
     else:
         workspace = _default_workspace()
     values["workspace"] = workspace
+
+    from bootstrap.core.settings_file import read_workspace_file
 
     file_values, file_path = read_workspace_file(workspace)
     file_keys = [s.name for s in SETTINGS if s.in_file]
@@ -414,7 +416,8 @@ def describe(settings: Settings, redact_secrets: bool = True) -> list[dict[str, 
     for setting in SETTINGS:
         value = getattr(settings, setting.name)
         shown: Any = str(value) if isinstance(value, Path) else value
-        if setting.secret and redact_secrets and isinstance(shown, str):
+        # Not only the secret settings: a repository URL may carry a token too.
+        if redact_secrets and isinstance(shown, str):
             shown = redact(shown)
         rows.append(
             {

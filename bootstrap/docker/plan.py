@@ -21,6 +21,7 @@ from typing import TYPE_CHECKING
 
 from bootstrap import __version__
 from bootstrap.core.errors import CommandFailed, ConfigError, ToolMissing, UsageError
+from bootstrap.core.fsutil import read_regular
 
 if TYPE_CHECKING:
     from bootstrap.core.runner import Runner
@@ -93,6 +94,20 @@ def docker_is_rootless(security_options: str) -> bool:
     return "rootless" in security_options
 
 
+# The largest user or group id every tool agrees on (uid_t is unsigned 32-bit, but useradd, tar and
+# many others read it as a signed int; 2**32-1 means "no id").
+MAX_ID = 2**31 - 1
+
+
+def check_ids(uid: int, gid: int) -> None:
+    """The image user's ids: a UsageError (exit 2) for root's or for numbers no tool takes."""
+    if not (0 < uid <= MAX_ID and 0 < gid <= MAX_ID):
+        raise UsageError(
+            f"UID/GID must be numbers from 1 to {MAX_ID}, got {uid}/{gid}",
+            fix="pass the --uid/--gid of a non-root user (`id -u`, `id -g` print yours)",
+        )
+
+
 def image_ids(uid: int, gid: int) -> tuple[int, int]:
     """UID/GID build arguments: the user's own ids, except root's (the image's user is never root)."""
     return (uid or FALLBACK_ID, gid or FALLBACK_ID)
@@ -139,10 +154,7 @@ def build_command(
     extra_ca_pem: str | None = None,
 ) -> list[str]:
     """`<engine> build` for docker/Dockerfile with the user's ids baked into the image's user."""
-    if uid <= 0 or gid <= 0:
-        raise UsageError(
-            f"UID/GID must be positive numbers, got {uid}/{gid}", fix="pass the --uid/--gid of a non-root user"
-        )
+    check_ids(uid, gid)
     argv = [engine.program, "build", "-f", str(context / DOCKERFILE), "-t", check_image_ref(tag, "--tag")]
     argv += ["--build-arg", f"UID={uid}", "--build-arg", f"GID={gid}"]
     if base is not None:
@@ -226,7 +238,7 @@ def read_ca_certs(paths: Sequence[Path]) -> str | None:
     texts = []
     for path in paths:
         try:
-            text = path.read_text(encoding="utf-8")
+            text = read_regular(path, limit=1 << 20).decode("utf-8")
         except (OSError, UnicodeDecodeError) as exc:
             raise UsageError(f"cannot read --ca-cert {path}: {exc}", fix="give a PEM file of CA certificates") from None
         if "-----BEGIN CERTIFICATE-----" not in text or "PRIVATE KEY" in text:

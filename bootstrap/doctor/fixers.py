@@ -3,8 +3,6 @@ variables into the workspace env file, remove stale kernel-cache entries. Each r
 
 from __future__ import annotations
 
-import shutil
-from pathlib import Path
 from typing import Any
 
 from bootstrap.doctor.facts import Facts
@@ -73,23 +71,18 @@ def _env(facts: Facts, affected: list[CheckResult], dry_run: bool) -> str:
 
 def _clear_cache(facts: Facts, affected: list[CheckResult], dry_run: bool) -> str:
     from bootstrap.doctor.checks.cache import cache_dir, scan_cache, stale_entries, triton_installed_at
+    from bootstrap.kernels.cache import Removal, remove_entries, scan
 
     root = cache_dir(facts.environ)
-    entries = stale_entries(scan_cache(root), triton_installed_at(facts))
-    resolved_root = root.resolve()
-    removed = 0
-    size = 0
-    for entry in entries:
-        path = Path(entry.path)
-        # Only direct children of the cache folder, never a link out of it.
-        if path.is_symlink() or path.resolve().parent != resolved_root:
-            continue
-        if not dry_run:
-            shutil.rmtree(path)
-        removed += 1
-        size += entry.size
+    stale = {str(e.path) for e in stale_entries(scan_cache(root), triton_installed_at(facts))}
+    # Deleted the one way `cache clear` deletes: only folders that are Triton's by name and contents
+    # (bootstrap/kernels/cache/contents.py), whatever folder TRITON_CACHE_DIR names.
+    plan = [Removal(entry, "stale") for entry in scan(root) if entry.removable and str(entry.path) in stale]
+    done = plan if dry_run else remove_entries(root, plan)
+    kept = len(stale) - len(plan)
+    note = f"; {kept} folder(s) that are not Triton's left alone" if kept else ""
     verb = "would remove" if dry_run else "removed"
-    return f"{verb} {removed} stale entries ({size // 1024} KiB) from {root}"
+    return f"{verb} {len(done)} stale entries ({sum(r.entry.size for r in done) // 1024} KiB) from {root}{note}"
 
 
 FIXERS = {"purge": _purge, "env": _env, "clear-cache": _clear_cache}

@@ -3,6 +3,13 @@
 `tritondev doctor --fix` writes the variables it proved work (e.g. TRITON_PTXAS_PATH) here, and
 `eval "$(tritondev env)"` brings them into the user's shell. Format: one `export NAME=value` line
 per variable (value shell-quoted), comments allowed; written atomically.
+
+The file is the user's too (it is a shell file, and they may edit it), so it is outside input:
+- reading takes a regular file only (a FIFO never makes a command hang), UTF-8, and each
+  `export` line must be shell-quoted properly; anything else is a ConfigError (exit 2) naming
+  the line, and nothing is written;
+- writing changes only the `export` lines of the variables it sets or removes: every other line
+  (comments, the user's own commands, blank lines) stays as it was, in its place.
 """
 
 from __future__ import annotations
@@ -12,38 +19,98 @@ import shlex
 from collections.abc import Mapping
 from pathlib import Path
 
-from bootstrap.core.fsutil import atomic_write_text
+from bootstrap.core.errors import ConfigError
+from bootstrap.core.fsutil import atomic_write_text, read_regular
 
 _LINE = re.compile(r"^\s*export\s+([A-Za-z_][A-Za-z0-9_]*)=(.*)$")
+_NAME = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*$")
 HEADER = "# Written by tritondev (doctor --fix and friends). Load with: eval \"$(tritondev env)\"\n"
+_MAX_BYTES = 1 << 20  # an env file is a few lines
+
+
+def _bad(path: Path, problem: str) -> ConfigError:
+    return ConfigError(
+        f"the workspace env file {path} {problem}",
+        fix=f"fix or remove {path} (it holds `export NAME='value'` lines); `tritondev doctor --fix` writes it again",
+    )
+
+
+def _lines(path: Path) -> list[str] | None:
+    """The file's lines; None when it does not exist; ConfigError when it cannot be one."""
+    try:
+        raw = read_regular(path, limit=_MAX_BYTES + 1)
+    except FileNotFoundError:
+        return None
+    except OSError as exc:
+        raise _bad(path, f"cannot be read: {exc.strerror or exc}") from None
+    if len(raw) > _MAX_BYTES:
+        raise _bad(path, f"is larger than {_MAX_BYTES // 1024} KiB")
+    try:
+        text = raw.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        raise _bad(path, f"is not UTF-8 text (byte {exc.start})") from None
+    if "\0" in text:
+        raise _bad(path, "holds a NUL byte")
+    return text.splitlines()
+
+
+def _value(path: Path, number: int, raw: str) -> str:
+    """The value of `export NAME=<raw>` as the shell reads it (its first word; a comment may follow)."""
+    try:
+        parts = shlex.split(raw)
+    except ValueError as exc:
+        raise _bad(path, f"has a malformed line {number} ({exc}): {raw[:80]!r}") from None
+    return parts[0] if parts else ""
 
 
 def read_env_file(path: Path) -> dict[str, str]:
     """The variables in the env file, in order; {} when it does not exist."""
     values: dict[str, str] = {}
-    try:
-        text = path.read_text(encoding="utf-8")
-    except FileNotFoundError:
-        return values
-    for line in text.splitlines():
+    for number, line in enumerate(_lines(path) or [], start=1):
         match = _LINE.match(line)
         if match:
-            parts = shlex.split(match.group(2)) or [""]
-            values[match.group(1)] = parts[0]
+            values[match.group(1)] = _value(path, number, match.group(2))
     return values
 
 
 def render_env_file(values: Mapping[str, str]) -> str:
-    return HEADER + "".join(f"export {name}={shlex.quote(value)}\n" for name, value in values.items())
+    return HEADER + "".join(_export(name, value) for name, value in values.items())
+
+
+def _export(name: str, value: str) -> str:
+    return f"export {name}={shlex.quote(value)}\n"
 
 
 def update_env_file(path: Path, updates: Mapping[str, str | None]) -> dict[str, str]:
-    """Set (value) or remove (None) variables in the env file; returns the new contents."""
-    values = read_env_file(path)
-    for name, value in updates.items():
-        if value is None:
-            values.pop(name, None)
+    """Set (value) or remove (None) variables in the env file; returns the variables it now holds.
+
+    Only the `export` lines of the updated names change; every other line is kept as it was."""
+    for key, new in updates.items():
+        if not _NAME.match(key) or (new is not None and any(ord(ch) < 32 for ch in new)):
+            raise ConfigError(f"cannot write {key}={new!r} to {path}: one line per variable, no control characters",
+                              fix="report this value; set the variable in your shell instead")
+    values = read_env_file(path)  # refuses a malformed file before anything is written
+    lines = _lines(path)
+    if lines is None:
+        atomic_write_text(path, render_env_file({k: v for k, v in updates.items() if v is not None}))
+        return read_env_file(path)
+    kept: list[str] = []
+    placed: set[str] = set()
+    for line in lines:
+        match = _LINE.match(line)
+        name = match.group(1) if match else None
+        if name is None or name not in updates:
+            kept.append(line + "\n")
+            continue
+        value = updates[name]
+        if value is not None and name not in placed:
+            kept.append(_export(name, value))
+            placed.add(name)
+    kept += [_export(n, v) for n, v in updates.items() if v is not None and n not in placed]
+    atomic_write_text(path, "".join(kept))
+    for key, new in updates.items():
+        if new is None:
+            values.pop(key, None)
         else:
-            values[name] = value
-    atomic_write_text(path, render_env_file(values))
+            values[key] = new
     return values

@@ -12,7 +12,7 @@ from pathlib import Path
 from bootstrap.core.errors import CommandFailed, ConfigError, ExternalError
 from bootstrap.core.redact import redact
 from bootstrap.core.runner import Runner
-from bootstrap.git.refs import SHA_RE, is_commit_like
+from bootstrap.git.refs import SHA_RE, is_commit_like, without_credentials
 
 
 class RefNotFound(ConfigError):
@@ -38,17 +38,21 @@ def git_dir_of(path: Path, runner: Runner) -> Path | None:
     return Path(result.stdout.strip())
 
 
-def _read_blob(runner: Runner, git_dir: Path, commit: str, path: str, step: str) -> str | None:
-    """A file at `commit` in the repository `git_dir`; symlinks (PyTorch's old .github pin) followed."""
+def _read_blob(
+    runner: Runner, git_dir: Path, commit: str, path: str, step: str, config: tuple[str, ...] = ()
+) -> str | None:
+    """A file at `commit` in the repository `git_dir`; symlinks (PyTorch's old .github pin) followed.
+
+    config: `-c key=value` arguments for git (the remote's URL where it is not kept on disk)."""
     for _ in range(5):  # bounded: a symlink loop must not hang us
-        listing = _git(runner, ["--git-dir", str(git_dir), "ls-tree", commit, "--", path], step).strip()
+        listing = _git(runner, [*config, "--git-dir", str(git_dir), "ls-tree", commit, "--", path], step).strip()
         if not listing:
             return None
         meta, _, _name = listing.partition("\t")
         mode, kind, oid = meta.split()
         if kind != "blob":
             return None
-        text = _git(runner, ["--git-dir", str(git_dir), "cat-file", "blob", oid], step)
+        text = _git(runner, [*config, "--git-dir", str(git_dir), "cat-file", "blob", oid], step)
         if mode != "120000":
             return text
         path = posixpath.normpath(posixpath.join(posixpath.dirname(path), text.strip()))
@@ -141,16 +145,24 @@ class GitFetchReader:
             alternates.parent.mkdir(parents=True, exist_ok=True)
             alternates.write_text(str((self.borrow_from / "objects").absolute()) + "\n", encoding="utf-8")
         # The URL is set on every use: the user may point the same cache at a mirror next time.
-        # Promisor settings let `cat-file` fetch the few blobs we read, on demand.
+        # Promisor settings let `cat-file` fetch the few blobs we read, on demand. A URL with a
+        # password or token is kept without it; git gets the full one on each call (`_remote`).
         for key, value in (
-            ("remote.origin.url", self.url),
+            ("remote.origin.url", without_credentials(self.url)),
             ("remote.origin.promisor", "true"),
             ("remote.origin.partialclonefilter", "blob:none"),
         ):
             _git(self.runner, [*g, "config", key, value], self.step)
 
+    @property
+    def _remote(self) -> tuple[str, ...]:
+        """`-c remote.origin.url=URL` when the URL on disk lacks the credentials this one has."""
+        kept = without_credentials(self.url)
+        return () if kept == self.url else ("-c", f"remote.origin.url={self.url}")
+
     def _fetch(self) -> str:
         args = [
+            *self._remote,
             "--git-dir",
             str(self.repo),
             "fetch",
@@ -177,7 +189,7 @@ class GitFetchReader:
     def read(self, path: str) -> str | None:
         assert self.commit is not None
         try:
-            return _read_blob(self.runner, self.repo, self.commit, path, self.step)
+            return _read_blob(self.runner, self.repo, self.commit, path, self.step, self._remote)
         except CommandFailed as exc:
             # The blob is fetched on demand; a network failure here is the same as one in fetch.
             raise _fetch_error(self.url, self.ref, "\n".join(exc.tail), exc.log_path) from None

@@ -19,17 +19,20 @@ import shutil
 from dataclasses import dataclass
 from pathlib import Path
 
-from bootstrap.core.errors import ConfigError, DirtyCheckout
+from bootstrap.core.errors import ConfigError, DirtyCheckout, WouldLoseData
 from bootstrap.core.redact import redact
 from bootstrap.core.runner import Runner
 from bootstrap.core.settings import Settings
-from bootstrap.git.refs import validate_commit, validate_repo_url
+from bootstrap.git.refs import validate_commit, validate_repo_url, without_credentials
 
 # Checkout name -> settings field holding its URL.
 URL_SETTINGS = {"pytorch": "pytorch_url", "triton": "triton_url", "llvm-project": "llvm_url"}
 # Where each pinned commit is remembered inside a checkout, so that an earlier pin (often on a
 # release branch we never fetched as a branch) is not mistaken for a local commit.
 PIN_REF_PREFIX = "refs/tritondev/pins/"
+# In <dest>.partial while a new clone is assembled there: only a folder holding it (or an empty one)
+# is ever deleted as the leftover of an interrupted clone.
+PARTIAL_MARK = ".tritondev-partial-clone"
 _SHOWN_NAMES = 20
 
 
@@ -238,19 +241,29 @@ def _clone_new(
     name: str, url: str, commit: str, dest: Path, runner: Runner, step: str, full_history: bool
 ) -> CheckoutReport:
     partial = dest.with_name(dest.name + ".partial")
-    if partial.exists() and not runner.dry_run:
+    if os.path.lexists(partial) and not runner.dry_run:
+        if not _is_our_partial(partial):
+            raise WouldLoseData(
+                f"{partial} exists and is not a clone tritondev started; it is left alone",
+                fix=f"move {partial} away (or delete it if it is not yours), then run the command again",
+            )
         # Left by an interrupted clone of ours: only objects we fetched, nothing of the user's.
         shutil.rmtree(partial)
+    if not runner.dry_run:
+        # Marked before git writes anything into it, so a kill at any moment leaves a folder we know.
+        partial.mkdir(parents=True)
+        (partial / PARTIAL_MARK).write_text("a clone tritondev setup has not finished\n", encoding="utf-8")
     runner.run(["git", "init", "--quiet", str(partial)], step=step)
-    runner.run(["git", "-C", str(partial), "remote", "add", "origin", "--", url], step=step)
-    fetch = _fetch_args("origin", commit, shallow=not full_history, full_history=False)
+    # .git/config keeps the URL without credentials; the fetch below uses the full one once.
+    runner.run(["git", "-C", str(partial), "remote", "add", "origin", "--", without_credentials(url)], step=step)
+    fetch = _fetch_args(url, commit, shallow=not full_history, full_history=False)
     if full_history:
         fetch = [
             "fetch",
             "--tags",
             "--no-write-fetch-head",
             "--end-of-options",
-            "origin",
+            url,
             "+refs/heads/*:refs/remotes/origin/*",
             f"+{commit}:{PIN_REF_PREFIX}{commit}",
         ]
@@ -265,12 +278,19 @@ def _clone_new(
         step=step,
     )
     if not runner.dry_run:
+        (partial / PARTIAL_MARK).unlink()
         if dest.is_dir():
             dest.rmdir()  # empty (checked by the caller)
         dest.parent.mkdir(parents=True, exist_ok=True)
         os.replace(partial, dest)
     head = commit if not runner.dry_run else ""
     return CheckoutReport(dest, commit, head, (), (), "cloned")
+
+
+def _is_our_partial(partial: Path) -> bool:
+    if partial.is_symlink() or not partial.is_dir():
+        return False
+    return (partial / PARTIAL_MARK).is_file() or not any(partial.iterdir())
 
 
 def _update_existing(
@@ -293,13 +313,20 @@ def _update_existing(
     if head == commit and not (full_history and shallow):
         _remember_pin(dest, commit, runner, step)
         return CheckoutReport(dest, commit, head, (), (), "up-to-date")
-    if not has_commit(dest, commit, runner, step) or full_history:
+    present = has_commit(dest, commit, runner, step)
+    if present and not runner.dry_run:
+        # Before anything is written, .git included, when the commit's tree is already here.
+        _refuse_overwriting_ignored(name, dest, commit, runner, step)
+    if not present or full_history:
         runner.run(
             ["git", "-C", str(dest), *_fetch_args(url, commit, shallow=shallow, full_history=full_history)],
             step=step,
             timeout=6 * 3600,
             fix=f"check that {redact(url)} is reachable and has commit {commit}",
         )
+        if not present and not runner.dry_run:
+            # The fetch added objects and the pin's ref to .git; the working tree is still untouched.
+            _refuse_overwriting_ignored(name, dest, commit, runner, step)
     else:
         _remember_pin(dest, commit, runner, step)
     runner.run(
@@ -307,6 +334,39 @@ def _update_existing(
         step=step,
     )
     return CheckoutReport(dest, commit, commit if not runner.dry_run else head, (), (), "fetched")
+
+
+def _refuse_overwriting_ignored(name: str, dest: Path, commit: str, runner: Runner, step: str) -> None:
+    """git checkout replaces ignored files (and folders of them) at paths the new commit tracks: for
+    git they are expendable, for the user they are often work (notes, local configs kept out of git by
+    .git/info/exclude). Such files make the move stop with exit 6, naming them; nothing is changed."""
+    ignored = _git(runner, dest, "ls-files", "-z", "--others", "--ignored", "--exclude-standard", step=step,
+                   probe=True)
+    tracked = _git(runner, dest, "ls-tree", "-r", "-z", "--name-only", commit, step=step, probe=True)
+    conflicts = overwritten_by_checkout(
+        [p for p in ignored.split("\0") if p], [p for p in tracked.split("\0") if p]
+    )
+    if conflicts:
+        raise WouldLoseData(
+            f"{name} checkout {dest}: moving to {commit[:12]} would overwrite ignored files that commit tracks"
+            f" ({_names(tuple(conflicts))}); nothing was changed",
+            fix="move those files away (or commit them), then run again; or pass --allow-dirty to build the"
+            " checkout as it stands",
+        )
+
+
+def overwritten_by_checkout(ignored: list[str], tracked: list[str]) -> list[str]:
+    """The ignored files a checkout of a tree with the `tracked` files would replace or delete: the
+    same path, a path under a file the tree tracks, or a path where the tree has a folder. Pure."""
+    files = set(tracked)
+    folders = {"/".join(parts[:i]) for parts in (p.split("/") for p in tracked) for i in range(1, len(parts))}
+    conflicts = []
+    for path in ignored:
+        parts = path.rstrip("/").split("/")
+        prefixes = ("/".join(parts[:i]) for i in range(1, len(parts)))
+        if path in files or path.rstrip("/") in folders or any(prefix in files for prefix in prefixes):
+            conflicts.append(path)
+    return conflicts
 
 
 def _remember_pin(dest: Path, commit: str, runner: Runner, step: str) -> None:

@@ -23,6 +23,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from bootstrap.core.errors import ConfigError, MismatchError
+from bootstrap.core.fsutil import read_regular_text
 from bootstrap.core.redact import redact
 from bootstrap.git.blobs import LocalRepoReader, RefNotFound, git_dir_of
 from bootstrap.git.checkouts import repository_url
@@ -141,8 +142,12 @@ def find_installed_torch(ctx: AppContext) -> InstalledTorch | None:
         return None  # no environment yet (setup creates it), hence no torch in it
     for folder in target.site_packages:
         path = folder / "torch" / "version.py"
-        if path.is_file():
-            version, git_version = parse_torch_version_py(path.read_text(encoding="utf-8", errors="replace"))
+        try:
+            text = read_regular_text(path)
+        except OSError:
+            continue
+        if text:
+            version, git_version = parse_torch_version_py(text)
             if version:
                 return InstalledTorch(version, git_version, path)
     return None

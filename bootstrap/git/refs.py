@@ -12,7 +12,7 @@ import ipaddress
 import re
 from dataclasses import dataclass
 from pathlib import Path
-from urllib.parse import urlsplit
+from urllib.parse import SplitResult, urlsplit
 
 from bootstrap.core.errors import ConfigError, MismatchError
 
@@ -166,39 +166,77 @@ def validate_repo_url(value: str, what: str = "repository URL") -> RepoUrl:
     if text.startswith(RAW_PREFIX):
         return validate_raw_base(text[len(RAW_PREFIX) :], what)
     if "://" in text:
-        parts = urlsplit(text)
+        parts, problem = _split_url(text)
+        if parts is None:
+            raise bad(problem)
         scheme = parts.scheme.lower()
         if scheme not in _GIT_SCHEMES:
             raise bad(f"transport '{scheme}' is not allowed (allowed: {', '.join(_GIT_SCHEMES)})")
         if scheme == "http" and not _is_loopback(parts.hostname):
             raise bad("plain http is allowed only for 127.0.0.1/localhost; use https")
         if scheme == "file":
+            if parts.netloc not in ("", "localhost") or not parts.path.startswith("/"):
+                raise bad("a file:// URL names a folder on this machine by its absolute path: file:///path/to/repo")
             return RepoUrl("path", str(Path(parts.path).absolute()))
         if not parts.hostname or parts.hostname.startswith("-"):
             raise bad("it names no valid host")
         return RepoUrl("git", text)
     if text.startswith(("/", "./", "../", "~")) or not _SCP_RE.match(text):
         # Anything else without a scheme is a local path (what git would do, too).
-        return RepoUrl("path", str(Path(text).expanduser().absolute()))
+        try:
+            return RepoUrl("path", str(Path(text).expanduser().absolute()))
+        except RuntimeError as exc:  # ~someone who has no home folder here
+            raise bad(str(exc)) from None
     host = text.split(":", 1)[0].split("@")[-1]
     if host.startswith("-"):
         raise bad("it names no valid host")
     return RepoUrl("git", text)
 
 
+def _split_url(text: str) -> tuple[SplitResult | None, str]:
+    """urlsplit, and the port read once (both raise ValueError on what no tool could reach)."""
+    try:
+        parts = urlsplit(text)
+        parts.port  # noqa: B018 - reading it validates it
+    except ValueError as exc:
+        return None, f"it is not a valid URL ({exc})"
+    return parts, ""
+
+
 def validate_raw_base(value: str, what: str = "raw-file URL") -> RepoUrl:
     """An HTTPS base URL for raw files (http only on loopback, for local test servers)."""
-    parts = urlsplit(value)
-    scheme = parts.scheme.lower()
-    if scheme == "https" or (scheme == "http" and _is_loopback(parts.hostname)):
-        if parts.hostname and not parts.username and not parts.password:
-            return RepoUrl("raw", value.rstrip("/"))
-        problem = "it must name a host and carry no credentials"
-    elif scheme == "http":
-        problem = "plain http is allowed only for 127.0.0.1/localhost (a local server); use https"
-    else:
-        problem = "raw files are downloaded over https only"
+    parts, problem = _split_url(value)
+    if parts is not None:
+        scheme = parts.scheme.lower()
+        if scheme == "https" or (scheme == "http" and _is_loopback(parts.hostname)):
+            if parts.hostname and not parts.username and not parts.password:
+                return RepoUrl("raw", value.rstrip("/"))
+            problem = "it must name a host and carry no credentials"
+        elif scheme == "http":
+            problem = "plain http is allowed only for 127.0.0.1/localhost (a local server); use https"
+        else:
+            problem = "raw files are downloaded over https only"
     raise ConfigError(f"{what} {value!r} is rejected: {problem}", fix="use an https:// URL")
+
+
+def without_credentials(url: str) -> str:
+    """`url` as it may be kept on disk (a checkout's .git/config): no password, no token.
+
+    An http(s) or git URL loses its whole userinfo and secret query parameters; an ssh login name
+    is kept (ssh needs it and it is no secret), its password is not."""
+    from bootstrap.core.redact import redact
+
+    if redact(url) == url:
+        return url
+    parts, _ = _split_url(url) if "://" in url else (None, "")
+    if parts is None:  # user:password@host:path
+        login, _, rest = url.partition("@")
+        return f"{login.split(':', 1)[0]}@{rest}"
+    host = parts.netloc.rpartition("@")[2]
+    keep_user = parts.scheme.lower() == "ssh" and parts.username
+    netloc = f"{parts.username}@{host}" if keep_user else host
+    query = "&".join(q for q in parts.query.split("&") if q and redact(f"?{q}") == f"?{q}")
+    return parts._replace(netloc=netloc, query=query).geturl()
 
 
 def validate_slug(value: str, what: str) -> str:

@@ -11,6 +11,7 @@ a value of the wrong type is never silently dropped.
 
 from __future__ import annotations
 
+import os
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
@@ -279,3 +280,34 @@ def jax_triton(data: Mapping[str, Any]) -> JaxTriton:
 def triton_version(data: Mapping[str, Any]) -> str | None:
     """tritondev_triton_version.py: triton.__version__ from the source; None when triton is not there."""
     return optional_text(data, "version", "tritondev_triton_version.py")
+
+
+@dataclass(frozen=True)
+class InterpreterFacts:
+    """tritondev_interpreter.py: where the target interpreter installs packages."""
+
+    version: str  # "3.12.3"
+    prefix: str
+    base_prefix: str
+    purelib: str
+    platlib: str
+    include: str
+    scripts: str
+
+
+def _absolute_path(data: Mapping[str, Any], key: str, where: str) -> str:
+    value = text(data, key, where)
+    if not os.path.isabs(value) or any(ord(ch) < 32 for ch in value):
+        raise BadAnswer(f"{where}: {key!r} is not an absolute path: {value[:100]!r}")
+    return value
+
+
+def interpreter(data: Mapping[str, Any]) -> InterpreterFacts:
+    where = "tritondev_interpreter.py"
+    version = text(data, "version", where)
+    parts = version.split(".")
+    if len(parts) != 3 or not all(part.isdigit() and part.isascii() for part in parts):
+        raise BadAnswer(f"{where}: 'version' is not MAJOR.MINOR.MICRO: {version[:40]!r}")
+    paths = {key: _absolute_path(data, key, where)
+             for key in ("prefix", "base_prefix", "purelib", "platlib", "include", "scripts")}
+    return InterpreterFacts(version=version, **paths)

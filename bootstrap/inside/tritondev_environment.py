@@ -9,8 +9,25 @@ guarded: one broken distribution must not hide the others. Prints one JSON objec
 
 import json
 import os
+import stat
 
 facts = {"errors": {}}
+
+
+def regular(path):
+    """Is `path` a regular file? A FIFO named like a metadata file must never block the probe."""
+    try:
+        return stat.S_ISREG(os.stat(path).st_mode)
+    except (OSError, ValueError):
+        return False
+
+
+def read_meta(dist, name):
+    """dist.read_text(name), for regular files only."""
+    folder = getattr(dist, "_path", None)
+    if folder is not None and not regular(os.path.join(str(folder), name)):
+        return None
+    return dist.read_text(name)
 
 
 def guard(name, fn):
@@ -22,10 +39,10 @@ def guard(name, fn):
 
 def triton_files(dist):
     """(files under triton/, no file list at all)."""
-    text = dist.read_text("RECORD")
+    text = read_meta(dist, "RECORD")
     if text is not None:
         return sum(1 for line in text.splitlines() if line.startswith("triton/")), False
-    text = dist.read_text("installed-files.txt")
+    text = read_meta(dist, "installed-files.txt")
     if text is not None:
         count = 0
         for line in text.splitlines():
@@ -38,7 +55,7 @@ def triton_files(dist):
 
 def read_direct_url(dist):
     try:
-        text = dist.read_text("direct_url.json")
+        text = read_meta(dist, "direct_url.json")
         return json.loads(text) if text else None
     except Exception:
         return None
@@ -46,8 +63,11 @@ def read_direct_url(dist):
 
 def is_placeholder(location):
     """PyPI's placeholder package raises 'Should never be installed' from triton/__init__.py."""
+    path = os.path.join(location, "triton", "__init__.py")
+    if not regular(path):
+        return False
     try:
-        with open(os.path.join(location, "triton", "__init__.py"), encoding="utf-8", errors="replace") as fh:
+        with open(path, encoding="utf-8", errors="replace") as fh:
             return "Should never be installed" in fh.read(20000)
     except OSError:
         return False
@@ -57,7 +77,7 @@ def describe(dist, name, key):
     owns, record_missing = triton_files(dist)
     direct_url = read_direct_url(dist)
     editable = bool(isinstance(direct_url, dict) and (direct_url.get("dir_info") or {}).get("editable"))
-    top_level = (dist.read_text("top_level.txt") or "").split()
+    top_level = (read_meta(dist, "top_level.txt") or "").split()
     tritonish = "triton" in top_level or key == "triton" or key.startswith(("triton-", "pytorch-triton"))
     if tritonish and (editable or record_missing):
         owns = max(owns, 1)  # an editable install provides triton/ through a .pth or a finder

@@ -8,6 +8,8 @@ from __future__ import annotations
 import re
 from pathlib import Path
 
+from bootstrap.core.fsutil import read_regular_text
+
 VCS_REVISION_HEADER = Path("include") / "llvm" / "Support" / "VCSRevision.h"
 _REVISION_RE = re.compile(r'#define\s+LLVM_REVISION\s+"([0-9a-fA-F]{7,40})"')
 
@@ -16,7 +18,7 @@ def read_vcs_revision(llvm_build: Path) -> str | None:
     """The LLVM commit a build was configured from: LLVM_REVISION in its generated VCSRevision.h (what
     `llvm-config --vcs-revision` reports too), lower case; None when the build has none."""
     try:
-        text = (llvm_build / VCS_REVISION_HEADER).read_text(encoding="utf-8", errors="replace")
+        text = read_regular_text(llvm_build / VCS_REVISION_HEADER)
     except OSError:
         return None
     match = _REVISION_RE.search(text)
@@ -27,7 +29,7 @@ def read_cmake_cache(path: Path) -> dict[str, str]:
     """NAME -> value of a CMakeCache.txt (types dropped); empty when the file cannot be read."""
     values: dict[str, str] = {}
     try:
-        text = path.read_text(errors="replace")
+        text = read_regular_text(path)
     except OSError:
         return values
     for line in text.splitlines():

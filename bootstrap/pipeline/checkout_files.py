@@ -13,7 +13,7 @@ import os
 from collections.abc import Sequence
 from pathlib import Path
 
-from bootstrap.core.fsutil import atomic_write_text
+from bootstrap.core.fsutil import atomic_write_text, read_regular
 from bootstrap.core.workspace import Workspace
 from bootstrap.pipeline import recipe as P
 from bootstrap.pipeline.llvm_builds import LlvmLocation
@@ -29,7 +29,7 @@ def exclude_locally(checkout: Path, names: Sequence[str]) -> None:
     if not (checkout / ".git").is_dir():
         return
     try:
-        text = exclude.read_text() if exclude.is_file() else ""
+        text = read_regular(exclude).decode("utf-8", errors="replace") if os.path.lexists(exclude) else ""
     except OSError:
         return
     lines = text.splitlines()
@@ -50,11 +50,30 @@ def remove_stale_temporaries(folder: Path) -> None:
 
 def write_if_changed(path: Path, text: str) -> None:
     try:
-        if path.read_text() == text:
+        if read_regular(path).decode("utf-8", errors="replace") == text:
             return
     except OSError:
         pass
     atomic_write_text(path, text)
+
+
+def _is_ours(path: Path) -> bool:
+    """Is the CMakeUserPresets.json at `path` one setup wrote (or absent)? A user's own presets file
+    (kept out of git by a global ignore) is their work: never replaced."""
+    if not os.path.lexists(path):
+        return True
+    try:
+        return P.PRESETS_MARK in read_regular(path, limit=1 << 20).decode("utf-8", errors="replace")
+    except OSError:
+        return False
+
+
+def write_presets(path: Path, text: str) -> str | None:
+    """Write a CMakeUserPresets.json of ours; a notice instead when a file of the user's is there."""
+    if not _is_ours(path):
+        return f"{path} is not one tritondev wrote: left as it is (no `cmake --preset tritondev` there)"
+    write_if_changed(path, text)
+    return None
 
 
 def link_compile_commands(build_dir: Path, checkout: Path) -> None:
@@ -75,29 +94,34 @@ def link_compile_commands(build_dir: Path, checkout: Path) -> None:
     os.replace(tmp, link)
 
 
-def write_local_files(ws: Workspace, triton_src: Path, presets: P.Presets, llvm: LlvmLocation, jobs: int) -> None:
-    """CMakeUserPresets.json in each checkout and the values the shell functions run.
+def write_local_files(
+    ws: Workspace, triton_src: Path, presets: P.Presets, llvm: LlvmLocation, jobs: int
+) -> list[str]:
+    """CMakeUserPresets.json in each checkout and the values the shell functions run; returns notices.
 
     A reused LLVM build's source belongs to another workspace, a prebuilt package or --llvm PATH has
-    none: nothing is written there.
+    none: nothing is written there. A presets file of the user's own is never replaced (a notice says
+    so).
     """
+    notices: list[str | None] = []
     if llvm.kind == "source" and (llvm.source / "llvm").is_dir() and llvm.reused_from is None:
         exclude_locally(llvm.source, ["llvm/CMakeUserPresets.json", "compile_commands.json", *TEMP_PATTERNS,
                                       *[f"llvm/{t}" for t in TEMP_PATTERNS]])
         remove_stale_temporaries(llvm.source / "llvm")
         remove_stale_temporaries(llvm.source)
-        write_if_changed(
+        notices.append(write_presets(
             llvm.source / "llvm" / "CMakeUserPresets.json",
             P.render_cmake_user_presets(presets.llvm_cache, llvm.build, jobs, display="LLVM/MLIR for Triton"),
-        )
+        ))
     if triton_src.is_dir():
         exclude_locally(triton_src, [*LOCAL_FILES, *TEMP_PATTERNS])
         remove_stale_temporaries(triton_src)
-        write_if_changed(
+        notices.append(write_presets(
             triton_src / "CMakeUserPresets.json",
             P.render_cmake_user_presets(presets.triton_cache, presets.triton_cmake_build_dir, jobs,
                                         display="Triton (hand-configured build)"),
-        )
+        ))
     paths = P.Paths(ws.root, triton_src, llvm.source, llvm.build, Path(presets.pip_install.argv[0]),
                     ws.root / "triton-home")
     write_if_changed(ws.state / SHELL_VALUES, P.render_shell_values(presets, paths))
+    return [n for n in notices if n]

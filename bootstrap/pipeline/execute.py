@@ -117,8 +117,8 @@ class Execution:
             if not self.facts.tools_cache_present and ws.state.is_dir():
                 remember_versions(self.facts.toolchain, ws.state / TOOLS_CACHE)
             llvm_builds.link_reused(self.facts.llvm_folders.mine, self.plan.llvm)
-            checkout_files.write_local_files(ws, self.facts.triton.path, self.plan.presets, self.plan.llvm,
-                                             self.plan.jobs.compile)
+            self.report.notices += checkout_files.write_local_files(
+                ws, self.facts.triton.path, self.plan.presets, self.plan.llvm, self.plan.jobs.compile)
 
     def say_what_a_source_build_costs(self) -> None:
         cost = llvm_steps.source_build_cost(self.facts.resources, self.plan.jobs, self.facts.settings.llvm_build_type)

@@ -25,6 +25,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from bootstrap.core.fsutil import read_regular_text
 from bootstrap.core.interpreter import WORKSPACE_VENV, TargetPython
 from bootstrap.core.runner import PlannedCommand
 from bootstrap.core.settings import Settings
@@ -211,7 +212,7 @@ def _kept_projects(triton: CheckoutFacts, pinned: tuple[str, ...] | None) -> tup
 
     def read(path: str) -> str | None:
         try:
-            return (triton.path / path).read_text(errors="replace")
+            return read_regular_text(triton.path / path)
         except OSError:
             return None
 

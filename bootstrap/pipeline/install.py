@@ -15,7 +15,7 @@ import re
 from collections.abc import Sequence
 from pathlib import Path
 
-from bootstrap.core.fsutil import read_json
+from bootstrap.core.fsutil import read_json, read_regular
 from bootstrap.core.interpreter import TargetPython
 from bootstrap.core.runner import Runner
 
@@ -90,7 +90,7 @@ def setup_files_digest(setup_dir: Path) -> str:
     digest = hashlib.sha256()
     for name in SETUP_FILES:
         try:
-            digest.update(name.encode() + b"\0" + (setup_dir / name).read_bytes())
+            digest.update(name.encode() + b"\0" + read_regular(setup_dir / name))
         except OSError:
             digest.update(name.encode() + b"\0-")
     return digest.hexdigest()

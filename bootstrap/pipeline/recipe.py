@@ -358,6 +358,10 @@ def make_presets(inputs: PresetInputs) -> Presets:
 # Renderers
 
 
+# The description of the presets setup writes: how a CMakeUserPresets.json is known to be tritondev's.
+PRESETS_MARK = "Written by tritondev setup; re-run it to refresh."
+
+
 def render_cmake_user_presets(
     cache: Sequence[tuple[str, str]], binary_dir: Path, jobs: int, *, display: str
 ) -> str:
@@ -369,7 +373,7 @@ def render_cmake_user_presets(
             {
                 "name": PRESET_NAME,
                 "displayName": display,
-                "description": "Written by tritondev setup; re-run it to refresh.",
+                "description": PRESETS_MARK,
                 "generator": "Ninja",
                 "binaryDir": str(binary_dir),
                 "cacheVariables": dict(cache),

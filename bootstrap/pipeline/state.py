@@ -19,7 +19,7 @@ from pathlib import Path
 from typing import Any
 
 from bootstrap.core.errors import UsageError
-from bootstrap.core.fsutil import atomic_write_json
+from bootstrap.core.fsutil import atomic_write_json, read_regular
 from bootstrap.pipeline.recipe import Command
 from bootstrap.pipeline.toolchain import Tool
 
@@ -141,7 +141,7 @@ def read_state(state_dir: Path) -> SetupState | None:
     """The state of the last finished setup; None when there is none; StateError when it is unreadable."""
     path = state_path(state_dir)
     try:
-        raw = path.read_bytes()
+        raw = read_regular(path)
     except FileNotFoundError:
         return None
     except OSError as exc:

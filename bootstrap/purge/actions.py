@@ -14,10 +14,11 @@ import shutil
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from bootstrap.core.errors import ConfigError, ExternalError, ToolMissing
+from bootstrap.core.errors import ConfigError, ExternalError, ToolMissing, TritondevError, WouldLoseData
 from bootstrap.core.interpreter import TargetPython
 from bootstrap.core.runner import Runner
 from bootstrap.purge import journal, scan
+from bootstrap.purge.envlock import environment_lock
 from bootstrap.purge.metadata import PACKAGE
 from bootstrap.purge.pipbridge import PIP_ENV
 from bootstrap.purge.scan import Owner, TritonScan
@@ -29,10 +30,12 @@ MAX_ROUNDS = 5
 
 @dataclass(frozen=True)
 class Blocker:
-    """A distribution pip cannot remove, and why: the purge does nothing while there is one."""
+    """A distribution pip cannot (or must not) remove, and why: the purge does nothing while there is one."""
 
     owner: Owner
     reason: str
+    fix: str | None = None  # None: reinstall it so that pip knows its files
+    error: type[TritondevError] = ConfigError
 
 
 @dataclass(frozen=True)
@@ -89,6 +92,7 @@ def plan_purge(found: TritonScan) -> PurgePlan:
             for o in found.owners
             if not o.record_missing and canonicalize_name(o.name) not in listed
         ]
+    blocked += [_foreign_blocker(o) for o in found.owners if o.foreign]
     return PurgePlan(
         owners=found.owners,
         leftovers=found.leftovers,
@@ -96,6 +100,18 @@ def plan_purge(found: TritonScan) -> PurgePlan:
         shadows=found.shadows,
         blocked=tuple(b.reason for b in blocked),
         blockers=tuple(blocked),
+    )
+
+
+def _foreign_blocker(owner: Owner) -> Blocker:
+    more = f" (and {len(owner.foreign) - 1} more)" if len(owner.foreign) > 1 else ""
+    return Blocker(
+        owner,
+        f"{owner.name} {owner.version} ({owner.dist_info}) lists files that are not Triton's, which"
+        f" `pip uninstall` would delete: {owner.foreign[0]}{more}; nothing was removed",
+        fix=f"look at {owner.dist_info}/RECORD and entry_points.txt; if it is broken, remove that metadata folder"
+        " by hand (the files under triton/ are then leftovers purge removes), then run purge again",
+        error=WouldLoseData,
     )
 
 
@@ -152,10 +168,13 @@ def preflight(plan: PurgePlan, target: TargetPython, runner: Runner) -> None:
     planned = {_key(o.dist_info) for o in plan.owners}
     blockers = [b for b in plan.blockers if _key(b.owner.dist_info) in planned]
     if blockers:
-        first = blockers[0].owner
-        raise ConfigError(
-            blockers[0].reason,
-            fix=f"reinstall it so that pip knows its files ({target.executable} -m pip install --force-reinstall"
+        # The ones that would delete what is not Triton's come first: they say most about the environment.
+        blocker = sorted(blockers, key=lambda b: b.error is not WouldLoseData)[0]
+        first = blocker.owner
+        raise blocker.error(
+            blocker.reason,
+            fix=blocker.fix
+            or f"reinstall it so that pip knows its files ({target.executable} -m pip install --force-reinstall"
             f" --no-deps '{first.name}=={first.version}'), or remove it with the tool that installed it"
             f"{' (' + first.installer + ')' if first.installer else ''}; then run `tritondev purge` again",
         )
@@ -218,7 +237,15 @@ def remove_leftover(path: Path) -> None:
 
 
 def execute_purge(plan: PurgePlan, target: TargetPython, runner: Runner, journal_path: Path) -> PurgeReport:
-    """Run `plan`: checks (`preflight`), the journal, pip rounds, then leftovers."""
+    """Run `plan`: checks (`preflight`), the journal, pip rounds, then leftovers; one purge or restore
+    of an environment at a time (envlock.py), whichever workspace it runs from."""
+    if plan.empty or runner.dry_run:
+        return _execute_purge(plan, target, runner, journal_path)
+    with environment_lock(target.site_packages[0], "purge"):
+        return _execute_purge(plan, target, runner, journal_path)
+
+
+def _execute_purge(plan: PurgePlan, target: TargetPython, runner: Runner, journal_path: Path) -> PurgeReport:
     report = PurgeReport(journal=str(journal_path))
     if plan.empty:
         report.import_location, _ = scan.import_probe(target, runner, cwd=None, environ=None, isolated=True)
@@ -296,74 +323,3 @@ def execute_purge(plan: PurgePlan, target: TargetPython, runner: Runner, journal
         import_location_after=report.import_location,
     )
     return report
-
-
-@dataclass
-class RestoreReport:
-    run_id: str | None
-    restored: list[dict[str, object]] = field(default_factory=list)
-    skipped: list[dict[str, object]] = field(default_factory=list)
-    failed: list[dict[str, object]] = field(default_factory=list)
-
-    def to_json(self) -> dict[str, object]:
-        return {"run_id": self.run_id, "restored": self.restored, "skipped": self.skipped, "failed": self.failed}
-
-
-def installed_versions(target: TargetPython) -> dict[str, str]:
-    from packaging.utils import canonicalize_name
-
-    return {
-        canonicalize_name(d.name): d.version for d in scan.read_site_packages(target.site_packages) if d.has_metadata
-    }
-
-
-def execute_restore(
-    run: dict[str, object], steps: list[journal.RestoreStep], target: TargetPython, runner: Runner, journal_path: Path
-) -> RestoreReport:
-    """Reinstall with the target's pip; every failure is reported, none stops the others."""
-    report = RestoreReport(run_id=str(run.get("id")))
-    for step in steps:
-        if step.skip:
-            report.skipped.append(step.to_json())
-            continue
-        if step.pip_args is None:
-            report.failed.append(step.to_json())
-            continue
-        try:
-            result = runner.run(
-                [target.executable, "-m", "pip", *step.pip_args],
-                step="purge-restore",
-                env=PIP_ENV,
-                cwd=target.prefix,
-                check=False,
-            )
-        except ToolMissing as exc:
-            report.failed.append({**step.to_json(), "cannot": exc.message})
-            continue
-        if result.ok:
-            report.restored.append(step.to_json())
-        else:
-            tail = (result.stdout + result.stderr).strip().splitlines()[-3:]
-            report.failed.append({**step.to_json(), "cannot": "pip install failed: " + " | ".join(tail)})
-    if not runner.dry_run and isinstance(run.get("id"), str):
-        journal.update_run(journal_path, str(run["id"]), restore={"at": journal.now(), **report.to_json()})
-    return report
-
-
-class RestoreIncomplete(ExternalError):
-    """Some removed distributions could not be reinstalled (exit 4); --json carries the report."""
-
-    def __init__(self, report: RestoreReport) -> None:
-        names = ", ".join(f"{f['name']} {f['version']}" for f in report.failed)
-        super().__init__(
-            f"could not restore {names}",
-            fix="see the reasons above; reinstall those by hand with the target's pip",
-        )
-        self.report = report
-
-    def to_json(self) -> dict[str, object]:
-        return {**super().to_json(), **self.report.to_json()}
-
-
-def restore_failed(report: RestoreReport) -> RestoreIncomplete | None:
-    return RestoreIncomplete(report) if report.failed else None

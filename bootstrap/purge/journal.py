@@ -15,7 +15,7 @@ from typing import Any
 
 from bootstrap.core import fsutil
 from bootstrap.core.errors import ConfigError
-from bootstrap.core.redact import redact
+from bootstrap.core.redact import redact, redact_data
 from bootstrap.purge import metadata
 from bootstrap.purge.scan import Owner
 
@@ -131,88 +131,24 @@ def start_run(path: Path, target: dict[str, object], entries: list[dict[str, obj
             "restore": None,
         }
     )
-    fsutil.atomic_write_json(path, journal)
+    _write(path, journal)
     return run_id
 
 
 def update_run(path: Path, run_id: str, **changes: object) -> None:
     journal = load(path)
     for run in journal["runs"]:
-        if run.get("id") == run_id:
+        if isinstance(run, dict) and run.get("id") == run_id:
             run.update(changes)
-    fsutil.atomic_write_json(path, journal)
+    _write(path, journal)
+
+
+def _write(path: Path, journal: dict[str, Any]) -> None:
+    # Sources are masked when recorded; an error message kept with a run may quote a URL too.
+    fsutil.atomic_write_json(path, redact_data(journal))
 
 
 def last_run(path: Path) -> dict[str, Any] | None:
     """The last run that removed distributions (a run that only deleted leftovers has nothing to undo)."""
     runs = [r for r in load(path)["runs"] if isinstance(r, dict) and r.get("removed")]
     return runs[-1] if runs else None
-
-
-@dataclass(frozen=True)
-class RestoreStep:
-    """One distribution to bring back: pip arguments, or why it is skipped or cannot be restored."""
-
-    name: str
-    version: str
-    pip_args: tuple[str, ...] | None  # `python -m pip ARGS`; None: nothing to run
-    skip: str | None = None  # not needed (already there, a placeholder)
-    cannot: str | None = None  # needed but its source is gone
-
-    def to_json(self) -> dict[str, object]:
-        return {
-            "name": self.name,
-            "version": self.version,
-            "pip_args": [redact(a) for a in self.pip_args] if self.pip_args else None,
-            "skip": self.skip,
-            "cannot": self.cannot,
-        }
-
-
-def plan_restore(run: dict[str, Any], installed: dict[str, str]) -> list[RestoreStep]:
-    """What `--restore` does for a journal run, given `installed` (canonical name -> version). Pure
-    apart from checking that local sources still exist."""
-    from packaging.utils import canonicalize_name
-
-    steps = []
-    entries = list(run.get("removed", []))
-    # Oldest install first; entries without a time keep their place at the start.
-    entries.sort(key=lambda e: e.get("installed_at") or 0.0)
-    for entry in entries:
-        name, version = str(entry.get("name")), str(entry.get("version"))
-        source = entry.get("source") or {}
-        kind = source.get("kind")
-        if installed.get(canonicalize_name(name)) == version:
-            steps.append(RestoreStep(name, version, None, skip=f"{name} {version} is installed"))
-            continue
-        if entry.get("placeholder"):
-            why = "PyPI placeholder whose import only raises 'Should never be installed'; not reinstalled"
-            steps.append(RestoreStep(name, version, None, skip=why))
-            continue
-        base = ("install", "--no-deps")
-        if kind in ("editable", "directory"):
-            path = str(source.get("path"))
-            if not Path(path).is_dir():
-                steps.append(RestoreStep(name, version, None, cannot=f"its project folder {path} no longer exists"))
-                continue
-            editable = ("-e",) if kind == "editable" else ()
-            steps.append(RestoreStep(name, version, (*base, *editable, path)))
-        elif kind in ("url", "vcs"):
-            url = str(source.get("url"))
-            local = metadata.file_url_path(url)
-            if "***" in url:
-                steps.append(RestoreStep(name, version, None, cannot=f"its URL carried credentials: {url}"))
-            elif local is not None and not Path(local).exists():
-                steps.append(RestoreStep(name, version, None, cannot=f"{local} no longer exists"))
-            else:
-                steps.append(RestoreStep(name, version, (*base, url)))
-        else:
-            args = [*base, f"{name}=={version}"]
-            index_url = source.get("index_url")
-            if isinstance(index_url, str) and "***" not in index_url:
-                args += ["--index-url", index_url]
-            for extra in source.get("extra_index_urls") or ():
-                if "***" not in str(extra):
-                    args += ["--extra-index-url", str(extra)]
-            steps.append(RestoreStep(name, version, tuple(args)))
-    return steps

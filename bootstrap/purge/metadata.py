@@ -21,6 +21,8 @@ from email.parser import HeaderParser
 from pathlib import Path
 from urllib.parse import unquote, urlparse
 
+from bootstrap.core.fsutil import read_regular
+
 PACKAGE = "triton"
 
 # What pip's own placeholder wheel on PyPI (`pytorch-triton 0.0.1`) puts in triton/__init__.py.
@@ -50,11 +52,19 @@ class InstalledDist:
         return self.meta_dir.parent
 
 
+# Metadata files are small; a file this large in a metadata folder is not one (and is not read).
+MAX_METADATA_BYTES = 64 << 20
+
+
 def read_text(path: Path) -> str | None:
+    """A metadata file's text; None when it is missing, not a regular file (a FIFO never blocks), or too big."""
     try:
-        return path.read_text(encoding="utf-8", errors="replace")
-    except (OSError, UnicodeError):
+        raw = read_regular(path, limit=MAX_METADATA_BYTES + 1)
+    except (OSError, ValueError):
         return None
+    if len(raw) > MAX_METADATA_BYTES:
+        return None
+    return raw.decode("utf-8", errors="replace")
 
 
 def parse_record(text: str) -> list[str]:
@@ -98,10 +108,12 @@ def editable_path(direct_url: dict[str, object] | None) -> str | None:
 
 def file_url_path(url: str) -> str | None:
     """The local path of a file:// URL, else None."""
-    parsed = urlparse(url)
-    if parsed.scheme != "file":
+    try:
+        parsed = urlparse(url)
+    except ValueError:  # direct_url.json is outside input: `file://[` is not a URL
         return None
-    return unquote(parsed.path)
+    path = unquote(parsed.path)
+    return path if parsed.scheme == "file" and "\0" not in path else None
 
 
 def pth_paths(text: str, base: Path) -> list[Path]:
@@ -262,8 +274,8 @@ def record_hashes(dist: InstalledDist) -> dict[Path, str]:
 def file_hash(path: Path) -> str | None:
     """A file's hash in RECORD's notation (urlsafe base64 sha256, no padding)."""
     try:
-        digest = hashlib.sha256(path.read_bytes()).digest()
-    except OSError:
+        digest = hashlib.sha256(read_regular(path)).digest()
+    except (OSError, ValueError):
         return None
     return "sha256=" + base64.urlsafe_b64encode(digest).decode().rstrip("=")
 

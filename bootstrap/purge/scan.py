@@ -38,6 +38,7 @@ class Owner:
     placeholder: bool  # PyPI's pytorch-triton 0.0.1 ("Should never be installed")
     record_missing: bool  # no RECORD / installed-files.txt: pip cannot uninstall it
     missing_files: tuple[str, ...] = ()  # recorded under triton/ but gone from disk (a half-uninstall)
+    foreign: tuple[str, ...] = ()  # `path: why` of what pip would remove that is not Triton's (ownership.py)
 
     def to_json(self) -> dict[str, object]:
         return {
@@ -52,6 +53,7 @@ class Owner:
             "installer": self.installer,
             "placeholder": self.placeholder,
             "record_missing": self.record_missing,
+            "foreign_files": list(self.foreign),
         }
 
 
@@ -91,7 +93,7 @@ def owners_in(dists: list[InstalledDist], site_packages: tuple[Path, ...]) -> li
         provides = bool(files)
         if editable is not None and metadata.editable_provides(dist):
             provides = True
-        if record_missing and (PACKAGE in dist.top_level or PACKAGE in dist.name.lower()):
+        if record_missing and _may_provide_unrecorded(dist):
             provides = True
         if not provides or not dist.has_metadata:
             continue
@@ -113,6 +115,36 @@ def owners_in(dists: list[InstalledDist], site_packages: tuple[Path, ...]) -> li
             )
         )
     return owners
+
+
+def _may_provide_unrecorded(dist: InstalledDist) -> bool:
+    """Without a file list, does this distribution say it provides `triton`? Its top_level.txt decides
+    where there is one; else a name that is triton's own (triton, triton-*, pytorch-triton*) with a
+    triton/ folder beside it. `tritonclient` or `triton-model-analyzer` without triton/ are not owners."""
+    from packaging.utils import canonicalize_name
+
+    if dist.top_level:
+        return PACKAGE in dist.top_level
+    key = canonicalize_name(dist.name)
+    named = key == PACKAGE or key.startswith((f"{PACKAGE}-", f"pytorch-{PACKAGE}"))
+    return named and os.path.lexists(dist.meta_dir.parent / PACKAGE)
+
+
+def with_foreign_entries(owners: list[Owner], dists: list[InstalledDist], target: TargetPython) -> list[Owner]:
+    """The owners, each with what its RECORD would make pip remove beyond Triton's files (ownership.py)."""
+    from dataclasses import replace
+
+    from bootstrap.purge import ownership
+
+    by_folder = {d.meta_dir: d for d in dists}
+    owning = {o.dist_info for o in owners}
+    claimed = ownership.claims(d for d in dists if d.meta_dir not in owning)  # what stays installed
+    return [
+        replace(o, foreign=ownership.foreign_entries(
+            by_folder[o.dist_info], target.site_packages, target.scripts, target.executable, claimed))
+        if o.dist_info in by_folder else o
+        for o in owners
+    ]
 
 
 def egg_link_owners(site_packages: tuple[Path, ...], known: Collection[str]) -> list[Owner]:
@@ -293,6 +325,7 @@ def scan_environment(
         listed = None  # no pip in the target: the file scan above still stands
     known = {canonicalize_name(o.name) for o in owners}
     owners += egg_link_owners(site_packages, known)
+    owners = with_foreign_entries(owners, dists, target)
     location, error = import_probe(target, runner, cwd=cwd, environ=environ)
     return TritonScan(
         site_packages=site_packages,

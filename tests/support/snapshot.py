@@ -27,6 +27,8 @@ def snapshot(*roots: Path, ignore: tuple[str, ...] = ("__pycache__",)) -> dict[s
                     result[str(path)] = ("link", 0, os.readlink(path))
                 elif stat.S_ISDIR(info.st_mode):
                     result[str(path)] = ("dir", mode, "")
+                elif not stat.S_ISREG(info.st_mode):  # a FIFO, socket or device: never opened
+                    result[str(path)] = ("special", mode, str(stat.S_IFMT(info.st_mode)))
                 else:
                     digest = hashlib.sha256(path.read_bytes()).hexdigest()
                     result[str(path)] = ("file", mode, digest)

@@ -68,8 +68,10 @@ def show(ctx: AppContext, entry: EntryRef, artifact: Artifact = None, dir: Dir =
         return
     chosen = find_artifact(found, artifact)
     path = found.path / chosen.name
+    from bootstrap.core.fsutil import read_regular
+
     try:
-        content = path.read_bytes()
+        content = read_regular(path)
     except OSError as exc:
         raise UsageError(f"cannot read {path}: {exc.strerror}", fix="list the entry again: it may be gone") from None
     if ctx.json:

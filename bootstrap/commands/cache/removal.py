@@ -89,16 +89,14 @@ def _apply(report: CacheReport, plan: list[Removal], *, dry_run: bool, json: boo
             }
         )
         return
-    from rich.markup import escape
-
     verb = "would remove" if dry_run else "removed"
     for r in done:
-        name = escape(r.entry.name or "-")
-        ui.info(f"{verb} {r.entry.key[:12]}  {name}  {human_size(r.entry.size)}  ({escape(r.reason)})")
+        name = r.entry.name or "-"
+        ui.info(f"{verb} {r.entry.key[:12]}  {name}  {human_size(r.entry.size)}  ({r.reason})")
     for r in failed:
         ui.warn(f"could not remove {r.entry.path} (permissions, or in use); it was left as it was")
     left = len(report.entries) - len(done)
     ui.info(
         f"{'Would remove' if dry_run else 'Removed'} {len(done)} entries ({human_size(freed)}) from "
-        f"{escape(str(report.root))}; {left} kept"
+        f"{report.root}; {left} kept"
     )

@@ -64,8 +64,11 @@ def print_listing(report: CacheReport) -> None:
     )
     for e in stale:
         console.print(f"  stale {e.key[:12]} {escape(e.name or '-')}: {escape('; '.join(e.stale))}")
+    for e in report.entries:
+        if e.foreign_reason:
+            ui.note(f"not Triton's, never removed: {e.path.name} ({e.foreign_reason})")
     for note in report.notes:
-        ui.info(f"[dim]note: {escape(note)}[/dim]")
+        ui.note(f"note: {note}")
     if stale:
         ui.info("fix: tritondev cache prune --stale")
 

@@ -87,14 +87,16 @@ def build(
             fix="pass --context <tritondev checkout>",
         )
     own_uid, own_gid = dockerplan.image_ids(os.getuid(), os.getgid())
+    uid, gid = own_uid if uid is None else uid, own_gid if gid is None else gid
+    dockerplan.check_ids(uid, gid)  # before the engine is looked for: bad input is exit 2 everywhere
     found = dockerplan.detect_engine(ctx.runner, engine, host_uid=os.getuid(), probe_rootless=False)
     outcome = dockerplan.build_image(
         ctx.runner,
         engine=found,
         context=source,
         tag=tag or dockerplan.default_tag(),
-        uid=own_uid if uid is None else uid,
-        gid=own_gid if gid is None else gid,
+        uid=uid,
+        gid=gid,
         base=base,
         isolation=isolation,
         ca_certs=ca_cert or [],

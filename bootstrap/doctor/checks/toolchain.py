@@ -6,6 +6,7 @@ and the CMake needed is setup's rule too (the checkout's cmake_minimum_required,
 
 from __future__ import annotations
 
+from bootstrap.core.fsutil import read_regular_text
 from bootstrap.core.runner import INSTALL_HINTS
 from bootstrap.doctor.facts import Facts
 from bootstrap.doctor.model import Outcome, error, ok, warn
@@ -39,7 +40,7 @@ def pinned_cmake_minimum(facts: Facts) -> tuple[tuple[int, ...], str]:
 
     def read(path: str) -> str | None:
         try:
-            return (checkout / path).read_text(encoding="utf-8", errors="replace")
+            return read_regular_text(checkout / path)
         except OSError:
             return None
 

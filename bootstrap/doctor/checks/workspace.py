@@ -5,6 +5,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from bootstrap.core.errors import TritondevError
+from bootstrap.core.fsutil import read_regular_text
 from bootstrap.doctor.checks.toolchain import tool_on_path
 from bootstrap.doctor.facts import Facts, ProbeFailed, Skip
 from bootstrap.doctor.model import Outcome, ok, warn
@@ -109,7 +110,7 @@ def _llvm_pin(triton: Path) -> tuple[str, str] | None:
 
     def read(rel: str) -> str | None:
         try:
-            return (triton / rel).read_text(encoding="utf-8")
+            return read_regular_text(triton / rel)
         except OSError:
             return None
 

@@ -7,8 +7,8 @@ import shutil
 from collections.abc import Sequence
 from pathlib import Path
 
+from bootstrap.kernels.cache.contents import KEY_NAME, TRASH_PREFIX, content_problem, is_trash_of_ours
 from bootstrap.kernels.cache.plan import Removal
-from bootstrap.kernels.cache.scan import KEY_NAME, TRASH_PREFIX
 
 
 def remove_entries(root: Path, removals: Sequence[Removal]) -> list[Removal]:
@@ -24,6 +24,8 @@ def remove_entries(root: Path, removals: Sequence[Removal]) -> list[Removal]:
         folder = removal.entry.path
         if folder.parent != root or not KEY_NAME.match(folder.name) or folder.is_symlink():
             continue  # defence in depth: the planner never picks these
+        if content_problem(folder) is not None:
+            continue  # changed since the scan into something that is not Triton's: left as it is
         trash = root / f"{TRASH_PREFIX}{folder.name}-{os.getpid()}"
         try:
             folder.rename(trash)
@@ -32,14 +34,23 @@ def remove_entries(root: Path, removals: Sequence[Removal]) -> list[Removal]:
             continue
         except OSError:
             continue  # no permission (a shared cache of another user): left whole, reported by the caller
+        if content_problem(trash) is not None:
+            # Written into between the check and the rename: put back, untouched (or, if the name
+            # was taken meanwhile, left as a trash folder that no later run deletes).
+            try:
+                os.rename(trash, folder)
+            except OSError:
+                pass
+            continue
         shutil.rmtree(trash, ignore_errors=True)
         done.append(removal)
     return done
 
 
 def _empty_trash(root: Path) -> None:
+    """Finish deletions an interrupted run left: only trash folders of ours that hold Triton files only."""
     try:
-        leftovers = [p for p in root.iterdir() if p.name.startswith(TRASH_PREFIX) and p.is_dir()]
+        leftovers = [p for p in root.iterdir() if is_trash_of_ours(p)]
     except OSError:
         return
     for path in leftovers:

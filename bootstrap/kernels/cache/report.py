@@ -65,7 +65,10 @@ def inspect_cache(ctx: AppContext, dir_option: Path | None, *, check_stale: bool
     """Scan the cache and flag stale entries against the target environment's Triton and local GPUs."""
     from bootstrap.env.envfile import read_env_file
 
-    root, source = resolve_cache_dir(dir_option, os.environ, read_env_file(ctx.workspace.env_file), Path.home())
+    # The workspace env file is read only when it decides (a malformed one is then exit 2, named).
+    decides = dir_option is None and not any(os.environ.get(n, "").strip() for n in ("TRITON_CACHE_DIR", "TRITON_HOME"))
+    env_file = read_env_file(ctx.workspace.env_file) if decides else {}
+    root, source = resolve_cache_dir(dir_option, os.environ, env_file, Path.home())
     entries = scan(root)
     report = CacheReport(root, source, entries, None, [])
     if not check_stale or not any(e.kind == KERNEL for e in entries):

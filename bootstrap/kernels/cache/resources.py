@@ -11,7 +11,10 @@ import struct
 from dataclasses import dataclass
 from pathlib import Path
 
+from bootstrap.core.fsutil import read_regular
 from bootstrap.kernels.usage import parse_amdgcn_info
+
+_MAX_BINARY_BYTES = 256 << 20  # larger than any kernel: a file this big is not one
 
 
 @dataclass(frozen=True)
@@ -23,21 +26,19 @@ class Resources:
 
 def kernel_resources(folder: Path, name: str) -> Resources:
     """What the kernel `name`'s cubin or .amdgcn in `folder` says; unknowns are None."""
-    cubin = folder / f"{name}.cubin"
-    if cubin.is_file():
-        try:
-            usage = cubin_resource_usage(cubin.read_bytes(), name)
-        except (OSError, ValueError):
-            usage = {}
-        if usage.get("registers") is not None:
-            return Resources(usage.get("registers"), usage.get("stack"))
-    amdgcn = folder / f"{name}.amdgcn"
-    if not amdgcn.is_file():
-        return Resources()
+    if not name or "/" in name or "\0" in name or name in (".", ".."):
+        return Resources()  # the name comes from a metadata file: never a path out of the folder
     try:
-        text = amdgcn.read_text(encoding="utf-8", errors="replace")
+        usage = cubin_resource_usage(read_regular(folder / f"{name}.cubin", limit=_MAX_BINARY_BYTES), name)
+    except (OSError, ValueError):
+        usage = {}
+    if usage.get("registers") is not None:
+        return Resources(usage.get("registers"), usage.get("stack"))
+    try:
+        raw = read_regular(folder / f"{name}.amdgcn", limit=_MAX_BINARY_BYTES)
     except OSError:
-        text = ""
+        return Resources()
+    text = raw.decode("utf-8", errors="replace")
     info = parse_amdgcn_info(text, name)
     spills = info["vgpr_spills"] + info.get("sgpr_spills", 0) if "vgpr_spills" in info else None
     return Resources(info.get("vgprs"), None, spills)
@@ -60,7 +61,7 @@ def cubin_resource_usage(data: bytes, kernel: str) -> dict[str, int]:
         raise ValueError("not an ELF64 file")
     try:
         return _nv_info_usage(data, kernel)
-    except (struct.error, IndexError, ValueError) as exc:
+    except (struct.error, IndexError, ValueError, OverflowError) as exc:
         raise ValueError(f"malformed ELF file: {exc}") from None
 
 

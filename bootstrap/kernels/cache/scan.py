@@ -13,25 +13,25 @@ from __future__ import annotations
 
 import json
 import os
-import re
+import stat
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
 from bootstrap.core.errors import UsageError
+from bootstrap.core.fsutil import read_regular
+from bootstrap.kernels.cache.contents import KEY_NAME, TRASH_PREFIX, content_problem, is_evidence
 from bootstrap.kernels.cache.resources import kernel_resources
 
-# Triton >= 3.0 names entries by base32(sha256) (52 chars); 2.x used hex digests.
-KEY_NAME = re.compile(r"^(?:[A-Z2-7]{52}|[0-9a-f]{32}|[0-9a-f]{64})$")
-_BINARY_SUFFIXES = (".cubin", ".hsaco", ".so", ".o")
-TRASH_PREFIX = ".tritondev-trash-"
+_BINARY_SUFFIXES = (".cubin", ".hsaco", ".so", ".o", ".spv", ".zebin", ".pyd")
+_MAX_METADATA_BYTES = 16 << 20  # a kernel's metadata is a few KiB
 
 # Entry kinds.
 KERNEL = "kernel"  # compiled kernel with metadata
 MODULE = "module"  # launcher or driver utility (.so), no metadata
 AUTOTUNE = "autotune"  # autotuning results (TRITON_CACHE_AUTOTUNING)
 INCOMPLETE = "incomplete"  # stages without metadata, or only leftovers of an interrupted write
-FOREIGN = "foreign"  # not a Triton cache key: shown, never removed
+FOREIGN = "foreign"  # not Triton's (name or contents, see contents.py): shown, never removed
 
 
 @dataclass(frozen=True)
@@ -74,6 +74,7 @@ class Entry:
     n_spills: int | None = None
     stack_bytes: int | None = None  # per-thread local frame (CUDA): spills land here
     stale: list[str] = field(default_factory=list)  # reasons; empty when fresh or unknown
+    foreign_reason: str | None = None  # why a FOREIGN folder is not Triton's
 
     @property
     def target(self) -> str | None:
@@ -108,6 +109,7 @@ class Entry:
             "num_stages": self.metadata.get("num_stages"),
             "stale": bool(self.stale),
             "stale_reasons": list(self.stale),
+            "foreign_reason": self.foreign_reason,
             "artifacts": [
                 {"name": a.name, "size": a.size, "stage": a.stage, "binary": a.binary} for a in self.artifacts
             ],
@@ -120,8 +122,8 @@ def _int_or_none(value: object) -> int | None:
 
 def _read_metadata(path: Path) -> dict[str, object] | None:
     try:
-        data = json.loads(path.read_text(encoding="utf-8"))
-    except (OSError, ValueError):
+        data = json.loads(read_regular(path, limit=_MAX_METADATA_BYTES).decode("utf-8"))
+    except (OSError, ValueError, RecursionError):
         return None
     return data if isinstance(data, dict) else None
 
@@ -136,7 +138,8 @@ def _files(folder: Path) -> Iterable[tuple[Path, os.stat_result]]:
                 st = path.lstat()
             except OSError:
                 continue  # removed while we looked (a concurrent Triton write)
-            yield path, st
+            if stat.S_ISREG(st.st_mode):
+                yield path, st
 
 
 def read_entry(folder: Path) -> Entry:
@@ -145,7 +148,9 @@ def read_entry(folder: Path) -> Entry:
     entry = Entry(key=key, path=folder, kind=FOREIGN if not KEY_NAME.match(key) else INCOMPLETE)
     newest = 0.0
     total = 0
+    names: set[str] = set()  # of every file, those in tmp.pid_* folders included
     for path, st in _files(folder):
+        names.add(path.name)
         total += st.st_size
         newest = max(newest, st.st_mtime)
         if path.parent == folder:
@@ -159,15 +164,28 @@ def read_entry(folder: Path) -> Entry:
     entry.size, entry.mtime = total, newest
     entry.artifacts.sort(key=_artifact_order)
     if entry.kind == FOREIGN:
+        entry.foreign_reason = "its name is not a Triton cache key"
         return entry
+    entry.foreign_reason = content_problem(folder)
+    if entry.foreign_reason is not None:
+        entry.kind = FOREIGN
+        return entry
+    _classify(entry, folder)
+    if entry.kind == INCOMPLETE and not any(is_evidence(name) for name in names):
+        entry.kind, entry.name = FOREIGN, None
+        entry.foreign_reason = "it holds no file that only Triton's cache writes"
+    return entry
 
+
+def _classify(entry: Entry, folder: Path) -> None:
+    """Kernel, autotune results, module or incomplete, from the files of a folder that is Triton's."""
     metadata_files = [a.name for a in entry.artifacts if a.name.endswith(".json") and not a.name.startswith("__grp__")]
     for meta_name in metadata_files:
         if meta_name.endswith(".autotune.json"):
             entry.kind, entry.name = AUTOTUNE, meta_name[: -len(".autotune.json")]
             continue
         data = _read_metadata(folder / meta_name)
-        if data is None or "target" not in data:
+        if data is None or not _is_kernel_metadata(data):
             continue
         entry.kind = KERNEL
         entry.metadata = data
@@ -186,7 +204,13 @@ def read_entry(folder: Path) -> Entry:
         entry.n_regs, entry.stack_bytes = usage.registers, usage.stack_bytes
         if entry.n_spills is None:
             entry.n_spills = usage.spills
-    return entry
+
+
+def _is_kernel_metadata(data: Mapping[str, object]) -> bool:
+    """What compiler.py writes: the kernel's name and the target it was compiled for."""
+    target = data.get("target")
+    named_target = isinstance(target, Mapping) and "backend" in target
+    return isinstance(data.get("name"), str) and (named_target or (isinstance(target, list) and len(target) >= 2))
 
 
 def _artifact_order(artifact: Artifact) -> tuple[int, str]:

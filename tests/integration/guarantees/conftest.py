@@ -16,10 +16,12 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
+from typing import Any
 
 import pytest
 
 from tests.support.venvs import fresh_venv, python_of
+from tests.world.world import World
 
 REPO = Path(__file__).resolve().parents[3]
 # Every scratch path of these suites has spaces and non-ASCII letters in it: users' home folders do.
@@ -229,3 +231,28 @@ def stale_kernel_cache(cache: Path) -> Path:
     for path in (entry / "add_kernel.json", entry / "add_kernel.ttir", entry):
         os.utime(path, (1_500_000_000, 1_500_000_000))
     return cache
+
+
+@pytest.fixture
+def scene(tmp_path: Path, world: World, target_venv: Path) -> Iterator[Any]:
+    tmp = tmp_path / ODD
+    tmp.mkdir()
+    ws = tmp / "ws"
+    (ws / "logs").mkdir(parents=True)  # a workspace tritondev has used before
+    (ws / "state").mkdir()
+    (ws / "state" / "lock").touch()
+    restore_target_venv(target_venv)
+    py = target_venv / "bin" / "python"
+    fields = {
+        "tmp": str(tmp), "ws": str(ws), "py": str(py), "mirror": str(world.git_root),
+        "T": world.triton_commits["main"], "closed": str(closed_port()),
+    }
+    from tests.integration.guarantees.scene import Scene
+
+    s = Scene(tmp=tmp, ws=ws, py=py, venv=target_venv, world=world, fields=fields)
+    yield s
+    for item in s.keep:
+        if isinstance(item, SmallFs):
+            item.unmount()
+        else:
+            item.close()

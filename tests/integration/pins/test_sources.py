@@ -9,7 +9,7 @@ import pytest
 from bootstrap.core.errors import ConfigError, DirtyCheckout, ExitCode
 from bootstrap.core.runner import Runner
 from bootstrap.core.settings import load_settings
-from bootstrap.git.checkouts import ensure_checkout, parse_porcelain_z, repository_url
+from bootstrap.git.checkouts import PARTIAL_MARK, ensure_checkout, parse_porcelain_z, repository_url
 from tests.integration.pins.gitrepo import commit_files, git, make_upstream
 from tests.support.snapshot import diff, snapshot
 
@@ -153,10 +153,12 @@ def test_interrupted_clone_is_redone(tmp_path: Path, upstream: tuple[Path, list[
     bare, shas, _ = upstream
     dest = tmp_path / "triton"
     partial = tmp_path / "triton.partial"
-    partial.mkdir()
+    partial.mkdir()  # as an interrupted clone leaves it: marked as ours before git wrote into it
+    (partial / PARTIAL_MARK).write_text("x")
     (partial / "half-written").write_text("x")
     report = ensure_checkout("triton", str(bare), shas[0], dest, Runner())
     assert report.action == "cloned" and not partial.exists()
+    assert not (dest / PARTIAL_MARK).exists()
 
 
 @pytest.mark.parametrize(

@@ -62,10 +62,12 @@ def test_a_reported_failure_adds_nothing_to_the_output(
     """doctor/verify/compile --json: the report is the one JSON document; the exit code says it failed."""
     import json
 
+    from bootstrap.core import ui
     from bootstrap.core.context import CURRENT
     from bootstrap.core.errors import CheckFailed
 
     monkeypatch.setattr(CURRENT, "json", True)
+    ui.new_run()
     cli._report_error(CheckFailed("verify failed: add", fix="see above", reported=True))
     assert capsys.readouterr() == ("", "")
     cli._report_error(CheckFailed("verify failed: add", fix="see above"))

@@ -40,6 +40,7 @@ PARSERS: list[tuple[Callable[[dict[str, Any]], object], list[str]]] = [
     (answers.torch_compile, ["ok", "device", "error"]),
     (answers.jax_triton, ["module", "registrations", "import_errors", "registrations_error"]),
     (answers.triton_version, ["version"]),
+    (answers.interpreter, ["version", "prefix", "base_prefix", "purelib", "platlib", "include", "scripts"]),
 ]
 
 
@@ -150,3 +151,20 @@ def test_small_answers() -> None:
     assert answers.triton_version({"version": None}) is None
     with pytest.raises(BadAnswer, match="version"):
         answers.triton_version({"version": 3.9})
+
+
+INTERPRETER = {"version": "3.12.3", "prefix": "/v", "base_prefix": "/usr", "purelib": "/v/lib/python3.12/site-packages",
+               "platlib": "/v/lib/python3.12/site-packages", "include": "/usr/include/python3.12", "scripts": "/v/bin"}
+
+
+@pytest.mark.parametrize(
+    ("key", "value"),
+    [("version", "3.12"), ("version", ["3", "12", "3"]), ("prefix", ["/v"]), ("prefix", "relative/path"),
+     ("purelib", "/v/\x00lib"), ("scripts", 3), ("include", None), ("platlib", {"a": 1})],
+)
+def test_an_interpreter_answer_of_the_wrong_shape_is_a_bad_answer(key: str, value: object) -> None:
+    """A --python that answers the probe with valid but wrong-shaped JSON: the caller says it is not
+    a working interpreter (exit 2) instead of crashing on a path with a NUL or a list."""
+    assert answers.interpreter(INTERPRETER).prefix == "/v"
+    with pytest.raises(BadAnswer):
+        answers.interpreter({**INTERPRETER, key: value})

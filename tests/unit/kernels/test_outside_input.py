@@ -6,7 +6,9 @@ ValueError; nothing else escapes, so `cache ls` and doctor never crash on it.
 
 from __future__ import annotations
 
+import os
 import struct
+from pathlib import Path
 
 import pytest
 from hypothesis import HealthCheck, given, settings
@@ -93,3 +95,83 @@ def test_elf_headers_pointing_anywhere_are_read_or_a_value_error(
 def test_not_an_elf_file() -> None:
     with pytest.raises(ValueError, match="ELF64"):
         cubin_resource_usage(b"\x7fELF\x01", "kernel")
+
+
+# Section headers (sh_name, type, flags, addr, offset, size, link, info, align, entsize) with any
+# 64-bit values: offsets and sizes far beyond the file, as a truncated or damaged cubin has.
+sections = st.lists(st.tuples(*[st.integers(0, 2**32 - 1)] * 2, *[st.integers(0, 2**64 - 1)] * 4,
+                              *[st.integers(0, 2**32 - 1)] * 2, *[st.integers(0, 2**64 - 1)] * 2), max_size=4)
+
+
+@SETTINGS
+@given(sections, st.integers(0, 2**64 - 1), st.integers(0, 5), st.binary(max_size=64))
+def test_any_section_table_is_a_cubin_or_a_value_error(
+    table: list[tuple[int, ...]], shoff_far: int, strndx: int, tail: bytes
+) -> None:
+    body = b"".join(struct.pack("<IIQQQQIIQQ", *row) for row in table)
+    for shoff in (64, shoff_far):
+        data = _elf_header(shoff, 64, len(table), strndx) + body + tail
+        try:
+            assert isinstance(cubin_resource_usage(data, "kernel"), dict)
+        except ValueError:
+            pass
+
+
+# -- cache folders ---------------------------------------------------------------------------------------
+
+KEY = "ABCDEFGHIJKLMNOPQRSTUVWXYZ234567ABCDEFGHIJKLMNOPQRST"
+names = st.sampled_from(["k.json", "k.cubin", "k.ptx", "k.ttir", "__grp__k.json", "k.autotune.json", "notes.txt",
+                         "data.json", "cuda_utils.cpython-311-x86_64-linux-gnu.so", "k.hsaco", "k.amdgcn", ".hidden",
+                         "tmp.pid_1_ab-cd/k.ptx", "sub/k.ptx", "k"])
+contents = st.binary(max_size=80) | st.sampled_from([
+    b'{"name": "k", "target": {"backend": "cuda", "arch": 90, "warp_size": 32}, "triton_version": "3.5.0"}',
+    b'{"name": "../../etc/k", "target": ["cuda", 90]}', b'{"target": 1}', b"[1, 2]", b'{"name": "k\\u0000"}',
+    b"\x7fELF\x02" + b"\xff" * 70,
+])
+
+
+@SETTINGS
+@given(st.dictionaries(names, contents, max_size=5), st.booleans())
+def test_any_cache_folder_is_read_and_only_triton_ones_are_removable(
+    tmp_path_factory: pytest.TempPathFactory, files: dict[str, bytes], fifo: bool
+) -> None:
+    from bootstrap.kernels.cache import remove_entries, scan
+    from bootstrap.kernels.cache.contents import content_problem
+    from bootstrap.kernels.cache.plan import plan_clear
+    from tests.support.snapshot import diff, snapshot
+
+    root = tmp_path_factory.mktemp("cache")
+    folder = root / KEY
+    folder.mkdir()
+    for name, data in files.items():
+        (folder / name).parent.mkdir(parents=True, exist_ok=True)
+        (folder / name).write_bytes(data)
+    if fifo:
+        os.mkfifo(folder / "k.ttgir")
+    (entry,) = scan(root)  # a FIFO among the files never makes this hang
+    assert entry.kind != "foreign" or entry.foreign_reason
+    if not entry.removable:
+        before = snapshot(root)
+        assert remove_entries(root, plan_clear([entry])) == []
+        assert diff(before, snapshot(root)) == []
+        return
+    # what may go: Triton's files only, a file only Triton writes among them, no FIFO
+    assert content_problem(folder) is None and not fifo
+    assert not set(files) & {"notes.txt", ".hidden", "sub/k.ptx", "k"}
+    assert remove_entries(root, plan_clear([entry])) and not folder.exists()
+
+
+def test_trash_is_emptied_only_when_it_is_ours(tmp_path: Path) -> None:
+    from bootstrap.kernels.cache import remove_entries
+
+    ours = tmp_path / f".tritondev-trash-{KEY}-123"
+    ours.mkdir()
+    (ours / "k.ptx").write_text("x")
+    lookalike = tmp_path / ".tritondev-trash-mine"
+    lookalike.mkdir()
+    (lookalike / "notes.txt").write_text("keep")
+    not_triton = tmp_path / f".tritondev-trash-{KEY}-124"
+    not_triton.mkdir()
+    (not_triton / "notes.txt").write_text("keep")
+    remove_entries(tmp_path, [])
+    assert not ours.exists() and lookalike.exists() and not_triton.exists()

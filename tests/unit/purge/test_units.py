@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 
 from bootstrap.core.errors import ConfigError
-from bootstrap.purge import journal, metadata, scan
+from bootstrap.purge import journal, metadata, restore, scan
 from bootstrap.purge.actions import plan_purge
 from bootstrap.purge.scan import Owner, TritonScan
 
@@ -232,6 +232,8 @@ def test_plan_restore(tmp_path: Path) -> None:
     wheel = tmp_path / "t.whl"
     wheel.write_bytes(b"")
     run = {
+        "id": "run-1",
+        "target": {"executable": "/v/bin/python"},
         "removed": [
             {"name": "b-late", "version": "1", "installed_at": 20.0, "source": {"kind": "url", "url": wheel.as_uri()}},
             {
@@ -246,8 +248,9 @@ def test_plan_restore(tmp_path: Path) -> None:
             {"name": "secret", "version": "1", "source": {"kind": "url", "url": "https://u:***@h/x.whl"}},
         ]
     }
-    steps = {s.name: s for s in journal.plan_restore(run, {"here-already": "3"})}
-    order = [s.name for s in journal.plan_restore(run, {})]
+    removed = restore.read_run(run, "journal.json").removed
+    steps = {s.name: s for s in restore.plan_restore(removed, {"here-already": "3"})}
+    order = [s.name for s in restore.plan_restore(removed, {})]
     assert order.index("a-early") < order.index("b-late")  # installed first, reinstalled first
     # Credentials are never written to the journal; pip's own configuration supplies them again.
     assert steps["a-early"].pip_args == ("install", "--no-deps", "a-early==2", "--extra-index-url", "file:///x")

@@ -1,0 +1,131 @@
+"""Credentials never leave tritondev: `redact` masks every URL form, and every way out (both
+consoles, --json documents, error messages, the option parser's errors, the crash line) masks.
+
+And user text is printed as written: no rich markup, no emoji codes.
+"""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from bootstrap import cli
+from bootstrap.core import ui
+from bootstrap.core.errors import ConfigError
+from bootstrap.core.redact import redact, redact_data
+
+SETTINGS = settings(database=None, deadline=None, max_examples=200, suppress_health_check=list(HealthCheck))
+
+# A secret: something no surrounding text holds by chance (a marker, then URL-safe or percent-encoded text).
+secrets = st.text(alphabet="abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789-._~%!$&'()*+,;=",
+                  min_size=1, max_size=16).map(lambda s: "Qz9" + s.replace("'", "").replace("&", "")
+                                                .replace(";", ""))
+hosts = st.sampled_from(["github.com", "127.0.0.1:8080", "[::1]", "cache.example", "h"])
+schemes = st.sampled_from(["https", "http", "ssh", "git", "redis", "raw+https", "git+https", "redis+unix"])
+paths = st.sampled_from(["", "/", "/org/repo.git", "/a@b/c", "/x?y=1", "/simple/"])
+around = st.sampled_from(["", "error: ", "`git fetch ", "'", '"', "url=", "(log: x) "])
+
+
+def forms(scheme: str, host: str, path: str, secret: str) -> list[str]:
+    return [
+        f"{scheme}://user:{secret}@{host}{path}",  # password
+        f"{scheme}://{secret}@{host}{path}",  # a token as the user part
+        f"{scheme}://user:{secret}@{secret}@{host}{path}",  # an unencoded @ in the password
+        f"{scheme}://user:{secret}/x@{host}{path}",  # an unencoded / in the password
+        f"{scheme}://{host}{path}?token={secret}",
+        f"{scheme}://{host}{path}?a=1&access_token={secret}&b=2",
+        f"{scheme}://{host}{path}?private_token={secret}",
+        f"{scheme}://{host}{path}|bearer-token={secret}|connect-timeout=100",
+        f"{scheme}://{host}{path}|header=Authorization=Bearer {secret}",
+        f"user:{secret}@{host if host.startswith('[') else host.split(':')[0]}:org/repo.git",  # scp-like
+        f"Authorization: Bearer {secret}",
+    ]
+
+
+@SETTINGS
+@given(schemes, hosts, paths, secrets, around, around)
+def test_every_form_of_credential_is_masked(
+    scheme: str, host: str, path: str, secret: str, before: str, after: str
+) -> None:
+    for form in forms(scheme, host, path, secret):
+        shown = redact(before + form + after)
+        assert secret not in shown, (form, shown)
+        assert redact(shown) == shown  # idempotent
+
+
+@SETTINGS
+@given(st.text(alphabet=st.characters(blacklist_characters="@?&|"), max_size=80))
+def test_text_without_credentials_is_unchanged(text: str) -> None:
+    assert redact(text) == text
+
+
+def test_what_stays_readable() -> None:
+    assert redact("https://user:pw@github.com/a/b.git") == "https://user:***@github.com/a/b.git"
+    assert redact("https://tok@github.com/a/b") == "https://***@github.com/a/b"
+    assert redact("ssh://git@github.com/a/b.git") == "ssh://git@github.com/a/b.git"
+    assert redact("git@github.com:a/b.git") == "git@github.com:a/b.git"
+    assert redact("https://host:8080/a@b") == "https://host:8080/a@b"
+    assert redact("redis://user:pw@127.0.0.1:6379|connect-timeout=5") == "redis://user:***@127.0.0.1:6379|connect-timeout=5"
+
+
+def test_redact_data_masks_keys_and_values() -> None:
+    data = {"https://t@h/x": ["https://u:p@h", 3, None, {"k": "?token=abc"}]}
+    assert json.dumps(redact_data(data)) == json.dumps({"https://***@h/x": ["https://u:***@h", 3, None,
+                                                                             {"k": "?token=***"}]})
+
+
+SECRET = "Qz9secret"
+
+
+def test_both_consoles_and_json_mask(capsys: pytest.CaptureFixture[str]) -> None:
+    ui.new_run()
+    ui.out().print(f"https://u:{SECRET}@h/x")
+    ui.err().print(f"[bold]https://{SECRET}@h[/bold]")
+    ui.info(f"raw+https://h/p?access_token={SECRET}")
+    ui.warn(f"http://c/x|bearer-token={SECRET}")
+    ui.emit_json({"url": f"https://u:{SECRET}@h", "n": 1, "obj": object()})
+    out, err = capsys.readouterr()
+    assert SECRET not in out + err
+    assert json.loads(out[out.index("{"):])["n"] == 1
+
+
+def test_user_text_is_never_markup_or_emoji(capsys: pytest.CaptureFixture[str]) -> None:
+    text = "/home/me/:fire: [bold]x[/bold] [red] \\ :smile:"
+    ui.info(text)
+    ui.note(text)
+    ui.warn(text)
+    ui.out().print(ui.cell(text))
+    out, err = capsys.readouterr()
+    assert err.splitlines() == [text, text, f"warning: {text}"]
+    assert out.strip() == text
+
+
+def test_error_messages_are_masked_in_text_and_json(
+    monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    from bootstrap.core.context import CURRENT
+
+    monkeypatch.setattr(CURRENT, "json", True)
+    ui.new_run()
+    cli._report_error(ConfigError(f"Triton URL 'https://u:{SECRET}@h' is rejected", fix=f"not https://{SECRET}@h"))
+    out, err = capsys.readouterr()
+    assert SECRET not in out + err
+    assert json.loads(out)["exit_code"] == 2
+
+
+def run_main(args: list[str]) -> int:
+    with pytest.raises(SystemExit) as info:
+        cli.main(args)
+    return int(info.value.code or 0)
+
+
+def test_option_errors_are_masked_and_one_json_document(capsys: pytest.CaptureFixture[str]) -> None:
+    assert run_main(["pins", "--triton-url", "x", "--no-such", f"https://u:{SECRET}@h", "--json"]) == 2
+    out, err = capsys.readouterr()
+    assert SECRET not in out + err
+    document: dict[str, Any] = json.loads(out)
+    assert document["exit_code"] == 2 and document["message"]
