@@ -27,7 +27,7 @@ Artifact = Annotated[
 ]
 
 
-@options.command("workspace", "python", "json", "verbose")
+@options.command("workspace", "python", "json", "verbose", reads_target=True)
 def ls(ctx: AppContext, dir: Dir = None) -> None:
     """List cache entries: kernel, target, Triton version, size, age, registers, spills; stale ones flagged.
 
@@ -41,12 +41,12 @@ def ls(ctx: AppContext, dir: Dir = None) -> None:
 
     report = inspect_cache(ctx, dir)
     if ctx.json:
-        ui.emit_json(report.to_json(now()))
+        ui.emit_json({**report.to_json(now()), "target_python": ctx.target_json()})
         return
     print_listing(report)
 
 
-@options.command("workspace", "python", "json")
+@options.command("workspace", "python", "json", reads_target=True)
 def show(ctx: AppContext, entry: EntryRef, artifact: Artifact = None, dir: Dir = None) -> None:
     """Show one entry: its metadata and artifacts, or print one artifact."""
     import sys
