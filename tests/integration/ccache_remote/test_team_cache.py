@@ -112,6 +112,20 @@ def test_a_builds_cold_and_fills_the_remote(team: dict[str, Any], world: World) 
     assert _summary_counts(a["report"]) == counts
 
 
+def test_a_plain_setup_remembers_how_the_workspace_was_set_up(team: dict[str, Any], world: World) -> None:
+    """A's setup was given --mirror and --triton-commit; a plain `setup` there uses them again (no
+    network: the mirror is local), and the password of the remote was not written down."""
+    a = team["A"]
+    ws, commit = a["ws"], world.triton_commits[LABEL]
+    saved = json.loads((ws / "state" / "settings.json").read_text())["settings"]
+    assert saved == {"mirror": str(world.git_root), "triton_commit": commit}
+    report = _report(_run("setup", "--workspace", str(ws), "--dry-run", "--json", env=a["env"]))
+    assert report["pins"]["triton_commit"] == commit
+    assert report["pins"]["triton_commit_source"].startswith("workspace:")
+    shown = _run("config", "show", "--workspace", str(ws), env=a["env"]).stdout
+    assert f"mirror = {world.git_root}  (workspace:{ws / 'state' / 'settings.json'}" in shown
+
+
 def test_b_builds_from_the_remote(team: dict[str, Any], world: World) -> None:
     b = team["B"]
     _verified(b["report"], b["ws"], world)
