@@ -18,7 +18,7 @@ from bootstrap.kernels.usage import parse_amdgcn_info
 class Resources:
     registers: int | None = None  # per thread (VGPRs on AMD)
     stack_bytes: int | None = None  # per-thread local frame (CUDA): spills land here
-    spills: int | None = None  # AMD: VGPR + SGPR spills
+    spills: int | None = None  # AMD: VGPR + SGPR spills; CUDA: the stack frame / 4, as Triton counts them
 
 
 def kernel_resources(folder: Path, name: str) -> Resources:
@@ -30,7 +30,9 @@ def kernel_resources(folder: Path, name: str) -> Resources:
         except (OSError, ValueError):
             usage = {}
         if usage.get("registers") is not None:
-            return Resources(usage.get("registers"), usage.get("stack"))
+            stack = usage.get("stack", 0)  # no attribute: no frame
+            # Triton's n_spills (and `tritondev compile`'s): the driver's local size, this frame, / 4.
+            return Resources(usage.get("registers"), stack, stack // 4)
     amdgcn = folder / f"{name}.amdgcn"
     if not amdgcn.is_file():
         return Resources()
