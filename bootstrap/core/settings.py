@@ -117,7 +117,8 @@ class Settings:
         default=None,
         metadata=setting(
             "Target Python environment, an interpreter or an env folder",
-            default_help="the active venv/conda env, else <workspace>/venv",
+            default_help="the active venv/conda env, else <workspace>/venv; commands that only read it fall "
+            "back to the first python3 on PATH until that venv exists",
         ),
     )
     build_type: str = field(default="RelWithDebInfo", metadata=setting("Triton build type", choices=BUILD_TYPES))

@@ -155,3 +155,25 @@ def test_sass_for_an_arch_the_bundled_nvdisasm_cannot_decode(tdv: RunCli, tmp_pa
     assert target["warnings"] == [] or all("nvdisasm" not in w for w in target["warnings"])
     sass = Path(target["files"]["sass"]).read_text()
     assert ".target\tsm_121a" in sass and ".text.add_kernel" in sass
+
+
+def test_cache_show_of_a_cubin_names_an_nvdisasm_that_exists(tdv: RunCli, triton_python: Path, tmp_path: Path,
+                                                              kernel_env: dict[str, str]) -> None:
+    """On a terminal a cubin is refused with a disassembler to use: one that is there, not a bare name."""
+    import pty
+    import subprocess
+    import sys
+
+    cache = tmp_path / "cache"
+    _json(tdv(*ADD, "-t", "cuda:90", "--python", str(triton_python), "--out", str(tmp_path / "out"), "--json",
+              env={"TRITON_CACHE_DIR": str(cache)}))
+    main, child = pty.openpty()
+    proc = subprocess.run([sys.executable, "-m", "bootstrap", "cache", "show", "add_kernel", "cubin", "--dir",
+                           str(cache), "--python", str(triton_python)], stdout=child, stderr=subprocess.PIPE,
+                          text=True, env=kernel_env, timeout=120)
+    os.close(child)
+    os.close(main)
+    assert proc.returncode == 2, proc.stderr
+    fix = proc.stderr.split("fix:", 1)[1].replace("\n", " ")
+    tool = fix.split("disassemble it: ", 1)[1].split()[0]
+    assert Path(tool).is_file() and os.access(tool, os.X_OK), fix
