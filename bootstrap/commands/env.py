@@ -53,18 +53,20 @@ def env(ctx: AppContext, dump_ir: DumpIr = False, shell: Shell = None) -> None:
 def target_variables(ctx: AppContext) -> dict[str, str]:
     """PATH with the target environment's folder first, so that `python` there is the target's.
 
-    Nothing when `python3` on PATH already is the target (the usual case for the first python3 on
-    PATH) or when there is no target. A --python that is not an interpreter is an error (exit 2).
+    Nothing when `python3` on PATH already is the target, when the target was found on PATH (the
+    user's shell finds it as it is), or when there is none. A --python that is not an interpreter is
+    an error (exit 2).
     """
     import os
 
+    from bootstrap.core.interpreter import PATH_PYTHON
     from bootstrap.env.exports import path_with_first
 
     if ctx.settings.python is not None:
         executable = ctx.target_python().executable
     else:
-        executable, _ = ctx.target_choice()
-        if not executable.exists():
+        executable, origin = ctx.target_choice()
+        if origin == PATH_PYTHON or not executable.exists():
             return {}
     path = path_with_first(executable.parent, os.environ.get("PATH", ""))
     return {} if path is None else {"PATH": path}

@@ -111,3 +111,12 @@ def test_first_run_on_the_gpu_machine(cli, clean_env) -> None:  # type: ignore[n
     assert proc.returncode == 0, proc.stderr[-3000:]
     verified = json.loads(proc.stdout)
     assert verified["mode"] == "gpu" and verified["target_python"]["origin"] == PATH_PYTHON
+
+
+def test_the_report_names_the_target_whatever_checks_ran(cli, path_python: Path) -> None:  # type: ignore[no-untyped-def]
+    """A selection of checks that never needed the target still reports the one chosen."""
+    text = cli("doctor", "--check", "workspace.dirty", env=_first_run_env(path_python.parent))
+    assert f"tritondev doctor: {path_python} ({PATH_PYTHON})" in text.stdout, text.stdout
+    assert "no target environment" not in text.stdout
+    data = json.loads(cli("doctor", "--check", "ptxas.arch", "--json", "--python", str(path_python)).stdout)
+    assert data["target"]["executable"] == str(path_python) and data["target"]["origin"] == "--python"
