@@ -39,10 +39,15 @@ NumWarps = Annotated[Optional[int], typer.Option("--num-warps", help="Warps per 
 NumStages = Annotated[Optional[int], typer.Option("--num-stages", help="Software pipelining stages.", min=1)]  # noqa: UP045
 
 
+Config = Annotated[
+    Optional[int],  # noqa: UP045
+    typer.Option("--config", help="For an @triton.autotune kernel: compile its config N (from 0), its values and "
+                 "options; --constexpr and --num-warps/--num-stages still win.", min=0),
+]
 KernelRef = Annotated[str, typer.Argument(metavar="FILE.py::KERNEL", help="The @triton.jit kernel.")]
 
 
-@options.command("python", "workspace", "json", "verbose")
+@options.command("python", "workspace", "json", "verbose", reads_target=True)
 def compile_(
     ctx: AppContext,
     kernel_ref: KernelRef,
@@ -52,16 +57,18 @@ def compile_(
     out: Out = None,
     num_warps: NumWarps = None,
     num_stages: NumStages = None,
+    config: Config = None,
 ) -> None:
     """Cross-compile a kernel for each --target: every IR stage, SASS, and a resource summary.
 
-    Writes OUT/<backend>-<arch>/KERNEL.{ttir,ttgir,llir,ptx,cubin,sass} (NVIDIA) or KERNEL.{ttir,ttgir,llir,amdgcn,hsaco} (AMD), plus metadata.json. Runs Triton in the target environment; needs no GPU.
+    Writes OUT/<backend>-<arch>/KERNEL.{ttir,ttgir,llir,ptx,cubin,sass} (NVIDIA) or KERNEL.{ttir,ttgir,llir,amdgcn,hsaco} (AMD), plus metadata.json. Runs Triton in the target environment with a private Triton cache (unless TRITON_CACHE_DIR is set); needs no GPU. Triton's warnings are shown; -v also shows what the compiler printed.
 
     Exit codes: 0 ok; 2 bad signature, target or FILE::KERNEL; 3 triton missing in the target environment; 4 Triton failed to compile for a target.
     """  # noqa: E501
     from bootstrap.core import ui
     from bootstrap.core.errors import ExternalError
-    from bootstrap.kernels.compile import compile_kernel, ptxas_fix
+    from bootstrap.kernels.compile import compile_kernel
+    from bootstrap.kernels.diagnostics import ptxas_fix
     from bootstrap.kernels.signature import parse_constexprs, split_kernel_ref
     from bootstrap.kernels.targets import parse_targets
 
@@ -71,11 +78,11 @@ def compile_(
     values = {item.partition("=")[0].strip(): item.partition("=")[2].strip() for item in constexpr or []}
     out_dir = out if out is not None else Path("triton-out") / kernel
     run_options = {k: v for k, v in (("num_warps", num_warps), ("num_stages", num_stages)) if v is not None}
-    report = compile_kernel(ctx, Path(file_text), kernel, signature, values, targets, out_dir, run_options)
+    report = compile_kernel(ctx, Path(file_text), kernel, signature, values, targets, out_dir, run_options, config)
     if ctx.json:
-        ui.emit_json(report.to_json())
+        ui.emit_json({**report.to_json(), "target_python": ctx.target_json()})
     else:
-        _render(report)
+        _render(report, verbose=ctx.verbose)
     if report.failed:
         first = report.failed[0]
         raise ExternalError(
@@ -90,17 +97,20 @@ def register(app: typer.Typer) -> None:
     app.command("compile")(compile_)
 
 
-def _render(report: CompileReport) -> None:
+def _render(report: CompileReport, *, verbose: bool) -> None:
     from rich.markup import escape
 
     from bootstrap.core import ui
-    from bootstrap.kernels.compile import headline
+    from bootstrap.kernels.diagnostics import headline
 
     console = ui.out()
     console.print(
         f"[bold]{escape(report.kernel)}[/bold] from {escape(str(report.source))} "
         f"(triton {escape(report.triton_version)}, {report.seconds:.1f}s)"
     )
+    if report.autotune.get("config") is not None:
+        chosen = report.autotune["configs"][report.autotune["config"]]
+        console.print(f"  autotune config {escape(chosen.removeprefix('--config '))}")
     for result in report.results:
         if not result.ok:
             why = f"{result.error}: {headline(result.tail)}"
@@ -109,9 +119,17 @@ def _render(report: CompileReport) -> None:
         console.print(f"  [green]{result.target.label:<12}[/green] {escape(_resource_line(result.resources))}")
         stages = ", ".join(k for k in result.files if k != "metadata")
         console.print(f"  {'':<12} [dim]{escape(str(result.folder))} ({escape(stages)})[/dim]")
-    if report.nvdisasm and any("sass" in r.files for r in report.results):
-        ui.note(f"SASS by {report.nvdisasm}")
+        if verbose:
+            for line in result.output:
+                console.print(f"  {'':<12} [dim]| {escape(line)}[/dim]")
+    users = sorted({r.sass_by for r in report.results if r.sass_by})
+    if users:
+        ui.info(f"[dim]SASS by {escape(', '.join(users))}[/dim]")
+    for warning in report.warnings:
+        ui.warn(f"while importing {report.source.name}: {warning}")
     for result in report.results:
+        for note in result.notes:
+            ui.info(f"[dim]{escape(result.target.label)}: {escape(note)}[/dim]")
         for warning in result.warnings:
             ui.warn(f"{result.target.label}: {warning}")
 
@@ -121,8 +139,9 @@ def _resource_line(res: dict[str, int | None]) -> str:
         return "?" if value is None else f"{value}{unit}"
 
     if "vgprs" in res:
+        agprs = f"AGPRs {show(res['agprs'])}  " if "agprs" in res else ""  # RDNA has none
         return (
-            f"VGPRs {show(res['vgprs'])}  SGPRs {show(res['sgprs'])}  AGPRs {show(res['agprs'])}  "
+            f"VGPRs {show(res['vgprs'])}  SGPRs {show(res['sgprs'])}  {agprs}"
             f"spills {show(res['vgpr_spills'])} VGPR / {show(res['sgpr_spills'])} SGPR  "
             f"scratch {show(res['scratch_bytes'], ' B')}  occupancy {show(res['occupancy'])}  "
             f"LDS {show(res['lds_bytes'], ' B')}  threads {show(res['threads'])}"

@@ -10,6 +10,7 @@ from bootstrap.commands import options
 
 if TYPE_CHECKING:
     from bootstrap.core.context import AppContext
+    from bootstrap.core.interpreter import TargetPython
     from bootstrap.doctor.engine import Report
     from bootstrap.doctor.model import CheckSpec
 
@@ -29,7 +30,7 @@ Deep = Annotated[bool, options.flag("--deep", help="Also run a tiny torch.compil
 
 
 # logs: none while reading, so that a read-only run never creates the workspace (--fix turns them on to act).
-@options.command("workspace", "python", "json", "dry_run", "verbose")
+@options.command("workspace", "python", "json", "dry_run", "verbose", reads_target=True)
 def doctor(
     ctx: AppContext,
     arch: Arch = None,
@@ -87,11 +88,11 @@ def _render(ctx: AppContext, report: Report, *, arch: int | None, strict: bool) 
     from bootstrap.core import ui
     from bootstrap.doctor.render import render_text, report_json
 
-    target = ctx.probed_target()
+    target = _target_for_report(ctx)
     if ctx.json:
         context = {
             "workspace": str(ctx.workspace.root),
-            "target": target.to_json() if target is not None else None,
+            "target": {**target.to_json(), "reason": ctx.target_json()["reason"]} if target is not None else None,
             "arch": arch,
             "dry_run": ctx.dry_run,
         }
@@ -102,6 +103,20 @@ def _render(ctx: AppContext, report: Report, *, arch: int | None, strict: bool) 
     console = ui.out()
     for line in render_text(report, verbose=ctx.verbose, strict=strict, header=header):
         console.print(line)
+
+
+def _target_for_report(ctx: AppContext) -> TargetPython | None:
+    """The target the report is about, probed now if no selected check needed it (--check workspace.dirty);
+    None when there is none or it is not usable (python.interpreter, when run, says why)."""
+    from bootstrap.core.errors import TritondevError
+
+    target = ctx.probed_target()
+    if target is not None:
+        return target
+    try:
+        return ctx.target_python_if_present()
+    except TritondevError:
+        return None
 
 
 def register(app: typer.Typer) -> None:

@@ -26,11 +26,13 @@ Shell = Annotated[
 ]
 
 
-@options.command("backend", "workspace")
+@options.command("backend", "workspace", "python", reads_target=True)
 def env(ctx: AppContext, dump_ir: DumpIr = False, shell: Shell = None) -> None:
     """Print exports for `eval "$(tritondev env)"` (fish: `tritondev env --shell fish | source`).
 
     The workspace env file's variables: the ptxas and cache settings `tritondev doctor --fix` proved.
+
+    PATH with the target environment's folder first, when `python3` there is another interpreter.
 
     With --dump-ir also the IR-dump switches. Only exports go to stdout.
     """
@@ -43,8 +45,31 @@ def env(ctx: AppContext, dump_ir: DumpIr = False, shell: Shell = None) -> None:
     if shell is not None and shell not in SHELLS:
         raise UsageError(f"unknown shell '{shell}'", fix=f"use --shell {' | '.join(SHELLS)}")
     values = collect_variables(ctx.workspace.env_file, dump_ir=dump_ir, backend=ctx.settings.backend)
+    values.update(target_variables(ctx))
     sys.stdout.write(render_exports(values, shell or detect_shell(os.environ)))
     sys.stdout.flush()
+
+
+def target_variables(ctx: AppContext) -> dict[str, str]:
+    """PATH with the target environment's folder first, so that `python` there is the target's.
+
+    Nothing when `python3` on PATH already is the target, when the target was found on PATH (the
+    user's shell finds it as it is), or when there is none. A --python that is not an interpreter is
+    an error (exit 2).
+    """
+    import os
+
+    from bootstrap.core.interpreter import PATH_PYTHON
+    from bootstrap.env.exports import path_with_first
+
+    if ctx.settings.python is not None:
+        executable = ctx.target_python().executable
+    else:
+        executable, origin = ctx.target_choice()
+        if origin == PATH_PYTHON or not executable.exists():
+            return {}
+    path = path_with_first(executable.parent, os.environ.get("PATH", ""))
+    return {} if path is None else {"PATH": path}
 
 
 def register(app: typer.Typer) -> None:

@@ -65,7 +65,9 @@ def _annotation(name: str) -> Any:
 CommandBody = Callable[..., Any]
 
 
-def command(*takes: str, writes_logs: bool = False) -> Callable[[CommandBody], Callable[..., Any]]:
+def command(
+    *takes: str, writes_logs: bool = False, reads_target: bool = False
+) -> Callable[[CommandBody], Callable[..., Any]]:
     """Make `body(ctx, **own_options)` a command that also takes the shared options named in `takes`.
 
     The command's signature (what Typer reads) is the body's own parameters after `ctx`, then the
@@ -73,6 +75,8 @@ def command(*takes: str, writes_logs: bool = False) -> Callable[[CommandBody], C
     verbose. Calling the command builds the AppContext from them and calls the body; it can be
     called directly too, with keyword arguments (left out: not given). writes_logs: the runner logs
     into the workspace, except under --dry-run (read-only commands never create the workspace).
+    reads_target: the command only reads the target environment, so with nothing given and no
+    workspace venv it may fall back to the first python3 on PATH (AppContext.reads_target).
     """
     keyword = inspect.Parameter.KEYWORD_ONLY
     added = [
@@ -93,7 +97,7 @@ def command(*takes: str, writes_logs: bool = False) -> Callable[[CommandBody], C
             dry_run = flags.get("dry_run", False)
             ctx: AppContext = make_context(
                 settings, json=flags.get("json", False), dry_run=dry_run, verbose=flags.get("verbose", False),
-                logs=writes_logs and not dry_run,
+                logs=writes_logs and not dry_run, reads_target=reads_target,
             )
             return body(ctx, **values)
 

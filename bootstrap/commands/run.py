@@ -37,10 +37,14 @@ Reproducer = Annotated[
 ]
 
 
-@options.command("backend", "workspace", "dry_run", "verbose")
+@options.command("backend", "workspace", "python", "dry_run", "verbose", reads_target=True)
 def run(ctx: AppContext, command: Command = None, dump_ir: DumpIr = False, dump_dir: DumpDir = None,
         reproducer: Reproducer = None) -> None:
     """Run COMMAND with the variables `tritondev env` prints; its exit status is passed through.
+
+    tritondev's own options come before `--`, the command and its options after it.
+
+    The target environment's folder comes first on PATH, so `python` in COMMAND is the target's.
 
     With --dump-ir it also turns on Triton's IR dumps and takes them out of the command's output.
 
@@ -48,29 +52,82 @@ def run(ctx: AppContext, command: Command = None, dump_ir: DumpIr = False, dump_
 
     index.txt and index.json list the passes in order; the command's own output is still shown.
     """
-    from bootstrap.core.errors import UsageError
+    from bootstrap.commands.env import target_variables
+    from bootstrap.core import ui
     from bootstrap.env.exports import collect_variables
 
     if not command:
-        raise UsageError("no command to run", fix="tritondev run [--dump-ir] -- python my_kernel.py")
+        from bootstrap.core.errors import UsageError
+
+        raise UsageError("no command to run", fix=_USAGE)
     values: dict[str, str | None] = dict(
         collect_variables(ctx.workspace.env_file, dump_ir=dump_ir, backend=ctx.settings.backend)
     )
+    values.update(target_variables(ctx))
+    argv = _checked_command(command, values.get("PATH"))
+    if dump_ir and _interpreted(values):
+        ui.warn("TRITON_INTERPRET=1 is set: Triton's interpreter compiles nothing, so there is no IR to dump; "
+                "unset TRITON_INTERPRET for this run to see the compiler's passes")
     if reproducer is not None:
-        from bootstrap.core import ui
         from bootstrap.env.reproducers import describe, reproducer_variables
 
         values.update(reproducer_variables(reproducer, dry_run=ctx.dry_run))
         ui.info(describe(reproducer))
     if not dump_ir:
-        result = ctx.runner.run_attached(command, step="run", env=values)
+        result = ctx.runner.run_attached(argv, step="run", env=values)
         raise typer.Exit(result.returncode)
-    raise typer.Exit(_run_with_dumps(ctx, list(command), values, dump_dir))
+    raise typer.Exit(_run_with_dumps(ctx, argv, values, dump_dir))
 
 
 def register(app: typer.Typer) -> None:
-    # Options of the command run come after `--` and are not tritondev's.
+    # Everything after `--` is the command's. tritondev's own options are parsed wherever they stand
+    # before it; one it does not know lands in COMMAND, where _checked_command names it.
     app.command("run", context_settings={"allow_extra_args": True, "ignore_unknown_options": True})(run)
+
+
+_USAGE = "tritondev run [--python PATH] [--dump-ir] -- python my_kernel.py"
+
+
+def _checked_command(command: list[str], path: str | None) -> list[str]:
+    """The command to run, or a UsageError/ToolMissing naming what is wrong with it and how to fix it.
+
+    path: the PATH the command will run with, where it differs from ours.
+    """
+    import os
+    import shutil
+
+    from bootstrap.core.errors import ToolMissing, UsageError
+
+    program = command[0]
+    if program.startswith("-"):
+        raise UsageError(f"tritondev run has no option {program}",
+                         fix=f"put the command and its options after `--`: {_USAGE} (see tritondev run --help)")
+    if not program.strip():
+        raise UsageError("the command to run is empty (an empty first word after --)", fix=_USAGE)
+    if os.sep not in program:
+        if shutil.which(program, path=path) is None:
+            raise ToolMissing(f"command '{program}' is not on PATH",
+                              fix=f"install it, give its full path, or check the spelling: {_USAGE}")
+        return list(command)
+    if not os.path.exists(program):
+        raise ToolMissing(f"{program} does not exist", fix=f"give the path of a program: {_USAGE}")
+    if os.path.isdir(program):
+        raise UsageError(f"{program} is a folder, not a program", fix=f"give the path of a program: {_USAGE}")
+    if not os.access(program, os.X_OK):
+        raise UsageError(
+            f"{program} is not executable",
+            fix=f"make it executable (chmod +x {program}) or run it through its interpreter, "
+            f"e.g. tritondev run -- python {program}",
+        )
+    return list(command)
+
+
+def _interpreted(values: dict[str, str | None]) -> bool:
+    """TRITON_INTERPRET on in the command's environment (ours, or the env file's)."""
+    import os
+
+    value = values["TRITON_INTERPRET"] if "TRITON_INTERPRET" in values else os.environ.get("TRITON_INTERPRET")
+    return (value or "").strip().lower() in ("1", "true", "yes", "on")
 
 
 def _default_dump_dir(workspace_root: Path) -> Path:
@@ -158,8 +215,7 @@ def _run_with_dumps(
             f"index: {folder / 'index.txt'}"
         )
     else:
-        ui.warn(
-            f"no IR dump was captured (index written to {folder}): the command compiled no Triton kernel, "
-            "or its dumps went elsewhere"
-        )
+        why = ("TRITON_INTERPRET=1 ran the kernels in the interpreter, which compiles nothing"
+               if _interpreted(values) else "the command compiled no Triton kernel, or its dumps went elsewhere")
+        ui.warn(f"no IR dump was captured (index written to {folder}): {why}")
     return returncode

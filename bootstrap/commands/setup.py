@@ -56,15 +56,22 @@ def render(report: object) -> None:
     jobs, tools = report.jobs, report.toolchain
     linker = "lld" if tools.get("linker") == "lld" else "the default linker"
     ccache = "ccache" if tools.get("ccache") else "no ccache"
+    llvm_build = report.llvm_build or "known once the pins resolve"
     plan = (
         f"# build: {tools.get('compiler')} with {linker}, {ccache}; {jobs.get('compile')} compile and"
-        f" {jobs.get('link')} link jobs ({jobs.get('reason')}); LLVM build {report.llvm_build}"
+        f" {jobs.get('link')} link jobs ({jobs.get('reason')}); LLVM build {llvm_build}"
     )
     llvm = describe_llvm(report.llvm)
     if report.dry_run:
         out.print(escape(plan))
         if llvm:
             out.print(escape(f"# llvm: {llvm}"))
+        for what, why in report.unresolved.items():
+            out.print(f"# not resolved: {escape(what)}: {escape(why)}")
+        if report.unresolved:
+            out.print(f"# tritondev setup --dry-run: target Python {escape(report.target_python)}; the rest of the "
+                      "plan needs the pins")
+            return
         out.print(f"# tritondev setup --dry-run: {len(report.commands)} command(s) a real run would execute")
         step = None
         for command in report.commands:
@@ -79,7 +86,7 @@ def render(report: object) -> None:
         out.print(escape(f"llvm: {llvm}"))
     table = Table(title=ui.cell(f"tritondev setup ({report.workspace})"), title_justify="left")
     for column in ("step", "status", "why", "seconds"):
-        table.add_column(column)
+        table.add_column(column, overflow="fold")  # a narrow terminal folds a commit or path; it never cuts one
     for outcome in report.steps:
         table.add_row(outcome.name, outcome.status.value, escape(outcome.reason), f"{outcome.seconds:.1f}")
     out.print(table)

@@ -23,7 +23,7 @@ Targets = Annotated[
 ]
 
 
-@options.command("python", "workspace", "json", "verbose")
+@options.command("python", "workspace", "json", "verbose", reads_target=True)
 def verify(ctx: AppContext, target: Targets = None) -> None:
     """Check that the target environment's Triton works: provenance, kernels checked against torch.
 
@@ -39,7 +39,7 @@ def verify(ctx: AppContext, target: Targets = None) -> None:
     targets = parse_targets(target or [])
     report = run_verify(ctx, targets)
     if ctx.json:
-        ui.emit_json(report.to_json())
+        ui.emit_json({**report.to_json(), "target_python": ctx.target_json()})
     else:
         _render(report)
     if not report.ok:

@@ -2,11 +2,21 @@
 
 from __future__ import annotations
 
+import os
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from bootstrap.core.interpreter import WORKSPACE_VENV, TargetPython, choose_interpreter, inspect_interpreter
+from bootstrap.core.interpreter import (
+    PATH_PYTHON,
+    WORKSPACE_VENV,
+    TargetPython,
+    choose_interpreter,
+    first_python_on_path,
+    inspect_interpreter,
+    own_interpreter_dirs,
+    why_chosen,
+)
 from bootstrap.core.runner import Runner
 from bootstrap.core.settings import Settings, load_settings
 from bootstrap.core.workspace import Workspace
@@ -31,6 +41,9 @@ class AppContext:
     json: bool = False
     dry_run: bool = False
     verbose: bool = False
+    # A command that only reads the target (doctor, verify, compile, cache, env, run): with nothing
+    # given and no workspace venv, it falls back to the first python3 on PATH (core.interpreter).
+    reads_target: bool = False
     _choice: tuple[Path, str] | None = field(default=None, repr=False)
     _target: TargetPython | None = field(default=None, repr=False)
 
@@ -39,8 +52,26 @@ class AppContext:
     def target_choice(self) -> tuple[Path, str]:
         """(interpreter, how it was chosen), without running it."""
         if self._choice is None:
-            self._choice = choose_interpreter(self.settings.python, self.workspace.venv)
+            path_python = None
+            if self.reads_target:
+                path_python = first_python_on_path(os.environ.get("PATH", ""), own_interpreter_dirs())
+            self._choice = choose_interpreter(
+                self.settings.python, self.workspace.venv, python_source=self.settings.source_of("python"),
+                path_python=path_python,
+            )
+            if self._choice[1] == PATH_PYTHON and not self.json:
+                from rich.markup import escape
+
+                from bootstrap.core import ui
+
+                ui.info(f"[dim]target Python: {escape(str(self._choice[0]))} "
+                        f"({escape(why_chosen(PATH_PYTHON, self.workspace.venv))})[/dim]")
         return self._choice
+
+    def target_json(self) -> dict[str, str]:
+        """Which interpreter this command chose and why, for a --json document (never probes)."""
+        executable, origin = self.target_choice()
+        return {"executable": str(executable), "origin": origin, "reason": why_chosen(origin, self.workspace.venv)}
 
     def target_is_missing_venv(self) -> bool:
         """The target is the workspace venv and it does not exist yet (setup creates it)."""
@@ -79,11 +110,13 @@ def make_context(
     dry_run: bool = False,
     verbose: bool = False,
     logs: bool = True,
+    reads_target: bool = False,
 ) -> AppContext:
     """Resolve settings from defaults, file, environment and `options` (only those the user gave).
 
     logs: give the runner the workspace's log folder. Read-only commands pass False so that they
     never create a workspace just by running.
+    reads_target: the command only reads the target environment (see AppContext.reads_target).
     """
     CURRENT.json = json
     settings = load_settings(options or {})
@@ -93,4 +126,5 @@ def make_context(
 
     log_dir = workspace.logs if logs else None
     runner = Runner(log_dir=log_dir, dry_run=dry_run, verbose=verbose, echo=ui.echo_command)
-    return AppContext(settings, workspace, runner, json=json, dry_run=dry_run, verbose=verbose)
+    return AppContext(settings, workspace, runner, json=json, dry_run=dry_run, verbose=verbose,
+                      reads_target=reads_target)

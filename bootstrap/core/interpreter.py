@@ -3,6 +3,12 @@
 Never tritondev's own interpreter unless the user points at it. Chosen as: --python / TRITONDEV_PYTHON
 (an interpreter or an environment folder) > the active virtualenv ($VIRTUAL_ENV) > the active conda
 environment ($CONDA_PREFIX) > the workspace's own venv (<workspace>/venv, created by setup).
+
+Commands that only read the target (doctor, verify, compile, cache, env, run) go one step further
+when that venv does not exist: the first `python3` on PATH, as in CUDA containers and clusters where
+torch and Triton live in the system's interpreter and no environment is activated. Commands that
+install (setup) keep to the workspace venv, so that they never write into a system interpreter
+unasked.
 """
 
 from __future__ import annotations
@@ -17,6 +23,10 @@ from bootstrap.core.runner import Runner
 from bootstrap.inside import answers
 
 WORKSPACE_VENV = "workspace venv"  # the origin of the default target
+PATH_PYTHON = "first python3 on PATH"  # the origin of the reading commands' last resort
+# How the python setting was given (Settings.source_of) -> the origin shown to the user.
+_ORIGIN_OF_SOURCE = {"cli": "--python", "env": "$TRITONDEV_PYTHON", "file": "python in {where}",
+                     "workspace": "python remembered from setup ({where})"}
 
 
 
@@ -60,18 +70,79 @@ def interpreter_in(env_dir: Path) -> Path:
     return env_dir / "bin" / "python"
 
 
+def origin_of_setting(source: str) -> str:
+    """How a python setting from `source` (Settings.source_of: "cli:--python", "file:<path>", ...) is named."""
+    kind, _, where = source.partition(":")
+    return _ORIGIN_OF_SOURCE.get(kind, "--python").format(where=where)
+
+
 def choose_interpreter(
-    python: Path | None, workspace_venv: Path, environ: dict[str, str] | None = None
+    python: Path | None,
+    workspace_venv: Path,
+    environ: dict[str, str] | None = None,
+    *,
+    python_source: str = "cli:--python",
+    path_python: Path | None = None,
 ) -> tuple[Path, str]:
-    """Which interpreter the settings point at, without running it. Pure: unit-testable."""
+    """Which interpreter the settings point at, without running it. Pure but for two existence checks.
+
+    path_python: the reading commands' last resort (first_python_on_path), taken when nothing else
+    is given and the workspace venv does not exist; None (installing commands) keeps the venv.
+    """
     environ = dict(os.environ) if environ is None else environ
     if python is not None:
-        return (interpreter_in(python) if python.is_dir() else python), "--python"
+        return (interpreter_in(python) if python.is_dir() else python), origin_of_setting(python_source)
     if environ.get("VIRTUAL_ENV"):
         return interpreter_in(Path(environ["VIRTUAL_ENV"])), "$VIRTUAL_ENV"
     if environ.get("CONDA_PREFIX"):
         return interpreter_in(Path(environ["CONDA_PREFIX"])), "$CONDA_PREFIX"
-    return interpreter_in(workspace_venv), WORKSPACE_VENV
+    venv_python = interpreter_in(workspace_venv)
+    if path_python is not None and not venv_python.exists():
+        return path_python, PATH_PYTHON
+    return venv_python, WORKSPACE_VENV
+
+
+def own_interpreter_dirs() -> tuple[Path, ...]:
+    """The bin folder of the virtualenv tritondev itself runs in (its private .venv-tool), if any.
+
+    A python3 there is tritondev's, not the user's. When tritondev runs in a plain (non-venv)
+    interpreter it was installed into the user's own Python, which then is a fair target.
+    """
+    import sys
+
+    if sys.prefix == sys.base_prefix:
+        return ()
+    return tuple(dict.fromkeys((Path(sys.executable).parent, Path(sys.prefix) / "bin")))
+
+
+def first_python_on_path(path: str, skip_dirs: tuple[Path, ...] = ()) -> Path | None:
+    """The first executable `python3` in the folders of `path` (a PATH value), not in `skip_dirs`.
+
+    Folders are compared resolved (the same folder reached through a link), interpreters are not:
+    a venv's python3 is a link to the system's, and both must stay distinguishable.
+    """
+    skipped = {os.path.realpath(d) for d in skip_dirs}
+    for entry in path.split(os.pathsep):
+        if not entry:
+            continue
+        candidate = Path(entry) / "python3"
+        if os.path.realpath(entry) in skipped:
+            continue
+        if candidate.is_file() and os.access(candidate, os.X_OK):
+            return candidate if candidate.is_absolute() else candidate.absolute()
+    return None
+
+
+def why_chosen(origin: str, workspace_venv: Path) -> str:
+    """One sentence saying why the target is the one it is (for notes and --json)."""
+    if origin == PATH_PYTHON:
+        return (f"no --python, no active virtualenv or conda env, and no workspace venv at {workspace_venv}: "
+                "the first python3 on PATH (not tritondev's own)")
+    if origin == WORKSPACE_VENV:
+        return "no --python and no active virtualenv or conda env: the workspace venv"
+    if origin in ("$VIRTUAL_ENV", "$CONDA_PREFIX"):
+        return f"the active environment ({origin})"
+    return f"given by {origin}"
 
 
 def inspect_interpreter(executable: Path, origin: str, runner: Runner) -> TargetPython:

@@ -220,7 +220,7 @@ class Runner:
             return Result(args, 0, "", "", None, dry_run=True)
         if self.verbose and not self.quiet:
             self.echo(f"$ {planned.render()}")
-        exe = self._resolve(args[0], None)
+        exe = self._resolve(args[0], None, (env or {}).get("PATH"))
         started = time.monotonic()
         try:
             proc = subprocess.Popen(
@@ -267,12 +267,13 @@ class Runner:
         return Result(args, returncode, "", "", None, seconds=time.monotonic() - started)
 
     # -- internals --------------------------------------------------------------------------
-    def _resolve(self, program: str, fix: str | None) -> str:
+    def _resolve(self, program: str, fix: str | None, path: str | None = None) -> str:
+        """The program's file; `path`: the PATH the command runs with, where the caller changes it."""
         if os.sep in program:
             if os.path.isfile(program) and os.access(program, os.X_OK):
                 return program
             raise ToolMissing(f"{program} does not exist or is not executable", fix=fix)
-        found = shutil.which(program)
+        found = shutil.which(program, path=path)
         if found is None:
             hint = fix or INSTALL_HINTS.get(program)
             raise ToolMissing(

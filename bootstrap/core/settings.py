@@ -1,6 +1,7 @@
 """One frozen settings model, loaded with a fixed precedence.
 
-defaults < tritondev.toml (or [tool.tritondev] in pyproject.toml) in the workspace
+defaults < how the workspace was set up (<workspace>/state/settings.json, core.remembered)
+         < tritondev.toml (or [tool.tritondev] in pyproject.toml) in the workspace
          < TRITONDEV_* environment variables < command-line options.
 
 Each setting is declared once, as a field of `Settings`: its type, default, help, choices, whether
@@ -124,7 +125,8 @@ class Settings:
         default=None,
         metadata=setting(
             "Target Python environment, an interpreter or an env folder",
-            default_help="the active venv/conda env, else <workspace>/venv",
+            default_help="the active venv/conda env, else <workspace>/venv; commands that only read it fall "
+            "back to the first python3 on PATH until that venv exists",
         ),
     )
     build_type: str = field(default="RelWithDebInfo", metadata=setting("Triton build type", choices=BUILD_TYPES))
@@ -212,7 +214,7 @@ class Settings:
         default=False, metadata=setting("Skip the kernel check at the end of setup; provenance is still checked")
     )
     full_history: bool = field(default=False, metadata=setting("Clone full history instead of the pinned commits only"))
-    # name -> "default" | "file:<path>" | "env:<VAR>" | "cli:<--option>"
+    # name -> "default" | "workspace:<path>" (core.remembered) | "file:<path>" | "env:<VAR>" | "cli:<--option>"
     sources: Mapping[str, str] = field(default_factory=dict, compare=False)
 
     def source_of(self, name: str) -> str:
@@ -369,6 +371,15 @@ def load_settings(
         workspace = _default_workspace()
     values["workspace"] = workspace
 
+    # How the workspace was set up (core.remembered): above the defaults, below everything else.
+    from bootstrap.core import remembered
+
+    kept, kept_source = remembered.read(workspace)
+    for key, raw in kept.items():
+        if key in BY_NAME and key not in remembered.NOT_REMEMBERED:  # another version's keys are left alone
+            values[key] = _coerce(BY_NAME[key], raw, kept_source)
+            sources[key] = kept_source
+
     from bootstrap.core.settings_file import read_workspace_file
 
     file_values, file_path = read_workspace_file(workspace)
@@ -401,6 +412,7 @@ def load_settings(
             values[setting.name] = _coerce(setting, cli[setting.name], setting.option)
             sources[setting.name] = f"cli:{setting.option}"
 
+    remembered.drop_replaced(values, sources)
     if values.get("torch_ref") and values.get("triton_commit") and sources.get("torch_ref", "").startswith(
         "cli"
     ) and sources.get("triton_commit", "").startswith("cli"):

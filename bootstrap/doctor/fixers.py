@@ -33,10 +33,15 @@ def apply_fixes(facts: Facts, results: list[CheckResult], *, dry_run: bool) -> l
 
 
 def _purge(facts: Facts, affected: list[CheckResult], dry_run: bool) -> str:
+    from bootstrap.core.interpreter import PATH_PYTHON
     from bootstrap.doctor.checks.packages import scan
     from bootstrap.purge import JOURNAL_NAME, execute_purge, plan_purge, preflight
 
     target = facts.target()
+    if target.origin == PATH_PYTHON:
+        # Found only as a last resort: reading it is fine, uninstalling from it needs the user's word.
+        raise RuntimeError(f"not uninstalling from {target.executable}, which was only found on PATH: "
+                           f"run `tritondev doctor --fix --python {target.executable}` to let --fix change it")
     plan = plan_purge(scan(facts))
     if plan.blocked:
         raise RuntimeError("; ".join(plan.blocked))

@@ -124,4 +124,5 @@ class CheckResult:
             "auto_fixable": bool(self.fix and self.fix.action),
             "applied": str(self.applied) if self.applied else None,
             "duration_ms": self.duration_ms,
+            "data": self.data,  # the check's figures (e.g. what ccache did with the remote); may be empty
         }

@@ -40,6 +40,16 @@ def collect_variables(env_file: Path, *, dump_ir: bool, backend: str) -> dict[st
     return values
 
 
+def path_with_first(folder: Path, path: str) -> str | None:
+    """`path` (a PATH value) with `folder` in front, or None when the first python3 on it is there already."""
+    for entry in path.split(os.pathsep):
+        if entry and os.path.isfile(os.path.join(entry, "python3")):
+            if os.path.realpath(entry) == os.path.realpath(folder):
+                return None
+            break
+    return f"{folder}{os.pathsep}{path}" if path else str(folder)
+
+
 def fish_quote(value: str) -> str:
     """A fish single-quoted string: only backslash and the quote itself are special there."""
     return "'" + value.replace("\\", "\\\\").replace("'", "\\'") + "'"

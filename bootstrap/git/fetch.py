@@ -101,7 +101,7 @@ def open_reader(
         yield LocalRepoReader(path, git_dir, ref, runner, step)
         return
     if location.kind == "raw":
-        yield RawReader(location.url, ref)
+        yield RawReader(location.url, ref, notify=retry_notices(runner))
         return
     with _bare_repo(cache) as repo:
 
@@ -110,9 +110,14 @@ def open_reader(
 
         slug = location.github_slug
         if slug is not None and raw_first:
-            yield FallbackReader(RawReader(raw_base_for_github(slug), ref), through_git)
+            yield FallbackReader(RawReader(raw_base_for_github(slug), ref, notify=retry_notices(runner)), through_git)
         else:
             yield through_git()
+
+
+def retry_notices(runner: Runner) -> Callable[[str], None] | None:
+    """Where a download's retries are told as they happen: with -v, beside the echoed commands."""
+    return runner.echo if runner.verbose and not runner.quiet else None
 
 
 @contextmanager

@@ -5,6 +5,7 @@ raw.githubusercontent.com layout), with timeouts, retries with backoff, and a cl
 from __future__ import annotations
 
 import time
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
@@ -36,6 +37,7 @@ class RawReader:
     backoff: float = BACKOFF
     timeout: tuple[float, float] = TIMEOUT
     commit: str | None = None
+    notify: Callable[[str], None] | None = None  # told of each retry as it happens (-v)
     _session: requests.Session | None = field(default=None, repr=False)
 
     def __post_init__(self) -> None:
@@ -70,7 +72,11 @@ class RawReader:
         problem = ""
         for attempt in range(self.retries + 1):
             if attempt:
-                time.sleep(self.backoff * 2 ** (attempt - 1))
+                delay = self.backoff * 2 ** (attempt - 1)
+                if self.notify is not None:
+                    self.notify(f"{redact(url)}: {problem}; retrying in {delay:g} s "
+                                f"(attempt {attempt + 1} of {self.retries + 1})")
+                time.sleep(delay)
             try:
                 response = self._session_for().get(url, timeout=self.timeout, allow_redirects=True, stream=True)
             except requests.exceptions.RequestException as exc:

@@ -12,6 +12,7 @@ import json
 import os
 import shutil
 import sys
+import warnings
 
 from tritondev_protocol import EXIT_FAILED, EXIT_MISSING, EXIT_USAGE, emit, error_tail, fail, import_triton
 
@@ -29,6 +30,11 @@ def load_module(path):
     sys.modules[name] = module
     try:
         spec.loader.exec_module(module)
+    except SystemExit as exc:
+        # The file ran its script part at import: its own exit, not the compiler's.
+        fail("usage", f"{path} called sys.exit({exc.code!r}) while tritondev imported it to find the kernel",
+             EXIT_USAGE, fix="put the file's script part under `if __name__ == \"__main__\":` so that importing "
+             "it only defines the kernels")
     except ModuleNotFoundError as exc:
         fail("missing", f"{path} imports {exc.name}, which is not installed in this environment",
              EXIT_MISSING, module=exc.name)
@@ -37,15 +43,72 @@ def load_module(path):
     return module
 
 
-def find_kernel(module, path, kernel):
+def shown_warnings(caught, triton_dir):
+    """The warnings worth showing, as text: Triton's own (its deprecations change the code being
+    inspected, e.g. FP fusion and FMAs) and any Python would show by default."""
+    quiet = (DeprecationWarning, PendingDeprecationWarning, ImportWarning)
+    shown = []
+    for w in caught:
+        ours = os.path.abspath(str(w.filename)).startswith(triton_dir)
+        text = f"{w.category.__name__}: {w.message}"
+        if (ours or not issubclass(w.category, quiet)) and text not in shown:
+            shown.append(text)
+    return shown
+
+
+def recording():
+    """Catch every warning (Python hides deprecations outside __main__) to report it, not print it."""
+    context = warnings.catch_warnings(record=True)
+    caught = context.__enter__()
+    warnings.simplefilter("always")
+    return context, caught
+
+
+def unwrap(obj):
+    """The JITFunction under @triton.autotune / @triton.heuristics wrappers (they keep it in .fn)."""
     from triton.runtime.jit import JITFunction
 
-    def unwrap(obj):
-        # @triton.autotune / @triton.heuristics wrap the JITFunction in .fn
-        seen = 0
-        while not isinstance(obj, JITFunction) and hasattr(obj, "fn") and seen < 8:
-            obj, seen = obj.fn, seen + 1
-        return obj if isinstance(obj, JITFunction) else None
+    seen = 0
+    while not isinstance(obj, JITFunction) and hasattr(obj, "fn") and seen < 8:
+        obj, seen = obj.fn, seen + 1
+    return obj if isinstance(obj, JITFunction) else None
+
+
+def autotune_configs(obj):
+    """The configs of the @triton.autotune wrapper around a kernel, or None when it has none."""
+    seen = 0
+    while obj is not None and seen < 8:
+        configs = getattr(obj, "configs", None)
+        if isinstance(configs, list) and configs and hasattr(configs[0], "kwargs"):
+            return configs
+        obj, seen = getattr(obj, "fn", None), seen + 1
+    return None
+
+
+def describe_config(index, config):
+    parts = [f"{k}={v}" for k, v in config.kwargs.items()]
+    parts += [f"{k}={getattr(config, k)}" for k in ("num_warps", "num_stages", "num_ctas", "maxnreg")
+              if getattr(config, k, None) is not None and not (k == "num_ctas" and config.num_ctas == 1)]
+    return f"--config {index}: {', '.join(parts)}"
+
+
+def choose_config(fn, configs, index, constexprs, options):
+    """The constexprs and options of autotune config `index`; the user's own --constexpr and options win."""
+    name = fn.__name__
+    if not configs:
+        fail("usage", f"{name} is not @triton.autotune'd: it has no configs to choose from", EXIT_USAGE,
+             fix="drop --config and give each tl.constexpr with --constexpr NAME=VALUE")
+    if not 0 <= index < len(configs):
+        listing = "; ".join(describe_config(i, c) for i, c in enumerate(configs))
+        fail("usage", f"{name} has {len(configs)} autotune configs, numbered from 0: no config {index}", EXIT_USAGE,
+             fix=f"choose one: {listing}")
+    config = configs[index]
+    chosen = {k: getattr(config, k) for k in ("num_warps", "num_stages", "num_ctas", "maxnreg")
+              if getattr(config, k, None) is not None}
+    return {**config.kwargs, **constexprs}, {**chosen, **options}
+
+
+def find_kernel(module, path, kernel):
 
     kernels = sorted(name for name, value in vars(module).items() if unwrap(value) is not None)
     found = getattr(module, kernel, None)
@@ -57,7 +120,7 @@ def find_kernel(module, path, kernel):
     if fn is None:
         fail("usage", f"{kernel!r} in {path} is not a @triton.jit kernel (its kernels: {listing})", EXIT_USAGE,
              kernels=kernels)
-    return fn
+    return fn, autotune_configs(found)
 
 
 def describe_args(fn):
@@ -71,7 +134,7 @@ def guess_type(name):
     return "*fp32" if "ptr" in name.lower() else "i32"
 
 
-def match_arguments(fn, params, constexprs):
+def match_arguments(fn, params, constexprs, configs=None):
     """Pair the user's types and values with the kernel's arguments; usage errors name what is wrong."""
     names = list(fn.arg_names)
     types = {p["name"]: p for p in params}
@@ -107,6 +170,12 @@ def match_arguments(fn, params, constexprs):
         example = ",".join(f"{n}={guess_type(n)}" for n in missing_types)
         fail("usage", f"--signature gives no type for {', '.join(missing_types)} of {fn.__name__}"
              f"({describe_args(fn)})", EXIT_USAGE, fix=f"add them to --signature, e.g. {example}")
+    if missing_values and configs:
+        listing = "; ".join(describe_config(i, c) for i, c in enumerate(configs))
+        fail("usage", f"tl.constexpr {', '.join(missing_values)} of {fn.__name__} has no value: the kernel is "
+             f"@triton.autotune'd with {len(configs)} config(s)", EXIT_USAGE,
+             fix=f"compile one of them with --config N ({listing}), or give --constexpr NAME=VALUE",
+             configs=[describe_config(i, c) for i, c in enumerate(configs)])
     if missing_values:
         example = " ".join(f"--constexpr {n}=VALUE" for n in missing_values)
         fail("usage", f"tl.constexpr {', '.join(missing_values)} of {fn.__name__} has no value and no default",
@@ -208,29 +277,43 @@ def main():
         fail("broken", f"triton at {os.path.dirname(triton.__file__)} is incomplete: {exc}", EXIT_FAILED,
              module="triton", tail=error_tail(exc))
 
-    tools = os.path.join(os.path.dirname(os.path.abspath(triton.__file__)), "backends", "nvidia", "bin")
+    triton_dir = os.path.dirname(os.path.abspath(triton.__file__))
+    tools = os.path.join(triton_dir, "backends", "nvidia", "bin")
     emit("hello", triton_version=triton.__version__, triton_file=triton.__file__, nvidia_bin=tools)
+    context, caught = recording()
     module = load_module(request["source"])
-    fn = find_kernel(module, request["source"], request["kernel"])
-    plan = match_arguments(fn, request["params"], request["constexprs"])
-    source = make_source(triton, fn, plan)
+    context.__exit__(None, None, None)
+    emit("loaded", warnings=shown_warnings(caught, triton_dir))  # the user's file is in; what dies now is Triton
+    fn, configs = find_kernel(module, request["source"], request["kernel"])
+    constexprs = request["constexprs"]
     options = {k: v for k, v in request.get("options", {}).items() if v is not None}
+    if request.get("config") is not None:
+        constexprs, options = choose_config(fn, configs, request["config"], constexprs, options)
+    plan = match_arguments(fn, request["params"], constexprs, configs)
+    source = make_source(triton, fn, plan)
     name = fn.__name__
+    emit("kernel", name=name, configs=[describe_config(i, c) for i, c in enumerate(configs or [])],
+         config=request.get("config"), options=options)
     for target in request["targets"]:
         label = target["label"]
+        context, caught = recording()
         try:
             compiled = triton.compile(source, target=GPUTarget(target["backend"], target["arch"],
                                                                target["warp_size"]), options=options)
         except Exception as exc:
-            emit("target", label=label, ok=False, error=f"{type(exc).__name__}", tail=error_tail(exc))
+            emit("target", label=label, ok=False, error=f"{type(exc).__name__}", tail=error_tail(exc),
+                 warnings=shown_warnings(caught, triton_dir))
             continue
+        finally:
+            context.__exit__(None, None, None)
         try:
             files, metadata = write_target(request["out"], target["folder"], name, compiled)
         except OSError as exc:
             # A full disk or an unwritable --out: nothing half-written stays behind (write_target's tmp folder).
             fail("write", f"cannot write the stages into {request['out']}: {exc.strerror}"
                  + (f" ({exc.filename})" if exc.filename else ""), EXIT_FAILED)
-        emit("target", label=label, ok=True, name=metadata.get("name", name), files=files, metadata=metadata)
+        emit("target", label=label, ok=True, name=metadata.get("name", name), files=files, metadata=metadata,
+             warnings=shown_warnings(caught, triton_dir))
     emit("done")
 
 

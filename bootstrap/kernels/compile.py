@@ -8,6 +8,7 @@ nvdisasm while the script goes on compiling the next target.
 from __future__ import annotations
 
 import json
+import os
 import signal
 import tempfile
 import time
@@ -19,6 +20,8 @@ from typing import TYPE_CHECKING, Any
 from bootstrap import inside
 from bootstrap.core.errors import CommandFailed, ExternalError, TritondevError, UsageError
 from bootstrap.kernels import usage as kernel_usage
+from bootstrap.kernels.diagnostics import printed_warnings
+from bootstrap.kernels.disasm import CubinReading, read_cubin
 from bootstrap.kernels.signature import KernelArgs, parse_kernel_args
 from bootstrap.kernels.targets import Target
 
@@ -38,6 +41,7 @@ class CompilePlan:
     targets: tuple[Target, ...]  # in the order the user gave them
     out_dir: Path
     options: dict[str, int]
+    config: int | None = None  # which of an @triton.autotune kernel's configs (--config N)
 
     @property
     def run_order(self) -> tuple[Target, ...]:
@@ -54,6 +58,7 @@ class CompilePlan:
             "targets": [{**t.to_json(), "folder": t.folder} for t in (targets or self.run_order)],
             "out": str(self.out_dir),
             "options": self.options,
+            "config": self.config,
         }
 
 
@@ -65,6 +70,7 @@ def plan_compile(
     targets: list[Target],
     out_dir: Path,
     options: dict[str, int] | None = None,
+    config: int | None = None,
 ) -> CompilePlan:
     """Check everything that can be checked without Triton; UsageError (exit 2) names the bad part."""
     items = [f"{k}={v}" for k, v in constexprs.items()]
@@ -86,7 +92,9 @@ def plan_compile(
                 f"{folder} exists and was not written by tritondev compile; refusing to replace it",
                 fix="choose another --out folder, or move that folder away",
             )
-    return CompilePlan(path.resolve(), kernel, args, tuple(targets), out, dict(options or {}))
+    if config is not None and config < 0:
+        raise UsageError(f"--config {config}: configs are numbered from 0", fix="give --config 0 or higher")
+    return CompilePlan(path.resolve(), kernel, args, tuple(targets), out, dict(options or {}), config)
 
 
 @dataclass
@@ -100,6 +108,9 @@ class TargetResult:
     tail: list[str] = field(default_factory=list)
     warnings: list[str] = field(default_factory=list)
     metadata: dict[str, Any] = field(default_factory=dict)
+    sass_by: str | None = None  # the nvdisasm that wrote the SASS
+    notes: list[str] = field(default_factory=list)  # e.g. why another nvdisasm than Triton's wrote it
+    output: list[str] = field(default_factory=list)  # what the compiler printed for this target
 
     def to_json(self) -> dict[str, object]:
         return {
@@ -111,6 +122,9 @@ class TargetResult:
             "error": self.error,
             "tail": self.tail,
             "warnings": self.warnings,
+            "sass_by": self.sass_by,
+            "notes": self.notes,
+            "output": self.output,
         }
 
 
@@ -125,6 +139,9 @@ class CompileReport:
     nvdisasm: str | None
     results: list[TargetResult]
     seconds: float = 0.0
+    warnings: list[str] = field(default_factory=list)  # raised while the kernel's file was imported
+    autotune: dict[str, Any] = field(default_factory=dict)  # the configs of an @triton.autotune kernel
+    cache_dir: str = ""  # the Triton cache this compile used
 
     @property
     def ok(self) -> bool:
@@ -145,28 +162,11 @@ class CompileReport:
             "triton_file": self.triton_file,
             "nvdisasm": self.nvdisasm,
             "seconds": round(self.seconds, 3),
+            "warnings": self.warnings,
+            "autotune": self.autotune,
+            "triton_cache_dir": self.cache_dir,
             "targets": [r.to_json() for r in self.results],
         }
-
-
-def headline(tail: list[str]) -> str:
-    """The line of a compiler's output that says what went wrong: a fatal/error line, else the last one."""
-    for line in reversed(tail):
-        lowered = line.lower()
-        if "fatal" in lowered or ("error:" in lowered and not lowered.startswith(("triton.", "runtimeerror"))):
-            return line.strip()
-    return tail[-1].strip() if tail else "no output"
-
-
-def ptxas_fix(tail: list[str]) -> str | None:
-    """The known fix for a ptxas that does not know the GPU (field problem 14), else None."""
-    text = "\n".join(tail)
-    if "is not defined for option 'gpu-name'" in text:
-        return (
-            "this Triton's ptxas does not know that architecture: point TRITON_PTXAS_PATH (for arch >= 100 "
-            "also TRITON_PTXAS_BLACKWELL_PATH) at the ptxas of a newer CUDA, or upgrade Triton"
-        )
-    return None
 
 
 class _Driver:
@@ -177,94 +177,75 @@ class _Driver:
         self.plan = plan
         self.pool = pool
         self.hello: dict[str, Any] = {}
+        self.loaded: dict[str, Any] | None = None  # the user's file was imported (a later death is Triton's)
+        self.kernel: dict[str, Any] = {}
         self.error: dict[str, Any] | None = None
         self.targets: dict[str, dict[str, Any]] = {}
-        self.jobs: dict[str, Future[tuple[dict[str, str], dict[str, int] | None, list[str]]]] = {}
-        self.nvdisasm: str | None = None
-        self.cuobjdump: str | None = None
+        self.jobs: dict[str, Future[CubinReading]] = {}
+        self.nvdisasms: list[str] = []
+        self.cuobjdumps: list[str] = []
         self.output: list[str] = []
         self.since_event: list[str] = []  # what the compiler printed for the target being compiled
+
+    @property
+    def nvdisasm(self) -> str | None:
+        """The nvdisasm Triton itself would use (the first of those tried)."""
+        return self.nvdisasms[0] if self.nvdisasms else None
 
     def on_line(self, line: str) -> None:
         event = inside.parse_event(line)
         if event is None:
             self.output.append(line)
             if line.strip():
-                self.since_event.append(line)
+                self.since_event.append(line.rstrip("\n"))
             return
         printed, self.since_event = self.since_event, []
         kind = event.get("event")
         if kind == "hello":
             self.hello = event
             bundled = event.get("nvidia_bin")
-            self.nvdisasm = kernel_usage.nvidia_tool("nvdisasm", bundled, which=self.ctx.runner.which)
-            self.cuobjdump = kernel_usage.nvidia_tool("cuobjdump", bundled, which=self.ctx.runner.which)
+            self.nvdisasms = kernel_usage.nvidia_tools("nvdisasm", bundled, which=self.ctx.runner.which)
+            self.cuobjdumps = kernel_usage.nvidia_tools("cuobjdump", bundled, which=self.ctx.runner.which)
+        elif kind == "loaded":
+            self.loaded = event
+        elif kind == "kernel":
+            self.kernel = event
         elif kind == "error":
             self.error = event
         elif kind == "target":
             label = str(event["label"])
+            # MLIR and LLVM write their diagnostics to stderr, not into the exception.
+            event["printed"] = printed[-TAIL_LINES:]
             if not event.get("ok"):
-                # MLIR and LLVM write their diagnostics to stderr, not into the exception.
                 event["tail"] = printed[-TAIL_LINES:] + list(event.get("tail") or [])
             self.targets[label] = event
             cubin = event.get("files", {}).get("cubin") if event.get("ok") else None
             if cubin:
-                self.jobs[label] = self.pool.submit(self.inspect_cubin, Path(cubin), str(event.get("name")))
-
-    def inspect_cubin(self, cubin: Path, name: str) -> tuple[dict[str, str], dict[str, int] | None, list[str]]:
-        """SASS (nvdisasm) and register/local-memory use (cuobjdump) of one cubin."""
-        files: dict[str, str] = {}
-        warnings: list[str] = []
-        usage: dict[str, int] | None = None
-        if self.nvdisasm is None:
-            warnings.append("no nvdisasm found (Triton's bundled one, PATH, /usr/local/cuda/bin): SASS not written")
-        else:
-            # -ndf: skip the dataflow analysis, which only feeds life-range output; the listing is the
-            # same and it costs a quarter of nvdisasm's time. Older nvdisasm without it: plain -c.
-            result = self.ctx.runner.run(
-                [self.nvdisasm, "-c", "-ndf", cubin], step="nvdisasm", probe=True, check=False
-            )
-            if not result.ok and "option" in result.stderr.lower():
-                result = self.ctx.runner.run([self.nvdisasm, "-c", cubin], step="nvdisasm", probe=True, check=False)
-            if result.ok:
-                sass = cubin.with_suffix(".sass")
-                from bootstrap.core.fsutil import atomic_write_text
-
-                atomic_write_text(sass, result.stdout)
-                sass.chmod(cubin.stat().st_mode & 0o777)  # like the stages beside it, not private
-                files["sass"] = str(sass)
-            else:
-                last = (result.stderr or result.stdout).strip().splitlines()[-1:] or ["no output"]
-                warnings.append(f"{self.nvdisasm} could not disassemble {cubin.name}: {last[0]}")
-        if self.cuobjdump is None:
-            warnings.append("no cuobjdump found: registers and spills unknown")
-        else:
-            result = self.ctx.runner.run(
-                [self.cuobjdump, "-res-usage", cubin], step="cuobjdump", probe=True, check=False
-            )
-            table = kernel_usage.parse_res_usage(result.stdout) if result.ok else {}
-            usage = table.get(name) or (next(iter(table.values())) if len(table) == 1 else None)
-            if usage is None:
-                warnings.append(f"{self.cuobjdump} reported no resource usage for {name}")
-        return files, usage, warnings
+                self.jobs[label] = self.pool.submit(read_cubin, self.ctx.runner, Path(cubin), str(event.get("name")),
+                                                    self.nvdisasms, self.cuobjdumps)
 
     def result_for(self, target: Target) -> TargetResult:
         event = self.targets.get(target.label)
         if event is None:
             return TargetResult(target, False, error="not compiled", tail=self.output[-TAIL_LINES:])
+        said = [str(w) for w in event.get("warnings") or []] + printed_warnings(event.get("printed") or [])
         if not event.get("ok"):
-            return TargetResult(target, False, error=str(event.get("error")), tail=list(event.get("tail") or []))
+            return TargetResult(target, False, error=str(event.get("error")), tail=list(event.get("tail") or []),
+                                warnings=said)
         files = {k: str(v) for k, v in dict(event.get("files") or {}).items()}
         metadata = dict(event.get("metadata") or {})
         folder = Path(files["metadata"]).parent if "metadata" in files else self.plan.out_dir / target.folder
-        result = TargetResult(target, True, folder=folder, files=files, metadata=metadata)
+        result = TargetResult(target, True, folder=folder, files=files, metadata=metadata, warnings=said,
+                              output=list(event.get("printed") or []))
         if target.backend == "cuda":
             job = self.jobs.get(target.label)
             usage = None
             if job is not None:
                 try:
-                    extra, usage, result.warnings = job.result()
-                    result.files.update(extra)
+                    reading = job.result()
+                    result.files.update(reading.files)
+                    result.warnings += reading.warnings
+                    result.notes, result.sass_by, usage = reading.notes, reading.sass_by, reading.usage
                 except (TritondevError, OSError) as exc:
                     # The compile itself succeeded; a listing that could not be made is a warning.
                     result.warnings.append(f"SASS and resource usage not read: {exc}")
@@ -273,7 +254,7 @@ class _Driver:
             amdgcn = files.get("amdgcn")
             text = Path(amdgcn).read_text(encoding="utf-8", errors="replace") if amdgcn else ""
             info = kernel_usage.parse_amdgcn_info(text, str(event.get("name")))
-            result.resources = kernel_usage.hip_summary(metadata, info, target.warp_size)
+            result.resources = kernel_usage.hip_summary(metadata, info, target.warp_size, str(target.arch))
         missing = [stage for stage in STAGES[target.backend] if stage not in files]
         if missing:
             result.warnings.append(f"this Triton wrote no {', '.join(missing)} for {target.label}")
@@ -289,6 +270,17 @@ def _exit_text(returncode: int) -> str:
     return f"exit status {returncode}"
 
 
+def compile_environment(tmp: Path, environ: dict[str, str] | None = None) -> dict[str, str | None]:
+    """The in-target script's variables: no interpreter (it would turn @triton.jit into an interpreted
+    function that cannot be compiled), and a private Triton cache unless the user chose one with
+    TRITON_CACHE_DIR, so that a compile for inspection changes nothing in ~/.triton."""
+    environ = dict(os.environ) if environ is None else environ
+    env: dict[str, str | None] = {"TRITON_INTERPRET": None}
+    if not environ.get("TRITON_CACHE_DIR"):
+        env["TRITON_CACHE_DIR"] = str(tmp / "triton-cache")
+    return env
+
+
 def run_plan(ctx: AppContext, plan: CompilePlan) -> CompileReport:
     python = ctx.target_python().executable
     started = time.monotonic()
@@ -296,17 +288,12 @@ def run_plan(ctx: AppContext, plan: CompilePlan) -> CompileReport:
         driver = _Driver(ctx, plan, pool)
         remaining = list(plan.run_order)
         request_file = Path(tmp) / "request.json"
+        env = compile_environment(Path(tmp))
         while remaining:
             request_file.write_text(json.dumps(plan.request(remaining)), encoding="utf-8")
             result = ctx.runner.run(
-                [python, inside.script("tritondev_aot.py"), request_file],
-                step="compile",
-                probe=True,
-                check=False,
-                stream=True,
-                on_line=driver.on_line,
-                # The interpreter would turn @triton.jit into an interpreted function that cannot be compiled.
-                env={"TRITON_INTERPRET": None},
+                [python, inside.script("tritondev_aot.py"), request_file], step="compile", probe=True, check=False,
+                stream=True, on_line=driver.on_line, env=env,
             )
             if driver.error is not None:
                 raise_script_error(python, driver.error)
@@ -316,6 +303,13 @@ def run_plan(ctx: AppContext, plan: CompilePlan) -> CompileReport:
             if not driver.hello:
                 # Died before Triton was even imported: nothing target-specific to report.
                 raise CommandFailed(result.argv, result.returncode, None, driver.output[-TAIL_LINES:])
+            if driver.loaded is None:
+                # Died while the user's file was being imported: the file's doing, not the compiler's.
+                raise UsageError(
+                    f"{plan.source} ended the process while tritondev imported it ({_exit_text(result.returncode)})",
+                    fix=f"run `python {plan.source}` to see why; importing the file must only define its kernels",
+                    details="\n".join(driver.since_event[-TAIL_LINES:]) or None,
+                )
             # LLVM aborts the whole process on some errors: blame the target it was compiling, go on
             # with the others in a fresh process.
             crashed = remaining.pop(0)
@@ -327,6 +321,7 @@ def run_plan(ctx: AppContext, plan: CompilePlan) -> CompileReport:
             }
             driver.since_event = []
         results = [driver.result_for(t) for t in plan.targets]
+    kernel = driver.kernel
     return CompileReport(
         kernel=plan.kernel,
         source=plan.source,
@@ -337,6 +332,9 @@ def run_plan(ctx: AppContext, plan: CompilePlan) -> CompileReport:
         nvdisasm=driver.nvdisasm if any(t.backend == "cuda" for t in plan.targets) else None,
         results=results,
         seconds=time.monotonic() - started,
+        warnings=[str(w) for w in (driver.loaded or {}).get("warnings") or []],
+        autotune={"configs": kernel["configs"], "config": kernel.get("config")} if kernel.get("configs") else {},
+        cache_dir=str(os.environ.get("TRITON_CACHE_DIR") or "a temporary folder, removed afterwards"),
     )
 
 
@@ -363,12 +361,14 @@ def compile_kernel(
     targets: list[Target],
     out_dir: Path,
     options: dict[str, int] | None = None,
+    config: int | None = None,
 ) -> CompileReport:
     """Compile `source::kernel` for every target into out_dir/<backend>-<arch>/ (stages, SASS, metadata).
 
     Raises UsageError for bad inputs (nothing written), ToolMissing when triton is not in the target
     environment; per-target compiler failures are in the report (`.ok` False, `.failed`).
+    config: the index of an @triton.autotune kernel's config whose values and options to use.
     """
-    plan = plan_compile(source, kernel, signature, constexprs, targets, out_dir, options)
+    plan = plan_compile(source, kernel, signature, constexprs, targets, out_dir, options, config)
     return run_plan(ctx, plan)
 

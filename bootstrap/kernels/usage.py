@@ -2,7 +2,7 @@
 
 NVIDIA: registers and local memory come from the cubin (`cuobjdump -res-usage`), the dynamic shared
 memory and the launch shape from Triton's metadata. Triton's own `n_spills` is the driver's
-local-memory size divided by 4 (`driver.c`), and so is `spills` here.
+local-memory size (the stack frame) divided by 4 (`driver.c`), and so is `spills` here.
 AMD: the compiler's "Kernel info" comment block and the amdhsa metadata in the .amdgcn text.
 Which nvdisasm and cuobjdump to run is chosen here too (nvidia_tool), the way Triton chooses its tools.
 """
@@ -122,15 +122,22 @@ def _int(metadata: Mapping[str, Any], key: str) -> int | None:
 
 
 def cuda_summary(metadata: Mapping[str, Any], usage: Mapping[str, int] | None, warp_size: int) -> dict[str, int | None]:
-    """Registers/thread, spills (Triton's n_spills: local bytes / 4), shared memory, threads per CTA."""
+    """Registers/thread, spills (Triton's n_spills), shared memory, threads per CTA.
+
+    Triton's n_spills is the driver's CU_FUNC_ATTRIBUTE_LOCAL_SIZE_BYTES / 4: the per-thread stack
+    frame ptxas reserved, where spilled registers go (cuobjdump's STACK; its LOCAL stays 0 even for a
+    kernel that spills kilobytes). `tritondev cache ls` reads the same frame from the cubin.
+    """
     num_warps = _int(metadata, "num_warps")
     shared = _int(metadata, "shared")
     static_shared = usage.get("SHARED") if usage else None
-    local = usage.get("LOCAL") if usage else None
+    frame = usage.get("STACK") if usage else None
+    if frame is not None and usage:
+        frame += usage.get("LOCAL", 0)
     return {
         "registers": usage.get("REG") if usage else None,
-        "spills": local // 4 if local is not None else None,
-        "local_bytes": local,
+        "spills": frame // 4 if frame is not None else None,
+        "local_bytes": frame,  # per thread: the stack frame (spills land here)
         "shared_bytes": shared,  # what Triton asks for at launch (dynamic shared memory)
         "static_shared_bytes": static_shared,  # declared in the cubin (e.g. reserved for barriers)
         "threads": None if num_warps is None else num_warps * (_int(metadata, "warp_size") or warp_size),
@@ -140,14 +147,24 @@ def cuda_summary(metadata: Mapping[str, Any], usage: Mapping[str, int] | None, w
     }
 
 
-def hip_summary(metadata: Mapping[str, Any], info: Mapping[str, int], warp_size: int) -> dict[str, int | None]:
-    """VGPRs, SGPRs, AGPRs, spills, scratch, occupancy (waves/SIMD), LDS (Triton's dynamic + static)."""
+def has_agprs(arch: str) -> bool:
+    """Accumulation VGPRs exist on CDNA (gfx908, gfx90a, gfx94x, gfx950), not on RDNA (gfx10-12) or older GCN."""
+    return arch.startswith("gfx9") and arch[:6] not in ("gfx900", "gfx902", "gfx904", "gfx906", "gfx909") \
+        and not arch.startswith("gfx90c")
+
+
+def hip_summary(
+    metadata: Mapping[str, Any], info: Mapping[str, int], warp_size: int, arch: str | None = None
+) -> dict[str, int | None]:
+    """VGPRs, SGPRs, AGPRs (where the arch has them: has_agprs), spills, scratch, occupancy
+    (waves/SIMD), LDS (Triton's dynamic + static)."""
     num_warps = _int(metadata, "num_warps")
     shared = _int(metadata, "shared")
+    agprs = {} if arch is not None and not has_agprs(arch) else {"agprs": info.get("agprs")}
     return {
         "vgprs": info.get("vgprs"),
         "sgprs": info.get("sgprs"),
-        "agprs": info.get("agprs"),
+        **agprs,
         "vgpr_spills": info.get("vgpr_spills"),
         "sgpr_spills": info.get("sgpr_spills"),
         "scratch_bytes": info.get("scratch_bytes"),
@@ -160,24 +177,38 @@ def hip_summary(metadata: Mapping[str, Any], info: Mapping[str, int], warp_size:
     }
 
 
+def nvidia_tools(
+    name: str,
+    bundled_dir: str | None,
+    environ: dict[str, str] | None = None,
+    which: Callable[[str], str | None] | None = None,
+) -> list[str]:
+    """Every nvdisasm/cuobjdump worth trying, in order: Triton's knob variable and its bundled copy
+    (the way Triton itself chooses, knobs.py env_nvidia_tool), then the CUDA toolkit's ($CUDA_HOME,
+    /usr/local/cuda, PATH). A later one is the answer when an earlier one cannot read a cubin, as a
+    bundled 12.8 nvdisasm cannot decode sm_121a that the toolkit's 13.x can."""
+    env = dict(os.environ) if environ is None else environ
+    candidates: list[str | None] = [env.get(f"TRITON_{name.upper()}_PATH")]
+    if bundled_dir:
+        candidates.append(os.path.join(bundled_dir, name))
+    if env.get("CUDA_HOME"):
+        candidates.append(os.path.join(env["CUDA_HOME"], "bin", name))
+    candidates.append(os.path.join("/usr/local/cuda", "bin", name))
+    if which is not None:
+        candidates.append(which(name))
+    found: dict[str, str] = {}
+    for candidate in candidates:
+        if candidate and os.path.isfile(candidate) and os.access(candidate, os.X_OK):
+            found.setdefault(os.path.realpath(candidate), candidate)
+    return list(found.values())
+
+
 def nvidia_tool(
     name: str,
     bundled_dir: str | None,
     environ: dict[str, str] | None = None,
     which: Callable[[str], str | None] | None = None,
 ) -> str | None:
-    """Which nvdisasm/cuobjdump to use: Triton's knob variable, Triton's bundled copy, PATH, /usr/local/cuda.
-
-    The same order Triton itself uses for its tools (knobs.py env_nvidia_tool), then the system's.
-    """
-    env = dict(os.environ) if environ is None else environ
-    candidates: list[str | None] = [env.get(f"TRITON_{name.upper()}_PATH")]
-    if bundled_dir:
-        candidates.append(os.path.join(bundled_dir, name))
-    if which is not None:
-        candidates.append(which(name))
-    candidates.append(os.path.join(env.get("CUDA_HOME") or "/usr/local/cuda", "bin", name))
-    for candidate in candidates:
-        if candidate and os.path.isfile(candidate) and os.access(candidate, os.X_OK):
-            return candidate
-    return None
+    """The first of nvidia_tools: the one Triton itself would use, where it has one."""
+    tools = nvidia_tools(name, bundled_dir, environ, which)
+    return tools[0] if tools else None

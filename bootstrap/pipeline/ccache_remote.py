@@ -66,14 +66,42 @@ class RemoteStorage:
         parts = urlsplit(self.base)
         return bool(parts.username or parts.password)
 
+    @property
+    def read_only(self) -> bool:
+        """The `read-only` attribute: ccache fetches from the remote but never stores there."""
+        return any(a.strip() in ("read-only", "read-only=true") for a in self.url.split("|")[1:])
+
     def ccache_value(self) -> str:
-        """The value of CCACHE_REMOTE_STORAGE: the URL with its own attributes kept (flags such as
-        `read-only` included) and the default timeouts added where the user set none."""
+        """The value of CCACHE_REMOTE_STORAGE: the URL in a form ccache authenticates with (see
+        ccache_userinfo), its own attributes kept (flags such as `read-only` included) and the
+        default timeouts added where the user set none."""
         base, _, attrs = self.url.partition("|")
         given = [a for a in attrs.split("|") if a] if attrs else []
         named = {a.split("=", 1)[0] for a in given}
         added = [f"{k}={v}" for k, v in DEFAULT_ATTRIBUTES.items() if k not in named]
-        return "|".join([base, *given, *added])
+        return "|".join([ccache_url(base), *given, *added])
+
+
+def ccache_url(base: str) -> str:
+    """`base` with its Redis credentials in a form ccache sends: redis://:PASSWORD@host (the usual
+    Redis URL with an empty user) becomes redis://PASSWORD@host, or redis://default:PASSWORD@host
+    when the password holds a ':' (ccache splits the decoded user info at its first ':').
+
+    ccache (every version since 4.4, redisstorage.cpp split_user_info) reads an empty user as "no
+    credentials": it sends no AUTH at all and every remote call of a build fails with NOAUTH.
+    """
+    scheme, sep, rest = base.partition("://")
+    if not sep or scheme.lower() not in ("redis", "redis+unix"):
+        return base
+    netloc, slash, path = rest.partition("/")
+    userinfo, at, host = netloc.rpartition("@")
+    if not at or not userinfo.startswith(":"):
+        return base
+    password = userinfo[1:]
+    if not password:
+        return f"{scheme}://{host}{slash}{path}"  # redis://:@host: no credentials, as ccache reads it
+    fixed = f"default:{password}" if ":" in unquote(password) else password
+    return f"{scheme}://{fixed}@{host}{slash}{path}"
 
 
 def parse_remote_url(text: str) -> RemoteStorage:
@@ -156,6 +184,7 @@ class Reachability:
     ok: bool
     detail: str
     seconds: float
+    answered: bool = True  # the server answered at all (False: no connection, or no reply in time)
 
 
 def probe(remote: RemoteStorage, timeout: float = 2.0) -> Reachability:
@@ -172,7 +201,7 @@ def probe(remote: RemoteStorage, timeout: float = 2.0) -> Reachability:
         return Reachability(True, detail, time.monotonic() - started)
     except (OSError, ValueError) as exc:
         reason = str(exc) or type(exc).__name__
-        return Reachability(False, redact(reason), time.monotonic() - started)
+        return Reachability(False, redact(reason), time.monotonic() - started, answered=isinstance(exc, ValueError))
 
 
 def _redis_ping(remote: RemoteStorage, timeout: float) -> str:
@@ -207,13 +236,15 @@ def _redis_ping(remote: RemoteStorage, timeout: float) -> str:
 
 
 def redis_auth_args(remote: RemoteStorage) -> list[str]:
-    """AUTH's arguments as ccache sends them: redis://PASSWORD@host (a lone userinfo is the password),
-    redis://USER:PASSWORD@host; none without userinfo."""
-    parts = urlsplit(remote.base)
-    user, password = parts.username, parts.password
-    if password is None:
-        return [unquote(user)] if user else []
-    return [unquote(user), unquote(password)] if user else [unquote(password)]
+    """AUTH's arguments as ccache sends them for the URL it is given (ccache_url of the user's):
+    the decoded user info split at its first ':'; nothing before it means no AUTH at all, a lone
+    part is the password (redis://PASSWORD@host), two are user and password."""
+    netloc = urlsplit(ccache_url(remote.base)).netloc
+    userinfo, at, _ = netloc.rpartition("@")
+    left, colon, right = unquote(userinfo).partition(":")
+    if not at or not left:
+        return []
+    return [left, right] if colon else [left]
 
 
 def _reply_line(reader: BinaryIO) -> bytes:

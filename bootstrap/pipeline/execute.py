@@ -26,6 +26,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
+from bootstrap.core import remembered
 from bootstrap.core.errors import CheckFailed
 from bootstrap.core.runner import PlannedCommand, Runner
 from bootstrap.git.checkouts import CheckoutReport, ensure_checkout
@@ -155,6 +156,7 @@ class Execution:
             python_origin=facts.target.origin, llvm_build=plan.llvm.build, triton_commit=facts.pins.triton_commit,
             install=install_command, ccache=facts.toolchain.ccache,
         ))
+        remembered.remember(self.ctx.workspace.root, self.ctx.settings)  # what the next run starts from
 
 
 # -- the steps ------------------------------------------------------------------------------------------

@@ -93,6 +93,14 @@ def size_jobs(
     return Jobs(compile=int(compile_jobs), link=int(link), reason=why)
 
 
+def size_for_build_types(
+    res: Resources, build_type: str, llvm_build_type: str, *, jobs: int | None = None, link_jobs: int | None = None
+) -> Jobs:
+    """One sizing for both builds (Triton's and LLVM's), by the hungrier build type of the two."""
+    hungriest = next(t for t in ("Debug", "RelWithDebInfo", "Release") if t in (build_type, llvm_build_type))
+    return size_jobs(res, hungriest, jobs=jobs, link_jobs=link_jobs)
+
+
 def read_mem_available(meminfo: Path = Path("/proc/meminfo")) -> int | None:
     """MemAvailable in bytes, or None where the file does not exist (not Linux)."""
     try:

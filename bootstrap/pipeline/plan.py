@@ -26,7 +26,7 @@ from typing import Any
 from bootstrap.pipeline import recipe as P
 from bootstrap.pipeline.facts import COMPILER_ENV, CheckoutFacts, SetupFacts
 from bootstrap.pipeline.fingerprints import StepRecord, StepStatus, changed_keys, decide, fingerprint
-from bootstrap.pipeline.jobs import Jobs, size_jobs
+from bootstrap.pipeline.jobs import Jobs, size_for_build_types
 from bootstrap.pipeline.llvm_builds import LlvmLocation, locate
 from bootstrap.pipeline.llvm_steps import LLVM_STEPS, prebuilt_or_tree_location, prebuilt_or_tree_step
 
@@ -87,8 +87,7 @@ def stable(items: Sequence[tuple[str, str]]) -> dict[str, str]:
 def size_for(facts: SetupFacts) -> Jobs:
     """One sizing for both builds, by the hungrier build type of the two."""
     s = facts.settings
-    hungriest = next(t for t in ("Debug", "RelWithDebInfo", "Release") if t in (s.build_type, s.llvm_build_type))
-    return size_jobs(facts.resources, hungriest, jobs=s.jobs, link_jobs=s.link_jobs)
+    return size_for_build_types(facts.resources, s.build_type, s.llvm_build_type, jobs=s.jobs, link_jobs=s.link_jobs)
 
 
 def _step(name: str, inputs: Mapping[str, Any], parents: Mapping[str, str], record: StepRecord | None,
@@ -180,7 +179,8 @@ def llvm_steps(facts: SetupFacts, presets: P.Presets, where: LlvmLocation, confi
     built = stamp.get("build_fingerprint") == build_fp and where.configured
     build_step = PlannedStep(
         "llvm-build", dict(build), (), build_fp, StepStatus.UP_TO_DATE if built else StepStatus.WOULD_RUN,
-        "LLVM commit and flags unchanged" if built else "LLVM commit, flags or sources changed",
+        "LLVM commit and flags unchanged" if built
+        else "never built here" if not stamp.get("build_fingerprint") else "LLVM commit, flags or sources changed",
         (presets.llvm_build,), Record.LLVM_STAMP,
     )
     return configure_step, build_step

@@ -29,10 +29,12 @@ class SetupReport:
     ccache: dict[str, CcacheDelta] = field(default_factory=dict)
     verify: dict[str, object] | None = None
     notices: list[str] = field(default_factory=list)
+    # What a --dry-run could not resolve (offline: the pins, and the steps that follow them), and why.
+    unresolved: dict[str, str] = field(default_factory=dict)
 
     @property
     def up_to_date(self) -> bool:
-        return all(o.status == StepStatus.UP_TO_DATE for o in self.steps)
+        return not self.unresolved and all(o.status == StepStatus.UP_TO_DATE for o in self.steps)
 
     def to_json(self) -> dict[str, object]:
         return {
@@ -52,5 +54,6 @@ class SetupReport:
             "ccache": {k: v.to_json() for k, v in self.ccache.items()},
             "verify": self.verify,
             "notices": self.notices,
+            "unresolved": self.unresolved,
             "presets": self.presets,
         }

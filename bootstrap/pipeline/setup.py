@@ -10,9 +10,11 @@ the step finished. The commands come from bootstrap.pipeline.recipe, the one pla
 
 from __future__ import annotations
 
+from pathlib import Path
 from typing import TYPE_CHECKING
 
-from bootstrap.core.interpreter import WORKSPACE_VENV
+from bootstrap.core.errors import ExitCode, TritondevError
+from bootstrap.core.interpreter import WORKSPACE_VENV, first_python_on_path, own_interpreter_dirs
 from bootstrap.pipeline import llvm_source
 from bootstrap.pipeline.execute import execute
 from bootstrap.pipeline.facts import gather_facts
@@ -51,9 +53,58 @@ def precheck(ctx: AppContext) -> None:
     ctx.target_python()
 
 
+def _say_where_it_installs(ctx: AppContext, venv_python: Path) -> None:
+    """The reading commands may have shown a python3 from PATH; setup installs into its own venv."""
+    import os
+
+    on_path = first_python_on_path(os.environ.get("PATH", ""), own_interpreter_dirs())
+    if on_path is None or venv_python.exists() or ctx.json:
+        return
+    from rich.markup import escape
+
+    from bootstrap.core import ui
+
+    ui.info(f"[dim]installing into the workspace venv {escape(str(venv_python.parent.parent))}, not into "
+            f"{escape(str(on_path))} (first python3 on PATH): pass --python {escape(str(on_path))} to install "
+            "there[/dim]")
+
+
 def run_setup(ctx: AppContext, console: Console | None) -> SetupReport:
     """The whole pipeline; the caller holds the workspace lock (unless --dry-run)."""
     precheck(ctx)
-    facts = gather_facts(ctx)
+    executable, origin = ctx.target_choice()
+    if origin == WORKSPACE_VENV:
+        _say_where_it_installs(ctx, executable)
+    try:
+        facts = gather_facts(ctx)
+    except TritondevError as exc:
+        # Offline (or a server down), a --dry-run still shows what it knows and marks what it could not resolve.
+        if not ctx.dry_run or exc.exit_code != ExitCode.EXTERNAL_FAILED:
+            raise
+        return unresolved_plan(ctx, exc)
     check_sanitizer(ctx.runner, facts.toolchain.cxx.path, facts.toolchain.clang_lld, ctx.settings.sanitize)
     return execute(ctx, console, facts)
+
+
+def unresolved_plan(ctx: AppContext, failure: TritondevError) -> SetupReport:
+    """A dry run's report when the pins could not be read: the settings, the target, the tools and
+    jobs, and what could not be resolved (the pins, hence the checkouts and builds that follow them)."""
+    from bootstrap.pipeline.jobs import detect, size_for_build_types
+    from bootstrap.pipeline.toolchain import detect_toolchain
+
+    s = ctx.settings
+    resources = detect()
+    jobs = size_for_build_types(resources, s.build_type, s.llvm_build_type, jobs=s.jobs, link_jobs=s.link_jobs)
+    toolchain = detect_toolchain(ctx.runner, use_lld=s.lld, use_ccache=s.ccache)
+    given = {"torch_ref": s.torch_ref, "triton_commit": s.triton_commit, "backend": s.backend,
+             "pytorch_url": s.pytorch_url, "triton_url": s.triton_url, "llvm_url": s.llvm_url,
+             "mirror": str(s.mirror) if s.mirror else None}
+    why = failure.message + (f" (fix: {failure.fix})" if failure.fix else "")
+    return SetupReport(
+        workspace=ctx.workspace.root, dry_run=True, pins={**given, "unresolved": why},
+        toolchain=toolchain.to_json(), jobs={**jobs.to_json(), **resources.to_json()},
+        target_python=str(ctx.target_choice()[0]),
+        notices=[f"could not resolve the pins: {why}; the plan stops there"],
+        unresolved={"pins": why, "steps": "checkouts, LLVM and Triton builds, purge and verify: "
+                    "planned once the pins resolve"},
+    )

@@ -27,7 +27,7 @@ Artifact = Annotated[
 ]
 
 
-@options.command("workspace", "python", "json", "verbose")
+@options.command("workspace", "python", "json", "verbose", reads_target=True)
 def ls(ctx: AppContext, dir: Dir = None) -> None:
     """List cache entries: kernel, target, Triton version, size, age, registers, spills; stale ones flagged.
 
@@ -41,12 +41,12 @@ def ls(ctx: AppContext, dir: Dir = None) -> None:
 
     report = inspect_cache(ctx, dir)
     if ctx.json:
-        ui.emit_json(report.to_json(now()))
+        ui.emit_json({**report.to_json(now()), "target_python": ctx.target_json()})
         return
     print_listing(report)
 
 
-@options.command("workspace", "python", "json")
+@options.command("workspace", "python", "json", reads_target=True)
 def show(ctx: AppContext, entry: EntryRef, artifact: Artifact = None, dir: Dir = None) -> None:
     """Show one entry: its metadata and artifacts, or print one artifact."""
     import sys
@@ -86,9 +86,26 @@ def show(ctx: AppContext, entry: EntryRef, artifact: Artifact = None, dir: Dir =
         )
         return
     if chosen.binary and sys.stdout.isatty():
+        nvdisasm = _nvdisasm(ctx) if chosen.name.endswith(".cubin") else None
         raise UsageError(
             f"{chosen.name} is binary ({len(content)} bytes): {path}",
-            fix=f"redirect it to a file (> {chosen.name}) or {binary_hint(chosen.name, path)}",
+            fix=f"redirect it to a file (> {chosen.name}) or {binary_hint(chosen.name, path, nvdisasm)}",
         )
     sys.stdout.buffer.write(content)
     sys.stdout.flush()
+
+
+def _nvdisasm(ctx: AppContext) -> str | None:
+    """An nvdisasm that exists: the target environment's Triton's, else the CUDA toolkit's."""
+    import shutil
+
+    from bootstrap.core.errors import TritondevError
+    from bootstrap.kernels.usage import nvidia_tool
+
+    try:
+        target = ctx.target_python_if_present()
+    except TritondevError:
+        target = None
+    bundled = next((str(site / "triton" / "backends" / "nvidia" / "bin") for site in target.site_packages
+                    if (site / "triton").is_dir()), None) if target else None
+    return nvidia_tool("nvdisasm", bundled, which=shutil.which)

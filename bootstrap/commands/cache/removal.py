@@ -40,7 +40,7 @@ def clear(ctx: AppContext, kernel: Kernel = None, dir: Dir = None) -> None:
     _apply(report, plan_clear(report.entries, kernel), dry_run=ctx.dry_run, json=ctx.json)
 
 
-@options.command("workspace", "python", "json", "dry_run")
+@options.command("workspace", "python", "json", "dry_run", reads_target=True)
 def prune(
     ctx: AppContext, older_than: OlderThan = None, max_size: MaxSize = None, stale: Stale = False, dir: Dir = None
 ) -> None:

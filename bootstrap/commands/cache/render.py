@@ -9,9 +9,13 @@ if TYPE_CHECKING:
     from bootstrap.kernels.cache import CacheReport, Entry
 
 
-def binary_hint(name: str, path: Path) -> str:
+def binary_hint(name: str, path: Path, nvdisasm: str | None = None) -> str:
+    """How to look inside a binary artifact; for a cubin, with an nvdisasm that exists here."""
     if name.endswith(".cubin"):
-        return f"disassemble it: nvdisasm {path}"
+        if nvdisasm is None:
+            return ("disassemble it with nvdisasm (in Triton's wheel and the CUDA toolkit; none found here: "
+                    "pass --python with the environment Triton is installed in)")
+        return f"disassemble it: {nvdisasm} -c {path}"
     if name.endswith(".hsaco"):
         return f"disassemble it: llvm-objdump -d {path}"
     return f"inspect it: nm -D {path}"

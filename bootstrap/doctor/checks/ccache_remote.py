@@ -1,6 +1,10 @@
-"""ccache remote storage (the ccache_remote setting): a ccache that can use it, and a server that answers."""
+"""ccache remote storage (the ccache_remote setting): a ccache that can use it, and a server that stores
+and returns what ccache itself sends it (bootstrap.pipeline.ccache_proof): what the check says is what
+the build gets."""
 
 from __future__ import annotations
+
+import shutil
 
 from bootstrap.core.errors import ConfigError
 
@@ -9,9 +13,11 @@ from bootstrap.doctor.checks import toolchain as _toolchain  # noqa: F401
 from bootstrap.doctor.facts import Facts, Skip
 from bootstrap.doctor.model import Outcome, error, ok, warn
 from bootstrap.doctor.registry import check
+from bootstrap.pipeline.ccache_proof import RemoteProof, prove_remote
 from bootstrap.pipeline.ccache_remote import (
     FEATURE_OF,
     MIN_CCACHE,
+    Reachability,
     ccache_features,
     parse_ccache_version,
     parse_remote_url,
@@ -19,6 +25,9 @@ from bootstrap.pipeline.ccache_remote import (
 )
 
 PROBE_TIMEOUT = 3.0
+COMPILERS = ("cc", "gcc", "clang")  # any C compiler proves the remote; the build's own is not needed
+_FIX = ("check the URL's host, port, user and password: redis://[USER:]PASSWORD@HOST[:PORT], "
+        "http://[USER:PASSWORD@]HOST/PATH (tritondev hands ccache redis://:PASSWORD@HOST as redis://PASSWORD@HOST)")
 
 
 @check("toolchain.ccache-remote", "ccache remote storage (shared build cache)")
@@ -53,18 +62,49 @@ def ccache_remote(facts: Facts) -> Outcome:
                     "without it", "put the cache behind plain http:// on a trusted network, or use redis://")
     reach = probe(remote, timeout=PROBE_TIMEOUT)
     version_text = f"ccache {version}" if version else "ccache"
-    if not reach.ok:
+    if not reach.answered:
         # Builds still work (ccache goes on without the remote), only slower: a warning, not an error.
         return warn(
             f"remote {shown} unreachable ({reach.detail}): builds go on with the local cache only",
-            "start the cache server or check the URL, host, port and credentials",
+            "start the cache server or check the URL, host and port",
             f"{version_text}; probe took {reach.seconds * 1000:.0f} ms",
             remote=shown,
             reachable=False,
         )
-    return ok(
-        f"{shown} answers ({reach.detail}, {reach.seconds * 1000:.0f} ms); {version_text} supports it",
-        f"features: {' '.join(sorted(features))}" if features else "features: unknown",
-        remote=shown,
-        reachable=True,
-    )
+    path = facts.environ.get("PATH", "")
+    compiler = next((found for name in COMPILERS if (found := shutil.which(name, path=path))), None)
+    if compiler is None:
+        return _answered_only(reach, shown, version_text)
+    proof = prove_remote(facts.ctx.runner, tool.path, compiler, remote, version, facts.tempdir("ccache-remote"),
+                         facts.environ)
+    return _verdict(proof, reach, shown, version_text)
+
+
+def _answered_only(reach: Reachability, shown: str, version_text: str) -> Outcome:
+    """No C compiler to prove it through ccache: only what the server said to our own client."""
+    why = "not proven through ccache: no C compiler (clang, gcc, cc) on PATH"
+    if not reach.ok:
+        return error(f"{shown} refused tritondev's request ({reach.detail}); {why}", _FIX, remote=shown,
+                     reachable=True, proven=False)
+    return warn(f"{shown} answers ({reach.detail}); {why}", "install a C compiler (apt-get install gcc)",
+                version_text, remote=shown, reachable=True, proven=False)
+
+
+def _verdict(proof: RemoteProof, reach: Reachability, shown: str, version_text: str) -> Outcome:
+    """What ccache's own round trip says, in the words a build would meet."""
+    took = f"{proof.seconds:.1f} s"
+    details = [f"{version_text}; server: {reach.detail}", *(f"ccache: {line}" for line in proof.reasons)]
+    data = {"remote": shown, "reachable": True, "proven": proof.ok, "stored": proof.stored, "fetched": proof.fetched,
+            "remote_errors": proof.errors, "remote_timeouts": proof.timeouts}
+    if proof.errors or proof.timeouts:
+        said = proof.reasons[0] if proof.reasons else f"{proof.errors} error(s), {proof.timeouts} timeout(s)"
+        return error(f"ccache cannot use {shown}: {said}; every build would compile without it", _FIX, *details,
+                     **data)
+    if proof.read_only:
+        return ok(f"{version_text} reads {shown} (read-only: nothing stored, as configured; {took})", *details, **data)
+    if not proof.fetched:
+        return error(f"ccache stored an object in {shown} but did not get it back from there",
+                     "check the server's memory limit and eviction policy, and that the user may read its keys",
+                     *details, **data)
+    return ok(f"{shown} answers ({reach.detail}, {reach.seconds * 1000:.0f} ms); {version_text} stored an object "
+              f"there and fetched it back ({took})", *details, **data)

@@ -21,7 +21,7 @@ _MAX_BINARY_BYTES = 256 << 20  # larger than any kernel: a file this big is not 
 class Resources:
     registers: int | None = None  # per thread (VGPRs on AMD)
     stack_bytes: int | None = None  # per-thread local frame (CUDA): spills land here
-    spills: int | None = None  # AMD: VGPR + SGPR spills
+    spills: int | None = None  # AMD: VGPR + SGPR spills; CUDA: the stack frame / 4, as Triton counts them
 
 
 def kernel_resources(folder: Path, name: str) -> Resources:
@@ -33,7 +33,9 @@ def kernel_resources(folder: Path, name: str) -> Resources:
     except (OSError, ValueError):
         usage = {}
     if usage.get("registers") is not None:
-        return Resources(usage.get("registers"), usage.get("stack"))
+        stack = usage.get("stack", 0)  # no attribute: no frame
+        # Triton's n_spills (and `tritondev compile`'s): the driver's local size, this frame, / 4.
+        return Resources(usage.get("registers"), stack, stack // 4)
     try:
         raw = read_regular(folder / f"{name}.amdgcn", limit=_MAX_BINARY_BYTES)
     except OSError:

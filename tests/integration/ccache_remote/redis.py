@@ -19,10 +19,15 @@ def free_port() -> int:
 
 class RedisServer:
     """redis-server with one ACL user (USER/PASSWORD) and the default user off, so that a URL
-    without the password is refused, as a team's server would."""
+    without the password is refused, as a team's server would.
 
-    def __init__(self, folder: Path, *, unix_socket: bool = False) -> None:
+    requirepass: the classic set-up instead (`requirepass PASSWORD`, the default user and no ACL
+    user), whose usual URL is redis://:PASSWORD@HOST:PORT with an empty user.
+    """
+
+    def __init__(self, folder: Path, *, unix_socket: bool = False, requirepass: bool = False) -> None:
         self.folder = folder
+        self.requirepass = requirepass
         self.port = free_port()
         # Unix socket paths are limited to ~107 bytes: keep it short, under /tmp.
         self.socket = Path(f"/tmp/tritondev-redis-{self.port}.sock") if unix_socket else None
@@ -30,7 +35,12 @@ class RedisServer:
 
     @property
     def url(self) -> str:
+        if self.requirepass:
+            return f"redis://:{PASSWORD}@127.0.0.1:{self.port}"
         return f"redis://{USER}:{PASSWORD}@127.0.0.1:{self.port}"
+
+    def url_with(self, userinfo: str) -> str:
+        return f"redis://{userinfo}@127.0.0.1:{self.port}"
 
     def start(self) -> RedisServer:
         exe = shutil.which("redis-server")
@@ -39,8 +49,7 @@ class RedisServer:
         self.folder.mkdir(parents=True, exist_ok=True)
         self.proc = subprocess.Popen(
             [exe, "--port", str(self.port), "--bind", "127.0.0.1", "--save", "", "--appendonly", "no",
-             "--dir", str(self.folder), "--user", USER, "on", f">{PASSWORD}", "~*", "&*", "+@all",
-             "--user", "default", "off",
+             "--dir", str(self.folder), *self._auth_options(),
              *(["--unixsocket", str(self.socket), "--unixsocketperm", "700"] if self.socket else [])],
             stdout=(self.folder / "redis.log").open("wb"), stderr=subprocess.STDOUT,
         )
@@ -55,11 +64,17 @@ class RedisServer:
                 time.sleep(0.05)
         raise RuntimeError("redis-server did not answer within 20 s")
 
+    def _auth_options(self) -> list[str]:
+        if self.requirepass:
+            return ["--requirepass", PASSWORD]
+        return ["--user", USER, "on", f">{PASSWORD}", "~*", "&*", "+@all", "--user", "default", "off"]
+
     def command(self, *args: str) -> bytes:
         """One command, authenticated; the first line of the reply."""
+        auth = ("AUTH", PASSWORD) if self.requirepass else ("AUTH", USER, PASSWORD)
         with socket.create_connection(("127.0.0.1", self.port), timeout=5) as sock:
             reader = sock.makefile("rb")
-            for cmd in (("AUTH", USER, PASSWORD), args):
+            for cmd in (auth, args):
                 payload = b"*%d\r\n" % len(cmd) + b"".join(b"$%d\r\n%s\r\n" % (len(a), a.encode()) for a in cmd)
                 sock.sendall(payload)
                 line = reader.readline().rstrip(b"\r\n")

@@ -75,6 +75,26 @@ def test_real_ccache_shares_through_redis_across_folders(
 
 
 @pytest.mark.skipif(CCACHE is None or CC is None, reason="needs ccache and a C compiler")
+def test_real_ccache_authenticates_with_the_usual_empty_user_url(
+    ccache_version_text: str, password_redis: RedisServer, tmp_path: Path
+) -> None:
+    """redis://:PASSWORD@host given to ccache as it is sends no AUTH (every call fails); as handed by
+    env_for it stores and fetches."""
+    version = parse_ccache_version(ccache_version_text)
+    if version is None or version < Version("4.7"):
+        pytest.skip("the stats keys counted here are ccache >= 4.7's")
+    url = password_redis.url
+    assert url.startswith("redis://:")
+    raw = _compile(tmp_path / "raw", tmp_path / "cache-raw", {"CCACHE_REMOTE_STORAGE": url})
+    assert hit_counts({}, raw).remote_errors >= 1  # what a build got before: no AUTH at all
+    remote = parse_remote_url(url)
+    stored = _compile(tmp_path / "a", tmp_path / "cache-a", env_for(remote, version, base_dir=tmp_path / "a"))
+    assert hit_counts({}, stored) == HitCounts(0, 0, 1, 0) and stored["remote_storage_write"] >= 1
+    fetched = _compile(tmp_path / "b", tmp_path / "cache-b", env_for(remote, version, base_dir=tmp_path / "b"))
+    assert hit_counts({}, fetched) == HitCounts(0, 1, 0, 0)
+
+
+@pytest.mark.skipif(CCACHE is None or CC is None, reason="needs ccache and a C compiler")
 def test_real_ccache_goes_on_without_a_stopped_remote(
     ccache_version_text: str, stopped_redis: RedisServer, tmp_path: Path
 ) -> None:

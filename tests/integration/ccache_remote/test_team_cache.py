@@ -85,16 +85,20 @@ def area(tmp_path_factory: pytest.TempPathFactory) -> Path:
 
 
 @pytest.fixture(scope="module")
-def team(world: World, area: Path, redis_server: RedisServer) -> dict[str, Any]:
-    """A cold, then B from the remote."""
-    out: dict[str, Any] = {"url": redis_server.url}
+def team(world: World, area: Path, password_redis: RedisServer) -> dict[str, Any]:
+    """A cold, then B from the remote; the server wants a password and the URL is the usual Redis
+    form with an empty user, redis://:PASSWORD@HOST:PORT (which ccache, given as it is, would send
+    no AUTH for)."""
+    url = password_redis.url
+    assert url.startswith("redis://:")
+    out: dict[str, Any] = {"url": url}
     for name in ("A", "B"):
         env = _env(area, name)
         ws = area / f"ws-{name}"
-        proc = _run(*setup_args(world, ws, LABEL, "--ccache-remote", redis_server.url, "--json"), env=env)
+        proc = _run(*setup_args(world, ws, LABEL, "--ccache-remote", url, "--json"), env=env)
         out[name] = {"ws": ws, "env": env, "report": _report(proc), "stats": _counters(env), "stderr": proc.stderr}
         if name == "A":
-            out["keys_after_a"] = redis_server.keys()
+            out["keys_after_a"] = password_redis.keys()
     return out
 
 
@@ -103,8 +107,23 @@ def test_a_builds_cold_and_fills_the_remote(team: dict[str, Any], world: World) 
     _verified(a["report"], a["ws"], world)
     counts = hit_counts({}, a["stats"])
     assert counts.total > 20 and counts.misses == counts.total  # nothing anywhere yet
+    assert counts.remote_errors == 0 and a["stats"].get("remote_storage_write", 0) >= counts.misses
     assert team["keys_after_a"] >= counts.misses  # every compilation stored its result remotely
     assert _summary_counts(a["report"]) == counts
+
+
+def test_a_plain_setup_remembers_how_the_workspace_was_set_up(team: dict[str, Any], world: World) -> None:
+    """A's setup was given --mirror and --triton-commit; a plain `setup` there uses them again (no
+    network: the mirror is local), and the password of the remote was not written down."""
+    a = team["A"]
+    ws, commit = a["ws"], world.triton_commits[LABEL]
+    saved = json.loads((ws / "state" / "settings.json").read_text())["settings"]
+    assert saved == {"mirror": str(world.git_root), "triton_commit": commit}
+    report = _report(_run("setup", "--workspace", str(ws), "--dry-run", "--json", env=a["env"]))
+    assert report["pins"]["triton_commit"] == commit
+    assert report["pins"]["triton_commit_source"].startswith("workspace:")
+    shown = _run("config", "show", "--workspace", str(ws), env=a["env"]).stdout
+    assert f"mirror = {world.git_root}  (workspace:{ws / 'state' / 'settings.json'}" in shown
 
 
 def test_b_builds_from_the_remote(team: dict[str, Any], world: World) -> None:
@@ -177,15 +196,44 @@ def test_killed_during_the_build(world: World, area: Path) -> None:
     _doctor_says_unreachable(redis.url, env)
 
 
+def _remote_check(url: str, env: dict[str, str]) -> tuple[dict[str, Any], int]:
+    proc = _run("doctor", "--check", "toolchain.ccache-remote", "--json", env={**env, "TRITONDEV_CCACHE_REMOTE": url})
+    (check,) = json.loads(proc.stdout)["checks"]
+    return check, proc.returncode
+
+
 def test_doctor_reports_a_running_remote_ok(redis_server: RedisServer, area: Path) -> None:
     env = _env(area, "doctor", TRITONDEV_CCACHE_REMOTE=redis_server.url)
-    proc = _run("doctor", "--check", "toolchain.ccache-remote", "--json", env=env)
-    (check,) = json.loads(proc.stdout)["checks"]
+    check, returncode = _remote_check(redis_server.url, env)
     assert check["status"] == "ok" and "PONG" in check["summary"], check
-    assert proc.returncode == 0
+    assert check["data"]["proven"] and check["data"]["fetched"] and check["data"]["remote_errors"] == 0, check
+    assert returncode == 0
     plain = _run("doctor", "--check", "toolchain.ccache-remote", env={k: v for k, v in env.items()
                                                                       if k != "TRITONDEV_CCACHE_REMOTE"})
     assert plain.returncode == 0 and "no ccache remote configured" in plain.stderr + plain.stdout
+
+
+@pytest.mark.parametrize(("userinfo", "status", "needle"), [
+    (f":{PASSWORD}", "ok", "fetched it back"),  # the usual URL, as ccache is handed it
+    (PASSWORD, "ok", "fetched it back"),
+    (f"default:{PASSWORD}", "ok", "fetched it back"),
+    (":wrong-password", "error", "WRONGPASS"),
+    ("", "error", "NOAUTH"),
+])
+def test_doctor_proves_the_remote_through_ccache(password_redis: RedisServer, area: Path, userinfo: str,
+                                                  status: str, needle: str) -> None:
+    """What ccache itself gets from the server: a store and a fetch, or the server's refusal."""
+    url = password_redis.url_with(userinfo) if userinfo else f"redis://127.0.0.1:{password_redis.port}"
+    env = _env(area, "doctor-proof")
+    check, returncode = _remote_check(url, env)
+    assert check["status"] == status and needle in check["summary"] + " ".join(check["details"]), check
+    assert returncode == (0 if status == "ok" else 1)
+    if status == "ok":
+        assert check["data"]["stored"] >= 1 and check["data"]["fetched"], check
+    else:
+        assert check["data"]["remote_errors"] > 0 and not check["data"]["proven"], check
+        assert "wrong-password" not in json.dumps(check)
+    assert not Path(env["CCACHE_DIR"]).exists()  # the user's own cache was not used
 
 
 def test_build_command_uses_the_remote(team: dict[str, Any]) -> None:

@@ -15,6 +15,8 @@ def test_config_show_json_reports_value_and_source(cli, tmp_path: Path) -> None:
         "value": "Debug",
         "source": f"file:{tmp_path / 'tritondev.toml'}",
         "env": "TRITONDEV_BUILD_TYPE",
+        "effective": "Debug",
+        "note": "",
     }
     assert data["settings"]["jobs"]["value"] == 7
     assert data["settings"]["jobs"]["source"] == "env:TRITONDEV_JOBS"

@@ -36,7 +36,14 @@ def test_bad_input_exits_2_with_a_suggestion_and_no_traceback(cli, tmp_path: Pat
 
 def test_missing_target_env_is_an_error_with_the_fix_and_creates_nothing(cli, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
     ws = tmp_path / "ws"
-    result = cli("doctor", "--workspace", str(ws), "--json", "--check", "python", "--check", "packages")
+    # No --python, no active env, no workspace venv, and no python3 on PATH to fall back to.
+    no_python = tmp_path / "bin"
+    no_python.mkdir()
+    for tool in ("cc", "gcc", "clang"):
+        if shutil.which(tool):
+            (no_python / tool).symlink_to(shutil.which(tool))  # type: ignore[arg-type]
+    env = {"PATH": str(no_python)}
+    result = cli("doctor", "--workspace", str(ws), "--json", "--check", "python", "--check", "packages", env=env)
     assert result.returncode == 1, result.stderr
     checks = checks_of(result.stdout)
     assert checks["python.interpreter"]["status"] == "error"
@@ -44,7 +51,7 @@ def test_missing_target_env_is_an_error_with_the_fix_and_creates_nothing(cli, tm
     assert {checks[n]["status"] for n in checks if n != "python.interpreter" and n != "python.c-compiler"
             and n != "python.env-traps"} == {"skipped"}
     assert "error:" not in result.stderr  # the report is the one document; the exit code says it failed
-    text = cli("doctor", "--workspace", str(ws), "--check", "python")
+    text = cli("doctor", "--workspace", str(ws), "--check", "python", env=env)
     assert text.returncode == 1 and "Doctor found" in text.stdout
     assert "error:" not in text.stderr  # the report's own verdict says it, once
     assert not ws.exists(), "a read-only doctor run must not create the workspace"

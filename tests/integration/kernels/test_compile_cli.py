@@ -48,7 +48,8 @@ def test_every_stage_and_sass_for_each_target(compiled) -> None:  # type: ignore
             assert path.is_file() and path.stat().st_size > 0, path
             assert entry["files"][stage] == str(path)
         assert json.loads((folder / "metadata.json").read_text())["name"] == "matmul_kernel"
-        assert not entry["warnings"]
+        # Only Triton's own notice (3.9 warns that FP fusion's default changes in 3.10).
+        assert all("TRITON_DEFAULT_FP_FUSION" in w for w in entry["warnings"]), entry["warnings"]
     for arch in (80, 90, 120):
         sass = (out / f"cuda-{arch}" / "matmul_kernel.sass").read_text()
         # The header names the architecture (".target sm_90a", or "EF_CUDA_SM80" in the ELF flags).

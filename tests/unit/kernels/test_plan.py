@@ -10,7 +10,8 @@ import pytest
 from bootstrap import inside
 from bootstrap.core.errors import UsageError
 from bootstrap.kernels import usage
-from bootstrap.kernels.compile import MARKER_FILE, headline, plan_compile, ptxas_fix
+from bootstrap.kernels.compile import MARKER_FILE, plan_compile
+from bootstrap.kernels.diagnostics import headline, ptxas_fix
 from bootstrap.kernels.targets import parse_targets
 from bootstrap.kernels.verify import choose_mode
 
@@ -68,22 +69,29 @@ def _tool(folder: Path, name: str) -> str:
 
 
 def test_nvidia_tool_order(tmp_path: Path) -> None:
+    """Triton's knob and bundled copy first (as Triton chooses), then the toolkit's: $CUDA_HOME,
+    /usr/local/cuda, PATH; each file once however it is reached."""
     env_tool = _tool(tmp_path / "env", "nvdisasm")
     bundled = _tool(tmp_path / "triton" / "bin", "nvdisasm")
     on_path = _tool(tmp_path / "path", "nvdisasm")
     cuda = _tool(tmp_path / "cuda" / "bin", "nvdisasm")
     environ = {"TRITON_NVDISASM_PATH": env_tool, "CUDA_HOME": str(tmp_path / "cuda")}
+    system = ["/usr/local/cuda/bin/nvdisasm"] if os.access("/usr/local/cuda/bin/nvdisasm", os.X_OK) else []
 
     def which(name: str) -> str | None:
         return on_path
 
+    tools = usage.nvidia_tools("nvdisasm", str(tmp_path / "triton" / "bin"), environ, which)
+    assert tools == [env_tool, bundled, cuda, *system, on_path]
     assert usage.nvidia_tool("nvdisasm", str(tmp_path / "triton" / "bin"), environ, which) == env_tool
     del environ["TRITON_NVDISASM_PATH"]
     assert usage.nvidia_tool("nvdisasm", str(tmp_path / "triton" / "bin"), environ, which) == bundled
-    assert usage.nvidia_tool("nvdisasm", str(tmp_path / "nowhere"), environ, which) == on_path
-    assert usage.nvidia_tool("nvdisasm", None, environ, lambda name: None) == cuda
+    assert usage.nvidia_tool("nvdisasm", str(tmp_path / "nowhere"), environ, which) == cuda
+    assert usage.nvidia_tools("nvdisasm", str(tmp_path / "nowhere"), environ, lambda name: cuda) == [cuda, *system]
     os.unlink(cuda)
-    assert usage.nvidia_tool("nvdisasm", None, environ, lambda name: None) is None
+    if not system:
+        assert usage.nvidia_tool("nvdisasm", None, environ, which) == on_path
+        assert usage.nvidia_tool("nvdisasm", None, environ, lambda name: None) is None
 
 
 def test_event_lines() -> None:

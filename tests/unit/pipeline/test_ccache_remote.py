@@ -11,12 +11,16 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 from packaging.version import Version
 
 from bootstrap.core.errors import ConfigError, ExitCode
+from bootstrap.pipeline.ccache_proof import judge, remote_counters
 from bootstrap.pipeline.ccache_remote import (
     DEFAULT_ATTRIBUTES,
     ccache_features,
+    ccache_url,
     env_for,
     hit_counts,
     parse_ccache_version,
@@ -77,6 +81,47 @@ def test_auth_arguments_follow_ccaches_reading_of_the_url() -> None:
     assert redis_auth_args(parse_remote_url("redis://pw@h")) == ["pw"]  # a lone userinfo is the password
     assert redis_auth_args(parse_remote_url("redis://:pw@h")) == ["pw"]
     assert redis_auth_args(parse_remote_url("redis://u:p%40ss@h")) == ["u", "p@ss"]
+
+
+@pytest.mark.parametrize(("given", "handed"), [
+    # The usual Redis URL (empty user) would make ccache send no AUTH at all.
+    ("redis://:s3cret@h:6379", "redis://s3cret@h:6379"),
+    ("redis://:s3cret@h:6379/2", "redis://s3cret@h:6379/2"),
+    ("redis+unix://:s3cret@localhost/run/redis.sock", "redis+unix://s3cret@localhost/run/redis.sock"),
+    # ccache splits the decoded user info at its first ':': such a password needs a user.
+    ("redis://:a%3Ab@h", "redis://default:a%3Ab@h"),
+    ("redis://:@h", "redis://h"),
+    # Forms ccache already reads right stay as they are.
+    ("redis://u:p@h", "redis://u:p@h"), ("redis://p@h", "redis://p@h"), ("redis://h", "redis://h"),
+    ("http://:t@h/c", "http://:t@h/c"),
+])
+def test_ccache_gets_a_url_it_authenticates_with(given: str, handed: str) -> None:
+    assert ccache_url(given) == handed
+    assert parse_remote_url(given + "|read-only").ccache_value().startswith(handed + "|read-only|")
+
+
+@given(password=st.text(alphabet=st.characters(blacklist_categories=("Cs",)), min_size=1, max_size=20))
+def test_any_password_with_an_empty_user_reaches_ccache_whole(password: str) -> None:
+    """Whatever the password, ccache's own reading of the handed URL (decode, split at the first ':')
+    sends exactly that password, which redis_auth_args mirrors."""
+    from urllib.parse import quote
+
+    remote = parse_remote_url(f"redis://:{quote(password, safe='')}@cache.example.com:6379")
+    assert redis_auth_args(remote)[-1] == password
+    assert len(redis_auth_args(remote)) == (2 if ":" in password else 1)
+
+
+def test_the_round_trip_is_judged_from_ccaches_counters() -> None:
+    stored = {"remote_storage_write": 2, "remote_storage_miss": 1, "cache_miss": 1}
+    fetched = {"remote_storage_hit": 1, "remote_storage_read_hit": 2}
+    assert judge(stored, fetched, read_only=False).ok
+    assert not judge(stored, {"remote_storage_miss": 1}, read_only=False).ok  # stored, never came back
+    refused = judge({"remote_storage_error": 1}, {"remote_storage_error": 1}, read_only=False)
+    assert not refused.ok and refused.errors == 2
+    assert judge({"remote_storage_miss": 1}, {"remote_storage_miss": 1}, read_only=True).ok
+    assert not judge({"remote_storage_timeout": 1}, {}, read_only=True).ok
+    # ccache 4.4-4.6 counted the same under the old name.
+    assert remote_counters({"secondary_storage_hit": 1, "cache_miss": 3}) == {"remote_storage_hit": 1}
 
 
 # -- environment -----------------------------------------------------------------------------------

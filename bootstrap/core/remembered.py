@@ -1,0 +1,94 @@
+"""How a workspace was set up: the settings a successful `tritondev setup` was given, read back as a layer.
+
+Without it a plain `tritondev setup` (or `build`, `pins`, `doctor`) in an existing workspace forgets
+the --mirror, --torch-ref, URLs or build type it was set up with, and goes back to PyTorch main over
+the network. The file <workspace>/state/settings.json is written at the end of each successful
+setup; load_settings reads it between the defaults and tritondev.toml, so the file, TRITONDEV_*
+variables and options still win, and `config show` names it as the source ("workspace:<path>").
+
+Remembered: what the user gave on the command line or in the environment (tritondev.toml stays
+where it is). Never remembered: secrets (the ccache remote's password never goes to disk), and the
+choices of one run (jobs, --allow-dirty, --skip-verify). A new choice of the Triton commit (--torch-ref
+or --triton-commit) or of where sources come from (--mirror or a URL) replaces the remembered one as
+a whole, so that a remembered URL cannot outrank a --mirror given now.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Mapping, MutableMapping
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from bootstrap.core.errors import ConfigError
+
+if TYPE_CHECKING:
+    from bootstrap.core.settings import Settings
+
+FILE = "settings.json"  # in <workspace>/state
+SOURCE = "workspace"  # the source kind of its values: "workspace:<path>"
+NOT_REMEMBERED = ("workspace", "jobs", "link_jobs", "allow_dirty", "skip_verify")
+# Settings that make one choice together: one of them given anew drops the remembered others.
+CHOICES = (("torch_ref", "triton_commit"), ("mirror", "pytorch_url", "triton_url", "llvm_url"))
+_GIVEN = ("cli", "env", SOURCE)  # sources worth remembering (a file keeps its own values)
+
+
+def path_in(workspace: Path) -> Path:
+    return workspace / "state" / FILE
+
+
+def read(workspace: Path) -> tuple[dict[str, Any], str]:
+    """The remembered settings ({} when there are none) and the source label of their values."""
+    path = path_in(workspace)
+    source = f"{SOURCE}:{path}"
+    try:
+        text = path.read_text(encoding="utf-8")
+    except (FileNotFoundError, NotADirectoryError):
+        return {}, source  # never set up here (or the workspace is not a folder: said elsewhere)
+    except OSError as exc:
+        raise ConfigError(f"cannot read {path}: {exc.strerror}", fix=f"check the permissions of {path}") from None
+    try:
+        data = json.loads(text)
+        settings = data["settings"]
+        if not isinstance(settings, dict):
+            raise TypeError("settings is not an object")
+    except (ValueError, KeyError, TypeError) as exc:
+        raise ConfigError(
+            f"{path} is damaged ({exc})",
+            fix=f"remove {path}: the next successful `tritondev setup` writes it again",
+        ) from None
+    return {str(k): v for k, v in settings.items()}, source
+
+
+def drop_replaced(values: MutableMapping[str, Any], sources: MutableMapping[str, str]) -> None:
+    """Remembered values of a choice that a file, variable or option made anew are left out."""
+    for choice in CHOICES:
+        if any(sources.get(name, "").split(":", 1)[0] in ("file", "env", "cli") for name in choice):
+            for name in choice:
+                if sources.get(name, "").startswith(SOURCE + ":"):
+                    del values[name], sources[name]
+
+
+def to_remember(settings: Settings) -> dict[str, Any]:
+    """What a setup run with `settings` leaves for the next one (see the module docstring)."""
+    from bootstrap.core.settings import SETTINGS
+
+    kept: dict[str, Any] = {}
+    for setting in SETTINGS:
+        value = getattr(settings, setting.name)
+        if setting.name in NOT_REMEMBERED or setting.secret or not setting.in_file or value is None:
+            continue
+        if settings.source_of(setting.name).split(":", 1)[0] in _GIVEN:
+            kept[setting.name] = str(value) if isinstance(value, Path) else value
+    return kept
+
+
+def remember(workspace: Path, settings: Settings) -> None:
+    """Write what the next run starts from (atomically: a run cut short leaves the old file whole)."""
+    from bootstrap.core.fsutil import atomic_write_text
+
+    document: Mapping[str, Any] = {
+        "written_by": "tritondev setup, at the end of a successful run; read as defaults by every command",
+        "settings": to_remember(settings),
+    }
+    atomic_write_text(path_in(workspace), json.dumps(document, indent=2, sort_keys=True) + "\n")

@@ -1,0 +1,74 @@
+"""SASS and resource usage of a cubin, from the first nvdisasm / cuobjdump that can read it.
+
+Triton's bundled tools come first (they match its ptxas); when one cannot decode the cubin's
+architecture (a bundled 12.8 nvdisasm and sm_121a), the CUDA toolkit's ($CUDA_HOME, /usr/local/cuda,
+PATH: kernels.usage.nvidia_tools) gets its turn, and the report names the one that wrote the SASS.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from bootstrap.core.runner import Result, Runner
+from bootstrap.kernels import usage as kernel_usage
+
+
+@dataclass
+class CubinReading:
+    files: dict[str, str] = field(default_factory=dict)  # "sass" -> path, when written
+    usage: dict[str, int] | None = None  # cuobjdump -res-usage of the kernel
+    warnings: list[str] = field(default_factory=list)
+    notes: list[str] = field(default_factory=list)
+    sass_by: str | None = None
+
+
+def _last_line(result: Result) -> str:
+    lines = (result.stderr or result.stdout).strip().splitlines()
+    return lines[-1] if lines else f"exit status {result.returncode}"
+
+
+def _disassemble(runner: Runner, nvdisasm: str, cubin: Path) -> Result:
+    # -ndf: skip the dataflow analysis, which only feeds life-range output; the listing is the same and
+    # it costs a quarter of nvdisasm's time. Older nvdisasm without it: plain -c.
+    result = runner.run([nvdisasm, "-c", "-ndf", cubin], step="nvdisasm", probe=True, check=False)
+    if not result.ok and "option" in result.stderr.lower():
+        result = runner.run([nvdisasm, "-c", cubin], step="nvdisasm", probe=True, check=False)
+    return result
+
+
+def read_cubin(runner: Runner, cubin: Path, kernel: str, nvdisasms: list[str], cuobjdumps: list[str]) -> CubinReading:
+    """SASS next to the cubin (KERNEL.sass) and the kernel's register/stack use; what failed, as warnings."""
+    reading = CubinReading()
+    refused: list[str] = []
+    for nvdisasm in nvdisasms:
+        result = _disassemble(runner, nvdisasm, cubin)
+        if result.ok:
+            from bootstrap.core.fsutil import atomic_write_text
+
+            sass = cubin.with_suffix(".sass")
+            atomic_write_text(sass, result.stdout)
+            sass.chmod(cubin.stat().st_mode & 0o777)  # like the stages beside it, not private
+            reading.files["sass"], reading.sass_by = str(sass), nvdisasm
+            break
+        refused.append(f"{nvdisasm} could not disassemble {cubin.name}: {_last_line(result)}")
+    if not nvdisasms:
+        reading.warnings.append("no nvdisasm found (Triton's bundled one, $CUDA_HOME, /usr/local/cuda, PATH): "
+                                "SASS not written")
+    elif reading.sass_by is None:
+        reading.warnings += refused
+    else:
+        reading.notes += [f"{line}; SASS by {reading.sass_by}" for line in refused]
+    tried = []
+    for cuobjdump in cuobjdumps:
+        result = runner.run([cuobjdump, "-res-usage", cubin], step="cuobjdump", probe=True, check=False)
+        table = kernel_usage.parse_res_usage(result.stdout) if result.ok else {}
+        reading.usage = table.get(kernel) or (next(iter(table.values())) if len(table) == 1 else None)
+        if reading.usage is not None:
+            break
+        tried.append(cuobjdump)
+    if not cuobjdumps:
+        reading.warnings.append("no cuobjdump found: registers and spills unknown")
+    elif reading.usage is None:
+        reading.warnings.append(f"{', '.join(tried)} reported no resource usage for {kernel}")
+    return reading

@@ -1,0 +1,74 @@
+"""Which interpreter a command targets (core.interpreter): the order, and the reading commands' last resort."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+from bootstrap.core.interpreter import (
+    PATH_PYTHON,
+    WORKSPACE_VENV,
+    choose_interpreter,
+    first_python_on_path,
+    origin_of_setting,
+    why_chosen,
+)
+
+
+def _python(folder: Path) -> Path:
+    folder.mkdir(parents=True, exist_ok=True)
+    exe = folder / "python3"
+    exe.write_text("#!/bin/sh\n")
+    exe.chmod(0o755)
+    return exe
+
+
+def test_the_order_of_the_choice(tmp_path: Path) -> None:
+    venv = tmp_path / "ws" / "venv"
+    on_path = _python(tmp_path / "usr" / "bin")
+    given = _python(tmp_path / "given" / "bin")
+    active = {"VIRTUAL_ENV": str(tmp_path / "active")}
+    assert choose_interpreter(given, venv, active, path_python=on_path) == (given, "--python")
+    assert choose_interpreter(None, venv, active, path_python=on_path)[1] == "$VIRTUAL_ENV"
+    assert choose_interpreter(None, venv, {"CONDA_PREFIX": "/c"}, path_python=on_path)[1] == "$CONDA_PREFIX"
+    # Nothing given, no venv yet: installing commands keep the workspace venv, reading ones take PATH's.
+    assert choose_interpreter(None, venv, {}) == (venv / "bin" / "python", WORKSPACE_VENV)
+    assert choose_interpreter(None, venv, {}, path_python=on_path) == (on_path, PATH_PYTHON)
+    assert choose_interpreter(None, venv, {}, path_python=None)[1] == WORKSPACE_VENV
+    # Once the workspace venv exists, it is the target of every command.
+    made = _python(venv / "bin")
+    assert choose_interpreter(None, venv, {}, path_python=on_path) == (made, WORKSPACE_VENV)
+
+
+def test_the_origin_names_where_the_setting_came_from(tmp_path: Path) -> None:
+    exe = _python(tmp_path / "bin")
+    assert choose_interpreter(exe, tmp_path, {}, python_source="env:TRITONDEV_PYTHON")[1] == "$TRITONDEV_PYTHON"
+    assert origin_of_setting("file:/w/tritondev.toml") == "python in /w/tritondev.toml"
+    remembered = origin_of_setting("workspace:/w/state/settings.json")
+    assert remembered == "python remembered from setup (/w/state/settings.json)"
+    assert origin_of_setting("cli:--python") == "--python"
+    assert "no workspace venv at /w/venv" in why_chosen(PATH_PYTHON, Path("/w/venv"))
+    assert why_chosen("$VIRTUAL_ENV", Path("/w/venv")) == "the active environment ($VIRTUAL_ENV)"
+
+
+def test_first_python_on_path_skips_tritondevs_own_and_what_is_not_one(tmp_path: Path) -> None:
+    own = _python(tmp_path / "tool-venv" / "bin")
+    empty = tmp_path / "empty"
+    empty.mkdir()
+    not_executable = tmp_path / "noexec"
+    not_executable.mkdir()
+    (not_executable / "python3").write_text("")
+    a_folder = tmp_path / "dir-named-python3"
+    (a_folder / "python3").mkdir(parents=True)
+    system = _python(tmp_path / "usr" / "bin")
+    later = _python(tmp_path / "later" / "bin")
+    path = os.pathsep.join(["", str(empty), str(own.parent), str(not_executable), str(a_folder), str(system.parent),
+                            str(later.parent)])
+    assert first_python_on_path(path, (own.parent,)) == system
+    assert first_python_on_path(path) == own
+    # The same folder reached through a link is still tritondev's own.
+    link = tmp_path / "link-to-tool"
+    link.symlink_to(own.parent)
+    assert first_python_on_path(os.pathsep.join([str(link), str(system.parent)]), (own.parent,)) == system
+    assert first_python_on_path(str(empty)) is None
+    assert first_python_on_path("") is None

@@ -1,0 +1,51 @@
+"""Pure parts of `tritondev compile`: resource figures, AGPRs by arch, the compile's environment, warnings."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from bootstrap.kernels import usage
+from bootstrap.kernels.compile import compile_environment
+from bootstrap.kernels.diagnostics import printed_warnings
+
+# `cuobjdump -res-usage` of a matmul capped at 32 registers (real output of the 3.9 wheel's cuobjdump):
+# the spills are in STACK; LOCAL stays 0.
+SPILLING = """
+Resource usage:
+ Common:
+  GLOBAL:0
+ Function matmul_kernel:
+  REG:32 STACK:4368 SHARED:0 LOCAL:0 CONSTANT[0]:432 TEXTURE:0 SURFACE:0 SAMPLER:0
+"""
+
+
+def test_spills_are_the_stack_frame_over_four_as_triton_counts_them() -> None:
+    table = usage.parse_res_usage(SPILLING)
+    summary = usage.cuda_summary({"num_warps": 4, "shared": 0}, table["matmul_kernel"], 32)
+    assert (summary["registers"], summary["spills"], summary["local_bytes"]) == (32, 1092, 4368)
+    assert usage.cuda_summary({}, {"REG": 30, "STACK": 0, "LOCAL": 0}, 32)["spills"] == 0
+    assert usage.cuda_summary({}, None, 32)["spills"] is None
+
+
+@pytest.mark.parametrize(("arch", "has"), [
+    ("gfx908", True), ("gfx90a", True), ("gfx942", True), ("gfx950", True),
+    ("gfx906", False), ("gfx90c", False), ("gfx1030", False), ("gfx1100", False), ("gfx1201", False),
+])
+def test_agprs_only_where_the_arch_has_them(arch: str, has: bool) -> None:
+    assert usage.has_agprs(arch) is has
+    summary = usage.hip_summary({"num_warps": 4}, {"vgprs": 20, "agprs": 0}, 32, arch)
+    assert ("agprs" in summary) is has
+
+
+def test_the_compile_uses_a_private_triton_cache_unless_one_was_chosen(tmp_path: Path) -> None:
+    env = compile_environment(tmp_path, {"HOME": "/home/u"})
+    assert env == {"TRITON_INTERPRET": None, "TRITON_CACHE_DIR": str(tmp_path / "triton-cache")}
+    assert compile_environment(tmp_path, {"TRITON_CACHE_DIR": "/mine"}) == {"TRITON_INTERPRET": None}
+
+
+def test_warnings_the_compiler_printed() -> None:
+    lines = ["loc(...): warning: the loop is not pipelined", "some progress", "ptxas warning : Registers spilled",
+             "loc(...): warning: the loop is not pipelined", "forewarning is not one"]
+    assert printed_warnings(lines) == [lines[0], lines[2]]
