@@ -323,14 +323,12 @@ def _pytorch_pin(ctx: AppContext, notes: list[str], use_cache: bool | None) -> _
 def _triton_location(ctx: AppContext, choice: _TritonChoice, notes: list[str]) -> RepoUrl:
     """The Triton repository: the user's URL or mirror; else ROCm's fork for a triton-rocm.txt pin."""
     settings = ctx.settings
-    default = settings.triton_url
     if choice.rocm_fork:
         if settings.source_of("triton_url") == "default" and settings.mirror is None:
-            default = ROCM_TRITON_URL
             notes.append("PyTorch before 2.5 built ROCm wheels from the ROCm fork of Triton (triton-rocm.txt)")
-        else:
-            notes.append("triton-rocm.txt names a commit of the ROCm fork (ROCm/triton): the Triton URL must have it")
-    return validate_repo_url(repository_url(settings, "triton", default), "Triton URL")
+            return validate_repo_url(ROCM_TRITON_URL, "Triton URL")
+        notes.append("triton-rocm.txt names a commit of the ROCm fork (ROCm/triton): the Triton URL must have it")
+    return validate_repo_url(repository_url(settings, "triton", settings.triton_url), "Triton URL")
 
 
 def _llvm_url(ctx: AppContext, layout: TritonLayout) -> tuple[str, str]:

@@ -32,6 +32,7 @@ from typing import TYPE_CHECKING
 from bootstrap.core.errors import CheckFailed, CommandFailed, MismatchError
 from bootstrap.core.runner import PlannedCommand, Runner
 from bootstrap.git.checkouts import CheckoutReport, ensure_checkout
+from bootstrap.git.layout import TRITON_LLVM_FORK
 from bootstrap.pipeline import checkout_files, install, llvm_builds, offline
 from bootstrap.pipeline.buildtree import triton_cmake_dirs
 from bootstrap.pipeline.facts import TOOLS_CACHE, VENV_MARKER, SetupFacts, refresh
@@ -199,15 +200,20 @@ def _not_in_repository(exc: CommandFailed) -> bool:
 
 
 def _try_a_fork(run: Execution, exc: CommandFailed) -> MismatchError:
-    """The pinned LLVM commit is not in the repository fetched: name the fork its own files point to."""
+    """The pinned LLVM commit is not in the repository fetched: name the one to try instead."""
     pins = run.facts.pins
-    forks = pins.layout.llvm_forks
-    fix = (f"pass --llvm-url https://github.com/{forks[0]}.git (Triton pins LLVM backports there)"
-           + (f"; other candidates: {', '.join(forks[1:])}" if forks[1:] else "") if forks
-           else "pass --llvm-url with a repository that has it")
+    layout = pins.layout
+    tried = pins.llvm_url.removesuffix(".git").rstrip("/")
+    candidates = [r for r in (layout.llvm_repository, *layout.llvm_forks) if f"https://github.com/{r}" != tried]
+    why = {layout.llvm_repository: "the repository this Triton commit's own files name",
+           TRITON_LLVM_FORK: "Triton pins LLVM backports there"}
     log = f" (git's answer: {exc.log_path})" if exc.log_path else ""
-    return MismatchError(f"LLVM commit {pins.llvm_commit} is not in {pins.llvm_url} ({pins.llvm_url_source}){log}",
-                         fix=fix)
+    message = f"LLVM commit {pins.llvm_commit} is not in {pins.llvm_url} ({pins.llvm_url_source}){log}"
+    if not candidates:
+        return MismatchError(message, fix="pass --llvm-url with a repository that has it")
+    first, rest = candidates[0], candidates[1:]
+    fix = f"pass --llvm-url https://github.com/{first}.git ({why.get(first, 'upstream LLVM')})"
+    return MismatchError(message, fix=fix + (f"; other candidates: {', '.join(rest)}" if rest else ""))
 
 
 def _llvm_configure(run: Execution, step: PlannedStep) -> str | None:

@@ -156,7 +156,7 @@ def excluded_paths(build: OfflineBuild) -> list[str]:
 
 def place_tools(triton_src: Path, build: OfflineBuild) -> list[str]:
     """Copy the tools (and link the header folder's entries) into third_party/nvidia/backend, as
-    upstream's download_and_copy would; returns what changed. Files already the same are kept."""
+    upstream's download_and_copy would; returns what changed. Our own earlier copies are kept."""
     changed: list[str] = []
     backend = triton_src / NVIDIA_BACKEND
     for dst, src in build.place:
@@ -165,8 +165,9 @@ def place_tools(triton_src: Path, build: OfflineBuild) -> list[str]:
             changed += _link_entries(source, target)
             continue
         if target.is_file() and not target.is_symlink():
-            same = target.stat().st_size == source.stat().st_size and target.stat().st_mtime >= source.stat().st_mtime
-            if same:
+            # copy2 keeps the source's time: our own earlier copy matches it exactly, a download does not.
+            here, there = target.stat(), source.stat()
+            if (here.st_size, here.st_mtime_ns) == (there.st_size, there.st_mtime_ns):
                 continue
         target.parent.mkdir(parents=True, exist_ok=True)
         tmp = target.with_name(f".{target.name}.tritondev")

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import dataclasses
+import os
 from pathlib import Path
 
 import pytest
@@ -98,7 +99,13 @@ def test_placing_copies_tools_links_headers_and_is_idempotent(tmp_path: Path) ->
     assert (backend / "bin/ptxas").stat().st_mode & 0o111 and not (backend / "bin/ptxas").is_symlink()
     assert (backend / "include/cuda.h").resolve() == (cuda / "include/cuda.h").resolve()
     assert len(changed) == 5  # four tools, one header link
-    assert place_tools(checkout, build) == []  # the same files: nothing to do
+    assert place_tools(checkout, build) == []  # our own copies: nothing to do
+    # A ptxas that upstream's download put there (same size, its own time) is replaced.
+    ptxas = backend / "bin/ptxas"
+    ptxas.write_text(ptxas.read_text().replace("ptxas", "PTXAS"))
+    os.utime(ptxas, ns=(1, 1))
+    assert place_tools(checkout, build) == [str(ptxas)]
+    assert ptxas.read_text() == (cuda / "bin/ptxas").read_text()
 
 
 def test_cmake_4_and_lit() -> None:
@@ -106,6 +113,18 @@ def test_cmake_4_and_lit() -> None:
     assert "cmake>=3.20,<4.0" in cmake_notices(cmake4, ("setuptools",), None)[0]
     assert cmake_notices(cmake4, ("cmake>=3.20,<4.0",), Path("/ws/venv/bin")) == []  # the target gets cmake<4
     assert cmake_notices(toolchain(), ("setuptools",), None) == []
+
+
+def test_missing_python_headers_are_named(tmp_path: Path) -> None:
+    from bootstrap.pipeline.prerequisites import check_python_headers
+    from tests.unit.pipeline.facts_for_tests import target_python
+
+    target = dataclasses.replace(target_python(), include=tmp_path, version="3.12.4")
+    with pytest.raises(ToolMissing, match="Python development headers") as info:
+        check_python_headers(target)
+    assert info.value.fix is not None and "python3.12-dev" in info.value.fix
+    (tmp_path / "Python.h").write_text("/* */\n")
+    check_python_headers(target)
 
 
 def test_lit_notice_needs_no_process(monkeypatch: pytest.MonkeyPatch) -> None:
