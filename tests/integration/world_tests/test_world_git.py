@@ -12,8 +12,8 @@ from pathlib import Path
 import pytest
 
 from tests.world import World, build_world
-from tests.world.world import XPU_PIN
 from tests.world.servers import GitDaemon, GitHttpServer, RawServer
+from tests.world.world import XPU_PIN
 
 
 def git(cwd: Path, *args: str) -> str:
