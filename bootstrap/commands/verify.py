@@ -18,16 +18,26 @@ Targets = Annotated[
         "--target",
         "-t",
         help="Also compile ahead of time for this target, e.g. cuda:90 or hip:gfx942; repeatable "
-        "(default without a GPU: cuda:80, cuda:90, hip:gfx942; with a GPU: none).",
+        "(default without a GPU: cuda:80, cuda:90, hip:gfx942; with an NVIDIA GPU: its own arch).",
+    ),
+]
+
+
+UseTritonCache = Annotated[
+    bool,
+    options.flag(
+        "--use-triton-cache",
+        help="Compile into your Triton cache (TRITON_CACHE_DIR, else ~/.triton/cache) instead of a private one "
+        "that is removed afterwards.",
     ),
 ]
 
 
 @options.command("python", "workspace", "json", "verbose", reads_target=True)
-def verify(ctx: AppContext, target: Targets = None) -> None:
-    """Check that the target environment's Triton works: provenance, kernels checked against torch.
+def verify(ctx: AppContext, target: Targets = None, use_triton_cache: UseTritonCache = False) -> None:
+    """Check that the target environment's Triton works: provenance, the tools it finds by itself, kernels checked against torch.
 
-    With a GPU: a vector add, a softmax and a matmul launched on it, and the vector add's bandwidth beside a torch copy's. Without one: the same kernels under TRITON_INTERPRET=1, and an ahead-of-time compile for each --target.
+    Triton must find ptxas without TRITON_*_PATH set, as in a fresh shell. With a GPU: a vector add, a softmax and a matmul launched on it, the vector add's bandwidth beside a torch copy's, and an ahead-of-time compile for its arch. Without one: the same kernels under TRITON_INTERPRET=1, and an ahead-of-time compile for each --target. Kernels compile into a private Triton cache, removed afterwards.
 
     Exit codes: 0 ok; 1 a kernel or check failed; 3 triton, torch or numpy missing in the target environment.
     """  # noqa: E501
@@ -37,7 +47,7 @@ def verify(ctx: AppContext, target: Targets = None) -> None:
     from bootstrap.kernels.verify import run_verify
 
     targets = parse_targets(target or [])
-    report = run_verify(ctx, targets)
+    report = run_verify(ctx, targets, keep_user_cache=use_triton_cache)
     if ctx.json:
         ui.emit_json({**report.to_json(), "target_python": ctx.target_json()})
     else:

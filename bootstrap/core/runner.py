@@ -123,6 +123,9 @@ class Runner:
     echo: Echo = _default_echo
     quiet: bool = False  # suppress command echo (e.g. --json where stderr should stay calm)
     history: list[PlannedCommand] = field(default_factory=list)
+    # Variables set (value) or removed (None) for every command of this runner, under each call's own
+    # `env` (verify: a private Triton cache, no tool-path variables).
+    environment: Mapping[str, str | None] = field(default_factory=dict)
     _opened_logs: set[Path] = field(default_factory=set)
     # Independent probes may run in threads (doctor); the log bookkeeping is shared state.
     _lock: threading.Lock = field(default_factory=threading.Lock, repr=False)
@@ -286,7 +289,7 @@ class Runner:
         base = dict(os.environ)
         if _is_git(args):
             base = git_environment(base)
-        for key, value in (env or {}).items():
+        for key, value in [*self.environment.items(), *(env or {}).items()]:
             if value is None:
                 base.pop(key, None)
             else:

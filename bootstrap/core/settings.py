@@ -214,7 +214,14 @@ class Settings:
         default=False, metadata=setting("Skip the kernel check at the end of setup; provenance is still checked")
     )
     full_history: bool = field(default=False, metadata=setting("Clone full history instead of the pinned commits only"))
-    # name -> "default" | "workspace:<path>" (core.remembered) | "file:<path>" | "env:<VAR>" | "cli:<--option>"
+    offline: bool = field(
+        default=False,
+        metadata=setting(
+            "Build Triton with TRITON_OFFLINE_BUILD: nlohmann/json (JSON_SYSPATH) and the CUDA tools (CUDA_HOME) come"
+            " from this machine instead of downloads, and the tools are then placed where Triton looks for them"
+        ),
+    )
+    # name -> "default" | "file:<path>" | "env:<VAR>" | "cli:<--option>"
     sources: Mapping[str, str] = field(default_factory=dict, compare=False)
 
     def source_of(self, name: str) -> str:
@@ -326,6 +333,11 @@ def _as_path(setting: Setting, text: str) -> Path:
 
 def _as_text(setting: Setting, raw: str) -> str:
     text = raw.strip()
+    if setting.name == "backend":
+        # A fork's backend (xpu, cpu) or another name for one gets its own message and fix.
+        from bootstrap.git.pins_pytorch import refuse_unsupported_backend
+
+        refuse_unsupported_backend(text)
     if setting.choices:
         for choice in setting.choices:
             if text.lower() == choice.lower():

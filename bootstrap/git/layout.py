@@ -2,8 +2,12 @@
 
 Triton moved things around over the years (triton-build-facts.md, section 1.1):
 - setup.py under python/ (<= 3.3) or at the root (>= 3.4);
-- the LLVM pin in cmake/llvm-hash.txt (<= 3.7) or cmake/llvm-info.json (>= 3.8), and since
-  mid-2026 cmake/llvm-build-info.json may name an LLVM fork (triton-lang/llvm-project);
+- the LLVM pin in cmake/llvm-hash.txt (<= 3.7) or cmake/llvm-info.json (>= 3.8). Beside it,
+  cmake/llvm-build-info.json (3.8 on) is the input of the workflow that builds the prebuilt LLVM: it
+  runs ahead of the pin during an LLVM bump (triton-lang/triton PR #11160) and may name a fork
+  (triton-lang/llvm-project); scripts/build-llvm-project.sh names the repository it clones;
+- on newest main, a second LLVM for the AMD codegen library (cmake/amd-llvm-info.json);
+- what setup.py passes to CMake and downloads (bootstrap.git.setup_py);
 - Python bindings through pybind11 (downloaded by setup.py in <= 3.1, then a build requirement)
   or nanobind (2026-06 on);
 - scripts/build-llvm-project.sh from 2025-05 on (its LLVM_PROJECTS default names the LLVM projects);
@@ -20,20 +24,50 @@ import json
 import re
 import sys
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 from bootstrap.core.errors import MismatchError
 from bootstrap.git.refs import SHA_RE, parse_pin_file, validate_slug
+from bootstrap.git.setup_py import SetupPyArgs, read_setup_py_args
 
 ReadFile = Callable[[str], str | None]
 
 LLVM_INFO = "cmake/llvm-info.json"
 LLVM_HASH = "cmake/llvm-hash.txt"
 LLVM_BUILD_INFO = "cmake/llvm-build-info.json"
+AMD_LLVM_INFO = "cmake/amd-llvm-info.json"
+AMD_LLVM_BUILD_INFO = "cmake/amd-llvm-build-info.json"
 BUILD_LLVM_SCRIPT = "scripts/build-llvm-project.sh"
 TOP_CMAKELISTS = "CMakeLists.txt"
 DEFAULT_LLVM_REPOSITORY = "llvm/llvm-project"
+# The fork Triton's release branches pin LLVM backports in (release/3.5.x #8081, release/3.8.x #10719).
+TRITON_LLVM_FORK = "triton-lang/llvm-project"
+
+
+@dataclass(frozen=True)
+class LlvmBuildInfo:
+    """cmake/llvm-build-info.json: what the LLVM build workflow builds next (not the consumer pin)."""
+
+    commit: str
+    repository: str | None  # "repository" (since #10632), None when the file names none
+
+    def to_json(self) -> dict[str, object]:
+        return {"llvm_hash": self.commit, "repository": self.repository}
+
+
+@dataclass(frozen=True)
+class AmdLlvm:
+    """cmake/amd-llvm-info.json (newest main): the LLVM of the AMD codegen library, built apart."""
+
+    commit: str
+    build_number: int | None
+    repository: str | None  # amd-llvm-build-info.json's repository (ROCm/llvm-project)
+    published: tuple[str, ...]  # platform suffixes with a published codegen package (sha256sum keys)
+
+    def to_json(self) -> dict[str, object]:
+        return {"llvm_hash": self.commit, "build_number": self.build_number, "repository": self.repository,
+                "published": list(self.published)}
 
 
 @dataclass(frozen=True)
@@ -52,6 +86,23 @@ class TritonLayout:
     cmake_minimum: tuple[int, ...] | None = None
     # The text of cmake/llvm-info.json (None before 3.8): build number and sums of the prebuilt LLVM.
     llvm_info: str | None = None
+    llvm_build_info: LlvmBuildInfo | None = None
+    # Other repositories to try when llvm_repository lacks the pinned commit, most likely first.
+    llvm_forks: tuple[str, ...] = ()
+    amd_llvm: AmdLlvm | None = None
+    setup_args: SetupPyArgs = field(default_factory=SetupPyArgs)
+
+    @property
+    def llvm_pin_note(self) -> str | None:
+        """What to say when llvm-build-info.json names another commit than the pin."""
+        info = self.llvm_build_info
+        if info is None or info.commit == self.llvm_commit:
+            return None
+        where = f" of {info.repository}" if info.repository else ""
+        return (
+            f"{LLVM_BUILD_INFO} names {info.commit}{where}: that is what the LLVM build workflow builds next, "
+            f"ahead of the pin during an LLVM bump; Triton builds against {self.llvm_pin_file}'s {self.llvm_commit}"
+        )
 
     def to_json(self) -> dict[str, object]:
         return {
@@ -65,6 +116,10 @@ class TritonLayout:
             "version": self.version,
             "llvm_projects": list(self.llvm_projects) if self.llvm_projects is not None else None,
             "cmake_minimum": ".".join(map(str, self.cmake_minimum)) if self.cmake_minimum else None,
+            "llvm_build_info": self.llvm_build_info.to_json() if self.llvm_build_info else None,
+            "llvm_forks": list(self.llvm_forks),
+            "amd_llvm": self.amd_llvm.to_json() if self.amd_llvm else None,
+            "setup_args": self.setup_args.to_json(),
         }
 
 
@@ -98,43 +153,95 @@ def _hash_in(data: dict[str, Any], path: str) -> str:
 
 
 def llvm_pin(read: ReadFile) -> tuple[str, str]:
-    """(pin file, LLVM commit): llvm-info.json's llvm_hash, else llvm-hash.txt.
+    """(pin file, LLVM commit): cmake/llvm-info.json's llvm_hash, else cmake/llvm-hash.txt.
 
-    When cmake/llvm-build-info.json names its own llvm_hash that differs, that one wins: it is the
-    commit of the repository that file names, i.e. the source a from-source build must use.
+    cmake/llvm-build-info.json is not a pin: during an LLVM bump it names the commit whose prebuilt
+    packages are built first, before llvm-info.json moves to it (see LlvmBuildInfo).
     """
     info = read(LLVM_INFO)
     if info is not None:
-        pin_file, commit = LLVM_INFO, _hash_in(_json_object(info, LLVM_INFO), LLVM_INFO)
-    else:
-        text = read(LLVM_HASH)
-        if text is None:
-            raise MismatchError(
-                f"neither {LLVM_INFO} nor {LLVM_HASH} exists at this Triton commit",
-                fix="check --triton-commit; Triton pins LLVM in one of these files",
-            )
-        pin_file, commit = LLVM_HASH, parse_pin_file(text, LLVM_HASH)
-    build_info = read(LLVM_BUILD_INFO)
-    if build_info is not None:
-        data = _json_object(build_info, LLVM_BUILD_INFO)
-        if "llvm_hash" in data:
-            other = _hash_in(data, LLVM_BUILD_INFO)
-            if other != commit:
-                return LLVM_BUILD_INFO, other
-    return pin_file, commit
+        return LLVM_INFO, _hash_in(_json_object(info, LLVM_INFO), LLVM_INFO)
+    text = read(LLVM_HASH)
+    if text is None:
+        raise MismatchError(
+            f"neither {LLVM_INFO} nor {LLVM_HASH} exists at this Triton commit",
+            fix="check --triton-commit; Triton pins LLVM in one of these files",
+        )
+    return LLVM_HASH, parse_pin_file(text, LLVM_HASH)
 
 
-def llvm_repository(read: ReadFile) -> str:
-    """OWNER/REPO of the LLVM sources: llvm-build-info.json's repository, default llvm/llvm-project."""
+def _repository_in(data: dict[str, Any], path: str) -> str | None:
+    value = data.get("repository")
+    if value is None:
+        return None
+    if not isinstance(value, str):
+        raise MismatchError(f"{path}: 'repository' is not a string", fix="check the Triton commit")
+    return validate_slug(value, path)
+
+
+def llvm_build_info(read: ReadFile) -> LlvmBuildInfo | None:
+    """cmake/llvm-build-info.json, None without one (or without an llvm_hash in it)."""
     text = read(LLVM_BUILD_INFO)
     if text is None:
-        return DEFAULT_LLVM_REPOSITORY
-    value = _json_object(text, LLVM_BUILD_INFO).get("repository")
-    if value is None:
-        return DEFAULT_LLVM_REPOSITORY
-    if not isinstance(value, str):
-        raise MismatchError(f"{LLVM_BUILD_INFO}: 'repository' is not a string", fix="check the Triton commit")
-    return validate_slug(value, LLVM_BUILD_INFO)
+        return None
+    data = _json_object(text, LLVM_BUILD_INFO)
+    if "llvm_hash" not in data:
+        return None
+    return LlvmBuildInfo(_hash_in(data, LLVM_BUILD_INFO), _repository_in(data, LLVM_BUILD_INFO))
+
+
+_GITHUB_URL_RE = re.compile(r"^(?:https://|git@)github\.com[/:]([^/\s]+/[^/\s]+?)(?:\.git)?/?$")
+
+
+def script_repository(read: ReadFile) -> str | None:
+    """OWNER/REPO that scripts/build-llvm-project.sh clones by default (its LLVM_PROJECT_URL)."""
+    text = read(BUILD_LLVM_SCRIPT)
+    url = script_default(text, "LLVM_PROJECT_URL") if text is not None else None
+    match = _GITHUB_URL_RE.match(url or "")
+    return validate_slug(match.group(1), BUILD_LLVM_SCRIPT) if match else None
+
+
+def llvm_sources(read: ReadFile, commit: str) -> tuple[str, tuple[str, ...]]:
+    """(OWNER/REPO to fetch the pinned LLVM `commit` from, other repositories to try when it lacks it).
+
+    The repository llvm-build-info.json names when it builds this very commit, else the one
+    scripts/build-llvm-project.sh clones, else llvm/llvm-project. The others: every repository these
+    files name, the triton-lang fork release branches pin backports in, and llvm/llvm-project.
+    """
+    info = llvm_build_info(read)
+    script = script_repository(read)
+    if info is not None and info.repository and info.commit == commit:
+        primary = info.repository
+    elif script:
+        primary = script
+    else:
+        primary = DEFAULT_LLVM_REPOSITORY
+    named = (info.repository if info else None, script, TRITON_LLVM_FORK, DEFAULT_LLVM_REPOSITORY)
+    forks = tuple(dict.fromkeys(r for r in named if r and r != primary))
+    return primary, forks
+
+
+def llvm_repository(read: ReadFile, commit: str | None = None) -> str:
+    """OWNER/REPO of the LLVM sources for the pinned commit (see llvm_sources)."""
+    return llvm_sources(read, commit if commit is not None else llvm_pin(read)[1])[0]
+
+
+def amd_llvm(read: ReadFile) -> AmdLlvm | None:
+    """cmake/amd-llvm-info.json (+ amd-llvm-build-info.json's repository), None where there is none."""
+    text = read(AMD_LLVM_INFO)
+    if text is None:
+        return None
+    data = _json_object(text, AMD_LLVM_INFO)
+    number = data.get("build_number")
+    sums = data.get("sha256sum")
+    build = read(AMD_LLVM_BUILD_INFO)
+    repository = _repository_in(_json_object(build, AMD_LLVM_BUILD_INFO), AMD_LLVM_BUILD_INFO) if build else None
+    return AmdLlvm(
+        _hash_in(data, AMD_LLVM_INFO),
+        number if isinstance(number, int) else None,
+        repository,
+        tuple(sorted(sums)) if isinstance(sums, dict) else (),
+    )
 
 
 def _toml_requires(text: str) -> list[str]:
@@ -259,11 +366,12 @@ def detect_layout(read_file: ReadFile) -> TritonLayout:
     pin_file, commit = llvm_pin(read_file)
     assert SHA_RE.match(commit)
     requires = build_requires(read_file, where)
+    repository, forks = llvm_sources(read_file, commit)
     return TritonLayout(
         setup_py_dir=where,
         llvm_pin_file=pin_file,
         llvm_commit=commit,
-        llvm_repository=llvm_repository(read_file),
+        llvm_repository=repository,
         binding=binding(read_file, requires, where),
         build_requires=requires,
         has_build_llvm_script=has_build_llvm_script(read_file),
@@ -271,4 +379,8 @@ def detect_layout(read_file: ReadFile) -> TritonLayout:
         llvm_projects=llvm_projects(read_file),
         cmake_minimum=cmake_minimum_required(read_file),
         llvm_info=read_file(LLVM_INFO),
+        llvm_build_info=llvm_build_info(read_file),
+        llvm_forks=forks,
+        amd_llvm=amd_llvm(read_file),
+        setup_args=read_setup_py_args(read_file, where),
     )

@@ -8,9 +8,10 @@ Triton commit, first match wins:
      imported); a release build maps to its vX.Y.Z tag;
   4. PyTorch main.
 PyTorch's pin: .ci/docker/ci_commit_pins/triton.txt, else .github/ci_commit_pins/triton.txt (old
-refs); --backend amd reads triton-rocm.txt (falling back to triton.txt: unified since torch 2.5).
-The version: .ci/docker/triton_version.txt, else setup.py at the Triton commit.
-LLVM: Triton's pin file at that commit (see bootstrap.git.layout), from the repository it names.
+refs); --backend amd before PyTorch 2.5 reads triton-rocm.txt, a commit of the ROCm fork
+(bootstrap.git.pins_pytorch). The version: .ci/docker/triton_version.txt, else setup.py at the
+Triton commit. LLVM: Triton's pin file at that commit (bootstrap.git.layout), from the repository
+its own files name.
 """
 
 from __future__ import annotations
@@ -28,15 +29,23 @@ from bootstrap.core.redact import redact
 from bootstrap.git.blobs import LocalRepoReader, RefNotFound, git_dir_of
 from bootstrap.git.checkouts import repository_url
 from bootstrap.git.fetch import FileReader, open_reader
-from bootstrap.git.layout import TritonLayout, detect_layout
-from bootstrap.git.refs import RepoUrl, parse_pin_file, validate_commit, validate_ref, validate_repo_url
+from bootstrap.git.layout import DEFAULT_LLVM_REPOSITORY, LLVM_BUILD_INFO, TritonLayout, detect_layout
+from bootstrap.git.pins_pytorch import (
+    PIN_DIRS,
+    ROCM_TRITON_URL,
+    TRITON_VERSION_FILE,
+    PinReader,
+    pytorch_pin,
+    read_triton_version,
+)
+from bootstrap.git.refs import RepoUrl, validate_commit, validate_ref, validate_repo_url
 
 if TYPE_CHECKING:
     from bootstrap.core.context import AppContext
 
-PIN_DIRS = (".ci/docker/ci_commit_pins", ".github/ci_commit_pins")
-TRITON_VERSION_FILE = ".ci/docker/triton_version.txt"
-PIN_NAMES = {"nvidia": ("triton.txt",), "amd": ("triton-rocm.txt", "triton.txt")}
+__all__ = ["PIN_DIRS", "Pins", "read_pytorch_pin", "read_triton_version", "resolve_pins"]
+
+BACKENDS = ("nvidia", "amd")
 DEFAULT_TORCH_REF = "main"
 _SOURCE_RANK = {"cli": 3, "env": 2, "file": 1, "default": 0}
 
@@ -79,6 +88,9 @@ class Pins:
             "llvm_repository": self.layout.llvm_repository,
             "llvm_url": self.llvm_url,
             "llvm_url_source": self.llvm_url_source,
+            "llvm_forks": list(self.layout.llvm_forks),
+            "llvm_build_info": self.layout.llvm_build_info.to_json() if self.layout.llvm_build_info else None,
+            "amd_llvm": self.layout.amd_llvm.to_json() if self.layout.amd_llvm else None,
             "llvm_pin_file": self.layout.llvm_pin_file,
             "setup_py_dir": self.layout.setup_py_dir,
             "binding": self.layout.binding,
@@ -167,31 +179,10 @@ def _describe_source(source: str) -> str:
     )
 
 
-def read_pytorch_pin(reader: FileReader, backend: str) -> tuple[str, str, list[str]]:
+def read_pytorch_pin(reader: PinReader, backend: str) -> tuple[str, str, list[str]]:
     """(Triton commit, pin file path, notes) from PyTorch's files at one ref."""
-    notes: list[str] = []
-    for name in PIN_NAMES[backend]:
-        for folder in PIN_DIRS:
-            path = f"{folder}/{name}"
-            text = reader.read(path)
-            if text is None:
-                continue
-            if backend == "amd" and name == "triton.txt":
-                notes.append("PyTorch has no triton-rocm.txt at this ref; AMD uses the unified triton.txt pin")
-            return parse_pin_file(text, f"{path} at {reader.description}"), path, notes
-    wanted = " or ".join(f"{d}/{PIN_NAMES[backend][0]}" for d in PIN_DIRS)
-    raise MismatchError(
-        f"no Triton pin at {reader.description}: neither {wanted} exists",
-        fix="check --torch-ref (PyTorch has pinned Triton since v2.0), or pass --triton-commit SHA",
-    )
-
-
-def read_triton_version(reader: FileReader) -> str | None:
-    text = reader.read(TRITON_VERSION_FILE)
-    if text is None:
-        return None
-    value = text.strip()
-    return value if re.match(r"^\d+\.\d+(\.\d+)?$", value) else None
+    pin = pytorch_pin(reader, backend)
+    return pin.commit, pin.path, pin.notes
 
 
 def _triton_reader_source(ctx: AppContext, commit: str) -> Path | None:
@@ -222,6 +213,7 @@ class _TritonChoice:
     pytorch_url: str | None = None
     version: str | None = None  # Triton's version as PyTorch states it
     version_source: str = ""
+    rocm_fork: bool = False  # PyTorch < 2.5's triton-rocm.txt: a commit of the ROCm fork
 
 
 def resolve_pins(ctx: AppContext, *, use_cache: bool | None = None) -> Pins:
@@ -232,11 +224,12 @@ def resolve_pins(ctx: AppContext, *, use_cache: bool | None = None) -> Pins:
     (borrowing objects from an existing cache without writing to it).
     """
     settings = ctx.settings
-    if settings.backend not in PIN_NAMES:  # settings already restrict the choices; this guards library callers
-        raise ConfigError(f"unknown backend {settings.backend!r}", fix=f"use one of {', '.join(PIN_NAMES)}")
-    triton_location = validate_repo_url(repository_url(settings, "triton", settings.triton_url), "Triton URL")
+    if settings.backend not in BACKENDS:  # settings already restrict the choices; this guards library callers
+        raise ConfigError(f"unknown backend {settings.backend!r}", fix=f"use one of {', '.join(BACKENDS)}")
+    validate_repo_url(repository_url(settings, "triton", settings.triton_url), "Triton URL")
     notes: list[str] = []
     choice = _given_triton_commit(ctx, notes) or _pytorch_pin(ctx, notes, use_cache)
+    triton_location = _triton_location(ctx, choice, notes)
     layout, triton_where = _read_layout(ctx, triton_location, choice.commit)
     version, version_source = choice.version, choice.version_source
     if version is None and layout.version is not None:
@@ -244,6 +237,8 @@ def resolve_pins(ctx: AppContext, *, use_cache: bool | None = None) -> Pins:
     elif version is not None and layout.version is not None and version != layout.version:
         notes.append(f"PyTorch says Triton {version}, setup.py at the pin says {layout.version}")
     llvm_url, llvm_url_source = _llvm_url(ctx, layout)
+    if layout.llvm_pin_note:
+        notes.append(layout.llvm_pin_note)
     return Pins(
         torch_ref=choice.torch_ref,
         torch_ref_source=choice.torch_source,
@@ -309,12 +304,12 @@ def _pytorch_pin(ctx: AppContext, notes: list[str], use_cache: bool | None) -> _
     with open_reader(
         location, torch_ref, ctx.runner, cache=cache_repo if use_cache else None, borrow_from=borrow
     ) as reader:
-        commit, pin_path, pin_notes = read_pytorch_pin(reader, settings.backend)
-        notes.extend(pin_notes)
+        pin = pytorch_pin(reader, settings.backend)
+        notes.extend(pin.notes)
         version = read_triton_version(reader)
         choice = _TritonChoice(
-            commit,
-            f"{pin_path} in PyTorch ({reader.description})",
+            pin.commit,
+            f"{pin.path} in PyTorch ({reader.description})",
             torch_ref=torch_ref,
             torch_source=torch_source,
             torch_version=torch_version,
@@ -322,11 +317,23 @@ def _pytorch_pin(ctx: AppContext, notes: list[str], use_cache: bool | None) -> _
             pytorch_url=pytorch_url,
             version=version,
             version_source=f"{TRITON_VERSION_FILE} in PyTorch ({reader.description})" if version else "",
+            rocm_fork=pin.rocm_fork,
         )
         fallback_note = getattr(reader, "note", "")
         if fallback_note:
             notes.append(fallback_note)
     return choice
+
+
+def _triton_location(ctx: AppContext, choice: _TritonChoice, notes: list[str]) -> RepoUrl:
+    """The Triton repository: the user's URL or mirror; else ROCm's fork for a triton-rocm.txt pin."""
+    settings = ctx.settings
+    if choice.rocm_fork:
+        if settings.source_of("triton_url") == "default" and settings.mirror is None:
+            notes.append("PyTorch before 2.5 built ROCm wheels from the ROCm fork of Triton (triton-rocm.txt)")
+            return validate_repo_url(ROCM_TRITON_URL, "Triton URL")
+        notes.append("triton-rocm.txt names a commit of the ROCm fork (ROCm/triton): the Triton URL must have it")
+    return validate_repo_url(repository_url(settings, "triton", settings.triton_url), "Triton URL")
 
 
 def _llvm_url(ctx: AppContext, layout: TritonLayout) -> tuple[str, str]:
@@ -338,9 +345,12 @@ def _llvm_url(ctx: AppContext, layout: TritonLayout) -> tuple[str, str]:
         return llvm_url, _describe_source(settings.source_of("llvm_url"))
     if settings.mirror is not None and llvm_url != default_llvm:
         return llvm_url, "--mirror"
-    if layout.llvm_repository != "llvm/llvm-project":
-        return llvm_url, "cmake/llvm-build-info.json repository"
-    return llvm_url, "default: llvm/llvm-project"
+    info = layout.llvm_build_info
+    if info is not None and info.repository == layout.llvm_repository and info.commit == layout.llvm_commit:
+        return llvm_url, f"{LLVM_BUILD_INFO} repository (it builds this commit)"
+    if layout.llvm_repository != DEFAULT_LLVM_REPOSITORY:
+        return llvm_url, "LLVM_PROJECT_URL of scripts/build-llvm-project.sh"
+    return llvm_url, f"default: {DEFAULT_LLVM_REPOSITORY}"
 
 
 def _read_layout(ctx: AppContext, location: RepoUrl, commit: str) -> tuple[TritonLayout, str]:

@@ -4,12 +4,22 @@ In a fresh interpreter of the target environment (never tritondev's own): where 
 and which backend it would use; then real kernels (vector add, softmax, matmul) checked against
 torch, launched on the GPU when there is one and run under TRITON_INTERPRET=1 otherwise; on the GPU
 the vector add's bandwidth beside a torch copy's; and an ahead-of-time compile for --target
-(without a GPU: the common NVIDIA and AMD targets).
+(without a GPU: the common NVIDIA and AMD targets; with an NVIDIA GPU: its own arch).
+
+The runtime, not only the build: Triton's own lookup must find ptxas (and for NVIDIA the
+ahead-of-time compiles use it) as a fresh shell has it, without the tool-path variables a build or
+`tritondev env` may set (FRESH_SHELL_UNSET). Reading changes nothing: every command runs with a
+private Triton cache (TRITON_CACHE_DIR in a temporary folder, removed afterwards) unless the user's
+own cache is asked for.
 """
 
 from __future__ import annotations
 
+import dataclasses
+import os
 import tempfile
+from collections.abc import Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -17,6 +27,7 @@ from typing import TYPE_CHECKING, Any
 from bootstrap import inside
 from bootstrap.core.errors import CheckFailed, CommandFailed, ExternalError, UsageError
 from bootstrap.kernels.targets import DEFAULT_TARGETS, Target, parse_targets
+from bootstrap.pipeline.offline import SKIP_VARIABLES
 
 if TYPE_CHECKING:
     from bootstrap.core.context import AppContext
@@ -29,6 +40,9 @@ MATMUL_SIGNATURE = (
 )
 MATMUL_CONSTEXPRS = {"BLOCK_M": "64", "BLOCK_N": "64", "BLOCK_K": "32"}
 KERNEL_TIMEOUT_S = 900.0
+# What a build or `tritondev env` may set and a fresh shell does not have.
+FRESH_SHELL_UNSET = ("LLVM_SYSPATH", "LLVM_INCLUDE_DIRS", "LLVM_LIBRARY_DIR", "JSON_SYSPATH", "TRITON_OFFLINE_BUILD",
+                     *SKIP_VARIABLES)
 
 
 @dataclass
@@ -195,21 +209,85 @@ def _non_empty(path: str | None) -> bool:
     return path is not None and Path(path).is_file() and Path(path).stat().st_size > 0
 
 
-def run_verify(ctx: AppContext, targets: list[Target]) -> VerifyReport:
+@contextmanager
+def private_cache(ctx: AppContext, keep_user_cache: bool = False) -> Iterator[AppContext]:
+    """`ctx` whose commands use a Triton cache of their own, removed afterwards (unless the user's is asked for)."""
+    if keep_user_cache:
+        yield ctx
+        return
+    with tempfile.TemporaryDirectory(prefix="tritondev-verify-cache-") as cache:
+        yield _with_environment(ctx, {"TRITON_CACHE_DIR": cache})
+
+
+def _with_environment(ctx: AppContext, environment: dict[str, str | None]) -> AppContext:
+    runner = dataclasses.replace(ctx.runner, environment={**ctx.runner.environment, **environment})
+    return dataclasses.replace(ctx, runner=runner)
+
+
+def fresh_shell(ctx: AppContext) -> AppContext:
+    """`ctx` whose commands run without the tool-path variables (as a new shell would)."""
+    return _with_environment(ctx, dict.fromkeys(FRESH_SHELL_UNSET))
+
+
+def runtime_tools(ctx: AppContext, python: Path) -> Check:
+    """Does the installed Triton find ptxas (and ptxas-blackwell where it has one) on its own?"""
+    fresh = fresh_shell(ctx)
+    with tempfile.TemporaryDirectory(prefix="tritondev-tools-") as neutral:
+        try:
+            _, answer = inside.run_json(fresh.runner, python, "tritondev_runtime_tools.py", step="verify-tools",
+                                        timeout=300, cwd=neutral)
+        except inside.BadAnswer as exc:
+            return Check("ptxas", False, f"the tool probe did not answer: {exc}")
+    tools = answer.get("tools") or {}
+    found = {name: t for name, t in tools.items() if isinstance(t, dict) and t.get("path")}
+    failed = {name: str(t.get("error")) for name, t in tools.items() if isinstance(t, dict) and not t.get("path")}
+    data: dict[str, Any] = {"lookup": answer.get("lookup"), "tools": tools}
+    if answer.get("error") or not found or failed:
+        why = answer.get("error") or "; ".join(f"{name}: {error}" for name, error in failed.items()) or "no ptxas"
+        shell = [name for name in SKIP_VARIABLES if name in os.environ]
+        hint = f" (your shell sets {', '.join(shell)}: the install works only where they are set)" if shell else ""
+        data["tail"] = [f"fix: run `tritondev setup` again: it leaves ptxas & co. in third_party/nvidia/backend/bin,"
+                        f" where Triton looks for them{hint}"]
+        return Check("ptxas", False, f"the installed Triton cannot find its tools without TRITON_*_PATH: {why}", data)
+    shown = ", ".join(f"{name} {t.get('version')} at {t.get('path')}" for name, t in found.items())
+    return Check("ptxas", True, f"Triton finds {shown} by itself ({answer.get('lookup')})", data)
+
+
+def _gpu_target(environment: dict[str, Any]) -> list[Target]:
+    """An NVIDIA GPU's own arch, compiled ahead of time with the ptxas Triton finds by itself."""
+    torch = environment.get("torch") or {}
+    capability = torch.get("capability")
+    if not torch.get("gpu") or torch.get("hip") or not isinstance(capability, list) or len(capability) != 2:
+        return []
+    return parse_targets([f"cuda:{capability[0]}{capability[1]}"])
+
+
+def run_verify(ctx: AppContext, targets: list[Target], *, keep_user_cache: bool = False,
+               tools: Check | None = None) -> VerifyReport:
     """Check the target environment's Triton end to end. `.ok` False: a kernel or a check failed (exit 1).
 
     Raises ToolMissing (exit 3) when triton, torch or (without a GPU) numpy is missing there.
-    targets: compile ahead of time for these; empty means the common targets without a GPU and
-    none with one (its kernels were just compiled for the GPU itself).
+    targets: compile ahead of time for these; empty means the common targets without a GPU and the
+    GPU's own arch with an NVIDIA one. tools: the runtime-tools check when the caller already ran it.
     """
+    with private_cache(ctx, keep_user_cache) as scoped:
+        return _verify(scoped, targets, tools)
+
+
+def _verify(ctx: AppContext, targets: list[Target], tools: Check | None) -> VerifyReport:
     python = ctx.target_python().executable
     environment = probe_environment(ctx, python)
     mode = choose_mode(environment)
     require_packages(python, environment, mode)
-    checks, bandwidth = run_kernels(ctx, python, mode)
-    chosen = list(targets) if targets else (parse_targets(DEFAULT_TARGETS) if mode == "interpreter" else [])
+    checks: list[Check] = []
+    if ctx.settings.backend == "nvidia":
+        checks.append(tools if tools is not None else runtime_tools(ctx, python))
+    kernels, bandwidth = run_kernels(ctx, python, mode)
+    checks += kernels
+    chosen = list(targets) if targets else (parse_targets(DEFAULT_TARGETS) if mode == "interpreter"
+                                            else _gpu_target(environment))
     if chosen:
-        checks.extend(compile_targets(ctx, chosen))
+        checks.extend(compile_targets(fresh_shell(ctx), chosen))
     return VerifyReport(
         python=str(python),
         environment=environment,

@@ -24,7 +24,8 @@ from bootstrap.pipeline.facts import COMPILER_ENV, TRITON_USER_ENV, ambient
 from bootstrap.pipeline.fingerprints import Records, fingerprint
 from bootstrap.pipeline.long_commands import ccache_counted, remote_env, remote_failed_notice, run_streamed
 from bootstrap.pipeline.plan import reinstall_reasons, stable
-from bootstrap.pipeline.recipe import ASAN_VARIABLE, Command
+from bootstrap.pipeline.recipe import Command
+from bootstrap.pipeline.recipe_triton import ASAN_VARIABLE
 from bootstrap.pipeline.sanitizer import check_sanitizer
 from bootstrap.pipeline.state import SetupState, read_state, write_state
 

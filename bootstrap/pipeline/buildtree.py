@@ -46,6 +46,19 @@ def triton_cmake_dirs(setup_dir: Path) -> list[Path]:
     return sorted(found, key=lambda p: (p / "build.ninja").stat().st_mtime, reverse=True)
 
 
-def llvm_syspath_of(triton_build: Path) -> str | None:
-    """The LLVM build a Triton build folder was configured against (LLVM_SYSPATH in its CMakeCache.txt)."""
-    return read_cmake_cache(triton_build / "CMakeCache.txt").get("LLVM_SYSPATH")
+def llvm_build_of(triton_build: Path) -> str | None:
+    """The LLVM build a Triton build folder was configured against, from its CMakeCache.txt.
+
+    LLVM_SYSPATH is there only from 3.4 on (python/setup.py of 3.0-3.3 passes LLVM_INCLUDE_DIRS and
+    LLVM_LIBRARY_DIR alone); LLVM_LIBRARY_DIR (<build>/lib) and MLIR_DIR (<build>/lib/cmake/mlir,
+    which CMakeLists.txt derives from it in every era) are there in every era.
+    """
+    cache = read_cmake_cache(triton_build / "CMakeCache.txt")
+    if cache.get("LLVM_SYSPATH"):
+        return cache["LLVM_SYSPATH"]
+    if cache.get("LLVM_LIBRARY_DIR"):
+        return str(Path(cache["LLVM_LIBRARY_DIR"]).parent)
+    mlir = cache.get("MLIR_DIR", "")
+    if mlir and not mlir.endswith("-NOTFOUND"):
+        return str(Path(mlir).parent.parent.parent)
+    return None

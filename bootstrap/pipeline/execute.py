@@ -14,6 +14,9 @@ Rules the plan alone cannot settle, because their facts exist only once a step r
    checkout after its build.
 5. At the end, the environment as the run left it is recorded for the next purge decision, and the
    state for `tritondev build` (bootstrap.pipeline.state) is written.
+6. Before the first build step that runs, what Triton's CMake would stop on late is checked
+   (bootstrap.pipeline.prerequisites); after the install of an offline build, the tools it left out
+   are placed where Triton looks for them (bootstrap.pipeline.offline), every run.
 
 Under --dry-run the same steps run their commands through the dry-run runner (shown, not run),
 nothing is written, and each step that would run says so.
@@ -27,15 +30,17 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
 from bootstrap.core import remembered
-from bootstrap.core.errors import CheckFailed
+from bootstrap.core.errors import CheckFailed, CommandFailed, MismatchError
 from bootstrap.core.runner import PlannedCommand, Runner
 from bootstrap.git.checkouts import CheckoutReport, ensure_checkout
-from bootstrap.pipeline import checkout_files, install, llvm_builds, llvm_steps
+from bootstrap.git.layout import TRITON_LLVM_FORK
+from bootstrap.pipeline import checkout_files, install, llvm_builds, llvm_steps, offline
 from bootstrap.pipeline.buildtree import triton_cmake_dirs
 from bootstrap.pipeline.facts import TOOLS_CACHE, VENV_MARKER, SetupFacts, refresh
 from bootstrap.pipeline.fingerprints import Outcome, Records, StepStatus
 from bootstrap.pipeline.long_commands import ccache_counted, remote_failed_notice, run_streamed
-from bootstrap.pipeline.plan import PlannedStep, Record, SetupPlan, plan_setup
+from bootstrap.pipeline.plan import PlannedStep, Record, SetupPlan, plan_setup, target_bin
+from bootstrap.pipeline.prerequisites import check_prerequisites
 from bootstrap.pipeline.provenance import Expected, verify_provenance
 from bootstrap.pipeline.recipe import Command
 from bootstrap.pipeline.report import SetupReport
@@ -46,6 +51,9 @@ if TYPE_CHECKING:
     from rich.console import Console
 
     from bootstrap.core.context import AppContext
+    from bootstrap.kernels.verify import Check
+
+BUILD_STEPS = ("llvm-configure", "llvm-build", "triton-install")
 
 
 @dataclass
@@ -58,6 +66,7 @@ class Execution:
     stamp: dict[str, object] = field(default_factory=dict)  # the LLVM build's record as it is being updated
     checkouts: dict[str, CheckoutReport] = field(default_factory=dict)
     forced: dict[str, str] = field(default_factory=dict)  # step -> why it runs whatever its record says
+    prechecked: bool = False
 
     @property
     def runner(self) -> Runner:
@@ -111,6 +120,11 @@ class Execution:
 
     # -- around the steps ---------------------------------------------------------------------------
     def before(self, name: str) -> None:
+        if name in BUILD_STEPS and not self.prechecked and self.plan.step(name).runs and not self.dry_run:
+            self.prechecked = True
+            facts = self.facts
+            self.report.notices += check_prerequisites(self.runner, facts.toolchain, facts.target.python,
+                                                       facts.pins.layout.build_requires, target_bin(facts))
         if name == "llvm-configure" and self.plan.step(name).runs:
             self.say_what_a_source_build_costs()
         if name in ("llvm-configure", "llvm-download", "llvm-use") and not self.dry_run:
@@ -138,6 +152,10 @@ class Execution:
             dirs = triton_cmake_dirs(self.facts.setup_dir)
             if dirs:
                 checkout_files.link_compile_commands(dirs[0], self.facts.triton.path)
+            build = self.facts.offline
+            if build is not None and build.place and self.facts.triton.path.is_dir():
+                checkout_files.exclude_locally(self.facts.triton.path, offline.excluded_paths(build))
+                offline.place_tools(self.facts.triton.path, build)
 
     def finish(self) -> None:
         facts, plan = self.facts, self.plan
@@ -179,9 +197,38 @@ def _checkout(run: Execution, step: PlannedStep) -> str | None:
         return "LLVM is not built from source"
     s = run.ctx.settings
     url = run.facts.pins.triton_url if facts.name == "triton" else run.facts.pins.llvm_url
-    run.checkouts[facts.name] = ensure_checkout(facts.name, url, facts.commit, facts.path, run.runner,
-                                                allow_dirty=s.allow_dirty, full_history=s.full_history)
+    try:
+        run.checkouts[facts.name] = ensure_checkout(facts.name, url, facts.commit, facts.path, run.runner,
+                                                    allow_dirty=s.allow_dirty, full_history=s.full_history)
+    except CommandFailed as exc:
+        if facts.name == "llvm-project" and _not_in_repository(exc):
+            raise _try_a_fork(run, exc) from None
+        raise
     return None
+
+
+_MISSING_COMMIT = ("not our ref", "couldn't find remote ref", "no such remote ref", "unadvertised object")
+
+
+def _not_in_repository(exc: CommandFailed) -> bool:
+    return any(marker in line for line in exc.tail for marker in _MISSING_COMMIT)
+
+
+def _try_a_fork(run: Execution, exc: CommandFailed) -> MismatchError:
+    """The pinned LLVM commit is not in the repository fetched: name the one to try instead."""
+    pins = run.facts.pins
+    layout = pins.layout
+    tried = pins.llvm_url.removesuffix(".git").rstrip("/")
+    candidates = [r for r in (layout.llvm_repository, *layout.llvm_forks) if f"https://github.com/{r}" != tried]
+    why = {layout.llvm_repository: "the repository this Triton commit's own files name",
+           TRITON_LLVM_FORK: "Triton pins LLVM backports there"}
+    log = f" (git's answer: {exc.log_path})" if exc.log_path else ""
+    message = f"LLVM commit {pins.llvm_commit} is not in {pins.llvm_url} ({pins.llvm_url_source}){log}"
+    if not candidates:
+        return MismatchError(message, fix="pass --llvm-url with a repository that has it")
+    first, rest = candidates[0], candidates[1:]
+    fix = f"pass --llvm-url https://github.com/{first}.git ({why.get(first, 'upstream LLVM')})"
+    return MismatchError(message, fix=fix + (f"; other candidates: {', '.join(rest)}" if rest else ""))
 
 
 def _llvm_configure(run: Execution, step: PlannedStep) -> str | None:
@@ -250,7 +297,8 @@ def _verify(run: Execution, step: PlannedStep) -> str | None:
         raise CheckFailed(f"the installed triton is not the one just built: {problems}",
                           fix="run `tritondev setup` again; if it persists, `tritondev doctor` says more")
     asan = run.ctx.settings.sanitize == "address"  # setup.py: "asan doesn't work with binaries that use the GPU"
-    kernel = _kernel_check(run.ctx) if not (run.ctx.settings.skip_verify or asan) else None
+    tools = _runtime_tools(run)
+    kernel = _kernel_check(run.ctx, tools) if not (run.ctx.settings.skip_verify or asan) else None
     if asan and not run.ctx.settings.skip_verify:
         kernel = {"ok": True, "skipped": "GPU programs do not run under ASAN (--sanitize address)"}
     if kernel is not None:
@@ -263,18 +311,27 @@ def _verify(run: Execution, step: PlannedStep) -> str | None:
     return None
 
 
-def _kernel_check(ctx: AppContext) -> dict[str, object] | None:
-    """The verify command's kernel check, where that module exists in this build of tritondev."""
-    import importlib
-
-    from bootstrap.core.errors import ToolMissing
-
-    try:
-        kernel_verify = importlib.import_module("bootstrap.kernels.verify")
-    except ImportError:
+def _runtime_tools(run: Execution) -> Check | None:
+    """For NVIDIA: the installed Triton finds ptxas by itself, as a fresh shell has it (else exit 1)."""
+    if run.ctx.settings.backend != "nvidia":
         return None
+    from bootstrap.kernels.verify import runtime_tools
+
+    check = runtime_tools(run.ctx, run.plan.python)
+    run.report.verify = {**(run.report.verify or {}), "tools": check.to_json()}
+    if not check.ok:
+        raise CheckFailed(check.summary, fix="see docs/setup-and-build.md (Offline builds); `tritondev verify` shows"
+                          " what Triton finds")
+    return check
+
+
+def _kernel_check(ctx: AppContext, tools: Check | None) -> dict[str, object] | None:
+    """The verify command's kernel check."""
+    from bootstrap.core.errors import ToolMissing
+    from bootstrap.kernels import verify as kernel_verify
+
     try:
-        result = kernel_verify.run_verify(ctx, [])
+        result = kernel_verify.run_verify(ctx, [], tools=tools)
     except ToolMissing as exc:
         # No torch or numpy in the target: the kernel check cannot run there; provenance stands.
         return {"ok": True, "skipped": exc.message}

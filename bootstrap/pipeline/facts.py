@@ -40,6 +40,7 @@ from bootstrap.pipeline.fingerprints import Records, StepRecord
 from bootstrap.pipeline.jobs import Resources, detect
 from bootstrap.pipeline.llvm_source import SOURCE, LlvmSourceFacts
 from bootstrap.pipeline.long_commands import remote_env
+from bootstrap.pipeline.offline import OfflineBuild, plan_offline
 from bootstrap.pipeline.toolchain import Toolchain, detect_toolchain
 
 if TYPE_CHECKING:
@@ -51,7 +52,7 @@ COMPILER_ENV = ("CFLAGS", "CXXFLAGS", "CPPFLAGS", "LDFLAGS")
 TRITON_USER_ENV = (
     "TRITON_APPEND_CMAKE_ARGS", "TRITON_BUILD_PROTON", "TRITON_BUILD_WITH_ASAN", "TRITON_EXT_ENABLED",
     "TRITON_PLUGIN_DIRS", "TRITON_WHEEL_NAME", "TRITON_WHEEL_VERSION_SUFFIX", "TRITON_STABLE_ABI",
-    "TRITON_LLVM_SYSTEM_SUFFIX", "TRITON_BUILD_DIR",
+    "TRITON_LLVM_SYSTEM_SUFFIX", "TRITON_AMD_CODEGEN_PATH",
 )
 # Steps whose records live in <workspace>/state/steps (the LLVM steps keep theirs in the build folder).
 RECORDED_STEPS = ("purge", "triton-requirements", "triton-install", "verify")
@@ -123,7 +124,7 @@ class SetupFacts:
     resources: Resources
     remote_env: tuple[tuple[str, str], ...]  # CCACHE_REMOTE_STORAGE & co. for the build commands
     environment: Mapping[str, str]  # the user's variables of COMPILER_ENV and TRITON_USER_ENV that are set
-    offline: tuple[tuple[str, str], ...]  # TRITON_OFFLINE_BUILD paths, () when not all are here
+    offline: OfflineBuild | None  # --offline: TRITON_OFFLINE_BUILD and what replaces the downloads
     target: TargetFacts
     triton: CheckoutFacts
     llvm: CheckoutFacts | None  # None: LLVM is not built from source (--llvm prebuilt or PATH)
@@ -133,6 +134,8 @@ class SetupFacts:
     setup_files: str = ""  # install.setup_files_digest of the Triton checkout
     triton_built: bool = False  # setup.py's build folder (build/cmake.*) is there
     llvm_source: LlvmSourceFacts = dataclasses.field(default_factory=LlvmSourceFacts)  # where LLVM comes from
+    base_path: str = ""  # the PATH setup runs with (setup.py gets the target's scripts folder first)
+    ignored_env: tuple[str, ...] = ()  # the user's variables kept from setup.py (TRITON_BUILD_DIR, tool paths)
 
     @property
     def setup_dir(self) -> Path:
@@ -149,32 +152,13 @@ def find_python3() -> str:
     return shutil.which("python3") or os.environ.get("PYTHON", "python3")
 
 
-def offline_paths(backend: str, environ: Mapping[str, str] | None = None) -> tuple[tuple[str, str], ...]:
-    """Everything TRITON_OFFLINE_BUILD needs, when all of it is on this machine; else () (online).
+def ignored_variables(offline: OfflineBuild | None, environ: Mapping[str, str] | None = None) -> tuple[str, ...]:
+    """The user's variables that setup.py does not get (recipe_triton.ALWAYS_UNSET / ONLINE_UNSET)."""
+    from bootstrap.pipeline.recipe_triton import ALWAYS_UNSET, ONLINE_UNSET
 
-    nlohmann/json headers (JSON_SYSPATH) and, for NVIDIA, the CUDA tools and headers setup.py would
-    otherwise download. Only complete sets are used: a partial one would fail in CMake.
-    """
     environ = os.environ if environ is None else environ
-    roots = (Path("/usr"), Path("/usr/local"))
-    json_root = next((p for p in roots if (p / "include/nlohmann/json.hpp").is_file()), None)
-    if json_root is None:
-        return ()
-    values: list[tuple[str, str]] = [("JSON_SYSPATH", str(json_root))]
-    if backend == "nvidia":
-        cuda = Path(environ.get("CUDA_HOME") or "/usr/local/cuda")
-        tools = {
-            "TRITON_PTXAS_PATH": cuda / "bin/ptxas",
-            "TRITON_CUOBJDUMP_PATH": cuda / "bin/cuobjdump",
-            "TRITON_NVDISASM_PATH": cuda / "bin/nvdisasm",
-            "TRITON_CUDACRT_PATH": cuda / "include",
-            "TRITON_CUDART_PATH": cuda / "include",
-            "TRITON_CUPTI_INCLUDE_PATH": cuda / "extras/CUPTI/include",
-        }
-        if not all(p.exists() for p in tools.values()):
-            return ()
-        values += [(k, str(v)) for k, v in tools.items()]
-    return tuple(values)
+    names = ALWAYS_UNSET + (() if offline is not None else ONLINE_UNSET)
+    return tuple(name for name in names if name in environ)
 
 
 def observe_checkout(ctx: AppContext, name: str, url: str, commit: str) -> CheckoutFacts:
@@ -235,6 +219,7 @@ def gather_facts(ctx: AppContext) -> SetupFacts:
     source = llvm_source.observe(s, pins, llvm_source.llvm_info_text(pins.layout.llvm_info, triton.path,
                                                                       kept=triton.kept), ctx.runner)
     llvm = observe_checkout(ctx, "llvm-project", pins.llvm_url, pins.llvm_commit) if source.kind == SOURCE else None
+    offline = plan_offline(s.offline, s.backend, pins.layout)
     projects = _kept_projects(triton, pins.layout.llvm_projects)
     era = P.llvm_era(projects, pins.layout.version or pins.triton_version, s.backend)
     key = P.llvm_build_key(pins.llvm_commit, s.llvm_build_type, era, toolchain)
@@ -245,10 +230,10 @@ def gather_facts(ctx: AppContext) -> SetupFacts:
         workspace=ws, settings=s, dry_run=ctx.dry_run, pins=pins, toolchain=toolchain,
         tools_cache_present=tools_cache.is_file(), resources=detect(),
         remote_env=tuple(remote_env(s.ccache_remote, toolchain.ccache, ws.root).items()),
-        environment=ambient(COMPILER_ENV + TRITON_USER_ENV), offline=offline_paths(s.backend),
+        environment=ambient(COMPILER_ENV + TRITON_USER_ENV), offline=offline,
         target=target, triton=triton, llvm=llvm,
         llvm_projects=projects, llvm_folders=folders, records=Records(ws.state).load_all(RECORDED_STEPS),
-        llvm_source=source,
+        llvm_source=source, base_path=os.environ.get("PATH", ""), ignored_env=ignored_variables(offline),
     )
     return refresh_triton_files(facts)
 

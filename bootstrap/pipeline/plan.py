@@ -32,7 +32,7 @@ from bootstrap.pipeline.llvm_steps import LLVM_STEPS, prebuilt_or_tree_location,
 
 # Variables whose value changes how fast a build runs, never what it produces: kept out of
 # fingerprints so that a different --jobs (or a machine with less free memory) rebuilds nothing.
-VOLATILE = {"MAX_JOBS", "TRITON_PARALLEL_LINK_JOBS", "LLVM_PARALLEL_LINK_JOBS"}
+VOLATILE = {"MAX_JOBS", "TRITON_PARALLEL_LINK_JOBS", "LLVM_PARALLEL_LINK_JOBS", "PATH"}
 # Inputs of triton-install that only ninja needs to see (an editable install picks up what it
 # rebuilds); every other input changed means pip must install again.
 REBUILD_ONLY = ("edits",)
@@ -132,16 +132,29 @@ def checkout_step(checkout: CheckoutFacts) -> PlannedStep:
     return _observed(f"checkout-{checkout.name}", inputs, True, f"at the pin {checkout.commit[:12]}")
 
 
+def target_bin(facts: SetupFacts) -> Path | None:
+    """The target environment's scripts folder when it is a venv (or conda env), else None: a system
+    Python's bin folder is not put first on PATH."""
+    target = facts.target
+    if target.python is not None:
+        return target.python.scripts if target.python.is_venv else None
+    return target.venv / "bin" if target.venv is not None else None
+
+
 def preset_inputs(facts: SetupFacts, jobs: Jobs, llvm_build: Path, llvm_source: Path) -> P.PresetInputs:
     s, pins, ws = facts.settings, facts.pins, facts.workspace
     version = pins.layout.version or pins.triton_version
+    python = facts.target.python
     return P.PresetInputs(
         paths=P.Paths(ws.root, facts.triton.path, llvm_source, llvm_build, facts.target.executable,
                       ws.root / "triton-home"),
         setup_py_dir=pins.layout.setup_py_dir, build_requires=pins.layout.build_requires,
         llvm_commit=pins.llvm_commit, build_type=s.build_type, llvm_build_type=s.llvm_build_type,
         era=P.llvm_era(facts.llvm_projects, version, s.backend), toolchain=facts.toolchain, jobs=jobs,
-        offline=facts.offline, sanitize=s.sanitize,
+        offline=facts.offline, sanitize=s.sanitize, setup_args=pins.layout.setup_args,
+        triton_version=f"{version}+git{facts.triton.head[:8]}" if version and facts.triton.head else version,
+        target_bin=target_bin(facts), base_path=facts.base_path,
+        python_include=python.include if python else None, site_packages=python.purelib if python else None,
     )
 
 
@@ -284,6 +297,12 @@ def _notices(facts: SetupFacts, where: LlvmLocation) -> tuple[str, ...]:
                            f" {len(report.local_commits)} local commit(s)); building it as it stands (--allow-dirty)")
     if where.reused_from and where.kind == "source":
         notices.append(f"LLVM build reused from {where.reused_from} (same commit, flags and toolchain)")
+    if facts.ignored_env:
+        notices.append(f"{', '.join(facts.ignored_env)} set in your environment: not passed to setup.py (it keeps"
+                       " its build folder at build/cmake.* and bundles its own pinned tools); they still apply at"
+                       " run time")
+    if facts.offline is not None:
+        notices += facts.offline.notes
     return tuple(notices)
 
 

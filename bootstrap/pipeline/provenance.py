@@ -1,5 +1,6 @@
 """Is the triton that imports ours? Version +git<sha8> of the checkout, imported from the checkout,
-built against the LLVM build at the pinned commit.
+built against the LLVM build at the pinned commit (read from the Triton build folder's
+CMakeCache.txt in a way that holds for every era: bootstrap.pipeline.buildtree.llvm_build_of).
 
 What the target says comes from bootstrap/inside/tritondev_provenance.py; what the build trees say
 from bootstrap.pipeline.buildtree. `judge` is the pure comparison of the two with what setup built.
@@ -14,7 +15,7 @@ from typing import Any
 from bootstrap import inside
 from bootstrap.core.runner import Runner
 from bootstrap.pipeline import recipe as P
-from bootstrap.pipeline.buildtree import llvm_syspath_of, read_vcs_revision, triton_cmake_dirs
+from bootstrap.pipeline.buildtree import llvm_build_of, read_vcs_revision, triton_cmake_dirs
 from bootstrap.pipeline.sanitizer import preload_env
 
 
@@ -68,5 +69,6 @@ def verify_provenance(runner: Runner, python: Path, expected: Expected, cwd: Pat
         installed = {"version": None, "file": None, "error": f"the provenance probe did not answer: {exc}"}
     head = runner.run(["git", "-C", str(expected.triton_src), "rev-parse", "HEAD"], step="verify", probe=True,
                       check=False).stdout.strip()
-    built_with = llvm_syspath_of(dirs[0]) if dirs else None
+    dirs = triton_cmake_dirs(expected.setup_dir)
+    built_with = llvm_build_of(dirs[0]) if dirs else None
     return judge(expected, installed, head, built_with, read_vcs_revision(expected.llvm_build))

@@ -24,7 +24,10 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from bootstrap.git.setup_py import SetupPyArgs
 from bootstrap.pipeline.jobs import Jobs
+from bootstrap.pipeline.offline import OfflineBuild
+from bootstrap.pipeline.recipe_triton import BACKENDS_BUILT, triton_cache_variables, triton_environment
 from bootstrap.pipeline.toolchain import Toolchain
 
 PRESET_NAME = "tritondev"
@@ -32,13 +35,7 @@ PRESET_NAME = "tritondev"
 # Triton's setup.py always compiles both backends (TRITON_CODEGEN_BACKENDS=nvidia;amd), so its LLVM
 # needs both GPU targets whatever --backend says; "Native" is the host target.
 GPU_TARGETS = {"nvidia": "NVPTX", "amd": "AMDGPU"}
-BACKENDS_BUILT = ("nvidia", "amd")
 
-# Variables that choose setup.py's build type; the ones not wanted are removed from the environment
-# so that a DEBUG=1 left in the user's shell cannot change the build behind tritondev's back.
-_BUILD_TYPE_VARS = ("DEBUG", "REL_WITH_DEB_INFO", "TRITON_REL_BUILD_WITH_ASSERTS", "TRITON_BUILD_WITH_O1")
-TRITON_BUILD_TYPE_ENV = {"Debug": "DEBUG", "RelWithDebInfo": "REL_WITH_DEB_INFO", "Release": None}
-ASAN_VARIABLE = "TRITON_BUILD_WITH_ASAN"  # read by setup.py (check_env_flag): the `sanitize` setting
 
 
 # ------------------------------------------------------------------------------------------------
@@ -116,8 +113,13 @@ class PresetInputs:
     era: LlvmEra
     toolchain: Toolchain
     jobs: Jobs
-    # *_SYSPATH and tool paths for an offline build; empty: setup.py may download what it lacks.
-    offline: tuple[tuple[str, str], ...] = ()
+    offline: OfflineBuild | None = None  # --offline: TRITON_OFFLINE_BUILD and what replaces the downloads
+    setup_args: SetupPyArgs = field(default_factory=SetupPyArgs)  # what setup.py passes to CMake here
+    triton_version: str | None = None  # the version setup.py computes (-DTRITON_VERSION, 3.8 on)
+    target_bin: Path | None = None  # the target environment's scripts folder: first on PATH for setup.py
+    base_path: str = ""  # the PATH setup runs with
+    python_include: Path | None = None  # the target's Python headers
+    site_packages: Path | None = None  # the target's site-packages (where pybind11/nanobind are)
     sanitize: str | None = None  # "address": setup.py's TRITON_BUILD_WITH_ASAN
 
 
@@ -174,10 +176,6 @@ class Presets:
         }
 
 
-def _onoff(value: bool) -> str:
-    return "ON" if value else "OFF"
-
-
 def llvm_build_key(commit: str, build_type: str, era: LlvmEra, toolchain: Toolchain) -> str:
     """What makes two LLVM builds interchangeable: commit, build type, targets, projects, compiler, linker.
 
@@ -230,77 +228,6 @@ def llvm_cache_variables(inputs: PresetInputs) -> list[tuple[str, str]]:
     return cache
 
 
-def triton_environment(inputs: PresetInputs) -> tuple[list[tuple[str, str]], list[str]]:
-    """Variables for Triton's setup.py (set, and removed), from triton-build-facts §1.2."""
-    tc = inputs.toolchain
-    p = inputs.paths
-    env: list[tuple[str, str]] = [
-        # The only LLVM variable setup.py reads; absolute, the build tree (not the source).
-        ("LLVM_SYSPATH", str(p.llvm_build)),
-        # Old READMEs set these too; harmless for newer setup.py, needed by none, kept for old eras.
-        ("LLVM_INCLUDE_DIRS", str(p.llvm_build / "include")),
-        ("LLVM_LIBRARY_DIR", str(p.llvm_build / "lib")),
-    ]
-    wanted = TRITON_BUILD_TYPE_ENV.get(inputs.build_type)
-    if wanted:
-        env.append((wanted, "1"))
-    env += [
-        ("MAX_JOBS", str(inputs.jobs.compile)),
-        ("TRITON_PARALLEL_LINK_JOBS", str(inputs.jobs.link)),
-        ("TRITON_BUILD_WITH_CCACHE", "1" if tc.ccache is not None else "0"),
-        ("TRITON_BUILD_WITH_CLANG_LLD", "1" if tc.clang_lld else "0"),
-        # The compiler setup.py's cmake picks when it is not told clang/lld; explicit so `cc` on PATH
-        # cannot swap it.
-        ("CC", tc.cc.path),
-        ("CXX", tc.cxx.path),
-        # Downloads and build caches of setup.py stay inside the workspace.
-        ("TRITON_HOME", str(p.triton_home)),
-    ]
-    if inputs.offline:
-        env.append(("TRITON_OFFLINE_BUILD", "1"))
-        env += list(inputs.offline)
-    if inputs.sanitize == "address":
-        env.append((ASAN_VARIABLE, "1"))  # setup.py: -fsanitize=address in CMAKE_C_FLAGS and CMAKE_CXX_FLAGS
-    unset = [name for name in _BUILD_TYPE_VARS if name != wanted]
-    return env, unset
-
-
-def triton_cache_variables(inputs: PresetInputs, env: Sequence[tuple[str, str]]) -> list[tuple[str, str]]:
-    """A hand-configured Triton build dir (`triton-cmake`, `cmake --preset tritondev`): the cmake
-    arguments setup.py derives from the same environment."""
-    tc = inputs.toolchain
-    values = dict(env)
-    cache: list[tuple[str, str]] = [
-        ("CMAKE_BUILD_TYPE", inputs.build_type),
-        ("CMAKE_EXPORT_COMPILE_COMMANDS", "ON"),
-        ("LLVM_SYSPATH", values["LLVM_SYSPATH"]),
-        ("LLVM_INCLUDE_DIRS", values["LLVM_INCLUDE_DIRS"]),
-        ("LLVM_LIBRARY_DIR", values["LLVM_LIBRARY_DIR"]),
-        ("TRITON_BUILD_PYTHON_MODULE", "ON"),
-        ("TRITON_CODEGEN_BACKENDS", ";".join(BACKENDS_BUILT)),
-        ("Python3_EXECUTABLE", str(inputs.paths.python)),
-        ("TRITON_BUILD_WITH_CCACHE", _onoff(tc.ccache is not None)),
-        ("TRITON_PARALLEL_LINK_JOBS", values["TRITON_PARALLEL_LINK_JOBS"]),
-        ("CMAKE_C_COMPILER", tc.cc.path),
-        ("CMAKE_CXX_COMPILER", tc.cxx.path),
-    ]
-    if tc.clang_lld:
-        cache += [
-            ("CMAKE_LINKER", "lld"),
-            ("CMAKE_EXE_LINKER_FLAGS", "-fuse-ld=lld"),
-            ("CMAKE_MODULE_LINKER_FLAGS", "-fuse-ld=lld"),
-            ("CMAKE_SHARED_LINKER_FLAGS", "-fuse-ld=lld"),
-        ]
-    if tc.ccache is not None:
-        cache += [("CMAKE_C_COMPILER_LAUNCHER", tc.ccache.path), ("CMAKE_CXX_COMPILER_LAUNCHER", tc.ccache.path)]
-    if inputs.offline:
-        cache.append(("TRITON_OFFLINE_BUILD", "ON"))
-        cache += list(inputs.offline)
-    if values.get(ASAN_VARIABLE) == "1":
-        cache += [("CMAKE_C_FLAGS", "-fsanitize=address"), ("CMAKE_CXX_FLAGS", "-fsanitize=address")]
-    return cache
-
-
 def _defines(cache: Sequence[tuple[str, str]]) -> list[str]:
     return [f"-D{name}={value}" for name, value in cache]
 
@@ -319,6 +246,7 @@ def make_presets(inputs: PresetInputs) -> Presets:
     )
     build = Command("llvm-build", ("ninja", "-C", str(p.llvm_build), "-j", str(inputs.jobs.compile)))
     env, unset = triton_environment(inputs)
+    triton_dir = p.triton_src / "build" / f"{PRESET_NAME}-{inputs.build_type}"
     pip = (str(p.python), "-m", "pip", "install", "--disable-pip-version-check")
     requirements = (
         Command("triton-requirements", (*pip, *inputs.build_requires)) if inputs.build_requires else None
@@ -332,8 +260,7 @@ def make_presets(inputs: PresetInputs) -> Presets:
         env=tuple(env),
         unset=tuple(unset),
     )
-    triton_cache = triton_cache_variables(inputs, env)
-    triton_dir = p.triton_src / "build" / f"{PRESET_NAME}-{inputs.build_type}"
+    triton_cache = triton_cache_variables(inputs, env, triton_dir)
     triton_cmake = Command(
         "triton-cmake",
         ("cmake", "-G", "Ninja", "-S", str(p.triton_src), "-B", str(triton_dir), *_defines(triton_cache)),

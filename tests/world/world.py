@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import shutil
 import subprocess
 from collections.abc import Mapping
@@ -16,10 +17,15 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import NamedTuple
 
+from tests.world import downloads
+
 TEMPLATES = Path(__file__).resolve().parent / "templates"
 
 # The three repositories, by the name their bare copy has under <root>/git (and in a --mirror dir).
 REPO_NAMES = ("pytorch", "triton", "llvm-project")
+# Forks, beside them under <root>/git: triton-lang/llvm-project (LLVM backports Triton pins) and
+# ROCm/triton (the ROCm Triton PyTorch < 2.5 pinned in triton-rocm.txt).
+FORK_NAMES = ("llvm-project-fork", "rocm-triton")
 
 # owner/repo as GitHub spells them -> repository name in the world (for the raw file server).
 GITHUB_NAMES: dict[str, str] = {
@@ -27,10 +33,14 @@ GITHUB_NAMES: dict[str, str] = {
     "triton-lang/triton": "triton",
     "openai/triton": "triton",  # PyTorch's scripts still use the old URL; GitHub redirects it
     "llvm/llvm-project": "llvm-project",
+    "triton-lang/llvm-project": "llvm-project-fork",
+    "ROCm/triton": "rocm-triton",
+    "ROCmSoftwarePlatform/triton": "rocm-triton",  # its earlier name
 }
 
 PIN_FILE = ".ci/docker/ci_commit_pins/triton.txt"
 ROCM_PIN_FILE = ".ci/docker/ci_commit_pins/triton-rocm.txt"
+XPU_PIN_FILE = ".ci/docker/ci_commit_pins/triton-xpu.txt"
 VERSION_FILE = ".ci/docker/triton_version.txt"
 OLD_PIN_FILE = ".github/ci_commit_pins/triton.txt"
 
@@ -62,6 +72,9 @@ class World:
     pytorch_bad_tags: dict[str, str]  # tag -> the raw (bad) content of its triton.txt
     pytorch_main: PinnedRef
     pytorch_versions: dict[str, str] = field(default_factory=dict)  # tag -> torch version ("2.5.0")
+    llvm_fork_commit: str = ""  # only in llvm-project-fork.git (triton-lang/llvm-project)
+    rocm_triton_commit: str = ""  # only in rocm-triton.git (ROCm/triton): PyTorch 2.4's triton-rocm.txt
+    downloads_url: str = ""  # base URL of the world's downloads (MINI_WORLD_DOWNLOADS)
 
     def url(self, name: str) -> str:
         """file:// URL of a bare repository (works with git clone/fetch, also by sha)."""
@@ -148,8 +161,36 @@ def _clear_tree(repo: Path) -> None:
             child.unlink()
 
 
-def _copy_template(src: Path, dest: Path, subst: Mapping[str, str]) -> None:
-    """Copy a template tree, replacing %%NAME%% markers in text files; `.tmpl` suffixes are dropped."""
+_CONDITION = re.compile(r"^\s*(?:#|//)?\s*%%(IF|ELSE|ENDIF)(?: (!?)([A-Z0-9_]+))?%%\s*$")
+
+
+def _select_lines(text: str, flags: Mapping[str, bool]) -> str:
+    """Keep the lines of `%%IF NAME%%` / `%%IF !NAME%%` ... [`%%ELSE%%` ...] `%%ENDIF%%` blocks whose
+    condition holds (blocks nest); the marker lines themselves go. A commit then holds only its era's
+    code, as the real one does, so tools that read the files see what upstream's files say."""
+    out: list[str] = []
+    stack: list[bool] = []  # whether each open block's current branch is kept
+    for line in text.splitlines(keepends=True):
+        match = _CONDITION.match(line)
+        if match is None:
+            if all(stack):
+                out.append(line)
+            continue
+        kind, negate, name = match.groups()
+        if kind == "IF":
+            stack.append(flags[name] != bool(negate))
+        elif kind == "ELSE":
+            stack[-1] = not stack[-1]
+        else:
+            stack.pop()
+    if stack:
+        raise ValueError("unclosed %%IF%% block")
+    return "".join(out)
+
+
+def _copy_template(src: Path, dest: Path, subst: Mapping[str, str], flags: Mapping[str, bool] | None = None) -> None:
+    """Copy a template tree, keeping the `%%IF FLAG%%` blocks whose flag holds and replacing %%NAME%%
+    markers in text files; `.tmpl` suffixes are dropped."""
     for path in sorted(src.rglob("*")):
         rel = path.relative_to(src)
         if "__pycache__" in rel.parts or path.is_dir():
@@ -162,6 +203,7 @@ def _copy_template(src: Path, dest: Path, subst: Mapping[str, str]) -> None:
         except UnicodeDecodeError:
             target.write_bytes(data)
         else:
+            text = _select_lines(text, flags or {})
             for key, value in subst.items():
                 text = text.replace(f"%%{key}%%", value)
             target.write_text(text)
@@ -202,16 +244,88 @@ def _build_llvm(repo: Path, clock: list[int]) -> dict[str, str]:
     return {"pinned": pinned, "other": other}
 
 
+def _fork(source: Path, dest: Path, clock: list[int], base: str, branch: str, files: Mapping[str, str],
+          message: str) -> str:
+    """A fork of `source`: its history, plus one commit on `branch` (from `base`) that only the fork has."""
+    dest.parent.mkdir(parents=True, exist_ok=True)
+    subprocess.run(["git", "clone", "-q", str(source), str(dest)], check=True, capture_output=True)
+    git = _Git(dest, clock)
+    git("remote", "remove", "origin")
+    git("checkout", "-q", "-b", branch, base)
+    for rel, text in files.items():
+        _write(dest, rel, text)
+    return git.commit(message)
+
+
 # --------------------------------------------------------------------------------------------
 # Triton
 
 
 @dataclass(frozen=True)
 class _TritonState:
-    era: str  # python-dir | root-hash | root-json
+    era: str  # python-dir | root-setup | root-hash | root-json
     version: str
     llvm: str
     llvm_bumped: bool = False  # written against the "other" LLVM's API
+    # cmake/llvm-build-info.json: (llvm_hash, repository or None); None: no such file.
+    build_info: tuple[str, str | None] | None = None
+    amd_llvm: bool = False  # cmake/amd-llvm-info.json (newest main)
+    # scripts/build-llvm-project.sh's LLVM_PROJECT_URL default.
+    llvm_project_url: str = "https://github.com/llvm/llvm-project"
+
+    @property
+    def version_key(self) -> tuple[int, int]:
+        major, minor = self.version.split(".")[:2]
+        return int(major), int(minor)
+
+
+def era_flags(state: _TritonState) -> dict[str, bool]:
+    """Which era-dependent blocks (`%%IF NAME%%`) of the Triton templates a commit keeps.
+
+    Each follows upstream's files at the era's reference commit (docs/test-world.md, conformance table).
+    """
+    in_python = state.era == "python-dir"
+    cmake_era = state.era in ("root-hash", "root-json")
+    version = state.version_key
+    return {
+        "IN_PYTHON_DIR": in_python,
+        "DOWNLOADS_AT_IMPORT": in_python,  # module-level download_and_copy calls (<= 3.3)
+        "DOWNLOADS_AT_RUN": state.era == "root-setup",  # CMakeBuild.run() (3.4-3.6)
+        "DOWNLOADS_IN_CMAKE": cmake_era,  # CMake runs build_helpers.py (3.7+)
+        "OFFLINE_FLAG": version >= (3, 2),
+        "BUILD_DIR_ENV": not in_python and version >= (3, 5),
+        "PTXAS_BLACKWELL": version == (3, 3) or version >= (3, 6),
+        "ENV_NAME_FIXED": version >= (3, 7),
+        "AMD_CODEGEN": state.amd_llvm,
+        "PASSES_LLVM_SYSPATH": state.era == "root-setup",
+        "REQUIRES_LLVM_SYSPATH": not in_python,
+        "PASSES_WHEEL_DIR": not in_python,
+        "PASSES_VERSION": state.era == "root-json",
+        "GIT_SUFFIX": version >= (3, 2),
+        "NANOBIND": state.era == "root-json",
+        "PYBIND11_CMAKE_DIR": version >= (3, 3),  # -Dpybind11_DIR; -DPYBIND11_INCLUDE_DIR only before
+        "JSON_PIN": state.era == "root-json",
+    }
+
+
+def _era_substitutions(state: _TritonState) -> dict[str, str]:
+    in_python = state.era == "python-dir"
+    version = state.version_key
+    passthrough = ["TRITON_BUILD_PROTON", "TRITON_BUILD_WITH_CCACHE", "TRITON_PARALLEL_LINK_JOBS"]
+    if state.era in ("root-hash", "root-json"):  # since the downloads moved into CMake (3.7)
+        passthrough += ["TRITON_OFFLINE_BUILD", "TRITON_LLVM_SYSTEM_SUFFIX", "LLVM_SYSPATH", "JSON_SYSPATH",
+                        "TRITON_CUDART_PATH", "TRITON_CUOBJDUMP_PATH", "TRITON_NVDISASM_PATH", "TRITON_PTXAS_PATH",
+                        "TRITON_PTXAS_BLACKWELL_PATH"]
+    if state.amd_llvm:
+        passthrough.append("TRITON_AMD_CODEGEN_PATH")
+    return {
+        "BLACKWELL_VARIABLE": "TRITON_PTXAS_PATH" if version == (3, 3) else "TRITON_PTXAS_BLACKWELL_PATH",
+        "CMAKE_FLOOR": "3, 18" if in_python else "3, 20",
+        "CMAKE_FLOOR_TEXT": "3.18.0" if in_python else "3.20",
+        "CMAKE_MINIMUM": "3.18" if in_python else "3.20",
+        "BUILD_ROOT": "python/build" if in_python else "build",
+        "PASSTHROUGH": ", ".join(f'"{p}"' for p in passthrough),
+    }
 
 
 def _triton_tree(repo: Path, state: _TritonState) -> None:
@@ -219,9 +333,6 @@ def _triton_tree(repo: Path, state: _TritonState) -> None:
     _clear_tree(repo)
     in_python = state.era == "python-dir"
     json_pin = state.era == "root-json"
-    passthrough = ["TRITON_BUILD_PROTON", "TRITON_BUILD_WITH_CCACHE", "TRITON_PARALLEL_LINK_JOBS"]
-    if json_pin:  # since the downloads moved into CMake (2026-02), CMake sees these too
-        passthrough += ["TRITON_OFFLINE_BUILD", "TRITON_LLVM_SYSTEM_SUFFIX", "LLVM_SYSPATH", "JSON_SYSPATH"]
     subst = {
         "TRITON_VERSION": state.version,
         "BINDINGS": "nanobind" if json_pin else "pybind11",
@@ -232,24 +343,27 @@ def _triton_tree(repo: Path, state: _TritonState) -> None:
             if json_pin
             else """$(cat "$REPO_ROOT/cmake/llvm-hash.txt")"""
         ),
-        "IN_PYTHON_DIR": str(in_python),
-        "DOWNLOADS_IN_CMAKE": str(json_pin),
+        "LLVM_PROJECT_URL": state.llvm_project_url,
         "HELPERS_DIR": "os.curdir" if in_python else '"python"',
         "PACKAGE_DIR": "" if in_python else '\n    package_dir={"": "python"},',
-        "PASSTHROUGH": ", ".join(f'"{p}"' for p in passthrough),
         "SETUP_DIR": "python" if in_python else ".",
+        **_era_substitutions(state),
     }
-    _copy_template(TEMPLATES / "triton" / "common", repo, subst)
+    flags = era_flags(state)
+    _copy_template(TEMPLATES / "triton" / "common", repo, subst, flags)
     if state.llvm_bumped:
         # The LLVM bump commit adapts Triton's C++ to the other LLVM's API, as real bumps do.
-        _copy_template(TEMPLATES / "triton-llvm-bump", repo, subst)
+        _copy_template(TEMPLATES / "triton-llvm-bump", repo, subst, flags)
+    _write(repo, "cmake/nvidia-toolchain-version.json", json.dumps(downloads.NVIDIA_VERSIONS, indent=2) + "\n")
     if in_python:
-        # ≤ 3.3: setup.py lives in python/, and scripts/build-llvm-project.sh does not exist yet.
+        # <= 3.3: setup.py lives in python/, and scripts/build-llvm-project.sh does not exist yet;
+        # the NVIDIA tools are found by _path_to_binary in the backend's compiler.py (no knobs.py).
         # pip reads the pyproject.toml next to setup.py; the root one only configures tools.
         (repo / "setup.py").rename(repo / "python" / "setup.py")
         (repo / "pyproject.toml").rename(repo / "python" / "pyproject.toml")
         _write(repo, "pyproject.toml", '[tool.yapf]\nbased_on_style = "pep8"\ncolumn_limit = 120\n')
         (repo / "scripts" / "build-llvm-project.sh").unlink()
+        (repo / "python" / "triton" / "knobs.py").unlink()
     if json_pin:
         info = {
             "llvm_hash": state.llvm,
@@ -266,6 +380,19 @@ def _triton_tree(repo: Path, state: _TritonState) -> None:
         _write(repo, "cmake/llvm-info.json", json.dumps(info, indent=2) + "\n")
     else:
         _write(repo, "cmake/llvm-hash.txt", state.llvm + "\n")
+    if state.build_info is not None:
+        build_hash, repository = state.build_info
+        build: dict[str, object] = {"llvm_hash": build_hash}
+        if repository is not None:
+            build["repository"] = repository
+        build["build_number"] = 1
+        _write(repo, "cmake/llvm-build-info.json", json.dumps(build, indent=2) + "\n")
+    if state.amd_llvm:
+        amd = {"llvm_hash": downloads.AMD_LLVM_HASH, "build_number": downloads.AMD_LLVM_BUILD_NUMBER,
+               "sha256sum": downloads.amd_codegen_sha256()}
+        _write(repo, "cmake/amd-llvm-info.json", json.dumps(amd, indent=2) + "\n")
+        amd_build = {"llvm_hash": downloads.AMD_LLVM_HASH, "repository": "ROCm/llvm-project", "build_number": 1}
+        _write(repo, "cmake/amd-llvm-build-info.json", json.dumps(amd_build, indent=2) + "\n")
 
 
 def _build_triton(
@@ -290,26 +417,45 @@ def _build_triton(
         git("checkout", "-q", "main")
 
     pinned = llvm["pinned"]
-    commit("python-dir-3.1", _TritonState("python-dir", "3.1.0", pinned), "Triton 3.1: setup.py in python/")
+    commit("python-dir-3.0", _TritonState("python-dir", "3.0.0", pinned), "Triton 3.0: setup.py in python/")
+    release("release/3.0.x", "release-3.0", _TritonState("python-dir", "3.0.0", pinned), "Fix a 3.0 crash")
+    commit("python-dir-3.1", _TritonState("python-dir", "3.1.0", pinned), "Bump version to 3.1.0")
     release("release/3.1.x", "release-3.1", _TritonState("python-dir", "3.1.0", pinned), "Fix a 3.1 crash")
     commit("python-dir", _TritonState("python-dir", "3.3.0", pinned), "Bump version to 3.3.0")
     release("release/3.3.x", "release-3.3", _TritonState("python-dir", "3.3.1", pinned), "Release 3.3.1")
     commit(
-        "root-hash",
-        _TritonState("root-hash", "3.7.0", pinned),
+        "root-setup",
+        _TritonState("root-setup", "3.6.0", pinned),
         "Fix building source distributions (#6381): setup.py moves to the repository root",
     )
+    commit(
+        "root-hash",
+        _TritonState("root-hash", "3.7.0", pinned),
+        "[BUILD] Move third party package downloads from setup.py to CMake (#9458)",
+    )
     release("release/3.7.x", "release-3.7", _TritonState("root-hash", "3.7.1", pinned), "Release 3.7.1")
+    # The 3.8 cut: llvm-build-info.json names the same commit, no repository yet.
+    release_38 = _TritonState("root-json", "3.8.0", pinned, build_info=(pinned, None))
+    commit("root-json-3.8", release_38, "Track each LLVM build separately (#10358)")
+    release("release/3.8.x", "release-3.8", release_38, "Cherry-pick a 3.8 fix")
+    # main: nanobind, the AMD codegen's own LLVM, and an LLVM build workflow that runs ahead of the
+    # pin (llvm-build-info.json names a commit of the triton-lang fork that Triton does not use yet).
     commit(
         "root-json",
-        _TritonState("root-json", "3.8.0", pinned),
-        "Track each LLVM build separately (#10358); switch Python bindings to nanobind (#10283)",
+        _TritonState("root-json", "3.8.0", pinned, build_info=(llvm["fork"], "triton-lang/llvm-project"),
+                     amd_llvm=True),
+        "Switch Python bindings to nanobind (#10283); [BUILD] Build LLVM at the fork's commit first",
     )
-    release("release/3.8.x", "release-3.8", _TritonState("root-json", "3.8.0", pinned), "Cherry-pick a 3.8 fix")
     commits["main"] = commits["root-json"]
     # A commit (on its own branch) whose pin names the other LLVM commit: for mismatch tests.
     git("checkout", "-q", "-b", "llvm-bump")
     commit("other-llvm", _TritonState("root-json", "3.8.0", llvm["other"], True), "[BUILD] Bump LLVM")
+    git("checkout", "-q", "main")
+    # A pin that only the triton-lang/llvm-project fork has, as release/3.8.x pinned one (#10719).
+    git("checkout", "-q", "-b", "llvm-fork")
+    fork_state = _TritonState("root-json", "3.8.0", llvm["fork"], build_info=(llvm["fork"], "triton-lang/llvm-project"),
+                              llvm_project_url="https://github.com/triton-lang/llvm-project")
+    commit("llvm-fork", fork_state, "[release/3.8.x] Pin LLVM to the triton-lang/llvm-project backport")
     git("checkout", "-q", "main")
     branches = {b: git("rev-parse", b) for b in git("for-each-ref", "--format=%(refname:short)", "refs/heads").split()}
     return commits, states, branches
@@ -320,6 +466,7 @@ def _build_triton(
 
 # (tag, torch version, triton label, triton_version.txt); v2.0.0 predates .ci/docker pins.
 _PYTORCH_RELEASES = [
+    ("v2.4.1", "2.4.1", "release-3.0", "3.0.0"),
     ("v2.5.0", "2.5.0", "release-3.1", "3.1.0"),
     ("v2.7.1", "2.7.1", "release-3.3", "3.3.1"),
     ("v2.12.1", "2.12.1", "release-3.7", "3.7.1"),
@@ -334,10 +481,21 @@ def _pytorch_common(repo: Path, version: str) -> None:
     _write(repo, "torch/__init__.py", '"""torch (miniature source tree)."""\n')
 
 
-def _pytorch_pins(repo: Path, triton_sha: str, triton_version: str | None, pin_text: str | None = None) -> None:
+# intel/intel-xpu-backend-for-triton commit in PyTorch's triton-xpu.txt (the world has no such repository).
+XPU_PIN = "fd464927dfaafb392dedfcbf3c1f288196f502ed"
+
+
+def _pytorch_pins(repo: Path, triton_sha: str, triton_version: str | None, pin_text: str | None = None,
+                  rocm: str | None = None) -> None:
+    """Pin files of one PyTorch commit; triton-rocm.txt only where `rocm` is given (before the pins
+    were unified in 2.5, and one stale copy after), triton-xpu.txt always."""
     text = pin_text if pin_text is not None else triton_sha + "\n"
     _write(repo, PIN_FILE, text)
-    _write(repo, ROCM_PIN_FILE, text)
+    if rocm is not None:
+        _write(repo, ROCM_PIN_FILE, rocm + "\n")
+    elif (repo / ROCM_PIN_FILE).exists():
+        (repo / ROCM_PIN_FILE).unlink()
+    _write(repo, XPU_PIN_FILE, XPU_PIN + "\n")
     if triton_version is not None:
         _write(repo, VERSION_FILE, triton_version + "\n")
     old = repo / OLD_PIN_FILE
@@ -349,7 +507,7 @@ def _pytorch_pins(repo: Path, triton_sha: str, triton_version: str | None, pin_t
 
 
 def _build_pytorch(
-    repo: Path, clock: list[int], triton: dict[str, str], triton_versions: dict[str, str]
+    repo: Path, clock: list[int], triton: dict[str, str], triton_versions: dict[str, str], rocm_triton: str
 ) -> tuple[dict[str, PinnedRef], dict[str, str | None], dict[str, str], PinnedRef, dict[str, str]]:
     git = _init(repo, clock)
     tags: dict[str, PinnedRef] = {}
@@ -376,7 +534,9 @@ def _build_pytorch(
         git.commit(f"Update to {minor} development")
         git("checkout", "-q", "-B", f"release/{minor}")
         _pytorch_common(repo, version)
-        _pytorch_pins(repo, triton[label], triton_version)
+        # ROCm wheels read triton-rocm.txt (a ROCm/triton commit) before 2.5; v2.5.0 keeps a stale copy.
+        rocm = rocm_triton if tag in ("v2.4.1", "v2.5.0") else None
+        _pytorch_pins(repo, triton[label], triton_version, rocm=rocm)
         sha = git.commit(f"[release/{minor}] Update triton pin to the release/{triton_version[:3]}.x head")
         git.tag(tag, f"PyTorch {version}")
         tags[tag], versions[tag], torch_versions[tag] = PinnedRef(sha, triton[label]), triton_version, version
@@ -417,14 +577,31 @@ def build_world(root: Path) -> World:
     git_root = root / "git"
     bare = {name: git_root / f"{name}.git" for name in REPO_NAMES}
 
+    for name in FORK_NAMES:
+        work[name], bare[name] = root / "work" / name, git_root / f"{name}.git"
+
     llvm = _build_llvm(work["llvm-project"], clock)
-    triton, states, branches = _build_triton(work["triton"], clock, llvm)
+    llvm_fork = _fork(
+        work["llvm-project"], work["llvm-project-fork"], clock, llvm["pinned"], "release/triton-3.8",
+        {"llvm/lib/Transforms/Vectorize/SLPBackport.txt": "Backport of an SLP vectorizer fix.\n"},
+        "[SLP] Backport a vectorizer fix for the Triton 3.8 release",
+    )
+    triton, states, branches = _build_triton(work["triton"], clock, {**llvm, "fork": llvm_fork})
+    rocm_triton = _fork(
+        work["triton"], work["rocm-triton"], clock, triton["release-3.0"], "release/pytorch_2.4",
+        {"RELEASE_NOTES.md": "# ROCm Triton for PyTorch 2.4\n"}, "[ROCm] Triton for PyTorch 2.4",
+    )
     triton_versions = {sha: s.version for sha, s in states.items()}
-    tags, tag_versions, bad, main, torch_versions = _build_pytorch(work["pytorch"], clock, triton, triton_versions)
+    tags, tag_versions, bad, main, torch_versions = _build_pytorch(
+        work["pytorch"], clock, triton, triton_versions, rocm_triton
+    )
 
     git_root.mkdir()
-    for name in REPO_NAMES:
+    for name in (*REPO_NAMES, *FORK_NAMES):
         _make_bare(work[name], bare[name])
+    downloads_url = downloads.make_downloads(root / "downloads")
+    # Builds of the mini Triton in this process and its children read the world's downloads.
+    downloads.use_downloads(downloads_url)
 
     return World(
         root=root,
@@ -443,4 +620,7 @@ def build_world(root: Path) -> World:
         pytorch_bad_tags=bad,
         pytorch_main=main,
         pytorch_versions=torch_versions,
+        llvm_fork_commit=llvm_fork,
+        rocm_triton_commit=rocm_triton,
+        downloads_url=downloads_url,
     )

@@ -14,6 +14,8 @@ from bootstrap.doctor.registry import check
 from bootstrap.git.layout import TOP_CMAKELISTS, cmake_minimum_required
 from bootstrap.pipeline.toolchain import Tool, cmake_too_old, dotted, find_tool, required_cmake, version_tuple
 
+# Triton asks for cmake>=3.20,<4.0 (python/requirements.txt and pyproject.toml since #6903).
+CMAKE_TOO_NEW = (4,)
 # LLVM's floor is gcc 7.4 / clang 5, but Triton's C++ needs newer: gcc 9 builds break or bloat
 # (intel#1505 "please use at least gcc 11"), so warn below these.
 GOOD_GCC = (11,)
@@ -66,6 +68,12 @@ def cmake(facts: Facts) -> Outcome:
         return error(
             f"{_shown(tool)} is older than {dotted(needed)} ({source})",
             f"pip install 'cmake>={dotted(needed)}'  (or a newer cmake from your distribution)",
+        )
+    if version_tuple(tool.version)[:1] >= CMAKE_TOO_NEW:
+        return warn(
+            f"{_shown(tool)} is 4.0 or newer; Triton asks for cmake>=3.20,<4.0 (python/requirements.txt)",
+            "tritondev setup installs that cmake into the target environment and puts it first on PATH for"
+            " setup.py; building by hand: pip install 'cmake>=3.20,<4'",
         )
     return ok(_shown(tool), f"needed: >= {dotted(needed)} ({source})")
 

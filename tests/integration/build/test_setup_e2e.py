@@ -310,6 +310,22 @@ def test_gcc_without_clang_and_two_setups_at_once(world: World, shared: Path) ->
     assert debug["verify"]["provenance"]["ok"] is True
 
 
+def test_hand_configured_preset_of_the_python_dir_era(shared: Path) -> None:
+    """python/setup.py (<= 3.3) passes LLVM_INCLUDE_DIRS and LLVM_LIBRARY_DIR, no LLVM_SYSPATH: so does
+    the preset, and `cmake --preset tritondev` configures (the workspace of the test above)."""
+    ws = shared / "ws-python-dir"
+    env = _env(shared, "python-dir", path=path_without_clang(shared / "bin-no-clang"))
+    proc = subprocess.run(["cmake", "--preset", "tritondev"], cwd=ws / "src/triton", env=env, capture_output=True,
+                          text=True)
+    assert proc.returncode == 0, proc.stdout[-2000:] + proc.stderr[-2000:]
+    preset = json.loads((ws / "src/triton/CMakeUserPresets.json").read_text())["configurePresets"][0]
+    variables = preset["cacheVariables"]
+    assert "LLVM_SYSPATH" not in variables and variables["LLVM_LIBRARY_DIR"].endswith("/lib")
+    assert "TRITON_WHEEL_DIR" not in variables and "pybind11_DIR" in variables
+    cache = read_cmake_cache(Path(preset["binaryDir"]) / "CMakeCache.txt")
+    assert "LLVM_SYSPATH" not in cache and cache["LLVM_LIBRARY_DIR"] == variables["LLVM_LIBRARY_DIR"]
+
+
 def test_ccache_remote_reaches_the_builds_masked(world: World, tmp_path: Path) -> None:
     env = base_env(tmp_path / "home", xdg=tmp_path / "xdg", ccache_dir=tmp_path / "ccache")
     plan = setup_json(world, tmp_path / "ws", "root-json", "--dry-run", "--ccache-remote",

@@ -28,6 +28,12 @@ def test_verify_launches_and_checks_kernels_on_the_gpu(tdv: RunCli) -> None:
     checks = {c["name"]: c for c in report["checks"]}
     for kernel in ("vector_add", "softmax", "matmul"):
         assert checks[kernel]["ok"] is True, checks[kernel]
+    if report["triton"]["active"]["backend"] == "cuda":
+        # The runtime as a fresh shell has it: Triton finds ptxas by itself, and compiles the GPU's own
+        # arch ahead of time with it.
+        assert checks["ptxas"]["ok"] is True, checks["ptxas"]
+        arch = "".join(str(n) for n in report["torch"]["capability"])
+        assert report["targets"] == [f"cuda:{arch}"] and checks[f"compile cuda:{arch}"]["ok"] is True
     bandwidth = report["bandwidth"]
     assert bandwidth["ok"] is True
     assert bandwidth["add_gbps"] > 0 and bandwidth["copy_gbps"] > 0

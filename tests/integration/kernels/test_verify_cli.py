@@ -110,3 +110,31 @@ def test_help_lists_the_options() -> None:
     assert proc.returncode == 0
     for option in ("--target", "--json", "--python", "--workspace", "--verbose"):
         assert option in proc.stdout
+
+
+@pytest.mark.skipif(HAS_GPU, reason="the interpreter path; on a GPU the kernels run there")
+def test_verify_really_compiles_yet_leaves_the_triton_cache_alone(
+    kernel_env: dict[str, str], kernel_file: Path, triton_python: Path
+) -> None:
+    """A verify that compiles with the ptxas Triton finds by itself (a build's TRITON_PTXAS_PATH, here a
+    broken one, is not what a fresh shell has), and writes nothing into ~/.triton/cache; asked to,
+    it uses that cache."""
+    from tests.conftest import run_cli
+
+    env = {k: v for k, v in kernel_env.items() if k != "TRITON_CACHE_DIR"}
+    env["TRITON_PTXAS_PATH"] = str(kernel_file.parent / "no-such-ptxas")
+    cache = Path(env["HOME"]) / ".triton" / "cache"
+    args = ("verify", "--python", str(triton_python), "--target", "cuda:80", "--json")
+    proc = run_cli(*args, env=env, cwd=kernel_file.parent, timeout=600)
+    assert proc.returncode == 0, proc.stderr[-3000:]
+    checks = {c["name"]: c for c in json.loads(proc.stdout)["checks"]}
+    bundled = triton_python.parent.parent / "lib"  # the wheel's own backends/nvidia/bin/ptxas
+    ptxas = checks["ptxas"]
+    assert ptxas["ok"] and ptxas["lookup"] == "triton.knobs.nvidia", ptxas
+    assert ptxas["tools"]["ptxas"]["path"].startswith(str(bundled)), ptxas["tools"]
+    assert ptxas["tools"]["ptxas"]["path"].endswith("triton/backends/nvidia/bin/ptxas")
+    assert checks["compile cuda:80"]["ok"] and "cubin" in checks["compile cuda:80"]["stages"]  # ptxas ran
+    assert not cache.exists(), sorted(p.name for p in cache.parent.iterdir())
+    used = run_cli(*args, "--use-triton-cache", env=env, cwd=kernel_file.parent, timeout=600)
+    assert used.returncode == 0, used.stderr[-3000:]
+    assert cache.is_dir() and any(cache.iterdir())

@@ -21,9 +21,10 @@ from bootstrap.core.runner import Runner
 from bootstrap.git.checkouts import ensure_checkout
 from bootstrap.git.pins import resolve_pins
 
-ERA_SETUP_DIR = {"python-dir": "python", "root-hash": ".", "root-json": "."}
+ERA_SETUP_DIR = {"python-dir": "python", "root-setup": ".", "root-hash": ".", "root-json": "."}
 ERA_PIN_FILE = {
     "python-dir": "cmake/llvm-hash.txt",
+    "root-setup": "cmake/llvm-hash.txt",
     "root-hash": "cmake/llvm-hash.txt",
     "root-json": "cmake/llvm-info.json",
 }
@@ -60,7 +61,7 @@ def test_every_tag_every_era_through_file_paths(world, paths, tmp_path: Path) ->
         expected_version = world.pytorch_triton_versions[tag] or world.triton_versions[pinned.triton]
         assert pins.triton_version == expected_version, tag
         assert "cli:--torch-ref" not in pins.torch_ref_source and "--torch-ref" in pins.torch_ref_source
-    assert eras == {"python-dir", "root-hash", "root-json"}
+    assert eras == {"python-dir", "root-hash", "root-json"}  # root-setup (3.4-3.6) is pinned by no tag
     assert not (tmp_path / "ws").exists(), "reading pins creates no workspace"
 
 
@@ -85,10 +86,48 @@ def test_triton_commit_skips_pytorch(world, paths, tmp_path: Path) -> None:  # t
     assert not any(str(world.bare["pytorch"]) in " ".join(argv) for argv in git_argvs(ctx))
 
 
-def test_backend_amd_reads_rocm_pin(world, paths, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
-    pins = resolve_pins(context(tmp_path, torch_ref="v2.12.1", backend="amd", **paths))
-    assert "triton-rocm.txt" in pins.triton_commit_source
-    assert pins.triton_commit == world.pytorch_tags["v2.12.1"].triton
+def test_backend_amd_follows_the_pytorch_version(world, paths, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
+    """From PyTorch 2.5 ROCm uses the unified triton.txt (a stale triton-rocm.txt is ignored and named);
+    before, triton-rocm.txt names a commit of the ROCm fork."""
+    for tag in ("v2.12.1", "v2.5.0"):
+        pins = resolve_pins(context(tmp_path, torch_ref=tag, backend="amd", **paths))
+        assert ".ci/docker/ci_commit_pins/triton.txt" in pins.triton_commit_source, tag
+        assert pins.triton_commit == world.pytorch_tags[tag].triton
+    assert any("triton-rocm.txt ignored" in note for note in pins.notes)
+    rocm = {**paths, "triton_url": str(world.bare["rocm-triton"])}
+    pins = resolve_pins(context(tmp_path, torch_ref="v2.4.1", backend="amd", **rocm))
+    assert "triton-rocm.txt" in pins.triton_commit_source and pins.triton_commit == world.rocm_triton_commit
+    assert pins.triton_url == str(world.bare["rocm-triton"]) and pins.layout.setup_py_dir == "python"
+    assert any("ROCm fork" in note for note in pins.notes)
+    # nvidia at the same ref: triton-lang's commit from triton.txt.
+    assert resolve_pins(context(tmp_path, torch_ref="v2.4.1", **paths)).triton_commit == world.triton_commits[
+        "release-3.0"]
+
+
+def test_rocm_fork_is_the_default_triton_url_before_2_5(world, clean_env, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
+    """No --triton-url and no mirror: the ROCm fork's URL (whose files the world cannot serve, so the
+    choice is asked of the function that makes it, after the real pin read)."""
+    from bootstrap.git.pins import _pytorch_pin, _triton_location
+
+    for tag, url in (("v2.4.1", "https://github.com/ROCm/triton.git"), ("v2.5.0", "https://github.com/triton-lang/triton.git")):
+        ctx = context(tmp_path, torch_ref=tag, backend="amd", pytorch_url=str(world.bare["pytorch"]))
+        assert _triton_location(ctx, _pytorch_pin(ctx, [], False), []).url == url, tag
+
+
+def test_the_pin_is_llvm_info_json_even_when_the_build_info_runs_ahead(world, paths, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
+    pins = resolve_pins(context(tmp_path, **paths))  # PyTorch main pins Triton main
+    assert pins.llvm_commit == world.llvm_commit and pins.layout.llvm_pin_file == "cmake/llvm-info.json"
+    assert pins.llvm_url == "https://github.com/llvm/llvm-project.git"
+    note = next(n for n in pins.notes if "llvm-build-info.json" in n)
+    assert world.llvm_fork_commit in note and world.llvm_commit in note
+    data = pins.to_json()
+    assert data["llvm_build_info"] == {"llvm_hash": world.llvm_fork_commit, "repository": "triton-lang/llvm-project"}
+    assert data["amd_llvm"]["repository"] == "ROCm/llvm-project"
+    # A pin only the fork has (release/3.8.x): the fork its own files name is where it is fetched from.
+    fork = resolve_pins(context(tmp_path, triton_commit=world.triton_commits["llvm-fork"], **paths))
+    assert fork.llvm_commit == world.llvm_fork_commit
+    assert fork.llvm_url == "https://github.com/triton-lang/llvm-project.git"
+    assert "llvm-build-info.json" in fork.llvm_url_source and fork.layout.llvm_forks == ("llvm/llvm-project",)
 
 
 def test_through_git_daemon(world, git_daemon, clean_env, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
@@ -257,6 +296,7 @@ def _closed_port() -> int:
         (["--torch-ref=--upload-pack=x"], ExitCode.USAGE, "would be read as an option"),
         (["--pytorch-url", "ext::sh -c id"], ExitCode.USAGE, "remote-helper"),
         (["--backend", "rocm"], ExitCode.USAGE, "expected one of nvidia, amd"),
+        (["--backend", "xpu"], ExitCode.USAGE, "intel/intel-xpu-backend-for-triton"),
         (["--triton-commit", "a" * 39], ExitCode.USAGE, "39 hex digits"),
         (["--torch-ref", "v9.9.8-emptypin"], ExitCode.MISMATCH, "empty"),
         (["--torch-ref", "no-such-tag"], ExitCode.USAGE, "no-such-tag"),

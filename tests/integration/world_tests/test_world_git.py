@@ -13,6 +13,7 @@ import pytest
 
 from tests.world import World, build_world
 from tests.world.servers import GitDaemon, GitHttpServer, RawServer
+from tests.world.world import XPU_PIN
 
 
 def git(cwd: Path, *args: str) -> str:
@@ -21,6 +22,59 @@ def git(cwd: Path, *args: str) -> str:
 
 def show(world: World, repo: str, ref: str, path: str) -> str:
     return git(world.bare[repo], "show", f"{ref}:{path}")
+
+
+def git_maybe(cwd: Path, *args: str) -> str | None:
+    proc = subprocess.run(["git", *args], cwd=cwd, capture_output=True, text=True)
+    return proc.stdout if proc.returncode == 0 else None
+
+
+def test_forks_hold_commits_upstream_lacks(world: World, tmp_path: Path) -> None:
+    """triton-lang/llvm-project holds a pin llvm/llvm-project lacks (release/3.8.x's); ROCm/triton the
+    ROCm Triton PyTorch 2.4 pinned. Fetching such a pin from upstream fails as GitHub does."""
+    fork, rocm = world.llvm_fork_commit, world.rocm_triton_commit
+    assert git_maybe(world.bare["llvm-project-fork"], "cat-file", "-e", f"{fork}^{{commit}}") is not None
+    assert git_maybe(world.bare["llvm-project"], "cat-file", "-e", f"{fork}^{{commit}}") is None
+    assert git_maybe(world.bare["rocm-triton"], "cat-file", "-e", f"{rocm}^{{commit}}") is not None
+    assert git_maybe(world.bare["triton"], "cat-file", "-e", f"{rocm}^{{commit}}") is None
+    repo = tmp_path / "l"
+    git(tmp_path, "init", "-q", str(repo))
+    proc = subprocess.run(["git", "-C", str(repo), "fetch", "--depth", "1", world.url("llvm-project"), fork],
+                          capture_output=True, text=True)
+    assert proc.returncode != 0 and "not our ref" in proc.stderr
+    pinned = world.triton_commits["llvm-fork"]
+    assert world.triton_llvm_pins[pinned] == fork
+    build = json.loads(show(world, "triton", pinned, "cmake/llvm-build-info.json"))
+    assert build == {"llvm_hash": fork, "repository": "triton-lang/llvm-project", "build_number": 1}
+
+
+def test_main_builds_llvm_ahead_of_its_pin_and_has_an_amd_codegen_llvm(world: World) -> None:
+    main = world.triton_commits["main"]
+    assert json.loads(show(world, "triton", main, "cmake/llvm-info.json"))["llvm_hash"] == world.llvm_commit
+    ahead = json.loads(show(world, "triton", main, "cmake/llvm-build-info.json"))
+    assert ahead["llvm_hash"] == world.llvm_fork_commit != world.llvm_commit  # #11160: built before it is pinned
+    amd = json.loads(show(world, "triton", main, "cmake/amd-llvm-info.json"))
+    assert set(amd) == {"llvm_hash", "build_number", "sha256sum"} and len(amd["sha256sum"]) == 4
+    assert json.loads(show(world, "triton", main, "cmake/amd-llvm-build-info.json"))["repository"] == (
+        "ROCm/llvm-project")
+
+
+@pytest.mark.parametrize(("label", "present", "absent"), [
+    ("python-dir-3.1", ["-D{p.include_flag}", "-DPYBIND11_INCLUDE_DIR"],
+     ["-D{p.syspath_var_name}", "TRITON_OFFLINE_BUILD", "-DTRITON_WHEEL_DIR", "ptxas-blackwell"]),
+    ("python-dir", ["-D{p.include_flag}", "TRITON_OFFLINE_BUILD", "ptxas-blackwell", "-Dpybind11_DIR"],
+     ["-D{p.syspath_var_name}", "-DTRITON_WHEEL_DIR", "-DTRITON_CACHE_PATH"]),
+    ("root-setup", ["-D{p.syspath_var_name}", "-DTRITON_WHEEL_DIR", "CMakeBuild"], ["-DTRITON_CACHE_PATH"]),
+    ("root-hash", ["-DTRITON_CACHE_PATH", '"LLVM_SYSPATH"'], ["-D{p.syspath_var_name}", "-DTRITON_VERSION"]),
+    ("root-json", ["-DTRITON_VERSION", "-Dnanobind_ROOT", '"TRITON_AMD_CODEGEN_PATH"'], ["-D{p.syspath_var_name}"]),
+])
+def test_each_commit_holds_only_its_eras_build_code(world: World, label: str, present: list[str],
+                                                   absent: list[str]) -> None:
+    sha = world.triton_commits[label]
+    text = show(world, "triton", sha, "python/setup.py" if label.startswith("python-dir") else "setup.py")
+    text += show(world, "triton", sha, "python/build_helpers.py")
+    assert "%%" not in text
+    assert [p for p in present if p not in text] == [] and [a for a in absent if a in text] == []
 
 
 def test_world_is_reproducible(world: World, tmp_path: Path) -> None:
@@ -43,6 +97,7 @@ def test_llvm_commits(world: World) -> None:
     ("label", "setup", "pin", "bindings", "version"),
     [
         ("python-dir", "python/setup.py", "cmake/llvm-hash.txt", "pybind11", "3.3.0"),
+        ("root-setup", "setup.py", "cmake/llvm-hash.txt", "pybind11", "3.6.0"),
         ("root-hash", "setup.py", "cmake/llvm-hash.txt", "pybind11", "3.7.0"),
         ("root-json", "setup.py", "cmake/llvm-info.json", "nanobind==2.10.2", "3.8.0"),
     ],
@@ -70,7 +125,7 @@ def test_triton_eras(world: World, label: str, setup: str, pin: str, bindings: s
 
 def test_triton_release_tips_are_not_on_main(world: World) -> None:
     repo = world.bare["triton"]
-    for branch in ("release/3.1.x", "release/3.3.x", "release/3.7.x", "release/3.8.x"):
+    for branch in ("release/3.0.x", "release/3.1.x", "release/3.3.x", "release/3.7.x", "release/3.8.x"):
         tip = world.triton_branches[branch]
         assert subprocess.run(["git", "merge-base", "--is-ancestor", tip, "main"], cwd=repo).returncode == 1
     mismatch = world.triton_commits["other-llvm"]
@@ -88,7 +143,10 @@ def test_pytorch_pins(world: World) -> None:
         if version is not None:
             assert show(world, "pytorch", tag, ".ci/docker/triton_version.txt").strip() == version
             assert world.triton_versions[ref.triton] == version
-            assert show(world, "pytorch", tag, ".ci/docker/ci_commit_pins/triton-rocm.txt") == ref.triton + "\n"
+            assert show(world, "pytorch", tag, ".ci/docker/ci_commit_pins/triton-xpu.txt").strip() == XPU_PIN
+            rocm = git_maybe(repo, "show", f"{tag}:.ci/docker/ci_commit_pins/triton-rocm.txt")
+            # Before 2.5 ROCm wheels pin the ROCm fork; v2.5.0 keeps a stale copy; later tags have none.
+            assert rocm == (world.rocm_triton_commit + "\n" if tag in ("v2.4.1", "v2.5.0") else None), tag
     old = subprocess.run(
         ["git", "cat-file", "-e", "v2.0.0:.ci/docker/ci_commit_pins/triton.txt"], cwd=repo, capture_output=True
     )

@@ -11,6 +11,7 @@ import pytest
 
 from tests.world import World
 from tests.world.build import LLVMBuild, clean_env, clone_at, make_build_venv, run
+from tests.world.downloads import json_header
 
 CMAKE_DIR = f"cmake.{sysconfig.get_platform()}-cpython-{sysconfig.get_python_version()}"
 
@@ -83,9 +84,12 @@ def test_python_dir_plain_install_with_gcc_debug(
     assert info["version"] == info["dist"] == f"3.3.0+git{sha8}"
     assert "site-packages" in str(info["file"])  # a real install, not a link to the checkout
     assert info["llvm_commit"] == world.llvm_commit and info["build_type"] == "Debug"
-    assert info["filecheck"]
+    assert not info["filecheck"]  # FileCheck travels with the package from 3.4 on
     build = src / "python" / "build" / CMAKE_DIR  # the ≤ 3.3 layout keeps its build dir under python/
-    assert "CMAKE_BUILD_TYPE:STRING=Debug" in (build / "CMakeCache.txt").read_text()
+    cache = (build / "CMakeCache.txt").read_text()
+    assert "CMAKE_BUILD_TYPE:STRING=Debug" in cache
+    # python/setup.py passes LLVM_INCLUDE_DIRS and LLVM_LIBRARY_DIR, never LLVM_SYSPATH (3.0-3.3).
+    assert f"LLVM_LIBRARY_DIR:UNINITIALIZED={mini_llvm.build}/lib" in cache and "LLVM_SYSPATH" not in cache
     compiler = next(build.glob("CMakeFiles/*/CMakeCXXCompiler.cmake")).read_text()
     assert 'set(CMAKE_CXX_COMPILER_ID "GNU")' in compiler  # no TRITON_BUILD_WITH_CLANG_LLD: the default c++
 
@@ -173,3 +177,27 @@ def test_llvm_at_another_commit_fails_to_compile(
     out = pip_fails(failing_venv, src, env)
     assert "lib/Dialect/Triton/IR/Ops.cpp" in out and "error:" in out
     assert "create" in out
+
+
+def test_an_offline_build_leaves_out_the_tools_triton_looks_for(
+    world: World, mini_llvm: LLVMBuild, checkouts: Path, tmp_path: Path
+) -> None:
+    """TRITON_OFFLINE_BUILD: download_and_copy copies no ptxas, so the installed Triton finds none
+    unless TRITON_PTXAS_PATH is set where it runs (the 3.4-3.6 era: downloads in CMakeBuild.run())."""
+    src = checkout(world, checkouts, "root-setup")
+    py = make_build_venv(tmp_path / "venv", "pybind11")
+    json_root = tmp_path / "json"
+    (json_root / "include" / "nlohmann").mkdir(parents=True)
+    (json_root / "include" / "nlohmann" / "json.hpp").write_bytes(json_header())
+    env = clean_env(LLVM_SYSPATH=str(mini_llvm.build), JSON_SYSPATH=str(json_root), TRITON_OFFLINE_BUILD="1",
+                    MAX_JOBS="2", TRITON_HOME=str(tmp_path / "home"))
+    out = run([py, "-m", "pip", "install", "-v", "--no-build-isolation", "-e", src], env=env).stdout
+    assert "downloading" not in out and not (src / "third_party/nvidia/backend/bin").exists()
+    lookup = ("from triton import knobs\ntry:\n    print(knobs.nvidia.ptxas.path)\n"
+              "except RuntimeError as e:\n    print(e)\n")
+    assert run([py, "-c", lookup], cwd=tmp_path, env=clean_env()).stdout.strip() == "Cannot find ptxas"
+    ptxas = tmp_path / "fake-ptxas"
+    ptxas.write_text("#!/bin/sh\necho 'Cuda compilation tools, release 12.8, V12.8.93'\n")
+    ptxas.chmod(0o755)
+    found = run([py, "-c", lookup], cwd=tmp_path, env=clean_env(TRITON_PTXAS_PATH=str(ptxas))).stdout.strip()
+    assert found == str(ptxas)  # only where the variable is set

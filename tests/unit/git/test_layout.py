@@ -10,6 +10,7 @@ import pytest
 
 from bootstrap.core.errors import MismatchError
 from bootstrap.git.layout import (
+    amd_llvm,
     binding,
     build_requires,
     cmake_minimum_required,
@@ -18,6 +19,7 @@ from bootstrap.git.layout import (
     llvm_pin,
     llvm_projects,
     llvm_repository,
+    llvm_sources,
     setup_py_dir,
     triton_version,
 )
@@ -148,15 +150,22 @@ def test_llvm_pin_prefers_llvm_info_json() -> None:
     assert llvm_pin(reader(both)) == ("cmake/llvm-info.json", "4611156032e1ebac68b2b8f6107b1475a7c60800")
 
 
-def test_llvm_build_info_hash_wins_when_it_differs() -> None:
-    fork_hash = "5f07f818" + "0" * 32
-    files = {
-        **ERA_39,
-        "cmake/llvm-build-info.json": LLVM_BUILD_INFO_JSON.replace(
-            "4611156032e1ebac68b2b8f6107b1475a7c60800", fork_hash
-        ),
-    }
-    assert llvm_pin(reader(files)) == ("cmake/llvm-build-info.json", fork_hash)
+def test_llvm_info_json_is_the_pin_even_when_the_build_info_runs_ahead() -> None:
+    """triton-lang/triton PR #11160: the build workflow is pointed at the next LLVM first; llvm-info.json
+    moves to it only once the packages exist. The commit Triton builds against is llvm-info.json's."""
+    ahead = "b010a18d" + "0" * 32
+    files = {**ERA_39, "cmake/llvm-build-info.json": LLVM_BUILD_INFO_JSON.replace(
+        "4611156032e1ebac68b2b8f6107b1475a7c60800", ahead)}
+    assert llvm_pin(reader(files)) == ("cmake/llvm-info.json", "4611156032e1ebac68b2b8f6107b1475a7c60800")
+    layout = detect_layout(reader(files))
+    assert layout.llvm_commit == "4611156032e1ebac68b2b8f6107b1475a7c60800"
+    assert layout.llvm_build_info is not None and layout.llvm_build_info.commit == ahead
+    note = layout.llvm_pin_note
+    assert note is not None and ahead in note and "4611156032e1ebac68b2b8f6107b1475a7c60800" in note
+    # The fork builds another commit: the pin is fetched from llvm/llvm-project, the fork is the one to try.
+    assert layout.llvm_repository == "llvm/llvm-project"
+    assert layout.llvm_forks[0] == "triton-lang/llvm-project"
+    assert detect_layout(reader(ERA_39)).llvm_pin_note is None  # same commit: nothing to say
 
 
 @pytest.mark.parametrize(
@@ -179,9 +188,46 @@ def test_bad_llvm_pins(files: dict[str, str], says: str) -> None:
 def test_llvm_repository() -> None:
     assert llvm_repository(reader(ERA_37)) == "llvm/llvm-project"
     assert llvm_repository(reader(ERA_39)) == "triton-lang/llvm-project"
-    assert llvm_repository(reader({"cmake/llvm-build-info.json": '{"build_number": 2}'})) == "llvm/llvm-project"
+    no_hash = {"cmake/llvm-build-info.json": '{"build_number": 2}', "cmake/llvm-hash.txt": LLVM_HASH_37}
+    assert llvm_repository(reader(no_hash)) == "llvm/llvm-project"
     with pytest.raises(MismatchError, match="OWNER/REPO"):
-        llvm_repository(reader({"cmake/llvm-build-info.json": '{"repository": "--upload-pack=x"}'}))
+        pin = "4611156032e1ebac68b2b8f6107b1475a7c60800"
+        bad = {**ERA_39, "cmake/llvm-build-info.json": f'{{"llvm_hash": "{pin}", "repository": "--upload-pack=x"}}'}
+        llvm_repository(reader(bad))
+
+
+# scripts/build-llvm-project.sh on release/3.5.x after "[release/3.5] use triton-lang/llvm-project@triton-3.5
+# (#8081)" (facebookexperimental/triton copy 4d0306f04409f0546070ed701dcb76febf897c0b)
+SCRIPT_35_RELEASE = 'LLVM_PROJECT_URL=${LLVM_PROJECT_URL:-"https://github.com/triton-lang/llvm-project"}\n'
+# ... and on main (1d2da15d2b1f1dfe8f64ddcc2acfe530ff406ffd)
+SCRIPT_MAIN = 'LLVM_PROJECT_URL=${LLVM_PROJECT_URL:-"https://github.com/llvm/llvm-project"}\n'
+
+
+def test_llvm_sources_read_the_commits_own_scripts() -> None:
+    pin = LLVM_HASH_37.strip()
+    fork = {**ERA_37, "scripts/build-llvm-project.sh": SCRIPT_35_RELEASE}
+    assert llvm_sources(reader(fork), pin) == ("triton-lang/llvm-project", ("llvm/llvm-project",))
+    upstream = {**ERA_37, "scripts/build-llvm-project.sh": SCRIPT_MAIN}
+    assert llvm_sources(reader(upstream), pin) == ("llvm/llvm-project", ("triton-lang/llvm-project",))
+    # llvm-build-info.json naming this very commit outranks the script (release/3.8.x, #10719).
+    assert llvm_sources(reader({**ERA_39, "scripts/build-llvm-project.sh": SCRIPT_MAIN}),
+                        "4611156032e1ebac68b2b8f6107b1475a7c60800")[0] == "triton-lang/llvm-project"
+
+
+# cmake/amd-llvm-info.json (triton-lang/triton 1d9554bb) and amd-llvm-build-info.json (3c3d7cd1)
+AMD_LLVM_INFO = '{"llvm_hash": "ce3529423abda3fc4ad0b542daa50af21e539a29", "build_number": 1, "sha256sum": {}}\n'
+AMD_LLVM_BUILD_INFO = ('{"llvm_hash": "d0c52018c28bbf7f4969cae7d115214ff4fd8629", "repository": "ROCm/llvm-project",'
+                       ' "build_number": 1}\n')
+
+
+def test_amd_codegen_llvm() -> None:
+    assert amd_llvm(reader(ERA_39)) is None
+    amd = amd_llvm(reader({"cmake/amd-llvm-info.json": AMD_LLVM_INFO,
+                           "cmake/amd-llvm-build-info.json": AMD_LLVM_BUILD_INFO}))
+    assert amd is not None
+    assert (amd.commit, amd.build_number, amd.repository, amd.published) == (
+        "ce3529423abda3fc4ad0b542daa50af21e539a29", 1, "ROCm/llvm-project", ())
+    assert detect_layout(reader({**ERA_39, "cmake/amd-llvm-info.json": AMD_LLVM_INFO})).to_json()["amd_llvm"]
 
 
 def test_build_requires_and_binding() -> None:

@@ -4,8 +4,10 @@ from __future__ import annotations
 
 import pytest
 
-from bootstrap.core.errors import MismatchError
+from bootstrap.core.errors import ConfigError, MismatchError
+from bootstrap.core.settings import load_settings
 from bootstrap.git.pins import parse_torch_version_py, read_pytorch_pin, read_triton_version, torch_ref_for
+from bootstrap.git.pins_pytorch import pytorch_pin
 
 SHA = "5d6048aa0a324e090ada215b609ea76620133845"  # tip of release/3.7.x, pinned by torch 2.12.1
 TORCH_COMMIT = "cf30153c4c131c8164ee7798e5022d810682e2cb"
@@ -88,6 +90,36 @@ def test_amd_reads_rocm_pin_and_falls_back_to_the_unified_pin() -> None:
     unified = DictReader({".ci/docker/ci_commit_pins/triton.txt": SHA})
     commit, path, notes = read_pytorch_pin(unified, "amd")
     assert (commit, path) == (SHA, ".ci/docker/ci_commit_pins/triton.txt") and "unified" in notes[0]
+
+
+@pytest.mark.parametrize(
+    ("torch_version", "pin", "fork"),
+    [
+        ("2.4.1", "triton-rocm.txt", True),  # ROCm wheels from the ROCm fork
+        ("2.4.0a0", "triton-rocm.txt", True),
+        ("2.5.0", "triton.txt", False),  # "Triton commit got unified in PyTorch 2.5"
+        ("2.15.0a0", "triton.txt", False),
+    ],
+)
+def test_amd_pin_file_by_pytorch_version(torch_version: str, pin: str, fork: bool) -> None:
+    rocm = "1" * 40
+    files = {"version.txt": torch_version + "\n", ".ci/docker/ci_commit_pins/triton.txt": SHA,
+             ".ci/docker/ci_commit_pins/triton-rocm.txt": rocm}
+    chosen = pytorch_pin(DictReader(files), "amd")
+    assert chosen.path == f".ci/docker/ci_commit_pins/{pin}" and chosen.rocm_fork is fork
+    assert chosen.commit == (rocm if fork else SHA)
+    if not fork:  # a stale triton-rocm.txt is named and left alone
+        assert "triton-rocm.txt ignored" in chosen.notes[0]
+    assert not pytorch_pin(DictReader(files), "nvidia").rocm_fork
+
+
+@pytest.mark.parametrize(("value", "says"), [("xpu", "intel/intel-xpu-backend-for-triton"),
+                                             ("XPU", "triton-xpu.txt"), ("cpu", "triton-lang/triton-cpu")])
+def test_fork_backends_are_refused_with_their_reason(value: str, says: str) -> None:
+    with pytest.raises(ConfigError) as info:
+        load_settings({"backend": value}, environ={})
+    assert says in info.value.message and "not supported" in info.value.message
+    assert info.value.fix is not None and "--backend nvidia" in info.value.fix
 
 
 def test_missing_and_malformed_pins() -> None:

@@ -13,6 +13,7 @@ from bootstrap.core.workspace import Workspace
 from bootstrap.git.checkouts import CheckoutReport, ensure_checkout
 from bootstrap.git.layout import TritonLayout
 from bootstrap.git.pins import Pins
+from bootstrap.git.setup_py import SYSPATH_ALWAYS, SYSPATH_FROM_ENV, SYSPATH_NEVER, SetupPyArgs
 from bootstrap.pipeline import recipe as P
 from bootstrap.pipeline.facts import CheckoutFacts, SetupFacts, TargetFacts
 from bootstrap.pipeline.fingerprints import StepRecord
@@ -31,15 +32,24 @@ SITE = WS / "venv" / "lib" / "python3.11" / "site-packages"
 PYBIND = ("setuptools>=40.8.0", "wheel", "cmake>=3.18", "ninja>=1.11.1", "pybind11>=2.13.1")
 NANOBIND = ("setuptools>=40.8.0", "cmake>=3.20,<4.0", "ninja>=1.11.1", "nanobind==2.10.2", "wheel", "lit")
 
-# The three layout eras: python/setup.py + llvm-hash.txt + pybind11; root setup.py + llvm-hash.txt;
-# root setup.py + cmake/llvm-info.json + nanobind.
+PYBIND11_VARS = ("pybind11_INCLUDE_DIR", "pybind11_DIR")
+# The layout eras of the test world: python/setup.py + llvm-hash.txt + pybind11 (no -DLLVM_SYSPATH);
+# root setup.py + llvm-hash.txt, downloads in setup.py (-DLLVM_SYSPATH always); the same with the
+# downloads in CMake; root setup.py + cmake/llvm-info.json + nanobind.
 ERAS = {
     "python-dir": TritonLayout("python", "cmake/llvm-hash.txt", LLVM, "llvm/llvm-project", "pybind11", PYBIND, False,
-                               "3.3.0", None, (3, 20)),
+                               "3.3.0", None, (3, 18), setup_args=SetupPyArgs(
+                                   SYSPATH_NEVER, True, False, False, False, bindings=PYBIND11_VARS,
+                                   build_dir_env=False, downloads_in_cmake=False)),
+    "root-setup": TritonLayout(".", "cmake/llvm-hash.txt", LLVM, "llvm/llvm-project", "pybind11", PYBIND, True,
+                               "3.6.0", ("mlir", "llvm", "lld"), (3, 20), setup_args=SetupPyArgs(
+                                   SYSPATH_ALWAYS, True, True, False, False, bindings=PYBIND11_VARS,
+                                   downloads_in_cmake=False)),
     "root-hash": TritonLayout(".", "cmake/llvm-hash.txt", LLVM, "llvm/llvm-project", "pybind11", PYBIND, True,
-                              "3.7.0", ("mlir", "llvm", "lld"), (3, 20)),
+                              "3.7.0", ("mlir", "llvm", "lld"), (3, 20), setup_args=SetupPyArgs(
+                                  SYSPATH_FROM_ENV, False, True, True, False, bindings=PYBIND11_VARS)),
     "root-json": TritonLayout(".", "cmake/llvm-info.json", LLVM, "llvm/llvm-project", "nanobind", NANOBIND, True,
-                              "3.8.0", ("mlir", "llvm", "lld"), (3, 20)),
+                              "3.8.0", ("mlir", "llvm", "lld"), (3, 20), setup_args=SetupPyArgs()),
 }
 
 
@@ -85,7 +95,7 @@ def fresh(era: str, **settings: object) -> SetupFacts:
     target = TargetFacts(PYTHON, WORKSPACE_VENV, WS / "venv", True, False, "/usr/bin/python3", None)
     return SetupFacts(
         workspace=Workspace(WS), settings=s, dry_run=False, pins=pins, toolchain=toolchain(),
-        tools_cache_present=False, resources=Resources(2, 24 * GIB), remote_env=(), environment={}, offline=(),
+        tools_cache_present=False, resources=Resources(2, 24 * GIB), remote_env=(), environment={}, offline=None,
         target=target, triton=checkout("triton", TRITON, cloned=False),
         llvm=checkout("llvm-project", LLVM, cloned=False), llvm_projects=layout.llvm_projects,
         llvm_folders=LlvmFolders(WS / "build" / "llvm" / llvm_key(layout, s.llvm_build_type), None, None),

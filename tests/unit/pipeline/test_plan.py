@@ -28,7 +28,8 @@ from tests.unit.pipeline.facts_for_tests import (
 
 ALL_STEPS = ["venv", "checkout-triton", "checkout-llvm-project", "llvm-configure", "llvm-build", "purge",
              "triton-requirements", "triton-install", "verify"]
-SETUP_DIR = {"python-dir": WS / "src/triton/python", "root-hash": WS / "src/triton", "root-json": WS / "src/triton"}
+SETUP_DIR = {"python-dir": WS / "src/triton/python", "root-setup": WS / "src/triton", "root-hash": WS / "src/triton",
+             "root-json": WS / "src/triton"}
 
 
 def statuses(plan: SetupPlan) -> dict[str, str]:
@@ -197,3 +198,42 @@ def test_reinstall_reasons_keep_edits_for_ninja() -> None:
     assert reinstall_reasons(record, now, False) == ["triton is no longer installed from this checkout"]
     assert reinstall_reasons(StepRecord(None), now, True) == ["the last install did not finish"]
     assert reinstall_reasons(record, {**now, "version": "3.12.1"}, True) == ["the target interpreter changed"]
+
+
+# What each era's setup.py passes (bootstrap.git.setup_py): the hand-configured build passes the same.
+HAND_CONFIGURED = {
+    "python-dir": ({"LLVM_INCLUDE_DIRS", "LLVM_LIBRARY_DIR", "pybind11_DIR"},
+                   {"LLVM_SYSPATH", "TRITON_WHEEL_DIR", "TRITON_CACHE_PATH", "TRITON_VERSION"}),
+    "root-setup": ({"LLVM_INCLUDE_DIRS", "LLVM_SYSPATH", "TRITON_WHEEL_DIR", "pybind11_DIR"},
+                   {"TRITON_CACHE_PATH", "TRITON_VERSION"}),
+    "root-hash": ({"LLVM_SYSPATH", "TRITON_WHEEL_DIR", "TRITON_CACHE_PATH", "pybind11_DIR"},
+                  {"LLVM_INCLUDE_DIRS", "TRITON_VERSION"}),
+    "root-json": ({"LLVM_SYSPATH", "TRITON_WHEEL_DIR", "TRITON_CACHE_PATH", "TRITON_VERSION", "nanobind_ROOT"},
+                  {"LLVM_INCLUDE_DIRS", "pybind11_DIR"}),
+}
+
+
+@pytest.mark.parametrize("era", ERAS)
+def test_the_hand_configured_build_passes_what_the_eras_setup_py_passes(era: str) -> None:
+    plan = plan_setup(in_place(fresh(era)))
+    cache = dict(plan.presets.triton_cache)
+    passed, absent = HAND_CONFIGURED[era]
+    assert passed <= set(cache) and not absent & set(cache), sorted(cache)
+    assert cache["LLVM_ENABLE_WERROR"] == "ON" and cache["Python3_INCLUDE_DIR"] == "/usr/include/python3.11"
+    if "TRITON_WHEEL_DIR" in cache:  # inside the hand-configured folder: nothing lands in the package
+        assert cache["TRITON_WHEEL_DIR"].startswith(str(plan.presets.triton_cmake_build_dir))
+    if "TRITON_VERSION" in cache:
+        assert cache["TRITON_VERSION"] == f"3.8.0+git{TRITON[:8]}"
+    if "TRITON_CACHE_PATH" in cache:
+        assert cache["TRITON_CACHE_PATH"] == str(WS / "triton-home" / ".triton")
+
+
+@pytest.mark.parametrize("era", ERAS)
+def test_setup_py_runs_the_targets_cmake_and_keeps_its_build_folder(era: str) -> None:
+    install = plan_setup(in_place(fresh(era))).step("triton-install").commands[0]
+    env = dict(install.env)
+    assert env["PATH"].split(":")[0] == str(WS / "venv" / "bin")
+    assert "TRITON_BUILD_DIR" in install.unset
+    # Online: a user's TRITON_PTXAS_PATH would make upstream skip bundling its pinned ptxas.
+    assert {"TRITON_PTXAS_PATH", "TRITON_OFFLINE_BUILD"} <= set(install.unset)
+    assert "PATH" not in plan_setup(in_place(fresh(era))).step("triton-install").inputs["env"]  # not a rebuild

@@ -14,6 +14,7 @@ from bootstrap.pipeline import recipe as P
 from bootstrap.pipeline.ccache_stats import delta, parse_print_stats
 from bootstrap.pipeline.fingerprints import Records, StepRecord, StepStatus, decide, fingerprint
 from bootstrap.pipeline.jobs import GIB, Resources, read_mem_available, size_jobs
+from bootstrap.pipeline.offline import OfflineBuild
 from bootstrap.pipeline.toolchain import Tool, Toolchain, parse_version
 
 # --------------------------------------------------------------------------------------------- jobs
@@ -176,12 +177,17 @@ def test_pip_commands_by_layout_era(setup_dir: str, where: str) -> None:
 
 
 def test_offline_mode_passes_every_path() -> None:
-    offline = (("JSON_SYSPATH", "/usr"), ("TRITON_PTXAS_PATH", "/usr/local/cuda/bin/ptxas"))
+    offline = OfflineBuild((("TRITON_OFFLINE_BUILD", "1"), ("JSON_SYSPATH", "/usr"),
+                            ("TRITON_PTXAS_PATH", "/usr/local/cuda/bin/ptxas")), ())
     presets = P.make_presets(_inputs(offline=offline))
     env = dict(presets.triton_env)
     assert env["TRITON_OFFLINE_BUILD"] == "1" and env["JSON_SYSPATH"] == "/usr"
-    assert dict(presets.triton_cache)["TRITON_PTXAS_PATH"] == "/usr/local/cuda/bin/ptxas"
-    assert "TRITON_OFFLINE_BUILD" not in dict(P.make_presets(_inputs()).triton_env)
+    assert "TRITON_PTXAS_PATH" not in presets.triton_unset
+    cache = dict(presets.triton_cache)
+    assert cache["TRITON_PTXAS_PATH"] == "/usr/local/cuda/bin/ptxas" and cache["TRITON_OFFLINE_BUILD"] == "ON"
+    online = P.make_presets(_inputs())
+    assert "TRITON_OFFLINE_BUILD" not in dict(online.triton_env)
+    assert {"TRITON_OFFLINE_BUILD", "TRITON_PTXAS_PATH"} <= set(online.triton_unset)
 
 
 def test_llvm_key_depends_on_what_changes_the_build_only() -> None:

@@ -1,5 +1,4 @@
 import os
-import platform
 import re
 import shlex
 import shutil
@@ -13,17 +12,21 @@ from setuptools.command.build_ext import build_ext
 from setuptools.command.build_py import build_py
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), %%HELPERS_DIR%%))
+from build_helpers import check_env_flag, get_base_dir, get_cmake_dir, get_triton_cache_path  # noqa: E402
+
+# %%IF !DOWNLOADS_IN_CMAKE%%
 from build_helpers import (  # noqa: E402
-    DOWNLOADS_IN_CMAKE,
-    check_env_flag,
-    get_base_dir,
-    get_cmake_dir,
-    get_llvm_syspath,
-    get_triton_cache_path,
-    is_offline_build,
+    download_and_copy_dependencies,
+    get_json_package_info,
+    get_llvm_package_info,
+    get_thirdparty_package,
 )
 
-BINDINGS = "%%BINDINGS%%"
+# %%ENDIF%%
+# %%IF OFFLINE_FLAG%%
+from build_helpers import is_offline_build  # noqa: E402
+
+# %%ENDIF%%
 
 
 def get_build_type():
@@ -41,16 +44,26 @@ def get_build_type():
 
 
 def get_bindings_cmake_args():
-    if BINDINGS == "nanobind":
-        import nanobind
+    # %%IF NANOBIND%%
+    import nanobind
 
-        return [f"-Dnanobind_ROOT={nanobind.cmake_dir()}"]
-    if os.getenv("PYBIND11_SYSPATH"):
-        root = os.environ["PYBIND11_SYSPATH"]
-        return [f"-Dpybind11_INCLUDE_DIR={root}/include", f"-Dpybind11_DIR={root}/share/cmake/pybind11"]
+    return [f"-Dnanobind_ROOT='{nanobind.cmake_dir()}'"]
+    # %%ELSE%%
+    pybind11_sys_path = os.getenv("PYBIND11_SYSPATH")
+    if pybind11_sys_path:
+        pybind11_include_dir = os.path.join(pybind11_sys_path, "include")
+    else:
+        import pybind11
+
+        pybind11_include_dir = pybind11.get_include()
+    # %%IF PYBIND11_CMAKE_DIR%%
     import pybind11
 
-    return [f"-Dpybind11_INCLUDE_DIR={pybind11.get_include()}", f"-Dpybind11_DIR={pybind11.get_cmake_dir()}"]
+    return [f"-Dpybind11_INCLUDE_DIR='{pybind11_include_dir}'", f"-Dpybind11_DIR='{pybind11.get_cmake_dir()}'"]
+    # %%ELSE%%
+    return [f"-DPYBIND11_INCLUDE_DIR={pybind11_include_dir}"]
+    # %%ENDIF%%
+    # %%ENDIF%%
 
 
 def is_git_repo():
@@ -74,6 +87,9 @@ def get_git_branch():
 
 
 def get_git_version_suffix():
+    # %%IF !GIT_SUFFIX%%
+    return ""  # Triton before 3.2 has no +git<sha> suffix
+    # %%ENDIF%%
     if not is_git_repo():
         return ""  # Not a git checkout
     branch = get_git_branch()
@@ -92,6 +108,58 @@ def get_triton_version_suffix():
 
 
 TRITON_VERSION = "%%TRITON_VERSION%%" + get_triton_version_suffix()
+# Test world: real Triton keeps only the base version in triton/__init__.py; the mini reports the full one.
+Path(get_base_dir(), "python", "triton", "_version.py").write_text(f"version = {TRITON_VERSION!r}\n")
+
+
+# %%IF !DOWNLOADS_IN_CMAKE%%
+def env_overrides():
+    return {name for name in os.environ if name.startswith("TRITON_") and name.endswith("_PATH")}
+
+
+def offline():
+    # %%IF OFFLINE_FLAG%%
+    return is_offline_build()
+    # %%ELSE%%
+    return False
+    # %%ENDIF%%
+
+
+def get_thirdparty_packages(packages):
+    """-D flags for LLVM (and json): the *_SYSPATH given in the environment, else the download."""
+    thirdparty_cmake_args = []
+    for p in packages:
+        package_dir = get_thirdparty_package(p, os.getenv(p.syspath_var_name), offline(), get_triton_cache_path())
+        if p.include_flag:
+            thirdparty_cmake_args.append(f"-D{p.include_flag}={package_dir}/include")
+        if p.lib_flag:
+            thirdparty_cmake_args.append(f"-D{p.lib_flag}={package_dir}/lib")
+        # %%IF PASSES_LLVM_SYSPATH%%
+        if p.syspath_var_name:
+            thirdparty_cmake_args.append(f"-D{p.syspath_var_name}={package_dir}")
+        # %%ENDIF%%
+    return thirdparty_cmake_args
+
+
+# %%ENDIF%%
+
+
+def add_link_to_backends():
+    """python/triton/backends/<name> -> third_party/<name>/backend, as setup.py's BackendInstaller links them."""
+    for name in ("nvidia", "amd"):
+        link = Path(get_base_dir()) / "python" / "triton" / "backends" / name
+        source = Path(get_base_dir()) / "third_party" / name / "backend"
+        if link.is_symlink() or link.exists():
+            if link.is_symlink() and link.resolve() == source.resolve():
+                continue
+            link.unlink()
+        link.symlink_to(source.absolute(), target_is_directory=True)
+
+
+add_link_to_backends()
+# %%IF DOWNLOADS_AT_IMPORT%%
+download_and_copy_dependencies(env_overrides(), offline(), get_triton_cache_path())
+# %%ENDIF%%
 
 
 class CMakeBuildPy(build_py):
@@ -121,6 +189,9 @@ class CMakeBuild(build_ext):
         build_ext.finalize_options(self)
 
     def run(self):
+        # %%IF DOWNLOADS_AT_RUN%%
+        download_and_copy_dependencies(env_overrides(), offline(), get_triton_cache_path())
+        # %%ENDIF%%
         try:
             out = subprocess.check_output(["cmake", "--version"])
         except OSError:
@@ -129,21 +200,21 @@ class CMakeBuild(build_ext):
 
         match = re.search(r"version\s*(?P<major>\d+)\.(?P<minor>\d+)([\d.]+)?", out.decode())
         cmake_major, cmake_minor = int(match.group("major")), int(match.group("minor"))
-        if (cmake_major, cmake_minor) < (3, 20):
-            raise RuntimeError("CMake >= 3.20.0 is required")
+        if (cmake_major, cmake_minor) < (%%CMAKE_FLOOR%%):
+            raise RuntimeError("CMake >= %%CMAKE_FLOOR_TEXT%% is required")
 
         for ext in self.extensions:
             self.build_extension(ext)
 
-    def get_llvm_cmake_args(self):
-        if DOWNLOADS_IN_CMAKE:
-            return []  # CMake finds or downloads LLVM itself (LLVM_SYSPATH is passed through)
-        llvm_path = get_llvm_syspath()
-        return [
-            f"-DLLVM_INCLUDE_DIRS={llvm_path}/include",
-            f"-DLLVM_LIBRARY_DIR={llvm_path}/lib",
-            f"-DLLVM_SYSPATH={llvm_path}",
-        ]
+    def get_thirdparty_cmake_args(self):
+        # %%IF DOWNLOADS_IN_CMAKE%%
+        return []  # CMake runs build_helpers.py itself; LLVM_SYSPATH & co. are passed through
+        # %%ELSE%%
+        packages = [get_llvm_package_info()]
+        if check_env_flag("TRITON_BUILD_PROTON", "ON"):  # json is needed by proton only
+            packages.append(get_json_package_info())
+        return get_thirdparty_packages(packages)
+        # %%ENDIF%%
 
     def build_extension(self, ext):
         lit_dir = shutil.which("lit")
@@ -164,13 +235,19 @@ class CMakeBuild(build_ext):
             "-DPython3_EXECUTABLE:FILEPATH=" + sys.executable,
             "-DPython3_INCLUDE_DIR=" + python_include_dir,
             "-DTRITON_CODEGEN_BACKENDS=nvidia;amd",
+            # %%IF PASSES_WHEEL_DIR%%
             "-DTRITON_WHEEL_DIR=" + wheeldir,
-            "-DTRITON_CACHE_PATH=" + get_triton_cache_path(),
-            "-DTRITON_VERSION=" + TRITON_VERSION,
+            # %%ENDIF%%
+            # %%IF DOWNLOADS_IN_CMAKE%%
+            f"-DTRITON_CACHE_PATH={get_triton_cache_path()}",
+            # %%ENDIF%%
+            # %%IF PASSES_VERSION%%
+            f"-DTRITON_VERSION={TRITON_VERSION}",
+            # %%ENDIF%%
         ]
         if lit_dir is not None:
             cmake_args.append("-DLLVM_EXTERNAL_LIT=" + lit_dir)
-        cmake_args.extend(self.get_llvm_cmake_args())
+        cmake_args.extend(self.get_thirdparty_cmake_args())
         cmake_args.extend(get_bindings_cmake_args())
 
         # configuration
@@ -197,9 +274,11 @@ class CMakeBuild(build_ext):
                 "-DCMAKE_CXX_FLAGS=-fsanitize=address",
             ]
 
+        # %%IF OFFLINE_FLAG%%
         if is_offline_build():
             # unit tests would download googletest
             cmake_args += ["-DTRITON_BUILD_UT=OFF"]
+        # %%ENDIF%%
 
         passthrough_args = [%%PASSTHROUGH%%]
         cmake_args += [f"-D{option}={os.getenv(option)}" for option in passthrough_args if option in os.environ]
@@ -222,7 +301,7 @@ class CMakeBuild(build_ext):
 
 
 def get_packages():
-    return ["triton", "triton.language"]
+    return ["triton", "triton.language", "triton.backends", "triton.backends.nvidia", "triton.backends.amd"]
 
 
 setup(
@@ -233,6 +312,7 @@ setup(
     description="A language and compiler for custom Deep Learning operations",
     long_description="",
     packages=get_packages(),%%PACKAGE_DIR%%
+    package_data={"triton.backends.nvidia": ["bin/*", "include/*"], "triton.backends.amd": ["lib/*"]},
     include_package_data=True,
     ext_modules=[CMakeExtension("triton", "triton/_C/")],
     cmdclass={

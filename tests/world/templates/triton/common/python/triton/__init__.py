@@ -1,7 +1,7 @@
 """isort:skip_file"""
 # The version of the installed build: "X.Y.Z+git<sha8>" for a build of a commit, "X.Y.Z" for a
-# build of a release branch (written at build time by CMake; see setup.py's get_git_version_suffix).
-from ._build_info import version as __version__
+# build of a release branch (written by setup.py; see its get_git_version_suffix).
+from ._version import version as __version__
 from ._C import libtriton
 
 from . import language
@@ -14,6 +14,12 @@ def llvm_commit() -> str:
     return libtriton.llvm_commit()
 
 
-def compile_vector_add(block_size: int = 1024, num_warps: int = 4, target: str = "nvidia") -> dict:
-    """Compile the built-in vector-add kernel; returns its ttir, ttgir and llir."""
-    return libtriton.compile_vector_add(block_size=block_size, num_warps=num_warps, target=target)
+def compile_vector_add(block_size: int = 1024, num_warps: int = 4, target: str = "nvidia", arch=None) -> dict:
+    """Compile the built-in vector-add kernel; returns its ttir, ttgir and llir, and for an NVIDIA
+    `arch` also the cubin that the ptxas Triton finds assembles."""
+    result = libtriton.compile_vector_add(block_size=block_size, num_warps=num_warps, target=target)
+    if target == "nvidia" and arch is not None:
+        from .backends.nvidia.compiler import make_cubin
+
+        result["cubin"] = make_cubin(result["llir"], int(arch))
+    return result

@@ -1,0 +1,91 @@
+"""What Triton's setup.py passes to CMake at one commit, and what its build downloads, read from its files.
+
+The version number cannot say it: main commits between a build change and the next version bump
+carry the old number (the downloads moved into CMake on main in 2026-02 while main still said
+3.6.0). So each fact is read from the text upstream changed when it changed
+(/work/research/triton-build-eras.md §1, §3, §4, §5; docs/test-world.md cites each commit):
+
+- `-DLLVM_SYSPATH`: never from python/setup.py (<= 3.3: only `-DLLVM_INCLUDE_DIRS`,
+  `-DLLVM_LIBRARY_DIR`); always from the root setup.py of 3.4-3.6 (`-D{p.syspath_var_name}=...`);
+  only when the environment has it once CMake runs the downloads (3.7 on: passthrough);
+- `-DTRITON_WHEEL_DIR` (3.4 on), `-DTRITON_CACHE_PATH` (3.7 on), `-DTRITON_VERSION` (3.8 on);
+- the Python include variable (`PYTHON_INCLUDE_DIRS` <= 3.2, `Python3_INCLUDE_DIR` after);
+- the bindings' variables (`PYBIND11_INCLUDE_DIR` <= 3.2, `pybind11_DIR` 3.3-3.8, `nanobind_ROOT`);
+- TRITON_OFFLINE_BUILD (3.2 on), TRITON_BUILD_DIR (3.5 on), a second `ptxas-blackwell`.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+
+ReadFile = Callable[[str], str | None]
+
+# How setup.py hands LLVM_SYSPATH to CMake.
+SYSPATH_NEVER = "never"  # python/setup.py (<= 3.3): LLVM_INCLUDE_DIRS and LLVM_LIBRARY_DIR only
+SYSPATH_ALWAYS = "always"  # root setup.py 3.4-3.6: the download folder or $LLVM_SYSPATH
+SYSPATH_FROM_ENV = "from-env"  # 3.7 on: passed through when the environment has it
+
+
+@dataclass(frozen=True)
+class SetupPyArgs:
+    llvm_syspath: str = SYSPATH_FROM_ENV
+    llvm_dirs: bool = False  # -DLLVM_INCLUDE_DIRS / -DLLVM_LIBRARY_DIR (setup.py computed them before 3.7)
+    wheel_dir: bool = True  # -DTRITON_WHEEL_DIR
+    cache_path: bool = True  # -DTRITON_CACHE_PATH
+    version: bool = True  # -DTRITON_VERSION
+    python_include: str = "Python3_INCLUDE_DIR"  # or PYTHON_INCLUDE_DIRS
+    bindings: tuple[str, ...] = ("nanobind_ROOT",)  # the -D variables naming the Python bindings
+    offline_flag: bool = True  # TRITON_OFFLINE_BUILD exists
+    build_dir_env: bool = True  # TRITON_BUILD_DIR moves the build folder
+    downloads_in_cmake: bool = True  # CMake runs python/build_helpers.py (else setup.py downloads)
+    ptxas_blackwell: bool = True  # a second ptxas, bin/ptxas-blackwell
+
+    def to_json(self) -> dict[str, object]:
+        return {
+            "llvm_syspath": self.llvm_syspath,
+            "llvm_dirs": self.llvm_dirs,
+            "wheel_dir": self.wheel_dir,
+            "cache_path": self.cache_path,
+            "version": self.version,
+            "python_include": self.python_include,
+            "bindings": list(self.bindings),
+            "offline_flag": self.offline_flag,
+            "build_dir_env": self.build_dir_env,
+            "downloads_in_cmake": self.downloads_in_cmake,
+            "ptxas_blackwell": self.ptxas_blackwell,
+        }
+
+
+def read_setup_py_args(read: ReadFile, where: str) -> SetupPyArgs:
+    """The facts above from setup.py (in `where`), python/build_helpers.py and CMakeLists.txt."""
+    setup = read("setup.py" if where == "." else f"{where}/setup.py") or ""
+    helpers = read("python/build_helpers.py") or ""
+    cmake = read("CMakeLists.txt") or ""
+    in_cmake = "build_helpers.py" in cmake
+    if "-D{p.syspath_var_name}" in setup:
+        syspath = SYSPATH_ALWAYS
+    elif in_cmake and "LLVM_SYSPATH" in setup:
+        syspath = SYSPATH_FROM_ENV
+    else:
+        syspath = SYSPATH_NEVER
+    if "nanobind_ROOT" in setup:
+        bindings: tuple[str, ...] = ("nanobind_ROOT",)
+    elif "pybind11_DIR" in setup:
+        bindings = ("pybind11_INCLUDE_DIR", "pybind11_DIR")
+    else:
+        bindings = ("PYBIND11_INCLUDE_DIR",)
+    both = setup + "\n" + helpers
+    return SetupPyArgs(
+        llvm_syspath=syspath,
+        llvm_dirs=not in_cmake,
+        wheel_dir="-DTRITON_WHEEL_DIR" in setup,
+        cache_path="-DTRITON_CACHE_PATH" in setup,
+        version="-DTRITON_VERSION" in setup,
+        python_include="PYTHON_INCLUDE_DIRS" if "-DPYTHON_INCLUDE_DIRS" in setup else "Python3_INCLUDE_DIR",
+        bindings=bindings,
+        offline_flag="TRITON_OFFLINE_BUILD" in both,
+        build_dir_env="TRITON_BUILD_DIR" in both,
+        downloads_in_cmake=in_cmake,
+        ptxas_blackwell="ptxas-blackwell" in both,
+    )

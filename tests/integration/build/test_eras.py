@@ -1,0 +1,141 @@
+"""Upstream's behaviour era by era, as a user meets it: the 3.4-3.6 root setup.py era from nothing to a
+verified install, online and --offline on a machine where both are possible; the installed Triton
+finds ptxas in a fresh shell either way; the hand-configured preset configures; a pin only a fork has
+names the fork. (Real git, cmake, ninja, pip and the test world's downloads: tests/world/downloads.py.)
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from bootstrap.pipeline.buildtree import read_cmake_cache, triton_cmake_dirs
+from tests.integration.build.harness import base_env, checkout_state, setup_args, setup_json, tritondev
+from tests.support.venvs import fresh_venv
+from tests.world.downloads import fake_nvidia_tool, json_header
+from tests.world.world import World, build_world
+
+pytestmark = pytest.mark.timeout(900)
+SYSTEM_PTXAS = "12.6.77"  # this machine's CUDA toolkit (fake), older than the one Triton pins (12.8)
+
+
+@pytest.fixture(scope="module")
+def world(tmp_path_factory: pytest.TempPathFactory) -> World:
+    return build_world(tmp_path_factory.mktemp("eras-world") / "w")
+
+
+def system_cuda_and_json(root: Path) -> dict[str, str]:
+    """A CUDA toolkit and nlohmann/json headers on 'this machine': an offline build is possible."""
+    cuda = root / "cuda"
+    for tool in ("ptxas", "cuobjdump", "nvdisasm"):
+        path = cuda / "bin" / tool
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(fake_nvidia_tool(tool, SYSTEM_PTXAS))
+        path.chmod(0o755)
+    (cuda / "include").mkdir()
+    (cuda / "include" / "cuda.h").write_text("/* the system's cuda.h */\n")
+    (cuda / "extras" / "CUPTI" / "include").mkdir(parents=True)
+    header = root / "json" / "include" / "nlohmann" / "json.hpp"
+    header.parent.mkdir(parents=True)
+    header.write_bytes(json_header())
+    return {"CUDA_HOME": str(cuda), "JSON_SYSPATH": str(root / "json")}
+
+
+def fresh_shell_ptxas(python: Path, cwd: Path) -> str:
+    """What the installed Triton finds, asked as a user's new shell would (no tritondev variables)."""
+    env = {k: v for k, v in os.environ.items() if not k.startswith(("TRITON", "LLVM_", "JSON_"))}
+    code = "from triton import knobs\nt = knobs.nvidia.ptxas\nprint(t.path, t.version)\n"
+    proc = subprocess.run([str(python), "-c", code], env=env, cwd=cwd, capture_output=True, text=True)
+    assert proc.returncode == 0, proc.stderr
+    return proc.stdout.strip()
+
+
+@pytest.fixture(scope="module")
+def root_setup(world: World, tmp_path_factory: pytest.TempPathFactory) -> dict[str, Any]:
+    """The 3.4-3.6 era (root setup.py, -DLLVM_SYSPATH always), online, into a target venv holding
+    cmake<4 (as python/requirements.txt of 3.4 on asks), with a user's stray TRITON_PTXAS_PATH and
+    TRITON_BUILD_DIR in the environment and an offline build possible on this machine."""
+    root = tmp_path_factory.mktemp("eras")
+    env = base_env(root / "home", xdg=root / "xdg", ccache_dir=root / "ccache")
+    env.update(system_cuda_and_json(root), TRITON_PTXAS_PATH=str(root / "cuda/bin/ptxas"),
+               TRITON_BUILD_DIR=str(root / "elsewhere"))
+    target = fresh_venv(root / "target", ["cmake>=3.20,<4"])
+    ws = root / "ws"
+    report = setup_json(world, ws, "root-setup", "--python", str(target), env=env)
+    return {"root": root, "ws": ws, "env": env, "python": target, "report": report}
+
+
+def test_online_setup_bundles_the_pinned_tools_found_in_a_fresh_shell(root_setup: dict[str, Any]) -> None:
+    ws, report, python = root_setup["ws"], root_setup["report"], root_setup["python"]
+    assert report["verify"]["provenance"]["ok"] is True
+    tools = report["verify"]["tools"]
+    bundled = ws / "src/triton/python/triton/backends/nvidia/bin"
+    assert tools["ok"] and tools["tools"]["ptxas"] == {"path": str(bundled / "ptxas"), "version": "12.8"}
+    # The user's TRITON_PTXAS_PATH was kept from setup.py: upstream then bundles its pinned ptxas (12.8),
+    # not the system's (12.6) - and the install finds it with no variable set.
+    assert fresh_shell_ptxas(python, root_setup["root"]) == f"{bundled / 'ptxas'} 12.8"
+    notice = next(n for n in report["notices"] if "not passed to setup.py" in n)
+    assert "TRITON_BUILD_DIR" in notice and "TRITON_PTXAS_PATH" in notice
+    assert not (root_setup["root"] / "elsewhere").exists() and triton_cmake_dirs(ws / "src/triton")
+    # setup.py ran the target's cmake<4 (its bin/ first on PATH), not the system's.
+    cache = read_cmake_cache(triton_cmake_dirs(ws / "src/triton")[0] / "CMakeCache.txt")
+    assert cache["CMAKE_COMMAND"].startswith(str(python.parent.parent))  # the venv's cmake package
+    assert cache["LLVM_SYSPATH"] == report["llvm_build"]  # this era's setup.py always passes it
+
+
+def test_the_hand_configured_preset_configures_this_era(root_setup: dict[str, Any]) -> None:
+    """3.4-3.6 CMakeLists.txt stops without LLVM_SYSPATH and TRITON_WHEEL_DIR: the preset passes both."""
+    ws, env = root_setup["ws"], root_setup["env"]
+    proc = subprocess.run(["cmake", "--preset", "tritondev"], cwd=ws / "src/triton", env=env, capture_output=True,
+                          text=True)
+    assert proc.returncode == 0, proc.stdout[-2000:] + proc.stderr[-2000:]
+    preset = json.loads((ws / "src/triton/CMakeUserPresets.json").read_text())["configurePresets"][0]
+    variables = preset["cacheVariables"]
+    assert variables["TRITON_WHEEL_DIR"].startswith(preset["binaryDir"]) and "TRITON_CACHE_PATH" not in variables
+    assert checkout_state(ws / "src/triton")[1] == ""
+
+
+def test_offline_setup_places_the_systems_tools_where_triton_looks(root_setup: dict[str, Any], world: World) -> None:
+    ws, env, python = root_setup["ws"], root_setup["env"], root_setup["python"]
+    report = setup_json(world, ws, "root-setup", "--python", str(python), "--offline", env=env)
+    status = {s["step"]: s["status"] for s in report["steps"]}
+    assert status["triton-install"] == "ran" and status["llvm-build"] == "up to date"
+    install = next(c for c in report["commands"] if c["step"] == "triton-install")
+    assert install["env"]["TRITON_OFFLINE_BUILD"] == "1" and install["env"]["JSON_SYSPATH"] == env["JSON_SYSPATH"]
+    bundled = ws / "src/triton/python/triton/backends/nvidia/bin"
+    assert report["verify"]["tools"]["tools"]["ptxas"] == {"path": str(bundled / "ptxas"), "version": "12.6"}
+    assert fresh_shell_ptxas(python, root_setup["root"]) == f"{bundled / 'ptxas'} 12.6"
+    assert (ws / "src/triton/third_party/nvidia/backend/include/cuda.h").is_file()
+    assert checkout_state(ws / "src/triton")[1] == ""  # what was placed is excluded locally
+    again = setup_json(world, ws, "root-setup", "--python", str(python), "--offline", env=env)
+    assert again["up_to_date"] is True
+
+
+def test_a_pin_only_a_fork_has_names_the_fork(world: World, tmp_path: Path) -> None:
+    """release/3.8.x pins a triton-lang/llvm-project commit: from llvm/llvm-project (here the mirror's
+    llvm-project.git) the fetch fails with 'not our ref', and setup says which fork to try."""
+    env = base_env(tmp_path / "home", xdg=tmp_path / "xdg", ccache_dir=tmp_path / "ccache")
+    ws = tmp_path / "ws"
+    proc = tritondev(*setup_args(world, ws, "llvm-fork", "--json"), env=env)
+    assert proc.returncode == 5, proc.stderr[-3000:]
+    error = json.loads(proc.stdout)
+    assert world.llvm_fork_commit in error["message"] and "is not in" in error["message"]
+    assert "--llvm-url https://github.com/triton-lang/llvm-project.git" in error["fix"]
+    assert not (ws / "build" / "llvm").exists() or not any((ws / "build" / "llvm").iterdir())
+    # The fork named has it: the same checkout from there gets the pinned commit.
+    fork = tritondev(*setup_args(world, ws, "llvm-fork", "--llvm-url", str(world.bare["llvm-project-fork"]),
+                                 "--dry-run", "--json"), env=env)
+    assert fork.returncode == 0, fork.stderr[-3000:]
+    assert json.loads(fork.stdout)["pins"]["llvm_url"] == str(world.bare["llvm-project-fork"])
+
+
+def test_xpu_is_refused_with_its_reason(world: World, tmp_path: Path) -> None:
+    env = base_env(tmp_path / "home", xdg=tmp_path / "xdg", ccache_dir=tmp_path / "ccache")
+    proc = tritondev(*setup_args(world, tmp_path / "ws", "root-json", "--backend", "xpu"), env=env)
+    assert proc.returncode == 2 and "intel/intel-xpu-backend-for-triton" in proc.stderr
+    assert "Traceback" not in proc.stderr and not (tmp_path / "ws").exists()

@@ -1,0 +1,1 @@
+"""The AMD backend's driver (miniature)."""
