@@ -184,10 +184,20 @@ def inconsistencies(ctx: AppContext, triton_commit: str, links: Mapping[str, str
     if record is None or not record.finished:
         problems.append("triton-install: no finished install is recorded")
     else:
-        changed = [k for k in changed_keys(record.inputs, install.inputs) if k not in ("head", "edits", "setup_files")]
+        changed = [_detail(k, record.inputs.get(k), install.inputs.get(k))
+                   for k in changed_keys(record.inputs, install.inputs) if k not in ("head", "edits", "setup_files")]
         if changed:
             problems.append("triton-install: would build differently (changed: " + ", ".join(changed) + ")")
     return problems
+
+
+def _detail(key: str, old: object, new: object) -> str:
+    """`key`, with the names inside it that differ when it is a mapping (env (DEBUG, REL_WITH_DEB_INFO))."""
+    if isinstance(old, Mapping) and isinstance(new, Mapping):
+        from bootstrap.pipeline.fingerprints import changed_keys
+
+        return f"{key} ({', '.join(changed_keys(old, new))})"
+    return key
 
 
 def plan_record(ctx: AppContext, name: str) -> SetupRecord | None:

@@ -17,6 +17,7 @@ from typing import Any
 
 from bootstrap.core.errors import UsageError
 from bootstrap.core.fsutil import atomic_write_json
+from bootstrap.git.refs import SHA_RE
 from bootstrap.pipeline.bisect_range import CommitRange, RangeCommit
 from bootstrap.pipeline.bisect_search import Verdict
 
@@ -99,30 +100,96 @@ class Journal:
 
     @staticmethod
     def from_json(data: Any) -> Journal:
-        """The journal in `data`; ValueError/KeyError/TypeError when it is not one."""
-        if not isinstance(data, dict) or data.get("kind_of_file") != KIND or data.get("schema") != SCHEMA:
+        """The journal in `data`; ValueError naming the first field that is not what this schema says."""
+        if not isinstance(data, dict) or data.get("kind_of_file") != KIND or type(data.get("schema")) is not int \
+                or data["schema"] != SCHEMA:
             raise ValueError("not a bisect record of this tritondev")
-        if data["kind"] not in KINDS or data["build_failure"] not in ("skip", "bad"):
-            raise ValueError("unknown kind or build-failure policy")
-        commits = tuple(RangeCommit(str(c["commit"]), str(c["subject"])) for c in data["commits"])
-        pins = {str(k): (None if v is None else str(v)) for k, v in dict(data["pins"]).items()}
-        start = {name: Start(str(s["commit"]), s["branch"] if isinstance(s["branch"], str) else None,
-                             tuple(str(r) for r in s["pin_refs"])) for name, s in dict(data["start"]).items()}
-        steps = tuple(
-            StepRecord(int(s["step"]), str(s["commit"]), str(s["subject"]), Verdict(s["verdict"]),
-                       float(s["seconds"]), bool(s["llvm_rebuilt"]), s["llvm_commit"], s["exit_code"],
-                       str(s["reason"]), str(s["log"]))
-            for s in data["steps"]
-        )
-        command = tuple(str(a) for a in data["command"])
-        if not commits or not command or set(start) != set(CHECKOUTS):
-            raise ValueError("no commits, no command or no starting commits")
+        commits = tuple(RangeCommit(_sha(c, "commit"), _text(c, "subject", empty=True)) for c in _list(data, "commits"))
+        pins = data.get("pins")
+        if not isinstance(pins, dict) or not all(SHA_RE.match(k) and (v is None or SHA_RE.match(str(v)))
+                                                 for k, v in pins.items()):
+            raise ValueError("'pins' is not a map of commits to LLVM commits")
+        starts = data.get("start")
+        if not isinstance(starts, dict) or set(starts) != set(CHECKOUTS):
+            raise ValueError(f"'start' does not name {' and '.join(CHECKOUTS)}")
+        command = tuple(_text({"argument": a}, "argument", empty=True) for a in _list(data, "command"))
+        if not commits or not command:
+            raise ValueError("no commits or no command")
         return Journal(
-            kind=data["kind"], good_ref=str(data["good_ref"]), bad_ref=str(data["bad_ref"]),
-            range=CommitRange(str(data["good"]), str(data["bad"]), commits, pins), command=command,
-            cwd=str(data["cwd"]), build_failure=data["build_failure"], start=start, steps=steps,
-            restored=bool(data["restored"]), started=float(data["started"]),
+            kind=_choice(data, "kind", KINDS), good_ref=_text(data, "good_ref"), bad_ref=_text(data, "bad_ref"),
+            range=CommitRange(_sha(data, "good"), _sha(data, "bad"), commits, dict(pins)), command=command,
+            cwd=_text(data, "cwd"), build_failure=_choice(data, "build_failure", ("skip", "bad")),
+            start={name: _start(s) for name, s in starts.items()},
+            steps=tuple(_step(s) for s in _list(data, "steps")),
+            restored=_bool(data, "restored"), started=_number(data, "started"),
         )
+
+
+def _list(data: Any, key: str) -> list[Any]:
+    value = data.get(key) if isinstance(data, dict) else None
+    if not isinstance(value, list):
+        raise ValueError(f"{key!r} is not a list")
+    return value
+
+
+def _text(data: Any, key: str, *, empty: bool = False) -> str:
+    value = data.get(key) if isinstance(data, dict) else None
+    if not isinstance(value, str) or (not value and not empty):
+        raise ValueError(f"{key!r} is not a string")
+    return value
+
+
+def _sha(data: Any, key: str) -> str:
+    value = _text(data, key)
+    if not SHA_RE.match(value):
+        raise ValueError(f"{key!r} is not a commit id")
+    return value
+
+
+def _choice(data: Any, key: str, choices: Sequence[str]) -> str:
+    value = _text(data, key)
+    if value not in choices:
+        raise ValueError(f"{key!r} is not one of {', '.join(choices)}")
+    return value
+
+
+def _bool(data: Any, key: str) -> bool:
+    value = data.get(key)
+    if not isinstance(value, bool):
+        raise ValueError(f"{key!r} is not true or false")
+    return value
+
+
+def _number(data: Any, key: str) -> float:
+    value = data.get(key)
+    if isinstance(value, bool) or not isinstance(value, (int, float)):
+        raise ValueError(f"{key!r} is not a number")
+    return float(value)
+
+
+def _optional(data: Any, key: str, kind: type) -> Any:
+    value = data.get(key)
+    if value is not None and (not isinstance(value, kind) or isinstance(value, bool)):
+        raise ValueError(f"{key!r} is not a {kind.__name__}")
+    return value
+
+
+def _start(data: Any) -> Start:
+    if not isinstance(data, dict):
+        raise ValueError("a start is not an object")
+    refs = tuple(_text({"ref": r}, "ref") for r in _list(data, "pin_refs"))
+    return Start(_sha(data, "commit"), _optional(data, "branch", str), refs)
+
+
+def _step(data: Any) -> StepRecord:
+    if not isinstance(data, dict):
+        raise ValueError("a step is not an object")
+    verdict = _choice(data, "verdict", tuple(v.value for v in Verdict))
+    llvm = _optional(data, "llvm_commit", str)
+    return StepRecord(int(_number(data, "step")), _sha(data, "commit"), _text(data, "subject", empty=True),
+                      Verdict(verdict), _number(data, "seconds"), _bool(data, "llvm_rebuilt"),
+                      llvm, _optional(data, "exit_code", int), _text(data, "reason", empty=True), _text(data, "log",
+                                                                                                        empty=True))
 
 
 def journal_path(state_dir: Path) -> Path:
@@ -140,8 +207,8 @@ def read_journal(state_dir: Path) -> Journal | None:
         raise _unreadable(path, str(exc)) from None
     try:
         return Journal.from_json(json.loads(text))
-    except (ValueError, KeyError, TypeError, AttributeError) as exc:
-        raise _unreadable(path, str(exc) or type(exc).__name__) from None
+    except (ValueError, RecursionError) as exc:
+        raise _unreadable(path, str(exc)) from None
 
 
 def _unreadable(path: Path, why: str) -> UsageError:

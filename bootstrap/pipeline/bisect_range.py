@@ -145,7 +145,10 @@ def resolve(runner: Runner, checkout: Path, url: str, ref: str, what: str) -> st
     sha = _local(runner, checkout, ref)
     if sha is None and is_commit_like(ref):
         sha = ref.lower()
-    if sha is None and ref == base:
+    if sha is None and ref != base:
+        raise UsageError(f"{what} {ref!r}: a ref with ~N or ^ is read in the checkout {checkout}, which does not "
+                         f"have {base!r}", fix="give the commit id itself, or a tag or branch name without ~N")
+    if sha is None:
         sha = _remote(runner, url, ref)
     if sha is None:
         raise UsageError(f"{what} {ref!r} is not a tag, branch or commit of {checkout} or {redact(url)}",
@@ -171,14 +174,26 @@ def _fetch(scratch: _Scratch, url: str, sha: str, ref: str, what: str, since: in
 
 
 def fetch_range(scratch: _Scratch, url: str, good: str, bad: str) -> None:
-    """Bring --good and the first-parent history from --bad down to it into the scratch repository."""
-    if not scratch.has(good):
-        _fetch(scratch, url, good, REF_PREFIX + "good", "--good", None)
-    scratch.git("update-ref", REF_PREFIX + "good", good)
-    since = int(scratch.git("log", "-1", "--format=%ct", good).strip() or 0) - _SHALLOW_MARGIN
-    if not scratch.has(bad) or scratch.shallow:
-        _fetch(scratch, url, bad, REF_PREFIX + "bad", "--bad", since)
-    scratch.git("update-ref", REF_PREFIX + "bad", bad)
+    """Bring --good and the first-parent history from --bad down to it into the scratch repository.
+
+    Both commits first (one at depth 1 each when missing); a shallow repository is then deepened from
+    --bad back to a day before --good's date, which is the whole range when --good is an ancestor and
+    no more than that range's dates when it is not."""
+    for sha, name in ((good, "good"), (bad, "bad")):
+        if not scratch.has(sha):
+            _fetch(scratch, url, sha, REF_PREFIX + name, f"--{name}", None)
+        scratch.git("update-ref", REF_PREFIX + name, sha)
+    if not scratch.shallow:
+        return
+    good_date, bad_date = (int(scratch.git("log", "-1", "--format=%ct", sha).strip() or 0) for sha in (good, bad))
+    if bad_date < good_date - _SHALLOW_MARGIN:
+        raise _not_ancestor(good, bad)
+    _fetch(scratch, url, bad, REF_PREFIX + "bad", "--bad", good_date - _SHALLOW_MARGIN)
+
+
+def _not_ancestor(good: str, bad: str) -> UsageError:
+    return UsageError(f"--good {good[:12]} is not an ancestor of --bad {bad[:12]}",
+                      fix="--good is an older commit that passes, --bad a newer one that fails (are they swapped?)")
 
 
 def list_range(scratch: _Scratch, good: str, bad: str, *, triton: bool) -> CommitRange:
@@ -187,10 +202,7 @@ def list_range(scratch: _Scratch, good: str, bad: str, *, triton: bool) -> Commi
         raise UsageError(f"--good and --bad are the same commit {good[:12]}",
                          fix="give an older commit that passes as --good and a newer one that fails as --bad")
     if not _is_ancestor(scratch, good, bad):
-        raise UsageError(
-            f"--good {good[:12]} is not an ancestor of --bad {bad[:12]}",
-            fix="--good is an older commit that passes, --bad a newer one that fails (are they swapped?)",
-        )
+        raise _not_ancestor(good, bad)
     lines = scratch.git("log", "--first-parent", "--format=%H%x00%s", bad, f"^{good}").splitlines()
     commits = tuple(RangeCommit(*line.split("\0", 1)) for line in reversed(lines) if "\0" in line)
     pins: dict[str, str | None] = {}
