@@ -141,7 +141,16 @@ def _head(runner: Runner, repo: Path) -> Start:
     return Start(commit, git("symbolic-ref", "-q", "--short", "HEAD") or None, R.pin_refs(runner, repo))
 
 
-def refuse_dirty(runner: Runner, repo: Path, commit: str) -> None:
+def refuse_dirty(ctx: AppContext, kind: str) -> None:
+    """Stop (exit 6) when a checkout the bisect moves has local changes. `bisect triton` moves both (the
+    LLVM one to each commit's pin); `bisect llvm` builds the Triton checkout as it stands, edits included."""
+    runner = ctx.runner.without_logs()
+    for name in ("triton", "llvm-project") if kind == "triton" else ("llvm-project",):
+        repo = ctx.workspace.src / name
+        _refuse_changes(runner, repo, _head(runner, repo).commit)
+
+
+def _refuse_changes(runner: Runner, repo: Path, commit: str) -> None:
     _, dirty, _ = inspect_checkout(repo, commit, runner, STEP)
     if dirty:
         shown = ", ".join(dirty[:10]) + (f" and {len(dirty) - 10} more" if len(dirty) > 10 else "")
@@ -159,8 +168,8 @@ def urls(ctx: AppContext) -> dict[str, str]:
 
             found[field] = repository_url(s, name, str(getattr(s, field) or ""))
             continue
-        origin = ctx.runner.run(["git", "-C", str(ctx.workspace.src / name), "remote", "get-url", "origin"],
-                                step=STEP, probe=True, check=False).stdout.strip()
+        origin = ctx.runner.without_logs().run(["git", "-C", str(ctx.workspace.src / name), "remote", "get-url",
+                                                "origin"], step=STEP, probe=True, check=False).stdout.strip()
         if origin:
             found[field] = origin
     return found
@@ -217,14 +226,16 @@ def start(ctx: AppContext, request: Request, console: Console | None) -> Outcome
     checkouts = {name: ctx.workspace.src / name for name in NAMES.values()}
     if journal is not None:
         if journal.same_request(request.kind, request.good, request.bad, request.command, request.build_failure):
+            if ctx.dry_run:
+                return Outcome(journal, search([c.sha for c in journal.range.commits], journal.verdicts),
+                               ctx.workspace.root, True)
             return resume(ctx, console)
         raise WorkspaceLocked(
             f"another bisect is recorded in {ctx.workspace.state / 'bisect.json'} ({journal.kind}, "
             f"{journal.good_ref}..{journal.bad_ref}, {len(journal.steps)} step(s) done)",
             fix="`tritondev bisect resume` goes on with it; `tritondev bisect reset` drops it")
     starts = {name: _head(runner, path) for name, path in checkouts.items()}
-    for name, path in checkouts.items():
-        refuse_dirty(runner, path, starts[name].commit)
+    refuse_dirty(ctx, request.kind)
     links = urls(ctx)
     problems = inconsistencies(ctx, starts["triton"].commit, links)
     if problems:
@@ -256,10 +267,7 @@ def resume(ctx: AppContext, console: Console | None) -> Outcome:
         raise UsageError("no bisect to resume in this workspace",
                          fix="start one: tritondev bisect triton --good REF --bad REF -- CMD ...")
     check = Check.of(ctx, journal.command, Path(journal.cwd))
-    runner = ctx.runner.without_logs()
-    for name in NAMES.values():
-        path = ctx.workspace.src / name
-        refuse_dirty(runner, path, _head(runner, path).commit)
+    refuse_dirty(ctx, journal.kind)
     return _drive(ctx, journal, check, urls(ctx), console)
 
 
@@ -268,10 +276,7 @@ def reset(ctx: AppContext, console: Console | None) -> dict[str, object]:
     journal = read_journal(ctx.workspace.state) if ctx.workspace.state.is_dir() else None
     if journal is None:
         return {"reset": False, "message": "no bisect in progress: nothing to reset"}
-    runner = ctx.runner.without_logs()
-    for name in NAMES.values():
-        path = ctx.workspace.src / name
-        refuse_dirty(runner, path, _head(runner, path).commit)
+    refuse_dirty(ctx, journal.kind)
     was_restored = journal.restored
     journal = _restore(ctx, journal, urls(ctx), console)
     _finish(ctx, journal)

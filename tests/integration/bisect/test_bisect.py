@@ -102,6 +102,11 @@ def test_bad_inputs_change_nothing(ws: dict[str, Any], bisect_world: BisectWorld
         assert proc.returncode == code, (args, proc.stderr[-2000:])
         assert text in proc.stderr and lines[-1].startswith("fix: ") and "Traceback" not in proc.stderr, args
         assert diff(before, snapshot(ws["ws"])) == [], args
+    # Without --mirror, missing commits come from the checkout's origin: still nothing written.
+    no_mirror = tritondev("bisect", "triton", "--workspace", str(ws["ws"]), *good, "--bad", "no-such-branch", *run,
+                          env=ws["env"], cwd=ws["root"])
+    assert no_mirror.returncode == 2 and str(bisect_world.world.git_root) in no_mirror.stderr
+    assert diff(before, snapshot(ws["ws"])) == []
     as_one = bisect(ws, "triton", "--good", r.bad, "--bad", r.good, "--json", *run)
     assert as_one.returncode == 2 and json.loads(as_one.stdout)["exit_code"] == 2
     # A checkout with local work, a locked workspace, no setup at all: nothing happens either.
@@ -220,6 +225,12 @@ def test_bisect_llvm_finds_the_llvm_commit_that_breaks_a_triton_test(
     assert f"first bad commit: {behaviour} {r.subjects[behaviour]}" in proc.stdout
     assert where_things_are(ws) == before
     assert before["installed"]["llvm_commit"] == world.llvm_commit
+    assert_setup_is_a_no_op(ws, bisect_world.triton.good)
+
+    # `bisect llvm` never moves the Triton checkout: local work there is built as it stands and kept.
+    notes = ws["ws"] / "src" / "triton" / "my-notes.txt"
+    notes.write_text("work in progress\n")
+    before = where_things_are(ws)
 
     # Compatibility: the first LLVM that this Triton no longer builds against, in the same LLVM folder.
     api_break = r.labels["api_break"]
@@ -233,5 +244,5 @@ def test_bisect_llvm_finds_the_llvm_commit_that_breaks_a_triton_test(
     folders = list((ws["ws"] / "build" / "llvm-bisect").iterdir())
     assert len(folders) == 1  # one LLVM folder for every commit, configured once
     assert not any((Path(s["log"]) / "llvm-configure.log").exists() for s in data["steps"])
-    assert where_things_are(ws) == before
-    assert_setup_is_a_no_op(ws, bisect_world.triton.good)
+    assert where_things_are(ws) == before and notes.read_text() == "work in progress\n"
+    notes.unlink()
