@@ -29,7 +29,8 @@ Bad = Annotated[str, typer.Option("--bad", help="A later commit where it fails."
 OnBuildFailure = Annotated[BuildFailure, typer.Option(
     "--build-failure", help="A commit that does not build is skipped (skip), or is what is hunted (bad).")]
 Command = Annotated[Optional[list[str]], typer.Argument(  # noqa: UP045 - Typer needs Optional on Python 3.10
-    help="The test (after --): exit 0 good, 125 skip, 1-127 or a crash bad.", show_default=False)]
+    help="The test (after --): exit 0 good, 125 skip, 1-127 or a crash bad.", metavar="-- CMD",
+    show_default=False)]
 
 def _bisect(ctx: AppContext, kind: str, good: str, bad: str, build_failure: BuildFailure,
             command: list[str] | None) -> None:
@@ -165,8 +166,9 @@ def _result_lines(outcome: Outcome) -> list[str]:
             if before == at:
                 lines.append(f"LLVM pin: {str(at)[:12]} before it and at it (unchanged)")
             else:
-                lines.append(f"LLVM pin: {str(before)[:12]} before it, {str(at)[:12]} at it (an LLVM bump: "
-                             f"`tritondev bisect llvm --good {before} --bad {at} -- ...` finds the LLVM commit)")
+                lines.append(f"LLVM pin: {str(before)[:12]} before it, {str(at)[:12]} at it: an LLVM bump. With Triton "
+                             f"at a commit that builds against both, `tritondev bisect llvm --good {before} --bad "
+                             f"{at} -- ...` looks for the LLVM commit")
     lines.append(f"{len(journal.steps)} steps over {len(journal.range.commits)} commits, {outcome.llvm_builds} "
                  f"LLVM builds, {sum(s.seconds for s in journal.steps):.1f} s; logs in "
                  f"{outcome.workspace / 'logs' / 'bisect'}")

@@ -3,6 +3,7 @@ journal's round trip and its refusal of anything else, the result document."""
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import signal
 from pathlib import Path
@@ -112,3 +113,16 @@ def test_the_result_document() -> None:
     assert [s["verdict"] for s in data["steps"]] == ["good", "bad", "bad", "good"]
     assert set(data["steps"][0]) >= {"commit", "verdict", "seconds", "llvm_rebuilt"}
     assert data["restored"] is None  # the journal says the checkouts are still moved
+
+
+def test_the_result_names_an_llvm_bump_at_the_first_bad_commit() -> None:
+    from bootstrap.commands.bisect import _result_lines
+
+    j = journal(tuple(StepRecord(n, sha(c), "", Verdict.BAD if c >= 10 else Verdict.GOOD, 1.0, False, None, 0, "",
+                                 "") for n, c in enumerate((8, 12, 10, 9), 1)))
+    pins = {**j.range.pins, sha(10): sha(98)}
+    j = dataclasses.replace(j, range=dataclasses.replace(j.range, pins=pins), restored=True)
+    lines = _result_lines(Outcome(j, search([c.sha for c in j.range.commits], j.verdicts), Path("/ws")))
+    assert lines[0] == f"first bad commit: {sha(10)} subject 10"
+    assert "an LLVM bump" in lines[1] and f"--good {sha(99)} --bad {sha(98)}" in lines[1]
+    assert lines[-1].startswith("restored: src/triton at")
