@@ -32,11 +32,13 @@ from bootstrap.pipeline import bisect_range as R
 from bootstrap.pipeline.bisect_journal import Journal, Start, StepRecord, read_journal, remove_journal, write_journal
 from bootstrap.pipeline.bisect_search import SearchState, Verdict, search
 from bootstrap.pipeline.bisect_steps import (
+    COMMAND_STEP,
     INTERRUPTED,
     BuildFailed,
     LlvmStepper,
     TritonStepper,
     check_environment,
+    llvm_built,
     resolve_command,
     restore,
     run_check,
@@ -335,24 +337,29 @@ def _one_step(ctx: AppContext, journal: Journal, stepper: TritonStepper | LlvmSt
         built = stepper.build(sha, runner)
     except BuildFailed as failed:
         verdict = Verdict.BAD if journal.build_failure == "bad" else Verdict.SKIP
-        reason, rebuilt = failed.reason, any(c.step == "llvm-build" and not c.probe for c in runner.history)
+        reason, rebuilt = failed.reason, llvm_built(runner)
     else:
-        exit_code = run_check(runner, check.command, check.cwd, check.env, folder / "command.log")
-        if exit_code == INTERRUPTED:
-            raise KeyboardInterrupt
-        judged = verdict_of(exit_code)
-        if judged is None:
-            raise ExternalError(f"the command exited {exit_code}, which aborts a bisect (as in `git bisect run`)",
-                                fix="make it exit 0 (good), 1-127 (bad) or 125 (skip), then "
-                                    "`tritondev bisect resume`; its output is in " + str(folder / "command.log"))
-        verdict, reason, rebuilt = judged, f"exit {exit_code}" + (f"; {built.note}" if built.note else ""), \
-            built.llvm_rebuilt
+        exit_code = run_check(runner, check.command, check.cwd, check.env)
+        verdict = _judge(exit_code, folder / f"{COMMAND_STEP}.log")
+        reason, rebuilt = f"exit {exit_code}" + (f"; {built.note}" if built.note else ""), built.llvm_rebuilt
     llvm = sha if journal.kind == "llvm" else R.pin_at([c.sha for c in journal.range.commits], journal.range.good,
                                                        journal.range.pins, sha)
     seconds = time.monotonic() - started
     where = "LLVM rebuilt" if rebuilt else "LLVM reused"
     _say(console, f"  -> [bold]{verdict.value}[/bold] ", f"({reason}) in {seconds:.1f} s, {where}")
     return StepRecord(number, sha, subject, verdict, seconds, rebuilt, llvm, exit_code, reason, str(folder))
+
+
+def _judge(exit_code: int, log: Path) -> Verdict:
+    """The command's verdict; Ctrl-C and an aborting exit status stop the bisect (nothing is recorded)."""
+    if exit_code == INTERRUPTED:
+        raise KeyboardInterrupt
+    verdict = verdict_of(exit_code)
+    if verdict is None:
+        raise ExternalError(f"the command exited {exit_code}, which aborts a bisect (as in `git bisect run`)",
+                            fix=f"make it exit 0 (good), 1-127 (bad) or 125 (skip), then `tritondev bisect resume`; "
+                                f"its output is in {log}")
+    return verdict
 
 
 def _restore(ctx: AppContext, journal: Journal, links: Mapping[str, str], console: Console | None) -> Journal:

@@ -93,6 +93,11 @@ def checkout(runner: Runner, repo: Path, commit: str, branch: str | None = None)
                step="bisect-checkout", fix="the checkout must be clean; `git status` there says what is in the way")
 
 
+def llvm_built(runner: Runner) -> bool:
+    """Did this step's runner run an LLVM build (ninja in an LLVM build folder)?"""
+    return any(c.step == "llvm-build" and not c.probe for c in runner.history)
+
+
 def step_context(ctx: AppContext, runner: Runner, **settings: object) -> AppContext:
     """`ctx` with its own runner (logs of this step) and settings changed as if given on the command line."""
     sources = dict(ctx.settings.sources)
@@ -132,7 +137,7 @@ class TritonStepper:
             raise BuildFailed(f"cannot be built: {exc.message}") from None
         except CheckFailed as exc:  # the command judges a build whose `import triton` is broken
             note = exc.message
-        return Built(any(c.step == "llvm-build" and not c.probe for c in runner.history), note)
+        return Built(llvm_built(runner), note)
 
 
 class LlvmStepper:
@@ -237,21 +242,22 @@ def resolve_command(command: Sequence[str], cwd: Path, env: Mapping[str, str | N
     return (found, *command[1:])
 
 
-def run_check(runner: Runner, command: Sequence[str], cwd: Path, env: Mapping[str, str | None], log: Path) -> int:
-    """Run the command attached to the terminal, its output shown on stderr and kept in `log`."""
-    log.parent.mkdir(parents=True, exist_ok=True)
-    with log.open("w", encoding="utf-8", errors="replace") as fh:
-        fh.write(f"$ {redact(' '.join(command))}\n# cwd: {cwd}\n")
+COMMAND_STEP = "command"  # its log: <step folder>/command.log
 
-        def show(line: str) -> None:
-            try:
-                sys.stderr.flush()
-                sys.stderr.buffer.write(line.encode("utf-8", "surrogateescape"))
-                sys.stderr.buffer.flush()
-            except (BrokenPipeError, ValueError):
-                pass
-            fh.write(redact(line.encode("utf-8", "surrogateescape").decode("utf-8", "replace")))
 
-        result = runner.run_attached(command, step="bisect-command", env=env, cwd=cwd, on_stdout=show, on_stderr=show)
-        fh.write(f"# exit status {result.returncode}\n")
-    return result.returncode
+def run_check(runner: Runner, command: Sequence[str], cwd: Path, env: Mapping[str, str | None]) -> int:
+    """Run the command, its output (stdout and stderr, in order) shown on stderr and kept in the step's
+    command.log; its exit status (128+N when signal N ended it).
+
+    Run as a build step is (not attached): Ctrl-C then stops tritondev too, which stops the command and
+    says "interrupted", whatever status the command would have chosen for itself (pytest exits 2)."""
+
+    def show(line: str) -> None:
+        try:
+            sys.stderr.write(line + "\n")
+            sys.stderr.flush()
+        except (BrokenPipeError, ValueError):
+            pass
+
+    result = runner.run(command, step=COMMAND_STEP, cwd=cwd, env=env, check=False, stream=True, on_line=show)
+    return result.returncode if result.returncode >= 0 else 128 - result.returncode
