@@ -39,11 +39,12 @@ def _bisect(ctx: AppContext, kind: str, good: str, bad: str, build_failure: Buil
     from bootstrap.core import ui
     from bootstrap.core.errors import UsageError
     from bootstrap.pipeline import bisect
+    from bootstrap.pipeline.bisect_checks import setup_state
 
     if not command:
         raise UsageError("no command to judge each commit with",
                          fix=f"tritondev bisect {kind} --good REF --bad REF -- python my_test.py")
-    bisect.setup_state(ctx)  # before the lock, which would create the workspace
+    setup_state(ctx)  # before the lock, which would create the workspace
     ctx.runner.quiet = ctx.json or not ctx.verbose
     request = bisect.Request(kind, good, bad, tuple(command), build_failure.value, Path.cwd())
     if ctx.dry_run:
@@ -83,8 +84,9 @@ def resume(ctx: AppContext) -> None:
     """Go on with a bisect that was interrupted or aborted, without testing a commit again."""
     from bootstrap.core import ui
     from bootstrap.pipeline import bisect
+    from bootstrap.pipeline.bisect_checks import setup_state
 
-    bisect.setup_state(ctx)
+    setup_state(ctx)
     ctx.runner.quiet = ctx.json or not ctx.verbose
     with ctx.workspace.lock("bisect"):
         outcome = bisect.resume(ctx, None if ctx.json and not ctx.verbose else ui.err())
