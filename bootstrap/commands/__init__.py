@@ -12,6 +12,7 @@ COMMAND_MODULES: tuple[str, ...] = (
     # The order of `tritondev --help`: the pipeline first, then daily tools, then plumbing.
     "setup",
     "build",
+    "bisect",
     "pins",
     "purge",
     "doctor",

@@ -1,0 +1,278 @@
+"""`tritondev bisect`: find the first bad Triton (or LLVM) commit for a command, in few rebuilds.
+
+    checks (nothing changed) -> the range (bisect_range) -> journal -> steps (bisect_steps),
+    each chosen by the pure search (bisect_search) -> restore -> result
+
+The search is ours rather than `git bisect`'s: it is a pure function of the commit list and the
+verdicts (unit-tested), so the journal (bisect_journal) alone says where a bisect stands, the
+checkout holds no bisect state of git's, and a step can be anything (a setup run, an LLVM build)
+without a script calling tritondev back from inside `git bisect run`.
+
+Safety: a checkout with local changes stops the bisect before anything is changed (exit 6); the
+workspace lock is held throughout; when the bisect ends, fails or is interrupted, both checkouts go
+back to where they started and the starting build is installed again (setup's pipeline at the
+starting commit), as `git bisect reset` would, while the journal keeps the verdicts so that the same
+command (or `tritondev bisect resume`) goes on where it stopped.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import time
+from collections.abc import Mapping
+from dataclasses import dataclass
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from bootstrap.core.errors import ExternalError, UsageError, WorkspaceLocked
+from bootstrap.core.fsutil import atomic_write_json
+from bootstrap.git.checkouts import URL_SETTINGS
+from bootstrap.pipeline import bisect_range as R
+from bootstrap.pipeline.bisect_checks import STEP, Check, head_of, inconsistencies, refuse_dirty, setup_state, urls
+from bootstrap.pipeline.bisect_journal import Journal, StepRecord, read_journal, remove_journal, write_journal
+from bootstrap.pipeline.bisect_search import SearchState, Verdict, search
+from bootstrap.pipeline.bisect_steps import (
+    COMMAND_STEP,
+    INTERRUPTED,
+    BuildFailed,
+    LlvmStepper,
+    TritonStepper,
+    llvm_built,
+    restore,
+    run_check,
+    verdict_of,
+)
+
+if TYPE_CHECKING:
+    from rich.console import Console
+
+    from bootstrap.core.context import AppContext
+
+NAMES = {"triton": "triton", "llvm": "llvm-project"}  # bisect kind -> the checkout it moves
+
+
+@dataclass(frozen=True)
+class Request:
+    kind: str  # "triton" | "llvm"
+    good: str
+    bad: str
+    command: tuple[str, ...]
+    build_failure: str  # "skip" | "bad"
+    cwd: Path
+
+
+@dataclass(frozen=True)
+class Outcome:
+    journal: Journal
+    state: SearchState
+    workspace: Path
+    dry_run: bool = False
+
+    @property
+    def llvm_builds(self) -> int:
+        return sum(1 for s in self.journal.steps if s.llvm_rebuilt)
+
+    def pin(self, sha: str) -> str | None:
+        r = self.journal.range
+        return R.pin_at([c.sha for c in r.commits], r.good, r.pins, sha)
+
+    def parent_of(self, sha: str) -> str:
+        shas = [c.sha for c in self.journal.range.commits]
+        index = shas.index(sha)
+        return shas[index - 1] if index > 0 else self.journal.range.good
+
+    def to_json(self) -> dict[str, object]:
+        j, first = self.journal, self.state.first_bad
+        found: dict[str, object] | None = None
+        if first is not None:
+            found = {"commit": first, "subject": j.range.subject(first)}
+            if j.kind == "triton":
+                found.update(llvm_commit=self.pin(first), parent_llvm_commit=self.pin(self.parent_of(first)))
+        return {
+            "kind": j.kind, "workspace": str(self.workspace), "dry_run": self.dry_run,
+            "good": j.range.good, "bad": j.range.bad, "good_ref": j.good_ref, "bad_ref": j.bad_ref,
+            "command": list(j.command), "build_failure": j.build_failure, "range": len(j.range.commits),
+            "first_bad": found, "candidates": [] if found else list(self.state.candidates),
+            "next": self.state.next, "steps": [s.to_json() for s in j.steps], "llvm_builds": self.llvm_builds,
+            "seconds": round(sum(s.seconds for s in j.steps), 3), "log_dir": str(self.workspace / "logs" / STEP),
+            "restored": {name: s.commit for name, s in j.start.items()} if j.restored else None,
+        }
+
+
+# -- the bisect --------------------------------------------------------------------------------------
+
+
+def start(ctx: AppContext, request: Request, console: Console | None) -> Outcome:
+    """Check everything, then bisect (the caller holds the workspace lock unless --dry-run)."""
+    check = Check.of(ctx, request.command, request.cwd)
+    journal = read_journal(ctx.workspace.state)
+    runner = ctx.runner.without_logs()
+    checkouts = {name: ctx.workspace.src / name for name in NAMES.values()}
+    if journal is not None:
+        if journal.same_request(request.kind, request.good, request.bad, request.command, request.build_failure):
+            if ctx.dry_run:
+                return Outcome(journal, search([c.sha for c in journal.range.commits], journal.verdicts),
+                               ctx.workspace.root, True)
+            return resume(ctx, console)
+        raise WorkspaceLocked(
+            f"another bisect is recorded in {ctx.workspace.state / 'bisect.json'} ({journal.kind}, "
+            f"{journal.good_ref}..{journal.bad_ref}, {len(journal.steps)} step(s) done)",
+            fix="`tritondev bisect resume` goes on with it; `tritondev bisect reset` drops it")
+    starts = {name: head_of(runner, path) for name, path in checkouts.items()}
+    refuse_dirty(ctx, request.kind)
+    links = urls(ctx)
+    problems = inconsistencies(ctx, starts["triton"].commit, links)
+    if problems:
+        raise UsageError("these settings do not rebuild the current setup: " + "; ".join(problems),
+                         fix="give the bisect the options `tritondev setup` had (or put them in tritondev.toml), "
+                             "or run `tritondev setup` with these options first")
+    moved = checkouts[NAMES[request.kind]]
+    url = links.get(URL_SETTINGS[NAMES[request.kind]], "")
+    with R.scratch_repository(moved, runner) as scratch:
+        good = R.resolve(runner, moved, url, request.good, "--good")
+        bad = R.resolve(runner, moved, url, request.bad, "--bad")
+        R.fetch_range(scratch, url, good, bad)
+        commits = R.list_range(scratch, good, bad, triton=request.kind == "triton")
+        journal = Journal(request.kind, request.good, request.bad, commits, request.command, str(request.cwd),
+                          request.build_failure, starts, started=time.time())
+        if ctx.dry_run:
+            return Outcome(journal, search([c.sha for c in commits.commits], {}), ctx.workspace.root, True)
+        R.import_range(ctx.runner, moved, scratch)
+    write_journal(ctx.workspace.state, journal)
+    _clear_logs(ctx.workspace.logs / STEP)
+    return _drive(ctx, journal, check, links, console)
+
+
+def resume(ctx: AppContext, console: Console | None) -> Outcome:
+    """Go on with the recorded bisect (the caller holds the lock)."""
+    journal = read_journal(ctx.workspace.state) if ctx.workspace.state.is_dir() else None
+    if journal is None:
+        setup_state(ctx)  # no setup at all says so first
+        raise UsageError("no bisect to resume in this workspace",
+                         fix="start one: tritondev bisect triton --good REF --bad REF -- CMD ...")
+    check = Check.of(ctx, journal.command, Path(journal.cwd))
+    refuse_dirty(ctx, journal.kind)
+    return _drive(ctx, journal, check, urls(ctx), console)
+
+
+def reset(ctx: AppContext, console: Console | None) -> dict[str, object]:
+    """Put the checkouts and the starting build back (if a stopped bisect left them moved); forget it."""
+    journal = read_journal(ctx.workspace.state) if ctx.workspace.state.is_dir() else None
+    if journal is None:
+        return {"reset": False, "message": "no bisect in progress: nothing to reset"}
+    refuse_dirty(ctx, journal.kind)
+    was_restored = journal.restored
+    journal = _restore(ctx, journal, urls(ctx), console)
+    _finish(ctx, journal)
+    where = ", ".join(f"src/{name} at {s.commit[:12]}" for name, s in journal.start.items())
+    return {"reset": True, "restored_now": not was_restored, "steps": len(journal.steps),
+            "start": {name: s.commit for name, s in journal.start.items()}, "message": f"bisect forgotten; {where}"}
+
+
+def _drive(ctx: AppContext, journal: Journal, check: Check, links: Mapping[str, str],
+           console: Console | None) -> Outcome:
+    shas = [c.sha for c in journal.range.commits]
+    stepper = _stepper(ctx, journal, links, console) if not search(shas, journal.verdicts).done else None
+    try:
+        state = search(shas, journal.verdicts)
+        while state.next is not None and stepper is not None:
+            if journal.restored:
+                journal = dataclasses.replace(journal, restored=False)
+                write_journal(ctx.workspace.state, journal)
+            journal = journal.with_step(_one_step(ctx, journal, stepper, check, state, console))
+            write_journal(ctx.workspace.state, journal)
+            state = search(shas, journal.verdicts)
+    except BaseException as exc:
+        if not journal.restored:
+            _say(console, "interrupted: " if isinstance(exc, KeyboardInterrupt) else "stopped: ",
+                 "putting the checkouts and the starting build back (Ctrl-C again leaves that to "
+                 "`tritondev bisect reset`)")
+            _restore(ctx, journal, links, console)
+        raise
+    journal = _restore(ctx, journal, links, console)
+    outcome = Outcome(journal, state, ctx.workspace.root)
+    atomic_write_json(ctx.workspace.logs / STEP / "result.json", outcome.to_json())
+    _finish(ctx, journal)
+    return outcome
+
+
+def _stepper(ctx: AppContext, journal: Journal, links: Mapping[str, str],
+             console: Console | None) -> TritonStepper | LlvmStepper:
+    if journal.kind == "triton":
+        return TritonStepper(ctx, links, console)
+    return LlvmStepper(ctx, journal.start["triton"].commit, links, console)
+
+
+def _one_step(ctx: AppContext, journal: Journal, stepper: TritonStepper | LlvmStepper, check: Check,
+              state: SearchState, console: Console | None) -> StepRecord:
+    sha = state.next
+    assert sha is not None
+    number = len(journal.steps) + 1
+    subject = journal.range.subject(sha)
+    _say(console, f"[bold]step {number} of about {number - 1 + state.steps_left}[/bold] ",
+         f"({len(state.candidates)} commits left): {sha[:12]} {subject}")
+    folder = ctx.workspace.logs / STEP / f"{number:02d}-{sha[:12]}"
+    runner = dataclasses.replace(ctx.runner, log_dir=folder, history=[], _opened_logs=set(), quiet=not ctx.verbose)
+    started = time.monotonic()
+    exit_code: int | None = None
+    try:
+        built = stepper.build(sha, runner)
+    except BuildFailed as failed:
+        verdict = Verdict.BAD if journal.build_failure == "bad" else Verdict.SKIP
+        reason, rebuilt = failed.reason, llvm_built(runner)
+    else:
+        exit_code = run_check(runner, check.command, check.cwd, check.env)
+        verdict = _judge(exit_code, folder / f"{COMMAND_STEP}.log")
+        reason, rebuilt = f"exit {exit_code}" + (f"; {built.note}" if built.note else ""), built.llvm_rebuilt
+    llvm = sha if journal.kind == "llvm" else R.pin_at([c.sha for c in journal.range.commits], journal.range.good,
+                                                       journal.range.pins, sha)
+    seconds = time.monotonic() - started
+    where = "LLVM rebuilt" if rebuilt else "LLVM reused"
+    _say(console, f"  -> [bold]{verdict.value}[/bold] ", f"({reason}) in {seconds:.1f} s, {where}")
+    return StepRecord(number, sha, subject, verdict, seconds, rebuilt, llvm, exit_code, reason, str(folder))
+
+
+def _judge(exit_code: int, log: Path) -> Verdict:
+    """The command's verdict; Ctrl-C and an aborting exit status stop the bisect (nothing is recorded)."""
+    if exit_code == INTERRUPTED:
+        raise KeyboardInterrupt
+    verdict = verdict_of(exit_code)
+    if verdict is None:
+        raise ExternalError(f"the command exited {exit_code}, which aborts a bisect (as in `git bisect run`)",
+                            fix=f"make it exit 0 (good), 1-127 (bad) or 125 (skip), then `tritondev bisect resume`; "
+                                f"its output is in {log}")
+    return verdict
+
+
+def _restore(ctx: AppContext, journal: Journal, links: Mapping[str, str], console: Console | None) -> Journal:
+    if journal.restored:
+        return journal
+    runner = dataclasses.replace(ctx.runner, log_dir=ctx.workspace.logs / STEP / "restore", history=[],
+                                 _opened_logs=set(), quiet=not ctx.verbose)
+    _say(console, "restoring: ", ", ".join(f"src/{n} to {s.commit[:12]}" for n, s in journal.start.items())
+         + ", and the starting build")
+    restore(ctx, runner, {n: (s.commit, s.branch) for n, s in journal.start.items()}, links, console)
+    journal = dataclasses.replace(journal, restored=True)
+    write_journal(ctx.workspace.state, journal)
+    return journal
+
+
+def _finish(ctx: AppContext, journal: Journal) -> None:
+    for name, start in journal.start.items():
+        R.drop_refs(ctx.runner, ctx.workspace.src / name, start.pin_refs)
+    remove_journal(ctx.workspace.state)
+
+
+def _clear_logs(folder: Path) -> None:
+    import shutil
+
+    shutil.rmtree(folder, ignore_errors=True)
+    folder.mkdir(parents=True, exist_ok=True)
+
+
+def _say(console: Console | None, head: str, text: str) -> None:
+    if console is None:
+        return
+    from rich.markup import escape
+
+    console.print(head + escape(text))
