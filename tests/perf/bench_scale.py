@@ -25,7 +25,6 @@ from __future__ import annotations
 
 import json
 import os
-import shutil
 import subprocess
 import sys
 import tempfile
@@ -41,9 +40,10 @@ from bootstrap.pipeline.ccache_remote import hit_counts, parse_print_stats  # no
 from bootstrap.pipeline.jobs import GIB, Jobs, Resources, detect, size_jobs  # noqa: E402
 from tests.integration.build.harness import base_env  # noqa: E402
 from tests.integration.ccache_remote.redis import RedisServer  # noqa: E402
+from tests.perf.scale.measure import HEAVY  # noqa: E402
 from tests.perf.scale.memory import Measured, Method, probe, run_measured  # noqa: E402
 from tests.perf.scale.sources import DEFAULT_UNITS  # noqa: E402
-from tests.perf.scale.world import HEAVY_COMPILE_MIB, LARGEST_LINK_MIB, ScaleWorld, build_scale_world  # noqa: E402
+from tests.perf.scale.world import HEAVY_COMPILE_MIB, ScaleWorld, build_scale_world  # noqa: E402
 from tests.perf.setup_runs import (  # noqa: E402
     BUILD_STEPS,
     delete_build_folders,
@@ -86,10 +86,11 @@ def _ran_every_build_step(report: dict[str, Any], what: str) -> float:
     return sum(step_seconds(report).values())
 
 
-def _compile_targets(report: dict[str, Any], ws: Workspace) -> int:
+def _compile_targets(report: dict[str, Any], ws: Workspace) -> tuple[int, int]:
+    """Compile commands of the LLVM and the Triton build, and how many of them are heavy."""
     llvm = json.loads((Path(report["llvm_build"]) / "compile_commands.json").read_text())
     triton = json.loads((ws.root / "src/triton/compile_commands.json").read_text())
-    return len(llvm) + len(triton)
+    return len(llvm) + len(triton), sum(1 for entry in llvm if HEAVY.search(entry["file"]))
 
 
 def _gib(n: float) -> str:
@@ -100,22 +101,23 @@ def _log(message: str) -> None:
     print(f"  scale: {message}", file=sys.stderr, flush=True)
 
 
-def _memory_rows(size: str, method: Method, sized: Jobs, budgeted: Measured, upstream: Measured,
+def _memory_rows(size: str, heavy: int, method: Method, sized: Jobs, budgeted: Measured, upstream: Measured,
                  upstream_jobs: int, cap: int) -> list[dict[str, object]]:
     fits = budgeted.returncode == 0 and budgeted.oom_kills == 0 and budgeted.peak <= BUDGET
     killed = f", killed at the {_gib(cap)} safety cap" if upstream.oom_kills else ""
     charged = f"; page cache included {_gib(upstream.peak_charged)}" if upstream.peak_charged else ""
+    verdict = "over" if upstream.peak > BUDGET else "within"
     return [
         {"metric": f"{size}: memory measured by", "measured": method.describe(), "goal": "-", "pass": True},
-        {"metric": f"{size}: cold build under a {_gib(BUDGET)} budget, tritondev's sizing of that budget "
-                   f"({sized.compile} compile, {sized.link} link jobs; 6 heavy compiles of {HEAVY_COMPILE_MIB:,} MiB, "
-                   f"links <= {LARGEST_LINK_MIB} MiB)",
+        {"metric": f"{size}: cold build in a {_gib(BUDGET)} budget, jobs from tritondev's sizing of it "
+                   f"({sized.compile} compile, {sized.link} link; {heavy} compiles of {HEAVY_COMPILE_MIB:,} MiB)",
          "measured": f"peak {_gib(budgeted.peak)}, {'finished' if budgeted.returncode == 0 else 'FAILED'}, "
                      f"{budgeted.oom_kills} OOM kills",
          "goal": f"<= {_gib(BUDGET)}, finishes", "pass": fits},
         {"metric": f"{size}: same cold build with upstream's default jobs (MAX_JOBS = 2 x cores = "
                    f"{upstream_jobs}, no link pool)",
-         "measured": f"peak {_gib(upstream.peak)} = {upstream.peak / BUDGET:.1f}x the budget{killed}{charged}",
+         "measured": f"peak {_gib(upstream.peak)}, {upstream.peak / BUDGET:.1f}x: {verdict} the budget"
+                     f"{killed}{charged}",
          "goal": "- (reference)", "pass": True},
     ]
 
@@ -135,7 +137,8 @@ def measure(root: Path) -> list[dict[str, object]]:
         budgeted = run_measured(tritondev_argv(a.args), env=a.env, cwd=REPO, limit=BUDGET, method=method)
         cold = report_of(budgeted.stdout, budgeted.stderr, budgeted.returncode)
         cold_s = _ran_every_build_step(cold, "workspace A")
-        size = f"scale ({_compile_targets(cold, a):,} compile targets)"
+        targets, heavy = _compile_targets(cold, a)
+        size = f"scale ({targets:,} compile targets)"
         _log(f"A cold: {budgeted.seconds:.0f} s, peak {_gib(budgeted.peak)}; {size}")
 
         noop_s = noop_median(a.args, a.env, NOOP_RUNS)
@@ -179,7 +182,7 @@ def measure(root: Path) -> list[dict[str, object]]:
         {"metric": f"{size}: rebuild (warm ccache) vs cold build, speed-up of the build steps",
          "measured": f"{build_speedup:.1f}x ({cold_s:.1f} s -> {rebuild_s:.1f} s)", "goal": ">= 3x",
          "pass": build_speedup >= 3},
-        *_memory_rows(size, method, sized, budgeted, upstream, upstream_jobs, cap),
+        *_memory_rows(size, heavy, method, sized, budgeted, upstream, upstream_jobs, cap),
         {"metric": f"{size}: team cache, B's compilations answered by the remote (A cold, B empty local cache)",
          "measured": f"{remote.remote_rate():.1%} ({remote.remote_hits}/{remote.total}, {remote.local_hits} local, "
                      f"{remote.misses} misses)",
@@ -195,7 +198,10 @@ def run() -> list[dict[str, object]]:
     try:
         return measure(root)
     finally:
-        shutil.rmtree(root, ignore_errors=True)
+        # ~150,000 files: on a file system mounted with `discard` removing them takes minutes, which
+        # belong to no measurement; a detached `rm` does it while the other benchmarks run.
+        subprocess.Popen(["rm", "-rf", "--", str(root)], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+                         start_new_session=True)
 
 
 if __name__ == "__main__":

@@ -17,7 +17,9 @@ import sys
 import tempfile
 from pathlib import Path
 
-HEAVY = re.compile(r"(ISelDAGToDAG|MCTargetDesc)\.cpp$")
+from tests.perf.scale.sources import HEAVY_UNITS
+
+HEAVY = re.compile(r"/Target/\w+/\w+(" + "|".join(HEAVY_UNITS) + r")\.cpp$")
 LINKED_TOOLS = ("bin/llvm-objdump", "bin/mlir-opt")
 
 

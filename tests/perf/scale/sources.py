@@ -12,9 +12,9 @@ The shape follows the real trees in what a build and a re-configure pay for:
 - deep includes: every translation unit pulls in a chain of ~100 small headers (layers.py), so ninja
   and ccache track a realistic number of dependencies;
 - lit test folders beside the sources (layers.py), which LLVM's CMake scans at every configure;
-- per target (lib/Target/<T>) two heavy translation units that include big generated tables, the
-  way X86ISelDAGToDAG.cpp includes X86GenDAGISel.inc: their compile memory is what a build's job
-  count has to respect (world.py's MEASURED);
+- per target (lib/Target/<T>) four heavy translation units that include big generated tables, the
+  way X86ISelDAGToDAG.cpp includes X86GenDAGISel.inc and X86InstrInfo.cpp X86GenInstrInfo.inc:
+  their compile memory is what a build's job count has to respect (world.py's HEAVY_COMPILE_MIB);
 - tools that link every library (the link phase at the end of an LLVM build).
 
 Light translation units are small (~0.1 s to compile; real LLVM's take seconds), so that a cold build
@@ -38,6 +38,9 @@ OPS_PER_LIBRARY = 64  # entries of each library's generated op enum
 
 ALL_TARGETS = ("AArch64", "AMDGPU", "ARM", "NVPTX", "RISCV", "SPIRV", "X86")
 TARGET_LIBRARIES = ("Desc", "Info", "AsmParser", "Disassembler")  # the first one holds the heavy units
+# Heavy units of each target and the generated table each includes (two units share each table).
+HEAVY_UNITS = {"ISelDAGToDAG": "GenDAGISel", "ISelLowering": "GenDAGISel", "MCTargetDesc": "GenInstrInfo",
+               "InstrInfo": "GenInstrInfo"}
 
 LLVM_AREAS = (
     ("Analysis", "Analysis"), ("TransformUtils", "Transforms/Utils"), ("ScalarOpts", "Transforms/Scalar"),
@@ -146,7 +149,7 @@ def plan(units: int = DEFAULT_UNITS) -> Plan:
             folder = "" if j == 0 else f"/{kind}"
             libs.append(Library("llvm", f"LLVM{t}{kind}", f"llvm/lib/Target/{t}{folder}",
                                 f"llvm/Target/{t}{folder}", tuple(f"{t}{s}" for s in _stems(k)),
-                                heavy=(f"{t}ISelDAGToDAG", f"{t}MCTargetDesc") if j == 0 else (), target=t,
+                                heavy=tuple(f"{t}{h}" for h in HEAVY_UNITS) if j == 0 else (), target=t,
                                 tests=f"llvm/test/CodeGen/{t}{folder}"))
     libs += _areas("mlir", MLIR_AREAS, mlir_n, "MLIR", "mlir/lib/", "mlir/test")
     libs += _areas("triton", TRITON_AREAS, triton_n, "", "", None)
@@ -204,11 +207,11 @@ def unit(lib: Library, index: int) -> str:
 
 
 def heavy_unit(lib: Library, stem: str) -> str:
-    table = "MatcherTable" if stem.endswith("ISelDAGToDAG") else "InstrTable"
-    inc = "GenDAGISel" if table == "MatcherTable" else "GenInstrInfo"
+    inc = HEAVY_UNITS[stem.removeprefix(lib.target or "")]
+    table = "MatcherTable" if inc == "GenDAGISel" else "InstrTable"
     return (
         f"//===- {stem}.cpp - {lib.name} ---------------------------------------------===//\n"
-        f"// Includes a big generated table, as the real {stem}.cpp does: the heaviest compile of the tree.\n"
+        f"// Includes a big generated table, as the real {stem}.cpp does: the heaviest compiles of the tree.\n"
         f'#include "{lib.include}/{lib.name}.h"\n\nnamespace llvm {{\nnamespace gen {{\n'
         f'#include "{lib.include}/{lib.target}{inc}.inc"\n\n'
         f"unsigned {lib.name}_{stem}(unsigned X) {{\n"
