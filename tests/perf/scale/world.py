@@ -12,7 +12,8 @@ tritondev can tell. Both are pushed into the bare repositories, so `tritondev se
 Memory of the heaviest steps, measured once with /usr/bin/time -v on the development machine (2
 cores, clang 14 and lld 14, Release with assertions as tritondev builds LLVM, default size) by
 `python -m tests.perf.scale.measure <LLVM build folder>`, which measures them again on any build:
-each of the 6 heavy compiles (X86, NVPTX, AMDGPU x ISelDAGToDAG, MCTargetDesc) 1,051 MiB and 8-9 s;
+each of the 12 heavy compiles (X86, NVPTX, AMDGPU x ISelDAGToDAG, ISelLowering, InstrInfo,
+MCTargetDesc) 1,051 MiB and 8-9 s on an idle machine;
 the largest link (llvm-objdump, every LLVM library) 143 MiB, mlir-opt 70 MiB. So compile jobs, not
 links, decide whether this build fits in memory.
 """
