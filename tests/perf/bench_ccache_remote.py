@@ -11,13 +11,11 @@ Run: python tests/perf/run.py ccache_remote
 
 from __future__ import annotations
 
-import json
 import subprocess
 import sys
 import tempfile
 import time
 from pathlib import Path
-from typing import Any
 
 REPO = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(REPO))
@@ -25,24 +23,11 @@ sys.path.insert(0, str(REPO))
 from bootstrap.pipeline.ccache_remote import hit_counts, parse_print_stats  # noqa: E402
 from tests.integration.build.harness import base_env, setup_args  # noqa: E402
 from tests.integration.ccache_remote.redis import RedisServer  # noqa: E402
+from tests.perf.setup_runs import BUILD_STEPS, setup, step_seconds  # noqa: E402
 from tests.world.world import build_world  # noqa: E402
 
-BUILD_STEPS = ("llvm-configure", "llvm-build", "triton-install")
 RATE_GOAL = 0.90
 SPEEDUP_GOAL = 3.0
-
-
-def _setup(args: list[str], env: dict[str, str]) -> dict[str, Any]:
-    proc = subprocess.run([sys.executable, "-m", "bootstrap", *args, "--json"], env=env, capture_output=True,
-                          text=True, cwd=REPO)
-    if proc.returncode != 0:
-        raise RuntimeError(f"setup failed ({proc.returncode}):\n{proc.stderr[-3000:]}")
-    report: dict[str, Any] = json.loads(proc.stdout)
-    return report
-
-
-def _step_seconds(report: dict[str, Any]) -> dict[str, float]:
-    return {s["step"]: float(s["seconds"]) for s in report["steps"] if s["step"] in BUILD_STEPS}
 
 
 def measure(root: Path) -> list[dict[str, object]]:
@@ -53,13 +38,14 @@ def measure(root: Path) -> list[dict[str, object]]:
         counters: dict[str, dict[str, int]] = {}
         for name in ("A", "B"):
             env = base_env(root / f"home-{name}", xdg=root / f"xdg-{name}", ccache_dir=root / f"ccache-{name}")
-            report = _setup(setup_args(world, root / f"ws-{name}", "root-json", "--ccache-remote", redis.url), env)
+            _, report = setup([*setup_args(world, root / f"ws-{name}", "root-json", "--ccache-remote", redis.url),
+                               "--json"], env)
             if not report["verify"]["provenance"]["ok"]:
                 raise RuntimeError(f"workspace {name} did not verify: {report['verify']}")
             ran = [s["step"] for s in report["steps"] if s["step"] in BUILD_STEPS and s["status"] == "ran"]
             if len(ran) != len(BUILD_STEPS):
                 raise RuntimeError(f"workspace {name} did not run every build step: {ran}")
-            seconds[name] = _step_seconds(report)
+            seconds[name] = step_seconds(report)
             stats = subprocess.run(["ccache", "--print-stats"], env=env, capture_output=True, text=True, check=True)
             counters[name] = parse_print_stats(stats.stdout)
     finally:

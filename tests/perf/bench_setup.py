@@ -11,96 +11,56 @@ Run: python tests/perf/run.py setup
 
 from __future__ import annotations
 
-import json
 import os
 import shutil
-import statistics
-import subprocess
 import sys
 import tempfile
-import time
 from pathlib import Path
-from typing import Any
 
 REPO = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(REPO))
 
-from tests.integration.build.harness import REPO as _REPO  # noqa: E402
-from tests.integration.build.harness import SHELL_FUNCTIONS, base_env, setup_args  # noqa: E402
+from tests.integration.build.harness import base_env, setup_args  # noqa: E402
+from tests.perf.setup_runs import (  # noqa: E402
+    build_seconds,
+    delete_build_folders,
+    hand_recipe,
+    hit_rate,
+    noop_median,
+    setup,
+)
 from tests.world.world import build_world  # noqa: E402
 
 NOOP_RUNS = 7
 HAND_RUNS = 3
-BUILD_STEPS = ("llvm-configure", "llvm-build", "triton-install")
-
-
-def _setup(args: list[str], env: dict[str, str]) -> tuple[float, dict[str, Any]]:
-    started = time.perf_counter()
-    proc = subprocess.run([sys.executable, "-m", "bootstrap", *args, "--json"], env=env, capture_output=True,
-                          text=True, cwd=_REPO)
-    seconds = time.perf_counter() - started
-    if proc.returncode != 0:
-        raise RuntimeError(f"setup failed ({proc.returncode}):\n{proc.stderr[-3000:]}")
-    return seconds, json.loads(proc.stdout)
-
-
-def _build_seconds(report: dict[str, Any]) -> float:
-    return sum(s["seconds"] for s in report["steps"] if s["step"] in BUILD_STEPS and s["status"] == "ran")
-
-
-def _hit_rate(report: dict[str, Any]) -> tuple[int, int]:
-    hits = sum(v["hits"] for v in report["ccache"].values())
-    calls = hits + sum(v["misses"] for v in report["ccache"].values())
-    return hits, calls
-
-
-def _delete_build_folders(ws: Path) -> None:
-    shutil.rmtree(ws / "build")
-    for folder in (ws / "src/triton/build", ws / "src/triton/python/build"):
-        shutil.rmtree(folder, ignore_errors=True)
 
 
 def measure(root: Path) -> list[dict[str, object]]:
     world = build_world(root / "world")
     ws = root / "ws"
     env = base_env(root / "home", xdg=root / "xdg", ccache_dir=root / "ccache")
-    args = setup_args(world, ws, "root-json", "--build-type", "Release")
+    args = [*setup_args(world, ws, "root-json", "--build-type", "Release"), "--json"]
 
-    _setup(args, env)  # first setup: venv, clones, pip caches warm
+    setup(args, env)  # first setup: venv, clones, pip caches warm
 
     # Cold: build folders gone and an empty ccache.
-    _delete_build_folders(ws)
+    delete_build_folders(ws)
     shutil.rmtree(root / "ccache")
-    _, cold = _setup(args, env)
+    _, cold = setup(args, env)
     # Rebuild: build folders gone again, ccache kept.
-    _delete_build_folders(ws)
-    _, rebuild = _setup(args, env)
-    hits, calls = _hit_rate(rebuild)
+    delete_build_folders(ws)
+    _, rebuild = setup(args, env)
+    hits, calls = hit_rate(rebuild)
     rate = hits / calls if calls else 0.0
-    cold_s, rebuild_s = _build_seconds(cold), _build_seconds(rebuild)
+    cold_s, rebuild_s = build_seconds(cold), build_seconds(rebuild)
 
-    noop = []
-    for _ in range(NOOP_RUNS):
-        seconds, report = _setup(args, env)
-        if not report["up_to_date"]:
-            raise RuntimeError("a re-run with nothing changed did work: " + json.dumps(report["steps"]))
-        noop.append(seconds)
-    noop_median = statistics.median(noop)
-
-    hand = []
-    script = (f"source {SHELL_FUNCTIONS}\n"
-              "triton-configure-mlir >/dev/null && triton-build-mlir >/dev/null && triton-pip-install >/dev/null")
-    for _ in range(HAND_RUNS):
-        started = time.perf_counter()
-        subprocess.run(["bash", "-c", script], env={**env, "TRITONDEV_WORKSPACE": str(ws)}, check=True,
-                       capture_output=True)
-        hand.append(time.perf_counter() - started)
-    hand_median = statistics.median(hand)
-    speedup = hand_median / noop_median
+    noop_s = noop_median(args, env, NOOP_RUNS)
+    hand_median, _ = hand_recipe(ws, env, HAND_RUNS)
+    speedup = hand_median / noop_s
     build_speedup = cold_s / rebuild_s if rebuild_s else 0.0
     return [
-        {"metric": "setup no-op re-run, median wall time", "measured": f"{noop_median:.2f} s",
-         "goal": "<= 1 s", "pass": noop_median <= 1.0},
+        {"metric": "setup no-op re-run, median wall time", "measured": f"{noop_s:.2f} s",
+         "goal": "<= 1 s", "pass": noop_s <= 1.0},
         {"metric": "  hand recipe via shell functions (configure, build, pip install), median",
          "measured": f"{hand_median:.2f} s", "goal": "-", "pass": True},
         {"metric": "setup no-op re-run vs hand recipe, speed-up", "measured": f"{speedup:.1f}x",

@@ -7,6 +7,9 @@
 Each tests/perf/bench_*.py exposes `run() -> list[dict]` with rows {"metric", "measured", "goal",
 "pass"}. Figures are ratios or medians measured in one run, so a noisy machine moves both sides.
 Exit status: 0 when every row passes, 1 otherwise.
+
+bench_scale builds a generated LLVM-sized tree (tests/perf/scale) three times and takes most of the
+run (15-20 minutes on 2 cores); BENCH_SCALE_UNITS=600 makes its tree smaller for a quick check.
 """
 
 from __future__ import annotations

@@ -1,0 +1,175 @@
+"""The benchmark world: the test world (tests/world) plus an LLVM-sized tree on top of it.
+
+`build_scale_world(root, units)` builds the ordinary test world, then commits the generated
+libraries (sources.py, cmake.py) into its llvm-project on a branch `scale` (child of the pinned
+commit), and a Triton commit on a branch `scale` (child of main, the root-json era) that pins that
+LLVM commit in cmake/llvm-info.json and adds Triton-sized libraries: a real LLVM bump, as far as
+tritondev can tell. Both are pushed into the bare repositories, so `tritondev setup --mirror
+<world.git_root> --triton-commit <triton_commit>` builds it the way it builds the test world.
+
+    python -m tests.perf.scale.world DIR [--units N]       # make a world in DIR and print its commits
+
+Memory of the heaviest steps, measured once with /usr/bin/time -v on the development machine (2
+cores, clang 14 and lld 14, Release with assertions as tritondev builds LLVM, default size) by
+`python -m tests.perf.scale.measure <LLVM build folder>`, which measures them again on any build:
+each of the 12 heavy compiles (X86, NVPTX, AMDGPU x ISelDAGToDAG, ISelLowering, InstrInfo,
+MCTargetDesc) 1,051 MiB and 8-9 s on an idle machine;
+the largest link (llvm-objdump, every LLVM library) 143 MiB, mlir-opt 70 MiB. So compile jobs, not
+links, decide whether this build fits in memory.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import subprocess
+import sys
+from dataclasses import dataclass
+from pathlib import Path
+
+if __package__ in (None, ""):
+    sys.path.insert(0, str(Path(__file__).resolve().parents[3]))
+
+from tests.perf.scale import cmake, layers, sources
+from tests.perf.scale.sources import LLVM_TOOLS, MLIR_TOOLS, TRITON_TOOLS, Plan
+from tests.world.world import World, build_world
+
+BRANCH = "scale"
+_DATE = "@1767225600 +0000"
+
+# Peak resident memory (MiB) of each heavy compile, from the measurement above.
+HEAVY_COMPILE_MIB = 1051
+
+
+@dataclass(frozen=True)
+class ScaleWorld:
+    world: World
+    plan: Plan
+    llvm_commit: str  # the generated LLVM commit (branch `scale` of llvm-project)
+    triton_commit: str  # the Triton commit pinning it (branch `scale` of triton)
+
+
+def _git(repo: Path, *args: str) -> str:
+    env = {k: v for k, v in os.environ.items() if not k.startswith("GIT_")}
+    env.update(GIT_CONFIG_NOSYSTEM="1", GIT_CONFIG_GLOBAL=os.devnull, GIT_AUTHOR_NAME="World Builder",
+               GIT_AUTHOR_EMAIL="world@example.invalid", GIT_COMMITTER_NAME="World Builder",
+               GIT_COMMITTER_EMAIL="world@example.invalid", GIT_AUTHOR_DATE=_DATE, GIT_COMMITTER_DATE=_DATE)
+    proc = subprocess.run(["git", *args], cwd=repo, env=env, capture_output=True, text=True)
+    if proc.returncode != 0:
+        raise RuntimeError(f"git {' '.join(args)} failed in {repo}:\n{proc.stderr}")
+    return proc.stdout.strip()
+
+
+def _write(files: dict[str, str], repo: Path) -> None:
+    for rel, text in files.items():
+        path = repo / rel
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(text)
+
+
+def _append(path: Path, text: str) -> None:
+    with path.open("a") as out:
+        out.write(text)
+
+
+def _library_files(lib: sources.Library, cmake_text: str) -> dict[str, str]:
+    files = {f"{lib.directory}/CMakeLists.txt": cmake_text, f"{lib.directory}/{lib.name}.td": sources.ops_td(lib),
+             f"{lib.directory}/{lib.name}Registry.cpp": sources.registry(lib)}
+    for i, stem in enumerate(lib.units):
+        files[f"{lib.directory}/{stem}.cpp"] = sources.unit(lib, i)
+    for stem in lib.heavy:
+        files[f"{lib.directory}/{stem}.cpp"] = sources.heavy_unit(lib, stem)
+    files.update(layers.test_files(lib))
+    return files
+
+
+def llvm_files(plan: Plan) -> dict[str, str]:
+    """Everything the scale commit adds to llvm-project (the appended CMake lines are separate)."""
+    files = {
+        "llvm/cmake/modules/TableGen.cmake": cmake.TABLEGEN_CMAKE,
+        "llvm/utils/TableGen/CMakeLists.txt": cmake.TBLGEN_CMAKE,
+        "llvm/utils/TableGen/llvm-tblgen.cpp": (sources.TEMPLATES / "llvm-tblgen.cpp").read_text(),
+        "llvm/include/llvm/IR/Intrinsics.td": sources.intrinsics_td(),
+        "llvm/include/llvm/IR/Intrinsics.h": sources.intrinsics_h(),
+        "llvm/cmake/modules/LitSuites.cmake": layers.LIT_SUITES_CMAKE,
+        **layers.header_files(),
+        **layers.test_suite_files("llvm", "FileCheck not opt llvm-as"),
+        **layers.test_suite_files("mlir", "FileCheck mlir-opt"),
+    }
+    llvm_libs, mlir_libs = plan.of("llvm"), plan.of("mlir")
+    for lib in llvm_libs:
+        files.update(_library_files(lib, cmake.llvm_library(lib)))
+        files[f"llvm/include/{lib.include}/{lib.name}.h"] = sources.header(lib)
+    for lib in mlir_libs:
+        files.update(_library_files(lib, cmake.mlir_library(lib)))
+        files[f"mlir/include/{lib.include}/{lib.name}.h"] = sources.header(lib)
+    for tool in LLVM_TOOLS:
+        files[f"llvm/tools/{tool}/CMakeLists.txt"] = cmake.llvm_tool(tool, llvm_libs)
+        files[f"llvm/tools/{tool}/{tool}.cpp"] = sources.tool_main(tool, llvm_libs, with_targets=True)
+    for tool in MLIR_TOOLS:
+        files[f"mlir/tools/{tool}/CMakeLists.txt"] = cmake.mlir_tool(tool, mlir_libs)
+        files[f"mlir/tools/{tool}/{tool}.cpp"] = sources.tool_main(tool, mlir_libs, with_targets=False)
+    return files
+
+
+def triton_files(plan: Plan) -> dict[str, str]:
+    libs = plan.of("triton")
+    files: dict[str, str] = {"bin/CMakeLists.txt": cmake.triton_tools(libs)}
+    for lib in libs:
+        files.update(_library_files(lib, cmake.triton_library(lib)))
+        files[f"include/{lib.include}/{lib.name}.h"] = sources.header(lib)
+    for tool in TRITON_TOOLS:
+        files[f"bin/{tool}.cpp"] = sources.tool_main(tool, libs, with_targets=False)
+    return files
+
+
+def _publish(work: Path, bare: Path) -> None:
+    _git(work, "push", "-q", "--force", str(bare), f"{BRANCH}:refs/heads/{BRANCH}")
+    _git(bare, "update-server-info")
+
+
+def add_scale(world: World, plan: Plan) -> ScaleWorld:
+    llvm = world.work["llvm-project"]
+    _git(llvm, "checkout", "-q", "-B", BRANCH, world.llvm_commit)
+    _write(llvm_files(plan), llvm)
+    _append(llvm / "llvm/lib/CMakeLists.txt", cmake.llvm_lib_appendix(plan))
+    _append(llvm / "llvm/tools/CMakeLists.txt", cmake.llvm_tools_appendix())
+    _append(llvm / "mlir/CMakeLists.txt", cmake.mlir_appendix(plan))
+    _git(llvm, "add", "-A")
+    _git(llvm, "commit", "-q", "-m", f"[Bench] LLVM-sized tree: {plan.units} generated translation units")
+    llvm_commit = _git(llvm, "rev-parse", "HEAD")
+    _publish(llvm, world.bare["llvm-project"])
+
+    triton = world.work["triton"]
+    _git(triton, "checkout", "-q", "-B", BRANCH, world.triton_commits["main"])
+    info_path = triton / "cmake/llvm-info.json"
+    info = json.loads(info_path.read_text())
+    info["llvm_hash"] = llvm_commit
+    info_path.write_text(json.dumps(info, indent=2) + "\n")
+    _write(triton_files(plan), triton)
+    _append(triton / "CMakeLists.txt", cmake.triton_appendix(plan))
+    _git(triton, "add", "-A")
+    _git(triton, "commit", "-q", "-m", "[BUILD] Bump LLVM to the LLVM-sized tree; Triton-sized libraries")
+    triton_commit = _git(triton, "rev-parse", "HEAD")
+    _publish(triton, world.bare["triton"])
+    return ScaleWorld(world, plan, llvm_commit, triton_commit)
+
+
+def build_scale_world(root: Path, units: int = sources.DEFAULT_UNITS) -> ScaleWorld:
+    return add_scale(build_world(root), sources.plan(units))
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("root", type=Path)
+    parser.add_argument("--units", type=int, default=sources.DEFAULT_UNITS)
+    args = parser.parse_args()
+    scale = build_scale_world(args.root, args.units)
+    print(json.dumps({"git_root": str(scale.world.git_root), "llvm_commit": scale.llvm_commit,
+                      "triton_commit": scale.triton_commit, "units": args.units}, indent=2))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
