@@ -148,7 +148,10 @@ class LlvmStepper:
         from bootstrap.pipeline.plan import preset_inputs, size_for, stable
 
         self.ctx, self.console = ctx, console
-        facts = gather_facts(step_context(ctx, ctx.runner, triton_commit=triton_commit, allow_dirty=True, **urls))
+        # Bisecting LLVM means building it from source, whatever `llvm` the workspace otherwise uses.
+        facts = gather_facts(step_context(ctx, ctx.runner, triton_commit=triton_commit, allow_dirty=True,
+                                          llvm="source", **urls))
+        assert facts.llvm is not None  # llvm="source" always observes the LLVM checkout
         self.source, self.remote_env = facts.llvm.path, dict(facts.remote_env)
         era = P.llvm_era(facts.llvm_projects, facts.pins.layout.version or facts.pins.triton_version,
                          ctx.settings.backend)
