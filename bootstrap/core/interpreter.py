@@ -102,15 +102,26 @@ def choose_interpreter(
     return venv_python, WORKSPACE_VENV
 
 
+# Distributions whose presence makes an environment a user's (dist-info names, normalized).
+USER_PACKAGES = ("torch", "triton", "pytorch_triton")
+
+
 def own_interpreter_dirs() -> tuple[Path, ...]:
     """The bin folder of the virtualenv tritondev itself runs in (its private .venv-tool), if any.
 
     A python3 there is tritondev's, not the user's. When tritondev runs in a plain (non-venv)
-    interpreter it was installed into the user's own Python, which then is a fair target.
+    interpreter, or in a venv holding torch or Triton, it was installed into the user's own Python,
+    which then is a fair target.
     """
     import sys
+    import sysconfig
 
     if sys.prefix == sys.base_prefix:
+        return ()
+    # A venv that holds torch or Triton is the user's, even when tritondev runs in it too (installed
+    # into the user's environment, as in CUDA containers whose venv is on PATH but not activated).
+    site = Path(sysconfig.get_paths()["purelib"])
+    if any(any(site.glob(f"{name}-*.dist-info")) for name in USER_PACKAGES):
         return ()
     return tuple(dict.fromkeys((Path(sys.executable).parent, Path(sys.prefix) / "bin")))
 

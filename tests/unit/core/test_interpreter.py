@@ -3,13 +3,18 @@
 from __future__ import annotations
 
 import os
+import sys
+import sysconfig
 from pathlib import Path
+
+import pytest
 
 from bootstrap.core.interpreter import (
     PATH_PYTHON,
     WORKSPACE_VENV,
     choose_interpreter,
     first_python_on_path,
+    own_interpreter_dirs,
     origin_of_setting,
     why_chosen,
 )
@@ -72,3 +77,29 @@ def test_first_python_on_path_skips_tritondevs_own_and_what_is_not_one(tmp_path:
     assert first_python_on_path(os.pathsep.join([str(link), str(system.parent)]), (own.parent,)) == system
     assert first_python_on_path(str(empty)) is None
     assert first_python_on_path("") is None
+
+
+def _as_venv(monkeypatch: pytest.MonkeyPatch, prefix: Path) -> Path:
+    site = prefix / "lib" / "site-packages"
+    site.mkdir(parents=True)
+    monkeypatch.setattr(sys, "prefix", str(prefix))
+    monkeypatch.setattr(sys, "base_prefix", "/usr")
+    monkeypatch.setattr(sys, "executable", str(prefix / "bin" / "python3"))
+    real = sysconfig.get_paths
+    monkeypatch.setattr(sysconfig, "get_paths", lambda *a, **k: {**real(*a, **k), "purelib": str(site)})
+    return site
+
+
+def test_tritondevs_private_venv_is_skipped(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
+    _as_venv(monkeypatch, tmp_path / "venv-tool")
+    assert own_interpreter_dirs() == (tmp_path / "venv-tool" / "bin",)
+
+
+@pytest.mark.parametrize("dist", ["torch-2.11.0.dist-info", "triton-3.6.0.dist-info",
+                                  "pytorch_triton-3.4.0.dist-info"])
+def test_a_venv_holding_torch_or_triton_is_the_users(monkeypatch: pytest.MonkeyPatch, tmp_path: Path,
+                                                     dist: str) -> None:
+    """tritondev installed into the user's venv (on PATH, not activated): that python3 is a fair target."""
+    site = _as_venv(monkeypatch, tmp_path / "venv")
+    (site / dist).mkdir()
+    assert own_interpreter_dirs() == ()
