@@ -4,7 +4,8 @@ Every external command goes through `Runner.run`, which
 - echoes the command (secrets redacted) before it runs,
 - honours --dry-run: commands that change the machine are recorded and shown, not run; probes that
   only read (`probe=True`) still run so that the plan is accurate,
-- writes output to a per-step log file in the workspace (streamed line by line for long steps),
+- writes output to a per-step log file in the workspace (streamed line by line for long steps;
+  core.step_logs),
 - never uses a shell: argv lists only,
 - runs git with inherited GIT_* variables stripped and dangerous transports disabled,
 - raises CommandFailed (command, exit status, log path, last lines) or ToolMissing.
@@ -15,7 +16,6 @@ from __future__ import annotations
 import collections
 import dataclasses
 import os
-import shlex
 import shutil
 import subprocess
 import sys
@@ -24,10 +24,15 @@ import time
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TextIO, cast
+from typing import IO, TextIO
 
+from bootstrap.core.command_record import PlannedCommand, Result
 from bootstrap.core.errors import CommandFailed, ToolMissing
-from bootstrap.core.redact import redact
+from bootstrap.core.step_logs import log_path as step_log_path
+from bootstrap.core.step_logs import note_exit_status, open_log, write_log
+
+__all__ = ["GIT_ALLOWED_PROTOCOLS", "INSTALL_HINTS", "TAIL_LINES", "PlannedCommand", "Result", "Runner",
+           "git_environment"]
 
 TAIL_LINES = 25
 
@@ -48,51 +53,6 @@ INSTALL_HINTS: dict[str, str] = {
     "buildah": "apt-get install buildah",
     "redis-server": "apt-get install redis-server",
 }
-
-
-@dataclass(frozen=True)
-class PlannedCommand:
-    """A command as it was (or would have been) run: what --dry-run prints and tests compare."""
-
-    argv: tuple[str, ...]
-    cwd: str | None
-    env: tuple[tuple[str, str], ...]  # only the variables this command sets on top of the environment
-    step: str
-    probe: bool = False  # it only read (runs under --dry-run too); not part of what a run changes
-
-    def render(self) -> str:
-        prefix = " ".join(f"{k}={shlex.quote(v)}" for k, v in self.env)
-        cmd = shlex.join(self.argv)
-        parts = []
-        if self.cwd:
-            parts.append(f"cd {shlex.quote(self.cwd)} &&")
-        if prefix:
-            parts.append(prefix)
-        parts.append(cmd)
-        return redact(" ".join(parts))
-
-    def to_json(self) -> dict[str, object]:
-        return {
-            "step": self.step,
-            "argv": [redact(a) for a in self.argv],
-            "cwd": self.cwd,
-            "env": {k: redact(v) for k, v in self.env},
-        }
-
-
-@dataclass
-class Result:
-    argv: tuple[str, ...]
-    returncode: int
-    stdout: str
-    stderr: str
-    log_path: Path | None
-    dry_run: bool = False
-    seconds: float = 0.0
-
-    @property
-    def ok(self) -> bool:
-        return self.returncode == 0
 
 
 Echo = Callable[[str], None]
@@ -152,25 +112,17 @@ class Runner:
         stream: merge stdout/stderr and hand each line to `on_line` as it arrives (long steps).
         env: variables set (value) or removed (None) on top of the inherited environment.
         """
-        args = tuple(os.fspath(a) for a in argv)
-        if not args:
-            raise ValueError("empty command")
-        overrides = tuple((k, v) for k, v in (env or {}).items() if v is not None)
-        planned = PlannedCommand(args, os.fspath(cwd) if cwd is not None else None, overrides, step, probe)
-        with self._lock:
-            self.history.append(planned)
-
+        planned = self._record(argv, step=step, cwd=cwd, env=env, probe=probe)
+        args = planned.argv
         if self.dry_run and not probe:
-            if not self.quiet:
-                self.echo(f"[dry-run] {planned.render()}")
-            return Result(args, 0, "", "", None, dry_run=True)
+            return self._dry_run(planned)
 
         if not self.quiet and (self.verbose or not probe):
             self.echo(f"$ {planned.render()}")
 
         exe = self._resolve(args[0], fix)
         full_env = self._environment(args, env)
-        log_path = self._log_path(step)
+        log_path = step_log_path(self.log_dir, step)
         started = time.monotonic()
         if stream:
             result = self._run_streaming(args, exe, cwd, full_env, log_path, timeout, on_line, fix)
@@ -207,20 +159,12 @@ class Runner:
         a stream without one goes straight to the terminal. Ctrl-C is left to the command: tritondev
         ignores SIGINT while it runs and returns its status (128+N when a signal N ended it).
         """
-        import selectors
         import signal
 
-        args = tuple(os.fspath(a) for a in argv)
-        if not args:
-            raise ValueError("empty command")
-        overrides = tuple((k, v) for k, v in (env or {}).items() if v is not None)
-        planned = PlannedCommand(args, os.fspath(cwd) if cwd is not None else None, overrides, step, probe=False)
-        with self._lock:
-            self.history.append(planned)
+        planned = self._record(argv, step=step, cwd=cwd, env=env, probe=False)
+        args = planned.argv
         if self.dry_run:
-            if not self.quiet:
-                self.echo(f"[dry-run] {planned.render()}")
-            return Result(args, 0, "", "", None, dry_run=True)
+            return self._dry_run(planned)
         if self.verbose and not self.quiet:
             self.echo(f"$ {planned.render()}")
         exe = self._resolve(args[0], None, (env or {}).get("PATH"))
@@ -237,25 +181,7 @@ class Runner:
             raise ToolMissing(f"cannot run {args[0]}: {exc.strerror}") from None
         previous = signal.signal(signal.SIGINT, signal.SIG_IGN)
         try:
-            pipes = {proc.stdout: on_stdout, proc.stderr: on_stderr}
-            with selectors.DefaultSelector() as selector:
-                pending: dict[int, bytes] = {}
-                for pipe, callback in pipes.items():
-                    if pipe is not None and callback is not None:
-                        selector.register(pipe, selectors.EVENT_READ, callback)
-                        pending[pipe.fileno()] = b""
-                while selector.get_map():
-                    for key, _ in selector.select():
-                        fd, callback = key.fd, key.data
-                        chunk = os.read(fd, 65536)
-                        if not chunk:
-                            selector.unregister(key.fileobj)
-                            if pending[fd]:
-                                callback(pending[fd].decode("utf-8", "surrogateescape"))
-                            continue
-                        *lines, pending[fd] = (pending[fd] + chunk).split(b"\n")
-                        for line in lines:
-                            callback(line.decode("utf-8", "surrogateescape") + "\n")
+            _hand_over_lines({proc.stdout: on_stdout, proc.stderr: on_stderr})
             returncode = proc.wait()
         finally:
             if proc.poll() is None:  # an exception in a callback: do not leave the command behind
@@ -270,6 +196,30 @@ class Runner:
         return Result(args, returncode, "", "", None, seconds=time.monotonic() - started)
 
     # -- internals --------------------------------------------------------------------------
+    def _record(
+        self,
+        argv: Sequence[str | os.PathLike[str]],
+        *,
+        step: str,
+        cwd: Path | str | None,
+        env: Mapping[str, str | None] | None,
+        probe: bool,
+    ) -> PlannedCommand:
+        """The command as it will run, added to the history (dry run or not)."""
+        args = tuple(os.fspath(a) for a in argv)
+        if not args:
+            raise ValueError("empty command")
+        overrides = tuple((k, v) for k, v in (env or {}).items() if v is not None)
+        planned = PlannedCommand(args, os.fspath(cwd) if cwd is not None else None, overrides, step, probe)
+        with self._lock:
+            self.history.append(planned)
+        return planned
+
+    def _dry_run(self, planned: PlannedCommand) -> Result:
+        if not self.quiet:
+            self.echo(f"[dry-run] {planned.render()}")
+        return Result(planned.argv, 0, "", "", None, dry_run=True)
+
     def _resolve(self, program: str, fix: str | None, path: str | None = None) -> str:
         """The program's file; `path`: the PATH the command runs with, where the caller changes it."""
         if os.sep in program:
@@ -296,27 +246,14 @@ class Runner:
                 base[key] = value
         return base
 
-    def _log_path(self, step: str) -> Path | None:
-        if self.log_dir is None:
-            return None
-        safe = "".join(c if c.isalnum() or c in "-_." else "_" for c in step)
-        return self.log_dir / f"{safe}.log"
-
     def _open_log(self, log_path: Path | None, args: tuple[str, ...], cwd: object) -> TextIO | None:
         if log_path is None:
             return None
-        try:
-            log_path.parent.mkdir(parents=True, exist_ok=True)
-            # The first command of a step in this run starts the log afresh; later ones append.
-            with self._lock:
-                mode = "a" if log_path in self._opened_logs else "w"
-                self._opened_logs.add(log_path)
-            fh = cast(TextIO, log_path.open(mode, encoding="utf-8", errors="replace"))
-        except OSError:
-            return None
-        fh.write(f"$ {redact(shlex.join(args))}\n# cwd: {cwd or os.getcwd()}\n")
-        fh.flush()
-        return fh
+        # The first command of a step in this run starts the log afresh; later ones append.
+        with self._lock:
+            fresh = log_path not in self._opened_logs
+            self._opened_logs.add(log_path)
+        return open_log(log_path, args, cwd, fresh=fresh)
 
     def _run_captured(
         self,
@@ -362,12 +299,12 @@ class Runner:
             )
         except subprocess.TimeoutExpired as exc:
             out = exc.stdout.decode(errors="replace") if isinstance(exc.stdout, bytes) else (exc.stdout or "")
-            self._write_log(log, out + f"\n# timed out after {timeout}s\n")
+            write_log(log, out + f"\n# timed out after {timeout}s\n")
             raise CommandFailed(args, None, log_path, out.splitlines()[-TAIL_LINES:], fix=fix, timed_out=True) from None
         except OSError as exc:
-            self._write_log(log, f"# could not start: {exc}\n")
+            write_log(log, f"# could not start: {exc}\n")
             raise ToolMissing(f"cannot run {args[0]}: {exc.strerror}", fix=fix) from None
-        self._write_log(log, proc.stdout + proc.stderr + f"# exit status {proc.returncode}\n")
+        write_log(log, proc.stdout + proc.stderr + f"# exit status {proc.returncode}\n")
         return Result(args, proc.returncode, proc.stdout, proc.stderr, log_path)
 
     def _run_streaming(
@@ -396,14 +333,14 @@ class Runner:
                 bufsize=1,
             )
         except OSError as exc:
-            self._write_log(log, f"# could not start: {exc}\n")
+            write_log(log, f"# could not start: {exc}\n")
             raise ToolMissing(f"cannot run {args[0]}: {exc.strerror}", fix=fix) from None
         deadline = None if timeout is None else time.monotonic() + timeout
         try:
             assert proc.stdout is not None
             for line in proc.stdout:
                 tail.append(line.rstrip("\n"))
-                self._write_log(log, line)
+                write_log(log, line)
                 if on_line is not None:
                     on_line(line.rstrip("\n"))
                 if deadline is not None and time.monotonic() > deadline:
@@ -420,19 +357,35 @@ class Runner:
                 except subprocess.TimeoutExpired:
                     proc.kill()
                     proc.wait()
-            self._write_log(log, "# interrupted\n")
+            write_log(log, "# interrupted\n")
             raise
         finally:
             if log is not None:
                 log.close()
-        if log_path is not None:
-            with log_path.open("a", encoding="utf-8") as fh:
-                fh.write(f"# exit status {returncode}\n")
+        note_exit_status(log_path, returncode)
         return Result(args, returncode, "\n".join(tail), "", log_path)
 
-    @staticmethod
-    def _write_log(log: TextIO | None, text: str) -> None:
-        if log is None:
-            return
-        log.write(redact(text))
-        log.flush()
+
+def _hand_over_lines(pipes: Mapping[IO[bytes] | None, Callable[[str], None] | None]) -> None:
+    """Read every pipe that has a callback until it ends, handing each line over as it completes
+    (line endings kept, undecodable bytes as surrogate escapes; a last line without an end as is)."""
+    import selectors
+
+    with selectors.DefaultSelector() as selector:
+        pending: dict[int, bytes] = {}
+        for pipe, callback in pipes.items():
+            if pipe is not None and callback is not None:
+                selector.register(pipe, selectors.EVENT_READ, callback)
+                pending[pipe.fileno()] = b""
+        while selector.get_map():
+            for key, _ in selector.select():
+                fd, callback = key.fd, key.data
+                chunk = os.read(fd, 65536)
+                if not chunk:
+                    selector.unregister(key.fileobj)
+                    if pending[fd]:
+                        callback(pending[fd].decode("utf-8", "surrogateescape"))
+                    continue
+                *lines, pending[fd] = (pending[fd] + chunk).split(b"\n")
+                for line in lines:
+                    callback(line.decode("utf-8", "surrogateescape") + "\n")

@@ -16,7 +16,6 @@ from __future__ import annotations
 import dataclasses
 import difflib
 import os
-import shutil
 import typing
 from collections.abc import Mapping
 from dataclasses import dataclass, field, fields
@@ -24,6 +23,7 @@ from pathlib import Path
 from typing import Any
 
 from bootstrap.core.errors import ConfigError
+from bootstrap.core.settings_values import coerce
 
 BUILD_TYPES = ("Debug", "Release", "RelWithDebInfo")
 BACKENDS = ("nvidia", "amd")
@@ -260,104 +260,6 @@ def suggest(name: str, candidates: list[str]) -> str:
     return f" (did you mean '{close[0]}'?)" if close else ""
 
 
-_TRUE = {"1", "true", "yes", "on", "y"}
-_FALSE = {"0", "false", "no", "off", "n", ""}
-
-
-def _coerce(setting: Setting, raw: Any, where: str) -> Any:
-    """Turn a raw value from a file, the environment or the command line into the setting's type.
-
-    A file gives TOML values, which must already have the setting's type (`jobs = "4"` is as wrong as
-    `jobs = [4]`); the environment and the command line give text (or the option's own type)."""
-    if raw is None:
-        return None
-    try:
-        if isinstance(raw, str) and any((ord(ch) < 32 and ch != "\t") or ord(ch) == 127 for ch in raw):
-            raise ValueError("it contains a control character")
-        if setting.kind is bool:
-            return _as_bool(raw)
-        if setting.kind is int:
-            return _as_int(raw, setting.maximum)
-        if not isinstance(raw, (str, os.PathLike)):
-            raise ValueError(f"expected a string, not {toml_type(raw)}")
-        if setting.kind is Path:
-            return _as_path(setting, str(raw))
-        return _as_text(setting, str(raw))
-    except ValueError as exc:
-        shown = repr(raw) if len(repr(raw)) <= 80 else repr(raw)[:77] + "..."
-        raise ConfigError(
-            f"invalid value {shown} for '{setting.name}' in {where}: {exc}",
-            fix=f"set {setting.name} to a valid value ({setting.help})",
-        ) from None
-
-
-def toml_type(raw: object) -> str:
-    names = {bool: "true/false", int: "a number", float: "a number", list: "a list", dict: "a table"}
-    return next((name for kind, name in names.items() if isinstance(raw, kind)), type(raw).__name__)
-
-
-def _as_bool(raw: object) -> bool:
-    if isinstance(raw, bool):
-        return raw
-    if not isinstance(raw, str):
-        raise ValueError(f"expected true or false, not {toml_type(raw)}")
-    text = raw.strip().lower()
-    if text in _TRUE:
-        return True
-    if text in _FALSE:
-        return False
-    raise ValueError("expected true or false")
-
-
-def _as_int(raw: object, maximum: int) -> int:
-    if isinstance(raw, bool) or not isinstance(raw, (int, str)):
-        raise ValueError(f"expected a whole number, not {toml_type(raw)}")
-    value = raw if isinstance(raw, int) else int(raw.strip())
-    if value < 1:
-        raise ValueError("must be 1 or more")
-    if value > maximum:
-        raise ValueError(f"must be at most {maximum}")
-    return value
-
-
-def _as_path(setting: Setting, text: str) -> Path:
-    if not text.strip():
-        raise ValueError("must not be empty")
-    if setting.name == "python" and os.sep not in text:
-        # A bare interpreter name (python3, python3.12) means the one on PATH, as in a shell.
-        found = shutil.which(text)
-        if found:
-            return Path(found)
-    return Path(os.path.expanduser(text)).absolute()
-
-
-def _as_text(setting: Setting, raw: str) -> str:
-    text = raw.strip()
-    if setting.name == "backend":
-        # A fork's backend (xpu, cpu) or another name for one gets its own message and fix.
-        from bootstrap.git.pins_pytorch import refuse_unsupported_backend
-
-        refuse_unsupported_backend(text)
-    if setting.choices:
-        for choice in setting.choices:
-            if text.lower() == choice.lower():
-                return choice
-        raise ValueError(f"expected one of {', '.join(setting.choices)}")
-    if not text:
-        raise ValueError("must not be empty")
-    if setting.name == "ccache_remote":
-        # Checked here, before any command creates or changes anything in the workspace.
-        from bootstrap.pipeline.ccache_remote import parse_remote_url
-
-        parse_remote_url(text)
-    if setting.name in ("llvm", "llvm_prebuilt_url"):
-        # Checked here too: a bad value must stop every command before anything is written.
-        from bootstrap.pipeline import llvm_source
-
-        return llvm_source.parse_setting(setting.name, text)
-    return text
-
-
 def load_settings(
     cli: Mapping[str, Any] | None = None,
     environ: Mapping[str, str] | None = None,
@@ -374,10 +276,10 @@ def load_settings(
 
     # The workspace decides where the file is, so it is resolved first and cannot come from the file.
     if "workspace" in cli:
-        workspace = _coerce(BY_NAME["workspace"], cli["workspace"], "--workspace")
+        workspace = coerce(BY_NAME["workspace"], cli["workspace"], "--workspace")
         sources["workspace"] = "cli:--workspace"
     elif environ.get(WORKSPACE_ENV):
-        workspace = _coerce(BY_NAME["workspace"], environ[WORKSPACE_ENV], WORKSPACE_ENV)
+        workspace = coerce(BY_NAME["workspace"], environ[WORKSPACE_ENV], WORKSPACE_ENV)
         sources["workspace"] = f"env:{WORKSPACE_ENV}"
     else:
         workspace = _default_workspace()
@@ -389,7 +291,7 @@ def load_settings(
     kept, kept_source = remembered.read(workspace)
     for key, raw in kept.items():
         if key in BY_NAME and key not in remembered.NOT_REMEMBERED:  # another version's keys are left alone
-            values[key] = _coerce(BY_NAME[key], raw, kept_source)
+            values[key] = coerce(BY_NAME[key], raw, kept_source)
             sources[key] = kept_source
 
     from bootstrap.core.settings_file import read_workspace_file
@@ -404,7 +306,7 @@ def load_settings(
                 f"unknown key '{key}' in {file_path}{suggest(norm, file_keys)}{hint}",
                 fix=f"remove or rename '{key}'; valid keys: {', '.join(file_keys)}",
             )
-        values[norm] = _coerce(BY_NAME[norm], raw, str(file_path))
+        values[norm] = coerce(BY_NAME[norm], raw, str(file_path))
         sources[norm] = f"file:{file_path}"
 
     known_env = {s.env_var for s in SETTINGS}
@@ -418,10 +320,10 @@ def load_settings(
         if setting.name == "workspace":
             continue
         if setting.env_var in environ:
-            values[setting.name] = _coerce(setting, environ[setting.env_var], setting.env_var)
+            values[setting.name] = coerce(setting, environ[setting.env_var], setting.env_var)
             sources[setting.name] = f"env:{setting.env_var}"
         if setting.name in cli:
-            values[setting.name] = _coerce(setting, cli[setting.name], setting.option)
+            values[setting.name] = coerce(setting, cli[setting.name], setting.option)
             sources[setting.name] = f"cli:{setting.option}"
 
     remembered.drop_replaced(values, sources)

@@ -14,7 +14,8 @@ from pathlib import Path
 from typing import Any
 
 from bootstrap.core.errors import ConfigError
-from bootstrap.core.settings import CONFIG_FILE, toml_type
+from bootstrap.core.settings import CONFIG_FILE
+from bootstrap.core.settings_values import toml_type
 
 # tritondev.toml is a few lines; anything this large is not one.
 MAX_FILE_BYTES = 1 << 20
