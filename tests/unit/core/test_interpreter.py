@@ -14,8 +14,8 @@ from bootstrap.core.interpreter import (
     WORKSPACE_VENV,
     choose_interpreter,
     first_python_on_path,
-    own_interpreter_dirs,
     origin_of_setting,
+    own_interpreter_dirs,
     why_chosen,
 )
 
