@@ -48,5 +48,8 @@ def note_exit_status(path: Path | None, returncode: int) -> None:
     """Append the exit status to a log already closed (a streamed step closes it as its output ends)."""
     if path is None:
         return
-    with path.open("a", encoding="utf-8") as fh:
-        fh.write(f"# exit status {returncode}\n")
+    try:
+        with path.open("a", encoding="utf-8") as fh:
+            fh.write(f"# exit status {returncode}\n")
+    except OSError:
+        pass  # a log that could not be opened (read-only workspace) is skipped, its status too
