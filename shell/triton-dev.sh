@@ -11,6 +11,7 @@
 #
 #   triton-configure-mlir   configure the LLVM/MLIR build (cmake -G Ninja ... with Triton's flags)
 #   triton-build-mlir       build LLVM/MLIR (ninja)
+#                           (both refuse, exit 2, when setup used --llvm prebuilt or --llvm PATH)
 #   triton-pip-install      install Triton's build requirements, then
 #                           pip install --no-build-isolation -e <setup.py dir> with the build environment
 #   triton-cmake            configure a hand-driven Triton build folder (then: ninja -C <folder>)
@@ -42,13 +43,25 @@ _triton_dev_run() {
     "$@"
 }
 
+# With --llvm prebuilt or --llvm PATH the workspace has no LLVM source or build folder of its own:
+# say where LLVM comes from instead of running cmake or ninja on folders that are not there.
+_triton_dev_own_llvm() {
+    if [ -n "${TRITON_DEV_LLVM_ELSEWHERE:-}" ]; then
+        echo "triton-dev: $TRITON_DEV_LLVM_ELSEWHERE; this workspace has no LLVM build of its own" >&2
+        echo "fix: tritondev setup --llvm source (builds the pinned LLVM in the workspace)" >&2
+        return 2
+    fi
+}
+
 triton-configure-mlir() {
     _triton_dev_values || return
+    _triton_dev_own_llvm || return
     _triton_dev_run "${TRITON_DEV_LLVM_CONFIGURE[@]}"
 }
 
 triton-build-mlir() {
     _triton_dev_values || return
+    _triton_dev_own_llvm || return
     _triton_dev_run "${TRITON_DEV_LLVM_BUILD[@]}"
 }
 

@@ -40,10 +40,13 @@ def _bisect(ctx: AppContext, kind: str, good: str, bad: str, build_failure: Buil
     from bootstrap.core.errors import UsageError
     from bootstrap.pipeline import bisect
     from bootstrap.pipeline.bisect_checks import setup_state
+    from bootstrap.pipeline.bisect_range import split_ref
 
     if not command:
         raise UsageError("no command to judge each commit with",
                          fix=f"tritondev bisect {kind} --good REF --bad REF -- python my_test.py")
+    for ref, what in ((good, "--good"), (bad, "--bad")):
+        split_ref(ref, what)  # a malformed ref says so in any workspace, set up or not
     setup_state(ctx)  # before the lock, which would create the workspace
     ctx.runner.quiet = ctx.json or not ctx.verbose
     request = bisect.Request(kind, good, bad, tuple(command), build_failure.value, Path.cwd())

@@ -132,16 +132,22 @@ def _remote(runner: Runner, url: str, ref: str) -> str | None:
 _ANCESTRY = re.compile(r"(?:[~^][0-9]{0,6})*$")  # main~20, v3.4.0^
 
 
-def resolve(runner: Runner, checkout: Path, url: str, ref: str, what: str) -> str:
-    """The commit `ref` names: in the checkout, else on the remote (a full commit id is taken as is).
-    `~N` and `^` suffixes are read in the checkout only."""
+def split_ref(ref: str, what: str) -> tuple[str, str]:
+    """(the name, the name with its ~N/^ suffix) of a --good/--bad value; UsageError (exit 2) when it
+    is no ref git could be given. Pure: it runs before anything else looks at the workspace."""
     suffix = _ANCESTRY.search(ref.strip())
     base = ref.strip()[: suffix.start()] if suffix else ref.strip()
     try:
         base = validate_ref(base, what)
     except ConfigError as exc:
         raise UsageError(exc.message, fix="give a tag, a branch or a commit id, optionally with ~N (main~20)") from None
-    ref = base + (suffix.group(0) if suffix else "")
+    return base, base + (suffix.group(0) if suffix else "")
+
+
+def resolve(runner: Runner, checkout: Path, url: str, ref: str, what: str) -> str:
+    """The commit `ref` names: in the checkout, else on the remote (a full commit id is taken as is).
+    `~N` and `^` suffixes are read in the checkout only."""
+    base, ref = split_ref(ref, what)
     sha = _local(runner, checkout, ref)
     if sha is None and is_commit_like(ref):
         sha = ref.lower()

@@ -123,5 +123,5 @@ def write_local_files(
         ))
     paths = P.Paths(ws.root, triton_src, llvm.source, llvm.build, Path(presets.pip_install.argv[0]),
                     ws.root / "triton-home")
-    write_if_changed(ws.state / SHELL_VALUES, P.render_shell_values(presets, paths))
+    write_if_changed(ws.state / SHELL_VALUES, P.render_shell_values(presets, paths, llvm.kind))
     return [n for n in notices if n]

@@ -68,8 +68,17 @@ def read_text(path: Path) -> str | None:
 
 
 def parse_record(text: str) -> list[str]:
-    """Paths listed in a wheel RECORD (CSV: path,hash,size)."""
-    return [row[0] for row in csv.reader(io.StringIO(text)) if row and row[0]]
+    """Paths listed in a wheel RECORD (CSV: path,hash,size). A RECORD pip was killed while writing ends
+    mid-row, and a damaged one may hold NUL bytes (csv refuses them before Python 3.11, paths always):
+    the rows before the damage are read, a row that cannot be a path is left out."""
+    paths: list[str] = []
+    try:
+        for row in csv.reader(io.StringIO(text)):
+            if row and row[0] and "\0" not in row[0]:
+                paths.append(row[0])
+    except csv.Error:
+        pass
+    return paths
 
 
 def parse_installed_files(text: str) -> list[str]:
@@ -267,8 +276,14 @@ def record_hashes(dist: InstalledDist) -> dict[Path, str]:
     text = read_text(dist.meta_dir / "RECORD") if dist.meta_dir.is_dir() else None
     if not text:
         return {}
-    rows = csv.reader(io.StringIO(text))
-    return {resolve_entry(row[0], dist.base): row[1] for row in rows if len(row) > 1 and row[0] and row[1]}
+    hashes: dict[Path, str] = {}
+    try:
+        for row in csv.reader(io.StringIO(text)):
+            if len(row) > 1 and row[0] and row[1] and "\0" not in row[0]:
+                hashes[resolve_entry(row[0], dist.base)] = row[1]
+    except csv.Error:
+        pass  # cut or damaged: the rows before
+    return hashes
 
 
 def file_hash(path: Path) -> str | None:

@@ -22,10 +22,11 @@ import subprocess
 import tarfile
 import threading
 from dataclasses import dataclass, field
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from http.server import BaseHTTPRequestHandler
 from pathlib import Path
 from urllib.parse import unquote, urlsplit
 
+from tests.world.servers import LocalHttpServer
 from tests.world.world import World, _Git
 
 PREFIX = "/llvm-builds/"
@@ -101,22 +102,20 @@ class Served:
 
 
 @dataclass
-class PackageServer:
+class PackageServer(LocalHttpServer):
     """The files under `root`, at http://127.0.0.1:<port>/llvm-builds/<name>."""
 
     root: Path
-    port: int = 0
     requests: list[Served] = field(default_factory=list)  # read them through served()
     drop_after: dict[str, int] = field(default_factory=dict)  # name -> bytes sent before the connection drops
     ignore_range: bool = False
     status: dict[str, int] = field(default_factory=dict)  # name -> status answered instead of the file
-    _server: ThreadingHTTPServer | None = None
     _idle: threading.Condition = field(default_factory=threading.Condition)
     _active: int = 0
 
     @property
     def base_url(self) -> str:
-        return f"http://127.0.0.1:{self.port}{PREFIX.rstrip('/')}"
+        return f"{super().base_url}{PREFIX.rstrip('/')}"
 
     def url(self, name: str) -> str:
         return f"{self.base_url}/{name}"
@@ -210,17 +209,8 @@ class PackageServer:
             def log_message(self, format: str, *args: object) -> None:
                 pass
 
-        self._server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
-        self._server.daemon_threads = True
-        self.port = int(self._server.server_address[1])
-        threading.Thread(target=self._server.serve_forever, daemon=True).start()
+        self.serve(Handler)
         return self
-
-    def stop(self) -> None:
-        if self._server is not None:
-            self._server.shutdown()
-            self._server.server_close()
-            self._server = None
 
 
 def main(argv: list[str] | None = None) -> None:

@@ -99,8 +99,36 @@ def git_daemon_for(world: World) -> Iterator[GitDaemon]:
 # ---------------------------------------------------------------------------------------------
 
 
+class LocalHttpServer:
+    """The start and stop every HTTP server of the world shares: `handler` on 127.0.0.1 at a free port,
+    served by a daemon thread (threads per request, daemon too, so a hung client cannot block the end).
+    A base of the servers' dataclasses, not one itself, so that their own fields come first."""
+
+    port: int = 0  # known once serve() has bound it
+    _server: ThreadingHTTPServer | None = None
+
+    @property
+    def base_url(self) -> str:
+        return f"http://127.0.0.1:{self.port}"
+
+    def serve(self, handler: type[BaseHTTPRequestHandler]) -> None:
+        self._server = ThreadingHTTPServer(("127.0.0.1", 0), handler)
+        self._server.daemon_threads = True
+        self.port = int(self._server.server_address[1])
+        threading.Thread(target=self._server.serve_forever, daemon=True).start()
+
+    def stop(self) -> None:
+        if self._server is not None:
+            self._server.shutdown()
+            self._server.server_close()
+            self._server = None
+
+
+# ---------------------------------------------------------------------------------------------
+
+
 @dataclass
-class RawServer:
+class RawServer(LocalHttpServer):
     """Serves /<owner>/<repo>/<ref>/<path> like raw.githubusercontent.com, from the world's bare repos.
 
     The ref may contain slashes (release/2.5) or be a full sha. Missing repo, ref or path: 404 with
@@ -108,14 +136,7 @@ class RawServer:
     """
 
     world: World
-    port: int = 0
     requests: list[str] = field(default_factory=list)
-    _server: ThreadingHTTPServer | None = None
-    _thread: threading.Thread | None = None
-
-    @property
-    def base_url(self) -> str:
-        return f"http://127.0.0.1:{self.port}"
 
     def url(self, ref: str, path: str, repo: str = "pytorch/pytorch") -> str:
         return f"{self.base_url}/{repo}/{ref}/{path}"
@@ -163,24 +184,15 @@ class RawServer:
             def log_message(self, format: str, *args: object) -> None:
                 pass
 
-        self._server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
-        self.port = int(self._server.server_address[1])
-        self._thread = threading.Thread(target=self._server.serve_forever, daemon=True)
-        self._thread.start()
+        self.serve(Handler)
         return self
-
-    def stop(self) -> None:
-        if self._server is not None:
-            self._server.shutdown()
-            self._server.server_close()
-            self._server = None
 
 
 # ---------------------------------------------------------------------------------------------
 
 
 @dataclass
-class GitHttpServer:
+class GitHttpServer(LocalHttpServer):
     """Smart-HTTP git hosting (`git http-backend` behind a local HTTP server), like https://github.com/<o>/<r>.
 
     `url("triton")` → http://127.0.0.1:<port>/triton.git; fetch by sha works as over git://.
@@ -188,13 +200,7 @@ class GitHttpServer:
     """
 
     project_root: Path
-    port: int = 0
     requests: list[str] = field(default_factory=list)
-    _server: ThreadingHTTPServer | None = None
-
-    @property
-    def base_url(self) -> str:
-        return f"http://127.0.0.1:{self.port}"
 
     def url(self, name: str) -> str:
         return f"{self.base_url}/{name}.git"
@@ -250,13 +256,5 @@ class GitHttpServer:
             def log_message(self, format: str, *args: object) -> None:
                 pass
 
-        self._server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
-        self.port = int(self._server.server_address[1])
-        threading.Thread(target=self._server.serve_forever, daemon=True).start()
+        self.serve(Handler)
         return self
-
-    def stop(self) -> None:
-        if self._server is not None:
-            self._server.shutdown()
-            self._server.server_close()
-            self._server = None

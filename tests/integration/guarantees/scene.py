@@ -10,6 +10,7 @@ from __future__ import annotations
 import fcntl
 import json
 import os
+import shutil
 import subprocess
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -204,6 +205,17 @@ def dump_dir_in_use(s: Scene) -> None:
     (dumps / "0001-InlinerPass.mlir").write_text("earlier dump\n")
     s.fields["dumps"] = str(dumps)
     s.roots.append(dumps)
+
+
+IR_DUMP = Path(__file__).resolve().parents[2] / "unit" / "env" / "dumps" / "triton-3.9-cuda90-warps4"
+
+
+def ir_dump(s: Scene) -> None:
+    """An IR dump folder as `tritondev run --dump-ir` writes it (Triton 3.9, cuda:90), the user's."""
+    dump = s.tmp / f"dump {ODD}"
+    shutil.copytree(IR_DUMP, dump)
+    s.fields["dump"] = str(dump)
+    s.roots.append(dump)
 
 
 def both(*prepares: Prepare) -> Prepare:

@@ -37,6 +37,7 @@ from tests.integration.guarantees.scene import (
     full_disk_out,
     full_disk_workspace,
     hold_lock,
+    ir_dump,
     kernel_file,
     new_workspace,
     not_python,
@@ -55,6 +56,7 @@ from tests.support.snapshot import diff, snapshot
 SETUP = ("setup", "--workspace", "{ws}", "--python", "{py}", "--mirror", "{mirror}", "--jobs", "2")
 SETUP_T = (*SETUP, "--triton-commit", "{T}")
 PINS = ("pins", "--workspace", "{ws}", "--python", "{py}", "--mirror", "{mirror}")
+BISECT = ("bisect", "triton", "--workspace", "{ws}", "--mirror", "{mirror}")
 
 CASES: list[Case] = [
     # settings: the file, the environment, option values
@@ -198,6 +200,46 @@ CASES: list[Case] = [
     Case("run-dump-dir-not-empty", ("run", "--workspace", "{ws}", "--dump-ir", "--dump-dir", "{dumps}", "--",
                                     "true"), USAGE, "not empty", dump_dir_in_use),
     Case("docker-bad-engine", ("docker", "build", "--workspace", "{ws}", "--engine", "lxc"), USAGE, "lxc"),
+    # where LLVM comes from: --llvm, --llvm-prebuilt-url, TRITONDEV_LLVM
+    Case("setup-llvm-typo", (*SETUP_T, "--llvm", "prebuild"), USAGE, "did you mean 'prebuilt'"),
+    Case("setup-llvm-typo-json", (*SETUP_T, "--llvm", "prebuild", "--json"), USAGE, "did you mean 'prebuilt'",
+         json=True),
+    Case("setup-llvm-path-missing", (*SETUP_T, "--llvm", "{tmp}/no llvm build"), USAGE, "no such folder"),
+    Case("setup-llvm-path-missing-json", (*SETUP_T, "--llvm", "/nonexistent", "--json"), USAGE,
+         "--llvm /nonexistent: no such folder", json=True),
+    Case("setup-llvm-prebuilt-url-ftp", (*SETUP_T, "--llvm-prebuilt-url", "ftp://x"), USAGE,
+         "expected an http:// or https:// base URL"),
+    Case("env-llvm-bogus", (*SETUP_T, "--json"), USAGE, "'bogus' for 'llvm' in TRITONDEV_LLVM",
+         env(TRITONDEV_LLVM="bogus"), json=True),
+    Case("env-llvm-bogus-config", ("config", "show", "--workspace", "{ws}"), USAGE, "TRITONDEV_LLVM",
+         env(TRITONDEV_LLVM="bogus")),
+    # bisect
+    Case("bisect-missing-good", (*BISECT, "--bad", "main", "--", "true"), USAGE, "Missing option '--good'"),
+    Case("bisect-bad-ref", (*BISECT, "--good", "v3..4", "--bad", "main", "--", "true"), USAGE,
+         "--good 'v3..4' is rejected"),
+    Case("bisect-ref-like-option-json", (*BISECT, "--good", "main", "--bad", "--upload-pack=x", "--json", "--",
+                                         "true"), USAGE, "starts with '-'", json=True),
+    Case("bisect-no-command", (*BISECT, "--good", "v3.4.0", "--bad", "main"), USAGE, "no command"),
+    Case("bisect-never-set-up", (*BISECT, "--good", "v3.4.0", "--bad", "main", "--json", "--", "true"), USAGE,
+         "no finished `tritondev setup`", json=True),
+    Case("bisect-never-set-up-new-workspace",
+         ("bisect", "llvm", "--workspace", "{newws}", "--good", "a", "--bad", "b", "--", "true"), USAGE,
+         "no finished `tritondev setup`", new_workspace),
+    # opt, ir diff, test lit
+    Case("opt-unknown-pass", ("opt", "tritongpu-colesce", "--dump", "{dump}", "--workspace", "{ws}"), USAGE,
+         "did you mean 'tritongpu-coalesce'", ir_dump),
+    Case("opt-unknown-pass-json", ("opt", "tritongpu-colesce", "--dump", "{dump}", "--workspace", "{ws}", "--json"),
+         USAGE, "unknown pass 'tritongpu-colesce'", ir_dump, json=True),
+    Case("opt-dump-missing", ("opt", "tritongpu-coalesce", "--dump", "{tmp}/no dump here", "--workspace", "{ws}",
+                              "--json"), USAGE, "does not exist", json=True),
+    Case("opt-no-dump-in-workspace", ("opt", "tritongpu-coalesce", "--workspace", "{ws}"), USAGE, "no IR dump in"),
+    Case("ir-diff-dumps-missing", ("ir", "diff", "{tmp}/no dump a", "{tmp}/no dump b", "--workspace", "{ws}"), USAGE,
+         "does not exist"),
+    Case("ir-diff-dumps-missing-json", ("ir", "diff", "{dump}", "{tmp}/no dump b", "--workspace", "{ws}", "--json"),
+         USAGE, "does not exist", ir_dump, json=True),
+    Case("test-lit-without-build", ("test", "lit", "--workspace", "{ws}"), USAGE, "no Triton build in workspace"),
+    Case("test-lit-without-build-json", ("test", "lit", "TritonGPU/coalesce.mlir", "--workspace", "{newws}",
+                                         "--json"), USAGE, "no Triton build in workspace", new_workspace, json=True),
 ]
 
 
@@ -205,7 +247,7 @@ def test_at_least_thirty_cases_and_every_command() -> None:
     assert len(CASES) >= 30
     commands = {c.argv[0] for c in CASES}
     assert commands >= {"config", "pins", "purge", "setup", "build", "doctor", "verify", "compile", "cache", "env",
-                        "run", "docker"}
+                        "run", "docker", "bisect", "opt", "ir", "test"}
     assert len({c.id for c in CASES}) == len(CASES)
 
 
@@ -226,20 +268,30 @@ READ_ONLY = [
      "--dry-run"),
     ("purge", "--workspace", "{newws}", "--python", "{py}", "--dry-run"),
     ("docker", "build", "--workspace", "{newws}", "--engine", "podman", "--dry-run"),
+    ("ir", "diff", "{dump}", "{dump}", "--workspace", "{newws}", "--json"),
+    ("opt", "tritongpu-coalesce", "--dump", "{dump}", "--workspace", "{newws}", "--dry-run"),
 ]
+# The one exception, and all of it: `opt --dry-run` writes the replay's input (input.mlir) and the dump's own
+# diff across the pass (pass.diff) into the replay folder, so that the printed triton-opt command can be run.
+OPT_REPLAY = "{dump}/opt/0010-tritongpu-coalesce"
+WRITES = {"opt": ("added " + OPT_REPLAY[: -len("/0010-tritongpu-coalesce")], "added " + OPT_REPLAY,
+                  f"added {OPT_REPLAY}/input.mlir", f"added {OPT_REPLAY}/pass.diff")}
 
 
 @pytest.mark.parametrize("argv", READ_ONLY, ids=[" ".join(a[:2]) + (" --dry-run" if "--dry-run" in a else "")
                                                  for a in READ_ONLY])
 def test_reading_and_dry_runs_change_nothing(argv: tuple[str, ...], scene: Scene, cli: Any) -> None:
     """Commands that only read, and every --dry-run, leave the disk as it was: not even the workspace
-    folder is created; the target environment and HOME are untouched (whatever their exit code)."""
+    folder is created; the target environment and HOME are untouched (whatever their exit code). The
+    one exception is `opt --dry-run`: exactly the two files of its replay folder (WRITES)."""
     new_workspace(scene)
+    ir_dump(scene)
     home = scene.tmp.parent / "home"  # the cli fixture's HOME: ~/.cache, ~/.triton must stay as they were
     roots = [scene.venv, scene.tmp, home]
     before = snapshot(*roots)
     proc = cli(*[part.format(**scene.fields) for part in argv], cwd=scene.tmp, timeout=300)
     assert "Traceback" not in proc.stdout + proc.stderr, proc.stderr[-3000:]
     assert proc.returncode in (0, 1, 3), proc.stderr[-3000:]  # 1: doctor's findings, 3: verify without torch
-    assert diff(before, snapshot(*roots)) == []
+    expected = [change.format(**scene.fields) for change in WRITES.get(argv[0], ())]
+    assert diff(before, snapshot(*roots)) == sorted(expected)
     assert not Path(scene.fields["newws"]).exists(), f"{argv[0]} created the workspace"

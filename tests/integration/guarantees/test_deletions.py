@@ -137,6 +137,35 @@ def test_doctor_fix_clears_only_triton_entries(
     assert not any(p.exists() for p in ours)
 
 
+def test_doctor_fix_in_a_folder_of_hex_named_folders_deletes_nothing(cli: Any, target_venv: Path,
+                                                                     tmp_path: Path) -> None:
+    """TRITON_CACHE_DIR mistyped to a folder of the user's whose folders have cache-key names (hex, as
+    Triton 2.x named them): doctor --fix decides what to delete by the one rule `cache clear` uses
+    (bootstrap/kernels/cache/contents.py), so even a folder with a stale kernel's metadata in it stays
+    when it also holds a file of the user's."""
+    folder = tmp_path / f"my data {ODD}"
+    photos = folder / ("0123456789abcdef" * 4)
+    photos.mkdir(parents=True)
+    (photos / "holiday.jpg").write_bytes(b"\xff\xd8 not a kernel")
+    mixed = folder / ("fedcba9876543210" * 2)
+    mixed.mkdir()
+    (mixed / "add_kernel.json").write_text(json.dumps({"name": "add_kernel", "triton_version": "3.4.0",
+                                                       "target": {"backend": "cuda", "arch": 90}}))
+    (mixed / "add_kernel.ttir").write_text("module {}\n")
+    (mixed / "my notes.txt").write_text("mine\n")
+    (folder / ("a" * 64) / "nested").mkdir(parents=True)
+    (folder / ("b" * 32)).mkdir()
+    age([photos, mixed])
+    before = snapshot(folder)
+    proc = cli("doctor", "--fix", "--check", "cache", "--workspace", str(tmp_path / "ws"), "--python",
+               str(target_venv / "bin" / "python"), "--json", env={"TRITON_CACHE_DIR": str(folder)}, timeout=300)
+    assert "Traceback" not in proc.stderr and proc.returncode in (0, 1), proc.stderr
+    assert diff(before, snapshot(folder)) == []
+    # The stale-cache check did flag the aged folders; the fix refused every one of them.
+    said = json.dumps(json.loads(proc.stdout))
+    assert "removed 0 stale entries" in said and "2 folder(s) that are not Triton's left alone" in said, said
+
+
 def test_purge_removes_triton_and_nothing_else(
     cli: Any, base_venv: Path, wheels: Wheels, tmp_path: Path
 ) -> None:
