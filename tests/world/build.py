@@ -35,7 +35,8 @@ def clean_env(**extra: str) -> dict[str, str]:
     return env
 
 
-def run(args: list[str | Path], cwd: Path | None = None, env: dict[str, str] | None = None, check: bool = True):
+def run(args: list[str | Path], cwd: Path | None = None, env: dict[str, str] | None = None, check: bool = True
+        ) -> subprocess.CompletedProcess[str]:
     """Run a command, capturing output; on failure (with check) raise with the output attached."""
     proc = subprocess.run(
         [str(a) for a in args], cwd=cwd, env=env or clean_env(), capture_output=True, text=True, check=False
@@ -74,7 +75,7 @@ def configure_llvm(
     extra: list[str] | None = None,
     env: dict[str, str] | None = None,
     check: bool = True,
-):
+) -> subprocess.CompletedProcess[str]:
     args: list[str | Path] = [
         "cmake", "-G", "Ninja", "-S", source / "llvm", "-B", build,
         f"-DCMAKE_BUILD_TYPE={build_type}",

@@ -18,6 +18,7 @@ from typing import Any
 
 import pytest
 
+from tests.conftest import Cli
 from tests.integration.guarantees.conftest import ODD, SmallFs, can_mount, stale_kernel_cache
 from tests.support.snapshot import diff, snapshot
 from tests.support.venvs import triton_venv
@@ -236,7 +237,7 @@ def check_output(case: Case, proc: subprocess.CompletedProcess[str]) -> None:
         assert "-h' for help" in proc.stderr or "--help" in proc.stderr, proc.stderr
 
 
-def run_case(case: Case, scene: Scene, cli: Any, trunc_url: str) -> subprocess.CompletedProcess[str]:
+def run_case(case: Case, scene: Scene, cli: Cli, trunc_url: str) -> subprocess.CompletedProcess[str]:
     """Prepare the case, run the CLI, and hold the promise: the documented exit code, one line and a
     fix (or one JSON document), no traceback, and no change on disk but a new log under logs/."""
     if case.needs_mount and not can_mount():

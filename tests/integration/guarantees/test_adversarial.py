@@ -20,6 +20,7 @@ from typing import Any
 
 import pytest
 
+from tests.conftest import Cli
 from tests.integration.guarantees.conftest import ODD, TruncatingServer
 from tests.integration.guarantees.scene import (
     EXTERNAL,
@@ -315,5 +316,5 @@ def test_at_least_forty_adversarial_cases() -> None:
 
 
 @pytest.mark.parametrize("case", CASES, ids=[c.id for c in CASES])
-def test_adversarial_input(case: Case, scene: Scene, cli: Any, truncating_server: TruncatingServer) -> None:
+def test_adversarial_input(case: Case, scene: Scene, cli: Cli, truncating_server: TruncatingServer) -> None:
     run_case(case, scene, cli, truncating_server.base_url)

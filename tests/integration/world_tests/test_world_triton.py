@@ -126,7 +126,8 @@ def failing_venv(tmp_path_factory: pytest.TempPathFactory) -> Path:
 
 
 def pip_fails(py: Path, target: Path, env: dict[str, str], editable: bool = True) -> str:
-    args = [py, "-m", "pip", "install", "-v", "--no-build-isolation", *(["-e"] if editable else []), target]
+    args: list[str | Path] = [py, "-m", "pip", "install", "-v", "--no-build-isolation",
+                              *(["-e"] if editable else []), target]
     proc = run(args, env=env, check=False)
     assert proc.returncode != 0
     return proc.stdout + proc.stderr

@@ -146,4 +146,4 @@ def test_setup_has_an_option_for_every_setting() -> None:
     jobs = next(p for p in _typer_command("setup").params if p.name == "jobs")
     assert "-j" in jobs.opts
     ccache = next(p for p in _typer_command("setup").params if p.name == "ccache")
-    assert ccache.secondary_opts == ["--no-ccache"]  # type: ignore[attr-defined]
+    assert ccache.secondary_opts == ["--no-ccache"]

@@ -6,6 +6,7 @@ itself is built and exercised in test_image.py (slow tier).
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from pathlib import Path
 
 import pytest
@@ -37,21 +38,26 @@ def _pairs(argv: list[str], flag: str) -> list[str]:
 # -- engine choice --------------------------------------------------------------------------------
 
 
+def which_of(found: dict[str, str]) -> Callable[[str], str | None]:
+    """A `shutil.which` that finds exactly the programs in `found`."""
+    return lambda program: found.get(program)
+
+
 def test_engine_prefers_docker_then_podman() -> None:
-    assert dockerplan.find_engine(None, {"docker": "/x/docker", "podman": "/x/podman"}.get) == "docker"
-    assert dockerplan.find_engine(None, {"podman": "/x/podman"}.get) == "podman"
+    assert dockerplan.find_engine(None, which_of({"docker": "/x/docker", "podman": "/x/podman"})) == "docker"
+    assert dockerplan.find_engine(None, which_of({"podman": "/x/podman"})) == "podman"
 
 
 def test_no_engine_is_tool_missing() -> None:
     with pytest.raises(ToolMissing) as info:
-        dockerplan.find_engine(None, {}.get)
+        dockerplan.find_engine(None, which_of({}))
     assert info.value.fix and "podman" in info.value.fix
 
 
 def test_named_engine_is_kept_even_when_absent_and_unknown_is_usage_error() -> None:
-    assert dockerplan.find_engine("podman", {}.get) == "podman"
+    assert dockerplan.find_engine("podman", which_of({})) == "podman"
     with pytest.raises(UsageError):
-        dockerplan.find_engine("containerd", {}.get)
+        dockerplan.find_engine("containerd", which_of({}))
 
 
 def test_podman_behind_a_docker_name_gets_podman_flags() -> None:
@@ -177,7 +183,7 @@ def test_dockerignore_keeps_the_context_small() -> None:
     assert "*" in lines
     allowed = {ln[1:].rstrip("/") for ln in lines if ln.startswith("!")}
     assert allowed == {"pyproject.toml", "README.md", "bootstrap", "docker"}
-    copied = set()
+    copied: set[str] = set()
     for line in (REPO / "docker" / "Dockerfile").read_text().splitlines():
         if line.startswith("COPY ") and "--from=" not in line:
             copied.update(p.rstrip("/").split("/")[0] for p in line.split()[1:-1])
