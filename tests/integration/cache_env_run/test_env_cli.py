@@ -29,7 +29,8 @@ def shell_values(shell: str, program: str, names: list[str], env: dict[str, str]
     reader = "import json, os, sys; print(json.dumps({n: os.environ.get(n) for n in sys.argv[1:]}))"
     script = program + f"\n{sys.executable} -c '{reader}' " + " ".join(names)
     out = subprocess.run([shell, "-c", script], capture_output=True, text=True, check=True, env=env)
-    return json.loads(out.stdout.strip().splitlines()[-1])  # type: ignore[no-any-return]
+    values: dict[str, str | None] = json.loads(out.stdout.strip().splitlines()[-1])
+    return values
 
 
 @pytest.mark.parametrize("shell", ["bash", "zsh", "fish", "sh"])

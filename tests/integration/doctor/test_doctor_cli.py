@@ -41,8 +41,9 @@ def test_missing_target_env_is_an_error_with_the_fix_and_creates_nothing(cli: Cl
     no_python = tmp_path / "bin"
     no_python.mkdir()
     for tool in ("cc", "gcc", "clang"):
-        if shutil.which(tool):
-            (no_python / tool).symlink_to(shutil.which(tool))  # type: ignore[arg-type]
+        found = shutil.which(tool)
+        if found:
+            (no_python / tool).symlink_to(found)
     env = {"PATH": str(no_python)}
     result = cli("doctor", "--workspace", str(ws), "--json", "--check", "python", "--check", "packages", env=env)
     assert result.returncode == 1, result.stderr

@@ -14,7 +14,7 @@ import subprocess
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Protocol
 
 import pytest
 
@@ -26,6 +26,10 @@ from tests.world.world import World
 
 # The documented exit codes (README, "Exit codes").
 USAGE, TOOL, EXTERNAL, MISMATCH, LOCKED = 2, 3, 4, 5, 6
+
+
+class Closable(Protocol):
+    def close(self) -> None: ...
 
 
 @dataclass
@@ -40,7 +44,7 @@ class Scene:
     fields: dict[str, str]
     env: dict[str, str] = field(default_factory=dict)
     roots: list[Path] = field(default_factory=list)  # more folders that must not change
-    keep: list[Any] = field(default_factory=list)  # open files (locks), mounts: released after the case
+    keep: list[SmallFs | Closable] = field(default_factory=list)  # held locks and mounts: released after the case
     small_fs: list[SmallFs] = field(default_factory=list)
     absent: list[Path] = field(default_factory=list)  # paths that must still not exist afterwards
 

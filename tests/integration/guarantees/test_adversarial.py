@@ -94,7 +94,7 @@ def journal(data: object) -> Prepare:
     return prepare
 
 
-def run_with(**fields: object) -> dict[str, object]:
+def run_with(**fields: object) -> dict[str, Any]:
     """A journal run as purge writes it, with `fields` changed."""
     run: dict[str, object] = {
         "id": "2026-01-01T00:00:00Z-1", "status": "done", "target": {"executable": "/v/bin/python"},
@@ -107,7 +107,7 @@ def run_with(**fields: object) -> dict[str, object]:
 def journal_of_target(s: Scene) -> None:
     """A well-formed journal whose last purge was of the scene's target (for a restore)."""
     data = run_with()
-    data["runs"][0]["target"] = {"executable": str(s.py)}  # type: ignore[index]
+    data["runs"][0]["target"] = {"executable": str(s.py)}
     (s.ws / "state" / "purge-journal.json").write_text(json.dumps(data), encoding="utf-8")
 
 

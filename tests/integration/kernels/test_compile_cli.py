@@ -27,6 +27,13 @@ CUDA_STAGES = ("ttir", "ttgir", "llir", "ptx", "cubin", "sass")
 HIP_STAGES = ("ttir", "ttgir", "llir", "amdgcn", "hsaco")
 
 
+def _number(pattern: str, text: str) -> int:
+    """The number `pattern`'s group 1 finds in `text` (the assembly must state it)."""
+    found = re.search(pattern, text)
+    assert found is not None, f"no {pattern!r} in the assembly"
+    return int(found.group(1))
+
+
 @pytest.fixture(scope="module")
 def compiled(tdv: RunCli, triton_python: Path, kernel_file: Path, tmp_path_factory: pytest.TempPathFactory) -> Compiled:
     out = tmp_path_factory.mktemp("out")
@@ -84,9 +91,9 @@ def test_resource_summaries_match_metadata(compiled: Compiled) -> None:
             text = (folder / "matmul_kernel.amdgcn").read_text()
             assert res["lds_bytes"] == metadata["shared"] > 0
             assert res["threads"] == 512
-            next_free = int(re.search(r"\.amdhsa_next_free_vgpr\s+(\d+)", text).group(1))  # type: ignore[union-attr]
+            next_free = _number(r"\.amdhsa_next_free_vgpr\s+(\d+)", text)
             assert res["vgprs"] is not None and 0 < res["vgprs"] <= next_free
-            assert res["sgpr_spills"] == int(re.search(r"\.sgpr_spill_count:\s+(\d+)", text).group(1))  # type: ignore[union-attr]
+            assert res["sgpr_spills"] == _number(r"\.sgpr_spill_count:\s+(\d+)", text)
             assert res["occupancy"] == parse_amdgcn_info(text)["occupancy"] >= 1
 
 

@@ -29,7 +29,8 @@ def installed(py: Path) -> dict[str, object]:
         " 'filecheck': os.access(os.path.join(pkg, 'FileCheck'), os.X_OK),"
         " 'llir': triton.compile_vector_add(block_size=64)['llir']}))"
     )
-    return json.loads(run([py, "-c", code], cwd=py.parent).stdout)  # type: ignore[no-any-return]
+    facts: dict[str, object] = json.loads(run([py, "-c", code], cwd=py.parent).stdout)
+    return facts
 
 
 @pytest.fixture(scope="module")

@@ -203,7 +203,7 @@ env_lines = st.lists(
 
 @SETTINGS
 @given(env_lines | st.binary(max_size=60).map(lambda b: [b.decode("latin-1")]))
-def test_any_env_file_reads_or_is_exit_2(tmp_path_factory: Any, lines: list[str]) -> None:
+def test_any_env_file_reads_or_is_exit_2(tmp_path_factory: pytest.TempPathFactory, lines: list[str]) -> None:
     ws = tmp_path_factory.mktemp("env")
     path = ws / "env.sh"
     path.write_bytes("\n".join(lines).encode("utf-8", "surrogateescape"))

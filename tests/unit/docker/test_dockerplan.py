@@ -6,10 +6,14 @@ itself is built and exercised in test_image.py (slow tier).
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from pathlib import Path
+from typing import TYPE_CHECKING, TypedDict
 
 import pytest
+
+if TYPE_CHECKING:
+    from typing import Unpack  # Python 3.11; only mypy reads it here (tests run on 3.10 too)
 
 from bootstrap.core.errors import ToolMissing, UsageError
 from bootstrap.docker import plan as dockerplan
@@ -22,13 +26,18 @@ ROOTLESS_PODMAN = Engine("podman", "podman", rootless=True)
 ROOTLESS_DOCKER = Engine("docker", "docker", rootless=True)
 
 
-def _run(engine: Engine, **kw: object) -> list[str]:
-    args: dict[str, object] = dict(
-        image="tritondev:t", workspace=Path("/home/u/ws"), ccache_dir=Path("/home/u/.cache/c"), host_uid=1234,
-        host_gid=987,
-    )
-    args.update(kw)
-    return dockerplan.run_command(engine, **args)  # type: ignore[arg-type]
+class RunChanges(TypedDict, total=False):
+    """The options of run_command that the tests vary and leave at its defaults otherwise."""
+
+    gpus: bool
+    tty: bool
+    args: Sequence[str]
+
+
+def _run(engine: Engine, image: str = "tritondev:t", workspace: Path = Path("/home/u/ws"),
+         **changes: Unpack[RunChanges]) -> list[str]:
+    return dockerplan.run_command(engine, image=image, workspace=workspace, ccache_dir=Path("/home/u/.cache/c"),
+                                  host_uid=1234, host_gid=987, **changes)
 
 
 def _pairs(argv: list[str], flag: str) -> list[str]:
