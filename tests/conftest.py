@@ -8,8 +8,12 @@ import subprocess
 import sys
 from collections.abc import Iterator
 from pathlib import Path
+from typing import TYPE_CHECKING, Protocol, TypedDict
 
 import pytest
+
+if TYPE_CHECKING:
+    from typing import Unpack  # Python 3.11; only mypy reads it here (tests run on 3.10 too)
 
 REPO = Path(__file__).resolve().parents[1]
 
@@ -70,15 +74,34 @@ def run_cli(
     )
 
 
+class CliOptions(TypedDict, total=False):
+    """What a `cli` fixture passes on to `run_cli` as it is."""
+
+    cwd: Path | None
+    timeout: float
+    input_text: str | None
+
+
+class Cli(Protocol):
+    """The type of the `cli` fixture: `run_cli` with the test's environment and folder filled in."""
+
+    def __call__(
+        self, *args: str, env: dict[str, str] | None = None, **options: Unpack[CliOptions]
+    ) -> subprocess.CompletedProcess[str]: ...
+
+
 @pytest.fixture
-def cli(clean_env: dict[str, str], tmp_path: Path):  # type: ignore[no-untyped-def]
+def cli(clean_env: dict[str, str], tmp_path: Path) -> Cli:
     """`cli(*args, env=..., cwd=...)` runs tritondev with a clean environment; cwd defaults to tmp_path."""
 
-    def _run(*args: str, env: dict[str, str] | None = None, cwd: Path | None = None, **kw):  # type: ignore[no-untyped-def]
+    def _run(
+        *args: str, env: dict[str, str] | None = None, **options: Unpack[CliOptions]
+    ) -> subprocess.CompletedProcess[str]:
         merged = dict(clean_env)
         merged["PYTHONPATH"] = os.pathsep.join(filter(None, [str(REPO), os.environ.get("PYTHONPATH", "")]))
         if env:
             merged.update(env)
-        return run_cli(*args, env=merged, cwd=cwd or tmp_path, **kw)
+        options["cwd"] = options.get("cwd") or tmp_path
+        return run_cli(*args, env=merged, **options)
 
     return _run

@@ -85,11 +85,12 @@ def main() -> int:
     figures["verify_exit"] = proc.returncode
     figures["verify_seconds"] = round(seconds, 2)
     figures["verify_bandwidth"] = report.get("bandwidth")
+    bw: dict[str, float] = report.get("bandwidth") or {}
 
     kernel = home / "k.py"
     kernel.write_text(KERNEL)
     major, minor = str(figures["compute_capability"]).split(".")
-    compile_times: dict[str, object] = {}
+    compile_times: dict[str, dict[str, float]] = {}
     for target in (f"cuda:{major}{minor}", "cuda:80", "cuda:120", "hip:gfx942"):
         proc, seconds = tritondev("compile", f"{kernel}::add_kernel", "--signature",
                                   "x_ptr=*fp32,y_ptr=*fp32,out_ptr=*fp32,n=i32", "--constexpr", "BLOCK=1024",
@@ -98,11 +99,10 @@ def main() -> int:
         compile_times[target] = {"seconds": round(seconds, 2), "exit": proc.returncode}
     figures["compile"] = compile_times
 
-    bw = figures["verify_bandwidth"] or {}
     print("| GPU | driver | CC | torch | triton | jax | doctor (median, checks) | verify: vector add vs torch copy | "
           "compile per target |")
     print("|---|---|---|---|---|---|---|---|---|")
-    per_target = ", ".join(f"{t} {v['seconds']} s" for t, v in compile_times.items())  # type: ignore[index]
+    per_target = ", ".join(f"{t} {v['seconds']} s" for t, v in compile_times.items())
     print(f"| {figures['gpu']} | {figures['driver']} | {figures['compute_capability']} | {figures['torch']} | "
           f"{figures['triton']} | {figures['jax']} | {figures['doctor_seconds_median']} s, "
           f"{figures['doctor_checks']} checks | {bw.get('add_gbps', 0):.0f} / {bw.get('copy_gbps', 0):.0f} GB/s "
@@ -110,7 +110,7 @@ def main() -> int:
     print(json.dumps(figures, indent=2, default=str))
     if args.out:
         args.out.write_text(json.dumps(figures, indent=2, default=str))
-    ok = figures["verify_exit"] == 0 and all(v["exit"] == 0 for v in compile_times.values())  # type: ignore[index]
+    ok = figures["verify_exit"] == 0 and all(v["exit"] == 0 for v in compile_times.values())
     return 0 if ok else 1
 
 

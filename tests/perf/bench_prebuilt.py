@@ -34,7 +34,7 @@ from bootstrap.core.errors import ExternalError  # noqa: E402
 from bootstrap.pipeline.download import download  # noqa: E402
 from bootstrap.pipeline.llvm_source import detect_host, host_suffix  # noqa: E402
 from tests.integration.build.harness import base_env, setup_args  # noqa: E402
-from tests.perf.bench_setup import _setup  # noqa: E402  (setup --json, timed)
+from tests.perf.setup_runs import setup as _setup  # noqa: E402  (setup --json, timed)
 from tests.world.packages import PackageServer, commit_llvm_info, package_llvm, sha256_of  # noqa: E402
 from tests.world.world import build_world  # noqa: E402
 
@@ -44,7 +44,8 @@ SOURCE_LLVM = ("checkout-llvm-project", "llvm-configure", "llvm-build")
 
 
 def _step_seconds(report: dict[str, Any], names: tuple[str, ...]) -> float:
-    return sum(s["seconds"] for s in report["steps"] if s["step"] in names and s["status"] == "ran")
+    seconds: float = sum(s["seconds"] for s in report["steps"] if s["step"] in names and s["status"] == "ran")
+    return seconds
 
 
 def measure_setups(root: Path) -> list[dict[str, object]]:

@@ -42,7 +42,8 @@ def step_seconds(report: dict[str, Any]) -> dict[str, float]:
 
 
 def build_seconds(report: dict[str, Any]) -> float:
-    return sum(s["seconds"] for s in report["steps"] if s["step"] in BUILD_STEPS and s["status"] == "ran")
+    seconds: float = sum(s["seconds"] for s in report["steps"] if s["step"] in BUILD_STEPS and s["status"] == "ran")
+    return seconds
 
 
 def hit_rate(report: dict[str, Any]) -> tuple[int, int]:

@@ -7,6 +7,10 @@ import subprocess
 import sys
 from dataclasses import dataclass
 from pathlib import Path
+from typing import TYPE_CHECKING, TypedDict
+
+if TYPE_CHECKING:
+    from typing import Unpack  # Python 3.11; only mypy reads it here (tests run on 3.10 too)
 
 # The LLVM flags of Triton's scripts/build-llvm-project.sh (facts §1.5), minus the compiler choice.
 TRITON_LLVM_FLAGS = [
@@ -35,7 +39,8 @@ def clean_env(**extra: str) -> dict[str, str]:
     return env
 
 
-def run(args: list[str | Path], cwd: Path | None = None, env: dict[str, str] | None = None, check: bool = True):
+def run(args: list[str | Path], cwd: Path | None = None, env: dict[str, str] | None = None, check: bool = True
+        ) -> subprocess.CompletedProcess[str]:
     """Run a command, capturing output; on failure (with check) raise with the output attached."""
     proc = subprocess.run(
         [str(a) for a in args], cwd=cwd, env=env or clean_env(), capture_output=True, text=True, check=False
@@ -74,7 +79,7 @@ def configure_llvm(
     extra: list[str] | None = None,
     env: dict[str, str] | None = None,
     check: bool = True,
-):
+) -> subprocess.CompletedProcess[str]:
     args: list[str | Path] = [
         "cmake", "-G", "Ninja", "-S", source / "llvm", "-B", build,
         f"-DCMAKE_BUILD_TYPE={build_type}",
@@ -91,7 +96,20 @@ def configure_llvm(
     return run(args, env=env, check=check)
 
 
-def build_llvm(source: Path, build: Path, env: dict[str, str] | None = None, **configure: object) -> LLVMBuild:
+class ConfigureOptions(TypedDict, total=False):
+    """configure_llvm's options that build_llvm passes on."""
+
+    compiler: str
+    projects: str
+    targets: str
+    build_type: str
+    ccache: bool
+    extra: list[str] | None
+    check: bool
+
+
+def build_llvm(source: Path, build: Path, env: dict[str, str] | None = None,
+               **configure: Unpack[ConfigureOptions]) -> LLVMBuild:
     """Configure and build the mini LLVM in `source` into `build`.
 
     CCACHE_BASEDIR defaults to the checkout's parent, so that builds of other checkouts laid out the
@@ -99,7 +117,7 @@ def build_llvm(source: Path, build: Path, env: dict[str, str] | None = None, **c
     """
     env = dict(env or clean_env())
     env.setdefault("CCACHE_BASEDIR", str(source.parent))
-    configure_llvm(source, build, env=env, **configure)  # type: ignore[arg-type]
+    configure_llvm(source, build, env=env, **configure)
     run(["ninja", "-C", build], env=env)
     commit = run(["git", "-C", source, "rev-parse", "HEAD"]).stdout.strip()
     return LLVMBuild(source, build, commit)

@@ -200,11 +200,12 @@ class PackageServer(LocalHttpServer):
                 self.wfile.flush()
                 with file.open("rb") as fh:
                     if drop is not None:
-                        sent = self.connection.sendfile(fh, offset, min(drop, count))
+                        sent: int = self.connection.sendfile(fh, offset, min(drop, count))
                         self.close_connection = True
                         self.connection.shutdown(socket.SHUT_RDWR)
                         return sent
-                    return self.connection.sendfile(fh, offset, count)
+                    whole: int = self.connection.sendfile(fh, offset, count)
+                    return whole
 
             def log_message(self, format: str, *args: object) -> None:
                 pass

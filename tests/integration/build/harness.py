@@ -11,6 +11,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from tests.world.world import World
+
 REPO = Path(__file__).resolve().parents[3]
 SHELL_FUNCTIONS = REPO / "shell" / "triton-dev.sh"
 # Tools a PATH "without clang" keeps: everything on PATH except these.
@@ -53,7 +55,7 @@ def tritondev(*args: str, env: dict[str, str], cwd: Path | None = None, timeout:
                           text=True, timeout=timeout)
 
 
-def setup_args(world: Any, workspace: Path, label: str, *extra: str) -> list[str]:
+def setup_args(world: World, workspace: Path, label: str, *extra: str) -> list[str]:
     """`setup` for the world's Triton commit `label`, from the world's bare repos as a mirror."""
     return ["setup", "--workspace", str(workspace), "--mirror", str(world.git_root),
             "--triton-commit", world.triton_commits[label], "--jobs", "2", "--link-jobs", "2", *extra]

@@ -111,16 +111,17 @@ def test_kill_9_at_random_moments_then_rerun(world: World, tmp_path: Path) -> No
     # exit 130, then a re-run finishes.
     for _ in range(2):
         toggle()
-        proc = subprocess.Popen([sys.executable, "-m", "bootstrap", *args()], env=env, stdout=subprocess.DEVNULL,
-                                stderr=subprocess.PIPE, text=True, start_new_session=True)
+        interrupted = subprocess.Popen([sys.executable, "-m", "bootstrap", *args()], env=env,
+                                       stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True,
+                                       start_new_session=True)
         time.sleep(rng.uniform(0.5, max(0.6, estimate["triton"])))
-        os.killpg(proc.pid, signal.SIGINT)
-        _, err = proc.communicate(timeout=120)
-        assert proc.returncode in (0, 130), err[-2000:]
+        os.killpg(interrupted.pid, signal.SIGINT)
+        _, err = interrupted.communicate(timeout=120)
+        assert interrupted.returncode in (0, 130), err[-2000:]
         assert "Traceback" not in err
         rerun = tritondev(*args(), env=env)
         assert rerun.returncode == 0, rerun.stderr[-3000:]
-        history.append(f"Ctrl-C: exit {proc.returncode}, re-run ok")
+        history.append(f"Ctrl-C: exit {interrupted.returncode}, re-run ok")
     # After all that, a last run finds nothing to do and verifies (provenance and all).
     last = tritondev(*setup_args(world, ws, "root-json", "--build-type", build_type[0]), env=env)
     assert last.returncode == 0, last.stderr[-3000:]

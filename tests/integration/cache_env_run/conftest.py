@@ -12,9 +12,14 @@ import shutil
 import subprocess
 import time
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import pytest
 
+if TYPE_CHECKING:
+    from typing import Unpack  # Python 3.11; only mypy reads it here (tests run on 3.10 too)
+
+from tests.conftest import Cli, CliOptions
 from tests.support.venvs import triton_venv
 
 # A small kernel; the script compiles it for each target named on its command line and prints marker
@@ -122,10 +127,12 @@ def workspace(tmp_path: Path) -> Path:
 
 
 @pytest.fixture
-def cli(cli, workspace: Path):  # type: ignore[no-untyped-def]
+def cli(cli: Cli, workspace: Path) -> Cli:
     """The shared CLI runner with a workspace of the test's own (never one found upward from /tmp)."""
 
-    def _run(*args: str, env: dict[str, str] | None = None, **kw):  # type: ignore[no-untyped-def]
-        return cli(*args, env={"TRITONDEV_WORKSPACE": str(workspace), **(env or {})}, **kw)
+    def _run(
+        *args: str, env: dict[str, str] | None = None, **options: Unpack[CliOptions]
+    ) -> subprocess.CompletedProcess[str]:
+        return cli(*args, env={"TRITONDEV_WORKSPACE": str(workspace), **(env or {})}, **options)
 
     return _run

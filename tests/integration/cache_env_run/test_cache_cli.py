@@ -7,9 +7,11 @@ import os
 import subprocess
 import sys
 from pathlib import Path
+from typing import Any
 
 import pytest
 
+from tests.conftest import Cli
 from tests.integration.cache_env_run.conftest import age_entry
 from tests.integration.doctor.conftest import odd_interpreter
 
@@ -18,13 +20,14 @@ def snapshot(folder: Path) -> dict[str, int]:
     return {str(p.relative_to(folder)): p.stat().st_size for p in sorted(folder.rglob("*"))}
 
 
-def ls_json(cli, cache: Path, *extra: str) -> dict:  # type: ignore[no-untyped-def]
+def ls_json(cli: Cli, cache: Path, *extra: str) -> dict[str, Any]:
     result = cli("cache", "ls", "--dir", str(cache), "--json", *extra)
     assert result.returncode == 0, result.stderr
-    return json.loads(result.stdout)
+    listing: dict[str, Any] = json.loads(result.stdout)
+    return listing
 
 
-def test_ls_lists_real_entries(cli, real_cache: Path, triton_python: Path) -> None:  # type: ignore[no-untyped-def]
+def test_ls_lists_real_entries(cli: Cli, real_cache: Path, triton_python: Path) -> None:
     data = ls_json(cli, real_cache, "--python", str(triton_python))
     assert data["dir"] == str(real_cache) and data["dir_source"] == "--dir"
     assert data["installed_triton"] == "3.9.0"
@@ -37,7 +40,7 @@ def test_ls_lists_real_entries(cli, real_cache: Path, triton_python: Path) -> No
     assert [e["kind"] for e in data["entries"]].count("module") == 1
 
 
-def test_ls_finds_the_cache_through_triton_cache_dir(cli, real_cache: Path) -> None:  # type: ignore[no-untyped-def]
+def test_ls_finds_the_cache_through_triton_cache_dir(cli: Cli, real_cache: Path) -> None:
     result = cli("cache", "ls", "--json", env={"TRITON_CACHE_DIR": str(real_cache)})
     data = json.loads(result.stdout)
     assert data["dir"] == str(real_cache) and data["dir_source"] == "$TRITON_CACHE_DIR"
@@ -47,7 +50,7 @@ def test_ls_finds_the_cache_through_triton_cache_dir(cli, real_cache: Path) -> N
     assert "scale_kernel" in human.stdout and "hip:gfx942" in human.stdout and "cuda_utils" in human.stdout
 
 
-def test_ls_flags_entries_of_another_triton(cli, real_cache: Path, triton_python: Path) -> None:  # type: ignore[no-untyped-def]
+def test_ls_flags_entries_of_another_triton(cli: Cli, real_cache: Path, triton_python: Path) -> None:
     # Installing a second Triton release just to compile one kernel would cost minutes and a
     # download; an entry from another release differs only in the version its metadata records.
     data = ls_json(cli, real_cache)
@@ -69,14 +72,14 @@ def test_ls_flags_entries_of_another_triton(cli, real_cache: Path, triton_python
     assert not Path(entry["path"]).exists()
 
 
-def test_ls_without_a_cache(cli, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
+def test_ls_without_a_cache(cli: Cli, tmp_path: Path) -> None:
     data = ls_json(cli, tmp_path / "none")
     assert data["exists"] is False and data["entries"] == []
     result = cli("cache", "ls")  # ~/.triton/cache of the test's empty HOME
     assert result.returncode == 0 and "No kernel cache" in result.stdout
 
 
-def test_show_lists_and_prints_artifacts(cli, real_cache: Path, workspace: Path) -> None:  # type: ignore[no-untyped-def]
+def test_show_lists_and_prints_artifacts(cli: Cli, real_cache: Path, workspace: Path) -> None:
     result = cli("cache", "show", "scale_kernel", "--dir", str(real_cache), "--json")
     assert result.returncode == 0, result.stderr
     entry = json.loads(result.stdout)
@@ -113,7 +116,7 @@ def test_show_lists_and_prints_artifacts(cli, real_cache: Path, workspace: Path)
         (["prune", "--max-size", "5Q"], "cannot read the size"),
     ],
 )
-def test_bad_input_exit_2_and_nothing_changes(cli, real_cache: Path, args: list[str], needle: str) -> None:  # type: ignore[no-untyped-def]
+def test_bad_input_exit_2_and_nothing_changes(cli: Cli, real_cache: Path, args: list[str], needle: str) -> None:
     before = snapshot(real_cache)
     result = cli("cache", *args, "--dir", str(real_cache))
     assert result.returncode == 2, result.stderr
@@ -122,7 +125,7 @@ def test_bad_input_exit_2_and_nothing_changes(cli, real_cache: Path, args: list[
     assert snapshot(real_cache) == before
 
 
-def test_prune_older_than_dry_run_then_real(cli, real_cache: Path) -> None:  # type: ignore[no-untyped-def]
+def test_prune_older_than_dry_run_then_real(cli: Cli, real_cache: Path) -> None:
     data = ls_json(cli, real_cache)
     old = next(e for e in data["entries"] if e["target"] == "hip:gfx942")
     age_entry(Path(old["path"]), 8 * 86400)
@@ -138,7 +141,7 @@ def test_prune_older_than_dry_run_then_real(cli, real_cache: Path) -> None:  # t
     assert ls_json(cli, real_cache)["count"] == 3
 
 
-def test_prune_max_size_keeps_the_newest(cli, real_cache: Path) -> None:  # type: ignore[no-untyped-def]
+def test_prune_max_size_keeps_the_newest(cli: Cli, real_cache: Path) -> None:
     entries = ls_json(cli, real_cache)["entries"]
     for offset, entry in enumerate(entries):  # distinct ages, newest first as listed
         age_entry(Path(entry["path"]), 3600 * (offset + 1))
@@ -149,7 +152,7 @@ def test_prune_max_size_keeps_the_newest(cli, real_cache: Path) -> None:  # type
     assert [e["key"] for e in ls_json(cli, real_cache)["entries"]] == [newest["key"]]
 
 
-def test_clear_one_kernel_then_all(cli, real_cache: Path) -> None:  # type: ignore[no-untyped-def]
+def test_clear_one_kernel_then_all(cli: Cli, real_cache: Path) -> None:
     (real_cache / "notes").mkdir()
     (real_cache / "notes" / "mine.txt").write_text("keep me")
     dry = cli("cache", "clear", "add_kernel", "--dir", str(real_cache), "--dry-run")
@@ -165,14 +168,14 @@ def test_clear_one_kernel_then_all(cli, real_cache: Path) -> None:  # type: igno
     assert (real_cache / "notes" / "mine.txt").read_text() == "keep me"
 
 
-def test_json_error_is_one_document(cli, real_cache: Path) -> None:  # type: ignore[no-untyped-def]
+def test_json_error_is_one_document(cli: Cli, real_cache: Path) -> None:
     result = cli("cache", "prune", "--max-size", "lots", "--dir", str(real_cache), "--json")
     assert result.returncode == 2
     error = json.loads(result.stdout)
     assert error["exit_code"] == 2 and "size" in error["message"] and error["fix"]
 
 
-def test_ls_with_a_target_that_answers_its_version_wrongly(cli, real_cache: Path, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
+def test_ls_with_a_target_that_answers_its_version_wrongly(cli: Cli, real_cache: Path, tmp_path: Path) -> None:
     """The listing stands, the versions are not compared, and a note says why (never exit 70)."""
     python = odd_interpreter(tmp_path / "odd", Path(sys.executable), {"tritondev_triton_version.py": '{"version": 3}'})
     data = ls_json(cli, real_cache, "--python", str(python))

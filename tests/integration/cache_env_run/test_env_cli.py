@@ -13,7 +13,7 @@ import pytest
 from bootstrap.core.errors import ConfigError, UsageError
 from bootstrap.env.envfile import update_env_file
 from bootstrap.env.exports import fish_quote, render_exports
-from tests.conftest import REPO
+from tests.conftest import REPO, Cli
 
 # Values a ptxas path or cache dir could really hold, and worse.
 TRICKY = {
@@ -29,11 +29,12 @@ def shell_values(shell: str, program: str, names: list[str], env: dict[str, str]
     reader = "import json, os, sys; print(json.dumps({n: os.environ.get(n) for n in sys.argv[1:]}))"
     script = program + f"\n{sys.executable} -c '{reader}' " + " ".join(names)
     out = subprocess.run([shell, "-c", script], capture_output=True, text=True, check=True, env=env)
-    return json.loads(out.stdout.strip().splitlines()[-1])  # type: ignore[no-any-return]
+    values: dict[str, str | None] = json.loads(out.stdout.strip().splitlines()[-1])
+    return values
 
 
 @pytest.mark.parametrize("shell", ["bash", "zsh", "fish", "sh"])
-def test_eval_in_real_shells_round_trips(clean_env, workspace: Path, shell: str) -> None:  # type: ignore[no-untyped-def]
+def test_eval_in_real_shells_round_trips(clean_env: dict[str, str], workspace: Path, shell: str) -> None:
     """What users type: eval "$(tritondev env --dump-ir)" (fish: tritondev env --shell fish | source)."""
     if shutil.which(shell) is None:
         pytest.skip(f"{shell} is not installed")
@@ -49,7 +50,7 @@ def test_eval_in_real_shells_round_trips(clean_env, workspace: Path, shell: str)
     assert got["TRITON_DISABLE_LINE_INFO"] == "1"
 
 
-def test_stdout_holds_only_exports(cli, workspace: Path) -> None:  # type: ignore[no-untyped-def]
+def test_stdout_holds_only_exports(cli: Cli, workspace: Path) -> None:
     workspace.mkdir()
     update_env_file(workspace / "env.sh", {"TRITON_PTXAS_PATH": "/usr/local/cuda/bin/ptxas"})
     for shell, prefix in (("bash", "export "), ("zsh", "export "), ("fish", "set -gx ")):
@@ -60,7 +61,7 @@ def test_stdout_holds_only_exports(cli, workspace: Path) -> None:  # type: ignor
         assert "TRITON_PTXAS_PATH" in result.stdout and "MLIR_ENABLE_DUMP" not in result.stdout
 
 
-def test_backend_picks_the_assembly_dump(cli) -> None:  # type: ignore[no-untyped-def]
+def test_backend_picks_the_assembly_dump(cli: Cli) -> None:
     nvidia = cli("env", "--dump-ir", "--shell", "bash").stdout
     amd = cli("env", "--dump-ir", "--backend", "amd", "--shell", "bash").stdout
     from_env = cli("env", "--dump-ir", "--shell", "bash", env={"TRITONDEV_BACKEND": "amd"}).stdout
@@ -69,19 +70,19 @@ def test_backend_picks_the_assembly_dump(cli) -> None:  # type: ignore[no-untype
     assert from_env == amd
 
 
-def test_no_env_file_no_dump_prints_nothing(cli, workspace: Path) -> None:  # type: ignore[no-untyped-def]
+def test_no_env_file_no_dump_prints_nothing(cli: Cli, workspace: Path) -> None:
     result = cli("env")
     assert result.returncode == 0 and result.stdout == ""
     assert not workspace.exists()  # reading never creates a workspace
 
 
-def test_shell_from_dollar_shell(cli) -> None:  # type: ignore[no-untyped-def]
+def test_shell_from_dollar_shell(cli: Cli) -> None:
     assert cli("env", "--dump-ir", env={"SHELL": "/usr/bin/fish"}).stdout.startswith("set -gx ")
     assert cli("env", "--dump-ir", env={"SHELL": "/bin/tcsh"}).stdout.startswith("export ")
 
 
 @pytest.mark.parametrize("args", [["--shell", "tcsh"], ["--backend", "intel"]])
-def test_bad_choices_exit_2(cli, args: list[str]) -> None:  # type: ignore[no-untyped-def]
+def test_bad_choices_exit_2(cli: Cli, args: list[str]) -> None:
     result = cli("env", "--dump-ir", *args)
     assert result.returncode == 2 and result.stdout == ""
     assert "Traceback" not in result.stderr

@@ -11,6 +11,7 @@ from pathlib import Path
 
 import pytest
 
+from tests.conftest import Cli
 from tests.integration.cache_env_run.conftest import quiet_env
 from tests.support.venvs import triton_venv
 
@@ -37,7 +38,7 @@ def gpu_python() -> Path:
 
 
 @pytest.mark.gpu
-def test_ls_over_entries_of_a_real_launch(cli, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
+def test_ls_over_entries_of_a_real_launch(cli: Cli, tmp_path: Path) -> None:
     python = gpu_python()
     cache = tmp_path / "cache"
     script = tmp_path / "launch.py"  # @triton.jit needs the source in a file

@@ -71,7 +71,9 @@ def test_amd_registers_from_code_object_metadata(real_cache: Path) -> None:
     entry = by_target(kc.scan(real_cache))["hip:gfx942"]
     text = (entry.path / f"{entry.name}.amdgcn").read_text()
     # The same number the assembler's kernel-info comment states.
-    assert entry.n_regs == int(re.search(r"; NumVgprs: (\d+)", text).group(1))  # type: ignore[union-attr]
+    stated = re.search(r"; NumVgprs: (\d+)", text)
+    assert stated is not None, "no NumVgprs comment in the assembly"
+    assert entry.n_regs == int(stated.group(1))
     assert entry.n_spills == 0
 
 

@@ -9,11 +9,12 @@ from pathlib import Path
 import pytest
 
 from bootstrap.env.envfile import update_env_file
+from tests.conftest import Cli
 
 SHOW_ENV = "import os, sys; print(os.environ.get('TRITON_PTXAS_PATH')); print('err-line', file=sys.stderr); sys.exit(7)"
 
 
-def test_runs_with_env_file_and_passes_status(cli, workspace: Path) -> None:  # type: ignore[no-untyped-def]
+def test_runs_with_env_file_and_passes_status(cli: Cli, workspace: Path) -> None:
     workspace.mkdir()
     update_env_file(workspace / "env.sh", {"TRITON_PTXAS_PATH": "/opt/my ptxas"})
     result = cli("run", "--", sys.executable, "-c", SHOW_ENV)
@@ -22,17 +23,17 @@ def test_runs_with_env_file_and_passes_status(cli, workspace: Path) -> None:  # 
     assert "err-line" in result.stderr
 
 
-def test_signal_becomes_128_plus_n(cli) -> None:  # type: ignore[no-untyped-def]
+def test_signal_becomes_128_plus_n(cli: Cli) -> None:
     result = cli("run", "--", sys.executable, "-c", "import os, signal; os.kill(os.getpid(), signal.SIGTERM)")
     assert result.returncode == 128 + 15
 
 
-def test_stdin_reaches_the_command(cli) -> None:  # type: ignore[no-untyped-def]
+def test_stdin_reaches_the_command(cli: Cli) -> None:
     result = cli("run", "--", sys.executable, "-c", "import sys; print(sys.stdin.read().upper())", input_text="hello")
     assert result.returncode == 0 and result.stdout == "HELLO\n"
 
 
-def test_dry_run_runs_nothing(cli, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
+def test_dry_run_runs_nothing(cli: Cli, tmp_path: Path) -> None:
     marker = tmp_path / "ran"
     result = cli("run", "--dry-run", "--dump-ir", "--", "touch", str(marker))
     assert result.returncode == 0
@@ -48,13 +49,13 @@ def test_dry_run_runs_nothing(cli, tmp_path: Path) -> None:  # type: ignore[no-u
         (["--", "no-such-tool-anywhere"], 3, "not on PATH"),
     ],
 )
-def test_errors(cli, args: list[str], code: int, needle: str) -> None:  # type: ignore[no-untyped-def]
+def test_errors(cli: Cli, args: list[str], code: int, needle: str) -> None:
     result = cli("run", *args)
     assert result.returncode == code, result.stderr
     assert needle in result.stderr and "Traceback" not in result.stderr
 
 
-def test_dump_dir_must_be_new_or_empty(cli, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
+def test_dump_dir_must_be_new_or_empty(cli: Cli, tmp_path: Path) -> None:
     used = tmp_path / "dumps"
     used.mkdir()
     (used / "0001-mine.mlir").write_text("earlier work")
@@ -63,8 +64,8 @@ def test_dump_dir_must_be_new_or_empty(cli, tmp_path: Path) -> None:  # type: ig
     assert [p.name for p in used.iterdir()] == ["0001-mine.mlir"]
 
 
-def test_dump_ir_splits_a_real_kernel_compile(  # type: ignore[no-untyped-def]
-    cli, triton_python: Path, kernel_script: Path, tmp_path: Path, workspace: Path
+def test_dump_ir_splits_a_real_kernel_compile(
+    cli: Cli, triton_python: Path, kernel_script: Path, tmp_path: Path, workspace: Path
 ) -> None:
     cache = tmp_path / "triton-cache"
     result = cli(
@@ -108,7 +109,7 @@ def test_dump_ir_splits_a_real_kernel_compile(  # type: ignore[no-untyped-def]
     assert "IR dumps" in result.stderr and str(folder) in result.stderr
 
 
-def test_dump_ir_without_kernels_says_so(cli, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
+def test_dump_ir_without_kernels_says_so(cli: Cli, tmp_path: Path) -> None:
     folder = tmp_path / "d"
     result = cli("run", "--dump-ir", "--dump-dir", str(folder), "--", sys.executable, "-c", "print('hi')")
     assert result.returncode == 0 and result.stdout == "hi\n"

@@ -8,10 +8,11 @@ from pathlib import Path
 
 import pytest
 
+from tests.conftest import Cli
 from tests.support.venvs import triton_venv
 
 
-def test_options_before_the_separator_are_tritondevs(cli, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
+def test_options_before_the_separator_are_tritondevs(cli: Cli, tmp_path: Path) -> None:
     python = triton_venv()
     dumps = tmp_path / "dumps"
     result = cli("run", "--python", str(python), "--dump-ir", "--dump-dir", str(dumps), "--",
@@ -31,13 +32,13 @@ def test_options_before_the_separator_are_tritondevs(cli, tmp_path: Path) -> Non
     (["/nonexistent/tool"], 3, "does not exist"),
     (["no-such-tool-anywhere"], 3, "is not on PATH"),
 ])
-def test_a_bad_command_says_how_to_fix_it(cli, command: list[str], code: int, needle: str) -> None:  # type: ignore[no-untyped-def]
+def test_a_bad_command_says_how_to_fix_it(cli: Cli, command: list[str], code: int, needle: str) -> None:
     result = cli("run", "--", *command)
     assert result.returncode == code, result.stderr
     assert needle in result.stderr and "\nfix: " in result.stderr and "Traceback" not in result.stderr
 
 
-def test_dump_ir_under_the_interpreter_says_it_compiles_nothing(cli, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
+def test_dump_ir_under_the_interpreter_says_it_compiles_nothing(cli: Cli, tmp_path: Path) -> None:
     result = cli("run", "--dump-ir", "--dump-dir", str(tmp_path / "d"), "--", "true",
                  env={"TRITON_INTERPRET": "1"})
     assert result.returncode == 0
@@ -45,7 +46,7 @@ def test_dump_ir_under_the_interpreter_says_it_compiles_nothing(cli, tmp_path: P
     assert "TRITON_INTERPRET=1 ran the kernels in the interpreter" in result.stderr
 
 
-def test_env_puts_a_named_target_first_on_path(cli, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
+def test_env_puts_a_named_target_first_on_path(cli: Cli, tmp_path: Path) -> None:
     python = triton_venv()
     shown = cli("env", "--python", str(python), "--shell", "bash")
     assert shown.returncode == 0, shown.stderr

@@ -11,7 +11,7 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from tests.conftest import REPO
+from tests.conftest import REPO, Cli
 from tests.integration.ccache_remote.redis import free_port
 
 LONG = "a folder with a rather long name that no eighty-column table would ever show whole"
@@ -41,7 +41,9 @@ def _env(clean_env: dict[str, str], **extra: str) -> dict[str, str]:
     return {**clean_env, "PYTHONPATH": str(REPO), **extra}
 
 
-def test_config_show_cuts_nothing_and_fills_in_the_defaults(cli, tmp_path: Path, clean_env: dict[str, str]) -> None:  # type: ignore[no-untyped-def]
+def test_config_show_cuts_nothing_and_fills_in_the_defaults(
+    cli: Cli, tmp_path: Path, clean_env: dict[str, str]
+) -> None:
     ws = tmp_path / LONG / "ws"
     url = "https://github.com/pytorch/pytorch.git"
     piped = cli("config", "show", "--workspace", str(ws), env={"COLUMNS": "40"})
@@ -63,7 +65,7 @@ def test_config_show_cuts_nothing_and_fills_in_the_defaults(cli, tmp_path: Path,
     assert not ws.exists() and not short.exists()
 
 
-def test_setup_dry_run_offline_shows_what_it_knows(cli, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
+def test_setup_dry_run_offline_shows_what_it_knows(cli: Cli, tmp_path: Path) -> None:
     ws = tmp_path / "ws"
     closed = f"raw+http://127.0.0.1:{free_port()}"
     proc = cli("setup", "--workspace", str(ws), "--pytorch-url", closed, "--dry-run", "--json")
@@ -79,7 +81,7 @@ def test_setup_dry_run_offline_shows_what_it_knows(cli, tmp_path: Path) -> None:
     assert real.returncode == 4  # only the dry run goes on without the pins
 
 
-def test_pins_verbose_shows_each_retry_as_it_happens(cli, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
+def test_pins_verbose_shows_each_retry_as_it_happens(cli: Cli, tmp_path: Path) -> None:
     closed = f"raw+http://127.0.0.1:{free_port()}"
     proc = cli("pins", "--workspace", str(tmp_path / "ws"), "--pytorch-url", closed, "-v")
     assert proc.returncode == 4
@@ -90,7 +92,7 @@ def test_pins_verbose_shows_each_retry_as_it_happens(cli, tmp_path: Path) -> Non
     assert quiet.returncode == 4 and "retrying in" not in quiet.stderr
 
 
-def test_config_show_names_the_remembered_setup(cli, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
+def test_config_show_names_the_remembered_setup(cli: Cli, tmp_path: Path) -> None:
     ws = tmp_path / "ws"
     state = ws / "state" / "settings.json"
     state.parent.mkdir(parents=True)

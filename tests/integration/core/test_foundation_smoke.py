@@ -1,7 +1,9 @@
 from __future__ import annotations
 
+from tests.conftest import Cli
 
-def test_help_lists_config(cli) -> None:  # type: ignore[no-untyped-def]
+
+def test_help_lists_config(cli: Cli) -> None:
     result = cli("--help")
     assert result.returncode == 0
     assert "config" in result.stdout

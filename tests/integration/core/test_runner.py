@@ -12,9 +12,9 @@ from bootstrap.core.errors import CommandFailed, ExitCode
 from bootstrap.core.runner import Runner
 
 
-def make(tmp_path: Path, **kw: object) -> tuple[Runner, list[str]]:
+def make(tmp_path: Path, dry_run: bool = False) -> tuple[Runner, list[str]]:
     echoed: list[str] = []
-    runner = Runner(log_dir=tmp_path / "logs", echo=echoed.append, **kw)  # type: ignore[arg-type]
+    runner = Runner(log_dir=tmp_path / "logs", echo=echoed.append, dry_run=dry_run)
     return runner, echoed
 
 

@@ -5,8 +5,10 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+from tests.conftest import Cli
 
-def test_config_show_json_reports_value_and_source(cli, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
+
+def test_config_show_json_reports_value_and_source(cli: Cli, tmp_path: Path) -> None:
     (tmp_path / "tritondev.toml").write_text('build_type = "Debug"\n')
     result = cli("config", "show", "--json", env={"TRITONDEV_WORKSPACE": str(tmp_path), "TRITONDEV_JOBS": "7"})
     assert result.returncode == 0, result.stderr
@@ -23,7 +25,7 @@ def test_config_show_json_reports_value_and_source(cli, tmp_path: Path) -> None:
     assert data["settings"]["lld"]["source"] == "default"
 
 
-def test_config_show_bad_key_exits_2_with_suggestion(cli, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
+def test_config_show_bad_key_exits_2_with_suggestion(cli: Cli, tmp_path: Path) -> None:
     (tmp_path / "tritondev.toml").write_text("jbos = 4\n")
     result = cli("config", "show", "--workspace", str(tmp_path))
     assert result.returncode == 2
@@ -31,7 +33,7 @@ def test_config_show_bad_key_exits_2_with_suggestion(cli, tmp_path: Path) -> Non
     assert "Traceback" not in result.stderr
 
 
-def test_config_show_masks_secrets(cli, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
+def test_config_show_masks_secrets(cli: Cli, tmp_path: Path) -> None:
     url = "redis://user:hunter2@127.0.0.1:6379"
     result = cli("config", "show", "--json", env={"TRITONDEV_WORKSPACE": str(tmp_path), "TRITONDEV_CCACHE_REMOTE": url})
     assert result.returncode == 0
@@ -39,13 +41,13 @@ def test_config_show_masks_secrets(cli, tmp_path: Path) -> None:  # type: ignore
     assert json.loads(result.stdout)["settings"]["ccache_remote"]["value"] == "redis://user:***@127.0.0.1:6379"
 
 
-def test_config_show_does_not_create_workspace(cli, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
+def test_config_show_does_not_create_workspace(cli: Cli, tmp_path: Path) -> None:
     ws = tmp_path / "not-yet"
     assert cli("config", "show", "--workspace", str(ws)).returncode == 0
     assert not ws.exists()
 
 
-def test_bad_ccache_remote_is_rejected_before_anything_is_created(cli, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
+def test_bad_ccache_remote_is_rejected_before_anything_is_created(cli: Cli, tmp_path: Path) -> None:
     ws = tmp_path / "ws"
     result = cli("setup", "--dry-run", "--workspace", str(ws), "--ccache-remote", "ftp://user:pw@host")
     assert result.returncode == 2

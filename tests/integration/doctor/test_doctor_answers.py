@@ -6,10 +6,11 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+from tests.conftest import Cli
 from tests.integration.doctor.conftest import checks_of, odd_interpreter
 
 
-def test_malformed_answers_fail_their_checks(cli, bare_venv: Path, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
+def test_malformed_answers_fail_their_checks(cli: Cli, bare_venv: Path, tmp_path: Path) -> None:
     python = odd_interpreter(tmp_path / "odd" / "bin", bare_venv, {
         "tritondev_environment.py": json.dumps({"distributions": [{"name": "triton", "version": 3}]}),
         "tritondev_triton.py": json.dumps({"file": 7}),
@@ -27,7 +28,7 @@ def test_malformed_answers_fail_their_checks(cli, bare_venv: Path, tmp_path: Pat
     assert not any("crashed" in c["summary"] for c in checks.values())
 
 
-def test_a_probe_without_an_answer_fails_its_check(cli, bare_venv: Path, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
+def test_a_probe_without_an_answer_fails_its_check(cli: Cli, bare_venv: Path, tmp_path: Path) -> None:
     python = odd_interpreter(tmp_path / "odd" / "bin", bare_venv, {"tritondev_environment.py": "[1, 2]"})
     result = cli("doctor", "--python", str(python), "--workspace", str(tmp_path / "ws"), "--json",
                  "--check", "packages.triton-owners")

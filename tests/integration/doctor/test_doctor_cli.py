@@ -8,12 +8,13 @@ import shutil
 import subprocess
 from pathlib import Path
 
+from tests.conftest import Cli
 from tests.integration.doctor.conftest import checks_of
 from tests.integration.doctor.wheels import build_wheel
 from tests.support.venvs import fresh_venv, triton_venv
 
 
-def test_list_checks_names_every_check(cli) -> None:  # type: ignore[no-untyped-def]
+def test_list_checks_names_every_check(cli: Cli) -> None:
     result = cli("doctor", "--list-checks", "--json")
     assert result.returncode == 0, result.stderr
     names = [c["name"] for c in json.loads(result.stdout)["checks"]]
@@ -23,7 +24,7 @@ def test_list_checks_names_every_check(cli) -> None:  # type: ignore[no-untyped-
     assert text.stdout.split() [0] == "ptxas.arch" and "toolchain" not in text.stdout
 
 
-def test_bad_input_exits_2_with_a_suggestion_and_no_traceback(cli, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
+def test_bad_input_exits_2_with_a_suggestion_and_no_traceback(cli: Cli, tmp_path: Path) -> None:
     ws = tmp_path / "ws"
     result = cli("doctor", "--check", "ptxas.arc", "--workspace", str(ws))
     assert result.returncode == 2
@@ -34,14 +35,15 @@ def test_bad_input_exits_2_with_a_suggestion_and_no_traceback(cli, tmp_path: Pat
     assert not ws.exists()
 
 
-def test_missing_target_env_is_an_error_with_the_fix_and_creates_nothing(cli, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
+def test_missing_target_env_is_an_error_with_the_fix_and_creates_nothing(cli: Cli, tmp_path: Path) -> None:
     ws = tmp_path / "ws"
     # No --python, no active env, no workspace venv, and no python3 on PATH to fall back to.
     no_python = tmp_path / "bin"
     no_python.mkdir()
     for tool in ("cc", "gcc", "clang"):
-        if shutil.which(tool):
-            (no_python / tool).symlink_to(shutil.which(tool))  # type: ignore[arg-type]
+        found = shutil.which(tool)
+        if found:
+            (no_python / tool).symlink_to(found)
     env = {"PATH": str(no_python)}
     result = cli("doctor", "--workspace", str(ws), "--json", "--check", "python", "--check", "packages", env=env)
     assert result.returncode == 1, result.stderr
@@ -57,7 +59,7 @@ def test_missing_target_env_is_an_error_with_the_fix_and_creates_nothing(cli, tm
     assert not ws.exists(), "a read-only doctor run must not create the workspace"
 
 
-def test_json_report_shape(cli, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
+def test_json_report_shape(cli: Cli, tmp_path: Path) -> None:
     py = triton_venv()
     result = cli("doctor", "--python", str(py), "--workspace", str(tmp_path / "ws"), "--json")
     data = json.loads(result.stdout)
@@ -74,7 +76,7 @@ def test_json_report_shape(cli, tmp_path: Path) -> None:  # type: ignore[no-unty
     assert checks_of(result.stdout)["packages.triton-import"]["status"] == "ok"
 
 
-def test_missing_tools_are_errors_with_install_fixes(cli, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
+def test_missing_tools_are_errors_with_install_fixes(cli: Cli, tmp_path: Path) -> None:
     # A PATH that has git and the compilers but no cmake and no ninja.
     bin_dir = tmp_path / "bin"
     bin_dir.mkdir()
@@ -97,7 +99,7 @@ def test_missing_tools_are_errors_with_install_fixes(cli, tmp_path: Path) -> Non
     assert full.returncode == 0 and {c["status"] for c in checks_of(full.stdout).values()} == {"ok"}
 
 
-def test_strict_turns_warnings_into_failure(cli, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
+def test_strict_turns_warnings_into_failure(cli: Cli, tmp_path: Path) -> None:
     args = ("doctor", "--check", "settings", "--workspace", str(tmp_path / "ws"))
     env = {"TRITON_ALWAYS_COMPILE": "1"}
     relaxed = cli(*args, env=env)
@@ -107,7 +109,7 @@ def test_strict_turns_warnings_into_failure(cli, tmp_path: Path) -> None:  # typ
     assert cli(*args, "--strict").returncode == 0
 
 
-def test_environment_traps(cli, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
+def test_environment_traps(cli: Cli, tmp_path: Path) -> None:
     result = cli("doctor", "--check", "python.env-traps", "--json", "--workspace", str(tmp_path / "ws"),
                  env={"PYTHONSAFEPATH": "1", "LLVM_SYSPATH": "../llvm-project/build"})
     check = checks_of(result.stdout)["python.env-traps"]
@@ -116,7 +118,7 @@ def test_environment_traps(cli, tmp_path: Path) -> None:  # type: ignore[no-unty
     assert any("LLVM_SYSPATH=../llvm-project/build is relative" in d for d in check["details"])
 
 
-def test_shadowing_triton_folder_in_the_cwd(cli, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
+def test_shadowing_triton_folder_in_the_cwd(cli: Cli, tmp_path: Path) -> None:
     py = triton_venv()
     work = tmp_path / "work"
     (work / "triton").mkdir(parents=True)
@@ -135,7 +137,7 @@ def test_shadowing_triton_folder_in_the_cwd(cli, tmp_path: Path) -> None:  # typ
     assert checks_of(other.stdout)["packages.shadowing"]["status"] == "ok"
 
 
-def test_empty_triton_folder_becomes_a_namespace_package(cli, bare_venv: Path, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
+def test_empty_triton_folder_becomes_a_namespace_package(cli: Cli, bare_venv: Path, tmp_path: Path) -> None:
     work = tmp_path / "work"
     (work / "triton").mkdir(parents=True)
     py = bare_venv
@@ -152,7 +154,7 @@ def _pip_install(py: Path, *wheels: Path) -> None:
                     "--disable-pip-version-check", *map(str, wheels)], check=True)
 
 
-def test_two_owners_of_triton_and_fix_purges_them(cli, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
+def test_two_owners_of_triton_and_fix_purges_them(cli: Cli, tmp_path: Path) -> None:
     py = fresh_venv(tmp_path / "venv")
     wheels = tmp_path / "wheels"
     init = "__version__ = '3.5.0'\n"
@@ -182,7 +184,7 @@ def test_two_owners_of_triton_and_fix_purges_them(cli, tmp_path: Path) -> None: 
     assert "not installed" in after["packages.triton-owners"]["summary"]
 
 
-def test_pypi_placeholder_wheel(cli, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
+def test_pypi_placeholder_wheel(cli: Cli, tmp_path: Path) -> None:
     # The real pytorch-triton 0.0.1 from PyPI: its triton/__init__.py raises "Should never be installed".
     py = fresh_venv(tmp_path / "venv", ["--no-deps", "pytorch-triton==0.0.1"])
     args = ("doctor", "--python", str(py), "--workspace", str(tmp_path / "ws"), "--check", "packages", "--json")
@@ -199,7 +201,7 @@ def test_pypi_placeholder_wheel(cli, tmp_path: Path) -> None:  # type: ignore[no
     assert checks_of(cli(*args).stdout)["packages.placeholder"]["status"] == "skipped"
 
 
-def test_triton_commit_differs_from_torch_pin(cli, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
+def test_triton_commit_differs_from_torch_pin(cli: Cli, tmp_path: Path) -> None:
     # A real nightly torch (which pins triton==X+git<hash>) cannot be downloaded here; a small real
     # distribution named torch with the same Requires-Dist line stands in for it.
     py = fresh_venv(tmp_path / "venv")
@@ -222,7 +224,7 @@ def test_triton_commit_differs_from_torch_pin(cli, tmp_path: Path) -> None:  # t
     assert checks_of(cli(*args).stdout)["packages.torch-triton"]["status"] == "ok"
 
 
-def test_stale_cache_entries_are_found_and_only_they_are_cleared(cli, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
+def test_stale_cache_entries_are_found_and_only_they_are_cleared(cli: Cli, tmp_path: Path) -> None:
     py = triton_venv()
     cache = tmp_path / "cache"
     old, fresh, half = cache / "AAAA", cache / "BBBB", cache / "CCCC"
@@ -243,7 +245,7 @@ def test_stale_cache_entries_are_found_and_only_they_are_cleared(cli, tmp_path: 
     assert checks_of(cli(*args, "--json", env=env).stdout)["cache.stale"]["status"] == "ok"
 
 
-def test_fix_refuses_while_the_workspace_is_locked(cli, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
+def test_fix_refuses_while_the_workspace_is_locked(cli: Cli, tmp_path: Path) -> None:
     from bootstrap.core.workspace import Workspace
 
     py = triton_venv()
@@ -260,7 +262,7 @@ def test_fix_refuses_while_the_workspace_is_locked(cli, tmp_path: Path) -> None:
     assert not (cache / "HALF").exists()
 
 
-def test_a_cache_on_nfs_would_be_named(cli, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
+def test_a_cache_on_nfs_would_be_named(cli: Cli, tmp_path: Path) -> None:
     # No network filesystem can be mounted here; the local case is checked live, NFS in test_units.
     result = cli("doctor", "--check", "cache.filesystem", "--json", "--workspace", str(tmp_path / "ws"),
                  env={"TRITON_CACHE_DIR": str(tmp_path / "c")})

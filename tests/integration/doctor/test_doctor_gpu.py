@@ -9,11 +9,12 @@ from pathlib import Path
 
 import pytest
 
+from tests.conftest import Cli
 from tests.integration.doctor.conftest import checks_of
 
 
 @pytest.mark.gpu
-def test_gpu_machine_is_healthy_for_triton(cli, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
+def test_gpu_machine_is_healthy_for_triton(cli: Cli, tmp_path: Path) -> None:
     result = cli("doctor", "--python", sys.executable, "--workspace", str(tmp_path / "ws"), "--json", "-v",
                  "--check", "gpu", "--check", "ptxas", "--check", "jax", "--check", "packages.triton-import",
                  "--check", "packages.torch-triton", "--deep")

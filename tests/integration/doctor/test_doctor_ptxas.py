@@ -19,7 +19,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.conftest import REPO
+from tests.conftest import REPO, Cli
 from tests.integration.doctor.conftest import checks_of
 from tests.support.venvs import shared_venv, triton_venv
 
@@ -48,7 +48,7 @@ def triton_320() -> Path:
     return shared_venv("triton-3.2.0", ["triton==3.2.0"])
 
 
-def test_bundled_ptxas_too_old_for_sm_121_is_proved_and_fixed(cli, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
+def test_bundled_ptxas_too_old_for_sm_121_is_proved_and_fixed(cli: Cli, tmp_path: Path) -> None:
     py = triton_351()
     ws = tmp_path / "ws"
     args = ("doctor", "--python", str(py), "--workspace", str(ws), "--arch", "sm_121", "--check", "ptxas.arch")
@@ -98,7 +98,7 @@ def test_bundled_ptxas_too_old_for_sm_121_is_proved_and_fixed(cli, tmp_path: Pat
     assert list((tmp_path / "out").rglob("*.cubin")), "the compile wrote no cubin"
 
 
-def test_triton_too_old_for_the_arch_gets_an_upgrade_not_a_ptxas(cli, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
+def test_triton_too_old_for_the_arch_gets_an_upgrade_not_a_ptxas(cli: Cli, tmp_path: Path) -> None:
     py = triton_320()
     ws = tmp_path / "ws"
     args = ("doctor", "--python", str(py), "--workspace", str(ws), "--arch", "sm_121", "--check", "ptxas.arch")
@@ -114,7 +114,7 @@ def test_triton_too_old_for_the_arch_gets_an_upgrade_not_a_ptxas(cli, tmp_path: 
     assert json.loads(fixed.stdout)["fixes"] == [] and not (ws / "env.sh").exists()
 
 
-def test_current_triton_compiles_for_new_and_old_archs(cli, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
+def test_current_triton_compiles_for_new_and_old_archs(cli: Cli, tmp_path: Path) -> None:
     py = triton_venv()
     for arch in ("sm_121", "sm_90a"):
         result = cli("doctor", "--python", str(py), "--workspace", str(tmp_path / "ws"), "--arch", arch,
@@ -125,7 +125,7 @@ def test_current_triton_compiles_for_new_and_old_archs(cli, tmp_path: Path) -> N
         assert result.returncode == 0
 
 
-def test_an_override_that_does_not_run_is_named(cli, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
+def test_an_override_that_does_not_run_is_named(cli: Cli, tmp_path: Path) -> None:
     broken = tmp_path / "ptxas"
     broken.write_text("#!/bin/sh\nexit 1\n")
     broken.chmod(0o755)
@@ -139,7 +139,7 @@ def test_an_override_that_does_not_run_is_named(cli, tmp_path: Path) -> None:  #
     assert checks["ptxas.arch"]["status"] == "ok" and "bundled ptxas 12.8" in checks["ptxas.arch"]["summary"]
 
 
-def test_a_ptxas_variable_this_triton_does_not_read_for_the_arch_is_named(cli, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
+def test_a_ptxas_variable_this_triton_does_not_read_for_the_arch_is_named(cli: Cli, tmp_path: Path) -> None:
     # Triton 3.9 uses ptxas-blackwell for sm_121: the old recipe's TRITON_PTXAS_PATH changes nothing.
     result = cli("doctor", "--python", str(triton_venv()), "--workspace", str(tmp_path / "ws"), "--arch", "sm_121",
                  "--check", "ptxas", "--json", env={"TRITON_PTXAS_PATH": str(CUDA_PTXAS)})

@@ -5,6 +5,7 @@ from __future__ import annotations
 import subprocess
 from pathlib import Path
 
+from tests.conftest import Cli
 from tests.integration.doctor.conftest import checks_of
 
 GIT = ["git", "-c", "user.name=t", "-c", "user.email=t@example.com", "-c", "init.defaultBranch=main"]
@@ -32,7 +33,7 @@ def llvm_build(ws: Path, key: str, revision: str) -> Path:
     return build
 
 
-def test_checkouts_llvm_build_and_local_changes(cli, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
+def test_checkouts_llvm_build_and_local_changes(cli: Cli, tmp_path: Path) -> None:
     ws = tmp_path / "ws"
     llvm = ws / "src" / "llvm-project"
     triton = ws / "src" / "triton"
@@ -73,7 +74,7 @@ def test_checkouts_llvm_build_and_local_changes(cli, tmp_path: Path) -> None:  #
     assert other in checks["workspace.checkouts"]["summary"]
 
 
-def test_no_checkouts_are_skipped_with_the_fix(cli, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
+def test_no_checkouts_are_skipped_with_the_fix(cli: Cli, tmp_path: Path) -> None:
     result = cli("doctor", "--workspace", str(tmp_path / "ws"), "--check", "workspace", "--json")
     checks = checks_of(result.stdout)
     assert {c["status"] for c in checks.values()} == {"skipped"}
@@ -81,7 +82,7 @@ def test_no_checkouts_are_skipped_with_the_fix(cli, tmp_path: Path) -> None:  # 
     assert result.returncode == 0 and not (tmp_path / "ws").exists()
 
 
-def test_text_report_has_marks_fixes_and_a_summary(cli, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
+def test_text_report_has_marks_fixes_and_a_summary(cli: Cli, tmp_path: Path) -> None:
     result = cli("doctor", "--workspace", str(tmp_path / "ws"), "--check", "settings", "--check", "workspace",
                  env={"TRITON_OVERRIDE_ARCH": "sm90"})
     lines = result.stdout.splitlines()

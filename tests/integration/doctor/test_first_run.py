@@ -21,6 +21,7 @@ from typing import Any
 import pytest
 
 from bootstrap.core.interpreter import PATH_PYTHON
+from tests.conftest import Cli
 from tests.support.venvs import triton_venv
 
 NEEDS_TARGET = "needs the target environment"
@@ -42,7 +43,9 @@ def _skipped_for_no_target(data: dict[str, Any]) -> list[str]:
     return [c["name"] for c in data["checks"] if c["status"] == "skipped" and NEEDS_TARGET in c["summary"]]
 
 
-def test_doctor_finds_python3_on_path_and_runs_every_check(cli, path_python: Path, clean_env) -> None:  # type: ignore[no-untyped-def]
+def test_doctor_finds_python3_on_path_and_runs_every_check(
+    cli: Cli, path_python: Path, clean_env: dict[str, str]
+) -> None:
     home = Path(clean_env["HOME"])
     env = _first_run_env(path_python.parent)
     proc = cli("doctor", "--json", env=env)
@@ -61,7 +64,7 @@ def test_doctor_finds_python3_on_path_and_runs_every_check(cli, path_python: Pat
     assert not (home / "tritondev").exists(), "a reading command created the workspace"
 
 
-def test_verify_passes_with_python3_on_path(cli, path_python: Path, clean_env) -> None:  # type: ignore[no-untyped-def]
+def test_verify_passes_with_python3_on_path(cli: Cli, path_python: Path, clean_env: dict[str, str]) -> None:
     env = _first_run_env(path_python.parent)
     proc = cli("verify", "--json", "--target", "cuda:90", env=env)
     assert proc.returncode == 0, proc.stderr[-3000:]
@@ -71,7 +74,7 @@ def test_verify_passes_with_python3_on_path(cli, path_python: Path, clean_env) -
     assert not (Path(clean_env["HOME"]) / "tritondev").exists()
 
 
-def test_tritondevs_own_interpreter_is_never_the_fallback(cli, clean_env) -> None:  # type: ignore[no-untyped-def]
+def test_tritondevs_own_interpreter_is_never_the_fallback(cli: Cli, clean_env: dict[str, str]) -> None:
     """With no other python3 on PATH, the reading commands say there is no target (exit 1), not tritondev's."""
     empty = Path(clean_env["HOME"]) / "empty-bin"
     empty.mkdir()
@@ -83,7 +86,9 @@ def test_tritondevs_own_interpreter_is_never_the_fallback(cli, clean_env) -> Non
     assert data["checks"][0]["status"] == "error" and "tritondev setup" in data["checks"][0]["fix"]
 
 
-def test_setup_still_installs_into_the_workspace_venv_and_says_so(cli, path_python: Path, clean_env) -> None:  # type: ignore[no-untyped-def]
+def test_setup_still_installs_into_the_workspace_venv_and_says_so(
+    cli: Cli, path_python: Path, clean_env: dict[str, str]
+) -> None:
     """The fallback is for reading: setup's plan targets <workspace>/venv, not the python3 it found."""
     ws = Path(clean_env["HOME"]) / "ws"
     env = _first_run_env(path_python.parent)
@@ -95,7 +100,7 @@ def test_setup_still_installs_into_the_workspace_venv_and_says_so(cli, path_pyth
 
 
 @pytest.mark.gpu
-def test_first_run_on_the_gpu_machine(cli, clean_env) -> None:  # type: ignore[no-untyped-def]
+def test_first_run_on_the_gpu_machine(cli: Cli, clean_env: dict[str, str]) -> None:
     """The GPU machine's own python3 (torch and Triton installed there, nothing activated)."""
     python3 = shutil.which("python3")
     assert python3 is not None
@@ -113,7 +118,7 @@ def test_first_run_on_the_gpu_machine(cli, clean_env) -> None:  # type: ignore[n
     assert verified["mode"] == "gpu" and verified["target_python"]["origin"] == PATH_PYTHON
 
 
-def test_the_report_names_the_target_whatever_checks_ran(cli, path_python: Path) -> None:  # type: ignore[no-untyped-def]
+def test_the_report_names_the_target_whatever_checks_ran(cli: Cli, path_python: Path) -> None:
     """A selection of checks that never needed the target still reports the one chosen."""
     text = cli("doctor", "--check", "workspace.dirty", env=_first_run_env(path_python.parent))
     assert f"tritondev doctor: {path_python} ({PATH_PYTHON})" in text.stdout, text.stdout

@@ -16,12 +16,15 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING
 
 import pytest
 
 from tests.support.venvs import fresh_venv, python_of
 from tests.world.world import World
+
+if TYPE_CHECKING:
+    from tests.integration.guarantees.scene import Scene  # scene.py imports this module
 
 REPO = Path(__file__).resolve().parents[3]
 # Every scratch path of these suites has spaces and non-ASCII letters in it: users' home folders do.
@@ -234,7 +237,7 @@ def stale_kernel_cache(cache: Path) -> Path:
 
 
 @pytest.fixture
-def scene(tmp_path: Path, world: World, target_venv: Path) -> Iterator[Any]:
+def scene(tmp_path: Path, world: World, target_venv: Path) -> Iterator[Scene]:
     tmp = tmp_path / ODD
     tmp.mkdir()
     ws = tmp / "ws"

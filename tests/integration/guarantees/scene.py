@@ -15,10 +15,11 @@ import subprocess
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Protocol
 
 import pytest
 
+from tests.conftest import Cli
 from tests.integration.guarantees.conftest import ODD, SmallFs, can_mount, stale_kernel_cache
 from tests.support.snapshot import diff, snapshot
 from tests.support.venvs import triton_venv
@@ -26,6 +27,10 @@ from tests.world.world import World
 
 # The documented exit codes (README, "Exit codes").
 USAGE, TOOL, EXTERNAL, MISMATCH, LOCKED = 2, 3, 4, 5, 6
+
+
+class Closable(Protocol):
+    def close(self) -> None: ...
 
 
 @dataclass
@@ -40,7 +45,7 @@ class Scene:
     fields: dict[str, str]
     env: dict[str, str] = field(default_factory=dict)
     roots: list[Path] = field(default_factory=list)  # more folders that must not change
-    keep: list[Any] = field(default_factory=list)  # open files (locks), mounts: released after the case
+    keep: list[SmallFs | Closable] = field(default_factory=list)  # held locks and mounts: released after the case
     small_fs: list[SmallFs] = field(default_factory=list)
     absent: list[Path] = field(default_factory=list)  # paths that must still not exist afterwards
 
@@ -248,7 +253,7 @@ def check_output(case: Case, proc: subprocess.CompletedProcess[str]) -> None:
         assert "-h' for help" in proc.stderr or "--help" in proc.stderr, proc.stderr
 
 
-def run_case(case: Case, scene: Scene, cli: Any, trunc_url: str) -> subprocess.CompletedProcess[str]:
+def run_case(case: Case, scene: Scene, cli: Cli, trunc_url: str) -> subprocess.CompletedProcess[str]:
     """Prepare the case, run the CLI, and hold the promise: the documented exit code, one line and a
     fix (or one JSON document), no traceback, and no change on disk but a new log under logs/."""
     if case.needs_mount and not can_mount():

@@ -20,6 +20,7 @@ from typing import Any
 
 import pytest
 
+from tests.conftest import Cli
 from tests.integration.guarantees.conftest import ODD, TruncatingServer
 from tests.integration.guarantees.scene import (
     EXTERNAL,
@@ -93,7 +94,7 @@ def journal(data: object) -> Prepare:
     return prepare
 
 
-def run_with(**fields: object) -> dict[str, object]:
+def run_with(**fields: object) -> dict[str, Any]:
     """A journal run as purge writes it, with `fields` changed."""
     run: dict[str, object] = {
         "id": "2026-01-01T00:00:00Z-1", "status": "done", "target": {"executable": "/v/bin/python"},
@@ -106,7 +107,7 @@ def run_with(**fields: object) -> dict[str, object]:
 def journal_of_target(s: Scene) -> None:
     """A well-formed journal whose last purge was of the scene's target (for a restore)."""
     data = run_with()
-    data["runs"][0]["target"] = {"executable": str(s.py)}  # type: ignore[index]
+    data["runs"][0]["target"] = {"executable": str(s.py)}
     (s.ws / "state" / "purge-journal.json").write_text(json.dumps(data), encoding="utf-8")
 
 
@@ -315,5 +316,5 @@ def test_at_least_forty_adversarial_cases() -> None:
 
 
 @pytest.mark.parametrize("case", CASES, ids=[c.id for c in CASES])
-def test_adversarial_input(case: Case, scene: Scene, cli: Any, truncating_server: TruncatingServer) -> None:
+def test_adversarial_input(case: Case, scene: Scene, cli: Cli, truncating_server: TruncatingServer) -> None:
     run_case(case, scene, cli, truncating_server.base_url)

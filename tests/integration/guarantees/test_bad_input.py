@@ -15,10 +15,10 @@ All scratch paths contain spaces and non-ASCII letters.
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Any
 
 import pytest
 
+from tests.conftest import Cli
 from tests.integration.guarantees.conftest import TruncatingServer
 from tests.integration.guarantees.scene import (
     EXTERNAL,
@@ -252,7 +252,7 @@ def test_at_least_thirty_cases_and_every_command() -> None:
 
 
 @pytest.mark.parametrize("case", CASES, ids=[c.id for c in CASES])
-def test_bad_input(case: Case, scene: Scene, cli: Any, truncating_server: TruncatingServer) -> None:
+def test_bad_input(case: Case, scene: Scene, cli: Cli, truncating_server: TruncatingServer) -> None:
     run_case(case, scene, cli, truncating_server.base_url)
 
 
@@ -280,7 +280,7 @@ WRITES = {"opt": ("added " + OPT_REPLAY[: -len("/0010-tritongpu-coalesce")], "ad
 
 @pytest.mark.parametrize("argv", READ_ONLY, ids=[" ".join(a[:2]) + (" --dry-run" if "--dry-run" in a else "")
                                                  for a in READ_ONLY])
-def test_reading_and_dry_runs_change_nothing(argv: tuple[str, ...], scene: Scene, cli: Any) -> None:
+def test_reading_and_dry_runs_change_nothing(argv: tuple[str, ...], scene: Scene, cli: Cli) -> None:
     """Commands that only read, and every --dry-run, leave the disk as it was: not even the workspace
     folder is created; the target environment and HOME are untouched (whatever their exit code). The
     one exception is `opt --dry-run`: exactly the two files of its replay folder (WRITES)."""

@@ -11,15 +11,16 @@ import subprocess
 import sys
 import time
 from pathlib import Path
-from typing import Any
 
 import pytest
 
 from bootstrap.core.errors import WouldLoseData
 from bootstrap.core.runner import Runner
 from bootstrap.git.checkouts import ensure_checkout
+from tests.conftest import Cli
 from tests.integration.guarantees.conftest import ODD, Wheels, copy_venv, pip
 from tests.support.snapshot import diff, snapshot
+from tests.world.servers import GitHttpServer
 from tests.world.world import World
 
 SECRET = "Qz9-s3cret-tok3n"
@@ -88,7 +89,7 @@ def crafted_cache(tmp_path: Path) -> tuple[Path, list[Path], list[Path]]:
                                   ("cache", "prune", "--max-size", "0")], ids=["clear", "prune-age", "prune-size"])
 @pytest.mark.parametrize("how", ["--dir", "TRITON_CACHE_DIR"])
 def test_cache_removal_touches_only_triton_entries(
-    cli: Any, crafted_cache: tuple[Path, list[Path], list[Path]], argv: tuple[str, ...], how: str, tmp_path: Path
+    cli: Cli, crafted_cache: tuple[Path, list[Path], list[Path]], argv: tuple[str, ...], how: str, tmp_path: Path
 ) -> None:
     cache, ours, theirs = crafted_cache
     before = snapshot(cache, theirs[-1])
@@ -105,7 +106,7 @@ def test_cache_removal_touches_only_triton_entries(
 
 
 def test_cache_ls_with_fifos_and_truncated_files_still_works(
-    cli: Any, crafted_cache: tuple[Path, list[Path], list[Path]], tmp_path: Path
+    cli: Cli, crafted_cache: tuple[Path, list[Path], list[Path]], tmp_path: Path
 ) -> None:
     cache, ours, theirs = crafted_cache
     before = snapshot(cache)
@@ -121,7 +122,7 @@ def test_cache_ls_with_fifos_and_truncated_files_still_works(
 
 
 def test_doctor_fix_clears_only_triton_entries(
-    cli: Any, crafted_cache: tuple[Path, list[Path], list[Path]], target_venv: Path, tmp_path: Path
+    cli: Cli, crafted_cache: tuple[Path, list[Path], list[Path]], target_venv: Path, tmp_path: Path
 ) -> None:
     """doctor --fix removes stale entries of the cache TRITON_CACHE_DIR names; a mistyped one pointing
     at folders of the user's loses nothing."""
@@ -167,7 +168,7 @@ def test_doctor_fix_in_a_folder_of_hex_named_folders_deletes_nothing(cli: Any, t
 
 
 def test_purge_removes_triton_and_nothing_else(
-    cli: Any, base_venv: Path, wheels: Wheels, tmp_path: Path
+    cli: Cli, base_venv: Path, wheels: Wheels, tmp_path: Path
 ) -> None:
     """A purge's whole effect on the environment: files under triton/ and the owners' metadata go,
     a distribution without RECORD that is not Triton (tritonclient) and every other file stay."""
@@ -218,7 +219,7 @@ def test_checkout_move_never_replaces_ignored_work(world: World, tmp_path: Path)
     assert report.head == new and (dest / "my-build" / "out.o").read_bytes() == b"\x00obj"
 
 
-def test_credentials_never_reach_the_disk(world: World, git_http_server: Any, tmp_path: Path) -> None:
+def test_credentials_never_reach_the_disk(world: World, git_http_server: GitHttpServer, tmp_path: Path) -> None:
     """A token in the repository URL: the clone works, and neither .git/config nor the log keeps it."""
     url = git_http_server.url("triton").replace("http://", f"http://user:{SECRET}@")
     dest = tmp_path / "triton"
@@ -248,7 +249,7 @@ def test_a_closed_stdout_is_not_a_failure(world: World, tmp_path: Path, clean_en
         assert "Traceback" not in proc.stderr and "Exception ignored" not in proc.stderr, proc.stderr
 
 
-def test_user_text_prints_as_written(cli: Any, tmp_path: Path) -> None:
+def test_user_text_prints_as_written(cli: Cli, tmp_path: Path) -> None:
     odd = tmp_path / ":fire: [bold]x[/bold] :smile:"
     (odd / "cache").mkdir(parents=True)
     listed = cli("cache", "ls", "--dir", str(odd / "cache"), "--workspace", str(odd / "ws"), timeout=60)
@@ -259,7 +260,7 @@ def test_user_text_prints_as_written(cli: Any, tmp_path: Path) -> None:
     assert bad.returncode == 2 and "':fire:[red]tcsh'" in bad.stderr, bad.stderr
 
 
-def test_every_secret_setting_is_masked_in_config_show(cli: Any, tmp_path: Path) -> None:
+def test_every_secret_setting_is_masked_in_config_show(cli: Cli, tmp_path: Path) -> None:
     ws = tmp_path / "ws"
     ws.mkdir()
     (ws / "tritondev.toml").write_text(

@@ -266,7 +266,9 @@ def test_two_commands_at_once(built: Built, tmp_path: Path) -> None:
 # -- purge, interrupted ----------------------------------------------------------------------------------
 
 @pytest.fixture
-def purge_env(base_venv: Path, tmp_path: Path, clean_env: dict[str, str]) -> Iterator[tuple[Path, Path, dict]]:
+def purge_env(
+    base_venv: Path, tmp_path: Path, clean_env: dict[str, str]
+) -> Iterator[tuple[Path, Path, dict[str, str]]]:
     py = copy_venv(base_venv, tmp_path / f"venv {ODD}")
     ws = tmp_path / f"ws {ODD}"
     env = {**clean_env, "PYTHONPATH": str(Path(__file__).resolve().parents[3]), "PIP_DISABLE_PIP_VERSION_CHECK": "1"}
@@ -282,7 +284,9 @@ def _imports_triton(py: Path) -> bool:
 
 
 @pytest.mark.parametrize("sig", [signal.SIGINT, signal.SIGKILL], ids=["SIGINT", "SIGKILL"])
-def test_purge_interrupted_at_random_moments(sig: int, purge_env: tuple[Path, Path, dict], wheels: Wheels) -> None:
+def test_purge_interrupted_at_random_moments(
+    sig: int, purge_env: tuple[Path, Path, dict[str, str]], wheels: Wheels
+) -> None:
     py, ws, env = purge_env
     seed = _seed()
     rng = random.Random(seed)

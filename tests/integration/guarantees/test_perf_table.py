@@ -9,6 +9,7 @@ from __future__ import annotations
 import ast
 import importlib.util
 import sys
+import types
 from pathlib import Path
 
 import pytest
@@ -16,7 +17,7 @@ import pytest
 PERF = Path(__file__).resolve().parents[2] / "perf"
 
 
-def _runner():  # type: ignore[no-untyped-def]
+def _runner() -> types.ModuleType:
     spec = importlib.util.spec_from_file_location("tritondev_perf_run", PERF / "run.py")
     assert spec is not None and spec.loader is not None
     module = importlib.util.module_from_spec(spec)

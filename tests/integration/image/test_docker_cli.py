@@ -9,9 +9,13 @@ from __future__ import annotations
 import json
 import os
 import shutil
+import subprocess
 from pathlib import Path
+from typing import Any
 
 import pytest
+
+from tests.conftest import Cli
 
 REPO = Path(__file__).resolve().parents[3]
 def _pairs(argv: list[str], flag: str) -> list[str]:
@@ -21,14 +25,14 @@ def _pairs(argv: list[str], flag: str) -> list[str]:
 # -- engine choice --------------------------------------------------------------------------------
 
 
-def _json(proc) -> dict:  # type: ignore[no-untyped-def]
+def _json(proc: subprocess.CompletedProcess[str]) -> dict[str, Any]:
     assert proc.returncode == 0, proc.stderr
     data = json.loads(proc.stdout)
     assert isinstance(data, dict)
     return data
 
 
-def test_cli_run_dry_run_per_engine(cli, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
+def test_cli_run_dry_run_per_engine(cli: Cli, tmp_path: Path) -> None:
     ws = tmp_path / "ws"
     for engine, gpu in (("docker", ["--gpus", "all"]), ("podman", ["--device", "nvidia.com/gpu=all"])):
         proc = cli("docker", "run", "--engine", engine, "--workspace", str(ws), "--dry-run", "--json", "--",
@@ -56,7 +60,7 @@ def test_cli_run_dry_run_per_engine(cli, tmp_path: Path) -> None:  # type: ignor
     assert not (tmp_path / "home" / ".cache").exists()
 
 
-def test_cli_run_dry_run_human_output_and_no_gpus(cli, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
+def test_cli_run_dry_run_human_output_and_no_gpus(cli: Cli, tmp_path: Path) -> None:
     proc = cli("docker", "run", "--engine", "podman", "--no-gpus", "--workspace", str(tmp_path / "w"), "--dry-run",
                "--tag", "localhost/x:1", "--", "bash", "-c", "echo hi")
     assert proc.returncode == 0, proc.stderr
@@ -67,7 +71,7 @@ def test_cli_run_dry_run_human_output_and_no_gpus(cli, tmp_path: Path) -> None: 
     assert "nvidia.com/gpu" not in line
 
 
-def test_cli_build_dry_run(cli, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
+def test_cli_build_dry_run(cli: Cli, tmp_path: Path) -> None:
     proc = cli("docker", "build", "--engine", "podman", "--isolation", "chroot", "--base", "localhost/b:1",
                "--uid", "4321", "--gid", "4322", "--workspace", str(tmp_path / "w"), "--dry-run", "--json")
     data = _json(proc)
@@ -89,7 +93,7 @@ def test_cli_build_dry_run(cli, tmp_path: Path) -> None:  # type: ignore[no-unty
         (["docker", "run", "--engine", "docker", "--tag", "-x"], 2),
     ],
 )
-def test_cli_bad_input_is_a_usage_error(cli, tmp_path: Path, args: list[str], code: int) -> None:  # type: ignore[no-untyped-def]
+def test_cli_bad_input_is_a_usage_error(cli: Cli, tmp_path: Path, args: list[str], code: int) -> None:
     proc = cli(*args, "--workspace", str(tmp_path / "w"), "--dry-run")
     assert proc.returncode == code, proc.stderr
     assert "Traceback" not in proc.stderr
@@ -97,7 +101,7 @@ def test_cli_bad_input_is_a_usage_error(cli, tmp_path: Path, args: list[str], co
     assert not (tmp_path / "w").exists()
 
 
-def test_cli_run_without_engine_binary_is_tool_missing(cli, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
+def test_cli_run_without_engine_binary_is_tool_missing(cli: Cli, tmp_path: Path) -> None:
     # An empty PATH (plus python) stands for a machine with neither docker nor podman.
     empty = tmp_path / "bin"
     empty.mkdir()
@@ -150,7 +154,9 @@ def fake_docker(tmp_path: Path, clean_env: dict[str, str]) -> dict[str, str]:
     }
 
 
-def test_cli_run_creates_the_folders_and_starts_the_planned_command(cli, tmp_path: Path, fake_docker) -> None:  # type: ignore[no-untyped-def]
+def test_cli_run_creates_the_folders_and_starts_the_planned_command(
+    cli: Cli, tmp_path: Path, fake_docker: dict[str, str]
+) -> None:
     ws = tmp_path / "ws"
     args = ("docker", "run", "--engine", "docker", "--workspace", str(ws), "--", "setup", "--dry-run")
     planned = _json(cli(*args[:-3], "--dry-run", "--json", *args[-3:], env=fake_docker))["argv"]
@@ -164,27 +170,29 @@ def test_cli_run_creates_the_folders_and_starts_the_planned_command(cli, tmp_pat
     assert (tmp_path / "home" / ".cache" / "tritondev" / "ccache").is_dir()
 
 
-def test_cli_run_returns_the_containers_status(cli, tmp_path: Path, fake_docker) -> None:  # type: ignore[no-untyped-def]
+def test_cli_run_returns_the_containers_status(cli: Cli, tmp_path: Path, fake_docker: dict[str, str]) -> None:
     proc = cli("docker", "run", "--workspace", str(tmp_path / "ws"), "--", "false",
                env={**fake_docker, "FAKE_DOCKER_STATUS": "3"})
     assert proc.returncode == 3, proc.stderr
 
 
-def test_cli_run_engine_failure_is_exit_4_with_a_fix(cli, tmp_path: Path, fake_docker) -> None:  # type: ignore[no-untyped-def]
+def test_cli_run_engine_failure_is_exit_4_with_a_fix(cli: Cli, tmp_path: Path, fake_docker: dict[str, str]) -> None:
     proc = cli("docker", "run", "--workspace", str(tmp_path / "ws"), env={**fake_docker, "FAKE_DOCKER_STATUS": "125"})
     assert proc.returncode == 4, proc.stderr
     assert "tritondev docker build" in proc.stderr and "--no-gpus" in proc.stderr
     assert "Traceback" not in proc.stderr
 
 
-def test_cli_run_json_keeps_stdout_for_the_document(cli, tmp_path: Path, fake_docker) -> None:  # type: ignore[no-untyped-def]
+def test_cli_run_json_keeps_stdout_for_the_document(cli: Cli, tmp_path: Path, fake_docker: dict[str, str]) -> None:
     proc = cli("docker", "run", "--json", "--workspace", str(tmp_path / "ws"), env=fake_docker)
     data = _json(proc)
     assert data["returncode"] == 0 and data["dry_run"] is False
     assert "container-output" in proc.stderr
 
 
-def test_cli_run_with_rootless_docker_keeps_root_in_the_container(cli, tmp_path: Path, fake_docker) -> None:  # type: ignore[no-untyped-def]
+def test_cli_run_with_rootless_docker_keeps_root_in_the_container(
+    cli: Cli, tmp_path: Path, fake_docker: dict[str, str]
+) -> None:
     env = {**fake_docker, "FAKE_DOCKER_INFO": '["name=seccomp,profile=builtin","name=rootless"]'}
     data = _json(cli("docker", "run", "--dry-run", "--json", "--workspace", str(tmp_path / "ws"), env=env))
     assert data["engine"]["rootless"] is True

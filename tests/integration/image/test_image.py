@@ -51,12 +51,12 @@ def _why_not() -> str | None:
     return None
 
 
-def _run(argv: Sequence[str], *, timeout: float = 900, **kw: object) -> subprocess.CompletedProcess[str]:
-    return subprocess.run(list(argv), capture_output=True, text=True, timeout=timeout, **kw)  # type: ignore[call-overload]
+def _run(argv: Sequence[str], *, timeout: float = 900, input: str | None = None) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(list(argv), capture_output=True, text=True, timeout=timeout, input=input)
 
 
-def _check(argv: Sequence[str], **kw: object) -> str:
-    proc = _run(argv, **kw)
+def _check(argv: Sequence[str], *, timeout: float = 900) -> str:
+    proc = _run(argv, timeout=timeout)
     assert proc.returncode == 0, f"{argv[:3]} failed ({proc.returncode}):\n{proc.stdout[-3000:]}\n{proc.stderr[-3000:]}"
     return proc.stdout
 
@@ -262,9 +262,9 @@ def test_no_arguments_doctor_summary_then_a_shell(image: str) -> None:
 # -- user mapping ---------------------------------------------------------------------------------
 
 
-def _ids_and_file(ctr: str, ws: Path, **kw: object) -> tuple[list[str], os.stat_result]:
+def _ids_and_file(ctr: str, ws: Path, env: dict[str, str] | None = None) -> tuple[list[str], os.stat_result]:
     proc = entry(ctr, "sh", "-c", "id -u; id -g; touch /workspace/made-in-container", volumes=[(ws, "/workspace")],
-                 **kw)  # type: ignore[arg-type]
+                 env=env)
     assert proc.returncode == 0, proc.stderr
     return proc.stdout.split(), (ws / "made-in-container").stat()
 

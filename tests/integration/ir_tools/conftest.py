@@ -12,6 +12,7 @@ import json
 import subprocess
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -127,7 +128,7 @@ def mini_workspace(world: World, tmp_path_factory: pytest.TempPathFactory) -> Mi
     return MiniWorkspace(root / "ws", env, world)
 
 
-def parse_json(proc: subprocess.CompletedProcess[str]) -> dict[str, object]:
+def parse_json(proc: subprocess.CompletedProcess[str]) -> dict[str, Any]:
     """The one JSON document a --json run prints on stdout."""
-    data: dict[str, object] = json.loads(proc.stdout)
+    data: dict[str, Any] = json.loads(proc.stdout)
     return data

@@ -34,9 +34,9 @@ def test_opt_dry_run_writes_the_ir_before_coalescing_and_names_the_command(real_
     assert 'ttg.target = "cuda:90"' in text and "#ttg.blocked<" in text and "ttg.convert_layout" not in text
     output = str(data["output"])
     assert data["command"] == ["triton-opt", str(written), "-tritongpu-coalesce", "-o", output]
-    assert data["pass"]["argument"] == "tritongpu-coalesce" and data["kernel"] == "add_kernel"  # type: ignore[index]
-    assert data["pass"]["target"] == "cuda:90"  # type: ignore[index]
-    assert any("no Triton build in this workspace" in note for note in data["notes"])  # type: ignore[union-attr]
+    assert data["pass"]["argument"] == "tritongpu-coalesce" and data["kernel"] == "add_kernel"
+    assert data["pass"]["target"] == "cuda:90"
+    assert any("no Triton build in this workspace" in note for note in data["notes"])
     # The compile's own diff across the pass: the real coalescing put layout conversions in.
     pass_diff = Path(str(data["pass_diff"])).read_text()
     assert "+    %" in pass_diff and "ttg.convert_layout" in pass_diff
@@ -143,7 +143,7 @@ def test_run_reproducer_writes_what_opt_replays(tmp_path: Path, real_dumps: Dump
                                 "--json", "--workspace", str(tmp_path / "ws"), env=env))
     pipeline = data["pipeline"]
     assert isinstance(pipeline, list) and pipeline[:2] == ["convert-triton-to-tritongpu", "tritongpu-coalesce"]
-    assert data["command"][1:3] == [str(repro / "triton.make_ttgir.repro.mlir"), "--run-reproducer"]  # type: ignore[index]
+    assert data["command"][1:3] == [str(repro / "triton.make_ttgir.repro.mlir"), "--run-reproducer"]
     # Triton before 3.6 writes one file, the prefix itself (the last stage's).
     old = tmp_path / "repro-3.2"
     proc = dump_with_run(shared_venv("triton-3.2.0", ["triton==3.2.0"]), real_dumps.kernel_file, "cuda:90", 4,

@@ -26,7 +26,7 @@ def test_opt_replays_a_real_pass_with_the_workspace_triton_opt(real_dumps: Dumps
     assert proc.returncode == 0, proc.stderr
     data = parse_json(proc)
     triton_opt = mini_workspace.build_dir / "bin" / "triton-opt"
-    assert data["command"][:3] == [str(triton_opt), str(tmp_path / "replay/input.mlir"),  # type: ignore[index]
+    assert data["command"][:3] == [str(triton_opt), str(tmp_path / "replay/input.mlir"),
                                    "-tritongpu-coalesce"]
     assert data["ran"] is True and data["returncode"] == 0
     output = Path(str(data["output"])).read_text()
@@ -55,7 +55,7 @@ def test_debug_only_uses_the_debug_type_of_the_source(pass_name: str, debug_type
                               str(tmp_path), "--json")
     assert proc.returncode == 0, proc.stderr
     data = parse_json(proc)
-    notes = " ".join(str(n) for n in data["notes"])  # type: ignore[union-attr]
+    notes = " ".join(str(n) for n in data["notes"])
     command = data["command"]
     assert isinstance(command, list)
     if debug_type is None:
@@ -63,10 +63,11 @@ def test_debug_only_uses_the_debug_type_of_the_source(pass_name: str, debug_type
         assert f"{pass_name} defines no DEBUG_TYPE in " in notes
         return
     assert f"-debug-only={debug_type}" in command
+    assert says is not None
     assert says in (tmp_path / "triton-opt.stderr").read_text()
     if debug_type != pass_name:
         assert f"{pass_name} logs under DEBUG_TYPE '{debug_type}'" in notes
-    source = data["sources"][0]  # type: ignore[index]
+    source = data["sources"][0]
     assert source["debug_type"] == debug_type and source["source"].startswith("lib/Dialect/TritonGPU/Transforms/")
 
 
@@ -78,7 +79,7 @@ def test_a_missing_triton_opt_is_built_first(real_dumps: Dumps, mini_workspace: 
     assert proc.returncode == 0, proc.stderr
     data = parse_json(proc)
     assert binary.is_file() and data["returncode"] == 0
-    assert any(c["argv"][-1] == "triton-opt" and c["argv"][0] == "ninja" for c in data["build"])  # type: ignore[union-attr,index]
+    assert any(c["argv"][-1] == "triton-opt" and c["argv"][0] == "ninja" for c in data["build"])
 
 
 def test_reproducers_are_replayed(real_dumps: Dumps, mini_workspace: MiniWorkspace, tmp_path: Path) -> None:
@@ -91,7 +92,7 @@ def test_reproducers_are_replayed(real_dumps: Dumps, mini_workspace: MiniWorkspa
     proc = mini_workspace.cli("opt", "--reproducer", str(local), "--debug", "--json")
     assert proc.returncode == 0, proc.stderr
     data = parse_json(proc)
-    assert data["pipeline"] == ["tritongpu-coalesce"] and "-debug-only=tritongpu-coalesce" in data["command"]  # type: ignore[operator]
+    assert data["pipeline"] == ["tritongpu-coalesce"] and "-debug-only=tritongpu-coalesce" in data["command"]
     assert "ttg.convert_layout" in (tmp_path / "local.mlir.replay" / "output.mlir").read_text()
     # Real Triton's whole make_ttgir pipeline names passes the miniature does not have: triton-opt says so.
     whole = tmp_path / "whole.mlir"
@@ -114,7 +115,7 @@ def test_lit_tests_of_the_workspace_build(mini_workspace: MiniWorkspace) -> None
     assert every.returncode == 0, every.stderr
     data = parse_json(every)
     tests = sorted(p for p in (mini_workspace.triton_src / "test").rglob("*.mlir"))
-    assert data["counts"] == {"Passed": len(tests)} and data["command"][-1] == "check-triton-lit-tests"  # type: ignore[index]
+    assert data["counts"] == {"Passed": len(tests)} and data["command"][-1] == "check-triton-lit-tests"
     one = parse_json(mini_workspace.cli("test", "lit", "test/TritonGPU/coalesce.mlir", "--json"))
     assert one["counts"] == {"Passed": 1}
     filtered = parse_json(mini_workspace.cli("test", "lit", "pipeline-debug", "--json"))
@@ -137,7 +138,7 @@ def test_sanitize_address_builds_triton_opt_with_asan(world: World, real_dumps: 
     proc = tritondev(*setup_args(world, workspace, "main", "--sanitize", "address", "--no-lld", "--json"), env=env)
     assert proc.returncode == 0, proc.stderr[-4000:]
     report = parse_json(proc)
-    install = next(c for c in report["commands"] if c["step"] == "triton-install")  # type: ignore[union-attr,index]
+    install = next(c for c in report["commands"] if c["step"] == "triton-install")
     assert install["env"]["TRITON_BUILD_WITH_ASAN"] == "1"
     build = next((workspace / "src/triton/build").glob("cmake.*"))
     assert "-fsanitize=address" in (build / "CMakeCache.txt").read_text()
@@ -148,7 +149,7 @@ def test_sanitize_address_builds_triton_opt_with_asan(world: World, real_dumps: 
     assert "ttg.convert_layout" in (tmp_path / "replay" / "output.mlir").read_text()
     back = parse_json(tritondev("build", "--sanitize", "none", "--dry-run", "--json", "--workspace", str(workspace),
                                 env=env))
-    pip = [c for c in back["commands"] if "pip" in " ".join(c["argv"])]  # type: ignore[union-attr,index]
+    pip = [c for c in back["commands"] if "pip" in " ".join(c["argv"])]
     assert pip and "TRITON_BUILD_WITH_ASAN" not in pip[0]["env"]
 
 

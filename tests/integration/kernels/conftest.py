@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import os
 import subprocess
-from collections.abc import Callable
 from pathlib import Path
+from typing import Protocol
 
 import pytest
 
@@ -13,7 +13,11 @@ from tests.conftest import REPO, run_cli
 from tests.integration.kernels.kernels_src import KERNELS
 from tests.support.venvs import triton_venv
 
-RunCli = Callable[..., "subprocess.CompletedProcess[str]"]
+
+class RunCli(Protocol):
+    """The type of the `tdv` fixture."""
+
+    def __call__(self, *args: str, env: dict[str, str] | None = None) -> subprocess.CompletedProcess[str]: ...
 
 
 @pytest.fixture(scope="session")

@@ -11,6 +11,7 @@ import json
 import re
 import sys
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -20,12 +21,21 @@ from tests.integration.kernels.conftest import RunCli, bare_venv
 from tests.integration.kernels.kernels_src import ADD_SIGNATURE, MATMUL_CONSTEXPRS, MATMUL_SIGNATURE
 
 TARGETS = ("cuda:80", "cuda:90", "cuda:120", "hip:gfx942")
+# The `compile --json` report (untyped JSON) and the folder it wrote into.
+Compiled = tuple[dict[str, Any], Path]
 CUDA_STAGES = ("ttir", "ttgir", "llir", "ptx", "cubin", "sass")
 HIP_STAGES = ("ttir", "ttgir", "llir", "amdgcn", "hsaco")
 
 
+def _number(pattern: str, text: str) -> int:
+    """The number `pattern`'s group 1 finds in `text` (the assembly must state it)."""
+    found = re.search(pattern, text)
+    assert found is not None, f"no {pattern!r} in the assembly"
+    return int(found.group(1))
+
+
 @pytest.fixture(scope="module")
-def compiled(tdv: RunCli, triton_python: Path, kernel_file: Path, tmp_path_factory: pytest.TempPathFactory):  # type: ignore[no-untyped-def]
+def compiled(tdv: RunCli, triton_python: Path, kernel_file: Path, tmp_path_factory: pytest.TempPathFactory) -> Compiled:
     out = tmp_path_factory.mktemp("out")
     args = ["compile", f"{kernel_file}::matmul_kernel", "--signature", MATMUL_SIGNATURE, *MATMUL_CONSTEXPRS]
     for target in TARGETS:
@@ -35,7 +45,7 @@ def compiled(tdv: RunCli, triton_python: Path, kernel_file: Path, tmp_path_facto
     return json.loads(proc.stdout), out
 
 
-def test_every_stage_and_sass_for_each_target(compiled) -> None:  # type: ignore[no-untyped-def]
+def test_every_stage_and_sass_for_each_target(compiled: Compiled) -> None:
     report, out = compiled
     assert report["ok"] is True and report["triton_version"] == "3.9.0"
     assert [t["target"] for t in report["targets"]] == list(TARGETS)
@@ -62,7 +72,7 @@ def test_every_stage_and_sass_for_each_target(compiled) -> None:  # type: ignore
     assert "v_mfma" in (out / "hip-gfx942" / "matmul_kernel.amdgcn").read_text()
 
 
-def test_resource_summaries_match_metadata(compiled) -> None:  # type: ignore[no-untyped-def]
+def test_resource_summaries_match_metadata(compiled: Compiled) -> None:
     report, _ = compiled
     for entry in report["targets"]:
         folder = Path(entry["folder"])
@@ -81,9 +91,9 @@ def test_resource_summaries_match_metadata(compiled) -> None:  # type: ignore[no
             text = (folder / "matmul_kernel.amdgcn").read_text()
             assert res["lds_bytes"] == metadata["shared"] > 0
             assert res["threads"] == 512
-            next_free = int(re.search(r"\.amdhsa_next_free_vgpr\s+(\d+)", text).group(1))  # type: ignore[union-attr]
+            next_free = _number(r"\.amdhsa_next_free_vgpr\s+(\d+)", text)
             assert res["vgprs"] is not None and 0 < res["vgprs"] <= next_free
-            assert res["sgpr_spills"] == int(re.search(r"\.sgpr_spill_count:\s+(\d+)", text).group(1))  # type: ignore[union-attr]
+            assert res["sgpr_spills"] == _number(r"\.sgpr_spill_count:\s+(\d+)", text)
             assert res["occupancy"] == parse_amdgcn_info(text)["occupancy"] >= 1
 
 

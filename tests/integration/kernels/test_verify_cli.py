@@ -10,6 +10,7 @@ from __future__ import annotations
 import json
 import sys
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -18,14 +19,15 @@ from tests.integration.kernels.conftest import RunCli, bare_venv
 
 
 @pytest.fixture(scope="module")
-def verified(tdv: RunCli, triton_python: Path) -> dict:  # type: ignore[type-arg]
+def verified(tdv: RunCli, triton_python: Path) -> dict[str, Any]:
     proc = tdv("verify", "--python", str(triton_python), "--json")
     assert proc.returncode == 0, proc.stderr
-    return json.loads(proc.stdout)  # type: ignore[no-any-return]
+    report: dict[str, Any] = json.loads(proc.stdout)
+    return report
 
 
 @pytest.mark.skipif(HAS_GPU, reason="checks the interpreter path, taken only without a GPU")
-def test_verify_passes_under_the_interpreter(verified: dict, triton_python: Path) -> None:  # type: ignore[type-arg]
+def test_verify_passes_under_the_interpreter(verified: dict[str, Any], triton_python: Path) -> None:
     assert verified["ok"] is True and verified["mode"] == "interpreter"
     triton = verified["triton"]
     assert triton["version"] == "3.9.0"

@@ -7,6 +7,7 @@ cmake/llvm-info.json carries their real sha256 and build number are made in a pr
 
 from __future__ import annotations
 
+import subprocess
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
@@ -69,7 +70,7 @@ def package_server(prebuilt_world: PrebuiltWorld) -> Iterator[PackageServer]:
 
 
 def setup_prebuilt(pw: PrebuiltWorld, server: PackageServer, ws: Path, build_number: int, *extra: str,
-                   env: dict[str, str]):  # type: ignore[no-untyped-def]
+                   env: dict[str, str]) -> subprocess.CompletedProcess[str]:
     """`tritondev setup --llvm prebuilt` of the Triton commit pinning package `build_number`."""
     return tritondev("setup", "--workspace", str(ws), "--mirror", str(pw.world.git_root), "--triton-commit",
                      pw.pins[build_number], "--jobs", "2", "--link-jobs", "2", "--build-type", "Release",

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import json
 import os
+import subprocess
 from pathlib import Path
 from typing import Any
 
@@ -20,7 +21,7 @@ from tests.world.world import World, _Git
 pytestmark = pytest.mark.timeout(900)
 
 
-def setup_with(world: World, ws: Path, llvm: str, *extra: str, env: dict[str, str]):  # type: ignore[no-untyped-def]
+def setup_with(world: World, ws: Path, llvm: str, *extra: str, env: dict[str, str]) -> subprocess.CompletedProcess[str]:
     return tritondev("setup", "--workspace", str(ws), "--mirror", str(world.git_root), "--triton-commit",
                      world.triton_commits["root-json"], "--jobs", "2", "--link-jobs", "2", "--build-type", "Release",
                      "--llvm", llvm, *extra, env=env)

@@ -12,6 +12,7 @@ import socket
 import subprocess
 import sys
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -20,6 +21,9 @@ from bootstrap.core.errors import ConfigError, ExitCode, MismatchError
 from bootstrap.core.runner import Runner
 from bootstrap.git.checkouts import ensure_checkout
 from bootstrap.git.pins import resolve_pins
+from tests.conftest import Cli
+from tests.world.servers import GitDaemon, RawServer
+from tests.world.world import World
 
 ERA_SETUP_DIR = {"python-dir": "python", "root-setup": ".", "root-hash": ".", "root-json": "."}
 ERA_PIN_FILE = {
@@ -41,11 +45,11 @@ def git_argvs(ctx: AppContext) -> list[tuple[str, ...]]:
 
 
 @pytest.fixture
-def paths(world, clean_env):  # type: ignore[no-untyped-def]
+def paths(world: World, clean_env: dict[str, str]) -> dict[str, str]:
     return {"pytorch_url": str(world.bare["pytorch"]), "triton_url": str(world.bare["triton"])}
 
 
-def test_every_tag_every_era_through_file_paths(world, paths, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
+def test_every_tag_every_era_through_file_paths(world: World, paths: dict[str, str], tmp_path: Path) -> None:
     eras = set()
     for tag, pinned in world.pytorch_tags.items():
         pins = resolve_pins(context(tmp_path, torch_ref=tag, **paths))
@@ -65,19 +69,19 @@ def test_every_tag_every_era_through_file_paths(world, paths, tmp_path: Path) ->
     assert not (tmp_path / "ws").exists(), "reading pins creates no workspace"
 
 
-def test_old_ref_falls_back_to_github_pin(world, paths, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
+def test_old_ref_falls_back_to_github_pin(world: World, paths: dict[str, str], tmp_path: Path) -> None:
     pins = resolve_pins(context(tmp_path, torch_ref="v2.0.0", **paths))
     assert pins.triton_commit == world.pytorch_tags["v2.0.0"].triton
     assert ".github/ci_commit_pins/triton.txt" in pins.triton_commit_source
 
 
-def test_main_is_the_default(world, paths, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
+def test_main_is_the_default(world: World, paths: dict[str, str], tmp_path: Path) -> None:
     pins = resolve_pins(context(tmp_path, **paths))
     assert (pins.torch_ref, pins.triton_commit) == ("main", world.pytorch_main.triton)
     assert "default" in pins.torch_ref_source
 
 
-def test_triton_commit_skips_pytorch(world, paths, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
+def test_triton_commit_skips_pytorch(world: World, paths: dict[str, str], tmp_path: Path) -> None:
     sha = world.triton_commits["release-3.3"]
     ctx = context(tmp_path, triton_commit=sha.upper(), **paths)
     pins = resolve_pins(ctx)
@@ -86,7 +90,7 @@ def test_triton_commit_skips_pytorch(world, paths, tmp_path: Path) -> None:  # t
     assert not any(str(world.bare["pytorch"]) in " ".join(argv) for argv in git_argvs(ctx))
 
 
-def test_backend_amd_follows_the_pytorch_version(world, paths, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
+def test_backend_amd_follows_the_pytorch_version(world: World, paths: dict[str, str], tmp_path: Path) -> None:
     """From PyTorch 2.5 ROCm uses the unified triton.txt (a stale triton-rocm.txt is ignored and named);
     before, triton-rocm.txt names a commit of the ROCm fork."""
     for tag in ("v2.12.1", "v2.5.0"):
@@ -104,7 +108,9 @@ def test_backend_amd_follows_the_pytorch_version(world, paths, tmp_path: Path) -
         "release-3.0"]
 
 
-def test_rocm_fork_is_the_default_triton_url_before_2_5(world, clean_env, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
+def test_rocm_fork_is_the_default_triton_url_before_2_5(
+    world: World, clean_env: dict[str, str], tmp_path: Path
+) -> None:
     """No --triton-url and no mirror: the ROCm fork's URL (whose files the world cannot serve, so the
     choice is asked of the function that makes it, after the real pin read)."""
     from bootstrap.git.pins import _pytorch_pin, _triton_location
@@ -114,13 +120,15 @@ def test_rocm_fork_is_the_default_triton_url_before_2_5(world, clean_env, tmp_pa
         assert _triton_location(ctx, _pytorch_pin(ctx, [], False), []).url == url, tag
 
 
-def test_the_pin_is_llvm_info_json_even_when_the_build_info_runs_ahead(world, paths, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
+def test_the_pin_is_llvm_info_json_even_when_the_build_info_runs_ahead(
+    world: World, paths: dict[str, str], tmp_path: Path
+) -> None:
     pins = resolve_pins(context(tmp_path, **paths))  # PyTorch main pins Triton main
     assert pins.llvm_commit == world.llvm_commit and pins.layout.llvm_pin_file == "cmake/llvm-info.json"
     assert pins.llvm_url == "https://github.com/llvm/llvm-project.git"
     note = next(n for n in pins.notes if "llvm-build-info.json" in n)
     assert world.llvm_fork_commit in note and world.llvm_commit in note
-    data = pins.to_json()
+    data: dict[str, Any] = pins.to_json()
     assert data["llvm_build_info"] == {"llvm_hash": world.llvm_fork_commit, "repository": "triton-lang/llvm-project"}
     assert data["amd_llvm"]["repository"] == "ROCm/llvm-project"
     # A pin only the fork has (release/3.8.x): the fork its own files name is where it is fetched from.
@@ -130,7 +138,7 @@ def test_the_pin_is_llvm_info_json_even_when_the_build_info_runs_ahead(world, pa
     assert "llvm-build-info.json" in fork.llvm_url_source and fork.layout.llvm_forks == ("llvm/llvm-project",)
 
 
-def test_through_git_daemon(world, git_daemon, clean_env, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
+def test_through_git_daemon(world: World, git_daemon: GitDaemon, clean_env: dict[str, str], tmp_path: Path) -> None:
     ctx = context(
         tmp_path, torch_ref="v2.7.1", pytorch_url=git_daemon.url("pytorch"), triton_url=git_daemon.url("triton")
     )
@@ -141,7 +149,9 @@ def test_through_git_daemon(world, git_daemon, clean_env, tmp_path: Path) -> Non
     assert fetches and all("--depth" in a and "--filter=blob:none" in a for a in fetches)
 
 
-def test_pytorch_cache_holds_only_what_was_needed(world, git_daemon, clean_env, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
+def test_pytorch_cache_holds_only_what_was_needed(
+    world: World, git_daemon: GitDaemon, clean_env: dict[str, str], tmp_path: Path
+) -> None:
     (tmp_path / "ws").mkdir()
     opts = {"pytorch_url": git_daemon.url("pytorch"), "triton_url": str(world.bare["triton"])}
     for tag in ("v2.5.0", "v2.14.0"):
@@ -153,7 +163,9 @@ def test_pytorch_cache_holds_only_what_was_needed(world, git_daemon, clean_env, 
     assert count == "2", "one commit per ref read, never PyTorch's history"
 
 
-def test_through_raw_http_server(world, raw_http_server, clean_env, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
+def test_through_raw_http_server(
+    world: World, raw_http_server: RawServer, clean_env: dict[str, str], tmp_path: Path
+) -> None:
     base = f"raw+{raw_http_server.base_url}/pytorch/pytorch"
     before = len(raw_http_server.requests)
     ctx = context(tmp_path, torch_ref="release/2.12", pytorch_url=base, triton_url=str(world.bare["triton"]))
@@ -167,7 +179,7 @@ def test_through_raw_http_server(world, raw_http_server, clean_env, tmp_path: Pa
     assert not any(str(raw_http_server.base_url) in " ".join(a) for a in git_argvs(ctx))
 
 
-def test_mirror_dir(world, clean_env, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
+def test_mirror_dir(world: World, clean_env: dict[str, str], tmp_path: Path) -> None:
     pins = resolve_pins(context(tmp_path, torch_ref="v2.14.0", mirror=str(world.git_root)))
     assert pins.triton_commit == world.pytorch_tags["v2.14.0"].triton
     assert pins.pytorch_url == str(world.git_root / "pytorch.git")
@@ -178,7 +190,9 @@ def test_mirror_dir(world, clean_env, tmp_path: Path) -> None:  # type: ignore[n
     ("tag", "says"),
     [("v9.9.9-badpin", "39 hex digits"), ("v9.9.8-emptypin", "empty"), ("v9.9.7-garbage", "extra text")],
 )
-def test_malformed_pins_stop_before_git_sees_them(world, paths, tmp_path: Path, tag: str, says: str) -> None:  # type: ignore[no-untyped-def]
+def test_malformed_pins_stop_before_git_sees_them(
+    world: World, paths: dict[str, str], tmp_path: Path, tag: str, says: str
+) -> None:
     ctx = context(tmp_path, torch_ref=tag, **paths)
     with pytest.raises(MismatchError) as info:
         resolve_pins(ctx)
@@ -188,7 +202,7 @@ def test_malformed_pins_stop_before_git_sees_them(world, paths, tmp_path: Path, 
     assert not any(str(world.bare["triton"]) in " ".join(a) for a in git_argvs(ctx))
 
 
-def test_pin_missing_from_triton(world, paths, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
+def test_pin_missing_from_triton(world: World, paths: dict[str, str], tmp_path: Path) -> None:
     with pytest.raises(MismatchError, match="is not in"):
         resolve_pins(context(tmp_path, torch_ref="v9.9.4-unknownpin", **paths))
 
@@ -202,14 +216,16 @@ def test_pin_missing_from_triton(world, paths, tmp_path: Path) -> None:  # type:
         {"triton_commit": "a" * 39},
     ],
 )
-def test_bad_inputs_rejected_before_any_git_call(clean_env, tmp_path: Path, options: dict[str, str]) -> None:  # type: ignore[no-untyped-def]
+def test_bad_inputs_rejected_before_any_git_call(
+    clean_env: dict[str, str], tmp_path: Path, options: dict[str, str]
+) -> None:
     ctx = context(tmp_path, **options)
     with pytest.raises(ConfigError):
         resolve_pins(ctx)
     assert git_argvs(ctx) == []
 
 
-def test_layout_is_read_from_the_workspace_checkout(world, paths, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
+def test_layout_is_read_from_the_workspace_checkout(world: World, paths: dict[str, str], tmp_path: Path) -> None:
     sha = world.pytorch_tags["v2.14.0"].triton
     ensure_checkout("triton", paths["triton_url"], sha, tmp_path / "ws" / "src" / "triton", Runner(quiet=True))
     ctx = context(
@@ -229,7 +245,7 @@ def _venv_with_torch_version_py(root: Path, text: str) -> Path:
     return root
 
 
-def test_installed_torch_chooses_the_ref(world, paths, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
+def test_installed_torch_chooses_the_ref(world: World, paths: dict[str, str], tmp_path: Path) -> None:
     venv = _venv_with_torch_version_py(tmp_path / "venv", world.torch_version_py("v2.12.1"))
     pins = resolve_pins(context(tmp_path, python=str(venv), **paths))
     assert pins.torch_ref == "v2.12.1" and pins.torch_version == "2.12.1"
@@ -244,7 +260,7 @@ def test_installed_torch_chooses_the_ref(world, paths, tmp_path: Path) -> None: 
 # -- the command, as users run it ----------------------------------------------------------------
 
 
-def test_cli_json(world, cli, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
+def test_cli_json(world: World, cli: Cli, tmp_path: Path) -> None:
     result = cli(
         "pins",
         "--torch-ref",
@@ -277,7 +293,7 @@ def test_cli_json(world, cli, tmp_path: Path) -> None:  # type: ignore[no-untype
     assert not (tmp_path / "ws").exists()
 
 
-def test_cli_human(world, cli, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
+def test_cli_human(world: World, cli: Cli, tmp_path: Path) -> None:
     result = cli("pins", "--torch-ref", "v2.14.0", "--mirror", str(world.git_root), "--workspace", str(tmp_path / "ws"))
     assert result.returncode == 0, result.stderr
     assert world.pytorch_tags["v2.14.0"].triton in result.stdout
@@ -302,7 +318,7 @@ def _closed_port() -> int:
         (["--torch-ref", "no-such-tag"], ExitCode.USAGE, "no-such-tag"),
     ],
 )
-def test_cli_errors(world, cli, tmp_path: Path, args: list[str], code: int, says: str) -> None:  # type: ignore[no-untyped-def]
+def test_cli_errors(world: World, cli: Cli, tmp_path: Path, args: list[str], code: int, says: str) -> None:
     base = [
         "pins",
         "--json",
@@ -320,7 +336,7 @@ def test_cli_errors(world, cli, tmp_path: Path, args: list[str], code: int, says
     assert "Traceback" not in result.stderr
 
 
-def test_cli_offline_and_404(world, cli, raw_http_server, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
+def test_cli_offline_and_404(world: World, cli: Cli, raw_http_server: RawServer, tmp_path: Path) -> None:
     port = _closed_port()
     offline = cli(
         "pins",
@@ -359,7 +375,7 @@ def test_cli_offline_and_404(world, cli, raw_http_server, tmp_path: Path) -> Non
     assert "no Triton pin" in missing.stderr
 
 
-def test_raw_falls_back_to_git_when_the_raw_host_is_unreachable(world, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
+def test_raw_falls_back_to_git_when_the_raw_host_is_unreachable(world: World, tmp_path: Path) -> None:
     from bootstrap.git.blobs import LocalRepoReader
     from bootstrap.git.fetch import FallbackReader
     from bootstrap.git.rawfiles import RawReader
@@ -376,7 +392,9 @@ def test_raw_falls_back_to_git_when_the_raw_host_is_unreachable(world, tmp_path:
     assert reader.commit == world.pytorch_tags["v2.7.1"].commit
 
 
-def test_torch_commit_as_ref_over_git_daemon(world, git_daemon, clean_env, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
+def test_torch_commit_as_ref_over_git_daemon(
+    world: World, git_daemon: GitDaemon, clean_env: dict[str, str], tmp_path: Path
+) -> None:
     commit = world.pytorch_tags["v2.12.1"].commit
     ctx = context(
         tmp_path, torch_ref=commit, pytorch_url=git_daemon.url("pytorch"), triton_url=git_daemon.url("triton")

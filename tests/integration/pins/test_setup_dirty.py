@@ -9,11 +9,13 @@ from pathlib import Path
 from bootstrap.core.errors import ExitCode
 from bootstrap.core.runner import Runner
 from bootstrap.git.checkouts import ensure_checkout
+from tests.conftest import Cli
 from tests.integration.pins.gitrepo import commit_files
 from tests.support.snapshot import diff, snapshot
+from tests.world.world import World
 
 
-def test_setup_stops_on_a_dirty_triton_checkout(world, cli, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
+def test_setup_stops_on_a_dirty_triton_checkout(world: World, cli: Cli, tmp_path: Path) -> None:
     ws = tmp_path / "ws"
     checkout = ws / "src" / "triton"
     # The user's checkout sits at an older pin and carries all three kinds of local work.
@@ -40,7 +42,7 @@ def test_setup_stops_on_a_dirty_triton_checkout(world, cli, tmp_path: Path) -> N
         timeout=300,
     )
 
-    assert result.returncode == ExitCode.LOCKED_OR_DIRTY == 6, result.stderr[-2000:]
+    assert result.returncode == int(ExitCode.LOCKED_OR_DIRTY) == 6, result.stderr[-2000:]
     error = json.loads(result.stdout)
     assert error["error"] == "DirtyCheckout"
     for name in ("setup.py", "scratch.txt", local[:12]):

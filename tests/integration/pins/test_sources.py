@@ -121,7 +121,7 @@ def test_dirty_checkout_is_never_touched(tmp_path: Path, upstream: tuple[Path, l
     for pin in (shas[3], shas[1]):  # a new pin, and the same pin
         with pytest.raises(DirtyCheckout) as info:
             ensure_checkout("triton", str(bare), pin, dest, Runner())
-        assert info.value.exit_code == ExitCode.LOCKED_OR_DIRTY == 6
+        assert info.value.exit_code == int(ExitCode.LOCKED_OR_DIRTY) == 6
         assert named in info.value.message
         assert "--allow-dirty" in (info.value.fix or "")
         assert diff(before, snapshot(dest)) == []

@@ -3,12 +3,15 @@
 from __future__ import annotations
 
 import subprocess
+from collections.abc import Callable
 from pathlib import Path
 
 from bootstrap.core.runner import Runner
 from bootstrap.core.settings import load_settings
 from bootstrap.git.checkouts import ensure_checkout, repository_url
 from bootstrap.git.layout import detect_layout
+from tests.world.servers import GitDaemon
+from tests.world.world import World
 
 
 def _head(repo: Path) -> str:
@@ -17,7 +20,7 @@ def _head(repo: Path) -> str:
     ).stdout.strip()
 
 
-def _working_tree_reader(repo: Path):  # type: ignore[no-untyped-def]
+def _working_tree_reader(repo: Path) -> Callable[[str], str | None]:
     def read(path: str) -> str | None:
         target = repo / path
         return target.read_text() if target.is_file() else None
@@ -25,7 +28,7 @@ def _working_tree_reader(repo: Path):  # type: ignore[no-untyped-def]
     return read
 
 
-def test_triton_moves_across_eras_over_git_daemon(world, git_daemon, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
+def test_triton_moves_across_eras_over_git_daemon(world: World, git_daemon: GitDaemon, tmp_path: Path) -> None:
     dest = tmp_path / "ws" / "src" / "triton"
     url = git_daemon.url("triton")
     expected = {
@@ -46,7 +49,7 @@ def test_triton_moves_across_eras_over_git_daemon(world, git_daemon, tmp_path: P
     assert actions == ["cloned", "fetched", "fetched", "fetched"]
 
 
-def test_llvm_from_a_mirror_dir(world, clean_env, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
+def test_llvm_from_a_mirror_dir(world: World, clean_env: dict[str, str], tmp_path: Path) -> None:
     settings = load_settings({"workspace": str(tmp_path / "ws"), "mirror": str(world.git_root)})
     url = repository_url(settings, "llvm-project", "https://github.com/llvm/llvm-project.git")
     assert url == str(world.git_root / "llvm-project.git")
@@ -62,7 +65,7 @@ def test_llvm_from_a_mirror_dir(world, clean_env, tmp_path: Path) -> None:  # ty
     assert ensure_checkout("llvm-project", url, world.llvm_commit, dest, Runner(quiet=True)).action == "up-to-date"
 
 
-def test_file_url(world, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
+def test_file_url(world: World, tmp_path: Path) -> None:
     sha = world.triton_commits["release-3.8"]
     report = ensure_checkout("triton", world.url("triton"), sha, tmp_path / "t", Runner(quiet=True))
     assert report.action == "cloned" and _head(tmp_path / "t") == sha

@@ -15,6 +15,7 @@ import subprocess
 import sys
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Protocol
 
 import pytest
 
@@ -102,8 +103,14 @@ def base_venv(tmp_path_factory: pytest.TempPathFactory) -> Path:
     return venv
 
 
+class VenvCopy(Protocol):
+    """The type of the `venv_copy` fixture."""
+
+    def __call__(self, name: str = "venv") -> Path: ...
+
+
 @pytest.fixture
-def venv_copy(base_venv: Path, tmp_path: Path):  # type: ignore[no-untyped-def]
+def venv_copy(base_venv: Path, tmp_path: Path) -> VenvCopy:
     """`venv_copy(name)` -> python of a new venv (a copy of the session's empty one)."""
 
     def make(name: str = "venv") -> Path:

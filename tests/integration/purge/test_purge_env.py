@@ -10,10 +10,13 @@ import json
 import os
 import shutil
 from pathlib import Path
+from typing import Any
 
+from tests.conftest import Cli
 from tests.integration.purge.conftest import (
     PYTORCH_TRITON_VERSION,
     TRITON_VERSION,
+    VenvCopy,
     Wheels,
     listed,
     pip,
@@ -25,11 +28,14 @@ from tests.integration.purge.conftest import (
 USES_LANGUAGE = "import triton; triton.language.program_id(0); print(triton.DIST)"
 
 
-def journal_of(ws: Path) -> dict:  # type: ignore[type-arg]
-    return json.loads((ws / "state" / "purge-journal.json").read_text())
+def journal_of(ws: Path) -> dict[str, Any]:
+    journal: dict[str, Any] = json.loads((ws / "state" / "purge-journal.json").read_text())
+    return journal
 
 
-def test_overlapping_owners_purged_journaled_and_restored(cli, venv_copy, wheels: Wheels, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
+def test_overlapping_owners_purged_journaled_and_restored(
+    cli: Cli, venv_copy: VenvCopy, wheels: Wheels, tmp_path: Path
+) -> None:
     py = venv_copy()
     pip(py, "install", "-q", str(wheels.unrelated), str(wheels.triton))
     pip(py, "install", "-q", str(wheels.pytorch_triton))  # installed last: its shared files win
@@ -87,7 +93,7 @@ def test_overlapping_owners_purged_journaled_and_restored(cli, venv_copy, wheels
     assert journal_of(ws)["runs"][-1]["restore"]["restored"]
 
 
-def test_half_uninstalled_env_is_repaired(cli, venv_copy, wheels: Wheels, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
+def test_half_uninstalled_env_is_repaired(cli: Cli, venv_copy: VenvCopy, wheels: Wheels, tmp_path: Path) -> None:
     """The field report: `pip uninstall triton` deleted files pytorch-triton still needs."""
     py = venv_copy()
     pip(py, "install", "-q", str(wheels.triton), str(wheels.pytorch_triton), str(wheels.unrelated))
@@ -112,7 +118,9 @@ def test_half_uninstalled_env_is_repaired(cli, venv_copy, wheels: Wheels, tmp_pa
     assert [e["name"] for e in journal_of(ws)["runs"][-1]["removed"]] == ["pytorch-triton"]
 
 
-def test_editable_install_purged_without_touching_the_checkout(cli, venv_copy, wheels: Wheels, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
+def test_editable_install_purged_without_touching_the_checkout(
+    cli: Cli, venv_copy: VenvCopy, wheels: Wheels, tmp_path: Path
+) -> None:
     py = venv_copy()
     pip(py, "install", "-q", str(wheels.pytorch_triton))
     pip(py, "install", "-q", "--no-build-isolation", "-e", str(wheels.editable_src))
@@ -138,7 +146,7 @@ def test_editable_install_purged_without_touching_the_checkout(cli, venv_copy, w
     assert dists["pytorch-triton"]["version"] == PYTORCH_TRITON_VERSION
 
 
-def test_restore_reports_what_is_gone(cli, venv_copy, wheels: Wheels, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
+def test_restore_reports_what_is_gone(cli: Cli, venv_copy: VenvCopy, wheels: Wheels, tmp_path: Path) -> None:
     py = venv_copy()
     moved = tmp_path / "wheelhouse"
     moved.mkdir()
@@ -158,7 +166,7 @@ def test_restore_reports_what_is_gone(cli, venv_copy, wheels: Wheels, tmp_path: 
     assert "pytorch-triton" not in listed(py) and listed(py)["triton"] == TRITON_VERSION
 
 
-def test_shadowing_folders_are_reported_and_kept(cli, venv_copy, wheels: Wheels, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
+def test_shadowing_folders_are_reported_and_kept(cli: Cli, venv_copy: VenvCopy, wheels: Wheels, tmp_path: Path) -> None:
     py = venv_copy()
     pip(py, "install", "-q", str(wheels.triton))
     work = tmp_path / "work"
@@ -183,7 +191,7 @@ def test_shadowing_folders_are_reported_and_kept(cli, venv_copy, wheels: Wheels,
     assert run_py(py, "import triton", cwd=tmp_path, env={**os.environ, "PYTHONPATH": ""}).returncode != 0
 
 
-def test_library_removes_only_what_the_plan_names(venv_copy, wheels: Wheels, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
+def test_library_removes_only_what_the_plan_names(venv_copy: VenvCopy, wheels: Wheels, tmp_path: Path) -> None:
     """setup keeps its own install by narrowing the plan; execute_purge must not widen it again."""
     import dataclasses
 
@@ -207,7 +215,7 @@ def test_library_removes_only_what_the_plan_names(venv_copy, wheels: Wheels, tmp
     assert any(c.argv[-3:] == ("uninstall", "-y", "pytorch-triton") for c in runner.history)
 
 
-def test_triton_symlink_into_a_checkout(cli, venv_copy, wheels: Wheels, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
+def test_triton_symlink_into_a_checkout(cli: Cli, venv_copy: VenvCopy, wheels: Wheels, tmp_path: Path) -> None:
     """A common hack: site-packages/triton linked to a source checkout. The checkout must survive."""
     checkout = tmp_path / "src" / "triton" / "python" / "triton"
     checkout.mkdir(parents=True)

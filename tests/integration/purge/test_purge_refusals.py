@@ -12,14 +12,14 @@ from pathlib import Path
 
 import pytest
 
-from tests.conftest import REPO
+from tests.conftest import REPO, Cli
 from tests.integration.doctor.conftest import odd_interpreter
-from tests.integration.purge.conftest import Wheels, listed, pip, site_packages, snapshot
+from tests.integration.purge.conftest import VenvCopy, Wheels, listed, pip, site_packages, snapshot
 
 NO_TRACEBACK = "Traceback"
 
 
-def test_python_that_is_not_an_interpreter(cli, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
+def test_python_that_is_not_an_interpreter(cli: Cli, tmp_path: Path) -> None:
     fake = tmp_path / "python"
     fake.write_text("#!/bin/sh\necho not python\n")
     fake.chmod(0o755)
@@ -33,7 +33,7 @@ def test_python_that_is_not_an_interpreter(cli, tmp_path: Path) -> None:  # type
     assert not ws.exists()  # not even the workspace was created
 
 
-def test_system_python_is_refused_without_system(cli, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
+def test_system_python_is_refused_without_system(cli: Cli, tmp_path: Path) -> None:
     system = Path("/usr/bin/python3")
     if not system.exists():
         pytest.skip("no system Python at /usr/bin/python3 on this machine")
@@ -48,7 +48,9 @@ def test_system_python_is_refused_without_system(cli, tmp_path: Path) -> None:  
     assert not ws.exists()
 
 
-def test_distribution_without_record_blocks_the_purge(cli, venv_copy, wheels: Wheels, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
+def test_distribution_without_record_blocks_the_purge(
+    cli: Cli, venv_copy: VenvCopy, wheels: Wheels, tmp_path: Path
+) -> None:
     py = venv_copy()
     pip(py, "install", "-q", str(wheels.triton), str(wheels.pytorch_triton))
     sp = site_packages(py)
@@ -73,7 +75,9 @@ def _can_mount_read_only(folder: Path) -> bool:
     return probe.returncode == 0
 
 
-def test_read_only_site_packages(clean_env, venv_copy, wheels: Wheels, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
+def test_read_only_site_packages(
+    clean_env: dict[str, str], venv_copy: VenvCopy, wheels: Wheels, tmp_path: Path
+) -> None:
     py = venv_copy()
     pip(py, "install", "-q", str(wheels.triton))
     sp = site_packages(py)
@@ -95,7 +99,7 @@ def test_read_only_site_packages(clean_env, venv_copy, wheels: Wheels, tmp_path:
     assert "triton" in listed(py)
 
 
-def test_locked_workspace(cli, venv_copy, wheels: Wheels, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
+def test_locked_workspace(cli: Cli, venv_copy: VenvCopy, wheels: Wheels, tmp_path: Path) -> None:
     py = venv_copy()
     pip(py, "install", "-q", str(wheels.triton))
     sp = site_packages(py)
@@ -112,7 +116,7 @@ def test_locked_workspace(cli, venv_copy, wheels: Wheels, tmp_path: Path) -> Non
     assert snapshot(sp) == before
 
 
-def test_target_without_pip(cli, wheels: Wheels, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
+def test_target_without_pip(cli: Cli, wheels: Wheels, tmp_path: Path) -> None:
     venv = tmp_path / "nopip"
     subprocess.run([sys.executable, "-m", "venv", "--without-pip", str(venv)], check=True)
     py = venv / "bin" / "python"
@@ -130,7 +134,7 @@ def test_target_without_pip(cli, wheels: Wheels, tmp_path: Path) -> None:  # typ
     assert snapshot(sp) == before
 
 
-def test_import_check_that_answers_wrongly_is_reported(cli, venv_copy, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
+def test_import_check_that_answers_wrongly_is_reported(cli: Cli, venv_copy: VenvCopy, tmp_path: Path) -> None:
     """The scan stands; `import triton` is reported as not checked, with the field that was wrong."""
     python = odd_interpreter(tmp_path / "odd", venv_copy(), {"tritondev_triton.py": '{"file": null, "path": "x"}'})
     result = cli("purge", "--python", str(python), "--workspace", str(tmp_path / "ws"), "--dry-run", "--json")

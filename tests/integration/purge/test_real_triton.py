@@ -13,7 +13,8 @@ import pytest
 
 from bootstrap.core.runner import Runner
 from bootstrap.purge import pipbridge
-from tests.integration.purge.conftest import listed, run_py, site_packages, snapshot
+from tests.conftest import Cli
+from tests.integration.purge.conftest import VenvCopy, listed, run_py, site_packages, snapshot
 from tests.support.venvs import triton_venv
 
 pytestmark = pytest.mark.slow
@@ -55,7 +56,9 @@ def test_pip_api_lists_the_target_through_the_runner() -> None:
     assert any(c.argv[:5] == (str(py), "-m", "pip", "list", "-v") for c in runner.history)
 
 
-def test_placeholder_over_real_triton_purged_torch_untouched_restored(cli, venv_copy, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
+def test_placeholder_over_real_triton_purged_torch_untouched_restored(
+    cli: Cli, venv_copy: VenvCopy, tmp_path: Path
+) -> None:
     py = venv_copy()
     sp = site_packages(py)
     _torch_into(sp)

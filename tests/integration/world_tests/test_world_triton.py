@@ -29,7 +29,8 @@ def installed(py: Path) -> dict[str, object]:
         " 'filecheck': os.access(os.path.join(pkg, 'FileCheck'), os.X_OK),"
         " 'llir': triton.compile_vector_add(block_size=64)['llir']}))"
     )
-    return json.loads(run([py, "-c", code], cwd=py.parent).stdout)  # type: ignore[no-any-return]
+    facts: dict[str, object] = json.loads(run([py, "-c", code], cwd=py.parent).stdout)
+    return facts
 
 
 @pytest.fixture(scope="module")
@@ -126,7 +127,8 @@ def failing_venv(tmp_path_factory: pytest.TempPathFactory) -> Path:
 
 
 def pip_fails(py: Path, target: Path, env: dict[str, str], editable: bool = True) -> str:
-    args = [py, "-m", "pip", "install", "-v", "--no-build-isolation", *(["-e"] if editable else []), target]
+    args: list[str | Path] = [py, "-m", "pip", "install", "-v", "--no-build-isolation",
+                              *(["-e"] if editable else []), target]
     proc = run(args, env=env, check=False)
     assert proc.returncode != 0
     return proc.stdout + proc.stderr

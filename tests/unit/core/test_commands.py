@@ -121,8 +121,10 @@ def _typer_command(*path: str) -> typer.core.TyperCommand:
     group = typer.main.get_command(cli.build_app())
     command = group
     for name in path:
-        command = command.commands[name]  # type: ignore[attr-defined]
-    return command  # type: ignore[return-value]
+        assert isinstance(command, typer.core.TyperGroup), command
+        command = command.commands[name]
+    assert isinstance(command, typer.core.TyperCommand), command
+    return command
 
 
 COMMANDS = [("setup",), ("build",), ("pins",), ("purge",), ("doctor",), ("verify",), ("compile",), ("env",),
@@ -135,7 +137,8 @@ def test_setting_options_help_is_the_tables(path: tuple[str, ...]) -> None:
     for param in _typer_command(*path).params:
         if param.name in BY_NAME:
             setting = BY_NAME[param.name]
-            assert param.help == setting.option_help  # type: ignore[attr-defined]
+            assert isinstance(param, typer.core.TyperOption), param
+            assert param.help == setting.option_help
             assert setting.option in param.opts + [o.split("/")[0] for o in param.opts]
             assert param.default is None  # not given: file, environment or default decide
 
@@ -146,4 +149,4 @@ def test_setup_has_an_option_for_every_setting() -> None:
     jobs = next(p for p in _typer_command("setup").params if p.name == "jobs")
     assert "-j" in jobs.opts
     ccache = next(p for p in _typer_command("setup").params if p.name == "ccache")
-    assert ccache.secondary_opts == ["--no-ccache"]  # type: ignore[attr-defined]
+    assert ccache.secondary_opts == ["--no-ccache"]

@@ -11,8 +11,9 @@ from __future__ import annotations
 import json
 import os
 import string
+from collections.abc import Callable
 from pathlib import Path
-from typing import Any
+from typing import Any, ParamSpec, TypeVar
 
 import pytest
 from hypothesis import HealthCheck, given, settings
@@ -34,11 +35,14 @@ URL_PARTS = st.sampled_from(
 )
 urls = st.lists(URL_PARTS | st.text(max_size=6), max_size=8).map("".join)
 
+P = ParamSpec("P")
+T = TypeVar("T")
 
-def only_usage_errors(call: Any, *args: Any) -> Any:
+
+def only_usage_errors(call: Callable[P, T], *args: P.args, **kwargs: P.kwargs) -> T | None:
     """Run `call`; a TritondevError must be exit 2 with a message. Anything else fails the test."""
     try:
-        return call(*args)
+        return call(*args, **kwargs)
     except TritondevError as exc:
         assert exc.exit_code == ExitCode.USAGE, exc
         assert exc.message and exc.fix
@@ -117,7 +121,9 @@ def _toml_text(data: dict[str, Any]) -> str:
 @SETTINGS
 @given(st.dictionaries(st.sampled_from(KEYS) | st.text(max_size=4), toml_values, max_size=4)
        | st.binary(max_size=120).map(lambda b: {"__raw__": b}))
-def test_any_settings_file_loads_or_is_exit_2_and_changes_nothing(tmp_path_factory: Any, data: dict[str, Any]) -> None:
+def test_any_settings_file_loads_or_is_exit_2_and_changes_nothing(
+    tmp_path_factory: pytest.TempPathFactory, data: dict[str, Any]
+) -> None:
     ws = tmp_path_factory.mktemp("ws")
     raw = data.get("__raw__")
     name = "tritondev.toml" if len(data) % 2 or raw is not None else "pyproject.toml"
@@ -197,7 +203,7 @@ env_lines = st.lists(
 
 @SETTINGS
 @given(env_lines | st.binary(max_size=60).map(lambda b: [b.decode("latin-1")]))
-def test_any_env_file_reads_or_is_exit_2(tmp_path_factory: Any, lines: list[str]) -> None:
+def test_any_env_file_reads_or_is_exit_2(tmp_path_factory: pytest.TempPathFactory, lines: list[str]) -> None:
     ws = tmp_path_factory.mktemp("env")
     path = ws / "env.sh"
     path.write_bytes("\n".join(lines).encode("utf-8", "surrogateescape"))

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import dataclasses
+from collections.abc import Callable
 from pathlib import Path
 
 import pytest
@@ -136,6 +137,10 @@ def test_option_help_names_choices_env_var_and_default() -> None:
     assert BY_NAME["mirror"].option_help.endswith("(env: TRITONDEV_MIRROR).")  # no default to show
 
 
+def _per_source(value: Callable[[str], str]) -> tuple[str, str, str]:
+    return value("file"), value("env"), value("cli")
+
+
 def _three_values(setting: Setting, tmp_path: Path) -> tuple[object, object, object]:
     """Values for file, env and command line, each different from the one before."""
     if setting.kind is bool:
@@ -145,13 +150,13 @@ def _three_values(setting: Setting, tmp_path: Path) -> tuple[object, object, obj
     if setting.kind is int:
         return (3, 5, 7)
     if setting.kind is Path:
-        return tuple(str(tmp_path / f"{setting.name}-{where}") for where in ("file", "env", "cli"))  # type: ignore[return-value]
+        return _per_source(lambda where: str(tmp_path / f"{setting.name}-{where}"))
     if setting.name == "ccache_remote":
-        return tuple(f"redis://{where}.example:6379" for where in ("file", "env", "cli"))  # type: ignore[return-value]
+        return _per_source(lambda where: f"redis://{where}.example:6379")
     if setting.name == "llvm":  # source, prebuilt or an absolute path
         return ("prebuilt", "source", str(tmp_path / "llvm-build"))
     if setting.name == "llvm_prebuilt_url":
-        return tuple(f"https://{where}.example/llvm-builds" for where in ("file", "env", "cli"))  # type: ignore[return-value]
+        return _per_source(lambda where: f"https://{where}.example/llvm-builds")
     return ("from-file", "from-env", "from-cli")
 
 

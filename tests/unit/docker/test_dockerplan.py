@@ -6,9 +6,14 @@ itself is built and exercised in test_image.py (slow tier).
 
 from __future__ import annotations
 
+from collections.abc import Callable, Sequence
 from pathlib import Path
+from typing import TYPE_CHECKING, TypedDict
 
 import pytest
+
+if TYPE_CHECKING:
+    from typing import Unpack  # Python 3.11; only mypy reads it here (tests run on 3.10 too)
 
 from bootstrap.core.errors import ToolMissing, UsageError
 from bootstrap.docker import plan as dockerplan
@@ -21,13 +26,18 @@ ROOTLESS_PODMAN = Engine("podman", "podman", rootless=True)
 ROOTLESS_DOCKER = Engine("docker", "docker", rootless=True)
 
 
-def _run(engine: Engine, **kw: object) -> list[str]:
-    args: dict[str, object] = dict(
-        image="tritondev:t", workspace=Path("/home/u/ws"), ccache_dir=Path("/home/u/.cache/c"), host_uid=1234,
-        host_gid=987,
-    )
-    args.update(kw)
-    return dockerplan.run_command(engine, **args)  # type: ignore[arg-type]
+class RunChanges(TypedDict, total=False):
+    """The options of run_command that the tests vary and leave at its defaults otherwise."""
+
+    gpus: bool
+    tty: bool
+    args: Sequence[str]
+
+
+def _run(engine: Engine, image: str = "tritondev:t", workspace: Path = Path("/home/u/ws"),
+         **changes: Unpack[RunChanges]) -> list[str]:
+    return dockerplan.run_command(engine, image=image, workspace=workspace, ccache_dir=Path("/home/u/.cache/c"),
+                                  host_uid=1234, host_gid=987, **changes)
 
 
 def _pairs(argv: list[str], flag: str) -> list[str]:
@@ -37,21 +47,26 @@ def _pairs(argv: list[str], flag: str) -> list[str]:
 # -- engine choice --------------------------------------------------------------------------------
 
 
+def which_of(found: dict[str, str]) -> Callable[[str], str | None]:
+    """A `shutil.which` that finds exactly the programs in `found`."""
+    return lambda program: found.get(program)
+
+
 def test_engine_prefers_docker_then_podman() -> None:
-    assert dockerplan.find_engine(None, {"docker": "/x/docker", "podman": "/x/podman"}.get) == "docker"
-    assert dockerplan.find_engine(None, {"podman": "/x/podman"}.get) == "podman"
+    assert dockerplan.find_engine(None, which_of({"docker": "/x/docker", "podman": "/x/podman"})) == "docker"
+    assert dockerplan.find_engine(None, which_of({"podman": "/x/podman"})) == "podman"
 
 
 def test_no_engine_is_tool_missing() -> None:
     with pytest.raises(ToolMissing) as info:
-        dockerplan.find_engine(None, {}.get)
+        dockerplan.find_engine(None, which_of({}))
     assert info.value.fix and "podman" in info.value.fix
 
 
 def test_named_engine_is_kept_even_when_absent_and_unknown_is_usage_error() -> None:
-    assert dockerplan.find_engine("podman", {}.get) == "podman"
+    assert dockerplan.find_engine("podman", which_of({})) == "podman"
     with pytest.raises(UsageError):
-        dockerplan.find_engine("containerd", {}.get)
+        dockerplan.find_engine("containerd", which_of({}))
 
 
 def test_podman_behind_a_docker_name_gets_podman_flags() -> None:
@@ -177,7 +192,7 @@ def test_dockerignore_keeps_the_context_small() -> None:
     assert "*" in lines
     allowed = {ln[1:].rstrip("/") for ln in lines if ln.startswith("!")}
     assert allowed == {"pyproject.toml", "README.md", "bootstrap", "docker"}
-    copied = set()
+    copied: set[str] = set()
     for line in (REPO / "docker" / "Dockerfile").read_text().splitlines():
         if line.startswith("COPY ") and "--from=" not in line:
             copied.update(p.rstrip("/").split("/")[0] for p in line.split()[1:-1])

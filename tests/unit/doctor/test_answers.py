@@ -54,7 +54,9 @@ def only_bad_answers(parse: Callable[[dict[str, Any]], object], data: dict[str, 
 @pytest.mark.parametrize(("parse", "keys"), PARSERS, ids=[p.__name__ for p, _ in PARSERS])
 @SETTINGS
 @given(data=st.data())
-def test_any_json_object_parses_or_is_a_bad_answer(parse: Any, keys: list[str], data: st.DataObject) -> None:
+def test_any_json_object_parses_or_is_a_bad_answer(
+    parse: Callable[[dict[str, Any]], object], keys: list[str], data: st.DataObject
+) -> None:
     only_bad_answers(parse, data.draw(objects_with(keys) | st.dictionaries(st.text(), json_values, max_size=5)))
 
 

@@ -14,7 +14,8 @@ from bootstrap.doctor.checks.gpu import libcuda_dirs
 from bootstrap.doctor.checks.packages import shadow_folders
 from bootstrap.doctor.checks.ptxas import Attempt, Failure, classify_failure, decide, upgrade_requirement
 from bootstrap.doctor.engine import run_checks
-from bootstrap.doctor.model import CheckSpec, Status, ok
+from bootstrap.doctor.facts import Facts
+from bootstrap.doctor.model import CheckSpec, Outcome, Status, ok
 from bootstrap.doctor.registry import load_checks, select
 from bootstrap.doctor.versions import check_pairing, jax_ffi_support
 from bootstrap.kernels.gpus import parse_nvidia_smi
@@ -200,13 +201,14 @@ def test_registry_has_named_checks_in_every_group() -> None:
 
 
 def test_a_crashing_check_is_reported_and_the_others_go_on() -> None:
-    def boom(facts: object) -> object:
+    def boom(facts: Facts) -> Outcome:
         raise KeyError("no such fact")
 
     specs = [
-        CheckSpec("python.boom", "python", "crashes", boom),  # type: ignore[arg-type]
+        CheckSpec("python.boom", "python", "crashes", boom),
         CheckSpec("python.fine", "python", "works", lambda facts: ok("fine")),
     ]
+    # Neither check reads the facts, and real ones need a whole AppContext to gather.
     first, second = run_checks(specs, facts=None)  # type: ignore[arg-type]
     assert first.status is Status.ERROR and "KeyError" in first.summary and "no such fact" in first.summary
     assert second.status is Status.OK and second.summary == "fine"

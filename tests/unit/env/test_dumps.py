@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 
 from bootstrap.env.dumps import DumpError, latest_dump, load_dump
-from bootstrap.env.irdump import parse_header
+from bootstrap.env.irheader import parse_header
 
 DUMPS = Path(__file__).parent / "dumps"
 WARPS4 = DUMPS / "triton-3.9-cuda90-warps4"  # passes 8-11 of add_kernel, triton 3.9, cuda:90, num_warps=4

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from bootstrap.env.irdump import parse_header
+from bootstrap.env.irheader import parse_header
 
 
 @pytest.mark.parametrize(

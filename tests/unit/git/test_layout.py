@@ -6,6 +6,8 @@ matter, keeping their exact shape).
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 import pytest
 
 from bootstrap.core.errors import MismatchError
@@ -110,7 +112,7 @@ LLVM_HASH_37 = "7f77ca0d1d4a4d7ee2e8a04ef2e6b0c3f6bd8d41\n"  # shape of the 3.7 
 BUILD_SCRIPT = '#!/usr/bin/env bash\nLLVM_COMMIT_HASH=${LLVM_COMMIT_HASH:-$(cat "$REPO_ROOT/cmake/llvm-hash.txt")}\n'
 
 
-def reader(files: dict[str, str]):  # type: ignore[no-untyped-def]
+def reader(files: dict[str, str]) -> Callable[[str], str | None]:
     return files.get
 
 

@@ -4,6 +4,8 @@ history, trimmed to the lines that decide)."""
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 import pytest
 
 from bootstrap.git.setup_py import SYSPATH_ALWAYS, SYSPATH_FROM_ENV, SYSPATH_NEVER, SetupPyArgs, read_setup_py_args
@@ -79,7 +81,7 @@ SETUP_MAIN = """\
 """
 
 
-def read(files: dict[str, str]):  # type: ignore[no-untyped-def]
+def read(files: dict[str, str]) -> Callable[[str], str | None]:
     return files.get
 
 

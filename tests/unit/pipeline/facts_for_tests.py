@@ -86,12 +86,12 @@ def llvm_key(layout: TritonLayout, llvm_build_type: str = "Release") -> str:
     return P.llvm_build_key(LLVM, llvm_build_type, era, toolchain())
 
 
-def fresh(era: str, **settings: object) -> SetupFacts:
+def fresh(era: str, allow_dirty: bool = False) -> SetupFacts:
     """A workspace that does not exist yet: no venv, no checkouts, no builds, no records."""
     layout = ERAS[era]
     pins = Pins(None, "not used: the Triton commit was given", TRITON, "option --triton-commit", layout.version, LLVM,
                 URL.format(name="llvm-project"), layout, triton_url=URL.format(name="triton"))
-    s = Settings(workspace=WS, jobs=2, link_jobs=2, **settings)  # type: ignore[arg-type]
+    s = Settings(workspace=WS, jobs=2, link_jobs=2, allow_dirty=allow_dirty)
     target = TargetFacts(PYTHON, WORKSPACE_VENV, WS / "venv", True, False, "/usr/bin/python3", None)
     return SetupFacts(
         workspace=Workspace(WS), settings=s, dry_run=False, pins=pins, toolchain=toolchain(),

@@ -7,6 +7,7 @@ import dataclasses
 import json
 import signal
 from pathlib import Path
+from typing import Any
 
 import pytest
 from hypothesis import given, settings
@@ -82,7 +83,7 @@ def test_a_damaged_journal_is_refused(tmp_path_factory: pytest.TempPathFactory, 
     """A real journal with one field removed or given the wrong type."""
     document = journal().to_json()
     key = data.draw(st.sampled_from(sorted(document)))
-    value = data.draw(st.sampled_from(["deleted", None, 7, True, [], {}, "x" * 39]))
+    value: object = data.draw(st.sampled_from(["deleted", None, 7, True, [], {}, "x" * 39]))
     if value == "deleted":
         del document[key]
     else:
@@ -94,7 +95,7 @@ def test_a_damaged_journal_is_refused(tmp_path_factory: pytest.TempPathFactory, 
     except UsageError as exc:
         assert exc.fix
     else:  # no steps yet, no pin read, or a text field given other text: still a journal
-        still_valid = (("steps", []), ("pins", {}), ("restored", True), ("started", 7))
+        still_valid: tuple[tuple[str, object], ...] = (("steps", []), ("pins", {}), ("restored", True), ("started", 7))
         assert parsed is not None
         assert (key, value) in still_valid or (isinstance(value, str) and key in ("good_ref", "bad_ref", "cwd"))
 
@@ -106,7 +107,7 @@ def test_the_result_document() -> None:
         for n, (c, v) in enumerate([(8, Verdict.GOOD), (12, Verdict.BAD), (10, Verdict.BAD), (9, Verdict.GOOD)], 1))
     j = journal(steps)
     outcome = Outcome(j, search([c.sha for c in j.range.commits], j.verdicts), Path("/ws"))
-    data = outcome.to_json()
+    data: dict[str, Any] = outcome.to_json()
     assert data["first_bad"] == {"commit": first, "subject": "subject 10", "llvm_commit": sha(99),
                                  "parent_llvm_commit": sha(99)}
     assert data["llvm_builds"] == 1 and data["range"] == 16 and data["candidates"] == []

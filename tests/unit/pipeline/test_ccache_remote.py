@@ -100,7 +100,7 @@ def test_ccache_gets_a_url_it_authenticates_with(given: str, handed: str) -> Non
     assert parse_remote_url(given + "|read-only").ccache_value().startswith(handed + "|read-only|")
 
 
-@given(password=st.text(alphabet=st.characters(blacklist_categories=("Cs",)), min_size=1, max_size=20))
+@given(password=st.text(alphabet=st.characters(exclude_categories=["Cs"]), min_size=1, max_size=20))
 def test_any_password_with_an_empty_user_reaches_ccache_whole(password: str) -> None:
     """Whatever the password, ccache's own reading of the handed URL (decode, split at the first ':')
     sends exactly that password, which redis_auth_args mirrors."""

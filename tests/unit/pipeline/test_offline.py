@@ -53,7 +53,9 @@ def test_offline_takes_json_and_the_cuda_tools_from_this_machine(tmp_path: Path)
     assert "third_party/nvidia/backend/bin/ptxas" in excluded_paths(build)
     # Before 3.6 (and after 3.3) no ptxas-blackwell: nothing of the kind is placed.
     old = dataclasses.replace(ERAS["python-dir"], setup_args=SetupPyArgs(ptxas_blackwell=False))
-    assert "bin/ptxas-blackwell" not in dict(plan_offline(True, "nvidia", old, environ).place)  # type: ignore[union-attr]
+    old_build = plan_offline(True, "nvidia", old, environ)
+    assert old_build is not None
+    assert "bin/ptxas-blackwell" not in dict(old_build.place)
     # amd needs no CUDA: only json.
     amd = plan_offline(True, "amd", ERAS["root-json"], {"JSON_SYSPATH": environ["JSON_SYSPATH"]})
     assert amd is not None and amd.place == () and "TRITON_PTXAS_PATH" not in dict(amd.env)

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import dataclasses
 from pathlib import Path
+from typing import TYPE_CHECKING, TypedDict
 
 import pytest
 
@@ -26,6 +27,9 @@ from tests.unit.pipeline.facts_for_tests import (
     in_place,
 )
 
+if TYPE_CHECKING:
+    from typing import Unpack  # Python 3.11; only mypy reads it here (tests run on 3.10 too)
+
 ALL_STEPS = ["venv", "checkout-triton", "checkout-llvm-project", "llvm-configure", "llvm-build", "purge",
              "triton-requirements", "triton-install", "verify"]
 SETUP_DIR = {"python-dir": WS / "src/triton/python", "root-setup": WS / "src/triton", "root-hash": WS / "src/triton",
@@ -36,7 +40,16 @@ def statuses(plan: SetupPlan) -> dict[str, str]:
     return {s.name: s.status.value for s in plan.steps}
 
 
-def rerun(era: str, **settings: object) -> tuple[SetupPlan, SetupPlan]:
+class SettingsChange(TypedDict, total=False):
+    """The settings a re-run changes (a subset of Settings, with the same types)."""
+
+    build_type: str
+    llvm_build_type: str
+    jobs: int | None
+    link_jobs: int | None
+
+
+def rerun(era: str, **settings: Unpack[SettingsChange]) -> tuple[SetupPlan, SetupPlan]:
     """(plan of a finished workspace, plan of the same workspace with `settings` changed)."""
     done = in_place(fresh(era))
     before = finished(done, plan_setup(done))

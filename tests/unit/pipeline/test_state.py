@@ -15,7 +15,7 @@ from bootstrap.pipeline.recipe import Command
 from bootstrap.pipeline.state import SCHEMA, SetupState, StateError, parse_state, read_state, state_path, write_state
 from bootstrap.pipeline.toolchain import Tool
 
-text = st.text(st.characters(blacklist_categories=("Cs",), blacklist_characters="\0"), min_size=1, max_size=20)
+text = st.text(st.characters(exclude_categories=["Cs"], exclude_characters="\0"), min_size=1, max_size=20)
 paths = st.lists(text.filter(lambda t: "/" not in t), min_size=1, max_size=4).map(lambda p: Path("/", *p))
 commands = st.builds(
     Command,

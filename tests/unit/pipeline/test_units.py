@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import io
 import json
 import os
 from pathlib import Path
@@ -105,19 +106,19 @@ def _toolchain(clang: bool = True, ccache: bool = True) -> Toolchain:
     )
 
 
-def _inputs(build_type: str = "Debug", llvm_build_type: str = "Release", setup_dir: str = ".", **kw: object
+def _inputs(build_type: str = "Debug", llvm_build_type: str = "Release", setup_dir: str = ".",
+            toolchain: Toolchain | None = None, offline: OfflineBuild | None = None, sanitize: str | None = None
             ) -> P.PresetInputs:
     ws = Path("/ws")
-    values: dict[str, object] = dict(
+    return P.PresetInputs(
         paths=P.Paths(ws, ws / "src/triton", ws / "src/llvm-project", ws / "build/llvm/k", ws / "venv/bin/python",
                       ws / "triton-home"),
         setup_py_dir=setup_dir, build_requires=("setuptools>=40.8.0", "cmake>=3.20,<4.0", "ninja>=1.11.1"),
         llvm_commit="a" * 40, build_type=build_type, llvm_build_type=llvm_build_type,
-        era=P.llvm_era(script(SCRIPT_2026_03), "3.8.0"), toolchain=_toolchain(), jobs=size_jobs(Resources(8, 64 * GIB),
-                                                                                         build_type),
+        era=P.llvm_era(script(SCRIPT_2026_03), "3.8.0"),
+        toolchain=toolchain if toolchain is not None else _toolchain(),
+        jobs=size_jobs(Resources(8, 64 * GIB), build_type), offline=offline, sanitize=sanitize,
     )
-    values.update(kw)
-    return P.PresetInputs(**values)  # type: ignore[arg-type]
 
 
 def test_llvm_flags_are_the_upstream_scripts_plus_developer_speed() -> None:
@@ -277,14 +278,15 @@ def test_ninja_status_lines() -> None:
 def test_progress_follows_restarts_and_prints_without_a_terminal() -> None:
     from rich.console import Console
 
-    console = Console(file=__import__("io").StringIO(), force_terminal=False, width=100)
+    screen = io.StringIO()
+    console = Console(file=screen, force_terminal=False, width=100)
     with NinjaProgress("LLVM", console) as progress:
         for i in range(1, 11):
             progress.on_line(f"[{i}/10] step")
         for i in range(1, 5):
             progress.on_line(f"[{i}/4] second build")
     assert (progress.done, progress.total, progress.lines) == (4, 4, 14)
-    text = console.file.getvalue()  # type: ignore[attr-defined]
+    text = screen.getvalue()
     assert "LLVM: 10/10 (100%)" in text
 
 
@@ -320,17 +322,16 @@ def test_requirements_present_reads_metadata_folder_names(tmp_path: Path) -> Non
 
 
 def test_progress_bar_on_a_terminal_shows_count_and_eta() -> None:
-    import io
-
     from rich.console import Console
 
-    console = Console(file=io.StringIO(), force_terminal=True, width=120)
+    screen = io.StringIO()
+    console = Console(file=screen, force_terminal=True, width=120)
     with NinjaProgress("Triton", console) as progress:
         for i in range(1, 6):
             progress.on_line(f"[{i}/5] Building CXX object x{i}.o")
             if progress._progress is not None:
                 progress._progress.refresh()
-    text = console.file.getvalue()  # type: ignore[attr-defined]
+    text = screen.getvalue()
     assert progress.live and "Triton" in text and "5/5" in text and "ETA" in text
 
 

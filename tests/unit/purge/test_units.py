@@ -13,18 +13,11 @@ from bootstrap.purge.actions import plan_purge
 from bootstrap.purge.scan import Owner, TritonScan
 
 
-def owner(name: str, version: str = "1.0", files: tuple[str, ...] = (), **kw: object) -> Owner:
-    fields: dict[str, object] = dict(
-        dist_info=Path(f"/sp/{name}-{version}.dist-info"),
-        editable=False,
-        editable_path=None,
-        direct_url=None,
-        installer="pip",
-        placeholder=False,
-        record_missing=False,
-    )
-    fields.update(kw)
-    return Owner(name=name, version=version, files=files, **fields)  # type: ignore[arg-type]
+def owner(name: str, version: str = "1.0", files: tuple[str, ...] = (), *, editable: bool = False,
+          editable_path: str | None = None, direct_url: dict[str, object] | None = None) -> Owner:
+    return Owner(name=name, version=version, files=files, dist_info=Path(f"/sp/{name}-{version}.dist-info"),
+                 editable=editable, editable_path=editable_path, direct_url=direct_url, installer="pip",
+                 placeholder=False, record_missing=False)
 
 
 def dist_info(sp: Path, folder: str, name: str, version: str, record: list[str] | None, **files: str) -> Path:
