@@ -138,7 +138,7 @@ def test_doctor_fix_clears_only_triton_entries(
     assert not any(p.exists() for p in ours)
 
 
-def test_doctor_fix_in_a_folder_of_hex_named_folders_deletes_nothing(cli: Any, target_venv: Path,
+def test_doctor_fix_in_a_folder_of_hex_named_folders_deletes_nothing(cli: Cli, target_venv: Path,
                                                                      tmp_path: Path) -> None:
     """TRITON_CACHE_DIR mistyped to a folder of the user's whose folders have cache-key names (hex, as
     Triton 2.x named them): doctor --fix decides what to delete by the one rule `cache clear` uses

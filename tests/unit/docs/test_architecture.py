@@ -78,7 +78,7 @@ def layer(module: str) -> tuple[str, int]:
 
 
 def all_imports() -> list[tuple[str, str]]:
-    pairs = []
+    pairs: list[tuple[str, str]] = []
     for path in sorted(PACKAGE.rglob("*.py")):
         me = module_name(path)
         pairs.extend((me, other) for other in sorted(imported_modules(ast.parse(path.read_text()))))
