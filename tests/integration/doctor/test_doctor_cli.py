@@ -227,7 +227,8 @@ def test_triton_commit_differs_from_torch_pin(cli: Cli, tmp_path: Path) -> None:
 def test_stale_cache_entries_are_found_and_only_they_are_cleared(cli: Cli, tmp_path: Path) -> None:
     py = triton_venv()
     cache = tmp_path / "cache"
-    old, fresh, half = cache / "AAAA", cache / "BBBB", cache / "CCCC"
+    # Cache-key names as Triton >= 3.0 writes them (base32 of a sha256): only such folders may go.
+    old, fresh, half = cache / ("A" * 52), cache / ("B" * 52), cache / ("C" * 52)
     for entry in (old, fresh):
         entry.mkdir(parents=True)
         (entry / "kernel.cubin").write_bytes(b"x" * 100)
@@ -250,16 +251,17 @@ def test_fix_refuses_while_the_workspace_is_locked(cli: Cli, tmp_path: Path) -> 
 
     py = triton_venv()
     cache = tmp_path / "cache"
-    (cache / "HALF" / "tmp.pid_1_x").mkdir(parents=True)
-    (cache / "HALF" / "tmp.pid_1_x" / "k.ptx").write_text("half")
+    half = cache / ("H" * 52)  # a cache-key name; a write interrupted in its tmp.pid_* folder
+    (half / "tmp.pid_1_ab").mkdir(parents=True)
+    (half / "tmp.pid_1_ab" / "k.ptx").write_text("half")
     ws = tmp_path / "ws"
     args = ("doctor", "--python", str(py), "--workspace", str(ws), "--check", "cache.stale", "--fix")
     with Workspace(ws).lock("setup (held by this test)"):
         result = cli(*args, env={"TRITON_CACHE_DIR": str(cache)})
     assert result.returncode == 6, result.stdout + result.stderr
-    assert "locked" in result.stderr and (cache / "HALF").is_dir(), "nothing may change under someone else's lock"
+    assert "locked" in result.stderr and half.is_dir(), "nothing may change under someone else's lock"
     assert cli(*args, env={"TRITON_CACHE_DIR": str(cache)}).returncode == 0
-    assert not (cache / "HALF").exists()
+    assert not half.exists()
 
 
 def test_a_cache_on_nfs_would_be_named(cli: Cli, tmp_path: Path) -> None:
