@@ -3,10 +3,13 @@
 from __future__ import annotations
 
 import errno
+import fcntl
 import json
 import os
 import stat
 import tempfile
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
@@ -75,3 +78,21 @@ def is_regular(path: Path) -> bool:
         return stat.S_ISREG(os.stat(path).st_mode)
     except (OSError, ValueError):
         return False
+
+
+@contextmanager
+def exclusive_flock(fd: int) -> Iterator[bool]:
+    """Try to take an exclusive flock on `fd` without waiting: yields True while held (released on
+    exit), False when another process holds it. The kernel drops a dead holder's lock by itself, so
+    a lock left by a killed process is taken over."""
+    try:
+        fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+    except OSError as exc:
+        if exc.errno not in (errno.EAGAIN, errno.EACCES):
+            raise
+        yield False
+        return
+    try:
+        yield True
+    finally:
+        fcntl.flock(fd, fcntl.LOCK_UN)

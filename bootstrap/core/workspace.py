@@ -12,8 +12,6 @@ Layout (documented in the README):
 
 from __future__ import annotations
 
-import errno
-import fcntl
 import os
 from collections.abc import Iterator
 from contextlib import contextmanager
@@ -21,6 +19,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from bootstrap.core.errors import ConfigError, WorkspaceLocked
+from bootstrap.core.fsutil import exclusive_flock
 
 
 @dataclass(frozen=True)
@@ -81,22 +80,18 @@ class Workspace:
         self.ensure()
         fd = os.open(self.lock_path, os.O_RDWR | os.O_CREAT, 0o644)
         try:
-            try:
-                fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
-            except OSError as exc:
-                if exc.errno not in (errno.EAGAIN, errno.EACCES):
-                    raise
-                holder = os.pread(fd, 200, 0).decode(errors="replace").strip() or "unknown"
-                raise WorkspaceLocked(
-                    f"workspace {self.root} is locked by another tritondev ({holder})",
-                    fix="wait for it to finish, or stop that process; a lock of a dead process is taken over",
-                ) from None
-            os.ftruncate(fd, 0)
-            os.pwrite(fd, f"pid {os.getpid()} {command}\n".encode(), 0)
-            try:
-                yield
-            finally:
+            with exclusive_flock(fd) as acquired:
+                if not acquired:
+                    holder = os.pread(fd, 200, 0).decode(errors="replace").strip() or "unknown"
+                    raise WorkspaceLocked(
+                        f"workspace {self.root} is locked by another tritondev ({holder})",
+                        fix="wait for it to finish, or stop that process; a lock of a dead process is taken over",
+                    )
                 os.ftruncate(fd, 0)
-                fcntl.flock(fd, fcntl.LOCK_UN)
+                os.pwrite(fd, f"pid {os.getpid()} {command}\n".encode(), 0)
+                try:
+                    yield
+                finally:
+                    os.ftruncate(fd, 0)
         finally:
             os.close(fd)

@@ -9,14 +9,13 @@ when the holder dies, and /proc/locks names the holder's PID for the message.
 
 from __future__ import annotations
 
-import errno
-import fcntl
 import os
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
 
 from bootstrap.core.errors import ConfigError, WorkspaceLocked
+from bootstrap.core.fsutil import exclusive_flock
 
 
 def _holder(fd: int) -> str:
@@ -52,19 +51,13 @@ def environment_lock(site_packages: Path, what: str) -> Iterator[None]:
             fix="check that the environment exists and is yours, or pick another with --python",
         ) from None
     try:
-        try:
-            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
-        except OSError as exc:
-            if exc.errno not in (errno.EAGAIN, errno.EACCES):
-                raise
-            raise WorkspaceLocked(
-                f"the target environment {site_packages} is being changed by another tritondev{_holder(fd)};"
-                f" the {what} did nothing",
-                fix="wait for it to finish (or stop that process), then run the command again",
-            ) from None
-        try:
+        with exclusive_flock(fd) as acquired:
+            if not acquired:
+                raise WorkspaceLocked(
+                    f"the target environment {site_packages} is being changed by another tritondev{_holder(fd)};"
+                    f" the {what} did nothing",
+                    fix="wait for it to finish (or stop that process), then run the command again",
+                )
             yield
-        finally:
-            fcntl.flock(fd, fcntl.LOCK_UN)
     finally:
         os.close(fd)
