@@ -8,6 +8,7 @@ goes, so even a purge that was interrupted or failed half-way can be restored.
 from __future__ import annotations
 
 import os
+import re
 import time
 from dataclasses import dataclass
 from pathlib import Path
@@ -118,7 +119,12 @@ def load(path: Path) -> dict[str, Any]:
 def start_run(path: Path, target: dict[str, object], entries: list[dict[str, object]]) -> str:
     """Record a purge before it removes anything; returns the run's id."""
     journal = load(path)
-    run_id = f"{now()}-{os.getpid()}"
+    # Unique within the journal even for two runs of one process in the same second.
+    taken = {r.get("id") for r in journal["runs"] if isinstance(r, dict)}
+    base = run_id = f"{now()}-{os.getpid()}"
+    n = 1
+    while run_id in taken:
+        run_id, n = f"{base}.{n}", n + 1
     journal["runs"].append(
         {
             "id": run_id,
@@ -149,6 +155,33 @@ def _write(path: Path, journal: dict[str, Any]) -> None:
 
 
 def last_run(path: Path) -> dict[str, Any] | None:
-    """The last run that removed distributions (a run that only deleted leftovers has nothing to undo)."""
+    """The last run that removed distributions (a run that only deleted leftovers has nothing to undo),
+    together with the unfinished runs of the same environment right before it.
+
+    A purge interrupted halfway (Ctrl-C, kill -9, a failure) may already have removed some of its
+    owners; the purge run again afterwards finds only the rest. Restoring the last run alone would
+    lose what the interrupted one removed, so their entries are merged, the earlier ones first and
+    each distribution once."""
     runs = [r for r in load(path)["runs"] if isinstance(r, dict) and r.get("removed")]
-    return runs[-1] if runs else None
+    if not runs:
+        return None
+    last = runs[-1]
+    merged = [last]
+    for run in reversed(runs[:-1]):
+        if run.get("status") == "done" or _executable(run) != _executable(last):
+            break
+        merged.insert(0, run)
+    if len(merged) == 1:
+        return last
+    entries: dict[str, object] = {}
+    for run in merged:
+        for entry in run["removed"] if isinstance(run["removed"], list) else []:
+            name = entry.get("name") if isinstance(entry, dict) else None
+            key = re.sub(r"[-_.]+", "-", name).lower() if isinstance(name, str) else repr(entry)
+            entries.setdefault(key, entry)
+    return {**last, "removed": list(entries.values()), "merged_runs": [r.get("id") for r in merged]}
+
+
+def _executable(run: dict[str, Any]) -> object:
+    target = run.get("target")
+    return target.get("executable") if isinstance(target, dict) else None

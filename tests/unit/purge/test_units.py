@@ -266,3 +266,35 @@ def test_journal_keeps_history_and_never_overwrites_a_bad_file(tmp_path: Path) -
         journal.load(path)
     assert path.read_text() == "{not json"
     assert json.loads(json.dumps(journal.IndexConfig().__dict__)) == {"index_url": None, "extra_index_urls": []}
+
+
+def test_runs_of_another_environment_or_finished_ones_are_not_merged(tmp_path: Path) -> None:
+    path = tmp_path / "state" / journal.JOURNAL_NAME
+    venv: dict[str, object] = {"executable": "/v/bin/python"}
+    older = journal.start_run(path, venv, [{"name": "triton", "version": "0.9"}])
+    journal.update_run(path, older, status="done")  # a finished purge before: not part of this one
+    cut = journal.start_run(path, venv, [{"name": "pytorch-triton", "version": "3.4"},
+                                         {"name": "triton", "version": "3.5"}])
+    journal.update_run(path, cut, status="interrupted")
+    journal.start_run(path, {"executable": "/other/bin/python"}, [{"name": "triton", "version": "2"}])
+    rerun = journal.start_run(path, venv, [{"name": "triton", "version": "3.5"}])
+    journal.update_run(path, rerun, status="done")
+    last = journal.last_run(path)
+    assert last is not None and last["id"] == rerun
+    # The other environment's run sits between them: the interrupted run is not merged across it.
+    assert [e["name"] for e in last["removed"]] == ["triton"]
+
+
+def test_an_interrupted_purge_right_before_the_rerun_is_merged(tmp_path: Path) -> None:
+    path = tmp_path / "state" / journal.JOURNAL_NAME
+    venv: dict[str, object] = {"executable": "/v/bin/python"}
+    cut = journal.start_run(path, venv, [{"name": "pytorch-triton", "version": "3.4"},
+                                         {"name": "triton", "version": "3.5"}])
+    journal.update_run(path, cut, status="interrupted")
+    killed = journal.start_run(path, venv, [{"name": "Triton", "version": "3.5"}])  # kill -9: stays "started"
+    rerun = journal.start_run(path, venv, [{"name": "triton", "version": "3.5"}])
+    journal.update_run(path, rerun, status="done")
+    last = journal.last_run(path)
+    assert last is not None and last["id"] == rerun and last["merged_runs"] == [cut, killed, rerun]
+    assert [(e["name"], e["version"]) for e in last["removed"]] == [("pytorch-triton", "3.4"), ("triton", "3.5")]
+    assert restore.read_run(last, str(path)).removed[0].name == "pytorch-triton"
