@@ -63,16 +63,17 @@ def run(ctx: AppContext, command: Command = None, dump_ir: DumpIr = False, dump_
     values: dict[str, str | None] = dict(
         collect_variables(ctx.workspace.env_file, dump_ir=dump_ir, backend=ctx.settings.backend)
     )
+    if reproducer is not None:
+        # Checked before the target is chosen, so that a bad folder is the first and only line said.
+        from bootstrap.env.reproducers import describe, reproducer_variables
+
+        values.update(reproducer_variables(reproducer, dry_run=ctx.dry_run))
+        ui.info(describe(reproducer))
     values.update(target_variables(ctx))
     argv = _checked_command(command, values.get("PATH"))
     if dump_ir and _interpreted(values):
         ui.warn("TRITON_INTERPRET=1 is set: Triton's interpreter compiles nothing, so there is no IR to dump; "
                 "unset TRITON_INTERPRET for this run to see the compiler's passes")
-    if reproducer is not None:
-        from bootstrap.env.reproducers import describe, reproducer_variables
-
-        values.update(reproducer_variables(reproducer, dry_run=ctx.dry_run))
-        ui.info(describe(reproducer))
     if not dump_ir:
         result = ctx.runner.run_attached(argv, step="run", env=values)
         raise typer.Exit(result.returncode)
