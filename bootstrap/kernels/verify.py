@@ -18,7 +18,7 @@ from __future__ import annotations
 import dataclasses
 import os
 import tempfile
-from collections.abc import Iterator
+from collections.abc import Iterator, Mapping
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -213,7 +213,10 @@ def _non_empty(path: str | None) -> bool:
 def private_cache(ctx: AppContext, keep_user_cache: bool = False) -> Iterator[AppContext]:
     """`ctx` whose commands use a Triton cache of their own, removed afterwards (unless the user's is asked for)."""
     if keep_user_cache:
-        yield ctx
+        # Named explicitly: the compile step otherwise gives itself a private cache too.
+        from bootstrap.kernels.cache.locate import cache_dir
+
+        yield _with_environment(ctx, {"TRITON_CACHE_DIR": str(cache_dir(os.environ, Path.home())[0])})
         return
     with tempfile.TemporaryDirectory(prefix="tritondev-verify-cache-") as cache:
         yield _with_environment(ctx, {"TRITON_CACHE_DIR": cache})
@@ -229,13 +232,15 @@ def fresh_shell(ctx: AppContext) -> AppContext:
     return _with_environment(ctx, dict.fromkeys(FRESH_SHELL_UNSET))
 
 
-def runtime_tools(ctx: AppContext, python: Path) -> Check:
-    """Does the installed Triton find ptxas (and ptxas-blackwell where it has one) on its own?"""
+def runtime_tools(ctx: AppContext, python: Path, preload: Mapping[str, str] | None = None) -> Check:
+    """Does the installed Triton find ptxas (and ptxas-blackwell where it has one) on its own?
+
+    `preload`: what an ASAN build of Triton needs to be imported at all (pipeline.sanitizer.preload_env)."""
     fresh = fresh_shell(ctx)
     with tempfile.TemporaryDirectory(prefix="tritondev-tools-") as neutral:
         try:
             _, answer = inside.run_json(fresh.runner, python, "tritondev_runtime_tools.py", step="verify-tools",
-                                        timeout=300, cwd=neutral)
+                                        timeout=300, cwd=neutral, env=dict(preload or {}))
         except inside.BadAnswer as exc:
             return Check("ptxas", False, f"the tool probe did not answer: {exc}")
     tools = answer.get("tools") or {}

@@ -44,6 +44,7 @@ from bootstrap.pipeline.prerequisites import check_prerequisites
 from bootstrap.pipeline.provenance import Expected, verify_provenance
 from bootstrap.pipeline.recipe import Command
 from bootstrap.pipeline.report import SetupReport
+from bootstrap.pipeline.sanitizer import preload_env
 from bootstrap.pipeline.state import SetupState, write_state
 from bootstrap.pipeline.toolchain import remember_versions
 
@@ -317,7 +318,11 @@ def _runtime_tools(run: Execution) -> Check | None:
         return None
     from bootstrap.kernels.verify import runtime_tools
 
-    check = runtime_tools(run.ctx, run.plan.python)
+    preload: dict[str, str] = {}
+    if run.ctx.settings.sanitize == "address":
+        dirs = triton_cmake_dirs(run.facts.setup_dir)
+        preload = preload_env(run.runner, dirs[0]) if dirs else {}
+    check = runtime_tools(run.ctx, run.plan.python, preload)
     run.report.verify = {**(run.report.verify or {}), "tools": check.to_json()}
     if not check.ok:
         raise CheckFailed(check.summary, fix="see docs/setup-and-build.md (Offline builds); `tritondev verify` shows"
