@@ -288,7 +288,9 @@ def run_plan(ctx: AppContext, plan: CompilePlan) -> CompileReport:
         driver = _Driver(ctx, plan, pool)
         remaining = list(plan.run_order)
         request_file = Path(tmp) / "request.json"
-        env = compile_environment(Path(tmp))
+        # The caller's runner may already give the commands a cache (verify's private one, or the user's).
+        chosen = {k: v for k, v in ctx.runner.environment.items() if v is not None}
+        env = compile_environment(Path(tmp), {**os.environ, **chosen})
         while remaining:
             request_file.write_text(json.dumps(plan.request(remaining)), encoding="utf-8")
             result = ctx.runner.run(
