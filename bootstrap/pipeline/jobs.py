@@ -13,6 +13,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 GIB = 1024**3
+UNLIMITED_V1 = 1 << 60  # cgroup v1 writes "no limit" as a page-rounded LONG_MAX
 
 # Peak memory of one job, by build type (bytes). Debug objects carry full debug info; links of
 # LLVM tools then read all of it (split DWARF keeps most of it out of the link, hence "several GB"
@@ -47,10 +48,12 @@ def llvm_build_hours(compile_jobs: int, llvm_build_type: str) -> float:
 @dataclass(frozen=True)
 class Resources:
     cpus: int  # CPUs this process may run on (affinity), not the machine's count
-    mem_available: int  # bytes, MemAvailable from /proc/meminfo
+    mem_available: int  # bytes: MemAvailable from /proc/meminfo, or the cgroup's limit where lower
+    memory_source: str = "MemAvailable"  # which of the two mem_available is
 
     def to_json(self) -> dict[str, object]:
-        return {"cpus": self.cpus, "mem_available_gib": round(self.mem_available / GIB, 1)}
+        return {"cpus": self.cpus, "mem_available_gib": round(self.mem_available / GIB, 1),
+                "memory_source": self.memory_source}
 
 
 @dataclass(frozen=True)
@@ -81,8 +84,8 @@ def size_jobs(
         compile_jobs = max(1, min(res.cpus, by_memory))
         limit = "cores" if res.cpus <= by_memory else "memory"
         why = (
-            f"{res.cpus} cores, {gib:.1f} GiB available at {per_compile / GIB:g} GiB per {build_type} compile:"
-            f" limited by {limit}"
+            f"{res.cpus} cores, {gib:.1f} GiB available ({res.memory_source}) at {per_compile / GIB:g} GiB"
+            f" per {build_type} compile: limited by {limit}"
         )
     if link_jobs is not None:
         link = min(link_jobs, compile_jobs)
@@ -115,14 +118,107 @@ def read_mem_available(meminfo: Path = Path("/proc/meminfo")) -> int | None:
     return None
 
 
+def parse_proc_cgroup(text: str) -> dict[str, str]:
+    """/proc/self/cgroup as {controller: path}; the v2 hierarchy (`0::/path`) under the key ""."""
+    paths: dict[str, str] = {}
+    for line in text.splitlines():
+        fields = line.split(":", 2)
+        if len(fields) != 3 or not fields[2].startswith("/"):
+            continue
+        for controller in fields[1].split(",") if fields[1] else [""]:
+            paths.setdefault(controller, fields[2])
+    return paths
+
+
+def parse_cgroup_mounts(text: str) -> list[tuple[str, Path, Path]]:
+    """Each cgroup mount of /proc/self/mountinfo as (kind, root inside the hierarchy, mount point),
+    kind "cgroup2" or, for v1, one entry per controller (and name=...) in its super options."""
+    mounts: list[tuple[str, Path, Path]] = []
+    for line in text.splitlines():
+        left, sep, right = line.partition(" - ")
+        fields, rest = left.split(), right.split()
+        if not sep or len(fields) < 5 or not rest:
+            continue
+        if rest[0] == "cgroup2":
+            mounts.append(("cgroup2", Path(fields[3]), Path(fields[4])))
+        elif rest[0] == "cgroup" and len(rest) > 2:
+            mounts += [(option, Path(fields[3]), Path(fields[4])) for option in rest[2].split(",")]
+    return mounts
+
+
+def _limit_value(text: str) -> int | None:
+    """A memory limit file's bytes; None for no limit (v2 "max", v1's page-rounded LONG_MAX)."""
+    value = text.strip()
+    if not value.isdigit() or int(value) >= UNLIMITED_V1:
+        return None
+    return int(value)
+
+
+def cgroup_folder(path: str, root: Path, mount: Path) -> Path:
+    """The folder of cgroup `path` (from /proc/self/cgroup) in a hierarchy mounted at `mount` from `root`."""
+    own = Path(path)
+    # Without a cgroup namespace the mount's root is a prefix of our path; with one, it is not.
+    return mount / (own.relative_to(root) if own.is_relative_to(root) else own.relative_to("/"))
+
+
+def _lowest_limit(mount: Path, folder: Path, name: str) -> int | None:
+    """The lowest `name` from the cgroup up to the mount (a parent's limit binds its children)."""
+    lowest: int | None = None
+    while True:
+        try:
+            limit = _limit_value((folder / name).read_text(encoding="ascii", errors="replace"))
+        except OSError:
+            limit = None
+        if limit is not None and (lowest is None or limit < lowest):
+            lowest = limit
+        if folder == mount or mount not in folder.parents:
+            return lowest
+        folder = folder.parent
+
+
+def read_cgroup_limit(
+    proc_cgroup: Path = Path("/proc/self/cgroup"), mountinfo: Path = Path("/proc/self/mountinfo")
+) -> tuple[int, str] | None:
+    """This process's cgroup memory limit in bytes and which file it came from (v2 memory.max, v1
+    memory.limit_in_bytes), or None where there is none: a container or a systemd slice with a
+    limit sees the host's MemAvailable, so the limit is what the OOM killer enforces."""
+    try:
+        own = parse_proc_cgroup(proc_cgroup.read_text(encoding="ascii", errors="replace"))
+        mounts = parse_cgroup_mounts(mountinfo.read_text(encoding="ascii", errors="replace"))
+    except OSError:
+        return None
+    found: list[tuple[int, str]] = []
+    for kind, root, mount in mounts:
+        controller, name = ("", "memory.max") if kind == "cgroup2" else ("memory", "memory.limit_in_bytes")
+        if kind not in ("cgroup2", "memory") or controller not in own:
+            continue
+        limit = _lowest_limit(mount, cgroup_folder(own[controller], root, mount), name)
+        if limit is not None:
+            found.append((limit, f"cgroup {'v2 memory.max' if kind == 'cgroup2' else 'v1 memory.limit_in_bytes'}"))
+    return min(found) if found else None
+
+
+def usable_memory(
+    cpus: int, meminfo: Path = Path("/proc/meminfo"), proc_cgroup: Path = Path("/proc/self/cgroup"),
+    mountinfo: Path = Path("/proc/self/mountinfo"),
+) -> tuple[int, str]:
+    """Bytes the build may use and where the figure comes from: MemAvailable, or the cgroup's memory
+    limit where that is lower."""
+    mem, source = read_mem_available(meminfo), "MemAvailable"
+    if mem is None:
+        # Without MemAvailable, assume 2 GiB per core: sizing then follows the cores.
+        mem, source = cpus * 2 * GIB, "2 GiB per core assumed"
+    cgroup = read_cgroup_limit(proc_cgroup, mountinfo)
+    if cgroup is not None and cgroup[0] < mem:
+        mem, source = cgroup[0], f"{cgroup[1]}, below MemAvailable"
+    return mem, source
+
+
 def detect() -> Resources:
-    """This machine's usable CPUs (affinity, so containers and taskset are honoured) and free memory."""
+    """This machine's usable CPUs (affinity, so containers and taskset are honoured) and memory."""
     try:
         cpus = len(os.sched_getaffinity(0))
     except (AttributeError, OSError):  # not Linux
         cpus = os.cpu_count() or 1
-    mem = read_mem_available()
-    if mem is None:
-        # Without MemAvailable, assume 2 GiB per core: sizing then follows the cores.
-        mem = cpus * 2 * GIB
-    return Resources(cpus=max(1, cpus), mem_available=mem)
+    mem, source = usable_memory(max(1, cpus))
+    return Resources(cpus=max(1, cpus), mem_available=mem, memory_source=source)

@@ -6,8 +6,9 @@ One run, in this order, every workspace with its own HOME, XDG cache (so no LLVM
 and ccache folder, and a real redis-server as the team's ccache remote:
 
 1. workspace A, cold (empty ccache, empty remote), inside a memory cgroup whose hard limit is the
-   budget, with the compile and link jobs tritondev's own sizing (bootstrap.pipeline.jobs.size_jobs)
-   gives for that budget: the build must finish, and its peak memory is measured;
+   budget, with no --jobs: tritondev reads the cgroup's limit and sizes compile and link jobs for it
+   (bootstrap.pipeline.jobs); the build must finish, and its peak memory is measured. Without a
+   cgroup (RSS sampling) nothing enforces the budget, so A is given the jobs that sizing computes for it;
 2. A again with nothing changed (median of 5) against the hand recipe through the shell functions
    (configure, no-op ninja, pip install -e; median of 3), as bench_setup.py does on the test world;
 3. A after deleting its build folders: ccache's hit rate and the speed-up over step 1's build steps;
@@ -69,14 +70,23 @@ class Workspace:
     args: list[str]
 
 
-def _workspace(root: Path, scale: ScaleWorld, name: str, jobs: int, link_jobs: int, *extra: str) -> Workspace:
-    """Its own HOME, XDG cache (so no LLVM build is borrowed from another) and ccache folder."""
+def _workspace(root: Path, scale: ScaleWorld, name: str, jobs: Jobs | None, *extra: str) -> Workspace:
+    """Its own HOME, XDG cache (so no LLVM build is borrowed from another) and ccache folder; jobs
+    None lets tritondev size them."""
     env = base_env(root / f"home-{name}", xdg=root / f"xdg-{name}", ccache_dir=root / f"ccache-{name}")
     ws = root / f"ws-{name}"
+    given = ["--jobs", str(jobs.compile), "--link-jobs", str(jobs.link)] if jobs else []
     args = ["setup", "--workspace", str(ws), "--mirror", str(scale.world.git_root), "--triton-commit",
-            scale.triton_commit, "--build-type", BUILD_TYPE, "--jobs", str(jobs), "--link-jobs", str(link_jobs),
-            *extra, "--json"]
+            scale.triton_commit, "--build-type", BUILD_TYPE, *given, *extra, "--json"]
     return Workspace(ws, env, args)
+
+
+def _jobs_used(report: dict[str, Any], expected: Jobs) -> Jobs:
+    """The jobs A's cold build ran with; inside the cgroup they must be the sizing of the budget."""
+    used = report["jobs"]
+    if (used["compile"], used["link"]) != (expected.compile, expected.link):
+        raise RuntimeError(f"tritondev sized {used} inside the {_gib(BUDGET)} cgroup, expected {expected}")
+    return Jobs(int(used["compile"]), int(used["link"]), str(used["reason"]))
 
 
 def _ran_every_build_step(report: dict[str, Any], what: str) -> float:
@@ -107,10 +117,12 @@ def _memory_rows(size: str, heavy: int, method: Method, sized: Jobs, budgeted: M
     killed = f", killed at the {_gib(cap)} safety cap" if upstream.oom_kills else ""
     charged = f"; page cache included {_gib(upstream.peak_charged)}" if upstream.peak_charged else ""
     verdict = "over" if upstream.peak > BUDGET else "within"
+    from_cgroup = ", sized by tritondev from the cgroup's limit" if method.kind != "rss" else ""
     return [
         {"metric": f"{size}: memory measured by", "measured": method.describe(), "goal": "-", "pass": True},
         {"metric": f"{size}: cold build in a {_gib(BUDGET)} budget, jobs from tritondev's sizing of it "
-                   f"({sized.compile} compile, {sized.link} link; {heavy} compiles of {HEAVY_COMPILE_MIB:,} MiB)",
+                   f"({sized.compile} compile, {sized.link} link{from_cgroup}; "
+                   f"{heavy} compiles of {HEAVY_COMPILE_MIB:,} MiB)",
          "measured": f"peak {_gib(budgeted.peak)}, {'finished' if budgeted.returncode == 0 else 'FAILED'}, "
                      f"{budgeted.oom_kills} OOM kills",
          "goal": f"<= {_gib(BUDGET)}, finishes", "pass": fits},
@@ -128,14 +140,16 @@ def measure(root: Path) -> list[dict[str, object]]:
     _log(f"world with {UNITS} generated translation units: {time.monotonic() - started:.0f} s")
     method = probe()
     cpus = detect().cpus
-    # tritondev sizes jobs from MemAvailable and does not read cgroup limits: it is given the jobs
-    # its own sizing computes for the budget.
-    sized = size_jobs(Resources(cpus=cpus, mem_available=BUDGET), BUILD_TYPE)
+    expected = size_jobs(Resources(cpus=cpus, mem_available=BUDGET), BUILD_TYPE)
     redis = RedisServer(root / "redis").start()
     try:
-        a = _workspace(root, scale, "A", sized.compile, sized.link, "--ccache-remote", redis.url)
+        enforced = method.kind != "rss"
+        a = _workspace(root, scale, "A", None if enforced else expected, "--ccache-remote", redis.url)
         budgeted = run_measured(tritondev_argv(a.args), env=a.env, cwd=REPO, limit=BUDGET, method=method)
         cold = report_of(budgeted.stdout, budgeted.stderr, budgeted.returncode)
+        sized = _jobs_used(cold, expected)
+        # The later runs are outside the cgroup: they keep the cold build's jobs, so times compare.
+        a = _workspace(root, scale, "A", sized, "--ccache-remote", redis.url)
         cold_s = _ran_every_build_step(cold, "workspace A")
         targets, heavy = _compile_targets(cold, a)
         size = f"scale ({targets:,} compile targets)"
@@ -151,7 +165,7 @@ def measure(root: Path) -> list[dict[str, object]]:
         rebuild_s = _ran_every_build_step(rebuild, "the rebuild")
         _log(f"rebuild: {rebuild_s:.0f} s, {hits}/{calls} hits")
 
-        b = _workspace(root, scale, "B", sized.compile, sized.link, "--ccache-remote", redis.url)
+        b = _workspace(root, scale, "B", sized, "--ccache-remote", redis.url)
         _, team = setup(b.args, b.env)
         team_s = _ran_every_build_step(team, "workspace B")
         stats = subprocess.run(["ccache", "--print-stats"], env=b.env, capture_output=True, text=True, check=True)
@@ -161,7 +175,7 @@ def measure(root: Path) -> list[dict[str, object]]:
         redis.stop()
 
     upstream_jobs = 2 * cpus
-    u = _workspace(root, scale, "U", upstream_jobs, upstream_jobs)
+    u = _workspace(root, scale, "U", Jobs(upstream_jobs, upstream_jobs, "upstream's MAX_JOBS"))
     cap = 2 * BUDGET + 2 * GIB  # protects the machine's other work; not a budget
     upstream = run_measured(tritondev_argv(u.args), env=u.env, cwd=REPO, limit=cap, method=method)
     _log(f"U cold: {upstream.seconds:.0f} s, peak {_gib(upstream.peak)}, exit {upstream.returncode}")

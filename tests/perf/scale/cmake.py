@@ -92,9 +92,11 @@ def mlir_tool(tool: str, libs: list[Library]) -> str:
 
 
 def triton_tools(libs: list[Library]) -> str:
+    """Appended to the test world's bin/CMakeLists.txt, which the top-level file already adds."""
     names = " ".join(lib.name for lib in libs)
-    return "".join(f"add_executable({t} {t}.cpp)\ntarget_link_libraries({t} PRIVATE {names})\n"
-                   for t in TRITON_TOOLS)
+    tools = "".join(f"add_executable({t} {t}.cpp)\ntarget_link_libraries({t} PRIVATE {names})\n"
+                    for t in TRITON_TOOLS)
+    return f"\n{MARK}--------------------------\n{tools}"
 
 
 def _library_folder(lib: Library, base: str) -> str:
@@ -134,4 +136,4 @@ def triton_appendix(plan: Plan) -> str:
     subdirs = "".join(f"add_subdirectory({lib.directory})\n" for lib in libs)
     names = " ".join(lib.name for lib in libs)
     return (f"\n{MARK}--------------------------\n{subdirs}"
-            f"if(TARGET triton)\n  target_link_libraries(triton PRIVATE {names})\nendif()\nadd_subdirectory(bin)\n")
+            f"if(TARGET triton)\n  target_link_libraries(triton PRIVATE {names})\nendif()\n")

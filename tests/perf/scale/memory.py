@@ -24,6 +24,8 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
+from bootstrap.pipeline.jobs import cgroup_folder, parse_cgroup_mounts, parse_proc_cgroup
+
 INTERVAL = 0.02
 GIB = 1024**3
 UNLIMITED_V1 = 1 << 60  # v1 reports "no limit" as a page-rounded LONG_MAX
@@ -57,25 +59,6 @@ class Measured:
     seconds: float
 
 
-def _own_cgroup(controller: str) -> str | None:
-    """This process's cgroup path for a v1 controller, or for v2 (controller "")."""
-    for line in Path("/proc/self/cgroup").read_text().splitlines():
-        _, controllers, path = line.split(":", 2)
-        if (controller and controller in controllers.split(",")) or (not controller and controllers == ""):
-            return path
-    return None
-
-
-def _mounts(fstype: str) -> list[tuple[Path, str]]:
-    out = []
-    for line in Path("/proc/self/mountinfo").read_text().splitlines():
-        left, _, right = line.partition(" - ")
-        fields, rest = left.split(), right.split()
-        if rest and rest[0] == fstype:
-            out.append((Path(fields[4]), rest[2] if len(rest) > 2 else ""))
-    return out
-
-
 def _try_child(parent: Path, limit_file: str) -> bool:
     child = parent / f"tritondev-probe-{os.getpid()}"
     try:
@@ -92,20 +75,25 @@ def _try_child(parent: Path, limit_file: str) -> bool:
 
 
 def probe() -> Method:
-    own2 = _own_cgroup("")
-    for mount, _ in _mounts("cgroup2"):
-        parent = mount / (own2 or "/").lstrip("/")
-        controllers = parent / "cgroup.subtree_control"
-        if own2 is not None and controllers.is_file() and "memory" in controllers.read_text().split():
-            if _try_child(parent, "memory.max"):
-                return Method("cgroup2", parent)
-    own1 = _own_cgroup("memory")
-    for mount, options in _mounts("cgroup"):
-        if own1 is not None and "memory" in options.split(","):
-            parent = mount / own1.lstrip("/")
-            if _try_child(parent, "memory.limit_in_bytes"):
-                return Method("cgroup1", parent)
+    own = parse_proc_cgroup(Path("/proc/self/cgroup").read_text())
+    mounts = parse_cgroup_mounts(Path("/proc/self/mountinfo").read_text())
+    for kind, limit_file in (("cgroup2", "memory.max"), ("memory", "memory.limit_in_bytes")):
+        path = own.get("" if kind == "cgroup2" else kind)
+        for mount_kind, root, mount in mounts:
+            if path is None or mount_kind != kind:
+                continue
+            parent = cgroup_folder(path, root, mount)
+            delegated = kind != "cgroup2" or "memory" in _words(parent / "cgroup.subtree_control")
+            if delegated and _try_child(parent, limit_file):
+                return Method("cgroup2" if kind == "cgroup2" else "cgroup1", parent)
     return Method("rss", None)
+
+
+def _words(path: Path) -> list[str]:
+    try:
+        return path.read_text().split()
+    except OSError:
+        return []
 
 
 def _stat_value(folder: Path, key: str) -> int:

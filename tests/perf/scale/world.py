@@ -115,7 +115,7 @@ def llvm_files(plan: Plan) -> dict[str, str]:
 
 def triton_files(plan: Plan) -> dict[str, str]:
     libs = plan.of("triton")
-    files: dict[str, str] = {"bin/CMakeLists.txt": cmake.triton_tools(libs)}
+    files: dict[str, str] = {}
     for lib in libs:
         files.update(_library_files(lib, cmake.triton_library(lib)))
         files[f"include/{lib.include}/{lib.name}.h"] = sources.header(lib)
@@ -149,6 +149,7 @@ def add_scale(world: World, plan: Plan) -> ScaleWorld:
     info_path.write_text(json.dumps(info, indent=2) + "\n")
     _write(triton_files(plan), triton)
     _append(triton / "CMakeLists.txt", cmake.triton_appendix(plan))
+    _append(triton / "bin/CMakeLists.txt", cmake.triton_tools(plan.of("triton")))
     _git(triton, "add", "-A")
     _git(triton, "commit", "-q", "-m", "[BUILD] Bump LLVM to the LLVM-sized tree; Triton-sized libraries")
     triton_commit = _git(triton, "rev-parse", "HEAD")
