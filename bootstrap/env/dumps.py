@@ -16,6 +16,7 @@ from pathlib import Path
 from typing import Any
 
 from bootstrap.core.errors import UsageError
+from bootstrap.core.fsutil import NotRegularFile, read_regular
 from bootstrap.env.irdump import DumpSection, DumpSplitter, describe_body
 from bootstrap.env.irheader import parse_header
 
@@ -170,8 +171,8 @@ def _read_row(folder: Path, row: Any, position: int) -> Stage:
     number = row.get("number")
     if not isinstance(name, str) or not name or Path(name).name != name or name in (".", ".."):
         raise DumpError(f"{where} names no file of the folder", fix=_DUMP_FIX)
-    if not isinstance(number, int) or isinstance(number, bool):
-        raise DumpError(f"{where} has no pass number", fix=_DUMP_FIX)
+    if not isinstance(number, int) or isinstance(number, bool) or not 0 <= number <= MAX_PASS_NUMBER:
+        raise DumpError(f"{where} has no pass number (0 to {MAX_PASS_NUMBER})", fix=_DUMP_FIX)
     path = folder / name
     if not path.is_file():
         raise DumpError(f"{where} lists {name}, which is missing", fix=_DUMP_FIX)
@@ -205,8 +206,22 @@ def _stage(section: DumpSection, body: str, origin: str, kernel: str | None, tar
     )
 
 
+# Far above the passes of any real compile (each number names files and folders).
+MAX_PASS_NUMBER = 999_999
+# Far above any real dump (a whole compile of a large kernel is tens of MiB); bigger is not a dump.
+MAX_DUMP_BYTES = 1 << 30
+
+
 def _read_text(path: Path, dump: Path) -> str:
+    """A dump file's text. Only a regular file is read (a FIFO or device named as the dump must not
+    hang or fill memory), and at most MAX_DUMP_BYTES of it."""
     try:
-        return path.read_bytes().decode("utf-8", "surrogateescape")
+        data = read_regular(path, limit=MAX_DUMP_BYTES + 1)
+    except NotRegularFile:
+        raise DumpError(f"{path} is not a regular file", fix="give a dump folder or a dump file") from None
     except OSError as exc:
         raise DumpError(f"cannot read {path}: {exc.strerror}", fix=f"check the permissions of {dump}") from None
+    if len(data) > MAX_DUMP_BYTES:
+        raise DumpError(f"{path} is larger than {MAX_DUMP_BYTES >> 20} MiB: not an IR dump",
+                        fix="give the dump folder `tritondev run --dump-ir` wrote, or a file of its output")
+    return data.decode("utf-8", "surrogateescape")

@@ -197,7 +197,8 @@ def _kernel_in(line: str) -> str | None:
     return None
 
 
-def _safe_name(text: str) -> str:
+def safe_name(text: str) -> str:
+    """`text` as one file-name part: letters, digits, `_.-` only, never a path, at most 80 characters."""
     name = re.sub(r"[^A-Za-z0-9_.-]+", "-", text).strip("-.")
     return name[:80] or "dump"
 
@@ -243,7 +244,7 @@ class DumpWriter:
         self._lock = threading.Lock()
 
     def write(self, section: DumpSection) -> IndexRow:
-        name = f"{section.number:04d}-{_safe_name(section.pass_name)}.{section.extension}"
+        name = f"{section.number:04d}-{safe_name(section.pass_name)}.{section.extension}"
         text = section.text()
         (self.folder / name).write_text(text, encoding="utf-8", errors="surrogateescape")
         row = IndexRow(

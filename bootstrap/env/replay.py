@@ -16,8 +16,11 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from bootstrap.core import fsutil
 from bootstrap.core.errors import UsageError
-from bootstrap.env.dumps import Dump, Stage
+from bootstrap.core.fsutil import NotRegularFile, read_regular
+from bootstrap.env.dumps import MAX_DUMP_BYTES, Dump, Stage
+from bootstrap.env.irdump import safe_name
 from bootstrap.env.irheader import split_pass_argument
 from bootstrap.env.irtext import comparable, unified_diff
 from bootstrap.env.passes import PassIndex, PassSource, suggest
@@ -62,6 +65,11 @@ class Replay:
     def replay_diff(self) -> Path:
         return self.folder / "replay.diff"
 
+    @property
+    def pass_diff_written(self) -> Path | None:
+        """The dump's diff across the pass, when this replay wrote one (the dump has IR after the pass)."""
+        return self.pass_diff if self.after is not None and self.pass_diff.is_file() else None
+
     def shell_command(self) -> str:
         """The command as it can be pasted into a shell."""
         return " ".join([*(f"{k}={shlex.quote(v)}" for k, v in self.env.items()), shlex.join(self.command)])
@@ -94,8 +102,9 @@ def select_stage(dump: Dump, kernel: str | None, wanted: str, occurrence: int,
 
 
 def default_folder(dump_path: Path, stage: Stage) -> Path:
+    """<dump>/opt/NNNN-<pass>/: the pass's name comes from the dump, so it is made one safe name part."""
     base = dump_path / "opt" if dump_path.is_dir() else dump_path.with_name(dump_path.name + ".opt")
-    return base / f"{stage.number:04d}-{stage.key}"
+    return base / f"{stage.number:04d}-{safe_name(stage.key)}"
 
 
 def input_text(stage: Stage, dump_path: Path) -> str:
@@ -144,7 +153,10 @@ def debug_types_for(names: Sequence[str], index: PassIndex, notes: list[str],
 def reproducer_passes(path: Path) -> list[str]:
     """The passes of a reproducer file; a UsageError when it is not one."""
     try:
-        text = path.read_bytes().decode("utf-8", "replace")
+        text = read_regular(path, limit=MAX_DUMP_BYTES).decode("utf-8", "replace")
+    except NotRegularFile:
+        raise UsageError(f"the reproducer {path} is not a regular file",
+                         fix="give a file TRITON_REPRODUCER_PATH wrote (tritondev run --reproducer DIR)") from None
     except OSError as exc:
         why = "it does not exist" if not path.exists() else exc.strerror
         raise UsageError(f"cannot read the reproducer {path}: {why}",
@@ -172,9 +184,24 @@ def tail(path: Path, lines: int = 20) -> str | None:
     return "\n".join(text.splitlines()[-lines:]) or None
 
 
+def prepare_folder(replay: Replay) -> None:
+    """The replay folder made, and each file a replay writes there free to be written: checked before
+    anything is written, so that a bad --out (a file, a folder named like a replay file) changes nothing."""
+    fix = "give --out a folder of its own (it is made when missing)"
+    if replay.folder.exists() and not replay.folder.is_dir():
+        raise UsageError(f"{replay.folder} is not a folder", fix=fix)
+    for path in (replay.input, replay.pass_diff, replay.output, replay.stderr, replay.replay_diff):
+        if path.parent == replay.folder and (path.is_symlink() or path.exists()) and not fsutil.is_regular(path):
+            raise UsageError(f"{path} is in the way: a replay writes a file there", fix=fix)
+    try:
+        replay.folder.mkdir(parents=True, exist_ok=True)
+    except OSError as exc:
+        raise UsageError(f"cannot make the replay folder {replay.folder}: {exc.strerror}", fix=fix) from None
+
+
 def run_replay(replay: Replay, runner: Runner) -> None:
     """Run triton-opt; write its stderr and the diff of its output against its input."""
-    replay.folder.mkdir(parents=True, exist_ok=True)
+    prepare_folder(replay)
     for stale in (replay.output, replay.stderr, replay.replay_diff):
         stale.unlink(missing_ok=True)
     quiet, runner.quiet = runner.quiet, True  # the command is shown with the result, ready to paste
@@ -195,15 +222,15 @@ def write_inputs(replay: Replay, dump_path: Path | None) -> None:
     """The input file, and the dump's own diff across the pass, into the replay's folder."""
     if replay.stage is None or dump_path is None:
         return
-    replay.folder.mkdir(parents=True, exist_ok=True)
+    prepare_folder(replay)
     _write(replay.input, input_text(replay.stage, dump_path))
     if replay.after is not None:
         before, after = replay.stage, replay.after
         _write(replay.pass_diff, unified_diff(comparable(before.body, "mlir", False),
                                               comparable(after.body, "mlir", False),
                                               f"a/{before.origin}", f"b/{after.origin}"))
-    else:
-        replay.pass_diff.unlink(missing_ok=True)
+    # Without IR after the pass there is no diff to write; a pass.diff already there is left alone
+    # (with --out it may be the user's) and is not shown as this pass's (pass_diff_written).
 
 
 def _write(path: Path, text: str) -> None:

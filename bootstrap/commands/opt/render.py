@@ -11,7 +11,7 @@ def _shown_diff(replay: Replay, dry_run: bool) -> Path | None:
     """The replay's own diff once triton-opt ran; the dump's diff across the pass before that."""
     if not dry_run and replay.returncode == 0 and replay.replay_diff.is_file():
         return replay.replay_diff
-    return replay.pass_diff if replay.pass_diff.is_file() else None
+    return replay.pass_diff_written
 
 
 def to_json(replay: Replay, dump_path: Path | None, commands: list[dict[str, object]],
@@ -41,7 +41,7 @@ def to_json(replay: Replay, dump_path: Path | None, commands: list[dict[str, obj
         "output": str(replay.output),
         "stderr": str(replay.stderr),
         "stderr_tail": tail(replay.stderr) if replay.returncode is not None else None,
-        "pass_diff": str(replay.pass_diff) if replay.pass_diff.is_file() else None,
+        "pass_diff": str(replay.pass_diff_written) if replay.pass_diff_written else None,
         "replay_diff": str(replay.replay_diff) if replay.replay_diff.is_file() else None,
         "diff": str(shown) if shown else None,
         "debug_types": replay.debug_types,
