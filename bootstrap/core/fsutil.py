@@ -39,7 +39,7 @@ def atomic_write_json(path: Path, data: Any) -> None:
 def read_json(path: Path) -> Any:
     """The JSON in `path`, or None when the file is missing or unreadable (e.g. from an old crash)."""
     try:
-        return json.loads(read_regular(path).decode("utf-8"))
+        return parse_json(read_regular(path).decode("utf-8"))
     except (OSError, ValueError, RecursionError):
         return None
 
@@ -96,3 +96,13 @@ def exclusive_flock(fd: int) -> Iterator[bool]:
         yield True
     finally:
         fcntl.flock(fd, fcntl.LOCK_UN)
+
+
+def parse_json(text: str | bytes) -> Any:
+    """json.loads for outside input: a document nested too deeply for the parser is a JSONDecodeError
+    (a ValueError) like any other malformed one, never a RecursionError."""
+    try:
+        return json.loads(text)
+    except RecursionError:
+        shown = text if isinstance(text, str) else text.decode("utf-8", "replace")
+        raise json.JSONDecodeError("nested too deeply", shown[:100], 0) from None

@@ -21,6 +21,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from bootstrap.core.errors import ConfigError
+from bootstrap.core.fsutil import NotRegularFile, parse_json, read_regular
 
 if TYPE_CHECKING:
     from bootstrap.core.settings import Settings
@@ -33,6 +34,9 @@ CHOICES = (("torch_ref", "triton_commit"), ("mirror", "pytorch_url", "triton_url
 _GIVEN = ("cli", "env", SOURCE)  # sources worth remembering (a file keeps its own values)
 
 
+_MAX_BYTES = 1 << 20  # the file holds a dozen short settings
+
+
 def path_in(workspace: Path) -> Path:
     return workspace / "state" / FILE
 
@@ -42,13 +46,21 @@ def read(workspace: Path) -> tuple[dict[str, Any], str]:
     path = path_in(workspace)
     source = f"{SOURCE}:{path}"
     try:
-        text = path.read_text(encoding="utf-8")
+        # Only a regular file, and only as much as such a file can be: a FIFO or /dev/zero put
+        # there must not hang every command.
+        raw = read_regular(path, limit=_MAX_BYTES + 1)
     except (FileNotFoundError, NotADirectoryError):
         return {}, source  # never set up here (or the workspace is not a folder: said elsewhere)
+    except NotRegularFile:
+        raise ConfigError(f"{path} is not a regular file", fix=f"remove {path}: the next successful "
+                          "`tritondev setup` writes it again") from None
     except OSError as exc:
         raise ConfigError(f"cannot read {path}: {exc.strerror}", fix=f"check the permissions of {path}") from None
+    if len(raw) > _MAX_BYTES:
+        raise ConfigError(f"{path} is larger than any settings file tritondev writes",
+                          fix=f"remove {path}: the next successful `tritondev setup` writes it again")
     try:
-        data = json.loads(text)
+        data = parse_json(raw.decode("utf-8"))
         settings = data["settings"]
         if not isinstance(settings, dict):
             raise TypeError("settings is not an object")

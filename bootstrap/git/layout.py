@@ -20,7 +20,6 @@ it real file contents.
 
 from __future__ import annotations
 
-import json
 import re
 import sys
 from collections.abc import Callable
@@ -28,6 +27,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from bootstrap.core.errors import MismatchError
+from bootstrap.core.fsutil import parse_json
 from bootstrap.git.refs import SHA_RE, parse_pin_file, validate_slug
 from bootstrap.git.setup_py import SetupPyArgs, read_setup_py_args
 
@@ -137,7 +137,7 @@ def setup_py_dir(read: ReadFile) -> str:
 
 def _json_object(text: str, path: str) -> dict[str, Any]:
     try:
-        data = json.loads(text)
+        data = parse_json(text)
     except ValueError as exc:
         raise MismatchError(f"{path} is not valid JSON: {exc}", fix="check the Triton commit") from None
     if not isinstance(data, dict):

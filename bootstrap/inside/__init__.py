@@ -20,13 +20,13 @@ What each JSON answer holds, and the parsers that check it, are in bootstrap.ins
 
 from __future__ import annotations
 
-import json
 import os
 from collections.abc import Mapping
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from bootstrap.core.errors import ToolMissing
+from bootstrap.core.fsutil import parse_json
 
 if TYPE_CHECKING:
     from bootstrap.core.runner import Result, Runner
@@ -77,7 +77,7 @@ def json_answer(text: str) -> dict[str, Any]:
     if not lines:
         raise BadAnswer("no output")
     try:
-        data = json.loads(lines[-1])
+        data = parse_json(lines[-1])
     except ValueError:
         raise BadAnswer(f"not JSON: {lines[-1][:200]}") from None
     if not isinstance(data, dict):
@@ -130,7 +130,7 @@ def parse_event(line: str) -> dict[str, Any] | None:
     if not line.startswith(MARKER):
         return None
     try:
-        data = json.loads(line[len(MARKER) :])
+        data = parse_json(line[len(MARKER) :])
     except ValueError:
         return None
     return data if isinstance(data, dict) else None

@@ -9,14 +9,13 @@ before it exits, a killed one leaves that to `tritondev bisect resume` or `trito
 
 from __future__ import annotations
 
-import json
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
 from bootstrap.core.errors import UsageError
-from bootstrap.core.fsutil import atomic_write_json
+from bootstrap.core.fsutil import atomic_write_json, parse_json
 from bootstrap.git.refs import SHA_RE
 from bootstrap.pipeline.bisect_range import CommitRange, RangeCommit
 from bootstrap.pipeline.bisect_search import Verdict
@@ -206,7 +205,7 @@ def read_journal(state_dir: Path) -> Journal | None:
     except (OSError, UnicodeDecodeError) as exc:
         raise _unreadable(path, str(exc)) from None
     try:
-        return Journal.from_json(json.loads(text))
+        return Journal.from_json(parse_json(text))
     except (ValueError, RecursionError) as exc:
         raise _unreadable(path, str(exc)) from None
 

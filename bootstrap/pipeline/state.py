@@ -12,14 +12,13 @@ line (exit 2) and the fix "run `tritondev setup` again", never a traceback.
 
 from __future__ import annotations
 
-import json
 from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 from bootstrap.core.errors import UsageError
-from bootstrap.core.fsutil import atomic_write_json, read_regular
+from bootstrap.core.fsutil import atomic_write_json, parse_json, read_regular
 from bootstrap.pipeline.recipe import Command
 from bootstrap.pipeline.toolchain import Tool
 
@@ -156,7 +155,7 @@ def parse_state(raw: bytes, path: Path) -> SetupState:
     except UnicodeDecodeError:
         raise _refused(path, "cannot be read: not UTF-8 text") from None
     try:
-        data = json.loads(text)
+        data = parse_json(text)
     except (ValueError, RecursionError):
         raise _refused(path, "not valid JSON") from None
     try:

@@ -13,7 +13,6 @@ import base64
 import csv
 import hashlib
 import io
-import json
 import os
 import re
 from dataclasses import dataclass
@@ -21,7 +20,7 @@ from email.parser import HeaderParser
 from pathlib import Path
 from urllib.parse import unquote, urlparse
 
-from bootstrap.core.fsutil import read_regular
+from bootstrap.core.fsutil import parse_json, read_regular
 
 PACKAGE = "triton"
 
@@ -206,7 +205,7 @@ def read_dist(meta_dir: Path) -> InstalledDist:
     direct_text = read_text(meta_dir / "direct_url.json")
     if direct_text:
         try:
-            loaded = json.loads(direct_text)
+            loaded = parse_json(direct_text)
             direct_url = loaded if isinstance(loaded, dict) else None
         except ValueError:
             direct_url = None

@@ -11,7 +11,6 @@ leaves `tmp.pid_*` folders or stages without metadata.
 
 from __future__ import annotations
 
-import json
 import os
 import stat
 from collections.abc import Iterable, Mapping, Sequence
@@ -19,7 +18,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from bootstrap.core.errors import UsageError
-from bootstrap.core.fsutil import read_regular
+from bootstrap.core.fsutil import parse_json, read_regular
 from bootstrap.kernels.cache.contents import KEY_NAME, TRASH_PREFIX, content_problem, is_evidence
 from bootstrap.kernels.cache.resources import kernel_resources
 
@@ -122,7 +121,7 @@ def _int_or_none(value: object) -> int | None:
 
 def _read_metadata(path: Path) -> dict[str, object] | None:
     try:
-        data = json.loads(read_regular(path, limit=_MAX_METADATA_BYTES).decode("utf-8"))
+        data = parse_json(read_regular(path, limit=_MAX_METADATA_BYTES).decode("utf-8"))
     except (OSError, ValueError, RecursionError):
         return None
     return data if isinstance(data, dict) else None

@@ -62,7 +62,8 @@ def test_what_is_remembered(tmp_path: Path) -> None:
     assert again.source_of("llvm_build_type").startswith("file:")  # the file still speaks for itself
 
 
-@pytest.mark.parametrize("text", ["{not json", '{"settings": [1]}', "[]"])
+@pytest.mark.parametrize("text", ["{not json", '{"settings": [1]}', "[]", "[" * 100_000 + "]" * 100_000,
+                                  '{"settings": {"build_type": ' + "[" * 50_000 + "]" * 50_000 + "}}"])
 def test_a_damaged_file_is_a_config_error_that_says_how_to_go_on(tmp_path: Path, text: str) -> None:
     ws = tmp_path / "ws"
     path = remembered.path_in(ws)
@@ -79,3 +80,22 @@ def test_a_bad_remembered_value_names_the_file(tmp_path: Path) -> None:
     with pytest.raises(ConfigError) as info:
         load_settings({"workspace": str(ws)}, environ={})
     assert f"workspace:{path}" in info.value.message
+
+
+@pytest.mark.parametrize("kind", ["fifo", "link-to-dev-zero", "too-large"])
+def test_a_remembered_file_that_is_no_settings_file_is_refused_without_reading_it(tmp_path: Path, kind: str) -> None:
+    """Read by every command that loads settings: a FIFO or /dev/zero there must not hang them all."""
+    import os
+
+    ws = tmp_path / "ws"
+    path = remembered.path_in(ws)
+    path.parent.mkdir(parents=True)
+    if kind == "fifo":
+        os.mkfifo(path)
+    elif kind == "link-to-dev-zero":
+        path.symlink_to("/dev/zero")
+    else:
+        path.write_text(json.dumps({"settings": {"build_type": "Debug"}, "pad": "x" * (2 << 20)}))
+    with pytest.raises(ConfigError) as info:
+        load_settings({"workspace": str(ws)}, environ={})
+    assert info.value.exit_code == ExitCode.USAGE and f"remove {path}" in (info.value.fix or "")

@@ -31,3 +31,15 @@ def test_a_damaged_record_of_an_installed_distribution_reads(tmp_path: Path) -> 
     hashes = record_hashes(dist)
     assert hashes[tmp_path / "triton" / "__init__.py"] == "sha256=AAAA"
     assert all("\0" not in str(p) for p in hashes)
+
+
+def test_a_direct_url_nested_too_deeply_is_no_direct_url(tmp_path: Path) -> None:
+    """direct_url.json is outside input: a document too deep for the parser is ignored, never a crash."""
+
+    meta = tmp_path / "triton-3.0.0.dist-info"
+    meta.mkdir()
+    (meta / "METADATA").write_text("Metadata-Version: 2.1\nName: triton\nVersion: 3.0.0\n")
+    (meta / "RECORD").write_text("triton/__init__.py,,\n")
+    (meta / "direct_url.json").write_text("[" * 100_000 + "]" * 100_000)
+    dist = read_dist(meta)
+    assert dist.name == "triton" and dist.direct_url is None
