@@ -16,7 +16,6 @@ from __future__ import annotations
 
 import dataclasses
 import difflib
-import json
 import os
 import platform
 import re
@@ -26,6 +25,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from bootstrap.core.errors import ConfigError, MismatchError
+from bootstrap.core.fsutil import parse_json, read_regular_text
 from bootstrap.core.redact import redact
 from bootstrap.pipeline import recipe as P
 from bootstrap.pipeline.buildtree import read_vcs_revision
@@ -54,6 +54,15 @@ def parse_setting(name: str, text: str) -> str:
     if name == "llvm_prebuilt_url":
         if not re.match(r"^https?://[^/\s]+(/\S*)?$", text):
             raise ValueError("expected an http:// or https:// base URL")
+        from urllib.parse import urlsplit
+
+        try:  # unbalanced IPv6 brackets and ports out of range raise here
+            parts = urlsplit(text)
+            parts.port  # noqa: B018 - read for its check
+        except ValueError as exc:
+            raise ValueError(f"not a valid URL ({exc})") from None
+        if not parts.hostname:
+            raise ValueError("the URL names no host")
         return text.rstrip("/")
     lowered = text.lower()
     if lowered in (SOURCE, PREBUILT):
@@ -90,7 +99,7 @@ def parse_llvm_info(text: str, where: str = LLVM_INFO) -> LlvmInfo:
         return MismatchError(f"{where} {what}", fix="check the Triton commit, or use --llvm source")
 
     try:
-        data = json.loads(text)
+        data = parse_json(text)
     except (ValueError, RecursionError):
         raise bad("is not valid JSON") from None
     if not isinstance(data, dict):
@@ -261,7 +270,7 @@ def inspect_tree(path: Path) -> TreeReport:
                           fix="give its build folder (the -B folder of its cmake configure)")
     missing = tuple(why for rel, why in _WHY_MISSING.items() if not (path / rel).is_file())
     try:
-        targets = parse_targets((path / LLVM_CONFIG_CMAKE).read_text(errors="replace"))
+        targets = parse_targets(read_regular_text(path / LLVM_CONFIG_CMAKE, limit=1 << 24))  # never a FIFO
     except OSError:
         targets = None
     return TreeReport(path, missing, targets, read_vcs_revision(path))
@@ -373,6 +382,6 @@ def llvm_info_text(at_pin: str | None, checkout: Path, *, kept: bool) -> str | N
     if not kept:
         return at_pin
     try:
-        return (checkout / LLVM_INFO).read_text(errors="replace")
+        return read_regular_text(checkout / LLVM_INFO, limit=1 << 24)
     except OSError:
         return None

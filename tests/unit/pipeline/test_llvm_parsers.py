@@ -5,7 +5,9 @@ package's suffix and name per Triton era, the --llvm setting). Hypothesis feeds 
 from __future__ import annotations
 
 import json
+import os
 import posixpath
+from pathlib import Path
 
 import pytest
 from hypothesis import given
@@ -19,6 +21,7 @@ from bootstrap.pipeline.llvm_source import (
     TreeReport,
     check_contents,
     host_suffix,
+    inspect_tree,
     package_for,
     parse_llvm_info,
     parse_setting,
@@ -233,6 +236,16 @@ def test_the_llvm_setting() -> None:
     assert parse_setting("llvm_prebuilt_url", "http://127.0.0.1:8000/x/") == "http://127.0.0.1:8000/x"
     with pytest.raises(ValueError):
         parse_setting("llvm_prebuilt_url", "ftp://mirror/llvm")
+    for malformed in ("https://[::1/x", "https://h:99999/x", "https://u:pw@[::1/x"):
+        with pytest.raises(ValueError, match="not a valid URL"):
+            parse_setting("llvm_prebuilt_url", malformed)
+
+
+def test_an_llvm_tree_whose_config_is_a_fifo_is_read_without_hanging(tmp_path: Path) -> None:
+    (tmp_path / "lib" / "cmake" / "llvm").mkdir(parents=True)
+    os.mkfifo(tmp_path / "lib" / "cmake" / "llvm" / "LLVMConfig.cmake")
+    report = inspect_tree(tmp_path)  # a blocking open of the FIFO would never return
+    assert report.targets is None and report.missing
 
 
 @pytest.mark.parametrize(("text", "targets"), [
