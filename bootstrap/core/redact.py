@@ -35,6 +35,8 @@ _SCP = re.compile(
 )
 _QUERY = re.compile(rf"(?i)(?P<head>[?&;]{_SECRET_NAME}=)(?P<value>[^&#\s'\"]*)")
 _ATTRIBUTE = re.compile(rf"(?i)(?P<head>\|{_SECRET_NAME}=)(?P<value>[^|\s'\"]*)")
+# ccache's bearer-token attribute also where a space, not a `|`, comes before it (a mistyped remote).
+_BEARER = re.compile(r"(?i)(?P<head>(?:^|(?<=\s))bearer-token=)(?P<value>[^|\s'\"]*)")
 # ccache's `header=NAME=VALUE` attribute: the value (`Bearer TOKEN`) may hold a space.
 _HEADER_ATTRIBUTE = re.compile(r"(?i)(?P<head>\|header=)(?P<value>[^|'\"\n]*)")
 _HEADER = re.compile(r"(?i)(?P<head>authorization:\s*(?:bearer|basic|token)\s+)(?P<value>[^\s'\"]+)")
@@ -57,11 +59,13 @@ def _url(match: re.Match[str]) -> str:
         if found != -1:
             end = min(end, found)
     authority = rest[:end]
-    if "@" not in authority and ":" in authority and "@" in rest[end:]:
-        # An unencoded / ? or # in a password (`https://user:pa/ss@host`) ends the authority early:
-        # as long as what follows the colon is no port, the userinfo reaches to the last @.
-        after = authority.split(":", 1)[1]
-        if not after.isdigit() and not authority.startswith("["):
+    # An unencoded / ? or # in a password (`https://user:pa/ss@host`, `https://u:p@ss/word@host`) ends
+    # the authority early. When the part before the host holds a colon that starts no port, there is a
+    # password, and the userinfo reaches to the last @ (an @ in a path after real credentials is masked
+    # too: more, never less).
+    userinfo_part = authority.rpartition("@")[0] if "@" in authority else authority
+    if ":" in userinfo_part and "@" in rest[end:] and not userinfo_part.startswith("["):
+        if not userinfo_part.split(":", 1)[1].isdigit():
             end = rest.rfind("@")
             authority = rest[:end + 1]
     if "@" not in authority:
@@ -86,6 +90,7 @@ def redact(text: str) -> str:
     text = _SCP.sub(_scp, text)
     text = _QUERY.sub(_value, text)
     text = _ATTRIBUTE.sub(_value, text)
+    text = _BEARER.sub(_value, text)
     text = _HEADER_ATTRIBUTE.sub(_value, text)
     return _HEADER.sub(_value, text)
 

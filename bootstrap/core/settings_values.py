@@ -82,6 +82,10 @@ def _as_int(raw: object, maximum: int) -> int:
 def _as_path(setting: Setting, text: str) -> Path:
     if not text.strip():
         raise ValueError("must not be empty")
+    if "://" in text:
+        # A URL given for a folder (a mirror on a server) would become a folder named after it, its
+        # credentials out of the reach of masking: refused here, the message masked like every other.
+        raise ValueError("expected a folder on this machine, not a URL")
     if setting.name == "python" and os.sep not in text:
         # A bare interpreter name (python3, python3.12) means the one on PATH, as in a shell.
         found = shutil.which(text)

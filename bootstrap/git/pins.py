@@ -227,6 +227,8 @@ def resolve_pins(ctx: AppContext, *, use_cache: bool | None = None) -> Pins:
     if settings.backend not in BACKENDS:  # settings already restrict the choices; this guards library callers
         raise ConfigError(f"unknown backend {settings.backend!r}", fix=f"use one of {', '.join(BACKENDS)}")
     validate_repo_url(repository_url(settings, "triton", settings.triton_url), "Triton URL")
+    if settings.llvm_url:  # checked before any git call, as the Triton URL is
+        validate_repo_url(settings.llvm_url, "LLVM URL")
     notes: list[str] = []
     choice = _given_triton_commit(ctx, notes) or _pytorch_pin(ctx, notes, use_cache)
     triton_location = _triton_location(ctx, choice, notes)

@@ -72,6 +72,15 @@ def test_what_stays_readable() -> None:
     assert redact("redis://user:pw@127.0.0.1:6379|connect-timeout=5") == "redis://user:***@127.0.0.1:6379|connect-timeout=5"
 
 
+def test_a_password_with_an_unencoded_at_and_slash_is_masked_whole() -> None:
+    assert redact("https://u:p@ss/S3CRETC@127.0.0.1:1/x") == "https://u:***@127.0.0.1:1/x"
+    assert redact("https://user:p@ss/word@host") == "https://user:***@host"
+
+
+def test_a_bearer_token_after_a_space_is_masked() -> None:
+    assert redact("http://127.0.0.1/c bearer-token=S3CRETF") == "http://127.0.0.1/c bearer-token=***"
+
+
 def test_redact_data_masks_keys_and_values() -> None:
     data = {"https://t@h/x": ["https://u:p@h", 3, None, {"k": "?token=abc"}]}
     assert json.dumps(redact_data(data)) == json.dumps({"https://***@h/x": ["https://u:***@h", 3, None,
