@@ -124,12 +124,12 @@ def _render(report: CompileReport, *, verbose: bool) -> None:
                 console.print(f"  {'':<12} [dim]| {escape(line)}[/dim]")
     users = sorted({r.sass_by for r in report.results if r.sass_by})
     if users:
-        ui.info(f"[dim]SASS by {escape(', '.join(users))}[/dim]")
+        ui.note(f"SASS by {', '.join(users)}")
     for warning in report.warnings:
         ui.warn(f"while importing {report.source.name}: {warning}")
     for result in report.results:
         for note in result.notes:
-            ui.info(f"[dim]{escape(result.target.label)}: {escape(note)}[/dim]")
+            ui.note(f"{result.target.label}: {note}")
         for warning in result.warnings:
             ui.warn(f"{result.target.label}: {warning}")
 

@@ -60,12 +60,10 @@ class AppContext:
                 path_python=path_python,
             )
             if self._choice[1] == PATH_PYTHON and not self.json:
-                from rich.markup import escape
 
                 from bootstrap.core import ui
 
-                ui.info(f"[dim]target Python: {escape(str(self._choice[0]))} "
-                        f"({escape(why_chosen(PATH_PYTHON, self.workspace.venv))})[/dim]")
+                ui.note(f"target Python: {self._choice[0]} ({why_chosen(PATH_PYTHON, self.workspace.venv)})")
         return self._choice
 
     def target_json(self) -> dict[str, str]:

@@ -60,13 +60,11 @@ def _say_where_it_installs(ctx: AppContext, venv_python: Path) -> None:
     on_path = first_python_on_path(os.environ.get("PATH", ""), own_interpreter_dirs())
     if on_path is None or venv_python.exists() or ctx.json:
         return
-    from rich.markup import escape
 
     from bootstrap.core import ui
 
-    ui.info(f"[dim]installing into the workspace venv {escape(str(venv_python.parent.parent))}, not into "
-            f"{escape(str(on_path))} (first python3 on PATH): pass --python {escape(str(on_path))} to install "
-            "there[/dim]")
+    ui.note(f"installing into the workspace venv {venv_python.parent.parent}, not into "
+            f"{on_path} (first python3 on PATH): pass --python {on_path} to install there")
 
 
 def run_setup(ctx: AppContext, console: Console | None) -> SetupReport:
