@@ -64,11 +64,16 @@ def _report_error(exc: TritondevError) -> None:
     if CURRENT.json and not ui.json_emitted():
         ui.emit_json(exc.to_json())
     console = ui.err()  # masks credentials in everything it prints
-    console.print(f"[bold red]error:[/bold red] {escape(exc.message)}")
+    console.print(f"[bold red]error:[/bold red] {escape(_one_line(exc.message))}")
     if exc.details:
         console.print(f"[dim]{escape(exc.details)}[/dim]")
     if exc.fix:
-        console.print(f"[bold]fix:[/bold] {escape(exc.fix)}")
+        console.print(f"[bold]fix:[/bold] {escape(_one_line(exc.fix))}")
+
+
+def _one_line(text: str) -> str:
+    """The error and its fix stay one line each, whatever user text (a name with a newline) they quote."""
+    return text.replace("\r", "\\r").replace("\n", "\\n")
 
 
 def _write_crash_log(exc: BaseException) -> str:
