@@ -398,3 +398,25 @@ def test_failed_llvm_build_leaves_the_users_triton_installed(world: World, share
     still = subprocess.run([str(python), "-c", "import triton; print(triton.__version__)"], capture_output=True,
                            text=True)
     assert still.stdout.strip() == "3.5.0", still.stderr
+
+
+@pytest.mark.parametrize(("label", "version"), [
+    # python/setup.py, no -DLLVM_SYSPATH, tools downloaded at import; the version has no +git part
+    # before 3.2 (`version="3.0.0" + TRITON_WHEEL_VERSION_SUFFIX`).
+    ("python-dir-3.0", "3.0.0"),
+    ("python-dir-3.1", "3.1.0"),
+    ("root-hash", "3.7.0+git{sha8}"),  # root setup.py, downloads by CMake, llvm-hash.txt
+    ("root-json-3.8", "3.8.0+git{sha8}"),  # llvm-info.json with a build-info at the same commit
+])
+def test_every_other_era_from_nothing_to_a_verified_install(world: World, shared: Path, label: str,
+                                                            version: str) -> None:
+    """The eras the other tests of this module do not set up (python-dir, root-setup, root-json and the
+    forks are): each from an empty workspace to a verified install, the LLVM build shared by key."""
+    ws = shared / f"ws-{label}"
+    report = setup_json(world, ws, label, "--build-type", "Release", env=_env(shared, label))
+    assert report["verify"]["provenance"]["ok"] is True, report["verify"]
+    assert report["verify"]["provenance"]["llvm_revision"] == world.llvm_commit
+    facts = installed_triton(ws / "venv/bin/python", ws)
+    assert facts["version"] == version.format(sha8=world.triton_commits[label][:8])
+    assert Path(facts["file"]).resolve().parent == (ws / "src/triton/python/triton").resolve()
+    assert checkout_state(ws / "src/triton") == (world.triton_commits[label], "")
