@@ -149,6 +149,12 @@ def main(argv: list[str] | None = None) -> None:
         code = _interrupted() if interrupted and exc.exit_code == ExitCode.INTERRUPTED else exc.exit_code
     except (BrokenPipeError, ui.StdoutClosed):
         code = _stdout_closed(0)
+    except SystemExit as exc:
+        # Typer's own help console is rich's: on a closed stdout (`tritondev --help | head -1`) rich
+        # points stdout at /dev/null and exits 1. That is a reader that stopped reading, as above.
+        if exc.code != 1 or not _stdout_is_devnull():
+            raise
+        code = 0
     except OSError as exc:
         code = _disk_full(exc) if exc.errno in _DISK_FULL else _internal_error(exc)
     except Exception as exc:
@@ -158,6 +164,16 @@ def main(argv: list[str] | None = None) -> None:
     except BrokenPipeError:
         code = _stdout_closed(code)
     sys.exit(code)
+
+
+def _stdout_is_devnull() -> bool:
+    import os
+
+    try:
+        now, devnull = os.fstat(sys.stdout.fileno()), os.stat(os.devnull)
+    except (OSError, ValueError):
+        return False
+    return (now.st_dev, now.st_ino) == (devnull.st_dev, devnull.st_ino)
 
 
 def _stdout_closed(code: int) -> int:
