@@ -12,6 +12,7 @@ import os
 import signal
 import tempfile
 import time
+from collections.abc import Mapping
 from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -270,6 +271,17 @@ def _exit_text(returncode: int) -> str:
     return f"exit status {returncode}"
 
 
+def environment_seen(overrides: Mapping[str, str | None], environ: Mapping[str, str]) -> dict[str, str]:
+    """The environment the runner's commands get: `environ` with its overrides (None: unset)."""
+    seen = dict(environ)
+    for name, value in overrides.items():
+        if value is None:
+            seen.pop(name, None)
+        else:
+            seen[name] = value
+    return seen
+
+
 def compile_environment(tmp: Path, environ: dict[str, str] | None = None) -> dict[str, str | None]:
     """The in-target script's variables: no interpreter (it would turn @triton.jit into an interpreted
     function that cannot be compiled), and a private Triton cache unless the user chose one with
@@ -289,8 +301,7 @@ def run_plan(ctx: AppContext, plan: CompilePlan) -> CompileReport:
         remaining = list(plan.run_order)
         request_file = Path(tmp) / "request.json"
         # The caller's runner may already give the commands a cache (verify's private one, or the user's).
-        chosen = {k: v for k, v in ctx.runner.environment.items() if v is not None}
-        env = compile_environment(Path(tmp), {**os.environ, **chosen})
+        env = compile_environment(Path(tmp), environment_seen(ctx.runner.environment, os.environ))
         while remaining:
             request_file.write_text(json.dumps(plan.request(remaining)), encoding="utf-8")
             result = ctx.runner.run(

@@ -8,11 +8,12 @@ goes, so even a purge that was interrupted or failed half-way can be restored.
 from __future__ import annotations
 
 import os
-import re
 import time
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
+
+from packaging.utils import canonicalize_name
 
 from bootstrap.core import fsutil
 from bootstrap.core.errors import ConfigError
@@ -177,7 +178,7 @@ def last_run(path: Path) -> dict[str, Any] | None:
     for run in merged:
         for entry in run["removed"] if isinstance(run["removed"], list) else []:
             name = entry.get("name") if isinstance(entry, dict) else None
-            key = re.sub(r"[-_.]+", "-", name).lower() if isinstance(name, str) else repr(entry)
+            key = canonicalize_name(name) if isinstance(name, str) else repr(entry)
             entries.setdefault(key, entry)
     return {**last, "removed": list(entries.values()), "merged_runs": [r.get("id") for r in merged]}
 

@@ -7,7 +7,7 @@ from pathlib import Path
 import pytest
 
 from bootstrap.kernels import usage
-from bootstrap.kernels.compile import compile_environment
+from bootstrap.kernels.compile import compile_environment, environment_seen
 from bootstrap.kernels.diagnostics import printed_warnings
 
 # `cuobjdump -res-usage` of a matmul capped at 32 registers (real output of the 3.9 wheel's cuobjdump):
@@ -49,3 +49,11 @@ def test_warnings_the_compiler_printed() -> None:
     lines = ["loc(...): warning: the loop is not pipelined", "some progress", "ptxas warning : Registers spilled",
              "loc(...): warning: the loop is not pipelined", "forewarning is not one"]
     assert printed_warnings(lines) == [lines[0], lines[2]]
+
+
+def test_the_cache_a_caller_gives_its_runner_is_kept_and_an_unset_one_is_not_seen(tmp_path: Path) -> None:
+    """verify hands compile its cache through the runner; a runner that unsets TRITON_CACHE_DIR hides the user's."""
+    given = environment_seen({"TRITON_CACHE_DIR": "/verify-cache"}, {"HOME": "/home/u"})
+    assert compile_environment(tmp_path, given) == {"TRITON_INTERPRET": None}
+    hidden = environment_seen({"TRITON_CACHE_DIR": None}, {"TRITON_CACHE_DIR": "/mine"})
+    assert compile_environment(tmp_path, hidden)["TRITON_CACHE_DIR"] == str(tmp_path / "triton-cache")
