@@ -80,6 +80,8 @@ def test_first_python_on_path_skips_tritondevs_own_and_what_is_not_one(tmp_path:
 
 
 def _as_venv(monkeypatch: pytest.MonkeyPatch, prefix: Path) -> Path:
+    # The rule reads the running interpreter (sys.prefix, its site-packages). A unit test starts no
+    # process, so it cannot run tritondev from another venv: this one is made to look as if it were.
     site = prefix / "lib" / "site-packages"
     site.mkdir(parents=True)
     monkeypatch.setattr(sys, "prefix", str(prefix))

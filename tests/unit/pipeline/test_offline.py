@@ -133,6 +133,7 @@ def test_lit_notice_needs_no_process(monkeypatch: pytest.MonkeyPatch) -> None:
     from bootstrap.core.runner import Runner
 
     runner = Runner(quiet=True)
-    monkeypatch.setattr(runner, "which", lambda name: None)  # no lit on this PATH
+    # Whether this machine has a lit on PATH is not the test's to choose: the lookup answers "none".
+    monkeypatch.setattr(runner, "which", lambda name: None)
     assert lit_notices(runner, ("lit",), None) == []
     assert "pip install lit" in lit_notices(runner, ("setuptools",), None)[0]
