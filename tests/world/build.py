@@ -72,7 +72,7 @@ def configure_llvm(
     build: Path,
     *,
     compiler: str = "clang",
-    projects: str = "mlir;llvm;lld",
+    projects: str = "mlir;llvm;lld;clang",  # clang: Triton 3.7+ needs ${LLVM_SYSPATH}/bin/clang++
     targets: str = "host;NVPTX;AMDGPU",
     build_type: str = "Release",
     ccache: bool = True,

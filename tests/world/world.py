@@ -305,6 +305,9 @@ def era_flags(state: _TritonState) -> dict[str, bool]:
         "NANOBIND": state.era == "root-json",
         "PYBIND11_CMAKE_DIR": version >= (3, 3),  # -Dpybind11_DIR; -DPYBIND11_INCLUDE_DIR only before
         "JSON_PIN": state.era == "root-json",
+        "TRITON_HOME_ENV": version >= (3, 2),  # #4152 is in neither the 3.0 nor the 3.1 branch
+        "LLD_PACKAGE": version >= (3, 5),  # third_party/amd finds lld's package (#7548)
+        "GSAN_CLANGXX": version >= (3, 7),  # third_party/nvidia finds ${LLVM_SYSPATH}/bin/clang++ (#9568)
     }
 
 

@@ -53,7 +53,7 @@ def test_clang_lld_ccache_build_and_products(world: World, llvm_src: Path, tmp_p
     assert f'set(LLVM_VCS_REVISION "{world.llvm_commit}")' in config
     assert "set(LLVM_BUILD_TYPE Release)" in config and "set(LLVM_ENABLE_ASSERTIONS ON)" in config
     assert 'set(LLVM_TARGETS_TO_BUILD "X86;NVPTX;AMDGPU")' in config
-    assert 'set(LLVM_ENABLE_PROJECTS "mlir;lld")' in config
+    assert 'set(LLVM_ENABLE_PROJECTS "mlir;lld;clang")' in config
     # Real compiler output: clang, linked with lld, built through ccache.
     assert "clang++" in (build / "CMakeCache.txt").read_text()
     assert "-fuse-ld=lld" in (build / "build.ninja").read_text()
@@ -123,7 +123,7 @@ def test_gcc_build_without_mlir(llvm_src: Path, tmp_path: Path) -> None:
         (["-DLLVM_ENABLE_PROJECTS=mlir;flang-typo"], "flang-typo isn't a known project"),
         (["-DLLVM_ENABLE_PROJECTS=mlir;polly"], "LLVM_ENABLE_PROJECTS requests polly but directory not found"),
         (["-DLLVM_TARGETS_TO_BUILD=X86;Sparc"], "The target `Sparc' does not exist."),
-        (["-DLLVM_DISTRIBUTION_COMPONENTS=llvm-headers;clang"],
+        (["-DLLVM_ENABLE_PROJECTS=mlir;llvm;lld", "-DLLVM_DISTRIBUTION_COMPONENTS=llvm-headers;clang"],
          "Specified distribution component 'clang' doesn't have an install target"),
     ],
 )  # fmt: skip

@@ -45,9 +45,14 @@ def is_offline_build() -> bool:
 
 # %%ENDIF%%
 def get_triton_cache_path():
+    # %%IF TRITON_HOME_ENV%%
     user_home = os.getenv("TRITON_HOME")
     if not user_home:
         user_home = os.getenv("HOME") or os.getenv("USERPROFILE") or os.getenv("HOMEPATH") or None
+    # %%ELSE%%
+    # Before TRITON_HOME (#4152, not in the 3.0 and 3.1 branches): always the home folder.
+    user_home = os.getenv("HOME") or os.getenv("USERPROFILE") or os.getenv("HOMEPATH") or None
+    # %%ENDIF%%
     if not user_home:
         raise RuntimeError("Could not find user home directory")
     return os.path.join(user_home, ".triton")

@@ -90,6 +90,11 @@ function(llvm_write_package_config lower Pkg exports)
   set(PACKAGE_CMAKE_DIR "${build_dir}")
   set(PACKAGE_LLVM_CMAKE_DIR "${LLVM_LIBRARY_DIR}/cmake/llvm")
   configure_file(${ARG_TEMPLATE} "${build_dir}/${Pkg}Config.cmake" @ONLY)
+  set(version_template "${CMAKE_CURRENT_SOURCE_DIR}/cmake/modules/${Pkg}ConfigVersion.cmake.in")
+  if(EXISTS "${version_template}")
+    configure_file("${version_template}" "${build_dir}/${Pkg}ConfigVersion.cmake" @ONLY)
+    install(FILES "${build_dir}/${Pkg}ConfigVersion.cmake" DESTINATION lib/cmake/${lower} COMPONENT ${ARG_COMPONENT})
+  endif()
 
   # Install tree: everything relative to <prefix>/lib/cmake/<lower>.
   set(PACKAGE_CONFIG_CODE "get_filename_component(${Pkg}_PACKAGE_PREFIX \"\${CMAKE_CURRENT_LIST_DIR}/../../..\" ABSOLUTE)")

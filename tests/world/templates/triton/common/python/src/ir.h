@@ -16,5 +16,7 @@ CompileResult compileVectorAdd(long blockSize, int numWarps, const std::string &
 std::string llvmRevision();
 std::string llvmVersion();
 std::vector<std::string> llvmTargets();
+std::string llvmLinkedRevision();
+std::string llvmLinkedBuildTree();
 
 } // namespace triton_py

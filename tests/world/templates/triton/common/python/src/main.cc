@@ -16,6 +16,9 @@ static PyObject *toList(const std::vector<std::string> &items) {
 static PyObject *llvm_commit(PyObject *, PyObject *) { return PyUnicode_FromString(triton_py::llvmRevision().c_str()); }
 static PyObject *llvm_version(PyObject *, PyObject *) { return PyUnicode_FromString(triton_py::llvmVersion().c_str()); }
 static PyObject *llvm_targets(PyObject *, PyObject *) { return toList(triton_py::llvmTargets()); }
+static PyObject *llvm_linked(PyObject *, PyObject *) {
+  return Py_BuildValue("(ss)", triton_py::llvmLinkedRevision().c_str(), triton_py::llvmLinkedBuildTree().c_str());
+}
 static PyObject *build_type(PyObject *, PyObject *) { return PyUnicode_FromString(TRITON_BUILD_TYPE); }
 
 static PyObject *backends(PyObject *, PyObject *) {
@@ -52,6 +55,8 @@ static PyMethodDef methods[] = {
     {"llvm_commit", llvm_commit, METH_NOARGS, "The LLVM commit (40 hex digits) this module was built against."},
     {"llvm_version", llvm_version, METH_NOARGS, "The LLVM version string."},
     {"llvm_targets", llvm_targets, METH_NOARGS, "LLVM targets compiled into that LLVM."},
+    {"llvm_linked", llvm_linked, METH_NOARGS,
+     "(revision, build folder) of the LLVM libraries linked into this module (test world)."},
     {"build_type", build_type, METH_NOARGS, "CMAKE_BUILD_TYPE of this build."},
     {"backends", backends, METH_NOARGS, "Codegen backends compiled in."},
     {"compile_vector_add", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)(void)>(compile_vector_add)),

@@ -6,12 +6,19 @@ from ._C import libtriton
 
 from . import language
 
-__all__ = ["__version__", "language", "llvm_commit", "compile_vector_add"]
+__all__ = ["__version__", "language", "llvm_commit", "llvm_linked", "compile_vector_add"]
 
 
 def llvm_commit() -> str:
     """The LLVM commit libtriton was compiled against."""
     return libtriton.llvm_commit()
+
+
+def llvm_linked() -> dict:
+    """Test world only: the LLVM libraries libtriton was linked with (revision and build folder), which
+    differ from llvm_commit() when the headers of one LLVM met the libraries of another."""
+    revision, build_tree = libtriton.llvm_linked()
+    return {"revision": revision, "build_tree": build_tree}
 
 
 def compile_vector_add(block_size: int = 1024, num_warps: int = 4, target: str = "nvidia", arch=None) -> dict:

@@ -1,0 +1,83 @@
+"""A Triton build folder configured again with other inputs: what the rebuilt library really is.
+
+Upstream's CMake keeps what an earlier configure of a build folder found (the LLVM_DIR that
+MLIRConfig.cmake's find_package cached, from 3.7 the cache options setup.py passes only when set:
+TRITON_OFFLINE_BUILD, the tool paths; the sanitizer and linker flags, the ccache launcher), so each
+test switches one input in one workspace and asks the installed library in a fresh process what it
+is: the LLVM revision it was compiled against, the LLVM build whose libraries it links (the test
+world's libtriton reports both), whether it imports without the sanitizer's runtime, which linker
+wrote it, where its ptxas comes from. Real git, cmake, ninja, clang, lld, ccache and pip.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from tests.integration.build.harness import base_env, setup_json
+from tests.world.world import World, build_world
+
+pytestmark = pytest.mark.timeout(1200)
+
+# What the installed Triton says about itself, asked by a new shell: no variable tritondev or a
+# build sets (an ASAN build only imports with its runtime preloaded; a plain one must not need it).
+FRESH_IMPORT = """\
+import json, triton
+print(json.dumps({"file": triton.__file__, "llvm_commit": triton.llvm_commit(), "linked": triton.llvm_linked()}))
+"""
+
+
+@pytest.fixture(scope="module")
+def world(tmp_path_factory: pytest.TempPathFactory) -> World:
+    return build_world(tmp_path_factory.mktemp("rebuilds-world") / "w")
+
+
+@pytest.fixture(scope="module")
+def shared(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """One ccache and one LLVM registry for the module: each workspace's LLVM builds come from it."""
+    return tmp_path_factory.mktemp("rebuilds-shared")
+
+
+def workspace_env(shared: Path, root: Path) -> dict[str, str]:
+    return base_env(root / "home", xdg=shared / "xdg", ccache_dir=shared / "ccache")
+
+
+def fresh_import(python: Path, cwd: Path) -> dict[str, Any]:
+    env = {k: v for k, v in os.environ.items()
+           if not k.startswith(("TRITON", "LLVM_", "JSON_", "LD_PRELOAD", "ASAN_"))}
+    proc = subprocess.run([str(python), "-c", FRESH_IMPORT], env=env, cwd=cwd, capture_output=True, text=True)
+    assert proc.returncode == 0, f"`import triton` in a fresh shell failed:\n{proc.stderr[-3000:]}"
+    result: dict[str, Any] = json.loads(proc.stdout)
+    return result
+
+
+def llvm_build_of(report: dict[str, Any]) -> Path:
+    """The LLVM build the setup named (its report's `llvm.build`), resolved as libtriton reports it."""
+    return Path(report["llvm"]["build"]).resolve()
+
+
+@pytest.mark.xfail(strict=True, reason="the Triton build folder keeps the LLVM_DIR of its first configure")
+def test_setup_after_an_llvm_bump_builds_against_the_bumped_llvm(world: World, shared: Path, tmp_path: Path
+                                                                  ) -> None:
+    """Triton main, then a commit pinning another LLVM, in one workspace: the library is the new LLVM's."""
+    env = workspace_env(shared, tmp_path)
+    ws = tmp_path / "ws"
+    first = setup_json(world, ws, "main", "--llvm", "source", env=env)
+    python = ws / "venv" / "bin" / "python"
+    before = fresh_import(python, tmp_path)
+    assert before["llvm_commit"] == world.llvm_commits["pinned"]
+    assert Path(before["linked"]["build_tree"]).resolve() == llvm_build_of(first)
+
+    bumped = setup_json(world, ws, "other-llvm", "--llvm", "source", env=env)
+    after = fresh_import(python, tmp_path)
+    assert llvm_build_of(bumped) != llvm_build_of(first)
+    assert after["llvm_commit"] == world.llvm_commits["other"], after
+    assert after["linked"]["revision"] == world.llvm_commits["other"], after
+    assert Path(after["linked"]["build_tree"]).resolve() == llvm_build_of(bumped), after
+    install = next(s for s in bumped["steps"] if s["step"] == "triton-install")
+    assert install["reason"].startswith("LLVM changed: fresh CMake cache"), install
