@@ -46,6 +46,14 @@ def triton_cmake_dirs(setup_dir: Path) -> list[Path]:
     return sorted(found, key=lambda p: (p / "build.ninja").stat().st_mtime, reverse=True)
 
 
+def setup_py_build_folder(setup_dir: Path, python_version: str) -> Path | None:
+    """The build folder setup.py configures for a Python X.Y (`build/cmake.<platform>-<impl>-<X.Y>`, its
+    get_cmake_dir in every era), when it exists."""
+    major_minor = ".".join(python_version.split(".")[:2])
+    found = sorted(p for p in (setup_dir / "build").glob(f"cmake.*-{major_minor}") if p.is_dir())
+    return found[0] if found else None
+
+
 def llvm_build_of(triton_build: Path) -> str | None:
     """The LLVM build a Triton build folder was configured against, from its CMakeCache.txt.
 

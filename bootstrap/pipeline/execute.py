@@ -38,6 +38,7 @@ from bootstrap.pipeline import checkout_files, install, llvm_builds, llvm_steps,
 from bootstrap.pipeline.buildtree import triton_cmake_dirs
 from bootstrap.pipeline.facts import TOOLS_CACHE, VENV_MARKER, SetupFacts, refresh
 from bootstrap.pipeline.fingerprints import Outcome, Records, StepStatus
+from bootstrap.pipeline.fresh_cache import start_fresh
 from bootstrap.pipeline.long_commands import ccache_counted, remote_failed_notice, run_streamed
 from bootstrap.pipeline.plan import PlannedStep, Record, SetupPlan, plan_setup, target_bin
 from bootstrap.pipeline.prerequisites import check_prerequisites
@@ -232,8 +233,22 @@ def _try_a_fork(run: Execution, exc: CommandFailed) -> MismatchError:
     return MismatchError(message, fix=fix + (f"; other candidates: {', '.join(rest)}" if rest else ""))
 
 
+def _fresh_start(run: Execution, step: PlannedStep) -> None:
+    """The rule of bootstrap.pipeline.fresh_cache: the step's build folder starts from a fresh CMake cache
+    (its cache files removed here, unless its configure command says `--fresh` itself)."""
+    fresh = step.fresh
+    if fresh is None:
+        return
+    run.report.notices.append(f"fresh CMake cache for {fresh.notice()}")
+    if not run.dry_run and not fresh.by_argument:
+        start_fresh(fresh.folder)
+
+
 def _llvm_configure(run: Execution, step: PlannedStep) -> str | None:
     where = run.plan.llvm
+    _fresh_start(run, step)
+    if step.fresh is not None:
+        run.forced["llvm-build"] = f"{step.fresh.decision.reason}: ninja runs on the new configure"
     if not run.dry_run:
         where.build.mkdir(parents=True, exist_ok=True)
         run.stamp.update(configure_fingerprint=None, build_fingerprint=None)
@@ -281,6 +296,7 @@ def _pip(run: Execution, step: PlannedStep) -> str | None:
 
 
 def _install(run: Execution, step: PlannedStep) -> str | None:
+    _fresh_start(run, step)
     run.counted("Triton build", lambda: run.streamed(step.commands[0], "Triton"))
     return None
 

@@ -20,7 +20,7 @@ from __future__ import annotations
 import dataclasses
 import os
 import shutil
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -35,8 +35,9 @@ from bootstrap.git.layout import llvm_projects
 from bootstrap.git.pins import Pins
 from bootstrap.pipeline import install, llvm_builds, llvm_source, llvm_steps
 from bootstrap.pipeline import recipe as P
-from bootstrap.pipeline.buildtree import triton_cmake_dirs
+from bootstrap.pipeline.buildtree import setup_py_build_folder, triton_cmake_dirs
 from bootstrap.pipeline.fingerprints import Records, StepRecord
+from bootstrap.pipeline.fresh_cache import CacheView, read_cache, resolve_path
 from bootstrap.pipeline.jobs import Resources, detect
 from bootstrap.pipeline.llvm_source import SOURCE, LlvmSourceFacts
 from bootstrap.pipeline.long_commands import remote_env
@@ -136,6 +137,11 @@ class SetupFacts:
     llvm_source: LlvmSourceFacts = dataclasses.field(default_factory=LlvmSourceFacts)  # where LLVM comes from
     base_path: str = ""  # the PATH setup runs with (setup.py gets the target's scripts folder first)
     ignored_env: tuple[str, ...] = ()  # the user's variables kept from setup.py (TRITON_BUILD_DIR, tool paths)
+    triton_cache: CacheView | None = None  # setup.py's build folder for the target, as its CMakeCache.txt has it
+    llvm_cache: CacheView | None = None  # this workspace's own LLVM build folder (its key's), likewise
+    # Paths as the file system has them (links resolved, bare program names looked up); the identity for
+    # hand-made facts. The rule of bootstrap.pipeline.fresh_cache compares such paths.
+    resolve: Callable[[str], str] = str
 
     @property
     def setup_dir(self) -> Path:
@@ -234,6 +240,7 @@ def gather_facts(ctx: AppContext) -> SetupFacts:
         target=target, triton=triton, llvm=llvm,
         llvm_projects=projects, llvm_folders=folders, records=Records(ws.state).load_all(RECORDED_STEPS),
         llvm_source=source, base_path=os.environ.get("PATH", ""), ignored_env=ignored_variables(offline),
+        llvm_cache=read_llvm_cache(folders), resolve=resolve_path,
     )
     return refresh_triton_files(facts)
 
@@ -246,8 +253,16 @@ def refresh_target(ctx: AppContext, facts: SetupFacts) -> SetupFacts:
 
 def refresh_triton_files(facts: SetupFacts) -> SetupFacts:
     """The Triton checkout's files read again (after the checkout moved, or setup.py built)."""
+    python = facts.target.python
+    folder = setup_py_build_folder(facts.setup_dir, python.version) if python is not None else None
     return dataclasses.replace(facts, setup_files=install.setup_files_digest(facts.setup_dir),
-                               triton_built=bool(triton_cmake_dirs(facts.setup_dir)))
+                               triton_built=bool(triton_cmake_dirs(facts.setup_dir)),
+                               triton_cache=read_cache(folder) if folder is not None else None)
+
+
+def read_llvm_cache(folders: llvm_builds.LlvmFolders) -> CacheView | None:
+    """The cache of the workspace's own LLVM build folder (a reused one is another workspace's to keep)."""
+    return read_cache(folders.mine) if folders.own is not None else None
 
 
 # What each step, once it ran, can change of the facts the later steps are planned from.
@@ -258,6 +273,8 @@ def refresh(ctx: AppContext, facts: SetupFacts, step: str) -> SetupFacts:
         return dataclasses.replace(fresh, target=dataclasses.replace(fresh.target, fresh=True))
     if step == "checkout-triton":
         return refresh_triton_files(facts)
+    if step == "llvm-configure":
+        return dataclasses.replace(facts, llvm_cache=read_llvm_cache(facts.llvm_folders))
     if step in ("purge", "triton-requirements", "triton-install"):
         return refresh_triton_files(refresh_target(ctx, facts))
     return facts

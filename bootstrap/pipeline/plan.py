@@ -18,6 +18,7 @@ decided here too (`reinstall_reasons`), for setup and for `tritondev build` alik
 
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -26,9 +27,18 @@ from typing import Any
 from bootstrap.pipeline import recipe as P
 from bootstrap.pipeline.facts import COMPILER_ENV, CheckoutFacts, SetupFacts
 from bootstrap.pipeline.fingerprints import StepRecord, StepStatus, changed_keys, decide, fingerprint
+from bootstrap.pipeline.fresh_cache import (
+    FreshStart,
+    fresh_argument,
+    llvm_expectations,
+    triton_configure_of,
+    triton_expectations,
+)
+from bootstrap.pipeline.fresh_cache import decide as decide_cache
 from bootstrap.pipeline.jobs import Jobs, size_for_build_types
 from bootstrap.pipeline.llvm_builds import LlvmLocation, locate
 from bootstrap.pipeline.llvm_steps import LLVM_STEPS, prebuilt_or_tree_location, prebuilt_or_tree_step
+from bootstrap.pipeline.recipe_triton import BACKENDS_BUILT
 
 # Variables whose value changes how fast a build runs, never what it produces: kept out of
 # fingerprints so that a different --jobs (or a machine with less free memory) rebuilds nothing.
@@ -56,6 +66,7 @@ class PlannedStep:
     reason: str
     commands: tuple[P.Command, ...] = ()  # what it runs (the purge's are found by its scan)
     record: str = Record.STEPS
+    fresh: FreshStart | None = None  # its build folder starts from a fresh CMake cache (fresh_cache)
 
     @property
     def runs(self) -> bool:
@@ -186,9 +197,16 @@ def llvm_steps(facts: SetupFacts, presets: P.Presets, where: LlvmLocation, confi
         done, why = True, "flags and toolchain unchanged"
     else:
         done, why = False, "never configured here" if not stamp else "flags or toolchain changed"
+    command, fresh = presets.llvm_configure, None
+    if not where.reused_from:
+        fresh = llvm_fresh_start(facts, presets, where.build, where.source)
+    if fresh is not None:
+        done, why = False, fresh.decision.reason if done else f"{fresh.decision.reason}; {why}"
+        if fresh.by_argument:
+            command = dataclasses.replace(command, argv=(command.argv[0], "--fresh", *command.argv[1:]))
     status = StepStatus.UP_TO_DATE if done else StepStatus.WOULD_RUN
     configure_step = PlannedStep("llvm-configure", dict(configure), (), configure_fp, status, why,
-                                 (presets.llvm_configure,), Record.LLVM_STAMP)
+                                 (command,), Record.LLVM_STAMP, fresh)
     built = stamp.get("build_fingerprint") == build_fp and where.configured
     build_step = PlannedStep(
         "llvm-build", dict(build), (), build_fp, StepStatus.UP_TO_DATE if built else StepStatus.WOULD_RUN,
@@ -254,8 +272,38 @@ def install_step(facts: SetupFacts, presets: P.Presets, parents: Mapping[str, st
         missing = "triton is not installed from this checkout"
     elif not facts.triton_built:  # an editable install needs setup.py's build folder too
         missing = "setup.py's build folder is gone"
-    return _step("triton-install", install_inputs(facts, presets), parents, facts.records.get("triton-install"),
+    step = _step("triton-install", install_inputs(facts, presets), parents, facts.records.get("triton-install"),
                  missing, [presets.pip_install])
+    fresh = triton_fresh_start(facts, presets)
+    if fresh is None:
+        return step
+    why = fresh.decision.reason if not step.runs else f"{fresh.decision.reason}; {step.reason}"
+    return dataclasses.replace(step, status=StepStatus.WOULD_RUN, reason=why, fresh=fresh)
+
+
+def triton_fresh_start(facts: SetupFacts, presets: P.Presets) -> FreshStart | None:
+    """setup.py's build folder, when its CMake cache differs from what this install configures it with."""
+    cache = facts.triton_cache
+    if cache is None:
+        return None
+    env = {**facts.environment, **dict(presets.pip_install.env)}
+    ccache = facts.toolchain.ccache.path if facts.toolchain.ccache else None
+    wanted = triton_configure_of(env, facts.triton.path, ccache, ";".join(BACKENDS_BUILT), facts.resolve)
+    decision = decide_cache(triton_expectations(wanted), cache)
+    return FreshStart(cache.folder, decision) if decision.fresh else None
+
+
+def llvm_fresh_start(facts: SetupFacts, presets: P.Presets, build: Path, source: Path) -> FreshStart | None:
+    """This workspace's LLVM build folder, when its CMake cache differs from what its configure passes."""
+    cache = facts.llvm_cache
+    if cache is None or facts.resolve(str(cache.folder)) != facts.resolve(str(build)):
+        return None
+    args = [(name, facts.resolve(value) if value.startswith("/") else value) for name, value in presets.llvm_cache]
+    expected = llvm_expectations(Path(facts.resolve(str(source / "llvm"))), args, VOLATILE)
+    decision = decide_cache(expected, cache)
+    if not decision.fresh:
+        return None
+    return FreshStart(cache.folder, decision, by_argument=fresh_argument(facts.toolchain.cmake.version))
 
 
 def plan_setup(facts: SetupFacts) -> SetupPlan:

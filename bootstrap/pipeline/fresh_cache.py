@@ -1,0 +1,353 @@
+"""The one rule for CMake build folders configured again: a configure input that differs from what the
+folder's CMakeCache.txt holds starts the folder from a fresh cache, never a stale one.
+
+Why: CMake keeps what an earlier configure found or was given unless told otherwise. Triton's
+CMakeLists.txt derives MLIR_DIR from LLVM_LIBRARY_DIR, and MLIRConfig.cmake's
+`find_package(LLVM ... CONFIG HINTS ...)` caches LLVM_DIR, so a folder configured again against another
+LLVM tree keeps the first LLVM (and links it). From 3.7 TRITON_OFFLINE_BUILD, JSON_SYSPATH and the
+TRITON_*_PATH tool overrides are cache options that setup.py passes only when set, so a later online
+build stays offline; the sanitizer and lld flags, the compiler and the ccache launcher stay as the
+first configure left them. The same holds for an LLVM build folder whose launcher, linker or flags
+change.
+
+`decide` is pure: what this configure needs each cache entry to be (`Expect`, built for a Triton
+folder by `triton_expectations`, for an LLVM folder by `llvm_expectations`) against the cache as read
+(`CacheView`), to a `CacheDecision` whose reason leads the step's reason ("LLVM changed: fresh CMake
+cache"). `read_cache` and `start_fresh` are the read and the one write: `start_fresh` removes exactly
+`<folder>/CMakeCache.txt` and `<folder>/CMakeFiles` (a link there is removed as a link, never
+followed), what `cmake --fresh` itself discards; object files stay, so ninja and ccache keep the
+rebuild cheap. tritondev runs LLVM's configure itself and passes `--fresh` where CMake has it (3.24
+on); setup.py runs Triton's configure, so that folder's cache files are removed before pip runs.
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+from collections.abc import Callable, Iterable, Mapping, Sequence
+from dataclasses import dataclass
+from enum import Enum
+from pathlib import Path
+from typing import Literal
+
+from bootstrap.core.fsutil import read_regular_text
+
+CACHE_FILE = "CMakeCache.txt"
+CACHE_FOLDER = "CMakeFiles"
+FRESH_SINCE = (3, 24)  # `cmake --fresh`
+
+
+class Input(str, Enum):
+    """What a changed cache entry stands for; its value names it in the step's reason."""
+
+    SOURCE = "source folder"
+    LLVM = "LLVM"
+    OFFLINE = "offline build"
+    TOOLS = "tool paths"
+    SANITIZER = "sanitizer"
+    COMPILER = "compiler"
+    LINKER = "linker"
+    LAUNCHER = "compiler launcher"
+    BUILD_TYPE = "build type"
+    BACKENDS = "backends"
+    FLAGS = "configure flags"
+
+
+# equals: the entry holds `value` (an absent or empty entry counts as "" unless `if_present`);
+# path: the same, compared as resolved paths; switch: an ON/OFF value, compared as such;
+# has_flag / lacks_flag: a flags string holds, or does not hold, the word `value`.
+Kind = Literal["equals", "path", "switch", "has_flag", "lacks_flag"]
+
+
+@dataclass(frozen=True)
+class Expect:
+    """One cache entry and what this configure needs it to be."""
+
+    name: str
+    input: Input
+    kind: Kind
+    value: str = ""
+    if_present: bool = False  # an absent (or empty) entry is fine: this configure does not set it
+
+
+@dataclass(frozen=True)
+class CacheView:
+    """A folder's CMakeCache.txt as read: NAME -> value, paths resolved (see `read_cache`)."""
+
+    folder: Path
+    values: Mapping[str, str]
+
+
+@dataclass(frozen=True)
+class Change:
+    name: str
+    input: Input
+    cached: str
+    wanted: str
+
+    def describe(self) -> str:
+        return f"{self.name}: {self.cached or '(unset)'} -> {self.wanted or '(unset)'}"
+
+
+@dataclass(frozen=True)
+class CacheDecision:
+    """Reuse the folder's cache, or start it fresh (`changes` say why)."""
+
+    changes: tuple[Change, ...] = ()
+
+    @property
+    def fresh(self) -> bool:
+        return bool(self.changes)
+
+    @property
+    def inputs(self) -> tuple[Input, ...]:
+        return tuple(dict.fromkeys(c.input for c in self.changes))
+
+    @property
+    def reason(self) -> str:
+        if not self.changes:
+            return "the CMake cache agrees with this configure"
+        return f"{', '.join(i.value for i in self.inputs)} changed: fresh CMake cache"
+
+    def to_json(self) -> dict[str, object]:
+        return {"fresh": self.fresh, "reason": self.reason, "changes": [c.describe() for c in self.changes]}
+
+
+@dataclass(frozen=True)
+class FreshStart:
+    """A folder that starts from a fresh cache, why, and how: `cmake --fresh` in the configure command
+    (`by_argument`), else its cache files removed before the configure."""
+
+    folder: Path
+    decision: CacheDecision
+    by_argument: bool = False
+
+    def notice(self) -> str:
+        shown = "; ".join(c.describe() for c in self.decision.changes[:3])
+        more = f" (and {len(self.decision.changes) - 3} more)" if len(self.decision.changes) > 3 else ""
+        return f"{self.folder}: {self.decision.reason} ({shown}{more})"
+
+
+_TRUE = {"1", "on", "yes", "true", "y"}
+
+
+def _switch(value: str) -> bool:
+    return value.strip().lower() in _TRUE
+
+
+def _words(value: str) -> set[str]:
+    return set(value.split())
+
+
+def _mismatch(expect: Expect, cached: str | None) -> Change | None:
+    have = (cached or "").strip()
+    if expect.if_present and not have:
+        return None
+    if expect.kind == "switch":
+        differs = _switch(have) != _switch(expect.value)
+    elif expect.kind == "path":
+        differs = os.path.normpath(have) != os.path.normpath(expect.value) if have or expect.value else False
+    elif expect.kind == "has_flag":
+        differs = expect.value not in _words(have)
+    elif expect.kind == "lacks_flag":
+        differs = expect.value in _words(have)
+    else:
+        differs = have != expect.value
+    if not differs:
+        return None
+    wanted = expect.value if expect.kind in ("equals", "path", "switch") else (
+        f"with {expect.value}" if expect.kind == "has_flag" else f"without {expect.value}")
+    return Change(expect.name, expect.input, have, wanted)
+
+
+def decide(expectations: Iterable[Expect], cache: CacheView | None) -> CacheDecision:
+    """Fresh when any entry differs from what this configure needs; reuse otherwise, and when the folder
+    has no cache yet (its first configure starts fresh anyway). Pure."""
+    if cache is None:
+        return CacheDecision()
+    changes = [c for c in (_mismatch(e, cache.values.get(e.name)) for e in expectations) if c is not None]
+    return CacheDecision(tuple(changes))
+
+
+# -- what a configure needs --------------------------------------------------------------------------
+
+# Entries of a Triton build folder that name a place in the LLVM tree it is built against: each one an
+# earlier configure cached (find_package's *_DIR, find_program's result) or was given.
+_LLVM_ENTRIES = (("LLVM_DIR", "lib/cmake/llvm"), ("MLIR_DIR", "lib/cmake/mlir"), ("LLD_DIR", "lib/cmake/lld"),
+                 ("LLVM_SYSPATH", ""), ("LLVM_LIBRARY_DIR", "lib"), ("LLVM_INCLUDE_DIRS", "include"),
+                 ("TRITON_GSAN_CLANGXX", "bin/clang++"))
+# From 3.7 cache options that setup.py passes only when set in its environment: an online configure
+# must find them unset (else the downloads stay skipped); an offline one, as it sets them now.
+TOOL_ENTRIES = ("JSON_SYSPATH", "TRITON_PTXAS_PATH", "TRITON_PTXAS_BLACKWELL_PATH", "TRITON_CUOBJDUMP_PATH",
+                "TRITON_NVDISASM_PATH", "TRITON_CUDART_PATH", "TRITON_CUDACRT_PATH", "TRITON_CUPTI_INCLUDE_PATH",
+                "TRITON_CUPTI_LIB_PATH", "TRITON_CUPTI_LIB_BLACKWELL_PATH", "TRITON_AMD_CODEGEN_PATH")
+ASAN_FLAG = "-fsanitize=address"
+LLD_FLAG = "-fuse-ld=lld"
+
+
+@dataclass(frozen=True)
+class TritonConfigure:
+    """What setup.py's configure of the Triton build folder is given this time."""
+
+    source: Path  # the folder setup.py configures (CMAKE_HOME_DIRECTORY)
+    llvm: Path  # the LLVM tree (LLVM_SYSPATH), resolved
+    build_type: str  # the CMAKE_BUILD_TYPE setup.py passes
+    backends: str  # TRITON_CODEGEN_BACKENDS
+    cxx: str  # the C++ compiler, resolved
+    ccache: str | None  # the launcher, resolved; None: none
+    clang_lld: bool  # TRITON_BUILD_WITH_CLANG_LLD
+    sanitize: bool  # TRITON_BUILD_WITH_ASAN
+    offline: bool  # TRITON_OFFLINE_BUILD
+    tools: Mapping[str, str]  # the TOOL_ENTRIES set in setup.py's environment (resolved paths)
+
+
+def triton_expectations(c: TritonConfigure) -> list[Expect]:
+    out = [Expect("CMAKE_HOME_DIRECTORY", Input.SOURCE, "path", str(c.source), if_present=True)]
+    for name, rel in _LLVM_ENTRIES:
+        out.append(Expect(name, Input.LLVM, "path", str(c.llvm / rel) if rel else str(c.llvm), if_present=True))
+    out += [
+        Expect("TRITON_OFFLINE_BUILD", Input.OFFLINE, "switch", "ON" if c.offline else "OFF", if_present=True),
+        # setup.py passes TRITON_BUILD_UT=OFF offline and nothing online (the option's default is ON).
+        Expect("TRITON_BUILD_UT", Input.OFFLINE, "switch", "OFF" if c.offline else "ON", if_present=True),
+    ]
+    out += [Expect(name, Input.TOOLS, "path", c.tools.get(name, "")) for name in TOOL_ENTRIES]
+    for lang in ("C", "CXX"):
+        out.append(Expect(f"CMAKE_{lang}_FLAGS", Input.SANITIZER, "has_flag" if c.sanitize else "lacks_flag",
+                          ASAN_FLAG))
+        out.append(Expect(f"CMAKE_{lang}_COMPILER_LAUNCHER", Input.LAUNCHER, "path", c.ccache or ""))
+    for kind in ("SHARED", "MODULE", "EXE"):
+        out.append(Expect(f"CMAKE_{kind}_LINKER_FLAGS", Input.LINKER, "has_flag" if c.clang_lld else "lacks_flag",
+                          LLD_FLAG))
+    out += [
+        Expect("CMAKE_CXX_COMPILER", Input.COMPILER, "path", c.cxx, if_present=True),
+        Expect("CMAKE_BUILD_TYPE", Input.BUILD_TYPE, "equals", c.build_type, if_present=True),
+        Expect("TRITON_CODEGEN_BACKENDS", Input.BACKENDS, "equals", c.backends, if_present=True),
+    ]
+    return out
+
+
+# setup.py's get_build_type() (every era since 3.0): the first of these set wins, else its default.
+SETUP_PY_BUILD_TYPES = (("DEBUG", "Debug"), ("REL_WITH_DEB_INFO", "RelWithDebInfo"),
+                        ("TRITON_REL_BUILD_WITH_ASSERTS", "TritonRelBuildWithAsserts"),
+                        ("TRITON_BUILD_WITH_O1", "TritonBuildWithO1"))
+SETUP_PY_DEFAULT_BUILD_TYPE = "TritonRelBuildWithAsserts"
+
+
+def _flag(env: Mapping[str, str], name: str) -> bool:
+    return _switch(env.get(name, ""))
+
+
+def setup_py_build_type(env: Mapping[str, str]) -> str:
+    """The CMAKE_BUILD_TYPE setup.py passes for these variables."""
+    return next((cfg for name, cfg in SETUP_PY_BUILD_TYPES if _flag(env, name)), SETUP_PY_DEFAULT_BUILD_TYPE)
+
+
+def triton_configure_of(env: Mapping[str, str], source: Path, ccache: str | None, backends: str,
+                        resolve: Callable[[str], str]) -> TritonConfigure:
+    """What setup.py's configure is given, from the environment pip runs it with (`resolve` turns a path
+    or a bare program name into the file it is: realpath and PATH lookup in use, the identity in tests)."""
+    clang_lld = _flag(env, "TRITON_BUILD_WITH_CLANG_LLD")
+    cxx = "clang++" if clang_lld else env.get("CXX", "c++")  # setup.py passes -DCMAKE_CXX_COMPILER=clang++
+    launcher = ccache if _switch(env.get("TRITON_BUILD_WITH_CCACHE", "ON")) else None
+    return TritonConfigure(
+        source=Path(resolve(str(source))), llvm=Path(resolve(env.get("LLVM_SYSPATH", ""))),
+        build_type=setup_py_build_type(env), backends=backends, cxx=resolve(cxx),
+        ccache=resolve(launcher) if launcher else None, clang_lld=clang_lld,
+        sanitize=_flag(env, "TRITON_BUILD_WITH_ASAN"), offline=_flag(env, "TRITON_OFFLINE_BUILD"),
+        tools={name: resolve(env[name]) for name in TOOL_ENTRIES if env.get(name)},
+    )
+
+
+# LLVM entries a configure sets only in some runs: unset when this run does not pass them.
+_LLVM_SOMETIMES = {"CMAKE_C_COMPILER_LAUNCHER": Input.LAUNCHER, "CMAKE_CXX_COMPILER_LAUNCHER": Input.LAUNCHER,
+                   "LLVM_ENABLE_LLD": Input.LINKER, "LLVM_USE_SPLIT_DWARF": Input.FLAGS}
+_LLVM_KIND: Mapping[str, Input] = {"CMAKE_C_COMPILER": Input.COMPILER, "CMAKE_CXX_COMPILER": Input.COMPILER,
+                                   "CMAKE_BUILD_TYPE": Input.BUILD_TYPE, **_LLVM_SOMETIMES}
+_SWITCH_VALUES = {"ON", "OFF"}
+
+
+def llvm_expectations(source: Path, cache_args: Sequence[tuple[str, str]], volatile: Iterable[str] = ()
+                      ) -> list[Expect]:
+    """An LLVM build folder: every -D the configure passes, as given (paths resolved by the caller), the
+    entries it passes only sometimes unset when it does not, and its source folder."""
+    skip = set(volatile)
+    out = [Expect("CMAKE_HOME_DIRECTORY", Input.SOURCE, "path", str(source), if_present=True)]
+    given = dict(cache_args)
+    for name, value in cache_args:
+        if name in skip:
+            continue
+        kind: Kind = "switch" if value.upper() in _SWITCH_VALUES else "path" if value.startswith("/") else "equals"
+        out.append(Expect(name, _LLVM_KIND.get(name, Input.FLAGS), kind, value))
+    for name, what in _LLVM_SOMETIMES.items():
+        if name not in given:
+            out.append(Expect(name, what, "switch" if name.startswith("LLVM_") else "path", ""))
+    return out
+
+
+# -- the read and the write ----------------------------------------------------------------------------
+
+
+def resolve_path(value: str, path: str | None = None) -> str:
+    """An absolute path as the file system has it (links resolved); a bare program name as `path` (PATH)
+    finds it; anything else as it is."""
+    if not value:
+        return value
+    if value.startswith("/"):
+        return os.path.realpath(value)
+    if "/" not in value:
+        found = shutil.which(value, path=path)
+        return os.path.realpath(found) if found else value
+    return value
+
+
+def _resolved(value: str, kind: str) -> str:
+    """A cache entry's value with its paths resolved: PATH and FILEPATH entries, the absolute paths of
+    the others, and a bare program name given on the command line (UNINITIALIZED: `clang++`)."""
+    if not value or ";" in value:
+        return value
+    if kind in ("PATH", "FILEPATH", "UNINITIALIZED") or value.startswith("/"):
+        return resolve_path(value) if kind != "STRING" or value.startswith("/") else value
+    return value
+
+
+def read_cache(folder: Path) -> CacheView | None:
+    """The folder's CMakeCache.txt (a regular file only), or None when it has none."""
+    try:
+        text = read_regular_text(folder / CACHE_FILE)
+    except OSError:
+        return None
+    values: dict[str, str] = {}
+    for line in text.splitlines():
+        if not line or line.startswith(("#", "//")) or "=" not in line:
+            continue
+        name_type, value = line.split("=", 1)
+        name, _, kind = name_type.partition(":")
+        values[name] = _resolved(value, kind)
+    return CacheView(folder, values)
+
+
+def fresh_argument(cmake_version: str) -> bool:
+    """Whether this cmake has `--fresh` (3.24 on)."""
+    parts = [int(p) for p in cmake_version.split(".")[:2] if p.isdigit()]
+    return len(parts) == 2 and (parts[0], parts[1]) >= FRESH_SINCE
+
+
+def start_fresh(folder: Path) -> list[Path]:
+    """Remove `<folder>/CMakeCache.txt` and `<folder>/CMakeFiles`, and nothing else: a link at either
+    place is removed as a link (its target stays); a folder that is itself a link is left alone (the
+    cache is not where the rule looked). Returns what was removed."""
+    if folder.is_symlink() or not folder.is_dir():
+        return []
+    removed: list[Path] = []
+    cache = folder / CACHE_FILE
+    if cache.is_symlink() or cache.is_file():
+        cache.unlink()
+        removed.append(cache)
+    files = folder / CACHE_FOLDER
+    if files.is_symlink() or files.is_file():
+        files.unlink()
+        removed.append(files)
+    elif files.is_dir():
+        shutil.rmtree(files)  # rmtree removes links inside as links, never what they point to
+        removed.append(files)
+    return removed
