@@ -162,7 +162,9 @@ class LlvmStepper:
         tc = facts.toolchain
         self.configure_fp = fingerprint({"cmake": stable(self.presets.llvm_cache), "cmake_version": tc.cmake.version,
                                          "ccache": tc.ccache.version if tc.ccache else None}, {})
-        self.ccache = tc.ccache
+        self.ccache, self.cmake_version = tc.ccache, tc.cmake.version
+        self.setup_dir, self.triton_src = facts.setup_dir, facts.triton.path
+        self.python_version = facts.target.python.version if facts.target.python else None
 
     def build(self, commit: str, runner: Runner) -> Built:
         checkout(runner, self.source, commit)
@@ -171,7 +173,7 @@ class LlvmStepper:
         if not site.configured or site.stamp.get("configure_fingerprint") != self.configure_fp:
             self.folder.mkdir(parents=True, exist_ok=True)
             llvm_builds.write_stamp(self.folder, {**stamp, "configure_fingerprint": None})
-            command = self.presets.llvm_configure
+            command = self._llvm_configure()
             try:
                 runner.run(command.argv, step=command.step, env=command.runner_env())
             except CommandFailed as exc:
@@ -188,11 +190,41 @@ class LlvmStepper:
         # Triton is now built against another LLVM than setup's record says: a later `setup` or
         # `build` installs again (and so does the restore at the end of the bisect).
         Records(self.ctx.workspace.state).started("triton-install")
+        self._fresh_triton_cache()
         try:
             self._streamed(runner, self.presets.pip_install, "Triton")
         except CommandFailed as exc:
             raise _failed_build(exc, "Triton does not build against it", self.ctx.workspace.src) from None
         return Built(True)
+
+    def _llvm_configure(self) -> P.Command:
+        """The LLVM folder's configure, from a fresh cache when its cache differs (bootstrap.pipeline.fresh_cache)."""
+        from bootstrap.pipeline.fresh_cache import fresh_for_llvm, start_fresh
+        from bootstrap.pipeline.plan import VOLATILE
+
+        command = self.presets.llvm_configure
+        fresh = fresh_for_llvm(self.folder, self.source, self.presets.llvm_cache, self.cmake_version, VOLATILE)
+        if fresh is None:
+            return command
+        if not fresh.by_argument:
+            start_fresh(self.folder)
+            return command
+        return dataclasses.replace(command, argv=(command.argv[0], "--fresh", *command.argv[1:]))
+
+    def _fresh_triton_cache(self) -> None:
+        """The rule of bootstrap.pipeline.fresh_cache for setup.py's build folder: this LLVM folder is not
+        the one the workspace was set up with (nor, for a prebuilt or given LLVM, in the same place)."""
+        from bootstrap.pipeline.buildtree import setup_py_build_folder
+        from bootstrap.pipeline.fresh_cache import fresh_for_install, start_fresh
+        from bootstrap.pipeline.recipe_triton import BACKENDS_BUILT
+
+        folder = setup_py_build_folder(self.setup_dir, self.python_version) if self.python_version else None
+        fresh = fresh_for_install(dict(self.presets.pip_install.env), folder, self.triton_src,
+                                  self.ccache.path if self.ccache else None, ";".join(BACKENDS_BUILT))
+        if fresh is not None:
+            if self.console is not None and not self.ctx.json:
+                self.console.print(f"fresh CMake cache for {fresh.notice()}", highlight=False, markup=False)
+            start_fresh(fresh.folder)
 
     def _streamed(self, runner: Runner, command: P.Command, label: str) -> None:
         run_streamed(runner, command, label, self.console, show_progress=not self.ctx.json,

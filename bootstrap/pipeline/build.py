@@ -22,10 +22,11 @@ from bootstrap.pipeline.buildtree import triton_cmake_dirs
 from bootstrap.pipeline.execute import commands_of
 from bootstrap.pipeline.facts import COMPILER_ENV, TRITON_USER_ENV, ambient
 from bootstrap.pipeline.fingerprints import Records, fingerprint
+from bootstrap.pipeline.fresh_cache import fresh_for_install, start_fresh
 from bootstrap.pipeline.long_commands import ccache_counted, remote_env, remote_failed_notice, run_streamed
 from bootstrap.pipeline.plan import reinstall_reasons, stable
 from bootstrap.pipeline.recipe import Command
-from bootstrap.pipeline.recipe_triton import ASAN_VARIABLE
+from bootstrap.pipeline.recipe_triton import ASAN_VARIABLE, BACKENDS_BUILT
 from bootstrap.pipeline.sanitizer import check_sanitizer
 from bootstrap.pipeline.state import SetupState, read_state, write_state
 
@@ -103,6 +104,25 @@ def install_if_needed(ctx: AppContext, state: SetupState, console: Console | Non
     return reasons
 
 
+def reinstall_with_flags(ctx: AppContext, state: SetupState, install: Command, build_dir: Path,
+                         console: Console | None, extra_env: dict[str, str], summary: list[str]) -> list[str]:
+    """setup's install with other compile flags (another sanitizer): from a fresh CMake cache when the
+    folder's holds the old ones (bootstrap.pipeline.fresh_cache); the new install becomes setup's."""
+    variables = dict(install.env)
+    check_sanitizer(ctx.runner, variables.get("CXX", "c++"), variables.get("TRITON_BUILD_WITH_CLANG_LLD") == "1",
+                    ctx.settings.sanitize)
+    fresh = fresh_for_install(variables, build_dir, state.triton_src, state.ccache.path if state.ccache else None,
+                              ";".join(BACKENDS_BUILT))
+    if fresh is not None:  # setup.py passes the sanitizer flags only when set: the old ones would stay
+        summary.append(f"fresh CMake cache for {fresh.notice()}")
+        if not ctx.dry_run:
+            start_fresh(fresh.folder)
+    reasons = install_if_needed(ctx, state, console, extra_env, install)
+    if not ctx.dry_run:
+        write_state(ctx.workspace.state, dataclasses.replace(state, install=install))
+    return reasons
+
+
 def run_build(ctx: AppContext, target: str | None, console: Console | None) -> dict[str, object]:
     """ninja in setup's Triton build folder (optionally one target); pip install only when needed."""
     ws = ctx.workspace
@@ -127,12 +147,7 @@ def run_build(ctx: AppContext, target: str | None, console: Console | None) -> d
     counts = None
     if install != state.install:
         # Other compile flags: setup.py configures and builds everything again, whatever the target.
-        variables = dict(install.env)
-        check_sanitizer(ctx.runner, variables.get("CXX", "c++"), variables.get("TRITON_BUILD_WITH_CLANG_LLD") == "1",
-                        ctx.settings.sanitize)
-        reasons = install_if_needed(ctx, state, console, extra_env, install)
-        if not ctx.dry_run:
-            write_state(ws.state, dataclasses.replace(state, install=install))
+        reasons = reinstall_with_flags(ctx, state, install, build_dir, console, extra_env, summary)
         target = None
     else:
         jobs = dict(state.install.env).get("MAX_JOBS", "1")

@@ -5,6 +5,7 @@ Shared by setup (provenance), `tritondev build` and `tritondev doctor` (workspac
 
 from __future__ import annotations
 
+import os
 import re
 from pathlib import Path
 
@@ -70,3 +71,33 @@ def llvm_build_of(triton_build: Path) -> str | None:
     if mlir and not mlir.endswith("-NOTFOUND"):
         return str(Path(mlir).parent.parent.parent)
     return None
+
+
+_LLVM_LIBRARY = re.compile(r"(/\S*/lib(?:LLVM|MLIR|lld)[\w.+-]*\.(?:a|so(?:\.[\d.]+)?))(?=\s|$)")
+
+
+def linked_llvm_libraries(triton_build: Path, library: str = "libtriton.so") -> list[str]:
+    """The LLVM, MLIR and lld libraries (absolute paths) that the build folder's ninja links `library`
+    with: its `build .../libtriton.so:` statement and the LINK_LIBRARIES under it, in build.ninja. What
+    the library was really linked against, whatever the cache says of the LLVM it meant."""
+    try:
+        text = read_regular_text(triton_build / "build.ninja")
+    except OSError:
+        return []
+    found: list[str] = []
+    inside = False
+    for line in text.splitlines():
+        if line.startswith("build "):
+            head = line.split(":", 1)[0]
+            inside = head.endswith("/" + library) or head == f"build {library}"
+        elif inside and not line.startswith(" "):
+            inside = False
+        if inside:
+            found += _LLVM_LIBRARY.findall(line)
+    return list(dict.fromkeys(found))
+
+
+def outside_tree(paths: list[str], tree: Path) -> list[str]:
+    """The paths (links resolved) that are not inside `tree` (links resolved)."""
+    root = os.path.realpath(tree)
+    return [p for p in paths if os.path.commonpath([os.path.realpath(p), root]) != root]

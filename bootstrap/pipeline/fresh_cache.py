@@ -351,3 +351,27 @@ def start_fresh(folder: Path) -> list[Path]:
         shutil.rmtree(files)  # rmtree removes links inside as links, never what they point to
         removed.append(files)
     return removed
+
+
+def fresh_for_install(env: Mapping[str, str], folder: Path | None, source: Path, ccache: str | None,
+                      backends: str) -> FreshStart | None:
+    """setup.py's build folder (None: not there yet), when its cache differs from what a pip install with
+    `env` configures it with: for the steps that run setup's install outside setup's plan (`bisect llvm`,
+    `build` with another sanitizer)."""
+    cache = read_cache(folder) if folder is not None else None
+    if cache is None:
+        return None
+    wanted = triton_configure_of({**os.environ, **env}, source, ccache, backends, resolve_path)
+    decision = decide(triton_expectations(wanted), cache)
+    return FreshStart(cache.folder, decision) if decision.fresh else None
+
+
+def fresh_for_llvm(folder: Path, source: Path, cache_args: Sequence[tuple[str, str]], cmake_version: str,
+                   volatile: Iterable[str] = ()) -> FreshStart | None:
+    """An LLVM build folder configured outside setup's plan (`bisect llvm`'s), likewise."""
+    cache = read_cache(folder)
+    if cache is None:
+        return None
+    args = [(name, resolve_path(value) if value.startswith("/") else value) for name, value in cache_args]
+    decision = decide(llvm_expectations(Path(resolve_path(str(source / "llvm"))), args, volatile), cache)
+    return FreshStart(folder, decision, fresh_argument(cmake_version)) if decision.fresh else None

@@ -1,6 +1,12 @@
-"""Is the triton that imports ours? Version +git<sha8> of the checkout, imported from the checkout,
-built against the LLVM build at the pinned commit (read from the Triton build folder's
-CMakeCache.txt in a way that holds for every era: bootstrap.pipeline.buildtree.llvm_build_of).
+"""Is the triton that imports ours? Version +git<sha8> of the checkout (or the plain version a
+release branch's setup.py gives), imported from the checkout, built against the LLVM build setup named
+at the pinned commit.
+
+"Built against" is read from what the build really used, never from LLVM_SYSPATH alone (a folder
+configured again keeps what its first configure cached: bootstrap.pipeline.fresh_cache): the LLVM_DIR,
+MLIR_DIR and LLD_DIR that find_package left in the Triton build folder's CMakeCache.txt, and the LLVM,
+MLIR and lld libraries its build.ninja links libtriton.so with, must all be inside that LLVM build,
+whose VCSRevision.h holds the pinned commit. A difference names both sides (exit 1 from setup).
 
 What the target says comes from bootstrap/inside/tritondev_provenance.py; what the build trees say
 from bootstrap.pipeline.buildtree. `judge` is the pure comparison of the two with what setup built.
@@ -14,8 +20,14 @@ from typing import Any
 
 from bootstrap import inside
 from bootstrap.core.runner import Runner
-from bootstrap.pipeline import recipe as P
-from bootstrap.pipeline.buildtree import llvm_build_of, read_vcs_revision, triton_cmake_dirs
+from bootstrap.pipeline.buildtree import (
+    linked_llvm_libraries,
+    llvm_build_of,
+    outside_tree,
+    read_vcs_revision,
+    triton_cmake_dirs,
+)
+from bootstrap.pipeline.fresh_cache import read_cache
 from bootstrap.pipeline.sanitizer import preload_env
 
 
@@ -30,31 +42,77 @@ class Expected:
     base_version: str | None  # setup.py's TRITON_VERSION base (Triton < 3.2 had no +git suffix)
 
 
-def judge(expected: Expected, installed: dict[str, Any], head: str, built_with: str | None,
+@dataclass(frozen=True)
+class BuiltWith:
+    """What the Triton build folder says it used: LLVM entries of its cache outside the LLVM build setup
+    named (name, value), and libraries libtriton.so is linked with from outside it."""
+
+    llvm_syspath: str | None
+    cached_elsewhere: tuple[tuple[str, str], ...] = ()
+    linked_elsewhere: tuple[str, ...] = ()
+
+
+CACHED_LLVM_ENTRIES = ("LLVM_DIR", "MLIR_DIR", "LLD_DIR")
+
+
+def built_with(build: Path, llvm: Path) -> BuiltWith:
+    """Read the folder's cache and build.ninja against the LLVM build `llvm`."""
+    cache = read_cache(build)
+    values = cache.values if cache is not None else {}
+    cached = tuple((name, values[name]) for name in CACHED_LLVM_ENTRIES
+                   if values.get(name) and not values[name].endswith("-NOTFOUND")
+                   and outside_tree([values[name]], llvm))
+    return BuiltWith(llvm_build_of(build), cached, tuple(outside_tree(linked_llvm_libraries(build), llvm)))
+
+
+def _version_problem(expected: Expected, version: object, head: str) -> str | None:
+    if not version:
+        return "triton is not installed in the target environment"
+    if str(version).endswith(f"+git{head[:8]}"):
+        return None
+    # Before 3.2 (no suffix yet), and a release branch's own setup.py (#5405, release/3.2.x): plain.
+    if expected.base_version is not None and version == expected.base_version:
+        return None
+    return f"installed triton {version} does not end in +git{head[:8]} (the checkout's HEAD)"
+
+
+def _llvm_problems(expected: Expected, built: BuiltWith | None) -> list[str]:
+    if built is None or built.llvm_syspath is None:
+        return [f"no Triton cmake build folder with a CMakeCache.txt under {expected.setup_dir / 'build'}"]
+    problems = []
+    if Path(built.llvm_syspath).resolve() != expected.llvm_build.resolve():
+        problems.append(f"Triton was built against LLVM {built.llvm_syspath}, not {expected.llvm_build}")
+    for name, value in built.cached_elsewhere:
+        problems.append(f"the Triton build folder's {name} is {value}, not inside {expected.llvm_build}")
+    if built.linked_elsewhere:
+        where = sorted({str(Path(p).parent) for p in built.linked_elsewhere})
+        problems.append(f"libtriton.so is linked with {len(built.linked_elsewhere)} LLVM libraries from"
+                        f" {', '.join(where)}, not from {expected.llvm_build}")
+    return problems
+
+
+def judge(expected: Expected, installed: dict[str, Any], head: str, built: BuiltWith | None,
           revision: str | None) -> dict[str, object]:
     """Findings: `ok` says all; `problems` names each difference. Pure."""
     problems: list[str] = []
     version = installed.get("version")
-    if not version:
-        problems.append("triton is not installed in the target environment")
-    elif not str(version).endswith(f"+git{head[:8]}"):
-        base = expected.base_version
-        if not (base is not None and P.version_key(base) < (3, 2) and version == base):
-            problems.append(f"installed triton {version} does not end in +git{head[:8]} (the checkout's HEAD)")
+    problem = _version_problem(expected, version, head)
+    if problem:
+        problems.append(problem)
     file = installed.get("file")
     wanted = (expected.triton_src / "python" / "triton").resolve()
     if not file:
         problems.append(f"`import triton` fails: {installed.get('error', 'unknown error')}")
     elif Path(str(file)).resolve().parent != wanted:
         problems.append(f"`import triton` loads {file}, not the checkout's {wanted}")
-    if built_with is None:
-        problems.append(f"no Triton cmake build folder with a CMakeCache.txt under {expected.setup_dir / 'build'}")
-    elif Path(built_with).resolve() != expected.llvm_build.resolve():
-        problems.append(f"Triton was built against LLVM {built_with}, not {expected.llvm_build}")
+    problems += _llvm_problems(expected, built)
     if revision != expected.llvm_commit:
         problems.append(f"the LLVM build {expected.llvm_build} is at {revision or 'an unknown revision'},"
                         f" the pin is {expected.llvm_commit}")
-    return {"ok": not problems, "version": version, "file": file, "triton_head": head, "llvm_syspath": built_with,
+    return {"ok": not problems, "version": version, "file": file, "triton_head": head,
+            "llvm_syspath": built.llvm_syspath if built else None,
+            "llvm_cached_elsewhere": dict(built.cached_elsewhere) if built else {},
+            "llvm_linked_elsewhere": list(built.linked_elsewhere) if built else [],
             "llvm_revision": revision, "problems": problems}
 
 
@@ -70,5 +128,5 @@ def verify_provenance(runner: Runner, python: Path, expected: Expected, cwd: Pat
     head = runner.run(["git", "-C", str(expected.triton_src), "rev-parse", "HEAD"], step="verify", probe=True,
                       check=False).stdout.strip()
     dirs = triton_cmake_dirs(expected.setup_dir)
-    built_with = llvm_build_of(dirs[0]) if dirs else None
-    return judge(expected, installed, head, built_with, read_vcs_revision(expected.llvm_build))
+    built = built_with(dirs[0], expected.llvm_build) if dirs else None
+    return judge(expected, installed, head, built, read_vcs_revision(expected.llvm_build))
