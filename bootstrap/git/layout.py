@@ -163,11 +163,25 @@ def llvm_pin(read: ReadFile) -> tuple[str, str]:
         return LLVM_INFO, _hash_in(_json_object(info, LLVM_INFO), LLVM_INFO)
     text = read(LLVM_HASH)
     if text is None:
-        raise MismatchError(
-            f"neither {LLVM_INFO} nor {LLVM_HASH} exists at this Triton commit",
-            fix="check --triton-commit; Triton pins LLVM in one of these files",
-        )
+        old = triton_2_version(read)
+        if old is not None:
+            raise MismatchError(f"Triton {old} (the Triton PyTorch 2.0 to 2.3 pin) predates {LLVM_HASH}: its"
+                                " python/setup.py downloads the one LLVM package it names, and tritondev builds"
+                                " Triton 3.0 and newer", fix=f"use PyTorch {OLDEST_TORCH} or newer (--torch-ref"
+                                f" v{OLDEST_TORCH}.0), or --triton-commit of a Triton 3.x commit")
+        raise MismatchError(f"neither {LLVM_INFO} nor {LLVM_HASH} exists at this Triton commit",
+                            fix="check --triton-commit; Triton pins LLVM in one of these files")
     return LLVM_HASH, parse_pin_file(text, LLVM_HASH)
+
+
+OLDEST_TORCH = "2.4"  # its Triton pin (3.0) has cmake/llvm-hash.txt; PyTorch 2.0-2.3 pin Triton 2.x
+_SETUP_VERSION = re.compile(r"""^\s*version\s*=\s*["'](2\.\d+\.\d+[^"']*)["']""", re.MULTILINE)
+
+
+def triton_2_version(read: ReadFile) -> str | None:
+    """The version a Triton 2.x python/setup.py gives (`version="2.1.0"` in its setup() call), else None."""
+    match = _SETUP_VERSION.search(read("python/setup.py") or "")
+    return match.group(1) if match else None
 
 
 def _repository_in(data: dict[str, Any], path: str) -> str | None:

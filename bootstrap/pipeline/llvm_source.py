@@ -29,6 +29,7 @@ from bootstrap.core.fsutil import parse_json, read_regular_text
 from bootstrap.core.redact import redact
 from bootstrap.pipeline import recipe as P
 from bootstrap.pipeline.buildtree import read_vcs_revision
+from bootstrap.pipeline.llvm_requirements import era_missing
 
 if TYPE_CHECKING:
     from bootstrap.core.runner import Runner
@@ -295,10 +296,17 @@ def check_contents(tree: TreeReport, backend: str) -> None:
                           fix="configure it with -DLLVM_TARGETS_TO_BUILD=Native;NVPTX;AMDGPU, or use --llvm source")
 
 
-def judge_tree(tree: TreeReport, pin: str, backend: str, allow_mismatch: bool) -> tuple[str, ...]:
+def judge_tree(tree: TreeReport, pin: str, backend: str, allow_mismatch: bool,
+               triton_version: str | None = None) -> tuple[str, ...]:
     """Raise when the tree cannot serve (exit 2) or is at another revision than the pin (exit 5,
     unless allowed); else the notices to show."""
     check_contents(tree, backend)
+    missing = era_missing(tree.path, triton_version)
+    if missing:
+        raise ConfigError(f"--llvm {tree.path} lacks what Triton {triton_version}'s configure requires: "
+                          + "; ".join(missing),
+                          fix="build LLVM with the projects Triton's scripts/build-llvm-project.sh names at this"
+                          " commit (docs/llvm-sources.md), or use --llvm source or --llvm prebuilt")
     if tree.revision == pin:
         return ()
     shown = tree.revision or "an unknown revision (no include/llvm/Support/VCSRevision.h, no llvm-config answer)"
@@ -372,7 +380,8 @@ def observe(settings: Settings, pins: Pins, info_text: str | None, runner: Runne
             f" {package.archive} is unverified",)
         return LlvmSourceFacts(PREBUILT, package=package, accepted_revision=package.llvm_hash, notices=notices)
     tree = ask_llvm_config(inspect_tree(Path(settings.llvm)), runner)
-    notices = judge_tree(tree, pins.llvm_commit, settings.backend, settings.allow_llvm_mismatch)
+    notices = judge_tree(tree, pins.llvm_commit, settings.backend, settings.allow_llvm_mismatch,
+                         pins.layout.version or pins.triton_version)
     return LlvmSourceFacts(PATH, tree=tree, accepted_revision=tree.revision if notices else None, notices=notices)
 
 

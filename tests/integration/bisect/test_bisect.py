@@ -246,3 +246,68 @@ def test_bisect_llvm_finds_the_llvm_commit_that_breaks_a_triton_test(
     assert not any((Path(s["log"]) / "llvm-configure.log").exists() for s in data["steps"])
     assert where_things_are(ws) == before and notes.read_text() == "work in progress\n"
     notes.unlink()
+
+
+# What the built library says in each step, on the step's command.log, before the step's check runs.
+REPORT = """\
+import json, triton
+print("LLVM-REPORT " + json.dumps({"header": triton.llvm_commit(), "linked": triton.llvm_linked()}))
+"""
+
+
+def reports(steps: list[dict[str, Any]]) -> dict[str, dict[str, Any]]:
+    """commit -> what its step's library reported (steps that built and ran the command)."""
+    found = {}
+    for step in steps:
+        log = Path(step["log"]) / "command.log"
+        if log.is_file():
+            line = next(x for x in log.read_text().splitlines() if x.startswith("LLVM-REPORT "))
+            found[step["commit"]] = {**json.loads(line.removeprefix("LLVM-REPORT ")), "step": step}
+    return found
+
+
+def test_each_step_across_an_llvm_bump_is_built_against_its_own_pin(ws: dict[str, Any],
+                                                                    bisect_world: BisectWorld) -> None:
+    """`bisect triton` across a bump: every step's library reports the LLVM that step's commit pins, in
+    the headers it was compiled with and the libraries it was linked with (one Triton build folder)."""
+    r, world = bisect_world.bump, bisect_world.world
+    (ws["root"] / "report_then_add.py").write_text(REPORT + CHECK_ADD)
+    before = where_things_are(ws)
+    data = as_json(bisect(ws, "triton", "--good", r.good, "--bad", r.bad, "--json", "--", "python",
+                          "report_then_add.py"))
+    assert data["first_bad"]["commit"] == r.labels["regression"]
+    seen = reports(data["steps"])
+    assert any(s["step"]["llvm_commit"] == world.llvm_commits["other"] for s in seen.values()), data["steps"]
+    for commit, said in seen.items():
+        pinned = said["step"]["llvm_commit"]
+        assert said["header"] == said["linked"]["revision"] == pinned, (commit, said)
+    assert where_things_are(ws) == before
+
+
+def test_bisect_llvm_builds_each_of_three_commits_into_the_library(ws: dict[str, Any],
+                                                                    bisect_world: BisectWorld) -> None:
+    """`bisect llvm` over three LLVM commits: each step's library is that commit's LLVM, and the
+    starting build (set up against setup's own LLVM folder) is back afterwards."""
+    r = bisect_world.llvm
+    (ws["root"] / "report_then_name.py").write_text(REPORT + CHECK_KERNEL_NAME)
+    before = where_things_are(ws)
+    good, bad = r.good, r.commits[3]  # three commits after the good one, the behaviour change among them
+    data = as_json(bisect(ws, "llvm", "--good", good, "--bad", bad, "--json", "--", "python", "report_then_name.py"))
+    assert data["first_bad"]["commit"] == r.labels["behaviour"]
+    seen = reports(data["steps"])
+    assert len(seen) >= 2, data["steps"]
+    folder = next((ws["ws"] / "build" / "llvm-bisect").iterdir())
+    for commit, said in seen.items():
+        assert said["header"] == said["linked"]["revision"] == commit, (commit, said)
+        assert Path(said["linked"]["build_tree"]).resolve() == folder.resolve()
+    assert where_things_are(ws) == before
+    after = fresh_library(ws)
+    assert after["linked"]["revision"] == bisect_world.world.llvm_commit
+    assert Path(after["linked"]["build_tree"]).resolve() != folder.resolve()
+
+
+def fresh_library(ws: dict[str, Any]) -> dict[str, Any]:
+    proc = subprocess.run([str(ws["ws"] / "venv" / "bin" / "python"), "-c", REPORT], capture_output=True, text=True,
+                          cwd=ws["root"], check=True)
+    result: dict[str, Any] = json.loads(proc.stdout.removeprefix("LLVM-REPORT "))
+    return result

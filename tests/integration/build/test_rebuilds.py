@@ -80,3 +80,58 @@ def test_setup_after_an_llvm_bump_builds_against_the_bumped_llvm(world: World, s
     assert Path(after["linked"]["build_tree"]).resolve() == llvm_build_of(bumped), after
     install = next(s for s in bumped["steps"] if s["step"] == "triton-install")
     assert install["reason"].startswith("LLVM changed: fresh CMake cache"), install
+
+
+def comment_section(library: Path) -> str:
+    """The .comment section of an ELF file: which compilers and linker wrote it."""
+    proc = subprocess.run(["readelf", "-p", ".comment", str(library)], capture_output=True, text=True, check=True)
+    return proc.stdout
+
+
+def libtriton(ws: Path) -> Path:
+    return ws / "src" / "triton" / "python" / "triton" / "_C" / "libtriton.so"
+
+
+def install_reason(report: dict[str, Any]) -> str:
+    return str(next(s for s in report["steps"] if s["step"] == "triton-install")["reason"])
+
+
+def test_offline_then_online_brings_the_pinned_tools_back(world: World, shared: Path, tmp_path: Path) -> None:
+    """From 3.7 TRITON_OFFLINE_BUILD is a cache option setup.py passes only when set: online again, the
+    folder must not stay offline, and the pinned ptxas (not this machine's) must be back."""
+    from tests.integration.build.test_eras import SYSTEM_PTXAS, fresh_shell_ptxas, system_cuda_and_json
+
+    env = {**workspace_env(shared, tmp_path), **system_cuda_and_json(tmp_path)}
+    ws = tmp_path / "ws"
+    python = ws / "venv" / "bin" / "python"
+    bundled = ws / "src/triton/python/triton/backends/nvidia/bin/ptxas"
+    setup_json(world, ws, "root-json-3.8", "--llvm", "source", "--offline", env=env)
+    assert fresh_shell_ptxas(python, tmp_path) == f"{bundled} {SYSTEM_PTXAS[:4]}"
+    online = setup_json(world, ws, "root-json-3.8", "--llvm", "source", env=env)
+    assert install_reason(online).startswith("offline build, tool paths changed: fresh CMake cache"), online["steps"]
+    assert fresh_shell_ptxas(python, tmp_path) == f"{bundled} 12.8"
+
+
+def test_sanitize_address_then_none_imports_in_a_fresh_shell(world: World, shared: Path, tmp_path: Path) -> None:
+    """setup.py adds -fsanitize=address only when TRITON_BUILD_WITH_ASAN is set: without the rule the
+    flags stay, and the plain build then needs the ASAN runtime preloaded to import."""
+    env = workspace_env(shared, tmp_path)
+    ws = tmp_path / "ws"
+    setup_json(world, ws, "main", "--llvm", "source", "--no-lld", "--sanitize", "address", env=env)
+    assert "libasan" in subprocess.run(["ldd", str(libtriton(ws))], capture_output=True, text=True).stdout
+    plain = setup_json(world, ws, "main", "--llvm", "source", "--no-lld", "--sanitize", "none", env=env)
+    assert install_reason(plain).startswith("sanitizer changed: fresh CMake cache"), plain["steps"]
+    assert "libasan" not in subprocess.run(["ldd", str(libtriton(ws))], capture_output=True, text=True).stdout
+    assert fresh_import(ws / "venv" / "bin" / "python", tmp_path)["llvm_commit"] == world.llvm_commits["pinned"]
+
+
+def test_no_lld_then_lld_then_no_lld_each_link_as_asked(world: World, shared: Path, tmp_path: Path) -> None:
+    """With lld, setup.py passes clang and -fuse-ld=lld; without, nothing: the cache must not keep them."""
+    env = workspace_env(shared, tmp_path)
+    ws = tmp_path / "ws"
+    for lld, linker_seen in ((False, False), (True, True), (False, False)):
+        report = setup_json(world, ws, "main", "--llvm", "source", "--lld" if lld else "--no-lld", env=env)
+        comment = comment_section(libtriton(ws))
+        assert ("Linker: LLD" in comment) is linker_seen, (lld, comment, report["steps"])
+        assert ("clang version" in comment) is lld, comment
+        assert fresh_import(ws / "venv" / "bin" / "python", tmp_path)["llvm_commit"] == world.llvm_commits["pinned"]

@@ -304,3 +304,20 @@ def test_detect_layout_reads_the_llvm_projects_and_the_cmake_minimum() -> None:
     layout = detect_layout(reader(files))
     assert (layout.llvm_projects, layout.cmake_minimum) == (("mlir", "llvm", "lld"), (3, 20))
     assert layout.to_json()["cmake_minimum"] == "3.20"
+
+
+def test_a_triton_2_commit_names_the_oldest_pytorch_supported() -> None:
+    """PyTorch 2.0-2.3 pin Triton 2.x: no cmake/llvm-hash.txt, python/setup.py names the LLVM package."""
+    import pytest
+
+    from bootstrap.core.errors import MismatchError
+    from bootstrap.git.layout import llvm_pin
+
+    files = {"python/setup.py": 'setup(\n    name="triton",\n    version="2.1.0",\n    author="Philippe Tillet",\n)\n'}
+    with pytest.raises(MismatchError) as caught:
+        llvm_pin(files.get)
+    assert caught.value.message.startswith("Triton 2.1.0 (the Triton PyTorch 2.0 to 2.3 pin) predates")
+    assert "use PyTorch 2.4 or newer (--torch-ref v2.4.0)" in (caught.value.fix or "")
+    with pytest.raises(MismatchError) as other:
+        llvm_pin({}.get)
+    assert "pins LLVM in one of these files" in (other.value.fix or "")
