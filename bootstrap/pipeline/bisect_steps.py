@@ -219,7 +219,8 @@ class LlvmStepper:
         from bootstrap.pipeline.recipe_triton import BACKENDS_BUILT
 
         folder = setup_py_build_folder(self.setup_dir, self.python_version) if self.python_version else None
-        fresh = fresh_for_install(dict(self.presets.pip_install.env), folder, self.triton_src,
+        install = self.presets.pip_install
+        fresh = fresh_for_install(dict(install.env), install.unset, folder, self.triton_src,
                                   self.ccache.path if self.ccache else None, ";".join(BACKENDS_BUILT))
         if fresh is not None:
             if self.console is not None and not self.ctx.json:

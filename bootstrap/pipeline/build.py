@@ -111,8 +111,8 @@ def reinstall_with_flags(ctx: AppContext, state: SetupState, install: Command, b
     variables = dict(install.env)
     check_sanitizer(ctx.runner, variables.get("CXX", "c++"), variables.get("TRITON_BUILD_WITH_CLANG_LLD") == "1",
                     ctx.settings.sanitize)
-    fresh = fresh_for_install(variables, build_dir, state.triton_src, state.ccache.path if state.ccache else None,
-                              ";".join(BACKENDS_BUILT))
+    ccache = state.ccache.path if state.ccache else None
+    fresh = fresh_for_install(variables, install.unset, build_dir, state.triton_src, ccache, ";".join(BACKENDS_BUILT))
     if fresh is not None:  # setup.py passes the sanitizer flags only when set: the old ones would stay
         summary.append(f"fresh CMake cache for {fresh.notice()}")
         if not ctx.dry_run:

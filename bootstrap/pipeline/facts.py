@@ -37,7 +37,7 @@ from bootstrap.pipeline import install, llvm_builds, llvm_source, llvm_steps
 from bootstrap.pipeline import recipe as P
 from bootstrap.pipeline.buildtree import setup_py_build_folder, triton_cmake_dirs
 from bootstrap.pipeline.fingerprints import Records, StepRecord
-from bootstrap.pipeline.fresh_cache import CacheView, read_cache, resolve_path
+from bootstrap.pipeline.fresh_cache import TOOL_ENTRIES, CacheView, read_cache, resolve_path
 from bootstrap.pipeline.jobs import Resources, detect
 from bootstrap.pipeline.llvm_source import SOURCE, LlvmSourceFacts
 from bootstrap.pipeline.long_commands import remote_env
@@ -142,6 +142,7 @@ class SetupFacts:
     # Paths as the file system has them (links resolved, bare program names looked up); the identity for
     # hand-made facts. The rule of bootstrap.pipeline.fresh_cache compares such paths.
     resolve: Callable[[str], str] = str
+    tool_env: Mapping[str, str] = dataclasses.field(default_factory=dict)  # the user's JSON_SYSPATH, TRITON_*_PATH
 
     @property
     def setup_dir(self) -> Path:
@@ -240,7 +241,7 @@ def gather_facts(ctx: AppContext) -> SetupFacts:
         target=target, triton=triton, llvm=llvm,
         llvm_projects=projects, llvm_folders=folders, records=Records(ws.state).load_all(RECORDED_STEPS),
         llvm_source=source, base_path=os.environ.get("PATH", ""), ignored_env=ignored_variables(offline),
-        llvm_cache=read_llvm_cache(folders), resolve=resolve_path,
+        llvm_cache=read_llvm_cache(folders), resolve=resolve_path, tool_env=ambient(TOOL_ENTRIES),
     )
     return refresh_triton_files(facts)
 

@@ -54,9 +54,10 @@ class Input(str, Enum):
 
 
 # equals: the entry holds `value` (an absent or empty entry counts as "" unless `if_present`);
-# path: the same, compared as resolved paths; switch: an ON/OFF value, compared as such;
+# path: the same, compared as resolved paths; under: a path inside the folder `value` (a cached program
+# resolves through its links: bin/clang++ -> bin/clang); switch: an ON/OFF value, compared as such;
 # has_flag / lacks_flag: a flags string holds, or does not hold, the word `value`.
-Kind = Literal["equals", "path", "switch", "has_flag", "lacks_flag"]
+Kind = Literal["equals", "path", "under", "switch", "has_flag", "lacks_flag"]
 
 
 @dataclass(frozen=True)
@@ -147,6 +148,9 @@ def _mismatch(expect: Expect, cached: str | None) -> Change | None:
         differs = _switch(have) != _switch(expect.value)
     elif expect.kind == "path":
         differs = os.path.normpath(have) != os.path.normpath(expect.value) if have or expect.value else False
+    elif expect.kind == "under":
+        root = os.path.normpath(expect.value)
+        differs = not have.startswith("/") or os.path.commonpath([os.path.normpath(have), root]) != root
     elif expect.kind == "has_flag":
         differs = expect.value not in _words(have)
     elif expect.kind == "lacks_flag":
@@ -155,7 +159,8 @@ def _mismatch(expect: Expect, cached: str | None) -> Change | None:
         differs = have != expect.value
     if not differs:
         return None
-    wanted = expect.value if expect.kind in ("equals", "path", "switch") else (
+    wanted = expect.value if expect.kind in ("equals", "path", "switch") else f"inside {expect.value}" if (
+        expect.kind == "under") else (
         f"with {expect.value}" if expect.kind == "has_flag" else f"without {expect.value}")
     return Change(expect.name, expect.input, have, wanted)
 
@@ -173,9 +178,8 @@ def decide(expectations: Iterable[Expect], cache: CacheView | None) -> CacheDeci
 
 # Entries of a Triton build folder that name a place in the LLVM tree it is built against: each one an
 # earlier configure cached (find_package's *_DIR, find_program's result) or was given.
-_LLVM_ENTRIES = (("LLVM_DIR", "lib/cmake/llvm"), ("MLIR_DIR", "lib/cmake/mlir"), ("LLD_DIR", "lib/cmake/lld"),
-                 ("LLVM_SYSPATH", ""), ("LLVM_LIBRARY_DIR", "lib"), ("LLVM_INCLUDE_DIRS", "include"),
-                 ("TRITON_GSAN_CLANGXX", "bin/clang++"))
+_LLVM_ENTRIES = ("LLVM_DIR", "MLIR_DIR", "LLD_DIR", "LLVM_SYSPATH", "LLVM_LIBRARY_DIR", "LLVM_INCLUDE_DIRS",
+                 "TRITON_GSAN_CLANGXX")
 # From 3.7 cache options that setup.py passes only when set in its environment: an online configure
 # must find them unset (else the downloads stay skipped); an offline one, as it sets them now.
 TOOL_ENTRIES = ("JSON_SYSPATH", "TRITON_PTXAS_PATH", "TRITON_PTXAS_BLACKWELL_PATH", "TRITON_CUOBJDUMP_PATH",
@@ -203,8 +207,7 @@ class TritonConfigure:
 
 def triton_expectations(c: TritonConfigure) -> list[Expect]:
     out = [Expect("CMAKE_HOME_DIRECTORY", Input.SOURCE, "path", str(c.source), if_present=True)]
-    for name, rel in _LLVM_ENTRIES:
-        out.append(Expect(name, Input.LLVM, "path", str(c.llvm / rel) if rel else str(c.llvm), if_present=True))
+    out += [Expect(name, Input.LLVM, "under", str(c.llvm), if_present=True) for name in _LLVM_ENTRIES]
     out += [
         Expect("TRITON_OFFLINE_BUILD", Input.OFFLINE, "switch", "ON" if c.offline else "OFF", if_present=True),
         # setup.py passes TRITON_BUILD_UT=OFF offline and nothing online (the option's default is ON).
@@ -353,15 +356,17 @@ def start_fresh(folder: Path) -> list[Path]:
     return removed
 
 
-def fresh_for_install(env: Mapping[str, str], folder: Path | None, source: Path, ccache: str | None,
-                      backends: str) -> FreshStart | None:
+def fresh_for_install(env: Mapping[str, str], unset: Iterable[str], folder: Path | None, source: Path,
+                      ccache: str | None, backends: str) -> FreshStart | None:
     """setup.py's build folder (None: not there yet), when its cache differs from what a pip install with
     `env` configures it with: for the steps that run setup's install outside setup's plan (`bisect llvm`,
     `build` with another sanitizer)."""
     cache = read_cache(folder) if folder is not None else None
     if cache is None:
         return None
-    wanted = triton_configure_of({**os.environ, **env}, source, ccache, backends, resolve_path)
+    removed = set(unset)
+    inherited = {k: v for k, v in os.environ.items() if k not in removed}
+    wanted = triton_configure_of({**inherited, **env}, source, ccache, backends, resolve_path)
     decision = decide(triton_expectations(wanted), cache)
     return FreshStart(cache.folder, decision) if decision.fresh else None
 

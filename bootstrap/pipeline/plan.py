@@ -286,7 +286,10 @@ def triton_fresh_start(facts: SetupFacts, presets: P.Presets) -> FreshStart | No
     cache = facts.triton_cache
     if cache is None:
         return None
-    env = {**facts.environment, **dict(presets.pip_install.env)}
+    # What setup.py sees: the user's variables it inherits (less those the install removes), then ours.
+    inherited = {**facts.tool_env, **facts.environment}
+    kept = {k: v for k, v in inherited.items() if k not in presets.pip_install.unset}
+    env = {**kept, **dict(presets.pip_install.env)}
     ccache = facts.toolchain.ccache.path if facts.toolchain.ccache else None
     wanted = triton_configure_of(env, facts.triton.path, ccache, ";".join(BACKENDS_BUILT), facts.resolve)
     decision = decide_cache(triton_expectations(wanted), cache)

@@ -315,9 +315,9 @@ def test_a_triton_2_commit_names_the_oldest_pytorch_supported() -> None:
 
     files = {"python/setup.py": 'setup(\n    name="triton",\n    version="2.1.0",\n    author="Philippe Tillet",\n)\n'}
     with pytest.raises(MismatchError) as caught:
-        llvm_pin(files.get)
+        llvm_pin(lambda path: files.get(path))
     assert caught.value.message.startswith("Triton 2.1.0 (the Triton PyTorch 2.0 to 2.3 pin) predates")
     assert "use PyTorch 2.4 or newer (--torch-ref v2.4.0)" in (caught.value.fix or "")
     with pytest.raises(MismatchError) as other:
-        llvm_pin({}.get)
+        llvm_pin(lambda path: None)
     assert "pins LLVM in one of these files" in (other.value.fix or "")

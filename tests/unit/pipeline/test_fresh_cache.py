@@ -85,7 +85,15 @@ def test_each_changed_input_starts_fresh_and_says_which(before: TritonConfigure,
 def test_the_llvm_reason_names_both_trees() -> None:
     decision = decide(triton_expectations(configure()), cache_of(configure(llvm=OLD)))
     assert decision.reason == "LLVM changed: fresh CMake cache"
-    assert f"LLVM_DIR: {OLD}/lib/cmake/llvm -> {NEW}/lib/cmake/llvm" in [c.describe() for c in decision.changes]
+    assert f"LLVM_DIR: {OLD}/lib/cmake/llvm -> inside {NEW}" in [c.describe() for c in decision.changes]
+
+
+def test_a_program_found_in_the_tree_is_in_the_tree_through_its_link() -> None:
+    """find_program's TRITON_GSAN_CLANGXX resolves bin/clang++ -> bin/clang: still this LLVM's."""
+    c = configure()
+    assert not decide(triton_expectations(c), cache_of(c, TRITON_GSAN_CLANGXX=f"{NEW}/bin/clang")).fresh
+    assert decide(triton_expectations(c), cache_of(c, TRITON_GSAN_CLANGXX=f"{OLD}/bin/clang")).fresh
+    assert decide(triton_expectations(c), cache_of(c, LLVM_DIR=f"{NEW}-other/lib/cmake/llvm")).fresh
 
 
 def test_entries_an_era_does_not_have_are_not_required() -> None:
