@@ -16,6 +16,7 @@ carry the old number (the downloads moved into CMake on main in 2026-02 while ma
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable
 from dataclasses import dataclass
 
@@ -40,6 +41,10 @@ class SetupPyArgs:
     build_dir_env: bool = True  # TRITON_BUILD_DIR moves the build folder
     downloads_in_cmake: bool = True  # CMake runs python/build_helpers.py (else setup.py downloads)
     ptxas_blackwell: bool = True  # a second ptxas, bin/ptxas-blackwell
+    # The Pythons setup.py accepts (its python_requires): MIN_PYTHON/MAX_PYTHON on newest main (#6649
+    # era on), else a `python_requires=">=3.9"` literal; None: it names no bound.
+    python_min: tuple[int, int] | None = None
+    python_max: tuple[int, int] | None = None  # the newest X.Y accepted
 
     def to_json(self) -> dict[str, object]:
         return {
@@ -54,7 +59,40 @@ class SetupPyArgs:
             "build_dir_env": self.build_dir_env,
             "downloads_in_cmake": self.downloads_in_cmake,
             "ptxas_blackwell": self.ptxas_blackwell,
+            "python_requires": self.python_requires,
         }
+
+
+    @property
+    def python_requires(self) -> str | None:
+        bounds = [f">={self.python_min[0]}.{self.python_min[1]}"] if self.python_min else []
+        if self.python_max:
+            bounds.append(f"<{self.python_max[0]}.{self.python_max[1] + 1}")
+        return ",".join(bounds) or None
+
+    def refuses(self, version: str) -> bool:
+        """Whether pip would refuse to install this checkout into Python `version` ("3.15.0")."""
+        parts = tuple(int(p) for p in re.findall(r"\d+", version)[:2])
+        if len(parts) != 2:
+            return False
+        return bool((self.python_min and parts < self.python_min) or (self.python_max and parts > self.python_max))
+
+
+_BOUND = {name: re.compile(rf"^{name}\s*=\s*\(\s*(\d+)\s*,\s*(\d+)\s*\)", re.MULTILINE)
+          for name in ("MIN_PYTHON", "MAX_PYTHON")}
+_REQUIRES = re.compile(r"""python_requires\s*=\s*["']\s*>=\s*(\d+)\.(\d+)\s*(?:,\s*<\s*(\d+)\.(\d+)\s*)?["']""")
+
+
+def python_bounds(setup: str) -> tuple[tuple[int, int] | None, tuple[int, int] | None]:
+    """(oldest, newest X.Y) a setup.py accepts."""
+    low, high = (_BOUND[n].search(setup) for n in ("MIN_PYTHON", "MAX_PYTHON"))
+    if low or high:
+        return ((int(low[1]), int(low[2])) if low else None, (int(high[1]), int(high[2])) if high else None)
+    literal = _REQUIRES.search(setup)
+    if literal is None:
+        return None, None
+    newest = (int(literal[3]), int(literal[4]) - 1) if literal[3] else None
+    return (int(literal[1]), int(literal[2])), newest
 
 
 def read_setup_py_args(read: ReadFile, where: str) -> SetupPyArgs:
@@ -88,4 +126,5 @@ def read_setup_py_args(read: ReadFile, where: str) -> SetupPyArgs:
         build_dir_env="TRITON_BUILD_DIR" in both,
         downloads_in_cmake=in_cmake,
         ptxas_blackwell="ptxas-blackwell" in both,
+        python_min=python_bounds(setup)[0], python_max=python_bounds(setup)[1],
     )

@@ -233,6 +233,7 @@ def gather_facts(ctx: AppContext) -> SetupFacts:
     folders = (llvm_builds.observe(ws.build / "llvm" / key, llvm.path) if llvm is not None
                else llvm_steps.observe_folders(ws.build / "llvm", source))
     target = observe_target(ctx, setup_dir_of(pins, triton.path), pins.layout.build_requires)
+    check_python_bounds(pins, target)
     facts = SetupFacts(
         workspace=ws, settings=s, dry_run=ctx.dry_run, pins=pins, toolchain=toolchain,
         tools_cache_present=tools_cache.is_file(), resources=detect(),
@@ -244,6 +245,18 @@ def gather_facts(ctx: AppContext) -> SetupFacts:
         llvm_cache=read_llvm_cache(folders), resolve=resolve_path, tool_env=ambient(TOOL_ENTRIES),
     )
     return refresh_triton_files(facts)
+
+
+def check_python_bounds(pins: Pins, target: TargetFacts) -> None:
+    """The checkout's setup.py names the Pythons it installs into (python_requires; newest main has an
+    upper bound too): a target outside them stops setup here, not in pip after the builds."""
+    args = pins.layout.setup_args
+    if target.python is not None and args.refuses(target.python.version):
+        from bootstrap.core.errors import MismatchError
+
+        raise MismatchError(f"Triton {pins.triton_commit[:12]} requires Python {args.python_requires}"
+                            f" (its setup.py); the target {target.executable} is Python {target.python.version}",
+                            fix=f"pass --python with a Python {args.python_requires}, or another --triton-commit")
 
 
 def refresh_target(ctx: AppContext, facts: SetupFacts) -> SetupFacts:

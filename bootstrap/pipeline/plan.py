@@ -354,6 +354,10 @@ def _notices(facts: SetupFacts, where: LlvmLocation) -> tuple[str, ...]:
                        " run time")
     if facts.offline is not None:
         notices += facts.offline.notes
+    version = facts.pins.layout.version or facts.pins.triton_version
+    if version and P.version_key(version) < (3, 2):  # TRITON_HOME came with #4152, in 3.2
+        notices.append(f"Triton {version}'s setup.py ignores TRITON_HOME: its downloads (pybind11, nlohmann/json,"
+                       " the NVIDIA tools) go to $HOME/.triton, not the workspace's triton-home")
     return tuple(notices)
 
 

@@ -15,6 +15,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from bootstrap.git.setup_py import SYSPATH_NEVER
+from bootstrap.pipeline.fresh_cache import setup_py_build_type
 from bootstrap.pipeline.offline import SKIP_VARIABLES
 
 if TYPE_CHECKING:
@@ -26,6 +27,7 @@ BACKENDS_BUILT = ("nvidia", "amd")
 # Variables that choose setup.py's build type; the ones not wanted are removed from the environment
 # so that a DEBUG=1 left in the user's shell cannot change the build behind tritondev's back.
 _BUILD_TYPE_VARS = ("DEBUG", "REL_WITH_DEB_INFO", "TRITON_REL_BUILD_WITH_ASSERTS", "TRITON_BUILD_WITH_O1")
+# Release: none, so setup.py builds its default, TritonRelBuildWithAsserts (-O2 -g, assertions kept).
 TRITON_BUILD_TYPE_ENV = {"Debug": "DEBUG", "RelWithDebInfo": "REL_WITH_DEB_INFO", "Release": None}
 # Removed from setup.py's environment whatever the user's shell holds:
 # TRITON_BUILD_DIR (3.5 on) would move the build folder away from build/cmake.*, where tritondev reads it;
@@ -105,7 +107,9 @@ def triton_cache_variables(inputs: PresetInputs, env: Sequence[tuple[str, str]],
     args = inputs.setup_args
     values = dict(env)
     cache: list[tuple[str, str]] = [
-        ("CMAKE_BUILD_TYPE", inputs.build_type),
+        # What setup.py's get_build_type() makes of these variables: `Release` has no variable of its own,
+        # so setup.py builds its default, TritonRelBuildWithAsserts (every era since 3.0), and so does this.
+        ("CMAKE_BUILD_TYPE", setup_py_build_type(values)),
         ("CMAKE_EXPORT_COMPILE_COMMANDS", "ON"),
         ("LLVM_ENABLE_WERROR", "ON"),
         ("TRITON_BUILD_PYTHON_MODULE", "ON"),

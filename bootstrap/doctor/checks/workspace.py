@@ -8,7 +8,7 @@ from bootstrap.core.errors import TritondevError
 from bootstrap.core.fsutil import read_regular_text
 from bootstrap.doctor.checks.toolchain import tool_on_path
 from bootstrap.doctor.facts import Facts, ProbeFailed, Skip
-from bootstrap.doctor.model import Outcome, ok, warn
+from bootstrap.doctor.model import Outcome, error, ok, warn
 from bootstrap.doctor.registry import check
 from bootstrap.doctor.versions import TRITON_DISTS, git_hash, triton_requirement
 from bootstrap.pipeline.buildtree import read_vcs_revision
@@ -158,3 +158,31 @@ def dirty(facts: Facts) -> Outcome:
             *[f"{n}: {line}" for n, lines in changed.items() for line in lines[:10]],
         )
     return ok("no local changes in " + ", ".join(found))
+
+
+@check("workspace.python-bounds", "the target Python within the Triton checkout's python_requires")
+def python_bounds(facts: Facts) -> Outcome:
+    """Newest setup.py names the newest Python it installs into (MAX_PYTHON, #6649 era on): pip refuses
+    the others only after the whole build; say it before."""
+    from bootstrap.git.setup_py import read_setup_py_args
+
+    triton = facts.ctx.workspace.src / "triton"
+    if not triton.is_dir():
+        raise Skip(f"no Triton checkout at {triton}", "tritondev setup")
+
+    def read(rel: str) -> str | None:
+        try:
+            return read_regular_text(triton / rel)
+        except OSError:
+            return None
+
+    where = "." if (triton / "setup.py").is_file() else "python"
+    args = read_setup_py_args(read, where)
+    if args.python_requires is None:
+        return ok(f"{triton} names no Python bound")
+    target = facts.target()  # Skip with its fix when there is none
+    if args.refuses(target.version):
+        return error(f"the checkout's setup.py requires Python {args.python_requires}; the target"
+                     f" {target.executable} is {target.version}: pip would refuse the install after the build",
+                     f"tritondev setup --python <a Python {args.python_requires}>")
+    return ok(f"Python {target.version} is within {args.python_requires}")

@@ -131,3 +131,18 @@ def test_python_include_bindings_and_switches_by_era() -> None:
 def test_a_layout_without_files_assumes_current_main() -> None:
     assert SetupPyArgs().to_json()["llvm_syspath"] == SYSPATH_FROM_ENV
     assert read_setup_py_args(read({}), ".").llvm_syspath == SYSPATH_NEVER
+
+
+def test_python_bounds_of_newest_and_older_setup_py() -> None:
+    """Newest main: MIN_PYTHON/MAX_PYTHON make python_requires ">=3.10,<3.15" (setup.py @ 1d2da15d);
+    before, a lower bound only (">=3.9")."""
+    from bootstrap.git.setup_py import python_bounds, read_setup_py_args
+
+    newest = "MIN_PYTHON = (3, 10)\nMAX_PYTHON = (3, 14)\nsetup(python_requires=PYTHON_REQUIRES)\n"
+    args = read_setup_py_args(lambda rel: newest if rel == "setup.py" else None, ".")
+    assert args.python_requires == ">=3.10,<3.15"
+    assert args.refuses("3.15.0") and args.refuses("3.9.18") and not args.refuses("3.14.2")
+    assert python_bounds('setup(\n    python_requires=">=3.9",\n)') == ((3, 9), None)
+    assert python_bounds('python_requires=">=3.8,<3.13"') == ((3, 8), (3, 12))
+    assert python_bounds("setup(name='triton')") == (None, None)
+    assert not read_setup_py_args(lambda rel: None, ".").refuses("3.99.0")

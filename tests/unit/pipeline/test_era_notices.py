@@ -1,0 +1,30 @@
+"""What setup says and writes for a Triton era: 3.0/3.1 ignore TRITON_HOME; the hand preset builds the
+build type setup.py builds (its default is TritonRelBuildWithAsserts since 3.0)."""
+
+from __future__ import annotations
+
+import dataclasses
+
+import pytest
+
+from bootstrap.pipeline.plan import plan_setup
+from tests.unit.pipeline.facts_for_tests import fresh
+
+
+@pytest.mark.parametrize(("version", "said"), [("3.0.0", True), ("3.1.0", True), ("3.2.0", False), ("3.8.0", False)])
+def test_before_3_2_setup_says_where_the_downloads_go(version: str, said: bool) -> None:
+    facts = fresh("python-dir")
+    layout = dataclasses.replace(facts.pins.layout, version=version)
+    plan = plan_setup(dataclasses.replace(facts, pins=dataclasses.replace(facts.pins, layout=layout)))
+    notes = [n for n in plan.notices if "ignores TRITON_HOME" in n]
+    assert bool(notes) is said
+    if said:
+        assert "$HOME/.triton" in notes[0]
+
+
+@pytest.mark.parametrize(("build_type", "cmake"), [("Release", "TritonRelBuildWithAsserts"), ("Debug", "Debug"),
+                                                   ("RelWithDebInfo", "RelWithDebInfo")])
+def test_the_hand_preset_builds_what_setup_py_builds(build_type: str, cmake: str) -> None:
+    facts = fresh("root-json")
+    plan = plan_setup(dataclasses.replace(facts, settings=dataclasses.replace(facts.settings, build_type=build_type)))
+    assert dict(plan.presets.triton_cache)["CMAKE_BUILD_TYPE"] == cmake
