@@ -40,13 +40,28 @@ def knob_tools(nvidia):
 
 
 def legacy_tool(nvidia, bundled_dir):
-    """Before knobs.py: one ptxas, found by _path_to_binary from TRITON_PTXAS_PATH or bin/."""
-    entry = {"binary": "ptxas", "env": "TRITON_PTXAS_PATH", "default": os.path.join(bundled_dir, "ptxas")}
-    try:
-        entry["path"], entry["version"] = nvidia._path_to_binary("ptxas")
-    except Exception as exc:
-        entry["error"] = describe_error(exc)
-    return {"ptxas": entry}
+    """Before knobs.py: _path_to_binary(binary) reads TRITON_{binary.upper()}_PATH, else bin/<binary>.
+    3.3 also has ptxas-blackwell, whose variable is then TRITON_PTXAS-BLACKWELL_PATH (with the hyphen)."""
+    tools = {}
+    for binary in ("ptxas", "ptxas-blackwell"):
+        env = f"TRITON_{binary.upper()}_PATH"
+        default = os.path.join(bundled_dir, binary)
+        if binary != "ptxas" and not os.path.exists(default) and env not in os.environ:
+            continue
+        entry = {"binary": binary, "env": env, "default": default}
+        try:
+            entry["path"], entry["version"] = nvidia._path_to_binary(binary)
+        except Exception as exc:
+            entry["error"] = describe_error(exc)
+        tools[binary.replace("-", "_")] = entry
+    return tools
+
+
+def as_tool(tool):
+    """get_ptxas's answer: a knobs.NvidiaTool (3.4 on), or _path_to_binary's (path, version) (3.3)."""
+    if isinstance(tool, tuple):
+        return {"path": tool[0], "version": tool[1]}
+    return {"path": tool.path, "version": tool.version}
 
 
 def ptxas():
@@ -60,8 +75,7 @@ def ptxas():
     chosen = None
     get = getattr(nvidia, "get_ptxas", None)
     if get is not None:
-        tool = get(arch) if inspect.signature(get).parameters else get()
-        chosen = {"path": tool.path, "version": tool.version}
+        chosen = as_tool(get(arch) if inspect.signature(get).parameters else get())
     elif "path" in tools.get("ptxas", {}):
         chosen = {"path": tools["ptxas"]["path"], "version": tools["ptxas"]["version"]}
     if chosen is not None:

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import glob
 import os
+import shlex
 import shutil
 from dataclasses import dataclass, field
 from enum import Enum
@@ -288,24 +289,28 @@ def _try_other_ptxas(
     return attempts, notes
 
 
+def variable_fix(env: dict[str, str], env_file: Path, arch: int) -> Fix:
+    """How to set `env` for the installed Triton: 3.3 and 3.6 read TRITON_PTXAS-BLACKWELL_PATH (3.7 on: #8945's
+    TRITON_PTXAS_BLACKWELL_PATH), which no shell exports, so `env` goes before the command."""
+    if all(name.isidentifier() for name in env):
+        return Fix(f"export {' '.join(f'{k}={v}' for k, v in env.items())}  (tritondev doctor --fix writes it to"
+                   f' {env_file}; then eval "$(tritondev env)")', action="env",
+                   args={"variables": env, "reason": f"ptxas for sm_{arch}"})
+    quoted = " ".join(shlex.quote(f"{k}={v}") for k, v in env.items())
+    return Fix(f"run your program as: env {quoted} python3 your_script.py  (this Triton reads a name with a"
+               " hyphen, which `export` cannot set; Triton 3.7 on reads TRITON_PTXAS_BLACKWELL_PATH)")
+
+
 def _verdict_outcome(
     facts: Facts, arch: int, version: str | None, used: str, verdict: Verdict, details: list[str]
 ) -> Outcome:
     """The report of a failed default compile: the working variable, a newer Triton, or a newer CUDA."""
     default, triton = verdict.attempts[0], f"Triton {version}"
     if verdict.status is Decision.FIXABLE and verdict.working is not None:
-        env = verdict.working.env
-        assignment = " ".join(f"{k}={v}" for k, v in env.items())
-        return error(
-            f"{triton} cannot compile for sm_{arch} with {used}; {assignment} (CUDA {verdict.working.release}) works",
-            Fix(
-                f"export {assignment}  (tritondev doctor --fix writes it to {facts.ctx.workspace.env_file};"
-                ' then eval "$(tritondev env)")',
-                action="env",
-                args={"variables": env, "reason": f"ptxas for sm_{arch}"},
-            ),
-            *details,
-        )
+        env, release = verdict.working.env, verdict.working.release
+        working = " ".join(f"{k}={v}" for k, v in env.items())
+        summary = f"{triton} cannot compile for sm_{arch} with {used}; {working} (CUDA {release}) works"
+        return error(summary, variable_fix(env, facts.ctx.workspace.env_file, arch), *details)
     wanted = upgrade_requirement(str(version or ""), arch)
     if verdict.status is Decision.UPGRADE_TRITON:
         return error(

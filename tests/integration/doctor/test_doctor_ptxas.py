@@ -148,3 +148,23 @@ def test_a_ptxas_variable_this_triton_does_not_read_for_the_arch_is_named(cli: C
     assert "TRITON_PTXAS_PATH has no effect for sm_121 on Triton 3.9.0" in check["summary"]
     assert f"TRITON_PTXAS_BLACKWELL_PATH={CUDA_PTXAS}" in check["fix"]
     assert result.returncode == 0
+
+
+def test_triton_3_3s_ptxas_tuple_is_read_not_skipped(cli: Cli, tmp_path: Path) -> None:
+    """Triton 3.3 (PyTorch 2.7): get_ptxas(arch) returns _path_to_binary's (path, version) tuple, not a
+    knobs.NvidiaTool; for sm_100 it is ptxas-blackwell, whose override 3.3 reads as
+    TRITON_PTXAS-BLACKWELL_PATH (third_party/nvidia/backend/compiler.py @ 96316ce5)."""
+    py = shared_venv("triton-3.3.1", ["triton==3.3.1"])
+    ws = tmp_path / "ws"
+    result = cli("doctor", "--python", str(py), "--workspace", str(ws), "--arch", "sm_90", "--check", "ptxas.arch",
+                 "--json")
+    check = checks_of(result.stdout)["ptxas.arch"]
+    assert check["status"] == "ok", check
+    assert "Triton 3.3.1" in check["summary"] or "3.3.1" in json.dumps(check), check
+    blackwell = cli("doctor", "--python", str(py), "--workspace", str(ws), "--arch", "sm_100", "--check",
+                    "ptxas.arch", "--json")
+    found = checks_of(blackwell.stdout)["ptxas.arch"]
+    assert found["status"] != "skipped", found
+    assert "TRITON_PTXAS-BLACKWELL_PATH" in json.dumps(found) or found["status"] == "ok", found
+    if "TRITON_PTXAS-BLACKWELL_PATH" in (found.get("fix") or ""):
+        assert not (found.get("fix") or "").startswith("export") and not found["auto_fixable"]

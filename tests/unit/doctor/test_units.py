@@ -212,3 +212,19 @@ def test_a_crashing_check_is_reported_and_the_others_go_on() -> None:
     first, second = run_checks(specs, facts=None)  # type: ignore[arg-type]
     assert first.status is Status.ERROR and "KeyError" in first.summary and "no such fact" in first.summary
     assert second.status is Status.OK and second.summary == "fine"
+
+
+def test_a_variable_no_shell_can_export_is_offered_as_env_before_the_command() -> None:
+    """Triton 3.3 and 3.6 read ptxas-blackwell's override as TRITON_PTXAS-BLACKWELL_PATH (before #8945)."""
+    import shlex
+    from pathlib import Path
+
+    from bootstrap.doctor.checks.ptxas import variable_fix
+
+    hyphen = variable_fix({"TRITON_PTXAS-BLACKWELL_PATH": "/usr/local/cuda/bin/ptxas"}, Path("/ws/env.sh"), 100)
+    assert hyphen.action is None and "export" not in hyphen.text.split("(")[0]
+    command = hyphen.text.removeprefix("run your program as: ").split("  (")[0]
+    words = shlex.split(command)
+    assert words[:2] == ["env", "TRITON_PTXAS-BLACKWELL_PATH=/usr/local/cuda/bin/ptxas"]
+    plain = variable_fix({"TRITON_PTXAS_BLACKWELL_PATH": "/cuda/bin/ptxas"}, Path("/ws/env.sh"), 100)
+    assert plain.action == "env" and plain.text.startswith("export TRITON_PTXAS_BLACKWELL_PATH=/cuda/bin/ptxas")

@@ -36,22 +36,25 @@ def get_ptxas(arch: int):
 
 # %%ELSE%%
 def get_ptxas(arch: int):
-    """(path, CUDA release) of the ptxas for sm_<arch>."""
+    """The knobs.NvidiaTool (path, version) of the ptxas for sm_<arch> (3.4 on; a tuple before)."""
     from triton import knobs
 
     # %%IF PTXAS_BLACKWELL%%
-    tool = knobs.nvidia.ptxas_blackwell if arch >= 100 else knobs.nvidia.ptxas
+    return knobs.nvidia.ptxas_blackwell if arch >= 100 else knobs.nvidia.ptxas
     # %%ELSE%%
-    tool = knobs.nvidia.ptxas
+    return knobs.nvidia.ptxas
     # %%ENDIF%%
-    return tool.path, tool.version
 
 
 # %%ENDIF%%
 
 
 def make_cubin(src: str, arch: int) -> str:
+    # %%IF IN_PYTHON_DIR%%
     ptxas, _ = get_ptxas(arch)
+    # %%ELSE%%
+    ptxas = get_ptxas(arch).path
+    # %%ENDIF%%
     with tempfile.TemporaryDirectory() as tmp:
         ptx, cubin = os.path.join(tmp, "kernel.ptx"), os.path.join(tmp, "kernel.cubin")
         with open(ptx, "w") as f:
