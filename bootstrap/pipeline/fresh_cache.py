@@ -203,6 +203,7 @@ class TritonConfigure:
     sanitize: bool  # TRITON_BUILD_WITH_ASAN
     offline: bool  # TRITON_OFFLINE_BUILD
     tools: Mapping[str, str]  # the TOOL_ENTRIES set in setup.py's environment (resolved paths)
+    tools_cached: bool = True  # they are cache options (3.7 on); before, setup.py reads them itself
 
 
 def triton_expectations(c: TritonConfigure) -> list[Expect]:
@@ -213,7 +214,9 @@ def triton_expectations(c: TritonConfigure) -> list[Expect]:
         # setup.py passes TRITON_BUILD_UT=OFF offline and nothing online (the option's default is ON).
         Expect("TRITON_BUILD_UT", Input.OFFLINE, "switch", "OFF" if c.offline else "ON", if_present=True),
     ]
-    out += [Expect(name, Input.TOOLS, "path", c.tools.get(name, "")) for name in TOOL_ENTRIES]
+    if c.tools_cached:  # set now: as given (where the era caches it); not set now: not in the cache either
+        out += [Expect(name, Input.TOOLS, "path", c.tools[name], if_present=True) if name in c.tools
+                else Expect(name, Input.TOOLS, "path", "") for name in TOOL_ENTRIES]
     for lang in ("C", "CXX"):
         out.append(Expect(f"CMAKE_{lang}_FLAGS", Input.SANITIZER, "has_flag" if c.sanitize else "lacks_flag",
                           ASAN_FLAG))
@@ -246,7 +249,7 @@ def setup_py_build_type(env: Mapping[str, str]) -> str:
 
 
 def triton_configure_of(env: Mapping[str, str], source: Path, ccache: str | None, backends: str,
-                        resolve: Callable[[str], str]) -> TritonConfigure:
+                        resolve: Callable[[str], str], tools_cached: bool = True) -> TritonConfigure:
     """What setup.py's configure is given, from the environment pip runs it with (`resolve` turns a path
     or a bare program name into the file it is: realpath and PATH lookup in use, the identity in tests)."""
     clang_lld = _flag(env, "TRITON_BUILD_WITH_CLANG_LLD")
@@ -257,7 +260,7 @@ def triton_configure_of(env: Mapping[str, str], source: Path, ccache: str | None
         build_type=setup_py_build_type(env), backends=backends, cxx=resolve(cxx),
         ccache=resolve(launcher) if launcher else None, clang_lld=clang_lld,
         sanitize=_flag(env, "TRITON_BUILD_WITH_ASAN"), offline=_flag(env, "TRITON_OFFLINE_BUILD"),
-        tools={name: resolve(env[name]) for name in TOOL_ENTRIES if env.get(name)},
+        tools={name: resolve(env[name]) for name in TOOL_ENTRIES if env.get(name)}, tools_cached=tools_cached,
     )
 
 
@@ -366,7 +369,9 @@ def fresh_for_install(env: Mapping[str, str], unset: Iterable[str], folder: Path
         return None
     removed = set(unset)
     inherited = {k: v for k, v in os.environ.items() if k not in removed}
-    wanted = triton_configure_of({**inherited, **env}, source, ccache, backends, resolve_path)
+    # 3.7's CMakeLists.txt declares TRITON_OFFLINE_BUILD: from then on the tool paths are cache options.
+    wanted = triton_configure_of({**inherited, **env}, source, ccache, backends, resolve_path,
+                                 tools_cached="TRITON_OFFLINE_BUILD" in cache.values)
     decision = decide(triton_expectations(wanted), cache)
     return FreshStart(cache.folder, decision) if decision.fresh else None
 

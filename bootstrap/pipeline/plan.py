@@ -291,7 +291,8 @@ def triton_fresh_start(facts: SetupFacts, presets: P.Presets) -> FreshStart | No
     kept = {k: v for k, v in inherited.items() if k not in presets.pip_install.unset}
     env = {**kept, **dict(presets.pip_install.env)}
     ccache = facts.toolchain.ccache.path if facts.toolchain.ccache else None
-    wanted = triton_configure_of(env, facts.triton.path, ccache, ";".join(BACKENDS_BUILT), facts.resolve)
+    wanted = triton_configure_of(env, facts.triton.path, ccache, ";".join(BACKENDS_BUILT), facts.resolve,
+                                 tools_cached=facts.pins.layout.setup_args.downloads_in_cmake)
     decision = decide_cache(triton_expectations(wanted), cache)
     return FreshStart(cache.folder, decision) if decision.fresh else None
 

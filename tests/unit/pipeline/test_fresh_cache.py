@@ -66,7 +66,7 @@ def test_a_cache_that_agrees_is_reused_and_a_folder_without_one_is_no_decision()
     (configure(llvm=OLD), configure(), (Input.LLVM,)),
     (configure(offline=True, tools={"TRITON_PTXAS_PATH": "/usr/local/cuda/bin/ptxas"}), configure(),
      (Input.OFFLINE, Input.TOOLS)),
-    (configure(), configure(offline=True, tools={"JSON_SYSPATH": "/usr"}), (Input.OFFLINE, Input.TOOLS)),
+    (configure(), configure(offline=True, tools={"JSON_SYSPATH": "/usr"}), (Input.OFFLINE,)),
     (configure(sanitize=True), configure(), (Input.SANITIZER,)),
     (configure(), configure(sanitize=True), (Input.SANITIZER,)),
     (configure(), configure(clang_lld=False, cxx="/usr/bin/g++-12"), (Input.LINKER, Input.COMPILER)),
@@ -80,6 +80,20 @@ def test_each_changed_input_starts_fresh_and_says_which(before: TritonConfigure,
     decision = decide(triton_expectations(after), cache_of(before))
     assert decision.fresh and decision.inputs == inputs
     assert decision.reason == f"{', '.join(i.value for i in inputs)} changed: fresh CMake cache"
+
+
+def test_tool_paths_count_only_where_they_are_cache_options() -> None:
+    """Before 3.7 setup.py reads them itself (and 3.4-3.6 pass -DJSON_SYSPATH of their own download)."""
+    offline = configure(offline=True, tools={"JSON_SYSPATH": "/usr", "TRITON_PTXAS_PATH": "/cuda/bin/ptxas"})
+    old_era = dataclasses.replace(offline, tools_cached=False)
+    cached_json = cache_of(configure(), JSON_SYSPATH="/ws/triton-home/.triton/json")
+    assert decide(triton_expectations(dataclasses.replace(configure(), tools_cached=False)), cached_json).inputs == ()
+    assert decide(triton_expectations(configure()), cached_json).inputs == (Input.TOOLS,)
+    # An offline configure whose era does not cache TRITON_PTXAS_PATH agrees with a cache without it.
+    view = cache_of(offline)
+    without = CacheView(view.folder, {k: v for k, v in view.values.items() if k != "TRITON_PTXAS_PATH"})
+    assert not decide(triton_expectations(offline), without).fresh
+    assert not decide(triton_expectations(old_era), without).fresh
 
 
 def test_the_llvm_reason_names_both_trees() -> None:
