@@ -106,10 +106,11 @@ def render(report: object) -> None:
 def describe_llvm(llvm: dict[str, object]) -> str | None:
     """Where LLVM comes from when it is not built here, in one line: the package (URL, sha256,
     destination) or the tree; None for a source build (the plan line names its folder)."""
-    package, tree = llvm.get("package"), llvm.get("tree")
+    package, tree, auto = llvm.get("package"), llvm.get("tree"), llvm.get("auto")
+    why = f" (auto: {auto.get('why')})" if isinstance(auto, dict) else ""
     if isinstance(package, dict):
         sha = package.get("sha256") or "none published (unverified)"
-        return f"prebuilt package {package.get('url')} (sha256 {sha}) -> {llvm.get('build')}"
+        return f"prebuilt package {package.get('url')} (sha256 {sha}) -> {llvm.get('build')}{why}"
     if isinstance(tree, dict):
         return f"--llvm {tree.get('path')} (LLVM {tree.get('revision') or 'at an unknown revision'})"
-    return None
+    return f"built from source in {llvm.get('build')}{why}" if why else None

@@ -169,11 +169,13 @@ class Settings:
         default=None, metadata=setting("LLVM repository", default_help="the one Triton's pin names")
     )
     llvm: str = field(
-        default="source",
+        default="auto",
         metadata=setting(
-            "Where LLVM/MLIR comes from: source (build the pinned commit), prebuilt (Triton's own package for"
-            " the pin, downloaded and checked), or the PATH of an existing LLVM build or install tree",
-            default_help="source; see docs/llvm-sources.md",
+            "Where LLVM/MLIR comes from: auto (Triton's prebuilt package when one exists for the pin and this"
+            " machine, else a source build; the host is asked once per pin), source (build the pinned commit),"
+            " prebuilt (Triton's own package, downloaded and checked), or the PATH of an existing LLVM build or"
+            " install tree",
+            default_help="auto; see docs/llvm-sources.md",
         ),
     )
     llvm_prebuilt_url: str = field(

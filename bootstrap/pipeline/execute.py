@@ -137,7 +137,8 @@ class Execution:
                 ws, self.facts.triton.path, self.plan.presets, self.plan.llvm, self.plan.jobs.compile)
 
     def say_what_a_source_build_costs(self) -> None:
-        cost = llvm_steps.source_build_cost(self.facts.resources, self.plan.jobs, self.facts.settings.llvm_build_type)
+        cost = llvm_steps.source_build_cost(self.facts.resources, self.plan.jobs, self.facts.settings.llvm_build_type,
+                                            offer_prebuilt=self.facts.llvm_source.auto is None)
         self.report.llvm["source_build_cost"] = cost
         if self.console is not None and not self.ctx.json:
             from rich.markup import escape
@@ -147,6 +148,11 @@ class Execution:
     def after(self, name: str) -> None:
         if self.dry_run:
             return
+        if name in ("llvm-build", "llvm-download") and self.facts.llvm_source.auto is not None:
+            from bootstrap.pipeline.llvm_auto import remember_choice
+
+            remember_choice(self.ctx.workspace.state, self.facts.pins.llvm_commit,
+                            "source" if name == "llvm-build" else "prebuilt")
         if name == "llvm-build":
             checkout_files.link_compile_commands(self.plan.llvm.build, self.plan.llvm.source)
         elif name == "triton-install":

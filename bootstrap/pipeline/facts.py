@@ -217,7 +217,8 @@ def gather_facts(ctx: AppContext) -> SetupFacts:
                                  cmake_minimum=pins.layout.cmake_minimum)
     triton = observe_checkout(ctx, "triton", pins.triton_url, pins.triton_commit)
     source = llvm_source.observe(s, pins, llvm_source.llvm_info_text(pins.layout.llvm_info, triton.path,
-                                                                      kept=triton.kept), ctx.runner)
+                                                                      kept=triton.kept), ctx.runner,
+                                 state=ws.state if ws.state.is_dir() else None, dry_run=ctx.dry_run)
     llvm = observe_checkout(ctx, "llvm-project", pins.llvm_url, pins.llvm_commit) if source.kind == SOURCE else None
     offline = plan_offline(s.offline, s.backend, pins.layout)
     projects = _kept_projects(triton, pins.layout.llvm_projects)

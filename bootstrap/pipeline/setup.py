@@ -18,6 +18,7 @@ from bootstrap.core.interpreter import WORKSPACE_VENV, first_python_on_path, own
 from bootstrap.pipeline import llvm_source
 from bootstrap.pipeline.execute import execute
 from bootstrap.pipeline.facts import gather_facts
+from bootstrap.pipeline.llvm_auto import AutoDecision, PrebuiltUnavailable, Probe, remember_answer
 from bootstrap.pipeline.report import SetupReport
 from bootstrap.pipeline.sanitizer import check_sanitizer
 
@@ -81,7 +82,26 @@ def run_setup(ctx: AppContext, console: Console | None) -> SetupReport:
             raise
         return unresolved_plan(ctx, exc)
     check_sanitizer(ctx.runner, facts.toolchain.cxx.path, facts.toolchain.clang_lld, ctx.settings.sanitize)
-    return execute(ctx, console, facts)
+    _say_llvm_choice(console, facts.llvm_source.auto)
+    try:
+        return execute(ctx, console, facts)
+    except PrebuiltUnavailable as exc:
+        # --llvm auto never fails where --llvm source would succeed: the package is remembered as
+        # unusable, and the same setup goes on with a source build (the steps done stay done).
+        remember_answer(ctx.workspace.state, exc.url, Probe("unusable", exc.why))
+        facts = gather_facts(ctx)
+        _say_llvm_choice(console, facts.llvm_source.auto)
+        return execute(ctx, console, facts)
+
+
+def _say_llvm_choice(console: Console | None, auto: AutoDecision | None) -> None:
+    """--llvm auto's choice and why, in one line on stderr (--json too), before anything is built."""
+    if auto is None or console is None:
+        return
+    from rich.markup import escape
+
+    head, _, rest = auto.line().partition(":")
+    console.print(f"[bold]{escape(head)}:[/bold]{escape(rest)}", highlight=False, soft_wrap=True)
 
 
 def unresolved_plan(ctx: AppContext, failure: TritondevError) -> SetupReport:
