@@ -154,6 +154,14 @@ class Settings:
     triton_commit: str | None = field(
         default=None, metadata=setting("Use this Triton commit (40 hex) instead of PyTorch's pin")
     )
+    triton_src: Path | None = field(
+        default=None,
+        metadata=setting(
+            "Your own Triton clone, built as it stands (its HEAD, local changes and LLVM pin) instead of a checkout"
+            " tritondev makes; never moved, never fetched into; build, test, opt and bisect use it too",
+            default_help="unset: <workspace>/src/triton, a checkout of the pin",
+        ),
+    )
     pytorch_url: str = field(
         default="https://github.com/pytorch/pytorch.git",
         metadata=setting(
@@ -333,7 +341,31 @@ def load_settings(
         "cli"
     ) and sources.get("triton_commit", "").startswith("cli"):
         raise ConfigError("--torch-ref and --triton-commit exclude each other", fix="give only one of them")
+    _refuse_a_commit_with_a_clone(values, sources)
     return Settings(**values, sources=sources)
+
+
+def _refuse_a_commit_with_a_clone(values: dict[str, Any], sources: dict[str, str]) -> None:
+    """An adopted clone is built at its own HEAD, so it and a Triton commit (or torch ref) are one
+    choice: the one given at the higher level (option > variable > file > remembered) wins, and both
+    at the same level ask for two things at once (exit 2)."""
+    if not values.get("triton_src"):
+        return
+    rank = {"cli": 4, "env": 3, "file": 2, "workspace": 1}
+    mine = rank.get(sources.get("triton_src", "").split(":", 1)[0], 0)
+    for name in ("triton_commit", "torch_ref"):
+        if not values.get(name):
+            continue
+        theirs = rank.get(sources.get(name, "").split(":", 1)[0], 0)
+        option = "--" + name.replace("_", "-")
+        if theirs == mine:
+            raise ConfigError(f"--triton-src builds your clone at its own HEAD; {option} chooses another commit",
+                              fix=f"give only one of them (check out that commit in your clone yourself, or drop"
+                                  f" --triton-src to let tritondev make a checkout of {option}'s commit)")
+        loser = name if theirs < mine else "triton_src"
+        del values[loser], sources[loser]
+        if loser == "triton_src":
+            return
 
 
 def describe(settings: Settings, redact_secrets: bool = True) -> list[dict[str, Any]]:

@@ -57,6 +57,7 @@ TRITON_USER_ENV = (
 # Steps whose records live in <workspace>/state/steps (the LLVM steps keep theirs in the build folder).
 RECORDED_STEPS = ("purge", "triton-requirements", "triton-install", "verify")
 VENV_MARKER = "venv-creating"  # our venv creation started and has not finished
+ADOPTED = "adopted"  # the checkout action of your own clone (--triton-src)
 TOOLS_CACHE = "tools.json"
 
 
@@ -73,6 +74,7 @@ class CheckoutFacts:
     report: CheckoutReport  # from the dry pass: action, HEAD now, local work
     commands: tuple[PlannedCommand, ...]  # what ensure_checkout would run (none: it is in place)
     edits: str = ""  # digest of the kept local changes ("" when the checkout will be clean)
+    summary: str = ""  # an adopted clone: its branch and what is uncommitted, in one line
 
     @property
     def path(self) -> Path:
@@ -84,8 +86,13 @@ class CheckoutFacts:
 
     @property
     def kept(self) -> bool:
-        """Local work kept as it stands (--allow-dirty)."""
-        return self.report.action == "dirty-kept"
+        """Built as it stands: local work kept (--allow-dirty), or your own clone (--triton-src)."""
+        return self.report.action in ("dirty-kept", ADOPTED)
+
+    @property
+    def adopted(self) -> bool:
+        """Your own clone (--triton-src): tritondev writes nothing into it."""
+        return self.report.action == ADOPTED
 
     @property
     def head(self) -> str:
@@ -161,8 +168,20 @@ def ignored_variables(offline: OfflineBuild | None, environ: Mapping[str, str] |
     return tuple(name for name in names if name in environ)
 
 
+def observe_adopted(ctx: AppContext, root: Path) -> CheckoutFacts:
+    """Your own clone as it stands: nothing will run on it, its uncommitted files are the build's edits."""
+    from bootstrap.git.adopt import check_clone, inspect_clone
+
+    runner = ctx.runner.without_logs()
+    clone = inspect_clone(check_clone(root, runner), runner)
+    report = CheckoutReport(clone.root, clone.head, clone.head, clone.changes, (), ADOPTED)
+    return CheckoutFacts("triton", report, (), install.file_state(clone.root, clone.changes), clone.describe())
+
+
 def observe_checkout(ctx: AppContext, name: str, url: str, commit: str) -> CheckoutFacts:
     """The checkout after its step, from a dry pass of ensure_checkout (DirtyCheckout raised here)."""
+    if name == "triton" and ctx.settings.triton_src is not None:
+        return observe_adopted(ctx, ctx.settings.triton_src)
     dry = dataclasses.replace(ctx.runner, dry_run=True, quiet=True, history=[])
     s = ctx.settings
     report = ensure_checkout(name, url, commit, ctx.workspace.src / name, dry, allow_dirty=s.allow_dirty,
