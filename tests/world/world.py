@@ -305,6 +305,7 @@ def era_flags(state: _TritonState) -> dict[str, bool]:
         "NANOBIND": state.era == "root-json",
         "PYBIND11_CMAKE_DIR": version >= (3, 3),  # -Dpybind11_DIR; -DPYBIND11_INCLUDE_DIR only before
         "JSON_PIN": state.era == "root-json",
+        "GLUON": version >= (3, 4),  # the Makefile's test-gluon and NUM_PROCS (#7009, 3.4)
     }
 
 
@@ -364,6 +365,11 @@ def _triton_tree(repo: Path, state: _TritonState) -> None:
         _write(repo, "pyproject.toml", '[tool.yapf]\nbased_on_style = "pep8"\ncolumn_limit = 120\n')
         (repo / "scripts" / "build-llvm-project.sh").unlink()
         (repo / "python" / "triton" / "knobs.py").unlink()
+    if state.version_key < (3, 3):
+        # The Makefile (#5516, January 2025) and utils/generate-test-checks.py (#5289, December 2024)
+        # came after the 3.2 branch: 3.0 and 3.1 have neither.
+        (repo / "Makefile").unlink()
+        shutil.rmtree(repo / "utils")
     if json_pin:
         info = {
             "llvm_hash": state.llvm,
