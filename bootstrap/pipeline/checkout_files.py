@@ -35,7 +35,8 @@ def exclude_locally(checkout: Path, names: Sequence[str]) -> None:
     lines = text.splitlines()
     missing = [f"/{n}" for n in names if f"/{n}" not in lines]
     if missing:
-        header = [] if "# tritondev" in lines else ["# tritondev: files it writes into this checkout"]
+        header = [] if any(line.startswith("# tritondev") for line in lines) else [
+            "# tritondev: files it writes into this checkout"]
         atomic_write_text(exclude, text + ("" if not text or text.endswith("\n") else "\n")
                           + "\n".join([*header, *missing]) + "\n")
 

@@ -24,7 +24,8 @@ from bootstrap.pipeline.maketargets import (
 MAKEFILE = """\
 PYTHON ?= python3
 ROOT_DIR := $(realpath $(dir $(lastword $(MAKEFILE_LIST))))
-BUILD_DIR := $(shell PYTHONPATH="$(ROOT_DIR)/python" $(PYTHON) -c 'from build_helpers import get_cmake_dir; print(get_cmake_dir())')
+BUILD_DIR := $(shell PYTHONPATH="$(ROOT_DIR)/python" $(PYTHON) -c 'from build_helpers import get_cmake_dir; \
+    print(get_cmake_dir())')
 PYTEST := $(PYTHON) -m pytest
 NUM_PROCS ?= 8
 
