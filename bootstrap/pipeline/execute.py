@@ -36,7 +36,7 @@ from bootstrap.git.checkouts import CheckoutReport, ensure_checkout
 from bootstrap.git.layout import TRITON_LLVM_FORK
 from bootstrap.pipeline import checkout_files, install, llvm_builds, llvm_steps, offline
 from bootstrap.pipeline.buildtree import triton_cmake_dirs
-from bootstrap.pipeline.facts import TOOLS_CACHE, VENV_MARKER, SetupFacts, refresh
+from bootstrap.pipeline.facts import TOOLS_CACHE, VENV_MARKER, SetupFacts, history_of, refresh
 from bootstrap.pipeline.fingerprints import Outcome, Records, StepStatus
 from bootstrap.pipeline.long_commands import ccache_counted, remote_failed_notice, run_streamed
 from bootstrap.pipeline.plan import PlannedStep, Record, SetupPlan, plan_setup, target_bin
@@ -216,7 +216,8 @@ def _checkout(run: Execution, step: PlannedStep) -> str | None:
     url = run.facts.pins.triton_url if facts.name == "triton" else run.facts.pins.llvm_url
     try:
         run.checkouts[facts.name] = ensure_checkout(facts.name, url, facts.commit, facts.path, run.runner,
-                                                    allow_dirty=s.allow_dirty, full_history=s.full_history)
+                                                    allow_dirty=s.allow_dirty, full_history=s.full_history,
+                                                    history=history_of(facts.name))
     except CommandFailed as exc:
         if facts.name == "llvm-project" and _not_in_repository(exc):
             raise _try_a_fork(run, exc) from None

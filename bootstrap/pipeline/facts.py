@@ -31,6 +31,7 @@ from bootstrap.core.runner import PlannedCommand
 from bootstrap.core.settings import Settings
 from bootstrap.core.workspace import Workspace
 from bootstrap.git.checkouts import CheckoutReport, ensure_checkout
+from bootstrap.git.history import History
 from bootstrap.git.layout import llvm_projects
 from bootstrap.git.pins import Pins
 from bootstrap.pipeline import install, llvm_builds, llvm_source, llvm_steps
@@ -168,6 +169,11 @@ def ignored_variables(offline: OfflineBuild | None, environ: Mapping[str, str] |
     return tuple(name for name in names if name in environ)
 
 
+def history_of(name: str) -> History:
+    """Triton's checkout has the history contributors need (log, bisect, rebase), LLVM's the pin."""
+    return "blobless" if name == "triton" else "pin"
+
+
 def observe_adopted(ctx: AppContext, root: Path) -> CheckoutFacts:
     """Your own clone as it stands: nothing will run on it, its uncommitted files are the build's edits."""
     from bootstrap.git.adopt import check_clone, inspect_clone
@@ -185,7 +191,7 @@ def observe_checkout(ctx: AppContext, name: str, url: str, commit: str) -> Check
     dry = dataclasses.replace(ctx.runner, dry_run=True, quiet=True, history=[])
     s = ctx.settings
     report = ensure_checkout(name, url, commit, ctx.workspace.src / name, dry, allow_dirty=s.allow_dirty,
-                             full_history=s.full_history)
+                             full_history=s.full_history, history=history_of(name))
     commands = tuple(c for c in dry.history if not c.probe)
     kept = report.action == "dirty-kept"
     return CheckoutFacts(name, report, commands, install.file_state(report.path, report.dirty_files) if kept else "")
