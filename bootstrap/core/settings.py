@@ -319,6 +319,19 @@ def load_settings(
         values[norm] = coerce(BY_NAME[norm], raw, str(file_path))
         sources[norm] = f"file:{file_path}"
 
+    _environment_and_options(values, sources, cli, environ)
+    remembered.drop_replaced(values, sources)
+    if values.get("torch_ref") and values.get("triton_commit") and sources.get("torch_ref", "").startswith(
+        "cli"
+    ) and sources.get("triton_commit", "").startswith("cli"):
+        raise ConfigError("--torch-ref and --triton-commit exclude each other", fix="give only one of them")
+    _refuse_a_commit_with_a_clone(values, sources)
+    return Settings(**values, sources=sources)
+
+
+def _environment_and_options(values: dict[str, Any], sources: dict[str, str], cli: Mapping[str, Any],
+                             environ: Mapping[str, str]) -> None:
+    """TRITONDEV_* variables, then command-line options, over what the lower levels set."""
     known_env = {s.env_var for s in SETTINGS}
     for var in environ:
         if var.startswith(ENV_PREFIX) and var not in known_env:
@@ -335,14 +348,6 @@ def load_settings(
         if setting.name in cli:
             values[setting.name] = coerce(setting, cli[setting.name], setting.option)
             sources[setting.name] = f"cli:{setting.option}"
-
-    remembered.drop_replaced(values, sources)
-    if values.get("torch_ref") and values.get("triton_commit") and sources.get("torch_ref", "").startswith(
-        "cli"
-    ) and sources.get("triton_commit", "").startswith("cli"):
-        raise ConfigError("--torch-ref and --triton-commit exclude each other", fix="give only one of them")
-    _refuse_a_commit_with_a_clone(values, sources)
-    return Settings(**values, sources=sources)
 
 
 def _refuse_a_commit_with_a_clone(values: dict[str, Any], sources: dict[str, str]) -> None:
