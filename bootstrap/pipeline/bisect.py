@@ -264,8 +264,10 @@ def _restore(ctx: AppContext, journal: Journal, links: Mapping[str, str], consol
         return journal
     runner = dataclasses.replace(ctx.runner, log_dir=ctx.workspace.logs / STEP / "restore", history=[],
                                  _opened_logs=set(), quiet=not ctx.verbose)
-    _say(console, "restoring: ", ", ".join(f"src/{n} to {s.commit[:12]}" for n, s in journal.start.items())
-         + ", and the starting build")
+    clone = adopted_clone(ctx)
+    moved = [f"src/{n} to {s.commit[:12]}" for n, s in journal.start.items() if n != "triton" or clone is None]
+    _say(console, "restoring: ", ", ".join([*moved, f"your clone {clone} installed again" if clone else
+                                            "the starting build"]))
     restore(ctx, runner, {n: (s.commit, s.branch) for n, s in journal.start.items()}, links, console)
     journal = dataclasses.replace(journal, restored=True)
     write_journal(ctx.workspace.state, journal)

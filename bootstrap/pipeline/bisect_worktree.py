@@ -16,7 +16,6 @@ the worktree with `git worktree remove --force` and prunes, which takes that fol
 
 from __future__ import annotations
 
-import dataclasses
 import shutil
 from collections.abc import Mapping
 from pathlib import Path
@@ -33,16 +32,39 @@ if TYPE_CHECKING:
 
 WORKTREE = "triton-bisect"
 STEP = "bisect-worktree"
+RECORD = "bisect-clone.json"  # in <workspace>/state while the installed Triton is the worktree's
 
 
 def adopted_clone(ctx: AppContext) -> Path | None:
-    """The clone the workspace was set up from (--triton-src), or None for a checkout tritondev made."""
+    """The clone the workspace was set up from (--triton-src), or None for a checkout tritondev made.
+
+    While a bisect step is installed the setup state names the worktree: the clone is then the one
+    recorded when the worktree was made (state/bisect-clone.json), until the clone is installed again."""
     from bootstrap.pipeline.state import read_state
 
     state = read_state(ctx.workspace.state) if ctx.workspace.state.is_dir() else None
     if state is None or state.triton_src.resolve() == (ctx.workspace.src / "triton").resolve():
         return None
+    if state.triton_src.resolve() == worktree_path(ctx).resolve():
+        return _recorded_clone(ctx)
     return state.triton_src
+
+
+def _recorded_clone(ctx: AppContext) -> Path | None:
+    from bootstrap.core.fsutil import parse_json, read_regular
+
+    try:
+        data = parse_json(read_regular(ctx.workspace.state / RECORD, limit=1 << 16).decode("utf-8"))
+    except (OSError, ValueError, RecursionError, UnicodeDecodeError):
+        return None
+    value = data.get("clone") if isinstance(data, dict) else None
+    return Path(value) if isinstance(value, str) and value.startswith("/") else None
+
+
+def record_clone(ctx: AppContext, clone: Path) -> None:
+    from bootstrap.core.fsutil import atomic_write_json
+
+    atomic_write_json(ctx.workspace.state / RECORD, {"clone": str(clone), "worktree": str(worktree_path(ctx))})
 
 
 def worktree_path(ctx: AppContext) -> Path:
@@ -93,6 +115,7 @@ class WorktreeStepper:
         from bootstrap.pipeline.bisect_steps import BuildFailed, Built, checkout, failed_build, llvm_built, step_context
         from bootstrap.pipeline.setup import run_setup
 
+        record_clone(self.ctx, self.clone)  # before the state names the worktree
         ensure_worktree(runner, self.clone, self.path, commit)
         checkout(runner, self.path, commit)
         sctx = step_context(self.ctx, runner, triton_src=self.path, allow_dirty=True, skip_verify=True, **self.urls)
@@ -118,7 +141,7 @@ def restore_clone(ctx: AppContext, runner: Runner, clone: Path, urls: Mapping[st
     from bootstrap.pipeline.setup import run_setup
 
     try:
-        sctx = step_context(ctx, runner, triton_src=clone, allow_dirty=True, **urls)
-        run_setup(dataclasses.replace(sctx), console)
+        run_setup(step_context(ctx, runner, triton_src=clone, allow_dirty=True, **urls), console)
     finally:
         remove_worktree(runner, clone, worktree_path(ctx))
+    (ctx.workspace.state / RECORD).unlink(missing_ok=True)  # the state names your clone again

@@ -1,0 +1,147 @@
+"""A contributor's own clone (`setup --triton-src`), end to end on the test world: a clone with a
+feature branch, a fork remote, a staged file, an edited file and an untracked one is set up, built,
+tested (upstream's targets: cpp, interpret, lit) and bisected (in a worktree); afterwards its HEAD,
+branch, refs, remotes, config, index and working tree (every file git does not ignore) are
+byte-identical, and .git has no worktree left. The build's own outputs are ignored files, as with
+`pip install -e .` by hand."""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import subprocess
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from tests.integration.build.harness import base_env, installed_triton, tritondev
+from tests.world.build import LLVMBuild
+from tests.world.world import World
+
+pytestmark = pytest.mark.timeout(2400)
+# The bug the bisect finds: a commit of the feature branch breaks compile_vector_add's result.
+BROKEN = "        result[\"llir\"] = result[\"llir\"].replace(\"add_kernel\", \"oops\")\n"
+CHECK = "import triton\nassert 'define void @add_kernel' in triton.compile_vector_add()['llir']\n"
+
+
+def git(repo: Path, *args: str) -> str:
+    return subprocess.run(["git", "-C", str(repo), *args], capture_output=True, text=True, check=True).stdout.strip()
+
+
+def commit(repo: Path, message: str) -> str:
+    git(repo, "-c", "user.name=Me", "-c", "user.email=me@example.invalid", "commit", "-q", "-am", message)
+    return git(repo, "rev-parse", "HEAD")
+
+
+def make_clone(world: World, root: Path) -> tuple[Path, list[str]]:
+    """A clone of the world's Triton on a feature branch of three commits (the second breaks the
+    kernel), with a fork remote, a staged new file, an edited tracked file and an untracked file."""
+    # No space in this path: lit puts its tools' paths into RUN lines unquoted (upstream's lit too).
+    clone = root / "my-triton"
+    subprocess.run(["git", "clone", "-q", str(world.bare["triton"]), str(clone)], check=True)
+    git(clone, "checkout", "-q", "-b", "my-feature", "origin/main")
+    init = clone / "python" / "triton" / "__init__.py"
+    shas = []
+    for i, text in enumerate(("# a refactoring\n", BROKEN, "# a later change\n")):
+        source = init.read_text()
+        if text == BROKEN:
+            anchor = "        result[\"cubin\"]"
+            source = source.replace("    return result\n", text.replace("        ", "    ") + "    return result\n", 1)
+            assert anchor in source
+        else:
+            source += text
+        init.write_text(source)
+        shas.append(commit(clone, f"feature step {i}"))
+    git(clone, "remote", "add", "fork", "https://example.invalid/me/triton.git")
+    (clone / "docs-notes.md").write_text("staged\n")
+    git(clone, "add", "docs-notes.md")
+    (clone / "README.md").write_text((clone / "README.md").read_text() + "\nmy uncommitted edit\n")
+    (clone / "scratch.txt").write_text("untracked notes\n")
+    return clone, shas
+
+
+def state_of(clone: Path) -> dict[str, Any]:
+    """What must not change: HEAD, branch, every ref, remotes, config, index, and every file git sees."""
+    files = git(clone, "ls-files", "-z", "--cached", "--others", "--exclude-standard").split("\0")
+    return {
+        "HEAD": (clone / ".git" / "HEAD").read_bytes(),
+        "refs": git(clone, "for-each-ref", "--format=%(refname) %(objectname)"),
+        "remotes": git(clone, "remote", "-v"),
+        "config": (clone / ".git" / "config").read_bytes(),
+        "index": (clone / ".git" / "index").read_bytes(),
+        "status": git(clone, "status", "--porcelain=v1", "--untracked-files=all"),
+        "files": {f: hashlib.sha256((clone / f).read_bytes()).hexdigest() for f in files if f},
+        "worktrees": (clone / ".git" / "worktrees").exists(),
+    }
+
+
+def run(*args: str, env: dict[str, str], cwd: Path | None = None) -> subprocess.CompletedProcess[str]:
+    proc = tritondev(*args, env=env, cwd=cwd)
+    assert proc.returncode == 0, f"{args}: {proc.returncode}\n{proc.stderr[-4000:]}"
+    return proc
+
+
+@pytest.fixture(scope="module")
+def contributor(world: World, mini_llvm: LLVMBuild, tmp_path_factory: pytest.TempPathFactory) -> dict[str, Any]:
+    root = tmp_path_factory.mktemp("contributor")
+    clone, shas = make_clone(world, root)
+    before = state_of(clone)
+    env = base_env(root / "home", xdg=root / "xdg", ccache_dir=root / "ccache")
+    ws = root / "ws"
+    common = ["--workspace", str(ws), "--jobs", "2", "--link-jobs", "2"]
+    setup = run("setup", *common, "--triton-src", str(clone), "--mirror", str(world.git_root), "--llvm",
+                str(mini_llvm.build), "--skip-verify", "--json", env=env)
+    return {"root": root, "clone": clone, "shas": shas, "before": before, "env": env, "ws": ws, "common": common,
+            "setup": json.loads(setup.stdout), "setup_stderr": setup.stderr}
+
+
+def test_setup_builds_the_clone_as_it_stands_and_says_what_is_uncommitted(contributor: dict[str, Any]) -> None:
+    clone, report = contributor["clone"], contributor["setup"]
+    steps = {s["step"]: s for s in report["steps"]}
+    assert steps["checkout-triton"]["status"] == "up to date"
+    assert steps["checkout-triton"]["reason"].startswith("your clone as it stands: branch my-feature")
+    assert "3 uncommitted file(s): README.md, docs-notes.md, scratch.txt" in steps["checkout-triton"]["reason"]
+    assert not any(c["step"] == "checkout-triton" for c in report["commands"])
+    assert report["pins"]["triton_commit"] == contributor["shas"][-1]
+    assert report["pins"]["llvm_commit_source"].startswith("cmake/llvm-info.json in your clone")
+    facts = installed_triton(contributor["ws"] / "venv" / "bin" / "python", contributor["root"])
+    assert Path(facts["file"]).resolve().is_relative_to(clone.resolve())  # editable, from the clone
+    assert facts["version"].endswith(f"+git{contributor['shas'][-1][:8]}")
+    # No file of tritondev's in your clone: no presets, no .clangd (env --editor prints it).
+    assert not (clone / "CMakeUserPresets.json").exists() and not (clone / ".clangd").exists()
+    editor = run("env", "--editor", "--workspace", str(contributor["ws"]), env=contributor["env"]).stdout
+    assert f"Save as {clone / '.clangd'}" in editor and "CompilationDatabase: " in editor
+
+
+def test_build_and_upstreams_test_targets_report_counts(contributor: dict[str, Any]) -> None:
+    env, common = contributor["env"], ["--workspace", str(contributor["ws"])]
+    run("build", *common, env=env)
+    cpp = json.loads(run("test", "cpp", *common, "--json", env=env).stdout)
+    assert cpp["makefile_target"] == "test-cpp" and cpp["counts"]["passed"] == 2 and cpp["counts"]["skipped"] == 1
+    interpret = json.loads(run("test", "interpret", *common, "--install-requirements", "--json", "--", "-n", "2",
+                               env=env).stdout)
+    assert interpret["installed_requirements"] is True
+    assert (interpret["counts"]["passed"], interpret["counts"]["failed"], interpret["counts"]["skipped"]) == (2, 0, 1)
+    step = next(s for s in interpret["steps"] if s["kind"] == "pytest")
+    assert step["env"] == {"TRITON_INTERPRET": "1"} and "--device=cpu" in step["argv"]
+    assert step["cwd"] == str((contributor["clone"] / "python" / "test" / "unit").resolve())
+    lit = json.loads(run("test", "lit", *common, "--json", env=env).stdout)
+    assert lit["counts"]["passed"] == 5 and lit["counts"]["failed"] == 0
+    unit = tritondev("test", "unit", *common, env=env)
+    assert unit.returncode == 2 and "runs on a GPU, and this machine has none" in unit.stderr
+
+
+def test_bisect_works_in_a_worktree_and_leaves_the_clone_byte_identical(contributor: dict[str, Any]) -> None:
+    root, clone, shas, env = contributor["root"], contributor["clone"], contributor["shas"], contributor["env"]
+    (root / "check.py").write_text(CHECK)
+    proc = tritondev("bisect", "triton", "--workspace", str(contributor["ws"]), "--good", "origin/main", "--bad",
+                     "my-feature", "--json", "--", "python", str(root / "check.py"), env=env, cwd=root)
+    assert proc.returncode == 0, proc.stderr[-4000:]
+    result = json.loads(proc.stdout)
+    assert result["first_bad"]["commit"] == shas[1]
+    assert not (contributor["ws"] / "src" / "triton-bisect").exists()
+    assert git(clone, "worktree", "list", "--porcelain").count("worktree ") == 1
+    facts = installed_triton(contributor["ws"] / "venv" / "bin" / "python", root)
+    assert Path(facts["file"]).resolve().is_relative_to(clone.resolve())  # your clone installed again
+    assert state_of(clone) == contributor["before"]
