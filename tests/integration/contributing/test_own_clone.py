@@ -145,3 +145,39 @@ def test_bisect_works_in_a_worktree_and_leaves_the_clone_byte_identical(contribu
     facts = installed_triton(contributor["ws"] / "venv" / "bin" / "python", root)
     assert Path(facts["file"]).resolve().is_relative_to(clone.resolve())  # your clone installed again
     assert state_of(clone) == contributor["before"]
+
+
+def test_doctor_says_how_far_the_clone_is_from_the_installed_torchs_pin(contributor: dict[str, Any],
+                                                                       world: World) -> None:
+    """torch 2.14.0 in the target (its version.py): PyTorch pins the tip of release/3.8.x, which the clone
+    has as origin/release/3.8.x; the feature branch is 3 commits ahead of main, not of that pin."""
+    site = next((contributor["ws"] / "venv" / "lib").glob("python*/site-packages"))
+    (site / "torch").mkdir()
+    (site / "torch" / "version.py").write_text(world.torch_version_py("v2.14.0"))
+    try:
+        proc = tritondev("doctor", "--workspace", str(contributor["ws"]), "--check", "workspace.clone", "--json",
+                         env=contributor["env"])
+    finally:
+        (site / "torch" / "version.py").unlink()
+        (site / "torch").rmdir()
+    found = {c["name"]: c for c in json.loads(proc.stdout)["checks"]}["workspace.clone"]
+    pin = world.pytorch_tags["v2.14.0"].triton
+    assert found["status"] == "warn", found
+    counts = git(contributor["clone"], "rev-list", "--left-right", "--count", f"HEAD...{pin}").split()
+    assert f"your clone is {counts[0]} commit(s) ahead of and {counts[1]} behind the installed torch's pin" \
+           f" {pin[:12]}" in found["summary"]
+    assert f"both need LLVM {world.llvm_commit[:12]}" in found["summary"]
+    assert state_of(contributor["clone"]) == contributor["before"]
+
+
+def test_run_inside_a_clone_setup_says_how_to_adopt_it_and_asks_nothing(contributor: dict[str, Any],
+                                                                         world: World) -> None:
+    """stdin is no terminal here: no question (nothing hangs), a note with the command, and the plan is
+    the usual checkout of the pin."""
+    clone = contributor["clone"]
+    proc = tritondev("setup", "--workspace", str(contributor["root"] / "other-ws"), "--mirror", str(world.git_root),
+                     "--llvm", "source", "--dry-run", env=contributor["env"], cwd=clone / "python")
+    assert proc.returncode == 0, proc.stderr[-3000:]
+    assert f"you are in the Triton checkout {clone}: `tritondev setup --triton-src {clone}`" in proc.stderr
+    assert "checkout-triton (would run)" in proc.stdout
+    assert not (contributor["root"] / "other-ws").exists()
