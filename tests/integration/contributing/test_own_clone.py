@@ -70,7 +70,7 @@ def state_of(clone: Path) -> dict[str, Any]:
         "remotes": git(clone, "remote", "-v"),
         "config": (clone / ".git" / "config").read_bytes(),
         "index": (clone / ".git" / "index").read_bytes(),
-        "status": git(clone, "status", "--porcelain=v1", "--untracked-files=all"),
+        "status": git(clone, "--no-optional-locks", "status", "--porcelain=v1", "--untracked-files=all"),
         "files": {f: hashlib.sha256((clone / f).read_bytes()).hexdigest() for f in files if f},
         "worktrees": (clone / ".git" / "worktrees").exists(),
     }
@@ -130,6 +130,27 @@ def test_build_and_upstreams_test_targets_report_counts(contributor: dict[str, A
     assert lit["counts"]["passed"] == 5 and lit["counts"]["failed"] == 0
     unit = tritondev("test", "unit", *common, env=env)
     assert unit.returncode == 2 and "runs on a GPU, and this machine has none" in unit.stderr
+
+
+def test_the_contributor_loop_edit_build_test(contributor: dict[str, Any]) -> None:
+    """An edit of a pass breaks a lit test; `build` rebuilds only that (no new install), `test lit` counts
+    the failure; the edit undone, build and test pass again."""
+    env, common = contributor["env"], ["--workspace", str(contributor["ws"])]
+    source = contributor["clone"] / "lib" / "Dialect" / "TritonGPU" / "Transforms" / "Coalesce.cpp"
+    original = source.read_text()
+    source.write_text(original.replace('"%coalesced"', '"%c"'))
+    try:
+        built = json.loads(run("build", *common, "--json", env=env).stdout)
+        assert built["reinstalled"] is False  # an editable install picks the rebuilt library up
+        broken = tritondev("test", "lit", *common, "--json", env=env)
+        assert broken.returncode == 1
+        counts = json.loads(broken.stdout)["counts"]
+        assert (counts["passed"], counts["failed"]) == (4, 1)
+    finally:
+        source.write_text(original)
+    run("build", *common, env=env)
+    again = json.loads(run("test", "lit", *common, "--json", env=env).stdout)
+    assert (again["counts"]["passed"], again["counts"]["failed"]) == (5, 0)
 
 
 def test_bisect_works_in_a_worktree_and_leaves_the_clone_byte_identical(contributor: dict[str, Any]) -> None:
