@@ -32,8 +32,8 @@ __all__ = ["SetupReport", "precheck", "run_setup"]
 
 def precheck(ctx: AppContext) -> None:
     """Inputs judged without writing anything, before the workspace is created or locked: a bad
-    --ccache-remote URL, a --llvm PATH that is no usable LLVM build, a --python (or TRITONDEV_PYTHON,
-    active env) that is not a working interpreter.
+    --ccache-remote URL, a --llvm PATH that is no usable LLVM build, a --triton-src that is no Triton
+    clone, a --python (or TRITONDEV_PYTHON, active env) that is not a working interpreter.
 
     The target is probed here once, through the context; setup asks the context again and gets the
     same answer without a second probe.
@@ -43,6 +43,10 @@ def precheck(ctx: AppContext) -> None:
 
         parse_remote_url(ctx.settings.ccache_remote)
     llvm_source.precheck(ctx.settings)  # --llvm PATH that is no LLVM build
+    if ctx.settings.triton_src is not None:  # --triton-src that is no Triton clone
+        from bootstrap.git.adopt import check_clone
+
+        check_clone(ctx.settings.triton_src, ctx.runner.without_logs())
     executable, origin = ctx.target_choice()
     if origin == WORKSPACE_VENV:
         # One spelling of the venv's interpreter whether or not it exists yet: the plan of a --dry-run
