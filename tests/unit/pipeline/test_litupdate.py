@@ -7,6 +7,8 @@ import os
 from pathlib import Path
 
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 
 from bootstrap.core.errors import UsageError
 from bootstrap.pipeline.litupdate import GOLDEN_DELIMITER, diff, makefile_delimiter, plan_update, run_line
@@ -75,3 +77,12 @@ def test_only_mlir_tests_under_test_are_written_links_never_followed_out(tmp_pat
 def test_the_diff_names_the_file() -> None:
     assert diff("a\n", "b\n", "test/x.mlir").startswith("--- a/test/x.mlir\n+++ b/test/x.mlir\n")
     assert diff("same\n", "same\n", "x") == ""
+
+
+@given(st.text(alphabet=st.sampled_from(list("/ RUN:triton-opt%s|FileCheck'\"\\\n-x")), max_size=120))
+def test_any_test_text_gives_passes_or_exit_2(text: str) -> None:
+    try:
+        args = run_line(text, Path("t.mlir"))
+    except UsageError:
+        return
+    assert all(isinstance(a, str) and "%" not in a for a in args)
