@@ -73,8 +73,10 @@ def run_target(ctx: AppContext, name: str, args: tuple[str, ...], install_requir
         ui.info(f"test {name}: {counts.describe()}")
     broken = report.failed_step
     if broken is not None:
-        raise CommandFailed(broken.step.argv, broken.returncode, None, (),
-                            fix="the lines above say why; `tritondev build` shows build errors alone")
+        failed = CommandFailed(broken.step.argv, broken.returncode, None, (),
+                               fix="the lines above say why; `tritondev build` shows build errors alone")
+        failed.reported = ctx.json  # the report above is the one JSON document
+        raise failed
     if counts.failed or counts.errors:
         raise CheckFailed(f"test {name}: {counts.failed} failed, {counts.errors} errors",
                           fix=f"their output is above; re-run one: tritondev test {name} FILE::TEST",
@@ -140,8 +142,12 @@ def _lit_pattern(ctx: AppContext, pattern: str) -> None:
     summary = littests.parse_summary(lines)
     tests_failed = bool(summary.failed or summary.counts.get("Failed"))
     if ctx.json and (result.returncode == 0 or tests_failed):
-        ui.emit_json({"command": argv, "env": env, "build_dir": str(build.build_dir), "dry_run": ctx.dry_run,
-                      "returncode": result.returncode, **summary.to_json()})
+        from bootstrap.pipeline.testcounts import Counts, lit_counts
+
+        counts = lit_counts(lines) or Counts()
+        ui.emit_json({"target": "lit", "pattern": pattern, "command": argv, "env": env,
+                      "build_dir": str(build.build_dir), "dry_run": ctx.dry_run, "returncode": result.returncode,
+                      "counts": counts.to_json(), "lit_counts": summary.counts, "failed": summary.failed})
     if result.returncode == 0:
         return
     if tests_failed:
