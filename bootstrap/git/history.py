@@ -64,4 +64,5 @@ def switch_args(repo: Path, commit: str, runner: Runner, step: str) -> list[str]
                      step=step, probe=True, check=False).stdout.strip()
     if not tip:
         return ["-b", branch, commit]
-    return ["--end-of-options", branch] if tip == commit else ["--detach", commit]
+    # `<branch> --`: a ref, never a path (git 2.39's checkout takes no --end-of-options before it).
+    return [branch, "--"] if tip == commit else ["--detach", commit]

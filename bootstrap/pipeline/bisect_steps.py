@@ -86,7 +86,8 @@ def checkout(runner: Runner, repo: Path, commit: str, branch: str | None = None)
     if branch is not None:
         tip = runner.run(["git", "-C", str(repo), "rev-parse", "--verify", "--quiet", f"refs/heads/{branch}"],
                          step="bisect-checkout", probe=True, check=False).stdout.strip()
-        target = ["--end-of-options", branch] if tip == commit else ["--detach", commit]
+        # `<branch> --`: a ref, never a path (git 2.39's checkout takes no --end-of-options before it).
+        target = [branch, "--"] if tip == commit else ["--detach", commit]
     else:
         target = ["--detach", commit]
     runner.run(["git", "-C", str(repo), "-c", "advice.detachedHead=false", "checkout", "--quiet", *target],

@@ -59,6 +59,8 @@ def test_triton_history_is_a_blobless_clone_on_a_named_branch(tmp_path: Path,
     assert moved.action == "fetched" and git(dest, "symbolic-ref", "--short", "HEAD") == f"tritondev/{shas[3][:8]}"
     assert git(dest, "rev-parse", f"tritondev/{shas[2][:8]}") == shas[2]  # the old pin's branch stays
     assert (dest / "setup.py").read_text() == "print('v3')\n"
+    back = ensure_checkout("triton", str(bare), shas[2], dest, Runner(), history="blobless")
+    assert back.action == "fetched" and git(dest, "symbolic-ref", "--short", "HEAD") == f"tritondev/{shas[2][:8]}"
 
 
 def test_rerun_is_up_to_date_and_fetches_nothing(tmp_path: Path, upstream: tuple[Path, list[str], str]) -> None:
