@@ -149,7 +149,8 @@ def test_the_contributor_loop_edit_build_test(contributor: dict[str, Any]) -> No
         broken = tritondev("test", "lit", *common, "--json", env=env)
         assert broken.returncode == 1
         counts = json.loads(broken.stdout)["counts"]
-        assert (counts["passed"], counts["failed"]) == (4, 1)
+        # coalesce.mlir checks the name; loop-pipeline-debug.mlir its debug output; the golden sample does not.
+        assert (counts["passed"], counts["failed"]) == (3, 2)
     finally:
         source.write_text(original)
     run("build", *common, env=env)
