@@ -149,7 +149,7 @@ def test_the_contributor_loop_edit_build_test(contributor: dict[str, Any]) -> No
         broken = tritondev("test", "lit", *common, "--json", env=env)
         assert broken.returncode == 1
         counts = json.loads(broken.stdout)["counts"]
-        # coalesce.mlir checks the name; loop-pipeline-debug.mlir its debug output; the golden sample does not.
+        # coalesce.mlir and Triton/reproducer.mlir check the name; the golden sample captures it ([[VAL_n:.*]]).
         assert (counts["passed"], counts["failed"]) == (3, 2)
     finally:
         source.write_text(original)
