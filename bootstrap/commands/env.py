@@ -26,28 +26,55 @@ Shell = Annotated[
 ]
 
 
+Editor = Annotated[
+    bool,
+    options.flag(
+        "--editor",
+        help="Print the clangd configuration for the workspace's Triton build instead (save it as .clangd in"
+        " the checkout): where compile_commands.json is. tritondev writes it itself only into a checkout it made.",
+    ),
+]
+
+
 @options.command("backend", "workspace", "python", reads_target=True)
-def env(ctx: AppContext, dump_ir: DumpIr = False, shell: Shell = None) -> None:
+def env(ctx: AppContext, dump_ir: DumpIr = False, shell: Shell = None, editor: Editor = False) -> None:
     """Print exports for `eval "$(tritondev env)"` (fish: `tritondev env --shell fish | source`).
 
     The workspace env file's variables: the ptxas and cache settings `tritondev doctor --fix` proved.
 
-    PATH with the target environment's folder first, when `python3` there is another interpreter.
+    PATH with the target environment's folder first, when `python3` there is another interpreter: what an editor's terminal needs too.
 
-    With --dump-ir also the IR-dump switches. Only exports go to stdout.
-    """
+    With --dump-ir also the IR-dump switches. Only exports go to stdout. With --editor: the .clangd text instead.
+    """  # noqa: E501
     import os
     import sys
 
     from bootstrap.core.errors import UsageError
     from bootstrap.env.exports import SHELLS, collect_variables, detect_shell, render_exports
 
+    if editor:
+        sys.stdout.write(editor_config(ctx))
+        sys.stdout.flush()
+        return
     if shell is not None and shell not in SHELLS:
         raise UsageError(f"unknown shell '{shell}'", fix=f"use --shell {' | '.join(SHELLS)}")
     values = collect_variables(ctx.workspace.env_file, dump_ir=dump_ir, backend=ctx.settings.backend)
     values.update(target_variables(ctx))
     sys.stdout.write(render_exports(values, shell or detect_shell(os.environ)))
     sys.stdout.flush()
+
+
+def editor_config(ctx: AppContext) -> str:
+    """The .clangd text for the workspace's Triton build, with where it goes and where the commands are."""
+    from bootstrap.env.tritonopt import find_build
+    from bootstrap.pipeline.editor import CLANGD, COMPILE_COMMANDS, EditorConfig
+
+    build = find_build(ctx.workspace.root, ctx.workspace.state)
+    config = EditorConfig(build.triton_src, build.build_dir)
+    linked = build.triton_src / COMPILE_COMMANDS
+    also = f" (linked at {linked})" if linked.is_symlink() and linked.resolve() == config.compile_commands else ""
+    return (f"# Save as {build.triton_src / CLANGD} (clangd), or pass --compile-commands-dir={build.build_dir}.\n"
+            f"# The compile commands: {config.compile_commands}{also}.\n" + config.clangd())
 
 
 def target_variables(ctx: AppContext) -> dict[str, str]:

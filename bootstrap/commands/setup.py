@@ -25,6 +25,7 @@ def setup(ctx: AppContext) -> None:
 
     ctx.runner.quiet = ctx.json or ctx.dry_run
     console = ui.err()
+    offer_the_clone_around(ctx)
     precheck(ctx)  # bad input stops here, before the lock creates the workspace
     if ctx.dry_run:
         report = run_setup(ctx, console)
@@ -39,6 +40,32 @@ def setup(ctx: AppContext) -> None:
 
 def register(app: typer.Typer) -> None:
     app.command("setup")(setup)
+
+
+def offer_the_clone_around(ctx: AppContext) -> None:
+    """Run inside a Triton checkout (not given --triton-src, nor a commit to build), setup offers to
+    build it as it stands: a question on a terminal, else (a script, CI, --json) a note saying how."""
+    import dataclasses
+    import sys
+    from pathlib import Path
+
+    from bootstrap.core import ui
+    from bootstrap.git.adopt import triton_checkout_around
+
+    s = ctx.settings
+    if s.triton_src is not None or any(s.source_of(n) != "default" for n in ("triton_commit", "torch_ref")):
+        return
+    around = triton_checkout_around(Path.cwd(), ctx.runner.without_logs())
+    if around is None or around.resolve() == (ctx.workspace.src / "triton").resolve():
+        return
+    if sys.stdin.isatty() and sys.stderr.isatty() and not ctx.json:
+        if typer.confirm(f"You are in the Triton checkout {around}. Build it as it stands (--triton-src) instead"
+                         " of a new checkout of the pin?", default=False, err=True):
+            sources = {**s.sources, "triton_src": "cli:--triton-src"}
+            ctx.settings = dataclasses.replace(s, triton_src=around, sources=sources)
+        return
+    ui.note(f"you are in the Triton checkout {around}: `tritondev setup --triton-src {around}` builds it as it"
+            " stands (this run makes its own checkout of the pin)")
 
 
 def render(report: object) -> None:
@@ -106,10 +133,11 @@ def render(report: object) -> None:
 def describe_llvm(llvm: dict[str, object]) -> str | None:
     """Where LLVM comes from when it is not built here, in one line: the package (URL, sha256,
     destination) or the tree; None for a source build (the plan line names its folder)."""
-    package, tree = llvm.get("package"), llvm.get("tree")
+    package, tree, auto = llvm.get("package"), llvm.get("tree"), llvm.get("auto")
+    why = f" (auto: {auto.get('why')})" if isinstance(auto, dict) else ""
     if isinstance(package, dict):
         sha = package.get("sha256") or "none published (unverified)"
-        return f"prebuilt package {package.get('url')} (sha256 {sha}) -> {llvm.get('build')}"
+        return f"prebuilt package {package.get('url')} (sha256 {sha}) -> {llvm.get('build')}{why}"
     if isinstance(tree, dict):
         return f"--llvm {tree.get('path')} (LLVM {tree.get('revision') or 'at an unknown revision'})"
-    return None
+    return f"built from source in {llvm.get('build')}{why}" if why else None

@@ -30,7 +30,7 @@ FILE = "settings.json"  # in <workspace>/state
 SOURCE = "workspace"  # the source kind of its values: "workspace:<path>"
 NOT_REMEMBERED = ("workspace", "jobs", "link_jobs", "allow_dirty", "skip_verify")
 # Settings that make one choice together: one of them given anew drops the remembered others.
-CHOICES = (("torch_ref", "triton_commit"), ("mirror", "pytorch_url", "triton_url", "llvm_url"))
+CHOICES = (("torch_ref", "triton_commit", "triton_src"), ("mirror", "pytorch_url", "triton_url", "llvm_url"))
 _GIVEN = ("cli", "env", SOURCE)  # sources worth remembering (a file keeps its own values)
 
 

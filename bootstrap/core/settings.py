@@ -154,6 +154,14 @@ class Settings:
     triton_commit: str | None = field(
         default=None, metadata=setting("Use this Triton commit (40 hex) instead of PyTorch's pin")
     )
+    triton_src: Path | None = field(
+        default=None,
+        metadata=setting(
+            "Your own Triton clone, built as it stands (its HEAD, local changes and LLVM pin) instead of a checkout"
+            " tritondev makes; never moved, never fetched into; build, test, opt and bisect use it too",
+            default_help="unset: <workspace>/src/triton, a checkout of the pin",
+        ),
+    )
     pytorch_url: str = field(
         default="https://github.com/pytorch/pytorch.git",
         metadata=setting(
@@ -169,11 +177,13 @@ class Settings:
         default=None, metadata=setting("LLVM repository", default_help="the one Triton's pin names")
     )
     llvm: str = field(
-        default="source",
+        default="auto",
         metadata=setting(
-            "Where LLVM/MLIR comes from: source (build the pinned commit), prebuilt (Triton's own package for"
-            " the pin, downloaded and checked), or the PATH of an existing LLVM build or install tree",
-            default_help="source; see docs/llvm-sources.md",
+            "Where LLVM/MLIR comes from: auto (Triton's prebuilt package when one exists for the pin and this"
+            " machine, else a source build; the host is asked once per pin), source (build the pinned commit),"
+            " prebuilt (Triton's own package, downloaded and checked), or the PATH of an existing LLVM build or"
+            " install tree",
+            default_help="auto; see docs/llvm-sources.md",
         ),
     )
     llvm_prebuilt_url: str = field(
@@ -309,6 +319,19 @@ def load_settings(
         values[norm] = coerce(BY_NAME[norm], raw, str(file_path))
         sources[norm] = f"file:{file_path}"
 
+    _environment_and_options(values, sources, cli, environ)
+    remembered.drop_replaced(values, sources)
+    if values.get("torch_ref") and values.get("triton_commit") and sources.get("torch_ref", "").startswith(
+        "cli"
+    ) and sources.get("triton_commit", "").startswith("cli"):
+        raise ConfigError("--torch-ref and --triton-commit exclude each other", fix="give only one of them")
+    _refuse_a_commit_with_a_clone(values, sources)
+    return Settings(**values, sources=sources)
+
+
+def _environment_and_options(values: dict[str, Any], sources: dict[str, str], cli: Mapping[str, Any],
+                             environ: Mapping[str, str]) -> None:
+    """TRITONDEV_* variables, then command-line options, over what the lower levels set."""
     known_env = {s.env_var for s in SETTINGS}
     for var in environ:
         if var.startswith(ENV_PREFIX) and var not in known_env:
@@ -326,12 +349,28 @@ def load_settings(
             values[setting.name] = coerce(setting, cli[setting.name], setting.option)
             sources[setting.name] = f"cli:{setting.option}"
 
-    remembered.drop_replaced(values, sources)
-    if values.get("torch_ref") and values.get("triton_commit") and sources.get("torch_ref", "").startswith(
-        "cli"
-    ) and sources.get("triton_commit", "").startswith("cli"):
-        raise ConfigError("--torch-ref and --triton-commit exclude each other", fix="give only one of them")
-    return Settings(**values, sources=sources)
+
+def _refuse_a_commit_with_a_clone(values: dict[str, Any], sources: dict[str, str]) -> None:
+    """An adopted clone is built at its own HEAD, so it and a Triton commit (or torch ref) are one
+    choice: the one given at the higher level (option > variable > file > remembered) wins, and both
+    at the same level ask for two things at once (exit 2)."""
+    if not values.get("triton_src"):
+        return
+    rank = {"cli": 4, "env": 3, "file": 2, "workspace": 1}
+    mine = rank.get(sources.get("triton_src", "").split(":", 1)[0], 0)
+    for name in ("triton_commit", "torch_ref"):
+        if not values.get(name):
+            continue
+        theirs = rank.get(sources.get(name, "").split(":", 1)[0], 0)
+        option = "--" + name.replace("_", "-")
+        if theirs == mine:
+            raise ConfigError(f"--triton-src builds your clone at its own HEAD; {option} chooses another commit",
+                              fix=f"give only one of them (check out that commit in your clone yourself, or drop"
+                                  f" --triton-src to let tritondev make a checkout of {option}'s commit)")
+        loser = name if theirs < mine else "triton_src"
+        del values[loser], sources[loser]
+        if loser == "triton_src":
+            return
 
 
 def describe(settings: Settings, redact_secrets: bool = True) -> list[dict[str, Any]]:

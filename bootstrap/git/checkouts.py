@@ -1,8 +1,9 @@
 """Checkouts of Triton and LLVM at their exact pinned commits, without ever losing local work.
 
-- Least transfer: a new checkout fetches only the pinned commit at depth 1 (full history only with
-  --full-history); an existing checkout is reused and gets only the objects it lacks (a full
-  clone is never made shallow).
+- History as asked (bootstrap.git.history): Triton's checkout is a blobless partial clone of every
+  branch on a local branch `tritondev/<pin8>`; LLVM's the pinned commit at depth 1; everything with
+  --full-history. An existing checkout is reused and gets only the objects it lacks (a full clone is
+  never made shallow, a partial one fetches through its promisor remote).
 - Never destructive: a checkout with modified or staged files, untracked files (not ignored), or
   commits found on no remote, tag or earlier pin is never reset, stashed or deleted. Setup stops
   with exit 6 naming them; with --allow-dirty it builds the checkout as it stands and reports how
@@ -23,7 +24,20 @@ from bootstrap.core.errors import ConfigError, DirtyCheckout, WouldLoseData
 from bootstrap.core.redact import redact
 from bootstrap.core.runner import Runner
 from bootstrap.core.settings import Settings
+from bootstrap.git.history import (
+    History,
+    blobless_fetch,
+    branch_for,
+    credential_env,
+    is_partial,
+    origin_url,
+    switch_args,
+)
+from bootstrap.git.ignored import overwritten_by_checkout
 from bootstrap.git.refs import validate_commit, validate_repo_url, without_credentials
+
+__all__ = ["CheckoutReport", "ensure_checkout", "inspect_checkout", "overwritten_by_checkout", "parse_porcelain_z",
+           "repository_url"]
 
 # Checkout name -> settings field holding its URL.
 URL_SETTINGS = {"pytorch": "pytorch_url", "triton": "triton_url", "llvm-project": "llvm_url"}
@@ -209,8 +223,11 @@ def ensure_checkout(
     *,
     allow_dirty: bool = False,
     full_history: bool = False,
+    history: History = "pin",
 ) -> CheckoutReport:
-    """Make `dest` a checkout of `url` at `commit` (detached), reusing what is there.
+    """Make `dest` a checkout of `url` at `commit`, reusing what is there.
+
+    history: what a new clone fetches (bootstrap.git.history); full_history means "full".
 
     Raises DirtyCheckout (exit 6) naming the files or commits when the checkout has local work,
     unless allow_dirty: then it is left exactly as it is and the report says how it differs.
@@ -234,11 +251,11 @@ def ensure_checkout(
                 fix=f"move {dest} away (or empty it) and run again",
             )
         return _update_existing(name, url, commit, dest, runner, step, allow_dirty, full_history)
-    return _clone_new(name, url, commit, dest, runner, step, full_history)
+    return _clone_new(name, url, commit, dest, runner, step, "full" if full_history else history)
 
 
 def _clone_new(
-    name: str, url: str, commit: str, dest: Path, runner: Runner, step: str, full_history: bool
+    name: str, url: str, commit: str, dest: Path, runner: Runner, step: str, history: History
 ) -> CheckoutReport:
     partial = dest.with_name(dest.name + ".partial")
     if os.path.lexists(partial) and not runner.dry_run:
@@ -256,8 +273,11 @@ def _clone_new(
     runner.run(["git", "init", "--quiet", str(partial)], step=step)
     # .git/config keeps the URL without credentials; the fetch below uses the full one once.
     runner.run(["git", "-C", str(partial), "remote", "add", "origin", "--", without_credentials(url)], step=step)
-    fetch = _fetch_args(url, commit, shallow=not full_history, full_history=False)
-    if full_history:
+    fetch = _fetch_args(url, commit, shallow=history == "pin", full_history=False)
+    env = credential_env(url) if history == "blobless" else {}
+    if history == "blobless":
+        fetch = blobless_fetch(commit, f"{PIN_REF_PREFIX}{commit}")
+    elif history == "full":
         fetch = [
             "fetch",
             "--tags",
@@ -270,12 +290,14 @@ def _clone_new(
     runner.run(
         ["git", "-C", str(partial), *fetch],
         step=step,
+        env=env,
         timeout=6 * 3600,
         fix=f"check that {redact(url)} is reachable and has commit {commit}",
     )
-    runner.run(
-        ["git", "-C", str(partial), "-c", "advice.detachedHead=false", "checkout", "--quiet", "--detach", commit],
-        step=step,
+    target = ["-b", branch_for(commit), commit] if history == "blobless" else ["--detach", commit]
+    runner.run(  # a partial clone fetches the blobs of the pin's tree here, from origin
+        ["git", "-C", str(partial), "-c", "advice.detachedHead=false", "checkout", "--quiet", *target],
+        step=step, env=env, timeout=6 * 3600,
     )
     if not runner.dry_run:
         (partial / PARTIAL_MARK).unlink()
@@ -317,10 +339,16 @@ def _update_existing(
     if present and not runner.dry_run:
         # Before anything is written, .git included, when the commit's tree is already here.
         _refuse_overwriting_ignored(name, dest, commit, runner, step)
+    partial = is_partial(dest, runner, step) and origin_url(dest, runner, step) == without_credentials(url)
+    env = credential_env(url) if partial else {}
     if not present or full_history:
+        fetch = _fetch_args(url, commit, shallow=shallow, full_history=full_history)
+        if partial and not full_history:  # through the promisor remote: its blob filter applies
+            fetch = ["fetch", "--no-write-fetch-head", "origin", f"+{commit}:{PIN_REF_PREFIX}{commit}"]
         runner.run(
-            ["git", "-C", str(dest), *_fetch_args(url, commit, shallow=shallow, full_history=full_history)],
+            ["git", "-C", str(dest), *fetch],
             step=step,
+            env=env,
             timeout=6 * 3600,
             fix=f"check that {redact(url)} is reachable and has commit {commit}",
         )
@@ -329,9 +357,10 @@ def _update_existing(
             _refuse_overwriting_ignored(name, dest, commit, runner, step)
     else:
         _remember_pin(dest, commit, runner, step)
+    target = switch_args(dest, commit, runner, step) if partial else ["--detach", commit]
     runner.run(
-        ["git", "-C", str(dest), "-c", "advice.detachedHead=false", "checkout", "--quiet", "--detach", commit],
-        step=step,
+        ["git", "-C", str(dest), "-c", "advice.detachedHead=false", "checkout", "--quiet", *target],
+        step=step, env=env, timeout=6 * 3600,
     )
     return CheckoutReport(dest, commit, commit if not runner.dry_run else head, (), (), "fetched")
 
@@ -353,20 +382,6 @@ def _refuse_overwriting_ignored(name: str, dest: Path, commit: str, runner: Runn
             fix="move those files away (or commit them), then run again; or pass --allow-dirty to build the"
             " checkout as it stands",
         )
-
-
-def overwritten_by_checkout(ignored: list[str], tracked: list[str]) -> list[str]:
-    """The ignored files a checkout of a tree with the `tracked` files would replace or delete: the
-    same path, a path under a file the tree tracks, or a path where the tree has a folder. Pure."""
-    files = set(tracked)
-    folders = {"/".join(parts[:i]) for parts in (p.split("/") for p in tracked) for i in range(1, len(parts))}
-    conflicts = []
-    for path in ignored:
-        parts = path.rstrip("/").split("/")
-        prefixes = ("/".join(parts[:i]) for i in range(1, len(parts)))
-        if path in files or path.rstrip("/") in folders or any(prefix in files for prefix in prefixes):
-            conflicts.append(path)
-    return conflicts
 
 
 def _remember_pin(dest: Path, commit: str, runner: Runner, step: str) -> None:

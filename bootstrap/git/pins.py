@@ -226,9 +226,13 @@ def resolve_pins(ctx: AppContext, *, use_cache: bool | None = None) -> Pins:
     settings = ctx.settings
     if settings.backend not in BACKENDS:  # settings already restrict the choices; this guards library callers
         raise ConfigError(f"unknown backend {settings.backend!r}", fix=f"use one of {', '.join(BACKENDS)}")
-    validate_repo_url(repository_url(settings, "triton", settings.triton_url), "Triton URL")
     if settings.llvm_url:  # checked before any git call, as the Triton URL is
         validate_repo_url(settings.llvm_url, "LLVM URL")
+    if settings.triton_src is not None:  # your own clone: its HEAD, its own LLVM pin
+        from bootstrap.git.pins_adopted import adopted_pins
+
+        return adopted_pins(ctx, settings.triton_src)
+    validate_repo_url(repository_url(settings, "triton", settings.triton_url), "Triton URL")
     notes: list[str] = []
     choice = _given_triton_commit(ctx, notes) or _pytorch_pin(ctx, notes, use_cache)
     triton_location = _triton_location(ctx, choice, notes)
@@ -238,7 +242,7 @@ def resolve_pins(ctx: AppContext, *, use_cache: bool | None = None) -> Pins:
         version, version_source = layout.version, f"setup.py at Triton {choice.commit[:12]} ({triton_where})"
     elif version is not None and layout.version is not None and version != layout.version:
         notes.append(f"PyTorch says Triton {version}, setup.py at the pin says {layout.version}")
-    llvm_url, llvm_url_source = _llvm_url(ctx, layout)
+    llvm_url, llvm_url_source = llvm_url_for(ctx, layout)
     if layout.llvm_pin_note:
         notes.append(layout.llvm_pin_note)
     return Pins(
@@ -338,7 +342,7 @@ def _triton_location(ctx: AppContext, choice: _TritonChoice, notes: list[str]) -
     return validate_repo_url(repository_url(settings, "triton", settings.triton_url), "Triton URL")
 
 
-def _llvm_url(ctx: AppContext, layout: TritonLayout) -> tuple[str, str]:
+def llvm_url_for(ctx: AppContext, layout: TritonLayout) -> tuple[str, str]:
     """The LLVM repository to clone, and why that one."""
     settings = ctx.settings
     default_llvm = f"https://github.com/{layout.llvm_repository}.git"

@@ -42,6 +42,7 @@ from bootstrap.pipeline.bisect_steps import (
     run_check,
     verdict_of,
 )
+from bootstrap.pipeline.bisect_worktree import WorktreeStepper, adopted_clone, local_commit
 
 if TYPE_CHECKING:
     from rich.console import Console
@@ -118,7 +119,12 @@ def start(ctx: AppContext, request: Request, console: Console | None) -> Outcome
             f"another bisect is recorded in {ctx.workspace.state / 'bisect.json'} ({journal.kind}, "
             f"{journal.good_ref}..{journal.bad_ref}, {len(journal.steps)} step(s) done)",
             fix="`tritondev bisect resume` goes on with it; `tritondev bisect reset` drops it")
-    starts = {name: head_of(runner, path) for name, path in checkouts.items()}
+    clone = adopted_clone(ctx)
+    if clone is not None:  # your own clone: read, never moved (the steps work in a worktree of it)
+        checkouts["triton"] = clone
+    # A prebuilt LLVM (or --llvm PATH) has no checkout: only the checkouts there are recorded and put back.
+    starts = {name: head_of(runner, path) for name, path in checkouts.items()
+              if name == "triton" or (path / ".git").exists()}
     refuse_dirty(ctx, request.kind)
     links = urls(ctx)
     problems = inconsistencies(ctx, starts["triton"].commit, links)
@@ -128,16 +134,22 @@ def start(ctx: AppContext, request: Request, console: Console | None) -> Outcome
                              "or run `tritondev setup` with these options first")
     moved = checkouts[NAMES[request.kind]]
     url = links.get(URL_SETTINGS[NAMES[request.kind]], "")
+    in_clone = clone is not None and request.kind == "triton"
     with R.scratch_repository(moved, runner) as scratch:
-        good = R.resolve(runner, moved, url, request.good, "--good")
-        bad = R.resolve(runner, moved, url, request.bad, "--bad")
-        R.fetch_range(scratch, url, good, bad)
+        if in_clone:  # nothing is fetched into your clone: the range must be there
+            good, bad = (local_commit(runner, moved, ref, what) for ref, what in ((request.good, "--good"),
+                                                                               (request.bad, "--bad")))
+        else:
+            good = R.resolve(runner, moved, url, request.good, "--good")
+            bad = R.resolve(runner, moved, url, request.bad, "--bad")
+            R.fetch_range(scratch, url, good, bad)
         commits = R.list_range(scratch, good, bad, triton=request.kind == "triton")
         journal = Journal(request.kind, request.good, request.bad, commits, request.command, str(request.cwd),
                           request.build_failure, starts, started=time.time())
         if ctx.dry_run:
             return Outcome(journal, search([c.sha for c in commits.commits], {}), ctx.workspace.root, True)
-        R.import_range(ctx.runner, moved, scratch)
+        if not in_clone:
+            R.import_range(ctx.runner, moved, scratch)
     write_journal(ctx.workspace.state, journal)
     _clear_logs(ctx.workspace.logs / STEP)
     return _drive(ctx, journal, check, links, console)
@@ -197,13 +209,16 @@ def _drive(ctx: AppContext, journal: Journal, check: Check, links: Mapping[str, 
 
 
 def _stepper(ctx: AppContext, journal: Journal, links: Mapping[str, str],
-             console: Console | None) -> TritonStepper | LlvmStepper:
+             console: Console | None) -> TritonStepper | LlvmStepper | WorktreeStepper:
+    clone = adopted_clone(ctx)
+    if journal.kind == "triton" and clone is not None:
+        return WorktreeStepper(ctx, clone, links, console)
     if journal.kind == "triton":
         return TritonStepper(ctx, links, console)
     return LlvmStepper(ctx, journal.start["triton"].commit, links, console)
 
 
-def _one_step(ctx: AppContext, journal: Journal, stepper: TritonStepper | LlvmStepper, check: Check,
+def _one_step(ctx: AppContext, journal: Journal, stepper: TritonStepper | LlvmStepper | WorktreeStepper, check: Check,
               state: SearchState, console: Console | None) -> StepRecord:
     sha = state.next
     assert sha is not None
@@ -249,8 +264,10 @@ def _restore(ctx: AppContext, journal: Journal, links: Mapping[str, str], consol
         return journal
     runner = dataclasses.replace(ctx.runner, log_dir=ctx.workspace.logs / STEP / "restore", history=[],
                                  _opened_logs=set(), quiet=not ctx.verbose)
-    _say(console, "restoring: ", ", ".join(f"src/{n} to {s.commit[:12]}" for n, s in journal.start.items())
-         + ", and the starting build")
+    clone = adopted_clone(ctx)
+    moved = [f"src/{n} to {s.commit[:12]}" for n, s in journal.start.items() if n != "triton" or clone is None]
+    _say(console, "restoring: ", ", ".join([*moved, f"your clone {clone} installed again" if clone else
+                                            "the starting build"]))
     restore(ctx, runner, {n: (s.commit, s.branch) for n, s in journal.start.items()}, links, console)
     journal = dataclasses.replace(journal, restored=True)
     write_journal(ctx.workspace.state, journal)
@@ -258,8 +275,10 @@ def _restore(ctx: AppContext, journal: Journal, links: Mapping[str, str], consol
 
 
 def _finish(ctx: AppContext, journal: Journal) -> None:
+    clone = adopted_clone(ctx)
     for name, start in journal.start.items():
-        R.drop_refs(ctx.runner, ctx.workspace.src / name, start.pin_refs)
+        if name != "triton" or clone is None:  # your clone got no ref of the bisect's
+            R.drop_refs(ctx.runner, ctx.workspace.src / name, start.pin_refs)
     remove_journal(ctx.workspace.state)
 
 

@@ -64,9 +64,15 @@ def head_of(runner: Runner, repo: Path) -> Start:
 def refuse_dirty(ctx: AppContext, kind: str) -> None:
     """Stop (exit 6) when a checkout the bisect moves has local changes. `bisect triton` moves both (the
     LLVM one to each commit's pin); `bisect llvm` builds the Triton checkout as it stands, edits included."""
+    from bootstrap.pipeline.bisect_worktree import adopted_clone
+
     runner = ctx.runner.without_logs()
     for name in ("triton", "llvm-project") if kind == "triton" else ("llvm-project",):
         repo = ctx.workspace.src / name
+        if name == "triton" and adopted_clone(ctx) is not None:
+            continue  # your clone is never moved: the bisect works in a worktree of it
+        if name == "llvm-project" and not (repo / ".git").exists():
+            continue  # a prebuilt LLVM (or --llvm PATH): no LLVM checkout to move
         _refuse_changes(runner, repo, head_of(runner, repo).commit)
 
 

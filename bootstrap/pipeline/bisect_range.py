@@ -77,6 +77,21 @@ class _Scratch:
         (self.repo / "objects" / "info" / "alternates").write_text(f"{checkout_git / 'objects'}\n", encoding="utf-8")
         if (checkout_git / "shallow").is_file():
             shutil.copyfile(checkout_git / "shallow", self.repo / "shallow")
+        self._borrow_promisor(checkout_git)
+
+    def _borrow_promisor(self, checkout_git: Path) -> None:
+        """A blobless checkout's old file contents are on its origin: the scratch repository fetches the
+        few it reads (the pin files) from there too, as the checkout itself would."""
+        said = self.runner.run(["git", "--git-dir", str(checkout_git), "config", "--get", "remote.origin.promisor"],
+                               step=STEP, probe=True, check=False)
+        if said.stdout.strip() != "true":
+            return
+        url = self.runner.run(["git", "--git-dir", str(checkout_git), "remote", "get-url", "origin"], step=STEP,
+                              probe=True, check=False).stdout.strip()
+        for key, value in (("core.repositoryformatversion", "1"), ("extensions.partialClone", "origin"),
+                           ("remote.origin.url", url), ("remote.origin.promisor", "true"),
+                           ("remote.origin.partialclonefilter", "blob:none")):
+            self.git("config", key, value)
 
     def git(self, *args: str, bare: bool = False, check: bool = True) -> str:
         argv = ["git", *args] if bare else ["git", "--git-dir", str(self.repo), *args]

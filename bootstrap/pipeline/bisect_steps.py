@@ -86,7 +86,8 @@ def checkout(runner: Runner, repo: Path, commit: str, branch: str | None = None)
     if branch is not None:
         tip = runner.run(["git", "-C", str(repo), "rev-parse", "--verify", "--quiet", f"refs/heads/{branch}"],
                          step="bisect-checkout", probe=True, check=False).stdout.strip()
-        target = ["--end-of-options", branch] if tip == commit else ["--detach", commit]
+        # `<branch> --`: a ref, never a path (git 2.39's checkout takes no --end-of-options before it).
+        target = [branch, "--"] if tip == commit else ["--detach", commit]
     else:
         target = ["--detach", commit]
     runner.run(["git", "-C", str(repo), "-c", "advice.detachedHead=false", "checkout", "--quiet", *target],
@@ -106,7 +107,7 @@ def step_context(ctx: AppContext, runner: Runner, **settings: object) -> AppCont
     return dataclasses.replace(ctx, settings=changed, runner=runner)
 
 
-def _failed_build(exc: CommandFailed, what: str, root: Path) -> BuildFailed:
+def failed_build(exc: CommandFailed, what: str, root: Path) -> BuildFailed:
     """Why a commit does not build, in one line: the compiler's first error (paths from `root`), and the log."""
     errors = [line.strip() for line in exc.tail if re.search(r"\berror\b", line, re.IGNORECASE)]
     why = errors[0].replace(f"{root}/", "") if errors else f"`{redact(exc.argv[0])} ...` exited {exc.returncode}"
@@ -132,7 +133,7 @@ class TritonStepper:
             step = runner.history[-1].step if runner.history else ""
             if step not in BUILD_STEPS:
                 raise
-            raise _failed_build(exc, "does not build", self.ctx.workspace.src) from None
+            raise failed_build(exc, "does not build", self.ctx.workspace.src) from None
         except MismatchError as exc:
             raise BuildFailed(f"cannot be built: {exc.message}") from None
         except CheckFailed as exc:  # the command judges a build whose `import triton` is broken
@@ -177,13 +178,13 @@ class LlvmStepper:
             try:
                 runner.run(command.argv, step=command.step, env=command.runner_env())
             except CommandFailed as exc:
-                raise _failed_build(exc, "LLVM does not configure", self.ctx.workspace.src) from None
+                raise failed_build(exc, "LLVM does not configure", self.ctx.workspace.src) from None
             llvm_builds.write_stamp(self.folder, stamp)
         try:
             counts = ccache_counted(runner, self.ccache,
                                     lambda: self._streamed(runner, self.presets.llvm_build, "LLVM/MLIR"))
         except CommandFailed as exc:
-            raise _failed_build(exc, "LLVM does not build", self.ctx.workspace.src) from None
+            raise failed_build(exc, "LLVM does not build", self.ctx.workspace.src) from None
         if counts is not None and self.console is not None:
             self.console.print(f"LLVM build: {counts.describe()}")
         llvm_builds.write_stamp(self.folder, {**stamp, "commit": commit})
@@ -194,7 +195,7 @@ class LlvmStepper:
         try:
             self._streamed(runner, self.presets.pip_install, "Triton")
         except CommandFailed as exc:
-            raise _failed_build(exc, "Triton does not build against it", self.ctx.workspace.src) from None
+            raise failed_build(exc, "Triton does not build against it", self.ctx.workspace.src) from None
         return Built(True)
 
     def _llvm_configure(self) -> P.Command:
@@ -234,11 +235,19 @@ class LlvmStepper:
 
 def restore(ctx: AppContext, runner: Runner, starts: Mapping[str, tuple[str, str | None]],
             urls: Mapping[str, str], console: Console | None) -> None:
-    """Both checkouts back at their starting commits (and branches), the starting build installed again."""
+    """Both checkouts back at their starting commits (and branches), the starting build installed again;
+    with your own clone (--triton-src) the clone, never moved, is installed again and the bisect's
+    worktree removed."""
+    from bootstrap.pipeline.bisect_worktree import adopted_clone, restore_clone
     from bootstrap.pipeline.setup import run_setup
 
+    clone = adopted_clone(ctx)
     for name, (commit, branch) in starts.items():
-        checkout(runner, ctx.workspace.src / name, commit, branch)
+        if name != "triton" or clone is None:
+            checkout(runner, ctx.workspace.src / name, commit, branch)
+    if clone is not None:
+        restore_clone(ctx, runner, clone, urls, console)
+        return
     triton_commit = starts["triton"][0]
     run_setup(step_context(ctx, runner, triton_commit=triton_commit, allow_dirty=True, **urls), console)
 

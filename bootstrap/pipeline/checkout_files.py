@@ -35,7 +35,8 @@ def exclude_locally(checkout: Path, names: Sequence[str]) -> None:
     lines = text.splitlines()
     missing = [f"/{n}" for n in names if f"/{n}" not in lines]
     if missing:
-        header = [] if "# tritondev" in lines else ["# tritondev: files it writes into this checkout"]
+        header = [] if any(line.startswith("# tritondev") for line in lines) else [
+            "# tritondev: files it writes into this checkout"]
         atomic_write_text(exclude, text + ("" if not text or text.endswith("\n") else "\n")
                           + "\n".join([*header, *missing]) + "\n")
 
@@ -94,14 +95,31 @@ def link_compile_commands(build_dir: Path, checkout: Path) -> None:
     os.replace(tmp, link)
 
 
+def write_clangd(checkout: Path, build_dir: Path) -> bool:
+    """A .clangd pointing clangd at the build, in a checkout tritondev made, only where there is none
+    (a file, link or anything else of that name stays as it is). True when written."""
+    from bootstrap.pipeline.editor import CLANGD, EditorConfig
+
+    path = checkout / CLANGD
+    if os.path.lexists(path) or not checkout.is_dir() or not (build_dir / "compile_commands.json").is_file():
+        return False
+    exclude_locally(checkout, [CLANGD])  # listed first: a kill in between leaves no untracked file
+    try:
+        with path.open("x", encoding="utf-8") as fh:  # never replaces what appeared meanwhile
+            fh.write(EditorConfig(checkout, build_dir).clangd())
+    except FileExistsError:
+        return False
+    return True
+
+
 def write_local_files(
-    ws: Workspace, triton_src: Path, presets: P.Presets, llvm: LlvmLocation, jobs: int
+    ws: Workspace, triton_src: Path, presets: P.Presets, llvm: LlvmLocation, jobs: int, *, adopted: bool = False
 ) -> list[str]:
     """CMakeUserPresets.json in each checkout and the values the shell functions run; returns notices.
 
     A reused LLVM build's source belongs to another workspace, a prebuilt package or --llvm PATH has
     none: nothing is written there. A presets file of the user's own is never replaced (a notice says
-    so).
+    so). Your own clone (adopted) gets no file at all.
     """
     notices: list[str | None] = []
     if llvm.kind == "source" and (llvm.source / "llvm").is_dir() and llvm.reused_from is None:
@@ -113,7 +131,7 @@ def write_local_files(
             llvm.source / "llvm" / "CMakeUserPresets.json",
             P.render_cmake_user_presets(presets.llvm_cache, llvm.build, jobs, display="LLVM/MLIR for Triton"),
         ))
-    if triton_src.is_dir():
+    if triton_src.is_dir() and not adopted:
         exclude_locally(triton_src, [*LOCAL_FILES, *TEMP_PATTERNS])
         remove_stale_temporaries(triton_src)
         notices.append(write_presets(

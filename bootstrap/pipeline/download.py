@@ -148,7 +148,7 @@ class Meter:
             self._bar = None
 
 
-def _session(url: str) -> requests.Session:
+def session_for(url: str) -> requests.Session:
     from urllib.parse import urlsplit
 
     import requests
@@ -196,7 +196,7 @@ def download(url: str, dest: Path, *, sha256: str | None, console: Console | Non
     part = _Part(dest.with_name(dest.name + ".part"))
     resumed_from, received, attempts, problem = part.size, 0, 0, ""
     meter = Meter(label, console)
-    session = _session(url)
+    session = session_for(url)
     try:
         while True:
             if attempts > retries:

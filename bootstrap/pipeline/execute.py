@@ -30,30 +30,28 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
 from bootstrap.core import remembered
-from bootstrap.core.errors import CheckFailed, CommandFailed, MismatchError
+from bootstrap.core.errors import CommandFailed, MismatchError
 from bootstrap.core.runner import PlannedCommand, Runner
 from bootstrap.git.checkouts import CheckoutReport, ensure_checkout
 from bootstrap.git.layout import TRITON_LLVM_FORK
 from bootstrap.pipeline import checkout_files, install, llvm_builds, llvm_steps, offline
 from bootstrap.pipeline.buildtree import triton_cmake_dirs
-from bootstrap.pipeline.facts import TOOLS_CACHE, VENV_MARKER, SetupFacts, refresh
+from bootstrap.pipeline.facts import TOOLS_CACHE, VENV_MARKER, SetupFacts, history_of, refresh
 from bootstrap.pipeline.fingerprints import Outcome, Records, StepStatus
 from bootstrap.pipeline.fresh_cache import start_fresh
 from bootstrap.pipeline.long_commands import ccache_counted, remote_failed_notice, run_streamed
 from bootstrap.pipeline.plan import PlannedStep, Record, SetupPlan, plan_setup, target_bin
 from bootstrap.pipeline.prerequisites import check_prerequisites
-from bootstrap.pipeline.provenance import Expected, verify_provenance
 from bootstrap.pipeline.recipe import Command
 from bootstrap.pipeline.report import SetupReport
-from bootstrap.pipeline.sanitizer import preload_env
 from bootstrap.pipeline.state import SetupState, write_state
 from bootstrap.pipeline.toolchain import remember_versions
+from bootstrap.pipeline.verify_step import run_verify
 
 if TYPE_CHECKING:
     from rich.console import Console
 
     from bootstrap.core.context import AppContext
-    from bootstrap.kernels.verify import Check
 
 BUILD_STEPS = ("llvm-configure", "llvm-build", "triton-install")
 
@@ -135,10 +133,12 @@ class Execution:
                 remember_versions(self.facts.toolchain, ws.state / TOOLS_CACHE)
             llvm_builds.link_reused(self.facts.llvm_folders.mine, self.plan.llvm)
             self.report.notices += checkout_files.write_local_files(
-                ws, self.facts.triton.path, self.plan.presets, self.plan.llvm, self.plan.jobs.compile)
+                ws, self.facts.triton.path, self.plan.presets, self.plan.llvm, self.plan.jobs.compile,
+                adopted=self.facts.triton.adopted)
 
     def say_what_a_source_build_costs(self) -> None:
-        cost = llvm_steps.source_build_cost(self.facts.resources, self.plan.jobs, self.facts.settings.llvm_build_type)
+        cost = llvm_steps.source_build_cost(self.facts.resources, self.plan.jobs, self.facts.settings.llvm_build_type,
+                                            offer_prebuilt=self.facts.llvm_source.auto is None)
         self.report.llvm["source_build_cost"] = cost
         if self.console is not None and not self.ctx.json:
             from rich.markup import escape
@@ -148,16 +148,32 @@ class Execution:
     def after(self, name: str) -> None:
         if self.dry_run:
             return
+        if name in ("llvm-build", "llvm-download") and self.facts.llvm_source.auto is not None:
+            from bootstrap.pipeline.llvm_auto import remember_choice
+
+            remember_choice(self.ctx.workspace.state, self.facts.pins.llvm_commit,
+                            "source" if name == "llvm-build" else "prebuilt")
         if name == "llvm-build":
             checkout_files.link_compile_commands(self.plan.llvm.build, self.plan.llvm.source)
         elif name == "triton-install":
-            dirs = triton_cmake_dirs(self.facts.setup_dir)
-            if dirs:
-                checkout_files.link_compile_commands(dirs[0], self.facts.triton.path)
+            self.editor_files()
             build = self.facts.offline
             if build is not None and build.place and self.facts.triton.path.is_dir():
-                checkout_files.exclude_locally(self.facts.triton.path, offline.excluded_paths(build))
+                if not self.facts.triton.adopted:
+                    checkout_files.exclude_locally(self.facts.triton.path, offline.excluded_paths(build))
                 offline.place_tools(self.facts.triton.path, build)
+
+    def editor_files(self) -> None:
+        """compile_commands.json linked at the root and a .clangd (where none is) in a checkout tritondev
+        made; your own clone gets nothing (its setup.py links compile_commands.json itself from 3.4 on;
+        `tritondev env --editor` prints the rest)."""
+        dirs = triton_cmake_dirs(self.facts.setup_dir)
+        if not dirs or self.facts.triton.adopted:
+            return
+        checkout_files.link_compile_commands(dirs[0], self.facts.triton.path)
+        if checkout_files.write_clangd(self.facts.triton.path, dirs[0]):
+            self.report.notices.append(f"wrote {self.facts.triton.path / '.clangd'}: clangd reads the compile"
+                                       f" commands of {dirs[0]}")
 
     def finish(self) -> None:
         facts, plan = self.facts, self.plan
@@ -201,7 +217,8 @@ def _checkout(run: Execution, step: PlannedStep) -> str | None:
     url = run.facts.pins.triton_url if facts.name == "triton" else run.facts.pins.llvm_url
     try:
         run.checkouts[facts.name] = ensure_checkout(facts.name, url, facts.commit, facts.path, run.runner,
-                                                    allow_dirty=s.allow_dirty, full_history=s.full_history)
+                                                    allow_dirty=s.allow_dirty, full_history=s.full_history,
+                                                    history=history_of(facts.name))
     except CommandFailed as exc:
         if facts.name == "llvm-project" and _not_in_repository(exc):
             raise _try_a_fork(run, exc) from None
@@ -301,65 +318,6 @@ def _install(run: Execution, step: PlannedStep) -> str | None:
     return None
 
 
-def _verify(run: Execution, step: PlannedStep) -> str | None:
-    if run.dry_run:
-        return None
-    facts, plan = run.facts, run.plan
-    expected = Expected(facts.triton.path, facts.setup_dir, plan.llvm.build,
-                        facts.llvm_source.expected_revision(facts.pins.llvm_commit), facts.pins.layout.version)
-    findings = verify_provenance(run.runner, plan.python, expected, run.ctx.workspace.state)
-    run.report.verify = {"provenance": findings}
-    if not findings["ok"]:
-        problems = "; ".join(str(p) for p in findings["problems"])  # type: ignore[attr-defined]
-        raise CheckFailed(f"the installed triton is not the one just built: {problems}",
-                          fix="run `tritondev setup` again; if it persists, `tritondev doctor` says more")
-    asan = run.ctx.settings.sanitize == "address"  # setup.py: "asan doesn't work with binaries that use the GPU"
-    tools = _runtime_tools(run)
-    kernel = _kernel_check(run.ctx, tools) if not (run.ctx.settings.skip_verify or asan) else None
-    if asan and not run.ctx.settings.skip_verify:
-        kernel = {"ok": True, "skipped": "GPU programs do not run under ASAN (--sanitize address)"}
-    if kernel is not None:
-        run.report.verify["kernels"] = kernel
-        if kernel.get("skipped"):
-            run.report.notices.append(f"kernel check skipped: {kernel['skipped']}")
-        if not kernel.get("ok"):
-            raise CheckFailed("the kernel check failed on the installed triton",
-                              fix="see `tritondev verify` for details")
-    return None
-
-
-def _runtime_tools(run: Execution) -> Check | None:
-    """For NVIDIA: the installed Triton finds ptxas by itself, as a fresh shell has it (else exit 1)."""
-    if run.ctx.settings.backend != "nvidia":
-        return None
-    from bootstrap.kernels.verify import runtime_tools
-
-    preload: dict[str, str] = {}
-    if run.ctx.settings.sanitize == "address":
-        dirs = triton_cmake_dirs(run.facts.setup_dir)
-        preload = preload_env(run.runner, dirs[0]) if dirs else {}
-    check = runtime_tools(run.ctx, run.plan.python, preload)
-    run.report.verify = {**(run.report.verify or {}), "tools": check.to_json()}
-    if not check.ok:
-        raise CheckFailed(check.summary, fix="see docs/setup-and-build.md (Offline builds); `tritondev verify` shows"
-                          " what Triton finds")
-    return check
-
-
-def _kernel_check(ctx: AppContext, tools: Check | None) -> dict[str, object] | None:
-    """The verify command's kernel check."""
-    from bootstrap.core.errors import ToolMissing
-    from bootstrap.kernels import verify as kernel_verify
-
-    try:
-        result = kernel_verify.run_verify(ctx, [], tools=tools)
-    except ToolMissing as exc:
-        # No torch or numpy in the target: the kernel check cannot run there; provenance stands.
-        return {"ok": True, "skipped": exc.message}
-    data = result.to_json()
-    return data if isinstance(data, dict) else {"ok": bool(result.ok)}
-
-
 HANDLERS: dict[str, Callable[[Execution, PlannedStep], str | None]] = {
     "venv": _venv,
     "checkout-triton": _checkout,
@@ -369,7 +327,7 @@ HANDLERS: dict[str, Callable[[Execution, PlannedStep], str | None]] = {
     "purge": _purge,
     "triton-requirements": _pip,
     "triton-install": _install,
-    "verify": _verify,
+    "verify": run_verify,
     **llvm_steps.HANDLERS,
 }
 

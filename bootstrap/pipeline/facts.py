@@ -31,6 +31,7 @@ from bootstrap.core.runner import PlannedCommand
 from bootstrap.core.settings import Settings
 from bootstrap.core.workspace import Workspace
 from bootstrap.git.checkouts import CheckoutReport, ensure_checkout
+from bootstrap.git.history import History
 from bootstrap.git.layout import llvm_projects
 from bootstrap.git.pins import Pins
 from bootstrap.pipeline import install, llvm_builds, llvm_source, llvm_steps
@@ -58,6 +59,7 @@ TRITON_USER_ENV = (
 # Steps whose records live in <workspace>/state/steps (the LLVM steps keep theirs in the build folder).
 RECORDED_STEPS = ("purge", "triton-requirements", "triton-install", "verify")
 VENV_MARKER = "venv-creating"  # our venv creation started and has not finished
+ADOPTED = "adopted"  # the checkout action of your own clone (--triton-src)
 TOOLS_CACHE = "tools.json"
 
 
@@ -74,6 +76,7 @@ class CheckoutFacts:
     report: CheckoutReport  # from the dry pass: action, HEAD now, local work
     commands: tuple[PlannedCommand, ...]  # what ensure_checkout would run (none: it is in place)
     edits: str = ""  # digest of the kept local changes ("" when the checkout will be clean)
+    summary: str = ""  # an adopted clone: its branch and what is uncommitted, in one line
 
     @property
     def path(self) -> Path:
@@ -85,8 +88,13 @@ class CheckoutFacts:
 
     @property
     def kept(self) -> bool:
-        """Local work kept as it stands (--allow-dirty)."""
-        return self.report.action == "dirty-kept"
+        """Built as it stands: local work kept (--allow-dirty), or your own clone (--triton-src)."""
+        return self.report.action in ("dirty-kept", ADOPTED)
+
+    @property
+    def adopted(self) -> bool:
+        """Your own clone (--triton-src): tritondev writes nothing into it."""
+        return self.report.action == ADOPTED
 
     @property
     def head(self) -> str:
@@ -168,12 +176,29 @@ def ignored_variables(offline: OfflineBuild | None, environ: Mapping[str, str] |
     return tuple(name for name in names if name in environ)
 
 
+def history_of(name: str) -> History:
+    """Triton's checkout has the history contributors need (log, bisect, rebase), LLVM's the pin."""
+    return "blobless" if name == "triton" else "pin"
+
+
+def observe_adopted(ctx: AppContext, root: Path) -> CheckoutFacts:
+    """Your own clone as it stands: nothing will run on it, its uncommitted files are the build's edits."""
+    from bootstrap.git.adopt import check_clone, inspect_clone
+
+    runner = ctx.runner.without_logs()
+    clone = inspect_clone(check_clone(root, runner), runner)
+    report = CheckoutReport(clone.root, clone.head, clone.head, clone.changes, (), ADOPTED)
+    return CheckoutFacts("triton", report, (), install.file_state(clone.root, clone.changes), clone.describe())
+
+
 def observe_checkout(ctx: AppContext, name: str, url: str, commit: str) -> CheckoutFacts:
     """The checkout after its step, from a dry pass of ensure_checkout (DirtyCheckout raised here)."""
+    if name == "triton" and ctx.settings.triton_src is not None:
+        return observe_adopted(ctx, ctx.settings.triton_src)
     dry = dataclasses.replace(ctx.runner, dry_run=True, quiet=True, history=[])
     s = ctx.settings
     report = ensure_checkout(name, url, commit, ctx.workspace.src / name, dry, allow_dirty=s.allow_dirty,
-                             full_history=s.full_history)
+                             full_history=s.full_history, history=history_of(name))
     commands = tuple(c for c in dry.history if not c.probe)
     kept = report.action == "dirty-kept"
     return CheckoutFacts(name, report, commands, install.file_state(report.path, report.dirty_files) if kept else "")
@@ -224,7 +249,8 @@ def gather_facts(ctx: AppContext) -> SetupFacts:
                                  cmake_minimum=pins.layout.cmake_minimum)
     triton = observe_checkout(ctx, "triton", pins.triton_url, pins.triton_commit)
     source = llvm_source.observe(s, pins, llvm_source.llvm_info_text(pins.layout.llvm_info, triton.path,
-                                                                      kept=triton.kept), ctx.runner)
+                                                                      kept=triton.kept), ctx.runner,
+                                 state=ws.state if ws.state.is_dir() else None, dry_run=ctx.dry_run)
     llvm = observe_checkout(ctx, "llvm-project", pins.llvm_url, pins.llvm_commit) if source.kind == SOURCE else None
     offline = plan_offline(s.offline, s.backend, pins.layout)
     projects = _kept_projects(triton, pins.layout.llvm_projects)

@@ -1,6 +1,8 @@
-"""Where the LLVM/MLIR that Triton builds against comes from: `--llvm source|prebuilt|PATH`.
+"""Where the LLVM/MLIR that Triton builds against comes from: `--llvm auto|source|prebuilt|PATH`.
 
-- source (the default): the pinned llvm-project commit, cloned and built (llvm-configure, llvm-build).
+- auto (the default): prebuilt when Triton has a package for the pin and this machine, else source
+  (bootstrap.pipeline.llvm_auto decides, asking the package host at most once per pin).
+- source: the pinned llvm-project commit, cloned and built (llvm-configure, llvm-build).
 - prebuilt: the package Triton's CI built for the pin, named and checked as Triton's own setup.py
   (<= 3.6) and python/build_helpers.py (>= 3.7) do: `llvm-<hash8>-<suffix>-<build_number>.tar.gz`
   with `sha256sum[<suffix>]` from cmake/llvm-info.json (>= 3.8), `llvm-<hash8>-<suffix>.tar.gz`
@@ -17,7 +19,6 @@ from __future__ import annotations
 import dataclasses
 import difflib
 import os
-import platform
 import re
 from collections.abc import Mapping
 from dataclasses import dataclass, field
@@ -29,28 +30,32 @@ from bootstrap.core.fsutil import parse_json, read_regular_text
 from bootstrap.core.redact import redact
 from bootstrap.pipeline import recipe as P
 from bootstrap.pipeline.buildtree import read_vcs_revision
+from bootstrap.pipeline.llvm_host import SUFFIX_ENV, Host, detect_host, host_suffix, os_release_id
 from bootstrap.pipeline.llvm_requirements import era_missing
+
+__all__ = ["SUFFIX_ENV", "Host", "detect_host", "host_suffix", "os_release_id"]
 
 if TYPE_CHECKING:
     from bootstrap.core.runner import Runner
     from bootstrap.core.settings import Settings
     from bootstrap.git.pins import Pins
+    from bootstrap.pipeline.llvm_auto import AutoDecision
 
+AUTO = "auto"
 SOURCE = "source"
 PREBUILT = "prebuilt"
 PATH = "path"
-SUFFIX_ENV = "TRITON_LLVM_SYSTEM_SUFFIX"
+WORDS = (AUTO, SOURCE, PREBUILT)
 LLVM_INFO = "cmake/llvm-info.json"
 _HEX40 = re.compile(r"^[0-9a-f]{40}$")
 _HEX64 = re.compile(r"^[0-9a-f]{64}$")
-_SUFFIX = re.compile(r"^[a-z0-9][a-z0-9_-]{0,63}$")  # it becomes part of a file name
 
 
 # -- the settings --------------------------------------------------------------------------------
 
 
 def parse_setting(name: str, text: str) -> str:
-    """The value of `llvm` (source, prebuilt, or an absolute path) or `llvm_prebuilt_url` (an
+    """The value of `llvm` (auto, source, prebuilt, or an absolute path) or `llvm_prebuilt_url` (an
     http(s) base URL without a trailing slash); ValueError saying what is wrong."""
     if name == "llvm_prebuilt_url":
         if not re.match(r"^https?://[^/\s]+(/\S*)?$", text):
@@ -66,17 +71,17 @@ def parse_setting(name: str, text: str) -> str:
             raise ValueError("the URL names no host")
         return text.rstrip("/")
     lowered = text.lower()
-    if lowered in (SOURCE, PREBUILT):
+    if lowered in WORDS:
         return lowered
     if "/" in text or text.startswith("~") or text in (".", ".."):
         return str(Path(os.path.expanduser(text)).absolute())
-    close = difflib.get_close_matches(lowered, [SOURCE, PREBUILT], n=1, cutoff=0.6)
+    close = difflib.get_close_matches(lowered, list(WORDS), n=1, cutoff=0.6)
     hint = f" (did you mean '{close[0]}'?)" if close else " (a path needs a '/', e.g. ./build)"
-    raise ValueError(f"expected source, prebuilt or the path of an LLVM build{hint}")
+    raise ValueError(f"expected auto, source, prebuilt or the path of an LLVM build{hint}")
 
 
 def kind_of(value: str) -> str:
-    return value if value in (SOURCE, PREBUILT) else PATH
+    return value if value in WORDS else PATH
 
 
 # -- cmake/llvm-info.json ------------------------------------------------------------------------
@@ -119,70 +124,6 @@ def parse_llvm_info(text: str, where: str = LLVM_INFO) -> LlvmInfo:
     return LlvmInfo(llvm_hash.strip().lower(), number, good, malformed)
 
 
-# -- the platform suffix ---------------------------------------------------------------------------
-
-
-@dataclass(frozen=True)
-class Host:
-    system: str  # platform.system(): Linux, Darwin, ...
-    machine: str  # platform.machine(): x86_64, aarch64, arm64, ...
-    glibc: tuple[int, int] | None  # None: not glibc (musl, macOS)
-    os_release: str = ""  # /etc/os-release
-
-
-def detect_host() -> Host:
-    glibc = None
-    try:
-        words = os.confstr("CS_GNU_LIBC_VERSION") or ""  # "glibc 2.36"
-    except (AttributeError, ValueError, OSError):
-        words = ""
-    match = re.match(r"^glibc (\d+)\.(\d+)", words)
-    if match:
-        glibc = (int(match.group(1)), int(match.group(2)))
-    try:
-        release = Path("/etc/os-release").read_text(errors="replace")
-    except OSError:
-        release = ""
-    return Host(platform.system(), platform.machine(), glibc, release)
-
-
-def os_release_id(text: str) -> str:
-    for line in text.splitlines():
-        if line.startswith("ID="):
-            return line[3:].strip().strip("\"'")
-    return ""
-
-
-def host_suffix(host: Host, version: str | None, environ: Mapping[str, str]) -> tuple[str | None, str]:
-    """(suffix, why) as Triton's setup.py / build_helpers.py of that version choose it; suffix None
-    when Triton publishes no package for this machine. Era rules: triton-build-eras.md §2."""
-    era = P.version_key(version)
-    chosen = environ.get(SUFFIX_ENV, "").strip()
-    if chosen and era >= (3, 5):
-        if not _SUFFIX.match(chosen):
-            raise ConfigError(f"{SUFFIX_ENV}={chosen!r} is not a package suffix such as ubuntu-x64",
-                              fix=f"unset {SUFFIX_ENV}, or set it to e.g. almalinux-x64")
-        return chosen, f"{SUFFIX_ENV}"
-    arch = {"x86_64": "x64", "arm64": "arm64", "aarch64": "arm64"}.get(host.machine)
-    ignored = f"; {SUFFIX_ENV} is ignored before Triton 3.5" if chosen else ""
-    if arch is None or host.system not in ("Linux", "Darwin"):
-        return None, f"Triton publishes no LLVM package for {host.system} {host.machine}"
-    if host.system == "Darwin":
-        return f"macos-{arch}", "macOS" + ignored
-    if arch == "arm64":
-        if era >= (3, 3) and os_release_id(host.os_release) == "almalinux":
-            return "almalinux-arm64", "AlmaLinux on arm64" + ignored
-        return "ubuntu-arm64", "Linux on arm64" + ignored
-    if host.glibc is None:
-        return None, "Triton's x64 LLVM packages need glibc (this C library is not glibc)"
-    shown = f"glibc {host.glibc[0]}.{host.glibc[1]}"
-    if host.glibc > (2, 28):
-        return "ubuntu-x64", f"{shown} > 2.28" + ignored
-    if host.glibc > (2, 17) or era >= (3, 6):  # 3.6 dropped the CentOS 7 package
-        return "almalinux-x64", f"{shown} <= 2.28" + ignored
-    return "centos-x64", f"{shown} <= 2.17" + ignored
-
-
 # -- the package ---------------------------------------------------------------------------------
 
 
@@ -213,7 +154,7 @@ def package_for(info_text: str | None, pin: str, version: str | None, host: Host
     suffix, why = host_suffix(host, version, environ)
     if suffix is None:
         raise MismatchError(f"no prebuilt LLVM for this machine: {why}",
-                            fix="build LLVM from source: --llvm source (the default)")
+                            fix="build LLVM from source: --llvm source")
     if info_text is None:  # cmake/llvm-hash.txt era: no build number, no sums
         return Package(f"llvm-{pin[:8]}-{suffix}", f"{base_url}/llvm-{pin[:8]}-{suffix}.tar.gz", None, suffix, pin,
                        None, why)
@@ -331,11 +272,12 @@ def precheck(settings: Settings) -> None:
 class LlvmSourceFacts:
     """The LLVM setup builds Triton against, as far as it is known before anything runs."""
 
-    kind: str = SOURCE  # source | prebuilt | path
+    kind: str = SOURCE  # source | prebuilt | path (auto has decided for one of the first two)
     package: Package | None = None  # prebuilt
     tree: TreeReport | None = None  # path
     accepted_revision: str | None = None  # the revision verify requires; None: the pin
     notices: tuple[str, ...] = field(default=())
+    auto: AutoDecision | None = None  # --llvm auto: what it chose and why
 
     def expected_revision(self, pin: str) -> str:
         return self.accepted_revision or pin
@@ -346,6 +288,8 @@ class LlvmSourceFacts:
             data["package"] = self.package.to_json()
         if self.tree is not None:
             data["tree"] = self.tree.to_json()
+        if self.auto is not None:
+            data["auto"] = {"choice": self.auto.choice, "why": self.auto.why, "line": self.auto.line()}
         return data
 
 
@@ -366,23 +310,51 @@ def ask_llvm_config(tree: TreeReport, runner: Runner) -> TreeReport:
 
 
 def observe(settings: Settings, pins: Pins, info_text: str | None, runner: Runner,
-            environ: Mapping[str, str] | None = None) -> LlvmSourceFacts:
-    """The LLVM source setup will use. Raises (before anything is created) when it cannot serve."""
+            environ: Mapping[str, str] | None = None, *, state: Path | None = None,
+            dry_run: bool = False) -> LlvmSourceFacts:
+    """The LLVM source setup will use. Raises (before anything is created) when it cannot serve.
+
+    state: the workspace's state folder, where --llvm auto remembers what it learnt."""
     environ = os.environ if environ is None else environ
     kind = kind_of(settings.llvm)
+    if kind == AUTO:
+        return _observe_auto(settings, pins, info_text, environ, state, dry_run)
     if kind == SOURCE:
         return LlvmSourceFacts()
     if kind == PREBUILT:
         version = pins.layout.version or pins.triton_version
         package = package_for(info_text, pins.llvm_commit, version, detect_host(), environ, settings.llvm_prebuilt_url)
-        notices: tuple[str, ...] = () if package.sha256 else (
-            f"Triton {version or ''} publishes no sha256 for its LLVM packages (cmake/llvm-info.json came with 3.8):"
-            f" {package.archive} is unverified",)
-        return LlvmSourceFacts(PREBUILT, package=package, accepted_revision=package.llvm_hash, notices=notices)
+        return _prebuilt(package, version)
     tree = ask_llvm_config(inspect_tree(Path(settings.llvm)), runner)
     notices = judge_tree(tree, pins.llvm_commit, settings.backend, settings.allow_llvm_mismatch,
                          pins.layout.version or pins.triton_version)
     return LlvmSourceFacts(PATH, tree=tree, accepted_revision=tree.revision if notices else None, notices=notices)
+
+
+def _prebuilt(package: Package, version: str | None, auto: AutoDecision | None = None) -> LlvmSourceFacts:
+    notices: tuple[str, ...] = () if package.sha256 else (
+        f"Triton {version or ''} publishes no sha256 for its LLVM packages (cmake/llvm-info.json came with 3.8):"
+        f" {package.archive} is unverified",)
+    return LlvmSourceFacts(PREBUILT, package=package, accepted_revision=package.llvm_hash, notices=notices, auto=auto)
+
+
+def _observe_auto(settings: Settings, pins: Pins, info_text: str | None, environ: Mapping[str, str],
+                  state: Path | None, dry_run: bool) -> LlvmSourceFacts:
+    from bootstrap.pipeline.llvm_auto import no_package_reason, observe_auto
+
+    version = pins.layout.version or pins.triton_version
+    package: Package | None = None
+    why_not = ""
+    try:
+        package = package_for(info_text, pins.llvm_commit, version, detect_host(), environ, settings.llvm_prebuilt_url)
+    except MismatchError as exc:
+        why_not = no_package_reason(exc)
+    outcome = observe_auto(state or Path("/nonexistent"), pins.llvm_commit, package.url if package else None, why_not,
+                           offline=settings.offline, url_given=settings.source_of("llvm_prebuilt_url") != "default",
+                           dry_run=dry_run or state is None)
+    if outcome.decision.choice == PREBUILT and package is not None:
+        return _prebuilt(package, version, outcome.decision)
+    return LlvmSourceFacts(auto=outcome.decision)
 
 
 def llvm_info_text(at_pin: str | None, checkout: Path, *, kept: bool) -> str | None:

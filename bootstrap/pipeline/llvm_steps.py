@@ -84,14 +84,15 @@ def prebuilt_or_tree_step(source: LlvmSourceFacts, where: llvm_builds.LlvmLocati
     return StepDecision("llvm-use", inputs, True, f"LLVM {str(tree.revision)[:12]} at {tree.path} (--llvm PATH)")
 
 
-def source_build_cost(resources: Resources, jobs: Jobs, llvm_build_type: str) -> str:
+def source_build_cost(resources: Resources, jobs: Jobs, llvm_build_type: str, *, offer_prebuilt: bool = True) -> str:
     """What a cold LLVM source build costs here, and the way around it (shown before it starts)."""
     hours = llvm_build_hours(jobs.compile, llvm_build_type)
     took = f"about {hours * 60:.0f} minutes" if hours < 1.5 else f"about {hours:.1f} hours"
+    other = (" `--llvm prebuilt` uses Triton's own package for this pin instead (a download of minutes);"
+             if offer_prebuilt else "")
     return (f"LLVM/MLIR is built from source: {took} with {jobs.compile} compile jobs ({resources.cpus} cores,"
             f" {resources.mem_available / 2**30:.0f} GiB free; much less with a warm ccache) and about"
-            f" {LLVM_DISK.get(llvm_build_type, 60)} GiB of disk for a {llvm_build_type} build."
-            " `--llvm prebuilt` uses Triton's own package for this pin instead (a download of minutes);"
+            f" {LLVM_DISK.get(llvm_build_type, 60)} GiB of disk for a {llvm_build_type} build.{other}"
             " see docs/llvm-sources.md")
 
 
@@ -147,6 +148,17 @@ def run_download(run: Execution, step: PlannedStep) -> str | None:
     package = run.facts.llvm_source.package
     if package is None or run.dry_run:
         return None
+    if run.facts.llvm_source.auto is None:
+        return _download(run, package)
+    from bootstrap.pipeline.llvm_auto import PrebuiltUnavailable
+
+    try:
+        return _download(run, package)
+    except (ExternalError, MismatchError) as exc:  # auto: never worse than --llvm source
+        raise PrebuiltUnavailable(package.url, exc.message) from None
+
+
+def _download(run: Execution, package: Package) -> str | None:
     folder = run.plan.llvm.build
     archive = folder.parent / package.archive
     run.report.llvm["download"] = _fetch(run, package, archive)

@@ -138,6 +138,8 @@ def checkout_step(checkout: CheckoutFacts) -> PlannedStep:
     if commands:
         reason = f"{_CHECKOUT_WORK.get(checkout.report.action, 'updates it')} ({checkout.commit[:12]})"
         return _observed(f"checkout-{checkout.name}", inputs, False, reason, commands)
+    if checkout.adopted:
+        return _observed(f"checkout-{checkout.name}", inputs, True, f"your clone as it stands: {checkout.summary}")
     if checkout.kept:
         return _observed(f"checkout-{checkout.name}", inputs, True, "local work kept as it stands (--allow-dirty)")
     return _observed(f"checkout-{checkout.name}", inputs, True, f"at the pin {checkout.commit[:12]}")
@@ -344,7 +346,9 @@ def _notices(facts: SetupFacts, where: LlvmLocation) -> tuple[str, ...]:
         if checkout is None:
             continue
         report = checkout.report
-        if checkout.kept:
+        if checkout.adopted:
+            notices.append(f"building your clone {checkout.path} as it stands (--triton-src): {checkout.summary}")
+        elif checkout.kept:
             notices.append(f"{checkout.name} checkout differs from the pin ({len(report.dirty_files)} changed file(s),"
                            f" {len(report.local_commits)} local commit(s)); building it as it stands (--allow-dirty)")
     if where.reused_from and where.kind == "source":

@@ -18,6 +18,7 @@ from bootstrap.core.interpreter import WORKSPACE_VENV, first_python_on_path, own
 from bootstrap.pipeline import llvm_source
 from bootstrap.pipeline.execute import execute
 from bootstrap.pipeline.facts import gather_facts
+from bootstrap.pipeline.llvm_auto import AutoDecision, PrebuiltUnavailable, Probe, remember_answer
 from bootstrap.pipeline.report import SetupReport
 from bootstrap.pipeline.sanitizer import check_sanitizer
 
@@ -31,8 +32,8 @@ __all__ = ["SetupReport", "precheck", "run_setup"]
 
 def precheck(ctx: AppContext) -> None:
     """Inputs judged without writing anything, before the workspace is created or locked: a bad
-    --ccache-remote URL, a --llvm PATH that is no usable LLVM build, a --python (or TRITONDEV_PYTHON,
-    active env) that is not a working interpreter.
+    --ccache-remote URL, a --llvm PATH that is no usable LLVM build, a --triton-src that is no Triton
+    clone, a --python (or TRITONDEV_PYTHON, active env) that is not a working interpreter.
 
     The target is probed here once, through the context; setup asks the context again and gets the
     same answer without a second probe.
@@ -42,6 +43,10 @@ def precheck(ctx: AppContext) -> None:
 
         parse_remote_url(ctx.settings.ccache_remote)
     llvm_source.precheck(ctx.settings)  # --llvm PATH that is no LLVM build
+    if ctx.settings.triton_src is not None:  # --triton-src that is no Triton clone
+        from bootstrap.git.adopt import check_clone
+
+        check_clone(ctx.settings.triton_src, ctx.runner.without_logs())
     executable, origin = ctx.target_choice()
     if origin == WORKSPACE_VENV:
         # One spelling of the venv's interpreter whether or not it exists yet: the plan of a --dry-run
@@ -81,7 +86,26 @@ def run_setup(ctx: AppContext, console: Console | None) -> SetupReport:
             raise
         return unresolved_plan(ctx, exc)
     check_sanitizer(ctx.runner, facts.toolchain.cxx.path, facts.toolchain.clang_lld, ctx.settings.sanitize)
-    return execute(ctx, console, facts)
+    _say_llvm_choice(console, facts.llvm_source.auto)
+    try:
+        return execute(ctx, console, facts)
+    except PrebuiltUnavailable as exc:
+        # --llvm auto never fails where --llvm source would succeed: the package is remembered as
+        # unusable, and the same setup goes on with a source build (the steps done stay done).
+        remember_answer(ctx.workspace.state, exc.url, Probe("unusable", exc.why))
+        facts = gather_facts(ctx)
+        _say_llvm_choice(console, facts.llvm_source.auto)
+        return execute(ctx, console, facts)
+
+
+def _say_llvm_choice(console: Console | None, auto: AutoDecision | None) -> None:
+    """--llvm auto's choice and why, in one line on stderr (--json too), before anything is built."""
+    if auto is None or console is None:
+        return
+    from rich.markup import escape
+
+    head, _, rest = auto.line().partition(":")
+    console.print(f"[bold]{escape(head)}:[/bold]{escape(rest)}", highlight=False, soft_wrap=True)
 
 
 def unresolved_plan(ctx: AppContext, failure: TritondevError) -> SetupReport:

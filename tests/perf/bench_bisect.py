@@ -105,7 +105,7 @@ def measure(root: Path) -> list[dict[str, object]]:
     ws = root / "ws"
     (root / "check_add.py").write_text(CHECK_ADD)
     common = ["--workspace", str(ws), "--mirror", str(bw.world.git_root), "--jobs", "2", "--link-jobs", "2"]
-    _tritondev(["setup", *common, "--triton-commit", bw.triton.good], env, root)
+    _tritondev(["setup", *common, "--llvm", "source", "--triton-commit", bw.triton.good], env, root)
 
     constant_s, constant = _bisect(common, bw.triton.good, bw.triton.bad, env, root)
     bump_s, bump = _bisect(common, bw.bump.good, bw.bump.bad, env, root)

@@ -1,4 +1,6 @@
-"""Benchmark: fetching one pinned commit (what `ensure_checkout` does) against a full clone.
+"""Benchmark: fetching one pinned commit (LLVM's checkout), a blobless partial clone (Triton's
+checkout: every commit and tree, the pin's files) and a full clone, and moving each checkout to a
+newer pin.
 
 A repository with a long history of real content is generated with `git fast-import`: 3,000
 commits over a working set of 60 files, each commit editing or rewriting one file with text taken
@@ -31,6 +33,7 @@ from bootstrap.git.checkouts import ensure_checkout
 COMMITS = 3000
 WORKING_SET = 60
 BYTES_GOAL = 0.05  # a single-commit fetch moves at most 5% of a full clone's bytes
+BLOBLESS_GOAL = 0.5  # a blobless clone (history without old file contents) at most half a full clone's
 
 ENV = {
     **{k: v for k, v in os.environ.items() if not k.startswith("GIT_")},
@@ -87,6 +90,7 @@ def generate_repository(path: Path, commits: int = COMMITS) -> str:
     # Pack as a server would have it (deltas across history), so both sides are served fairly.
     subprocess.run(["git", "-C", str(path), "repack", "-adq", "--depth=50", "--window=10"], check=True, env=ENV)
     subprocess.run(["git", "-C", str(path), "config", "uploadpack.allowAnySHA1InWant", "true"], check=True, env=ENV)
+    subprocess.run(["git", "-C", str(path), "config", "uploadpack.allowFilter", "true"], check=True, env=ENV)
     (path / "git-daemon-export-ok").touch()
     return subprocess.run(
         ["git", "-C", str(path), "rev-parse", "main"], check=True, env=ENV, capture_output=True, text=True
@@ -208,9 +212,22 @@ def measure(root: Path) -> dict[str, float]:
         pinned_bytes = relay.reset()
 
         started = time.monotonic()
+        ensure_checkout("triton", url, pin, root / "blobless", Runner(quiet=True), history="blobless")
+        blobless_s = time.monotonic() - started
+        blobless_bytes = relay.reset()
+
+        started = time.monotonic()
         subprocess.run(["git", "clone", "-q", url, str(root / "full")], check=True, env=ENV)
         full_s = time.monotonic() - started
         full_bytes = relay.reset()
+
+        # A newer pin: the checkouts move to main's tip (500 commits later).
+        started = time.monotonic()
+        ensure_checkout("bench", url, tip, root / "pinned", Runner(quiet=True))
+        pinned_update_s, pinned_update_bytes = time.monotonic() - started, relay.reset()
+        started = time.monotonic()
+        ensure_checkout("triton", url, tip, root / "blobless", Runner(quiet=True), history="blobless")
+        blobless_update_s, blobless_update_bytes = time.monotonic() - started, relay.reset()
     finally:
         relay.close()
         daemon.terminate()
@@ -218,8 +235,14 @@ def measure(root: Path) -> dict[str, float]:
     return {
         "pinned_bytes": pinned_bytes,
         "full_bytes": full_bytes,
+        "blobless_bytes": blobless_bytes,
         "pinned_s": pinned_s,
         "full_s": full_s,
+        "blobless_s": blobless_s,
+        "pinned_update_bytes": pinned_update_bytes,
+        "blobless_update_bytes": blobless_update_bytes,
+        "pinned_update_s": pinned_update_s,
+        "blobless_update_s": blobless_update_s,
         "generate_s": generated,
     }
 
@@ -243,6 +266,34 @@ def run() -> list[dict[str, object]]:
             "measured": f"{m['pinned_s']:.2f} s vs {m['full_s']:.2f} s",
             "goal": "faster",
             "pass": m["pinned_s"] < m["full_s"],
+        },
+        *blobless_rows(m),
+    ]
+
+
+def blobless_rows(m: dict[str, float]) -> list[dict[str, object]]:
+    """Triton's checkout: history for log, bisect and rebase, against the depth-1 fetch it replaced."""
+    ratio = m["blobless_bytes"] / m["full_bytes"]
+    return [
+        {
+            "metric": f"blobless clone (all {COMMITS} commits and trees, the pin's files) vs depth 1 vs full: bytes",
+            "measured": f"{_mib(int(m['blobless_bytes']))} vs {_mib(int(m['pinned_bytes']))} vs"
+                        f" {_mib(int(m['full_bytes']))} ({ratio:.1%} of a full clone)",
+            "goal": f"<= {BLOBLESS_GOAL:.0%} of a full clone",
+            "pass": ratio <= BLOBLESS_GOAL,
+        },
+        {
+            "metric": "blobless clone vs depth 1 vs full: time",
+            "measured": f"{m['blobless_s']:.2f} s vs {m['pinned_s']:.2f} s vs {m['full_s']:.2f} s",
+            "goal": "faster than a full clone",
+            "pass": m["blobless_s"] < m["full_s"],
+        },
+        {
+            "metric": "move to a pin 500 commits newer: blobless vs depth 1 (bytes, time)",
+            "measured": f"{_mib(int(m['blobless_update_bytes']))} in {m['blobless_update_s']:.2f} s vs"
+                        f" {_mib(int(m['pinned_update_bytes']))} in {m['pinned_update_s']:.2f} s",
+            "goal": "at most twice depth 1's bytes (the new commits and trees come too)",
+            "pass": m["blobless_update_bytes"] <= 2 * m["pinned_update_bytes"],
         },
     ]
 

@@ -8,7 +8,9 @@
 - download throughput against plain `curl` of the same 256 MiB file from the same local server
   (tests/world/packages.py), median of interleaved runs (goal >= 0.9x);
 - the bytes a download resumed after a dropped connection fetches against the rest of the file
-  (goal <= 1.05x).
+  (goal <= 1.05x);
+- what `--llvm auto`'s decision costs before anything is built: one HEAD request to the package host
+  the first time for a pin, none once remembered, and how long an unreachable host delays it.
 
 Files live on tmpfs (/dev/shm) when it has room, so that both clients are measured, not the disk.
 
@@ -160,10 +162,55 @@ def _resumed(server: PackageServer, url: str, out: Path) -> dict[str, object]:
             "goal": "<= 1.05x", "pass": ratio <= 1.05 and got.size == BIG}
 
 
+AUTO_RUNS = 15
+
+
+def measure_auto(root: Path) -> list[dict[str, object]]:
+    """--llvm auto's check: requests made and time taken, first asked, remembered, host unreachable."""
+    import socket
+
+    from bootstrap.pipeline.llvm_auto import observe_auto
+
+    (root / "pkg").mkdir()
+    (root / "pkg" / "llvm-0123abcd-ubuntu-x64-1.tar.gz").write_bytes(b"x" * 1024)
+    server = PackageServer(root / "pkg").start()
+    pin, url = "0123abcd" + "0" * 32, server.url("llvm-0123abcd-ubuntu-x64-1.tar.gz")
+
+    def timed(state: Path, package_url: str) -> float:
+        started = time.perf_counter()
+        observe_auto(state, pin, package_url, "", offline=False, url_given=True, dry_run=False)
+        return time.perf_counter() - started
+
+    try:
+        before = len(server.served())
+        first, again = [], []
+        for i in range(AUTO_RUNS):
+            state = root / f"state-{i}"
+            state.mkdir()
+            first.append(timed(state, url))
+            again.append(timed(state, url))
+        requests = server.served()[before:]
+    finally:
+        server.stop()
+    with socket.socket() as closed:
+        closed.bind(("127.0.0.1", 0))
+        dead = f"http://127.0.0.1:{closed.getsockname()[1]}/llvm-builds/x.tar.gz"
+    unreachable = [timed(root / "state-0", dead) for _ in range(5)]
+    per_pin = len(requests) / AUTO_RUNS
+    return [{"metric": f"--llvm auto decision: requests per pin (first run, then remembered; {AUTO_RUNS} pins)",
+             "measured": f"{per_pin:.0f} HEAD, then {0 if all(r.method == 'HEAD' for r in requests) else '?'}",
+             "goal": "1, then 0", "pass": per_pin == 1 and all(r.method == "HEAD" for r in requests)},
+            {"metric": "--llvm auto decision: time (median; asked a local host / remembered / host unreachable)",
+             "measured": f"{statistics.median(first) * 1e3:.1f} ms / {statistics.median(again) * 1e3:.2f} ms /"
+                         f" {statistics.median(unreachable) * 1e3:.1f} ms",
+             "goal": "< 1 s each", "pass": max(statistics.median(v) for v in (first, again, unreachable)) < 1.0}]
+
+
 def run() -> list[dict[str, object]]:
     rows: list[dict[str, object]] = []
     scratch = _scratch()
     try:
+        rows += measure_auto(scratch)
         rows += measure_download(scratch)
     finally:
         shutil.rmtree(scratch, ignore_errors=True)

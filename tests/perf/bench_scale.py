@@ -77,7 +77,7 @@ def _workspace(root: Path, scale: ScaleWorld, name: str, jobs: Jobs | None, *ext
     ws = root / f"ws-{name}"
     given = ["--jobs", str(jobs.compile), "--link-jobs", str(jobs.link)] if jobs else []
     args = ["setup", "--workspace", str(ws), "--mirror", str(scale.world.git_root), "--triton-commit",
-            scale.triton_commit, "--build-type", BUILD_TYPE, *given, *extra, "--json"]
+            scale.triton_commit, "--build-type", BUILD_TYPE, "--llvm", "source", *given, *extra, "--json"]
     return Workspace(ws, env, args)
 
 

@@ -99,6 +99,7 @@ class Served:
     range: str | None
     status: int
     sent: int  # body bytes written to the socket
+    method: str = "GET"
 
 
 @dataclass
@@ -158,6 +159,8 @@ class PackageServer(LocalHttpServer):
                 served = None
                 try:
                     served = self._answer(body)
+                    if not body:
+                        served.method = "HEAD"
                 finally:
                     outer._record(served)
 

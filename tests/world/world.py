@@ -308,6 +308,7 @@ def era_flags(state: _TritonState) -> dict[str, bool]:
         "TRITON_HOME_ENV": version >= (3, 2),  # #4152 is in neither the 3.0 nor the 3.1 branch
         "LLD_PACKAGE": version >= (3, 5),  # third_party/amd finds lld's package (#7548)
         "GSAN_CLANGXX": version >= (3, 7),  # third_party/nvidia finds ${LLVM_SYSPATH}/bin/clang++ (#9568)
+        "GLUON": version >= (3, 4),  # the Makefile's test-gluon and NUM_PROCS (#7009, 3.4)
     }
 
 
@@ -367,6 +368,11 @@ def _triton_tree(repo: Path, state: _TritonState) -> None:
         _write(repo, "pyproject.toml", '[tool.yapf]\nbased_on_style = "pep8"\ncolumn_limit = 120\n')
         (repo / "scripts" / "build-llvm-project.sh").unlink()
         (repo / "python" / "triton" / "knobs.py").unlink()
+    if state.version_key < (3, 3):
+        # The Makefile (#5516, January 2025) and utils/generate-test-checks.py (#5289, December 2024)
+        # came after the 3.2 branch: 3.0 and 3.1 have neither.
+        (repo / "Makefile").unlink()
+        shutil.rmtree(repo / "utils")
     if json_pin:
         info = {
             "llvm_hash": state.llvm,

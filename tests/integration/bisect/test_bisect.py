@@ -35,7 +35,7 @@ def ws(bisect_world: BisectWorld, tmp_path_factory: pytest.TempPathFactory) -> d
     workspace = root / "ws"
     common = ["--workspace", str(workspace), "--mirror", str(bisect_world.world.git_root), "--jobs", "2",
               "--link-jobs", "2"]
-    proc = tritondev("setup", *common, "--triton-commit", bisect_world.triton.good, env=env)
+    proc = tritondev("setup", *common, "--llvm", "source", "--triton-commit", bisect_world.triton.good, env=env)
     assert proc.returncode == 0, proc.stderr[-3000:]
     for name, text in (("check_add.py", CHECK_ADD), ("check_name.py", CHECK_KERNEL_NAME), ("smoke.py", SMOKE)):
         (root / name).write_text(text)

@@ -56,9 +56,12 @@ def tritondev(*args: str, env: dict[str, str], cwd: Path | None = None, timeout:
 
 
 def setup_args(world: World, workspace: Path, label: str, *extra: str) -> list[str]:
-    """`setup` for the world's Triton commit `label`, from the world's bare repos as a mirror."""
+    """`setup` for the world's Triton commit `label`, from the world's bare repos as a mirror, building
+    the mini LLVM from source (`--llvm source`, unless `extra` names another `--llvm`): these tests are
+    about the source build, and the default `auto` would ask Triton's real package host first."""
+    llvm = [] if "--llvm" in extra else ["--llvm", "source"]
     return ["setup", "--workspace", str(workspace), "--mirror", str(world.git_root),
-            "--triton-commit", world.triton_commits[label], "--jobs", "2", "--link-jobs", "2", *extra]
+            "--triton-commit", world.triton_commits[label], "--jobs", "2", "--link-jobs", "2", *llvm, *extra]
 
 
 def setup_json(world: Any, workspace: Path, label: str, *extra: str, env: dict[str, str]) -> dict[str, Any]:

@@ -22,6 +22,7 @@ from tests.integration.build.harness import (
     checkout_state,
     commands,
     compile_commands,
+    git,
     installed_triton,
     path_without_clang,
     setup_args,
@@ -78,6 +79,25 @@ def test_from_nothing_to_installed_and_verified(root_json: dict[str, Any], world
     # The checkouts are exactly at their pins, with nothing untracked (our files are excluded locally).
     assert checkout_state(ws / "src/triton") == (sha, "")
     assert checkout_state(ws / "src/llvm-project") == (world.llvm_commit, "")
+
+
+def test_triton_has_history_on_a_branch_and_an_editor_setup(root_json: dict[str, Any], world: World) -> None:
+    """Triton's checkout: a blobless clone of every branch on `tritondev/<pin8>`, origin the mirror;
+    LLVM's: the pin alone. After the build, .clangd names the build folder (compile_commands.json is
+    linked beside it), and `env --editor` prints the same configuration."""
+    ws, sha = root_json["ws"], world.triton_commits["root-json"]
+    triton = ws / "src/triton"
+    assert git(triton, "symbolic-ref", "--short", "HEAD") == f"tritondev/{sha[:8]}"
+    assert git(triton, "rev-parse", "--is-shallow-repository") == "false"
+    assert git(triton, "rev-parse", "origin/main") == world.triton_branches["main"]
+    assert git(triton, "rev-parse", "origin/release/3.8.x") == world.triton_branches["release/3.8.x"]
+    assert git(triton, "config", "remote.origin.promisor") == "true"
+    assert git(ws / "src/llvm-project", "rev-parse", "--is-shallow-repository") == "true"
+    build = next((triton / "build").glob("cmake.*"))
+    clangd = (triton / ".clangd").read_text()
+    assert f"CompilationDatabase: {build}" in clangd and (build / "compile_commands.json").is_file()
+    editor = tritondev("env", "--editor", "--workspace", str(ws), env=root_json["env"])
+    assert editor.returncode == 0 and editor.stdout.endswith(clangd), editor.stderr
 
 
 def test_clang_and_ccache_were_used(root_json: dict[str, Any]) -> None:

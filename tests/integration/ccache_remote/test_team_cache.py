@@ -113,12 +113,12 @@ def test_a_builds_cold_and_fills_the_remote(team: dict[str, Any], world: World) 
 
 
 def test_a_plain_setup_remembers_how_the_workspace_was_set_up(team: dict[str, Any], world: World) -> None:
-    """A's setup was given --mirror and --triton-commit; a plain `setup` there uses them again (no
+    """A's setup was given --mirror, --triton-commit and --llvm; a plain `setup` there uses them again (no
     network: the mirror is local), and the password of the remote was not written down."""
     a = team["A"]
     ws, commit = a["ws"], world.triton_commits[LABEL]
     saved = json.loads((ws / "state" / "settings.json").read_text())["settings"]
-    assert saved == {"mirror": str(world.git_root), "triton_commit": commit}
+    assert saved == {"mirror": str(world.git_root), "triton_commit": commit, "llvm": "source"}
     report = _report(_run("setup", "--workspace", str(ws), "--dry-run", "--json", env=a["env"]))
     assert report["pins"]["triton_commit"] == commit
     assert report["pins"]["triton_commit_source"].startswith("workspace:")

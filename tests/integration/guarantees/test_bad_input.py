@@ -238,6 +238,17 @@ CASES: list[Case] = [
     Case("ir-diff-dumps-missing-json", ("ir", "diff", "{dump}", "{tmp}/no dump b", "--workspace", "{ws}", "--json"),
          USAGE, "does not exist", ir_dump, json=True),
     Case("test-lit-without-build", ("test", "lit", "--workspace", "{ws}"), USAGE, "no Triton build in workspace"),
+    Case("test-interpret-without-build-json", ("test", "interpret", "--workspace", "{ws}", "--json"), USAGE,
+         "no Triton build in workspace", json=True),
+    Case("test-lit-update-without-build", ("test", "lit", "--update", "{tmp}/x.mlir", "--workspace", "{ws}"),
+         USAGE, "no Triton build in workspace"),
+    # your own clone: --triton-src
+    Case("setup-triton-src-missing", (*SETUP, "--triton-src", "{tmp}/no clone here"), USAGE, "no such folder"),
+    Case("setup-triton-src-not-a-checkout-new-workspace",
+         ("setup", "--workspace", "{newws}", "--python", "{py}", "--triton-src", "{tmp}", "--json"), USAGE,
+         "is not a git checkout", new_workspace, json=True),
+    Case("setup-triton-src-with-a-commit", (*SETUP_T, "--triton-src", "{tmp}"), USAGE,
+         "--triton-src builds your clone at its own HEAD"),
     Case("test-lit-without-build-json", ("test", "lit", "TritonGPU/coalesce.mlir", "--workspace", "{newws}",
                                          "--json"), USAGE, "no Triton build in workspace", new_workspace, json=True),
 ]

@@ -17,6 +17,7 @@ import pytest
 from bootstrap.core.errors import WouldLoseData
 from bootstrap.core.runner import Runner
 from bootstrap.git.checkouts import ensure_checkout
+from bootstrap.git.history import History
 from tests.conftest import Cli
 from tests.integration.guarantees.conftest import ODD, Wheels, copy_venv, pip
 from tests.support.snapshot import diff, snapshot
@@ -219,12 +220,15 @@ def test_checkout_move_never_replaces_ignored_work(world: World, tmp_path: Path)
     assert report.head == new and (dest / "my-build" / "out.o").read_bytes() == b"\x00obj"
 
 
-def test_credentials_never_reach_the_disk(world: World, git_http_server: GitHttpServer, tmp_path: Path) -> None:
-    """A token in the repository URL: the clone works, and neither .git/config nor the log keeps it."""
+@pytest.mark.parametrize("history", ["pin", "blobless"])
+def test_credentials_never_reach_the_disk(world: World, git_http_server: GitHttpServer, tmp_path: Path,
+                                          history: History) -> None:
+    """A token in the repository URL: the clone works (a blobless one fetches its blobs through it too),
+    and neither .git/config nor the log keeps it."""
     url = git_http_server.url("triton").replace("http://", f"http://user:{SECRET}@")
     dest = tmp_path / "triton"
     logs = tmp_path / "logs"
-    report = ensure_checkout("triton", url, world.triton_commits["main"], dest, Runner(log_dir=logs))
+    report = ensure_checkout("triton", url, world.triton_commits["main"], dest, Runner(log_dir=logs), history=history)
     assert report.action == "cloned"
     leaked = [p for p in [*dest.joinpath(".git").rglob("*"), *logs.rglob("*")]
               if p.is_file() and SECRET.encode() in p.read_bytes()]

@@ -51,4 +51,5 @@ def make_upstream(root: Path, commits: int = 4) -> tuple[Path, list[str], str]:
     bare = root / "upstream.git"
     subprocess.run(["git", "clone", "-q", "--bare", str(work), str(bare)], env=ENV, check=True)
     git(bare, "config", "uploadpack.allowAnySHA1InWant", "true")
+    git(bare, "config", "uploadpack.allowFilter", "true")  # as GitHub: partial clones get only what they ask
     return bare, shas, release

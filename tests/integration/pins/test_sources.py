@@ -35,6 +35,34 @@ def test_new_checkout_fetches_one_commit(tmp_path: Path, upstream: tuple[Path, l
     assert not dest.with_name("triton.partial").exists()
 
 
+def test_triton_history_is_a_blobless_clone_on_a_named_branch(tmp_path: Path,
+                                                              upstream: tuple[Path, list[str], str]) -> None:
+    """Every commit and tree (log, bisect, rebase work), only the pin's file contents, the branch
+    tritondev/<pin8>, origin the repository it came from; a new pin arrives through origin, its branch
+    made beside the old one."""
+    bare, shas, release = upstream
+    dest = tmp_path / "triton"
+    report = ensure_checkout("triton", str(bare), shas[2], dest, Runner(), history="blobless")
+    assert report.action == "cloned" and git(dest, "rev-parse", "HEAD") == shas[2]
+    assert git(dest, "symbolic-ref", "--short", "HEAD") == f"tritondev/{shas[2][:8]}"
+    assert git(dest, "rev-parse", "--is-shallow-repository") == "false"
+    assert git(dest, "rev-list", "--count", "origin/main") == str(len(shas))
+    assert git(dest, "rev-parse", "origin/release/1.x") == release
+    assert git(dest, "config", "remote.origin.promisor") == "true"
+    assert git(dest, "remote", "get-url", "origin") == str(bare)
+    missing = [line for line in git(dest, "rev-list", "--objects", "--missing=print", "--all").splitlines()
+               if line.startswith("?")]
+    assert missing, "a blobless clone has blobs of other commits missing until they are needed"
+    assert git(dest, "show", f"{shas[0]}:setup.py") == "print('v0')"  # fetched from origin when asked
+    assert git(dest, "status", "--porcelain") == ""
+    moved = ensure_checkout("triton", str(bare), shas[3], dest, Runner(), history="blobless")
+    assert moved.action == "fetched" and git(dest, "symbolic-ref", "--short", "HEAD") == f"tritondev/{shas[3][:8]}"
+    assert git(dest, "rev-parse", f"tritondev/{shas[2][:8]}") == shas[2]  # the old pin's branch stays
+    assert (dest / "setup.py").read_text() == "print('v3')\n"
+    back = ensure_checkout("triton", str(bare), shas[2], dest, Runner(), history="blobless")
+    assert back.action == "fetched" and git(dest, "symbolic-ref", "--short", "HEAD") == f"tritondev/{shas[2][:8]}"
+
+
 def test_rerun_is_up_to_date_and_fetches_nothing(tmp_path: Path, upstream: tuple[Path, list[str], str]) -> None:
     bare, shas, _ = upstream
     dest = tmp_path / "triton"

@@ -15,7 +15,7 @@ from bootstrap.git.layout import TritonLayout
 from bootstrap.git.pins import Pins
 from bootstrap.git.setup_py import SYSPATH_ALWAYS, SYSPATH_FROM_ENV, SYSPATH_NEVER, SetupPyArgs
 from bootstrap.pipeline import recipe as P
-from bootstrap.pipeline.facts import CheckoutFacts, SetupFacts, TargetFacts
+from bootstrap.pipeline.facts import CheckoutFacts, SetupFacts, TargetFacts, history_of
 from bootstrap.pipeline.fingerprints import StepRecord
 from bootstrap.pipeline.jobs import GIB, Resources
 from bootstrap.pipeline.llvm_builds import LlvmFolders, LlvmSite
@@ -70,7 +70,7 @@ def target_python() -> TargetPython:
 def clone_commands(name: str, commit: str) -> tuple[PlannedCommand, ...]:
     """What ensure_checkout runs for a new clone, from its own dry pass (a new clone needs no probe)."""
     runner = Runner(dry_run=True, quiet=True)
-    ensure_checkout(name, URL.format(name=name), commit, WS / "src" / name, runner)
+    ensure_checkout(name, URL.format(name=name), commit, WS / "src" / name, runner, history=history_of(name))
     return tuple(runner.history)
 
 

@@ -1,0 +1,38 @@
+"""What an editor needs for the Triton build: clangd's configuration and where the compile commands are.
+
+Upstream's setup.py links `compile_commands.json` at the checkout root (3.4 on; tritondev links it
+in a checkout it made, for every era); clangd finds it there by itself. A `.clangd` file names the
+build folder explicitly, as contributors write it by hand, so that clangd keeps working when the root
+link is missing or points at another build. tritondev writes it only into a checkout it made and
+only where there is none; for your own clone (`--triton-src`) `tritondev env --editor` prints it.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+
+CLANGD = ".clangd"
+COMPILE_COMMANDS = "compile_commands.json"
+MARK = "# Written by tritondev"
+
+
+@dataclass(frozen=True)
+class EditorConfig:
+    checkout: Path
+    build_dir: Path  # setup.py's cmake build folder, holding compile_commands.json
+
+    @property
+    def compile_commands(self) -> Path:
+        return self.build_dir / COMPILE_COMMANDS
+
+    def clangd(self) -> str:
+        """The .clangd text. Pure."""
+        return (f"{MARK} for {self.checkout}: clangd reads the compile commands of the Triton build.\n"
+                "CompileFlags:\n"
+                f"  CompilationDatabase: {self.build_dir}\n")
+
+    def to_json(self) -> dict[str, object]:
+        return {"checkout": str(self.checkout), "build_dir": str(self.build_dir),
+                "compile_commands": str(self.compile_commands), "clangd": self.clangd(),
+                "clangd_path": str(self.checkout / CLANGD)}

@@ -1,0 +1,127 @@
+"""`--llvm auto`: the pure rule, every branch; the memory file as outside input (any bytes read or
+ignored, never a crash); answers and choices written and read back."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from bootstrap.core.errors import MismatchError
+from bootstrap.pipeline.llvm_auto import (
+    MEMORY,
+    AutoDecision,
+    Memory,
+    Probe,
+    forget_choice,
+    no_package_reason,
+    plan_auto,
+    read_memory,
+    remember_answer,
+    remember_choice,
+)
+
+PIN = "62b7cf9623fc310525f39ed69aaecc318a909731"
+URL = "https://oaitriton.blob.core.windows.net/public/llvm-builds/llvm-62b7cf96-ubuntu-x64-2.tar.gz"
+EMPTY = Memory({}, {})
+
+
+def decide(url: str | None = URL, *, no_package: str = "", offline: bool = False, url_given: bool = False,
+           memory: Memory = EMPTY, probe: Probe | None = None) -> AutoDecision:
+    return plan_auto(pin=PIN, url=url, no_package=no_package, offline=offline, url_given=url_given, memory=memory,
+                     probe=probe)
+
+
+def test_no_package_for_this_machine_or_pin_is_a_source_build_without_a_request() -> None:
+    decision = decide(None, no_package="Triton publishes no LLVM package for Linux riscv64")
+    assert (decision.choice, decision.ask) == ("source", False)
+    assert decision.line() == "llvm: auto -> source: no prebuilt package: Triton publishes no LLVM package for" \
+                              " Linux riscv64"
+
+
+def test_a_package_not_asked_about_yet_is_asked_once() -> None:
+    assert decide().ask
+    assert not decide(probe=Probe("present", "HTTP 200")).ask
+
+
+@pytest.mark.parametrize(("answer", "choice", "words"), [
+    ("present", "prebuilt", "exists"),
+    ("absent", "source", "publishes no package for this pin"),
+    ("unusable", "source", "could not be used here"),
+    ("unreachable", "source", "cannot be reached"),
+])
+def test_each_answer_of_the_server(answer: str, choice: str, words: str) -> None:
+    decision = decide(probe=Probe(answer, "detail"))  # type: ignore[arg-type]
+    assert decision.choice == choice and words in decision.why and not decision.ask
+
+
+def test_a_remembered_answer_needs_no_request() -> None:
+    memory = Memory({URL: Probe("absent", "HTTP 404")}, {})
+    decision = decide(memory=memory)
+    assert (decision.choice, decision.ask) == ("source", False) and "HTTP 404" in decision.why
+
+
+def test_the_choice_kept_for_a_pin_wins_over_everything() -> None:
+    memory = Memory({URL: Probe("present", "HTTP 200")}, {PIN: "source"})
+    decision = decide(memory=memory)
+    assert decision.choice == "source" and "--llvm prebuilt switches" in decision.why
+    other = Memory({}, {"0" * 40: "source"})
+    assert decide(memory=other).ask  # another pin's choice says nothing about this one
+
+
+def test_offline_asks_nobody_unless_a_mirror_url_was_given() -> None:
+    assert (decide(offline=True).choice, decide(offline=True).ask) == ("source", False)
+    assert decide(offline=True, url_given=True).ask
+
+
+def test_credentials_in_the_package_url_never_reach_the_line() -> None:
+    secret = "https://user:hunter2@mirror.example/llvm-62b7cf96-ubuntu-x64-2.tar.gz"
+    decision = plan_auto(pin=PIN, url=secret, no_package="", offline=False, url_given=True, memory=EMPTY,
+                         probe=Probe("present", "HTTP 200"))
+    assert "hunter2" not in decision.line()
+
+
+def test_no_package_reason_drops_the_prefix() -> None:
+    exc = MismatchError("no prebuilt LLVM for this machine: Triton publishes no LLVM package for Linux s390x")
+    assert no_package_reason(exc) == "Triton publishes no LLVM package for Linux s390x"
+
+
+def test_answers_and_choices_round_trip(tmp_path: Path) -> None:
+    remember_answer(tmp_path, URL, Probe("present", "HTTP 200"))
+    remember_answer(tmp_path, URL + ".other", Probe("unreachable", "timed out"))  # not kept: it may pass
+    remember_choice(tmp_path, PIN, "prebuilt")
+    memory = read_memory(tmp_path)
+    assert memory.answers == {URL: Probe("present", "HTTP 200")} and memory.chosen == {PIN: "prebuilt"}
+    forget_choice(tmp_path, PIN)
+    assert read_memory(tmp_path).chosen == {}
+
+
+def test_nothing_is_written_where_there_is_no_state_folder(tmp_path: Path) -> None:
+    remember_answer(tmp_path / "missing", URL, Probe("present", "HTTP 200"))
+    remember_choice(tmp_path / "missing", PIN, "source")
+    assert not (tmp_path / "missing").exists()
+
+
+@settings(max_examples=60, deadline=None)
+@given(st.one_of(st.binary(max_size=300), st.recursive(
+    st.one_of(st.none(), st.booleans(), st.integers(), st.text(max_size=20)),
+    lambda inner: st.one_of(st.lists(inner, max_size=4), st.dictionaries(st.text(max_size=10), inner, max_size=4)),
+    max_leaves=20).map(lambda value: json.dumps({"answers": value, "chosen": value}).encode())))
+def test_any_memory_file_is_read_or_ignored(data: bytes) -> None:
+    import tempfile
+
+    with tempfile.TemporaryDirectory() as folder:
+        (Path(folder) / MEMORY).write_bytes(data)
+        memory = read_memory(Path(folder))
+    assert all(p.answer in ("present", "absent", "unusable") for p in memory.answers.values())
+    assert set(memory.chosen.values()) <= {"prebuilt", "source"}
+
+
+def test_a_fifo_as_the_memory_file_is_ignored_not_a_hang(tmp_path: Path) -> None:
+    import os
+
+    os.mkfifo(tmp_path / MEMORY)
+    assert read_memory(tmp_path) == Memory({}, {})
