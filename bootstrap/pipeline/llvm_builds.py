@@ -27,6 +27,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from bootstrap.core.fsutil import atomic_write_json, read_json
+from bootstrap.git.head import head_commit
 
 if TYPE_CHECKING:
     from bootstrap.pipeline.llvm_source import Package
@@ -51,6 +52,7 @@ class LlvmSite:
     configured: bool = False  # build.ninja is there
     source_ok: bool = False  # <source>/llvm/CMakeLists.txt is there (a build tree refers to its source tree)
     has_bin: bool = False  # bin/ is there (an unpacked package has no build.ninja)
+    source_head: str | None = None  # the commit the source checkout is at now (it may have moved on)
 
     @property
     def usable(self) -> bool:
@@ -66,7 +68,8 @@ def read_site(build: Path, source: Path | None) -> LlvmSite:
         source = Path(named) if isinstance(named, str) and named.startswith("/") else None
     configured = (build / "build.ninja").is_file()
     source_ok = source is not None and (source / "llvm/CMakeLists.txt").is_file()
-    return LlvmSite(build, source, stamp, configured, source_ok, (build / "bin").is_dir())
+    head = head_commit(source) if source_ok and source is not None else None
+    return LlvmSite(build, source, stamp, configured, source_ok, (build / "bin").is_dir(), head)
 
 
 @dataclass(frozen=True)
@@ -106,18 +109,24 @@ class LlvmLocation:
     kind: str = "source"  # source: a build of a checkout; prebuilt: an unpacked package; path: --llvm PATH
 
 
-def locate(folders: LlvmFolders, llvm_src: Path, build_fp: str) -> LlvmLocation:
-    """This workspace's build folder for the key, or a finished one of another workspace. Pure."""
+def locate(folders: LlvmFolders, llvm_src: Path, build_fp: str, commit: str) -> LlvmLocation:
+    """This workspace's build folder for the key, or a finished one of another workspace. Pure.
+
+    Another workspace's build is used only while its source checkout is still at `commit`: a build
+    tree refers to its source tree's headers, so once that checkout moved on (an LLVM bump there),
+    compiling Triton against the build would read another LLVM's API.
+    """
     mine = folders.mine
     if folders.linked is not None:
         site = folders.linked
-        if site.stamp and site.usable and site.source is not None:
+        if site.stamp and site.usable and site.source is not None and site.source_head == commit:
             return LlvmLocation(site.build, site.source, str(site.build), site.stamp, site.configured)
-        return LlvmLocation(mine, llvm_src, None, unlink=True)  # the other workspace's build is gone
+        return LlvmLocation(mine, llvm_src, None, unlink=True)  # gone, or its checkout moved on
     if folders.own is not None:
         return LlvmLocation(mine, llvm_src, None, folders.own.stamp, folders.own.configured)
     for site in folders.registered:
-        if site.stamp.get("build_fingerprint") == build_fp and site.usable and site.source is not None:
+        if (site.stamp.get("build_fingerprint") == build_fp and site.usable and site.source is not None
+                and site.source_head == commit):
             return LlvmLocation(site.build, site.source, str(site.build), site.stamp, True, link_to=site.build)
     return LlvmLocation(mine, llvm_src, None)
 

@@ -323,7 +323,7 @@ def plan_setup(facts: SetupFacts) -> SetupPlan:
     else:
         mine = facts.llvm_folders.mine
         configure, build = llvm_inputs(facts, P.make_presets(preset_inputs(facts, jobs, mine, facts.llvm.path)))
-        where = locate(facts.llvm_folders, facts.llvm.path, fingerprint(build, {}))
+        where = locate(facts.llvm_folders, facts.llvm.path, fingerprint(build, {}), facts.pins.llvm_commit)
         presets = P.make_presets(preset_inputs(facts, jobs, where.build, where.source))
         llvm = [checkout_step(facts.llvm), *llvm_steps(facts, presets, where, configure, build)]
     steps: list[PlannedStep] = [s for s in (venv_step(facts),) if s is not None]

@@ -127,8 +127,8 @@ def test_an_llvm_build_of_another_workspace_is_reused(era: str) -> None:
     other = Path("/other/build/llvm") / first.presets.llvm_key
     stamp = {"configure_fingerprint": first.step("llvm-configure").fingerprint,
              "build_fingerprint": first.step("llvm-build").fingerprint, "source": "/other/src/llvm-project"}
-    site = LlvmSite(other, Path("/other/src/llvm-project"), stamp, True, True)
     facts = in_place(fresh(era))
+    site = LlvmSite(other, Path("/other/src/llvm-project"), stamp, True, True, source_head=facts.pins.llvm_commit)
     facts = dataclasses.replace(facts, llvm_folders=dataclasses.replace(facts.llvm_folders, registered=(site,)))
     plan = plan_setup(facts)
     assert plan.llvm.build == other and plan.llvm.link_to == other and plan.llvm.reused_from == str(other)
@@ -146,6 +146,23 @@ def test_an_llvm_build_of_another_workspace_is_reused(era: str) -> None:
     gone = dataclasses.replace(facts, llvm_folders=LlvmFolders(facts.llvm_folders.mine, None,
                                                                dataclasses.replace(site, configured=False)))
     assert plan_setup(gone).llvm.unlink and plan_setup(gone).llvm.build == facts.llvm_folders.mine
+
+
+@pytest.mark.parametrize("era", ERAS)
+def test_a_build_whose_checkout_moved_on_is_not_reused(era: str) -> None:
+    """Another workspace bumped its LLVM checkout after building: its build tree now refers to the
+    other commit's headers, so it is neither reused nor kept linked."""
+    first = plan_setup(in_place(fresh(era)))
+    other = Path("/other/build/llvm") / first.presets.llvm_key
+    stamp = {"configure_fingerprint": first.step("llvm-configure").fingerprint,
+             "build_fingerprint": first.step("llvm-build").fingerprint, "source": "/other/src/llvm-project"}
+    facts = in_place(fresh(era))
+    moved = LlvmSite(other, Path("/other/src/llvm-project"), stamp, True, True, source_head="1" * 40)
+    registered = dataclasses.replace(facts, llvm_folders=dataclasses.replace(facts.llvm_folders, registered=(moved,)))
+    assert plan_setup(registered).llvm.reused_from is None
+    assert plan_setup(registered).llvm.build == facts.llvm_folders.mine
+    linked = dataclasses.replace(facts, llvm_folders=LlvmFolders(facts.llvm_folders.mine, None, moved))
+    assert plan_setup(linked).llvm.unlink and plan_setup(linked).llvm.build == facts.llvm_folders.mine
 
 
 @pytest.mark.parametrize("era", ERAS)
