@@ -62,6 +62,46 @@ def _annotation(name: str) -> Any:
     raise ValueError(f"unknown shared option {name!r}: use a setting name or one of {', '.join(_FLAGS)}")
 
 
+# The common options, also accepted before the command name (`tritondev --workspace W doctor`).
+ROOT_OPTIONS = ("workspace", "python", "json", "dry_run", "verbose")
+# What the user gave before the command name, by option name (cli.main resets it for each run).
+_BEFORE_COMMAND: dict[str, Any] = {}
+
+
+def root_option(name: str) -> Any:
+    """The root command's option for common option `name`: the same names and help as the command's."""
+    if name in _FLAGS:
+        return _FLAGS[name]
+    setting = BY_NAME[name]
+    return typer.Option(setting.option, help=setting.option_help, metavar="PATH", show_default=False)
+
+
+def new_run() -> None:
+    _BEFORE_COMMAND.clear()
+
+
+def give_before_command(**given: Any) -> None:
+    """Record the common options given before the command name; None or False: not given."""
+    _BEFORE_COMMAND.update({name: value for name, value in given.items() if value not in (None, False)})
+
+
+def _option_name(name: str) -> str:
+    return BY_NAME[name].option if name in BY_NAME else "--" + name.replace("_", "-")
+
+
+def _merge_before_command(takes: tuple[str, ...], values: dict[str, Any]) -> None:
+    """The options given before the command name count as given to it, unless given after it as well
+    (the later one wins); one the command does not take is a usage error, as it would be after it."""
+    for name, value in _BEFORE_COMMAND.items():
+        if name not in takes:
+            from bootstrap.core.errors import UsageError
+
+            raise UsageError(f"this command has no option {_option_name(name)} (given before the command name)",
+                             fix="leave it out; `--help` after the command lists its options")
+        if values.get(name) in (None, False):
+            values[name] = value
+
+
 CommandBody = Callable[..., Any]
 
 
@@ -90,6 +130,7 @@ def command(
             arguments = signature.bind(**given)
             arguments.apply_defaults()
             values = dict(arguments.arguments)
+            _merge_before_command(takes, values)
             flags = {name: bool(values.pop(name)) for name in takes if name in _FLAGS}
             settings = {name: values.pop(name) for name in takes if name in BY_NAME}
             from bootstrap.core.context import make_context
@@ -110,7 +151,22 @@ def command(
             [*(p.replace(kind=keyword, annotation=hints[p.name]) for p in own), *added], return_annotation=None
         )
         invoke.__signature__ = signature  # type: ignore[attr-defined]
+        invoke.tritondev_takes = takes  # type: ignore[attr-defined]  # read by accepted_options
         invoke.__annotations__ = {p.name: p.annotation for p in signature.parameters.values()}
         return invoke
 
     return decorate
+
+
+def accepted_options(app: typer.Typer, prefix: str = "") -> dict[str, frozenset[str]]:
+    """Every command path of `app` ("doctor", "cache prune") and the shared options it takes, as written
+    on the command line (--workspace, --python, --json ...), for bootstrap.core.fixlines."""
+    found: dict[str, frozenset[str]] = {}
+    for info in app.registered_commands:
+        takes = getattr(info.callback, "tritondev_takes", None)
+        if info.name and takes is not None:
+            found[prefix + info.name] = frozenset(_option_name(name) for name in takes)
+    for group in app.registered_groups:
+        if group.name and group.typer_instance is not None:
+            found.update(accepted_options(group.typer_instance, f"{prefix}{group.name} "))
+    return found

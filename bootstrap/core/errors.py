@@ -42,11 +42,19 @@ class TritondevError(Exception):
         self.details = details
         self.reported = reported
 
+    @property
+    def shown_fix(self) -> str | None:
+        """The fix as the user sees it: a tritondev command in it repeats their --workspace/--python
+        (bootstrap.core.fixlines)."""
+        from bootstrap.core.fixlines import repeat_options
+
+        return repeat_options(self.fix)
+
     def to_json(self) -> dict[str, object]:
         return {
             "error": type(self).__name__,
             "message": self.message,
-            "fix": self.fix,
+            "fix": self.shown_fix,
             "exit_code": int(self.exit_code),
         }
 

@@ -186,7 +186,8 @@ def test_a_folder_of_the_users_is_never_deleted(checkout: Path, tmp_path: Path, 
     before = snapshot(home)
     result = launch(checkout, "--version", TRITONDEV_TOOL_VENV=str(venv))
     assert result.returncode == 2, result.stderr
-    assert f"tritondev: error: {venv} " in result.stderr and "fix: point TRITONDEV_TOOL_VENV at a new folder" in result.stderr
+    assert f"tritondev: error: {venv} " in result.stderr
+    assert "fix: point TRITONDEV_TOOL_VENV at a new folder" in result.stderr
     assert diff(before, snapshot(home)) == []
     assert not Path(f"{venv}.lock").exists()
 
@@ -223,7 +224,8 @@ def test_no_package_index_is_one_line_naming_pip_index_url(checkout: Path, tmp_p
     assert lines[0].startswith("tritondev: preparing its own environment"), lines
     assert lines[1] == (f"tritondev: error: installing tritondev's dependencies into {venv} needs a Python package "
                         "index, and pip reached none"), lines
-    assert lines[2].startswith("tritondev: fix: set PIP_INDEX_URL to a reachable index (a mirror) or PIP_FIND_LINKS"), lines
+    assert lines[2].startswith("tritondev: fix: set PIP_INDEX_URL to a reachable index (a mirror) or "
+                               "PIP_FIND_LINKS"), lines
     assert len(lines) == 3 and "Traceback" not in result.stderr
     assert not venv.exists()
     assert time.monotonic() - started < 600
