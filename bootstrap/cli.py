@@ -67,7 +67,7 @@ def _report_error(exc: TritondevError) -> None:
     from bootstrap.core import ui
     from bootstrap.core.context import CURRENT
 
-    if CURRENT.json and not ui.json_emitted():
+    if (CURRENT.json or _JSON_ASKED[0]) and not ui.json_emitted():
         ui.emit_json(exc.to_json())
     console = ui.err()  # masks credentials in everything it prints
     console.print(f"[bold red]error:[/bold red] {escape(_one_line(exc.message))}")

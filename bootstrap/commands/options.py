@@ -170,3 +170,50 @@ def accepted_options(app: typer.Typer, prefix: str = "") -> dict[str, frozenset[
         if group.name and group.typer_instance is not None:
             found.update(accepted_options(group.typer_instance, f"{prefix}{group.name} "))
     return found
+
+
+class OwnOptionsThenCommand(typer.core.TyperCommand):
+    """A command that runs another program: its own options first, then that program's command line.
+
+    The program's words start after `--`, or at the first word that is neither an option of ours nor
+    an option's value. An option before that which the command does not know is a usage error (exit 2,
+    with "did you mean"), never the start of the program's command line, and nothing after it is read
+    as ours (`tritondev run python k.py -v`: -v is the program's).
+    """
+
+    def parse_args(self, ctx: Any, args: list[str]) -> list[str]:
+        takes_value: dict[str, bool] = {}
+        for param in self.get_params(ctx):
+            if hasattr(param, "is_flag"):  # an option, not an argument
+                for name in [*param.opts, *param.secondary_opts]:
+                    takes_value[name] = not (param.is_flag or getattr(param, "count", False))
+        own, program = _split_own_options(args, takes_value, str(ctx.command_path))
+        return list(super().parse_args(ctx, [*own, "--", *program] if program is not None else own))
+
+
+def _split_own_options(
+    args: list[str], takes_value: dict[str, bool], command: str
+) -> tuple[list[str], list[str] | None]:
+    """(our options, the program's words or None when there are none); UsageError for an unknown option."""
+    i = 0
+    while i < len(args):
+        word = args[i]
+        if word == "--":
+            return args[:i], args[i + 1 :]
+        if not word.startswith("-") or word == "-":
+            return args[:i], args[i:]
+        name = word.partition("=")[0] if word.startswith("--") else word[:2]
+        if name not in takes_value:
+            import difflib
+
+            from bootstrap.core.errors import UsageError
+
+            close = difflib.get_close_matches(name, [n for n in takes_value if n.startswith("--")], n=1, cutoff=0.6)
+            hint = f" (did you mean {close[0]}?)" if close else ""
+            raise UsageError(
+                f"{command} has no option {name}{hint}",
+                fix=f"give only its own options before `--`, the command after it (see `{command} --help`)",
+            )
+        attached = "=" in word if word.startswith("--") else len(word) > 2
+        i += 2 if takes_value[name] and not attached else 1
+    return args, None

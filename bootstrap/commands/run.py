@@ -81,9 +81,9 @@ def run(ctx: AppContext, command: Command = None, dump_ir: DumpIr = False, dump_
 
 
 def register(app: typer.Typer) -> None:
-    # Everything after `--` is the command's. tritondev's own options are parsed wherever they stand
-    # before it; one it does not know lands in COMMAND, where _checked_command names it.
-    app.command("run", context_settings={"allow_extra_args": True, "ignore_unknown_options": True})(run)
+    # tritondev's own options come first; the command starts after `--` (or at its first word), and an
+    # option before it that run does not know is a usage error with "did you mean".
+    app.command("run", cls=options.OwnOptionsThenCommand)(run)
 
 
 _USAGE = "tritondev run [--python PATH] [--dump-ir] -- python my_kernel.py"
