@@ -46,6 +46,12 @@ def env(ctx: AppContext, dump_ir: DumpIr = False, shell: Shell = None) -> None:
         raise UsageError(f"unknown shell '{shell}'", fix=f"use --shell {' | '.join(SHELLS)}")
     values = collect_variables(ctx.workspace.env_file, dump_ir=dump_ir, backend=ctx.settings.backend)
     values.update(target_variables(ctx))
+    if not values:
+        from bootstrap.core import ui
+
+        # stdout stays empty, for eval; the reason goes where the user reads it.
+        ui.info(f"nothing to export: no {ctx.workspace.env_file} (doctor --fix writes one), no --dump-ir, and "
+                "python3 on PATH already is the target")
     sys.stdout.write(render_exports(values, shell or detect_shell(os.environ)))
     sys.stdout.flush()
 

@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import dataclasses
 import os
+import re
 import tempfile
 from collections.abc import Iterator, Mapping
 from contextlib import contextmanager
@@ -106,6 +107,18 @@ def probe_environment(ctx: AppContext, python: Path) -> dict[str, Any]:
             return event
     tail = (result.stdout + result.stderr).strip().splitlines()[-25:]
     raise CommandFailed(result.argv, result.returncode, None, tail)
+
+
+def describe_active(triton: dict[str, Any]) -> str:
+    """The backend Triton would run on, in words; Triton's own "0 active drivers ([]). There should only be
+    one." (triton/runtime/driver.py, on a machine without a GPU) said plainly. Pure."""
+    active = triton.get("active")
+    if active:
+        return f"{active['backend']}:{active['arch']} (warp {active['warp_size']})"
+    error = str(triton.get("active_error") or "")
+    if not error or re.search(r"\b0 active drivers\b", error):
+        return "none: Triton found no GPU driver it can use (no GPU here, or its driver library does not load)"
+    return f"none ({error})"
 
 
 def choose_mode(environment: dict[str, Any]) -> str:

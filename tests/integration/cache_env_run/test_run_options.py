@@ -59,3 +59,4 @@ def test_env_puts_a_named_target_first_on_path(cli: Cli, tmp_path: Path) -> None
     # The first python3 on PATH, found as the last resort, is what the shell finds anyway.
     found = cli("env", "--shell", "bash", env={"PATH": os.pathsep.join([str(python.parent), os.environ["PATH"]])})
     assert found.returncode == 0 and found.stdout == ""
+    assert "nothing to export: no " in found.stderr  # said where the user reads it, not in what eval reads
