@@ -14,13 +14,16 @@ if TYPE_CHECKING:
     from bootstrap.kernels.compile import CompileReport
 
 Signature = Annotated[
-    str,
+    Optional[str],  # noqa: UP045
     typer.Option(
         "--signature",
         "-s",
         help='Types of the non-constexpr arguments, e.g. "x_ptr=*fp32,y_ptr=*fp32:16,n=i32" '
         "(types: i1 i8 i16 i32 i64 u8 u16 u32 u64 fp16 bf16 fp32 fp64 fp8e4nv fp8e5 ...; *T pointer, "
-        "*kT read-only pointer, :16 multiple of 16).",
+        "*kT read-only pointer, :16 multiple of 16), or in order as triton.tools.compile takes them: "
+        '"*fp32:16, *fp32:16, i32, 1024" (a number is a constexpr value). Left out: the kernel\'s own '
+        "argument list is printed.",
+        show_default=False,
     ),
 ]
 Constexpr = Annotated[
@@ -51,7 +54,7 @@ KernelRef = Annotated[str, typer.Argument(metavar="FILE.py::KERNEL", help="The @
 def compile_(
     ctx: AppContext,
     kernel_ref: KernelRef,
-    signature: Signature,
+    signature: Signature = None,
     constexpr: Constexpr = None,
     target: Targets = None,
     out: Out = None,
