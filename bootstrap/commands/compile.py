@@ -88,9 +88,15 @@ def compile_(
         _render(report, verbose=ctx.verbose)
     if report.failed:
         first = report.failed[0]
+        retry = next((r for r in report.retries if r.target == first.target.label), None)
+        fix = ptxas_fix(first.tail) or "the compiler's message is above; fix the kernel or drop that --target"
+        if retry is not None:
+            fix = (f"no ptxas on this machine knows {retry.gpu_name} (Triton's: {retry.failed_with}; "
+                   f"tried {len(retry.tried)} more): install a CUDA toolkit whose ptxas knows it (its bin/ on PATH, "
+                   f"or CUDA_HOME), or upgrade Triton")
         raise ExternalError(
             f"Triton failed to compile {report.kernel} for {', '.join(r.target.label for r in report.failed)}",
-            fix=ptxas_fix(first.tail) or "the compiler's message is above; fix the kernel or drop that --target",
+            fix=fix,
             details="\n".join(first.tail[-25:]) or None,
             reported=ctx.json,
         )
@@ -135,6 +141,12 @@ def _render(report: CompileReport, *, verbose: bool) -> None:
             ui.note(f"{result.target.label}: {note}")
         for warning in result.warnings:
             ui.warn(f"{result.target.label}: {warning}")
+    for retry in report.retries:
+        for tried in retry.tried:
+            ui.note(f"{retry.target}: tried {tried}")
+        if retry.used:
+            ui.info(f"{retry.target}: to make Triton use {retry.used} for {retry.gpu_name} itself: "
+                    + "; ".join(retry.exports))
 
 
 def _resource_line(res: dict[str, int | None]) -> str:

@@ -7,7 +7,8 @@ from pathlib import Path
 
 from tests.integration.kernels.conftest import RunCli
 
-FULL = 'add_kernel(x_ptr, y_ptr, out_ptr, n, BLOCK: tl.constexpr): --signature "x_ptr=*fp32,y_ptr=*fp32,out_ptr=*fp32,n=i32"'
+FULL = ('add_kernel(x_ptr, y_ptr, out_ptr, n, BLOCK: tl.constexpr): '
+        '--signature "x_ptr=*fp32,y_ptr=*fp32,out_ptr=*fp32,n=i32"')
 
 
 def test_the_positional_form_compiles_what_the_named_form_does(tdv: RunCli, triton_python: Path, kernel_file: Path,
@@ -47,8 +48,9 @@ def test_a_partial_or_long_positional_signature_gets_the_full_list(tdv: RunCli, 
     partial = tdv("compile", ref, "-s", "*fp32:16, *fp32", "-t", "cuda:90", "-o", str(tmp_path / "o"),
                   "--python", str(triton_python))
     assert partial.returncode == 2
-    assert ('add_kernel(x_ptr, y_ptr, out_ptr, n, BLOCK: tl.constexpr): --signature '
-            '"x_ptr=*fp32:16,y_ptr=*fp32,out_ptr=*fp32,n=i32" --constexpr BLOCK=VALUE') in partial.stderr, partial.stderr
+    wanted = ('add_kernel(x_ptr, y_ptr, out_ptr, n, BLOCK: tl.constexpr): --signature '
+              '"x_ptr=*fp32:16,y_ptr=*fp32,out_ptr=*fp32,n=i32" --constexpr BLOCK=VALUE')
+    assert wanted in partial.stderr, partial.stderr
     long = tdv("compile", ref, "-s", "*fp32, *fp32, *fp32, i32, 1024, 7", "-t", "cuda:90", "-o", str(tmp_path / "o"),
                "--python", str(triton_python))
     assert long.returncode == 2
