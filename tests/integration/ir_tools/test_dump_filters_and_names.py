@@ -79,3 +79,20 @@ def test_run_dump_ir_keeps_the_users_kernel_filter(tmp_path: Path) -> None:
     assert "export MLIR_ENABLE_DUMP=mul_kernel" in shown.stdout
     alone = tritondev("env", "--kernel", "mul_kernel", "--workspace", str(tmp_path / "ws"), env=env)
     assert alone.returncode == 2 and "fix: add --dump-ir: --dump-ir --kernel mul_kernel" in alone.stderr
+
+
+def test_opt_on_an_empty_dump_says_it_is_empty_and_which_one(tmp_path: Path) -> None:
+    """A run that compiled nothing (here it fails at once) leaves a dump with no pass; opt names that dump and
+    what its run did, instead of calling the pass unknown."""
+    env = clean_environment(tmp_path / "home")
+    ws = tmp_path / "ws"
+    failed = tritondev("run", "--dump-ir", "--workspace", str(ws), "--", "false", env=env)
+    assert failed.returncode == 1
+    (dump,) = (ws / "dumps").iterdir()
+    proc = tritondev("opt", "tritongpu-coalesce", "--workspace", str(ws), env=env)
+    assert proc.returncode == 2, proc.stderr
+    assert (f"error: the dump {dump} (the newest in the workspace's dumps/) is empty: it holds no MLIR pass: its "
+            "command (`false`) exited with status 1") in proc.stderr
+    assert "unknown pass" not in proc.stderr
+    given = tritondev("opt", "tritongpu-coalesce", "--dump", str(dump), "--workspace", str(ws), env=env)
+    assert given.returncode == 2 and "(given with --dump) is empty" in given.stderr
