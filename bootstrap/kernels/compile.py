@@ -316,7 +316,7 @@ def run_plan(ctx: AppContext, plan: CompilePlan, extra_env: Mapping[str, str] | 
                 stream=True, on_line=driver.on_line, env=env,
             )
             if driver.error is not None:
-                raise_script_error(python, driver.error)
+                raise_script_error(ctx, python, driver.error)
             remaining = [t for t in remaining if t.label not in driver.targets]
             if result.returncode == 0 or not remaining:
                 break
@@ -358,12 +358,14 @@ def run_plan(ctx: AppContext, plan: CompilePlan, extra_env: Mapping[str, str] | 
     )
 
 
-def raise_script_error(python: Path, event: dict[str, Any]) -> None:
+def raise_script_error(ctx: AppContext, python: Path, event: dict[str, Any]) -> None:
     kind = event.get("kind")
     message = str(event.get("message") or "the compile script failed")
     tail = "\n".join(str(line) for line in event.get("tail") or []) or None
     if kind == "missing":
-        raise inside.missing_module_error(python, event)
+        from bootstrap.kernels import install_target
+
+        raise inside.missing_module_error(install_target(ctx), event)
     if kind in ("usage", "unsupported"):
         fix = event.get("fix") or "check FILE.py::KERNEL, --signature and --constexpr against the kernel's arguments"
         raise UsageError(message, fix=str(fix), details=tail)

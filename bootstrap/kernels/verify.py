@@ -27,6 +27,7 @@ from typing import TYPE_CHECKING, Any
 
 from bootstrap import inside
 from bootstrap.core.errors import CheckFailed, CommandFailed, ExternalError, UsageError
+from bootstrap.kernels import install_target
 from bootstrap.kernels.targets import DEFAULT_TARGETS, Target, parse_targets
 from bootstrap.pipeline.offline import SKIP_VARIABLES
 
@@ -97,7 +98,7 @@ def probe_environment(ctx: AppContext, python: Path) -> dict[str, Any]:
     for event in found:
         if event.get("event") == "error":
             if event.get("kind") == "missing":
-                raise inside.missing_module_error(python, event)
+                raise inside.missing_module_error(install_target(ctx), event)
             raise CheckFailed(
                 str(event.get("message")),
                 fix=f"reinstall Triton in {python} (tritondev purge, then tritondev setup), or see tritondev doctor",
@@ -127,7 +128,7 @@ def choose_mode(environment: dict[str, Any]) -> str:
     return "gpu" if torch.get("gpu") else "interpreter"
 
 
-def require_packages(python: Path, environment: dict[str, Any], mode: str) -> None:
+def require_packages(into: inside.InstallTarget, environment: dict[str, Any], mode: str) -> None:
     """torch (both modes) and numpy (the interpreter computes with it): ToolMissing naming the fix."""
     needed = [("torch", environment.get("torch"), environment.get("torch_error"))]
     if mode == "interpreter":
@@ -138,7 +139,7 @@ def require_packages(python: Path, environment: dict[str, Any], mode: str) -> No
                 " and by Triton's interpreter (no GPU here)" if module == "numpy" else ""
             )
             raise inside.missing_module_error(
-                python, {"module": module, "message": f"{error or module + ' is not installed'}; {why}"}
+                into, {"module": module, "message": f"{error or module + ' is not installed'}; {why}"}
             )
 
 
@@ -159,7 +160,7 @@ def run_kernels(ctx: AppContext, python: Path, mode: str) -> tuple[list[Check], 
         kind = event.get("event")
         if kind == "error":
             if event.get("kind") == "missing":
-                raise inside.missing_module_error(python, event)
+                raise inside.missing_module_error(install_target(ctx), event)
             checks.append(Check("kernels", False, str(event.get("message")), {"tail": event.get("tail") or []}))
         elif kind == "kernel":
             name = str(event.get("name"))
@@ -296,7 +297,7 @@ def _verify(ctx: AppContext, targets: list[Target], tools: Check | None) -> Veri
     python = ctx.target_python().executable
     environment = probe_environment(ctx, python)
     mode = choose_mode(environment)
-    require_packages(python, environment, mode)
+    require_packages(install_target(ctx, (environment.get("triton") or {}).get("version")), environment, mode)
     checks: list[Check] = []
     if ctx.settings.backend == "nvidia":
         checks.append(tools if tools is not None else runtime_tools(ctx, python))
