@@ -33,8 +33,12 @@ def setup(ctx: AppContext) -> None:
             report = run_setup(ctx, console)
     if ctx.json:
         ui.emit_json(report.to_json())
-        return
-    render(report)
+    else:
+        render(report)
+    if report.failure is not None:
+        # A dry run whose real run would certainly fail says so once, at the end, with the code it would end with.
+        report.failure.reported = ctx.json
+        raise report.failure
 
 
 def register(app: typer.Typer) -> None:
@@ -67,7 +71,8 @@ def render(report: object) -> None:
         if llvm:
             out.print(escape(f"# llvm: {llvm}"))
         for what, why in report.unresolved.items():
-            out.print(f"# not resolved: {escape(what)}: {escape(why)}")
+            shown = "the error below" if what == "pins" and report.failure is not None else why
+            out.print(f"# not resolved: {escape(what)}: {escape(shown)}")
         if report.unresolved:
             out.print(f"# tritondev setup --dry-run: target Python {escape(report.target_python)}; the rest of the "
                       "plan needs the pins")

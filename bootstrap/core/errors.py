@@ -99,6 +99,15 @@ class ExternalError(TritondevError):
     exit_code = ExitCode.EXTERNAL_FAILED
 
 
+class Offline(ExternalError):
+    """A host name that does not resolve: no network, or no DNS for it. Never retried (it will not go away
+    in seconds); exit 4 as every network failure. hosts: the names that did not resolve."""
+
+    def __init__(self, message: str, *, hosts: tuple[str, ...], fix: str | None = None) -> None:
+        super().__init__(message, fix=fix)
+        self.hosts = hosts
+
+
 class CommandFailed(TritondevError):
     """An external command exited non-zero (or timed out)."""
 

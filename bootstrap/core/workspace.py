@@ -12,6 +12,7 @@ Layout (documented in the README):
 
 from __future__ import annotations
 
+import errno
 import os
 from collections.abc import Iterator
 from contextlib import contextmanager
@@ -20,6 +21,8 @@ from pathlib import Path
 
 from bootstrap.core.errors import ConfigError, WorkspaceLocked
 from bootstrap.core.fsutil import exclusive_flock
+
+_WRITABLE = "choose a writable workspace with --workspace DIR or TRITONDEV_WORKSPACE"
 
 
 @dataclass(frozen=True)
@@ -69,6 +72,28 @@ class Workspace:
                 f"workspace {self.root} is not writable",
                 fix="choose a writable workspace with --workspace DIR or TRITONDEV_WORKSPACE",
             )
+
+    def check_creatable(self) -> None:
+        """What ensure() would say, found without creating anything: a dry run's view of the real run.
+
+        The first folder on the way that exists must be a folder, writable, on a writable filesystem."""
+        for folder in (self.root, self.logs, self.state):
+            existing = folder
+            while not os.path.lexists(existing) and existing != existing.parent:
+                existing = existing.parent
+            if existing == folder and folder.is_dir():
+                continue
+            if not existing.is_dir():
+                why = os.strerror(errno.ENOTDIR)  # as mkdir says it
+            elif os.statvfs(existing).f_flag & os.ST_RDONLY:
+                why = os.strerror(errno.EROFS)
+            elif not os.access(existing, os.W_OK | os.X_OK):
+                why = os.strerror(errno.EACCES)
+            else:
+                continue
+            raise ConfigError(f"cannot create workspace folder {folder}: {why}", fix=_WRITABLE)
+        if self.root.is_dir() and (not os.access(self.root, os.W_OK) or os.statvfs(self.root).f_flag & os.ST_RDONLY):
+            raise ConfigError(f"workspace {self.root} is not writable", fix=_WRITABLE)
 
     @contextmanager
     def lock(self, command: str) -> Iterator[None]:
