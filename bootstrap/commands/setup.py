@@ -14,7 +14,9 @@ if TYPE_CHECKING:
 
 @options.command(*options.EVERY_SETTING, "dry_run", "json", "verbose", writes_logs=True)
 def setup(ctx: AppContext) -> None:
-    """Purge other tritons, resolve pins, fetch sources, build LLVM/MLIR and Triton, install, verify.
+    """Resolve pins, fetch sources, build LLVM/MLIR, purge other tritons, build and install Triton, verify.
+
+    Installs into --python, else the active virtualenv or conda env, else <workspace>/venv (created then), and says which. Other Triton distributions are purged from it after the LLVM build, just before Triton is built and installed.
 
     A re-run with nothing changed does nothing and says so. A changed setting re-runs only what depends on it; an interrupted run resumes.
 

@@ -93,6 +93,18 @@ def test_second_run_reuses_venv_and_passes_exit_codes(checkout: Path) -> None:
     assert venv_python.stat().st_ino == before
 
 
+def test_a_link_to_the_launcher_finds_its_checkout(checkout: Path, tmp_path: Path) -> None:
+    """`ln -s <checkout>/shell/tritondev ~/.local/bin/tritondev`, as the README says: the link runs the
+    checkout's own venv, from any folder."""
+    link = tmp_path / "bin" / "tritondev"
+    link.parent.mkdir()
+    link.symlink_to(checkout / "shell" / "tritondev")
+    result = subprocess.run([str(link), "--version"], capture_output=True, text=True, env=_env(), cwd=tmp_path,
+                            timeout=900)
+    assert result.returncode == 0 and result.stderr == "", result.stderr
+    assert not (tmp_path / ".venv-tool").exists() and not (tmp_path / "bin" / ".venv-tool").exists()
+
+
 def test_the_launchers_own_variables_are_accepted_by_the_cli(checkout: Path) -> None:
     """TRITONDEV_TOOL_VENV and TRITONDEV_BOOTSTRAP_PYTHON are read by the launcher and passed on in the
     environment: the CLI must not call them unknown settings."""
