@@ -81,7 +81,9 @@ def compile_(
     values = {item.partition("=")[0].strip(): item.partition("=")[2].strip() for item in constexpr or []}
     out_dir = out if out is not None else Path("triton-out") / kernel
     run_options = {k: v for k, v in (("num_warps", num_warps), ("num_stages", num_stages)) if v is not None}
-    report = compile_kernel(ctx, Path(file_text), kernel, signature, values, targets, out_dir, run_options, config)
+    with ui.working(f"compile: {kernel} for {', '.join(t.label for t in targets)}", json=ctx.json):
+        report = compile_kernel(ctx, Path(file_text), kernel, signature, values, targets, out_dir, run_options,
+                                config)
     if ctx.json:
         ui.emit_json({**report.to_json(), "target_python": ctx.target_json()})
     else:

@@ -176,7 +176,10 @@ def retry_unknown_arch(ctx: AppContext, plan: CompilePlan, report: CompileReport
             if release is None or release in seen:
                 continue  # does not run, or the same release under another path
             seen.add(release)
-            narrowed = run_plan(ctx, _only(plan, result.target), dict.fromkeys(chosen.env, candidate))
+            from bootstrap.core import ui
+
+            with ui.working(f"compile: {result.target.label} again, with {candidate}", json=ctx.json):
+                narrowed = run_plan(ctx, _only(plan, result.target), dict.fromkeys(chosen.env, candidate))
             again = narrowed.results[0]
             if not again.ok:
                 retry.tried.append(f"{candidate} (CUDA {release}): Triton still failed: {headline(again.tail)}")

@@ -294,19 +294,25 @@ def run_verify(ctx: AppContext, targets: list[Target], *, keep_user_cache: bool 
 
 
 def _verify(ctx: AppContext, targets: list[Target], tools: Check | None) -> VerifyReport:
+    from bootstrap.core import ui
+
     python = ctx.target_python().executable
-    environment = probe_environment(ctx, python)
-    mode = choose_mode(environment)
-    require_packages(install_target(ctx, (environment.get("triton") or {}).get("version")), environment, mode)
-    checks: list[Check] = []
-    if ctx.settings.backend == "nvidia":
-        checks.append(tools if tools is not None else runtime_tools(ctx, python))
-    kernels, bandwidth = run_kernels(ctx, python, mode)
-    checks += kernels
-    chosen = list(targets) if targets else (parse_targets(DEFAULT_TARGETS) if mode == "interpreter"
-                                            else _gpu_target(environment))
-    if chosen:
-        checks.extend(compile_targets(fresh_shell(ctx), chosen))
+    with ui.working(f"verify: importing triton and torch in {python}", json=ctx.json) as say:
+        environment = probe_environment(ctx, python)
+        mode = choose_mode(environment)
+        require_packages(install_target(ctx, (environment.get("triton") or {}).get("version")), environment, mode)
+        checks: list[Check] = []
+        if ctx.settings.backend == "nvidia":
+            say("verify: asking Triton for its ptxas, as a fresh shell would")
+            checks.append(tools if tools is not None else runtime_tools(ctx, python))
+        say("verify: running the kernels " + ("on the GPU" if mode == "gpu" else "under Triton's interpreter"))
+        kernels, bandwidth = run_kernels(ctx, python, mode)
+        checks += kernels
+        chosen = list(targets) if targets else (parse_targets(DEFAULT_TARGETS) if mode == "interpreter"
+                                                else _gpu_target(environment))
+        if chosen:
+            say(f"verify: compiling ahead of time for {', '.join(t.label for t in chosen)}")
+            checks.extend(compile_targets(fresh_shell(ctx), chosen))
     return VerifyReport(
         python=str(python),
         environment=environment,
