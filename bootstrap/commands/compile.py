@@ -94,8 +94,9 @@ def compile_(
         fix = ptxas_fix(first.tail) or "the compiler's message is above; fix the kernel or drop that --target"
         if retry is not None:
             fix = (f"no ptxas on this machine knows {retry.gpu_name} (Triton's: {retry.failed_with}; "
-                   f"tried {len(retry.tried)} more): install a CUDA toolkit whose ptxas knows it (its bin/ on PATH, "
-                   f"or CUDA_HOME), or upgrade Triton")
+                   f"tried {len(retry.tried)} more): install a CUDA toolkit whose ptxas knows it and point "
+                   f"{' / '.join(retry.variables)} at that ptxas (compile finds it by itself in CUDA_HOME or on "
+                   "PATH), or upgrade Triton")
         raise ExternalError(
             f"Triton failed to compile {report.kernel} for {', '.join(r.target.label for r in report.failed)}",
             fix=fix,
