@@ -143,8 +143,6 @@ def main(argv: list[str] | None = None) -> None:
         code = int(exc.exit_code)
     except (typer.Abort, KeyboardInterrupt):
         code = _interrupted()
-    except typer.TyperException as exc:  # the option parser's errors (Typer >= 0.28 raises them as this)
-        code = _usage_error(exc, _JSON_ASKED[0])
     except typer.Exit as exc:
         code = _interrupted() if interrupted and exc.exit_code == ExitCode.INTERRUPTED else exc.exit_code
     except (BrokenPipeError, ui.StdoutClosed):
@@ -158,7 +156,7 @@ def main(argv: list[str] | None = None) -> None:
     except OSError as exc:
         code = _disk_full(exc) if exc.errno in _DISK_FULL else _internal_error(exc)
     except Exception as exc:
-        code = _internal_error(exc)
+        code = _usage_error(exc, _JSON_ASKED[0]) if _parser_error(exc) else _internal_error(exc)
     try:
         sys.stdout.flush()
     except BrokenPipeError:
@@ -196,18 +194,27 @@ def _json_requested(argv: list[str]) -> bool:
     return "--json" in head
 
 
-def _usage_error(exc: typer.TyperException, json: bool) -> int:
+def _parser_error(exc: Exception) -> bool:
+    """An error of the option parser: what Typer raises for a bad command line has an int `exit_code` and
+    `format_message()` (typer.TyperException from Typer 0.28; the same shape before). Recognised by that
+    shape, so that no private module of Typer is imported."""
+    return isinstance(getattr(exc, "exit_code", None), int) and callable(getattr(exc, "format_message", None))
+
+
+def _usage_error(exc: Exception, json: bool) -> int:
     """The option parser's error as every error is shown: one line, masked, a fix naming the help; with
     --json also as the one JSON document."""
     from bootstrap.core import ui
     from bootstrap.core.redact import redact
 
-    code = int(ExitCode.USAGE) if exc.exit_code == 2 else int(exc.exit_code)
+    exit_code = int(getattr(exc, "exit_code", 2))
+    code = int(ExitCode.USAGE) if exit_code == 2 else exit_code
     # A usage error knows the command it is about (click's Context, kept as `ctx`), for the help to name.
     context = getattr(exc, "ctx", None)
     command = str(getattr(context, "command_path", "") or "tritondev")
     possible = sorted(getattr(exc, "possibilities", None) or [])
-    message = f"{exc.message} (did you mean {' or '.join(possible)}?)" if possible else exc.format_message()
+    said = str(getattr(exc, "message", "") or exc)
+    message = f"{said} (did you mean {' or '.join(possible)}?)" if possible else str(exc.format_message())  # type: ignore[attr-defined]
     fix = f"`{command} --help` lists its options"
     sys.stderr.write(redact(f"error: {_one_line(message)}\nfix: {fix}\n"))
     if json and not ui.json_emitted():
