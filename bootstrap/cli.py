@@ -9,12 +9,12 @@ import errno
 import importlib
 import signal
 import sys
-from typing import Any
+from typing import Annotated, Optional
 
 import typer
 
 from bootstrap import __version__
-from bootstrap.commands import COMMAND_MODULES
+from bootstrap.commands import COMMAND_MODULES, options
 from bootstrap.core.errors import ExitCode, TritondevError
 
 # OSErrors that mean a full disk, not a bug in tritondev.
@@ -34,8 +34,14 @@ def _root(
     version: bool = typer.Option(
         False, "--version", callback=_version, is_eager=True, metavar="", help="Show the version and exit."
     ),
+    workspace: Annotated[Optional[str], options.root_option("workspace")] = None,  # noqa: UP045 - Typer, 3.10
+    python: Annotated[Optional[str], options.root_option("python")] = None,  # noqa: UP045
+    json: Annotated[bool, options.root_option("json")] = False,
+    dry_run: Annotated[bool, options.root_option("dry_run")] = False,
+    verbose: Annotated[bool, options.root_option("verbose")] = False,
 ) -> None:
-    """The options before the command name."""
+    """The options before the command name: --version, and the common ones, which count as given to the command."""
+    options.give_before_command(workspace=workspace, python=python, json=json, dry_run=dry_run, verbose=verbose)
 
 
 def build_app() -> typer.Typer:
@@ -61,14 +67,14 @@ def _report_error(exc: TritondevError) -> None:
     from bootstrap.core import ui
     from bootstrap.core.context import CURRENT
 
-    if CURRENT.json and not ui.json_emitted():
+    if (CURRENT.json or _JSON_ASKED[0]) and not ui.json_emitted():
         ui.emit_json(exc.to_json())
     console = ui.err()  # masks credentials in everything it prints
     console.print(f"[bold red]error:[/bold red] {escape(_one_line(exc.message))}")
     if exc.details:
         console.print(f"[dim]{escape(exc.details)}[/dim]")
     if exc.fix:
-        console.print(f"[bold]fix:[/bold] {escape(_one_line(exc.fix))}")
+        console.print(f"[bold]fix:[/bold] {escape(_one_line(exc.shown_fix or ''))}")
 
 
 def _one_line(text: str) -> str:
@@ -106,19 +112,8 @@ def _write_crash_log(exc: BaseException) -> str:
     return "(could not write a crash log)"
 
 
-def _click_exceptions() -> Any:
-    """Typer >= 0.20 vendors click as typer._click; older releases use click itself."""
-    try:
-        from typer._click import exceptions
-    except ImportError:  # pragma: no cover - older typer
-        from click import exceptions  # type: ignore[no-redef,import-not-found,unused-ignore]
-    return exceptions
-
-
 def main(argv: list[str] | None = None) -> None:
     """Console entry point: runs the app and turns every outcome into a documented exit code."""
-    click = _click_exceptions()
-
     code: int
     # Typer turns Ctrl-C into a silent exit status 130, which a command may also return for its child
     # (`tritondev run`); remembering the signal tells the two apart, so an interruption is always said.
@@ -133,8 +128,13 @@ def main(argv: list[str] | None = None) -> None:
     from bootstrap.core import ui
 
     ui.new_run()
+    options.new_run()
     try:
-        result = build_app()(args=argv, standalone_mode=False, prog_name="tritondev")
+        app = build_app()
+        from bootstrap.core import fixlines
+
+        fixlines.new_run(options.accepted_options(app))
+        result = app(args=argv, standalone_mode=False, prog_name="tritondev")
         code = result if isinstance(result, int) else 0
         if interrupted and code == ExitCode.INTERRUPTED:
             code = _interrupted()
@@ -143,8 +143,6 @@ def main(argv: list[str] | None = None) -> None:
         code = int(exc.exit_code)
     except (typer.Abort, KeyboardInterrupt):
         code = _interrupted()
-    except click.ClickException as exc:
-        code = _usage_error(exc, _JSON_ASKED[0])
     except typer.Exit as exc:
         code = _interrupted() if interrupted and exc.exit_code == ExitCode.INTERRUPTED else exc.exit_code
     except (BrokenPipeError, ui.StdoutClosed):
@@ -158,7 +156,7 @@ def main(argv: list[str] | None = None) -> None:
     except OSError as exc:
         code = _disk_full(exc) if exc.errno in _DISK_FULL else _internal_error(exc)
     except Exception as exc:
-        code = _internal_error(exc)
+        code = _usage_error(exc, _JSON_ASKED[0]) if _parser_error(exc) else _internal_error(exc)
     try:
         sys.stdout.flush()
     except BrokenPipeError:
@@ -196,20 +194,31 @@ def _json_requested(argv: list[str]) -> bool:
     return "--json" in head
 
 
-def _usage_error(exc: Any, json: bool) -> int:
-    """The option parser's error, masked; with --json also as the one JSON document."""
-    import io
+def _parser_error(exc: Exception) -> bool:
+    """An error of the option parser: what Typer raises for a bad command line has an int `exit_code` and
+    `format_message()` (typer.TyperException from Typer 0.28; the same shape before). Recognised by that
+    shape, so that no private module of Typer is imported."""
+    return isinstance(getattr(exc, "exit_code", None), int) and callable(getattr(exc, "format_message", None))
 
+
+def _usage_error(exc: Exception, json: bool) -> int:
+    """The option parser's error as every error is shown: one line, masked, a fix naming the help; with
+    --json also as the one JSON document."""
     from bootstrap.core import ui
     from bootstrap.core.redact import redact
 
-    code = int(ExitCode.USAGE) if exc.exit_code == 2 else int(exc.exit_code)
-    shown = io.StringIO()
-    exc.show(file=shown)
-    sys.stderr.write(redact(shown.getvalue()))
+    exit_code = int(getattr(exc, "exit_code", 2))
+    code = int(ExitCode.USAGE) if exit_code == 2 else exit_code
+    # A usage error knows the command it is about (click's Context, kept as `ctx`), for the help to name.
+    context = getattr(exc, "ctx", None)
+    command = str(getattr(context, "command_path", "") or "tritondev")
+    possible = sorted(getattr(exc, "possibilities", None) or [])
+    said = str(getattr(exc, "message", "") or exc)
+    message = f"{said} (did you mean {' or '.join(possible)}?)" if possible else str(exc.format_message())  # type: ignore[attr-defined]
+    fix = f"`{command} --help` lists its options"
+    sys.stderr.write(redact(f"error: {_one_line(message)}\nfix: {fix}\n"))
     if json and not ui.json_emitted():
-        ui.emit_json({"error": "UsageError", "message": exc.format_message(),
-                      "fix": "see the command's --help", "exit_code": code})
+        ui.emit_json({"error": "UsageError", "message": message, "fix": fix, "exit_code": code})
     return code
 
 

@@ -117,9 +117,8 @@ def reset(ctx: AppContext) -> None:
 def register(app: typer.Typer) -> None:
     bisect_app = typer.Typer(help="Find the first bad Triton or LLVM commit for a command, in few rebuilds.",
                              no_args_is_help=True)
-    extra = {"allow_extra_args": True, "ignore_unknown_options": True}
-    bisect_app.command("triton", context_settings=extra)(triton)
-    bisect_app.command("llvm", context_settings=extra)(llvm)
+    bisect_app.command("triton", cls=options.OwnOptionsThenCommand)(triton)
+    bisect_app.command("llvm", cls=options.OwnOptionsThenCommand)(llvm)
     bisect_app.command("resume")(resume)
     bisect_app.command("reset")(reset)
     app.add_typer(bisect_app, name="bisect")

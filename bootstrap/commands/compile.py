@@ -14,13 +14,16 @@ if TYPE_CHECKING:
     from bootstrap.kernels.compile import CompileReport
 
 Signature = Annotated[
-    str,
+    Optional[str],  # noqa: UP045
     typer.Option(
         "--signature",
         "-s",
         help='Types of the non-constexpr arguments, e.g. "x_ptr=*fp32,y_ptr=*fp32:16,n=i32" '
         "(types: i1 i8 i16 i32 i64 u8 u16 u32 u64 fp16 bf16 fp32 fp64 fp8e4nv fp8e5 ...; *T pointer, "
-        "*kT read-only pointer, :16 multiple of 16).",
+        "*kT read-only pointer, :16 multiple of 16), or in order as triton.tools.compile takes them: "
+        '"*fp32:16, *fp32:16, i32, 1024" (a number is a constexpr value). Left out: the kernel\'s own '
+        "argument list is printed.",
+        show_default=False,
     ),
 ]
 Constexpr = Annotated[
@@ -51,7 +54,7 @@ KernelRef = Annotated[str, typer.Argument(metavar="FILE.py::KERNEL", help="The @
 def compile_(
     ctx: AppContext,
     kernel_ref: KernelRef,
-    signature: Signature,
+    signature: Signature = None,
     constexpr: Constexpr = None,
     target: Targets = None,
     out: Out = None,
@@ -78,16 +81,25 @@ def compile_(
     values = {item.partition("=")[0].strip(): item.partition("=")[2].strip() for item in constexpr or []}
     out_dir = out if out is not None else Path("triton-out") / kernel
     run_options = {k: v for k, v in (("num_warps", num_warps), ("num_stages", num_stages)) if v is not None}
-    report = compile_kernel(ctx, Path(file_text), kernel, signature, values, targets, out_dir, run_options, config)
+    with ui.working(f"compile: {kernel} for {', '.join(t.label for t in targets)}", json=ctx.json):
+        report = compile_kernel(ctx, Path(file_text), kernel, signature, values, targets, out_dir, run_options,
+                                config)
     if ctx.json:
         ui.emit_json({**report.to_json(), "target_python": ctx.target_json()})
     else:
         _render(report, verbose=ctx.verbose)
     if report.failed:
         first = report.failed[0]
+        retry = next((r for r in report.retries if r.target == first.target.label), None)
+        fix = ptxas_fix(first.tail) or "the compiler's message is above; fix the kernel or drop that --target"
+        if retry is not None:
+            fix = (f"no ptxas on this machine knows {retry.gpu_name} (Triton's: {retry.failed_with}; "
+                   f"tried {len(retry.tried)} more): install a CUDA toolkit whose ptxas knows it and point "
+                   f"{' / '.join(retry.variables)} at that ptxas (compile finds it by itself in CUDA_HOME or on "
+                   "PATH), or upgrade Triton")
         raise ExternalError(
             f"Triton failed to compile {report.kernel} for {', '.join(r.target.label for r in report.failed)}",
-            fix=ptxas_fix(first.tail) or "the compiler's message is above; fix the kernel or drop that --target",
+            fix=fix,
             details="\n".join(first.tail[-25:]) or None,
             reported=ctx.json,
         )
@@ -132,6 +144,12 @@ def _render(report: CompileReport, *, verbose: bool) -> None:
             ui.note(f"{result.target.label}: {note}")
         for warning in result.warnings:
             ui.warn(f"{result.target.label}: {warning}")
+    for retry in report.retries:
+        for tried in retry.tried:
+            ui.note(f"{retry.target}: tried {tried}")
+        if retry.used:
+            ui.info(f"{retry.target}: to make Triton use {retry.used} for {retry.gpu_name} itself: "
+                    + "; ".join(retry.exports))
 
 
 def _resource_line(res: dict[str, int | None]) -> str:

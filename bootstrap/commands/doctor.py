@@ -55,6 +55,11 @@ def doctor(
 
     parsed_arch = parse_arch(arch) if arch is not None else None
     chosen = select(check or [], load_checks())  # validates names before anything runs
+    from bootstrap.core import fixlines
+
+    # A fix that says "tritondev doctor --fix" applies to what this run looked at.
+    narrowed = [w for name in check or [] for w in ("--check", name)]
+    fixlines.narrow("doctor", [*narrowed, "--arch", arch] if arch else narrowed)
     if list_checks:
         _list(chosen, ctx.json)
         return

@@ -15,10 +15,28 @@ DumpIr = Annotated[
     bool,
     options.flag(
         "--dump-ir",
-        help="Also TRITON_ALWAYS_COMPILE=1, MLIR_ENABLE_DUMP=1, TRITON_DISABLE_LINE_INFO=1 and "
-        "NVPTX_ENABLE_DUMP=1 (nvidia) or AMDGCN_ENABLE_DUMP=1 (amd).",
+        help="Also TRITON_ALWAYS_COMPILE=1, MLIR_ENABLE_DUMP=1 (a kernel's name already there is kept: Triton's "
+        "own filter), TRITON_DISABLE_LINE_INFO=1 and NVPTX_ENABLE_DUMP=1 (nvidia) or AMDGCN_ENABLE_DUMP=1 (amd).",
     ),
 ]
+DumpKernel = Annotated[
+    Optional[str],  # noqa: UP045
+    typer.Option("--kernel", help="With --dump-ir: dump only this kernel's passes (MLIR_ENABLE_DUMP=NAME)."),
+]
+
+
+def dump_kernel(dump_ir: bool, kernel: str | None) -> str | None:
+    """--kernel, which goes with --dump-ir only."""
+    if kernel is not None and not dump_ir:
+        from bootstrap.core.errors import UsageError
+
+        raise UsageError("--kernel chooses the kernel --dump-ir dumps",
+                         fix=f"add --dump-ir: --dump-ir --kernel {kernel}")
+    if kernel is not None and not kernel.strip():
+        from bootstrap.core.errors import UsageError
+
+        raise UsageError("--kernel is empty", fix="name a kernel, e.g. --dump-ir --kernel add_kernel")
+    return kernel
 # Typer needs Optional[...] at runtime on Python 3.10 for these annotations.
 Shell = Annotated[
     Optional[str],  # noqa: UP045
@@ -37,7 +55,8 @@ Editor = Annotated[
 
 
 @options.command("backend", "workspace", "python", reads_target=True)
-def env(ctx: AppContext, dump_ir: DumpIr = False, shell: Shell = None, editor: Editor = False) -> None:
+def env(ctx: AppContext, dump_ir: DumpIr = False, shell: Shell = None, kernel: DumpKernel = None,
+        editor: Editor = False) -> None:
     """Print exports for `eval "$(tritondev env)"` (fish: `tritondev env --shell fish | source`).
 
     The workspace env file's variables: the ptxas and cache settings `tritondev doctor --fix` proved.
@@ -58,8 +77,15 @@ def env(ctx: AppContext, dump_ir: DumpIr = False, shell: Shell = None, editor: E
         return
     if shell is not None and shell not in SHELLS:
         raise UsageError(f"unknown shell '{shell}'", fix=f"use --shell {' | '.join(SHELLS)}")
-    values = collect_variables(ctx.workspace.env_file, dump_ir=dump_ir, backend=ctx.settings.backend)
+    values = collect_variables(ctx.workspace.env_file, dump_ir=dump_ir, backend=ctx.settings.backend,
+                               kernel=dump_kernel(dump_ir, kernel))
     values.update(target_variables(ctx))
+    if not values:
+        from bootstrap.core import ui
+
+        # stdout stays empty, for eval; the reason goes where the user reads it.
+        ui.info(f"nothing to export: no {ctx.workspace.env_file} (doctor --fix writes one), no --dump-ir, and "
+                "python3 on PATH already is the target")
     sys.stdout.write(render_exports(values, shell or detect_shell(os.environ)))
     sys.stdout.flush()
 

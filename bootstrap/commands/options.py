@@ -62,6 +62,46 @@ def _annotation(name: str) -> Any:
     raise ValueError(f"unknown shared option {name!r}: use a setting name or one of {', '.join(_FLAGS)}")
 
 
+# The common options, also accepted before the command name (`tritondev --workspace W doctor`).
+ROOT_OPTIONS = ("workspace", "python", "json", "dry_run", "verbose")
+# What the user gave before the command name, by option name (cli.main resets it for each run).
+_BEFORE_COMMAND: dict[str, Any] = {}
+
+
+def root_option(name: str) -> Any:
+    """The root command's option for common option `name`: the same names and help as the command's."""
+    if name in _FLAGS:
+        return _FLAGS[name]
+    setting = BY_NAME[name]
+    return typer.Option(setting.option, help=setting.option_help, metavar="PATH", show_default=False)
+
+
+def new_run() -> None:
+    _BEFORE_COMMAND.clear()
+
+
+def give_before_command(**given: Any) -> None:
+    """Record the common options given before the command name; None or False: not given."""
+    _BEFORE_COMMAND.update({name: value for name, value in given.items() if value not in (None, False)})
+
+
+def _option_name(name: str) -> str:
+    return BY_NAME[name].option if name in BY_NAME else "--" + name.replace("_", "-")
+
+
+def _merge_before_command(takes: tuple[str, ...], values: dict[str, Any]) -> None:
+    """The options given before the command name count as given to it, unless given after it as well
+    (the later one wins); one the command does not take is a usage error, as it would be after it."""
+    for name, value in _BEFORE_COMMAND.items():
+        if name not in takes:
+            from bootstrap.core.errors import UsageError
+
+            raise UsageError(f"this command has no option {_option_name(name)} (given before the command name)",
+                             fix="leave it out; `--help` after the command lists its options")
+        if values.get(name) in (None, False):
+            values[name] = value
+
+
 CommandBody = Callable[..., Any]
 
 
@@ -90,6 +130,7 @@ def command(
             arguments = signature.bind(**given)
             arguments.apply_defaults()
             values = dict(arguments.arguments)
+            _merge_before_command(takes, values)
             flags = {name: bool(values.pop(name)) for name in takes if name in _FLAGS}
             settings = {name: values.pop(name) for name in takes if name in BY_NAME}
             from bootstrap.core.context import make_context
@@ -110,7 +151,69 @@ def command(
             [*(p.replace(kind=keyword, annotation=hints[p.name]) for p in own), *added], return_annotation=None
         )
         invoke.__signature__ = signature  # type: ignore[attr-defined]
+        invoke.tritondev_takes = takes  # type: ignore[attr-defined]  # read by accepted_options
         invoke.__annotations__ = {p.name: p.annotation for p in signature.parameters.values()}
         return invoke
 
     return decorate
+
+
+def accepted_options(app: typer.Typer, prefix: str = "") -> dict[str, frozenset[str]]:
+    """Every command path of `app` ("doctor", "cache prune") and the shared options it takes, as written
+    on the command line (--workspace, --python, --json ...), for bootstrap.core.fixlines."""
+    found: dict[str, frozenset[str]] = {}
+    for info in app.registered_commands:
+        takes = getattr(info.callback, "tritondev_takes", None)
+        if info.name and takes is not None:
+            found[prefix + info.name] = frozenset(_option_name(name) for name in takes)
+    for group in app.registered_groups:
+        if group.name and group.typer_instance is not None:
+            found.update(accepted_options(group.typer_instance, f"{prefix}{group.name} "))
+    return found
+
+
+class OwnOptionsThenCommand(typer.core.TyperCommand):
+    """A command that runs another program: its own options first, then that program's command line.
+
+    The program's words start after `--`, or at the first word that is neither an option of ours nor
+    an option's value. An option before that which the command does not know is a usage error (exit 2,
+    with "did you mean"), never the start of the program's command line, and nothing after it is read
+    as ours (`tritondev run python k.py -v`: -v is the program's).
+    """
+
+    def parse_args(self, ctx: Any, args: list[str]) -> list[str]:
+        takes_value: dict[str, bool] = {}
+        for param in self.get_params(ctx):
+            if hasattr(param, "is_flag"):  # an option, not an argument
+                for name in [*param.opts, *param.secondary_opts]:
+                    takes_value[name] = not (param.is_flag or getattr(param, "count", False))
+        own, program = _split_own_options(args, takes_value, str(ctx.command_path))
+        return list(super().parse_args(ctx, [*own, "--", *program] if program is not None else own))
+
+
+def _split_own_options(
+    args: list[str], takes_value: dict[str, bool], command: str
+) -> tuple[list[str], list[str] | None]:
+    """(our options, the program's words or None when there are none); UsageError for an unknown option."""
+    i = 0
+    while i < len(args):
+        word = args[i]
+        if word == "--":
+            return args[:i], args[i + 1 :]
+        if not word.startswith("-") or word == "-":
+            return args[:i], args[i:]
+        name = word.partition("=")[0] if word.startswith("--") else word[:2]
+        if name not in takes_value:
+            import difflib
+
+            from bootstrap.core.errors import UsageError
+
+            close = difflib.get_close_matches(name, [n for n in takes_value if n.startswith("--")], n=1, cutoff=0.6)
+            hint = f" (did you mean {close[0]}?)" if close else ""
+            raise UsageError(
+                f"{command} has no option {name}{hint}",
+                fix=f"give only its own options before `--`, the command after it (see `{command} --help`)",
+            )
+        attached = "=" in word if word.startswith("--") else len(word) > 2
+        i += 2 if takes_value[name] and not attached else 1
+    return args, None

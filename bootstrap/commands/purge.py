@@ -54,10 +54,11 @@ def _purge(ctx: AppContext, system: bool) -> None:
 
     target = ctx.target_python()
     _refuse_system(target, system)
-    found = scan_environment(target, ctx.runner)
-    plan = plan_purge(found)
-    if not plan.empty:
-        preflight(plan, target, ctx.runner)  # reads only: the same refusals with --dry-run
+    with ui.working(f"looking for what provides triton/ in {target.prefix}", json=ctx.json):
+        found = scan_environment(target, ctx.runner)
+        plan = plan_purge(found)
+        if not plan.empty:
+            preflight(plan, target, ctx.runner)  # reads only: the same refusals with --dry-run
     report = None
     if not plan.empty and not ctx.dry_run:
         with ctx.workspace.lock("purge"):

@@ -8,7 +8,7 @@ from typing import TYPE_CHECKING, Annotated, Optional
 import typer
 
 from bootstrap.commands import options
-from bootstrap.commands.env import DumpIr
+from bootstrap.commands.env import DumpIr, DumpKernel
 
 if TYPE_CHECKING:
     from typing import TextIO
@@ -39,7 +39,7 @@ Reproducer = Annotated[
 
 @options.command("backend", "workspace", "python", "dry_run", "verbose", reads_target=True)
 def run(ctx: AppContext, command: Command = None, dump_ir: DumpIr = False, dump_dir: DumpDir = None,
-        reproducer: Reproducer = None) -> None:
+        reproducer: Reproducer = None, kernel: DumpKernel = None) -> None:
     """Run COMMAND with the variables `tritondev env` prints; its exit status is passed through.
 
     tritondev's own options come before `--`, the command and its options after it.
@@ -52,7 +52,7 @@ def run(ctx: AppContext, command: Command = None, dump_ir: DumpIr = False, dump_
 
     index.txt and index.json list the passes in order; the command's own output is still shown.
     """
-    from bootstrap.commands.env import target_variables
+    from bootstrap.commands.env import dump_kernel, target_variables
     from bootstrap.core import ui
     from bootstrap.env.exports import collect_variables
 
@@ -61,7 +61,8 @@ def run(ctx: AppContext, command: Command = None, dump_ir: DumpIr = False, dump_
 
         raise UsageError("no command to run", fix=_USAGE)
     values: dict[str, str | None] = dict(
-        collect_variables(ctx.workspace.env_file, dump_ir=dump_ir, backend=ctx.settings.backend)
+        collect_variables(ctx.workspace.env_file, dump_ir=dump_ir, backend=ctx.settings.backend,
+                          kernel=dump_kernel(dump_ir, kernel))
     )
     if reproducer is not None:
         # Checked before the target is chosen, so that a bad folder is the first and only line said.
@@ -81,9 +82,9 @@ def run(ctx: AppContext, command: Command = None, dump_ir: DumpIr = False, dump_
 
 
 def register(app: typer.Typer) -> None:
-    # Everything after `--` is the command's. tritondev's own options are parsed wherever they stand
-    # before it; one it does not know lands in COMMAND, where _checked_command names it.
-    app.command("run", context_settings={"allow_extra_args": True, "ignore_unknown_options": True})(run)
+    # tritondev's own options come first; the command starts after `--` (or at its first word), and an
+    # option before it that run does not know is a usage error with "did you mean".
+    app.command("run", cls=options.OwnOptionsThenCommand)(run)
 
 
 _USAGE = "tritondev run [--python PATH] [--dump-ir] -- python my_kernel.py"

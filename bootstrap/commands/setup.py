@@ -14,7 +14,9 @@ if TYPE_CHECKING:
 
 @options.command(*options.EVERY_SETTING, "dry_run", "json", "verbose", writes_logs=True)
 def setup(ctx: AppContext) -> None:
-    """Purge other tritons, resolve pins, fetch sources, build LLVM/MLIR and Triton, install, verify.
+    """Resolve pins, fetch sources, build LLVM/MLIR, purge other tritons, build and install Triton, verify.
+
+    Installs into --python, else the active virtualenv or conda env, else <workspace>/venv (created then), and says which. Other Triton distributions are purged from it after the LLVM build, just before Triton is built and installed.
 
     A re-run with nothing changed does nothing and says so. A changed setting re-runs only what depends on it; an interrupted run resumes.
 
@@ -34,8 +36,12 @@ def setup(ctx: AppContext) -> None:
             report = run_setup(ctx, console)
     if ctx.json:
         ui.emit_json(report.to_json())
-        return
-    render(report)
+    else:
+        render(report)
+    if report.failure is not None:
+        # A dry run whose real run would certainly fail says so once, at the end, with the code it would end with.
+        report.failure.reported = ctx.json
+        raise report.failure
 
 
 def register(app: typer.Typer) -> None:
@@ -94,7 +100,8 @@ def render(report: object) -> None:
         if llvm:
             out.print(escape(f"# llvm: {llvm}"))
         for what, why in report.unresolved.items():
-            out.print(f"# not resolved: {escape(what)}: {escape(why)}")
+            shown = "the error below" if what == "pins" and report.failure is not None else why
+            out.print(f"# not resolved: {escape(what)}: {escape(shown)}")
         if report.unresolved:
             out.print(f"# tritondev setup --dry-run: target Python {escape(report.target_python)}; the rest of the "
                       "plan needs the pins")

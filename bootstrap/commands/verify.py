@@ -69,6 +69,7 @@ def _render(report: VerifyReport) -> None:
     from rich.markup import escape
 
     from bootstrap.core import ui
+    from bootstrap.kernels.verify import describe_active
 
     console = ui.out()
     triton = report.triton
@@ -76,12 +77,7 @@ def _render(report: VerifyReport) -> None:
                       for d in triton.get("distributions") or []) or "no distribution metadata"
     console.print(f"[bold]triton {escape(str(triton.get('version')))}[/bold] from {escape(str(triton.get('file')))}")
     console.print(f"  installed as: {escape(dists)}; commit: {escape(str(triton.get('commit') or 'release build'))}")
-    active = triton.get("active")
-    backend = (
-        f"{active['backend']}:{active['arch']} (warp {active['warp_size']})"
-        if active
-        else f"none ({triton.get('active_error') or 'no GPU'})"
-    )
+    backend = describe_active(triton)
     console.print(f"  backends: {escape(', '.join(triton.get('backends') or []) or '?')}; active: {escape(backend)}")
     torch = report.environment.get("torch") or {}
     numpy = report.environment.get("numpy") or {}

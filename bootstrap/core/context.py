@@ -18,7 +18,7 @@ from bootstrap.core.interpreter import (
     why_chosen,
 )
 from bootstrap.core.runner import Runner
-from bootstrap.core.settings import Settings, load_settings
+from bootstrap.core.settings import BY_NAME, Settings, load_settings
 from bootstrap.core.workspace import Workspace
 
 
@@ -65,6 +65,13 @@ class AppContext:
 
                 ui.note(f"target Python: {self._choice[0]} ({why_chosen(PATH_PYTHON, self.workspace.venv)})")
         return self._choice
+
+    def command_line(self, words: str) -> str:
+        """`tritondev <words>` with the options the user gave that chose this command's target, for a
+        line that tells them what to run next (bootstrap.core.fixlines)."""
+        from bootstrap.core.fixlines import repeat_options
+
+        return repeat_options(f"tritondev {words}") or ""
 
     def target_json(self) -> dict[str, str]:
         """Which interpreter this command chose and why, for a --json document (never probes)."""
@@ -118,6 +125,10 @@ def make_context(
     """
     CURRENT.json = json
     settings = load_settings(options or {})
+    from bootstrap.core import fixlines
+
+    fixlines.remember_given({BY_NAME[name].option: str(getattr(settings, name)) for name in fixlines.TARGET_SETTINGS
+                             if settings.source_of(name).startswith("cli:")})
     workspace = Workspace(settings.workspace)
     CURRENT.workspace = workspace.root
     from bootstrap.core import ui

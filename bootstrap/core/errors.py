@@ -42,11 +42,19 @@ class TritondevError(Exception):
         self.details = details
         self.reported = reported
 
+    @property
+    def shown_fix(self) -> str | None:
+        """The fix as the user sees it: a tritondev command in it repeats their --workspace/--python
+        (bootstrap.core.fixlines)."""
+        from bootstrap.core.fixlines import repeat_options
+
+        return repeat_options(self.fix)
+
     def to_json(self) -> dict[str, object]:
         return {
             "error": type(self).__name__,
             "message": self.message,
-            "fix": self.fix,
+            "fix": self.shown_fix,
             "exit_code": int(self.exit_code),
         }
 
@@ -89,6 +97,15 @@ class ExternalError(TritondevError):
     """Something outside tritondev failed that was not a command we ran (network, HTTP)."""
 
     exit_code = ExitCode.EXTERNAL_FAILED
+
+
+class Offline(ExternalError):
+    """A host name that does not resolve: no network, or no DNS for it. Never retried (it will not go away
+    in seconds); exit 4 as every network failure. hosts: the names that did not resolve."""
+
+    def __init__(self, message: str, *, hosts: tuple[str, ...], fix: str | None = None) -> None:
+        super().__init__(message, fix=fix)
+        self.hosts = hosts
 
 
 class CommandFailed(TritondevError):

@@ -36,6 +36,14 @@ _DECLARATION = "tritondev.setting"  # key of a field's metadata that makes it a 
 _MAX_INT = 2**31 - 1
 # More parallel jobs than any machine has cores is a typo (jobs = 10**29), not a wish.
 MAX_JOBS = 4096
+# Variables of tritondev's own scripts, not settings. The CLI starts with the environment they were
+# given (shell/tritondev execs it), so it accepts them and leaves them alone.
+SCRIPT_VARIABLES = {
+    "TRITONDEV_TOOL_VENV": "shell/tritondev: where its private venv lives (default: <checkout>/.venv-tool)",
+    "TRITONDEV_BOOTSTRAP_PYTHON": "shell/tritondev: the Python >= 3.10 its venv is built with (default: python3)",
+    "TRITONDEV_TEST_PYTHON": "shell/test: the Python its test venv is built with (default: python3)",
+    "TRITONDEV_GPU_OUT": "shell/test-gpu: where the GPU tier writes its figures",
+}
 
 
 def _default_workspace() -> Path:
@@ -332,7 +340,7 @@ def load_settings(
 def _environment_and_options(values: dict[str, Any], sources: dict[str, str], cli: Mapping[str, Any],
                              environ: Mapping[str, str]) -> None:
     """TRITONDEV_* variables, then command-line options, over what the lower levels set."""
-    known_env = {s.env_var for s in SETTINGS}
+    known_env = {s.env_var for s in SETTINGS} | set(SCRIPT_VARIABLES)
     for var in environ:
         if var.startswith(ENV_PREFIX) and var not in known_env:
             raise ConfigError(

@@ -14,6 +14,8 @@ from __future__ import annotations
 
 import json
 import sys
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from functools import lru_cache
 from typing import IO, TYPE_CHECKING, Any
 
@@ -89,6 +91,38 @@ def warn(text: str) -> None:
     from rich.text import Text
 
     err().print(Text.assemble(("warning:", "yellow"), " ", text))
+
+
+@contextmanager
+def working(text: str, *, json: bool = False) -> Iterator[Callable[[str], None]]:
+    """A spinner with `text` on stderr while steps that print nothing run (an import of torch, a compile);
+    it yields a function that changes the text for the next step.
+
+    Only on a terminal: in a pipe, a log or under --json nothing extra is written. It is transient:
+    the line is gone when the steps end, and what they print meanwhile shows above it. One at a time:
+    inside another, the outer one's text changes instead."""
+    console = err()
+    if json or not console.is_terminal:
+        yield lambda _text: None
+        return
+    if _WORKING:
+        _WORKING[-1](text)
+        yield _WORKING[-1]
+        return
+    from rich.text import Text
+
+    with console.status(Text(text), spinner="dots") as status:
+        def say(new: str) -> None:
+            status.update(Text(new))
+
+        _WORKING.append(say)
+        try:
+            yield say
+        finally:
+            _WORKING.pop()
+
+
+_WORKING: list[Callable[[str], None]] = []
 
 
 def cell(value: object) -> Text:

@@ -12,6 +12,7 @@ Layout (documented in the README):
 
 from __future__ import annotations
 
+import errno
 import os
 from collections.abc import Iterator
 from contextlib import contextmanager
@@ -20,6 +21,8 @@ from pathlib import Path
 
 from bootstrap.core.errors import ConfigError, WorkspaceLocked
 from bootstrap.core.fsutil import exclusive_flock
+
+_WRITABLE = "choose a writable workspace with --workspace DIR or TRITONDEV_WORKSPACE"
 
 
 @dataclass(frozen=True)
@@ -54,8 +57,30 @@ class Workspace:
     def lock_path(self) -> Path:
         return self.state / "lock"
 
+    def not_a_workspace(self) -> str | None:
+        """What the folder is when it must not become a workspace: a git checkout that is not one (cloning
+        tritondev as ~/tritondev makes its own checkout the default workspace). A folder with a
+        tritondev.toml or a state/ folder is a workspace, on purpose or from an earlier setup."""
+        root = self.root
+        if not (root / ".git").exists() or os.path.lexists(root / "tritondev.toml") or (root / "state").is_dir():
+            return None
+        own = (root / "shell" / "tritondev").is_file() and (root / "bootstrap").is_dir()
+        return "tritondev's own checkout" if own else "a git checkout"
+
+    def refuse_a_checkout(self) -> None:
+        """ConfigError (exit 2) before anything is written into a git checkout that is not a workspace."""
+        what = self.not_a_workspace()
+        if what is not None:
+            raise ConfigError(
+                f"workspace {self.root} is {what}, not a workspace: setup would put src/, venv/, build/, logs/ "
+                "and state/ inside it",
+                fix=f"choose another folder: --workspace {self.root.parent / 'tritondev-work'} (or "
+                f"TRITONDEV_WORKSPACE); to use this one on purpose, create {self.root / 'tritondev.toml'}",
+            )
+
     def ensure(self) -> None:
-        """Create the workspace folders; a clear error when that is impossible (read-only, a file)."""
+        """Create the workspace folders; a clear error when that is impossible (read-only, a file, a checkout)."""
+        self.refuse_a_checkout()
         for folder in (self.root, self.logs, self.state):
             try:
                 folder.mkdir(parents=True, exist_ok=True)
@@ -69,6 +94,29 @@ class Workspace:
                 f"workspace {self.root} is not writable",
                 fix="choose a writable workspace with --workspace DIR or TRITONDEV_WORKSPACE",
             )
+
+    def check_creatable(self) -> None:
+        """What ensure() would say, found without creating anything: a dry run's view of the real run.
+
+        The first folder on the way that exists must be a folder, writable, on a writable filesystem."""
+        self.refuse_a_checkout()
+        for folder in (self.root, self.logs, self.state):
+            existing = folder
+            while not os.path.lexists(existing) and existing != existing.parent:
+                existing = existing.parent
+            if existing == folder and folder.is_dir():
+                continue
+            if not existing.is_dir():
+                why = os.strerror(errno.ENOTDIR)  # as mkdir says it
+            elif os.statvfs(existing).f_flag & os.ST_RDONLY:
+                why = os.strerror(errno.EROFS)
+            elif not os.access(existing, os.W_OK | os.X_OK):
+                why = os.strerror(errno.EACCES)
+            else:
+                continue
+            raise ConfigError(f"cannot create workspace folder {folder}: {why}", fix=_WRITABLE)
+        if self.root.is_dir() and (not os.access(self.root, os.W_OK) or os.statvfs(self.root).f_flag & os.ST_RDONLY):
+            raise ConfigError(f"workspace {self.root} is not writable", fix=_WRITABLE)
 
     @contextmanager
     def lock(self, command: str) -> Iterator[None]:

@@ -50,8 +50,15 @@ class Fix:
     action: str | None = None
     args: dict[str, Any] = field(default_factory=dict)
 
+    @property
+    def shown(self) -> str:
+        """The text as shown: a tritondev command in it repeats the user's --workspace/--python."""
+        from bootstrap.core.fixlines import repeat_options
+
+        return repeat_options(self.text) or ""
+
     def to_json(self) -> dict[str, Any]:
-        return {"text": self.text, "auto": self.action is not None, "action": self.action}
+        return {"text": self.shown, "auto": self.action is not None, "action": self.action}
 
 
 @dataclass(frozen=True)
@@ -120,7 +127,7 @@ class CheckResult:
             "status": self.status.value,
             "summary": self.summary,
             "details": list(self.details),
-            "fix": self.fix.text if self.fix else None,
+            "fix": self.fix.shown if self.fix else None,
             "auto_fixable": bool(self.fix and self.fix.action),
             "applied": str(self.applied) if self.applied else None,
             "duration_ms": self.duration_ms,

@@ -43,9 +43,9 @@ def render_text(report: Report, *, verbose: bool, strict: bool, header: str) -> 
         lines.append(f"  [{colour}]{mark}[/{colour}] {escape(name)}  {summary}{timing}")
         indent = " " * (width + 6)
         if result.fix and result.status in (Status.WARN, Status.ERROR):
-            lines.append(f"{indent}[bold]fix:[/bold] {escape(result.fix.text)}")
+            lines.append(f"{indent}[bold]fix:[/bold] {escape(result.fix.shown)}")
         elif result.fix and verbose:
-            lines.append(f"{indent}[dim]to enable: {escape(result.fix.text)}[/dim]")
+            lines.append(f"{indent}[dim]to enable: {escape(result.fix.shown)}[/dim]")
         if result.applied:
             lines.append(f"{indent}[cyan]--fix {escape(str(result.applied))}[/cyan]")
         if verbose:

@@ -122,6 +122,29 @@ def latest_dump(workspace_root: Path) -> Path:
     return max(found)[2]
 
 
+def require_passes(dump: Dump, chosen: str) -> None:
+    """A DumpError saying the dump is empty, which dump it is (`chosen`: how it was picked) and what its
+    run did, when it holds no MLIR pass at all (a run that compiled nothing, or failed first)."""
+    if any(s.is_pass_input for s in dump.stages):
+        return
+    record: Any = None
+    if dump.path.is_dir():
+        try:
+            record = json.loads(_read_text(dump.path / INDEX, dump.path))
+        except (DumpError, ValueError, RecursionError):
+            record = None
+    ran = ""
+    if isinstance(record, dict) and isinstance(record.get("command"), list):
+        code = record.get("returncode")
+        status = f"exited with status {code}" if isinstance(code, int) else "did not finish"
+        ran = f": its command (`{' '.join(map(str, record['command']))}`) {status} before Triton compiled a kernel"
+    raise DumpError(
+        f"the dump {dump.path} ({chosen}) is empty: it holds no MLIR pass{ran}",
+        fix="make a dump of a run that compiles the kernel (`tritondev run --dump-ir -- python my_kernel.py`), "
+        "or give another with --dump DIR",
+    )
+
+
 def load_dump(path: Path) -> Dump:
     """The stages of the dump at `path` (a dump folder or a raw dump file), in the order they were dumped."""
     if path.is_dir():

@@ -26,7 +26,7 @@ def detect_shell(environ: Mapping[str, str]) -> str:
     return name if name in SHELLS else "bash"
 
 
-def collect_variables(env_file: Path, *, dump_ir: bool, backend: str) -> dict[str, str]:
+def collect_variables(env_file: Path, *, dump_ir: bool, backend: str, kernel: str | None = None) -> dict[str, str]:
     """Everything to export, in a stable order."""
     try:
         values = read_env_file(env_file)
@@ -36,7 +36,7 @@ def collect_variables(env_file: Path, *, dump_ir: bool, backend: str) -> dict[st
             fix="fix or remove that file; `tritondev doctor --fix` writes it again",
         ) from None
     if dump_ir:
-        values.update(dump_variables(backend))
+        values.update(dump_variables(backend, kernel))
     return values
 
 

@@ -15,7 +15,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 
 from bootstrap.env.dumps import Stage
-from bootstrap.env.irtext import comparable, unified_diff
+from bootstrap.env.irtext import changed_lines, comparable, unified_diff
 
 
 @dataclass(frozen=True)
@@ -30,6 +30,7 @@ class Difference:
     inputs: tuple[Stage, Stage] | None = None  # the pair of dumps that first differs (the guilty pass's output)
     diff: str = ""
     pipeline_differences: list[str] = field(default_factory=list)
+    compared: str = ""  # what counted: locations, value names
 
     def to_json(self) -> dict[str, object]:
         def stage(s: Stage) -> dict[str, object]:
@@ -43,6 +44,7 @@ class Difference:
             "first_differing": {"a": stage(self.inputs[0]), "b": stage(self.inputs[1])} if self.inputs else None,
             "pipeline_differences": self.pipeline_differences,
             "diff": self.diff,
+            "compared": self.compared,
         }
 
 
@@ -55,10 +57,34 @@ def compared_stages(stages: Sequence[Stage]) -> list[Stage]:
     return [s for s in stages if s.is_pass_input or s.is_assembly]
 
 
-def first_difference(a: Sequence[Stage], b: Sequence[Stage], *, keep_locations: bool = False) -> Difference:
+def what_counts(keep_locations: bool, keep_names: bool) -> str:
+    locations = "with locations" if keep_locations else "without locations (--keep-locations compares them)"
+    names = ("with value names" if keep_names else "values renamed in order of appearance, so that names from line "
+             "info (which --dump-ir turns off) do not count (--keep-names compares them)")
+    return f"compared {locations}, {names}"
+
+
+def first_difference(a: Sequence[Stage], b: Sequence[Stage], *, keep_locations: bool = False,
+                     keep_names: bool = False) -> Difference:
+    from dataclasses import replace
+
+    found = _first_difference(a, b, keep_locations, keep_names)
+    return replace(found, compared=what_counts(keep_locations, keep_names))
+
+
+def _shown_diff(a: Stage, b: Stage, renamed: tuple[str, str], keep_locations: bool) -> str:
+    """The diff of the pair as written (locations aside) when it is no longer than the renamed one."""
+    labels = (f"a/{a.origin}", f"b/{b.origin}")
+    of_renamed = unified_diff(*renamed, *labels)
+    as_written = unified_diff(comparable(a.body, a.kind, keep_locations), comparable(b.body, b.kind, keep_locations),
+                              *labels)
+    return as_written if changed_lines(as_written) <= changed_lines(of_renamed) else of_renamed
+
+
+def _first_difference(a: Sequence[Stage], b: Sequence[Stage], keep_locations: bool, keep_names: bool) -> Difference:
     stages_a, stages_b = compared_stages(a), compared_stages(b)
-    texts_a = [comparable(s.body, s.kind, keep_locations) for s in stages_a]
-    texts_b = [comparable(s.body, s.kind, keep_locations) for s in stages_b]
+    texts_a = [comparable(s.body, s.kind, keep_locations, keep_names) for s in stages_a]
+    texts_b = [comparable(s.body, s.kind, keep_locations, keep_names) for s in stages_b]
     matcher = difflib.SequenceMatcher(None, [s.key for s in stages_a], [s.key for s in stages_b], autojunk=False)
     opcodes = matcher.get_opcodes()
     differences = [_gap_text(stages_a[a0:a1], stages_b[b0:b1]) for tag, a0, a1, b0, b1 in opcodes if tag != "equal"]
@@ -71,7 +97,7 @@ def first_difference(a: Sequence[Stage], b: Sequence[Stage], *, keep_locations: 
         for i, j in zip(range(a0, a1), range(b0, b1), strict=True):
             if texts_a[i] != texts_b[j]:
                 pair = (stages_a[i], stages_b[j])
-                diff = unified_diff(texts_a[i], texts_b[j], f"a/{pair[0].origin}", f"b/{pair[1].origin}")
+                diff = _shown_diff(*pair, (texts_a[i], texts_b[j]), keep_locations)
                 before = (stages_a[previous[0]], stages_b[previous[1]]) if previous else None
                 verdict = _verdict(pair, before, gap)
                 return Difference(verdict[0], verdict[1], before if verdict[0] in ("pass", "after-mlir") else None,

@@ -15,9 +15,10 @@ dumps. `DumpWriter` writes the sections to `NNNN-<pass>.<ext>` files and the ind
 
 from __future__ import annotations
 
+import os
 import re
 import threading
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -33,8 +34,21 @@ DUMP_VARIABLES_COMMON = {
 DUMP_VARIABLES_BY_BACKEND = {"nvidia": {"NVPTX_ENABLE_DUMP": "1"}, "amd": {"AMDGCN_ENABLE_DUMP": "1"}}
 
 
-def dump_variables(backend: str) -> dict[str, str]:
-    return {**DUMP_VARIABLES_COMMON, **DUMP_VARIABLES_BY_BACKEND[backend]}
+# What Triton's C++ (include/triton/Tools/Sys/GetEnv.hpp, isEnvValueBool) reads as on/off, lower-cased;
+# any other MLIR_ENABLE_DUMP value is the name of the one kernel to dump (python/src/ir.cc, enable_debug).
+_ON_OFF = frozenset({"1", "true", "on", "0", "false", "off", ""})
+
+
+def dump_variables(backend: str, kernel: str | None = None, environ: Mapping[str, str] | None = None) -> dict[str, str]:
+    """The variables that make Triton dump its IR. MLIR_ENABLE_DUMP is Triton's own per-kernel filter when it
+    holds a kernel's name: `kernel` sets it, and a name already in `environ` is kept rather than turned into 1."""
+    values = {**DUMP_VARIABLES_COMMON, **DUMP_VARIABLES_BY_BACKEND[backend]}
+    given = (environ if environ is not None else os.environ).get("MLIR_ENABLE_DUMP", "").strip()
+    if kernel:
+        values["MLIR_ENABLE_DUMP"] = kernel
+    elif given.lower() not in _ON_OFF:
+        values["MLIR_ENABLE_DUMP"] = given
+    return values
 
 
 # Lines that can appear outside any brace inside a dump (MLIR, LLVM IR, PTX, AMDGCN, pass-manager log).

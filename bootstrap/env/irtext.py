@@ -1,9 +1,14 @@
-"""IR text as two dumps are compared: without location noise, and as a unified diff.
+"""IR text as two dumps are compared: without location noise, values renamed, and as a unified diff.
 
 Locations say where in the Python source an op came from (`loc("k.py":12:5)`, `#loc3 = loc(...)`,
 LLVM's `!dbg !12`, PTX's `.loc 1 12 5`). They change when a line moves in the kernel's file or the
 file is elsewhere, not when the compiler does something else, so by default they are left out of a
-comparison. Every function here is linear in the text: it reads dumps of any size and any content.
+comparison. SSA value names are the same kind of noise: with line info on, Triton names values after
+the kernel's variables (`%offs_13`, `%x_24`); with it off (`TRITON_DISABLE_LINE_INFO=1`, which
+`run --dump-ir` sets) the printer numbers them (`%12`). So by default values are renamed in the
+order they first appear (`%v0`, `%v1`, ...): two dumps of one compile, one with line info and one
+without, compare equal. Every function here is linear in the text: it reads dumps of any size and
+any content.
 """
 
 from __future__ import annotations
@@ -17,6 +22,7 @@ _LLVM_DBG = re.compile(r",\s*!dbg\s+!\d+")
 _LLVM_DEBUG_METADATA = re.compile(r"^!\d+\s*=\s*(?:distinct\s+)?!DI")
 _ASM_LOCATION = re.compile(r"^\s*\.(?:loc|file)\b")
 _IDENTIFIER = frozenset("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_.$#%@")
+_STRING_OR_VALUE = re.compile(r'"(?:[^"\\]|\\.)*"|%(?:\d+|[A-Za-z_$.\-][\w$.\-]*)')
 
 
 def strip_locations(text: str, kind: str = "mlir") -> str:
@@ -89,14 +95,30 @@ def _closing_paren(line: str, open_at: int) -> int | None:
     return None
 
 
-def comparable(text: str, kind: str, keep_locations: bool) -> str:
-    """What two dumps compare: the text (without locations unless asked), without MLIR's `//` comments
-    (which no compiler prints, a file written by hand may hold), trailing blanks dropped."""
+def rename_values(text: str) -> str:
+    """`text` with each SSA value (`%name`, `%12`) renamed `%v<N>` in the order of first appearance;
+    strings are left alone. Two texts equal up to a renaming of values become equal."""
+    names: dict[str, str] = {}
+
+    def renamed(match: re.Match[str]) -> str:
+        token = match.group(0)
+        if token.startswith('"'):
+            return token
+        return names.setdefault(token, f"%v{len(names)}")
+
+    return _STRING_OR_VALUE.sub(renamed, text)
+
+
+def comparable(text: str, kind: str, keep_locations: bool, keep_names: bool = True) -> str:
+    """What two dumps compare: the text (without locations unless asked; MLIR and LLVM IR values renamed
+    unless keep_names), without MLIR's `//` comments (which no compiler prints, a file written by hand
+    may hold), trailing blanks dropped."""
     body = text if keep_locations else strip_locations(text, kind)
     lines = [line.rstrip() for line in body.split("\n")]
     if kind == "mlir":
         lines = [line for line in _without_resources(lines) if not line.lstrip().startswith("//")]
-    return "\n".join(lines).strip("\n")
+    joined = "\n".join(lines).strip("\n")
+    return joined if keep_names or kind not in ("mlir", "llvm") else rename_values(joined)
 
 
 def _without_resources(lines: list[str]) -> list[str]:

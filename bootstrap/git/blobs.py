@@ -209,6 +209,10 @@ def _fetch_error(url: str, ref: str, output: str, log: Path | None) -> Exception
             fix="check the tag, branch or commit id (git ls-remote URL lists them)",
         )
     where = f" (log: {log})" if log else ""
+    if "could not resolve host" in lowered or "name or service not known" in lowered:
+        from bootstrap.git.rawfiles import offline
+
+        return offline(url, f"git fetch of {ref}")
     return ExternalError(
         f"cannot fetch {ref} from {redact(url)}: {last}{where}",
         fix="check the network and the URL; offline, point --pytorch-url/--triton-url at a local"

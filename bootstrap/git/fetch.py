@@ -18,7 +18,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Protocol
 
-from bootstrap.core.errors import ConfigError, ExternalError
+from bootstrap.core.errors import ConfigError, ExternalError, Offline
 from bootstrap.core.runner import Runner
 from bootstrap.git.blobs import GitFetchReader, LocalRepoReader, RefNotFound, git_dir_of
 from bootstrap.git.rawfiles import RawReader, raw_base_for_github
@@ -67,8 +67,16 @@ class FallbackReader:
             return self.primary.read(path)
         except ExternalError as exc:
             self.note = f"raw download failed ({exc.message}); read through git instead"
-            self._active = self.make_secondary()
-            return self._active.read(path)
+            try:
+                self._active = self.make_secondary()
+                return self._active.read(path)
+            except Offline as second:
+                if not isinstance(exc, Offline):
+                    raise
+                # Neither name resolves: one line that says both, not only the last one tried.
+                hosts = tuple(dict.fromkeys((*exc.hosts, *second.hosts)))
+                raise Offline(f"cannot resolve {' nor '.join(hosts)} (raw download, then git): no network, or no "
+                              "DNS for them", hosts=hosts, fix=second.fix) from None
 
 
 # -- choosing a reader ---------------------------------------------------------------------------

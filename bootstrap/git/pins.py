@@ -18,12 +18,13 @@ from __future__ import annotations
 
 import functools
 import re
-from contextlib import ExitStack
+from collections.abc import Iterator
+from contextlib import ExitStack, contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from bootstrap.core.errors import ConfigError, MismatchError
+from bootstrap.core.errors import ConfigError, MismatchError, Offline
 from bootstrap.core.fsutil import read_regular_text
 from bootstrap.core.redact import redact
 from bootstrap.git.blobs import LocalRepoReader, RefNotFound, git_dir_of
@@ -35,6 +36,7 @@ from bootstrap.git.pins_pytorch import (
     ROCM_TRITON_URL,
     TRITON_VERSION_FILE,
     PinReader,
+    installed_torch_requirement,
     pytorch_pin,
     read_triton_version,
 )
@@ -307,7 +309,7 @@ def _pytorch_pin(ctx: AppContext, notes: list[str], use_cache: bool | None) -> _
     pytorch_url = repository_url(settings, "pytorch", settings.pytorch_url)
     location = validate_repo_url(pytorch_url, "PyTorch URL")
     borrow = cache_repo if (not use_cache and (cache_repo / "objects").is_dir()) else None
-    with open_reader(
+    with _offline_said(ctx, torch_ref), open_reader(
         location, torch_ref, ctx.runner, cache=cache_repo if use_cache else None, borrow_from=borrow
     ) as reader:
         pin = pytorch_pin(reader, settings.backend)
@@ -329,6 +331,25 @@ def _pytorch_pin(ctx: AppContext, notes: list[str], use_cache: bool | None) -> _
         if fallback_note:
             notes.append(fallback_note)
     return choice
+
+
+@contextmanager
+def _offline_said(ctx: AppContext, torch_ref: str) -> Iterator[None]:
+    """No network for PyTorch's pin: say what is known here (the installed torch's triton requirement) and
+    the way on without PyTorch (--triton-commit)."""
+    try:
+        yield
+    except Offline as exc:
+        target = ctx.target_python_if_present()
+        known = installed_torch_requirement(target.site_packages) if target is not None else None
+        here = (f"; known here: the installed torch {known[0]} requires {known[1]} (its METADATA), but the commit "
+                "is in PyTorch's pin file" if known else "")
+        raise Offline(
+            f"{exc.message}: PyTorch's Triton pin at {torch_ref} cannot be read{here}",
+            hosts=exc.hosts,
+            fix="give the Triton commit yourself: --triton-commit SHA skips PyTorch (with --triton-url PATH or "
+            "--mirror DIR where that commit is); or connect to the network",
+        ) from None
 
 
 def _triton_location(ctx: AppContext, choice: _TritonChoice, notes: list[str]) -> RepoUrl:

@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Protocol
 
 from bootstrap.core.errors import ConfigError, MismatchError
@@ -114,3 +115,21 @@ def read_triton_version(reader: PinReader) -> str | None:
         return None
     value = text.strip()
     return value if re.match(r"^\d+\.\d+(\.\d+)?$", value) else None
+
+
+def installed_torch_requirement(site_packages: tuple[Path, ...] | list[Path]) -> tuple[str, str] | None:
+    """(torch version, its `Requires-Dist: triton==X` requirement) of the torch installed there, read from its
+    METADATA as text; what is known of the pin without the network. None without torch or such a line."""
+    from bootstrap.core.fsutil import read_regular_text
+
+    for folder in site_packages:
+        for info in sorted(folder.glob("torch-*.dist-info")):
+            try:
+                text = read_regular_text(info / "METADATA")
+            except (OSError, ValueError):
+                continue
+            version = re.search(r"^Version:\s*(\S+)", text or "", re.M)
+            wanted = re.search(r"^Requires-Dist:\s*((?:pytorch-)?triton\b[^;\n]*)", text or "", re.M | re.I)
+            if version and wanted:
+                return version.group(1), wanted.group(1).strip().replace(" ", "")
+    return None

@@ -9,7 +9,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
-from bootstrap.core.errors import ExternalError
+from bootstrap.core.errors import ExternalError, Offline
 from bootstrap.core.redact import redact
 from bootstrap.git.refs import is_commit_like
 
@@ -80,6 +80,8 @@ class RawReader:
             try:
                 response = self._session_for().get(url, timeout=self.timeout, allow_redirects=True, stream=True)
             except requests.exceptions.RequestException as exc:
+                if is_name_not_resolved(exc):
+                    raise offline(url, "raw download") from None
                 problem = describe_network_error(exc)
                 continue
             with response:
@@ -121,6 +123,45 @@ def _read_body(response: requests.Response) -> bytes | None:
     if short and "Content-Encoding" not in response.headers:
         return None
     return body
+
+
+_NOT_RESOLVED = ("Name or service not known", "Temporary failure in name resolution", "nodename nor servname",
+                 "No address associated with hostname", "NameResolutionError", "Could not resolve host",
+                 "could not resolve host")
+
+
+def is_name_not_resolved(exc: BaseException) -> bool:
+    """A failure to resolve the host name (a socket.gaierror somewhere in the chain), as opposed to a host
+    that answered badly or not at all."""
+    import socket
+
+    seen: set[int] = set()
+    pending: list[BaseException] = [exc]
+    while pending:
+        current = pending.pop()
+        if id(current) in seen:
+            continue
+        seen.add(id(current))
+        if isinstance(current, socket.gaierror) or any(text in str(current) for text in _NOT_RESOLVED):
+            return True
+        pending += [e for e in (current.__cause__, current.__context__, *current.args) if isinstance(e, BaseException)]
+    return False
+
+
+def offline(url: str, what: str) -> Offline:
+    """The error for a host of `url` that does not resolve, `what` being the attempt (a raw download...)."""
+    from urllib.parse import urlsplit
+
+    host = urlsplit(url).hostname or url
+    return Offline(
+        f"cannot resolve {host} ({what} of {redact(url)}): no network, or no DNS for it",
+        hosts=(host,),
+        fix=OFFLINE_FIX,
+    )
+
+
+OFFLINE_FIX = ("connect to the network, or work from what is here: a local repository or mirror (--pytorch-url, "
+               "--triton-url PATH, --mirror DIR)")
 
 
 def describe_network_error(exc: Exception) -> str:

@@ -22,6 +22,7 @@ from __future__ import annotations
 
 import os
 from collections.abc import Mapping
+from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -115,14 +116,41 @@ def run_json(
         ) from None
 
 
-def missing_module_error(python: str | os.PathLike[str], event: Mapping[str, Any]) -> ToolMissing:
-    """A script's "missing" event (tritondev_protocol) as 'X is not installed', with the exact pip command."""
+@dataclass(frozen=True)
+class InstallTarget:
+    """What a fix line that installs a package must know about the environment it installs into."""
+
+    python: Path
+    is_venv: bool = True
+    triton_version: str | None = None  # the Triton installed there, which the install must not replace
+    workspace_venv: Path | None = None  # where `tritondev setup` builds Triton
+
+
+def install_fix(package: str, into: InstallTarget) -> str:
+    """The command that installs `package` into `into`, never one that replaces its Triton nor one that
+    changes a system interpreter (doctor's python.venv warns against that)."""
+    python = os.fspath(into.python)
+    if not into.is_venv:
+        venv = into.workspace_venv or Path("~/tritondev/venv")
+        return (f"not into the system Python {python}: `tritondev setup` builds Triton into {venv}, which every "
+                f"command uses once it exists; or make it yourself (python3 -m venv {venv}) and install {package} "
+                "there")
+    if package == "triton":
+        return f"{python} -m pip install triton  (or build it from source: tritondev setup)"
+    if package == "torch" and into.triton_version:
+        # torch requires triton==X: a plain `pip install torch` may replace this Triton (a source build) with a
+        # wheel. Naming the installed one keeps it: pip takes a torch whose pin it satisfies, or stops.
+        return (f"{python} -m pip install torch 'triton=={into.triton_version}'  (keeps the installed Triton "
+                f"{into.triton_version}: pip takes a torch that pins it, or stops without changing anything)")
+    return f"{python} -m pip install {package}"
+
+
+def missing_module_error(into: InstallTarget, event: Mapping[str, Any]) -> ToolMissing:
+    """A script's "missing" event (tritondev_protocol) as 'X is not installed', with the exact install."""
     module = str(event.get("module") or "triton")
     package = PIP_NAMES.get(module, module)
-    fix = f"{os.fspath(python)} -m pip install {package}"
-    if module == "triton":
-        fix += "  (or build it from source: tritondev setup)"
-    return ToolMissing(f"{event.get('message') or module + ' is not installed'} ({os.fspath(python)})", fix=fix)
+    return ToolMissing(f"{event.get('message') or module + ' is not installed'} ({os.fspath(into.python)})",
+                       fix=install_fix(package, into))
 
 
 def parse_event(line: str) -> dict[str, Any] | None:

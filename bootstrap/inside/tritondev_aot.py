@@ -134,6 +134,43 @@ def guess_type(name):
     return "*fp32" if "ptr" in name.lower() else "i32"
 
 
+def suggested_arguments(fn, types, constexprs):
+    """This kernel's own argument list as the options that compile it: the types given, guesses for the
+    others, and a --constexpr for each tl.constexpr without a value or default."""
+    defaults = inspect.signature(fn.fn).parameters
+    named, values = [], []
+    for p in fn.params:
+        if p.is_constexpr:
+            if p.name not in constexprs and defaults[p.name].default is inspect.Parameter.empty:
+                values.append(f"--constexpr {p.name}=VALUE")
+        elif p.name in types:
+            hint = types[p.name].get("divisibility")
+            named.append(f"{p.name}={types[p.name]['type']}" + (f":{hint}" if hint else ""))
+        elif p.name not in constexprs:
+            named.append(f"{p.name}={guess_type(p.name)}")
+    return f"{fn.__name__}({describe_args(fn)}): --signature \"{','.join(named)}\"" + "".join(f" {v}" for v in values)
+
+
+def from_positional(fn, positional, constexprs):
+    """Upstream's positional form (triton.tools.compile): entry i is argument i, a type or a constexpr value."""
+    names = list(fn.arg_names)
+    if len(positional) > len(names):
+        fail("usage", f"--signature has {len(positional)} entries; {fn.__name__} takes {len(names)} arguments "
+             f"({describe_args(fn)})", EXIT_USAGE,
+             fix=f"give one entry per argument: {suggested_arguments(fn, {}, {})}")
+    params, values = [], dict(constexprs)
+    for i, entry in enumerate(positional):  # no zip(strict=...): the target may run Python 3.9
+        name = names[i]
+        if name in constexprs:
+            fail("usage", f"{name} of {fn.__name__} is given both in --signature (entry {names.index(name) + 1}) "
+                 "and as --constexpr", EXIT_USAGE, fix="give it once")
+        if entry.get("type") is None:
+            values[name] = entry.get("value")
+        else:
+            params.append({"name": name, "type": entry["type"], "divisibility": entry.get("divisibility")})
+    return params, values
+
+
 def match_arguments(fn, params, constexprs, configs=None):
     """Pair the user's types and values with the kernel's arguments; usage errors name what is wrong."""
     names = list(fn.arg_names)
@@ -167,9 +204,10 @@ def match_arguments(fn, params, constexprs, configs=None):
         fail("usage", f"{', '.join(typed_constexprs)} of {fn.__name__} is a tl.constexpr, not a typed argument",
              EXIT_USAGE, fix=f"drop it from --signature and give {example}")
     if missing_types:
-        example = ",".join(f"{n}={guess_type(n)}" for n in missing_types)
         fail("usage", f"--signature gives no type for {', '.join(missing_types)} of {fn.__name__}"
-             f"({describe_args(fn)})", EXIT_USAGE, fix=f"add them to --signature, e.g. {example}")
+             f"({describe_args(fn)})", EXIT_USAGE,
+             fix=f"{suggested_arguments(fn, types, constexprs)}  (types of {', '.join(missing_types)} guessed: "
+             "check them)")
     if missing_values and configs:
         listing = "; ".join(describe_config(i, c) for i, c in enumerate(configs))
         fail("usage", f"tl.constexpr {', '.join(missing_values)} of {fn.__name__} has no value: the kernel is "
@@ -177,9 +215,8 @@ def match_arguments(fn, params, constexprs, configs=None):
              fix=f"compile one of them with --config N ({listing}), or give --constexpr NAME=VALUE",
              configs=[describe_config(i, c) for i, c in enumerate(configs)])
     if missing_values:
-        example = " ".join(f"--constexpr {n}=VALUE" for n in missing_values)
         fail("usage", f"tl.constexpr {', '.join(missing_values)} of {fn.__name__} has no value and no default",
-             EXIT_USAGE, fix=f"give {example}")
+             EXIT_USAGE, fix=suggested_arguments(fn, types, constexprs))
     return plan
 
 
@@ -289,7 +326,10 @@ def main():
     options = {k: v for k, v in request.get("options", {}).items() if v is not None}
     if request.get("config") is not None:
         constexprs, options = choose_config(fn, configs, request["config"], constexprs, options)
-    plan = match_arguments(fn, request["params"], constexprs, configs)
+    params = request["params"]
+    if request.get("positional"):
+        params, constexprs = from_positional(fn, request["positional"], constexprs)
+    plan = match_arguments(fn, params, constexprs, configs)
     source = make_source(triton, fn, plan)
     name = fn.__name__
     emit("kernel", name=name, configs=[describe_config(i, c) for i, c in enumerate(configs or [])],

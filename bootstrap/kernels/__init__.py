@@ -3,3 +3,19 @@
 tritondev never imports triton itself; everything Triton does happens in a fresh interpreter of the
 target environment, running the stdlib-only scripts of bootstrap/inside/.
 """
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from bootstrap.core.context import AppContext
+    from bootstrap.inside import InstallTarget
+
+
+def install_target(ctx: AppContext, triton_version: str | None = None) -> InstallTarget:
+    """The target environment as a fix line that installs into it must know it (bootstrap.inside.install_fix)."""
+    from bootstrap.inside import InstallTarget
+
+    target = ctx.target_python()
+    return InstallTarget(target.executable, target.is_venv, triton_version, ctx.workspace.venv)

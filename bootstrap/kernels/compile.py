@@ -28,6 +28,7 @@ from bootstrap.kernels.targets import Target
 
 if TYPE_CHECKING:
     from bootstrap.core.context import AppContext
+    from bootstrap.kernels.ptxas_retry import Retry
 
 MARKER_FILE = ".tritondev-compile"  # keep in sync with scripts/tritondev_aot.py
 TAIL_LINES = 25
@@ -56,6 +57,7 @@ class CompilePlan:
             "kernel": self.kernel,
             "params": [p.to_json() for p in self.args.params],
             "constexprs": self.args.constexprs,
+            "positional": [p.to_json() for p in self.args.positional],
             "targets": [{**t.to_json(), "folder": t.folder} for t in (targets or self.run_order)],
             "out": str(self.out_dir),
             "options": self.options,
@@ -66,7 +68,7 @@ class CompilePlan:
 def plan_compile(
     source: Path,
     kernel: str,
-    signature: str,
+    signature: str | None,
     constexprs: dict[str, str],
     targets: list[Target],
     out_dir: Path,
@@ -143,6 +145,7 @@ class CompileReport:
     warnings: list[str] = field(default_factory=list)  # raised while the kernel's file was imported
     autotune: dict[str, Any] = field(default_factory=dict)  # the configs of an @triton.autotune kernel
     cache_dir: str = ""  # the Triton cache this compile used
+    retries: list[Retry] = field(default_factory=list)  # targets whose ptxas did not know the arch
 
     @property
     def ok(self) -> bool:
@@ -167,6 +170,7 @@ class CompileReport:
             "autotune": self.autotune,
             "triton_cache_dir": self.cache_dir,
             "targets": [r.to_json() for r in self.results],
+            "ptxas_retries": [r.to_json() for r in self.retries],
         }
 
 
@@ -219,6 +223,7 @@ class _Driver:
             event["printed"] = printed[-TAIL_LINES:]
             if not event.get("ok"):
                 event["tail"] = printed[-TAIL_LINES:] + list(event.get("tail") or [])
+                event["printed_all"] = printed  # Triton prints a failed PTX whole: kept in a file, not shown
             self.targets[label] = event
             cubin = event.get("files", {}).get("cubin") if event.get("ok") else None
             if cubin:
@@ -232,7 +237,7 @@ class _Driver:
         said = [str(w) for w in event.get("warnings") or []] + printed_warnings(event.get("printed") or [])
         if not event.get("ok"):
             return TargetResult(target, False, error=str(event.get("error")), tail=list(event.get("tail") or []),
-                                warnings=said)
+                                warnings=said, output=list(event.get("printed_all") or []))
         files = {k: str(v) for k, v in dict(event.get("files") or {}).items()}
         metadata = dict(event.get("metadata") or {})
         folder = Path(files["metadata"]).parent if "metadata" in files else self.plan.out_dir / target.folder
@@ -293,7 +298,8 @@ def compile_environment(tmp: Path, environ: dict[str, str] | None = None) -> dic
     return env
 
 
-def run_plan(ctx: AppContext, plan: CompilePlan) -> CompileReport:
+def run_plan(ctx: AppContext, plan: CompilePlan, extra_env: Mapping[str, str] | None = None) -> CompileReport:
+    """Compile every target of `plan`; extra_env: variables for Triton (another ptxas) on top of ours."""
     python = ctx.target_python().executable
     started = time.monotonic()
     with ThreadPoolExecutor(max_workers=2) as pool, tempfile.TemporaryDirectory(prefix="tritondev-") as tmp:
@@ -301,7 +307,8 @@ def run_plan(ctx: AppContext, plan: CompilePlan) -> CompileReport:
         remaining = list(plan.run_order)
         request_file = Path(tmp) / "request.json"
         # The caller's runner may already give the commands a cache (verify's private one, or the user's).
-        env = compile_environment(Path(tmp), environment_seen(ctx.runner.environment, os.environ))
+        env = {**compile_environment(Path(tmp), environment_seen(ctx.runner.environment, os.environ)),
+               **(extra_env or {})}
         while remaining:
             request_file.write_text(json.dumps(plan.request(remaining)), encoding="utf-8")
             result = ctx.runner.run(
@@ -309,7 +316,7 @@ def run_plan(ctx: AppContext, plan: CompilePlan) -> CompileReport:
                 stream=True, on_line=driver.on_line, env=env,
             )
             if driver.error is not None:
-                raise_script_error(python, driver.error)
+                raise_script_error(ctx, python, driver.error)
             remaining = [t for t in remaining if t.label not in driver.targets]
             if result.returncode == 0 or not remaining:
                 break
@@ -351,12 +358,14 @@ def run_plan(ctx: AppContext, plan: CompilePlan) -> CompileReport:
     )
 
 
-def raise_script_error(python: Path, event: dict[str, Any]) -> None:
+def raise_script_error(ctx: AppContext, python: Path, event: dict[str, Any]) -> None:
     kind = event.get("kind")
     message = str(event.get("message") or "the compile script failed")
     tail = "\n".join(str(line) for line in event.get("tail") or []) or None
     if kind == "missing":
-        raise inside.missing_module_error(python, event)
+        from bootstrap.kernels import install_target
+
+        raise inside.missing_module_error(install_target(ctx), event)
     if kind in ("usage", "unsupported"):
         fix = event.get("fix") or "check FILE.py::KERNEL, --signature and --constexpr against the kernel's arguments"
         raise UsageError(message, fix=str(fix), details=tail)
@@ -369,7 +378,7 @@ def compile_kernel(
     ctx: AppContext,
     source: Path,
     kernel: str,
-    signature: str,
+    signature: str | None,
     constexprs: dict[str, str],
     targets: list[Target],
     out_dir: Path,
@@ -382,6 +391,10 @@ def compile_kernel(
     environment; per-target compiler failures are in the report (`.ok` False, `.failed`).
     config: the index of an @triton.autotune kernel's config whose values and options to use.
     """
+    from bootstrap.kernels.ptxas_retry import retry_unknown_arch
+
     plan = plan_compile(source, kernel, signature, constexprs, targets, out_dir, options, config)
-    return run_plan(ctx, plan)
+    report = run_plan(ctx, plan)
+    retry_unknown_arch(ctx, plan, report)
+    return report
 

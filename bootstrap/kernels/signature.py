@@ -3,6 +3,12 @@
 The type names are Triton's own (`triton.language.str_to_ty`); a pointer is `*T`, a pointer to
 read-only memory `*kT`, and `:16` promises the compiler a multiple of 16 (pointer alignment or
 integer divisibility), as in Triton's ahead-of-time compiler.
+
+The signature is either named (`x_ptr=*fp32,n=i32`) or upstream's positional form, as
+`python -m triton.tools.compile --signature` takes it: `"*fp32:16, *fp32:16, i32, 1024"`, one entry
+per kernel argument in order, each a type (with an optional hint; `:1` means the value 1) or a
+constexpr value (a number). Which argument a position is becomes known only inside the target,
+where the kernel is.
 """
 
 from __future__ import annotations
@@ -37,14 +43,28 @@ class Param:
 
 
 @dataclass(frozen=True)
+class Positional:
+    """One entry of the positional form: a type (and its hint), or a constexpr value when `type` is None."""
+
+    type: str | None
+    divisibility: int | None = None
+    value: ConstValue = None
+
+    def to_json(self) -> dict[str, object]:
+        return {"type": self.type, "divisibility": self.divisibility, "value": self.value}
+
+
+@dataclass(frozen=True)
 class KernelArgs:
     """What the user said about the kernel's arguments, in the order they gave them."""
 
     params: tuple[Param, ...]
     constexprs: dict[str, ConstValue] = field(default_factory=dict)
+    positional: tuple[Positional, ...] = ()  # upstream's form: the kernel's arguments from the first, in order
 
     def to_json(self) -> dict[str, object]:
-        return {"params": [p.to_json() for p in self.params], "constexprs": dict(self.constexprs)}
+        return {"params": [p.to_json() for p in self.params], "constexprs": dict(self.constexprs),
+                "positional": [p.to_json() for p in self.positional]}
 
 
 def valid_types_text() -> str:
@@ -86,6 +106,40 @@ def parse_type(item: str, type_text: str) -> tuple[str, int | None]:
     if base not in SCALAR_TYPES:
         raise _type_error(item, text)
     return text, hint
+
+
+def is_positional(text: str) -> bool:
+    """Upstream's form: no entry names its argument."""
+    return bool(text.strip()) and "=" not in text
+
+
+def parse_positional(text: str) -> tuple[Positional, ...]:
+    """`*fp32:16, i32, 1024` -> a type with hint 16, a type, the value 1024. Pure."""
+    entries: list[Positional] = []
+    for raw in text.split(","):
+        item = raw.strip()
+        if not item:
+            raise UsageError(f"--signature: empty entry in {text!r} (two commas, or a trailing comma)",
+                             fix='one entry per kernel argument, e.g. "*fp32:16, *fp32:16, i32, 1024"')
+        type_text, colon, hint = item.partition(":")
+        if colon and hint.strip() == "1":
+            entries.append(Positional(None, None, 1))  # upstream: `:1` is the value 1
+            continue
+        value = parse_constexpr_value(item)
+        if isinstance(value, (int, float)) or value is None or isinstance(value, bool):
+            entries.append(Positional(None, None, value))
+            continue
+        base = type_text.strip().lstrip("*")
+        if not (base in SCALAR_TYPES or (base.startswith("k") and base[1:] in SCALAR_TYPES)):
+            if not type_text.strip().startswith("*") and _NAME.fullmatch(type_text.strip()) and not colon:
+                raise UsageError(
+                    f"--signature: {item!r} is not name=type, nor a type or a value of the positional form",
+                    fix=f'name each argument ({_EXAMPLE}), or give types in order: "*fp32:16, *fp32:16, i32, 1024"',
+                )
+            raise _type_error(item, type_text.strip())
+        type_name, divisibility = parse_type(item, item)
+        entries.append(Positional(type_name, divisibility))
+    return tuple(entries)
 
 
 def parse_signature(text: str) -> tuple[Param, ...]:
@@ -155,9 +209,15 @@ def parse_constexprs(items: list[str] | tuple[str, ...]) -> dict[str, ConstValue
     return result
 
 
-def parse_kernel_args(signature: str, constexprs: list[str] | tuple[str, ...]) -> KernelArgs:
-    params = parse_signature(signature)
+def parse_kernel_args(signature: str | None, constexprs: list[str] | tuple[str, ...]) -> KernelArgs:
+    """The named or positional signature and the constexprs; no signature at all: the kernel's own
+    argument list, read in the target, becomes the fix."""
     values = parse_constexprs(constexprs)
+    if signature is None:
+        return KernelArgs((), values)
+    if is_positional(signature):
+        return KernelArgs((), values, parse_positional(signature))
+    params = parse_signature(signature)
     both = sorted({p.name for p in params} & values.keys())
     if both:
         raise UsageError(

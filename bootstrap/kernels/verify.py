@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import dataclasses
 import os
+import re
 import tempfile
 from collections.abc import Iterator, Mapping
 from contextlib import contextmanager
@@ -26,6 +27,7 @@ from typing import TYPE_CHECKING, Any
 
 from bootstrap import inside
 from bootstrap.core.errors import CheckFailed, CommandFailed, ExternalError, UsageError
+from bootstrap.kernels import install_target
 from bootstrap.kernels.targets import DEFAULT_TARGETS, Target, parse_targets
 from bootstrap.pipeline.offline import SKIP_VARIABLES
 
@@ -96,7 +98,7 @@ def probe_environment(ctx: AppContext, python: Path) -> dict[str, Any]:
     for event in found:
         if event.get("event") == "error":
             if event.get("kind") == "missing":
-                raise inside.missing_module_error(python, event)
+                raise inside.missing_module_error(install_target(ctx), event)
             raise CheckFailed(
                 str(event.get("message")),
                 fix=f"reinstall Triton in {python} (tritondev purge, then tritondev setup), or see tritondev doctor",
@@ -108,13 +110,25 @@ def probe_environment(ctx: AppContext, python: Path) -> dict[str, Any]:
     raise CommandFailed(result.argv, result.returncode, None, tail)
 
 
+def describe_active(triton: dict[str, Any]) -> str:
+    """The backend Triton would run on, in words; Triton's own "0 active drivers ([]). There should only be
+    one." (triton/runtime/driver.py, on a machine without a GPU) said plainly. Pure."""
+    active = triton.get("active")
+    if active:
+        return f"{active['backend']}:{active['arch']} (warp {active['warp_size']})"
+    error = str(triton.get("active_error") or "")
+    if not error or re.search(r"\b0 active drivers\b", error):
+        return "none: Triton found no GPU driver it can use (no GPU here, or its driver library does not load)"
+    return f"none ({error})"
+
+
 def choose_mode(environment: dict[str, Any]) -> str:
     """GPU when torch sees one; the interpreter otherwise. Pure."""
     torch = environment.get("torch") or {}
     return "gpu" if torch.get("gpu") else "interpreter"
 
 
-def require_packages(python: Path, environment: dict[str, Any], mode: str) -> None:
+def require_packages(into: inside.InstallTarget, environment: dict[str, Any], mode: str) -> None:
     """torch (both modes) and numpy (the interpreter computes with it): ToolMissing naming the fix."""
     needed = [("torch", environment.get("torch"), environment.get("torch_error"))]
     if mode == "interpreter":
@@ -125,7 +139,7 @@ def require_packages(python: Path, environment: dict[str, Any], mode: str) -> No
                 " and by Triton's interpreter (no GPU here)" if module == "numpy" else ""
             )
             raise inside.missing_module_error(
-                python, {"module": module, "message": f"{error or module + ' is not installed'}; {why}"}
+                into, {"module": module, "message": f"{error or module + ' is not installed'}; {why}"}
             )
 
 
@@ -146,7 +160,7 @@ def run_kernels(ctx: AppContext, python: Path, mode: str) -> tuple[list[Check], 
         kind = event.get("event")
         if kind == "error":
             if event.get("kind") == "missing":
-                raise inside.missing_module_error(python, event)
+                raise inside.missing_module_error(install_target(ctx), event)
             checks.append(Check("kernels", False, str(event.get("message")), {"tail": event.get("tail") or []}))
         elif kind == "kernel":
             name = str(event.get("name"))
@@ -280,19 +294,25 @@ def run_verify(ctx: AppContext, targets: list[Target], *, keep_user_cache: bool 
 
 
 def _verify(ctx: AppContext, targets: list[Target], tools: Check | None) -> VerifyReport:
+    from bootstrap.core import ui
+
     python = ctx.target_python().executable
-    environment = probe_environment(ctx, python)
-    mode = choose_mode(environment)
-    require_packages(python, environment, mode)
-    checks: list[Check] = []
-    if ctx.settings.backend == "nvidia":
-        checks.append(tools if tools is not None else runtime_tools(ctx, python))
-    kernels, bandwidth = run_kernels(ctx, python, mode)
-    checks += kernels
-    chosen = list(targets) if targets else (parse_targets(DEFAULT_TARGETS) if mode == "interpreter"
-                                            else _gpu_target(environment))
-    if chosen:
-        checks.extend(compile_targets(fresh_shell(ctx), chosen))
+    with ui.working(f"verify: importing triton and torch in {python}", json=ctx.json) as say:
+        environment = probe_environment(ctx, python)
+        mode = choose_mode(environment)
+        require_packages(install_target(ctx, (environment.get("triton") or {}).get("version")), environment, mode)
+        checks: list[Check] = []
+        if ctx.settings.backend == "nvidia":
+            say("verify: asking Triton for its ptxas, as a fresh shell would")
+            checks.append(tools if tools is not None else runtime_tools(ctx, python))
+        say("verify: running the kernels " + ("on the GPU" if mode == "gpu" else "under Triton's interpreter"))
+        kernels, bandwidth = run_kernels(ctx, python, mode)
+        checks += kernels
+        chosen = list(targets) if targets else (parse_targets(DEFAULT_TARGETS) if mode == "interpreter"
+                                                else _gpu_target(environment))
+        if chosen:
+            say(f"verify: compiling ahead of time for {', '.join(t.label for t in chosen)}")
+            checks.extend(compile_targets(fresh_shell(ctx), chosen))
     return VerifyReport(
         python=str(python),
         environment=environment,

@@ -112,9 +112,7 @@ class Execution:
         counts = ccache_counted(self.runner, self.facts.toolchain.ccache, action)
         if counts is None:
             return
-        self.report.ccache[label] = counts
-        if self.console is not None and not self.ctx.json:
-            self.console.print(f"{label}: {counts.describe()}")
+        self.report.ccache[label] = counts  # the summary at the end says it, once
         if counts.remote_errors:
             self.report.notices.append(remote_failed_notice(label, counts.remote_errors))
 

@@ -5,6 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from bootstrap.core.errors import TritondevError
 from bootstrap.core.runner import PlannedCommand
 from bootstrap.pipeline.ccache_stats import CcacheDelta
 from bootstrap.pipeline.fingerprints import Outcome, StepStatus
@@ -31,6 +32,8 @@ class SetupReport:
     notices: list[str] = field(default_factory=list)
     # What a --dry-run could not resolve (offline: the pins, and the steps that follow them), and why.
     unresolved: dict[str, str] = field(default_factory=dict)
+    # Why a --dry-run's real run would certainly fail (the pins cannot be read): the command ends with it.
+    failure: TritondevError | None = field(default=None, repr=False, compare=False)
 
     @property
     def up_to_date(self) -> bool:
@@ -55,5 +58,6 @@ class SetupReport:
             "verify": self.verify,
             "notices": self.notices,
             "unresolved": self.unresolved,
+            "error": self.failure.to_json() if self.failure is not None else None,
             "presets": self.presets,
         }

@@ -47,6 +47,8 @@ def precheck(ctx: AppContext) -> None:
         from bootstrap.git.adopt import check_clone
 
         check_clone(ctx.settings.triton_src, ctx.runner.without_logs())
+    if ctx.dry_run:
+        ctx.workspace.check_creatable()  # the real run would stop there: the dry run says so, with its exit code
     executable, origin = ctx.target_choice()
     if origin == WORKSPACE_VENV:
         # One spelling of the venv's interpreter whether or not it exists yet: the plan of a --dry-run
@@ -126,7 +128,7 @@ def unresolved_plan(ctx: AppContext, failure: TritondevError) -> SetupReport:
         workspace=ctx.workspace.root, dry_run=True, pins={**given, "unresolved": why},
         toolchain=toolchain.to_json(), jobs={**jobs.to_json(), **resources.to_json()},
         target_python=str(ctx.target_choice()[0]),
-        notices=[f"could not resolve the pins: {why}; the plan stops there"],
         unresolved={"pins": why, "steps": "checkouts, LLVM and Triton builds, purge and verify: "
                     "planned once the pins resolve"},
+        failure=failure,
     )

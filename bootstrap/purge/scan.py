@@ -3,7 +3,7 @@
 Ownership comes from what each distribution recorded as installed (RECORD / installed-files.txt)
 and from editable installs (direct_url.json, setuptools finders and .pth files, egg-links), so any
 distribution name that carries `triton/` is found. The scan only reads: files in site-packages,
-`pip list` of the target interpreter (through pip-api, see pipbridge), and one `import triton` in a
+`pip list` of the target interpreter (see pipbridge), and one `import triton` in a
 fresh interpreter of the target.
 """
 

@@ -31,7 +31,7 @@ Stale = Annotated[
 ]
 
 
-@options.command("workspace", "json", "dry_run")
+@options.command("workspace", "python", "json", "dry_run", reads_target=True)
 def clear(ctx: AppContext, kernel: Kernel = None, dir: Dir = None) -> None:
     """Remove every cache entry, or those of one kernel. Asks nothing; --dry-run lists what would go."""
     from bootstrap.kernels.cache import inspect_cache, plan_clear

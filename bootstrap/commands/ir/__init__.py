@@ -22,14 +22,17 @@ Kernel = Annotated[
 ]
 KeepLocations = Annotated[bool, options.flag("--keep-locations", help="Compare loc(...) too (left out by default: "
                                              "they change when the kernel's file does, not when the compiler does).")]
+KeepNames = Annotated[bool, options.flag("--keep-names", help="Compare SSA value names too (by default values are "
+                                         "renamed in order: with line info Triton names them after the kernel's "
+                                         "variables, without it, as --dump-ir runs, it numbers them).")]
 
 
 @options.command("workspace", "json", "verbose")
 def diff(ctx: AppContext, dump_a: DumpA, dump_b: DumpB, kernel: Kernel = None,
-         keep_locations: KeepLocations = False) -> None:
+         keep_locations: KeepLocations = False, keep_names: KeepNames = False) -> None:
     """Name the first pass whose output differs between two dumps of one kernel, with that pass's diff.
 
-    Compares the IR before each MLIR pass, then the final assembly; the two pipelines are lined up by pass, so passes one Triton version added or dropped do not shift the rest. Locations are left out unless --keep-locations.
+    Compares the IR before each MLIR pass, then the final assembly; the two pipelines are lined up by pass, so passes one Triton version added or dropped do not shift the rest. Locations are left out unless --keep-locations, and values are renamed in order unless --keep-names, so that a --dump-ir dump and a plain MLIR_ENABLE_DUMP=1 capture of one compile compare equal.
 
     Exit codes: 0 compared (the same or not); 2 a dump missing or malformed, or the kernel not in both.
     """  # noqa: E501
@@ -38,12 +41,13 @@ def diff(ctx: AppContext, dump_a: DumpA, dump_b: DumpB, kernel: Kernel = None,
 
     a, b = load_dump(dump_a), load_dump(dump_b)
     name_a, name_b = _kernels(a, b, kernel)
-    result = first_difference(a.of_kernel(name_a), b.of_kernel(name_b), keep_locations=keep_locations)
+    result = first_difference(a.of_kernel(name_a), b.of_kernel(name_b), keep_locations=keep_locations,
+                              keep_names=keep_names)
     if ctx.json:
         from bootstrap.core import ui
 
         ui.emit_json({"a": str(dump_a), "b": str(dump_b), "kernel": {"a": name_a, "b": name_b},
-                      "keep_locations": keep_locations, **result.to_json()})
+                      "keep_locations": keep_locations, "keep_names": keep_names, **result.to_json()})
         return
     _render(result, name_a, name_b)
 
@@ -82,6 +86,7 @@ def _render(result: object, name_a: str | None, name_b: str | None) -> None:
     out = ui.out()
     if name_a != name_b:
         ui.warn(f"comparing kernel {name_a} of a with kernel {name_b} of b")
+    ui.note(result.compared)
     colour = "green" if result.verdict == "same" else "yellow"
     out.print(f"[bold {colour}]{escape(result.verdict)}[/bold {colour}]: {escape(result.summary)}")
     for line in result.pipeline_differences:

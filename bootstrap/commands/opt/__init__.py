@@ -113,10 +113,11 @@ def register(app: typer.Typer) -> None:
 def _from_dump(ctx: AppContext, pass_name: str, dump: Path | None, kernel: str | None, occurrence: int,
                debug: bool, out: Path | None) -> tuple[Replay, Path]:
     from bootstrap.env import replay as R
-    from bootstrap.env.dumps import latest_dump, load_dump
+    from bootstrap.env.dumps import latest_dump, load_dump, require_passes
 
     dump_path = dump if dump is not None else latest_dump(ctx.workspace.root)
     loaded = load_dump(dump_path)
+    require_passes(loaded, "given with --dump" if dump is not None else "the newest in the workspace's dumps/")
     chosen = loaded.pick_kernel(kernel)
     index = _index(ctx)
     stage, after, runs = R.select_stage(loaded, chosen, pass_name, occurrence, index)

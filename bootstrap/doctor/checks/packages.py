@@ -213,3 +213,34 @@ def torch_triton(facts: Facts) -> Outcome:
         paired = pairing.installed if pairing.matches else f"({pairing.note})"
         return ok(f"torch {torch_version} <-> {paired}; torch.compile works on {deep.device}", *details)
     return ok(f"torch {torch_version} <-> {pairing.installed} (matches; --deep runs torch.compile)", *details)
+
+
+@check("packages.verify-needs", "what `tritondev verify` needs: torch, and numpy where there is no GPU")
+def verify_needs(facts: Facts) -> Outcome:
+    """verify checks the kernels' results with torch, and without a GPU runs them under Triton's interpreter,
+    which computes with numpy: doctor must not say "No errors" where verify then stops (exit 3)."""
+    from bootstrap.doctor.facts import ProbeFailed
+    from bootstrap.inside import InstallTarget, install_fix
+
+    target = facts.target()
+    installed = {d.key: d.version for d in facts.distributions()}
+    triton = next((installed[name] for name in TRITON_DISTS if name in installed), None)
+    if triton is None:
+        raise Skip("triton is not installed (see packages.triton-import)")
+    try:
+        gpu = facts.gpu_info() is not None
+    except ProbeFailed:
+        gpu = False
+    needed = ("torch",) if gpu else ("torch", "numpy")
+    missing = [name for name in needed if name not in installed]
+    where = "on the GPU" if gpu else "under Triton's interpreter (no NVIDIA GPU here), which needs numpy"
+    if not missing:
+        return ok(f"{' and '.join(f'{n} {installed[n]}' for n in needed)}: verify runs its kernels {where}")
+    into = InstallTarget(target.executable, target.is_venv, triton, facts.ctx.workspace.venv)
+    fixes = list(dict.fromkeys(install_fix(name, into) for name in missing))
+    summary = (f"{' and '.join(missing)} not installed in {target.executable}: `tritondev verify` would stop there "
+               f"(it checks the kernels' results with torch and runs them {where})")
+    # Without torch the environment is for Triton alone (compile, lit tests): worth a warning. With torch,
+    # kernels are meant to run here, and a missing numpy is what stops them: an error.
+    judge = warn if "torch" in missing else error
+    return judge(summary, "; then ".join(fixes))

@@ -35,9 +35,11 @@ def venv(facts: Facts) -> Outcome:
     if target.is_venv:
         kind = "conda env" if (target.prefix / "conda-meta").is_dir() else "venv"
         return ok(f"{kind} at {target.prefix}")
+    venv_dir = facts.ctx.workspace.venv
     return warn(
         f"{target.executable} is a system interpreter, not a venv: installs would change the system Python",
-        "create one: python3 -m venv ~/tritondev/venv, then pass --python ~/tritondev/venv",
+        f"tritondev setup builds Triton into {venv_dir}; every command uses that venv once it exists, without "
+        f"--python (or create it yourself: python3 -m venv {venv_dir})",
     )
 
 

@@ -68,6 +68,21 @@ def triton_pin(facts: Facts) -> tuple[str | None, str]:
     return None, "no pin known locally (a release torch pins a version, not a commit; `tritondev pins` resolves it)"
 
 
+@check("workspace.location", "the workspace is not a git checkout of something else")
+def location(facts: Facts) -> Outcome:
+    workspace = facts.ctx.workspace
+    what = workspace.not_a_workspace()
+    if what is None:
+        return ok(f"{workspace.root}" + ("" if workspace.root.is_dir() else " (setup creates it)"))
+    from bootstrap.doctor.model import error
+
+    return error(
+        f"the workspace {workspace.root} is {what}: setup would put src/, venv/, build/ and state/ inside it",
+        f"use another folder: --workspace {workspace.root.parent / 'tritondev-work'} or TRITONDEV_WORKSPACE; or "
+        f"create {workspace.root / 'tritondev.toml'} to make this one a workspace on purpose",
+    )
+
+
 @check("workspace.checkouts", "checkouts against their pins")
 def checkouts(facts: Facts) -> Outcome:
     found = _checkouts(facts)

@@ -229,6 +229,16 @@ def test_a_changed_compiler_flag_is_an_input(root_json: dict[str, Any], world: W
     assert "environment" in next(s["reason"] for s in report["steps"] if s["step"] == "triton-install")
 
 
+def test_the_summary_says_each_ccache_figure_once(root_json: dict[str, Any], world: World) -> None:
+    """A text run (back to Debug: Triton is rebuilt) says "Triton build: ccache: ..." once, in its summary."""
+    ws, env = root_json["ws"], root_json["env"]
+    proc = tritondev(*setup_args(world, ws, "root-json", "--build-type", "Debug"), env=env)
+    assert proc.returncode == 0, proc.stderr
+    shown = proc.stdout + proc.stderr
+    assert shown.count("Triton build: ccache:") == 1, shown
+    assert "LLVM build: ccache:" not in shown  # LLVM was up to date: nothing to count
+
+
 def test_a_failing_build_shows_its_log_and_resumes(root_json: dict[str, Any], world: World) -> None:
     """A compile error (a local edit built with --allow-dirty): exit 4, the last lines and the log path;
     without the edit, the next run builds and verifies."""

@@ -22,7 +22,10 @@ def test_options_before_the_separator_are_tritondevs(cli: Cli, tmp_path: Path) -
     assert (dumps / "index.json").is_file()
     unknown = cli("run", "--bogus", "--", "true")
     assert unknown.returncode == 2 and "tritondev run has no option --bogus" in unknown.stderr
-    assert "fix: put the command and its options after `--`" in unknown.stderr
+    assert "fix: give only its own options before `--`, the command after it" in unknown.stderr
+    # After the command's first word, everything is the command's: -v is python's here, not tritondev's.
+    passed = cli("run", "--python", str(python), "python", "-c", "import sys; print(sys.argv[1:])", "-v")
+    assert passed.returncode == 0 and passed.stdout.strip() == "['-v']", passed.stderr
 
 
 @pytest.mark.parametrize(("command", "code", "needle"), [
@@ -56,3 +59,4 @@ def test_env_puts_a_named_target_first_on_path(cli: Cli, tmp_path: Path) -> None
     # The first python3 on PATH, found as the last resort, is what the shell finds anyway.
     found = cli("env", "--shell", "bash", env={"PATH": os.pathsep.join([str(python.parent), os.environ["PATH"]])})
     assert found.returncode == 0 and found.stdout == ""
+    assert "nothing to export: no " in found.stderr  # said where the user reads it, not in what eval reads

@@ -1,15 +1,26 @@
-"""shell/tritondev on a fresh checkout: creates its private venv, execs the CLI, rebuilds when stale."""
+"""shell/tritondev on a fresh checkout: creates its private venv, execs the CLI, rebuilds when stale, and
+deletes no folder but its own.
+
+Every build here is real (python -m venv, pip install -e from this machine's package index), so the
+tests that rebuild are few and share one checkout.
+"""
 
 from __future__ import annotations
 
 import os
+import pty
 import shutil
 import subprocess
+import sys
+import time
 from pathlib import Path
 
 import pytest
 
+from tests.support.snapshot import diff, snapshot
+
 REPO = Path(__file__).resolve().parents[3]
+PYENV = Path("/root/.pyenv/versions")
 
 
 @pytest.fixture(scope="module")
@@ -29,11 +40,36 @@ def checkout(tmp_path_factory: pytest.TempPathFactory) -> Path:
     return dest
 
 
-def launch(checkout: Path, *args: str) -> subprocess.CompletedProcess[str]:
+def _env(**extra: str) -> dict[str, str]:
     env = {k: v for k, v in os.environ.items() if not k.startswith(("TRITONDEV_", "VIRTUAL_ENV"))}
+    env.update(extra)
+    return env
+
+
+def launch(checkout: Path, *args: str, **extra: str) -> subprocess.CompletedProcess[str]:
     return subprocess.run(
-        [str(checkout / "shell/tritondev"), *args], capture_output=True, text=True, env=env, timeout=600
+        [str(checkout / "shell/tritondev"), *args], capture_output=True, text=True, env=_env(**extra), timeout=900
     )
+
+
+def launch_in_a_terminal(checkout: Path, *args: str, **extra: str) -> tuple[int, str]:
+    """The launcher with stderr on a real pseudo-terminal: (exit status, what the terminal showed)."""
+    main, child = pty.openpty()
+    proc = subprocess.Popen([str(checkout / "shell/tritondev"), *args], stdin=subprocess.DEVNULL,
+                            stdout=subprocess.DEVNULL, stderr=child, env=_env(TERM="xterm", **extra))
+    os.close(child)
+    chunks = []
+    while True:
+        try:
+            data = os.read(main, 65536)
+        except OSError:
+            break
+        if not data:
+            break
+        chunks.append(data)
+    code = proc.wait(timeout=900)
+    os.close(main)
+    return code, b"".join(chunks).decode(errors="replace")
 
 
 def test_first_run_creates_private_venv_and_runs(checkout: Path) -> None:
@@ -41,7 +77,9 @@ def test_first_run_creates_private_venv_and_runs(checkout: Path) -> None:
     assert result.returncode == 0, result.stderr
     assert "config" in result.stdout
     assert (checkout / ".venv-tool/bin/tritondev").exists()
-    assert "preparing its own environment" in result.stderr
+    # In a pipe: the one line that says what happens (and why), no spinner, no pip output.
+    assert result.stderr.count("\n") == 1 and "\r" not in result.stderr, result.stderr
+    assert "preparing its own environment" in result.stderr and "(first use; Python 3." in result.stderr
 
 
 def test_second_run_reuses_venv_and_passes_exit_codes(checkout: Path) -> None:
@@ -55,9 +93,155 @@ def test_second_run_reuses_venv_and_passes_exit_codes(checkout: Path) -> None:
     assert venv_python.stat().st_ino == before
 
 
+def test_a_link_to_the_launcher_finds_its_checkout(checkout: Path, tmp_path: Path) -> None:
+    """`ln -s <checkout>/shell/tritondev ~/.local/bin/tritondev`, as the README says: the link runs the
+    checkout's own venv, from any folder."""
+    link = tmp_path / "bin" / "tritondev"
+    link.parent.mkdir()
+    link.symlink_to(checkout / "shell" / "tritondev")
+    result = subprocess.run([str(link), "--version"], capture_output=True, text=True, env=_env(), cwd=tmp_path,
+                            timeout=900)
+    assert result.returncode == 0 and result.stderr == "", result.stderr
+    assert not (tmp_path / ".venv-tool").exists() and not (tmp_path / "bin" / ".venv-tool").exists()
+
+
+def test_the_launchers_own_variables_are_accepted_by_the_cli(checkout: Path) -> None:
+    """TRITONDEV_TOOL_VENV and TRITONDEV_BOOTSTRAP_PYTHON are read by the launcher and passed on in the
+    environment: the CLI must not call them unknown settings."""
+    result = launch(checkout, "config", "show", "--workspace", "/proc/definitely/not",
+                    TRITONDEV_TOOL_VENV=str(checkout / ".venv-tool"), TRITONDEV_BOOTSTRAP_PYTHON="python3")
+    assert result.returncode == 0, result.stderr
+    assert "unknown environment variable" not in result.stderr
+
+
 def test_changed_pyproject_rebuilds_venv(checkout: Path) -> None:
     pyproject = checkout / "pyproject.toml"
-    pyproject.write_text(pyproject.read_text() + "\n# changed\n")
-    result = launch(checkout, "--version")
-    assert result.returncode == 0, result.stderr
-    assert "preparing its own environment" in result.stderr
+    original = pyproject.read_text()
+    pyproject.write_text(original + "\n# changed\n")
+    try:
+        result = launch(checkout, "--version")
+        assert result.returncode == 0, result.stderr
+        assert "preparing its own environment" in result.stderr and "(pyproject.toml changed;" in result.stderr
+        again = launch(checkout, "--version")
+        assert again.returncode == 0 and again.stderr == "", again.stderr
+    finally:
+        pyproject.write_text(original)
+
+
+def _two_pythons() -> tuple[Path, Path]:
+    """Two real interpreters >= 3.10 with different files (the launcher tells them apart without running them)."""
+    found = [p for p in (PYENV / "3.11.7/bin/python3.11", Path("/usr/bin/python3.11"), PYENV / "3.12.1/bin/python3.12",
+                         PYENV / "3.10.13/bin/python3.10") if p.is_file()]
+    distinct = [p for i, p in enumerate(found) if all(p.stat().st_mtime != q.stat().st_mtime for q in found[:i])]
+    if len(distinct) < 2:
+        pytest.skip("needs two Python >= 3.10 interpreters with different modification times")
+    return distinct[0], distinct[1]
+
+
+def test_an_empty_folder_of_the_users_becomes_the_venv_and_another_python_rebuilds_it(
+    checkout: Path, tmp_path: Path
+) -> None:
+    """TRITONDEV_TOOL_VENV may name an empty folder; TRITONDEV_BOOTSTRAP_PYTHON a link to an interpreter.
+    When the link is pointed at another interpreter (what an upgrade of python3 does), the venv is
+    rebuilt, and said so. On a terminal the first build shows a spinner with the elapsed time."""
+    first, second = _two_pythons()
+    venv = tmp_path / "my venv"
+    venv.mkdir()
+    link = tmp_path / "bin" / "python3"
+    link.parent.mkdir()
+    link.symlink_to(first)
+    variables = {"TRITONDEV_TOOL_VENV": str(venv), "TRITONDEV_BOOTSTRAP_PYTHON": str(link)}
+    code, shown = launch_in_a_terminal(checkout, "--version", **variables)
+    assert code == 0, shown
+    assert "installing tritondev and its dependencies" in shown and "\r" in shown, shown
+    assert "ready" in shown and (venv / "bin/tritondev").is_file()
+    assert launch(checkout, "--version", **variables).stderr == ""
+    link.unlink()
+    link.symlink_to(second)
+    rebuilt = launch(checkout, "--version", **variables)
+    assert rebuilt.returncode == 0, rebuilt.stderr
+    assert "the interpreter changed" in rebuilt.stderr
+    assert os.path.realpath(venv / "bin/python") == os.path.realpath(second)
+
+
+@pytest.mark.parametrize("kind", ["user-files", "link-to-user-folder", "non-venv-folder", "a-file",
+                                  "crafted-stamp-link", "stamp-is-a-link"])
+def test_a_folder_of_the_users_is_never_deleted(checkout: Path, tmp_path: Path, kind: str) -> None:
+    """TRITONDEV_TOOL_VENV pointing at anything but a new/empty folder or one the launcher made: exit 2,
+    nothing removed or changed, not even a lock file beside it."""
+    home = tmp_path / "home"
+    mine = home / "projects"
+    (mine / "src").mkdir(parents=True)
+    (mine / "src" / "notes.txt").write_text("mine\n")
+    (mine / "bin").mkdir()
+    venv = mine
+    if kind == "link-to-user-folder":
+        venv = home / "link"
+        venv.symlink_to(mine)
+    elif kind == "non-venv-folder":
+        # Looks like a venv (bin/tritondev, pyvenv.cfg) but was not made by the launcher.
+        (mine / "pyvenv.cfg").write_text("home = /usr/bin\n")
+        (mine / "bin" / "tritondev").write_text("#!/bin/sh\necho not tritondev\n")
+        (mine / "bin" / "tritondev").chmod(0o755)
+    elif kind == "a-file":
+        venv = mine / "src" / "notes.txt"
+    elif kind in ("crafted-stamp-link", "stamp-is-a-link"):
+        # A link to a real launcher stamp elsewhere (the folder, or the stamp file) does not make it ours.
+        elsewhere = tmp_path / "elsewhere" / ".tritondev-launcher"
+        elsewhere.mkdir(parents=True)
+        (elsewhere / "stamp").write_text("tritondev-launcher-stamp 2\nstate=building\n")
+        if kind == "crafted-stamp-link":
+            (mine / ".tritondev-launcher").symlink_to(elsewhere)
+        else:
+            (mine / ".tritondev-launcher").mkdir()
+            (mine / ".tritondev-launcher" / "stamp").symlink_to(elsewhere / "stamp")
+    before = snapshot(home)
+    result = launch(checkout, "--version", TRITONDEV_TOOL_VENV=str(venv))
+    assert result.returncode == 2, result.stderr
+    assert f"tritondev: error: {venv} " in result.stderr
+    assert "fix: point TRITONDEV_TOOL_VENV at a new folder" in result.stderr
+    assert diff(before, snapshot(home)) == []
+    assert not Path(f"{venv}.lock").exists()
+
+
+def test_a_python_older_than_3_10_is_one_line_naming_the_variable(checkout: Path, tmp_path: Path) -> None:
+    old = PYENV / "3.9.18/bin/python3.9"
+    if not old.is_file():
+        pytest.skip("needs a Python 3.9")
+    venv = tmp_path / "venv"
+    result = launch(checkout, "--version", TRITONDEV_TOOL_VENV=str(venv), TRITONDEV_BOOTSTRAP_PYTHON=str(old))
+    assert result.returncode == 3
+    assert f"tritondev needs Python >= 3.10; {old} is 3.9.18" in result.stderr
+    assert "fix: TRITONDEV_BOOTSTRAP_PYTHON=" in result.stderr
+    assert not venv.exists()
+
+
+def test_no_package_index_is_one_line_naming_pip_index_url(checkout: Path, tmp_path: Path) -> None:
+    """No index reachable (pip's config files off, the index a closed port): one line that says what is
+    needed, never pip's own output; nothing left behind."""
+    import socket
+
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        port = s.getsockname()[1]
+    venv = tmp_path / "venv"
+    env = {k: v for k, v in _env().items() if not k.startswith("PIP_")}
+    env.update(TRITONDEV_TOOL_VENV=str(venv), PIP_CONFIG_FILE=os.devnull, PIP_INDEX_URL=f"http://127.0.0.1:{port}/simple",
+               PIP_RETRIES="0", PIP_TIMEOUT="5")
+    started = time.monotonic()
+    result = subprocess.run([str(checkout / "shell/tritondev"), "--version"], capture_output=True, text=True, env=env,
+                            timeout=900)
+    assert result.returncode == 4, result.stderr
+    lines = result.stderr.splitlines()
+    assert lines[0].startswith("tritondev: preparing its own environment"), lines
+    assert lines[1] == (f"tritondev: error: installing tritondev's dependencies into {venv} needs a Python package "
+                        "index, and pip reached none"), lines
+    assert lines[2].startswith("tritondev: fix: set PIP_INDEX_URL to a reachable index (a mirror) or "
+                               "PIP_FIND_LINKS"), lines
+    assert len(lines) == 3 and "Traceback" not in result.stderr
+    assert not venv.exists()
+    assert time.monotonic() - started < 600
+
+
+if sys.platform != "linux":  # pragma: no cover
+    pytestmark = pytest.mark.skip("the launcher is a bash script for Linux")

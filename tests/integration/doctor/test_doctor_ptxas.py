@@ -71,7 +71,8 @@ def test_bundled_ptxas_too_old_for_sm_121_is_proved_and_fixed(cli: Cli, tmp_path
 
     # Until the shell loads it, doctor says exactly that.
     again = checks_of(cli(*args, "--json").stdout)["ptxas.arch"]
-    assert again["status"] == "error" and again["fix"] == 'eval "$(tritondev env)"'
+    # The command repeats the workspace and interpreter this doctor was given (bootstrap.core.fixlines).
+    assert again["status"] == "error" and again["fix"].startswith(f'eval "$(tritondev env --workspace {ws} --python ')
     # With it loaded, the same check passes, reporting the override.
     loaded = checks_of(cli(*args, "--json", env={"TRITON_PTXAS_PATH": str(CUDA_PTXAS)}).stdout)["ptxas.arch"]
     assert loaded["status"] == "ok" and "override ptxas 13.0" in loaded["summary"]
@@ -89,12 +90,17 @@ def test_bundled_ptxas_too_old_for_sm_121_is_proved_and_fixed(cli: Cli, tmp_path
     env["HOME"] = str(tmp_path / "home")
     env["TRITON_CACHE_DIR"] = str(tmp_path / "triton-cache")
     before = subprocess.run(["bash", "-c", compile_cmd], cwd=tmp_path, env=env, capture_output=True, text=True)
-    assert before.returncode != 0, "without the fix the bundled ptxas must fail for sm_121a"
+    # Without the fix the bundled ptxas fails for sm_121a; compile then proves the toolkit's by compiling with
+    # it, and names the variable doctor --fix wrote.
+    assert before.returncode == 0, before.stderr
+    assert f"does not know sm_121a: compiled with {CUDA_PTXAS}" in before.stderr
+    assert f"export TRITON_PTXAS_PATH={CUDA_PTXAS}" in before.stderr
     after = subprocess.run(
         ["bash", "-c", f'eval "$({tritondev} env --workspace {shlex.quote(str(ws))})" && {compile_cmd}'],
         cwd=tmp_path, env=env, capture_output=True, text=True,
     )
     assert after.returncode == 0, after.stdout + after.stderr
+    assert "compiled with" not in after.stderr  # with the variable loaded, Triton's own ptxas is the toolkit's
     assert list((tmp_path / "out").rglob("*.cubin")), "the compile wrote no cubin"
 
 

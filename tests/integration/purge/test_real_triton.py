@@ -47,7 +47,7 @@ def _torch_into(sp: Path) -> None:
         _install_or_skip(sp.parents[3] / "bin" / "python", "torch==2.13.0")
 
 
-def test_pip_api_lists_the_target_through_the_runner() -> None:
+def test_pip_list_of_the_target_through_the_runner() -> None:
     py = triton_venv()  # shared, read-only here
     runner = Runner()
     found = pipbridge.installed(runner, py)

@@ -58,6 +58,33 @@ def test_unknown_env_var_suggests(tmp_path: Path) -> None:
     assert "TRITONDEV_BUILD_TYPE" in info.value.message
 
 
+def test_the_scripts_own_variables_are_accepted_and_change_no_setting(tmp_path: Path) -> None:
+    """shell/tritondev reads TRITONDEV_TOOL_VENV and TRITONDEV_BOOTSTRAP_PYTHON and execs the CLI with them
+    still set: a user whose python3 is too old must be able to use them."""
+    variables = {"TRITONDEV_TOOL_VENV": str(tmp_path / "v"), "TRITONDEV_BOOTSTRAP_PYTHON": "/usr/bin/python3.12",
+                 "TRITONDEV_TEST_PYTHON": "python3", "TRITONDEV_GPU_OUT": str(tmp_path / "f.json")}
+    settings = load_settings({}, _env(tmp_path, **variables))
+    assert settings == load_settings({}, _env(tmp_path))
+    assert {s for s in settings.sources.values() if s.startswith("env:")} == {"env:TRITONDEV_WORKSPACE"}
+
+
+def test_every_variable_the_scripts_read_is_accepted_and_documented() -> None:
+    """A TRITONDEV_* variable that a script of shell/ reads is a setting's or one of SCRIPT_VARIABLES, and the
+    README names it: the CLI the launcher starts would otherwise reject it."""
+    import re
+
+    from bootstrap.core.settings import SCRIPT_VARIABLES
+
+    repo = Path(__file__).resolve().parents[3]
+    read = {name for script in (repo / "shell").iterdir() if script.is_file()
+            for name in re.findall(r"\$\{?(TRITONDEV_[A-Z_]+)", script.read_text())}
+    assert {"TRITONDEV_TOOL_VENV", "TRITONDEV_BOOTSTRAP_PYTHON"} <= read
+    settings_vars = {s.env_var for s in SETTINGS}
+    assert read <= settings_vars | set(SCRIPT_VARIABLES), read - settings_vars - set(SCRIPT_VARIABLES)
+    readme = (repo / "README.md").read_text()
+    assert [name for name in SCRIPT_VARIABLES if f"`{name}`" not in readme] == []
+
+
 @pytest.mark.parametrize(
     ("content", "needle"),
     [
@@ -184,7 +211,7 @@ def test_precedence_of_every_setting(tmp_path: Path, name: str) -> None:
 
 def test_readme_settings_table_lists_every_setting() -> None:
     readme = (Path(__file__).resolve().parents[3] / "README.md").read_text()
-    section = readme[readme.index("## Settings") : readme.index("## Workspace layout")]
+    section = readme[readme.index("## Settings") : readme.index("The scripts in `shell/` read")]
     rows = [line for line in section.splitlines() if line.startswith("| `")]
     assert len(rows) == len(SETTINGS)
     for setting, row in zip(SETTINGS, rows, strict=True):

@@ -1,0 +1,95 @@
+"""A fix line that names a tritondev command repeats the options the user gave that chose the target.
+
+`tritondev doctor --python V --check packages` that finds a problem must not suggest a bare
+`tritondev doctor --fix`: that would examine another interpreter and find nothing. Code that writes
+a fix names the command plainly (`run `tritondev setup` first`); `repeat_options`, applied wherever a
+fix is shown (an error's `fix:` line and its JSON, doctor's findings and theirs), puts the options the
+user gave on the command line that chose the target (--workspace, --python) right after the
+command's name, where that command takes them, and the running command's own narrowing options
+(doctor's --check and --arch) when the fix names the same command. An option the fix already spells
+out is left as written. Values given through TRITONDEV_* variables are not repeated: they still hold
+in the user's shell.
+"""
+
+from __future__ import annotations
+
+import re
+import shlex
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+
+# The settings whose options choose the target a command works on.
+TARGET_SETTINGS = ("workspace", "python")
+_MENTION = re.compile(r"(?<![\w/.-])tritondev((?: [a-z][a-z-]*){1,2})")
+# Where the words of one suggested command line end, for "does it spell this option out already".
+_END = re.compile(r"`|\)|;|,| or | then|(?<![\w/.-])tritondev ")
+
+
+@dataclass
+class _Run:
+    given: dict[str, str] = field(default_factory=dict)  # option -> the value the user gave
+    accepts: dict[str, frozenset[str]] = field(default_factory=dict)  # command path -> options it takes
+    command: str | None = None  # the running command's path, e.g. "doctor"
+    narrowing: tuple[str, ...] = ()  # its own options that narrowed it, as words
+
+
+_RUN = _Run()
+
+
+def new_run(accepts: Mapping[str, frozenset[str]] | None = None) -> None:
+    """A command starts: forget what the last one was given; `accepts` is the CLI's commands and their options."""
+    global _RUN
+    _RUN = _Run(accepts=dict(accepts or {}))
+
+
+def remember_given(given: Mapping[str, str]) -> None:
+    """The target-choosing options the user gave on the command line, by option (--python -> value)."""
+    _RUN.given = dict(given)
+
+
+def narrow(command: str, words: Sequence[str]) -> None:
+    """The running command `command` was narrowed by `words` (e.g. --check packages): repeated in its own fixes."""
+    _RUN.command, _RUN.narrowing = command, tuple(words)
+
+
+def repeat_options(text: str | None) -> str | None:
+    """`text` with the user's target-choosing options after each tritondev command it names."""
+    if not text or (not _RUN.given and not _RUN.narrowing):
+        return text
+    pieces: list[str] = []
+    start = 0
+    for match in _MENTION.finditer(text):
+        path = _command_path(match.group(1).split())
+        if path is None:
+            continue
+        at = match.start(1) + len(" " + path)
+        rest = text[at:]
+        end = _END.search(rest)
+        spelled = rest[: end.start()] if end else rest
+        words = _words_for(path, spelled)
+        if words:
+            pieces.append(text[start:at] + " " + " ".join(words))
+            start = at
+    pieces.append(text[start:])
+    return "".join(pieces)
+
+
+def _command_path(words: list[str]) -> str | None:
+    """The longest command path of the CLI that `words` start with ("cache prune", "doctor")."""
+    for n in (2, 1):
+        path = " ".join(words[:n])
+        if len(words) >= n and path in _RUN.accepts:
+            return path
+    return None
+
+
+def _words_for(path: str, spelled: str) -> list[str]:
+    taken = _RUN.accepts[path]
+    said = set(re.findall(r"(?<!\S)(--?[\w-]+)", spelled))
+    words: list[str] = []
+    for option, value in _RUN.given.items():
+        if option in taken and option not in said:
+            words += [option, shlex.quote(value)]
+    if path == _RUN.command and not said & set(_RUN.narrowing):
+        words += [shlex.quote(w) for w in _RUN.narrowing]
+    return words

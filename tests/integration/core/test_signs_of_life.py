@@ -1,0 +1,74 @@
+"""A spinner with what is happening while verify, compile and purge --dry-run work in silence: on a
+terminal (a real pseudo-terminal here), and nothing of it in a pipe or with --json."""
+
+from __future__ import annotations
+
+import os
+import pty
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from tests.conftest import REPO
+from tests.integration.kernels.kernels_src import ADD_SIGNATURE, KERNELS
+from tests.support.venvs import triton_venv
+
+SPINNER = set("⠋⠙⠹⠸⠼⠴⠦⠧⠇⠏")  # rich's "dots"
+
+
+def _stderr_on_a_terminal(args: list[str], env: dict[str, str], cwd: Path) -> tuple[int, str, str]:
+    """(exit status, what the terminal showed on stderr, stdout through a pipe)."""
+    main, child = pty.openpty()
+    proc = subprocess.Popen([sys.executable, "-m", "bootstrap", *args], stdin=subprocess.DEVNULL,
+                            stdout=subprocess.PIPE, stderr=child, env={**env, "TERM": "xterm", "COLUMNS": "160"},
+                            cwd=cwd)
+    os.close(child)
+    chunks = []
+    while True:
+        try:
+            data = os.read(main, 65536)
+        except OSError:
+            break
+        if not data:
+            break
+        chunks.append(data)
+    out = proc.stdout.read().decode() if proc.stdout else ""
+    code = proc.wait(timeout=900)
+    os.close(main)
+    return code, b"".join(chunks).decode(errors="replace"), out
+
+
+@pytest.fixture
+def env(clean_env: dict[str, str], tmp_path: Path) -> dict[str, str]:
+    return {**clean_env, "PYTHONPATH": str(REPO), "TRITON_DEFAULT_FP_FUSION": "1",
+            "TRITONDEV_WORKSPACE": str(tmp_path / "ws")}
+
+
+@pytest.mark.parametrize(("name", "says"), [
+    ("compile", "compile: add_kernel for cuda:90"),
+    ("verify", "verify: running the kernels under Triton's interpreter"),
+    ("purge", "looking for what provides triton/ in"),
+])
+def test_a_spinner_on_a_terminal_and_nothing_in_a_pipe(env: dict[str, str], tmp_path: Path, name: str,
+                                                       says: str) -> None:
+    python = str(triton_venv())
+    (tmp_path / "k.py").write_text(KERNELS)
+    args = {
+        "compile": ["compile", "k.py::add_kernel", "-s", ADD_SIGNATURE, "-c", "BLOCK=64", "-t", "cuda:90",
+                    "-o", str(tmp_path / "out"), "--python", python],
+        "verify": ["verify", "--python", python, "--target", "cuda:90"],
+        "purge": ["purge", "--dry-run", "--python", python],
+    }[name]
+    code, shown, _ = _stderr_on_a_terminal(args, env, tmp_path)
+    assert code == 0, shown[-3000:]
+    assert says in shown and SPINNER & set(shown), shown[-2000:]
+    piped = subprocess.run([sys.executable, "-m", "bootstrap", *args], capture_output=True, text=True, env=env,
+                           cwd=tmp_path, timeout=900)
+    assert piped.returncode == 0
+    assert says not in piped.stderr and not SPINNER & set(piped.stderr + piped.stdout)
+    if name != "purge":  # with --json, even on a terminal: nothing but the one document
+        code, shown, out = _stderr_on_a_terminal([*args, "--json"], env, tmp_path)
+        assert code == 0 and says not in shown and not SPINNER & set(shown)
+        assert out.lstrip().startswith("{") and not SPINNER & set(out)

@@ -1,0 +1,80 @@
+"""Every package bootstrap/ imports is declared in pyproject.toml, and only public modules of them are used."""
+
+from __future__ import annotations
+
+import ast
+import sys
+from importlib.metadata import packages_distributions
+from pathlib import Path
+
+from packaging.requirements import Requirement
+from packaging.utils import canonicalize_name
+
+REPO = Path(__file__).resolve().parents[3]
+
+
+def _declared() -> dict[str, Requirement]:
+    if sys.version_info >= (3, 11):
+        import tomllib
+    else:  # pragma: no cover
+        import tomli as tomllib
+    project = tomllib.loads((REPO / "pyproject.toml").read_text())["project"]
+    return {canonicalize_name(r.name): r for r in map(Requirement, project["dependencies"])}
+
+
+def _imports() -> dict[str, set[str]]:
+    """Dotted module names imported by tritondev's own code, with the files importing each.
+
+    The scripts bootstrap/inside/tritondev_*.py run inside the *target* interpreter (its torch, triton,
+    numpy), never in tritondev's: they are not its dependencies."""
+    found: dict[str, set[str]] = {}
+    for path in (REPO / "bootstrap").rglob("*.py"):
+        if path.parent.name == "inside" and path.name.startswith("tritondev_"):
+            continue
+        for node in ast.walk(ast.parse(path.read_text())):
+            names = []
+            if isinstance(node, ast.Import):
+                names = [alias.name for alias in node.names]
+            elif isinstance(node, ast.ImportFrom) and node.level == 0 and node.module:
+                names = [node.module]
+            for name in names:
+                found.setdefault(name, set()).add(str(path.relative_to(REPO)))
+    return found
+
+
+def _third_party(modules: dict[str, set[str]]) -> dict[str, set[str]]:
+    return {m: where for m, where in modules.items()
+            if m.split(".")[0] not in sys.stdlib_module_names and m.split(".")[0] != "bootstrap"}
+
+
+def test_every_imported_package_is_declared() -> None:
+    declared = _declared()
+    owners = packages_distributions()
+    missing = {}
+    for module, where in _third_party(_imports()).items():
+        top = module.split(".")[0]
+        dists = {canonicalize_name(d) for d in owners.get(top, [top])}
+        if top == "tomli":
+            continue  # Python 3.10's stand-in for tomllib, declared with its marker
+        if not dists & set(declared):
+            missing[module] = sorted(where)
+    assert missing == {}, f"imported but not declared in pyproject.toml: {missing}"
+    assert "tomli" in declared and str(declared["tomli"].marker) == 'python_version < "3.11"'
+
+
+def test_only_public_modules_of_other_packages() -> None:
+    private = {m: sorted(w) for m, w in _third_party(_imports()).items()
+               if any(part.startswith("_") for part in m.split("."))}
+    assert private == {}, f"private modules of other packages: {private}"
+
+
+def test_the_packages_whose_behaviour_the_tests_check_have_a_tested_range() -> None:
+    """--help and the option parser's errors are Typer's, drawn by rich: a release outside the range the
+    tests ran on may change them, so pip must not pick one."""
+    declared = _declared()
+    from importlib.metadata import version
+
+    for name in ("typer", "rich"):
+        spec = declared[name].specifier
+        assert any(s.operator == "<" for s in spec) and any(s.operator == ">=" for s in spec), (name, spec)
+        assert spec.contains(version(name)), f"the tests run on {name} {version(name)}, outside {spec}"
