@@ -33,9 +33,10 @@ from bootstrap.core.workspace import Workspace
 from bootstrap.git.checkouts import CheckoutReport, ensure_checkout
 from bootstrap.git.layout import llvm_projects
 from bootstrap.git.pins import Pins
-from bootstrap.pipeline import install, llvm_builds, llvm_source, llvm_steps
+from bootstrap.pipeline import distcc, install, llvm_builds, llvm_source, llvm_steps
 from bootstrap.pipeline import recipe as P
 from bootstrap.pipeline.buildtree import triton_cmake_dirs
+from bootstrap.pipeline.distcc import DistccSetup
 from bootstrap.pipeline.fingerprints import Records, StepRecord
 from bootstrap.pipeline.jobs import Resources, detect
 from bootstrap.pipeline.llvm_source import SOURCE, LlvmSourceFacts
@@ -136,6 +137,7 @@ class SetupFacts:
     llvm_source: LlvmSourceFacts = dataclasses.field(default_factory=LlvmSourceFacts)  # where LLVM comes from
     base_path: str = ""  # the PATH setup runs with (setup.py gets the target's scripts folder first)
     ignored_env: tuple[str, ...] = ()  # the user's variables kept from setup.py (TRITON_BUILD_DIR, tool paths)
+    distcc: DistccSetup | None = None  # the distcc setting: its hosts, proven before the first build step
 
     @property
     def setup_dir(self) -> Path:
@@ -205,7 +207,7 @@ def _kept_projects(triton: CheckoutFacts, pinned: tuple[str, ...] | None) -> tup
 
 def gather_facts(ctx: AppContext) -> SetupFacts:
     """Read everything setup plans from. Raises (before anything changes) on bad pins, missing tools,
-    a checkout with local work, a bad --ccache-remote for this ccache."""
+    a checkout with local work, a bad --ccache-remote for this ccache, distcc without distcc or ccache."""
     from bootstrap.git.pins import resolve_pins
 
     s, ws = ctx.settings, ctx.workspace
@@ -234,6 +236,7 @@ def gather_facts(ctx: AppContext) -> SetupFacts:
         target=target, triton=triton, llvm=llvm,
         llvm_projects=projects, llvm_folders=folders, records=Records(ws.state).load_all(RECORDED_STEPS),
         llvm_source=source, base_path=os.environ.get("PATH", ""), ignored_env=ignored_variables(offline),
+        distcc=distcc.observe(s, toolchain.ccache is not None),
     )
     return refresh_triton_files(facts)
 

@@ -3,6 +3,7 @@
 from bootstrap.doctor.checks import (
     cache,
     ccache_remote,
+    distcc,
     gpu,
     jax,
     machine,
@@ -14,4 +15,5 @@ from bootstrap.doctor.checks import (
     workspace,
 )
 
-ALL_MODULES = (python_env, packages, toolchain, ccache_remote, machine, gpu, ptxas, settings, cache, workspace, jax)
+ALL_MODULES = (python_env, packages, toolchain, ccache_remote, distcc, machine, gpu, ptxas, settings, cache, workspace,
+               jax)
