@@ -23,7 +23,7 @@ from bootstrap.core.errors import ToolMissing, UsageError
 from bootstrap.git.checkouts import inspect_checkout
 from bootstrap.pipeline import install
 from bootstrap.pipeline.buildtree import triton_cmake_dirs
-from bootstrap.pipeline.distcc import DistccBuild, DistccCounts, build_for, fell_back_notice, observe
+from bootstrap.pipeline.distcc import DistccBuild, DistccCounts, build_for, observe, trouble_notice
 from bootstrap.pipeline.distcc_hosts import is_off
 from bootstrap.pipeline.distcc_proof import compilers_of, prove
 from bootstrap.pipeline.execute import commands_of
@@ -205,8 +205,8 @@ def _ninja(ctx: AppContext, state: SetupState, build_dir: Path, target: str | No
     if where is not None:
         out["distcc"] = {"Triton build": where.to_json()}
         summary.append(f"Triton build: {where.describe()}")
-        if where.fell_back:
-            summary.append(fell_back_notice("Triton build", where))
+        if where.troubled:
+            summary.append(trouble_notice("Triton build", where))
     return out
 
 

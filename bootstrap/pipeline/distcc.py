@@ -16,6 +16,7 @@ host, ran here, or came here after a host failed.
 
 from __future__ import annotations
 
+import dataclasses
 import re
 import shutil
 from collections import Counter
@@ -39,6 +40,12 @@ MAX_LOG = 1 << 30
 _DONE = re.compile(r"^distcc\[\d+\] compile .* on (\S+) (completed ok|failed)$")
 # A compile that was to go to a host and ran here instead.
 _FELL_BACK = re.compile(r"running locally instead|failed, retrying locally")
+# A host that did not take a compile or dropped it (distcc then tries another host, or compiles here);
+# the host is the one the same client process last sent a compile to ("exec on HOST: ...").
+_LINE = re.compile(r"^distcc\[(\d+)\] (.*)$")
+_EXEC = re.compile(r"^exec on (\S+): ")
+_UNREACHABLE = re.compile(
+    r"ERROR: (?:nonblocking connect to \S+ failed|failed to connect to |server provided no answer)")
 
 
 @dataclass(frozen=True)
@@ -150,7 +157,13 @@ class DistccCounts:
     remote: Mapping[str, int] = field(default_factory=dict)  # host token -> compiles that ran there
     local: int = 0  # compiles that ran here (localhost slots, or after a host failed)
     fell_back: int = 0  # ... of which because a host failed or refused them
+    unreachable: Mapping[str, int] = field(default_factory=dict)  # host token -> compiles it refused or dropped
     log: str | None = None
+
+    @property
+    def troubled(self) -> bool:
+        """A host failed during the build: it went on, with fewer hosts (or here)."""
+        return bool(self.fell_back or self.unreachable)
 
     @property
     def remote_total(self) -> int:
@@ -162,21 +175,34 @@ class DistccCounts:
         text += f", {self.local} here"
         if self.fell_back:
             text += f" ({self.fell_back} after a host failed)"
+        if self.unreachable:
+            text += "; unreachable: " + ", ".join(f"{host} {n} time(s)" for host, n in sorted(self.unreachable.items()))
         return text
 
     def to_json(self) -> dict[str, object]:
         return {"remote": self.remote_total, "hosts": dict(self.remote), "local": self.local,
-                "fell_back": self.fell_back, "log": self.log}
+                "fell_back": self.fell_back, "unreachable": dict(self.unreachable), "log": self.log}
 
 
 def parse_client_log(lines: Iterable[str]) -> DistccCounts:
     """Count distcc's client log: each finished compile names where it ran."""
     remote: Counter[str] = Counter()
+    unreachable: Counter[str] = Counter()
+    sent_to: dict[str, str] = {}  # client PID -> the host it last sent a compile to
     local = fell_back = 0
     for line in lines:
         text = line.rstrip("\n")
-        if _FELL_BACK.search(text):
+        said = _LINE.match(text)
+        pid, message = said.groups() if said else ("", text)
+        if _FELL_BACK.search(message):
             fell_back += 1
+            continue
+        sent = _EXEC.match(message)
+        if sent is not None:
+            sent_to[pid] = sent.group(1)
+            continue
+        if _UNREACHABLE.search(message):
+            unreachable[sent_to.get(pid, "a host")] += 1
             continue
         match = _DONE.match(text)
         if match is None or match.group(2) != "completed ok":
@@ -185,7 +211,7 @@ def parse_client_log(lines: Iterable[str]) -> DistccCounts:
             local += 1
         else:
             remote[match.group(1)] += 1
-    return DistccCounts(dict(remote), local, fell_back)
+    return DistccCounts(dict(remote), local, fell_back, dict(unreachable))
 
 
 def read_counts(log: Path) -> DistccCounts | None:
@@ -195,12 +221,18 @@ def read_counts(log: Path) -> DistccCounts | None:
     except (OSError, NotRegularFile):
         return None
     counts = parse_client_log(text.splitlines())
-    return DistccCounts(counts.remote, counts.local, counts.fell_back, str(log))
+    return dataclasses.replace(counts, log=str(log))
 
 
-def fell_back_notice(label: str, counts: DistccCounts) -> str:
-    return (f"distcc: {counts.fell_back} compile(s) of the {label} ran here because a host failed or refused them "
-            f"(distcc's log: {counts.log}); the build finished; check the hosts with `{DOCTOR}`")
+def trouble_notice(label: str, counts: DistccCounts) -> str:
+    """What a build that lost hosts on the way says: it finished, with fewer hosts or here."""
+    said = []
+    if counts.unreachable:
+        said.append(f"{', '.join(sorted(counts.unreachable))} refused or dropped compiles")
+    if counts.fell_back:
+        said.append(f"{counts.fell_back} compile(s) ran here because a host failed or refused them")
+    return (f"distcc during the {label}: {'; '.join(said)} (distcc's log: {counts.log}); the build finished; "
+            f"check the hosts with `{DOCTOR}`")
 
 
 def left_out_notice(verdict: HostVerdict) -> str:

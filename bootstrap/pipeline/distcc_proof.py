@@ -16,6 +16,7 @@ that is removed afterwards; the probes only read, so they run under --dry-run to
 
 from __future__ import annotations
 
+import re
 import shutil
 import struct
 import tempfile
@@ -49,9 +50,12 @@ SOURCES = {
         "int tritondev_distcc_probe(int x) { TritondevProbe p; return static_cast<int>(p.f(x)) + scaled(x, 3); }\n"
     ),
 }
+# "distcc[PID] (function) ERROR: " before what distcc's client log says.
+_PREFIX = re.compile(r"^distcc\[\d+\] (?:\([^)]*\) )?(?:ERROR: )?")
 # What distcc's client log says when a host cannot be used, and what that means.
 _WHY = (
     ("connection refused", "refused the connection (no distccd listening there)"),
+    ("connection reset by peer", "hung up at once: its distccd does not allow this machine (distccd --allow)"),
     ("failed to look up", "its name does not resolve"),
     ("network is unreachable", "is unreachable"),
     ("no route to host", "is unreachable"),
@@ -166,7 +170,7 @@ def _read(log: Path) -> str:
 
 def failure_reason(client_log: str, stderr: str, compiler: str) -> str:
     """Why a probe failed, from distcc's client log and its stderr (the remote compiler's errors)."""
-    errors = [line.split(") ", 1)[-1].strip() for line in client_log.splitlines() if "ERROR" in line]
+    errors = [_PREFIX.sub("", line).strip() for line in client_log.splitlines() if "ERROR" in line]
     first = next((e for e in errors if "fallbacks are disabled" not in e), errors[0] if errors else "")
     lowered = client_log.lower()
     for marker, meaning in _WHY:
@@ -210,7 +214,7 @@ def elf_facts(data: bytes) -> tuple[int, str] | None:
                 parts = data[offset:offset + size].split(b"\0")
                 return machine, "; ".join(p.decode("utf-8", "replace").strip() for p in parts if p.strip())
         return machine, ""
-    except (struct.error, IndexError, ValueError):
+    except (struct.error, IndexError, ValueError, OverflowError):  # a damaged object: not one
         return None
 
 

@@ -16,7 +16,7 @@ import dataclasses
 from collections.abc import Callable
 from typing import TYPE_CHECKING
 
-from bootstrap.pipeline.distcc import DistccBuild, DistccCounts, build_for, fell_back_notice, left_out_notice
+from bootstrap.pipeline.distcc import DistccBuild, DistccCounts, build_for, left_out_notice, trouble_notice
 from bootstrap.pipeline.distcc_proof import compilers_of, prove
 from bootstrap.pipeline.long_commands import ccache_counted, remote_failed_notice
 from bootstrap.pipeline.plan import SetupPlan, plan_setup
@@ -78,8 +78,8 @@ def counted(run: Execution, label: str, step: str, action: Callable[[], object])
     if where is not None:
         run.report.distcc_builds[label] = where
         lines.append(f"{label}: {where.describe()}")
-        if where.fell_back:
-            run.report.notices.append(fell_back_notice(label, where))
+        if where.troubled:
+            run.report.notices.append(trouble_notice(label, where))
     if run.console is not None and not run.ctx.json:
         for line in lines:
             run.console.print(line, markup=False, highlight=False)
