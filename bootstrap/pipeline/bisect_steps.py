@@ -203,7 +203,9 @@ class LlvmStepper:
         return Built(True)
 
     def _streamed(self, runner: Runner, command: P.Command, label: str) -> None:
-        env = {**self.remote_env, **(self.distcc.env(command.step) if self.distcc is not None else {})}
+        env: dict[str, str | None] = {**self.remote_env}
+        if self.distcc is not None:
+            env.update(self.distcc.env(command.step))
         run_streamed(runner, command, label, self.console, show_progress=not self.ctx.json, extra_env=env)
 
 

@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import dataclasses
 import re
+from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -88,7 +89,7 @@ def install_inputs_now(ctx: AppContext, state: SetupState, recorded: dict[str, A
 
 
 def install_if_needed(ctx: AppContext, state: SetupState, console: Console | None,
-                      extra_env: dict[str, str], install: Command | None = None) -> list[str]:
+                      extra_env: Mapping[str, str | None], install: Command | None = None) -> list[str]:
     """Run setup's pip install (or `install`, setup's with other variables) when the install is out of
     date; the reasons (empty: it was not)."""
     records = Records(ctx.workspace.state)
@@ -168,8 +169,8 @@ class BuildEnv:
     distcc: DistccBuild | None = None
     jobs: int | None = None  # compile jobs sized from the distcc hosts
 
-    def env(self, step: str) -> dict[str, str]:
-        env = dict(self.remote)
+    def env(self, step: str) -> dict[str, str | None]:
+        env: dict[str, str | None] = dict(self.remote)
         if self.distcc is not None:
             env.update(self.distcc.env(step))
         if self.jobs is not None:

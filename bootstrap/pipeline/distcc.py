@@ -7,11 +7,12 @@ distcc, and turning it on or off rebuilds nothing. That is why distcc needs ccac
 its own would be a configure input of both builds).
 
 Only the hosts that proved they compile as this machine does (bootstrap.pipeline.distcc_proof) go
-into DISTCC_HOSTS. A host that fails during a build is distcc's to handle: the compile runs here
-instead (DISTCC_FALLBACK=1, the default, set so that a user's 0 cannot fail the build) and distcc
-leaves the host alone for a while. Each build step writes distcc's client log to
-<workspace>/logs/distcc-<step>.log, from which the summary counts the compiles that went to each
-host, ran here, or came here after a host failed.
+into DISTCC_HOSTS. A host that fails during a build is distcc's to handle: the compile goes to
+another host or runs here instead (distcc's defaults: a DISTCC_FALLBACK or DISTCC_SKIP_LOCAL_RETRY of
+the user's is removed from the build's environment), and distcc leaves the host alone for a while.
+Each build step writes distcc's client log to <workspace>/logs/distcc-<step>.log, from which the
+summary counts the compiles that went to each host, ran here, or came here after a host failed, and
+the hosts that refused or dropped compiles.
 """
 
 from __future__ import annotations
@@ -123,11 +124,14 @@ class DistccBuild:
     def log_file(self, step: str) -> Path | None:
         return None if self.log_dir is None else self.log_dir / f"{LOG_PREFIX}{step}.log"
 
-    def env(self, step: str) -> dict[str, str]:
-        env = {"CCACHE_PREFIX": self.client, "DISTCC_HOSTS": self.hosts.value,
-               # distcc's defaults, stated: a failed host's compile runs here, and so does the
-               # retry of a compile that failed there (a user's DISTCC_FALLBACK=0 would fail the build).
-               "DISTCC_FALLBACK": "1", "DISTCC_SKIP_LOCAL_RETRY": "0"}
+    def env(self, step: str) -> dict[str, str | None]:
+        """Variables set (and removed: None) for a build command of `step`."""
+        env: dict[str, str | None] = {
+            "CCACHE_PREFIX": self.client, "DISTCC_HOSTS": self.hosts.value,
+            # distcc's defaults, whatever the user's shell says: a compile a failed host did not run
+            # runs here (DISTCC_FALLBACK=0 would fail the build), and so does one that failed there
+            # (DISTCC_SKIP_LOCAL_RETRY skips that retry when set to anything, "0" included).
+            "DISTCC_FALLBACK": None, "DISTCC_SKIP_LOCAL_RETRY": None}
         log = self.log_file(step)
         if log is not None:
             env["DISTCC_LOG"] = str(log)

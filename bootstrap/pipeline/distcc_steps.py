@@ -47,9 +47,9 @@ def distcc_build(run: Execution) -> DistccBuild | None:
     return build_for(run.facts.distcc, None if run.dry_run else run.ctx.workspace.logs)
 
 
-def build_env(run: Execution, step: str) -> dict[str, str]:
+def build_env(run: Execution, step: str) -> dict[str, str | None]:
     """The variables a build command of `step` runs with besides its own: the team cache's, distcc's."""
-    env = dict(run.facts.remote_env)
+    env: dict[str, str | None] = dict(run.facts.remote_env)
     build = distcc_build(run)
     if build is not None:
         env.update(build.env(step))

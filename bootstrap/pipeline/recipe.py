@@ -20,7 +20,7 @@ import hashlib
 import json
 import re
 import shlex
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -133,7 +133,7 @@ class Command:
     env: tuple[tuple[str, str], ...] = ()
     unset: tuple[str, ...] = ()
 
-    def runner_env(self, extra: dict[str, str] | None = None) -> dict[str, str | None]:
+    def runner_env(self, extra: Mapping[str, str | None] | None = None) -> dict[str, str | None]:
         env: dict[str, str | None] = {name: None for name in self.unset}
         env.update(dict(self.env))
         env.update(extra or {})
