@@ -17,6 +17,7 @@ from hypothesis import strategies as st
 from bootstrap.core.settings import Settings
 from bootstrap.pipeline.distcc import (
     DistccBuild,
+    DistccCounts,
     DistccSetup,
     HostVerdict,
     observe,
@@ -102,6 +103,13 @@ def test_the_build_gets_distcc_behind_ccache_with_its_own_log_per_step(tmp_path:
     (tmp_path / "logs" / "distcc-llvm-build.log").write_text(CLIENT_LOG)  # an earlier build's: not counted
     counts = build.counted("llvm-build", compile_remotely)
     assert counts is not None and dict(counts.remote) == {"a/2": 1} and counts.local == 0
+    # A FIFO at the log's name is replaced, never opened (which would hang).
+    import os
+
+    fifo = tmp_path / "logs" / "distcc-triton-install.log"
+    os.mkfifo(fifo)
+    assert build.counted("triton-install", lambda: None) == DistccCounts(log=str(fifo))
+    assert fifo.is_file()
 
 
 def test_hosts_proven_and_left_out() -> None:
