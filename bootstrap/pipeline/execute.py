@@ -17,6 +17,8 @@ Rules the plan alone cannot settle, because their facts exist only once a step r
 6. Before the first build step that runs, what Triton's CMake would stop on late is checked
    (bootstrap.pipeline.prerequisites); after the install of an offline build, the tools it left out
    are placed where Triton looks for them (bootstrap.pipeline.offline), every run.
+7. With distcc, its hosts are proven before the first build step that runs, and the plan is made
+   again from those that passed (bootstrap.pipeline.distcc_steps).
 
 Under --dry-run the same steps run their commands through the dry-run runner (shown, not run),
 nothing is written, and each step that would run says so.
