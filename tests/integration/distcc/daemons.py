@@ -88,6 +88,7 @@ class DistccDaemon:
                 return self
             except OSError:
                 time.sleep(0.05)
+        self.remove()  # not left running behind a failed test
         raise RuntimeError("distccd did not answer within 20 s")
 
     def stats(self) -> dict[str, str]:
