@@ -15,7 +15,7 @@ if TYPE_CHECKING:
 
 # The settings that decide how each commit is built (as setup's), and where missing commits come from.
 BUILD_SETTINGS = ("workspace", "build_type", "llvm_build_type", "backend", "triton_url", "llvm_url", "mirror",
-                  "jobs", "link_jobs", "ccache", "lld", "ccache_remote", "skip_verify")
+                  "jobs", "link_jobs", "ccache", "lld", "ccache_remote", "distcc", "skip_verify")
 
 
 class BuildFailure(str, Enum):

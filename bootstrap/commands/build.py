@@ -18,13 +18,13 @@ Target = Annotated[
 ]
 
 
-@options.command("workspace", "sanitize", "dry_run", "json", "verbose", writes_logs=True)
+@options.command("workspace", "sanitize", "distcc", "dry_run", "json", "verbose", writes_logs=True)
 def build(ctx: AppContext, target: Target = None) -> None:
     """Rebuild Triton after editing it: ninja in setup's Triton build folder.
 
     pip install runs again only when the install is out of date (new commit, setup.py or pyproject.toml changed). Needs a finished `tritondev setup` in the workspace.
 
-    Exit codes: 0 ok, 2 no setup yet or unknown target, 4 the build failed (log path shown), 6 workspace locked.
+    Exit codes: 0 ok, 2 no setup yet or unknown target, 3 distcc asked for and no host usable, 4 the build failed (log path shown), 6 workspace locked.
     """  # noqa: E501
     from bootstrap.core import ui
     from bootstrap.pipeline.build import run_build

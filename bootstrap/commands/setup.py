@@ -89,6 +89,8 @@ def render(report: object) -> None:
     jobs, tools = report.jobs, report.toolchain
     linker = "lld" if tools.get("linker") == "lld" else "the default linker"
     ccache = "ccache" if tools.get("ccache") else "no ccache"
+    if report.distcc.get("used"):
+        ccache += f" with distcc on {report.distcc['used']}"
     llvm_build = report.llvm_build or "known once the pins resolve"
     plan = (
         f"# build: {tools.get('compiler')} with {linker}, {ccache}; {jobs.get('compile')} compile and"
@@ -126,6 +128,8 @@ def render(report: object) -> None:
     out.print(table)
     for label, stats in report.ccache.items():
         out.print(f"{label}: {stats.describe()}")
+    for label, counts in report.distcc_builds.items():
+        out.print(f"{label}: {counts.describe()}", markup=False)
     if report.verify:
         prov = report.verify.get("provenance")
         if isinstance(prov, dict):

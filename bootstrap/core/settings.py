@@ -219,6 +219,14 @@ class Settings:
         default=None,
         metadata=setting("ccache remote storage URL, redis:// or http(s)://; never shown unmasked", secret=True),
     )
+    distcc: str | None = field(
+        default=None,
+        metadata=setting(
+            "Compile on these distcc hosts, behind ccache, in distcc's DISTCC_HOSTS syntax (e.g. 'host1/8,lzo"
+            " host2/8'); each host is proven before a build; none turns it off",
+            default_help="off; see docs/distributed-builds.md",
+        ),
+    )
     sanitize: str | None = field(
         default=None,
         metadata=setting(

@@ -3,8 +3,8 @@ values from a file, JSON from the workspace's remembered settings.
 
 A value that cannot be one of the setting's is a ConfigError (exit 2) naming the setting, where the
 value came from and what it should be. Some values are checked by the module that owns their meaning
-(a backend, a ccache remote URL, an LLVM source), imported late: a bad value must stop every command
-before anything is written, and those modules sit above core/.
+(a backend, a ccache remote URL, distcc hosts, an LLVM source), imported late: a bad value must stop
+every command before anything is written, and those modules sit above core/.
 """
 
 from __future__ import annotations
@@ -113,6 +113,11 @@ def _as_text(setting: Setting, raw: str) -> str:
         from bootstrap.pipeline.ccache_remote import parse_remote_url
 
         parse_remote_url(text)
+    if setting.name == "distcc":
+        # distcc's own host syntax, checked here too; ValueError says which host is wrong.
+        from bootstrap.pipeline.distcc_hosts import parse_setting
+
+        return parse_setting(text)
     if setting.name in ("llvm", "llvm_prebuilt_url"):
         # Checked here too: a bad value must stop every command before anything is written.
         from bootstrap.pipeline import llvm_source

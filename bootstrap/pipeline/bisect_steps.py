@@ -35,6 +35,8 @@ from bootstrap.core.runner import Runner
 from bootstrap.pipeline import llvm_builds
 from bootstrap.pipeline import recipe as P
 from bootstrap.pipeline.bisect_search import Verdict
+from bootstrap.pipeline.distcc import build_for
+from bootstrap.pipeline.distcc_proof import compilers_of, prove
 from bootstrap.pipeline.fingerprints import Records, fingerprint
 from bootstrap.pipeline.long_commands import ccache_counted, run_streamed
 
@@ -152,8 +154,14 @@ class LlvmStepper:
         # Bisecting LLVM means building it from source, whatever `llvm` the workspace otherwise uses.
         facts = gather_facts(step_context(ctx, ctx.runner, triton_commit=triton_commit, allow_dirty=True,
                                           llvm="source", **urls))
-        assert facts.llvm is not None  # llvm="source" always observes the LLVM checkout
-        self.source, self.remote_env = facts.llvm.path, dict(facts.remote_env)
+        llvm = facts.llvm
+        assert llvm is not None  # llvm="source" always observes the LLVM checkout
+        if facts.distcc is not None:  # proven once for the whole bisect; its slots size the compiles
+            tc = facts.toolchain
+            facts = dataclasses.replace(facts, distcc=prove(ctx.runner, facts.distcc, compilers_of(
+                tc.cc.path, tc.cxx.path), console if not ctx.json else None))
+        self.distcc = build_for(facts.distcc, None if ctx.dry_run else ctx.workspace.logs)
+        self.source, self.remote_env = llvm.path, dict(facts.remote_env)
         era = P.llvm_era(facts.llvm_projects, facts.pins.layout.version or facts.pins.triton_version,
                          ctx.settings.backend)
         # One folder for every commit: the key of setup's LLVM builds without the commit in it.
@@ -229,8 +237,10 @@ class LlvmStepper:
             start_fresh(fresh.folder)
 
     def _streamed(self, runner: Runner, command: P.Command, label: str) -> None:
-        run_streamed(runner, command, label, self.console, show_progress=not self.ctx.json,
-                     extra_env=self.remote_env)
+        env: dict[str, str | None] = {**self.remote_env}
+        if self.distcc is not None:
+            env.update(self.distcc.env(command.step))
+        run_streamed(runner, command, label, self.console, show_progress=not self.ctx.json, extra_env=env)
 
 
 def restore(ctx: AppContext, runner: Runner, starts: Mapping[str, tuple[str, str | None]],

@@ -6,27 +6,36 @@ setup.py or pyproject.toml changed, another interpreter or build environment, an
 not finish, or triton no longer installed from the checkout. Edited C++ files are ninja's business:
 an editable install picks the rebuilt library up at once. After a full build the step's record
 holds the sources as built, so the next `setup` does not install again for edits `build` built.
+
+With the distcc setting on, the hosts are proven first with the compilers setup built with, and
+ninja (or setup.py's, through MAX_JOBS) runs as many compiles as they have slots, behind ccache.
 """
 
 from __future__ import annotations
 
 import dataclasses
 import re
+from collections.abc import Mapping
+from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from bootstrap.core.errors import UsageError
+from bootstrap.core.errors import ToolMissing, UsageError
 from bootstrap.git.checkouts import inspect_checkout
 from bootstrap.pipeline import install
 from bootstrap.pipeline.buildtree import triton_cmake_dirs
+from bootstrap.pipeline.distcc import DistccBuild, DistccCounts, build_for, observe, trouble_notice
+from bootstrap.pipeline.distcc_hosts import is_off
+from bootstrap.pipeline.distcc_proof import compilers_of, prove
 from bootstrap.pipeline.execute import commands_of
 from bootstrap.pipeline.facts import COMPILER_ENV, TRITON_USER_ENV, ambient
 from bootstrap.pipeline.fingerprints import Records, fingerprint
 from bootstrap.pipeline.fresh_cache import fresh_for_install, start_fresh
+from bootstrap.pipeline.jobs import detect, size_distributed
 from bootstrap.pipeline.long_commands import ccache_counted, remote_env, remote_failed_notice, run_streamed
 from bootstrap.pipeline.plan import reinstall_reasons, stable
 from bootstrap.pipeline.recipe import Command
-from bootstrap.pipeline.recipe_triton import ASAN_VARIABLE, BACKENDS_BUILT
+from bootstrap.pipeline.recipe_triton import ASAN_VARIABLE, BACKENDS_BUILT, TRITON_BUILD_TYPE_ENV
 from bootstrap.pipeline.sanitizer import check_sanitizer
 from bootstrap.pipeline.state import SetupState, read_state, write_state
 
@@ -81,7 +90,7 @@ def install_inputs_now(ctx: AppContext, state: SetupState, recorded: dict[str, A
 
 
 def install_if_needed(ctx: AppContext, state: SetupState, console: Console | None,
-                      extra_env: dict[str, str], install: Command | None = None) -> list[str]:
+                      extra_env: Mapping[str, str | None], install: Command | None = None) -> list[str]:
     """Run setup's pip install (or `install`, setup's with other variables) when the install is out of
     date; the reasons (empty: it was not)."""
     records = Records(ctx.workspace.state)
@@ -105,7 +114,7 @@ def install_if_needed(ctx: AppContext, state: SetupState, console: Console | Non
 
 
 def reinstall_with_flags(ctx: AppContext, state: SetupState, install: Command, build_dir: Path,
-                         console: Console | None, extra_env: dict[str, str], summary: list[str]) -> list[str]:
+                         console: Console | None, extra_env: Mapping[str, str | None], summary: list[str]) -> list[str]:
     """setup's install with other compile flags (another sanitizer): from a fresh CMake cache when the
     folder's holds the old ones (bootstrap.pipeline.fresh_cache); the new install becomes setup's."""
     variables = dict(install.env)
@@ -139,27 +148,20 @@ def run_build(ctx: AppContext, target: str | None, console: Console | None) -> d
     if target is not None:
         check_target(ctx.runner, build_dir, target)
     first = len(ctx.runner.history)
-    extra_env = remote_env(ctx.settings.ccache_remote, state.ccache, ws.root)
+    how = BuildEnv(remote_env(ctx.settings.ccache_remote, state.ccache, ws.root),
+                   *distcc_for_build(ctx, state, console))
     install = state.install
     if ctx.settings.source_of("sanitize") != "default":  # else the sanitizer setup built with stays
         install = with_sanitizer(state.install, ctx.settings.sanitize)
     summary: list[str] = []
-    counts = None
+    counts: dict[str, object] = {}
     if install != state.install:
         # Other compile flags: setup.py configures and builds everything again, whatever the target.
-        reasons = reinstall_with_flags(ctx, state, install, build_dir, console, extra_env, summary)
+        reasons = reinstall_with_flags(ctx, state, install, build_dir, console, how.env("triton-install"), summary)
         target = None
     else:
-        jobs = dict(state.install.env).get("MAX_JOBS", "1")
-        ninja = Command("triton-build", ("ninja", "-C", str(build_dir), "-j", jobs, *([target] if target else [])))
-        counts = ccache_counted(ctx.runner, state.ccache, lambda: run_streamed(
-            ctx.runner, ninja, f"Triton {target or 'build'}", console, show_progress=not ctx.json,
-            extra_env=extra_env))
-        if counts is not None:
-            summary.append(f"Triton build: {counts.describe()}")
-            if counts.remote_errors:
-                summary.append(remote_failed_notice("Triton build", counts.remote_errors))
-        reasons = install_if_needed(ctx, state, console, extra_env) if target is None else []
+        counts = _ninja(ctx, state, build_dir, target, console, how, summary)
+        reasons = install_if_needed(ctx, state, console, how.env("triton-install")) if target is None else []
     summary.append(f"built {target or 'all targets'} in {build_dir}")
     summary.append("reinstalled: " + "; ".join(reasons) if reasons else "install unchanged (editable install)")
     return {
@@ -169,6 +171,75 @@ def run_build(ctx: AppContext, target: str | None, console: Console | None) -> d
         "reinstalled": bool(reasons),
         "reasons": reasons,
         "commands": [c.to_json() for c in commands_of(ctx.runner.history[first:])],
-        "ccache": {"Triton build": counts.to_json()} if counts is not None else {},
+        **counts,
         "summary": summary,
     }
+
+
+@dataclass(frozen=True)
+class BuildEnv:
+    """What `build`'s commands run with besides their own variables: the team cache, distcc and its jobs."""
+
+    remote: dict[str, str]
+    distcc: DistccBuild | None = None
+    jobs: int | None = None  # compile jobs sized from the distcc hosts
+
+    def env(self, step: str) -> dict[str, str | None]:
+        env: dict[str, str | None] = dict(self.remote)
+        if self.distcc is not None:
+            env.update(self.distcc.env(step))
+        if self.jobs is not None:
+            env["MAX_JOBS"] = str(self.jobs)  # setup.py's ninja -j
+        return env
+
+
+def _ninja(ctx: AppContext, state: SetupState, build_dir: Path, target: str | None, console: Console | None,
+           how: BuildEnv, summary: list[str]) -> dict[str, object]:
+    """ninja in the build folder, counted by ccache (and distcc); the counts for the JSON document."""
+    jobs = str(how.jobs) if how.jobs is not None else dict(state.install.env).get("MAX_JOBS", "1")
+    ninja = Command("triton-build", ("ninja", "-C", str(build_dir), "-j", jobs, *([target] if target else [])))
+    done: list[DistccCounts | None] = []
+
+    def build() -> None:
+        def run() -> None:
+            run_streamed(ctx.runner, ninja, f"Triton {target or 'build'}", console, show_progress=not ctx.json,
+                         extra_env=how.env(ninja.step))
+
+        if how.distcc is None:
+            run()
+        else:
+            done.append(how.distcc.counted(ninja.step, run))
+
+    counts = ccache_counted(ctx.runner, state.ccache, build)
+    out: dict[str, object] = {"ccache": {}}
+    if counts is not None:
+        out["ccache"] = {"Triton build": counts.to_json()}
+        summary.append(f"Triton build: {counts.describe()}")
+        if counts.remote_errors:
+            summary.append(remote_failed_notice("Triton build", counts.remote_errors))
+    where = done[0] if done else None
+    if where is not None:
+        out["distcc"] = {"Triton build": where.to_json()}
+        summary.append(f"Triton build: {where.describe()}")
+        if where.troubled:
+            summary.append(trouble_notice("Triton build", where))
+    return out
+
+
+def distcc_for_build(ctx: AppContext, state: SetupState, console: Console | None
+                     ) -> tuple[DistccBuild | None, int | None]:
+    """distcc for `build` when its setting is on: the hosts proven with the compilers setup built with,
+    and the compile jobs sized from their slots."""
+    if is_off(ctx.settings.distcc):
+        return None, None
+    if state.ccache is None:
+        raise ToolMissing("distcc runs behind ccache (its prefix command), and this workspace's Triton was built "
+                          "without ccache", fix="install ccache and run `tritondev setup` again, or pass --distcc none")
+    setup = observe(ctx.settings, True)
+    assert setup is not None
+    variables = dict(state.install.env)
+    compilers = compilers_of(variables.get("CC", "cc"), variables.get("CXX", "c++"))
+    proven = prove(ctx.runner, setup, compilers, console if not ctx.json else None)
+    build_type = next((t for t, v in TRITON_BUILD_TYPE_ENV.items() if v and variables.get(v) == "1"), "Release")
+    jobs = size_distributed(detect(), build_type, proven.hosts.slots, jobs=ctx.settings.jobs)
+    return build_for(proven, None if ctx.dry_run else ctx.workspace.logs), jobs.compile

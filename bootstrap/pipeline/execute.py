@@ -17,6 +17,8 @@ Rules the plan alone cannot settle, because their facts exist only once a step r
 6. Before the first build step that runs, what Triton's CMake would stop on late is checked
    (bootstrap.pipeline.prerequisites); after the install of an offline build, the tools it left out
    are placed where Triton looks for them (bootstrap.pipeline.offline), every run.
+7. With distcc, its hosts are proven before the first build step that runs, and the plan is made
+   again from those that passed (bootstrap.pipeline.distcc_steps).
 
 Under --dry-run the same steps run their commands through the dry-run runner (shown, not run),
 nothing is written, and each step that would run says so.
@@ -34,12 +36,12 @@ from bootstrap.core.errors import CommandFailed, MismatchError
 from bootstrap.core.runner import PlannedCommand, Runner
 from bootstrap.git.checkouts import CheckoutReport, ensure_checkout
 from bootstrap.git.layout import TRITON_LLVM_FORK
-from bootstrap.pipeline import checkout_files, install, llvm_builds, llvm_steps, offline
+from bootstrap.pipeline import checkout_files, distcc_steps, install, llvm_builds, llvm_steps, offline
 from bootstrap.pipeline.buildtree import triton_cmake_dirs
 from bootstrap.pipeline.facts import TOOLS_CACHE, VENV_MARKER, SetupFacts, history_of, refresh
 from bootstrap.pipeline.fingerprints import Outcome, Records, StepStatus
 from bootstrap.pipeline.fresh_cache import start_fresh
-from bootstrap.pipeline.long_commands import ccache_counted, remote_failed_notice, run_streamed
+from bootstrap.pipeline.long_commands import run_streamed
 from bootstrap.pipeline.plan import PlannedStep, Record, SetupPlan, plan_setup, target_bin
 from bootstrap.pipeline.prerequisites import check_prerequisites
 from bootstrap.pipeline.recipe import Command
@@ -53,7 +55,7 @@ if TYPE_CHECKING:
 
     from bootstrap.core.context import AppContext
 
-BUILD_STEPS = ("llvm-configure", "llvm-build", "triton-install")
+BUILD_STEPS = distcc_steps.BUILD_STEPS
 
 
 @dataclass
@@ -105,19 +107,16 @@ class Execution:
 
     def streamed(self, command: Command, label: str) -> None:
         run_streamed(self.runner, command, label, self.console, show_progress=not self.ctx.json,
-                     extra_env=dict(self.facts.remote_env))
+                     extra_env=distcc_steps.build_env(self, command.step))
 
-    def counted(self, label: str, action: Callable[[], object]) -> None:
-        """`action` with ccache's figures for it in the report."""
-        counts = ccache_counted(self.runner, self.facts.toolchain.ccache, action)
-        if counts is None:
-            return
-        self.report.ccache[label] = counts  # the summary at the end says it, once
-        if counts.remote_errors:
-            self.report.notices.append(remote_failed_notice(label, counts.remote_errors))
+    def counted(self, label: str, step: str, action: Callable[[], object]) -> None:
+        """`action` with ccache's figures for it (and distcc's) in the report."""
+        distcc_steps.counted(self, label, step, action)
 
     # -- around the steps ---------------------------------------------------------------------------
     def before(self, name: str) -> None:
+        if name in BUILD_STEPS:
+            distcc_steps.prove_before_building(self)
         if name in BUILD_STEPS and not self.prechecked and self.plan.step(name).runs and not self.dry_run:
             self.prechecked = True
             facts = self.facts
@@ -130,8 +129,9 @@ class Execution:
             if not self.facts.tools_cache_present and ws.state.is_dir():
                 remember_versions(self.facts.toolchain, ws.state / TOOLS_CACHE)
             llvm_builds.link_reused(self.facts.llvm_folders.mine, self.plan.llvm)
+            here = distcc_steps.for_this_machine(self)  # what builds by hand run with
             self.report.notices += checkout_files.write_local_files(
-                ws, self.facts.triton.path, self.plan.presets, self.plan.llvm, self.plan.jobs.compile,
+                ws, self.facts.triton.path, here.presets, here.llvm, here.jobs.compile,
                 adopted=self.facts.triton.adopted)
 
     def say_what_a_source_build_costs(self) -> None:
@@ -184,7 +184,7 @@ class Execution:
         purge = plan.step("purge")
         if facts.records.get("purge") is None or facts.records["purge"].fingerprint != purge.fingerprint:
             self.records.finished("purge", purge.inputs, {})
-        install_command = plan.presets.pip_install
+        install_command = distcc_steps.for_this_machine(self).presets.pip_install  # `build` sizes its own
         write_state(self.ctx.workspace.state, SetupState(
             triton_src=facts.triton.path, setup_dir=facts.setup_dir, python=plan.python,
             python_origin=facts.target.origin, llvm_build=plan.llvm.build, triton_commit=facts.pins.triton_commit,
@@ -280,7 +280,7 @@ def _llvm_configure(run: Execution, step: PlannedStep) -> str | None:
 
 def _llvm_build(run: Execution, step: PlannedStep) -> str | None:
     where = run.plan.llvm
-    run.counted("LLVM build", lambda: run.streamed(step.commands[0], "LLVM/MLIR"))
+    run.counted("LLVM build", step.name, lambda: run.streamed(step.commands[0], "LLVM/MLIR"))
     if not run.dry_run:
         run.stamp.update(build_fingerprint=step.fingerprint, commit=run.facts.pins.llvm_commit,
                          source=str(where.source), key=run.plan.presets.llvm_key)
@@ -312,7 +312,7 @@ def _pip(run: Execution, step: PlannedStep) -> str | None:
 
 def _install(run: Execution, step: PlannedStep) -> str | None:
     _fresh_start(run, step)
-    run.counted("Triton build", lambda: run.streamed(step.commands[0], "Triton"))
+    run.counted("Triton build", step.name, lambda: run.streamed(step.commands[0], "Triton"))
     return None
 
 
@@ -345,7 +345,8 @@ def execute(ctx: AppContext, console: Console | None, facts: SetupFacts) -> Setu
     plan = plan_setup(facts)
     report = start_report(ctx, facts, plan)
     run = Execution(ctx, console, facts, plan, report, stamp=dict(plan.llvm.stamp))
-    for name in [s.name for s in plan.steps]:
+    distcc_steps.prove_before_building(run)  # before anything changes, when a build step would run
+    for name in [s.name for s in run.plan.steps]:
         run.before(name)
         if run.run_step(run.plan.step(name)) and not ctx.dry_run:
             run.facts = refresh(ctx, run.facts, name)

@@ -34,9 +34,10 @@ from bootstrap.git.checkouts import CheckoutReport, ensure_checkout
 from bootstrap.git.history import History
 from bootstrap.git.layout import llvm_projects
 from bootstrap.git.pins import Pins
-from bootstrap.pipeline import install, llvm_builds, llvm_source, llvm_steps
+from bootstrap.pipeline import distcc, install, llvm_builds, llvm_source, llvm_steps
 from bootstrap.pipeline import recipe as P
 from bootstrap.pipeline.buildtree import setup_py_build_folder, triton_cmake_dirs
+from bootstrap.pipeline.distcc import DistccSetup
 from bootstrap.pipeline.fingerprints import Records, StepRecord
 from bootstrap.pipeline.fresh_cache import TOOL_ENTRIES, CacheView, read_cache, resolve_path
 from bootstrap.pipeline.jobs import Resources, detect
@@ -151,6 +152,7 @@ class SetupFacts:
     # hand-made facts. The rule of bootstrap.pipeline.fresh_cache compares such paths.
     resolve: Callable[[str], str] = str
     tool_env: Mapping[str, str] = dataclasses.field(default_factory=dict)  # the user's JSON_SYSPATH, TRITON_*_PATH
+    distcc: DistccSetup | None = None  # the distcc setting: its hosts, proven before the first build step
 
     @property
     def setup_dir(self) -> Path:
@@ -237,7 +239,7 @@ def _kept_projects(triton: CheckoutFacts, pinned: tuple[str, ...] | None) -> tup
 
 def gather_facts(ctx: AppContext) -> SetupFacts:
     """Read everything setup plans from. Raises (before anything changes) on bad pins, missing tools,
-    a checkout with local work, a bad --ccache-remote for this ccache."""
+    a checkout with local work, a bad --ccache-remote for this ccache, distcc without distcc or ccache."""
     from bootstrap.git.pins import resolve_pins
 
     s, ws = ctx.settings, ctx.workspace
@@ -269,6 +271,7 @@ def gather_facts(ctx: AppContext) -> SetupFacts:
         llvm_projects=projects, llvm_folders=folders, records=Records(ws.state).load_all(RECORDED_STEPS),
         llvm_source=source, base_path=os.environ.get("PATH", ""), ignored_env=ignored_variables(offline),
         llvm_cache=read_llvm_cache(folders), resolve=resolve_path, tool_env=ambient(TOOL_ENTRIES),
+        distcc=distcc.observe(s, toolchain.ccache is not None),
     )
     return refresh_triton_files(facts)
 

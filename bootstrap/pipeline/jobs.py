@@ -20,6 +20,9 @@ UNLIMITED_V1 = 1 << 60  # cgroup v1 writes "no limit" as a page-rounded LONG_MAX
 # rather than tens).
 COMPILE_MEMORY = {"Debug": int(2.5 * GIB), "RelWithDebInfo": 2 * GIB, "Release": int(1.5 * GIB)}
 LINK_MEMORY = {"Debug": 8 * GIB, "RelWithDebInfo": 5 * GIB, "Release": 3 * GIB}
+# A compile that runs on a distcc host keeps only its preprocessor (and ccache, distcc's client) here:
+# an LLVM translation unit preprocesses in a few hundred MB.
+PREPROCESS_MEMORY = GIB // 2
 
 # Disk an LLVM/MLIR build (projects mlir;llvm;lld, targets Native;NVPTX;AMDGPU) and a Triton build
 # take, by build type, in GiB: estimates from typical builds, with room for ccache's default 5 GiB.
@@ -61,9 +64,16 @@ class Jobs:
     compile: int
     link: int
     reason: str
+    # Tablegen runs here whatever runs the compiles: as many at once as local compiles would be
+    # (0: the compile jobs, for a Jobs made by hand).
+    tablegen: int = 0
+
+    @property
+    def tablegen_jobs(self) -> int:
+        return self.tablegen or self.compile
 
     def to_json(self) -> dict[str, object]:
-        return {"compile": self.compile, "link": self.link, "reason": self.reason}
+        return {"compile": self.compile, "link": self.link, "tablegen": self.tablegen_jobs, "reason": self.reason}
 
 
 def size_jobs(
@@ -74,7 +84,6 @@ def size_jobs(
     Explicit `jobs` / `link_jobs` win; link jobs never exceed compile jobs (ninja could not run more).
     """
     per_compile = COMPILE_MEMORY.get(build_type, COMPILE_MEMORY["Debug"])
-    per_link = LINK_MEMORY.get(build_type, LINK_MEMORY["Debug"])
     gib = res.mem_available / GIB
     by_memory = max(1, res.mem_available // per_compile)
     if jobs is not None:
@@ -87,20 +96,49 @@ def size_jobs(
             f"{res.cpus} cores, {gib:.1f} GiB available ({res.memory_source}) at {per_compile / GIB:g} GiB"
             f" per {build_type} compile: limited by {limit}"
         )
+    link, link_why = _link_jobs(res, build_type, compile_jobs, link_jobs)
+    return Jobs(compile=int(compile_jobs), link=link, reason=why + link_why, tablegen=int(compile_jobs))
+
+
+def _link_jobs(res: Resources, build_type: str, compile_jobs: int, link_jobs: int | None) -> tuple[int, str]:
+    """Link jobs: as given, else sized from memory; never more than compile jobs (ninja could not run more)."""
     if link_jobs is not None:
-        link = min(link_jobs, compile_jobs)
-        why += f"; link jobs {link_jobs} given"
+        return min(link_jobs, compile_jobs), f"; link jobs {link_jobs} given"
+    per_link = LINK_MEMORY.get(build_type, LINK_MEMORY["Debug"])
+    link = max(1, min(compile_jobs, res.mem_available // per_link))
+    return int(link), f"; {link} link job(s) at {per_link / GIB:g} GiB per {build_type} link"
+
+
+def size_distributed(
+    res: Resources, build_type: str, slots: int, *, jobs: int | None = None, link_jobs: int | None = None
+) -> Jobs:
+    """Jobs of a build whose compiles run on distcc hosts: as many compiles as the hosts have slots
+    (`--jobs` wins), each holding only a preprocessor here, so at most memory / PREPROCESS_MEMORY of
+    them; links and tablegen run here, sized from this machine as without distcc."""
+    local = size_jobs(res, build_type)
+    if jobs is not None:
+        compile_jobs, why = jobs, f"--jobs {jobs}"
     else:
-        link = max(1, min(compile_jobs, res.mem_available // per_link))
-        why += f"; {link} link job(s) at {per_link / GIB:g} GiB per {build_type} link"
-    return Jobs(compile=int(compile_jobs), link=int(link), reason=why)
+        by_memory = max(1, res.mem_available // PREPROCESS_MEMORY)
+        compile_jobs = int(min(slots, by_memory))
+        why = f"{slots} distcc slot(s) of the hosts used"
+        if by_memory < slots:
+            why += (f", limited to {compile_jobs} by {res.mem_available / GIB:.1f} GiB here at"
+                    f" {PREPROCESS_MEMORY / GIB:g} GiB per preprocessor")
+    link, link_why = _link_jobs(res, build_type, compile_jobs, link_jobs)
+    why += f"{link_why}; {local.compile} tablegen job(s) here, as local compiles would be"
+    return Jobs(compile=int(compile_jobs), link=link, reason=why, tablegen=min(local.compile, compile_jobs))
 
 
 def size_for_build_types(
-    res: Resources, build_type: str, llvm_build_type: str, *, jobs: int | None = None, link_jobs: int | None = None
+    res: Resources, build_type: str, llvm_build_type: str, *, jobs: int | None = None, link_jobs: int | None = None,
+    distcc_slots: int | None = None,
 ) -> Jobs:
-    """One sizing for both builds (Triton's and LLVM's), by the hungrier build type of the two."""
+    """One sizing for both builds (Triton's and LLVM's), by the hungrier build type of the two; with
+    distcc_slots, the compiles run on distcc hosts with that many slots (size_distributed)."""
     hungriest = next(t for t in ("Debug", "RelWithDebInfo", "Release") if t in (build_type, llvm_build_type))
+    if distcc_slots is not None:
+        return size_distributed(res, hungriest, distcc_slots, jobs=jobs, link_jobs=link_jobs)
     return size_jobs(res, hungriest, jobs=jobs, link_jobs=link_jobs)
 
 

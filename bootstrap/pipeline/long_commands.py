@@ -41,7 +41,7 @@ def failure_excerpt(lines: Sequence[str], limit: int = 25) -> list[str]:
 
 def run_streamed(
     runner: Runner, command: Command, label: str, console: Console | None, *, show_progress: bool,
-    extra_env: Mapping[str, str] | None = None,
+    extra_env: Mapping[str, str | None] | None = None,
 ) -> Result:
     """Run a long command with a progress bar; on failure, the log's telling lines and a fix."""
     from bootstrap.core.progress import NinjaProgress

@@ -42,7 +42,7 @@ from bootstrap.pipeline.recipe_triton import BACKENDS_BUILT
 
 # Variables whose value changes how fast a build runs, never what it produces: kept out of
 # fingerprints so that a different --jobs (or a machine with less free memory) rebuilds nothing.
-VOLATILE = {"MAX_JOBS", "TRITON_PARALLEL_LINK_JOBS", "LLVM_PARALLEL_LINK_JOBS", "PATH"}
+VOLATILE = {"MAX_JOBS", "TRITON_PARALLEL_LINK_JOBS", "LLVM_PARALLEL_LINK_JOBS", "LLVM_PARALLEL_TABLEGEN_JOBS", "PATH"}
 # Inputs of triton-install that only ninja needs to see (an editable install picks up what it
 # rebuilds); every other input changed means pip must install again.
 REBUILD_ONLY = ("edits",)
@@ -96,9 +96,12 @@ def stable(items: Sequence[tuple[str, str]]) -> dict[str, str]:
 
 
 def size_for(facts: SetupFacts) -> Jobs:
-    """One sizing for both builds, by the hungrier build type of the two."""
+    """One sizing for both builds, by the hungrier build type of the two; with distcc, the compiles
+    from the slots of its hosts (links and tablegen still from this machine)."""
     s = facts.settings
-    return size_for_build_types(facts.resources, s.build_type, s.llvm_build_type, jobs=s.jobs, link_jobs=s.link_jobs)
+    slots = facts.distcc.hosts.slots if facts.distcc is not None else None
+    return size_for_build_types(facts.resources, s.build_type, s.llvm_build_type, jobs=s.jobs, link_jobs=s.link_jobs,
+                                distcc_slots=slots)
 
 
 def _step(name: str, inputs: Mapping[str, Any], parents: Mapping[str, str], record: StepRecord | None,

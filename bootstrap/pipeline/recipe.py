@@ -20,7 +20,7 @@ import hashlib
 import json
 import re
 import shlex
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -133,7 +133,7 @@ class Command:
     env: tuple[tuple[str, str], ...] = ()
     unset: tuple[str, ...] = ()
 
-    def runner_env(self, extra: dict[str, str] | None = None) -> dict[str, str | None]:
+    def runner_env(self, extra: Mapping[str, str | None] | None = None) -> dict[str, str | None]:
         env: dict[str, str | None] = {name: None for name in self.unset}
         env.update(dict(self.env))
         env.update(extra or {})
@@ -197,7 +197,8 @@ def llvm_build_key(commit: str, build_type: str, era: LlvmEra, toolchain: Toolch
 
 def llvm_cache_variables(inputs: PresetInputs) -> list[tuple[str, str]]:
     """The LLVM/MLIR configure, as Triton's scripts/build-llvm-project.sh has it, plus what a fast
-    developer build wants (clang + lld, ccache as launcher, split DWARF in Debug, link job pool)."""
+    developer build wants (clang + lld, ccache as launcher, split DWARF in Debug, link and tablegen job
+    pools)."""
     tc = inputs.toolchain
     debug = inputs.llvm_build_type == "Debug"
     cache: list[tuple[str, str]] = [
@@ -225,6 +226,8 @@ def llvm_cache_variables(inputs: PresetInputs) -> list[tuple[str, str]]:
         # Debug info in .dwo files: links read a fraction of it, so they need far less memory and time.
         cache.append(("LLVM_USE_SPLIT_DWARF", "ON"))
     cache.append(("LLVM_PARALLEL_LINK_JOBS", str(inputs.jobs.link)))
+    # Tablegen always runs here (never through ccache or distcc): as many at once as local compiles.
+    cache.append(("LLVM_PARALLEL_TABLEGEN_JOBS", str(inputs.jobs.tablegen_jobs)))
     return cache
 
 

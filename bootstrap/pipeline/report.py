@@ -8,6 +8,7 @@ from pathlib import Path
 from bootstrap.core.errors import TritondevError
 from bootstrap.core.runner import PlannedCommand
 from bootstrap.pipeline.ccache_stats import CcacheDelta
+from bootstrap.pipeline.distcc import DistccCounts
 from bootstrap.pipeline.fingerprints import Outcome, StepStatus
 
 
@@ -28,6 +29,9 @@ class SetupReport:
     # What the run executed (or, under --dry-run, would execute), probes left out.
     commands: list[PlannedCommand] = field(default_factory=list)
     ccache: dict[str, CcacheDelta] = field(default_factory=dict)
+    # --distcc: the hosts given, used and left out (and why); what distcc did in each build.
+    distcc: dict[str, object] = field(default_factory=dict)
+    distcc_builds: dict[str, DistccCounts] = field(default_factory=dict)
     verify: dict[str, object] | None = None
     notices: list[str] = field(default_factory=list)
     # What a --dry-run could not resolve (offline: the pins, and the steps that follow them), and why.
@@ -55,6 +59,8 @@ class SetupReport:
             "steps": [o.to_json() for o in self.steps],
             "commands": [c.to_json() for c in self.commands],
             "ccache": {k: v.to_json() for k, v in self.ccache.items()},
+            "distcc": {**self.distcc, "builds": {k: v.to_json() for k, v in self.distcc_builds.items()}}
+            if self.distcc else None,
             "verify": self.verify,
             "notices": self.notices,
             "unresolved": self.unresolved,

@@ -10,12 +10,13 @@ the step finished. The commands come from bootstrap.pipeline.recipe, the one pla
 
 from __future__ import annotations
 
+import shutil
 from pathlib import Path
 from typing import TYPE_CHECKING
 
 from bootstrap.core.errors import ExitCode, TritondevError
 from bootstrap.core.interpreter import WORKSPACE_VENV, first_python_on_path, own_interpreter_dirs
-from bootstrap.pipeline import llvm_source
+from bootstrap.pipeline import distcc, llvm_source
 from bootstrap.pipeline.execute import execute
 from bootstrap.pipeline.facts import gather_facts
 from bootstrap.pipeline.llvm_auto import AutoDecision, PrebuiltUnavailable, Probe, remember_answer
@@ -32,8 +33,9 @@ __all__ = ["SetupReport", "precheck", "run_setup"]
 
 def precheck(ctx: AppContext) -> None:
     """Inputs judged without writing anything, before the workspace is created or locked: a bad
-    --ccache-remote URL, a --llvm PATH that is no usable LLVM build, a --triton-src that is no Triton
-    clone, a --python (or TRITONDEV_PYTHON, active env) that is not a working interpreter.
+    --ccache-remote URL, --distcc without distcc or ccache, a --llvm PATH that is no usable LLVM build, a
+    --triton-src that is no Triton clone, a --python (or TRITONDEV_PYTHON, active env) that is not a working
+    interpreter.
 
     The target is probed here once, through the context; setup asks the context again and gets the
     same answer without a second probe.
@@ -42,6 +44,7 @@ def precheck(ctx: AppContext) -> None:
         from bootstrap.pipeline.ccache_remote import parse_remote_url
 
         parse_remote_url(ctx.settings.ccache_remote)
+    distcc.observe(ctx.settings, shutil.which("ccache") is not None)  # distcc without distcc or ccache
     llvm_source.precheck(ctx.settings)  # --llvm PATH that is no LLVM build
     if ctx.settings.triton_src is not None:  # --triton-src that is no Triton clone
         from bootstrap.git.adopt import check_clone

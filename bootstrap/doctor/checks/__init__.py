@@ -4,6 +4,7 @@ from bootstrap.doctor.checks import (
     cache,
     ccache_remote,
     clone,
+    distcc,
     gpu,
     jax,
     machine,
@@ -15,5 +16,5 @@ from bootstrap.doctor.checks import (
     workspace,
 )
 
-ALL_MODULES = (python_env, packages, toolchain, ccache_remote, machine, gpu, ptxas, settings, cache, workspace, clone,
-               jax)
+ALL_MODULES = (python_env, packages, toolchain, ccache_remote, distcc, machine, gpu, ptxas, settings, cache, workspace,
+               clone, jax)

@@ -32,6 +32,7 @@ EXCEPTIONS: dict[tuple[str, str], str] = {
     # module that owns the value's meaning (imported late, inside the function).
     ("bootstrap.core.settings_values", "bootstrap.git.pins_pytorch"): "backend names",
     ("bootstrap.core.settings_values", "bootstrap.pipeline.ccache_remote"): "ccache remote URL",
+    ("bootstrap.core.settings_values", "bootstrap.pipeline.distcc_hosts"): "distcc host list",
     ("bootstrap.core.settings_values", "bootstrap.pipeline.llvm_source"): "llvm / llvm_prebuilt_url",
     # Probing the target interpreter runs a script inside it.
     ("bootstrap.core.interpreter", "bootstrap.inside"): "the probe script",
