@@ -37,8 +37,8 @@ def env(ctx: AppContext, dump_ir: DumpIr = False, shell: Shell = None) -> None:
     With --dump-ir also the IR-dump switches. Only exports go to stdout.
     """
     import os
-    import sys
 
+    from bootstrap.core import ui
     from bootstrap.core.errors import UsageError
     from bootstrap.env.exports import SHELLS, collect_variables, detect_shell, render_exports
 
@@ -46,8 +46,10 @@ def env(ctx: AppContext, dump_ir: DumpIr = False, shell: Shell = None) -> None:
         raise UsageError(f"unknown shell '{shell}'", fix=f"use --shell {' | '.join(SHELLS)}")
     values = collect_variables(ctx.workspace.env_file, dump_ir=dump_ir, backend=ctx.settings.backend)
     values.update(target_variables(ctx))
-    sys.stdout.write(render_exports(values, shell or detect_shell(os.environ)))
-    sys.stdout.flush()
+    # Unmasked on purpose: the shell evaluates these exports (docs/safety.md, "Secrets").
+    out = ui.raw_stdout()
+    out.write(render_exports(values, shell or detect_shell(os.environ)))
+    out.flush()
 
 
 def target_variables(ctx: AppContext) -> dict[str, str]:

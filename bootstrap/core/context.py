@@ -7,6 +7,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from bootstrap.core import writes
 from bootstrap.core.interpreter import (
     PATH_PYTHON,
     WORKSPACE_VENV,
@@ -120,6 +121,7 @@ def make_context(
     settings = load_settings(options or {})
     workspace = Workspace(settings.workspace)
     CURRENT.workspace = workspace.root
+    writes.anchor(workspace.root)  # below it, tritondev's writes follow no link
     from bootstrap.core import ui
 
     log_dir = workspace.logs if logs else None

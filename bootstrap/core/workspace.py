@@ -18,6 +18,7 @@ from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 
+from bootstrap.core import writes
 from bootstrap.core.errors import ConfigError, WorkspaceLocked
 from bootstrap.core.fsutil import exclusive_flock
 
@@ -55,10 +56,12 @@ class Workspace:
         return self.state / "lock"
 
     def ensure(self) -> None:
-        """Create the workspace folders; a clear error when that is impossible (read-only, a file)."""
+        """Create the workspace folders; a clear error when that is impossible (read-only, a file, a
+        link out of the workspace: core.writes)."""
+        writes.anchor(self.root)
         for folder in (self.root, self.logs, self.state):
             try:
-                folder.mkdir(parents=True, exist_ok=True)
+                os.close(writes.open_folder(folder))
             except OSError as exc:
                 raise ConfigError(
                     f"cannot create workspace folder {folder}: {exc.strerror}",
@@ -78,7 +81,7 @@ class Workspace:
         taken over automatically; the PID in the file only names the holder for the message.
         """
         self.ensure()
-        fd = os.open(self.lock_path, os.O_RDWR | os.O_CREAT, 0o644)
+        fd = writes.open_file(self.lock_path, writes.Mode.UPDATE)
         try:
             with exclusive_flock(fd) as acquired:
                 if not acquired:

@@ -20,7 +20,8 @@ from collections.abc import Mapping
 from pathlib import Path
 
 from bootstrap.core.errors import ConfigError
-from bootstrap.core.fsutil import atomic_write_text, read_regular
+from bootstrap.core.fsutil import read_regular
+from bootstrap.core.writes import replace_text
 
 _LINE = re.compile(r"^\s*export\s+([A-Za-z_][A-Za-z0-9_]*)=(.*)$")
 _NAME = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*$")
@@ -92,7 +93,7 @@ def update_env_file(path: Path, updates: Mapping[str, str | None]) -> dict[str, 
     values = read_env_file(path)  # refuses a malformed file before anything is written
     lines = _lines(path)
     if lines is None:
-        atomic_write_text(path, render_env_file({k: v for k, v in updates.items() if v is not None}))
+        replace_text(path, render_env_file({k: v for k, v in updates.items() if v is not None}))
         return read_env_file(path)
     kept: list[str] = []
     placed: set[str] = set()
@@ -107,7 +108,7 @@ def update_env_file(path: Path, updates: Mapping[str, str | None]) -> dict[str, 
             kept.append(_export(name, value))
             placed.add(name)
     kept += [_export(n, v) for n, v in updates.items() if v is not None and n not in placed]
-    atomic_write_text(path, "".join(kept))
+    replace_text(path, "".join(kept), verbatim=True)
     for key, new in updates.items():
         if new is None:
             values.pop(key, None)

@@ -19,11 +19,12 @@ import shutil
 from dataclasses import dataclass
 from pathlib import Path
 
+from bootstrap.core import writes
 from bootstrap.core.errors import ConfigError, DirtyCheckout, WouldLoseData
-from bootstrap.core.redact import redact
+from bootstrap.core.redact import redact, without_credentials
 from bootstrap.core.runner import Runner
 from bootstrap.core.settings import Settings
-from bootstrap.git.refs import validate_commit, validate_repo_url, without_credentials
+from bootstrap.git.refs import validate_commit, validate_repo_url
 
 # Checkout name -> settings field holding its URL.
 URL_SETTINGS = {"pytorch": "pytorch_url", "triton": "triton_url", "llvm-project": "llvm_url"}
@@ -252,7 +253,7 @@ def _clone_new(
     if not runner.dry_run:
         # Marked before git writes anything into it, so a kill at any moment leaves a folder we know.
         partial.mkdir(parents=True)
-        (partial / PARTIAL_MARK).write_text("a clone tritondev setup has not finished\n", encoding="utf-8")
+        writes.replace_text(partial / PARTIAL_MARK, "a clone tritondev setup has not finished\n")
     runner.run(["git", "init", "--quiet", str(partial)], step=step)
     # .git/config keeps the URL without credentials; the fetch below uses the full one once.
     runner.run(["git", "-C", str(partial), "remote", "add", "origin", "--", without_credentials(url)], step=step)

@@ -25,7 +25,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from bootstrap.core.errors import ExternalError, UsageError, WorkspaceLocked
-from bootstrap.core.fsutil import atomic_write_json
+from bootstrap.core.writes import replace_json
 from bootstrap.git.checkouts import URL_SETTINGS
 from bootstrap.pipeline import bisect_range as R
 from bootstrap.pipeline.bisect_checks import STEP, Check, head_of, inconsistencies, refuse_dirty, setup_state, urls
@@ -113,7 +113,7 @@ def start(ctx: AppContext, request: Request, console: Console | None) -> Outcome
             if ctx.dry_run:
                 return Outcome(journal, search([c.sha for c in journal.range.commits], journal.verdicts),
                                ctx.workspace.root, True)
-            return resume(ctx, console)
+            return resume(ctx, console, request.command)
         raise WorkspaceLocked(
             f"another bisect is recorded in {ctx.workspace.state / 'bisect.json'} ({journal.kind}, "
             f"{journal.good_ref}..{journal.bad_ref}, {len(journal.steps)} step(s) done)",
@@ -143,14 +143,18 @@ def start(ctx: AppContext, request: Request, console: Console | None) -> Outcome
     return _drive(ctx, journal, check, links, console)
 
 
-def resume(ctx: AppContext, console: Console | None) -> Outcome:
-    """Go on with the recorded bisect (the caller holds the lock)."""
+def resume(ctx: AppContext, console: Console | None, command: tuple[str, ...] | None = None) -> Outcome:
+    """Go on with the recorded bisect (the caller holds the lock); `command`: the same command given again."""
     journal = read_journal(ctx.workspace.state) if ctx.workspace.state.is_dir() else None
     if journal is None:
         setup_state(ctx)  # no setup at all says so first
         raise UsageError("no bisect to resume in this workspace",
                          fix="start one: tritondev bisect triton --good REF --bad REF -- CMD ...")
-    check = Check.of(ctx, journal.command, Path(journal.cwd))
+    if command is None and journal.command_was_masked:
+        raise UsageError("the bisect's command holds a credential, which tritondev keeps only masked",
+                         fix=f"give the same command again: tritondev bisect {journal.kind} --good {journal.good_ref}"
+                             f" --bad {journal.bad_ref} -- CMD (it goes on where it stopped)")
+    check = Check.of(ctx, command or journal.command, Path(journal.cwd))
     refuse_dirty(ctx, journal.kind)
     return _drive(ctx, journal, check, urls(ctx), console)
 
@@ -191,7 +195,7 @@ def _drive(ctx: AppContext, journal: Journal, check: Check, links: Mapping[str, 
         raise
     journal = _restore(ctx, journal, links, console)
     outcome = Outcome(journal, state, ctx.workspace.root)
-    atomic_write_json(ctx.workspace.logs / STEP / "result.json", outcome.to_json())
+    replace_json(ctx.workspace.logs / STEP / "result.json", outcome.to_json())
     _finish(ctx, journal)
     return outcome
 

@@ -26,6 +26,7 @@ from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from bootstrap.core import writes
 from bootstrap.core.errors import CommandFailed, ConfigError, ExternalError, MismatchError, UsageError
 from bootstrap.core.redact import redact
 from bootstrap.core.runner import Runner
@@ -74,7 +75,8 @@ class _Scratch:
     def __init__(self, root: Path, checkout_git: Path, runner: Runner) -> None:
         self.repo, self.runner = root / "range.git", runner
         self.git("init", "--bare", "--quiet", str(self.repo), bare=True)
-        (self.repo / "objects" / "info" / "alternates").write_text(f"{checkout_git / 'objects'}\n", encoding="utf-8")
+        alternates = self.repo / "objects" / "info" / "alternates"
+        writes.replace_text(alternates, f"{checkout_git / 'objects'}\n", verbatim=True)
         if (checkout_git / "shallow").is_file():
             shutil.copyfile(checkout_git / "shallow", self.repo / "shallow")
 

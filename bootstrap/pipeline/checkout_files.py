@@ -13,8 +13,9 @@ import os
 from collections.abc import Sequence
 from pathlib import Path
 
-from bootstrap.core.fsutil import atomic_write_text, read_regular
+from bootstrap.core.fsutil import read_regular
 from bootstrap.core.workspace import Workspace
+from bootstrap.core.writes import replace_text
 from bootstrap.pipeline import recipe as P
 from bootstrap.pipeline.llvm_builds import LlvmLocation
 
@@ -36,7 +37,7 @@ def exclude_locally(checkout: Path, names: Sequence[str]) -> None:
     missing = [f"/{n}" for n in names if f"/{n}" not in lines]
     if missing:
         header = [] if "# tritondev" in lines else ["# tritondev: files it writes into this checkout"]
-        atomic_write_text(exclude, text + ("" if not text or text.endswith("\n") else "\n")
+        replace_text(exclude, text + ("" if not text or text.endswith("\n") else "\n")
                           + "\n".join([*header, *missing]) + "\n")
 
 
@@ -54,7 +55,7 @@ def write_if_changed(path: Path, text: str) -> None:
             return
     except OSError:
         pass
-    atomic_write_text(path, text)
+    replace_text(path, text)
 
 
 def _is_ours(path: Path) -> bool:

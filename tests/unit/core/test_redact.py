@@ -64,17 +64,17 @@ def test_text_without_credentials_is_unchanged(text: str) -> None:
 
 
 def test_what_stays_readable() -> None:
-    assert redact("https://user:pw@github.com/a/b.git") == "https://user:***@github.com/a/b.git"
+    assert redact("https://user:pw@github.com/a/b.git") == "https://***:***@github.com/a/b.git"
     assert redact("https://tok@github.com/a/b") == "https://***@github.com/a/b"
     assert redact("ssh://git@github.com/a/b.git") == "ssh://git@github.com/a/b.git"
     assert redact("git@github.com:a/b.git") == "git@github.com:a/b.git"
     assert redact("https://host:8080/a@b") == "https://host:8080/a@b"
-    assert redact("redis://user:pw@127.0.0.1:6379|connect-timeout=5") == "redis://user:***@127.0.0.1:6379|connect-timeout=5"
+    assert redact("redis://user:pw@127.0.0.1:6379|connect-timeout=5") == "redis://***:***@127.0.0.1:6379|connect-timeout=5"
 
 
 def test_a_password_with_an_unencoded_at_and_slash_is_masked_whole() -> None:
-    assert redact("https://u:p@ss/S3CRETC@127.0.0.1:1/x") == "https://u:***@127.0.0.1:1/x"
-    assert redact("https://user:p@ss/word@host") == "https://user:***@host"
+    assert redact("https://u:p@ss/S3CRETC@127.0.0.1:1/x") == "https://***:***@127.0.0.1:1/x"
+    assert redact("https://user:p@ss/word@host") == "https://***:***@host"
 
 
 def test_a_bearer_token_after_a_space_is_masked() -> None:
@@ -83,7 +83,7 @@ def test_a_bearer_token_after_a_space_is_masked() -> None:
 
 def test_redact_data_masks_keys_and_values() -> None:
     data = {"https://t@h/x": ["https://u:p@h", 3, None, {"k": "?token=abc"}]}
-    assert json.dumps(redact_data(data)) == json.dumps({"https://***@h/x": ["https://u:***@h", 3, None,
+    assert json.dumps(redact_data(data)) == json.dumps({"https://***@h/x": ["https://***:***@h", 3, None,
                                                                              {"k": "?token=***"}]})
 
 

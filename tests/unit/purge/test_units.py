@@ -207,7 +207,7 @@ def test_pip_config_and_sources() -> None:
     src = journal.source_of(owner("triton"), config)
     assert src == {
         "kind": "index",
-        "index_url": "https://user:***@mirror.example/simple",
+        "index_url": "https://***:***@mirror.example/simple",
         "extra_index_urls": ["file:///opt/a", "file:///opt/b"],
     }
     editable = owner("triton", editable=True, editable_path="/src/python")
@@ -233,12 +233,12 @@ def test_plan_restore(tmp_path: Path) -> None:
                 "name": "a-early",
                 "version": "2",
                 "installed_at": 10.0,
-                "source": {"kind": "index", "index_url": "https://u:***@h/simple", "extra_index_urls": ["file:///x"]},
+                "source": {"kind": "index", "index_url": "https://***:***@h/simple", "extra_index_urls": ["file:///x"]},
             },
             {"name": "gone", "version": "1", "source": {"kind": "editable", "path": str(tmp_path / "nope")}},
             {"name": "pytorch-triton", "version": "0.0.1", "placeholder": True, "source": {"kind": "index"}},
             {"name": "Here_Already", "version": "3", "source": {"kind": "index"}},
-            {"name": "secret", "version": "1", "source": {"kind": "url", "url": "https://u:***@h/x.whl"}},
+            {"name": "secret", "version": "1", "source": {"kind": "url", "url": "https://***:***@h/x.whl"}},
         ]
     }
     removed = restore.read_run(run, "journal.json").removed
