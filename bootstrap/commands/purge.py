@@ -108,8 +108,10 @@ def _render_purge(
             f"[yellow]{len(found.overlaps)} files are claimed by more than one distribution[/yellow]"
             f" (e.g. {escape(example)}: {escape(', '.join(names))})"
         )
-    for path in found.leftovers:
-        console.print(f"leftover: {escape(str(path))}")
+    for proven in found.leftover_proofs:
+        console.print(f"leftover: {escape(str(proven.path))} ({escape(proven.proof)})")
+    for kept in found.kept:
+        ui.warn(f"{kept.path} is kept: {kept.why} (delete it by hand if it is not yours)")
     if plan.unowned_files:
         console.print(f"{len(plan.unowned_files)} files in triton/ belong to no distribution")
     for path in found.shadows:

@@ -281,7 +281,8 @@ def _execute_purge(plan: PurgePlan, target: TargetPython, runner: Runner, journa
         # What pip leaves: triton/ once nobody owns files in it, and the leftovers the plan named.
         allowed = {_key(p) for p in plan.leftovers} | {_key(sp / PACKAGE) for sp in target.site_packages}
         dists = scan.read_site_packages(target.site_packages)
-        for leftover in scan.find_leftovers(target.site_packages, current_owners(target), dists):
+        proven, _kept = scan.find_leftovers(target.site_packages, current_owners(target), dists, plan.owners)
+        for leftover in (p.path for p in proven):  # proven again now: what pip left may differ from the plan
             if _key(leftover) not in allowed:
                 continue
             if not _inside(leftover, target.site_packages):
