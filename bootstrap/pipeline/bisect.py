@@ -27,6 +27,7 @@ from typing import TYPE_CHECKING
 from bootstrap.core.errors import ExternalError, UsageError, WorkspaceLocked
 from bootstrap.core.writes import replace_json
 from bootstrap.git.checkouts import URL_SETTINGS
+from bootstrap.git.moves import refuse_ignored_in_range
 from bootstrap.pipeline import bisect_range as R
 from bootstrap.pipeline.bisect_checks import STEP, Check, head_of, inconsistencies, refuse_dirty, setup_state, urls
 from bootstrap.pipeline.bisect_journal import Journal, StepRecord, read_journal, remove_journal, write_journal
@@ -133,6 +134,9 @@ def start(ctx: AppContext, request: Request, console: Console | None) -> Outcome
         bad = R.resolve(runner, moved, url, request.bad, "--bad")
         R.fetch_range(scratch, url, good, bad)
         commits = R.list_range(scratch, good, bad, triton=request.kind == "triton")
+        # Ignored files of the user's where any commit of the range has a file: refused before anything moves.
+        refuse_ignored_in_range(NAMES[request.kind], moved, scratch.repo, [good, *(c.sha for c in commits.commits)],
+                                runner, STEP)
         journal = Journal(request.kind, request.good, request.bad, commits, request.command, str(request.cwd),
                           request.build_failure, starts, started=time.time())
         if ctx.dry_run:
@@ -156,7 +160,22 @@ def resume(ctx: AppContext, console: Console | None, command: tuple[str, ...] | 
                              f" --bad {journal.bad_ref} -- CMD (it goes on where it stopped)")
     check = Check.of(ctx, command or journal.command, Path(journal.cwd))
     refuse_dirty(ctx, journal.kind)
-    return _drive(ctx, journal, check, urls(ctx), console)
+    links = urls(ctx)
+    _bring_range(ctx, journal, links)
+    return _drive(ctx, journal, check, links, console)
+
+
+def _bring_range(ctx: AppContext, journal: Journal, links: Mapping[str, str]) -> None:
+    """The range's commits into the checkout where some are missing (fetched again, as a start does)."""
+    moved = ctx.workspace.src / NAMES[journal.kind]
+    r = journal.range
+    runner = ctx.runner.without_logs()
+    if not R.missing(runner, moved, [r.good, *(c.sha for c in r.commits)]):
+        return
+    url = links.get(URL_SETTINGS[NAMES[journal.kind]], "")
+    with R.scratch_repository(moved, runner) as scratch:
+        R.fetch_range(scratch, url, r.good, r.bad)
+        R.import_range(ctx.runner, moved, scratch)
 
 
 def reset(ctx: AppContext, console: Console | None) -> dict[str, object]:

@@ -16,7 +16,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from bootstrap.core.errors import UsageError
-from bootstrap.git.checkouts import inspect_checkout
+from bootstrap.git.moves import inspect_checkout
 from bootstrap.pipeline import install
 from bootstrap.pipeline.buildtree import triton_cmake_dirs
 from bootstrap.pipeline.execute import commands_of
