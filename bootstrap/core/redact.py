@@ -54,7 +54,7 @@ _HEADER = re.compile(r"(?i)(?P<head>authorization:\s*(?:bearer|basic|token)\s+)(
 # space: `https://u:p'ss@h` as typed, or as a shell, repr or JSON quotes it). It ends at the first `@`
 # before a host; a port (`host:8080/...`) is no password.
 _SCHEME = re.compile(r"\b[A-Za-z][A-Za-z0-9+.-]*://")
-_LOOSE = re.compile(r"(?P<user>[^\s/?#@:'\"<>\\]*):(?P<pw>(?!\s)[^\n@]{0,256}?)@(?=\[[0-9A-Fa-f:.]+\]|[A-Za-z0-9])")
+_LOOSE = re.compile(r"(?P<user>[^\s/?#@:'\"<>\\]*):(?P<pw>(?!\s)[^\n@]{0,256}?)@(?=[\[A-Za-z0-9])")
 _PORT = re.compile(r"\d+(?:$|[/?#\s])")
 # Literal secrets learnt from this run's input (remember); shorter ones are left to the patterns, as
 # masking a common short word everywhere would garble the output.
