@@ -22,7 +22,6 @@ stderr, `--json`, logs, every file written through core.writes):
 
 from __future__ import annotations
 
-import difflib
 import json
 import re
 from typing import Any
@@ -65,8 +64,19 @@ MIN_KNOWN = 6
 MIN_TOKEN_USER = 20
 
 
+# While `remember` runs the patterns: what each masked, as (user, password); a lone user part or a
+# secret value as (it, None).
+_COLLECTING: list[list[tuple[str, str | None]]] = []
+
+
+def _note(first: str, second: str | None) -> None:
+    if _COLLECTING and first != MASK and second != MASK:
+        _COLLECTING[-1].append((first, second))
+
+
 def _mask_userinfo(userinfo: str) -> str:
-    user, colon, _password = userinfo.partition(":")
+    user, colon, password = userinfo.partition(":")
+    _note(user, password if colon else None)
     if colon:
         return f"{user if user in _PUBLIC_USERS or user == MASK else MASK}:{MASK}"
     if not user or user == MASK or user in _PUBLIC_USERS:
@@ -115,10 +125,12 @@ def _url(match: re.Match[str]) -> str:
 
 
 def _scp(match: re.Match[str]) -> str:
+    _note(match.group("user"), match.group("pw"))
     return f"{match.group('user')}:{MASK}@{match.group('host')}:"
 
 
 def _value(match: re.Match[str]) -> str:
+    _note(match.group("value"), None)
     return match.group("head") + (MASK if match.group("value") else "")
 
 
@@ -149,24 +161,27 @@ def remember(text: str) -> None:
     masked wherever they appear later, in whatever quoting."""
     if not text or ("@" not in text and "=" not in text):
         return
-    masked = _patterns(text)
-    matcher = difflib.SequenceMatcher(None, text, masked, autojunk=False)
-    for tag, i1, i2, _j1, _j2 in matcher.get_opcodes():
-        if tag in ("replace", "delete"):
-            _learn(text[i1:i2])
-
-
-def _learn(found: str) -> None:
-    user, colon, password = found.partition(":")
-    # A masked userinfo `user:password`: the password, and the user only when it is a token.
-    parts = [password, user] if colon and len(user) >= MIN_TOKEN_USER else [password] if colon else [found]
-    for secret in parts:
-        if len(secret) < MIN_KNOWN or MASK in secret:
+    _COLLECTING.append([])
+    try:
+        _patterns(text)
+    finally:
+        found = _COLLECTING.pop()
+    for first, second in found:
+        if second is None:  # a token as the user part, or a secret parameter's value
+            _learn(first)
             continue
-        for form in (secret, unquote(secret), quote(secret, safe=""), json.dumps(secret)[1:-1],
-                     repr(secret)[1:-1], secret.replace("'", "'\"'\"'"), secret.replace("\\", "\\\\")):
-            if len(form) >= MIN_KNOWN:
-                _KNOWN.add(form)
+        _learn(second)
+        if len(first) >= MIN_TOKEN_USER and first not in _PUBLIC_USERS:  # TOKEN:x-oauth-basic
+            _learn(first)
+
+
+def _learn(secret: str) -> None:
+    if len(secret) < MIN_KNOWN or MASK in secret:
+        return
+    for form in (secret, unquote(secret), quote(secret, safe=""), json.dumps(secret)[1:-1],
+                 repr(secret)[1:-1], secret.replace("'", "'\"'\"'"), secret.replace("\\", "\\\\")):
+        if len(form) >= MIN_KNOWN:
+            _KNOWN.add(form)
 
 
 def forget_all() -> None:
