@@ -5,7 +5,8 @@ text literally would pass another value on than the user's shell has. What the s
 followed for quotes (single: literal; double: `$NAME`, `${NAME}` and the escapes `\\$ \\` \\" \\\\`),
 backslashes, `$NAME`/`${NAME}` (from the environment and the lines above), and `~`/`~/` at the start.
 What could differ between shells or run a program is refused (`UnsupportedWord`, which the caller
-turns into exit 2 naming the line): command substitution (`$(...)`, backticks), `${NAME:-...}` and
+turns into exit 2 naming the line): command substitution (`$(...)`, backticks), bash's `$'...'`
+and `$"..."` quoting, `${NAME:-...}` and
 other operators, positional and special parameters (`$1`, `$?`), `~user`, an unquoted expansion whose
 value holds a space (bash keeps it whole, dash splits it), and `;`, `&`, `|`, `<`, `>`, `(` or `)`
 outside quotes (the shell would read another command).
@@ -39,6 +40,8 @@ def _parameter(raw: str, at: int, environ: Mapping[str, str]) -> tuple[str, int]
         return environ.get(name.group(0), ""), at + 1 + name.end()
     if rest[:1] == "(":
         raise UnsupportedWord("`$(` runs a command")
+    if rest[:1] in ("'", '"'):
+        raise UnsupportedWord(f"`${rest[0]}` quoting is bash's, another shell reads it otherwise")
     if rest[:1] and (rest[0].isdigit() or rest[0] in "@*#?$!-"):
         raise UnsupportedWord(f"`${rest[0]}` is a parameter of the running shell")
     return "$", at + 1

@@ -18,6 +18,7 @@ command (or `tritondev bisect resume`) goes on where it stopped.
 from __future__ import annotations
 
 import dataclasses
+import os
 import time
 from collections.abc import Mapping
 from dataclasses import dataclass
@@ -287,10 +288,20 @@ def _finish(ctx: AppContext, journal: Journal) -> None:
 
 
 def _clear_logs(folder: Path) -> None:
+    """The logs of an earlier bisect go, and only they: result.json, and step folders (`NN-<commit>`,
+    `restore`) that hold nothing but log files (core.writes refuses a `logs/bisect` that is a link)."""
+    import re
     import shutil
 
-    shutil.rmtree(folder, ignore_errors=True)
-    folder.mkdir(parents=True, exist_ok=True)
+    from bootstrap.core import writes
+
+    os.close(writes.open_folder(folder))
+    for entry in folder.iterdir():
+        if entry.name == "result.json" and writes.describe(entry) is None:
+            entry.unlink()
+        elif re.fullmatch(r"\d{2,}-[0-9a-f]{12}|restore", entry.name) and writes.describe(entry) == "a folder" \
+                and all(writes.describe(f) is None and f.suffix == ".log" for f in entry.iterdir()):
+            shutil.rmtree(entry)
 
 
 def _say(console: Console | None, head: str, text: str) -> None:

@@ -13,6 +13,7 @@ import os
 from collections.abc import Sequence
 from pathlib import Path
 
+from bootstrap.core import writes
 from bootstrap.core.fsutil import read_regular
 from bootstrap.core.workspace import Workspace
 from bootstrap.core.writes import replace_text
@@ -42,10 +43,11 @@ def exclude_locally(checkout: Path, names: Sequence[str]) -> None:
 
 
 def remove_stale_temporaries(folder: Path) -> None:
-    """Temporaries of our own atomic writes left by a killed run (only names we create)."""
+    """Temporaries of our own writes left by a killed run: a name we create, and content that proves it ours
+    (a link, which alone goes; presets holding setup's mark). Anything else of that name stays."""
     for pattern in TEMP_PATTERNS:
         for path in folder.glob(pattern):
-            if path.is_symlink() or path.is_file():
+            if path.is_symlink() or (writes.describe(path) is None and _is_ours(path)):
                 path.unlink(missing_ok=True)
 
 
