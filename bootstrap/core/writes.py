@@ -23,8 +23,9 @@ import errno
 import json
 import math
 import os
+import shutil
 import stat
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
 from enum import Enum
@@ -185,6 +186,24 @@ def open_text(path: Path | str, mode: Mode = Mode.TRUNCATE) -> IO[str]:
 
 def replace_bytes(path: Path | str, data: bytes) -> None:
     """Write `data` as the whole of `path`: a new file beside it, renamed over it (atomic)."""
+    _replace(path, lambda fh: fh.write(data))
+
+
+def replace_copy(path: Path | str, source: Path | str) -> None:
+    """`path` made a copy of the regular file `source` (its bytes, mode and times), renamed into place."""
+    with open(source, "rb") as src:
+        stat_of = os.fstat(src.fileno())
+
+        def copy(fh: IO[bytes]) -> None:
+            shutil.copyfileobj(src, fh, 1 << 20)
+            os.fchmod(fh.fileno(), stat.S_IMODE(stat_of.st_mode))
+            fh.flush()
+            os.utime(fh.fileno(), ns=(stat_of.st_atime_ns, stat_of.st_mtime_ns))
+
+        _replace(path, copy)
+
+
+def _replace(path: Path | str, fill: Callable[[IO[bytes]], object]) -> None:
     with target(path) as where:
         _refuse_unless_regular(where)
         tmp = f".{where.name}.{os.getpid()}.{os.urandom(4).hex()}.tmp"
@@ -192,7 +211,7 @@ def replace_bytes(path: Path | str, data: bytes) -> None:
                      dir_fd=where.folder_fd)
         try:
             with os.fdopen(fd, "wb") as fh:
-                fh.write(data)
+                fill(fh)
                 fh.flush()
                 os.fsync(fh.fileno())
             _refuse_unless_regular(where)  # a link put there meanwhile is not replaced either

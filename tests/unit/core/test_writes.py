@@ -122,3 +122,18 @@ def test_json_is_always_rfc_8259(data: object) -> None:
         raise AssertionError(f"{name} is not JSON")
 
     json.loads(text, parse_constant=no_constants)
+
+
+def test_a_copy_keeps_mode_and_times_and_never_writes_through_a_link(ws: Path, tmp_path: Path) -> None:
+    tool = tmp_path / "ptxas"
+    tool.write_bytes(b"\x7fELF tool")
+    tool.chmod(0o755)
+    os.utime(tool, ns=(1_500_000_000_000_000_000, 1_500_000_000_000_000_000))
+    writes.replace_copy(ws / "bin" / "ptxas", tool)
+    copied = (ws / "bin" / "ptxas").stat()
+    assert (ws / "bin" / "ptxas").read_bytes() == b"\x7fELF tool" and copied.st_mode & 0o777 == 0o755
+    assert copied.st_mtime_ns == 1_500_000_000_000_000_000
+    (ws / "bin" / "nvdisasm").symlink_to(user_file(tmp_path))
+    with pytest.raises(writes.NotWritable):
+        writes.replace_copy(ws / "bin" / "nvdisasm", tool)
+    assert (tmp_path / "mine.txt").read_text() == "the user's own bytes\n"
