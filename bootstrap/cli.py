@@ -93,7 +93,9 @@ def _write_crash_log(exc: BaseException) -> str:
     )
     name = f"crash-{time.strftime('%Y%m%d-%H%M%S')}.log"
     folders = []
-    if CURRENT.workspace is not None and CURRENT.workspace.is_dir():
+    # A reading command leaves the workspace as it was, even when it crashes: its crash log goes to the
+    # temporary folder.
+    if CURRENT.workspace is not None and CURRENT.writes_logs and CURRENT.workspace.is_dir():
         folders.append(CURRENT.workspace / "logs")
     folders.append(__import__("pathlib").Path(tempfile.gettempdir()))
     from bootstrap.core import writes

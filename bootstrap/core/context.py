@@ -29,6 +29,7 @@ class Invocation:
 
     json: bool = False
     workspace: Path | None = None
+    writes_logs: bool = False  # the command keeps logs in the workspace (a reading command does not)
 
 
 CURRENT = Invocation()
@@ -121,6 +122,7 @@ def make_context(
     settings = load_settings(options or {})
     workspace = Workspace(settings.workspace)
     CURRENT.workspace = workspace.root
+    CURRENT.writes_logs = logs
     writes.anchor(workspace.root)  # below it, tritondev's writes follow no link
     from bootstrap.core import ui
 
