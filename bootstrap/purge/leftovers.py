@@ -142,11 +142,13 @@ def metadata_proof(folder: Path, dist: InstalledDist) -> str | None:
 
 
 def find(site_packages: tuple[Path, ...], owned: bool, dists: list[InstalledDist],
-         removed_packages: frozenset[Path] = frozenset()) -> tuple[list[Leftover], list[Kept]]:
+         removed_packages: frozenset[Path] = frozenset(),
+         removed_files: frozenset[str] = frozenset()) -> tuple[list[Leftover], list[Kept]]:
     """The leftovers of `site_packages` (proven) and what looks left over but is not proven (kept).
 
     owned: some distribution still owns files in triton/ (or its files are unknown): triton/ is no
-    leftover. removed_packages: triton/ folders whose owner this purge removes."""
+    leftover. removed_packages: triton/ folders whose owner this purge removes; removed_files: the
+    `triton/...` files their RECORDs listed (gone with them once pip has run, still the proof)."""
     leftovers: list[Leftover] = []
     kept: list[Kept] = []
 
@@ -157,7 +159,7 @@ def find(site_packages: tuple[Path, ...], owned: bool, dists: list[InstalledDist
             kept.append(Kept(path, why))
 
     for sp in site_packages:
-        listed = listed_triton_files(sp, [d for d in dists if d.meta_dir.parent == sp])
+        listed = listed_triton_files(sp, [d for d in dists if d.meta_dir.parent == sp]) | removed_files
         package = sp / PACKAGE
         if os.path.lexists(package) and not owned:
             if os.path.islink(package):

@@ -204,7 +204,8 @@ def find_leftovers(site_packages: tuple[Path, ...], owners: list[Owner], dists: 
     """
     owned = any(o.files or o.record_missing for o in owners)
     packages = frozenset(o.dist_info.parent / PACKAGE for o in removed if o.files)
-    return leftovers.find(site_packages, owned, dists, packages)
+    files = frozenset(f for o in removed for f in o.files)
+    return leftovers.find(site_packages, owned, dists, packages, files)
 
 
 def find_unowned(site_packages: tuple[Path, ...], owners: list[Owner]) -> list[Path]:
