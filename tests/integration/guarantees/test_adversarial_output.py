@@ -187,7 +187,19 @@ KEEPS: list[Keep] = [
     Keep("cache-ls-json-nan-and-infinity", ("cache", "ls", "--workspace", "{ws}", "--dir", "{cache}", "--json"),
          (0,), nan_cache_entry, _strict_json),
     Keep("env-file-expanded-as-the-shell-does", PRINT_VARS, (0,), env_sh(ENV_SH), _expanded_as_the_shell_does),
+    Keep("config-show-masks-quoted-passwords", ("config", "show", "--workspace", "{ws}"), (0,),
+         env(TRITONDEV_CCACHE_REMOTE=f"redis://u:p'\"\\ {SECRET}@cache:6379",
+             TRITONDEV_TRITON_URL=f"https://{SECRET}0123456789:x-oauth-basic@github.com/o/triton.git"),
+         lambda s, p: _secret_not_shown(p)),
+    Keep("config-show-json-masks-quoted-passwords", ("config", "show", "--workspace", "{ws}", "--json"), (0,),
+         env(TRITONDEV_CCACHE_REMOTE=f"redis://u:p'\"\\ {SECRET}@cache:6379",
+             TRITONDEV_LLVM_URL=f"https://u:{SECRET}'x@github.com/llvm/llvm-project.git"),
+         lambda s, p: _secret_not_shown(p)),
 ]
+
+
+def _secret_not_shown(proc: subprocess.CompletedProcess[str]) -> None:
+    assert SECRET not in proc.stdout + proc.stderr and "***" in proc.stdout, proc.stdout[-2000:]
 
 
 def _kept_json(s: Scene, proc: subprocess.CompletedProcess[str]) -> None:
