@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import errno
 import importlib
+import os
 import signal
 import sys
 from typing import Annotated, Optional
@@ -98,16 +99,19 @@ def _write_crash_log(exc: BaseException) -> str:
     )
     name = f"crash-{time.strftime('%Y%m%d-%H%M%S')}.log"
     folders = []
-    if CURRENT.workspace is not None and CURRENT.workspace.is_dir():
+    # A reading command leaves the workspace as it was, even when it crashes: its crash log goes to the
+    # temporary folder.
+    if CURRENT.workspace is not None and CURRENT.writes_logs and CURRENT.workspace.is_dir():
         folders.append(CURRENT.workspace / "logs")
     folders.append(__import__("pathlib").Path(tempfile.gettempdir()))
+    from bootstrap.core import writes
+
     for folder in folders:
         try:
-            folder.mkdir(parents=True, exist_ok=True)
             path = folder / name
-            path.write_text(text, encoding="utf-8")
+            writes.replace_text(path, text)
             return str(path)
-        except OSError:
+        except (OSError, TritondevError):  # a read-only folder, or a crash log's name taken by a link
             continue
     return "(could not write a crash log)"
 
@@ -124,9 +128,14 @@ def main(argv: list[str] | None = None) -> None:
         raise KeyboardInterrupt
 
     signal.signal(signal.SIGINT, on_sigint)
-    _JSON_ASKED[0] = _json_requested(list(sys.argv[1:] if argv is None else argv))
+    arguments = list(sys.argv[1:] if argv is None else argv)
+    _JSON_ASKED[0] = _json_requested(arguments)
     from bootstrap.core import ui
+    from bootstrap.core.redact import remember
 
+    ui.install_streams()
+    for given in [*arguments, *os.environ.values()]:
+        remember(given)  # a credential given this run is masked wherever it shows up, however quoted
     ui.new_run()
     options.new_run()
     try:
@@ -165,8 +174,6 @@ def main(argv: list[str] | None = None) -> None:
 
 
 def _stdout_is_devnull() -> bool:
-    import os
-
     try:
         now, devnull = os.fstat(sys.stdout.fileno()), os.stat(os.devnull)
     except (OSError, ValueError):
@@ -178,8 +185,6 @@ def _stdout_closed(code: int) -> int:
     """The reader of stdout went away (`tritondev pins | head -1`): not an error of the command.
 
     Later writes, and Python's own flush at exit, go to /dev/null instead of failing again."""
-    import os
-
     try:
         devnull = os.open(os.devnull, os.O_WRONLY)
         os.dup2(devnull, sys.stdout.fileno())

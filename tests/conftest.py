@@ -67,6 +67,7 @@ def run_cli(
         [sys.executable, "-m", "bootstrap", *args],
         capture_output=True,
         text=True,
+        errors="surrogateescape",  # output for a terminal that is not UTF-8 (a latin-1 one) still reads
         env=full_env,
         cwd=cwd,
         timeout=timeout,

@@ -66,14 +66,15 @@ def env(ctx: AppContext, dump_ir: DumpIr = False, shell: Shell = None, kernel: D
     With --dump-ir also the IR-dump switches. Only exports go to stdout. With --editor: the .clangd text instead.
     """  # noqa: E501
     import os
-    import sys
 
+    from bootstrap.core import ui
     from bootstrap.core.errors import UsageError
     from bootstrap.env.exports import SHELLS, collect_variables, detect_shell, render_exports
 
     if editor:
-        sys.stdout.write(editor_config(ctx))
-        sys.stdout.flush()
+        out = ui.raw_stdout()  # a file the user saves as it is (paths only, never a secret)
+        out.write(editor_config(ctx))
+        out.flush()
         return
     if shell is not None and shell not in SHELLS:
         raise UsageError(f"unknown shell '{shell}'", fix=f"use --shell {' | '.join(SHELLS)}")
@@ -81,13 +82,13 @@ def env(ctx: AppContext, dump_ir: DumpIr = False, shell: Shell = None, kernel: D
                                kernel=dump_kernel(dump_ir, kernel))
     values.update(target_variables(ctx))
     if not values:
-        from bootstrap.core import ui
-
         # stdout stays empty, for eval; the reason goes where the user reads it.
         ui.info(f"nothing to export: no {ctx.workspace.env_file} (doctor --fix writes one), no --dump-ir, and "
                 "python3 on PATH already is the target")
-    sys.stdout.write(render_exports(values, shell or detect_shell(os.environ)))
-    sys.stdout.flush()
+    # Unmasked on purpose: the shell evaluates these exports (docs/safety.md, "Secrets").
+    out = ui.raw_stdout()
+    out.write(render_exports(values, shell or detect_shell(os.environ)))
+    out.flush()
 
 
 def editor_config(ctx: AppContext) -> str:

@@ -78,6 +78,19 @@ def _purge(ctx: AppContext, system: bool) -> None:
     _render_purge(target, found, plan, report, ctx.dry_run)
 
 
+def _render_leftovers(found: TritonScan, plan: PurgePlan) -> None:
+    from rich.markup import escape
+
+    from bootstrap.core import ui
+
+    for proven in found.leftover_proofs:
+        ui.err().print(f"leftover: {escape(str(proven.path))} ({escape(proven.proof)})")
+    for kept in found.kept:
+        ui.warn(f"{kept.path} is kept: {kept.why} (delete it by hand if it is not yours)")
+    if plan.unowned_files:
+        ui.err().print(f"{len(plan.unowned_files)} files in triton/ belong to no distribution")
+
+
 def _render_purge(
     target: TargetPython, found: TritonScan, plan: PurgePlan, report: PurgeReport | None, dry_run: bool
 ) -> None:
@@ -109,10 +122,7 @@ def _render_purge(
             f"[yellow]{len(found.overlaps)} files are claimed by more than one distribution[/yellow]"
             f" (e.g. {escape(example)}: {escape(', '.join(names))})"
         )
-    for path in found.leftovers:
-        console.print(f"leftover: {escape(str(path))}")
-    if plan.unowned_files:
-        console.print(f"{len(plan.unowned_files)} files in triton/ belong to no distribution")
+    _render_leftovers(found, plan)
     for path in found.shadows:
         ui.warn(f"{path} shadows the installed triton; it is never removed (rename or move it)")
     if plan.empty:

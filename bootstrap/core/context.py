@@ -7,6 +7,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from bootstrap.core import writes
 from bootstrap.core.interpreter import (
     PATH_PYTHON,
     WORKSPACE_VENV,
@@ -28,6 +29,7 @@ class Invocation:
 
     json: bool = False
     workspace: Path | None = None
+    writes_logs: bool = False  # the command keeps logs in the workspace (a reading command does not)
 
 
 CURRENT = Invocation()
@@ -131,6 +133,8 @@ def make_context(
                              if settings.source_of(name).startswith("cli:")})
     workspace = Workspace(settings.workspace)
     CURRENT.workspace = workspace.root
+    CURRENT.writes_logs = logs
+    writes.anchor(workspace.root)  # below it, tritondev's writes follow no link
     from bootstrap.core import ui
 
     log_dir = workspace.logs if logs else None

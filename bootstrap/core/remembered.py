@@ -7,7 +7,8 @@ setup; load_settings reads it between the defaults and tritondev.toml, so the fi
 variables and options still win, and `config show` names it as the source ("workspace:<path>").
 
 Remembered: what the user gave on the command line or in the environment (tritondev.toml stays
-where it is). Never remembered: secrets (the ccache remote's password never goes to disk), and the
+where it is). Never remembered: secrets (the ccache remote's password never goes to disk; a repository URL
+given with a password or token is remembered without it), and the
 choices of one run (jobs, --allow-dirty, --skip-verify). A new choice of the Triton commit (--torch-ref
 or --triton-commit) or of where sources come from (--mirror or a URL) replaces the remembered one as
 a whole, so that a remembered URL cannot outrank a --mirror given now.
@@ -15,13 +16,13 @@ a whole, so that a remembered URL cannot outrank a --mirror given now.
 
 from __future__ import annotations
 
-import json
 from collections.abc import Mapping, MutableMapping
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from bootstrap.core.errors import ConfigError
 from bootstrap.core.fsutil import NotRegularFile, parse_json, read_regular
+from bootstrap.core.redact import without_credentials
 
 if TYPE_CHECKING:
     from bootstrap.core.settings import Settings
@@ -92,15 +93,18 @@ def to_remember(settings: Settings) -> dict[str, Any]:
             continue
         if settings.source_of(setting.name).split(":", 1)[0] in _GIVEN:
             kept[setting.name] = str(value) if isinstance(value, Path) else value
+            if isinstance(kept[setting.name], str):
+                # A URL given with a password or token is remembered without it: the repository, not the key.
+                kept[setting.name] = without_credentials(kept[setting.name])
     return kept
 
 
 def remember(workspace: Path, settings: Settings) -> None:
     """Write what the next run starts from (atomically: a run cut short leaves the old file whole)."""
-    from bootstrap.core.fsutil import atomic_write_text
+    from bootstrap.core.writes import replace_json
 
     document: Mapping[str, Any] = {
         "written_by": "tritondev setup, at the end of a successful run; read as defaults by every command",
         "settings": to_remember(settings),
     }
-    atomic_write_text(path_in(workspace), json.dumps(document, indent=2, sort_keys=True) + "\n")
+    replace_json(path_in(workspace), document)

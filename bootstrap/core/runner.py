@@ -7,7 +7,8 @@ Every external command goes through `Runner.run`, which
 - writes output to a per-step log file in the workspace (streamed line by line for long steps;
   core.step_logs),
 - never uses a shell: argv lists only,
-- runs git with inherited GIT_* variables stripped and dangerous transports disabled,
+- runs git with inherited GIT_* variables stripped, dangerous transports disabled and no optional
+  locks (a reading git command never rewrites .git/index),
 - raises CommandFailed (command, exit status, log path, last lines) or ToolMissing.
 """
 
@@ -68,6 +69,9 @@ def git_environment(base: Mapping[str, str]) -> dict[str, str]:
     env["GIT_ALLOW_PROTOCOL"] = GIT_ALLOWED_PROTOCOLS
     env["GIT_TERMINAL_PROMPT"] = "0"  # never hang on a password prompt
     env["GIT_CONFIG_NOSYSTEM"] = "1"
+    # No optional locks: a reading git command (status in doctor, in a dry run) never rewrites a
+    # checkout's .git/index, nor collides with the user's own git running there.
+    env["GIT_OPTIONAL_LOCKS"] = "0"
     return env
 
 

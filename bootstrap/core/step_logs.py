@@ -2,7 +2,9 @@
 
 Each log starts with the command (secrets masked) and the folder it ran in, then its output, masked
 too, then its exit status. A log that cannot be written (a read-only workspace) is skipped: the
-command still runs, and its failure still names the command and its last lines.
+command still runs, and its failure still names the command and its last lines. A log path that is
+a link, a folder or a FIFO is never opened through: the command stops with exit 2 naming it
+(core.writes).
 """
 
 from __future__ import annotations
@@ -12,6 +14,7 @@ import shlex
 from pathlib import Path
 from typing import TextIO, cast
 
+from bootstrap.core import writes
 from bootstrap.core.redact import redact
 
 
@@ -28,8 +31,7 @@ def open_log(path: Path | None, args: tuple[str, ...], cwd: object, *, fresh: bo
     if path is None:
         return None
     try:
-        path.parent.mkdir(parents=True, exist_ok=True)
-        fh = cast(TextIO, path.open("w" if fresh else "a", encoding="utf-8", errors="replace"))
+        fh = cast(TextIO, writes.open_text(path, writes.Mode.TRUNCATE if fresh else writes.Mode.APPEND))
     except OSError:
         return None
     fh.write(f"$ {redact(shlex.join(args))}\n# cwd: {cwd or os.getcwd()}\n")
@@ -49,7 +51,7 @@ def note_exit_status(path: Path | None, returncode: int) -> None:
     if path is None:
         return
     try:
-        with path.open("a", encoding="utf-8") as fh:
+        with writes.open_text(path, writes.Mode.APPEND) as fh:
             fh.write(f"# exit status {returncode}\n")
     except OSError:
         pass  # a log that could not be opened (read-only workspace) is skipped, its status too

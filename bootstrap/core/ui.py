@@ -3,8 +3,13 @@
 stdout carries results (and with --json nothing but one JSON document); stderr carries progress,
 echoed commands, warnings and errors.
 
-Two rules hold for everything printed here, whoever builds the text:
-- credentials never show: both consoles write through `redact`, and so does `emit_json`;
+Three rules hold for everything printed here, whoever builds the text:
+- credentials never show: the process's stdout and stderr mask everything written to them
+  (`install_streams`, from cli.main), both consoles write through `redact`, and so does `emit_json`;
+  the one exception is `raw_stdout`, for `tritondev env`, whose output the user's shell evaluates;
+- any text can be printed: a character the terminal's encoding cannot show (`LC_ALL=C`,
+  `PYTHONIOENCODING=ISO-8859-1`) is written as a backslash escape, and a file name's undecodable
+  bytes as the bytes they were, never an error;
 - user text is never markup: the consoles have emoji codes off (a path with `:fire:` in it prints
   as written), `info`, `note` and `cell` print text as it is, and callers that style a line with
   rich markup escape every piece of outside text in it (rich.markup.escape).
@@ -12,7 +17,8 @@ Two rules hold for everything printed here, whoever builds the text:
 
 from __future__ import annotations
 
-import json
+import codecs
+import os
 import sys
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
@@ -20,6 +26,7 @@ from functools import lru_cache
 from typing import IO, TYPE_CHECKING, Any
 
 from bootstrap.core.redact import redact, redact_data
+from bootstrap.core.writes import strict_json
 
 if TYPE_CHECKING:
     from rich.console import Console
@@ -47,6 +54,66 @@ class _RedactingStream:
         return getattr(self.stream, name)
 
 
+class _MaskedStream:
+    """A stream of the process (sys.stdout, sys.stderr) with credentials masked in everything written."""
+
+    def __init__(self, stream: IO[str]) -> None:
+        self.unmasked = stream
+
+    def write(self, text: str) -> int:
+        self.unmasked.write(redact(text))
+        return len(text)
+
+    def writelines(self, lines: list[str]) -> None:
+        for line in lines:
+            self.write(line)
+
+    def __getattr__(self, name: str) -> Any:  # flush, isatty, fileno, encoding, buffer: the real stream's
+        return getattr(self.unmasked, name)
+
+
+def _escape_unencodable(error: UnicodeError) -> tuple[str | bytes, int]:
+    """A character the output's encoding cannot hold: a file name's undecodable byte (a surrogate escape)
+    goes out as that byte, anything else as a backslash escape."""
+    if not isinstance(error, UnicodeEncodeError):
+        raise error
+    bad = error.object[error.start:error.end]
+    if all(0xDC80 <= ord(c) <= 0xDCFF for c in bad):
+        return bytes(ord(c) - 0xDC00 for c in bad), error.end
+    return bad.encode("ascii", "backslashreplace").decode("ascii"), error.end
+
+
+def install_streams() -> None:
+    """Make sys.stdout and sys.stderr mask credentials and never fail on a character (cli.main)."""
+    codecs.register_error("tritondev-escape", _escape_unencodable)
+    for name in ("stdout", "stderr"):
+        stream = getattr(sys, name)
+        if stream is None or isinstance(stream, _MaskedStream):
+            continue
+        try:
+            stream.reconfigure(errors="tritondev-escape")
+        except (AttributeError, ValueError, OSError):
+            pass  # not a TextIOWrapper (a test's capture): it takes any text
+        setattr(sys, name, _MaskedStream(stream))
+
+
+def raw_stdout() -> IO[str]:
+    """stdout without masking: only for `tritondev env`, whose exports the user's shell evaluates."""
+    stream: IO[str] = sys.stdout
+    return stream.unmasked if isinstance(stream, _MaskedStream) else stream
+
+
+def _usable_environ() -> dict[str, str]:
+    """The environment rich sizes the consoles from, less a COLUMNS or LINES that is no size (`COLUMNS=0`
+    would make every line, errors included, vanish)."""
+    environ = dict(os.environ)
+    for name in ("COLUMNS", "LINES"):
+        value = environ.get(name, "").strip()
+        if name in environ and not (value.isdigit() and int(value) > 0):
+            del environ[name]
+    return environ
+
+
 def _console(name: str) -> Console:
     from rich.console import Console
 
@@ -56,7 +123,8 @@ def _console(name: str) -> Console:
             # of the command: cli.main turns this into exit 0.
             raise StdoutClosed
 
-    return _Console(file=_RedactingStream(name), highlight=False, soft_wrap=True, emoji=False)  # type: ignore[arg-type]
+    return _Console(file=_RedactingStream(name), highlight=False, soft_wrap=True, emoji=False,  # type: ignore[arg-type]
+                    _environ=_usable_environ())
 
 
 @lru_cache(maxsize=1)
@@ -141,14 +209,24 @@ _EMITTED: list[bool] = []
 
 
 def emit_json(data: Any) -> None:
-    """The one JSON document of a --json run, on stdout (credentials masked)."""
+    """The one JSON document of a --json run, on stdout (credentials masked; RFC 8259: no NaN)."""
     _EMITTED.append(True)
-    plain = json.loads(json.dumps(data, default=str))  # objects -> their text, so that it is masked too
     try:
-        sys.stdout.write(json.dumps(redact_data(plain), indent=2) + "\n")
+        sys.stdout.write(strict_json(redact_data(_plain(data)), indent=2) + "\n")
         sys.stdout.flush()
     except BrokenPipeError:
         raise StdoutClosed from None
+
+
+def _plain(data: Any) -> Any:
+    """Objects as their text (so that it is masked too); containers as lists and dicts."""
+    if isinstance(data, dict):
+        return {k if k is None or isinstance(k, (str, int, float)) else str(k): _plain(v) for k, v in data.items()}
+    if isinstance(data, (list, tuple)):
+        return [_plain(v) for v in data]
+    if data is None or isinstance(data, (str, int, float, bool)):
+        return data
+    return str(data)
 
 
 def json_emitted() -> bool:

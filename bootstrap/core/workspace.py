@@ -19,6 +19,7 @@ from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 
+from bootstrap.core import writes
 from bootstrap.core.errors import ConfigError, WorkspaceLocked
 from bootstrap.core.fsutil import exclusive_flock
 
@@ -79,11 +80,13 @@ class Workspace:
             )
 
     def ensure(self) -> None:
-        """Create the workspace folders; a clear error when that is impossible (read-only, a file, a checkout)."""
+        """Create the workspace folders; a clear error when that is impossible (read-only, a file, a
+        link out of the workspace: core.writes)."""
         self.refuse_a_checkout()
+        writes.anchor(self.root)
         for folder in (self.root, self.logs, self.state):
             try:
-                folder.mkdir(parents=True, exist_ok=True)
+                os.close(writes.open_folder(folder))
             except OSError as exc:
                 raise ConfigError(
                     f"cannot create workspace folder {folder}: {exc.strerror}",
@@ -126,7 +129,7 @@ class Workspace:
         taken over automatically; the PID in the file only names the holder for the message.
         """
         self.ensure()
-        fd = os.open(self.lock_path, os.O_RDWR | os.O_CREAT, 0o644)
+        fd = writes.open_file(self.lock_path, writes.Mode.UPDATE)
         try:
             with exclusive_flock(fd) as acquired:
                 if not acquired:

@@ -6,7 +6,8 @@ per variable (value shell-quoted), comments allowed; written atomically.
 
 The file is the user's too (it is a shell file, and they may edit it), so it is outside input:
 - reading takes a regular file only (a FIFO never makes a command hang), UTF-8, and each
-  `export` line must be shell-quoted properly; anything else is a ConfigError (exit 2) naming
+  `export` value is read as the shell reads it (`$HOME/dir` expanded: shellword.py); what the shell
+  could read differently (`$(...)`, `${X:-y}`, an unclosed quote) is a ConfigError (exit 2) naming
   the line, and nothing is written;
 - writing changes only the `export` lines of the variables it sets or removes: every other line
   (comments, the user's own commands, blank lines) stays as it was, in its place.
@@ -14,13 +15,16 @@ The file is the user's too (it is a shell file, and they may edit it), so it is 
 
 from __future__ import annotations
 
+import os
 import re
 import shlex
 from collections.abc import Mapping
 from pathlib import Path
 
 from bootstrap.core.errors import ConfigError
-from bootstrap.core.fsutil import atomic_write_text, read_regular
+from bootstrap.core.fsutil import read_regular
+from bootstrap.core.writes import replace_text
+from bootstrap.env.shellword import UnsupportedWord, expand_word
 
 _LINE = re.compile(r"^\s*export\s+([A-Za-z_][A-Za-z0-9_]*)=(.*)$")
 _NAME = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*$")
@@ -54,22 +58,26 @@ def _lines(path: Path) -> list[str] | None:
     return text.splitlines()
 
 
-def _value(path: Path, number: int, raw: str) -> str:
-    """The value of `export NAME=<raw>` as the shell reads it (its first word; a comment may follow)."""
+def _value(path: Path, number: int, raw: str, environ: Mapping[str, str]) -> str:
+    """The value of `export NAME=<raw>` as the shell reads it (its first word, `$NAME` and `~/` expanded;
+    a comment may follow); exit 2 naming the line for what tritondev will not evaluate (shellword.py)."""
     try:
-        parts = shlex.split(raw)
-    except ValueError as exc:
-        raise _bad(path, f"has a malformed line {number} ({exc}): {raw[:80]!r}") from None
-    return parts[0] if parts else ""
+        return expand_word(raw.strip(), environ)
+    except UnsupportedWord as exc:
+        raise _bad(path, f"has a line {number} tritondev does not read as the shell would ({exc}): {raw[:80]!r}"
+                   if "quote is not closed" not in str(exc) else
+                   f"has a malformed line {number} ({exc}): {raw[:80]!r}") from None
 
 
-def read_env_file(path: Path) -> dict[str, str]:
-    """The variables in the env file, in order; {} when it does not exist."""
+def read_env_file(path: Path, environ: Mapping[str, str] | None = None) -> dict[str, str]:
+    """The variables in the env file, in order, as `. env.sh` in a shell with `environ` (default: this
+    process's environment) sets them; {} when it does not exist."""
     values: dict[str, str] = {}
+    seen = dict(os.environ if environ is None else environ)
     for number, line in enumerate(_lines(path) or [], start=1):
         match = _LINE.match(line)
         if match:
-            values[match.group(1)] = _value(path, number, match.group(2))
+            values[match.group(1)] = seen[match.group(1)] = _value(path, number, match.group(2), seen)
     return values
 
 
@@ -92,7 +100,7 @@ def update_env_file(path: Path, updates: Mapping[str, str | None]) -> dict[str, 
     values = read_env_file(path)  # refuses a malformed file before anything is written
     lines = _lines(path)
     if lines is None:
-        atomic_write_text(path, render_env_file({k: v for k, v in updates.items() if v is not None}))
+        replace_text(path, render_env_file({k: v for k, v in updates.items() if v is not None}))
         return read_env_file(path)
     kept: list[str] = []
     placed: set[str] = set()
@@ -107,7 +115,7 @@ def update_env_file(path: Path, updates: Mapping[str, str | None]) -> dict[str, 
             kept.append(_export(name, value))
             placed.add(name)
     kept += [_export(n, v) for n, v in updates.items() if v is not None and n not in placed]
-    atomic_write_text(path, "".join(kept))
+    replace_text(path, "".join(kept), verbatim=True)
     for key, new in updates.items():
         if new is None:
             values.pop(key, None)

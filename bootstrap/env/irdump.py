@@ -22,7 +22,7 @@ from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from bootstrap.core.fsutil import atomic_write_json, atomic_write_text
+from bootstrap.core.writes import replace_json, replace_text
 from bootstrap.env.irheader import parse_header
 
 # Environment that makes Triton dump IR (read by triton/knobs.py and the C++ GetEnv.h).
@@ -260,7 +260,7 @@ class DumpWriter:
     def write(self, section: DumpSection) -> IndexRow:
         name = f"{section.number:04d}-{safe_name(section.pass_name)}.{section.extension}"
         text = section.text()
-        (self.folder / name).write_text(text, encoding="utf-8", errors="surrogateescape")
+        replace_text(self.folder / name, text, verbatim=True)
         row = IndexRow(
             number=section.number,
             when=section.when,
@@ -282,7 +282,7 @@ class DumpWriter:
     def write_index(self, command: list[str], returncode: int | None) -> None:
         """index.txt (for people) and index.json (for scripts), passes in order."""
         rows = sorted(self.rows, key=lambda r: r.number)
-        atomic_write_json(
+        replace_json(
             self.folder / "index.json",
             {"command": command, "returncode": returncode, "passes": [r.to_json() for r in rows]},
         )
@@ -298,4 +298,4 @@ class DumpWriter:
             ).rstrip()
             for row in table
         ]
-        atomic_write_text(self.folder / "index.txt", "\n".join(lines) + "\n")
+        replace_text(self.folder / "index.txt", "\n".join(lines) + "\n")

@@ -9,14 +9,13 @@ edit the pass, `tritondev build --target triton-opt`, replay again.
 
 from __future__ import annotations
 
-import os
 import shlex
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from bootstrap.core import fsutil
+from bootstrap.core import writes
 from bootstrap.core.errors import UsageError
 from bootstrap.core.fsutil import NotRegularFile, read_regular
 from bootstrap.env.dumps import MAX_DUMP_BYTES, Dump, Stage
@@ -191,7 +190,7 @@ def prepare_folder(replay: Replay) -> None:
     if replay.folder.exists() and not replay.folder.is_dir():
         raise UsageError(f"{replay.folder} is not a folder", fix=fix)
     for path in (replay.input, replay.pass_diff, replay.output, replay.stderr, replay.replay_diff):
-        if path.parent == replay.folder and (path.is_symlink() or path.exists()) and not fsutil.is_regular(path):
+        if path.parent == replay.folder and writes.describe(path) is not None:
             raise UsageError(f"{path} is in the way: a replay writes a file there", fix=fix)
     try:
         replay.folder.mkdir(parents=True, exist_ok=True)
@@ -234,6 +233,4 @@ def write_inputs(replay: Replay, dump_path: Path | None) -> None:
 
 
 def _write(path: Path, text: str) -> None:
-    tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
-    tmp.write_bytes(text.encode("utf-8", "surrogateescape"))
-    os.replace(tmp, path)
+    writes.replace_text(path, text, verbatim=True)

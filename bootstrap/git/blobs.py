@@ -9,10 +9,11 @@ import posixpath
 from dataclasses import dataclass
 from pathlib import Path
 
+from bootstrap.core import writes
 from bootstrap.core.errors import CommandFailed, ConfigError, ExternalError
-from bootstrap.core.redact import redact
+from bootstrap.core.redact import redact, without_credentials
 from bootstrap.core.runner import Runner
-from bootstrap.git.refs import SHA_RE, is_commit_like, without_credentials
+from bootstrap.git.refs import SHA_RE, is_commit_like
 
 
 class RefNotFound(ConfigError):
@@ -142,8 +143,7 @@ class GitFetchReader:
             _git(self.runner, ["init", "--bare", "--quiet", str(self.repo)], self.step)
         if self.borrow_from is not None and (self.borrow_from / "objects").is_dir():
             alternates = self.repo / "objects" / "info" / "alternates"
-            alternates.parent.mkdir(parents=True, exist_ok=True)
-            alternates.write_text(str((self.borrow_from / "objects").absolute()) + "\n", encoding="utf-8")
+            writes.replace_text(alternates, str((self.borrow_from / "objects").absolute()) + "\n", verbatim=True)
         # The URL is set on every use: the user may point the same cache at a mirror next time.
         # Promisor settings let `cat-file` fetch the few blobs we read, on demand. A URL with a
         # password or token is kept without it; git gets the full one on each call (`_remote`).

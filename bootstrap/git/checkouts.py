@@ -10,6 +10,9 @@
   it differs from the pin. The dirtiness check runs before anything is written, and uses
   `git --no-optional-locks status` so that not even the index file is touched.
 - Interrupt-safe: a new clone is assembled in `<dest>.partial` and renamed into place at the end.
+- One guarded move: every command that moves a checkout to another commit (setup, bisect and its
+  restore) goes through `guarded_move`, which refuses over local work and over ignored files the
+  commit tracks.
 - Under --dry-run (runner.dry_run) nothing is changed: reads run, writes are only shown.
 """
 
@@ -20,8 +23,9 @@ import shutil
 from dataclasses import dataclass
 from pathlib import Path
 
+from bootstrap.core import writes
 from bootstrap.core.errors import ConfigError, DirtyCheckout, WouldLoseData
-from bootstrap.core.redact import redact
+from bootstrap.core.redact import redact, without_credentials
 from bootstrap.core.runner import Runner
 from bootstrap.core.settings import Settings
 from bootstrap.git.history import (
@@ -31,23 +35,23 @@ from bootstrap.git.history import (
     credential_env,
     is_partial,
     origin_url,
-    switch_args,
 )
-from bootstrap.git.ignored import overwritten_by_checkout
-from bootstrap.git.refs import validate_commit, validate_repo_url, without_credentials
+from bootstrap.git.moves import (
+    PARTIAL_MARK,
+    PIN_REF_PREFIX,
+    git_out,
+    guarded_move,
+    has_commit,
+    inspect_checkout,
+    refuse_overwriting_ignored,
+    shown_names,
+)
+from bootstrap.git.refs import validate_commit, validate_repo_url
 
-__all__ = ["CheckoutReport", "ensure_checkout", "inspect_checkout", "overwritten_by_checkout", "parse_porcelain_z",
-           "repository_url"]
+__all__ = ["CheckoutReport", "ensure_checkout", "inspect_checkout", "repository_url"]
 
 # Checkout name -> settings field holding its URL.
 URL_SETTINGS = {"pytorch": "pytorch_url", "triton": "triton_url", "llvm-project": "llvm_url"}
-# Where each pinned commit is remembered inside a checkout, so that an earlier pin (often on a
-# release branch we never fetched as a branch) is not mistaken for a local commit.
-PIN_REF_PREFIX = "refs/tritondev/pins/"
-# In <dest>.partial while a new clone is assembled there: only a folder holding it (or an empty one)
-# is ever deleted as the leftover of an interrupted clone.
-PARTIAL_MARK = ".tritondev-partial-clone"
-_SHOWN_NAMES = 20
 
 
 def repository_url(settings: Settings, name: str, default: str) -> str:
@@ -97,10 +101,10 @@ class CheckoutReport:
         if self.head != self.commit:
             parts.append(f"HEAD is {self.head[:12] or 'unborn'}, the pin is {self.commit[:12]}")
         if self.dirty_files:
-            parts.append(f"{len(self.dirty_files)} changed or untracked file(s): {_names(self.dirty_files)}")
+            parts.append(f"{len(self.dirty_files)} changed or untracked file(s): {shown_names(self.dirty_files)}")
         if self.local_commits:
             parts.append(
-                f"{len(self.local_commits)} local commit(s): {_names(tuple(c[:12] for c in self.local_commits))}"
+                f"{len(self.local_commits)} local commit(s): {shown_names(tuple(c[:12] for c in self.local_commits))}"
             )
         return f"{self.path} differs from the pin: " + "; ".join(parts)
 
@@ -117,73 +121,6 @@ class CheckoutReport:
         }
 
 
-def _git(runner: Runner, repo: Path, *args: str, step: str, probe: bool, check: bool = True) -> str:
-    result = runner.run(["git", "-C", str(repo), *args], step=step, probe=probe, check=check, timeout=3600)
-    return result.stdout if result.returncode == 0 else ""
-
-
-def parse_porcelain_z(output: str) -> tuple[str, ...]:
-    """File names from `git status --porcelain=v1 -z` (renames give both names)."""
-    names: list[str] = []
-    entries = output.split("\0")
-    i = 0
-    while i < len(entries):
-        entry = entries[i]
-        i += 1
-        if len(entry) < 4:
-            continue
-        status, name = entry[:2], entry[3:]
-        names.append(name)
-        if "R" in status or "C" in status:
-            if i < len(entries) and entries[i]:
-                names.append(entries[i])
-            i += 1
-    return tuple(dict.fromkeys(names))
-
-
-def inspect_checkout(
-    dest: Path, commit: str, runner: Runner, step: str
-) -> tuple[str, tuple[str, ...], tuple[str, ...]]:
-    """(HEAD, dirty files, local commits) of an existing checkout; reads only, writes nothing."""
-    head = _git(
-        runner, dest, "rev-parse", "--verify", "--quiet", "HEAD^{commit}", step=step, probe=True, check=False
-    ).strip()
-    status = runner.run(
-        [
-            "git",
-            "--no-optional-locks",
-            # A checkout's own config must not run programs while we only look at it.
-            "-c",
-            "core.fsmonitor=false",
-            "-C",
-            str(dest),
-            "status",
-            "--porcelain=v1",
-            "-z",
-            "--untracked-files=all",
-            "--ignore-submodules=none",
-        ],
-        step=step,
-        probe=True,
-    ).stdout
-    dirty = parse_porcelain_z(status)
-    local: tuple[str, ...] = ()
-    if head:
-        exclude = ["--remotes", "--tags", f"--glob={PIN_REF_PREFIX}*"]
-        if has_commit(dest, commit, runner, step):
-            exclude.append(commit)
-        out = _git(runner, dest, "rev-list", "--max-count=50", head, "--not", *exclude, step=step, probe=True)
-        local = tuple(line for line in out.split() if line)
-    return head, dirty, local
-
-
-def has_commit(repo: Path, commit: str, runner: Runner, step: str) -> bool:
-    result = runner.run(
-        ["git", "-C", str(repo), "cat-file", "-e", f"{commit}^{{commit}}"], step=step, probe=True, check=False
-    )
-    return result.returncode == 0
-
-
 def _is_repo_root(dest: Path, runner: Runner, step: str) -> bool:
     result = runner.run(["git", "-C", str(dest), "rev-parse", "--show-toplevel"], step=step, probe=True, check=False)
     if result.returncode != 0:
@@ -192,7 +129,7 @@ def _is_repo_root(dest: Path, runner: Runner, step: str) -> bool:
 
 
 def _is_shallow(dest: Path, runner: Runner, step: str) -> bool:
-    return _git(runner, dest, "rev-parse", "--is-shallow-repository", step=step, probe=True).strip() == "true"
+    return git_out(runner, dest, "rev-parse", "--is-shallow-repository", step=step, probe=True).strip() == "true"
 
 
 def _fetch_args(url: str, commit: str, *, shallow: bool, full_history: bool) -> list[str]:
@@ -207,11 +144,6 @@ def _fetch_args(url: str, commit: str, *, shallow: bool, full_history: bool) -> 
         # Upstream branches land in their own namespace: the user's origin/* refs stay as they are.
         args.append("+refs/heads/*:refs/remotes/tritondev-upstream/*")
     return args
-
-
-def _names(files: tuple[str, ...]) -> str:
-    shown = ", ".join(files[:_SHOWN_NAMES])
-    return shown + (f" and {len(files) - _SHOWN_NAMES} more" if len(files) > _SHOWN_NAMES else "")
 
 
 def ensure_checkout(
@@ -239,6 +171,14 @@ def ensure_checkout(
     url = location.url
     step = f"checkout-{name}"
 
+    if not runner.dry_run:
+        _finish_cut_short_rename(dest)
+    if dest.is_symlink() and not (dest.is_dir() and any(dest.iterdir())):
+        raise ConfigError(
+            f"{dest} is a symbolic link to {os.readlink(dest)}, not a {name} checkout; tritondev makes its clones"
+            " in place and never clones through a link",
+            fix=f"remove the link (rm {dest}; what it points to stays), or point it at a clone of {name};"
+                " then run the command again")
     if dest.exists() and not dest.is_dir():
         raise DirtyCheckout(
             f"{dest} is a file, not a {name} checkout; it is left alone",
@@ -269,7 +209,7 @@ def _clone_new(
     if not runner.dry_run:
         # Marked before git writes anything into it, so a kill at any moment leaves a folder we know.
         partial.mkdir(parents=True)
-        (partial / PARTIAL_MARK).write_text("a clone tritondev setup has not finished\n", encoding="utf-8")
+        writes.replace_text(partial / PARTIAL_MARK, "a clone tritondev setup has not finished\n")
     runner.run(["git", "init", "--quiet", str(partial)], step=step)
     # .git/config keeps the URL without credentials; the fetch below uses the full one once.
     runner.run(["git", "-C", str(partial), "remote", "add", "origin", "--", without_credentials(url)], step=step)
@@ -300,19 +240,32 @@ def _clone_new(
         step=step, env=env, timeout=6 * 3600,
     )
     if not runner.dry_run:
-        (partial / PARTIAL_MARK).unlink()
         if dest.is_dir():
-            dest.rmdir()  # empty (checked by the caller)
+            dest.rmdir()  # empty, and a real folder (checked by the caller)
         dest.parent.mkdir(parents=True, exist_ok=True)
         os.replace(partial, dest)
+        # The mark goes last: a run cut short before this point finds a marked .partial, or a marked
+        # clone in place (_finish_cut_short_rename), and recovers either.
+        (dest / PARTIAL_MARK).unlink()
     head = commit if not runner.dry_run else ""
     return CheckoutReport(dest, commit, head, (), (), "cloned")
 
 
 def _is_our_partial(partial: Path) -> bool:
+    """A folder holding our mark (a regular file, not a link), or an empty one: nothing of the user's."""
     if partial.is_symlink() or not partial.is_dir():
         return False
-    return (partial / PARTIAL_MARK).is_file() or not any(partial.iterdir())
+    mark = partial / PARTIAL_MARK
+    return (mark.exists() and writes.describe(mark) is None) or not any(partial.iterdir())
+
+
+def _finish_cut_short_rename(dest: Path) -> None:
+    """A clone renamed into place whose mark was not removed yet (a run cut short right there): it is
+    ours and complete; removing the mark finishes it."""
+    mark = dest / PARTIAL_MARK
+    if not dest.is_symlink() and dest.is_dir() and (dest / ".git").is_dir() and mark.exists() \
+            and writes.describe(mark) is None:
+        mark.unlink()
 
 
 def _update_existing(
@@ -324,9 +277,9 @@ def _update_existing(
             return CheckoutReport(dest, commit, head, dirty, local, "dirty-kept")
         parts = []
         if dirty:
-            parts.append(f"changed or untracked files: {_names(dirty)}")
+            parts.append(f"changed or untracked files: {shown_names(dirty)}")
         if local:
-            parts.append(f"commits found on no remote, tag or pin: {_names(tuple(c[:12] for c in local))}")
+            parts.append(f"commits found on no remote, tag or pin: {shown_names(tuple(c[:12] for c in local))}")
         raise DirtyCheckout(
             f"{name} checkout {dest} has local work ({'; '.join(parts)}); nothing was changed",
             fix="commit and push, or move the work away yourself; or pass --allow-dirty to build it as it stands",
@@ -338,7 +291,7 @@ def _update_existing(
     present = has_commit(dest, commit, runner, step)
     if present and not runner.dry_run:
         # Before anything is written, .git included, when the commit's tree is already here.
-        _refuse_overwriting_ignored(name, dest, commit, runner, step)
+        refuse_overwriting_ignored(name, dest, commit, runner, step)
     partial = is_partial(dest, runner, step) and origin_url(dest, runner, step) == without_credentials(url)
     env = credential_env(url) if partial else {}
     if not present or full_history:
@@ -354,34 +307,13 @@ def _update_existing(
         )
         if not present and not runner.dry_run:
             # The fetch added objects and the pin's ref to .git; the working tree is still untouched.
-            _refuse_overwriting_ignored(name, dest, commit, runner, step)
+            refuse_overwriting_ignored(name, dest, commit, runner, step)
     else:
         _remember_pin(dest, commit, runner, step)
-    target = switch_args(dest, commit, runner, step) if partial else ["--detach", commit]
-    runner.run(
-        ["git", "-C", str(dest), "-c", "advice.detachedHead=false", "checkout", "--quiet", *target],
-        step=step, env=env, timeout=6 * 3600,
-    )
+    # A checkout tritondev made with history is on its branch (tritondev/<pin8>), made when missing.
+    guarded_move(name, dest, commit, runner, step, branch_for(commit) if partial else None,
+                 create_branch=partial, env=env)
     return CheckoutReport(dest, commit, commit if not runner.dry_run else head, (), (), "fetched")
-
-
-def _refuse_overwriting_ignored(name: str, dest: Path, commit: str, runner: Runner, step: str) -> None:
-    """git checkout replaces ignored files (and folders of them) at paths the new commit tracks: for
-    git they are expendable, for the user they are often work (notes, local configs kept out of git by
-    .git/info/exclude). Such files make the move stop with exit 6, naming them; nothing is changed."""
-    ignored = _git(runner, dest, "ls-files", "-z", "--others", "--ignored", "--exclude-standard", step=step,
-                   probe=True)
-    tracked = _git(runner, dest, "ls-tree", "-r", "-z", "--name-only", commit, step=step, probe=True)
-    conflicts = overwritten_by_checkout(
-        [p for p in ignored.split("\0") if p], [p for p in tracked.split("\0") if p]
-    )
-    if conflicts:
-        raise WouldLoseData(
-            f"{name} checkout {dest}: moving to {commit[:12]} would overwrite ignored files that commit tracks"
-            f" ({_names(tuple(conflicts))}); nothing was changed",
-            fix="move those files away (or commit them), then run again; or pass --allow-dirty to build the"
-            " checkout as it stands",
-        )
 
 
 def _remember_pin(dest: Path, commit: str, runner: Runner, step: str) -> None:

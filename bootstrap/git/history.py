@@ -18,8 +18,8 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Literal
 
+from bootstrap.core.redact import without_credentials
 from bootstrap.core.runner import Runner
-from bootstrap.git.refs import without_credentials
 
 History = Literal["pin", "blobless", "full"]
 BRANCH_PREFIX = "tritondev/"
@@ -55,14 +55,3 @@ def origin_url(repo: Path, runner: Runner, step: str) -> str:
                       check=False).stdout.strip()
 
 
-def switch_args(repo: Path, commit: str, runner: Runner, step: str) -> list[str]:
-    """`git checkout` arguments that put the checkout at `commit` on its branch: made when missing, taken
-    when it points there; a branch of that name pointing elsewhere (work of the user's) is left alone
-    and the checkout is detached."""
-    branch = branch_for(commit)
-    tip = runner.run(["git", "-C", str(repo), "rev-parse", "--verify", "--quiet", f"refs/heads/{branch}"],
-                     step=step, probe=True, check=False).stdout.strip()
-    if not tip:
-        return ["-b", branch, commit]
-    # `<branch> --`: a ref, never a path (git 2.39's checkout takes no --end-of-options before it).
-    return [branch, "--"] if tip == commit else ["--detach", commit]

@@ -219,26 +219,6 @@ def validate_raw_base(value: str, what: str = "raw-file URL") -> RepoUrl:
     raise ConfigError(f"{what} {value!r} is rejected: {problem}", fix="use an https:// URL")
 
 
-def without_credentials(url: str) -> str:
-    """`url` as it may be kept on disk (a checkout's .git/config): no password, no token.
-
-    An http(s) or git URL loses its whole userinfo and secret query parameters; an ssh login name
-    is kept (ssh needs it and it is no secret), its password is not."""
-    from bootstrap.core.redact import redact
-
-    if redact(url) == url:
-        return url
-    parts, _ = _split_url(url) if "://" in url else (None, "")
-    if parts is None:  # user:password@host:path
-        login, _, rest = url.partition("@")
-        return f"{login.split(':', 1)[0]}@{rest}"
-    host = parts.netloc.rpartition("@")[2]
-    keep_user = parts.scheme.lower() == "ssh" and parts.username
-    netloc = f"{parts.username}@{host}" if keep_user else host
-    query = "&".join(q for q in parts.query.split("&") if q and redact(f"?{q}") == f"?{q}")
-    return parts._replace(netloc=netloc, query=query).geturl()
-
-
 def validate_slug(value: str, what: str) -> str:
     """OWNER/REPO as named in Triton's cmake/llvm-build-info.json."""
     text = value.strip()

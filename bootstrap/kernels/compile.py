@@ -19,6 +19,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from bootstrap import inside
+from bootstrap.core import writes
 from bootstrap.core.errors import CommandFailed, ExternalError, TritondevError, UsageError
 from bootstrap.kernels import usage as kernel_usage
 from bootstrap.kernels.diagnostics import printed_warnings
@@ -310,7 +311,7 @@ def run_plan(ctx: AppContext, plan: CompilePlan, extra_env: Mapping[str, str] | 
         env = {**compile_environment(Path(tmp), environment_seen(ctx.runner.environment, os.environ)),
                **(extra_env or {})}
         while remaining:
-            request_file.write_text(json.dumps(plan.request(remaining)), encoding="utf-8")
+            writes.replace_text(request_file, json.dumps(plan.request(remaining)), verbatim=True)
             result = ctx.runner.run(
                 [python, inside.script("tritondev_aot.py"), request_file], step="compile", probe=True, check=False,
                 stream=True, on_line=driver.on_line, env=env,

@@ -44,10 +44,10 @@ def read_cubin(runner: Runner, cubin: Path, kernel: str, nvdisasms: list[str], c
     for nvdisasm in nvdisasms:
         result = _disassemble(runner, nvdisasm, cubin)
         if result.ok:
-            from bootstrap.core.fsutil import atomic_write_text
+            from bootstrap.core.writes import replace_text
 
             sass = cubin.with_suffix(".sass")
-            atomic_write_text(sass, result.stdout)
+            replace_text(sass, result.stdout, verbatim=True)
             sass.chmod(cubin.stat().st_mode & 0o777)  # like the stages beside it, not private
             reading.files["sass"], reading.sass_by = str(sass), nvdisasm
             break

@@ -18,6 +18,7 @@ command (or `tritondev bisect resume`) goes on where it stopped.
 from __future__ import annotations
 
 import dataclasses
+import os
 import time
 from collections.abc import Mapping
 from dataclasses import dataclass
@@ -25,8 +26,9 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from bootstrap.core.errors import ExternalError, UsageError, WorkspaceLocked
-from bootstrap.core.fsutil import atomic_write_json
+from bootstrap.core.writes import replace_json
 from bootstrap.git.checkouts import URL_SETTINGS
+from bootstrap.git.moves import refuse_ignored_in_range
 from bootstrap.pipeline import bisect_range as R
 from bootstrap.pipeline.bisect_checks import STEP, Check, head_of, inconsistencies, refuse_dirty, setup_state, urls
 from bootstrap.pipeline.bisect_journal import Journal, StepRecord, read_journal, remove_journal, write_journal
@@ -114,7 +116,7 @@ def start(ctx: AppContext, request: Request, console: Console | None) -> Outcome
             if ctx.dry_run:
                 return Outcome(journal, search([c.sha for c in journal.range.commits], journal.verdicts),
                                ctx.workspace.root, True)
-            return resume(ctx, console)
+            return resume(ctx, console, request.command)
         raise WorkspaceLocked(
             f"another bisect is recorded in {ctx.workspace.state / 'bisect.json'} ({journal.kind}, "
             f"{journal.good_ref}..{journal.bad_ref}, {len(journal.steps)} step(s) done)",
@@ -144,6 +146,9 @@ def start(ctx: AppContext, request: Request, console: Console | None) -> Outcome
             bad = R.resolve(runner, moved, url, request.bad, "--bad")
             R.fetch_range(scratch, url, good, bad)
         commits = R.list_range(scratch, good, bad, triton=request.kind == "triton")
+        # Ignored files of the user's where any commit of the range has a file: refused before anything moves.
+        refuse_ignored_in_range(NAMES[request.kind], moved, scratch.repo, [good, *(c.sha for c in commits.commits)],
+                                runner, STEP)
         journal = Journal(request.kind, request.good, request.bad, commits, request.command, str(request.cwd),
                           request.build_failure, starts, started=time.time())
         if ctx.dry_run:
@@ -155,16 +160,35 @@ def start(ctx: AppContext, request: Request, console: Console | None) -> Outcome
     return _drive(ctx, journal, check, links, console)
 
 
-def resume(ctx: AppContext, console: Console | None) -> Outcome:
-    """Go on with the recorded bisect (the caller holds the lock)."""
+def resume(ctx: AppContext, console: Console | None, command: tuple[str, ...] | None = None) -> Outcome:
+    """Go on with the recorded bisect (the caller holds the lock); `command`: the same command given again."""
     journal = read_journal(ctx.workspace.state) if ctx.workspace.state.is_dir() else None
     if journal is None:
         setup_state(ctx)  # no setup at all says so first
         raise UsageError("no bisect to resume in this workspace",
                          fix="start one: tritondev bisect triton --good REF --bad REF -- CMD ...")
-    check = Check.of(ctx, journal.command, Path(journal.cwd))
+    if command is None and journal.command_was_masked:
+        raise UsageError("the bisect's command holds a credential, which tritondev keeps only masked",
+                         fix=f"give the same command again: tritondev bisect {journal.kind} --good {journal.good_ref}"
+                             f" --bad {journal.bad_ref} -- CMD (it goes on where it stopped)")
+    check = Check.of(ctx, command or journal.command, Path(journal.cwd))
     refuse_dirty(ctx, journal.kind)
-    return _drive(ctx, journal, check, urls(ctx), console)
+    links = urls(ctx)
+    _bring_range(ctx, journal, links)
+    return _drive(ctx, journal, check, links, console)
+
+
+def _bring_range(ctx: AppContext, journal: Journal, links: Mapping[str, str]) -> None:
+    """The range's commits into the checkout where some are missing (fetched again, as a start does)."""
+    moved = ctx.workspace.src / NAMES[journal.kind]
+    r = journal.range
+    runner = ctx.runner.without_logs()
+    if not R.missing(runner, moved, [r.good, *(c.sha for c in r.commits)]):
+        return
+    url = links.get(URL_SETTINGS[NAMES[journal.kind]], "")
+    with R.scratch_repository(moved, runner) as scratch:
+        R.fetch_range(scratch, url, r.good, r.bad)
+        R.import_range(ctx.runner, moved, scratch)
 
 
 def reset(ctx: AppContext, console: Console | None) -> dict[str, object]:
@@ -203,7 +227,7 @@ def _drive(ctx: AppContext, journal: Journal, check: Check, links: Mapping[str, 
         raise
     journal = _restore(ctx, journal, links, console)
     outcome = Outcome(journal, state, ctx.workspace.root)
-    atomic_write_json(ctx.workspace.logs / STEP / "result.json", outcome.to_json())
+    replace_json(ctx.workspace.logs / STEP / "result.json", outcome.to_json())
     _finish(ctx, journal)
     return outcome
 
@@ -283,10 +307,20 @@ def _finish(ctx: AppContext, journal: Journal) -> None:
 
 
 def _clear_logs(folder: Path) -> None:
+    """The logs of an earlier bisect go, and only they: result.json, and step folders (`NN-<commit>`,
+    `restore`) that hold nothing but log files (core.writes refuses a `logs/bisect` that is a link)."""
+    import re
     import shutil
 
-    shutil.rmtree(folder, ignore_errors=True)
-    folder.mkdir(parents=True, exist_ok=True)
+    from bootstrap.core import writes
+
+    os.close(writes.open_folder(folder))
+    for entry in folder.iterdir():
+        if entry.name == "result.json" and writes.describe(entry) is None:
+            entry.unlink()
+        elif re.fullmatch(r"\d{2,}-[0-9a-f]{12}|restore", entry.name) and writes.describe(entry) == "a folder" \
+                and all(writes.describe(f) is None and f.suffix == ".log" for f in entry.iterdir()):
+            shutil.rmtree(entry)
 
 
 def _say(console: Console | None, head: str, text: str) -> None:

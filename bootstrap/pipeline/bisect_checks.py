@@ -12,7 +12,8 @@ from typing import TYPE_CHECKING
 
 from bootstrap.core.errors import DirtyCheckout, UsageError
 from bootstrap.core.runner import Runner
-from bootstrap.git.checkouts import URL_SETTINGS, inspect_checkout
+from bootstrap.git.checkouts import URL_SETTINGS
+from bootstrap.git.moves import inspect_checkout
 from bootstrap.pipeline import bisect_range as R
 from bootstrap.pipeline.bisect_journal import Start
 from bootstrap.pipeline.bisect_steps import check_environment, resolve_command

@@ -15,7 +15,9 @@ from pathlib import Path
 from typing import Any
 
 from bootstrap.core.errors import UsageError
-from bootstrap.core.fsutil import atomic_write_json, parse_json
+from bootstrap.core.fsutil import parse_json
+from bootstrap.core.redact import MASK, redact
+from bootstrap.core.writes import replace_json
 from bootstrap.git.refs import SHA_RE
 from bootstrap.pipeline.bisect_range import CommitRange, RangeCommit
 from bootstrap.pipeline.bisect_search import Verdict
@@ -80,9 +82,15 @@ class Journal:
         return {s.commit: s.verdict for s in self.steps}
 
     def same_request(self, kind: str, good: str, bad: str, command: Sequence[str], build_failure: str) -> bool:
-        """The same bisect asked for again (refs as given): it goes on where it stopped."""
+        """The same bisect asked for again (refs as given): it goes on where it stopped. The journal keeps
+        the command masked (core.writes), so the command given now is compared masked too."""
         return (self.kind, self.good_ref, self.bad_ref, self.command, self.build_failure) == (
-            kind, good, bad, tuple(command), build_failure)
+            kind, good, bad, tuple(redact(part) for part in command), build_failure)
+
+    @property
+    def command_was_masked(self) -> bool:
+        """Did the command hold a credential (kept masked here, so it cannot be run from the journal)?"""
+        return any(MASK in part for part in self.command)
 
     def with_step(self, step: StepRecord) -> Journal:
         return replace(self, steps=(*self.steps, step))
@@ -216,7 +224,7 @@ def _unreadable(path: Path, why: str) -> UsageError:
 
 
 def write_journal(state_dir: Path, journal: Journal) -> None:
-    atomic_write_json(journal_path(state_dir), journal.to_json())
+    replace_json(journal_path(state_dir), journal.to_json())
 
 
 def remove_journal(state_dir: Path) -> None:

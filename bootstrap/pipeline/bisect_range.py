@@ -26,6 +26,7 @@ from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from bootstrap.core import writes
 from bootstrap.core.errors import CommandFailed, ConfigError, ExternalError, MismatchError, UsageError
 from bootstrap.core.redact import redact
 from bootstrap.core.runner import Runner
@@ -73,8 +74,10 @@ class _Scratch:
 
     def __init__(self, root: Path, checkout_git: Path, runner: Runner) -> None:
         self.repo, self.runner = root / "range.git", runner
+        self.since: int | None = None  # a shallow checkout: the date the range's history was deepened to
         self.git("init", "--bare", "--quiet", str(self.repo), bare=True)
-        (self.repo / "objects" / "info" / "alternates").write_text(f"{checkout_git / 'objects'}\n", encoding="utf-8")
+        alternates = self.repo / "objects" / "info" / "alternates"
+        writes.replace_text(alternates, f"{checkout_git / 'objects'}\n", verbatim=True)
         if (checkout_git / "shallow").is_file():
             shutil.copyfile(checkout_git / "shallow", self.repo / "shallow")
         self._borrow_promisor(checkout_git)
@@ -209,7 +212,8 @@ def fetch_range(scratch: _Scratch, url: str, good: str, bad: str) -> None:
     good_date, bad_date = (int(scratch.git("log", "-1", "--format=%ct", sha).strip() or 0) for sha in (good, bad))
     if bad_date < good_date - _SHALLOW_MARGIN:
         raise _not_ancestor(good, bad)
-    _fetch(scratch, url, bad, REF_PREFIX + "bad", "--bad", good_date - _SHALLOW_MARGIN)
+    scratch.since = good_date - _SHALLOW_MARGIN
+    _fetch(scratch, url, bad, REF_PREFIX + "bad", "--bad", scratch.since)
 
 
 def _not_ancestor(good: str, bad: str) -> UsageError:
@@ -249,10 +253,22 @@ def _pin(scratch: _Scratch, sha: str) -> str | None:
 
 
 def import_range(runner: Runner, checkout: Path, scratch: _Scratch) -> None:
-    """Bring the range into the checkout (a local fetch), under refs/tritondev/bisect/{good,bad}."""
+    """Bring the range into the checkout (a local fetch), under refs/tritondev/bisect/{good,bad}.
+
+    A shallow checkout (setup's depth-1 clone, often of the --bad commit itself) already has --bad, so
+    a plain fetch would bring nothing behind it: it is deepened to the same date as the scratch."""
+    deepen = [f"--shallow-since={scratch.since}"] if scratch.since is not None else []
     runner.run(["git", "-C", str(checkout), "fetch", "--quiet", "--no-tags", "--no-write-fetch-head",
-                "--update-shallow", "--end-of-options", str(scratch.repo),
+                "--update-shallow", *deepen, "--end-of-options", str(scratch.repo),
                 f"+{REF_PREFIX}good:{REF_PREFIX}good", f"+{REF_PREFIX}bad:{REF_PREFIX}bad"], step=STEP)
+
+
+def missing(runner: Runner, checkout: Path, shas: Sequence[str]) -> list[str]:
+    """The commits of `shas` the checkout does not have (a range imported by an older run may lack some)."""
+    result = runner.run(["git", "-C", str(checkout), "cat-file", "--batch-check=%(objectname) %(objecttype)"],
+                        step=STEP, probe=True, check=False, input_text="".join(f"{s}\n" for s in shas))
+    present = {line.split()[0] for line in result.stdout.splitlines() if line.endswith(" commit")}
+    return [s for s in shas if s not in present]
 
 
 def drop_refs(runner: Runner, checkout: Path, keep: Sequence[str]) -> None:

@@ -32,6 +32,7 @@ from typing import TYPE_CHECKING
 from bootstrap.core.errors import CheckFailed, CommandFailed, MismatchError, ToolMissing
 from bootstrap.core.redact import redact
 from bootstrap.core.runner import Runner
+from bootstrap.git.moves import guarded_move
 from bootstrap.pipeline import llvm_builds
 from bootstrap.pipeline import recipe as P
 from bootstrap.pipeline.bisect_search import Verdict
@@ -78,22 +79,9 @@ class Built:
 
 
 def checkout(runner: Runner, repo: Path, commit: str, branch: str | None = None) -> None:
-    """Move `repo` to `commit` (detached), or onto `branch` when it points there; nothing when it is there."""
-    head = runner.run(["git", "-C", str(repo), "rev-parse", "HEAD"], step="bisect-checkout", probe=True,
-                      check=False).stdout.strip()
-    on = runner.run(["git", "-C", str(repo), "symbolic-ref", "-q", "--short", "HEAD"], step="bisect-checkout",
-                    probe=True, check=False).stdout.strip() or None
-    if head == commit and on == branch:
-        return
-    if branch is not None:
-        tip = runner.run(["git", "-C", str(repo), "rev-parse", "--verify", "--quiet", f"refs/heads/{branch}"],
-                         step="bisect-checkout", probe=True, check=False).stdout.strip()
-        # `<branch> --`: a ref, never a path (git 2.39's checkout takes no --end-of-options before it).
-        target = [branch, "--"] if tip == commit else ["--detach", commit]
-    else:
-        target = ["--detach", commit]
-    runner.run(["git", "-C", str(repo), "-c", "advice.detachedHead=false", "checkout", "--quiet", *target],
-               step="bisect-checkout", fix="the checkout must be clean; `git status` there says what is in the way")
+    """Move `repo` to `commit` (detached), or onto `branch` when it points there, through the git layer's one
+    guarded move (never over local work or ignored files the commit tracks); nothing when it is there."""
+    guarded_move(repo.name, repo, commit, runner, "bisect-checkout", branch)
 
 
 def llvm_built(runner: Runner) -> bool:

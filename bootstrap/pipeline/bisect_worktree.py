@@ -62,9 +62,9 @@ def _recorded_clone(ctx: AppContext) -> Path | None:
 
 
 def record_clone(ctx: AppContext, clone: Path) -> None:
-    from bootstrap.core.fsutil import atomic_write_json
+    from bootstrap.core.writes import replace_json
 
-    atomic_write_json(ctx.workspace.state / RECORD, {"clone": str(clone), "worktree": str(worktree_path(ctx))})
+    replace_json(ctx.workspace.state / RECORD, {"clone": str(clone), "worktree": str(worktree_path(ctx))})
 
 
 def worktree_path(ctx: AppContext) -> Path:

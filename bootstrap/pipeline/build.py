@@ -21,7 +21,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from bootstrap.core.errors import ToolMissing, UsageError
-from bootstrap.git.checkouts import inspect_checkout
+from bootstrap.git.moves import inspect_checkout
 from bootstrap.pipeline import install
 from bootstrap.pipeline.buildtree import triton_cmake_dirs
 from bootstrap.pipeline.distcc import DistccBuild, DistccCounts, build_for, observe, trouble_notice

@@ -21,6 +21,7 @@ from pathlib import Path
 
 from packaging.version import Version
 
+from bootstrap.core import writes
 from bootstrap.core.redact import redact
 from bootstrap.core.runner import Runner
 from bootstrap.pipeline.ccache_remote import RemoteStorage, env_for
@@ -89,8 +90,8 @@ def prove_remote(
     started = time.monotonic()
     source = scratch / "tritondev_remote_probe.c"
     token = secrets.token_hex(8)
-    source.write_text(f"/* tritondev: a ccache remote storage round trip, {token} */\n"
-                      f"int tritondev_remote_probe_{token}(void) {{ return 0x{token[:6]}; }}\n")
+    writes.replace_text(source, f"/* tritondev: a ccache remote storage round trip, {token} */\n"
+                        f"int tritondev_remote_probe_{token}(void) {{ return 0x{token[:6]}; }}\n")
     remote_env = env_for(remote, version, base_dir=scratch, environ=environ)
     counters = []
     log_lines: list[str] = []

@@ -13,8 +13,10 @@ import os
 from collections.abc import Sequence
 from pathlib import Path
 
-from bootstrap.core.fsutil import atomic_write_text, read_regular
+from bootstrap.core import writes
+from bootstrap.core.fsutil import read_regular
 from bootstrap.core.workspace import Workspace
+from bootstrap.core.writes import replace_text
 from bootstrap.pipeline import recipe as P
 from bootstrap.pipeline.llvm_builds import LlvmLocation
 
@@ -37,15 +39,16 @@ def exclude_locally(checkout: Path, names: Sequence[str]) -> None:
     if missing:
         header = [] if any(line.startswith("# tritondev") for line in lines) else [
             "# tritondev: files it writes into this checkout"]
-        atomic_write_text(exclude, text + ("" if not text or text.endswith("\n") else "\n")
+        replace_text(exclude, text + ("" if not text or text.endswith("\n") else "\n")
                           + "\n".join([*header, *missing]) + "\n")
 
 
 def remove_stale_temporaries(folder: Path) -> None:
-    """Temporaries of our own atomic writes left by a killed run (only names we create)."""
+    """Temporaries of our own writes left by a killed run: a name we create, and content that proves it ours
+    (a link, which alone goes; presets holding setup's mark). Anything else of that name stays."""
     for pattern in TEMP_PATTERNS:
         for path in folder.glob(pattern):
-            if path.is_symlink() or path.is_file():
+            if path.is_symlink() or (writes.describe(path) is None and _is_ours(path)):
                 path.unlink(missing_ok=True)
 
 
@@ -55,7 +58,7 @@ def write_if_changed(path: Path, text: str) -> None:
             return
     except OSError:
         pass
-    atomic_write_text(path, text)
+    replace_text(path, text)
 
 
 def _is_ours(path: Path) -> bool:

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import errno
 import hashlib
+import os
 import queue
 import re
 import threading
@@ -21,6 +22,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from bootstrap.core import writes
 from bootstrap.core.errors import ExternalError
 from bootstrap.core.redact import redact
 from bootstrap.git.rawfiles import describe_network_error
@@ -179,7 +181,7 @@ class _Part:
                     self.size += len(chunk)
 
     def restart(self) -> None:
-        self.path.write_bytes(b"")
+        os.close(writes.open_file(self.path))
         self.digest, self.size = hashlib.sha256(), 0
 
 
@@ -281,7 +283,7 @@ class _Sink:
         self.part = part
         self.chunks: queue.Queue[bytes | None] = queue.Queue(maxsize=16)
         self.error: OSError | None = None
-        self.out = part.path.open("ab")
+        self.out = os.fdopen(writes.open_file(part.path, writes.Mode.APPEND), "ab")
         self.thread = threading.Thread(target=self._drain, name="download-writer", daemon=True)
         self.thread.start()
 

@@ -31,7 +31,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
-from bootstrap.core import remembered
+from bootstrap.core import remembered, writes
 from bootstrap.core.errors import CommandFailed, MismatchError
 from bootstrap.core.runner import PlannedCommand, Runner
 from bootstrap.git.checkouts import CheckoutReport, ensure_checkout
@@ -200,7 +200,7 @@ class Execution:
 def _venv(run: Execution, step: PlannedStep) -> str | None:
     marker = run.ctx.workspace.state / VENV_MARKER
     if not run.dry_run:
-        marker.touch()  # a creation cut short is finished with --clear next time
+        writes.replace_text(marker, "")  # a creation cut short is finished with --clear next time
     run.runner.run(step.commands[0].argv, step="venv", fix="install the venv module: apt-get install python3-venv")
     if not run.dry_run:
         marker.unlink(missing_ok=True)

@@ -23,7 +23,8 @@ from enum import Enum
 from pathlib import Path
 from typing import Any
 
-from bootstrap.core.fsutil import atomic_write_json, read_json
+from bootstrap.core.fsutil import read_json
+from bootstrap.core.writes import replace_json
 
 
 class StepStatus(str, Enum):
@@ -130,14 +131,14 @@ class Records:
 
     def started(self, name: str) -> None:
         """Replace the record by a "started" mark: not done, and the next run knows it was cut short."""
-        atomic_write_json(self.path(name), {"started": time.time()})
+        replace_json(self.path(name), {"started": time.time()})
 
     def finished(
         self, name: str, inputs: Mapping[str, Any], after: Mapping[str, str], seconds: float = 0.0
     ) -> str:
         """Record `name` as finished with these inputs and parent fingerprints; returns its fingerprint."""
         fp = fingerprint(inputs, after)
-        atomic_write_json(self.path(name), {
+        replace_json(self.path(name), {
             "fingerprint": fp, "inputs": dict(inputs), "after": dict(after), "finished": time.time(),
             "seconds": round(seconds, 3),
         })

@@ -24,7 +24,8 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from bootstrap.core.errors import UsageError
-from bootstrap.core.fsutil import atomic_write_text, read_regular_text
+from bootstrap.core.fsutil import read_regular_text
+from bootstrap.core.writes import replace_text
 
 if TYPE_CHECKING:
     from bootstrap.core.context import AppContext
@@ -159,6 +160,6 @@ def run_update(ctx: AppContext, path: Path) -> UpdateResult:
     written = bool(changes) and not ctx.dry_run
     if written:
         mode = plan.test.stat().st_mode & 0o7777
-        atomic_write_text(plan.test, generated)
+        replace_text(plan.test, generated, verbatim=True)  # the test's own text: never masked
         os.chmod(plan.test, mode)  # the test keeps its permissions
     return UpdateResult(plan, changes, written)

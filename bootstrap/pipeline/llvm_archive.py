@@ -10,12 +10,14 @@ moves the top folder into place once it is complete and proven to run.
 
 from __future__ import annotations
 
+import os
 import posixpath
 import shutil
 import tarfile
 from pathlib import Path
 
-from bootstrap.core.errors import ExternalError
+from bootstrap.core import writes
+from bootstrap.core.errors import ExternalError, WouldLoseData
 
 FILE, FOLDER, SYMLINK, HARDLINK, OTHER = "file", "folder", "symlink", "hardlink", "other"
 
@@ -73,14 +75,31 @@ def staging_folder(into: Path, top: str) -> Path:
     return into / f".{top}.unpacking"
 
 
+STAGING_MARK = ".tritondev-unpacking"  # in a staging folder from its creation: only a marked one is deleted
+
+
+def remove_staging(staging: Path) -> None:
+    """Delete a staging folder of ours (it holds our mark, or nothing); WouldLoseData (exit 6) for anything
+    else of that name, which is left as it is."""
+    if not os.path.lexists(staging):
+        return
+    mark = staging / STAGING_MARK
+    if staging.is_symlink() or not staging.is_dir() or not (
+            (os.path.lexists(mark) and writes.describe(mark) is None) or not any(staging.iterdir())):
+        raise WouldLoseData(f"{staging} is in the way of unpacking and is not a folder tritondev made; it is left"
+                            " alone", fix=f"move {staging} away, then run the command again")
+    shutil.rmtree(staging)
+
+
 def unpack(archive: Path, into: Path, top: str) -> Path:
     """Unpack `archive` into a staging folder under `into`; returns `<staging>/<top>`.
 
     UnsafeArchive (nothing left behind) when a member is refused or the top folder is not there.
     """
     staging = staging_folder(into, top)
-    shutil.rmtree(staging, ignore_errors=True)
+    remove_staging(staging)
     staging.mkdir(parents=True)
+    writes.replace_text(staging / STAGING_MARK, "an unpacking tritondev has not finished\n")
     try:
         with tarfile.open(archive, "r:*") as tar:
             for member in tar:
@@ -95,18 +114,18 @@ def unpack(archive: Path, into: Path, top: str) -> Path:
                 else:  # pragma: no cover - older Pythons: member_problem is the guard
                     tar.extract(member, staging)
     except (tarfile.TarError, EOFError, OSError) as exc:
-        shutil.rmtree(staging, ignore_errors=True)
+        remove_staging(staging)
         if isinstance(exc, OSError) and exc.errno == 28:
             raise ExternalError(f"the disk is full: {archive.name} could not be unpacked into {into}",
                                 fix="free space and run the same command again") from None
         raise UnsafeArchive(f"{archive.name} cannot be unpacked: {exc}",
                             fix="run again to download it afresh, or use --llvm source") from None
     except BaseException:
-        shutil.rmtree(staging, ignore_errors=True)
+        remove_staging(staging)
         raise
     unpacked = staging / top
     if not (unpacked / "bin").is_dir() or not (unpacked / "lib").is_dir():
-        shutil.rmtree(staging, ignore_errors=True)
+        remove_staging(staging)
         raise UnsafeArchive(f"{archive.name} does not hold {top}/bin and {top}/lib, as Triton's packages do",
                             fix="use --llvm source, or check the mirror given by --llvm-prebuilt-url")
     return unpacked

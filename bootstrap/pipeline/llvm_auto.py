@@ -26,8 +26,9 @@ from pathlib import Path
 from typing import Literal
 
 from bootstrap.core.errors import ExternalError, MismatchError
-from bootstrap.core.fsutil import atomic_write_json, parse_json, read_regular
+from bootstrap.core.fsutil import parse_json, read_regular
 from bootstrap.core.redact import redact
+from bootstrap.core.writes import replace_json
 
 Choice = Literal["prebuilt", "source"]
 Answer = Literal["present", "absent", "unusable", "unreachable"]
@@ -151,7 +152,7 @@ def read_memory(state: Path) -> Memory:
 
 
 def _write(state: Path, memory: Memory) -> None:
-    atomic_write_json(state / MEMORY, {
+    replace_json(state / MEMORY, {
         "written_by": "tritondev setup (--llvm auto): the package host's answers, and the LLVM chosen per pin",
         "answers": {url: {"answer": p.answer, "detail": p.detail, "at": int(time.time())}
                     for url, p in sorted(memory.answers.items())},

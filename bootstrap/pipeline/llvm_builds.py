@@ -26,7 +26,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from bootstrap.core.fsutil import atomic_write_json, read_json
+from bootstrap.core.fsutil import read_json
+from bootstrap.core.writes import replace_json
 from bootstrap.git.head import head_commit
 
 if TYPE_CHECKING:
@@ -171,7 +172,7 @@ def link_reused(mine: Path, location: LlvmLocation) -> None:
 
 
 def write_stamp(build: Path, stamp: Mapping[str, Any]) -> None:
-    atomic_write_json(build / LLVM_STAMP, dict(stamp))
+    replace_json(build / LLVM_STAMP, dict(stamp))
 
 
 def register(key: str, build: Path, source: Path, environ: Mapping[str, str] | None = None) -> None:
@@ -186,6 +187,6 @@ def register(key: str, build: Path, source: Path, environ: Mapping[str, str] | N
     entries.append({"build": str(build), "source": str(source), "registered": time.time()})
     data[key] = entries
     try:
-        atomic_write_json(path, data)
+        replace_json(path, data)
     except OSError:
         pass  # only an optimisation for other workspaces

@@ -20,12 +20,12 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from bootstrap.core.errors import ExternalError, MismatchError, ToolMissing
+from bootstrap.core.errors import ExternalError, MismatchError, ToolMissing, WouldLoseData
 from bootstrap.core.redact import redact
 from bootstrap.pipeline import llvm_builds
 from bootstrap.pipeline.download import NotOnServer, download
 from bootstrap.pipeline.jobs import LLVM_DISK, Jobs, Resources, llvm_build_hours
-from bootstrap.pipeline.llvm_archive import staging_folder, unpack
+from bootstrap.pipeline.llvm_archive import remove_staging, staging_folder, unpack
 from bootstrap.pipeline.llvm_source import PATH, LlvmSourceFacts, Package
 
 if TYPE_CHECKING:
@@ -144,6 +144,16 @@ def _fetch(run: Execution, package: Package, archive: Path) -> dict[str, object]
             "attempts": got.attempts, "sha256": got.sha256}
 
 
+def _remove_older_unpacking(folder: Path) -> None:
+    """An older unpacking of ours goes (its stamp says it is a prebuilt package tritondev unpacked); a folder
+    of that name without it is not ours and stops the step (exit 6), left as it is."""
+    stamp = llvm_builds.read_site(folder, None).stamp
+    if stamp.get("kind") != llvm_builds.PREBUILT_KIND:
+        raise WouldLoseData(f"{folder} is in the way of the LLVM package and is not one tritondev unpacked; it is"
+                            " left alone", fix=f"move {folder} away, then run the command again")
+    shutil.rmtree(folder)
+
+
 def run_download(run: Execution, step: PlannedStep) -> str | None:
     package = run.facts.llvm_source.package
     if package is None or run.dry_run:
@@ -171,12 +181,12 @@ def _download(run: Execution, package: Package) -> str | None:
             "suffix": package.suffix, "runs": version,
         })
         if folder.is_symlink():
-            folder.unlink()
+            folder.unlink()  # a link to another workspace's build: only the link goes
         elif folder.exists():
-            shutil.rmtree(folder)  # an older unpacking of ours that is no longer this package
+            _remove_older_unpacking(folder)
         os.replace(unpacked, folder)
     finally:
-        shutil.rmtree(staging_folder(folder.parent, package.name), ignore_errors=True)
+        remove_staging(staging_folder(folder.parent, package.name))
     archive.unlink(missing_ok=True)  # gigabytes; the unpacked folder is what is kept
     llvm_builds.register(package.name, folder.resolve(), folder.resolve())
     return None

@@ -17,11 +17,11 @@ in its cache) — UNCONFIRMED upstream detail, see docs/pins-and-sources.md.
 from __future__ import annotations
 
 import os
-import shutil
 from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
 
+from bootstrap.core import writes
 from bootstrap.core.errors import ToolMissing, UsageError
 from bootstrap.git.layout import TritonLayout
 
@@ -169,10 +169,7 @@ def place_tools(triton_src: Path, build: OfflineBuild) -> list[str]:
             here, there = target.stat(), source.stat()
             if (here.st_size, here.st_mtime_ns) == (there.st_size, there.st_mtime_ns):
                 continue
-        target.parent.mkdir(parents=True, exist_ok=True)
-        tmp = target.with_name(f".{target.name}.tritondev")
-        shutil.copy2(source, tmp)
-        os.replace(tmp, target)
+        writes.replace_copy(target, source)  # bytes, mode and times, as copy2; never through a link
         changed.append(str(target))
     return changed
 

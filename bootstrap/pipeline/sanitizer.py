@@ -14,6 +14,7 @@ import tempfile
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from bootstrap.core import writes
 from bootstrap.core.errors import ToolMissing
 
 if TYPE_CHECKING:
@@ -32,7 +33,7 @@ def check_sanitizer(runner: Runner, cxx: str, use_lld: bool, sanitize: str | Non
         return
     with tempfile.TemporaryDirectory(prefix="tritondev-asan-") as tmp:
         source = Path(tmp) / "probe.cpp"
-        source.write_text(_PROGRAM, encoding="utf-8")
+        writes.replace_text(source, _PROGRAM)
         argv = [cxx, "-fsanitize=address", *(["-fuse-ld=lld"] if use_lld else []), str(source),
                 "-o", str(Path(tmp) / "probe")]
         result = runner.run(argv, step="sanitizer-probe", probe=True, check=False)

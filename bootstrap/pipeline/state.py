@@ -18,7 +18,8 @@ from pathlib import Path
 from typing import Any
 
 from bootstrap.core.errors import UsageError
-from bootstrap.core.fsutil import atomic_write_json, parse_json, read_regular
+from bootstrap.core.fsutil import parse_json, read_regular
+from bootstrap.core.writes import replace_json
 from bootstrap.pipeline.recipe import Command
 from bootstrap.pipeline.toolchain import Tool
 
@@ -170,4 +171,4 @@ def _refused(path: Path, why: str) -> StateError:
 
 
 def write_state(state_dir: Path, state: SetupState) -> None:
-    atomic_write_json(state_path(state_dir), state.to_json())
+    replace_json(state_path(state_dir), state.to_json())

@@ -18,8 +18,9 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from bootstrap.core.errors import CommandFailed, ToolMissing
-from bootstrap.core.fsutil import atomic_write_json, read_json
+from bootstrap.core.fsutil import read_json
 from bootstrap.core.runner import Runner
+from bootstrap.core.writes import replace_json
 
 # Triton's setup.py needs CMake >= 3.20; a checkout may ask for more in its CMakeLists.txt.
 MIN_CMAKE = (3, 20)
@@ -149,7 +150,7 @@ class _VersionCache:
     def save(self) -> None:
         if self.dirty and self.path is not None and self.path.parent.is_dir():
             try:
-                atomic_write_json(self.path, self.data)
+                replace_json(self.path, self.data)
             except OSError:
                 pass  # only a cache
 

@@ -236,6 +236,50 @@ def remove_leftover(path: Path) -> None:
         shutil.rmtree(path)
 
 
+def _uninstall_rounds(plan: PurgePlan, target: TargetPython, runner: Runner, report: PurgeReport) -> None:
+    """pip uninstall of the plan's owners, round after round, until none is left (at most MAX_ROUNDS)."""
+    planned = {_key(o.dist_info) for o in plan.owners}
+    owners = list(plan.owners)
+    while owners:
+        if report.rounds == MAX_ROUNDS:
+            left = ", ".join(f"{o.name} {o.version}" for o in owners)
+            raise ExternalError(
+                f"pip uninstall left {left} installed after {MAX_ROUNDS} rounds",
+                fix=f"look at {target.executable} -m pip uninstall -y {owners[0].name}; then run purge again",
+            )
+        runner.run(
+            [target.executable, "-m", "pip", "uninstall", "-y", *dict.fromkeys(o.name for o in owners)],
+            step="purge-uninstall",
+            env=PIP_ENV,
+            cwd=target.prefix,
+            fix="see the log; nothing outside the listed distributions was touched",
+        )
+        report.rounds += 1
+        owners = [o for o in current_owners(target) if _key(o.dist_info) in planned]
+
+
+def _remove_leftovers(plan: PurgePlan, target: TargetPython, report: PurgeReport) -> None:
+    """What pip leaves: triton/ once nobody owns files in it, and the leftovers the plan named, each
+    proven Triton's by its content again now (what pip left may differ from the plan)."""
+    allowed = {_key(p) for p in plan.leftovers} | {_key(sp / PACKAGE) for sp in target.site_packages}
+    dists = scan.read_site_packages(target.site_packages)
+    proven, _kept = scan.find_leftovers(target.site_packages, current_owners(target), dists, plan.owners)
+    for leftover in (p.path for p in proven):
+        if _key(leftover) not in allowed:
+            continue
+        if not _inside(leftover, target.site_packages):
+            report.warnings.append(f"not removed (outside site-packages): {leftover}")
+            continue
+        try:
+            remove_leftover(leftover)
+        except OSError as exc:
+            raise ConfigError(
+                f"cannot remove leftover {leftover}: {exc.strerror}",
+                fix="remove it by hand, as the user who owns the environment",
+            ) from None
+        report.leftovers_removed.append(str(leftover))
+
+
 def execute_purge(plan: PurgePlan, target: TargetPython, runner: Runner, journal_path: Path) -> PurgeReport:
     """Run `plan`: checks (`preflight`), the journal, pip rounds, then leftovers; one purge or restore
     of an environment at a time (envlock.py), whichever workspace it runs from."""
@@ -259,42 +303,9 @@ def _execute_purge(plan: PurgePlan, target: TargetPython, runner: Runner, journa
     report.run_id = run_id
     # Only what the plan names is removed (a caller may keep an owner, e.g. setup its own editable
     # install): owners are matched by their metadata folder, round after round.
-    planned = {_key(o.dist_info) for o in plan.owners}
     try:
-        owners = list(plan.owners)
-        while owners:
-            if report.rounds == MAX_ROUNDS:
-                left = ", ".join(f"{o.name} {o.version}" for o in owners)
-                raise ExternalError(
-                    f"pip uninstall left {left} installed after {MAX_ROUNDS} rounds",
-                    fix=f"look at {target.executable} -m pip uninstall -y {owners[0].name}; then run purge again",
-                )
-            runner.run(
-                [target.executable, "-m", "pip", "uninstall", "-y", *dict.fromkeys(o.name for o in owners)],
-                step="purge-uninstall",
-                env=PIP_ENV,
-                cwd=target.prefix,
-                fix="see the log; nothing outside the listed distributions was touched",
-            )
-            report.rounds += 1
-            owners = [o for o in current_owners(target) if _key(o.dist_info) in planned]
-        # What pip leaves: triton/ once nobody owns files in it, and the leftovers the plan named.
-        allowed = {_key(p) for p in plan.leftovers} | {_key(sp / PACKAGE) for sp in target.site_packages}
-        dists = scan.read_site_packages(target.site_packages)
-        for leftover in scan.find_leftovers(target.site_packages, current_owners(target), dists):
-            if _key(leftover) not in allowed:
-                continue
-            if not _inside(leftover, target.site_packages):
-                report.warnings.append(f"not removed (outside site-packages): {leftover}")
-                continue
-            try:
-                remove_leftover(leftover)
-            except OSError as exc:
-                raise ConfigError(
-                    f"cannot remove leftover {leftover}: {exc.strerror}",
-                    fix="remove it by hand, as the user who owns the environment",
-                ) from None
-            report.leftovers_removed.append(str(leftover))
+        _uninstall_rounds(plan, target, runner, report)
+        _remove_leftovers(plan, target, report)
     except BaseException as exc:
         status = "interrupted" if isinstance(exc, KeyboardInterrupt) else "failed"
         journal.update_run(

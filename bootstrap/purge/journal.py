@@ -15,9 +15,9 @@ from typing import Any
 
 from packaging.utils import canonicalize_name
 
-from bootstrap.core import fsutil
+from bootstrap.core import fsutil, writes
 from bootstrap.core.errors import ConfigError
-from bootstrap.core.redact import redact, redact_data
+from bootstrap.core.redact import redact
 from bootstrap.purge import metadata
 from bootstrap.purge.scan import Owner
 
@@ -152,7 +152,7 @@ def update_run(path: Path, run_id: str, **changes: object) -> None:
 
 def _write(path: Path, journal: dict[str, Any]) -> None:
     # Sources are masked when recorded; an error message kept with a run may quote a URL too.
-    fsutil.atomic_write_json(path, redact_data(journal))
+    writes.replace_json(path, journal)
 
 
 def last_run(path: Path) -> dict[str, Any] | None:

@@ -19,7 +19,8 @@ from bootstrap.core.errors import CommandFailed, ToolMissing
 from bootstrap.core.interpreter import TargetPython
 from bootstrap.core.runner import Runner
 from bootstrap.inside import answers
-from bootstrap.purge import metadata
+from bootstrap.purge import leftovers, metadata
+from bootstrap.purge.leftovers import Kept, Leftover
 from bootstrap.purge.metadata import PACKAGE, InstalledDist
 
 
@@ -62,12 +63,14 @@ class TritonScan:
     site_packages: tuple[Path, ...]
     owners: tuple[Owner, ...]
     overlaps: dict[str, tuple[str, ...]]  # file path (relative to site-packages) -> owners (2+)
-    leftovers: tuple[Path, ...]  # triton/ folders, pip stash folders, triton metadata with no owner
+    leftovers: tuple[Path, ...]  # triton/ folders, pip stash folders, metadata pip cannot read: proven Triton's
     shadows: tuple[Path, ...]  # triton/ (or triton.py) in cwd, on PYTHONPATH, or added by a stray .pth
     import_location: str | None  # where `import triton` resolves in a fresh interpreter; None: fails
     import_error: str | None = None  # why `import triton` failed, when it did
     pip_listed: tuple[str, ...] | None = field(default=None)  # names pip lists; None when pip is unusable
     unowned_files: tuple[Path, ...] = ()  # files inside site-packages/triton/ that no owner lists
+    leftover_proofs: tuple[Leftover, ...] = ()  # why each leftover is Triton's
+    kept: tuple[Kept, ...] = ()  # looks left over, but its content does not prove it Triton's: never deleted
 
     def to_json(self) -> dict[str, object]:
         return {
@@ -80,6 +83,8 @@ class TritonScan:
             "import_error": self.import_error,
             "pip_available": self.pip_listed is not None,
             "unowned_files": [str(p) for p in self.unowned_files],
+            "leftover_proofs": [p.to_json() for p in self.leftover_proofs],
+            "kept_not_proven": [k.to_json() for k in self.kept],
         }
 
 
@@ -188,27 +193,19 @@ def find_overlaps(owners: list[Owner]) -> dict[str, tuple[str, ...]]:
     return {path: tuple(names) for path, names in claims.items() if len(names) > 1}
 
 
-def find_leftovers(site_packages: tuple[Path, ...], owners: list[Owner], dists: list[InstalledDist]) -> list[Path]:
-    """triton/ with no owner, pip's `~riton` stash folders, and triton metadata folders pip cannot read.
+def find_leftovers(site_packages: tuple[Path, ...], owners: list[Owner], dists: list[InstalledDist],
+                   removed: Collection[Owner] = ()) -> tuple[list[Leftover], list[Kept]]:
+    """triton/ with no owner, pip's `~riton` stash folders, and metadata folders pip cannot read: those
+    whose content proves them Triton's (leftovers.py), and those that only look like it (kept).
 
     A triton/ folder counts as owned while any owner has files in it or lacks a file list (its files
-    are unknown, so nothing of it may be called a leftover).
+    are unknown, so nothing of it may be called a leftover). removed: the owners this purge removes (their
+    triton/ folder is proven Triton's by their RECORD even once pip has deleted it).
     """
-    leftovers: list[Path] = []
     owned = any(o.files or o.record_missing for o in owners)
-    for sp in site_packages:
-        package = sp / PACKAGE
-        if os.path.lexists(package) and not owned:
-            leftovers.append(package)
-        try:
-            names = sorted(e.name for e in sp.iterdir())
-        except OSError:
-            names = []
-        leftovers.extend(sp / n for n in names if metadata.is_stash_name(n))
-    for dist in dists:
-        if not dist.has_metadata and "triton" in dist.meta_dir.name.lower():
-            leftovers.append(dist.meta_dir)
-    return leftovers
+    packages = frozenset(o.dist_info.parent / PACKAGE for o in removed if o.files)
+    files = frozenset(f for o in removed for f in o.files)
+    return leftovers.find(site_packages, owned, dists, packages, files)
 
 
 def find_unowned(site_packages: tuple[Path, ...], owners: list[Owner]) -> list[Path]:
@@ -327,11 +324,14 @@ def scan_environment(
     owners += egg_link_owners(site_packages, known)
     owners = with_foreign_entries(owners, dists, target)
     location, error = import_probe(target, runner, cwd=cwd, environ=environ)
+    proven, kept = find_leftovers(site_packages, owners, dists)
     return TritonScan(
         site_packages=site_packages,
         owners=tuple(owners),
         overlaps=find_overlaps(owners),
-        leftovers=tuple(find_leftovers(site_packages, owners, dists)),
+        leftovers=tuple(p.path for p in proven),
+        leftover_proofs=tuple(proven),
+        kept=tuple(kept),
         shadows=tuple(find_shadows(cwd, environ, site_packages, dists)),
         import_location=location,
         import_error=error,

@@ -363,7 +363,7 @@ def test_ccache_remote_reaches_the_builds_masked(world: World, tmp_path: Path) -
     builds = [c for c in plan["commands"] if c["step"] in ("llvm-build", "triton-install")]
     assert len(builds) == 2
     for command in builds:
-        assert command["env"]["CCACHE_REMOTE_STORAGE"].startswith("redis://user:***@127.0.0.1:6379")
+        assert command["env"]["CCACHE_REMOTE_STORAGE"].startswith("redis://***:***@127.0.0.1:6379")
     assert "s3cret" not in json.dumps(plan)
 
 

@@ -267,8 +267,8 @@ def test_the_password_appears_nowhere(team: dict[str, Any], world: World, area: 
     # The URL is used (masked), not dropped: the plan hands it to the build commands.
     plan = json.loads(shown[3].stdout)
     build_envs = [c["env"] for c in plan["commands"] if c["step"] in STEPS]
-    assert build_envs and all(e.get("CCACHE_REMOTE_STORAGE", "").startswith("redis://user:***@") for e in build_envs)
-    assert "redis://user:***@" in shown[2].stderr + shown[2].stdout
+    assert build_envs and all(e.get("CCACHE_REMOTE_STORAGE", "").startswith("redis://***:***@") for e in build_envs)
+    assert "redis://***:***@" in shown[2].stderr + shown[2].stdout
     leaks = [i for i, text in enumerate(OUTPUTS + [p.stdout + p.stderr for p in shown]) if PASSWORD in text]
     assert not leaks, f"password printed by command outputs {leaks}"
     # Nor in any file the workspaces hold: logs, state, presets, build folders, the venv.

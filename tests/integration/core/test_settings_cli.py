@@ -38,7 +38,7 @@ def test_config_show_masks_secrets(cli: Cli, tmp_path: Path) -> None:
     result = cli("config", "show", "--json", env={"TRITONDEV_WORKSPACE": str(tmp_path), "TRITONDEV_CCACHE_REMOTE": url})
     assert result.returncode == 0
     assert "hunter2" not in result.stdout + result.stderr
-    assert json.loads(result.stdout)["settings"]["ccache_remote"]["value"] == "redis://user:***@127.0.0.1:6379"
+    assert json.loads(result.stdout)["settings"]["ccache_remote"]["value"] == "redis://***:***@127.0.0.1:6379"
 
 
 def test_config_show_does_not_create_workspace(cli: Cli, tmp_path: Path) -> None:

@@ -64,17 +64,17 @@ def test_text_without_credentials_is_unchanged(text: str) -> None:
 
 
 def test_what_stays_readable() -> None:
-    assert redact("https://user:pw@github.com/a/b.git") == "https://user:***@github.com/a/b.git"
+    assert redact("https://user:pw@github.com/a/b.git") == "https://***:***@github.com/a/b.git"
     assert redact("https://tok@github.com/a/b") == "https://***@github.com/a/b"
     assert redact("ssh://git@github.com/a/b.git") == "ssh://git@github.com/a/b.git"
     assert redact("git@github.com:a/b.git") == "git@github.com:a/b.git"
     assert redact("https://host:8080/a@b") == "https://host:8080/a@b"
-    assert redact("redis://user:pw@127.0.0.1:6379|connect-timeout=5") == "redis://user:***@127.0.0.1:6379|connect-timeout=5"
+    assert redact("redis://user:pw@127.0.0.1:6379|connect-timeout=5") == "redis://***:***@127.0.0.1:6379|connect-timeout=5"
 
 
 def test_a_password_with_an_unencoded_at_and_slash_is_masked_whole() -> None:
-    assert redact("https://u:p@ss/S3CRETC@127.0.0.1:1/x") == "https://u:***@127.0.0.1:1/x"
-    assert redact("https://user:p@ss/word@host") == "https://user:***@host"
+    assert redact("https://u:p@ss/S3CRETC@127.0.0.1:1/x") == "https://***:***@127.0.0.1:1/x"
+    assert redact("https://user:p@ss/word@host") == "https://***:***@host"
 
 
 def test_a_bearer_token_after_a_space_is_masked() -> None:
@@ -83,7 +83,7 @@ def test_a_bearer_token_after_a_space_is_masked() -> None:
 
 def test_redact_data_masks_keys_and_values() -> None:
     data = {"https://t@h/x": ["https://u:p@h", 3, None, {"k": "?token=abc"}]}
-    assert json.dumps(redact_data(data)) == json.dumps({"https://***@h/x": ["https://u:***@h", 3, None,
+    assert json.dumps(redact_data(data)) == json.dumps({"https://***@h/x": ["https://***:***@h", 3, None,
                                                                              {"k": "?token=***"}]})
 
 
@@ -138,3 +138,56 @@ def test_option_errors_are_masked_and_one_json_document(capsys: pytest.CaptureFi
     assert SECRET not in out + err
     document: dict[str, Any] = json.loads(out)
     assert document["exit_code"] == 2 and document["message"]
+
+
+# -- any URL with credentials, in any position and any quoting ------------------------------------------
+
+# Passwords hold anything but a line break and `@`: quotes, backslashes, spaces, non-ASCII letters.
+passwords = st.text(alphabet=st.characters(exclude_characters="@\n\r", exclude_categories=("Cs", "Cc")),
+                    min_size=1, max_size=20).map(lambda s: "Qz9" + s)
+tokens = st.text(alphabet="abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_-", min_size=20,
+                 max_size=40)
+users = st.sampled_from(["user", "x-access-token", "oauth2", "git"])
+
+
+def credential_urls(scheme: str, host: str, path: str, user: str, password: str, token: str) -> list[tuple[str, str]]:
+    """(URL, the secret it holds) in every userinfo form."""
+    return [
+        (f"{scheme}://{user}:{password}@{host}{path}", password),
+        (f"{scheme}://{token}:x-oauth-basic@{host}{path}", token),  # GitHub's documented token form
+        (f"{scheme}://{token}@{host}{path}", token),
+    ]
+
+
+def quotings(text: str) -> list[str]:
+    """`text` as it reaches output: as is, quoted by a shell, by repr, by JSON."""
+    import shlex
+
+    return [text, shlex.quote(text), repr(text), json.dumps(text), shlex.join(["git", "fetch", text])]
+
+
+@SETTINGS
+@given(schemes, hosts, paths, users, passwords, tokens, around, around)
+def test_any_url_with_credentials_in_any_position_and_quoting_is_masked(
+    scheme: str, host: str, path: str, user: str, password: str, token: str, before: str, after: str
+) -> None:
+    for url, _secret in credential_urls(scheme, host, path, user, password, token):
+        for quoted in quotings(url):
+            shown = redact(before + quoted + after)
+            assert url not in shown, (quoted, shown)
+            assert f":{password}@" not in shown and f"{token}@" not in shown and f"{token}:" not in shown, shown
+            assert redact(shown) == shown
+
+
+@SETTINGS
+@given(passwords.filter(lambda p: len(p) >= 8), hosts)
+def test_a_secret_given_this_run_is_masked_wherever_it_appears(password: str, host: str) -> None:
+    from bootstrap.core.redact import forget_all, remember
+
+    forget_all()
+    remember(f"https://u:{password}@{host}/x.git")
+    try:
+        for shown in quotings(password):
+            assert password not in redact(f"error: {shown} was rejected"), shown
+    finally:
+        forget_all()

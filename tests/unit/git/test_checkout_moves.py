@@ -5,7 +5,7 @@ from __future__ import annotations
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from bootstrap.git.checkouts import overwritten_by_checkout
+from bootstrap.git.moves import overwritten_by_checkout
 
 SETTINGS = settings(database=None, deadline=None, max_examples=200, suppress_health_check=list(HealthCheck))
 

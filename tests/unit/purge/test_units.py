@@ -118,16 +118,26 @@ def test_owners_leftovers_and_shadows(tmp_path: Path) -> None:
     dist_info(sp, "pytorch_triton-3.5.0.dist-info", "pytorch-triton", "3.5.0", ["triton/__init__.py", "triton/b.py"])
     dist_info(sp, "triton_kernels-1.0.dist-info", "triton_kernels", "1.0", ["triton_kernels/__init__.py"])
     dist_info(sp, "torch-2.13.0.dist-info", "torch", "2.13.0", ["torch/__init__.py"])
-    broken = sp / "triton-3.4.0.dist-info"  # no METADATA: pip cannot see it
+    broken = sp / "triton-3.4.0.dist-info"  # no METADATA: pip cannot see it; its RECORD says it is Triton's
     broken.mkdir()
-    (sp / "~riton").mkdir()
+    (broken / "RECORD").write_text("triton/c.py,,\ntriton-3.4.0.dist-info/RECORD,,\n../../../bin/proton,,\n")
+    (sp / "~riton").mkdir()  # pip's stash of triton/, of files a RECORD here lists
+    (sp / "~riton" / "a.py").write_text("")
     dists = scan.read_site_packages((sp,))
     owners = scan.owners_in(dists, (sp,))
     assert sorted(o.name for o in owners) == ["pytorch-triton", "triton"]
     assert scan.find_overlaps(owners) == {"triton/__init__.py": ("pytorch-triton", "triton")}
-    assert scan.find_leftovers((sp,), owners, dists) == [sp / "~riton", broken]
+    proven, kept = scan.find_leftovers((sp,), owners, dists)
+    assert [p.path for p in proven] == [sp / "~riton", broken] and kept == []
     (sp / "triton").mkdir()
-    assert sp / "triton" in scan.find_leftovers((sp,), [], dists)  # no owner: the folder itself is left over
+    (sp / "triton" / "a.py").write_text("")
+    (sp / "triton" / "__pycache__").mkdir()
+    (sp / "triton" / "__pycache__" / "a.cpython-312.pyc").write_bytes(b"")
+    proven, kept = scan.find_leftovers((sp,), [], dists)  # no owner: the folder itself is left over
+    assert sp / "triton" in [p.path for p in proven]
+    (sp / "triton" / "notes.txt").write_text("mine")  # a file no RECORD lists: not proven, kept
+    proven, kept = scan.find_leftovers((sp,), [], dists)
+    assert sp / "triton" not in [p.path for p in proven] and sp / "triton" in [k.path for k in kept]
 
     # A .pth nobody installed that adds a folder holding triton/ (conda develop, hand-written).
     src = tmp_path / "src"
@@ -147,7 +157,7 @@ def test_record_missing_owner_blocks_and_keeps_triton_owned(tmp_path: Path) -> N
     dists = scan.read_site_packages((sp,))
     owners = scan.owners_in(dists, (sp,))
     assert [(o.name, o.record_missing) for o in owners] == [("triton", True)]
-    assert scan.find_leftovers((sp,), owners, dists) == []  # its files are unknown: nothing is "left over"
+    assert scan.find_leftovers((sp,), owners, dists) == ([], [])  # its files are unknown: nothing is "left over"
     assert scan.find_unowned((sp,), owners) == []
     found = TritonScan((sp,), tuple(owners), {}, (), (), str(sp / "triton" / "__init__.py"))
     plan = plan_purge(found)
@@ -207,7 +217,7 @@ def test_pip_config_and_sources() -> None:
     src = journal.source_of(owner("triton"), config)
     assert src == {
         "kind": "index",
-        "index_url": "https://user:***@mirror.example/simple",
+        "index_url": "https://***:***@mirror.example/simple",
         "extra_index_urls": ["file:///opt/a", "file:///opt/b"],
     }
     editable = owner("triton", editable=True, editable_path="/src/python")
@@ -233,12 +243,12 @@ def test_plan_restore(tmp_path: Path) -> None:
                 "name": "a-early",
                 "version": "2",
                 "installed_at": 10.0,
-                "source": {"kind": "index", "index_url": "https://u:***@h/simple", "extra_index_urls": ["file:///x"]},
+                "source": {"kind": "index", "index_url": "https://***:***@h/simple", "extra_index_urls": ["file:///x"]},
             },
             {"name": "gone", "version": "1", "source": {"kind": "editable", "path": str(tmp_path / "nope")}},
             {"name": "pytorch-triton", "version": "0.0.1", "placeholder": True, "source": {"kind": "index"}},
             {"name": "Here_Already", "version": "3", "source": {"kind": "index"}},
-            {"name": "secret", "version": "1", "source": {"kind": "url", "url": "https://u:***@h/x.whl"}},
+            {"name": "secret", "version": "1", "source": {"kind": "url", "url": "https://***:***@h/x.whl"}},
         ]
     }
     removed = restore.read_run(run, "journal.json").removed
