@@ -19,6 +19,11 @@ REPO = Path(__file__).resolve().parents[1]
 
 pytest_plugins = ["tests.world.fixtures"]
 
+# The test world's templates are upstream-shaped files (the mini Triton's own python/test/ files import
+# its `triton`): data copied into the world's repositories and run there by `tritondev test`, never
+# tests of tritondev.
+collect_ignore = ["world/templates", "perf/scale/templates"]
+
 
 def _has_gpu() -> bool:
     smi = shutil.which("nvidia-smi")
