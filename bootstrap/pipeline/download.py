@@ -23,9 +23,9 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from bootstrap.core import writes
-from bootstrap.core.errors import ExternalError
+from bootstrap.core.errors import ExternalError, Offline
 from bootstrap.core.redact import redact
-from bootstrap.git.rawfiles import describe_network_error
+from bootstrap.git.rawfiles import describe_network_error, is_name_not_resolved
 
 if TYPE_CHECKING:
     import requests
@@ -215,6 +215,8 @@ def download(url: str, dest: Path, *, sha256: str | None, console: Console | Non
                 if isinstance(exc, OSError) and exc.errno == errno.ENOSPC:
                     raise ExternalError(f"the disk is full: {part.path} could not be written",
                                         fix="free space and run the same command again (it resumes)") from None
+                if is_name_not_resolved(exc):  # it will not resolve in seconds either: no retry
+                    raise unresolved(url, part) from None
                 problem = _describe(exc)
                 continue
             received += outcome.received
@@ -341,6 +343,18 @@ def _stream(response: requests.Response, part: _Part, meter: Meter, expected: in
     if not problem and expected is not None and got < expected:
         problem = "the connection was closed before the whole file arrived"
     return _Outcome(got, problem)
+
+
+def unresolved(url: str, part: _Part) -> Offline:
+    """The package host's name does not resolve: one line, and what was received is kept."""
+    from urllib.parse import urlsplit
+
+    host = urlsplit(url).hostname or url
+    kept = f" (the {part.size} bytes received are kept in {part.path})" if part.size else ""
+    return Offline(f"cannot resolve {host}, the host of {redact(url)}: no network, or no DNS for it{kept}",
+                   hosts=(host,),
+                   fix="connect to the network and run the same command again; or build LLVM from source"
+                       " (--llvm source), or point --llvm-prebuilt-url at a host this machine reaches")
 
 
 def _describe(exc: Exception) -> str:

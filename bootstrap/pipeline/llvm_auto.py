@@ -111,7 +111,7 @@ def probe(url: str, timeout: tuple[float, float] = _PROBE_TIMEOUT) -> Probe:
     """One HEAD request (redirects followed): is the package there?"""
     import requests
 
-    from bootstrap.git.rawfiles import describe_network_error
+    from bootstrap.git.rawfiles import describe_network_error, is_name_not_resolved
     from bootstrap.pipeline.download import MISSING_STATUS, session_for
 
     session = session_for(url)
@@ -119,6 +119,10 @@ def probe(url: str, timeout: tuple[float, float] = _PROBE_TIMEOUT) -> Probe:
         with session.head(url, timeout=timeout, allow_redirects=True) as response:
             status = response.status_code
     except (requests.RequestException, OSError) as exc:
+        if is_name_not_resolved(exc):
+            from urllib.parse import urlsplit
+
+            return Probe("unreachable", f"cannot resolve {urlsplit(url).hostname or url}")
         return Probe("unreachable", describe_network_error(exc))
     finally:
         session.close()

@@ -7,12 +7,13 @@ from __future__ import annotations
 import shutil
 import subprocess
 import tarfile
+import time
 from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 
-from bootstrap.core.errors import ExternalError
+from bootstrap.core.errors import ExternalError, Offline
 from bootstrap.core.runner import Runner
 from bootstrap.pipeline.download import ChecksumMismatch, NotOnServer, download
 from bootstrap.pipeline.llvm_archive import UnsafeArchive, staging_folder, unpack
@@ -91,6 +92,20 @@ def test_no_server_at_all_is_exit_4_after_the_retries(tmp_path: Path) -> None:
     with pytest.raises(ExternalError, match="failed after 2 attempts: cannot connect") as failed:
         download("http://127.0.0.1:9/llvm.tar.gz", tmp_path / "llvm.tar.gz", sha256=None, retries=1, backoff=0.01)
     assert failed.value.exit_code == 4
+
+
+def test_a_host_that_does_not_resolve_is_one_error_without_retries(tmp_path: Path) -> None:
+    """A name that does not resolve now will not in the seconds a retry waits (`.invalid` never
+    resolves, RFC 2606): one Offline error naming the host, at once, and nothing written."""
+    started = time.monotonic()
+    with pytest.raises(Offline) as failed:
+        download("https://llvm.nowhere.invalid/public/llvm-builds/llvm.tar.gz", tmp_path / "llvm.tar.gz",
+                 sha256=None, retries=5, backoff=30.0)
+    assert time.monotonic() - started < 30  # the first retry alone would wait 30 s
+    assert failed.value.exit_code == 4 and failed.value.hosts == ("llvm.nowhere.invalid",)
+    assert failed.value.message.startswith("cannot resolve llvm.nowhere.invalid, the host of https://")
+    assert "--llvm source" in (failed.value.fix or "") and "--llvm-prebuilt-url" in (failed.value.fix or "")
+    assert list(tmp_path.iterdir()) == []
 
 
 def _member(name: str, kind: bytes = tarfile.REGTYPE, link: str = "") -> tarfile.TarInfo:

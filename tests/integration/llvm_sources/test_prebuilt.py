@@ -138,3 +138,18 @@ def test_a_missing_package_names_the_pin_and_offers_a_source_build(
     assert f"there is no prebuilt LLVM for this pin: Triton {commit} pins LLVM {llvm}" in proc.stderr
     assert words in proc.stderr and "--llvm source" in proc.stderr and "Traceback" not in proc.stderr
     _nothing_installed(tmp_path / "ws", name)
+
+
+def test_a_package_host_that_does_not_resolve_is_one_line(prebuilt_world: PrebuiltWorld, package_server: PackageServer,
+                                                          shared_ccache: Path, tmp_path: Path) -> None:
+    """--llvm prebuilt from a host name that does not resolve: exit 4 with one line naming the host, no
+    retries, and nothing of the package left (a later --llvm-prebuilt-url that resolves starts clean)."""
+    proc = setup_prebuilt(prebuilt_world, package_server, tmp_path / "ws", GOOD, "--llvm-prebuilt-url",
+                          "https://llvm.nowhere.invalid/public/llvm-builds", env=fresh_env(tmp_path, shared_ccache))
+    assert proc.returncode == 4, proc.stderr[-3000:]
+    errors = [line for line in proc.stderr.splitlines() if line.startswith("error: ")]
+    assert len(errors) == 1 and errors[0].startswith("error: cannot resolve llvm.nowhere.invalid, the host of "), \
+        proc.stderr[-3000:]
+    assert "no network, or no DNS for it" in errors[0] and "retrying" not in proc.stderr
+    assert "fix: connect to the network" in proc.stderr and "Traceback" not in proc.stderr
+    _nothing_installed(tmp_path / "ws", prebuilt_world.package.archive)
