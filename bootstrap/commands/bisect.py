@@ -176,6 +176,6 @@ def _result_lines(outcome: Outcome) -> list[str]:
     lines.append(f"{len(journal.steps)} steps over {len(journal.range.commits)} commits, {outcome.llvm_builds} "
                  f"LLVM builds, {sum(s.seconds for s in journal.steps):.1f} s; logs in "
                  f"{outcome.workspace / 'logs' / 'bisect'}")
-    starts = ", ".join(f"src/{name} at {s.commit[:12]}" for name, s in journal.start.items())
-    lines.append(f"restored: {starts}, and the starting build installed again")
+    if outcome.restored is not None:
+        lines.append(f"restored: {outcome.restored.text()}")
     return lines

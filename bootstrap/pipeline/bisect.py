@@ -44,7 +44,7 @@ from bootstrap.pipeline.bisect_steps import (
     run_check,
     verdict_of,
 )
-from bootstrap.pipeline.bisect_worktree import WorktreeStepper, adopted_clone, local_commit
+from bootstrap.pipeline.bisect_worktree import WorktreeStepper, adopted_clone, local_commit, worktree_path
 
 if TYPE_CHECKING:
     from rich.console import Console
@@ -65,11 +65,54 @@ class Request:
 
 
 @dataclass(frozen=True)
+class Restored:
+    """What the end of a bisect put back, as it is on disk now. Pure to render."""
+
+    moved: Mapping[str, str]  # checkout under src/ -> the commit it is back at
+    clone: Path | None = None  # your clone (--triton-src): never moved, installed again as it stands
+    clone_head: str = ""  # its HEAD, as the bisect found it and left it
+    worktree: Path | None = None  # the bisect's worktree of your clone
+    worktree_left: bool = False  # still on disk (a removal that failed): `bisect reset` tries again
+
+    def text(self) -> str:
+        parts = [f"src/{name} at {commit[:12]}" for name, commit in self.moved.items()]
+        if self.clone is None:
+            return ", ".join(parts) + ", and the starting build installed again"
+        untouched = f"your clone {self.clone} untouched (never moved: HEAD {self.clone_head[:12]} as it stands)"
+        worktree = (f"the worktree {self.worktree} still there (`tritondev bisect reset` removes it)"
+                    if self.worktree_left else f"the worktree {self.worktree} removed")
+        return ", ".join([untouched, worktree, *parts]) + ", and your clone installed again"
+
+    def to_json(self) -> dict[str, object]:
+        return {**self.moved, **({"clone": {"path": str(self.clone), "head": self.clone_head, "moved": False,
+                                            "worktree": str(self.worktree), "worktree_removed": not self.worktree_left,
+                                            "installed": True}} if self.clone is not None else {})}
+
+
+def restored_of(journal: Journal, clone: Path | None, worktree: Path | None, worktree_left: bool) -> Restored:
+    """What the bisect's end restored: with your clone, the clone untouched and its worktree gone."""
+    moved = {name: s.commit for name, s in journal.start.items() if name != "triton" or clone is None}
+    if clone is None:
+        return Restored(moved)
+    return Restored(moved, clone, journal.start["triton"].commit, worktree, worktree_left)
+
+
+@dataclass(frozen=True)
 class Outcome:
     journal: Journal
     state: SearchState
     workspace: Path
     dry_run: bool = False
+    clone: Path | None = None  # your clone (--triton-src), bisected in a worktree of it
+    worktree: Path | None = None  # that worktree
+    worktree_left: bool = False  # still on disk after the end
+
+    @property
+    def restored(self) -> Restored | None:
+        """What the end put back; None while the journal says the checkouts are still moved."""
+        if not self.journal.restored:
+            return None
+        return restored_of(self.journal, self.clone, self.worktree, self.worktree_left)
 
     @property
     def llvm_builds(self) -> int:
@@ -98,7 +141,7 @@ class Outcome:
             "first_bad": found, "candidates": [] if found else list(self.state.candidates),
             "next": self.state.next, "steps": [s.to_json() for s in j.steps], "llvm_builds": self.llvm_builds,
             "seconds": round(sum(s.seconds for s in j.steps), 3), "log_dir": str(self.workspace / "logs" / STEP),
-            "restored": {name: s.commit for name, s in j.start.items()} if j.restored else None,
+            "restored": self.restored.to_json() if self.restored is not None else None,
         }
 
 
@@ -200,9 +243,11 @@ def reset(ctx: AppContext, console: Console | None) -> dict[str, object]:
     was_restored = journal.restored
     journal = _restore(ctx, journal, urls(ctx), console)
     _finish(ctx, journal)
-    where = ", ".join(f"src/{name} at {s.commit[:12]}" for name, s in journal.start.items())
+    clone, worktree = adopted_clone(ctx), worktree_path(ctx)
+    where = restored_of(journal, clone, worktree, clone is not None and os.path.lexists(worktree))
     return {"reset": True, "restored_now": not was_restored, "steps": len(journal.steps),
-            "start": {name: s.commit for name, s in journal.start.items()}, "message": f"bisect forgotten; {where}"}
+            "start": {name: s.commit for name, s in journal.start.items()}, "restored": where.to_json(),
+            "message": f"bisect forgotten; {where.text()}"}
 
 
 def _drive(ctx: AppContext, journal: Journal, check: Check, links: Mapping[str, str],
@@ -226,7 +271,9 @@ def _drive(ctx: AppContext, journal: Journal, check: Check, links: Mapping[str, 
             _restore(ctx, journal, links, console)
         raise
     journal = _restore(ctx, journal, links, console)
-    outcome = Outcome(journal, state, ctx.workspace.root)
+    clone, worktree = adopted_clone(ctx), worktree_path(ctx)
+    outcome = Outcome(journal, state, ctx.workspace.root, clone=clone, worktree=worktree,
+                      worktree_left=clone is not None and os.path.lexists(worktree))
     replace_json(ctx.workspace.logs / STEP / "result.json", outcome.to_json())
     _finish(ctx, journal)
     return outcome

@@ -162,11 +162,18 @@ def test_bisect_works_in_a_worktree_and_leaves_the_clone_byte_identical(contribu
     root, clone, shas, env = contributor["root"], contributor["clone"], contributor["shas"], contributor["env"]
     (root / "check.py").write_text(CHECK)
     proc = tritondev("bisect", "triton", "--workspace", str(contributor["ws"]), "--good", "origin/main", "--bad",
-                     "my-feature", "--json", "--", "python", str(root / "check.py"), env=env, cwd=root)
+                     "my-feature", "--", "python", str(root / "check.py"), env=env, cwd=root)
     assert proc.returncode == 0, proc.stderr[-4000:]
-    result = json.loads(proc.stdout)
+    result = json.loads((contributor["ws"] / "logs" / "bisect" / "result.json").read_text())
     assert result["first_bad"]["commit"] == shas[1]
-    assert not (contributor["ws"] / "src" / "triton-bisect").exists()
+    worktree = contributor["ws"] / "src" / "triton-bisect"
+    assert not worktree.exists()
+    # What the end says it restored is what happened: the clone never moved, the worktree gone.
+    restored = [line for line in proc.stdout.splitlines() if line.startswith("restored: ")]
+    assert restored == [f"restored: your clone {clone} untouched (never moved: HEAD {shas[-1][:12]} as it stands), "
+                        f"the worktree {worktree} removed, and your clone installed again"], proc.stdout[-2000:]
+    assert result["restored"] == {"clone": {"path": str(clone), "head": shas[-1], "moved": False,
+                                            "worktree": str(worktree), "worktree_removed": True, "installed": True}}
     assert git(clone, "worktree", "list", "--porcelain").count("worktree ") == 1
     facts = installed_triton(contributor["ws"] / "venv" / "bin" / "python", root)
     assert Path(facts["file"]).resolve().is_relative_to(clone.resolve())  # your clone installed again

@@ -127,3 +127,30 @@ def test_the_result_names_an_llvm_bump_at_the_first_bad_commit() -> None:
     assert lines[0] == f"first bad commit: {sha(10)} subject 10"
     assert "an LLVM bump" in lines[1] and f"--good {sha(99)} --bad {sha(98)}" in lines[1]
     assert lines[-1].startswith("restored: src/triton at")
+
+
+def test_the_end_of_a_bisect_in_your_clone_says_what_was_really_restored() -> None:
+    """With --triton-src the clone was never moved: the end names it untouched at its HEAD, the worktree
+    removed (or still there) and the clone installed again; only src/llvm-project was moved back."""
+    from bootstrap.commands.bisect import _result_lines
+
+    j = dataclasses.replace(journal(tuple(StepRecord(n, sha(c), "", Verdict.BAD if c >= 10 else Verdict.GOOD, 1.0,
+                                                     False, None, 0, "", "") for n, c in enumerate((8, 12, 10, 9), 1))),
+                            restored=True)
+    clone, worktree = Path("/home/me/triton"), Path("/ws/src/triton-bisect")
+    state = search([c.sha for c in j.range.commits], j.verdicts)
+    outcome = Outcome(j, state, Path("/ws"), clone=clone, worktree=worktree)
+    last = _result_lines(outcome)[-1]
+    assert last == (f"restored: your clone {clone} untouched (never moved: HEAD {sha(0)[:12]} as it stands), the "
+                    f"worktree {worktree} removed, src/llvm-project at {sha(99)[:12]}, and your clone installed again")
+    assert "src/triton " not in last
+    assert outcome.to_json()["restored"] == {
+        "llvm-project": sha(99),
+        "clone": {"path": str(clone), "head": sha(0), "moved": False, "worktree": str(worktree),
+                  "worktree_removed": True, "installed": True}}
+    left = _result_lines(dataclasses.replace(outcome, worktree_left=True))[-1]
+    assert f"the worktree {worktree} still there (`tritondev bisect reset` removes it)" in left
+    # A checkout tritondev made: both moved back, the starting build installed again.
+    plain = _result_lines(Outcome(j, state, Path("/ws")))[-1]
+    assert plain == (f"restored: src/triton at {sha(0)[:12]}, src/llvm-project at {sha(99)[:12]}, and the starting "
+                     "build installed again")
