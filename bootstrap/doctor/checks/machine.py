@@ -4,13 +4,18 @@ from __future__ import annotations
 
 import os
 import shutil
+from dataclasses import dataclass
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from bootstrap.doctor.checks.workspace import llvm_builds
 from bootstrap.doctor.facts import Facts
 from bootstrap.doctor.model import Outcome, error, ok, warn
 from bootstrap.doctor.registry import check
 from bootstrap.pipeline.jobs import disk_needed
+
+if TYPE_CHECKING:
+    from bootstrap.pipeline.llvm_auto import AutoDecision
 
 GIB = 1024**3
 
@@ -64,25 +69,96 @@ def memory(facts: Facts) -> Outcome:
     return ok(shown, jobs.reason)
 
 
+@dataclass(frozen=True)
+class LlvmHere:
+    """Whether setup builds LLVM in this workspace, as far as is known here."""
+
+    built: bool | None  # None: --llvm auto has not decided for this pin yet (it asks the package host)
+    why: str  # "" when there is nothing to say
+
+
+def llvm_here(llvm: str, have_build: bool, decision: AutoDecision | None, pin: str | None) -> LlvmHere:
+    """The LLVM part of the estimate. Pure. decision: what --llvm auto decides for `pin` from what this
+    workspace knows (state/llvm-auto.json); None when it would still have to ask the host."""
+    if have_build:
+        return LlvmHere(False, "an LLVM build is already here")
+    if llvm == "source":
+        return LlvmHere(True, "")
+    if llvm != "auto":
+        return LlvmHere(False, "")  # prebuilt, or an LLVM build of yours (PATH)
+    if decision is None:
+        return LlvmHere(None, f"--llvm auto decides at setup{f' for LLVM {pin[:12]}' if pin else ''}: Triton's"
+                              " package when its host has one, else a source build")
+    built = decision.choice == "source"
+    return LlvmHere(built, f"--llvm auto: {'a source build' if built else 'the prebuilt package'} for LLVM"
+                           f" {(pin or '?')[:12]} ({decision.why})")
+
+
+def disk_outcome(free: float, where: Path, build_type: str, llvm_build_type: str, llvm: LlvmHere) -> Outcome:
+    """The disk check over a free size (GiB) and what is known of the LLVM build. Pure."""
+    without = disk_needed(build_type, llvm_build_type, True)
+    with_llvm = disk_needed(build_type, llvm_build_type, False)
+    why = f" ({llvm.why})" if llvm.why else ""
+    if llvm.built is None:
+        shown = (f"{free:.0f} GiB free at {where}; a {build_type} Triton build needs about {without} GiB with a"
+                 f" prebuilt LLVM, {with_llvm} GiB with a {llvm_build_type} LLVM built here{why}")
+    else:
+        shown = (f"{free:.0f} GiB free at {where}; a {build_type} Triton"
+                 + (f" + {llvm_build_type} LLVM" if llvm.built else "") + f" build needs about "
+                 f"{with_llvm if llvm.built else without} GiB{why}")
+    need = without if llvm.built is False else with_llvm
+    if free >= need:
+        return ok(shown)
+    smaller = "" if build_type == "Release" else "; or a smaller build: --build-type Release"
+    if llvm.built is None and free >= without:
+        return warn(shown + ": enough unless LLVM is built here",
+                    "free space, or take Triton's package: --llvm prebuilt (fails where there is none)" + smaller)
+    fix = "free space, or choose another workspace: --workspace DIR" + smaller
+    return (error if free < need / 2 else warn)(shown, fix)
+
+
+def _auto_decision(facts: Facts) -> tuple[AutoDecision | None, str | None]:
+    """What --llvm auto decides for the workspace's Triton as it is on disk, from this workspace's
+    memory alone (no request); (None, pin) when it would ask the package host."""
+    from bootstrap.core.errors import MismatchError, TritondevError
+    from bootstrap.core.fsutil import read_regular_text
+    from bootstrap.git.layout import LLVM_INFO, llvm_pin, triton_version
+    from bootstrap.pipeline.llvm_auto import no_package_reason, plan_auto, read_memory
+    from bootstrap.pipeline.llvm_host import detect_host
+    from bootstrap.pipeline.llvm_source import package_for
+
+    settings, workspace = facts.ctx.settings, facts.ctx.workspace
+    checkout = Path(settings.triton_src) if settings.triton_src else workspace.src / "triton"
+
+    def read(path: str) -> str | None:
+        try:
+            return read_regular_text(checkout / path, limit=1 << 20)
+        except OSError:
+            return None
+
+    try:
+        pin = llvm_pin(read)[1]
+        version = triton_version(read)
+    except TritondevError:  # no checkout yet, or not one of a Triton this setup builds
+        return None, None
+    url, no_package = None, ""
+    try:
+        url = package_for(read(LLVM_INFO), pin, version, detect_host(), facts.environ,
+                          settings.llvm_prebuilt_url).url
+    except MismatchError as exc:
+        no_package = no_package_reason(exc)
+    decision = plan_auto(pin=pin, url=url, no_package=no_package, offline=settings.offline,
+                         url_given=settings.source_of("llvm_prebuilt_url") != "default",
+                         memory=read_memory(workspace.state))
+    return (None if decision.ask else decision), pin
+
+
 @check("resources.disk", "free disk for the chosen build types")
 def disk(facts: Facts) -> Outcome:
     settings = facts.ctx.settings
     workspace = facts.ctx.workspace
-    # --llvm prebuilt or PATH: no LLVM is built here.
-    llvm_built = bool(llvm_builds(workspace.build)) or settings.llvm != "source"
-    need = disk_needed(settings.build_type, settings.llvm_build_type, llvm_built)
+    decision, pin = _auto_decision(facts) if settings.llvm == "auto" else (None, None)
+    llvm = llvm_here(settings.llvm, bool(llvm_builds(workspace.build)), decision, pin)
     where = existing_ancestor(workspace.root)
     free = shutil.disk_usage(where).free / GIB
-    shown = (
-        f"{free:.0f} GiB free at {where}; a {settings.build_type} Triton"
-        + ("" if llvm_built else f" + {settings.llvm_build_type} LLVM")
-        + f" build needs about {need} GiB"
-    )
-    if free < need:
-        fix = (
-            "free space, or choose another workspace: --workspace DIR"
-            + ("" if settings.build_type == "Release" else "; or a smaller build: --build-type Release")
-        )
-        outcome = error if free < need / 2 else warn
-        return outcome(shown, fix)
-    return ok(shown)
+    return disk_outcome(free, where, settings.build_type, settings.llvm_build_type, llvm)

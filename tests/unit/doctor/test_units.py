@@ -228,3 +228,33 @@ def test_a_variable_no_shell_can_export_is_offered_as_env_before_the_command() -
     assert words[:2] == ["env", "TRITON_PTXAS-BLACKWELL_PATH=/usr/local/cuda/bin/ptxas"]
     plain = variable_fix({"TRITON_PTXAS_BLACKWELL_PATH": "/cuda/bin/ptxas"}, Path("/ws/env.sh"), 100)
     assert plain.action == "env" and plain.text.startswith("export TRITON_PTXAS_BLACKWELL_PATH=/cuda/bin/ptxas")
+
+
+def test_the_disk_estimate_follows_what_llvm_auto_decides() -> None:
+    """--llvm auto is no longer "no LLVM built here": its decision, known from this workspace's memory,
+    decides the estimate; unknown (the host not asked yet), both sizes are shown and only a shortfall for
+    the smaller one is more than a warning."""
+    from bootstrap.doctor.checks.machine import disk_outcome, llvm_here
+    from bootstrap.pipeline.llvm_auto import AutoDecision
+
+    pin, where = "a" * 40, Path("/ws")
+    source = llvm_here("auto", False, AutoDecision("source", "no prebuilt package: macOS x64"), pin)
+    prebuilt = llvm_here("auto", False, AutoDecision("prebuilt", "Triton's package for this pin exists"), pin)
+    unknown = llvm_here("auto", False, None, pin)
+    assert (source.built, prebuilt.built, unknown.built) == (True, False, None)
+    assert llvm_here("auto", True, None, pin).built is False  # an LLVM build is already here
+    assert llvm_here("source", False, None, None).built is True
+    assert llvm_here("prebuilt", False, None, None).built is False
+    # RelWithDebInfo Triton: 17 GiB; with a Release LLVM built here: 29 GiB.
+    built = disk_outcome(20.0, where, "RelWithDebInfo", "Release", source)
+    assert built.status == Status.WARN and "Triton + Release LLVM build needs about 29 GiB" in built.summary
+    assert "--llvm auto: a source build for LLVM aaaaaaaaaaaa (no prebuilt package: macOS x64)" in built.summary
+    taken = disk_outcome(20.0, where, "RelWithDebInfo", "Release", prebuilt)
+    assert taken.status == Status.OK and "needs about 17 GiB (--llvm auto: the prebuilt package" in taken.summary
+    both = disk_outcome(20.0, where, "RelWithDebInfo", "Release", unknown)
+    assert both.status == Status.WARN and "17 GiB with a prebuilt LLVM, 29 GiB with a Release LLVM built here" \
+        in both.summary
+    assert "enough unless LLVM is built here" in both.summary
+    assert both.fix is not None and "--llvm prebuilt" in both.fix.text
+    assert disk_outcome(40.0, where, "RelWithDebInfo", "Release", unknown).status == Status.OK
+    assert disk_outcome(5.0, where, "RelWithDebInfo", "Release", unknown).status == Status.ERROR
