@@ -184,9 +184,16 @@ def open_text(path: Path | str, mode: Mode = Mode.TRUNCATE) -> IO[str]:
     return os.fdopen(fd, "a" if mode is Mode.APPEND else "w", encoding="utf-8", errors="backslashreplace")
 
 
-def replace_bytes(path: Path | str, data: bytes) -> None:
-    """Write `data` as the whole of `path`: a new file beside it, renamed over it (atomic)."""
-    _replace(path, lambda fh: fh.write(data))
+def replace_bytes(path: Path | str, data: bytes, *, permissions: int | None = None) -> None:
+    """Write `data` as the whole of `path`: a new file beside it, renamed over it (atomic); with
+    `permissions` the new file has them (a file keeping its mode), else 0644."""
+
+    def fill(fh: IO[bytes]) -> None:
+        fh.write(data)
+        if permissions is not None:
+            os.fchmod(fh.fileno(), permissions)
+
+    _replace(path, fill)
 
 
 def replace_copy(path: Path | str, source: Path | str) -> None:
@@ -224,12 +231,47 @@ def _replace(path: Path | str, fill: Callable[[IO[bytes]], object]) -> None:
             raise
 
 
-def replace_text(path: Path | str, text: str, *, verbatim: bool = False) -> None:
+def replace_text(path: Path | str, text: str, *, verbatim: bool = False, permissions: int | None = None) -> None:
     """replace_bytes of `text` in UTF-8, masked unless `verbatim` (bytes that are the user's own: an
     env file's other lines, a compiler's output). Undecodable bytes kept as surrogate escapes go back
     as they came."""
     shown = text if verbatim else redact(text)
-    replace_bytes(path, shown.encode("utf-8", "surrogateescape"))
+    replace_bytes(path, shown.encode("utf-8", "surrogateescape"), permissions=permissions)
+
+
+def fresh_file(path: Path | str) -> None:
+    """An empty regular file at `path` for a program to append to (distcc's client log). Whatever was at
+    that name (a file, a link, a FIFO, a socket) is unlinked first, never opened; a folder there is
+    NotWritable; the folders on the way are entered as for every write."""
+    with target(path) as where:
+        try:
+            mode: int | None = os.stat(where.name, dir_fd=where.folder_fd, follow_symlinks=False).st_mode
+        except FileNotFoundError:
+            mode = None
+        if mode is not None and stat.S_ISDIR(mode):
+            raise NotWritable(where.path, "a folder")
+        if mode is not None:
+            os.unlink(where.name, dir_fd=where.folder_fd)
+    replace_bytes(path, b"")
+
+
+def create_text(path: Path | str, text: str, *, verbatim: bool = False) -> bool:
+    """`text` as a new file at `path`, only where nothing is (a file, a link, a dangling link, a FIFO:
+    all left as they are). True when written; masked unless `verbatim`."""
+    shown = text if verbatim else redact(text)
+    flags = os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW | os.O_NONBLOCK | getattr(os, "O_CLOEXEC", 0)
+    with target(path) as where:
+        try:
+            fd = os.open(where.name, flags, 0o644, dir_fd=where.folder_fd)
+        except FileExistsError:
+            return False
+        try:
+            with os.fdopen(fd, "wb") as fh:
+                fh.write(shown.encode("utf-8", "surrogateescape"))
+        except BaseException:
+            os.unlink(where.name, dir_fd=where.folder_fd)
+            raise
+    return True
 
 
 def strict_json(data: Any, **options: Any) -> str:

@@ -18,12 +18,12 @@ from __future__ import annotations
 
 import os
 import re
-import shutil
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING
 
 from bootstrap import inside
+from bootstrap.core import writes
 from bootstrap.core.errors import TritondevError
 from bootstrap.inside import answers
 from bootstrap.kernels import usage as kernel_usage
@@ -106,27 +106,32 @@ def split_ptx(lines: list[str]) -> tuple[list[str], list[str]]:
     return kept, taken
 
 
-def keep_failed_output(result: TargetResult, out_dir: Path) -> None:
-    """A failed target's PTX and printed output into files beside its folder, and out of its tail and output."""
+def keep_failed_output(result: TargetResult, out_dir: Path) -> Path | None:
+    """A failed target's PTX and printed output into files beside its folder, and out of its tail and output;
+    the PTX file kept (None: there was none, or it could not be written)."""
     folder = result.target.folder
     ptx = repro_ptx(result.tail)
     printed = result.output or result.tail
     _, taken = split_ptx(printed)
     written: list[str] = []
+    kept: Path | None = None
     try:
-        out_dir.mkdir(parents=True, exist_ok=True)
         if ptx is not None:
-            shutil.copyfile(ptx, out_dir / f"{folder}.failed.ptx")
+            writes.replace_copy(out_dir / f"{folder}.failed.ptx", ptx)  # never through a link that is there
+            kept = out_dir / f"{folder}.failed.ptx"
             written.append(f"the PTX its ptxas was given: {out_dir / f'{folder}.failed.ptx'}")
         if taken:
-            (out_dir / f"{folder}.failed.txt").write_text("\n".join(printed) + "\n", encoding="utf-8")
+            writes.replace_text(out_dir / f"{folder}.failed.txt", "\n".join(printed) + "\n", verbatim=True)
             written.append(f"what the compiler printed ({len(taken)} lines of PTX among them): "
                            f"{out_dir / f'{folder}.failed.txt'}")
+    except writes.NotWritable as exc:
+        written.append(f"the failed attempt's PTX was not kept: {exc.message}")
     except OSError as exc:
         written.append(f"the failed attempt's PTX could not be kept in {out_dir}: {exc.strerror}")
     result.tail = split_ptx(result.tail)[0]
     result.output = split_ptx(result.output)[0]
     result.notes.extend(written)
+    return kept
 
 
 def toolkit_ptxas(ctx: AppContext, exclude: set[str]) -> list[str]:
@@ -162,13 +167,12 @@ def retry_unknown_arch(ctx: AppContext, plan: CompilePlan, report: CompileReport
         if result.ok or result.target.backend != "cuda":
             continue
         gpu_name = unknown_arch(result.tail)
-        ptx = repro_ptx(result.tail)
-        keep_failed_output(result, plan.out_dir)
+        kept = keep_failed_output(result, plan.out_dir)
         chosen = triton_ptxas(ctx, int(result.target.arch)) if gpu_name else None
         if gpu_name is None or chosen is None or not chosen.env:
             continue
         retry = Retry(result.target.label, gpu_name, f"{chosen.path} (CUDA {chosen.version})", chosen.env,
-                      failed_ptx=str(plan.out_dir / f"{result.target.folder}.failed.ptx") if ptx else None)
+                      failed_ptx=str(kept) if kept is not None else None)
         report.retries.append(retry)
         seen: set[str | None] = set()
         for candidate in toolkit_ptxas(ctx, {os.path.realpath(chosen.path)}):

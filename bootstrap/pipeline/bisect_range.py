@@ -79,7 +79,7 @@ class _Scratch:
         alternates = self.repo / "objects" / "info" / "alternates"
         writes.replace_text(alternates, f"{checkout_git / 'objects'}\n", verbatim=True)
         if (checkout_git / "shallow").is_file():
-            shutil.copyfile(checkout_git / "shallow", self.repo / "shallow")
+            writes.replace_copy(self.repo / "shallow", checkout_git / "shallow")
         self._borrow_promisor(checkout_git)
 
     def _borrow_promisor(self, checkout_git: Path) -> None:

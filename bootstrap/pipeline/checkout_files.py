@@ -107,12 +107,7 @@ def write_clangd(checkout: Path, build_dir: Path) -> bool:
     if os.path.lexists(path) or not checkout.is_dir() or not (build_dir / "compile_commands.json").is_file():
         return False
     exclude_locally(checkout, [CLANGD])  # listed first: a kill in between leaves no untracked file
-    try:
-        with path.open("x", encoding="utf-8") as fh:  # never replaces what appeared meanwhile
-            fh.write(EditorConfig(checkout, build_dir).clangd())
-    except FileExistsError:
-        return False
-    return True
+    return writes.create_text(path, EditorConfig(checkout, build_dir).clangd())  # never replaces what appeared
 
 
 def write_local_files(

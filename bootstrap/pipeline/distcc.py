@@ -26,6 +26,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from bootstrap.core import writes
 from bootstrap.core.errors import ConfigError, ToolMissing
 from bootstrap.core.fsutil import NotRegularFile, read_regular
 from bootstrap.pipeline.distcc_hosts import DistccHosts, HostSpec, is_off, parse_hosts
@@ -143,9 +144,7 @@ class DistccBuild:
         if log is None:
             action()
             return None
-        log.parent.mkdir(parents=True, exist_ok=True)
-        log.unlink(missing_ok=True)  # whatever was there (a FIFO included) is replaced, not read
-        log.touch()
+        writes.fresh_file(log)  # whatever was there (a FIFO included) is replaced, not read
         action()
         return read_counts(log)
 

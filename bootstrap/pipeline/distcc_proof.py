@@ -27,6 +27,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from bootstrap.core import writes
 from bootstrap.core.errors import CommandFailed, ToolMissing
 from bootstrap.core.runner import Runner
 from bootstrap.pipeline.distcc import DistccSetup, HostVerdict, left_out_notice
@@ -122,7 +123,7 @@ def _compile_here(runner: Runner, compilers: Sequence[Compiler], folder: Path) -
     objects: dict[str, bytes] = {}
     for n, compiler in enumerate(compilers):
         source = folder / f"probe{compiler.suffix}"
-        source.write_text(SOURCES[compiler.suffix], encoding="utf-8")
+        writes.replace_text(source, SOURCES[compiler.suffix], verbatim=True)
         target = folder / f"here-{n}.o"
         try:
             runner.run([compiler.path, "-O2", "-c", source.name, "-o", target.name], step=STEP, cwd=folder,

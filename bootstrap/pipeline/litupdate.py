@@ -16,7 +16,6 @@ script's output replaces the test file, the only file written (atomically), and 
 from __future__ import annotations
 
 import difflib
-import os
 import re
 import shlex
 from dataclasses import dataclass
@@ -159,7 +158,6 @@ def run_update(ctx: AppContext, path: Path) -> UpdateResult:
     changes = diff(old, generated, str(plan.test.relative_to(checkout.resolve())))
     written = bool(changes) and not ctx.dry_run
     if written:
-        mode = plan.test.stat().st_mode & 0o7777
-        replace_text(plan.test, generated, verbatim=True)  # the test's own text: never masked
-        os.chmod(plan.test, mode)  # the test keeps its permissions
+        mode = plan.test.lstat().st_mode & 0o7777  # the test keeps its permissions
+        replace_text(plan.test, generated, verbatim=True, permissions=mode)  # the test's own text: never masked
     return UpdateResult(plan, changes, written)

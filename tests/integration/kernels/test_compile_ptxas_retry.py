@@ -123,6 +123,26 @@ def test_no_ptxas_that_knows_the_arch_is_one_error_without_ptx(tdv: RunCli, trit
     assert not (out / "cuda-107").exists()
 
 
+def test_the_failed_ptx_is_never_written_through_a_link(tdv: RunCli, triton_python: Path, kernel_file: Path,
+                                                       tmp_path: Path) -> None:
+    """A link already at <out>/<target>.failed.ptx (or .failed.txt) to a file of the user's: that file keeps its
+    bytes, the link stays a link, and the report says the PTX was not kept and why."""
+    bundled = _bundled_that_refuses(tmp_path, _wheel_ptxas(triton_python))
+    refusing_toolkit = tmp_path / "cuda"
+    _script(refusing_toolkit / "bin" / "ptxas", f'exec {bundled} "$@"\n')
+    out, mine = tmp_path / "out", tmp_path / "mine.txt"
+    mine.write_text("my notes\n")
+    out.mkdir()
+    (out / "cuda-107.failed.ptx").symlink_to(mine)
+    proc = tdv("compile", f"{kernel_file}::add_kernel", "-s", SIGNATURE, "-t", "cuda:107", "-o", str(out),
+               "--python", str(triton_python),
+               env={"TRITON_PTXAS_BLACKWELL_PATH": str(bundled), "CUDA_HOME": str(refusing_toolkit)})
+    assert proc.returncode == 4, proc.stderr[-3000:]
+    assert mine.read_text() == "my notes\n" and (out / "cuda-107.failed.ptx").is_symlink()
+    assert f"the failed attempt's PTX was not kept: {out / 'cuda-107.failed.ptx'} is a symbolic link" in proc.stderr
+    assert "Traceback" not in proc.stderr
+
+
 @pytest.mark.gpu
 def test_real_triton_on_a_cuda_13_machine_compiles_sm_110a(tdv: RunCli, kernel_file: Path, tmp_path: Path) -> None:
     """The seed case as it is: the system's torch and triton (3.6 with torch 2.11), the CUDA 13 toolkit's

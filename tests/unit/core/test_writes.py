@@ -137,3 +137,71 @@ def test_a_copy_keeps_mode_and_times_and_never_writes_through_a_link(ws: Path, t
     with pytest.raises(writes.NotWritable):
         writes.replace_copy(ws / "bin" / "nvdisasm", tool)
     assert (tmp_path / "mine.txt").read_text() == "the user's own bytes\n"
+
+
+@pytest.mark.parametrize("kind", (*KINDS, "file"))
+def test_create_writes_only_where_nothing_is(ws: Path, tmp_path: Path, kind: str) -> None:
+    """An editor file tritondev offers (.clangd): written only where nothing is; anything there stays."""
+    path = ws / "src" / ".clangd"
+    path.parent.mkdir()
+    if kind == "file":
+        path.write_text("the user's own .clangd\n")
+    else:
+        make(kind, path, tmp_path)
+    before = os.lstat(path)
+    assert writes.create_text(path, "CompileFlags:\n") is False
+    after = os.lstat(path)
+    assert (before.st_mode, before.st_ino, before.st_size) == (after.st_mode, after.st_ino, after.st_size)
+    assert not (tmp_path / "nowhere").exists() and sorted(p.name for p in path.parent.iterdir()) == [".clangd"]
+    if kind == "link":
+        assert (tmp_path / "mine.txt").read_text() == "the user's own bytes\n"
+    fresh = ws / "src" / "other" / ".clangd"
+    assert writes.create_text(fresh, "CompileFlags:\n") is True and fresh.read_text() == "CompileFlags:\n"
+
+
+def test_create_refuses_a_folder_on_the_way_that_is_a_link(ws: Path, tmp_path: Path) -> None:
+    elsewhere = tmp_path / "elsewhere"
+    elsewhere.mkdir()
+    (ws / "src").symlink_to(elsewhere)
+    with pytest.raises(writes.NotWritable, match="src is a symbolic link"):
+        writes.create_text(ws / "src" / "triton" / ".clangd", "x\n")
+    assert list(elsewhere.iterdir()) == []
+
+
+@pytest.mark.parametrize("kind", ("link", "dangling link", "fifo", "file"))
+def test_a_fresh_file_replaces_what_is_at_its_name_without_opening_it(ws: Path, tmp_path: Path, kind: str) -> None:
+    """A log a program appends to (distcc's): a link there goes (its target keeps its bytes), a FIFO goes
+    (never opened: that would hang), an older log goes; an empty regular file is left."""
+    path = ws / "logs" / "distcc-llvm-build.log"
+    path.parent.mkdir()
+    if kind == "file":
+        path.write_text("an earlier build's log\n")
+    else:
+        make(kind, path, tmp_path)
+    writes.fresh_file(path)
+    assert not path.is_symlink() and path.is_file() and path.read_bytes() == b""
+    if kind == "link":
+        assert (tmp_path / "mine.txt").read_text() == "the user's own bytes\n"
+    assert not (tmp_path / "nowhere").exists()
+
+
+def test_a_fresh_file_refuses_a_folder_and_a_linked_folder_on_the_way(ws: Path, tmp_path: Path) -> None:
+    (ws / "logs" / "distcc-llvm-build.log").mkdir(parents=True)
+    (ws / "logs" / "distcc-llvm-build.log" / "inside").write_text("x")
+    with pytest.raises(writes.NotWritable, match="is a folder"):
+        writes.fresh_file(ws / "logs" / "distcc-llvm-build.log")
+    assert (ws / "logs" / "distcc-llvm-build.log" / "inside").read_text() == "x"
+    elsewhere = tmp_path / "elsewhere"
+    elsewhere.mkdir()
+    (ws / "state" / "logs").symlink_to(elsewhere)
+    with pytest.raises(writes.NotWritable, match="logs is a symbolic link"):
+        writes.fresh_file(ws / "state" / "logs" / "distcc-triton-install.log")
+    assert list(elsewhere.iterdir()) == []
+
+
+def test_a_replaced_file_may_keep_its_permissions(ws: Path) -> None:
+    path = ws / "test" / "coalesce.mlir"
+    writes.replace_text(path, "// RUN: old\n", verbatim=True, permissions=0o600)
+    assert path.stat().st_mode & 0o777 == 0o600
+    writes.replace_text(path, "// RUN: new\n", verbatim=True)
+    assert path.stat().st_mode & 0o777 == 0o644 and path.read_text() == "// RUN: new\n"

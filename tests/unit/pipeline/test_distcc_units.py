@@ -112,6 +112,25 @@ def test_the_build_gets_distcc_behind_ccache_with_its_own_log_per_step(tmp_path:
     assert fifo.is_file()
 
 
+def test_a_logs_folder_that_is_a_link_out_of_the_workspace_gets_no_client_log(tmp_path: Path) -> None:
+    """The client log is written as every file tritondev writes: a `logs/` that is a link to a folder of
+    the user's is refused (exit 2 naming it) before the build runs, and nothing is created there."""
+    import pytest
+
+    from bootstrap.core import writes
+
+    ws, mine = tmp_path / "ws", tmp_path / "my folder"
+    ws.mkdir()
+    mine.mkdir()
+    (ws / "logs").symlink_to(mine)
+    writes.anchor(ws)
+    build = DistccBuild("/usr/bin/distcc", parse_hosts("a/2"), ws / "logs")
+    ran: list[str] = []
+    with pytest.raises(writes.NotWritable, match="logs is a symbolic link"):
+        build.counted("llvm-build", lambda: ran.append("built"))
+    assert ran == [] and list(mine.iterdir()) == []
+
+
 def test_hosts_proven_and_left_out() -> None:
     given_hosts = parse_hosts("a/2 b/3 localhost/1 c/4")
     setup = DistccSetup("/usr/bin/distcc", given_hosts)
