@@ -311,3 +311,45 @@ def interpreter(data: Mapping[str, Any]) -> InterpreterFacts:
     paths = {key: _absolute_path(data, key, where)
              for key in ("prefix", "base_prefix", "purelib", "platlib", "include", "scripts")}
     return InterpreterFacts(version=version, **paths)
+
+
+# -- tritondev_requirements.py ---------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class FileRequirement:
+    """One requirement of a requirements file, as pip reads it, and the target's installed version."""
+
+    text: str  # as pip-api gives it back: name, extras, specifier, marker
+    name: str
+    file: str | None
+    line: int | None
+    installed: str | None  # None: not installed in the target
+    satisfied: bool  # installed, in a version the specifier allows
+
+
+@dataclass(frozen=True)
+class RequirementsFile:
+    requirements: tuple[FileRequirement, ...]
+    invalid: tuple[tuple[str, int | None, str, str], ...]  # (file, line, the line, why pip refuses it)
+    error: str | None = None  # pip-api could not run or read the file
+
+    @property
+    def missing(self) -> tuple[FileRequirement, ...]:
+        return tuple(r for r in self.requirements if not r.satisfied)
+
+
+def requirements_file(data: Mapping[str, Any]) -> RequirementsFile:
+    where = "tritondev_requirements.py"
+    error = optional_text(data, "error", where)
+    if error is not None:
+        return RequirementsFile((), (), error)
+    found = []
+    for item in objects(data, "requirements", where) or []:
+        line = _get(item, "line", where, (int,), False)
+        found.append(FileRequirement(text(item, "text", where), text(item, "name", where),
+                                     optional_text(item, "file", where), line, optional_text(item, "installed", where),
+                                     flag(item, "satisfied", where)))
+    invalid = tuple((text(i, "file", where), _get(i, "line", where, (int,), False), text(i, "text", where),
+                     text(i, "error", where)) for i in objects(data, "invalid", where) or [])
+    return RequirementsFile(tuple(found), invalid)

@@ -5,9 +5,10 @@
 The commands come from the checkout's Makefile (bootstrap.pipeline.maketargets); they run with the
 target environment first on PATH (so `python`, `pytest` and `lit` are the target's) and the
 variables of `tritondev env`, and each one's own summary gives its counts (testcounts). The
-requirements of the tests (python/test-requirements.txt, the Makefile's dev-install-requires) are
-installed into the target environment only when asked (--install-requirements); missing, they stop
-the run before anything else with the command that installs them.
+requirements of the tests (python/test-requirements.txt, the Makefile's dev-install-requires; read by
+pip-api in the target, bootstrap.pipeline.testrequirements) are installed into the target environment
+only when asked (--install-requirements); missing, they stop the run before anything else with the
+command that installs them.
 """
 
 from __future__ import annotations
@@ -21,13 +22,14 @@ from typing import TYPE_CHECKING
 
 from bootstrap.core.errors import ToolMissing, UsageError
 from bootstrap.core.fsutil import read_regular_text
+from bootstrap.inside.answers import FileRequirement
 from bootstrap.pipeline import maketargets as M
 from bootstrap.pipeline.testcounts import COUNTERS, Counts
+from bootstrap.pipeline.testrequirements import TEST_REQUIREMENTS, describe_missing, read_requirements
 
 if TYPE_CHECKING:
     from bootstrap.core.context import AppContext
 
-TEST_REQUIREMENTS = "python/test-requirements.txt"
 MAKEFILE = "Makefile"
 
 
@@ -44,7 +46,7 @@ class TestPlan:
     name: str
     makefile_target: str | None  # None: tritondev's own command (no Makefile at this commit)
     steps: tuple[M.TestStep, ...]
-    requirements: tuple[str, ...]  # of python/test-requirements.txt, when a pytest step needs them
+    needs_requirements: bool  # a pytest step needs python/test-requirements.txt in the target
     checkout: Path
     build_dir: Path
     python: Path
@@ -91,16 +93,6 @@ def _tests_failed(counts: Counts | None) -> bool:
     return counts is not None and counts.failed + counts.errors > 0
 
 
-def requirement_names(text: str) -> tuple[str, ...]:
-    """The requirements of a requirements file (comments, options and blank lines left out)."""
-    names = []
-    for line in text.splitlines():
-        line = line.split("#", 1)[0].strip()
-        if line and not line.startswith("-"):
-            names.append(line)
-    return tuple(names)
-
-
 def plan_tests(request: TestRequest, checkout: Path, build_dir: Path, python: Path, jobs: int,
                locate: Callable[[str], str]) -> TestPlan:
     """The commands of `request.name` at this checkout. Reads the Makefile; starts nothing."""
@@ -112,7 +104,7 @@ def plan_tests(request: TestRequest, checkout: Path, build_dir: Path, python: Pa
     target = f"test-{request.name}"
     if text is None:
         steps = _without_makefile(request, build_dir, checkout)
-        return TestPlan(request.name, None, steps, (), checkout, build_dir, python)
+        return TestPlan(request.name, None, steps, False, checkout, build_dir, python)
     rules = M.parse_makefile(text)
     if target not in rules:
         known = ", ".join(sorted(r.removeprefix("test-") for r in rules if r.startswith("test-"))) or "none"
@@ -124,13 +116,8 @@ def plan_tests(request: TestRequest, checkout: Path, build_dir: Path, python: Pa
     elif request.args:
         paths = M.split_args(request.args)[1]
         steps = M.with_user_args(steps, request.args, python, {p: locate(p) for p in paths})
-    requirements: tuple[str, ...] = ()
-    if any(s.kind == "pytest" for s in steps):
-        try:
-            requirements = requirement_names(read_regular_text(checkout / TEST_REQUIREMENTS, limit=1 << 20))
-        except OSError:
-            requirements = ("pytest",)
-    return TestPlan(request.name, target, steps, requirements, checkout, build_dir, python)
+    needs = any(s.kind == "pytest" for s in steps)
+    return TestPlan(request.name, target, steps, needs, checkout, build_dir, python)
 
 
 def _without_makefile(request: TestRequest, build_dir: Path, checkout: Path) -> tuple[M.TestStep, ...]:
@@ -155,12 +142,6 @@ def locate_path(path: str, cwd: Path, checkout: Path) -> str:
             return f"{candidate}{sep}{rest}"
     raise UsageError(f"no test file or folder {file} (looked in {cwd} and {checkout})",
                      fix="give a path under python/test/ (or a node id such as FILE::TEST)")
-
-
-def missing_requirements(site_packages: Sequence[Path], requirements: Sequence[str]) -> list[str]:
-    from bootstrap.pipeline.install import requirements_present
-
-    return [r for r in requirements if not requirements_present(site_packages, [r])]
 
 
 def run_plan(ctx: AppContext, plan: TestPlan, env: dict[str, str], show: Callable[[str], None]
@@ -227,11 +208,25 @@ def requirements_fix(request: TestRequest) -> str:
     return f"tritondev test {request.name} --install-requirements{' ' + args if args else ''}"
 
 
-def check_requirements(missing: Sequence[str], request: TestRequest, python: Path) -> None:
+def check_requirements(missing: tuple[FileRequirement, ...], request: TestRequest, python: Path) -> None:
     if missing:
-        raise ToolMissing(f"{', '.join(missing)} ({TEST_REQUIREMENTS}) not installed in {python}",
+        raise ToolMissing(f"{describe_missing(missing)} ({TEST_REQUIREMENTS}) not installed in {python}",
                           fix=f"{requirements_fix(request)} (installs {TEST_REQUIREMENTS} there, as the Makefile's"
                               " dev-install-requires does)")
+
+
+def install_requirements(ctx: AppContext, python: Path, checkout: Path) -> bool:
+    """What the target lacks of the tests' requirements, installed as the Makefile's dev-install-requires
+    does; False when nothing was missing. Raises (before anything runs) when the file cannot be read."""
+    read = read_requirements(ctx.runner, python, checkout)
+    if not read.missing:
+        return False
+    requirements = checkout / TEST_REQUIREMENTS
+    wanted = ["-r", str(requirements)] if requirements.is_file() else [r.text for r in read.missing]
+    ctx.runner.run([str(python), "-m", "pip", "install", "--disable-pip-version-check", *wanted],
+                   step="test-requirements",
+                   fix="check that the package index is reachable (pip's own output is in the log)")
+    return True
 
 
 def run_tests(ctx: AppContext, request: TestRequest, show: Callable[[str], None]) -> TestReport:
@@ -251,14 +246,10 @@ def run_tests(ctx: AppContext, request: TestRequest, show: Callable[[str], None]
 
         refuse_without_gpu(request.name, local_gpu_targets(ctx.runner.without_logs()))
     installed = False
-    if plan.requirements:
-        ctx.use_interpreter(state.python, state.python_origin)
-        missing = missing_requirements(ctx.target_python().site_packages, plan.requirements)
-        if missing and not request.install_requirements:
-            check_requirements(missing, request, state.python)
-        if missing:
-            ctx.runner.run([str(state.python), "-m", "pip", "install", "--disable-pip-version-check", "-r",
-                            str(build.triton_src / TEST_REQUIREMENTS)], step="test-requirements",
-                           fix="check that the package index is reachable (pip's own output is in the log)")
-            installed = True
+    if plan.needs_requirements:
+        if request.install_requirements:
+            installed = install_requirements(ctx, state.python, build.triton_src)
+        else:
+            check_requirements(read_requirements(ctx.runner, state.python, build.triton_src).missing, request,
+                               state.python)
     return TestReport(plan, run_plan(ctx, plan, environment(ctx, state.python), show), installed)

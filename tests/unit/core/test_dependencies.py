@@ -22,14 +22,18 @@ def _declared() -> dict[str, Requirement]:
     return {canonicalize_name(r.name): r for r in map(Requirement, project["dependencies"])}
 
 
-def _imports() -> dict[str, set[str]]:
+def _is_inside_script(path: Path) -> bool:
+    return path.parent.name == "inside" and path.name.startswith("tritondev_")
+
+
+def _imports(inside: bool = False) -> dict[str, set[str]]:
     """Dotted module names imported by tritondev's own code, with the files importing each.
 
     The scripts bootstrap/inside/tritondev_*.py run inside the *target* interpreter (its torch, triton,
-    numpy), never in tritondev's: they are not its dependencies."""
+    numpy), never in tritondev's: they are not its dependencies (inside=True: only theirs)."""
     found: dict[str, set[str]] = {}
     for path in (REPO / "bootstrap").rglob("*.py"):
-        if path.parent.name == "inside" and path.name.startswith("tritondev_"):
+        if _is_inside_script(path) != inside:
             continue
         for node in ast.walk(ast.parse(path.read_text())):
             names = []
@@ -74,7 +78,32 @@ def test_the_packages_whose_behaviour_the_tests_check_have_a_tested_range() -> N
     declared = _declared()
     from importlib.metadata import version
 
-    for name in ("typer", "rich"):
+    for name in ("typer", "rich", "pip-api"):
         spec = declared[name].specifier
         assert any(s.operator == "<" for s in spec) and any(s.operator == ">=" for s in spec), (name, spec)
         assert spec.contains(version(name)), f"the tests run on {name} {version(name)}, outside {spec}"
+
+
+# Declared packages that tritondev lends to a script inside the target (it hands the script their folder).
+LENT = {"pip-api": ("pip_api", "bootstrap/inside/tritondev_requirements.py")}
+
+
+def test_every_declared_package_is_used() -> None:
+    """Nothing is declared that nothing uses: each is imported by tritondev, or lent to the one script
+    inside the target that imports it."""
+    owners = packages_distributions()
+    used = {canonicalize_name(d) for module in _third_party(_imports())
+            for d in owners.get(module.split(".")[0], [module.split(".")[0]])}
+    inside = _imports(inside=True)
+    for name, (module, script) in LENT.items():
+        assert script in inside.get(module, set()), f"{name} is declared for {script}, which does not import it"
+        used.add(canonicalize_name(name))
+    assert set(_declared()) - used == set(), "declared in pyproject.toml but never imported"
+
+
+def test_pip_api_never_runs_in_tritondevs_own_process() -> None:
+    """Importing pip_api runs `python -m pip --version` in a process of its own (0.0.35 reads pip's version
+    at import), and only bootstrap/core/runner.py starts processes in tritondev: no module of tritondev's own
+    process imports it, at the top or inside a function; only the script run in the target does."""
+    assert "pip_api" not in _imports()
+    assert not any(m.startswith("pip_api.") for m in _imports())
