@@ -33,9 +33,10 @@ from typing import TYPE_CHECKING
 
 from bootstrap.core import remembered, writes
 from bootstrap.core.errors import CommandFailed, MismatchError
+from bootstrap.core.redact import redact
 from bootstrap.core.runner import PlannedCommand, Runner
+from bootstrap.git import forks
 from bootstrap.git.checkouts import CheckoutReport, ensure_checkout
-from bootstrap.git.layout import TRITON_LLVM_FORK
 from bootstrap.pipeline import checkout_files, distcc_steps, install, llvm_builds, llvm_steps, offline
 from bootstrap.pipeline.buildtree import triton_cmake_dirs
 from bootstrap.pipeline.facts import TOOLS_CACHE, VENV_MARKER, SetupFacts, history_of, refresh
@@ -213,39 +214,45 @@ def _checkout(run: Execution, step: PlannedStep) -> str | None:
         return "LLVM is not built from source"
     s = run.ctx.settings
     url = run.facts.pins.triton_url if facts.name == "triton" else run.facts.pins.llvm_url
+    history = history_of(facts.name)
     try:
         run.checkouts[facts.name] = ensure_checkout(facts.name, url, facts.commit, facts.path, run.runner,
                                                     allow_dirty=s.allow_dirty, full_history=s.full_history,
-                                                    history=history_of(facts.name))
+                                                    history=history)
     except CommandFailed as exc:
-        if facts.name == "llvm-project" and _not_in_repository(exc):
-            raise _try_a_fork(run, exc) from None
-        raise
+        if facts.name != "llvm-project" or not forks.not_in_repository(exc):
+            raise
+        if s.source_of("llvm_url") != "default" or s.mirror is not None:  # the user's choice: theirs to change
+            raise _name_a_fork(run, exc) from None
+        layout = run.facts.pins.layout
+        tried = forks.candidates(layout.llvm_repository, layout.llvm_forks, url)
+
+        def say(line: str) -> None:
+            if run.console is not None:
+                from rich.markup import escape
+
+                run.console.print(escape(line), highlight=False)
+
+        report, used = forks.checkout_from_forks(facts.name, facts.commit, facts.path, run.runner, url, tried,
+                                                 say=say, allow_dirty=s.allow_dirty, full_history=s.full_history,
+                                                 history=history)
+        run.checkouts[facts.name] = report
+        run.report.llvm["fetched_from"] = {"url": used.url, "why": used.why, "not_in": redact(url)}
     return None
 
 
-_MISSING_COMMIT = ("not our ref", "couldn't find remote ref", "no such remote ref", "unadvertised object")
-
-
-def _not_in_repository(exc: CommandFailed) -> bool:
-    return any(marker in line for line in exc.tail for marker in _MISSING_COMMIT)
-
-
-def _try_a_fork(run: Execution, exc: CommandFailed) -> MismatchError:
-    """The pinned LLVM commit is not in the repository fetched: name the one to try instead."""
+def _name_a_fork(run: Execution, exc: CommandFailed) -> MismatchError:
+    """The pinned LLVM commit is not in the repository the user chose: name the one to try instead."""
     pins = run.facts.pins
     layout = pins.layout
-    tried = pins.llvm_url.removesuffix(".git").rstrip("/")
-    candidates = [r for r in (layout.llvm_repository, *layout.llvm_forks) if f"https://github.com/{r}" != tried]
-    why = {layout.llvm_repository: "the repository this Triton commit's own files name",
-           TRITON_LLVM_FORK: "Triton pins LLVM backports there"}
+    candidates = forks.candidates(layout.llvm_repository, layout.llvm_forks, pins.llvm_url)
     log = f" (git's answer: {exc.log_path})" if exc.log_path else ""
     message = f"LLVM commit {pins.llvm_commit} is not in {pins.llvm_url} ({pins.llvm_url_source}){log}"
     if not candidates:
         return MismatchError(message, fix="pass --llvm-url with a repository that has it")
     first, rest = candidates[0], candidates[1:]
-    fix = f"pass --llvm-url https://github.com/{first}.git ({why.get(first, 'upstream LLVM')})"
-    return MismatchError(message, fix=fix + (f"; other candidates: {', '.join(rest)}" if rest else ""))
+    fix = f"pass --llvm-url {first.url} ({first.why})"
+    return MismatchError(message, fix=fix + (f"; other candidates: {', '.join(c.slug for c in rest)}" if rest else ""))
 
 
 def _fresh_start(run: Execution, step: PlannedStep) -> None:

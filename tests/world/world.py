@@ -465,6 +465,11 @@ def _build_triton(
     fork_state = _TritonState("root-json", "3.8.0", llvm["fork"], build_info=(llvm["fork"], "triton-lang/llvm-project"),
                               llvm_project_url="https://github.com/triton-lang/llvm-project")
     commit("llvm-fork", fork_state, "[release/3.8.x] Pin LLVM to the triton-lang/llvm-project backport")
+    # release/3.7.x after #10631: cmake/llvm-hash.txt names a commit only the fork has, with no build-info
+    # file, and its build script still clones llvm/llvm-project: nothing in the commit names the fork.
+    git("checkout", "-q", "-b", "llvm-fork-3.7", commits["release-3.7"])
+    commit("llvm-fork-3.7", _TritonState("root-hash", "3.7.1", llvm["fork"]),
+           "[Release/3.7] Pin LLVM to triton-lang/llvm-project's backport (#10631)")
     git("checkout", "-q", "main")
     branches = {b: git("rev-parse", b) for b in git("for-each-ref", "--format=%(refname:short)", "refs/heads").split()}
     return commits, states, branches

@@ -134,6 +134,39 @@ def test_a_pin_only_a_fork_has_names_the_fork(world: World, tmp_path: Path) -> N
     assert json.loads(fork.stdout)["pins"]["llvm_url"] == str(world.bare["llvm-project-fork"])
 
 
+def test_a_pin_only_a_fork_has_and_no_file_names_is_fetched_from_the_fork(world: World, tmp_path: Path) -> None:
+    """release/3.7.x after #10631: llvm-hash.txt names a triton-lang/llvm-project commit and nothing in the
+    commit names the fork. With the GitHub URLs tritondev chooses itself (served here by git's own
+    url.<base>.insteadOf, as a site's mirror would be), the fetch from llvm/llvm-project answers "not our
+    ref", one line says the fork is tried, and the build goes on against the fork's LLVM."""
+    home = tmp_path / "home"
+    env = base_env(home, xdg=tmp_path / "xdg", ccache_dir=tmp_path / "ccache")
+    with (home / ".gitconfig").open("w") as config:
+        for slug, name in (("llvm/llvm-project", "llvm-project"), ("triton-lang/llvm-project", "llvm-project-fork")):
+            config.write(f'[url "{world.url(name)}"]\n\tinsteadOf = https://github.com/{slug}.git\n')
+    ws, sha = tmp_path / "ws", world.triton_commits["llvm-fork-3.7"]
+    proc = tritondev("setup", "--workspace", str(ws), "--triton-url", str(world.bare["triton"]), "--triton-commit",
+                     sha, "--llvm", "source", "--jobs", "2", "--link-jobs", "2", "--skip-verify", "--json", env=env)
+    assert proc.returncode == 0, proc.stderr[-4000:]
+    report = json.loads(proc.stdout)
+    line = (f"LLVM {world.llvm_fork_commit[:12]} is not in https://github.com/llvm/llvm-project.git: fetching it from"
+            " https://github.com/triton-lang/llvm-project.git (Triton pins LLVM backports there)")
+    assert proc.stderr.count(line) == 1, proc.stderr[-3000:]
+    assert report["pins"]["llvm_commit"] == world.llvm_fork_commit
+    assert report["llvm"]["fetched_from"] == {"url": "https://github.com/triton-lang/llvm-project.git",
+                                              "why": "Triton pins LLVM backports there",
+                                              "not_in": "https://github.com/llvm/llvm-project.git"}
+    head = subprocess.run(["git", "-C", str(ws / "src" / "llvm-project"), "rev-parse", "HEAD"], capture_output=True,
+                          text=True, check=True).stdout.strip()
+    assert head == world.llvm_fork_commit and not (ws / "src" / "llvm-project.partial").exists()
+    steps = {s["step"]: s["status"] for s in report["steps"]}
+    assert steps["llvm-build"] == "ran" and steps["triton-install"] == "ran"
+    again = tritondev("setup", "--workspace", str(ws), "--triton-url", str(world.bare["triton"]), "--triton-commit",
+                      sha, "--llvm", "source", "--skip-verify", "--json", env=env)
+    assert again.returncode == 0 and json.loads(again.stdout)["up_to_date"] is True, again.stderr[-3000:]
+    assert "is not in" not in again.stderr
+
+
 def test_xpu_is_refused_with_its_reason(world: World, tmp_path: Path) -> None:
     env = base_env(tmp_path / "home", xdg=tmp_path / "xdg", ccache_dir=tmp_path / "ccache")
     proc = tritondev(*setup_args(world, tmp_path / "ws", "root-json", "--backend", "xpu"), env=env)
