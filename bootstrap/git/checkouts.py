@@ -7,7 +7,8 @@
   commits found on no remote, tag or earlier pin is never reset, stashed or deleted. Setup stops
   with exit 6 naming them; with --allow-dirty it builds the checkout as it stands and reports how
   it differs from the pin. The dirtiness check runs before anything is written, and uses
-  `git --no-optional-locks status` so that not even the index file is touched.
+  `git --no-optional-locks status` so that not even the index file is touched; it is as fast as git
+  can make it on a tree of LLVM's size (bootstrap.git.local_changes) and names every file.
 - Interrupt-safe: a new clone is assembled in `<dest>.partial` and renamed into place at the end.
 - Under --dry-run (runner.dry_run) nothing is changed: reads run, writes are only shown.
 """
@@ -23,6 +24,7 @@ from bootstrap.core.errors import ConfigError, DirtyCheckout, WouldLoseData
 from bootstrap.core.redact import redact
 from bootstrap.core.runner import Runner
 from bootstrap.core.settings import Settings
+from bootstrap.git.local_changes import local_changes
 from bootstrap.git.refs import validate_commit, validate_repo_url, without_credentials
 
 # Checkout name -> settings field holding its URL.
@@ -108,25 +110,6 @@ def _git(runner: Runner, repo: Path, *args: str, step: str, probe: bool, check: 
     return result.stdout if result.returncode == 0 else ""
 
 
-def parse_porcelain_z(output: str) -> tuple[str, ...]:
-    """File names from `git status --porcelain=v1 -z` (renames give both names)."""
-    names: list[str] = []
-    entries = output.split("\0")
-    i = 0
-    while i < len(entries):
-        entry = entries[i]
-        i += 1
-        if len(entry) < 4:
-            continue
-        status, name = entry[:2], entry[3:]
-        names.append(name)
-        if "R" in status or "C" in status:
-            if i < len(entries) and entries[i]:
-                names.append(entries[i])
-            i += 1
-    return tuple(dict.fromkeys(names))
-
-
 def inspect_checkout(
     dest: Path, commit: str, runner: Runner, step: str
 ) -> tuple[str, tuple[str, ...], tuple[str, ...]]:
@@ -134,25 +117,7 @@ def inspect_checkout(
     head = _git(
         runner, dest, "rev-parse", "--verify", "--quiet", "HEAD^{commit}", step=step, probe=True, check=False
     ).strip()
-    status = runner.run(
-        [
-            "git",
-            "--no-optional-locks",
-            # A checkout's own config must not run programs while we only look at it.
-            "-c",
-            "core.fsmonitor=false",
-            "-C",
-            str(dest),
-            "status",
-            "--porcelain=v1",
-            "-z",
-            "--untracked-files=all",
-            "--ignore-submodules=none",
-        ],
-        step=step,
-        probe=True,
-    ).stdout
-    dirty = parse_porcelain_z(status)
+    dirty = local_changes(dest, runner, step)
     local: tuple[str, ...] = ()
     if head:
         exclude = ["--remotes", "--tags", f"--glob={PIN_REF_PREFIX}*"]

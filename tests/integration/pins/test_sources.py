@@ -9,7 +9,8 @@ import pytest
 from bootstrap.core.errors import ConfigError, DirtyCheckout, ExitCode
 from bootstrap.core.runner import Runner
 from bootstrap.core.settings import load_settings
-from bootstrap.git.checkouts import PARTIAL_MARK, ensure_checkout, parse_porcelain_z, repository_url
+from bootstrap.git.checkouts import PARTIAL_MARK, ensure_checkout, repository_url
+from bootstrap.git.local_changes import parse_porcelain_z
 from tests.integration.pins.gitrepo import commit_files, git, make_upstream
 from tests.support.snapshot import diff, snapshot
 

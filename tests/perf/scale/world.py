@@ -4,8 +4,10 @@
 libraries (sources.py, cmake.py) into its llvm-project on a branch `scale` (child of the pinned
 commit), and a Triton commit on a branch `scale` (child of main, the root-json era) that pins that
 LLVM commit in cmake/llvm-info.json and adds Triton-sized libraries: a real LLVM bump, as far as
-tritondev can tell. Both are pushed into the bare repositories, so `tritondev setup --mirror
-<world.git_root> --triton-commit <triton_commit>` builds it the way it builds the test world.
+tritondev can tell. Each commit also gets the filler (shape.py) that gives its checkout upstream's
+number of files and folders: 168,826 files in 15,771 folders for llvm-project, 1,686 in 357 for
+Triton. Both are pushed into the bare repositories, so `tritondev setup --mirror <world.git_root>
+--triton-commit <triton_commit>` builds it the way it builds the test world.
 
     python -m tests.perf.scale.world DIR [--units N]       # make a world in DIR and print its commits
 
@@ -31,7 +33,7 @@ from pathlib import Path
 if __package__ in (None, ""):
     sys.path.insert(0, str(Path(__file__).resolve().parents[3]))
 
-from tests.perf.scale import cmake, layers, sources
+from tests.perf.scale import cmake, layers, shape, sources
 from tests.perf.scale.sources import LLVM_TOOLS, MLIR_TOOLS, TRITON_TOOLS, Plan
 from tests.world.world import World, build_world
 
@@ -43,11 +45,24 @@ HEAVY_COMPILE_MIB = 1051
 
 
 @dataclass(frozen=True)
+class Tree:
+    """What a commit's checkout holds: tracked files and the folders holding them."""
+
+    files: int
+    folders: int
+
+    def describe(self) -> str:
+        return f"{self.files:,} files in {self.folders:,} folders"
+
+
+@dataclass(frozen=True)
 class ScaleWorld:
     world: World
     plan: Plan
     llvm_commit: str  # the generated LLVM commit (branch `scale` of llvm-project)
     triton_commit: str  # the Triton commit pinning it (branch `scale` of triton)
+    llvm_tree: Tree = Tree(0, 0)
+    triton_tree: Tree = Tree(0, 0)
 
 
 def _git(repo: Path, *args: str) -> str:
@@ -124,6 +139,20 @@ def triton_files(plan: Plan) -> dict[str, str]:
     return files
 
 
+def _commit_with_shape(repo: Path, areas: tuple[shape.Area, ...], label: str, message: str) -> tuple[str, Tree]:
+    """Commit what is written, plus the filler that gives the checkout upstream's files and folders."""
+    _git(repo, "add", "-A")
+    _write(shape.filler(_tracked(repo), areas, label), repo)
+    _git(repo, "add", "-A")
+    _git(repo, "commit", "-q", "-m", message)
+    tracked = _tracked(repo)
+    return _git(repo, "rev-parse", "HEAD"), Tree(len(tracked), len(shape.folders_of(tracked)))
+
+
+def _tracked(repo: Path) -> list[str]:
+    return [p for p in _git(repo, "ls-files", "-z").split("\0") if p]
+
+
 def _publish(work: Path, bare: Path) -> None:
     _git(work, "push", "-q", "--force", str(bare), f"{BRANCH}:refs/heads/{BRANCH}")
     _git(bare, "update-server-info")
@@ -136,9 +165,9 @@ def add_scale(world: World, plan: Plan) -> ScaleWorld:
     _append(llvm / "llvm/lib/CMakeLists.txt", cmake.llvm_lib_appendix(plan))
     _append(llvm / "llvm/tools/CMakeLists.txt", cmake.llvm_tools_appendix())
     _append(llvm / "mlir/CMakeLists.txt", cmake.mlir_appendix(plan))
-    _git(llvm, "add", "-A")
-    _git(llvm, "commit", "-q", "-m", f"[Bench] LLVM-sized tree: {plan.units} generated translation units")
-    llvm_commit = _git(llvm, "rev-parse", "HEAD")
+    llvm_commit, llvm_tree = _commit_with_shape(
+        llvm, shape.LLVM_AREAS, "llvm-project",
+        f"[Bench] LLVM-sized tree: {plan.units} generated translation units, llvm-project's files and folders")
     _publish(llvm, world.bare["llvm-project"])
 
     triton = world.work["triton"]
@@ -150,11 +179,10 @@ def add_scale(world: World, plan: Plan) -> ScaleWorld:
     _write(triton_files(plan), triton)
     _append(triton / "CMakeLists.txt", cmake.triton_appendix(plan))
     _append(triton / "bin/CMakeLists.txt", cmake.triton_tools(plan.of("triton")))
-    _git(triton, "add", "-A")
-    _git(triton, "commit", "-q", "-m", "[BUILD] Bump LLVM to the LLVM-sized tree; Triton-sized libraries")
-    triton_commit = _git(triton, "rev-parse", "HEAD")
+    triton_commit, triton_tree = _commit_with_shape(
+        triton, shape.TRITON_AREAS, "triton", "[BUILD] Bump LLVM to the LLVM-sized tree; Triton-sized libraries")
     _publish(triton, world.bare["triton"])
-    return ScaleWorld(world, plan, llvm_commit, triton_commit)
+    return ScaleWorld(world, plan, llvm_commit, triton_commit, llvm_tree, triton_tree)
 
 
 def build_scale_world(root: Path, units: int = sources.DEFAULT_UNITS) -> ScaleWorld:
@@ -168,7 +196,9 @@ def main() -> int:
     args = parser.parse_args()
     scale = build_scale_world(args.root, args.units)
     print(json.dumps({"git_root": str(scale.world.git_root), "llvm_commit": scale.llvm_commit,
-                      "triton_commit": scale.triton_commit, "units": args.units}, indent=2))
+                      "triton_commit": scale.triton_commit, "units": args.units,
+                      "llvm_checkout": scale.llvm_tree.describe(), "triton_checkout": scale.triton_tree.describe()},
+                     indent=2))
     return 0
 
 
