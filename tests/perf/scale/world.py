@@ -1,13 +1,14 @@
 """The benchmark world: the test world (tests/world) plus an LLVM-sized tree on top of it.
 
-`build_scale_world(root, units)` builds the ordinary test world, then commits the generated
-libraries (sources.py, cmake.py) into its llvm-project on a branch `scale` (child of the pinned
-commit), and a Triton commit on a branch `scale` (child of main, the root-json era) that pins that
-LLVM commit in cmake/llvm-info.json and adds Triton-sized libraries: a real LLVM bump, as far as
-tritondev can tell. Each commit also gets the filler (shape.py) that gives its checkout upstream's
-number of files and folders: 168,826 files in 15,771 folders for llvm-project, 1,686 in 357 for
-Triton. Both are pushed into the bare repositories, so `tritondev setup --mirror <world.git_root>
---triton-commit <triton_commit>` builds it the way it builds the test world.
+`build_scale_world(root, units)` builds the ordinary test world, then adds to its bare repositories
+(world.git_root) a commit on a branch `scale` of llvm-project (child of the pinned commit) with the
+generated libraries (sources.py, cmake.py), and a commit on a branch `scale` of Triton (child of
+main, the root-json era) that pins that LLVM commit in cmake/llvm-info.json and adds Triton-sized
+libraries: a real LLVM bump, as far as tritondev can tell. Each commit also gets the filler
+(shape.py) that gives its checkout upstream's number of files and folders: 168,826 files in 15,771
+folders for llvm-project, 1,686 in 357 for Triton. `tritondev setup --mirror <world.git_root>
+--triton-commit <triton_commit>` builds it the way it builds the test world. The commits are made
+by `git fast-import` (the work repositories do not have them).
 
     python -m tests.perf.scale.world DIR [--units N]       # make a world in DIR and print its commits
 
@@ -65,27 +66,58 @@ class ScaleWorld:
     triton_tree: Tree = Tree(0, 0)
 
 
-def _git(repo: Path, *args: str) -> str:
+def _git_env() -> dict[str, str]:
     env = {k: v for k, v in os.environ.items() if not k.startswith("GIT_")}
     env.update(GIT_CONFIG_NOSYSTEM="1", GIT_CONFIG_GLOBAL=os.devnull, GIT_AUTHOR_NAME="World Builder",
                GIT_AUTHOR_EMAIL="world@example.invalid", GIT_COMMITTER_NAME="World Builder",
                GIT_COMMITTER_EMAIL="world@example.invalid", GIT_AUTHOR_DATE=_DATE, GIT_COMMITTER_DATE=_DATE)
-    proc = subprocess.run(["git", *args], cwd=repo, env=env, capture_output=True, text=True)
+    return env
+
+
+def _git(repo: Path, *args: str, stdin: bytes | None = None) -> str:
+    proc = subprocess.run(["git", *args], cwd=repo, env=_git_env(), input=stdin, capture_output=True)
     if proc.returncode != 0:
-        raise RuntimeError(f"git {' '.join(args)} failed in {repo}:\n{proc.stderr}")
-    return proc.stdout.strip()
+        raise RuntimeError(f"git {' '.join(args)} failed in {repo}:\n{proc.stderr.decode(errors='replace')}")
+    return proc.stdout.decode().strip()
 
 
-def _write(files: dict[str, str], repo: Path) -> None:
-    for rel, text in files.items():
-        path = repo / rel
-        path.parent.mkdir(parents=True, exist_ok=True)
-        path.write_text(text)
+def _data(text: str) -> bytes:
+    raw = text.encode()
+    return f"data {len(raw)}\n".encode() + raw + b"\n"
 
 
-def _append(path: Path, text: str) -> None:
-    with path.open("a") as out:
-        out.write(text)
+def _fast_import(bare: Path, parent: str, files: dict[str, str], message: str) -> str:
+    """A commit on branch `scale` of the bare repository: `parent` with `files` added or replaced.
+
+    Written by `git fast-import` as one pack, without a working tree: writing ~170,000 files and
+    `git add`ing them takes minutes on a busy disk, and nothing here needs them on disk."""
+    chunks = [f"commit refs/heads/{BRANCH}\ncommitter World Builder <world@example.invalid> 1767225600 +0000\n"
+              .encode(), _data(message), f"from {parent}\n".encode()]
+    for path, text in sorted(files.items()):
+        if any(c in path for c in '\n"\\') or path.startswith(("/", " ")):
+            raise ValueError(f"{path!r} would need quoting in a fast-import stream")
+        chunks += [f"M 100644 inline {path}\n".encode(), _data(text)]
+    _git(bare, "fast-import", "--quiet", stdin=b"".join(chunks) + b"done\n")
+    _git(bare, "update-server-info")
+    return _git(bare, "rev-parse", f"refs/heads/{BRANCH}")
+
+
+def _tracked(bare: Path, commit: str) -> list[str]:
+    return [p for p in _git(bare, "ls-tree", "-r", "-z", "--name-only", commit).split("\0") if p]
+
+
+def _with_shape(bare: Path, parent: str, files: dict[str, str], areas: tuple[shape.Area, ...], label: str
+                ) -> tuple[dict[str, str], Tree]:
+    """`files` plus the filler that gives the commit's checkout upstream's files and folders."""
+    tracked = set(_tracked(bare, parent)) | set(files)
+    filler = shape.filler(sorted(tracked), areas, label)
+    everything = tracked | set(filler)
+    return {**files, **filler}, Tree(len(everything), len(shape.folders_of(everything)))
+
+
+def _appended(bare: Path, commit: str, appendix: dict[str, str]) -> dict[str, str]:
+    """Files of `commit` with text appended to each."""
+    return {path: _git(bare, "cat-file", "blob", f"{commit}:{path}") + "\n" + text for path, text in appendix.items()}
 
 
 def _library_files(lib: sources.Library, cmake_text: str) -> dict[str, str]:
@@ -139,49 +171,26 @@ def triton_files(plan: Plan) -> dict[str, str]:
     return files
 
 
-def _commit_with_shape(repo: Path, areas: tuple[shape.Area, ...], label: str, message: str) -> tuple[str, Tree]:
-    """Commit what is written, plus the filler that gives the checkout upstream's files and folders."""
-    _git(repo, "add", "-A")
-    _write(shape.filler(_tracked(repo), areas, label), repo)
-    _git(repo, "add", "-A")
-    _git(repo, "commit", "-q", "-m", message)
-    tracked = _tracked(repo)
-    return _git(repo, "rev-parse", "HEAD"), Tree(len(tracked), len(shape.folders_of(tracked)))
-
-
-def _tracked(repo: Path) -> list[str]:
-    return [p for p in _git(repo, "ls-files", "-z").split("\0") if p]
-
-
-def _publish(work: Path, bare: Path) -> None:
-    _git(work, "push", "-q", "--force", str(bare), f"{BRANCH}:refs/heads/{BRANCH}")
-    _git(bare, "update-server-info")
-
-
 def add_scale(world: World, plan: Plan) -> ScaleWorld:
-    llvm = world.work["llvm-project"]
-    _git(llvm, "checkout", "-q", "-B", BRANCH, world.llvm_commit)
-    _write(llvm_files(plan), llvm)
-    _append(llvm / "llvm/lib/CMakeLists.txt", cmake.llvm_lib_appendix(plan))
-    _append(llvm / "llvm/tools/CMakeLists.txt", cmake.llvm_tools_appendix())
-    _append(llvm / "mlir/CMakeLists.txt", cmake.mlir_appendix(plan))
-    llvm_commit, llvm_tree = _commit_with_shape(
-        llvm, shape.LLVM_AREAS, "llvm-project",
-        f"[Bench] LLVM-sized tree: {plan.units} generated translation units, llvm-project's files and folders")
-    _publish(llvm, world.bare["llvm-project"])
+    llvm_bare, triton_bare = world.bare["llvm-project"], world.bare["triton"]
+    llvm_files_ = {**llvm_files(plan), **_appended(llvm_bare, world.llvm_commit, {
+        "llvm/lib/CMakeLists.txt": cmake.llvm_lib_appendix(plan),
+        "llvm/tools/CMakeLists.txt": cmake.llvm_tools_appendix(),
+        "mlir/CMakeLists.txt": cmake.mlir_appendix(plan)})}
+    llvm_files_, llvm_tree = _with_shape(llvm_bare, world.llvm_commit, llvm_files_, shape.LLVM_AREAS, "llvm-project")
+    llvm_commit = _fast_import(llvm_bare, world.llvm_commit, llvm_files_,
+                               f"[Bench] LLVM-sized tree: {plan.units} generated translation units, "
+                               "llvm-project's files and folders")
 
-    triton = world.work["triton"]
-    _git(triton, "checkout", "-q", "-B", BRANCH, world.triton_commits["main"])
-    info_path = triton / "cmake/llvm-info.json"
-    info = json.loads(info_path.read_text())
+    main = world.triton_commits["main"]
+    info = json.loads(_git(triton_bare, "cat-file", "blob", f"{main}:cmake/llvm-info.json"))
     info["llvm_hash"] = llvm_commit
-    info_path.write_text(json.dumps(info, indent=2) + "\n")
-    _write(triton_files(plan), triton)
-    _append(triton / "CMakeLists.txt", cmake.triton_appendix(plan))
-    _append(triton / "bin/CMakeLists.txt", cmake.triton_tools(plan.of("triton")))
-    triton_commit, triton_tree = _commit_with_shape(
-        triton, shape.TRITON_AREAS, "triton", "[BUILD] Bump LLVM to the LLVM-sized tree; Triton-sized libraries")
-    _publish(triton, world.bare["triton"])
+    triton_files_ = {**triton_files(plan), "cmake/llvm-info.json": json.dumps(info, indent=2) + "\n",
+                     **_appended(triton_bare, main, {"CMakeLists.txt": cmake.triton_appendix(plan),
+                                                     "bin/CMakeLists.txt": cmake.triton_tools(plan.of("triton"))})}
+    triton_files_, triton_tree = _with_shape(triton_bare, main, triton_files_, shape.TRITON_AREAS, "triton")
+    triton_commit = _fast_import(triton_bare, main, triton_files_,
+                                 "[BUILD] Bump LLVM to the LLVM-sized tree; Triton-sized libraries")
     return ScaleWorld(world, plan, llvm_commit, triton_commit, llvm_tree, triton_tree)
 
 
