@@ -15,8 +15,10 @@ Each benchmark runs in its own world, so none sees what another left behind: a p
 XDG cache/config/data folders, ccache folder and TMPDIR (so no cache, LLVM build registry or
 kernel cache is shared), and afterwards the environment, the working directory, sys.path and the
 modules it imported are put back as they were (module-level caches and registries start again
-with the next one). A benchmark that raises prints one line in its row and its traceback below the
-table; the others still run. Exit status: 0 when every row passes or is skipped, 1 otherwise.
+with the next one). A benchmark may leave its scratch files under its TMPDIR: the harness removes
+them once the table is printed. A benchmark that raises prints one line in its row and its
+traceback below the table; the others still run. Exit status: 0 when every row passes or is
+skipped, 1 otherwise.
 
 bench_scale builds a generated LLVM-sized tree (tests/perf/scale) three times and takes most of the
 run; the end of the run prints the time each benchmark and the whole run took.
@@ -31,6 +33,7 @@ import json
 import os
 import random
 import shutil
+import subprocess
 import sys
 import tempfile
 import textwrap
@@ -83,8 +86,12 @@ def discover(filters: list[str], folder: Path = HERE) -> list[str]:
 
 
 @contextmanager
-def own_world(name: str) -> Iterator[Path]:
-    """Private folders for one benchmark; everything it changed in this process is put back after."""
+def own_world(name: str, leftovers: list[Path] | None = None) -> Iterator[Path]:
+    """Private folders for one benchmark; everything it changed in this process is put back after.
+
+    Its folder is removed at once, or, given `leftovers`, added to it for removal after the whole
+    run: on a file system mounted with `discard` removing a million files takes many minutes, which
+    must neither count in nor slow down the next benchmark's figures."""
     environ, cwd, path, tempdir = dict(os.environ), os.getcwd(), list(sys.path), tempfile.tempdir
     modules = set(sys.modules)
     root = Path(tempfile.mkdtemp(prefix=f"tritondev-bench-{name}-"))
@@ -105,14 +112,26 @@ def own_world(name: str) -> Iterator[Path]:
         for module in set(sys.modules) - modules:
             if module.split(".")[0] in OWN_PACKAGES:
                 del sys.modules[module]
-        shutil.rmtree(root, ignore_errors=True)
+        if leftovers is None:
+            shutil.rmtree(root, ignore_errors=True)
+        else:
+            leftovers.append(root)
 
 
-def run_isolated(name: str, produce: Callable[[], list[Row]]) -> Result:
+def remove_in_background(folders: list[Path]) -> None:
+    """Remove the benchmarks' folders once every figure is taken, without keeping the caller waiting."""
+    if folders:
+        subprocess.Popen(["rm", "-rf", "--", *map(str, folders)], stdout=subprocess.DEVNULL,
+                         stderr=subprocess.DEVNULL, start_new_session=True)
+        print(f"removing the benchmarks' files in the background: {' '.join(map(str, folders))}",
+              file=sys.stderr)
+
+
+def run_isolated(name: str, produce: Callable[[], list[Row]], leftovers: list[Path] | None = None) -> Result:
     """Run one benchmark in its own world; an exception becomes the result's error, never the run's."""
     started = time.monotonic()
     result = Result(name)
-    with own_world(name):
+    with own_world(name, leftovers):
         try:
             rows = produce()
             result.rows = [checked_row(row, name) for row in rows]
@@ -203,14 +222,16 @@ def main(argv: list[str] | None = None) -> int:
     if seed is not None:
         print(f"order: random, --seed {seed}: {' '.join(names)}", file=sys.stderr, flush=True)
     started = time.monotonic()
-    results = []
+    results: list[Result] = []
+    leftovers: list[Path] = []
     for name in names:
         print(f"running {name} ...", file=sys.stderr, flush=True)
-        result = run_isolated(name, functools.partial(load_and_run, name))
+        result = run_isolated(name, functools.partial(load_and_run, name), leftovers)
         print(f"  {name} took {result.seconds:.1f}s{' (failed)' if result.error else ''}", file=sys.stderr,
               flush=True)
         results.append(result)
     report(results, time.monotonic() - started, args.json)
+    remove_in_background(leftovers)
     return exit_status(results)
 
 

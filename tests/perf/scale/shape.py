@@ -60,6 +60,9 @@ LLVM_TEST_FILES, LLVM_TEST_FOLDERS = 64_104, 1_606
 TRITON_AREAS = (Area("", 1686, 357, ".md", place="docs"),)
 TRITON_FILES, TRITON_FOLDERS = 1_686, 357
 
+# The filler a build reads: LLVM's configure globs its test folders (add_lit_testsuites).
+READ_BY_THE_BUILD = ("llvm/test/", "mlir/test/")
+
 
 def _area_of(path: str, roots: dict[str, Area]) -> Area:
     """The deepest area whose root holds `path` (the root area "" holds everything)."""

@@ -39,6 +39,9 @@ from tests.perf.scale.sources import LLVM_TOOLS, MLIR_TOOLS, TRITON_TOOLS, Plan
 from tests.world.world import World, build_world
 
 BRANCH = "scale"
+# The same sources with only the filler a build reads (shape.READ_BY_THE_BUILD): for the workspaces
+# that measure builds, not no-ops (fewer files to check out and delete).
+LEAN_BRANCH = "scale-lean"
 _DATE = "@1767225600 +0000"
 
 # Peak resident memory (MiB) of each heavy compile, from the measurement above.
@@ -64,6 +67,7 @@ class ScaleWorld:
     triton_commit: str  # the Triton commit pinning it (branch `scale` of triton)
     llvm_tree: Tree = Tree(0, 0)
     triton_tree: Tree = Tree(0, 0)
+    lean_triton_commit: str = ""  # pins the LLVM commit of branch `scale-lean`
 
 
 def _git_env() -> dict[str, str]:
@@ -86,33 +90,43 @@ def _data(text: str) -> bytes:
     return f"data {len(raw)}\n".encode() + raw + b"\n"
 
 
-def _fast_import(bare: Path, parent: str, files: dict[str, str], message: str) -> str:
-    """A commit on branch `scale` of the bare repository: `parent` with `files` added or replaced.
+@dataclass(frozen=True)
+class NewCommit:
+    branch: str
+    parent: str  # a commit id, or the branch of a commit earlier in the same import
+    files: dict[str, str]  # added or replaced
+    message: str
 
-    Written by `git fast-import` as one pack, without a working tree: writing ~170,000 files and
-    `git add`ing them takes minutes on a busy disk, and nothing here needs them on disk."""
-    chunks = [f"commit refs/heads/{BRANCH}\ncommitter World Builder <world@example.invalid> 1767225600 +0000\n"
-              .encode(), _data(message), f"from {parent}\n".encode()]
-    for path, text in sorted(files.items()):
-        if any(c in path for c in '\n"\\') or path.startswith(("/", " ")):
-            raise ValueError(f"{path!r} would need quoting in a fast-import stream")
-        chunks += [f"M 100644 inline {path}\n".encode(), _data(text)]
+
+def _fast_import(bare: Path, commits: list[NewCommit]) -> list[str]:
+    """Commits on branches of the bare repository, by `git fast-import` as one pack (a blob used by
+    two commits is written once), without a working tree: writing ~170,000 files and `git add`ing
+    them takes minutes on a busy disk, and nothing here needs them on disk. Returns their ids."""
+    chunks: list[bytes] = []
+    for new in commits:
+        parent = new.parent if len(new.parent) == 40 else f"refs/heads/{new.parent}"
+        chunks += [f"commit refs/heads/{new.branch}\ncommitter World Builder <world@example.invalid> "
+                   "1767225600 +0000\n".encode(), _data(new.message), f"from {parent}\n".encode()]
+        for path, text in sorted(new.files.items()):
+            if any(c in path for c in '\n"\\') or path.startswith(("/", " ")):
+                raise ValueError(f"{path!r} would need quoting in a fast-import stream")
+            chunks += [f"M 100644 inline {path}\n".encode(), _data(text)]
     _git(bare, "fast-import", "--quiet", stdin=b"".join(chunks) + b"done\n")
     _git(bare, "update-server-info")
-    return _git(bare, "rev-parse", f"refs/heads/{BRANCH}")
+    return [_git(bare, "rev-parse", f"refs/heads/{new.branch}") for new in commits]
 
 
 def _tracked(bare: Path, commit: str) -> list[str]:
     return [p for p in _git(bare, "ls-tree", "-r", "-z", "--name-only", commit).split("\0") if p]
 
 
-def _with_shape(bare: Path, parent: str, files: dict[str, str], areas: tuple[shape.Area, ...], label: str
-                ) -> tuple[dict[str, str], Tree]:
-    """`files` plus the filler that gives the commit's checkout upstream's files and folders."""
+def _filler(bare: Path, parent: str, files: dict[str, str], areas: tuple[shape.Area, ...], label: str
+            ) -> tuple[dict[str, str], Tree]:
+    """The filler that gives the checkout of `parent` plus `files` upstream's files and folders."""
     tracked = set(_tracked(bare, parent)) | set(files)
     filler = shape.filler(sorted(tracked), areas, label)
     everything = tracked | set(filler)
-    return {**files, **filler}, Tree(len(everything), len(shape.folders_of(everything)))
+    return filler, Tree(len(everything), len(shape.folders_of(everything)))
 
 
 def _appended(bare: Path, commit: str, appendix: dict[str, str]) -> dict[str, str]:
@@ -171,27 +185,42 @@ def triton_files(plan: Plan) -> dict[str, str]:
     return files
 
 
-def add_scale(world: World, plan: Plan) -> ScaleWorld:
-    llvm_bare, triton_bare = world.bare["llvm-project"], world.bare["triton"]
-    llvm_files_ = {**llvm_files(plan), **_appended(llvm_bare, world.llvm_commit, {
+def _add_llvm(world: World, plan: Plan) -> tuple[str, str, Tree]:
+    """(full commit, lean commit, the full one's checkout): lean has only the filler a build reads."""
+    bare = world.bare["llvm-project"]
+    generated = {**llvm_files(plan), **_appended(bare, world.llvm_commit, {
         "llvm/lib/CMakeLists.txt": cmake.llvm_lib_appendix(plan),
         "llvm/tools/CMakeLists.txt": cmake.llvm_tools_appendix(),
         "mlir/CMakeLists.txt": cmake.mlir_appendix(plan)})}
-    llvm_files_, llvm_tree = _with_shape(llvm_bare, world.llvm_commit, llvm_files_, shape.LLVM_AREAS, "llvm-project")
-    llvm_commit = _fast_import(llvm_bare, world.llvm_commit, llvm_files_,
-                               f"[Bench] LLVM-sized tree: {plan.units} generated translation units, "
-                               "llvm-project's files and folders")
+    filler, tree = _filler(bare, world.llvm_commit, generated, shape.LLVM_AREAS, "llvm-project")
+    read = {path: text for path, text in filler.items() if path.startswith(shape.READ_BY_THE_BUILD)}
+    rest = {path: text for path, text in filler.items() if path not in read}
+    subject = f"[Bench] LLVM-sized tree: {plan.units} generated translation units"
+    lean, full = _fast_import(bare, [
+        NewCommit(LEAN_BRANCH, world.llvm_commit, {**generated, **read}, f"{subject}, the test folders' files"),
+        NewCommit(BRANCH, LEAN_BRANCH, rest, f"{subject}, llvm-project's files and folders")])
+    return full, lean, tree
 
-    main = world.triton_commits["main"]
-    info = json.loads(_git(triton_bare, "cat-file", "blob", f"{main}:cmake/llvm-info.json"))
-    info["llvm_hash"] = llvm_commit
-    triton_files_ = {**triton_files(plan), "cmake/llvm-info.json": json.dumps(info, indent=2) + "\n",
-                     **_appended(triton_bare, main, {"CMakeLists.txt": cmake.triton_appendix(plan),
-                                                     "bin/CMakeLists.txt": cmake.triton_tools(plan.of("triton"))})}
-    triton_files_, triton_tree = _with_shape(triton_bare, main, triton_files_, shape.TRITON_AREAS, "triton")
-    triton_commit = _fast_import(triton_bare, main, triton_files_,
-                                 "[BUILD] Bump LLVM to the LLVM-sized tree; Triton-sized libraries")
-    return ScaleWorld(world, plan, llvm_commit, triton_commit, llvm_tree, triton_tree)
+
+def _add_triton(world: World, plan: Plan, llvm: dict[str, str]) -> tuple[list[str], Tree]:
+    """A Triton commit per (branch -> LLVM commit it pins), each with Triton's files and folders."""
+    bare, main = world.bare["triton"], world.triton_commits["main"]
+    generated = {**triton_files(plan), **_appended(bare, main, {
+        "CMakeLists.txt": cmake.triton_appendix(plan), "bin/CMakeLists.txt": cmake.triton_tools(plan.of("triton"))})}
+    filler, tree = _filler(bare, main, generated, shape.TRITON_AREAS, "triton")
+    info = json.loads(_git(bare, "cat-file", "blob", f"{main}:cmake/llvm-info.json"))
+    commits = []
+    for branch, llvm_commit in llvm.items():
+        pin = json.dumps({**info, "llvm_hash": llvm_commit}, indent=2) + "\n"
+        commits.append(NewCommit(branch, main, {**generated, **filler, "cmake/llvm-info.json": pin},
+                                 "[BUILD] Bump LLVM to the LLVM-sized tree; Triton-sized libraries"))
+    return _fast_import(bare, commits), tree
+
+
+def add_scale(world: World, plan: Plan) -> ScaleWorld:
+    llvm_commit, lean_llvm, llvm_tree = _add_llvm(world, plan)
+    (triton_commit, lean_triton), triton_tree = _add_triton(world, plan, {BRANCH: llvm_commit, LEAN_BRANCH: lean_llvm})
+    return ScaleWorld(world, plan, llvm_commit, triton_commit, llvm_tree, triton_tree, lean_triton)
 
 
 def build_scale_world(root: Path, units: int = sources.DEFAULT_UNITS) -> ScaleWorld:

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import importlib.util
 import os
+import shutil
 import sys
 import tempfile
 from pathlib import Path
@@ -140,3 +141,25 @@ def test_random_order_is_repeatable_from_its_seed() -> None:
     shuffled, seed = run.order_of(names, "random", 7)
     assert seed == 7 and sorted(shuffled) == names and run.order_of(names, "random", 7)[0] == shuffled
     assert run.order_of(names, "name", None) == (names, None)
+
+
+def test_leftovers_wait_for_the_end_of_the_run_and_the_next_benchmark_never_sees_them() -> None:
+    leftovers: list[Path] = []
+    seen: dict[str, str] = {}
+
+    def first() -> list[run.Row]:
+        (Path(tempfile.gettempdir()) / "scratch").write_text("first's files")
+        seen["first"] = tempfile.gettempdir()
+        return [{"metric": "m", "measured": "1", "goal": "-", "pass": True}]
+
+    def second() -> list[run.Row]:
+        seen["second"] = tempfile.gettempdir()
+        return [{"metric": "m", "measured": "1", "goal": "-", "pass": True}]
+
+    run.run_isolated("bench_first", first, leftovers)
+    run.run_isolated("bench_second", second, leftovers)
+    assert seen["first"] != seen["second"] and not (Path(seen["second"]) / "scratch").exists()
+    assert (Path(seen["first"]) / "scratch").read_text() == "first's files"  # kept until the run ends
+    assert len(leftovers) == 2
+    for folder in leftovers:
+        shutil.rmtree(folder)
