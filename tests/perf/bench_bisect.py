@@ -140,7 +140,7 @@ class Hand:
         _run(["git", "-C", str(self.triton), "bisect", "start", rng.bad, rng.good], self.env)
         out = _run(["git", "-C", str(self.triton), "bisect", "run", str(self.script)], self.env).stdout
         seconds = time.perf_counter() - started
-        _run(["git", "-C", str(self.triton), "bisect", "reset", "-q"], self.env)
+        _run(["git", "-C", str(self.triton), "bisect", "reset"], self.env)
         first = next(line.split()[0] for line in out.splitlines() if line.endswith("is the first bad commit"))
         count = [len((self.root / n).read_text().split()) for n in ("builds", "llvm-builds")]
         return Bisected(len(rng.commits), count[0], count[1], seconds, first)
