@@ -5,7 +5,8 @@ file and reads every folder to find untracked ones), not per byte, so the benchm
 get upstream's numbers of files and folders, area by area:
 
 - llvm-project at llvmorg-22.1.8 (the LLVM 22 release; Triton's 3.8 cut pins 62b7cf96 from the same
-  months): counted in Debian's llvm-toolchain-22_22.1.8.orig.tar.xz (its `debian/orig-tar.sh`
+  months): counted in Debian's llvm-toolchain-22_22.1.8.orig.tar.xz (sha256 b49b9277aef97616320b2da2
+  59e1f8174c65b0ce2fbe2e8629644a97693402fe; its `debian/orig-tar.sh`
   exports the tree from git and adds `integration-test-suite/`, not counted here; it drops `.github/`,
   `.gitignore`/`.gitattributes` files and `*/www/`, so upstream has a few hundred files more):
   168,826 tracked files (168,807 regular files and 19 symbolic links) in 15,771 folders, 64,104 of
