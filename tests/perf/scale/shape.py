@@ -15,7 +15,9 @@ get upstream's numbers of files and folders, area by area:
   facebookexperimental/triton mirror of triton-lang/triton's history).
 
 The generated build tree (libraries, headers, lit tests: sources.py, layers.py) already fills part of
-each area; `filler` adds small text files in new folders until every area has upstream's count.
+each area; `filler` adds small text files in new folders until every area has upstream's count (an
+area the generated tree fills beyond it keeps its own: mlir/test, whose generated lit tests outnumber
+the real ones at the default size, so the default checkout has a few thousand files more).
 New folders only: no filler file lands in a folder of the build's own sources, so the build, its
 CMake source lists and its compile targets stay what they were; the filler under llvm/test and
 mlir/test is globbed by the configure's add_lit_testsuites, as the real test tree is. Pure.
