@@ -124,8 +124,12 @@ def filler(existing: Iterable[str], areas: tuple[Area, ...], label: str) -> dict
         base = area.place if area.place is not None else area.root
         new = [base] if base != area.root and base not in taken and want else []
         new += _new_folders(base, want - len(new), taken)
-        homes = new or [area.root]
-        for i in range(max(0, area.files - have_files)):
+        # git keeps no empty folder: every new folder that holds no new folder gets a file, even
+        # where the area has its files already (mlir/test, filled by the generated lit tests).
+        parents = {folder.rpartition("/")[0] for folder in new}
+        leaves = [folder for folder in new if folder not in parents]
+        homes = leaves + [folder for folder in new if folder in parents] or [area.root]
+        for i in range(max(area.files - have_files, len(leaves))):
             folder = homes[i % len(homes)]
             name = f"shape-{i:06d}{area.suffix}"
             path = f"{folder}/{name}" if folder else name

@@ -66,11 +66,25 @@ def test_any_small_tree_is_filled_to_exactly_the_shape_and_nothing_is_overwritte
     # A tree of files only (a path that is also a folder of another cannot exist in a checkout).
     folders = shape.folders_of(paths)
     existing = sorted({p for p in paths if p not in folders})
-    areas = (shape.Area("a/b", 30, 7), shape.Area("a", 20, 5, place="a/gen"), shape.Area("", 15, 9))
+    areas = (shape.Area("a/b", 30, 7), shape.Area("a", 20, 5, place="a/gen"), shape.Area("", 15, 9),
+             shape.Area("c", 2, 6))  # more folders than files: each new folder still holds one
     added = shape.filler(existing, areas, "t")
     assert not set(added) & set(existing)
     assert not set(added) & shape.folders_of(existing)
     after = shape.census(existing + list(added), areas)
     before = shape.census(existing, areas)
     for area in areas:
-        assert after[area.root] == (max(area.files, before[area.root][0]), max(area.folders, before[area.root][1]))
+        (files_before, folders_before), (files, folders) = before[area.root], after[area.root]
+        assert folders == max(area.folders, folders_before)
+        # Files: upstream's count, more only where new folders need one each (git keeps no empty folder).
+        assert max(area.files, files_before) <= files <= max(area.files, files_before + folders - folders_before)
+
+
+def test_at_the_default_size_every_area_has_upstreams_folders_and_at_least_its_files() -> None:
+    generated = list(llvm_files(sources.plan(sources.DEFAULT_UNITS)))
+    everything = generated + list(shape.filler(generated, shape.LLVM_AREAS, "llvm-project"))
+    census = shape.census(everything, shape.LLVM_AREAS)
+    for area in shape.LLVM_AREAS:
+        files, folders = census[area.root]
+        assert folders == area.folders and files >= area.files, (area.root, census[area.root])
+    assert len(shape.folders_of(everything)) == shape.LLVM_FOLDERS
