@@ -64,8 +64,8 @@ _segment = st.text(alphabet="abcXYZ019_-.", min_size=1, max_size=6).filter(lambd
 @given(st.lists(st.lists(_segment, min_size=1, max_size=5).map("/".join), max_size=40))
 def test_any_small_tree_is_filled_to_exactly_the_shape_and_nothing_is_overwritten(paths: list[str]) -> None:
     # A tree of files only (a path that is also a folder of another cannot exist in a checkout).
-    folders = shape.folders_of(paths)
-    existing = sorted({p for p in paths if p not in folders})
+    holding = shape.folders_of(paths)
+    existing = sorted({p for p in paths if p not in holding})
     areas = (shape.Area("a/b", 30, 7), shape.Area("a", 20, 5, place="a/gen"), shape.Area("", 15, 9),
              shape.Area("c", 2, 6))  # more folders than files: each new folder still holds one
     added = shape.filler(existing, areas, "t")
@@ -74,10 +74,10 @@ def test_any_small_tree_is_filled_to_exactly_the_shape_and_nothing_is_overwritte
     after = shape.census(existing + list(added), areas)
     before = shape.census(existing, areas)
     for area in areas:
-        (files_before, folders_before), (files, folders) = before[area.root], after[area.root]
-        assert folders == max(area.folders, folders_before)
+        (files_before, folders_before), (files, subfolders) = before[area.root], after[area.root]
+        assert subfolders == max(area.folders, folders_before)
         # Files: upstream's count, more only where new folders need one each (git keeps no empty folder).
-        assert max(area.files, files_before) <= files <= max(area.files, files_before + folders - folders_before)
+        assert max(area.files, files_before) <= files <= max(area.files, files_before + subfolders - folders_before)
 
 
 def test_at_the_default_size_every_area_has_upstreams_folders_and_at_least_its_files() -> None:
