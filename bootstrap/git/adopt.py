@@ -19,7 +19,7 @@ from pathlib import Path
 from bootstrap.core.errors import ConfigError
 from bootstrap.core.fsutil import read_regular_text
 from bootstrap.core.runner import Runner
-from bootstrap.git.moves import parse_porcelain_z
+from bootstrap.git.local_changes import parse_porcelain_z
 
 STEP = "adopt"
 # What makes a folder a Triton checkout: a setup.py (at the root from 3.4, in python/ before) and

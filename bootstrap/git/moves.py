@@ -15,6 +15,7 @@ from pathlib import Path
 
 from bootstrap.core.errors import DirtyCheckout, WouldLoseData
 from bootstrap.core.runner import Runner
+from bootstrap.git.local_changes import local_changes
 
 # Where each pinned commit is remembered inside a checkout, so that an earlier pin (often on a
 # release branch we never fetched as a branch) is not mistaken for a local commit.
@@ -31,25 +32,6 @@ def git_out(runner: Runner, repo: Path, *args: str, step: str, probe: bool, chec
     return result.stdout if result.returncode == 0 else ""
 
 
-def parse_porcelain_z(output: str) -> tuple[str, ...]:
-    """File names from `git status --porcelain=v1 -z` (renames give both names)."""
-    names: list[str] = []
-    entries = output.split("\0")
-    i = 0
-    while i < len(entries):
-        entry = entries[i]
-        i += 1
-        if len(entry) < 4:
-            continue
-        status, name = entry[:2], entry[3:]
-        names.append(name)
-        if "R" in status or "C" in status:
-            if i < len(entries) and entries[i]:
-                names.append(entries[i])
-            i += 1
-    return tuple(dict.fromkeys(names))
-
-
 def inspect_checkout(
     dest: Path, commit: str, runner: Runner, step: str
 ) -> tuple[str, tuple[str, ...], tuple[str, ...]]:
@@ -57,25 +39,7 @@ def inspect_checkout(
     head = git_out(
         runner, dest, "rev-parse", "--verify", "--quiet", "HEAD^{commit}", step=step, probe=True, check=False
     ).strip()
-    status = runner.run(
-        [
-            "git",
-            "--no-optional-locks",
-            # A checkout's own config must not run programs while we only look at it.
-            "-c",
-            "core.fsmonitor=false",
-            "-C",
-            str(dest),
-            "status",
-            "--porcelain=v1",
-            "-z",
-            "--untracked-files=all",
-            "--ignore-submodules=none",
-        ],
-        step=step,
-        probe=True,
-    ).stdout
-    dirty = tuple(name for name in parse_porcelain_z(status) if name != PARTIAL_MARK)
+    dirty = tuple(name for name in local_changes(dest, runner, step) if name != PARTIAL_MARK)
     local: tuple[str, ...] = ()
     if head:
         exclude = ["--remotes", "--tags", f"--glob={PIN_REF_PREFIX}*"]

@@ -10,13 +10,15 @@ checkout looking changed.
 from __future__ import annotations
 
 import os
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 from pathlib import Path
 
 from bootstrap.core import writes
 from bootstrap.core.fsutil import read_regular
+from bootstrap.core.runner import Runner
 from bootstrap.core.workspace import Workspace
 from bootstrap.core.writes import replace_text
+from bootstrap.git import local_changes
 from bootstrap.pipeline import recipe as P
 from bootstrap.pipeline.llvm_builds import LlvmLocation
 
@@ -25,8 +27,9 @@ LOCAL_FILES = ("CMakeUserPresets.json", "compile_commands.json")
 TEMP_PATTERNS = (".CMakeUserPresets.json.*.tmp", ".compile_commands.json.tritondev")
 
 
-def exclude_locally(checkout: Path, names: Sequence[str]) -> None:
-    """List files tritondev writes into a checkout in its .git/info/exclude (never in .gitignore)."""
+def exclude_locally(checkout: Path, names: Sequence[str], touched: set[Path] | None = None) -> None:
+    """List files tritondev writes into a checkout in its .git/info/exclude (never in .gitignore);
+    a checkout whose exclude file changed is added to `touched`."""
     exclude = checkout / ".git" / "info" / "exclude"
     if not (checkout / ".git").is_dir():
         return
@@ -41,6 +44,16 @@ def exclude_locally(checkout: Path, names: Sequence[str]) -> None:
             "# tritondev: files it writes into this checkout"]
         replace_text(exclude, text + ("" if not text or text.endswith("\n") else "\n")
                           + "\n".join([*header, *missing]) + "\n")
+        if touched is not None:
+            touched.add(checkout)
+
+
+def prime_status(runner: Runner, checkouts: Iterable[Path]) -> None:
+    """Write git's untracked cache into the checkouts this run changed (moved, or whose exclude file it
+    wrote), once everything is written: the checks of the next runs then read only what changed."""
+    for checkout in sorted(checkouts):
+        if (checkout / ".git").is_dir():
+            local_changes.prime(checkout, runner, f"checkout-{checkout.name}")
 
 
 def remove_stale_temporaries(folder: Path) -> None:
@@ -111,7 +124,8 @@ def write_clangd(checkout: Path, build_dir: Path) -> bool:
 
 
 def write_local_files(
-    ws: Workspace, triton_src: Path, presets: P.Presets, llvm: LlvmLocation, jobs: int, *, adopted: bool = False
+    ws: Workspace, triton_src: Path, presets: P.Presets, llvm: LlvmLocation, jobs: int, touched: set[Path],
+    *, adopted: bool = False
 ) -> list[str]:
     """CMakeUserPresets.json in each checkout and the values the shell functions run; returns notices.
 
@@ -122,7 +136,7 @@ def write_local_files(
     notices: list[str | None] = []
     if llvm.kind == "source" and (llvm.source / "llvm").is_dir() and llvm.reused_from is None:
         exclude_locally(llvm.source, ["llvm/CMakeUserPresets.json", "compile_commands.json", *TEMP_PATTERNS,
-                                      *[f"llvm/{t}" for t in TEMP_PATTERNS]])
+                                      *[f"llvm/{t}" for t in TEMP_PATTERNS]], touched)
         remove_stale_temporaries(llvm.source / "llvm")
         remove_stale_temporaries(llvm.source)
         notices.append(write_presets(
@@ -130,7 +144,7 @@ def write_local_files(
             P.render_cmake_user_presets(presets.llvm_cache, llvm.build, jobs, display="LLVM/MLIR for Triton"),
         ))
     if triton_src.is_dir() and not adopted:
-        exclude_locally(triton_src, [*LOCAL_FILES, *TEMP_PATTERNS])
+        exclude_locally(triton_src, [*LOCAL_FILES, *TEMP_PATTERNS], touched)
         remove_stale_temporaries(triton_src)
         notices.append(write_presets(
             triton_src / "CMakeUserPresets.json",

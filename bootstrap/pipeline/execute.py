@@ -13,7 +13,9 @@ Rules the plan alone cannot settle, because their facts exist only once a step r
    (CMakeUserPresets.json, the shell values) are written; compile_commands.json is linked into each
    checkout after its build.
 5. At the end, the environment as the run left it is recorded for the next purge decision, and the
-   state for `tritondev build` (bootstrap.pipeline.state) is written.
+   state for `tritondev build` (bootstrap.pipeline.state) is written; git's untracked cache is written
+   into each clean checkout this run moved or whose .git/info/exclude it wrote, so that the next
+   run's check for local changes reads only the folders that changed (bootstrap.git.local_changes).
 6. Before the first build step that runs, what Triton's CMake would stop on late is checked
    (bootstrap.pipeline.prerequisites); after the install of an offline build, the tools it left out
    are placed where Triton looks for them (bootstrap.pipeline.offline), every run.
@@ -29,6 +31,7 @@ from __future__ import annotations
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import TYPE_CHECKING
 
 from bootstrap.core import remembered, writes
@@ -70,6 +73,7 @@ class Execution:
     checkouts: dict[str, CheckoutReport] = field(default_factory=dict)
     forced: dict[str, str] = field(default_factory=dict)  # step -> why it runs whatever its record says
     prechecked: bool = False
+    touched: set[Path] = field(default_factory=set)  # checkouts this run moved or wrote into .git/info of
 
     @property
     def runner(self) -> Runner:
@@ -132,7 +136,7 @@ class Execution:
             llvm_builds.link_reused(self.facts.llvm_folders.mine, self.plan.llvm)
             here = distcc_steps.for_this_machine(self)  # what builds by hand run with
             self.report.notices += checkout_files.write_local_files(
-                ws, self.facts.triton.path, here.presets, here.llvm, here.jobs.compile,
+                ws, self.facts.triton.path, here.presets, here.llvm, here.jobs.compile, self.touched,
                 adopted=self.facts.triton.adopted)
 
     def say_what_a_source_build_costs(self) -> None:
@@ -159,7 +163,8 @@ class Execution:
             build = self.facts.offline
             if build is not None and build.place and self.facts.triton.path.is_dir():
                 if not self.facts.triton.adopted:
-                    checkout_files.exclude_locally(self.facts.triton.path, offline.excluded_paths(build))
+                    checkout_files.exclude_locally(self.facts.triton.path, offline.excluded_paths(build),
+                                                   self.touched)
                 offline.place_tools(self.facts.triton.path, build)
 
     def editor_files(self) -> None:
@@ -176,11 +181,12 @@ class Execution:
 
     def finish(self) -> None:
         facts, plan = self.facts, self.plan
-        self.report.checkouts = [self.checkouts.get(c.name, c.report).to_json() for c in (facts.triton, facts.llvm)
-                                 if c is not None]
+        reports = [self.checkouts.get(c.name, c.report) for c in (facts.triton, facts.llvm) if c is not None]
+        self.report.checkouts = [r.to_json() for r in reports]
         target = facts.target.python
         if self.dry_run or target is None:
             return
+        checkout_files.prime_status(self.runner, self.touched & {r.path for r in reports if r.matches_pin})
         # The environment as this setup left it: the next run skips the purge scan if it is unchanged.
         purge = plan.step("purge")
         if facts.records.get("purge") is None or facts.records["purge"].fingerprint != purge.fingerprint:
@@ -219,6 +225,8 @@ def _checkout(run: Execution, step: PlannedStep) -> str | None:
         run.checkouts[facts.name] = ensure_checkout(facts.name, url, facts.commit, facts.path, run.runner,
                                                     allow_dirty=s.allow_dirty, full_history=s.full_history,
                                                     history=history)
+        if run.checkouts[facts.name].action in ("cloned", "fetched"):
+            run.touched.add(facts.path)
     except CommandFailed as exc:
         if facts.name != "llvm-project" or not forks.not_in_repository(exc):
             raise
@@ -237,6 +245,8 @@ def _checkout(run: Execution, step: PlannedStep) -> str | None:
                                                  say=say, allow_dirty=s.allow_dirty, full_history=s.full_history,
                                                  history=history)
         run.checkouts[facts.name] = report
+        if report.action in ("cloned", "fetched"):
+            run.touched.add(facts.path)
         run.report.llvm["fetched_from"] = {"url": used.url, "why": used.why, "not_in": redact(url)}
     return None
 

@@ -9,7 +9,9 @@ local work (exit 6, unless --allow-dirty) stops setup here, before anything is c
 
 A checkout's state after its step is known in advance: ensure_checkout runs once with a dry-run
 runner (reads run, writes are only recorded), which says what it would do; a clean checkout ends at
-the pin with no edits, a dirty one kept by --allow-dirty at its current HEAD with its edits.
+the pin with no edits, a dirty one kept by --allow-dirty at its current HEAD with its edits. The
+llvm-project checkout is looked at in a thread while the rest is gathered (its check for local
+changes is the longest read of a no-op); its errors are raised after the Triton checkout's.
 
 `refresh` re-reads the few facts a step that ran can change (the new venv, the Triton checkout's
 files, what is installed) so that the executor can plan the remaining steps with them.
@@ -21,6 +23,7 @@ import dataclasses
 import os
 import shutil
 from collections.abc import Callable, Mapping, Sequence
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -245,15 +248,23 @@ def gather_facts(ctx: AppContext) -> SetupFacts:
     s, ws = ctx.settings, ctx.workspace
     # Pins first: a bad commit, ref or pin file stops setup before anything else is looked at.
     pins = resolve_pins(ctx)
-    tools_cache = ws.state / TOOLS_CACHE
-    toolchain = detect_toolchain(ctx.runner, use_lld=s.lld, use_ccache=s.ccache,
-                                 cache_file=tools_cache if tools_cache.is_file() else None,
-                                 cmake_minimum=pins.layout.cmake_minimum)
-    triton = observe_checkout(ctx, "triton", pins.triton_url, pins.triton_commit)
-    source = llvm_source.observe(s, pins, llvm_source.llvm_info_text(pins.layout.llvm_info, triton.path,
-                                                                      kept=triton.kept), ctx.runner,
-                                 state=ws.state if ws.state.is_dir() else None, dry_run=ctx.dry_run)
-    llvm = observe_checkout(ctx, "llvm-project", pins.llvm_url, pins.llvm_commit) if source.kind == SOURCE else None
+    with ThreadPoolExecutor(max_workers=1) as pool:
+        # llvm-project's check for local changes (lstat of ~170,000 files) runs while the rest is
+        # gathered; its errors are raised below, after the Triton checkout's, as before.
+        llvm_checkout = (pool.submit(observe_checkout, ctx, "llvm-project", pins.llvm_url, pins.llvm_commit)
+                         if llvm_source.kind_of(s.llvm) == SOURCE else None)
+        tools_cache = ws.state / TOOLS_CACHE
+        toolchain = detect_toolchain(ctx.runner, use_lld=s.lld, use_ccache=s.ccache,
+                                     cache_file=tools_cache if tools_cache.is_file() else None,
+                                     cmake_minimum=pins.layout.cmake_minimum)
+        triton = observe_checkout(ctx, "triton", pins.triton_url, pins.triton_commit)
+        source = llvm_source.observe(s, pins, llvm_source.llvm_info_text(pins.layout.llvm_info, triton.path,
+                                                                          kept=triton.kept), ctx.runner,
+                                     state=ws.state if ws.state.is_dir() else None, dry_run=ctx.dry_run)
+        llvm = None
+        if source.kind == SOURCE:  # --llvm source, or what auto decided
+            llvm = (llvm_checkout.result() if llvm_checkout is not None
+                    else observe_checkout(ctx, "llvm-project", pins.llvm_url, pins.llvm_commit))
     offline = plan_offline(s.offline, s.backend, pins.layout)
     projects = _kept_projects(triton, pins.layout.llvm_projects)
     era = P.llvm_era(projects, pins.layout.version or pins.triton_version, s.backend)

@@ -1,16 +1,21 @@
-"""`tritondev bisect` against bisecting by hand, on the test world (real builds of the mini LLVM and Triton).
+"""`tritondev bisect` beside a hand `git bisect run` with a rebuild script, on the same ranges of the
+test world (real builds of the mini LLVM and Triton), with what a user feels: commits bisected,
+builds done, LLVM builds done, wall time, and the commit each names.
 
-1. 16 Triton commits with a constant LLVM pin (one commit does not compile, one is the regression):
-   `tritondev bisect triton` (every step incremental, the starting build reinstalled at the end)
-   against 4 hand steps (log2 16) on the commits it tested first, each a fresh `pip install -e .`:
-   checkout, build folder removed (as pip's build isolation or a clean tree gives), `pip install
-   --no-build-isolation -e .` with setup's build environment, the test.
-2. 8 commits across an LLVM bump: the bisect (each LLVM built once, by key) against hand steps on
-   the same commits that build the commit's LLVM in a fresh build folder each time (as a hand script
-   around `make dev-install-llvm` that clears the LLVM build does), then a fresh `pip install -e .`.
+1. 16 Triton commits with a constant LLVM pin (one commit does not compile, one is the regression);
+2. 8 Triton commits across an LLVM bump (then a regression).
 
-ccache is warm for both sides (the setup before them filled it), so the hand steps are not charged
-for a cold compiler cache. Reported: wall-time ratios (bisect / hand) and the LLVM builds each ran.
+tritondev: `setup` at the good commit, then `tritondev bisect triton --good G --bad B -- python
+check_add.py` (each step an incremental build, each LLVM pin built once, the starting build put
+back at the end).
+
+By hand, what a careful developer scripts: full clones of Triton and llvm-project, an LLVM build
+folder and a Triton build of the good commit made beforehand (not timed, as setup's are not), then
+`git bisect start B G; git bisect run ./rebuild.sh` where rebuild.sh, at each commit, rebuilds LLVM in
+its one build folder when the commit's pin differs from the LLVM built last (setup's own configure
+command), runs `pip install --no-build-isolation -e .` (incremental: the build folder is kept), exits
+125 (skip) when a build fails, and runs the test. ccache is warm for both sides (the setup before
+them filled it).
 
 Run: python tests/perf/run.py bisect
 """
@@ -19,11 +24,13 @@ from __future__ import annotations
 
 import json
 import os
+import shlex
 import shutil
 import subprocess
 import sys
 import tempfile
 import time
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -31,114 +38,147 @@ REPO = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(REPO))
 
 from tests.integration.build.harness import base_env  # noqa: E402
-from tests.world.bisect_world import CHECK_ADD, build_bisect_world  # noqa: E402
+from tests.world.bisect_world import CHECK_ADD, Range, build_bisect_world  # noqa: E402
 
-HAND_STEPS = 4  # log2(16)
+GOAL_RATIO = 1.5  # tritondev's wall time may be at most this many times the hand bisect's
+
+REBUILD = """#!/usr/bin/env bash
+# One step of a hand bisect: the commit's LLVM when its pin changed, Triton (incremental), the test.
+set -u
+hand={hand}
+pin=$({python} -c 'import json; print(json.load(open("cmake/llvm-info.json"))["llvm_hash"])')
+if [ "$pin" != "$(cat "$hand/llvm-built")" ]; then
+  git -C "$hand/llvm-project" checkout -q --detach "$pin" || exit 125
+  {configure} >>"$hand/llvm.log" 2>&1 || exit 125
+  ninja -C "$hand/llvm-build" >>"$hand/llvm.log" 2>&1 || exit 125
+  echo "$pin" >"$hand/llvm-built"
+  echo "$pin" >>"$hand/llvm-builds"
+fi
+git rev-parse HEAD >>"$hand/builds"
+{install} >>"$hand/pip.log" 2>&1 || exit 125
+cd {cwd} && {python} check_add.py
+"""
 
 
-def _tritondev(args: list[str], env: dict[str, str], cwd: Path) -> subprocess.CompletedProcess[str]:
-    proc = subprocess.run([sys.executable, "-m", "bootstrap", *args], env=env, cwd=cwd, capture_output=True,
-                          text=True)
-    if proc.returncode != 0:
-        raise RuntimeError(f"tritondev {' '.join(args[:2])} failed ({proc.returncode}):\n{proc.stderr[-3000:]}")
+@dataclass(frozen=True)
+class Bisected:
+    """What one bisect did, as a user sees it."""
+
+    commits: int  # commits in the range
+    builds: int  # Triton builds tried (a commit that does not build counts)
+    llvm_builds: int
+    seconds: float
+    first_bad: str
+
+    def describe(self) -> str:
+        return (f"{self.builds} builds, {self.llvm_builds} LLVM builds, {self.seconds:.1f} s, "
+                f"first bad {self.first_bad[:8]}")
+
+
+def _run(argv: list[str], env: dict[str, str], cwd: Path | None = None, check: bool = True
+         ) -> subprocess.CompletedProcess[str]:
+    proc = subprocess.run(argv, env=env, cwd=cwd, capture_output=True, text=True)
+    if check and proc.returncode != 0:
+        raise RuntimeError(f"{' '.join(argv[:4])} failed ({proc.returncode}):\n{proc.stderr[-3000:]}")
     return proc
 
 
-def _bisect(common: list[str], good: str, bad: str, env: dict[str, str], cwd: Path) -> tuple[float, dict[str, Any]]:
+def _tritondev(args: list[str], env: dict[str, str], cwd: Path) -> dict[str, Any]:
+    proc = _run([sys.executable, "-m", "bootstrap", *args], env, cwd)
+    result: dict[str, Any] = json.loads(proc.stdout) if "--json" in args else {}
+    return result
+
+
+def tritondev_bisect(common: list[str], rng: Range, env: dict[str, str], cwd: Path) -> Bisected:
     started = time.perf_counter()
-    proc = _tritondev(["bisect", "triton", *common, "--good", good, "--bad", bad, "--json", "--", "python",
-                       "check_add.py"], env, cwd)
-    return time.perf_counter() - started, json.loads(proc.stdout)
-
-
-def _sh(argv: list[str], env: dict[str, str], cwd: Path | None = None, check: bool = True) -> int:
-    return subprocess.run(argv, env=env, cwd=cwd, capture_output=True, check=check).returncode
+    report = _tritondev(["bisect", "triton", *common, "--good", rng.good, "--bad", rng.bad, "--json", "--",
+                         "python", "check_add.py"], env, cwd)
+    seconds = time.perf_counter() - started
+    return Bisected(report["range"], len(report["steps"]), report["llvm_builds"], seconds,
+                    report["first_bad"]["commit"])
 
 
 class Hand:
-    """Bisect steps by hand in the benchmark's workspace, with setup's own build values."""
+    """A hand bisect's clones, build folders and rebuild script, made before anything is timed."""
 
-    def __init__(self, ws: Path, env: dict[str, str], cwd: Path) -> None:
+    def __init__(self, root: Path, ws: Path, env: dict[str, str], cwd: Path, urls: dict[str, str]) -> None:
         state = json.loads((ws / "state" / "setup.json").read_text())
-        self.ws, self.cwd, self.python = ws, cwd, state["python"]
-        self.triton = Path(state["triton_src"])
-        self.build_env = {**env, **dict(state["install"]["env"])}
-        self.env = env
-        self.configure = self._array("TRITON_DEV_LLVM_CONFIGURE")
-        self.llvm_builds = 0
+        self.root, self.env, self.python = root, env, state["python"]
+        self.triton, self.llvm, self.build = root / "triton", root / "llvm-project", root / "llvm-build"
+        for name, path in (("triton", self.triton), ("llvm-project", self.llvm)):
+            _run(["git", "clone", "-q", urls[name], str(path)], env)
+        build_env = {**env, **dict(state["install"]["env"]), "LLVM_SYSPATH": str(self.build),
+                     "LLVM_INCLUDE_DIRS": str(self.build / "include"), "LLVM_LIBRARY_DIR": str(self.build / "lib")}
+        configure = self._configure_command(ws)
+        install = [self.python, "-m", "pip", "install", "--no-build-isolation", "-e", "."]
+        exports = " ".join(f"{k}={shlex.quote(v)}" for k, v in sorted(build_env.items()) if env.get(k) != v)
+        self.script = root / "rebuild.sh"
+        self.script.write_text(REBUILD.format(hand=shlex.quote(str(root)), python=shlex.quote(self.python),
+                                              configure=shlex.join(configure), cwd=shlex.quote(str(cwd)),
+                                              install=f"env {exports} {shlex.join(install)}"))
+        self.script.chmod(0o755)
 
-    def _array(self, name: str) -> list[str]:
-        script = f'source "{self.ws}/state/triton-dev.sh"; printf "%s\\0" "${{{name}[@]}}"'
-        out = subprocess.run(["bash", "-c", script], capture_output=True, check=True).stdout.decode()
-        return [a for a in out.split("\0") if a]
+    def _configure_command(self, ws: Path) -> list[str]:
+        """setup's own LLVM configure command (state/triton-dev.sh), for the hand's clone and folder."""
+        script = f'source "{ws}/state/triton-dev.sh"; printf "%s\\0" "${{TRITON_DEV_LLVM_CONFIGURE[@]}}"'
+        argv = [a for a in _run(["bash", "-c", script], self.env).stdout.split("\0") if a]
+        argv[argv.index("-S") + 1] = str(self.llvm / "llvm")
+        argv[argv.index("-B") + 1] = str(self.build)
+        return argv
 
-    def llvm(self, commit: str) -> Path:
-        """The LLVM at `commit` built in a fresh folder (what a hand script that clears it gets)."""
-        source, build = self.ws / "src" / "llvm-project", self.ws / "hand-llvm"
-        shutil.rmtree(build, ignore_errors=True)
-        _sh(["git", "-C", str(source), "checkout", "-q", "--detach", commit], self.env)
-        argv = list(self.configure)
-        argv[argv.index("-B") + 1] = str(build)
-        _sh(argv, self.env)
-        _sh(["ninja", "-C", str(build)], self.env)
-        self.llvm_builds += 1
-        return build
+    def prepare(self, good: str) -> None:
+        """The starting point a developer has: LLVM and Triton built at the good commit (not timed)."""
+        _run(["git", "-C", str(self.triton), "checkout", "-q", "--detach", good], self.env)
+        (self.root / "llvm-built").write_text("none\n")
+        if _run([str(self.script)], self.env, self.triton, check=False).returncode not in (0, 1):
+            raise RuntimeError(f"the hand build of {good[:12]} failed: {(self.root / 'pip.log').read_text()[-2000:]}")
 
-    def step(self, commit: str, llvm: Path | None = None) -> bool:
-        """Checkout, fresh `pip install -e .`, the test; True when it built."""
-        _sh(["git", "-C", str(self.triton), "checkout", "-q", "--detach", commit], self.env)
-        shutil.rmtree(self.triton / "build", ignore_errors=True)
-        env = dict(self.build_env)
-        if llvm is not None:
-            env.update(LLVM_SYSPATH=str(llvm), LLVM_INCLUDE_DIRS=str(llvm / "include"),
-                       LLVM_LIBRARY_DIR=str(llvm / "lib"))
-        built = _sh([self.python, "-m", "pip", "install", "--no-build-isolation", "-e", str(self.triton)], env,
-                    check=False) == 0
-        if built:
-            _sh([self.python, "check_add.py"], self.env, self.cwd, check=False)
-        return built
+    def bisect(self, rng: Range) -> Bisected:
+        for name in ("builds", "llvm-builds"):
+            (self.root / name).write_text("")
+        started = time.perf_counter()
+        _run(["git", "-C", str(self.triton), "bisect", "start", rng.bad, rng.good], self.env)
+        out = _run(["git", "-C", str(self.triton), "bisect", "run", str(self.script)], self.env).stdout
+        seconds = time.perf_counter() - started
+        _run(["git", "-C", str(self.triton), "bisect", "reset"], self.env)
+        first = next(line.split()[0] for line in out.splitlines() if line.endswith("is the first bad commit"))
+        count = [len((self.root / n).read_text().split()) for n in ("builds", "llvm-builds")]
+        return Bisected(len(rng.commits), count[0], count[1], seconds, first)
+
+
+def _row(what: str, tool: Bisected, hand: Bisected, llvm_goal: str, llvm_ok: bool) -> dict[str, object]:
+    ratio = tool.seconds / hand.seconds
+    same = tool.first_bad == hand.first_bad
+    return {"metric": f"bisect of {tool.commits} commits {what}: tritondev bisect / hand `git bisect run` with "
+                      "a rebuild script, wall time",
+            "measured": f"{ratio:.2f}: tritondev {tool.describe()}; hand {hand.describe()}",
+            "goal": f"<= {GOAL_RATIO}, same commit, LLVM builds {llvm_goal}",
+            "pass": ratio <= GOAL_RATIO and same and llvm_ok}
 
 
 def measure(root: Path) -> list[dict[str, object]]:
     bw = build_bisect_world(root / "world")
     env = base_env(root / "home", xdg=root / "xdg", ccache_dir=root / "ccache")
-    ws = root / "ws"
-    (root / "check_add.py").write_text(CHECK_ADD)
+    ws, cwd = root / "ws", root / "cwd"
+    cwd.mkdir()
+    (cwd / "check_add.py").write_text(CHECK_ADD)
     common = ["--workspace", str(ws), "--mirror", str(bw.world.git_root), "--jobs", "2", "--link-jobs", "2"]
-    _tritondev(["setup", *common, "--llvm", "source", "--triton-commit", bw.triton.good], env, root)
+    _tritondev(["setup", *common, "--llvm", "source", "--triton-commit", bw.triton.good], env, cwd)
 
-    constant_s, constant = _bisect(common, bw.triton.good, bw.triton.bad, env, root)
-    bump_s, bump = _bisect(common, bw.bump.good, bw.bump.bad, env, root)
-    assert constant["first_bad"]["commit"] == bw.triton.labels["regression"], constant
-    assert bump["first_bad"]["commit"] == bw.bump.labels["regression"], bump
-
-    hand = Hand(ws, env, root)
-    started = time.perf_counter()
-    for step in constant["steps"][:HAND_STEPS]:
-        hand.step(step["commit"])
-    hand_s = time.perf_counter() - started
-    started = time.perf_counter()
-    for step in bump["steps"]:
-        hand.step(step["commit"], hand.llvm(step["llvm_commit"]))
-    hand_bump_s = time.perf_counter() - started
-
-    ratio, bump_ratio = constant_s / hand_s, bump_s / hand_bump_s
-    steps_s = sum(s["seconds"] for s in constant["steps"])
+    constant = tritondev_bisect(common, bw.triton, env, cwd)
+    bump = tritondev_bisect(common, bw.bump, env, cwd)
+    hand = Hand(root / "hand", ws, env, cwd, {n: bw.world.url(n) for n in ("triton", "llvm-project")})
+    hand.prepare(bw.triton.good)
+    hand_constant = hand.bisect(bw.triton)
+    hand_bump = hand.bisect(bw.bump)
+    for found, rng in ((constant, bw.triton), (bump, bw.bump)):
+        if found.first_bad != rng.labels["regression"]:
+            raise RuntimeError(f"tritondev bisect named {found.first_bad}, not {rng.labels['regression']}")
     return [
-        {"metric": f"bisect of 16 commits ({len(constant['steps'])} steps, one skipped, starting build reinstalled) / "
-                   f"{HAND_STEPS} hand steps (fresh pip install -e .), wall time",
-         "measured": f"{ratio:.2f} ({constant_s:.1f} s vs {hand_s:.1f} s)", "goal": "<= 1.5", "pass": ratio <= 1.5},
-        {"metric": "  the bisect's steps alone (no reinstall at the end) / the hand steps",
-         "measured": f"{steps_s / hand_s:.2f} ({steps_s:.1f} s vs {hand_s:.1f} s)", "goal": "-", "pass": True},
-        {"metric": "  LLVM builds: bisect vs hand, constant pin", "measured": f"{constant['llvm_builds']} vs 0",
-         "goal": "0", "pass": constant["llvm_builds"] == 0},
-        {"metric": f"bisect of 8 commits across an LLVM bump ({len(bump['steps'])} steps) / the same steps by hand "
-                   "(fresh LLVM + fresh pip install -e .), wall time",
-         "measured": f"{bump_ratio:.2f} ({bump_s:.1f} s vs {hand_bump_s:.1f} s)", "goal": "<= 1.5",
-         "pass": bump_ratio <= 1.5},
-        {"metric": "  LLVM builds: bisect vs hand, across the bump",
-         "measured": f"{bump['llvm_builds']} vs {hand.llvm_builds}", "goal": "1 (each LLVM once)",
-         "pass": bump["llvm_builds"] == 1},
+        _row("(constant LLVM pin, one commit that does not build)", constant, hand_constant, "0",
+             constant.llvm_builds == 0),
+        _row("across an LLVM bump", bump, hand_bump, "1 (each pin once), <= hand's",
+             bump.llvm_builds == 1 and bump.llvm_builds <= hand_bump.llvm_builds),
     ]
 
 

@@ -53,7 +53,7 @@ def _step_seconds(report: dict[str, Any], names: tuple[str, ...]) -> float:
 def measure_setups(root: Path) -> list[dict[str, object]]:
     world = build_world(root / "world")
     source_env = base_env(root / "home-s", xdg=root / "xdg-s", ccache_dir=root / "ccache-s")
-    args = setup_args(world, root / "ws-source", "root-json", "--build-type", "Release", "--skip-verify")
+    args = setup_args(world, root / "ws-source", "root-json", "--build-type", "Release", "--skip-verify", "--json")
     source_s, source = _setup(args, source_env)
 
     suffix, _ = host_suffix(detect_host(), "3.8.0", {})
@@ -68,7 +68,7 @@ def measure_setups(root: Path) -> list[dict[str, object]]:
         prebuilt_env = base_env(root / "home-p", xdg=root / "xdg-p", ccache_dir=root / "ccache-p")
         args = ["setup", "--workspace", str(root / "ws-prebuilt"), "--mirror", str(world.git_root), "--triton-commit",
                 pin, "--jobs", "2", "--link-jobs", "2", "--build-type", "Release", "--skip-verify", "--llvm",
-                "prebuilt", "--llvm-prebuilt-url", server.base_url]
+                "prebuilt", "--llvm-prebuilt-url", server.base_url, "--json"]
         prebuilt_s, prebuilt = _setup(args, prebuilt_env)
     finally:
         server.stop()

@@ -9,11 +9,15 @@ and ccache folder, and a real redis-server as the team's ccache remote:
    budget, with no --jobs: tritondev reads the cgroup's limit and sizes compile and link jobs for it
    (bootstrap.pipeline.jobs); the build must finish, and its peak memory is measured. Without a
    cgroup (RSS sampling) nothing enforces the budget, so A is given the jobs that sizing computes for it;
-2. A again with nothing changed (median of 5) against the hand recipe through the shell functions
-   (configure, no-op ninja, pip install -e; median of 3), as bench_setup.py does on the test world;
+2. A again with nothing changed against the hand recipe through the shell functions (configure,
+   no-op ninja, pip install -e), as bench_setup.py does on the test world, with the page cache warm
+   and cold (scale/noop.py); the checkouts have llvm-project's and Triton's real numbers of files and
+   folders (scale/shape.py), which is what a no-op's check for local changes walks;
 3. A after deleting its build folders: ccache's hit rate and the speed-up over step 1's build steps;
-4. workspace B, same pins, empty local ccache, A's remote: the share answered by the remote and how
-   much faster B's build steps ran than A's;
+4. workspace B, the same sources, empty local ccache, A's remote: the share answered by the remote
+   and how much faster B's build steps ran than A's (B and U check out the lean commits, whose
+   llvm-project has the generated sources and only the filler a build reads, llvm/test and
+   mlir/test: the same configure and build as A's, 100,000 fewer files to write and delete);
 5. workspace U with upstream's default job count (MAX_JOBS = 2 x cores, no link pool), cold, with
    no limit but a safety cap: its peak against the same budget.
 
@@ -37,20 +41,19 @@ from typing import Any
 REPO = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(REPO))
 
-from bootstrap.pipeline.ccache_remote import hit_counts, parse_print_stats  # noqa: E402
+from bootstrap.pipeline.ccache_remote import HitCounts, hit_counts, parse_print_stats  # noqa: E402
 from bootstrap.pipeline.jobs import GIB, Jobs, Resources, detect, size_jobs  # noqa: E402
 from tests.integration.build.harness import base_env  # noqa: E402
 from tests.integration.ccache_remote.redis import RedisServer  # noqa: E402
 from tests.perf.scale.measure import HEAVY  # noqa: E402
 from tests.perf.scale.memory import Measured, Method, probe, run_measured  # noqa: E402
+from tests.perf.scale.noop import describe_tree, noop_rows  # noqa: E402
 from tests.perf.scale.sources import DEFAULT_UNITS  # noqa: E402
 from tests.perf.scale.world import HEAVY_COMPILE_MIB, ScaleWorld, build_scale_world  # noqa: E402
 from tests.perf.setup_runs import (  # noqa: E402
     BUILD_STEPS,
     delete_build_folders,
-    hand_recipe,
     hit_rate,
-    noop_median,
     report_of,
     setup,
     step_seconds,
@@ -60,7 +63,6 @@ from tests.perf.setup_runs import (  # noqa: E402
 UNITS = int(os.environ.get("BENCH_SCALE_UNITS", str(DEFAULT_UNITS)))
 BUDGET = int(float(os.environ.get("BENCH_SCALE_BUDGET_GIB", "3")) * GIB)
 BUILD_TYPE = "Release"
-NOOP_RUNS, HAND_RUNS = 5, 3
 
 
 @dataclass(frozen=True)
@@ -72,12 +74,14 @@ class Workspace:
 
 def _workspace(root: Path, scale: ScaleWorld, name: str, jobs: Jobs | None, *extra: str) -> Workspace:
     """Its own HOME, XDG cache (so no LLVM build is borrowed from another) and ccache folder; jobs
-    None lets tritondev size them."""
+    None lets tritondev size them. A measures the no-op too and gets llvm-project's every file; the
+    others build the same sources from the lean commits (only the filler a build reads)."""
     env = base_env(root / f"home-{name}", xdg=root / f"xdg-{name}", ccache_dir=root / f"ccache-{name}")
     ws = root / f"ws-{name}"
     given = ["--jobs", str(jobs.compile), "--link-jobs", str(jobs.link)] if jobs else []
+    commit = scale.triton_commit if name == "A" else scale.lean_triton_commit
     args = ["setup", "--workspace", str(ws), "--mirror", str(scale.world.git_root), "--triton-commit",
-            scale.triton_commit, "--build-type", BUILD_TYPE, "--llvm", "source", *given, *extra, "--json"]
+            commit, "--build-type", BUILD_TYPE, "--llvm", "source", *given, *extra, "--json"]
     return Workspace(ws, env, args)
 
 
@@ -152,12 +156,12 @@ def measure(root: Path) -> list[dict[str, object]]:
         a = _workspace(root, scale, "A", sized, "--ccache-remote", redis.url)
         cold_s = _ran_every_build_step(cold, "workspace A")
         targets, heavy = _compile_targets(cold, a)
-        size = f"scale ({targets:,} compile targets)"
+        size = f"scale ({scale.llvm_tree.files:,}-file LLVM checkout, {targets:,} compile targets)"
         _log(f"A cold: {budgeted.seconds:.0f} s, peak {_gib(budgeted.peak)}; {size}")
 
-        noop_s = noop_median(a.args, a.env, NOOP_RUNS)
-        hand_s, hand_steps = hand_recipe(a.root, a.env, HAND_RUNS)
-        _log(f"no-op {noop_s:.2f} s, hand recipe {hand_s:.2f} s")
+        tree = describe_tree(scale.llvm_tree, scale.triton_tree, Path(cold["llvm_build"]), targets)
+        noop = noop_rows(size, tree, a.args, a.env, a.root)
+        _log("; ".join(f"{str(r['metric']).split(': ', 1)[1]}: {r['measured']}" for r in noop[1:]))
 
         delete_build_folders(a.root)
         _, rebuild = setup(a.args, a.env)
@@ -180,23 +184,27 @@ def measure(root: Path) -> list[dict[str, object]]:
     upstream = run_measured(tritondev_argv(u.args), env=u.env, cwd=REPO, limit=cap, method=method)
     _log(f"U cold: {upstream.seconds:.0f} s, peak {_gib(upstream.peak)}, exit {upstream.returncode}")
 
-    speedup, build_speedup = hand_s / noop_s, cold_s / rebuild_s if rebuild_s else 0.0
-    team_ratio = cold_s / team_s if team_s else 0.0
+    return [*noop, *_cache_rows(size, cold_s, rebuild_s, (hits, calls)),
+            *_memory_rows(size, heavy, method, sized, budgeted, upstream, upstream_jobs, cap),
+            *_team_rows(size, remote, cold_s, team_s)]
+
+
+def _cache_rows(size: str, cold_s: float, rebuild_s: float, counts: tuple[int, int]) -> list[dict[str, object]]:
+    hits, calls = counts
+    build_speedup = cold_s / rebuild_s if rebuild_s else 0.0
     rate = hits / calls if calls else 0.0
-    steps = ", ".join(f"{k} {v:.2f} s" for k, v in hand_steps.items())
     return [
-        {"metric": f"{size}: setup no-op re-run, median wall time", "measured": f"{noop_s:.2f} s",
-         "goal": "<= 1 s", "pass": noop_s <= 1.0},
-        {"metric": f"{size}:   hand recipe via shell functions, median", "measured": f"{hand_s:.2f} s ({steps})",
-         "goal": "-", "pass": True},
-        {"metric": f"{size}: setup no-op re-run vs hand recipe, speed-up", "measured": f"{speedup:.1f}x",
-         "goal": ">= 20x", "pass": speedup >= 20},
         {"metric": f"{size}: rebuild after deleting build folders, ccache hit rate",
          "measured": f"{rate:.1%} ({hits}/{calls})", "goal": ">= 95%", "pass": rate >= 0.95},
         {"metric": f"{size}: rebuild (warm ccache) vs cold build, speed-up of the build steps",
          "measured": f"{build_speedup:.1f}x ({cold_s:.1f} s -> {rebuild_s:.1f} s)", "goal": ">= 3x",
          "pass": build_speedup >= 3},
-        *_memory_rows(size, heavy, method, sized, budgeted, upstream, upstream_jobs, cap),
+    ]
+
+
+def _team_rows(size: str, remote: HitCounts, cold_s: float, team_s: float) -> list[dict[str, object]]:
+    team_ratio = cold_s / team_s if team_s else 0.0
+    return [
         {"metric": f"{size}: team cache, B's compilations answered by the remote (A cold, B empty local cache)",
          "measured": f"{remote.remote_rate():.1%} ({remote.remote_hits}/{remote.total}, {remote.local_hits} local, "
                      f"{remote.misses} misses)",
@@ -208,16 +216,14 @@ def measure(root: Path) -> list[dict[str, object]]:
 
 
 def run() -> list[dict[str, object]]:
-    root = Path(tempfile.mkdtemp(prefix="tritondev-bench-scale-"))
-    try:
-        return measure(root)
-    finally:
-        # ~150,000 files: on a file system mounted with `discard` removing them takes minutes, which
-        # belong to no measurement; a detached `rm` does it while the other benchmarks run.
-        subprocess.Popen(["rm", "-rf", "--", str(root)], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
-                         start_new_session=True)
+    """The rows; the files (about 300,000) stay under the temporary folder, which tests/perf/run.py
+    removes once every benchmark is measured (on a disk mounted with `discard` that takes minutes)."""
+    return measure(Path(tempfile.mkdtemp(prefix="tritondev-bench-scale-")))
 
 
 if __name__ == "__main__":
-    for row in run():
-        print(row)
+    with tempfile.TemporaryDirectory(prefix="tritondev-bench-scale-run-") as scratch:
+        os.environ["TMPDIR"] = scratch
+        tempfile.tempdir = None
+        for row in run():
+            print(row)

@@ -8,6 +8,7 @@ import statistics
 import subprocess
 import sys
 import time
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -58,10 +59,14 @@ def delete_build_folders(workspace: Path) -> None:
         shutil.rmtree(folder, ignore_errors=True)
 
 
-def noop_median(args: list[str], env: dict[str, str], runs: int) -> float:
-    """Median wall time of `runs` re-runs with nothing changed; each must report itself up to date."""
+def noop_median(args: list[str], env: dict[str, str], runs: int, before: Callable[[], object] | None = None
+                ) -> float:
+    """Median wall time of `runs` re-runs with nothing changed; each must report itself up to date.
+    `before` runs before each (not timed)."""
     times = []
     for _ in range(runs):
+        if before is not None:
+            before()
         seconds, report = setup(args, env)
         if not report["up_to_date"]:
             raise RuntimeError("a re-run with nothing changed did work: " + json.dumps(report["steps"]))
@@ -69,10 +74,14 @@ def noop_median(args: list[str], env: dict[str, str], runs: int) -> float:
     return statistics.median(times)
 
 
-def hand_recipe(workspace: Path, env: dict[str, str], runs: int) -> tuple[float, dict[str, float]]:
-    """Median wall time of the whole hand recipe over `runs` rounds, and the median of each step."""
+def hand_recipe(workspace: Path, env: dict[str, str], runs: int, before: Callable[[], object] | None = None
+                ) -> tuple[float, dict[str, float]]:
+    """Median wall time of the whole hand recipe over `runs` rounds, and the median of each step.
+    `before` runs before each round (not timed)."""
     times: dict[str, list[float]] = {step: [] for step in HAND_STEPS}
     for _ in range(runs):
+        if before is not None:
+            before()
         for step in HAND_STEPS:
             started = time.perf_counter()
             subprocess.run(["bash", "-c", f"source {SHELL_FUNCTIONS}\n{step} >/dev/null"],

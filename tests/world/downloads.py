@@ -198,5 +198,17 @@ def make_downloads(folder: Path) -> str:
 
 
 def use_downloads(url: str) -> None:
-    """Make this process and its children read the world's downloads (kept when already set)."""
-    os.environ.setdefault(DOWNLOADS_ENV, url)
+    """Make this process and its children read these downloads: the world built last wins.
+
+    Always replaced, never kept when already set: an earlier world of the same process may be gone
+    (a benchmark deletes its world when it ends), and its folder must not be read by the next one.
+    Every world writes the same bytes, so tests still using an earlier world read the same files.
+    """
+    os.environ[DOWNLOADS_ENV] = url
+
+
+def provide_downloads(folder: Path) -> str:
+    """Write the downloads under `folder` and make this process read them; returns the base URL."""
+    url = make_downloads(folder)
+    use_downloads(url)
+    return url

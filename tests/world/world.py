@@ -613,9 +613,8 @@ def build_world(root: Path) -> World:
     git_root.mkdir()
     for name in (*REPO_NAMES, *FORK_NAMES):
         _make_bare(work[name], bare[name])
-    downloads_url = downloads.make_downloads(root / "downloads")
-    # Builds of the mini Triton in this process and its children read the world's downloads.
-    downloads.use_downloads(downloads_url)
+    # Builds of the mini Triton in this process and its children read this world's downloads.
+    downloads_url = downloads.provide_downloads(root / "downloads")
 
     return World(
         root=root,

@@ -135,3 +135,27 @@ def test_the_pinned_cmake_minimum_is_required(world: World, tmp_path: Path) -> N
     check = next(c for c in json.loads(doctor.stdout)["checks"] if c["name"] == "toolchain.cmake")
     assert doctor.returncode == 1 and check["status"] == "error"
     assert "older than 99.1" in check["summary"] and "cmake>=99.1" in check["fix"]
+
+
+def _folders_read(checkout: Path) -> int:
+    """Folders the check for local changes reads in `checkout` (git's own trace2 counter); -1 when it
+    used no untracked cache at all."""
+    from bootstrap.core.runner import Runner
+    from bootstrap.git import local_changes
+
+    trace = checkout.parent / f"{checkout.name}.trace2"
+    argv = local_changes._status_argv(checkout, local_changes.read_config(checkout, Runner(quiet=True), "t"),
+                                      write=False)
+    subprocess.run(argv, env={"PATH": "/usr/bin:/bin", "GIT_TRACE2_PERF": str(trace)}, check=True, capture_output=True)
+    counts = [int(line.rsplit("opendir:", 1)[1]) for line in trace.read_text().splitlines() if "opendir:" in line]
+    trace.unlink()
+    return sum(counts) if counts else -1
+
+
+def test_setup_leaves_its_checkouts_so_the_next_check_reads_only_what_changed(built: dict[str, Any]) -> None:
+    """setup writes git's untracked cache into the checkouts it cloned, once everything is written, so
+    that a no-op's check for local changes does not read every folder of llvm-project again."""
+    llvm = built["ws"] / "src" / "llvm-project"
+    folders = sum(1 for p in llvm.rglob("*") if p.is_dir() and ".git" not in p.parts)
+    assert folders > 20
+    assert 0 <= _folders_read(llvm) <= 1  # at most the root, if it changed in the very second of the cache

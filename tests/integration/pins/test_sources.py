@@ -10,7 +10,8 @@ from bootstrap.core.errors import ConfigError, DirtyCheckout, ExitCode
 from bootstrap.core.runner import Runner
 from bootstrap.core.settings import load_settings
 from bootstrap.git.checkouts import ensure_checkout, repository_url
-from bootstrap.git.moves import PARTIAL_MARK, parse_porcelain_z
+from bootstrap.git.local_changes import parse_porcelain_z
+from bootstrap.git.moves import PARTIAL_MARK
 from tests.integration.pins.gitrepo import commit_files, git, make_upstream
 from tests.support.snapshot import diff, snapshot
 

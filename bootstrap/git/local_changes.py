@@ -1,0 +1,132 @@
+"""A checkout's local changes (modified, staged, untracked), found read-only and as fast as git can.
+
+`git status` over llvm-project (about 169,000 files in 15,800 folders) lstat()s every tracked file
+and, to find untracked files, reads every folder. What git itself offers keeps that fast without
+looking at less:
+
+- The untracked cache (core.untrackedCache): a folder whose stat data has not changed since the
+  index was written is not read again. `prime` writes it after tritondev itself changed a checkout
+  (a clone, a move to a new pin, its own lines in .git/info/exclude); the check never writes
+  (`--no-optional-locks`), so not even the index of a checkout with local work changes. The cache
+  holds one way of listing untracked files, so the check uses the user's own (status.showUntrackedFiles
+  `all`, else `normal`): the user's `git status` and tritondev keep the same cache fresh.
+- In the `normal` way an untracked folder is listed whole (`dir/`); only those folders are then
+  listed file by file (`git ls-files --others --exclude-standard`), a walk bounded by where the
+  local work is. Every untracked file is named, as with `--untracked-files=all`.
+- core.fsmonitor where the user has it: a hook set in the user's own (global or system) git config,
+  or the built-in daemon (a true/false value), answers which files changed. A hook named only by
+  the checkout's own .git/config is not run: looking at a checkout must not run its programs.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+
+from bootstrap.core.runner import Runner
+
+# Scopes of git config whose core.fsmonitor hook is the user's own choice (not the checkout's).
+TRUSTED_SCOPES = ("system", "global", "command")
+_BOOLEANS = {"true", "false", "yes", "no", "on", "off", "1", "0", ""}
+# More untracked folders than this are listed by one walk of the whole tree instead of by name.
+MAX_FOLDERS_BY_NAME = 200
+_CONFIG_KEYS = r"^(core\.fsmonitor|status\.showuntrackedfiles)$"
+
+
+@dataclass(frozen=True)
+class StatusConfig:
+    """What a checkout's git config says about finding its changes."""
+
+    fsmonitor_allowed: bool = False  # run git with the configured core.fsmonitor
+    untracked: str = "normal"  # "all" | "normal": how the user's git status lists untracked files
+
+    def git_options(self) -> list[str]:
+        return [] if self.fsmonitor_allowed else ["-c", "core.fsmonitor=false"]
+
+
+def parse_config_z(output: str) -> StatusConfig:
+    """`git config --show-scope -z --get-regexp` of the two keys -> StatusConfig (the last value wins).
+
+    Each record is `scope NUL key LF value NUL`; anything else is skipped."""
+    fsmonitor: tuple[str, str] | None = None  # (scope, value)
+    untracked = ""
+    fields = output.split("\0")
+    for scope, entry in zip(fields[0::2], fields[1::2], strict=False):
+        key, _, value = entry.partition("\n")
+        if key.lower() == "core.fsmonitor":
+            fsmonitor = (scope, value)
+        elif key.lower() == "status.showuntrackedfiles":
+            untracked = value.strip().lower()
+    allowed = False
+    if fsmonitor is not None:
+        scope, value = fsmonitor
+        allowed = value.strip().lower() in _BOOLEANS or scope in TRUSTED_SCOPES
+    return StatusConfig(allowed, "all" if untracked == "all" else "normal")
+
+
+def read_config(dest: Path, runner: Runner, step: str) -> StatusConfig:
+    result = runner.run(["git", "-C", str(dest), "config", "--show-scope", "-z", "--get-regexp", _CONFIG_KEYS],
+                        step=step, probe=True, check=False)
+    return parse_config_z(result.stdout) if result.returncode == 0 else StatusConfig()
+
+
+def _status_argv(dest: Path, config: StatusConfig, *, write: bool) -> list[str]:
+    options = config.git_options() + (["-c", "core.untrackedCache=true"] if write else ["--no-optional-locks"])
+    return ["git", *options, "-C", str(dest), "status", "--porcelain=v1", "-z",
+            f"--untracked-files={config.untracked}", "--ignore-submodules=none"]
+
+
+def parse_porcelain_z(output: str) -> tuple[str, ...]:
+    """File names from `git status --porcelain=v1 -z` (renames give both names)."""
+    names: list[str] = []
+    entries = output.split("\0")
+    i = 0
+    while i < len(entries):
+        entry = entries[i]
+        i += 1
+        if len(entry) < 4:
+            continue
+        status, name = entry[:2], entry[3:]
+        names.append(name)
+        if "R" in status or "C" in status:
+            if i < len(entries) and entries[i]:
+                names.append(entries[i])
+            i += 1
+    return tuple(dict.fromkeys(names))
+
+
+def local_changes(dest: Path, runner: Runner, step: str) -> tuple[str, ...]:
+    """Modified, staged and untracked (not ignored) files of `dest`, as `git status --untracked-files=all`
+    names them; reads only."""
+    config = read_config(dest, runner, step)
+    names = parse_porcelain_z(runner.run(_status_argv(dest, config, write=False), step=step, probe=True).stdout)
+    folders = [name for name in names if name.endswith("/")]
+    if not folders:
+        return names
+    return _with_folders_listed(dest, names, folders, config, runner, step)
+
+
+def _with_folders_listed(dest: Path, names: tuple[str, ...], folders: list[str], config: StatusConfig,
+                         runner: Runner, step: str) -> tuple[str, ...]:
+    """Untracked folders (`dir/`) replaced by the untracked files in them."""
+    pathspecs = [f":(literal){folder}" for folder in folders] if len(folders) <= MAX_FOLDERS_BY_NAME else []
+    out = runner.run(["git", *config.git_options(), "--no-optional-locks", "-C", str(dest), "ls-files", "-z",
+                      "--others", "--exclude-standard", "--", *pathspecs], step=step, probe=True).stdout
+    files = [f for f in out.split("\0") if f]
+    listed: list[str] = []
+    for name in names:
+        if name.endswith("/"):
+            inside = [f for f in files if f.startswith(name)]
+            listed.extend(inside or [name])
+        else:
+            listed.append(name)
+    return tuple(dict.fromkeys(listed))
+
+
+def prime(dest: Path, runner: Runner, step: str) -> None:
+    """Write the untracked cache (and fresh stat data) into `dest`'s index, for the checks that follow.
+
+    Only after tritondev itself changed the checkout; a failure (another git holds the index) only
+    means the next check reads every folder."""
+    config = read_config(dest, runner, step)
+    runner.run(_status_argv(dest, config, write=True), step=step, check=False)
