@@ -77,9 +77,10 @@ class Result:
                  "goal": "-", "pass": False, "benchmark": self.name}]
 
 
-def discover(filters: list[str], folder: Path = HERE) -> list[str]:
-    """Module names of the benchmarks in `folder` (bench_*.py), those matching a filter if any."""
-    names = sorted(p.stem for p in folder.glob("bench_*.py"))
+def discover(filters: list[str], folder: Path | None = None) -> list[str]:
+    """Module names of the benchmarks in `folder` (default HERE, read when called), those matching a
+    filter if any."""
+    names = sorted(p.stem for p in (folder or HERE).glob("bench_*.py"))
     if filters:
         names = [n for n in names if any(f in n for f in filters)]
     return names

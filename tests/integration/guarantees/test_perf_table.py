@@ -21,6 +21,7 @@ def _runner() -> types.ModuleType:
     spec = importlib.util.spec_from_file_location("tritondev_perf_run", PERF / "run.py")
     assert spec is not None and spec.loader is not None
     module = importlib.util.module_from_spec(spec)
+    sys.modules[spec.name] = module  # its dataclasses look their module up while the class is made
     spec.loader.exec_module(module)
     return module
 
