@@ -78,6 +78,8 @@ def test_no_checkouts_are_skipped_with_the_fix(cli: Cli, tmp_path: Path) -> None
     result = cli("doctor", "--workspace", str(tmp_path / "ws"), "--check", "workspace", "--json")
     checks = checks_of(result.stdout)
     assert checks.pop("workspace.location")["status"] == "ok"  # a folder setup may create
+    clone = checks.pop("workspace.clone")  # no clone of the user's adopted: nothing setup would fix
+    assert clone["status"] == "skipped" and clone["fix"] is None and "--triton-src" in clone["summary"]
     assert {c["status"] for c in checks.values()} == {"skipped"}
     # The fix repeats the workspace the user named (bootstrap.core.fixlines).
     assert all(c["fix"] == f"tritondev setup --workspace {tmp_path / 'ws'}" for c in checks.values())
@@ -91,5 +93,5 @@ def test_text_report_has_marks_fixes_and_a_summary(cli: Cli, tmp_path: Path) -> 
     assert any(line.strip().startswith("! settings.triton-env") for line in lines)
     assert any(line.strip().startswith("· workspace.checkouts") for line in lines)
     assert any(line.strip() == "fix: unset TRITON_OVERRIDE_ARCH unless you mean it for this shell" for line in lines)
-    assert lines[-1].startswith("No errors.") and "2 ok, 1 warning, 0 errors, 3 skipped" in lines[-1]
+    assert lines[-1].startswith("No errors.") and "2 ok, 1 warning, 0 errors, 5 skipped" in lines[-1]
     assert result.returncode == 0
