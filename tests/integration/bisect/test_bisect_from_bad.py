@@ -10,6 +10,7 @@ from __future__ import annotations
 import json
 import os
 import signal
+import shutil
 import subprocess
 import sys
 from pathlib import Path
@@ -58,7 +59,9 @@ def _add_branch_that_tracks_a_file_for_a_while(world: BisectWorld) -> tuple[str,
 
 @pytest.fixture(scope="module")
 def ws(bisect_world: BisectWorld, tmp_path_factory: pytest.TempPathFactory) -> dict[str, Any]:
-    """A workspace set up at the bad end of the `bisect` range: src/triton is a depth-1 clone of it."""
+    """A workspace set up at the bad end of the `bisect` range, whose src/triton is a depth-1 clone of
+    it, as an earlier tritondev made them (setup now makes a blobless clone with the whole history,
+    which bisect needs no import for)."""
     notes = _add_branch_that_tracks_a_file_for_a_while(bisect_world)
     root = tmp_path_factory.mktemp("bisect-from-bad")
     env = base_env(root / "home", xdg=root / "xdg", ccache_dir=root / "ccache")
@@ -67,7 +70,18 @@ def ws(bisect_world: BisectWorld, tmp_path_factory: pytest.TempPathFactory) -> d
               "--link-jobs", "2"]
     proc = tritondev("setup", *common, "--triton-commit", bisect_world.triton.bad, env=env)
     assert proc.returncode == 0, proc.stderr[-3000:]
-    assert git(workspace / "src" / "triton", "rev-parse", "--is-shallow-repository") == "true"
+    triton, bad = workspace / "src" / "triton", bisect_world.triton.bad
+    assert git(triton, "rev-parse", "--is-shallow-repository") == "false"
+    # The checkout as an earlier tritondev made it: the pinned commit alone at depth 1, detached,
+    # remembered under refs/tritondev/pins/.
+    origin = git(triton, "remote", "get-url", "origin")
+    shutil.rmtree(triton)
+    triton.mkdir()
+    for args in (("init", "-q"), ("remote", "add", "origin", origin), ("fetch", "-q", "--depth", "1", "origin", bad),
+                 ("checkout", "-q", "--detach", bad), ("update-ref", f"refs/tritondev/pins/{bad}", bad)):
+        git(triton, *args)
+    assert git(triton, "rev-parse", "--is-shallow-repository") == "true"
+    assert git(triton, "rev-list", "--count", "HEAD") == "1"
     (root / "check_add.py").write_text(CHECK_ADD)
     return {"root": root, "env": env, "ws": workspace, "common": common, "notes": notes}
 
