@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import os
 import re
+import shlex
 from pathlib import Path
 
 from bootstrap.core.fsutil import read_regular_text
@@ -73,7 +74,53 @@ def llvm_build_of(triton_build: Path) -> str | None:
     return None
 
 
-_LLVM_LIBRARY = re.compile(r"(/\S*/lib(?:LLVM|MLIR|lld)[\w.+-]*\.(?:a|so(?:\.[\d.]+)?))(?=\s|$)")
+_LLVM_LIBRARY = re.compile(r"/.*/lib(?:LLVM|MLIR|lld)[\w.+-]*\.(?:a|so(?:\.[\d.]+)?)")
+
+
+def ninja_paths(line: str) -> list[str]:
+    """The paths of a build.ninja `build` line: split at spaces ninja did not escape, `$ `, `$:` and
+    `$$` read as a space, a colon and a dollar (a workspace path may hold any of them)."""
+    paths, current, i = [], [], 0
+    while i < len(line):
+        char = line[i]
+        if char == "$" and i + 1 < len(line):
+            current.append(line[i + 1])
+            i += 2
+            continue
+        if char == " ":
+            if current:
+                paths.append("".join(current))
+            current = []
+        else:
+            current.append(char)
+        i += 1
+    if current:
+        paths.append("".join(current))
+    return paths
+
+
+def split_build_line(line: str) -> tuple[list[str], str]:
+    """A `build OUTPUTS: RULE INPUTS` line -> (outputs, what follows the first colon ninja did not escape)."""
+    body, i = line[len("build "):], 0
+    while i < len(body):
+        if body[i] == "$":
+            i += 2
+            continue
+        if body[i] == ":":
+            return ninja_paths(body[:i]), body[i + 1:]
+        i += 1
+    return ninja_paths(body), ""
+
+
+def ninja_variable_words(value: str) -> list[str]:
+    """The words of a variable's value that CMake wrote for the shell (LINK_LIBRARIES): ninja's `$$` a
+    dollar; a path with a space or another shell character in double quotes, in which CMake writes
+    `\\$` and `\\``, which POSIX shells (not shlex) read as `$` and a backquote."""
+    text = value.replace("$$", "$").replace("\\$", "$").replace("\\`", "`")
+    try:
+        return shlex.split(text)
+    except ValueError:  # an unbalanced quote: the plain words still say what they can
+        return text.split()
 
 
 def linked_llvm_libraries(triton_build: Path, library: str = "libtriton.so") -> list[str]:
@@ -88,12 +135,16 @@ def linked_llvm_libraries(triton_build: Path, library: str = "libtriton.so") -> 
     inside = False
     for line in text.splitlines():
         if line.startswith("build "):
-            head = line.split(":", 1)[0]
-            inside = head.endswith("/" + library) or head == f"build {library}"
+            outputs, rest = split_build_line(line)
+            inside = any(out == library or out.endswith("/" + library) for out in outputs)
+            words = ninja_paths(rest)
         elif inside and not line.startswith(" "):
             inside = False
-        if inside:
-            found += _LLVM_LIBRARY.findall(line)
+        if not inside:
+            continue
+        if not line.startswith("build "):
+            words = ninja_variable_words(line.split("=", 1)[1] if "=" in line else line)
+        found += [word for word in words if _LLVM_LIBRARY.fullmatch(word)]
     return list(dict.fromkeys(found))
 
 

@@ -46,6 +46,46 @@ def test_any_build_file_is_read_without_error(text: str) -> None:
             assert lib.startswith("/")
 
 
+def _ninja_escaped(path: str) -> str:
+    """A path as ninja's build lines carry it (CMake's cmGlobalNinjaGenerator::EncodePath)."""
+    return path.replace("$", "$$").replace(" ", "$ ").replace(":", "$:")
+
+
+SHELL_SPECIAL = set(" #$&'()*`\\")
+
+
+def _cmake_quoted(path: str) -> str:
+    """A path as CMake writes it into LINK_LIBRARIES, as seen with CMake 3.25 here (the real-CMake
+    check is tests/integration/build/test_link_libraries.py): double quotes around one holding a shell
+    character, `\\`, `\\$`, `\\``, `\\"` inside them, `\\"` outside; then ninja's `$$`."""
+    if SHELL_SPECIAL & set(path):
+        word = '"' + "".join("\\" + c if c in '\\$`"' else c for c in path) + '"'
+    else:
+        word = path.replace('"', '\\"')
+    return word.replace("$", "$$")
+
+
+# Workspace folder names: spaces, colons, dollars, quotes, backslashes, non-ASCII letters; no `;` (a
+# CMake list separator) or newline.
+FOLDER = st.text(st.sampled_from(list("ab é:$!%#&'(*`\\\"")), min_size=1, max_size=12).filter(
+    lambda t: t.strip() == t and t not in (".", ".."))
+
+
+@given(FOLDER, FOLDER)
+def test_libraries_under_any_workspace_path_are_read_whole(ws_name: str, llvm_name: str) -> None:
+    import tempfile
+
+    ws = f"/tmp/{ws_name}/ws dir é"
+    lib_a, lib_b = f"{ws}/build/llvm/{llvm_name}/lib/libMLIRIR.a", f"{ws}/build/llvm/{llvm_name}/lib/libLLVMCore.a"
+    ninja = (f"build {_ninja_escaped(ws)}/src/triton/python/triton/_C/libtriton.so: CXX_SHARED_LIBRARY_LINKER main.o"
+             f" | libTritonIR.a {_ninja_escaped(lib_a)}\n"
+             f"  LINK_LIBRARIES = libTritonIR.a  -lz  {_cmake_quoted(lib_a)}  {_cmake_quoted(lib_b)}\n"
+             "  SONAME = libtriton.so\n")
+    with tempfile.TemporaryDirectory() as folder:
+        Path(folder, "build.ninja").write_text(ninja, encoding="utf-8")
+        assert linked_llvm_libraries(Path(folder)) == [lib_a, lib_b]
+
+
 def test_a_build_that_used_the_llvm_named_passes() -> None:
     findings = judge(EXPECTED, INSTALLED, HEAD, BuiltWith(str(NEW)), EXPECTED.llvm_commit)
     assert findings["ok"], findings["problems"]
