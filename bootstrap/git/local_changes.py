@@ -129,4 +129,6 @@ def prime(dest: Path, runner: Runner, step: str) -> None:
     Only after tritondev itself changed the checkout; a failure (another git holds the index) only
     means the next check reads every folder."""
     config = read_config(dest, runner, step)
-    runner.run(_status_argv(dest, config, write=True), step=step, check=False)
+    # The one git call that may take the index's optional lock: every other one runs without it
+    # (the runner's git environment), so that reading never writes.
+    runner.run(_status_argv(dest, config, write=True), step=step, check=False, env={"GIT_OPTIONAL_LOCKS": "1"})

@@ -100,6 +100,14 @@ def test_triton_has_history_on_a_branch_and_an_editor_setup(root_json: dict[str,
     assert editor.returncode == 0 and editor.stdout.endswith(clangd), editor.stderr
 
 
+def test_checkouts_setup_changed_hold_gits_untracked_cache(root_json: dict[str, Any]) -> None:
+    """Setup's last write into the checkouts it cloned: git's untracked cache (the index extension
+    UNTR), which the next check for local changes reads instead of every folder."""
+    ws = root_json["ws"]
+    for checkout in (ws / "src/triton", ws / "src/llvm-project"):
+        assert b"UNTR" in (checkout / ".git" / "index").read_bytes(), checkout
+
+
 def test_clang_and_ccache_were_used(root_json: dict[str, Any]) -> None:
     ws, real = root_json["ws"], root_json["real"]
     for checkout in (ws / "src/triton", ws / "src/llvm-project"):
