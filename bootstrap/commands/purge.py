@@ -51,11 +51,13 @@ def _refuse_system(target: TargetPython, system: bool) -> None:
 def _purge(ctx: AppContext, system: bool) -> None:
     from bootstrap.core import ui
     from bootstrap.purge import JOURNAL_NAME, execute_purge, plan_purge, preflight, scan_environment
+    from bootstrap.purge.journal import recorded_package_files
 
     target = ctx.target_python()
     _refuse_system(target, system)
     with ui.working(f"looking for what provides triton/ in {target.prefix}", json=ctx.json):
-        found = scan_environment(target, ctx.runner)
+        recorded = recorded_package_files(ctx.workspace.state / JOURNAL_NAME, target.site_packages)
+        found = scan_environment(target, ctx.runner, recorded_files=recorded)
         plan = plan_purge(found)
         if not plan.empty:
             preflight(plan, target, ctx.runner)  # reads only: the same refusals with --dry-run

@@ -105,9 +105,11 @@ def purge_others(
     is shown).
     """
     from bootstrap.purge import execute_purge, plan_purge, preflight, scan_environment
+    from bootstrap.purge.journal import recorded_package_files
     from bootstrap.purge.pipbridge import PIP_ENV
 
-    plan = plan_purge(scan_environment(target, runner, cwd=workspace))
+    recorded = recorded_package_files(journal, target.site_packages)
+    plan = plan_purge(scan_environment(target, runner, cwd=workspace, recorded_files=recorded))
     mine, src = setup_dir.resolve(), triton_src.resolve()
 
     def ours(path: str | Path | None) -> bool:

@@ -258,12 +258,12 @@ def _uninstall_rounds(plan: PurgePlan, target: TargetPython, runner: Runner, rep
         owners = [o for o in current_owners(target) if _key(o.dist_info) in planned]
 
 
-def _remove_leftovers(plan: PurgePlan, target: TargetPython, report: PurgeReport) -> None:
+def _remove_leftovers(plan: PurgePlan, target: TargetPython, report: PurgeReport, recorded: frozenset[str]) -> None:
     """What pip leaves: triton/ once nobody owns files in it, and the leftovers the plan named, each
     proven Triton's by its content again now (what pip left may differ from the plan)."""
     allowed = {_key(p) for p in plan.leftovers} | {_key(sp / PACKAGE) for sp in target.site_packages}
     dists = scan.read_site_packages(target.site_packages)
-    proven, _kept = scan.find_leftovers(target.site_packages, current_owners(target), dists, plan.owners)
+    proven, _kept = scan.find_leftovers(target.site_packages, current_owners(target), dists, plan.owners, recorded)
     for leftover in (p.path for p in proven):
         if _key(leftover) not in allowed:
             continue
@@ -296,6 +296,7 @@ def _execute_purge(plan: PurgePlan, target: TargetPython, runner: Runner, journa
         return report
     preflight(plan, target, runner)
     index = index_config(target, runner)
+    saved_files = journal.recorded_package_files(journal_path, target.site_packages)
     entries = [journal.entry_for(o, index) for o in plan.owners]
     # Absolute, but not resolved: a venv's python is a symlink to the base interpreter.
     recorded = {**target.to_json(), "executable": os.path.abspath(target.executable)}
@@ -305,7 +306,7 @@ def _execute_purge(plan: PurgePlan, target: TargetPython, runner: Runner, journa
     # install): owners are matched by their metadata folder, round after round.
     try:
         _uninstall_rounds(plan, target, runner, report)
-        _remove_leftovers(plan, target, report)
+        _remove_leftovers(plan, target, report, saved_files)
     except BaseException as exc:
         status = "interrupted" if isinstance(exc, KeyboardInterrupt) else "failed"
         journal.update_run(

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import os
 import time
+from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -97,7 +98,30 @@ def entry_for(owner: Owner, index: IndexConfig) -> dict[str, object]:
         "placeholder": owner.placeholder,
         "installer": owner.installer,
         "dist_info": str(owner.dist_info),
+        # Its RECORD's triton/ lines, saved before pip runs: once pip has deleted that RECORD, they are
+        # still the proof that a `~riton` stash an interrupted uninstall left is this distribution's.
+        "package_files": list(owner.files),
     }
+
+
+def recorded_package_files(path: Path, site_packages: Sequence[Path]) -> frozenset[str]:
+    """The triton/ files that the RECORDs of distributions earlier purges of this environment removed
+    listed (saved in the journal); empty when there is no readable journal."""
+    try:
+        data = load(path)
+    except ConfigError:
+        return frozenset()
+    wanted = [str(p) for p in site_packages]
+    files: set[str] = set()
+    for run in data["runs"]:
+        target = run.get("target") if isinstance(run, dict) else None
+        if not isinstance(target, dict) or target.get("site_packages") != wanted:
+            continue
+        for entry in run.get("removed") or []:
+            listed = entry.get("package_files") if isinstance(entry, dict) else None
+            if isinstance(listed, list):
+                files.update(f for f in listed if isinstance(f, str) and f.startswith("triton/"))
+    return frozenset(files)
 
 
 def now() -> str:

@@ -194,17 +194,20 @@ def find_overlaps(owners: list[Owner]) -> dict[str, tuple[str, ...]]:
 
 
 def find_leftovers(site_packages: tuple[Path, ...], owners: list[Owner], dists: list[InstalledDist],
-                   removed: Collection[Owner] = ()) -> tuple[list[Leftover], list[Kept]]:
+                   removed: Collection[Owner] = (), recorded_files: frozenset[str] = frozenset()
+                   ) -> tuple[list[Leftover], list[Kept]]:
     """triton/ with no owner, pip's `~riton` stash folders, and metadata folders pip cannot read: those
     whose content proves them Triton's (leftovers.py), and those that only look like it (kept).
 
     A triton/ folder counts as owned while any owner has files in it or lacks a file list (its files
     are unknown, so nothing of it may be called a leftover). removed: the owners this purge removes (their
-    triton/ folder is proven Triton's by their RECORD even once pip has deleted it).
+    triton/ folder is proven Triton's by their RECORD even once pip has deleted it). recorded_files: the
+    triton/ files of RECORDs an earlier purge of this environment saved in its journal before pip ran
+    (the proof of a stash an interrupted uninstall left after deleting the RECORD itself).
     """
     owned = any(o.files or o.record_missing for o in owners)
     packages = frozenset(o.dist_info.parent / PACKAGE for o in removed if o.files)
-    files = frozenset(f for o in removed for f in o.files)
+    files = frozenset(f for o in removed for f in o.files) | recorded_files
     return leftovers.find(site_packages, owned, dists, packages, files)
 
 
@@ -300,11 +303,12 @@ def scan_environment(
     *,
     cwd: Path | None = None,
     environ: Mapping[str, str] | None = None,
+    recorded_files: frozenset[str] = frozenset(),
 ) -> TritonScan:
     """Everything that provides, half-provides or shadows `triton` in the target environment.
 
     cwd / environ: where the user works and their environment (for shadows and the import check);
-    default the current ones.
+    default the current ones. recorded_files: see find_leftovers (from the purge journal).
     """
     from packaging.utils import canonicalize_name
 
@@ -324,7 +328,7 @@ def scan_environment(
     owners += egg_link_owners(site_packages, known)
     owners = with_foreign_entries(owners, dists, target)
     location, error = import_probe(target, runner, cwd=cwd, environ=environ)
-    proven, kept = find_leftovers(site_packages, owners, dists)
+    proven, kept = find_leftovers(site_packages, owners, dists, recorded_files=recorded_files)
     return TritonScan(
         site_packages=site_packages,
         owners=tuple(owners),

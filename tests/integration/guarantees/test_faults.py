@@ -40,8 +40,13 @@ LABEL = "root-json"
 INTERRUPTED = (130, -signal.SIGINT)
 
 
+# Read when the module is imported: the clean_env fixture removes every TRITONDEV_* variable before a
+# test body runs.
+_GIVEN_SEED = int(os.environ.get("TRITONDEV_FAULT_SEED_FOR_TESTS", "0") or 0)
+
+
 def _seed() -> int:
-    return int(os.environ.get("TRITONDEV_FAULT_SEED_FOR_TESTS", "0") or 0) or random.randrange(1 << 30)
+    return _GIVEN_SEED or random.randrange(1 << 30)
 
 
 def _start(argv: list[str], env: dict[str, str]) -> subprocess.Popen[str]:
@@ -275,6 +280,11 @@ def purge_env(
     yield py, ws, env
 
 
+def _listing(folders: list[Path]) -> list[str]:
+    """Every file under `folders`, for a failure's message."""
+    return [str(p) for folder in folders for p in sorted(folder.rglob("*"))]
+
+
 def _owners(py: Path) -> set[str]:
     return {name for name in installed(py) if name in ("triton", "pytorch-triton")}
 
@@ -328,7 +338,8 @@ def test_purge_interrupted_at_random_moments(
         assert "unrelated-dist" in installed(py), history
         site = Path(subprocess.run([str(py), "-c", "import sysconfig; print(sysconfig.get_paths()['purelib'])"],
                                    capture_output=True, text=True, check=True).stdout.strip())
-        assert not [p.name for p in site.iterdir() if p.name.startswith("~")], history  # no pip stash left
+        stashes = [p for p in site.iterdir() if p.name.startswith("~")]
+        assert not stashes, "\n".join([*history, *_listing(stashes), rerun.stdout[-3000:]])  # no pip stash left
         journal = json.loads((ws / "state" / "purge-journal.json").read_text())
         assert journal, history
         # nothing is lost: what the purges removed comes back

@@ -2,13 +2,14 @@
 
 from __future__ import annotations
 
+import json
 import os
 from pathlib import Path
 
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from bootstrap.purge import leftovers, scan
+from bootstrap.purge import journal, leftovers, scan
 
 
 def site(tmp_path: Path) -> Path:
@@ -97,3 +98,54 @@ def test_record_of_a_triton_distribution(tmp_path: Path) -> None:
     assert leftovers.record_is_tritons(dist)
     (meta / "RECORD").write_text("triton/__init__.py,,\n../../../lib/libc.so,,\n")
     assert not leftovers.record_is_tritons(scan.read_site_packages((sp,))[0])
+
+
+def _stash_left_by_a_killed_uninstall(sp: Path) -> Path:
+    """pytorch-triton's uninstall killed between deleting its stashed RECORD and its `~riton` stash:
+    `triton` (whose RECORD lacks only_pytorch.py) is still installed."""
+    info = sp / "triton-3.5.0.dist-info"
+    info.mkdir()
+    (info / "METADATA").write_text("Metadata-Version: 2.1\nName: triton\nVersion: 3.5.0\n")
+    (info / "RECORD").write_text("triton/__init__.py,,\ntriton-3.5.0.dist-info/METADATA,,\n"
+                                 "triton-3.5.0.dist-info/RECORD,,\n")
+    stash = sp / "~riton"
+    stash.mkdir()
+    (stash / "__init__.py").write_text("")
+    (stash / "only_pytorch.py").write_text("B = 1\n")
+    return stash
+
+
+def test_a_stash_whose_record_pip_deleted_is_proven_by_the_journals_copy(tmp_path: Path) -> None:
+    sp = site(tmp_path)
+    stash = _stash_left_by_a_killed_uninstall(sp)
+    dists = scan.read_site_packages((sp,))
+    owners = scan.owners_in(dists, (sp,))
+    proven, kept = scan.find_leftovers((sp,), owners, dists)
+    assert proven == [] and [k.path for k in kept] == [stash]  # no RECORD left lists only_pytorch.py
+    saved = frozenset({"triton/__init__.py", "triton/only_pytorch.py"})  # pytorch-triton's, from the journal
+    proven, kept = scan.find_leftovers((sp,), owners, dists, recorded_files=saved)
+    assert [p.path for p in proven] == [stash] and kept == []
+    # A file no saved RECORD lists still keeps the stash.
+    (stash / "mine.py").write_text("")
+    proven, kept = scan.find_leftovers((sp,), owners, dists, recorded_files=saved)
+    assert proven == [] and [k.path for k in kept] == [stash]
+
+
+def test_the_journals_saved_files_count_only_for_the_same_environment(tmp_path: Path) -> None:
+    sp, other = tmp_path / "sp", tmp_path / "other"
+    journal_file = tmp_path / "purge-journal.json"
+    runs = [
+        {"target": {"site_packages": [str(sp)]}, "removed": [
+            {"package_files": ["triton/a.py", "elsewhere/b.py", 3, None]},  # only triton/ strings count
+            "not an entry",
+            {"package_files": "triton/not-a-list.py"},
+        ]},
+        {"target": {"site_packages": [str(other)]}, "removed": [{"package_files": ["triton/other.py"]}]},
+        {"target": "crafted", "removed": [{"package_files": ["triton/c.py"]}]},
+        "not a run",
+    ]
+    journal_file.write_text(json.dumps({"format": 1, "runs": runs}))
+    assert journal.recorded_package_files(journal_file, [sp]) == {"triton/a.py"}
+    assert journal.recorded_package_files(tmp_path / "none.json", [sp]) == frozenset()
+    journal_file.write_text("[1, 2]")  # not a journal: nothing, and no error before purge says so
+    assert journal.recorded_package_files(journal_file, [sp]) == frozenset()
