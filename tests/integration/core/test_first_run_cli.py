@@ -13,6 +13,7 @@ from typing import Any
 
 from tests.conftest import REPO, Cli
 from tests.integration.ccache_remote.redis import free_port
+from tests.support.terminal import read_until_closed
 
 LONG = "a folder with a rather long name that no eighty-column table would ever show whole"
 
@@ -23,18 +24,9 @@ def _in_a_terminal(args: list[str], env: dict[str, str], columns: int) -> str:
     proc = subprocess.Popen([sys.executable, "-m", "bootstrap", *args], stdout=child, stderr=subprocess.DEVNULL,
                             env={**env, "COLUMNS": str(columns), "TERM": "xterm"})
     os.close(child)
-    chunks = []
-    while True:
-        try:
-            data = os.read(main, 65536)
-        except OSError:
-            break
-        if not data:
-            break
-        chunks.append(data)
+    shown = read_until_closed(main)
     proc.wait(timeout=60)
-    os.close(main)
-    return b"".join(chunks).decode(errors="replace").replace("\r\n", "\n")
+    return shown.replace("\r\n", "\n")
 
 
 def _env(clean_env: dict[str, str], **extra: str) -> dict[str, str]:

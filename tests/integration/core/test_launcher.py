@@ -18,6 +18,7 @@ from pathlib import Path
 import pytest
 
 from tests.support.snapshot import diff, snapshot
+from tests.support.terminal import read_until_closed
 
 REPO = Path(__file__).resolve().parents[3]
 PYENV = Path("/root/.pyenv/versions")
@@ -58,18 +59,8 @@ def launch_in_a_terminal(checkout: Path, *args: str, **extra: str) -> tuple[int,
     proc = subprocess.Popen([str(checkout / "shell/tritondev"), *args], stdin=subprocess.DEVNULL,
                             stdout=subprocess.DEVNULL, stderr=child, env=_env(TERM="xterm", **extra))
     os.close(child)
-    chunks = []
-    while True:
-        try:
-            data = os.read(main, 65536)
-        except OSError:
-            break
-        if not data:
-            break
-        chunks.append(data)
-    code = proc.wait(timeout=900)
-    os.close(main)
-    return code, b"".join(chunks).decode(errors="replace")
+    shown = read_until_closed(main)
+    return proc.wait(timeout=900), shown
 
 
 def test_first_run_creates_private_venv_and_runs(checkout: Path) -> None:

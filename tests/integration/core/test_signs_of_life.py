@@ -13,6 +13,7 @@ import pytest
 
 from tests.conftest import REPO
 from tests.integration.kernels.kernels_src import ADD_SIGNATURE, KERNELS
+from tests.support.terminal import read_until_closed
 from tests.support.venvs import triton_venv
 
 SPINNER = set("⠋⠙⠹⠸⠼⠴⠦⠧⠇⠏")  # rich's "dots"
@@ -25,19 +26,9 @@ def _stderr_on_a_terminal(args: list[str], env: dict[str, str], cwd: Path) -> tu
                             stdout=subprocess.PIPE, stderr=child, env={**env, "TERM": "xterm", "COLUMNS": "160"},
                             cwd=cwd)
     os.close(child)
-    chunks = []
-    while True:
-        try:
-            data = os.read(main, 65536)
-        except OSError:
-            break
-        if not data:
-            break
-        chunks.append(data)
+    shown = read_until_closed(main)
     out = proc.stdout.read().decode() if proc.stdout else ""
-    code = proc.wait(timeout=900)
-    os.close(main)
-    return code, b"".join(chunks).decode(errors="replace"), out
+    return proc.wait(timeout=900), shown, out
 
 
 @pytest.fixture
