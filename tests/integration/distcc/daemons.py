@@ -42,7 +42,9 @@ class DistccDaemon:
         self.allow = allow
         self.port = free_port()
         self.stats_port = free_port()
-        self.folder = Path(tempfile.mkdtemp(prefix=f"tritondev-distccd-{self.port}-"))
+        # In /tmp itself: distccd run as root drops to the distcc user, who must reach its log and
+        # command list; a private TMPDIR (mode 0700, as each benchmark gets) would hide them.
+        self.folder = Path(tempfile.mkdtemp(prefix=f"tritondev-distccd-{self.port}-", dir="/tmp"))
         self.folder.chmod(0o755)
         self.log = self.folder / "distccd.log"
         self.proc: subprocess.Popen[bytes] | None = None
@@ -54,6 +56,7 @@ class DistccDaemon:
 
     def _environment(self) -> dict[str, str]:
         env = {k: v for k, v in os.environ.items() if not k.startswith("DISTCC_")}
+        env["TMPDIR"] = "/tmp"  # distccd's user works there; a private TMPDIR is closed to it
         if self.other_compilers:
             links = self.folder / "compilers"
             links.mkdir()
