@@ -11,7 +11,7 @@ from bootstrap.commands import options
 
 if TYPE_CHECKING:
     from bootstrap.core.context import AppContext
-    from bootstrap.pipeline.bisect import Outcome
+    from bootstrap.pipeline.bisect.run import BisectOutcome
 
 # The settings that decide how each commit is built (as setup's), and where missing commits come from.
 BUILD_SETTINGS = ("workspace", "build_type", "llvm_build_type", "backend", "triton_url", "llvm_url", "mirror",
@@ -38,9 +38,9 @@ def _bisect(ctx: AppContext, kind: str, good: str, bad: str, build_failure: Buil
 
     from bootstrap.core import ui
     from bootstrap.core.errors import UsageError
-    from bootstrap.pipeline import bisect
-    from bootstrap.pipeline.bisect_checks import setup_state
-    from bootstrap.pipeline.bisect_range import split_ref
+    from bootstrap.pipeline.bisect import run as bisect
+    from bootstrap.pipeline.bisect.checks import setup_state
+    from bootstrap.pipeline.bisect.commits import split_ref
 
     if not command:
         raise UsageError("no command to judge each commit with",
@@ -49,7 +49,7 @@ def _bisect(ctx: AppContext, kind: str, good: str, bad: str, build_failure: Buil
         split_ref(ref, what)  # a malformed ref says so in any workspace, set up or not
     setup_state(ctx)  # before the lock, which would create the workspace
     ctx.runner.quiet = ctx.json or not ctx.verbose
-    request = bisect.Request(kind, good, bad, tuple(command), build_failure.value, Path.cwd())
+    request = bisect.BisectRequest(kind, good, bad, tuple(command), build_failure.value, Path.cwd())
     if ctx.dry_run:
         outcome = bisect.start(ctx, request, ui.err())
     else:
@@ -86,8 +86,8 @@ def llvm(ctx: AppContext, good: Good, bad: Bad, command: Command = None,
 def resume(ctx: AppContext) -> None:
     """Go on with a bisect that was interrupted or aborted, without testing a commit again."""
     from bootstrap.core import ui
-    from bootstrap.pipeline import bisect
-    from bootstrap.pipeline.bisect_checks import setup_state
+    from bootstrap.pipeline.bisect import run as bisect
+    from bootstrap.pipeline.bisect.checks import setup_state
 
     setup_state(ctx)
     ctx.runner.quiet = ctx.json or not ctx.verbose
@@ -100,7 +100,7 @@ def resume(ctx: AppContext) -> None:
 def reset(ctx: AppContext) -> None:
     """Forget the recorded bisect; if it left the checkouts moved, put them and the starting build back."""
     from bootstrap.core import ui
-    from bootstrap.pipeline import bisect
+    from bootstrap.pipeline.bisect import run as bisect
 
     ctx.runner.quiet = ctx.json or not ctx.verbose
     if not (ctx.workspace.state / "bisect.json").exists():
@@ -124,7 +124,7 @@ def register(app: typer.Typer) -> None:
     app.add_typer(bisect_app, name="bisect")
 
 
-def _render(ctx: AppContext, outcome: Outcome) -> None:
+def _render(ctx: AppContext, outcome: BisectOutcome) -> None:
     from rich.markup import escape
     from rich.table import Table
 
@@ -156,7 +156,7 @@ def _render(ctx: AppContext, outcome: Outcome) -> None:
         raise CheckFailed("no single first bad commit: only skipped commits are left", reported=True)
 
 
-def _result_lines(outcome: Outcome) -> list[str]:
+def _result_lines(outcome: BisectOutcome) -> list[str]:
     state, journal = outcome.state, outcome.journal
     first = state.first_bad
     lines: list[str] = []

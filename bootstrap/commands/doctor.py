@@ -51,7 +51,7 @@ def doctor(
     from bootstrap.core import ui
     from bootstrap.doctor import DoctorOptions, run_doctor
     from bootstrap.doctor.arch import parse_arch
-    from bootstrap.doctor.registry import load_checks, select
+    from bootstrap.doctor.catalog import load_checks, select
 
     parsed_arch = parse_arch(arch) if arch is not None else None
     chosen = select(check or [], load_checks())  # validates names before anything runs

@@ -17,7 +17,7 @@ from typing import TYPE_CHECKING, Annotated, Any, Optional
 
 import typer
 
-from bootstrap.core.settings import BY_NAME, Setting
+from bootstrap.core.settings_table import BY_NAME, Setting
 
 if TYPE_CHECKING:
     from bootstrap.core.context import AppContext

@@ -11,7 +11,8 @@ from bootstrap.commands import options
 if TYPE_CHECKING:
     from bootstrap.core.context import AppContext
     from bootstrap.core.interpreter import TargetPython
-    from bootstrap.purge.actions import PurgePlan, PurgeReport
+    from bootstrap.purge.actions import PurgeReport
+    from bootstrap.purge.plan import PurgePlan
     from bootstrap.purge.restore import RestoreReport
     from bootstrap.purge.scan import TritonScan
 

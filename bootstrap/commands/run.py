@@ -52,9 +52,9 @@ def run(ctx: AppContext, command: Command = None, dump_ir: DumpIr = False, dump_
 
     index.txt and index.json list the passes in order; the command's own output is still shown.
     """
-    from bootstrap.commands.env import dump_kernel, target_variables
+    from bootstrap.commands.env import dump_kernel
     from bootstrap.core import ui
-    from bootstrap.env.exports import collect_variables
+    from bootstrap.env.exports import collect_variables, target_variables
 
     if not command:
         from bootstrap.core.errors import UsageError
@@ -66,7 +66,7 @@ def run(ctx: AppContext, command: Command = None, dump_ir: DumpIr = False, dump_
     )
     if reproducer is not None:
         # Checked before the target is chosen, so that a bad folder is the first and only line said.
-        from bootstrap.env.reproducers import describe, reproducer_variables
+        from bootstrap.ir.reproducers import describe, reproducer_variables
 
         values.update(reproducer_variables(reproducer, dry_run=ctx.dry_run))
         ui.info(describe(reproducer))
@@ -150,7 +150,7 @@ def _run_with_dumps(
 
     from bootstrap.core import ui
     from bootstrap.core.errors import ConfigError, UsageError
-    from bootstrap.env.irdump import Counter, DumpSection, DumpSplitter, DumpWriter
+    from bootstrap.ir.split import Counter, DumpSection, DumpSplitter, DumpWriter
 
     folder = (dump_dir or _default_dump_dir(ctx.workspace.root)).absolute()
     if folder.exists() and (not folder.is_dir() or any(folder.iterdir())):

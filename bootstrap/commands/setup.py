@@ -23,7 +23,7 @@ def setup(ctx: AppContext) -> None:
     Exit codes: 0 ok, 1 verification failed, 2 bad option, 3 tool missing, 4 a command failed (log path shown), 5 pin mismatch, 6 workspace locked or dirty checkout.
     """  # noqa: E501
     from bootstrap.core import ui
-    from bootstrap.pipeline.setup import precheck, run_setup
+    from bootstrap.pipeline.setup.run import precheck, run_setup
 
     ctx.runner.quiet = ctx.json or ctx.dry_run
     console = ui.err()
@@ -80,7 +80,7 @@ def render(report: object) -> None:
     from rich.table import Table
 
     from bootstrap.core import ui
-    from bootstrap.pipeline.report import SetupReport
+    from bootstrap.pipeline.setup.report import SetupReport
 
     assert isinstance(report, SetupReport)
     out = ui.out()

@@ -61,7 +61,7 @@ def _target_command(name: str) -> Callable[..., Any]:
 def run_target(ctx: AppContext, name: str, args: tuple[str, ...], install_requirements: bool) -> None:
     from bootstrap.core import ui
     from bootstrap.core.errors import CheckFailed, CommandFailed
-    from bootstrap.pipeline.testrun import TestRequest, run_tests, stream_to
+    from bootstrap.pipeline.testing.run import TestRequest, run_tests, stream_to
 
     ctx.runner.quiet = ctx.json
     request = TestRequest(name, args, install_requirements, Path.cwd())
@@ -102,7 +102,7 @@ def lit(ctx: AppContext, pattern: Pattern = None, update: Update = None) -> None
 
 def _update(ctx: AppContext, path: Path) -> None:
     from bootstrap.core import ui
-    from bootstrap.pipeline.litupdate import run_update
+    from bootstrap.ir.litupdate import run_update
 
     ctx.runner.quiet = ctx.json
     result = run_update(ctx, path)
@@ -120,10 +120,11 @@ def _lit_pattern(ctx: AppContext, pattern: str) -> None:
 
     from bootstrap.core import ui
     from bootstrap.core.errors import CheckFailed, CommandFailed
-    from bootstrap.env import littests
-    from bootstrap.env.tritonopt import find_build, runtime_env
-    from bootstrap.pipeline.state import read_state
-    from bootstrap.pipeline.testrun import stream_to
+    from bootstrap.ir import lit as littests
+    from bootstrap.pipeline.setup.built import find_build, runtime_env
+    from bootstrap.pipeline.setup.state import read_state
+    from bootstrap.pipeline.testing.counts import parse_summary
+    from bootstrap.pipeline.testing.run import stream_to
 
     build = find_build(ctx.workspace.root, ctx.workspace.state)
     env = runtime_env(build, os.environ)
@@ -139,10 +140,10 @@ def _lit_pattern(ctx: AppContext, pattern: str) -> None:
         show(line)
 
     result = ctx.runner.run(argv, step="lit", check=False, stream=True, on_line=collect, env=dict(env))
-    summary = littests.parse_summary(lines)
+    summary = parse_summary(lines)
     tests_failed = bool(summary.failed or summary.counts.get("Failed"))
     if ctx.json and (result.returncode == 0 or tests_failed):
-        from bootstrap.pipeline.testcounts import Counts, lit_counts
+        from bootstrap.pipeline.testing.counts import Counts, lit_counts
 
         counts = lit_counts(lines) or Counts()
         ui.emit_json({"target": "lit", "pattern": pattern, "command": argv, "env": env,
@@ -161,7 +162,7 @@ def _lit_pattern(ctx: AppContext, pattern: str) -> None:
 
 def _build_triton_opt(ctx: AppContext) -> None:
     from bootstrap.core import ui
-    from bootstrap.pipeline.build import run_build
+    from bootstrap.pipeline.setup.build import run_build
 
     if ctx.dry_run:
         run_build(ctx, "triton-opt", ui.err())

@@ -19,7 +19,8 @@ from bootstrap.core.interpreter import (
     why_chosen,
 )
 from bootstrap.core.runner import Runner
-from bootstrap.core.settings import BY_NAME, Settings, load_settings
+from bootstrap.core.settings import load_settings
+from bootstrap.core.settings_table import BY_NAME, Settings
 from bootstrap.core.workspace import Workspace
 
 

@@ -25,7 +25,7 @@ from bootstrap.core.fsutil import NotRegularFile, parse_json, read_regular
 from bootstrap.core.redact import without_credentials
 
 if TYPE_CHECKING:
-    from bootstrap.core.settings import Settings
+    from bootstrap.core.settings_table import Settings
 
 FILE = "settings.json"  # in <workspace>/state
 SOURCE = "workspace"  # the source kind of its values: "workspace:<path>"
@@ -84,7 +84,7 @@ def drop_replaced(values: MutableMapping[str, Any], sources: MutableMapping[str,
 
 def to_remember(settings: Settings) -> dict[str, Any]:
     """What a setup run with `settings` leaves for the next one (see the module docstring)."""
-    from bootstrap.core.settings import SETTINGS
+    from bootstrap.core.settings_table import SETTINGS
 
     kept: dict[str, Any] = {}
     for setting in SETTINGS:

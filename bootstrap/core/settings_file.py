@@ -14,7 +14,7 @@ from pathlib import Path
 from typing import Any
 
 from bootstrap.core.errors import ConfigError
-from bootstrap.core.settings import CONFIG_FILE
+from bootstrap.core.settings_table import CONFIG_FILE
 from bootstrap.core.settings_values import toml_type
 
 # tritondev.toml is a few lines; anything this large is not one.

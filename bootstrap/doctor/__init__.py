@@ -14,9 +14,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from bootstrap.core.context import AppContext
+from bootstrap.doctor.catalog import load_checks, select
 from bootstrap.doctor.engine import Report, run_checks
 from bootstrap.doctor.facts import Facts
-from bootstrap.doctor.registry import load_checks, select
 
 
 @dataclass

@@ -62,7 +62,7 @@ class Fix:
 
 
 @dataclass(frozen=True)
-class Outcome:
+class CheckOutcome:
     """What a check function returns."""
 
     status: Status
@@ -72,27 +72,27 @@ class Outcome:
     data: dict[str, Any] = field(default_factory=dict)
 
 
-def ok(summary: str, *details: str, **data: Any) -> Outcome:
-    return Outcome(Status.OK, summary, tuple(details), None, data)
+def ok(summary: str, *details: str, **data: Any) -> CheckOutcome:
+    return CheckOutcome(Status.OK, summary, tuple(details), None, data)
 
 
-def warn(summary: str, fix: Fix | str | None, *details: str, **data: Any) -> Outcome:
-    return Outcome(Status.WARN, summary, tuple(details), _fix(fix), data)
+def warn(summary: str, fix: Fix | str | None, *details: str, **data: Any) -> CheckOutcome:
+    return CheckOutcome(Status.WARN, summary, tuple(details), _fix(fix), data)
 
 
-def error(summary: str, fix: Fix | str | None, *details: str, **data: Any) -> Outcome:
-    return Outcome(Status.ERROR, summary, tuple(details), _fix(fix), data)
+def error(summary: str, fix: Fix | str | None, *details: str, **data: Any) -> CheckOutcome:
+    return CheckOutcome(Status.ERROR, summary, tuple(details), _fix(fix), data)
 
 
-def skipped(summary: str, *details: str, fix: Fix | str | None = None) -> Outcome:
-    return Outcome(Status.SKIPPED, summary, tuple(details), _fix(fix))
+def skipped(summary: str, *details: str, fix: Fix | str | None = None) -> CheckOutcome:
+    return CheckOutcome(Status.SKIPPED, summary, tuple(details), _fix(fix))
 
 
 def _fix(fix: Fix | str | None) -> Fix | None:
     return Fix(fix) if isinstance(fix, str) else fix
 
 
-CheckFunction = Callable[["Facts"], Outcome]
+CheckFunction = Callable[["Facts"], CheckOutcome]
 
 
 @dataclass(frozen=True)

@@ -28,7 +28,7 @@ from bootstrap.core import writes
 from bootstrap.core.errors import ConfigError, DirtyCheckout, WouldLoseData
 from bootstrap.core.redact import redact, without_credentials
 from bootstrap.core.runner import Runner
-from bootstrap.core.settings import Settings
+from bootstrap.core.settings_table import Settings
 from bootstrap.git.history import (
     History,
     blobless_fetch,

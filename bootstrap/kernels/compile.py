@@ -18,8 +18,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from bootstrap import inside
-from bootstrap.core import writes
+from bootstrap.core import inside, writes
 from bootstrap.core.errors import CommandFailed, ExternalError, TritondevError, UsageError
 from bootstrap.kernels import usage as kernel_usage
 from bootstrap.kernels.diagnostics import printed_warnings

@@ -22,10 +22,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from bootstrap import inside
-from bootstrap.core import writes
+from bootstrap.core import inside, writes
+from bootstrap.core import inside_answers as answers
 from bootstrap.core.errors import TritondevError
-from bootstrap.inside import answers
 from bootstrap.kernels import usage as kernel_usage
 from bootstrap.kernels.diagnostics import headline
 

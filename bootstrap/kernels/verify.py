@@ -25,11 +25,11 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from bootstrap import inside
+from bootstrap.core import inside
 from bootstrap.core.errors import CheckFailed, CommandFailed, ExternalError, UsageError
+from bootstrap.env.triton_variables import SKIP_VARIABLES
 from bootstrap.kernels import install_target
 from bootstrap.kernels.targets import DEFAULT_TARGETS, Target, parse_targets
-from bootstrap.pipeline.offline import SKIP_VARIABLES
 
 if TYPE_CHECKING:
     from bootstrap.core.context import AppContext

@@ -20,7 +20,7 @@ from pathlib import Path
 REPO = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(REPO))
 
-from bootstrap.pipeline.ccache_remote import hit_counts, parse_print_stats  # noqa: E402
+from bootstrap.pipeline.ccache.remote import hit_counts, parse_print_stats  # noqa: E402
 from tests.integration.build.harness import base_env, setup_args  # noqa: E402
 from tests.integration.ccache_remote.redis import RedisServer  # noqa: E402
 from tests.perf.setup_runs import BUILD_STEPS, setup, step_seconds  # noqa: E402

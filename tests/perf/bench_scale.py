@@ -7,7 +7,7 @@ and ccache folder, and a real redis-server as the team's ccache remote:
 
 1. workspace A, cold (empty ccache, empty remote), inside a memory cgroup whose hard limit is the
    budget, with no --jobs: tritondev reads the cgroup's limit and sizes compile and link jobs for it
-   (bootstrap.pipeline.jobs); the build must finish, and its peak memory is measured. Without a
+   (bootstrap.pipeline.host.jobs); the build must finish, and its peak memory is measured. Without a
    cgroup (RSS sampling) nothing enforces the budget, so A is given the jobs that sizing computes for it;
 2. A again with nothing changed against the hand recipe through the shell functions (configure,
    no-op ninja, pip install -e), as bench_setup.py does on the test world, with the page cache warm
@@ -41,8 +41,8 @@ from typing import Any
 REPO = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(REPO))
 
-from bootstrap.pipeline.ccache_remote import HitCounts, hit_counts, parse_print_stats  # noqa: E402
-from bootstrap.pipeline.jobs import GIB, Jobs, Resources, detect, size_jobs  # noqa: E402
+from bootstrap.pipeline.ccache.remote import HitCounts, hit_counts, parse_print_stats  # noqa: E402
+from bootstrap.pipeline.host.jobs import GIB, Jobs, Resources, detect, size_jobs  # noqa: E402
 from tests.integration.build.harness import base_env  # noqa: E402
 from tests.integration.ccache_remote.redis import RedisServer  # noqa: E402
 from tests.perf.scale.measure import HEAVY  # noqa: E402

@@ -14,9 +14,9 @@ from bootstrap.commands import options
 
 if TYPE_CHECKING:
     from bootstrap.core.context import AppContext
-    from bootstrap.env.passes import PassIndex
-    from bootstrap.env.replay import Replay
-    from bootstrap.env.tritonopt import TritonBuild
+    from bootstrap.ir.passes import PassIndex
+    from bootstrap.ir.replay import Replay
+    from bootstrap.pipeline.setup.built import TritonBuild
 
 # Typer needs Optional[...] at runtime on Python 3.10 for these annotations.
 PassName = Annotated[
@@ -64,8 +64,8 @@ def opt(ctx: AppContext, pass_name: PassName = None, dump: DumpPath = None, kern
     from bootstrap.commands.opt.render import render, to_json
     from bootstrap.core import ui
     from bootstrap.core.errors import ExternalError, ToolMissing, UsageError
-    from bootstrap.env import replay as R
-    from bootstrap.env.tritonopt import runtime_env
+    from bootstrap.ir.replay import command_for, run_replay, tail, write_inputs
+    from bootstrap.pipeline.setup.built import runtime_env
 
     ctx.runner.quiet = ctx.json
     if reproducer is not None:
@@ -83,16 +83,16 @@ def opt(ctx: AppContext, pass_name: PassName = None, dump: DumpPath = None, kern
                             "names the triton-opt on PATH")
     else:
         replay.env = runtime_env(build, os.environ)
-    replay.command = R.command_for(replay, build.triton_opt if build else Path("triton-opt"))
+    replay.command = command_for(replay, build.triton_opt if build else Path("triton-opt"))
     commands: list[dict[str, object]] = []
     if build is not None and not build.triton_opt.is_file():
         commands = _build_triton_opt(ctx)
-    R.write_inputs(replay, dump_path)
+    write_inputs(replay, dump_path)
     if not ctx.dry_run:
         if build is None or not build.triton_opt.is_file():
             raise ToolMissing(f"no triton-opt at {build.triton_opt if build else 'the workspace build'} after "
                               "building it", fix="run `tritondev build --target triton-opt` and read its log")
-        R.run_replay(replay, ctx.runner)
+        run_replay(replay, ctx.runner)
     if ctx.json:
         ui.emit_json(to_json(replay, dump_path, commands, ctx.dry_run))
     else:
@@ -101,7 +101,7 @@ def opt(ctx: AppContext, pass_name: PassName = None, dump: DumpPath = None, kern
         raise ExternalError(
             f"triton-opt failed with exit status {replay.returncode} (its messages: {replay.stderr})",
             fix=f"re-run it by hand: {replay.shell_command()}",
-            details=R.tail(replay.stderr),
+            details=tail(replay.stderr),
             reported=ctx.json,
         )
 
@@ -112,40 +112,40 @@ def register(app: typer.Typer) -> None:
 
 def _from_dump(ctx: AppContext, pass_name: str, dump: Path | None, kernel: str | None, occurrence: int,
                debug: bool, out: Path | None) -> tuple[Replay, Path]:
-    from bootstrap.env import replay as R
-    from bootstrap.env.dumps import latest_dump, load_dump, require_passes
+    from bootstrap.ir.dumps import latest_dump, load_dump, require_passes
+    from bootstrap.ir.replay import Replay, debug_types_for, default_folder, select_stage
 
     dump_path = dump if dump is not None else latest_dump(ctx.workspace.root)
     loaded = load_dump(dump_path)
     require_passes(loaded, "given with --dump" if dump is not None else "the newest in the workspace's dumps/")
     chosen = loaded.pick_kernel(kernel)
     index = _index(ctx)
-    stage, after, runs = R.select_stage(loaded, chosen, pass_name, occurrence, index)
-    folder = out if out is not None else R.default_folder(dump_path, stage)
-    replay = R.Replay(folder, folder / "input.mlir", stage=stage, after=after, occurrence=occurrence,
+    stage, after, runs = select_stage(loaded, chosen, pass_name, occurrence, index)
+    folder = out if out is not None else default_folder(dump_path, stage)
+    replay = Replay(folder, folder / "input.mlir", stage=stage, after=after, occurrence=occurrence,
                       occurrences=runs, kernel=chosen)
     if debug:
-        replay.debug_types = R.debug_types_for([stage.key], index, replay.notes, replay.sources)
+        replay.debug_types = debug_types_for([stage.key], index, replay.notes, replay.sources)
     return replay, dump_path
 
 
 def _from_reproducer(ctx: AppContext, reproducer: Path, pass_name: str | None, debug: bool,
                      out: Path | None) -> Replay:
-    from bootstrap.env import replay as R
+    from bootstrap.ir.replay import Replay, debug_types_for, reproducer_passes
 
-    passes = R.reproducer_passes(reproducer)
+    passes = reproducer_passes(reproducer)
     folder = out if out is not None else reproducer.with_name(reproducer.name + ".replay")
-    replay = R.Replay(folder, reproducer, passes=passes)
+    replay = Replay(folder, reproducer, passes=passes)
     if debug:
         wanted = [pass_name.lstrip("-")] if pass_name else passes
-        replay.debug_types = R.debug_types_for(wanted, _index(ctx), replay.notes, replay.sources)
+        replay.debug_types = debug_types_for(wanted, _index(ctx), replay.notes, replay.sources)
     return replay
 
 
 def _build_or_none(ctx: AppContext) -> TritonBuild | None:
     """The workspace's Triton build; under --dry-run None when there is none (a real run needs one)."""
     from bootstrap.core.errors import UsageError
-    from bootstrap.env.tritonopt import find_build
+    from bootstrap.pipeline.setup.built import find_build
 
     try:
         return find_build(ctx.workspace.root, ctx.workspace.state)
@@ -157,8 +157,8 @@ def _build_or_none(ctx: AppContext) -> TritonBuild | None:
 
 def _index(ctx: AppContext) -> PassIndex:
     """The passes declared in the workspace's Triton checkout (and MLIR's, for canonicalize, cse, ...)."""
-    from bootstrap.env.passes import PassIndex
-    from bootstrap.pipeline.state import read_state
+    from bootstrap.ir.passes import PassIndex
+    from bootstrap.pipeline.setup.state import read_state
 
     state = read_state(ctx.workspace.state)
     triton = state.triton_src if state is not None else ctx.workspace.src / "triton"
@@ -169,7 +169,7 @@ def _index(ctx: AppContext) -> PassIndex:
 def _build_triton_opt(ctx: AppContext) -> list[dict[str, object]]:
     """`tritondev build --target triton-opt` (shown, not run, under --dry-run); the commands it ran."""
     from bootstrap.core import ui
-    from bootstrap.pipeline.build import run_build
+    from bootstrap.pipeline.setup.build import run_build
 
     if ctx.dry_run:
         result = run_build(ctx, "triton-opt", ui.err())

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from bootstrap.env.replay import Replay, tail
+from bootstrap.ir.replay import Replay, tail
 
 
 def _shown_diff(replay: Replay, dry_run: bool) -> Path | None:

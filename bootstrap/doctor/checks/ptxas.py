@@ -17,12 +17,12 @@ from dataclasses import dataclass, field
 from enum import Enum
 from pathlib import Path
 
+from bootstrap.core.inside_answers import CompileCheck, Ptxas, TritonImport
 from bootstrap.doctor.arch import first_triton_for
 from bootstrap.doctor.facts import Facts, ProbeFailed, Skip
-from bootstrap.doctor.model import Fix, Outcome, error, ok, warn
+from bootstrap.doctor.model import CheckOutcome, Fix, error, ok, warn
 from bootstrap.doctor.registry import check
 from bootstrap.doctor.versions import parse_tool_version
-from bootstrap.inside.answers import CompileCheck, Ptxas, TritonImport
 
 
 class Failure(str, Enum):
@@ -214,7 +214,7 @@ def _driver_cuda(facts: Facts) -> tuple[int, ...] | None:
 
 
 @check("ptxas.arch", "Triton compiles for this arch with its ptxas (proved)", slow=True)
-def arch_check(facts: Facts) -> Outcome:
+def arch_check(facts: Facts) -> CheckOutcome:
     arch, source = facts.arch()
     if arch is None:
         raise Skip("no GPU here; pass --arch sm_XY to check a target ahead of time")
@@ -303,7 +303,7 @@ def variable_fix(env: dict[str, str], env_file: Path, arch: int) -> Fix:
 
 def _verdict_outcome(
     facts: Facts, arch: int, version: str | None, used: str, verdict: Verdict, details: list[str]
-) -> Outcome:
+) -> CheckOutcome:
     """The report of a failed default compile: the working variable, a newer Triton, or a newer CUDA."""
     default, triton = verdict.attempts[0], f"Triton {version}"
     if verdict.status is Decision.FIXABLE and verdict.working is not None:
@@ -334,7 +334,7 @@ def _verdict_outcome(
 
 
 @check("ptxas.overrides", "TRITON_PTXAS*_PATH overrides run and are read")
-def overrides(facts: Facts) -> Outcome:
+def overrides(facts: Facts) -> CheckOutcome:
     names = sorted(k for k in facts.environ if k.startswith("TRITON_PTXAS") and k.endswith("_PATH"))
     if not names:
         return ok("none set: Triton uses the ptxas it bundles")
@@ -380,7 +380,7 @@ def overrides(facts: Facts) -> Outcome:
 
 
 @check("ptxas.driver", "ptxas is not newer than the driver")
-def driver(facts: Facts) -> Outcome:
+def driver(facts: Facts) -> CheckOutcome:
     info = facts.gpu_info()
     if info is None or not info.gpus:
         raise Skip("no NVIDIA driver here")

@@ -8,10 +8,10 @@ from bootstrap.core.errors import TritondevError
 from bootstrap.core.fsutil import read_regular_text
 from bootstrap.doctor.checks.toolchain import tool_on_path
 from bootstrap.doctor.facts import Facts, ProbeFailed, Skip
-from bootstrap.doctor.model import Outcome, error, ok, warn
+from bootstrap.doctor.model import CheckOutcome, error, ok, warn
 from bootstrap.doctor.registry import check
 from bootstrap.doctor.versions import TRITON_DISTS, git_hash, triton_requirement
-from bootstrap.pipeline.buildtree import read_vcs_revision
+from bootstrap.pipeline.host.buildtree import read_vcs_revision
 
 GIT_TIMEOUT = 30.0
 
@@ -69,7 +69,7 @@ def triton_pin(facts: Facts) -> tuple[str | None, str]:
 
 
 @check("workspace.location", "the workspace is not a git checkout of something else")
-def location(facts: Facts) -> Outcome:
+def location(facts: Facts) -> CheckOutcome:
     workspace = facts.ctx.workspace
     what = workspace.not_a_workspace()
     if what is None:
@@ -84,7 +84,7 @@ def location(facts: Facts) -> Outcome:
 
 
 @check("workspace.checkouts", "checkouts against their pins")
-def checkouts(facts: Facts) -> Outcome:
+def checkouts(facts: Facts) -> CheckOutcome:
     found = _checkouts(facts)
     details = []
     problems = []
@@ -133,7 +133,7 @@ def _llvm_pin(triton: Path) -> tuple[str, str] | None:
 
 
 @check("workspace.llvm-build", "the LLVM build against Triton's LLVM pin")
-def llvm_build(facts: Facts) -> Outcome:
+def llvm_build(facts: Facts) -> CheckOutcome:
     workspace = facts.ctx.workspace
     triton = workspace.src / "triton"
     builds = llvm_builds(workspace.build)
@@ -158,7 +158,7 @@ def llvm_build(facts: Facts) -> Outcome:
 
 
 @check("workspace.dirty", "no uncommitted changes in the checkouts")
-def dirty(facts: Facts) -> Outcome:
+def dirty(facts: Facts) -> CheckOutcome:
     found = _checkouts(facts)
     changed = {}
     for name, repo in found.items():
@@ -176,7 +176,7 @@ def dirty(facts: Facts) -> Outcome:
 
 
 @check("workspace.python-bounds", "the target Python within the Triton checkout's python_requires")
-def python_bounds(facts: Facts) -> Outcome:
+def python_bounds(facts: Facts) -> CheckOutcome:
     """Newest setup.py names the newest Python it installs into (MAX_PYTHON, #6649 era on): pip refuses
     the others only after the whole build; say it before."""
     from bootstrap.git.setup_py import read_setup_py_args

@@ -8,10 +8,10 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from bootstrap import inside
+from bootstrap.core import inside
+from bootstrap.core import inside_answers as answers
 from bootstrap.core.errors import CommandFailed, ToolMissing
 from bootstrap.core.runner import Runner
-from bootstrap.inside import answers
 from bootstrap.kernels.cache.locate import resolve_cache_dir
 from bootstrap.kernels.cache.plan import mark_stale
 from bootstrap.kernels.cache.scan import KERNEL, Entry, scan

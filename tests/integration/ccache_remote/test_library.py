@@ -1,4 +1,4 @@
-"""bootstrap.pipeline.ccache_remote: URL rules, the environment handed to ccache, the reachability probe, and
+"""bootstrap.pipeline.ccache.remote: URL rules, the environment handed to ccache, the reachability probe, and
 hit counting, checked against a real redis-server, a real HTTP server and the real ccache."""
 
 from __future__ import annotations
@@ -11,13 +11,13 @@ from pathlib import Path
 import pytest
 from packaging.version import Version
 
-from bootstrap.pipeline.ccache_remote import (
+from bootstrap.core.values import parse_remote_url
+from bootstrap.pipeline.ccache.remote import (
     HitCounts,
     env_for,
     hit_counts,
     parse_ccache_version,
     parse_print_stats,
-    parse_remote_url,
     probe,
 )
 from tests.integration.ccache_remote.redis import PASSWORD, USER, RedisServer

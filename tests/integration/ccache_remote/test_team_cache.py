@@ -21,7 +21,7 @@ from typing import Any
 
 import pytest
 
-from bootstrap.pipeline.ccache_remote import HitCounts, hit_counts, parse_print_stats
+from bootstrap.pipeline.ccache.remote import HitCounts, hit_counts, parse_print_stats
 from tests.integration.build.harness import base_env, installed_triton, setup_args, tritondev
 from tests.integration.ccache_remote.redis import PASSWORD, RedisServer
 from tests.world.world import World

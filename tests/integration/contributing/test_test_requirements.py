@@ -16,7 +16,7 @@ import pytest
 
 from bootstrap.core.errors import ConfigError
 from bootstrap.core.runner import Runner
-from bootstrap.pipeline.testrequirements import TEST_REQUIREMENTS, describe_missing, read_requirements
+from bootstrap.pipeline.testing.requirements import TEST_REQUIREMENTS, describe_missing, read_requirements
 
 PYTHON_310 = Path("/root/.pyenv/versions/3.10.13/bin/python3.10")
 

@@ -23,7 +23,7 @@ from typing import Any
 
 import pytest
 
-from bootstrap.pipeline.ccache_remote import hit_counts, parse_print_stats
+from bootstrap.pipeline.ccache.remote import hit_counts, parse_print_stats
 from tests.integration.build.harness import base_env, installed_triton, tritondev
 from tests.integration.distcc.daemons import DistccDaemon
 from tests.world.world import World

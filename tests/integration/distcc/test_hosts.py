@@ -12,11 +12,11 @@ from pathlib import Path
 
 import pytest
 
+from bootstrap.core.distcc_hosts import parse_hosts
 from bootstrap.core.errors import ToolMissing
 from bootstrap.core.runner import Runner
-from bootstrap.pipeline.distcc import DistccSetup
-from bootstrap.pipeline.distcc_hosts import parse_hosts
-from bootstrap.pipeline.distcc_proof import GOOD, Compiler, compilers_of, prove
+from bootstrap.pipeline.distcc.client import DistccSetup
+from bootstrap.pipeline.distcc.proof import GOOD, Compiler, compilers_of, prove
 from tests.integration.build.harness import base_env, setup_args, tritondev
 from tests.integration.distcc.daemons import DistccDaemon
 from tests.world.world import World

@@ -15,38 +15,11 @@ REPO = Path(__file__).resolve().parents[3]
 PACKAGE = REPO / "bootstrap"
 ARCHITECTURE = REPO / "docs" / "architecture.md"
 
-LAYERS: dict[str, int] = {
-    "core": 0,
-    "inside": 1,
-    "git": 2, "env": 2, "kernels": 2, "purge": 2, "docker": 2,
-    "pipeline": 3,
-    "doctor": 4,
-    "commands": 5,
-    "cli": 6,
-    "__main__": 7,
-}
+LAYERS: dict[str, int] = {name: n for n, name in enumerate((
+    "core", "git", "env", "purge", "kernels", "docker", "pipeline", "ir", "doctor", "commands", "cli", "__main__"))}
 
 # (importing module, imported module): why it points the other way.
-EXCEPTIONS: dict[tuple[str, str], str] = {
-    # A bad setting value must stop every command before anything is written, so coercion asks the
-    # module that owns the value's meaning (imported late, inside the function).
-    ("bootstrap.core.settings_values", "bootstrap.git.pins_pytorch"): "backend names",
-    ("bootstrap.core.settings_values", "bootstrap.pipeline.ccache_remote"): "ccache remote URL",
-    ("bootstrap.core.settings_values", "bootstrap.pipeline.distcc_hosts"): "distcc host list",
-    ("bootstrap.core.settings_values", "bootstrap.pipeline.llvm_source"): "llvm / llvm_prebuilt_url",
-    # Probing the target interpreter runs a script inside it.
-    ("bootstrap.core.interpreter", "bootstrap.inside"): "the probe script",
-    ("bootstrap.core.interpreter", "bootstrap.inside.answers"): "the probe's answer, checked",
-    # The IR tools find triton-opt and the lit tests in the workspace's Triton build.
-    ("bootstrap.env.littests", "bootstrap.pipeline.buildtree"): "the Triton build folder",
-    ("bootstrap.env.tritonopt", "bootstrap.pipeline.buildtree"): "the Triton build folder",
-    ("bootstrap.env.tritonopt", "bootstrap.pipeline.sanitizer"): "an ASAN build's runtime",
-    ("bootstrap.env.tritonopt", "bootstrap.pipeline.state"): "the build's recorded state",
-    # verify runs offline-built Triton with the tools setup placed for it.
-    ("bootstrap.kernels.verify", "bootstrap.pipeline.offline"): "the offline tool paths",
-    # cache ls names the cache folder env.sh sets.
-    ("bootstrap.kernels.cache.report", "bootstrap.env.envfile"): "TRITON_CACHE_DIR from env.sh",
-}
+EXCEPTIONS: dict[tuple[str, str], str] = {}
 
 
 def module_name(path: Path) -> str:
@@ -66,7 +39,7 @@ def imported_modules(tree: ast.Module) -> set[str]:
         if isinstance(node, ast.Import):
             found.update(alias.name for alias in node.names)
         elif isinstance(node, ast.ImportFrom) and node.module and node.level == 0:
-            # `from bootstrap.pipeline import llvm_source` imports the module bootstrap.pipeline.llvm_source.
+            # `from bootstrap.pipeline import llvm_source` imports the module bootstrap.pipeline.llvm.source.
             subs = {f"{node.module}.{alias.name}" for alias in node.names}
             found.update({sub for sub in subs if is_module(sub)} or {node.module})
     return {name for name in found if name.startswith("bootstrap.")}
