@@ -7,37 +7,12 @@ from typing import TYPE_CHECKING, Annotated, Optional
 import typer
 
 from bootstrap.commands import options
+from bootstrap.commands.options import DumpIr, DumpKernel, dump_kernel
 from bootstrap.env.exports import target_variables
 
 if TYPE_CHECKING:
     from bootstrap.core.context import AppContext
 
-DumpIr = Annotated[
-    bool,
-    options.flag(
-        "--dump-ir",
-        help="Also TRITON_ALWAYS_COMPILE=1, MLIR_ENABLE_DUMP=1 (a kernel's name already there is kept: Triton's "
-        "own filter), TRITON_DISABLE_LINE_INFO=1 and NVPTX_ENABLE_DUMP=1 (nvidia) or AMDGCN_ENABLE_DUMP=1 (amd).",
-    ),
-]
-DumpKernel = Annotated[
-    Optional[str],  # noqa: UP045
-    typer.Option("--kernel", help="With --dump-ir: dump only this kernel's passes (MLIR_ENABLE_DUMP=NAME)."),
-]
-
-
-def dump_kernel(dump_ir: bool, kernel: str | None) -> str | None:
-    """--kernel, which goes with --dump-ir only."""
-    if kernel is not None and not dump_ir:
-        from bootstrap.core.errors import UsageError
-
-        raise UsageError("--kernel chooses the kernel --dump-ir dumps",
-                         fix=f"add --dump-ir: --dump-ir --kernel {kernel}")
-    if kernel is not None and not kernel.strip():
-        from bootstrap.core.errors import UsageError
-
-        raise UsageError("--kernel is empty", fix="name a kernel, e.g. --dump-ir --kernel add_kernel")
-    return kernel
 # Typer needs Optional[...] at runtime on Python 3.10 for these annotations.
 Shell = Annotated[
     Optional[str],  # noqa: UP045

@@ -8,7 +8,7 @@ from typing import TYPE_CHECKING, Annotated, Optional
 import typer
 
 from bootstrap.commands import options
-from bootstrap.commands.env import DumpIr, DumpKernel
+from bootstrap.commands.options import DumpIr, DumpKernel
 
 if TYPE_CHECKING:
     from typing import TextIO
@@ -52,7 +52,7 @@ def run(ctx: AppContext, command: Command = None, dump_ir: DumpIr = False, dump_
 
     index.txt and index.json list the passes in order; the command's own output is still shown.
     """
-    from bootstrap.commands.env import dump_kernel
+    from bootstrap.commands.options import dump_kernel
     from bootstrap.core import ui
     from bootstrap.env.exports import collect_variables, target_variables
 

@@ -7,7 +7,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from bootstrap.core import writes
+from bootstrap.core import fixlines, ui, writes
+from bootstrap.core.fixlines import repeat_options
 from bootstrap.core.interpreter import (
     PATH_PYTHON,
     WORKSPACE_VENV,
@@ -64,15 +65,12 @@ class AppContext:
             )
             if self._choice[1] == PATH_PYTHON and not self.json:
 
-                from bootstrap.core import ui
-
                 ui.note(f"target Python: {self._choice[0]} ({why_chosen(PATH_PYTHON, self.workspace.venv)})")
         return self._choice
 
     def command_line(self, words: str) -> str:
         """`tritondev <words>` with the options the user gave that chose this command's target, for a
         line that tells them what to run next (bootstrap.core.fixlines)."""
-        from bootstrap.core.fixlines import repeat_options
 
         return repeat_options(f"tritondev {words}") or ""
 
@@ -128,7 +126,6 @@ def make_context(
     """
     CURRENT.json = json
     settings = load_settings(options or {})
-    from bootstrap.core import fixlines
 
     fixlines.remember_given({BY_NAME[name].option: str(getattr(settings, name)) for name in fixlines.TARGET_SETTINGS
                              if settings.source_of(name).startswith("cli:")})
@@ -136,7 +133,6 @@ def make_context(
     CURRENT.workspace = workspace.root
     CURRENT.writes_logs = logs
     writes.anchor(workspace.root)  # below it, tritondev's writes follow no link
-    from bootstrap.core import ui
 
     log_dir = workspace.logs if logs else None
     runner = Runner(log_dir=log_dir, dry_run=dry_run, verbose=verbose, echo=ui.echo_command)

@@ -23,6 +23,8 @@ from typing import TYPE_CHECKING, Any
 from bootstrap.core.errors import ConfigError
 from bootstrap.core.fsutil import NotRegularFile, parse_json, read_regular
 from bootstrap.core.redact import without_credentials
+from bootstrap.core.settings_table import SETTINGS
+from bootstrap.core.writes import replace_json
 
 if TYPE_CHECKING:
     from bootstrap.core.settings_table import Settings
@@ -84,7 +86,6 @@ def drop_replaced(values: MutableMapping[str, Any], sources: MutableMapping[str,
 
 def to_remember(settings: Settings) -> dict[str, Any]:
     """What a setup run with `settings` leaves for the next one (see the module docstring)."""
-    from bootstrap.core.settings_table import SETTINGS
 
     kept: dict[str, Any] = {}
     for setting in SETTINGS:
@@ -101,7 +102,6 @@ def to_remember(settings: Settings) -> dict[str, Any]:
 
 def remember(workspace: Path, settings: Settings) -> None:
     """Write what the next run starts from (atomically: a run cut short leaves the old file whole)."""
-    from bootstrap.core.writes import replace_json
 
     document: Mapping[str, Any] = {
         "written_by": "tritondev setup, at the end of a successful run; read as defaults by every command",

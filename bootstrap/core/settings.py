@@ -18,7 +18,10 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
+from bootstrap.core import remembered
 from bootstrap.core.errors import ConfigError
+from bootstrap.core.redact import redact
+from bootstrap.core.settings_file import read_workspace_file
 from bootstrap.core.settings_table import BY_NAME, CONFIG_FILE, ENV_PREFIX, SETTINGS, WORKSPACE_ENV, Settings
 from bootstrap.core.settings_values import coerce
 from bootstrap.core.suggest import suggest
@@ -85,15 +88,12 @@ def load_settings(
     values["workspace"] = workspace
 
     # How the workspace was set up (core.remembered): above the defaults, below everything else.
-    from bootstrap.core import remembered
 
     kept, kept_source = remembered.read(workspace)
     for key, raw in kept.items():
         if key in BY_NAME and key not in remembered.NOT_REMEMBERED:  # another version's keys are left alone
             values[key] = coerce(BY_NAME[key], raw, kept_source)
             sources[key] = kept_source
-
-    from bootstrap.core.settings_file import read_workspace_file
 
     file_values, file_path = read_workspace_file(workspace)
     file_keys = [s.name for s in SETTINGS if s.in_file]
@@ -164,7 +164,6 @@ def _refuse_a_commit_with_a_clone(values: dict[str, Any], sources: dict[str, str
 
 def describe(settings: Settings, redact_secrets: bool = True) -> list[dict[str, Any]]:
     """Every setting with its value and where it came from (for `config show`)."""
-    from bootstrap.core.redact import redact
 
     rows = []
     for setting in SETTINGS:

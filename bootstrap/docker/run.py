@@ -11,6 +11,8 @@ from bootstrap.core.errors import CommandFailed, ConfigError, UsageError
 
 if TYPE_CHECKING:
     from bootstrap.core.runner import Runner
+from bootstrap.core.redact import redact
+from bootstrap.core.runner import PlannedCommand
 from bootstrap.docker.plan import (
     DEFAULT_BASE,
     Engine,
@@ -59,8 +61,6 @@ class DockerOutcome:
     created: tuple[str, ...] = ()
 
     def to_json(self) -> dict[str, object]:
-        from bootstrap.core.redact import redact
-        from bootstrap.core.runner import PlannedCommand
 
         return {
             "engine": self.engine.to_json(),
@@ -152,7 +152,6 @@ def run_container(
         _make_folder(ccache_dir, "ccache folder")
     if not runner.dry_run and not runner.quiet and not runner.verbose:
         # run_attached shows the command only with -v; what is started in the user's name is always shown.
-        from bootstrap.core.runner import PlannedCommand
 
         runner.echo(f"$ {PlannedCommand(tuple(argv), None, (), 'docker-run').render()}")
     result = runner.run_attached(argv, step="docker-run", on_stdout=on_stdout)

@@ -17,6 +17,7 @@ from bootstrap.core.context import AppContext
 from bootstrap.doctor.catalog import load_checks, select
 from bootstrap.doctor.engine import Report, run_checks
 from bootstrap.doctor.facts import Facts
+from bootstrap.doctor.fixers import apply_fixes
 
 
 @dataclass
@@ -38,7 +39,6 @@ def run_doctor(ctx: AppContext, options: DoctorOptions) -> Report:
         results = run_checks(specs, facts)
         report = Report(results, 0.0)
         if options.fix and any(r.fix and r.fix.action for r in results):
-            from bootstrap.doctor.fixers import apply_fixes
 
             if ctx.dry_run:
                 report.fixes = apply_fixes(facts, results, dry_run=True)

@@ -12,7 +12,6 @@ from bootstrap.doctor.registry import GROUPS, REGISTRY
 
 def load_checks() -> dict[str, CheckSpec]:
     """Import every check module (they register themselves) and return the registry in report order."""
-    from bootstrap.doctor.checks import ALL_MODULES  # noqa: F401  (importing registers)
 
     order = list(GROUPS)
     return dict(sorted(REGISTRY.items(), key=lambda item: (order.index(item[1].group), 0)))

@@ -5,8 +5,14 @@ from __future__ import annotations
 
 from typing import Any
 
+from bootstrap.core.interpreter import PATH_PYTHON
+from bootstrap.doctor.checks.cache import cache_dir, scan_cache, stale_entries, triton_installed_at
+from bootstrap.doctor.checks.packages import scan as scan_environment
 from bootstrap.doctor.facts import Facts
 from bootstrap.doctor.model import Applied, CheckResult, FixStatus
+from bootstrap.env.envfile import update_env_file
+from bootstrap.kernels.cache import Removal, remove_entries, scan
+from bootstrap.purge import JOURNAL_NAME, execute_purge, plan_purge, preflight
 
 
 def apply_fixes(facts: Facts, results: list[CheckResult], *, dry_run: bool) -> list[dict[str, Any]]:
@@ -33,16 +39,13 @@ def apply_fixes(facts: Facts, results: list[CheckResult], *, dry_run: bool) -> l
 
 
 def _purge(facts: Facts, affected: list[CheckResult], dry_run: bool) -> str:
-    from bootstrap.core.interpreter import PATH_PYTHON
-    from bootstrap.doctor.checks.packages import scan
-    from bootstrap.purge import JOURNAL_NAME, execute_purge, plan_purge, preflight
 
     target = facts.target()
     if target.origin == PATH_PYTHON:
         # Found only as a last resort: reading it is fine, uninstalling from it needs the user's word.
         raise RuntimeError(f"not uninstalling from {target.executable}, which was only found on PATH: "
                            f"run `tritondev doctor --fix --python {target.executable}` to let --fix change it")
-    plan = plan_purge(scan(facts))
+    plan = plan_purge(scan_environment(facts))
     if plan.blocked:
         raise RuntimeError("; ".join(plan.blocked))
     names = ", ".join(f"{o.name} {o.version}" for o in plan.owners) or "nothing"
@@ -60,7 +63,6 @@ def _purge(facts: Facts, affected: list[CheckResult], dry_run: bool) -> str:
 
 
 def _env(facts: Facts, affected: list[CheckResult], dry_run: bool) -> str:
-    from bootstrap.env.envfile import update_env_file
 
     variables: dict[str, str] = {}
     for result in affected:
@@ -75,8 +77,6 @@ def _env(facts: Facts, affected: list[CheckResult], dry_run: bool) -> str:
 
 
 def _clear_cache(facts: Facts, affected: list[CheckResult], dry_run: bool) -> str:
-    from bootstrap.doctor.checks.cache import cache_dir, scan_cache, stale_entries, triton_installed_at
-    from bootstrap.kernels.cache import Removal, remove_entries, scan
 
     root = cache_dir(facts.environ)
     stale = {str(e.path) for e in stale_entries(scan_cache(root), triton_installed_at(facts))}

@@ -7,6 +7,8 @@ from dataclasses import dataclass, field
 from enum import Enum
 from typing import TYPE_CHECKING, Any
 
+from bootstrap.core.fixlines import repeat_options
+
 if TYPE_CHECKING:
     from bootstrap.doctor.facts import Facts
 
@@ -53,7 +55,6 @@ class Fix:
     @property
     def shown(self) -> str:
         """The text as shown: a tritondev command in it repeats the user's --workspace/--python."""
-        from bootstrap.core.fixlines import repeat_options
 
         return repeat_options(self.text) or ""
 

@@ -14,6 +14,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from bootstrap.core.errors import ConfigError, UsageError
+from bootstrap.core.interpreter import PATH_PYTHON
 from bootstrap.env.envfile import read_env_file
 from bootstrap.env.triton_variables import dump_variables
 
@@ -82,8 +83,6 @@ def target_variables(ctx: AppContext) -> dict[str, str]:
     an error (exit 2).
     """
     import os
-
-    from bootstrap.core.interpreter import PATH_PYTHON
 
     if ctx.settings.python is not None:
         executable = ctx.target_python().executable

@@ -13,6 +13,7 @@ from bootstrap.core import writes
 from bootstrap.core.errors import CommandFailed, ConfigError, ExternalError
 from bootstrap.core.redact import redact, without_credentials
 from bootstrap.core.runner import Runner
+from bootstrap.git.rawfiles import offline
 from bootstrap.git.refs import SHA_RE, is_commit_like
 
 
@@ -210,7 +211,6 @@ def _fetch_error(url: str, ref: str, output: str, log: Path | None) -> Exception
         )
     where = f" (log: {log})" if log else ""
     if "could not resolve host" in lowered or "name or service not known" in lowered:
-        from bootstrap.git.rawfiles import offline
 
         return offline(url, f"git fetch of {ref}")
     return ExternalError(

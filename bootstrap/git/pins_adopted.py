@@ -13,7 +13,7 @@ from typing import TYPE_CHECKING
 
 from bootstrap.git.adopt import check_clone, inspect_clone, working_tree_reader
 from bootstrap.git.layout import detect_layout
-from bootstrap.git.pins import Pins, llvm_url_for
+from bootstrap.git.pinned import Pins, llvm_url_for
 
 if TYPE_CHECKING:
     from bootstrap.core.context import AppContext

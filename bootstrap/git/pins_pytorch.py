@@ -19,6 +19,7 @@ from pathlib import Path
 from typing import Protocol
 
 from bootstrap.core.errors import MismatchError
+from bootstrap.core.fsutil import read_regular_text
 from bootstrap.git.refs import parse_pin_file
 
 PIN_DIRS = (".ci/docker/ci_commit_pins", ".github/ci_commit_pins")
@@ -98,7 +99,6 @@ def read_triton_version(reader: PinReader) -> str | None:
 def installed_torch_requirement(site_packages: tuple[Path, ...] | list[Path]) -> tuple[str, str] | None:
     """(torch version, its `Requires-Dist: triton==X` requirement) of the torch installed there, read from its
     METADATA as text; what is known of the pin without the network. None without torch or such a line."""
-    from bootstrap.core.fsutil import read_regular_text
 
     for folder in site_packages:
         for info in sorted(folder.glob("torch-*.dist-info")):

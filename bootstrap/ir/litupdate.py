@@ -22,9 +22,13 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from bootstrap.core import ui
 from bootstrap.core.errors import UsageError
 from bootstrap.core.fsutil import read_regular_text
 from bootstrap.core.writes import replace_text
+from bootstrap.pipeline.setup.build import run_build
+from bootstrap.pipeline.setup.built import find_build
+from bootstrap.pipeline.setup.state import read_state
 
 if TYPE_CHECKING:
     from bootstrap.core.context import AppContext
@@ -125,10 +129,6 @@ class UpdateResult:
 
 
 def run_update(ctx: AppContext, path: Path) -> UpdateResult:
-    from bootstrap.core import ui
-    from bootstrap.pipeline.setup.build import run_build
-    from bootstrap.pipeline.setup.built import find_build
-    from bootstrap.pipeline.setup.state import read_state
 
     build = find_build(ctx.workspace.root, ctx.workspace.state)
     state = read_state(ctx.workspace.state)

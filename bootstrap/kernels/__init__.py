@@ -8,6 +8,8 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
+from bootstrap.core.inside import InstallTarget
+
 if TYPE_CHECKING:
     from bootstrap.core.context import AppContext
     from bootstrap.core.inside import InstallTarget
@@ -15,7 +17,6 @@ if TYPE_CHECKING:
 
 def install_target(ctx: AppContext, triton_version: str | None = None) -> InstallTarget:
     """The target environment as a fix line that installs into it must know it (bootstrap.core.inside.install_fix)."""
-    from bootstrap.core.inside import InstallTarget
 
     target = ctx.target_python()
     return InstallTarget(target.executable, target.is_venv, triton_version, ctx.workspace.venv)

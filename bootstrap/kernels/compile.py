@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import signal
 import tempfile
 import time
@@ -20,6 +21,7 @@ from typing import TYPE_CHECKING, Any
 
 from bootstrap.core import inside, writes
 from bootstrap.core.errors import CommandFailed, ExternalError, TritondevError, UsageError
+from bootstrap.kernels import install_target
 from bootstrap.kernels import usage as kernel_usage
 from bootstrap.kernels.diagnostics import printed_warnings
 from bootstrap.kernels.disasm import CubinReading, read_cubin
@@ -28,7 +30,9 @@ from bootstrap.kernels.targets import Target
 
 if TYPE_CHECKING:
     from bootstrap.core.context import AppContext
-    from bootstrap.kernels.ptxas_retry import Retry
+
+if TYPE_CHECKING:
+    from bootstrap.core.context import AppContext
 
 MARKER_FILE = ".tritondev-compile"  # keep in sync with scripts/tritondev_aot.py
 TAIL_LINES = 25
@@ -363,7 +367,6 @@ def raise_script_error(ctx: AppContext, python: Path, event: dict[str, Any]) -> 
     message = str(event.get("message") or "the compile script failed")
     tail = "\n".join(str(line) for line in event.get("tail") or []) or None
     if kind == "missing":
-        from bootstrap.kernels import install_target
 
         raise inside.missing_module_error(install_target(ctx), event)
     if kind in ("usage", "unsupported"):
@@ -374,27 +377,31 @@ def raise_script_error(ctx: AppContext, python: Path, event: dict[str, Any]) -> 
     raise ExternalError(message, fix="check the Triton install: tritondev doctor", details=tail)
 
 
-def compile_kernel(
-    ctx: AppContext,
-    source: Path,
-    kernel: str,
-    signature: str | None,
-    constexprs: dict[str, str],
-    targets: list[Target],
-    out_dir: Path,
-    options: dict[str, int] | None = None,
-    config: int | None = None,
-) -> CompileReport:
-    """Compile `source::kernel` for every target into out_dir/<backend>-<arch>/ (stages, SASS, metadata).
 
-    Raises UsageError for bad inputs (nothing written), ToolMissing when triton is not in the target
-    environment; per-target compiler failures are in the report (`.ok` False, `.failed`).
-    config: the index of an @triton.autotune kernel's config whose values and options to use.
-    """
-    from bootstrap.kernels.ptxas_retry import retry_unknown_arch
 
-    plan = plan_compile(source, kernel, signature, constexprs, targets, out_dir, options, config)
-    report = run_plan(ctx, plan)
-    retry_unknown_arch(ctx, plan, report)
-    return report
+@dataclass
+class Retry:
+    """What happened to one target whose ptxas did not know the arch."""
 
+    target: str
+    gpu_name: str
+    failed_with: str  # Triton's own choice, "path (CUDA x.y)"
+    variables: tuple[str, ...]  # the variables that name that ptxas in this Triton
+    used: str | None = None  # the toolkit ptxas that compiled it
+    release: str | None = None
+    failed_ptx: str | None = None
+    tried: list[str] = field(default_factory=list)
+
+    @property
+    def exports(self) -> list[str]:
+        """How to make Triton use `used` by itself: one assignment per variable (quoted for `env` when the
+        name is no shell variable, as Triton's TRITON_PTXAS-BLACKWELL_PATH of some releases is)."""
+        if self.used is None:
+            return []
+        return [f"export {v}={self.used}" if re.fullmatch(r"[A-Za-z_]\w*", v) else f"env '{v}={self.used}' python3 ..."
+                for v in self.variables]
+
+    def to_json(self) -> dict[str, object]:
+        return {"target": self.target, "gpu_name": self.gpu_name, "failed_with": self.failed_with,
+                "variables": list(self.variables), "used": self.used, "release": self.release,
+                "failed_ptx": self.failed_ptx, "tried": self.tried, "exports": self.exports}

@@ -11,6 +11,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from bootstrap.core.runner import Result, Runner
+from bootstrap.core.writes import replace_text
 from bootstrap.kernels import usage as kernel_usage
 
 
@@ -44,7 +45,6 @@ def read_cubin(runner: Runner, cubin: Path, kernel: str, nvdisasms: list[str], c
     for nvdisasm in nvdisasms:
         result = _disassemble(runner, nvdisasm, cubin)
         if result.ok:
-            from bootstrap.core.writes import replace_text
 
             sass = cubin.with_suffix(".sass")
             replace_text(sass, result.stdout, verbatim=True)

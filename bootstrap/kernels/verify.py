@@ -25,10 +25,12 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from bootstrap.core import inside
+from bootstrap.core import inside, ui
 from bootstrap.core.errors import CheckFailed, CommandFailed, ExternalError, UsageError
 from bootstrap.env.triton_variables import SKIP_VARIABLES
 from bootstrap.kernels import install_target
+from bootstrap.kernels.cache.locate import cache_dir
+from bootstrap.kernels.compile import STAGES, plan_compile, run_plan
 from bootstrap.kernels.targets import DEFAULT_TARGETS, Target, parse_targets
 
 if TYPE_CHECKING:
@@ -186,7 +188,6 @@ def run_kernels(ctx: AppContext, python: Path, mode: str) -> tuple[list[Check], 
 
 def compile_targets(ctx: AppContext, targets: list[Target]) -> list[Check]:
     """The sample matmul compiled for each target into a throw-away folder: every stage must appear."""
-    from bootstrap.kernels.compile import STAGES, plan_compile, run_plan
 
     checks: list[Check] = []
     with tempfile.TemporaryDirectory(prefix="tritondev-verify-") as tmp:
@@ -228,7 +229,6 @@ def private_cache(ctx: AppContext, keep_user_cache: bool = False) -> Iterator[Ap
     """`ctx` whose commands use a Triton cache of their own, removed afterwards (unless the user's is asked for)."""
     if keep_user_cache:
         # Named explicitly: the compile step otherwise gives itself a private cache too.
-        from bootstrap.kernels.cache.locate import cache_dir
 
         yield _with_environment(ctx, {"TRITON_CACHE_DIR": str(cache_dir(os.environ, Path.home())[0])})
         return
@@ -294,7 +294,6 @@ def run_verify(ctx: AppContext, targets: list[Target], *, keep_user_cache: bool 
 
 
 def _verify(ctx: AppContext, targets: list[Target], tools: Check | None) -> VerifyReport:
-    from bootstrap.core import ui
 
     python = ctx.target_python().executable
     with ui.working(f"verify: importing triton and torch in {python}", json=ctx.json) as say:

@@ -7,6 +7,8 @@ from pathlib import Path
 
 from bootstrap.core.interpreter import TargetPython
 from bootstrap.core.runner import Runner
+from bootstrap.purge import execute_purge, plan_purge, preflight, scan_environment
+from bootstrap.purge.pipbridge import PIP_ENV
 
 
 def purge_others(
@@ -17,8 +19,6 @@ def purge_others(
     True when something was removed (or would be, with a dry-run runner: then only the pip command
     is shown).
     """
-    from bootstrap.purge import execute_purge, plan_purge, preflight, scan_environment
-    from bootstrap.purge.pipbridge import PIP_ENV
 
     plan = plan_purge(scan_environment(target, runner, cwd=workspace))
     mine, src = setup_dir.resolve(), triton_src.resolve()

@@ -15,13 +15,13 @@ from bootstrap.core.errors import TritondevError
 from bootstrap.doctor.facts import Facts, ProbeFailed, Skip
 from bootstrap.doctor.model import CheckOutcome, ok, warn
 from bootstrap.doctor.registry import check
+from bootstrap.git.adopt import check_clone, inspect_clone, read_git, working_tree_reader
+from bootstrap.git.layout import llvm_pin
+from bootstrap.git.pins import find_installed_torch, resolve_pins
 
 
 @check("workspace.clone", "your own clone (--triton-src) against the installed torch's pin", slow=True)
 def clone_against_pin(facts: Facts) -> CheckOutcome:
-    from bootstrap.git.adopt import check_clone, inspect_clone, read_git, working_tree_reader
-    from bootstrap.git.layout import llvm_pin
-    from bootstrap.git.pins import find_installed_torch, resolve_pins
 
     ctx = facts.ctx
     if ctx.settings.triton_src is None:

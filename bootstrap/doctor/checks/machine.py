@@ -8,11 +8,17 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from bootstrap.core.errors import MismatchError, TritondevError
+from bootstrap.core.fsutil import read_regular_text
 from bootstrap.doctor.checks.workspace import llvm_builds
 from bootstrap.doctor.facts import Facts
 from bootstrap.doctor.model import CheckOutcome, error, ok, warn
 from bootstrap.doctor.registry import check
-from bootstrap.pipeline.host.jobs import disk_needed
+from bootstrap.git.layout import LLVM_INFO, llvm_pin, triton_version
+from bootstrap.pipeline.host.jobs import COMPILE_MEMORY, LINK_MEMORY, detect, disk_needed, size_jobs
+from bootstrap.pipeline.llvm.auto import no_package_reason, plan_auto, read_memory
+from bootstrap.pipeline.llvm.source import package_for
+from bootstrap.pipeline.llvm.suffix import detect_host
 
 if TYPE_CHECKING:
     from bootstrap.pipeline.llvm.auto import AutoDecision
@@ -29,7 +35,6 @@ def existing_ancestor(path: Path) -> Path:
 
 @check("resources.cores", "CPU cores available to builds")
 def cores(facts: Facts) -> CheckOutcome:
-    from bootstrap.pipeline.host.jobs import detect
 
     res = detect()
     total = os.cpu_count() or res.cpus
@@ -44,7 +49,6 @@ def cores(facts: Facts) -> CheckOutcome:
 
 @check("resources.memory", "memory per build job")
 def memory(facts: Facts) -> CheckOutcome:
-    from bootstrap.pipeline.host.jobs import COMPILE_MEMORY, LINK_MEMORY, detect, size_jobs
 
     settings = facts.ctx.settings
     res = detect()
@@ -120,12 +124,6 @@ def disk_outcome(free: float, where: Path, build_type: str, llvm_build_type: str
 def _auto_decision(facts: Facts) -> tuple[AutoDecision | None, str | None]:
     """What --llvm auto decides for the workspace's Triton as it is on disk, from this workspace's
     memory alone (no request); (None, pin) when it would ask the package host."""
-    from bootstrap.core.errors import MismatchError, TritondevError
-    from bootstrap.core.fsutil import read_regular_text
-    from bootstrap.git.layout import LLVM_INFO, llvm_pin, triton_version
-    from bootstrap.pipeline.llvm.auto import no_package_reason, plan_auto, read_memory
-    from bootstrap.pipeline.llvm.source import package_for
-    from bootstrap.pipeline.llvm.suffix import detect_host
 
     settings, workspace = facts.ctx.settings, facts.ctx.workspace
     checkout = Path(settings.triton_src) if settings.triton_src else workspace.src / "triton"

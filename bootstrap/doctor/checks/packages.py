@@ -8,10 +8,12 @@ from pathlib import Path
 from typing import Any
 
 from bootstrap.core import inside_answers as answers
-from bootstrap.doctor.facts import Facts, Skip
+from bootstrap.core.inside import InstallTarget, install_fix
+from bootstrap.doctor.facts import Facts, ProbeFailed, Skip
 from bootstrap.doctor.model import CheckOutcome, Fix, error, ok, skipped, warn
 from bootstrap.doctor.registry import check
 from bootstrap.doctor.versions import TRITON_DISTS, check_pairing
+from bootstrap.purge.scan import scan_environment
 
 TORCH_COMPILE_TIMEOUT = 600.0
 
@@ -22,7 +24,6 @@ def scan(facts: Facts) -> Any:
     target = facts.target()
 
     def run() -> Any:
-        from bootstrap.purge.scan import scan_environment
 
         return scan_environment(target, facts.ctx.runner, cwd=facts.cwd, environ=facts.environ)
 
@@ -219,8 +220,6 @@ def torch_triton(facts: Facts) -> CheckOutcome:
 def verify_needs(facts: Facts) -> CheckOutcome:
     """verify checks the kernels' results with torch, and without a GPU runs them under Triton's interpreter,
     which computes with numpy: doctor must not say "No errors" where verify then stops (exit 3)."""
-    from bootstrap.core.inside import InstallTarget, install_fix
-    from bootstrap.doctor.facts import ProbeFailed
 
     target = facts.target()
     installed = {d.key: d.version for d in facts.distributions()}

@@ -23,6 +23,7 @@ from bootstrap.doctor.facts import Facts, ProbeFailed, Skip
 from bootstrap.doctor.model import CheckOutcome, Fix, error, ok, warn
 from bootstrap.doctor.registry import check
 from bootstrap.doctor.versions import parse_tool_version
+from bootstrap.env.envfile import read_env_file
 
 
 class Failure(str, Enum):
@@ -231,7 +232,6 @@ def arch_check(facts: Facts) -> CheckOutcome:
 
     # Values in the workspace env file that this shell has not loaded come first: they may be a
     # fix applied earlier (doctor --fix) and only waiting for eval "$(tritondev env)".
-    from bootstrap.env.envfile import read_env_file
 
     saved = {
         k: v for k, v in read_env_file(facts.ctx.workspace.env_file).items()

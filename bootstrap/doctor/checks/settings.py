@@ -6,6 +6,7 @@ from bootstrap.core.redact import redact
 from bootstrap.doctor.facts import Facts
 from bootstrap.doctor.model import CheckOutcome, ok, warn
 from bootstrap.doctor.registry import check
+from bootstrap.pipeline.host.jobs import COMPILE_MEMORY, detect
 
 # Variables that are fine for one experiment and quietly harmful when left on.
 RISKY: dict[str, str] = {
@@ -61,7 +62,6 @@ def build_env(facts: Facts) -> CheckOutcome:
             jobs = int(facts.environ["MAX_JOBS"])
         except ValueError:
             return warn(f"MAX_JOBS={facts.environ['MAX_JOBS']} is not a number", "unset MAX_JOBS", *shown)
-        from bootstrap.pipeline.host.jobs import COMPILE_MEMORY, detect
 
         res = detect()
         per_job = COMPILE_MEMORY.get(facts.ctx.settings.llvm_build_type, COMPILE_MEMORY["Debug"])

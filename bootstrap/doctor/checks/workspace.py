@@ -11,6 +11,8 @@ from bootstrap.doctor.facts import Facts, ProbeFailed, Skip
 from bootstrap.doctor.model import CheckOutcome, error, ok, warn
 from bootstrap.doctor.registry import check
 from bootstrap.doctor.versions import TRITON_DISTS, git_hash, triton_requirement
+from bootstrap.git.layout import llvm_pin
+from bootstrap.git.setup_py import read_setup_py_args
 from bootstrap.pipeline.host.buildtree import read_vcs_revision
 
 GIT_TIMEOUT = 30.0
@@ -74,8 +76,6 @@ def location(facts: Facts) -> CheckOutcome:
     what = workspace.not_a_workspace()
     if what is None:
         return ok(f"{workspace.root}" + ("" if workspace.root.is_dir() else " (setup creates it)"))
-    from bootstrap.doctor.model import error
-
     return error(
         f"the workspace {workspace.root} is {what}: setup would put src/, venv/, build/ and state/ inside it",
         f"use another folder: --workspace {workspace.root.parent / 'tritondev-work'} or TRITONDEV_WORKSPACE; or "
@@ -118,7 +118,6 @@ def checkouts(facts: Facts) -> CheckOutcome:
 
 def _llvm_pin(triton: Path) -> tuple[str, str] | None:
     """(pin file, LLVM commit) of the Triton checkout; None without a checkout; raises on a bad pin."""
-    from bootstrap.git.layout import llvm_pin
 
     if not triton.is_dir():
         return None
@@ -179,7 +178,6 @@ def dirty(facts: Facts) -> CheckOutcome:
 def python_bounds(facts: Facts) -> CheckOutcome:
     """Newest setup.py names the newest Python it installs into (MAX_PYTHON, #6649 era on): pip refuses
     the others only after the whole build; say it before."""
-    from bootstrap.git.setup_py import read_setup_py_args
 
     triton = facts.ctx.workspace.src / "triton"
     if not triton.is_dir():

@@ -12,6 +12,7 @@ from bootstrap.core import inside
 from bootstrap.core import inside_answers as answers
 from bootstrap.core.errors import CommandFailed, ToolMissing
 from bootstrap.core.runner import Runner
+from bootstrap.env.envfile import read_env_file
 from bootstrap.kernels.cache.locate import resolve_cache_dir
 from bootstrap.kernels.cache.plan import mark_stale
 from bootstrap.kernels.cache.scan import KERNEL, Entry, scan
@@ -63,7 +64,6 @@ class CacheReport:
 
 def inspect_cache(ctx: AppContext, dir_option: Path | None, *, check_stale: bool = True) -> CacheReport:
     """Scan the cache and flag stale entries against the target environment's Triton and local GPUs."""
-    from bootstrap.env.envfile import read_env_file
 
     # The workspace env file is read only when it decides (a malformed one is then exit 2, named).
     decides = dir_option is None and not any(os.environ.get(n, "").strip() for n in ("TRITON_CACHE_DIR", "TRITON_HOME"))

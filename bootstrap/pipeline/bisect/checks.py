@@ -12,11 +12,15 @@ from typing import TYPE_CHECKING
 
 from bootstrap.core.errors import DirtyCheckout, UsageError
 from bootstrap.core.runner import Runner
-from bootstrap.git.checkouts import URL_SETTINGS
+from bootstrap.git.checkouts import URL_SETTINGS, repository_url
 from bootstrap.git.moves import inspect_checkout
 from bootstrap.pipeline.bisect.commits import pin_refs
 from bootstrap.pipeline.bisect.journal import Start
-from bootstrap.pipeline.bisect.steps import check_environment, resolve_command
+from bootstrap.pipeline.bisect.steps import check_environment, resolve_command, step_context
+from bootstrap.pipeline.bisect.worktree import adopted_clone
+from bootstrap.pipeline.setup.facts import gather_facts
+from bootstrap.pipeline.setup.plan import plan_setup
+from bootstrap.pipeline.setup.records import Records, changed_keys
 from bootstrap.pipeline.setup.records import StepRecord as SetupRecord
 from bootstrap.pipeline.setup.state import SetupState, read_state
 
@@ -65,7 +69,6 @@ def head_of(runner: Runner, repo: Path) -> Start:
 def refuse_dirty(ctx: AppContext, kind: str) -> None:
     """Stop (exit 6) when a checkout the bisect moves has local changes. `bisect triton` moves both (the
     LLVM one to each commit's pin); `bisect llvm` builds the Triton checkout as it stands, edits included."""
-    from bootstrap.pipeline.bisect.worktree import adopted_clone
 
     runner = ctx.runner.without_logs()
     for name in ("triton", "llvm-project") if kind == "triton" else ("llvm-project",):
@@ -91,7 +94,6 @@ def urls(ctx: AppContext) -> dict[str, str]:
     for name in ("triton", "llvm-project"):
         field = URL_SETTINGS[name]
         if s.source_of(field) != "default" or s.source_of("mirror") != "default":
-            from bootstrap.git.checkouts import repository_url
 
             found[field] = repository_url(s, name, str(getattr(s, field) or ""))
             continue
@@ -105,10 +107,6 @@ def urls(ctx: AppContext) -> dict[str, str]:
 def inconsistencies(ctx: AppContext, triton_commit: str, links: Mapping[str, str]) -> list[str]:
     """How setup's plan at the starting commit differs from what is built: each step would build with
     these settings and the end would reinstall with them, so they must be setup's own."""
-    from bootstrap.pipeline.bisect.steps import step_context
-    from bootstrap.pipeline.setup.facts import gather_facts
-    from bootstrap.pipeline.setup.plan import plan_setup
-    from bootstrap.pipeline.setup.records import changed_keys
 
     dry = dataclasses.replace(ctx.runner, dry_run=True, quiet=True, history=[], log_dir=None)
     plan = plan_setup(gather_facts(step_context(dataclasses.replace(ctx, dry_run=True), dry,
@@ -130,13 +128,11 @@ def inconsistencies(ctx: AppContext, triton_commit: str, links: Mapping[str, str
 def _detail(key: str, old: object, new: object) -> str:
     """`key`, with the names inside it that differ when it is a mapping (env (DEBUG, REL_WITH_DEB_INFO))."""
     if isinstance(old, Mapping) and isinstance(new, Mapping):
-        from bootstrap.pipeline.setup.records import changed_keys
 
         return f"{key} ({', '.join(changed_keys(old, new))})"
     return key
 
 
 def plan_record(ctx: AppContext, name: str) -> SetupRecord | None:
-    from bootstrap.pipeline.setup.records import Records
 
     return Records(ctx.workspace.state).load(name)

@@ -25,6 +25,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from bootstrap.core import writes
 from bootstrap.core.errors import ExternalError, UsageError, WorkspaceLocked
 from bootstrap.core.writes import replace_json
 from bootstrap.git.checkouts import URL_SETTINGS
@@ -41,6 +42,7 @@ from bootstrap.pipeline.bisect.commits import (
     scratch_repository,
 )
 from bootstrap.pipeline.bisect.journal import BisectStep, Journal, read_journal, remove_journal, write_journal
+from bootstrap.pipeline.bisect.restore import restore
 from bootstrap.pipeline.bisect.search import SearchState, Verdict, search
 from bootstrap.pipeline.bisect.steps import (
     COMMAND_STEP,
@@ -49,7 +51,6 @@ from bootstrap.pipeline.bisect.steps import (
     LlvmStepper,
     TritonStepper,
     llvm_built,
-    restore,
     run_check,
     verdict_of,
 )
@@ -367,8 +368,6 @@ def _clear_logs(folder: Path) -> None:
     `restore`) that hold nothing but log files (core.writes refuses a `logs/bisect` that is a link)."""
     import re
     import shutil
-
-    from bootstrap.core import writes
 
     os.close(writes.open_folder(folder))
     for entry in folder.iterdir():

@@ -32,18 +32,24 @@ from typing import TYPE_CHECKING
 from bootstrap.core.errors import CheckFailed, CommandFailed, MismatchError, ToolMissing
 from bootstrap.core.redact import redact
 from bootstrap.core.runner import Runner
+from bootstrap.env.exports import collect_variables
 from bootstrap.git.moves import guarded_move
 from bootstrap.pipeline.bisect.search import Verdict
 from bootstrap.pipeline.ccache.stats import ccache_counted
 from bootstrap.pipeline.distcc.client import build_for
 from bootstrap.pipeline.distcc.proof import compilers_of, prove
+from bootstrap.pipeline.host.buildtree import setup_py_build_folder
+from bootstrap.pipeline.host.fresh_cache import fresh_for_install, fresh_for_llvm, start_fresh
 from bootstrap.pipeline.llvm import builds as llvm_builds
-from bootstrap.pipeline.recipe.era import llvm_era
+from bootstrap.pipeline.recipe.era import BACKENDS_BUILT, llvm_era
 from bootstrap.pipeline.recipe.inputs import Command
 from bootstrap.pipeline.recipe.llvm import llvm_build_key
 from bootstrap.pipeline.recipe.presets import make_presets
+from bootstrap.pipeline.setup.facts import gather_facts
 from bootstrap.pipeline.setup.long_commands import run_streamed
+from bootstrap.pipeline.setup.plan import VOLATILE, preset_inputs, size_for, stable
 from bootstrap.pipeline.setup.records import Records, fingerprint
+from bootstrap.pipeline.setup.run import run_setup
 
 if TYPE_CHECKING:
     from rich.console import Console
@@ -116,7 +122,6 @@ class TritonStepper:
         self.ctx, self.urls, self.console = ctx, dict(urls), console
 
     def build(self, commit: str, runner: Runner) -> Built:
-        from bootstrap.pipeline.setup.run import run_setup
 
         checkout(runner, self.ctx.workspace.src / "triton", commit)
         sctx = step_context(self.ctx, runner, triton_commit=commit, allow_dirty=True, skip_verify=True, **self.urls)
@@ -139,8 +144,6 @@ class LlvmStepper:
     """`bisect llvm`: Triton fixed at `triton_commit`; each LLVM commit built incrementally in one folder."""
 
     def __init__(self, ctx: AppContext, triton_commit: str, urls: Mapping[str, str], console: Console | None) -> None:
-        from bootstrap.pipeline.setup.facts import gather_facts
-        from bootstrap.pipeline.setup.plan import preset_inputs, size_for, stable
 
         self.ctx, self.console = ctx, console
         # Bisecting LLVM means building it from source, whatever `llvm` the workspace otherwise uses.
@@ -202,8 +205,6 @@ class LlvmStepper:
         """The LLVM folder's configure, from a fresh cache when its cache differs.
 
         The rule is bootstrap.pipeline.host.fresh_cache's."""
-        from bootstrap.pipeline.host.fresh_cache import fresh_for_llvm, start_fresh
-        from bootstrap.pipeline.setup.plan import VOLATILE
 
         command = self.presets.llvm_configure
         fresh = fresh_for_llvm(self.folder, self.source, self.presets.llvm_cache, self.cmake_version, VOLATILE)
@@ -217,9 +218,6 @@ class LlvmStepper:
     def _fresh_triton_cache(self) -> None:
         """The rule of bootstrap.pipeline.host.fresh_cache for setup.py's build folder: this LLVM folder is not
         the one the workspace was set up with (nor, for a prebuilt or given LLVM, in the same place)."""
-        from bootstrap.pipeline.host.buildtree import setup_py_build_folder
-        from bootstrap.pipeline.host.fresh_cache import fresh_for_install, start_fresh
-        from bootstrap.pipeline.recipe.era import BACKENDS_BUILT
 
         folder = setup_py_build_folder(self.setup_dir, self.python_version) if self.python_version else None
         install = self.presets.pip_install
@@ -237,23 +235,6 @@ class LlvmStepper:
         run_streamed(runner, command, label, self.console, show_progress=not self.ctx.json, extra_env=env)
 
 
-def restore(ctx: AppContext, runner: Runner, starts: Mapping[str, tuple[str, str | None]],
-            urls: Mapping[str, str], console: Console | None) -> None:
-    """Both checkouts back at their starting commits (and branches), the starting build installed again;
-    with your own clone (--triton-src) the clone, never moved, is installed again and the bisect's
-    worktree removed."""
-    from bootstrap.pipeline.bisect.worktree import adopted_clone, restore_clone
-    from bootstrap.pipeline.setup.run import run_setup
-
-    clone = adopted_clone(ctx)
-    for name, (commit, branch) in starts.items():
-        if name != "triton" or clone is None:
-            checkout(runner, ctx.workspace.src / name, commit, branch)
-    if clone is not None:
-        restore_clone(ctx, runner, clone, urls, console)
-        return
-    triton_commit = starts["triton"][0]
-    run_setup(step_context(ctx, runner, triton_commit=triton_commit, allow_dirty=True, **urls), console)
 
 
 # -- the command --------------------------------------------------------------------------------
@@ -263,7 +244,6 @@ def check_environment(ctx: AppContext, python: Path) -> dict[str, str | None]:
     """What the command runs with: `tritondev env`'s variables, the target environment's bin folder
     first on PATH (so `python` is the one Triton is installed into), and TRITON_ALWAYS_COMPILE=1 unless
     set (the kernel cache must not answer for another commit's compiler)."""
-    from bootstrap.env.exports import collect_variables
 
     values: dict[str, str | None] = dict(collect_variables(ctx.workspace.env_file, dump_ir=False,
                                                            backend=ctx.settings.backend))

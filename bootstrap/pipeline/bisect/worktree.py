@@ -22,7 +22,13 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from bootstrap.core.errors import CheckFailed, CommandFailed, MismatchError, UsageError
+from bootstrap.core.fsutil import parse_json, read_regular
 from bootstrap.core.runner import Runner
+from bootstrap.core.writes import replace_json
+from bootstrap.pipeline.bisect.commits import split_ref
+from bootstrap.pipeline.bisect.steps import BuildFailed, Built, checkout, failed_build, llvm_built, step_context
+from bootstrap.pipeline.setup.run import run_setup
+from bootstrap.pipeline.setup.state import read_state
 
 if TYPE_CHECKING:
     from rich.console import Console
@@ -40,7 +46,6 @@ def adopted_clone(ctx: AppContext) -> Path | None:
 
     While a bisect step is installed the setup state names the worktree: the clone is then the one
     recorded when the worktree was made (state/bisect-clone.json), until the clone is installed again."""
-    from bootstrap.pipeline.setup.state import read_state
 
     state = read_state(ctx.workspace.state) if ctx.workspace.state.is_dir() else None
     if state is None or state.triton_src.resolve() == (ctx.workspace.src / "triton").resolve():
@@ -51,7 +56,6 @@ def adopted_clone(ctx: AppContext) -> Path | None:
 
 
 def _recorded_clone(ctx: AppContext) -> Path | None:
-    from bootstrap.core.fsutil import parse_json, read_regular
 
     try:
         data = parse_json(read_regular(ctx.workspace.state / RECORD, limit=1 << 16).decode("utf-8"))
@@ -62,7 +66,6 @@ def _recorded_clone(ctx: AppContext) -> Path | None:
 
 
 def record_clone(ctx: AppContext, clone: Path) -> None:
-    from bootstrap.core.writes import replace_json
 
     replace_json(ctx.workspace.state / RECORD, {"clone": str(clone), "worktree": str(worktree_path(ctx))})
 
@@ -93,7 +96,6 @@ def remove_worktree(runner: Runner, clone: Path, path: Path) -> None:
 
 def local_commit(runner: Runner, clone: Path, ref: str, what: str) -> str:
     """--good/--bad in the clone itself (nothing is fetched into it)."""
-    from bootstrap.pipeline.bisect.commits import split_ref
 
     _, ref = split_ref(ref, what)
     said = runner.run(["git", "-C", str(clone), "rev-parse", "--verify", "--quiet", "--end-of-options",
@@ -112,8 +114,6 @@ class WorktreeStepper:
         self.path = worktree_path(ctx)
 
     def build(self, commit: str, runner: Runner) -> Built:
-        from bootstrap.pipeline.bisect.steps import BuildFailed, Built, checkout, failed_build, llvm_built, step_context
-        from bootstrap.pipeline.setup.run import run_setup
 
         record_clone(self.ctx, self.clone)  # before the state names the worktree
         ensure_worktree(runner, self.clone, self.path, commit)
@@ -137,8 +137,6 @@ class WorktreeStepper:
 def restore_clone(ctx: AppContext, runner: Runner, clone: Path, urls: Mapping[str, str],
                   console: Console | None) -> None:
     """Your clone installed again as it stands, and the worktree gone."""
-    from bootstrap.pipeline.bisect.steps import step_context
-    from bootstrap.pipeline.setup.run import run_setup
 
     try:
         run_setup(step_context(ctx, runner, triton_src=clone, allow_dirty=True, **urls), console)

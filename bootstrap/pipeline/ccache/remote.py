@@ -29,7 +29,7 @@ from packaging.version import Version
 
 from bootstrap.core.errors import ConfigError
 from bootstrap.core.redact import redact
-from bootstrap.core.values import RemoteStorage, ccache_url
+from bootstrap.core.values import RemoteStorage, ccache_url, parse_remote_url
 from bootstrap.pipeline.ccache.stats import parse_print_stats as parse_print_stats
 from bootstrap.pipeline.host.toolchain import Tool
 
@@ -231,8 +231,6 @@ def remote_env(url: str | None, ccache: Tool | None, workspace: Path,
     if not url or ccache is None:
         return {}
     from packaging.version import InvalidVersion, Version
-
-    from bootstrap.core.values import parse_remote_url
 
     try:
         version: Version | None = Version(ccache.version)

@@ -16,6 +16,7 @@ from typing import TYPE_CHECKING
 
 from bootstrap.core import writes
 from bootstrap.core.errors import ToolMissing
+from bootstrap.pipeline.host.buildtree import read_cmake_cache
 
 if TYPE_CHECKING:
     from bootstrap.core.runner import Runner
@@ -51,7 +52,6 @@ def check_sanitizer(runner: Runner, cxx: str, use_lld: bool, sanitize: str | Non
 
 def sanitized_build(build_dir: Path) -> bool:
     """A Triton build folder configured with TRITON_BUILD_WITH_ASAN (-fsanitize=address in CMAKE_CXX_FLAGS)."""
-    from bootstrap.pipeline.host.buildtree import read_cmake_cache
 
     return "-fsanitize=address" in read_cmake_cache(build_dir / "CMakeCache.txt").get("CMAKE_CXX_FLAGS", "")
 
@@ -60,7 +60,6 @@ def preload_env(runner: Runner, build_dir: Path) -> dict[str, str]:
     """What a Python that imports an ASAN build of Triton needs: the runtime preloaded (it must come first,
     and python was not linked with it) and upstream's ASAN_OPTIONS. Empty for other builds, or when the
     compiler does not say where its runtime is (ASan's own message then says what is wrong)."""
-    from bootstrap.pipeline.host.buildtree import read_cmake_cache
 
     if not sanitized_build(build_dir):
         return {}

@@ -29,6 +29,8 @@ from bootstrap.core.errors import ExternalError, MismatchError
 from bootstrap.core.fsutil import parse_json, read_regular
 from bootstrap.core.redact import redact
 from bootstrap.core.writes import replace_json
+from bootstrap.git.rawfiles import describe_network_error, is_name_not_resolved
+from bootstrap.pipeline.llvm.download import MISSING_STATUS, session_for
 
 Choice = Literal["prebuilt", "source"]
 Answer = Literal["present", "absent", "unusable", "unreachable"]
@@ -110,9 +112,6 @@ def plan_auto(*, pin: str, url: str | None, no_package: str, offline: bool, url_
 def probe(url: str, timeout: tuple[float, float] = _PROBE_TIMEOUT) -> Probe:
     """One HEAD request (redirects followed): is the package there?"""
     import requests
-
-    from bootstrap.git.rawfiles import describe_network_error, is_name_not_resolved
-    from bootstrap.pipeline.llvm.download import MISSING_STATUS, session_for
 
     session = session_for(url)
     try:

@@ -29,6 +29,7 @@ from bootstrap.core.fsutil import parse_json, read_regular_text
 from bootstrap.core.redact import redact
 from bootstrap.core.values import LLVM_AUTO, LLVM_PATH, LLVM_PREBUILT, LLVM_SOURCE, llvm_kind_of
 from bootstrap.pipeline.host.buildtree import read_vcs_revision
+from bootstrap.pipeline.llvm.auto import no_package_reason, observe_auto
 from bootstrap.pipeline.llvm.requirements import era_missing
 from bootstrap.pipeline.llvm.suffix import SUFFIX_ENV, Host, detect_host, host_suffix, os_release_id
 from bootstrap.pipeline.recipe.era import llvm_era
@@ -38,7 +39,7 @@ __all__ = ["SUFFIX_ENV", "Host", "detect_host", "host_suffix", "os_release_id"]
 if TYPE_CHECKING:
     from bootstrap.core.runner import Runner
     from bootstrap.core.settings_table import Settings
-    from bootstrap.git.pins import Pins
+    from bootstrap.git.pinned import Pins
     from bootstrap.pipeline.llvm.auto import AutoDecision
 
 LLVM_INFO = "cmake/llvm-info.json"
@@ -310,7 +311,6 @@ def _prebuilt(package: Package, version: str | None, auto: AutoDecision | None =
 
 def _observe_auto(settings: Settings, pins: Pins, info_text: str | None, environ: Mapping[str, str],
                   state: Path | None, dry_run: bool) -> LlvmSourceFacts:
-    from bootstrap.pipeline.llvm.auto import no_package_reason, observe_auto
 
     version = pins.layout.version or pins.triton_version
     package: Package | None = None

@@ -20,6 +20,7 @@ from bootstrap.core.workspace import Workspace
 from bootstrap.core.writes import replace_text
 from bootstrap.git import local_changes
 from bootstrap.pipeline.llvm.builds import LlvmLocation
+from bootstrap.pipeline.recipe.editor import CLANGD, EditorConfig
 from bootstrap.pipeline.recipe.files import PRESETS_MARK, render_cmake_user_presets, render_shell_values
 from bootstrap.pipeline.recipe.inputs import Paths
 from bootstrap.pipeline.recipe.presets import Presets
@@ -116,7 +117,6 @@ def link_compile_commands(build_dir: Path, checkout: Path) -> None:
 def write_clangd(checkout: Path, build_dir: Path) -> bool:
     """A .clangd pointing clangd at the build, in a checkout tritondev made, only where there is none
     (a file, link or anything else of that name stays as it is). True when written."""
-    from bootstrap.pipeline.recipe.editor import CLANGD, EditorConfig
 
     path = checkout / CLANGD
     if os.path.lexists(path) or not checkout.is_dir() or not (build_dir / "compile_commands.json").is_file():

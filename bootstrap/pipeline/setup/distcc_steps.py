@@ -22,12 +22,12 @@ from bootstrap.pipeline.distcc.proof import compilers_of, prove
 from bootstrap.pipeline.setup.plan import SetupPlan, plan_setup
 
 if TYPE_CHECKING:
-    from bootstrap.pipeline.setup.execute import Execution
+    from bootstrap.pipeline.setup.step_run import StepRun
 
 BUILD_STEPS = ("llvm-configure", "llvm-build", "triton-install")
 
 
-def prove_before_building(run: Execution) -> None:
+def prove_before_building(run: StepRun) -> None:
     """Prove the hosts (once) when a build step of the plan runs; plan again from those that passed."""
     setup = run.facts.distcc
     if setup is None or setup.proven or not any(s.runs for s in run.plan.steps if s.name in BUILD_STEPS):
@@ -43,11 +43,11 @@ def prove_before_building(run: Execution) -> None:
     run.report.notices += [left_out_notice(v) for v in proven.left_out()]
 
 
-def distcc_build(run: Execution) -> DistccBuild | None:
+def distcc_build(run: StepRun) -> DistccBuild | None:
     return build_for(run.facts.distcc, None if run.dry_run else run.ctx.workspace.logs)
 
 
-def build_env(run: Execution, step: str) -> dict[str, str | None]:
+def build_env(run: StepRun, step: str) -> dict[str, str | None]:
     """The variables a build command of `step` runs with besides its own: the team cache's, distcc's."""
     env: dict[str, str | None] = dict(run.facts.remote_env)
     build = distcc_build(run)
@@ -56,7 +56,7 @@ def build_env(run: Execution, step: str) -> dict[str, str | None]:
     return env
 
 
-def counted(run: Execution, label: str, step: str, action: Callable[[], object]) -> None:
+def counted(run: StepRun, label: str, step: str, action: Callable[[], object]) -> None:
     """Run `action` (a build of `step`); ccache's figures and distcc's in the report (its summary says them)."""
     build = distcc_build(run)
     done: list[DistccCounts | None] = []
@@ -79,7 +79,7 @@ def counted(run: Execution, label: str, step: str, action: Callable[[], object])
             run.report.notices.append(trouble_notice(label, where))
 
 
-def for_this_machine(run: Execution) -> SetupPlan:
+def for_this_machine(run: StepRun) -> SetupPlan:
     """The plan as it would be without distcc: what later builds without it are sized by."""
     if run.facts.distcc is None:
         return run.plan

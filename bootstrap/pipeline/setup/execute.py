@@ -30,32 +30,33 @@ from __future__ import annotations
 
 import time
 from collections.abc import Callable
-from dataclasses import dataclass, field
-from pathlib import Path
+from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from bootstrap.core import remembered, writes
 from bootstrap.core.errors import CommandFailed, MismatchError
 from bootstrap.core.redact import redact
-from bootstrap.core.runner import PlannedCommand, Runner
+from bootstrap.core.runner import PlannedCommand
 from bootstrap.git import forks
-from bootstrap.git.checkouts import CheckoutReport, ensure_checkout
+from bootstrap.git.checkouts import ensure_checkout
 from bootstrap.pipeline.host import offline
 from bootstrap.pipeline.host.buildtree import triton_cmake_dirs
 from bootstrap.pipeline.host.fresh_cache import start_fresh
 from bootstrap.pipeline.host.prerequisites import check_prerequisites
 from bootstrap.pipeline.host.toolchain import remember_versions
 from bootstrap.pipeline.llvm import builds as llvm_builds
-from bootstrap.pipeline.llvm import install as llvm_install
 from bootstrap.pipeline.llvm import plan as llvm_steps
+from bootstrap.pipeline.llvm.auto import remember_choice
 from bootstrap.pipeline.recipe.inputs import Command
 from bootstrap.pipeline.setup import checkout_files, distcc_steps
+from bootstrap.pipeline.setup import llvm_steps as llvm_install
 from bootstrap.pipeline.setup.facts import TOOLS_CACHE, VENV_MARKER, SetupFacts, history_of, refresh
 from bootstrap.pipeline.setup.long_commands import run_streamed
 from bootstrap.pipeline.setup.plan import PlannedStep, Record, SetupPlan, plan_setup, target_bin
-from bootstrap.pipeline.setup.records import Records, StepOutcome, StepStatus
+from bootstrap.pipeline.setup.records import StepOutcome, StepStatus
 from bootstrap.pipeline.setup.report import SetupReport
 from bootstrap.pipeline.setup.state import SetupState, write_state
+from bootstrap.pipeline.setup.step_run import StepRun
 from bootstrap.pipeline.setup.verify_step import run_verify
 from bootstrap.purge.run import purge_others
 
@@ -68,29 +69,8 @@ BUILD_STEPS = distcc_steps.BUILD_STEPS
 
 
 @dataclass
-class Execution:
-    ctx: AppContext
-    console: Console | None
-    facts: SetupFacts
-    plan: SetupPlan
-    report: SetupReport
-    stamp: dict[str, object] = field(default_factory=dict)  # the LLVM build's record as it is being updated
-    checkouts: dict[str, CheckoutReport] = field(default_factory=dict)
-    forced: dict[str, str] = field(default_factory=dict)  # step -> why it runs whatever its record says
-    prechecked: bool = False
-    touched: set[Path] = field(default_factory=set)  # checkouts this run moved or wrote into .git/info of
-
-    @property
-    def runner(self) -> Runner:
-        return self.ctx.runner
-
-    @property
-    def dry_run(self) -> bool:
-        return self.ctx.dry_run
-
-    @property
-    def records(self) -> Records:
-        return Records(self.ctx.workspace.state)
+class Execution(StepRun):
+    """A setup run: the steps of its plan run in order, with what happens around them."""
 
     # -- one step -----------------------------------------------------------------------------------
     def run_step(self, step: PlannedStep) -> bool:
@@ -157,7 +137,6 @@ class Execution:
         if self.dry_run:
             return
         if name in ("llvm-build", "llvm-download") and self.facts.llvm_source.auto is not None:
-            from bootstrap.pipeline.llvm.auto import remember_choice
 
             remember_choice(self.ctx.workspace.state, self.facts.pins.llvm_commit,
                             "source" if name == "llvm-build" else "prebuilt")

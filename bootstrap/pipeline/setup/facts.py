@@ -28,16 +28,19 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from bootstrap.core.errors import MismatchError
 from bootstrap.core.fsutil import read_regular_text
 from bootstrap.core.interpreter import WORKSPACE_VENV, TargetPython
 from bootstrap.core.runner import PlannedCommand
 from bootstrap.core.settings_table import Settings
 from bootstrap.core.values import LLVM_SOURCE, llvm_kind_of
 from bootstrap.core.workspace import Workspace
+from bootstrap.git.adopt import check_clone, inspect_clone
 from bootstrap.git.checkouts import CheckoutReport, ensure_checkout
 from bootstrap.git.history import History
 from bootstrap.git.layout import llvm_projects
-from bootstrap.git.pins import Pins
+from bootstrap.git.pinned import Pins
+from bootstrap.git.pins import resolve_pins
 from bootstrap.pipeline.ccache.remote import remote_env
 from bootstrap.pipeline.distcc import client as distcc
 from bootstrap.pipeline.distcc.client import DistccSetup
@@ -52,6 +55,7 @@ from bootstrap.pipeline.llvm import source as llvm_source
 from bootstrap.pipeline.llvm.source import LlvmSourceFacts
 from bootstrap.pipeline.recipe.era import llvm_era
 from bootstrap.pipeline.recipe.llvm import llvm_build_key
+from bootstrap.pipeline.recipe.triton import ALWAYS_UNSET, ONLINE_UNSET
 from bootstrap.pipeline.setup import target_env as install
 from bootstrap.pipeline.setup.records import Records, StepRecord
 
@@ -180,7 +184,6 @@ def find_python3() -> str:
 
 def ignored_variables(offline: OfflineBuild | None, environ: Mapping[str, str] | None = None) -> tuple[str, ...]:
     """The user's variables that setup.py does not get (recipe_triton.ALWAYS_UNSET / ONLINE_UNSET)."""
-    from bootstrap.pipeline.recipe.triton import ALWAYS_UNSET, ONLINE_UNSET
 
     environ = os.environ if environ is None else environ
     names = ALWAYS_UNSET + (() if offline is not None else ONLINE_UNSET)
@@ -194,7 +197,6 @@ def history_of(name: str) -> History:
 
 def observe_adopted(ctx: AppContext, root: Path) -> CheckoutFacts:
     """Your own clone as it stands: nothing will run on it, its uncommitted files are the build's edits."""
-    from bootstrap.git.adopt import check_clone, inspect_clone
 
     runner = ctx.runner.without_logs()
     clone = inspect_clone(check_clone(root, runner), runner)
@@ -249,7 +251,6 @@ def _kept_projects(triton: CheckoutFacts, pinned: tuple[str, ...] | None) -> tup
 def gather_facts(ctx: AppContext) -> SetupFacts:
     """Read everything setup plans from. Raises (before anything changes) on bad pins, missing tools,
     a checkout with local work, a bad --ccache-remote for this ccache, distcc without distcc or ccache."""
-    from bootstrap.git.pins import resolve_pins
 
     s, ws = ctx.settings, ctx.workspace
     # Pins first: a bad commit, ref or pin file stops setup before anything else is looked at.
@@ -298,7 +299,6 @@ def check_python_bounds(pins: Pins, target: TargetFacts) -> None:
     upper bound too): a target outside them stops setup here, not in pip after the builds."""
     args = pins.layout.setup_args
     if target.python is not None and args.refuses(target.python.version):
-        from bootstrap.core.errors import MismatchError
 
         raise MismatchError(f"Triton {pins.triton_commit[:12]} requires Python {args.python_requires}"
                             f" (its setup.py); the target {target.executable} is Python {target.python.version}",

@@ -9,6 +9,7 @@ from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING
 
 from bootstrap.core.errors import CommandFailed
+from bootstrap.core.progress import NinjaProgress
 from bootstrap.core.runner import Result, Runner
 from bootstrap.pipeline.recipe.inputs import Command
 
@@ -40,7 +41,6 @@ def run_streamed(
     extra_env: Mapping[str, str | None] | None = None,
 ) -> Result:
     """Run a long command with a progress bar; on failure, the log's telling lines and a fix."""
-    from bootstrap.core.progress import NinjaProgress
 
     fix = f"see the log; fix the cause and run `tritondev setup` again (it resumes at {command.step})"
     with NinjaProgress(label, console, enabled=show_progress) as progress:

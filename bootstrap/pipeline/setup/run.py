@@ -14,10 +14,15 @@ import shutil
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from bootstrap.core import ui
 from bootstrap.core.errors import ExitCode, TritondevError
 from bootstrap.core.interpreter import WORKSPACE_VENV, first_python_on_path, own_interpreter_dirs
+from bootstrap.core.values import parse_remote_url
+from bootstrap.git.adopt import check_clone
 from bootstrap.pipeline.distcc import client as distcc
+from bootstrap.pipeline.host.jobs import detect, size_for_build_types
 from bootstrap.pipeline.host.sanitizer import check_sanitizer
+from bootstrap.pipeline.host.toolchain import detect_toolchain
 from bootstrap.pipeline.llvm import source as llvm_source
 from bootstrap.pipeline.llvm.auto import AutoDecision, PrebuiltUnavailable, Probe, remember_answer
 from bootstrap.pipeline.setup.execute import execute
@@ -42,13 +47,11 @@ def precheck(ctx: AppContext) -> None:
     same answer without a second probe.
     """
     if ctx.settings.ccache_remote:
-        from bootstrap.core.values import parse_remote_url
 
         parse_remote_url(ctx.settings.ccache_remote)
     distcc.observe(ctx.settings, shutil.which("ccache") is not None)  # distcc without distcc or ccache
     llvm_source.precheck(ctx.settings)  # --llvm PATH that is no LLVM build
     if ctx.settings.triton_src is not None:  # --triton-src that is no Triton clone
-        from bootstrap.git.adopt import check_clone
 
         check_clone(ctx.settings.triton_src, ctx.runner.without_logs())
     if ctx.dry_run:
@@ -71,8 +74,6 @@ def _say_where_it_installs(ctx: AppContext, venv_python: Path) -> None:
     on_path = first_python_on_path(os.environ.get("PATH", ""), own_interpreter_dirs())
     if on_path is None or venv_python.exists() or ctx.json:
         return
-
-    from bootstrap.core import ui
 
     ui.note(f"installing into the workspace venv {venv_python.parent.parent}, not into "
             f"{on_path} (first python3 on PATH): pass --python {on_path} to install there")
@@ -117,8 +118,6 @@ def _say_llvm_choice(console: Console | None, auto: AutoDecision | None) -> None
 def unresolved_plan(ctx: AppContext, failure: TritondevError) -> SetupReport:
     """A dry run's report when the pins could not be read: the settings, the target, the tools and
     jobs, and what could not be resolved (the pins, hence the checkouts and builds that follow them)."""
-    from bootstrap.pipeline.host.jobs import detect, size_for_build_types
-    from bootstrap.pipeline.host.toolchain import detect_toolchain
 
     s = ctx.settings
     resources = detect()

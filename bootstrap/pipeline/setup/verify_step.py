@@ -5,7 +5,9 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from bootstrap.core.errors import CheckFailed
+from bootstrap.core.errors import CheckFailed, ToolMissing
+from bootstrap.kernels import verify as kernel_verify
+from bootstrap.kernels.verify import runtime_tools
 from bootstrap.pipeline.host.buildtree import triton_cmake_dirs
 from bootstrap.pipeline.host.sanitizer import preload_env
 from bootstrap.pipeline.setup.provenance import Expected, verify_provenance
@@ -13,11 +15,11 @@ from bootstrap.pipeline.setup.provenance import Expected, verify_provenance
 if TYPE_CHECKING:
     from bootstrap.core.context import AppContext
     from bootstrap.kernels.verify import Check
-    from bootstrap.pipeline.setup.execute import Execution
     from bootstrap.pipeline.setup.plan import PlannedStep
+    from bootstrap.pipeline.setup.step_run import StepRun
 
 
-def run_verify(run: Execution, step: PlannedStep) -> str | None:
+def run_verify(run: StepRun, step: PlannedStep) -> str | None:
     if run.dry_run:
         return None
     facts, plan = run.facts, run.plan
@@ -44,11 +46,10 @@ def run_verify(run: Execution, step: PlannedStep) -> str | None:
     return None
 
 
-def _runtime_tools(run: Execution) -> Check | None:
+def _runtime_tools(run: StepRun) -> Check | None:
     """For NVIDIA: the installed Triton finds ptxas by itself, as a fresh shell has it (else exit 1)."""
     if run.ctx.settings.backend != "nvidia":
         return None
-    from bootstrap.kernels.verify import runtime_tools
 
     preload: dict[str, str] = {}
     if run.ctx.settings.sanitize == "address":
@@ -64,8 +65,6 @@ def _runtime_tools(run: Execution) -> Check | None:
 
 def _kernel_check(ctx: AppContext, tools: Check | None) -> dict[str, object] | None:
     """The verify command's kernel check."""
-    from bootstrap.core.errors import ToolMissing
-    from bootstrap.kernels import verify as kernel_verify
 
     try:
         result = kernel_verify.run_verify(ctx, [], tools=tools)

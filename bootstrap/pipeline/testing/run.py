@@ -23,6 +23,10 @@ from typing import TYPE_CHECKING
 from bootstrap.core.errors import ToolMissing, UsageError
 from bootstrap.core.fsutil import read_regular_text
 from bootstrap.core.inside_answers import FileRequirement
+from bootstrap.env.exports import collect_variables
+from bootstrap.kernels.gpus import local_gpu_targets
+from bootstrap.pipeline.setup.built import find_build
+from bootstrap.pipeline.setup.state import read_state
 from bootstrap.pipeline.testing.counts import COUNTERS, Counts
 from bootstrap.pipeline.testing.requirements import TEST_REQUIREMENTS, describe_missing, read_requirements
 from bootstrap.pipeline.testing.targets import (
@@ -183,7 +187,6 @@ def _run_step(ctx: AppContext, step: TestStep, env: dict[str, str], show: Callab
 
 def environment(ctx: AppContext, python: Path) -> dict[str, str]:
     """What the commands run with: `tritondev env`'s variables and the target environment first on PATH."""
-    from bootstrap.env.exports import collect_variables
 
     values = {k: v for k, v in collect_variables(ctx.workspace.env_file, dump_ir=False,
                                                  backend=ctx.settings.backend).items() if v is not None}
@@ -243,8 +246,6 @@ def install_requirements(ctx: AppContext, python: Path, checkout: Path) -> bool:
 def run_tests(ctx: AppContext, request: TestRequest, show: Callable[[str], None]) -> TestReport:
     """Plan from the checkout's Makefile and the workspace's build, check the machine and the
     requirements, then run; raises (before anything runs) what stops it."""
-    from bootstrap.pipeline.setup.built import find_build
-    from bootstrap.pipeline.setup.state import read_state
 
     build = find_build(ctx.workspace.root, ctx.workspace.state)
     state = read_state(ctx.workspace.state)
@@ -253,7 +254,6 @@ def run_tests(ctx: AppContext, request: TestRequest, show: Callable[[str], None]
     plan = plan_tests(request, build.triton_src, build.build_dir, state.python, jobs,
                       lambda path: locate_path(path, request.cwd, build.triton_src))
     if request.name in NEEDS_GPU:
-        from bootstrap.kernels.gpus import local_gpu_targets
 
         refuse_without_gpu(request.name, local_gpu_targets(ctx.runner.without_logs()))
     installed = False

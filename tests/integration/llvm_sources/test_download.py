@@ -17,7 +17,7 @@ from bootstrap.core.errors import ExternalError, Offline
 from bootstrap.core.runner import Runner
 from bootstrap.pipeline.llvm.archive import UnsafeArchive, staging_folder, unpack
 from bootstrap.pipeline.llvm.download import ChecksumMismatch, NotOnServer, download
-from bootstrap.pipeline.llvm.install import prove_runs
+from bootstrap.pipeline.setup.llvm_steps import prove_runs
 from tests.integration.llvm_sources.conftest import PrebuiltWorld
 from tests.world.packages import PackageServer, sha256_of, tar_folder
 

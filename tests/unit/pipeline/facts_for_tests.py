@@ -12,7 +12,7 @@ from bootstrap.core.settings_table import Settings
 from bootstrap.core.workspace import Workspace
 from bootstrap.git.checkouts import CheckoutReport, ensure_checkout
 from bootstrap.git.layout import TritonLayout
-from bootstrap.git.pins import Pins
+from bootstrap.git.pinned import Pins
 from bootstrap.git.setup_py import SYSPATH_ALWAYS, SYSPATH_FROM_ENV, SYSPATH_NEVER, SetupPyArgs
 from bootstrap.pipeline.host.jobs import GIB, Resources
 from bootstrap.pipeline.host.toolchain import Tool, Toolchain

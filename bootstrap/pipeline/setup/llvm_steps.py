@@ -12,13 +12,14 @@ from bootstrap.core.errors import ExternalError, MismatchError, ToolMissing, Wou
 from bootstrap.core.redact import redact
 from bootstrap.pipeline.llvm import builds as llvm_builds
 from bootstrap.pipeline.llvm.archive import remove_staging, staging_folder, unpack
+from bootstrap.pipeline.llvm.auto import PrebuiltUnavailable
 from bootstrap.pipeline.llvm.download import NotOnServer, download
 from bootstrap.pipeline.llvm.source import Package
 
 if TYPE_CHECKING:
     from bootstrap.core.runner import Runner
-    from bootstrap.pipeline.setup.execute import Execution
     from bootstrap.pipeline.setup.plan import PlannedStep
+    from bootstrap.pipeline.setup.step_run import StepRun
 
 
 # Tools of a package that must start here: llvm-config, and mlir-tblgen, which Triton's own build
@@ -55,7 +56,7 @@ def _does_not_run(folder: Path, why: str) -> ExternalError:
         " cause; for Triton >= 3.5 TRITON_LLVM_SYSTEM_SUFFIX=almalinux-x64 picks the manylinux_2_28 package)")
 
 
-def _fetch(run: Execution, package: Package, archive: Path) -> dict[str, object]:
+def _fetch(run: StepRun, package: Package, archive: Path) -> dict[str, object]:
     """The verified archive at `archive` (downloaded unless an earlier run left it verified)."""
     if archive.is_file():
         return {"archive": str(archive), "received": 0, "note": "verified archive of an earlier run unpacked again"}
@@ -84,13 +85,12 @@ def _remove_older_unpacking(folder: Path) -> None:
     shutil.rmtree(folder)
 
 
-def run_download(run: Execution, step: PlannedStep) -> str | None:
+def run_download(run: StepRun, step: PlannedStep) -> str | None:
     package = run.facts.llvm_source.package
     if package is None or run.dry_run:
         return None
     if run.facts.llvm_source.auto is None:
         return _download(run, package)
-    from bootstrap.pipeline.llvm.auto import PrebuiltUnavailable
 
     try:
         return _download(run, package)
@@ -98,7 +98,7 @@ def run_download(run: Execution, step: PlannedStep) -> str | None:
         raise PrebuiltUnavailable(package.url, exc.message) from None
 
 
-def _download(run: Execution, package: Package) -> str | None:
+def _download(run: StepRun, package: Package) -> str | None:
     folder = run.plan.llvm.build
     archive = folder.parent / package.archive
     run.report.llvm["download"] = _fetch(run, package, archive)
@@ -122,11 +122,11 @@ def _download(run: Execution, package: Package) -> str | None:
     return None
 
 
-def run_use(run: Execution, step: PlannedStep) -> str | None:
+def run_use(run: StepRun, step: PlannedStep) -> str | None:
     return step.reason  # the tree was judged with the facts; nothing to run
 
 
-HANDLERS: dict[str, Callable[[Execution, PlannedStep], str | None]] = {
+HANDLERS: dict[str, Callable[[StepRun, PlannedStep], str | None]] = {
     "llvm-download": run_download,
     "llvm-use": run_use,
 }
