@@ -64,7 +64,6 @@ class AppContext:
                 path_python=path_python,
             )
             if self._choice[1] == PATH_PYTHON and not self.json:
-
                 ui.note(f"target Python: {self._choice[0]} ({why_chosen(PATH_PYTHON, self.workspace.venv)})")
         return self._choice
 

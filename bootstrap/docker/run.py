@@ -61,7 +61,6 @@ class DockerOutcome:
     created: tuple[str, ...] = ()
 
     def to_json(self) -> dict[str, object]:
-
         return {
             "engine": self.engine.to_json(),
             "image": self.image,

@@ -39,7 +39,6 @@ def run_doctor(ctx: AppContext, options: DoctorOptions) -> Report:
         results = run_checks(specs, facts)
         report = Report(results, 0.0)
         if options.fix and any(r.fix and r.fix.action for r in results):
-
             if ctx.dry_run:
                 report.fixes = apply_fixes(facts, results, dry_run=True)
             else:

@@ -39,7 +39,6 @@ def apply_fixes(facts: Facts, results: list[CheckResult], *, dry_run: bool) -> l
 
 
 def _purge(facts: Facts, affected: list[CheckResult], dry_run: bool) -> str:
-
     target = facts.target()
     if target.origin == PATH_PYTHON:
         # Found only as a last resort: reading it is fine, uninstalling from it needs the user's word.
@@ -63,7 +62,6 @@ def _purge(facts: Facts, affected: list[CheckResult], dry_run: bool) -> str:
 
 
 def _env(facts: Facts, affected: list[CheckResult], dry_run: bool) -> str:
-
     variables: dict[str, str] = {}
     for result in affected:
         assert result.fix is not None
@@ -77,7 +75,6 @@ def _env(facts: Facts, affected: list[CheckResult], dry_run: bool) -> str:
 
 
 def _clear_cache(facts: Facts, affected: list[CheckResult], dry_run: bool) -> str:
-
     root = cache_dir(facts.environ)
     stale = {str(e.path) for e in stale_entries(scan_cache(root), triton_installed_at(facts))}
     # Deleted the one way `cache clear` deletes: only folders that are Triton's by name and contents

@@ -85,7 +85,6 @@ def summary_line(report: Report, strict: bool) -> str:
 
 
 def report_json(report: Report, *, strict: bool, context: dict[str, Any]) -> dict[str, Any]:
-
     return {
         "schema_version": SCHEMA_VERSION,
         "tritondev_version": __version__,

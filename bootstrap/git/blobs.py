@@ -211,7 +211,6 @@ def _fetch_error(url: str, ref: str, output: str, log: Path | None) -> Exception
         )
     where = f" (log: {log})" if log else ""
     if "could not resolve host" in lowered or "name or service not known" in lowered:
-
         return offline(url, f"git fetch of {ref}")
     return ExternalError(
         f"cannot fetch {ref} from {redact(url)}: {last}{where}",

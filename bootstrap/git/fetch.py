@@ -112,7 +112,6 @@ def open_reader(
         yield RawReader(location.url, ref, notify=retry_notices(runner))
         return
     with _bare_repo(cache) as repo:
-
         def through_git() -> FileReader:
             return GitFetchReader(location.url, ref, repo, runner, step, borrow_from=borrow_from)
 

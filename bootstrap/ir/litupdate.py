@@ -129,7 +129,6 @@ class UpdateResult:
 
 
 def run_update(ctx: AppContext, path: Path) -> UpdateResult:
-
     build = find_build(ctx.workspace.root, ctx.workspace.state)
     state = read_state(ctx.workspace.state)
     assert state is not None

@@ -367,7 +367,6 @@ def raise_script_error(ctx: AppContext, python: Path, event: dict[str, Any]) -> 
     message = str(event.get("message") or "the compile script failed")
     tail = "\n".join(str(line) for line in event.get("tail") or []) or None
     if kind == "missing":
-
         raise inside.missing_module_error(install_target(ctx), event)
     if kind in ("usage", "unsupported"):
         fix = event.get("fix") or "check FILE.py::KERNEL, --signature and --constexpr against the kernel's arguments"

@@ -45,7 +45,6 @@ def read_cubin(runner: Runner, cubin: Path, kernel: str, nvdisasms: list[str], c
     for nvdisasm in nvdisasms:
         result = _disassemble(runner, nvdisasm, cubin)
         if result.ok:
-
             sass = cubin.with_suffix(".sass")
             replace_text(sass, result.stdout, verbatim=True)
             sass.chmod(cubin.stat().st_mode & 0o777)  # like the stages beside it, not private

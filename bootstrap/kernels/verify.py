@@ -294,7 +294,6 @@ def run_verify(ctx: AppContext, targets: list[Target], *, keep_user_cache: bool 
 
 
 def _verify(ctx: AppContext, targets: list[Target], tools: Check | None) -> VerifyReport:
-
     python = ctx.target_python().executable
     with ui.working(f"verify: importing triton and torch in {python}", json=ctx.json) as say:
         environment = probe_environment(ctx, python)

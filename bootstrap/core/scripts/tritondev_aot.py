@@ -109,7 +109,6 @@ def choose_config(fn, configs, index, constexprs, options):
 
 
 def find_kernel(module, path, kernel):
-
     kernels = sorted(name for name, value in vars(module).items() if unwrap(value) is not None)
     found = getattr(module, kernel, None)
     listing = ", ".join(kernels) if kernels else "none"

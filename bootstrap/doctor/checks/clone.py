@@ -22,7 +22,6 @@ from bootstrap.git.pins import find_installed_torch, resolve_pins
 
 @check("workspace.clone", "your own clone (--triton-src) against the installed torch's pin", slow=True)
 def clone_against_pin(facts: Facts) -> CheckOutcome:
-
     ctx = facts.ctx
     if ctx.settings.triton_src is None:
         raise Skip("no clone of yours in use (setup --triton-src PATH adopts one)")

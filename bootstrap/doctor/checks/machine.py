@@ -35,7 +35,6 @@ def existing_ancestor(path: Path) -> Path:
 
 @check("resources.cores", "CPU cores available to builds")
 def cores(facts: Facts) -> CheckOutcome:
-
     res = detect()
     total = os.cpu_count() or res.cpus
     shown = f"{res.cpus} usable cores" + (f" of {total}" if total != res.cpus else "")
@@ -49,7 +48,6 @@ def cores(facts: Facts) -> CheckOutcome:
 
 @check("resources.memory", "memory per build job")
 def memory(facts: Facts) -> CheckOutcome:
-
     settings = facts.ctx.settings
     res = detect()
     build_type = settings.llvm_build_type

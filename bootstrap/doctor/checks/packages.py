@@ -24,7 +24,6 @@ def scan(facts: Facts) -> Any:
     target = facts.target()
 
     def run() -> Any:
-
         return scan_environment(target, facts.ctx.runner, cwd=facts.cwd, environ=facts.environ)
 
     return facts.memo("purge-scan", run)

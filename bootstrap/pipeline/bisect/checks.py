@@ -94,7 +94,6 @@ def urls(ctx: AppContext) -> dict[str, str]:
     for name in ("triton", "llvm-project"):
         field = URL_SETTINGS[name]
         if s.source_of(field) != "default" or s.source_of("mirror") != "default":
-
             found[field] = repository_url(s, name, str(getattr(s, field) or ""))
             continue
         origin = ctx.runner.without_logs().run(["git", "-C", str(ctx.workspace.src / name), "remote", "get-url",
@@ -128,11 +127,9 @@ def inconsistencies(ctx: AppContext, triton_commit: str, links: Mapping[str, str
 def _detail(key: str, old: object, new: object) -> str:
     """`key`, with the names inside it that differ when it is a mapping (env (DEBUG, REL_WITH_DEB_INFO))."""
     if isinstance(old, Mapping) and isinstance(new, Mapping):
-
         return f"{key} ({', '.join(changed_keys(old, new))})"
     return key
 
 
 def plan_record(ctx: AppContext, name: str) -> SetupRecord | None:
-
     return Records(ctx.workspace.state).load(name)

@@ -122,7 +122,6 @@ class TritonStepper:
         self.ctx, self.urls, self.console = ctx, dict(urls), console
 
     def build(self, commit: str, runner: Runner) -> Built:
-
         checkout(runner, self.ctx.workspace.src / "triton", commit)
         sctx = step_context(self.ctx, runner, triton_commit=commit, allow_dirty=True, skip_verify=True, **self.urls)
         note = ""
@@ -144,7 +143,6 @@ class LlvmStepper:
     """`bisect llvm`: Triton fixed at `triton_commit`; each LLVM commit built incrementally in one folder."""
 
     def __init__(self, ctx: AppContext, triton_commit: str, urls: Mapping[str, str], console: Console | None) -> None:
-
         self.ctx, self.console = ctx, console
         # Bisecting LLVM means building it from source, whatever `llvm` the workspace otherwise uses.
         facts = gather_facts(step_context(ctx, ctx.runner, triton_commit=triton_commit, allow_dirty=True,

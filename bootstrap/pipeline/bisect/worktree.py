@@ -56,7 +56,6 @@ def adopted_clone(ctx: AppContext) -> Path | None:
 
 
 def _recorded_clone(ctx: AppContext) -> Path | None:
-
     try:
         data = parse_json(read_regular(ctx.workspace.state / RECORD, limit=1 << 16).decode("utf-8"))
     except (OSError, ValueError, RecursionError, UnicodeDecodeError):
@@ -66,7 +65,6 @@ def _recorded_clone(ctx: AppContext) -> Path | None:
 
 
 def record_clone(ctx: AppContext, clone: Path) -> None:
-
     replace_json(ctx.workspace.state / RECORD, {"clone": str(clone), "worktree": str(worktree_path(ctx))})
 
 
@@ -114,7 +112,6 @@ class WorktreeStepper:
         self.path = worktree_path(ctx)
 
     def build(self, commit: str, runner: Runner) -> Built:
-
         record_clone(self.ctx, self.clone)  # before the state names the worktree
         ensure_worktree(runner, self.clone, self.path, commit)
         checkout(runner, self.path, commit)

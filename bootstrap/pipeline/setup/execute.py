@@ -137,7 +137,6 @@ class Execution(StepRun):
         if self.dry_run:
             return
         if name in ("llvm-build", "llvm-download") and self.facts.llvm_source.auto is not None:
-
             remember_choice(self.ctx.workspace.state, self.facts.pins.llvm_commit,
                             "source" if name == "llvm-build" else "prebuilt")
         if name == "llvm-build":

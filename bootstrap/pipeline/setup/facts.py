@@ -299,7 +299,6 @@ def check_python_bounds(pins: Pins, target: TargetFacts) -> None:
     upper bound too): a target outside them stops setup here, not in pip after the builds."""
     args = pins.layout.setup_args
     if target.python is not None and args.refuses(target.python.version):
-
         raise MismatchError(f"Triton {pins.triton_commit[:12]} requires Python {args.python_requires}"
                             f" (its setup.py); the target {target.executable} is Python {target.python.version}",
                             fix=f"pass --python with a Python {args.python_requires}, or another --triton-commit")

@@ -47,7 +47,6 @@ def precheck(ctx: AppContext) -> None:
     same answer without a second probe.
     """
     if ctx.settings.ccache_remote:
-
         parse_remote_url(ctx.settings.ccache_remote)
     distcc.observe(ctx.settings, shutil.which("ccache") is not None)  # distcc without distcc or ccache
     llvm_source.precheck(ctx.settings)  # --llvm PATH that is no LLVM build

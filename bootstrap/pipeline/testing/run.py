@@ -254,7 +254,6 @@ def run_tests(ctx: AppContext, request: TestRequest, show: Callable[[str], None]
     plan = plan_tests(request, build.triton_src, build.build_dir, state.python, jobs,
                       lambda path: locate_path(path, request.cwd, build.triton_src))
     if request.name in NEEDS_GPU:
-
         refuse_without_gpu(request.name, local_gpu_targets(ctx.runner.without_logs()))
     installed = False
     if plan.needs_requirements:
