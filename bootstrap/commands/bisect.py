@@ -48,7 +48,7 @@ def _bisect(ctx: AppContext, kind: str, good: str, bad: str, build_failure: Buil
     for ref, what in ((good, "--good"), (bad, "--bad")):
         split_ref(ref, what)  # a malformed ref says so in any workspace, set up or not
     setup_state(ctx)  # before the lock, which would create the workspace
-    ctx.runner.quiet = ctx.json or not ctx.verbose
+    ctx = ctx.with_runner(ctx.runner.quiet(ctx.json or not ctx.verbose))
     request = bisect.BisectRequest(kind, good, bad, tuple(command), build_failure.value, Path.cwd())
     if ctx.dry_run:
         outcome = bisect.start(ctx, request, ui.err())
@@ -90,7 +90,7 @@ def resume(ctx: AppContext) -> None:
     from bootstrap.pipeline.bisect.checks import setup_state
 
     setup_state(ctx)
-    ctx.runner.quiet = ctx.json or not ctx.verbose
+    ctx = ctx.with_runner(ctx.runner.quiet(ctx.json or not ctx.verbose))
     with ctx.workspace.lock("bisect"):
         outcome = bisect.resume(ctx, None if ctx.json and not ctx.verbose else ui.err())
     _render(ctx, outcome)
@@ -102,7 +102,7 @@ def reset(ctx: AppContext) -> None:
     from bootstrap.core import ui
     from bootstrap.pipeline.bisect import run as bisect
 
-    ctx.runner.quiet = ctx.json or not ctx.verbose
+    ctx = ctx.with_runner(ctx.runner.quiet(ctx.json or not ctx.verbose))
     if not (ctx.workspace.state / "bisect.json").exists():
         result = bisect.reset(ctx, None)
     else:

@@ -29,7 +29,7 @@ def build(ctx: AppContext, target: Target = None) -> None:
     from bootstrap.core import ui
     from bootstrap.pipeline.setup.build import run_build
 
-    ctx.runner.quiet = ctx.json
+    ctx = ctx.with_runner(ctx.runner.quiet(ctx.json))
     if not ctx.workspace.state.is_dir():
         # Said before the lock, which would create the workspace (a typo in --workspace included).
         from bootstrap.core.errors import UsageError

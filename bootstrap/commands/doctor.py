@@ -65,7 +65,7 @@ def doctor(
         return
     if ctx.dry_run and not fix:
         ui.info("doctor only reads; --dry-run matters with --fix")
-    ctx.runner.quiet = ctx.json and not ctx.verbose
+    ctx = ctx.with_runner(ctx.runner.quiet(ctx.json and not ctx.verbose))
     report = run_doctor(ctx, DoctorOptions(arch=parsed_arch, checks=check or [], deep=deep, fix=fix))
     _render(ctx, report, arch=parsed_arch, strict=strict)
     problems = report.open_problems(strict)

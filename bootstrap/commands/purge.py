@@ -63,8 +63,8 @@ def _purge(ctx: AppContext, system: bool) -> None:
     report = None
     if not plan.empty and not ctx.dry_run:
         with ctx.workspace.lock("purge"):
-            ctx.runner.log_dir = ctx.workspace.logs
-            report = execute_purge(plan, target, ctx.runner, ctx.workspace.state / JOURNAL_NAME)
+            logged = ctx.runner.logging_to(ctx.workspace.logs)
+            report = execute_purge(plan, target, logged, ctx.workspace.state / JOURNAL_NAME)
     if ctx.json:
         ui.emit_json(
             {
@@ -182,8 +182,7 @@ def _restore(ctx: AppContext, system: bool) -> None:
         report = execute_restore(run, steps, target, ctx.runner, journal_path)
     else:
         with ctx.workspace.lock("purge"):
-            ctx.runner.log_dir = ctx.workspace.logs
-            report = execute_restore(run, steps, target, ctx.runner, journal_path)
+            report = execute_restore(run, steps, target, ctx.runner.logging_to(ctx.workspace.logs), journal_path)
     failure = restore_failed(report)
     if failure is not None:
         if not ctx.json:

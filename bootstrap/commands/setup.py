@@ -25,7 +25,7 @@ def setup(ctx: AppContext) -> None:
     from bootstrap.core import ui
     from bootstrap.pipeline.setup.run import precheck, run_setup
 
-    ctx.runner.quiet = ctx.json or ctx.dry_run
+    ctx = ctx.with_runner(ctx.runner.quiet(ctx.json or ctx.dry_run))
     console = ui.err()
     offer_the_clone_around(ctx)
     precheck(ctx)  # bad input stops here, before the lock creates the workspace
@@ -61,7 +61,7 @@ def offer_the_clone_around(ctx: AppContext) -> None:
     s = ctx.settings
     if s.triton_src is not None or any(s.source_of(n) != "default" for n in ("triton_commit", "torch_ref")):
         return
-    around = triton_checkout_around(Path.cwd(), ctx.runner.without_logs())
+    around = triton_checkout_around(Path.cwd(), ctx.runner.logging_to(None))
     if around is None or around.resolve() == (ctx.workspace.src / "triton").resolve():
         return
     if sys.stdin.isatty() and sys.stderr.isatty() and not ctx.json:

@@ -63,7 +63,7 @@ def run_target(ctx: AppContext, name: str, args: tuple[str, ...], install_requir
     from bootstrap.core.errors import CheckFailed, CommandFailed
     from bootstrap.pipeline.testing.run import TestRequest, run_tests, stream_to
 
-    ctx.runner.quiet = ctx.json
+    ctx = ctx.with_runner(ctx.runner.quiet(ctx.json))
     request = TestRequest(name, args, install_requirements, Path.cwd())
     report = run_tests(ctx, request, stream_to(ctx.json))
     counts = report.counts
@@ -104,7 +104,7 @@ def _update(ctx: AppContext, path: Path) -> None:
     from bootstrap.core import ui
     from bootstrap.ir.litupdate import run_update
 
-    ctx.runner.quiet = ctx.json
+    ctx = ctx.with_runner(ctx.runner.quiet(ctx.json))
     result = run_update(ctx, path)
     if ctx.json:
         ui.emit_json({**result.to_json(), "dry_run": ctx.dry_run})
@@ -139,7 +139,7 @@ def _lit_pattern(ctx: AppContext, pattern: str) -> None:
         lines.append(line)
         show(line)
 
-    result = ctx.runner.run(argv, step="lit", check=False, stream=True, on_line=collect, env=dict(env))
+    result = ctx.runner.stream(argv, step="lit", check=False, on_line=collect, env=dict(env))
     summary = parse_summary(lines)
     tests_failed = bool(summary.failed or summary.counts.get("Failed"))
     if ctx.json and (result.returncode == 0 or tests_failed):

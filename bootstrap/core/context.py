@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import os
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -88,7 +89,7 @@ class AppContext:
         if self._target is None:
             executable, origin = self.target_choice()
             # The probe keeps no log: judging an input must not create the workspace's log folder.
-            self._target = inspect_interpreter(executable, origin, self.runner.without_logs())
+            self._target = inspect_interpreter(executable, origin, self.runner.logging_to(None))
         return self._target
 
     def target_python_if_present(self) -> TargetPython | None:
@@ -102,6 +103,10 @@ class AppContext:
     def use_interpreter(self, executable: Path, origin: str) -> None:
         """Point this command at a known interpreter (e.g. the one setup installed into)."""
         self._choice, self._target = (executable, origin), None
+
+    def with_runner(self, runner: Runner) -> AppContext:
+        """This context with another runner (one derived from its own); the target chosen so far is kept."""
+        return dataclasses.replace(self, runner=runner)
 
     def forget_target(self) -> None:
         """The target changed on disk (setup created the venv): probe it again when asked."""

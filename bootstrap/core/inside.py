@@ -102,9 +102,9 @@ def run_json(
 
     CommandFailed (a timeout) and ToolMissing (no such interpreter) come from the runner as they are.
     """
-    result = runner.run(
+    result = runner.capture(
         argv(python, name, *args, isolated=isolated, as_user_runs=as_user_runs),
-        step=step, probe=True, check=False, timeout=timeout, env=env, cwd=cwd,
+        step=step, check=False, timeout=timeout, env=env, cwd=cwd,
     )
     try:
         return result, json_answer(result.stdout)

@@ -32,16 +32,15 @@ def detect_engine(runner: Runner, requested: str | None, *, host_uid: int, probe
     if runner.which(program) is None:
         # Named with --engine but not installed: enough to show a plan; running it fails in the runner.
         return Engine(program, program, rootless=program == "podman" and host_uid != 0)
-    version = runner.run([program, "--version"], step="docker-engine", probe=True, check=False, timeout=60)
+    version = runner.capture([program, "--version"], step="docker-engine", check=False, timeout=60)
     flavour = flavour_of(program, version.stdout + version.stderr)
     if flavour == "podman":
         return Engine(flavour, program, rootless=host_uid != 0)
     rootless = False
     if probe_rootless:
-        info = runner.run(
+        info = runner.capture(
             [program, "info", "--format", "{{json .SecurityOptions}}"],
             step="docker-engine",
-            probe=True,
             check=False,
             timeout=60,
         )
@@ -96,10 +95,9 @@ def build_image(
         isolation=isolation,
         extra_ca_pem=read_ca_certs(ca_certs),
     )
-    result = runner.run(
+    result = runner.stream(
         argv,
         step="docker-build",
-        stream=True,
         on_line=on_line,
         fix=f"see the engine's messages above; a different base image is chosen with --base (default {DEFAULT_BASE})",
     )
@@ -149,7 +147,7 @@ def run_container(
     if not runner.dry_run:
         _make_folder(workspace, "workspace")
         _make_folder(ccache_dir, "ccache folder")
-    if not runner.dry_run and not runner.quiet and not runner.verbose:
+    if not runner.dry_run and not runner.silent and not runner.verbose:
         # run_attached shows the command only with -v; what is started in the user's name is always shown.
 
         runner.echo(f"$ {PlannedCommand(tuple(argv), None, (), 'docker-run').render()}")

@@ -40,11 +40,12 @@ def run_doctor(ctx: AppContext, options: DoctorOptions) -> Report:
         report = Report(results, 0.0)
         if options.fix and any(r.fix and r.fix.action for r in results):
             if ctx.dry_run:
-                report.fixes = apply_fixes(facts, results, dry_run=True)
+                report.fixes = apply_fixes(facts, results, dry_run=True, runner=ctx.runner)
             else:
                 with ctx.workspace.lock("doctor --fix"):
-                    ctx.runner.log_dir = ctx.workspace.logs  # fixes change things: keep their logs
-                    report.fixes = apply_fixes(facts, results, dry_run=False)
+                    # Fixes change things: keep their logs.
+                    logged = ctx.runner.logging_to(ctx.workspace.logs)
+                    report.fixes = apply_fixes(facts, results, dry_run=False, runner=logged)
     finally:
         facts.close()
     report.seconds = time.monotonic() - started

@@ -189,7 +189,7 @@ class Facts:
 
     def _run(self, argv: Sequence[str], *, step: str, timeout: float) -> Result:
         try:
-            return self.ctx.runner.run(argv, step=step, probe=True, check=False, timeout=timeout, cwd=self.cwd)
+            return self.ctx.runner.capture(argv, step=step, check=False, timeout=timeout, cwd=self.cwd)
         except CommandFailed as exc:
             raise ProbeFailed(exc.message) from None
 

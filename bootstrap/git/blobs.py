@@ -22,7 +22,7 @@ class RefNotFound(ConfigError):
 
 
 def _git(runner: Runner, args: list[str], step: str, *, check: bool = True, timeout: float = 600) -> str:
-    return runner.run(["git", *args], step=step, probe=True, check=check, timeout=timeout).stdout
+    return runner.capture(["git", *args], step=step, check=check, timeout=timeout).stdout
 
 
 # -- local repositories -------------------------------------------------------------------------
@@ -32,8 +32,8 @@ def git_dir_of(path: Path, runner: Runner) -> Path | None:
     """The git directory of a checkout or bare repository at `path`, or None when it is neither."""
     if not path.is_dir():
         return None
-    result = runner.run(
-        ["git", "-C", str(path), "rev-parse", "--absolute-git-dir"], step="pins", probe=True, check=False
+    result = runner.capture(
+        ["git", "-C", str(path), "rev-parse", "--absolute-git-dir"], step="pins", check=False
     )
     if result.returncode != 0:
         return None
@@ -69,7 +69,7 @@ def resolve_local_ref(runner: Runner, git_dir: Path, ref: str, step: str) -> str
         [ref] if is_commit_like(ref) else [f"refs/tags/{ref}", f"refs/heads/{ref}", f"refs/remotes/origin/{ref}", ref]
     )
     for candidate in candidates:
-        result = runner.run(
+        result = runner.capture(
             [
                 "git",
                 "--git-dir",
@@ -81,7 +81,6 @@ def resolve_local_ref(runner: Runner, git_dir: Path, ref: str, step: str) -> str
                 f"{candidate}^{{commit}}",
             ],
             step=step,
-            probe=True,
             check=False,
         )
         if result.returncode == 0 and SHA_RE.match(result.stdout.strip()):
@@ -177,8 +176,8 @@ class GitFetchReader:
             "--end-of-options",
         ]
         target = f"refs/tritondev/fetched/{_ref_key(self.ref)}"
-        result = self.runner.run(
-            ["git", *args, f"+{self.ref}:{target}"], step=self.step, probe=True, check=False, timeout=900
+        result = self.runner.capture(
+            ["git", *args, f"+{self.ref}:{target}"], step=self.step, check=False, timeout=900
         )
         if result.returncode != 0:
             raise _fetch_error(self.url, self.ref, result.stderr or result.stdout, result.log_path)

@@ -123,7 +123,7 @@ class CheckoutReport:
 
 
 def _is_repo_root(dest: Path, runner: Runner, step: str) -> bool:
-    result = runner.run(["git", "-C", str(dest), "rev-parse", "--show-toplevel"], step=step, probe=True, check=False)
+    result = runner.capture(["git", "-C", str(dest), "rev-parse", "--show-toplevel"], step=step, check=False)
     if result.returncode != 0:
         return False
     return Path(result.stdout.strip()).resolve() == dest.resolve()
@@ -319,8 +319,8 @@ def _update_existing(
 
 def _remember_pin(dest: Path, commit: str, runner: Runner, step: str) -> None:
     ref = f"{PIN_REF_PREFIX}{commit}"
-    result = runner.run(
-        ["git", "-C", str(dest), "rev-parse", "--verify", "--quiet", ref], step=step, probe=True, check=False
+    result = runner.capture(
+        ["git", "-C", str(dest), "rev-parse", "--verify", "--quiet", ref], step=step, check=False
     )
     if result.returncode != 0:
         runner.run(["git", "-C", str(dest), "update-ref", ref, commit], step=step)

@@ -124,7 +124,7 @@ def open_reader(
 
 def retry_notices(runner: Runner) -> Callable[[str], None] | None:
     """Where a download's retries are told as they happen: with -v, beside the echoed commands."""
-    return runner.echo if runner.verbose and not runner.quiet else None
+    return runner.echo if runner.verbose and not runner.silent else None
 
 
 @contextmanager

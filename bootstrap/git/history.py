@@ -45,13 +45,12 @@ def blobless_fetch(commit: str, pin_ref: str) -> list[str]:
 
 
 def is_partial(repo: Path, runner: Runner, step: str) -> bool:
-    said = runner.run(["git", "-C", str(repo), "config", "--get", "remote.origin.promisor"], step=step, probe=True,
-                      check=False)
+    said = runner.capture(["git", "-C", str(repo), "config", "--get", "remote.origin.promisor"], step=step, check=False)
     return said.stdout.strip() == "true"
 
 
 def origin_url(repo: Path, runner: Runner, step: str) -> str:
-    return runner.run(["git", "-C", str(repo), "remote", "get-url", "origin"], step=step, probe=True,
-                      check=False).stdout.strip()
+    result = runner.capture(["git", "-C", str(repo), "remote", "get-url", "origin"], step=step, check=False)
+    return result.stdout.strip()
 
 

@@ -65,8 +65,8 @@ def parse_config_z(output: str) -> StatusConfig:
 
 
 def read_config(dest: Path, runner: Runner, step: str) -> StatusConfig:
-    result = runner.run(["git", "-C", str(dest), "config", "--show-scope", "-z", "--get-regexp", _CONFIG_KEYS],
-                        step=step, probe=True, check=False)
+    result = runner.capture(["git", "-C", str(dest), "config", "--show-scope", "-z", "--get-regexp", _CONFIG_KEYS],
+                            step=step, check=False)
     return parse_config_z(result.stdout) if result.returncode == 0 else StatusConfig()
 
 
@@ -99,7 +99,7 @@ def local_changes(dest: Path, runner: Runner, step: str) -> tuple[str, ...]:
     """Modified, staged and untracked (not ignored) files of `dest`, as `git status --untracked-files=all`
     names them; reads only."""
     config = read_config(dest, runner, step)
-    names = parse_porcelain_z(runner.run(_status_argv(dest, config, write=False), step=step, probe=True).stdout)
+    names = parse_porcelain_z(runner.capture(_status_argv(dest, config, write=False), step=step).stdout)
     folders = [name for name in names if name.endswith("/")]
     if not folders:
         return names
@@ -110,8 +110,8 @@ def _with_folders_listed(dest: Path, names: tuple[str, ...], folders: list[str],
                          runner: Runner, step: str) -> tuple[str, ...]:
     """Untracked folders (`dir/`) replaced by the untracked files in them."""
     pathspecs = [f":(literal){folder}" for folder in folders] if len(folders) <= MAX_FOLDERS_BY_NAME else []
-    out = runner.run(["git", *config.git_options(), "--no-optional-locks", "-C", str(dest), "ls-files", "-z",
-                      "--others", "--exclude-standard", "--", *pathspecs], step=step, probe=True).stdout
+    out = runner.capture(["git", *config.git_options(), "--no-optional-locks", "-C", str(dest), "ls-files", "-z",
+                      "--others", "--exclude-standard", "--", *pathspecs], step=step).stdout
     files = [f for f in out.split("\0") if f]
     listed: list[str] = []
     for name in names:

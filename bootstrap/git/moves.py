@@ -28,7 +28,8 @@ _SHOWN_NAMES = 20
 
 
 def git_out(runner: Runner, repo: Path, *args: str, step: str, probe: bool, check: bool = True) -> str:
-    result = runner.run(["git", "-C", str(repo), *args], step=step, probe=probe, check=check, timeout=3600)
+    start = runner.capture if probe else runner.run
+    result = start(["git", "-C", str(repo), *args], step=step, check=check, timeout=3600)
     return result.stdout if result.returncode == 0 else ""
 
 
@@ -51,8 +52,8 @@ def inspect_checkout(
 
 
 def has_commit(repo: Path, commit: str, runner: Runner, step: str) -> bool:
-    result = runner.run(
-        ["git", "-C", str(repo), "cat-file", "-e", f"{commit}^{{commit}}"], step=step, probe=True, check=False
+    result = runner.capture(
+        ["git", "-C", str(repo), "cat-file", "-e", f"{commit}^{{commit}}"], step=step, check=False
     )
     return result.returncode == 0
 

@@ -141,10 +141,9 @@ def _triton_reader_source(ctx: AppContext, commit: str) -> Path | None:
     git_dir = git_dir_of(checkout, ctx.runner)
     if git_dir is None:
         return None
-    result = ctx.runner.run(
+    result = ctx.runner.capture(
         ["git", "--git-dir", str(git_dir), "cat-file", "-e", f"{commit}^{{commit}}"],
         step="pins",
-        probe=True,
         check=False,
     )
     return git_dir if result.returncode == 0 else None

@@ -20,7 +20,7 @@ if TYPE_CHECKING:
 
 
 def adopted_pins(ctx: AppContext, path: Path) -> Pins:
-    runner = ctx.runner.without_logs()
+    runner = ctx.runner.logging_to(None)
     root = check_clone(path, runner)
     clone = inspect_clone(root, runner)
     layout = detect_layout(working_tree_reader(root))

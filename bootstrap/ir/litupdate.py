@@ -149,10 +149,9 @@ def run_update(ctx: AppContext, path: Path) -> UpdateResult:
             run_build(ctx, "triton-opt", ui.err())
     fix = "the lines above say why: the pass failed on the test's input, or the checks could not be placed"
     # Both only print (probes): they run under --dry-run too, which then shows the diff and writes nothing.
-    output = ctx.runner.run(plan.opt_argv(build.triton_opt), step="lit-update", cwd=checkout, probe=True,
-                            fix=fix).stdout
-    generated = ctx.runner.run(plan.generator_argv(state.python, checkout), step="lit-update", cwd=checkout,
-                               input_text=output, probe=True, fix=fix).stdout
+    output = ctx.runner.capture(plan.opt_argv(build.triton_opt), step="lit-update", cwd=checkout, fix=fix).stdout
+    generated = ctx.runner.capture(plan.generator_argv(state.python, checkout), step="lit-update", cwd=checkout,
+                                   input_text=output, fix=fix).stdout
     old = read_regular_text(plan.test, limit=_LIMIT)
     changes = diff(old, generated, str(plan.test.relative_to(checkout.resolve())))
     written = bool(changes) and not ctx.dry_run

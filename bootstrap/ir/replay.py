@@ -203,11 +203,8 @@ def run_replay(replay: Replay, runner: Runner) -> None:
     prepare_folder(replay)
     for stale in (replay.output, replay.stderr, replay.replay_diff):
         stale.unlink(missing_ok=True)
-    quiet, runner.quiet = runner.quiet, True  # the command is shown with the result, ready to paste
-    try:
-        result = runner.run(replay.command, step="triton-opt", check=False, env=dict(replay.env))
-    finally:
-        runner.quiet = quiet
+    # Not echoed: the command is shown with the result, ready to paste.
+    result = runner.quiet().run(replay.command, step="triton-opt", check=False, env=dict(replay.env))
     replay.returncode = result.returncode
     _write(replay.stderr, result.stderr)
     if result.returncode == 0 and replay.output.is_file():

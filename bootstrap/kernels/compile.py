@@ -315,9 +315,9 @@ def run_plan(ctx: AppContext, plan: CompilePlan, extra_env: Mapping[str, str] | 
                **(extra_env or {})}
         while remaining:
             writes.replace_text(request_file, json.dumps(plan.request(remaining)), verbatim=True)
-            result = ctx.runner.run(
-                [python, inside.script("tritondev_aot.py"), request_file], step="compile", probe=True, check=False,
-                stream=True, on_line=driver.on_line, env=env,
+            result = ctx.runner.stream(
+                [python, inside.script("tritondev_aot.py"), request_file], step="compile", reads_only=True, check=False,
+                on_line=driver.on_line, env=env,
             )
             if driver.error is not None:
                 raise_script_error(ctx, python, driver.error)

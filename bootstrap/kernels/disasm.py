@@ -32,9 +32,9 @@ def _last_line(result: Result) -> str:
 def _disassemble(runner: Runner, nvdisasm: str, cubin: Path) -> Result:
     # -ndf: skip the dataflow analysis, which only feeds life-range output; the listing is the same and
     # it costs a quarter of nvdisasm's time. Older nvdisasm without it: plain -c.
-    result = runner.run([nvdisasm, "-c", "-ndf", cubin], step="nvdisasm", probe=True, check=False)
+    result = runner.capture([nvdisasm, "-c", "-ndf", cubin], step="nvdisasm", check=False)
     if not result.ok and "option" in result.stderr.lower():
-        result = runner.run([nvdisasm, "-c", cubin], step="nvdisasm", probe=True, check=False)
+        result = runner.capture([nvdisasm, "-c", cubin], step="nvdisasm", check=False)
     return result
 
 
@@ -60,7 +60,7 @@ def read_cubin(runner: Runner, cubin: Path, kernel: str, nvdisasms: list[str], c
         reading.notes += [f"{line}; SASS by {reading.sass_by}" for line in refused]
     tried = []
     for cuobjdump in cuobjdumps:
-        result = runner.run([cuobjdump, "-res-usage", cubin], step="cuobjdump", probe=True, check=False)
+        result = runner.capture([cuobjdump, "-res-usage", cubin], step="cuobjdump", check=False)
         table = kernel_usage.parse_res_usage(result.stdout) if result.ok else {}
         reading.usage = table.get(kernel) or (next(iter(table.values())) if len(table) == 1 else None)
         if reading.usage is not None:

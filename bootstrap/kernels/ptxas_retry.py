@@ -116,7 +116,7 @@ def toolkit_ptxas(ctx: AppContext, exclude: set[str]) -> list[str]:
 
 
 def _release(ctx: AppContext, path: str) -> str | None:
-    result = ctx.runner.run([path, "--version"], step="compile-ptxas", probe=True, check=False, timeout=30)
+    result = ctx.runner.capture([path, "--version"], step="compile-ptxas", check=False, timeout=30)
     match = re.search(r"release (\d+\.\d+)", result.stdout + result.stderr)
     return match.group(1) if result.ok and match else None
 

@@ -15,7 +15,6 @@ own cache is asked for.
 
 from __future__ import annotations
 
-import dataclasses
 import os
 import re
 import tempfile
@@ -93,8 +92,8 @@ class VerifyReport:
 
 def probe_environment(ctx: AppContext, python: Path) -> dict[str, Any]:
     """Provenance and what is installed; ToolMissing (exit 3) when triton is missing."""
-    result = ctx.runner.run(
-        [python, inside.script("tritondev_probe.py")], step="verify-probe", probe=True, check=False, timeout=300
+    result = ctx.runner.capture(
+        [python, inside.script("tritondev_probe.py")], step="verify-probe", check=False, timeout=300
     )
     found = inside.events(result.stdout)
     for event in found:
@@ -147,10 +146,9 @@ def require_packages(into: inside.InstallTarget, environment: dict[str, Any], mo
 
 def run_kernels(ctx: AppContext, python: Path, mode: str) -> tuple[list[Check], dict[str, Any] | None]:
     env: dict[str, str | None] = {"TRITON_INTERPRET": "1" if mode == "interpreter" else None}
-    result = ctx.runner.run(
+    result = ctx.runner.capture(
         [python, inside.script("tritondev_kernels.py"), mode],
         step="verify-kernels",
-        probe=True,
         check=False,
         env=env,
         timeout=KERNEL_TIMEOUT_S,
@@ -237,8 +235,7 @@ def private_cache(ctx: AppContext, keep_user_cache: bool = False) -> Iterator[Ap
 
 
 def _with_environment(ctx: AppContext, environment: dict[str, str | None]) -> AppContext:
-    runner = dataclasses.replace(ctx.runner, environment={**ctx.runner.environment, **environment})
-    return dataclasses.replace(ctx, runner=runner)
+    return ctx.with_runner(ctx.runner.with_variables(environment))
 
 
 def fresh_shell(ctx: AppContext) -> AppContext:

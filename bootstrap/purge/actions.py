@@ -60,8 +60,8 @@ class PurgeReport:
 
 
 def require_pip(target: TargetPython, runner: Runner) -> None:
-    result = runner.run(
-        [target.executable, "-m", "pip", "--version"], step="purge-probe", probe=True, env=PIP_ENV, check=False
+    result = runner.capture(
+        [target.executable, "-m", "pip", "--version"], step="purge-probe", env=PIP_ENV, check=False
     )
     if not result.ok:
         raise ToolMissing(
@@ -129,10 +129,9 @@ def current_owners(target: TargetPython) -> list[Owner]:
 
 
 def index_config(target: TargetPython, runner: Runner) -> journal.IndexConfig:
-    result = runner.run(
+    result = runner.capture(
         [target.executable, "-m", "pip", "config", "list"],
         step="purge-probe",
-        probe=True,
         env=PIP_ENV,
         check=False,
         cwd=target.prefix,

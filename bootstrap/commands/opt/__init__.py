@@ -67,7 +67,7 @@ def opt(ctx: AppContext, pass_name: PassName = None, dump: DumpPath = None, kern
     from bootstrap.ir.replay import command_for, run_replay, tail, write_inputs
     from bootstrap.pipeline.setup.built import runtime_env
 
-    ctx.runner.quiet = ctx.json
+    ctx = ctx.with_runner(ctx.runner.quiet(ctx.json))
     if reproducer is not None:
         if dump is not None or kernel is not None or occurrence != 1:
             raise UsageError("--reproducer replays a file: --dump, --kernel and --occurrence do not go with it",

@@ -25,7 +25,7 @@ def clone_against_pin(facts: Facts) -> CheckOutcome:
     ctx = facts.ctx
     if ctx.settings.triton_src is None:
         raise Skip("no clone of yours in use (setup --triton-src PATH adopts one)")
-    runner = ctx.runner.without_logs()
+    runner = ctx.runner.logging_to(None)
     try:
         root = check_clone(ctx.settings.triton_src, runner)
     except TritondevError as exc:

@@ -67,7 +67,7 @@ def libcuda(facts: Facts) -> CheckOutcome:
     ldconfig = shutil.which("ldconfig", path="/sbin:/usr/sbin:" + facts.environ.get("PATH", "")) or "/sbin/ldconfig"
     output = ""
     if Path(ldconfig).exists():
-        result = facts.ctx.runner.run([ldconfig, "-p"], step="doctor-ldconfig", probe=True, check=False, timeout=20)
+        result = facts.ctx.runner.capture([ldconfig, "-p"], step="doctor-ldconfig", check=False, timeout=20)
         output = result.stdout
     dirs, how = libcuda_dirs(facts.environ, output)
     found = [d for d in dirs if os.path.exists(os.path.join(d, "libcuda.so.1"))]

@@ -9,6 +9,7 @@ from typing import Any
 
 from bootstrap.core import inside_answers as answers
 from bootstrap.core.inside import InstallTarget, install_fix
+from bootstrap.core.runner import Runner
 from bootstrap.doctor.facts import Facts, ProbeFailed, Skip
 from bootstrap.doctor.model import CheckOutcome, Fix, error, ok, skipped, warn
 from bootstrap.doctor.registry import check
@@ -18,13 +19,14 @@ from bootstrap.purge.scan import scan_environment
 TORCH_COMPILE_TIMEOUT = 600.0
 
 
-def scan(facts: Facts) -> Any:
+def scan(facts: Facts, runner: Runner | None = None) -> Any:
     """The purge library's full scan (RECORDs, editable finders, pip's view); used by --fix, which
-    acts on exactly what `tritondev purge` would. The checks read the faster one-process probe."""
+    acts on exactly what `tritondev purge` would, its commands through `runner` (default: the context's).
+    The checks read the faster one-process probe."""
     target = facts.target()
 
     def run() -> Any:
-        return scan_environment(target, facts.ctx.runner, cwd=facts.cwd, environ=facts.environ)
+        return scan_environment(target, runner or facts.ctx.runner, cwd=facts.cwd, environ=facts.environ)
 
     return facts.memo("purge-scan", run)
 

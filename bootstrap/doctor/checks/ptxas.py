@@ -152,8 +152,8 @@ def ptxas_release(facts: Facts, path: str) -> tuple[str | None, str]:
 
     def probe() -> tuple[str | None, str]:
         try:
-            result = facts.ctx.runner.run(
-                [path, "--version"], step="doctor-ptxas-version", probe=True, check=False, timeout=20
+            result = facts.ctx.runner.capture(
+                [path, "--version"], step="doctor-ptxas-version", check=False, timeout=20
             )
         except Exception as exc:
             return None, str(exc)

@@ -35,8 +35,8 @@ def _git(facts: Facts, repo: Path, *args: str) -> str | None:
     if git is None:
         raise Skip("git is not installed (see toolchain.git)")
     try:
-        result = facts.ctx.runner.run(
-            [git.path, "-C", str(repo), *args], step="doctor-git", probe=True, check=False, timeout=GIT_TIMEOUT
+        result = facts.ctx.runner.capture(
+            [git.path, "-C", str(repo), *args], step="doctor-git", check=False, timeout=GIT_TIMEOUT
         )
     except Exception as exc:
         raise ProbeFailed(f"git {' '.join(args)} in {repo} failed: {exc}") from None

@@ -58,7 +58,7 @@ def setup_state(ctx: AppContext) -> SetupState:
 
 def head_of(runner: Runner, repo: Path) -> Start:
     def git(*args: str) -> str:
-        return runner.run(["git", "-C", str(repo), *args], step=STEP, probe=True, check=False).stdout.strip()
+        return runner.capture(["git", "-C", str(repo), *args], step=STEP, check=False).stdout.strip()
 
     commit = git("rev-parse", "--verify", "--quiet", "HEAD^{commit}")
     if not commit:
@@ -70,7 +70,7 @@ def refuse_dirty(ctx: AppContext, kind: str) -> None:
     """Stop (exit 6) when a checkout the bisect moves has local changes. `bisect triton` moves both (the
     LLVM one to each commit's pin); `bisect llvm` builds the Triton checkout as it stands, edits included."""
 
-    runner = ctx.runner.without_logs()
+    runner = ctx.runner.logging_to(None)
     for name in ("triton", "llvm-project") if kind == "triton" else ("llvm-project",):
         repo = ctx.workspace.src / name
         if name == "triton" and adopted_clone(ctx) is not None:
@@ -96,8 +96,8 @@ def urls(ctx: AppContext) -> dict[str, str]:
         if s.source_of(field) != "default" or s.source_of("mirror") != "default":
             found[field] = repository_url(s, name, str(getattr(s, field) or ""))
             continue
-        origin = ctx.runner.without_logs().run(["git", "-C", str(ctx.workspace.src / name), "remote", "get-url",
-                                                "origin"], step=STEP, probe=True, check=False).stdout.strip()
+        origin = ctx.runner.logging_to(None).capture(["git", "-C", str(ctx.workspace.src / name), "remote", "get-url",
+                                                "origin"], step=STEP, check=False).stdout.strip()
         if origin:
             found[field] = origin
     return found
@@ -107,7 +107,7 @@ def inconsistencies(ctx: AppContext, triton_commit: str, links: Mapping[str, str
     """How setup's plan at the starting commit differs from what is built: each step would build with
     these settings and the end would reinstall with them, so they must be setup's own."""
 
-    dry = dataclasses.replace(ctx.runner, dry_run=True, quiet=True, history=[], log_dir=None)
+    dry = ctx.runner.rehearsal().logging_to(None)
     plan = plan_setup(gather_facts(step_context(dataclasses.replace(ctx, dry_run=True), dry,
                                                 triton_commit=triton_commit, allow_dirty=True, **links)))
     problems = [f"{s.name}: {s.reason}" for s in plan.steps if s.runs and s.name in (

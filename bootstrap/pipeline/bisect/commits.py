@@ -85,12 +85,12 @@ class _Scratch:
     def _borrow_promisor(self, checkout_git: Path) -> None:
         """A blobless checkout's old file contents are on its origin: the scratch repository fetches the
         few it reads (the pin files) from there too, as the checkout itself would."""
-        said = self.runner.run(["git", "--git-dir", str(checkout_git), "config", "--get", "remote.origin.promisor"],
-                               step=STEP, probe=True, check=False)
+        said = self.runner.capture(["git", "--git-dir", str(checkout_git), "config", "--get", "remote.origin.promisor"],
+                                   step=STEP, check=False)
         if said.stdout.strip() != "true":
             return
-        url = self.runner.run(["git", "--git-dir", str(checkout_git), "remote", "get-url", "origin"], step=STEP,
-                              probe=True, check=False).stdout.strip()
+        url = self.runner.capture(["git", "--git-dir", str(checkout_git), "remote", "get-url", "origin"], step=STEP,
+                                  check=False).stdout.strip()
         for key, value in (("core.repositoryformatversion", "1"), ("extensions.partialClone", "origin"),
                            ("remote.origin.url", url), ("remote.origin.promisor", "true"),
                            ("remote.origin.partialclonefilter", "blob:none")):
@@ -98,7 +98,7 @@ class _Scratch:
 
     def git(self, *args: str, bare: bool = False, check: bool = True) -> str:
         argv = ["git", *args] if bare else ["git", "--git-dir", str(self.repo), *args]
-        result = self.runner.run(argv, step=STEP, probe=True, check=check, timeout=6 * 3600)
+        result = self.runner.capture(argv, step=STEP, check=check, timeout=6 * 3600)
         return result.stdout if result.returncode == 0 else ""
 
     def has(self, sha: str) -> bool:
@@ -123,8 +123,8 @@ def scratch_repository(checkout: Path, runner: Runner) -> Iterator[_Scratch]:
 
 def _local(runner: Runner, checkout: Path, ref: str) -> str | None:
     for candidate in (f"refs/tags/{ref}", f"refs/heads/{ref}", f"refs/remotes/origin/{ref}", ref):
-        result = runner.run(["git", "-C", str(checkout), "rev-parse", "--verify", "--quiet", "--end-of-options",
-                             f"{candidate}^{{commit}}"], step=STEP, probe=True, check=False)
+        result = runner.capture(["git", "-C", str(checkout), "rev-parse", "--verify", "--quiet", "--end-of-options",
+                             f"{candidate}^{{commit}}"], step=STEP, check=False)
         if result.returncode == 0 and SHA_RE.match(result.stdout.strip()):
             return result.stdout.strip()
     return None
@@ -132,8 +132,8 @@ def _local(runner: Runner, checkout: Path, ref: str) -> str | None:
 
 def _remote(runner: Runner, url: str, ref: str) -> str | None:
     """`ref` as the remote names it: a tag (peeled), a branch, or a full ref name."""
-    result = runner.run(["git", "ls-remote", "--end-of-options", url, ref], step=STEP, probe=True, check=False,
-                        timeout=600)
+    result = runner.capture(["git", "ls-remote", "--end-of-options", url, ref], step=STEP, check=False,
+                            timeout=600)
     if result.returncode != 0:
         raise ExternalError(f"cannot list the refs of {redact(url)}: {(result.stderr or '').strip()[-200:]}",
                             fix="check the network and the checkout's origin URL (git remote -v)")
@@ -239,8 +239,8 @@ def list_range(scratch: _Scratch, good: str, bad: str, *, triton: bool) -> Commi
 
 
 def _is_ancestor(scratch: _Scratch, good: str, bad: str) -> bool:
-    result = scratch.runner.run(["git", "--git-dir", str(scratch.repo), "merge-base", "--is-ancestor", good, bad],
-                                step=STEP, probe=True, check=False)
+    result = scratch.runner.capture(["git", "--git-dir", str(scratch.repo), "merge-base", "--is-ancestor", good, bad],
+                                    step=STEP, check=False)
     return result.returncode == 0
 
 
@@ -265,22 +265,22 @@ def import_range(runner: Runner, checkout: Path, scratch: _Scratch) -> None:
 
 def missing(runner: Runner, checkout: Path, shas: Sequence[str]) -> list[str]:
     """The commits of `shas` the checkout does not have (a range imported by an older run may lack some)."""
-    result = runner.run(["git", "-C", str(checkout), "cat-file", "--batch-check=%(objectname) %(objecttype)"],
-                        step=STEP, probe=True, check=False, input_text="".join(f"{s}\n" for s in shas))
+    result = runner.capture(["git", "-C", str(checkout), "cat-file", "--batch-check=%(objectname) %(objecttype)"],
+                            step=STEP, check=False, input_text="".join(f"{s}\n" for s in shas))
     present = {line.split()[0] for line in result.stdout.splitlines() if line.endswith(" commit")}
     return [s for s in shas if s not in present]
 
 
 def drop_refs(runner: Runner, checkout: Path, keep: Sequence[str]) -> None:
     """Remove refs/tritondev/bisect/* and the pin refs the bisect's steps added (not those in `keep`)."""
-    listing = runner.run(["git", "-C", str(checkout), "for-each-ref", "--format=%(refname)", REF_PREFIX,
-                          "refs/tritondev/pins/"], step=STEP, probe=True, check=False).stdout.split()
+    listing = runner.capture(["git", "-C", str(checkout), "for-each-ref", "--format=%(refname)", REF_PREFIX,
+                          "refs/tritondev/pins/"], step=STEP, check=False).stdout.split()
     for ref in listing:
         if ref not in keep:
             runner.run(["git", "-C", str(checkout), "update-ref", "-d", ref], step=STEP, check=False)
 
 
 def pin_refs(runner: Runner, checkout: Path) -> tuple[str, ...]:
-    listing = runner.run(["git", "-C", str(checkout), "for-each-ref", "--format=%(refname)", "refs/tritondev/pins/"],
-                         step=STEP, probe=True, check=False)
+    listing = runner.capture(["git", "-C", str(checkout), "for-each-ref", "--format=%(refname)",
+                              "refs/tritondev/pins/"], step=STEP, check=False)
     return tuple(listing.stdout.split())

@@ -162,7 +162,7 @@ def start(ctx: AppContext, request: BisectRequest, console: Console | None) -> B
     """Check everything, then bisect (the caller holds the workspace lock unless --dry-run)."""
     check = Check.of(ctx, request.command, request.cwd)
     journal = read_journal(ctx.workspace.state)
-    runner = ctx.runner.without_logs()
+    runner = ctx.runner.logging_to(None)
     checkouts = {name: ctx.workspace.src / name for name in NAMES.values()}
     if journal is not None:
         if journal.same_request(request.kind, request.good, request.bad, request.command, request.build_failure):
@@ -235,7 +235,7 @@ def _bring_range(ctx: AppContext, journal: Journal, links: Mapping[str, str]) ->
     """The range's commits into the checkout where some are missing (fetched again, as a start does)."""
     moved = ctx.workspace.src / NAMES[journal.kind]
     r = journal.range
-    runner = ctx.runner.without_logs()
+    runner = ctx.runner.logging_to(None)
     if not missing(runner, moved, [r.good, *(c.sha for c in r.commits)]):
         return
     url = links.get(URL_SETTINGS[NAMES[journal.kind]], "")
@@ -308,7 +308,7 @@ def _one_step(ctx: AppContext, journal: Journal, stepper: TritonStepper | LlvmSt
     _say(console, f"[bold]step {number} of about {number - 1 + state.steps_left}[/bold] ",
          f"({len(state.candidates)} commits left): {sha[:12]} {subject}")
     folder = ctx.workspace.logs / STEP / f"{number:02d}-{sha[:12]}"
-    runner = dataclasses.replace(ctx.runner, log_dir=folder, history=[], _opened_logs=set(), quiet=not ctx.verbose)
+    runner = ctx.runner.logging_to(folder).recording().quiet(not ctx.verbose)
     started = time.monotonic()
     exit_code: int | None = None
     try:
@@ -343,8 +343,7 @@ def _judge(exit_code: int, log: Path) -> Verdict:
 def _restore(ctx: AppContext, journal: Journal, links: Mapping[str, str], console: Console | None) -> Journal:
     if journal.restored:
         return journal
-    runner = dataclasses.replace(ctx.runner, log_dir=ctx.workspace.logs / STEP / "restore", history=[],
-                                 _opened_logs=set(), quiet=not ctx.verbose)
+    runner = ctx.runner.logging_to(ctx.workspace.logs / STEP / "restore").recording().quiet(not ctx.verbose)
     clone = adopted_clone(ctx)
     moved = [f"src/{n} to {s.commit[:12]}" for n, s in journal.start.items() if n != "triton" or clone is None]
     _say(console, "restoring: ", ", ".join([*moved, f"your clone {clone} installed again" if clone else

@@ -286,5 +286,5 @@ def run_check(runner: Runner, command: Sequence[str], cwd: Path, env: Mapping[st
         except (BrokenPipeError, ValueError):
             pass
 
-    result = runner.run(command, step=COMMAND_STEP, cwd=cwd, env=env, check=False, stream=True, on_line=show)
+    result = runner.stream(command, step=COMMAND_STEP, cwd=cwd, env=env, check=False, on_line=show)
     return result.returncode if result.returncode >= 0 else 128 - result.returncode

@@ -96,8 +96,8 @@ def local_commit(runner: Runner, clone: Path, ref: str, what: str) -> str:
     """--good/--bad in the clone itself (nothing is fetched into it)."""
 
     _, ref = split_ref(ref, what)
-    said = runner.run(["git", "-C", str(clone), "rev-parse", "--verify", "--quiet", "--end-of-options",
-                       f"{ref}^{{commit}}"], step=STEP, probe=True, check=False)
+    said = runner.capture(["git", "-C", str(clone), "rev-parse", "--verify", "--quiet", "--end-of-options",
+                       f"{ref}^{{commit}}"], step=STEP, check=False)
     if said.returncode != 0:
         raise UsageError(f"{what} {ref!r} is not a commit of your clone {clone} (tritondev never fetches into it)",
                          fix=f"fetch it yourself (git -C {clone} fetch origin), then run the bisect again")

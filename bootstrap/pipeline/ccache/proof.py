@@ -100,11 +100,10 @@ def prove_remote(
         local = scratch / f"local-{n}"
         log = scratch / f"ccache-{n}.log"
         env: dict[str, str | None] = {**remote_env, "CCACHE_DIR": str(local), "CCACHE_LOGFILE": str(log)}
-        runner.run([ccache, compiler, "-c", source.name, "-o", f"probe-{n}.o"], step="doctor-ccache-remote",
-                   cwd=scratch, env=env, probe=True, timeout=COMPILE_TIMEOUT,
-                   fix="the C compiler failed on a one-line file: see toolchain checks")
-        stats = runner.run([ccache, "--print-stats"], step="doctor-ccache-remote", env=env, probe=True,
-                           timeout=COMPILE_TIMEOUT)
+        runner.capture([ccache, compiler, "-c", source.name, "-o", f"probe-{n}.o"], step="doctor-ccache-remote",
+                       cwd=scratch, env=env, timeout=COMPILE_TIMEOUT,
+                       fix="the C compiler failed on a one-line file: see toolchain checks")
+        stats = runner.capture([ccache, "--print-stats"], step="doctor-ccache-remote", env=env, timeout=COMPILE_TIMEOUT)
         counters.append(parse_print_stats(stats.stdout))
         log_lines += _remote_failures(log)
     return judge(counters[0], counters[1], read_only=remote.read_only,

@@ -82,8 +82,8 @@ def delta(before: Mapping[str, int], after: Mapping[str, int]) -> CcacheDelta:
 def read_counters(runner: Runner, ccache: str, env: Mapping[str, str] | None = None) -> dict[str, int] | None:
     """The counters now, or None when ccache cannot say (too old, broken): never fails a build."""
     try:
-        result = runner.run(
-            [ccache, "--print-stats"], step="probe-ccache", probe=True, check=False, timeout=60, env=dict(env or {})
+        result = runner.capture(
+            [ccache, "--print-stats"], step="probe-ccache", check=False, timeout=60, env=dict(env or {})
         )
     except (ToolMissing, CommandFailed):
         return None

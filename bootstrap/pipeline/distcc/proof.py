@@ -126,8 +126,8 @@ def _compile_here(runner: Runner, compilers: Sequence[Compiler], folder: Path) -
         writes.replace_text(source, SOURCES[compiler.suffix], verbatim=True)
         target = folder / f"here-{n}.o"
         try:
-            runner.run([compiler.path, "-O2", "-c", source.name, "-o", target.name], step=STEP, cwd=folder,
-                       probe=True, timeout=PROBE_TIMEOUT, fix="see the log: this machine's compiler failed on it")
+            runner.capture([compiler.path, "-O2", "-c", source.name, "-o", target.name], step=STEP, cwd=folder,
+                           timeout=PROBE_TIMEOUT, fix="see the log: this machine's compiler failed on it")
         except CommandFailed as exc:
             raise ToolMissing(f"{compiler.path} cannot compile a test file here, so no distcc host can be "
                               "compared with it", fix=exc.fix) from None
@@ -147,8 +147,8 @@ def _prove_one(runner: Runner, client: str, host: HostSpec, n: int, compilers: S
         target = folder / f"host{n}-{k}.o"
         log.unlink(missing_ok=True)
         try:
-            result = runner.run([client, compiler.path, "-O2", "-c", f"probe{compiler.suffix}", "-o", target.name],
-                                step=STEP, cwd=folder, env=env, probe=True, check=False, timeout=PROBE_TIMEOUT)
+            result = runner.capture([client, compiler.path, "-O2", "-c", f"probe{compiler.suffix}", "-o", target.name],
+                                    step=STEP, cwd=folder, env=env, check=False, timeout=PROBE_TIMEOUT)
         except CommandFailed:  # timed out
             return HostVerdict(host, False, f"did not finish compiling a test file in {PROBE_TIMEOUT:.0f} s",
                                time.monotonic() - started)

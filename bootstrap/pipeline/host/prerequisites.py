@@ -50,9 +50,9 @@ def check_zlib(runner: Runner, toolchain: Toolchain) -> None:
     """Compile and link a use of zlib with the compiler the builds use: header and library both."""
     with tempfile.TemporaryDirectory(prefix="tritondev-zlib-") as tmp:
         try:
-            result = runner.run(
+            result = runner.capture(
                 [toolchain.cxx.path, "-x", "c++", "-", "-o", str(Path(tmp) / "probe"), "-lz"],
-                step=STEP, probe=True, check=False, input_text=_ZLIB_PROBE, timeout=120,
+                step=STEP, check=False, input_text=_ZLIB_PROBE, timeout=120,
             )
         except (CommandFailed, ToolMissing):
             return  # the compiler itself is checked elsewhere; this probe only looks for zlib

@@ -37,7 +37,7 @@ def check_sanitizer(runner: Runner, cxx: str, use_lld: bool, sanitize: str | Non
         writes.replace_text(source, _PROGRAM)
         argv = [cxx, "-fsanitize=address", *(["-fuse-ld=lld"] if use_lld else []), str(source),
                 "-o", str(Path(tmp) / "probe")]
-        result = runner.run(argv, step="sanitizer-probe", probe=True, check=False)
+        result = runner.capture(argv, step="sanitizer-probe", check=False)
     if result.returncode == 0:
         return
     output = (result.stdout + "\n" + result.stderr).strip()
@@ -65,7 +65,7 @@ def preload_env(runner: Runner, build_dir: Path) -> dict[str, str]:
         return {}
     cxx = read_cmake_cache(build_dir / "CMakeCache.txt").get("CMAKE_CXX_COMPILER", "c++")
     for name in ("libasan.so", "libclang_rt.asan-x86_64.so", "libclang_rt.asan.so"):
-        result = runner.run([cxx, f"-print-file-name={name}"], step="sanitizer-probe", probe=True, check=False)
+        result = runner.capture([cxx, f"-print-file-name={name}"], step="sanitizer-probe", check=False)
         found = Path(result.stdout.strip())
         if result.returncode == 0 and found.is_absolute() and found.is_file():
             return {"LD_PRELOAD": str(found), "ASAN_OPTIONS": ASAN_OPTIONS}

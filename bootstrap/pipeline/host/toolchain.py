@@ -117,7 +117,7 @@ def version_output(runner: Runner, exe: str, name: str, timeout: float = 60) -> 
     """What the tool prints when asked for its version (gcc: -dumpfullversion), None when it does not answer."""
     args = _VERSION_ARGS.get(name, ("--version",))
     try:
-        result = runner.run([exe, *args], step="probe-toolchain", probe=True, check=False, timeout=timeout)
+        result = runner.capture([exe, *args], step="probe-toolchain", check=False, timeout=timeout)
     except (CommandFailed, ToolMissing):
         return None
     return result.stdout + "\n" + result.stderr if result.ok else None

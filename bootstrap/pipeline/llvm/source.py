@@ -270,11 +270,11 @@ def ask_llvm_config(tree: TreeReport, runner: Runner) -> TreeReport:
         return tree
     revision, targets = tree.revision, tree.targets
     if revision is None:
-        said = runner.run([str(tool), "--vcs-revision"], step="llvm-use", probe=True, check=False, timeout=60)
+        said = runner.capture([str(tool), "--vcs-revision"], step="llvm-use", check=False, timeout=60)
         word = said.stdout.strip().lower()
         revision = word if said.ok and _HEX40.match(word) else None
     if targets is None:
-        said = runner.run([str(tool), "--targets-built"], step="llvm-use", probe=True, check=False, timeout=60)
+        said = runner.capture([str(tool), "--targets-built"], step="llvm-use", check=False, timeout=60)
         targets = tuple(said.stdout.split()) if said.ok and said.stdout.strip() else None
     return dataclasses.replace(tree, revision=revision, targets=targets)
 

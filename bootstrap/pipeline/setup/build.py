@@ -55,8 +55,7 @@ def check_target(runner: Runner, build_dir: Path, target: str) -> None:
     """A usage error (with close matches) unless `target` is one of the build folder's ninja targets."""
     if not _TARGET_RE.match(target):
         raise UsageError(f"--target {target!r} is not a ninja target name", fix="e.g. --target triton-opt")
-    listing = runner.run(["ninja", "-C", str(build_dir), "-t", "targets", "all"], step="build-probe", probe=True,
-                         check=False)
+    listing = runner.capture(["ninja", "-C", str(build_dir), "-t", "targets", "all"], step="build-probe", check=False)
     names = {line.split(":", 1)[0] for line in listing.stdout.splitlines() if ":" in line}
     if names and target not in names:
         import difflib

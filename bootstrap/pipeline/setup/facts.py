@@ -198,7 +198,7 @@ def history_of(name: str) -> History:
 def observe_adopted(ctx: AppContext, root: Path) -> CheckoutFacts:
     """Your own clone as it stands: nothing will run on it, its uncommitted files are the build's edits."""
 
-    runner = ctx.runner.without_logs()
+    runner = ctx.runner.logging_to(None)
     clone = inspect_clone(check_clone(root, runner), runner)
     report = CheckoutReport(clone.root, clone.head, clone.head, clone.changes, (), ADOPTED)
     return CheckoutFacts("triton", report, (), install.file_state(clone.root, clone.changes), clone.describe())
@@ -208,7 +208,7 @@ def observe_checkout(ctx: AppContext, name: str, url: str, commit: str) -> Check
     """The checkout after its step, from a dry pass of ensure_checkout (DirtyCheckout raised here)."""
     if name == "triton" and ctx.settings.triton_src is not None:
         return observe_adopted(ctx, ctx.settings.triton_src)
-    dry = dataclasses.replace(ctx.runner, dry_run=True, quiet=True, history=[])
+    dry = ctx.runner.rehearsal()
     s = ctx.settings
     report = ensure_checkout(name, url, commit, ctx.workspace.src / name, dry, allow_dirty=s.allow_dirty,
                              full_history=s.full_history, history=history_of(name))

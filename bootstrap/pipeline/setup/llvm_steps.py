@@ -36,7 +36,7 @@ def prove_runs(runner: Runner, folder: Path) -> str:
         if not tool.is_file():
             continue
         try:
-            said = runner.run([str(tool), "--version"], step="llvm-download", probe=True, check=False, timeout=120)
+            said = runner.capture([str(tool), "--version"], step="llvm-download", check=False, timeout=120)
         except ToolMissing as exc:
             raise _does_not_run(folder, exc.message) from None
         if not said.ok:

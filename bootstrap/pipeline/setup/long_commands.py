@@ -45,9 +45,9 @@ def run_streamed(
     fix = f"see the log; fix the cause and run `tritondev setup` again (it resumes at {command.step})"
     with NinjaProgress(label, console, enabled=show_progress) as progress:
         try:
-            return runner.run(command.argv, step=command.step, cwd=command.cwd,
-                              env=command.runner_env(dict(extra_env or {})), stream=True, on_line=progress.on_line,
-                              fix=fix)
+            return runner.stream(command.argv, step=command.step, cwd=command.cwd,
+                                 env=command.runner_env(dict(extra_env or {})), on_line=progress.on_line,
+                                 fix=fix)
         except CommandFailed as exc:
             if exc.log_path is None or exc.timed_out:
                 raise

@@ -125,8 +125,8 @@ def verify_provenance(runner: Runner, python: Path, expected: Expected, cwd: Pat
                                        env=dict(env))
     except inside.BadAnswer as exc:
         installed = {"version": None, "file": None, "error": f"the provenance probe did not answer: {exc}"}
-    head = runner.run(["git", "-C", str(expected.triton_src), "rev-parse", "HEAD"], step="verify", probe=True,
-                      check=False).stdout.strip()
+    head = runner.capture(["git", "-C", str(expected.triton_src), "rev-parse", "HEAD"], step="verify",
+                          check=False).stdout.strip()
     dirs = triton_cmake_dirs(expected.setup_dir)
     built = built_with(dirs[0], expected.llvm_build) if dirs else None
     return judge(expected, installed, head, built, read_vcs_revision(expected.llvm_build))

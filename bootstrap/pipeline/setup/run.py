@@ -52,7 +52,7 @@ def precheck(ctx: AppContext) -> None:
     llvm_source.precheck(ctx.settings)  # --llvm PATH that is no LLVM build
     if ctx.settings.triton_src is not None:  # --triton-src that is no Triton clone
 
-        check_clone(ctx.settings.triton_src, ctx.runner.without_logs())
+        check_clone(ctx.settings.triton_src, ctx.runner.logging_to(None))
     if ctx.dry_run:
         ctx.workspace.check_creatable()  # the real run would stop there: the dry run says so, with its exit code
     executable, origin = ctx.target_choice()

@@ -179,8 +179,8 @@ def _run_step(ctx: AppContext, step: TestStep, env: dict[str, str], show: Callab
         lines.append(line)
         show(line)
 
-    result = ctx.runner.run(list(step.argv), step="test", cwd=step.cwd, env={**env, **dict(step.env)},
-                            check=False, stream=True, on_line=collect, timeout=24 * 3600)
+    result = ctx.runner.stream(list(step.argv), step="test", cwd=step.cwd, env={**env, **dict(step.env)},
+                               check=False, on_line=collect, timeout=24 * 3600)
     counter = COUNTERS.get(step.counter)
     return StepOutcome(step, result.returncode, counter(lines) if counter is not None else None)
 
@@ -254,7 +254,7 @@ def run_tests(ctx: AppContext, request: TestRequest, show: Callable[[str], None]
     plan = plan_tests(request, build.triton_src, build.build_dir, state.python, jobs,
                       lambda path: locate_path(path, request.cwd, build.triton_src))
     if request.name in NEEDS_GPU:
-        refuse_without_gpu(request.name, local_gpu_targets(ctx.runner.without_logs()))
+        refuse_without_gpu(request.name, local_gpu_targets(ctx.runner.logging_to(None)))
     installed = False
     if plan.needs_requirements:
         if request.install_requirements:

@@ -70,7 +70,7 @@ def target_python() -> TargetPython:
 
 def clone_commands(name: str, commit: str) -> tuple[PlannedCommand, ...]:
     """What ensure_checkout runs for a new clone, from its own dry pass (a new clone needs no probe)."""
-    runner = Runner(dry_run=True, quiet=True)
+    runner = Runner(dry_run=True, silent=True)
     ensure_checkout(name, URL.format(name=name), commit, WS / "src" / name, runner, history=history_of(name))
     return tuple(runner.history)
 

@@ -165,7 +165,7 @@ def test_dry_run_shows_no_download_and_only_the_plans_commands(kind: str) -> Non
     facts = with_package(fresh("root-json")) if kind == "prebuilt" else with_tree(fresh("root-json"))
     facts = dataclasses.replace(facts, dry_run=True)
     plan = plan_setup(facts)
-    runner = Runner(dry_run=True, quiet=True)
+    runner = Runner(dry_run=True, silent=True)
     ctx = AppContext(facts.settings, facts.workspace, runner, json=True, dry_run=True)
     report = execute(ctx, None, facts)  # nothing is downloaded, nothing written
     assert [(c.step, c.argv) for c in report.commands] == [(c.step, c.argv) for c in plan.commands()]
@@ -178,7 +178,7 @@ def test_dry_run_shows_no_download_and_only_the_plans_commands(kind: str) -> Non
 
 def test_a_source_build_says_what_it_costs_before_it_starts() -> None:
     facts = dataclasses.replace(fresh("root-json"), dry_run=True)
-    runner = Runner(dry_run=True, quiet=True)
+    runner = Runner(dry_run=True, silent=True)
     report = execute(AppContext(facts.settings, facts.workspace, runner, json=True, dry_run=True), None, facts)
     cost = str(report.llvm["source_build_cost"])
     assert "--llvm prebuilt" in cost and "2 compile jobs" in cost and "12 GiB of disk" in cost
@@ -186,6 +186,6 @@ def test_a_source_build_says_what_it_costs_before_it_starts() -> None:
     assert "about 22 minutes" in source_build_cost(Resources(16, 64 * 2**30), Jobs(16, 8, ""), "Release")
     # Nothing to say where the build is up to date, or LLVM is not built here.
     prebuilt = dataclasses.replace(with_package(fresh("root-json")), dry_run=True)
-    report = execute(AppContext(prebuilt.settings, prebuilt.workspace, Runner(dry_run=True, quiet=True), json=True,
+    report = execute(AppContext(prebuilt.settings, prebuilt.workspace, Runner(dry_run=True, silent=True), json=True,
                                 dry_run=True), None, prebuilt)
     assert "source_build_cost" not in report.llvm
