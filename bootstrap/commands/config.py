@@ -86,16 +86,15 @@ def _in_use(ctx: AppContext, row: dict[str, Any]) -> dict[str, Any]:
 
 def _python_in_use(ctx: AppContext) -> dict[str, Any]:
     """The interpreter setup installs into, and the one the reading commands would read when that differs."""
-    import os
 
-    from bootstrap.core.interpreter import WORKSPACE_VENV, first_python_on_path, own_interpreter_dirs
+    from bootstrap.core.interpreter import WORKSPACE_VENV, path_python
 
     executable, origin = ctx.target_choice()
     if origin != WORKSPACE_VENV:
         return {"effective": str(executable), "note": f"chosen by {origin}"}
     if executable.exists():
         return {"effective": str(executable), "note": "the workspace venv"}
-    on_path = first_python_on_path(os.environ.get("PATH", ""), own_interpreter_dirs())
+    on_path = path_python()
     readers = (f"doctor, verify, compile, cache, env and run read {on_path} (the first python3 on PATH) until then"
                if on_path else "no python3 on PATH for doctor, verify and compile until then")
     return {"effective": str(executable), "note": f"the workspace venv setup creates; {readers}"}

@@ -204,12 +204,11 @@ def _split_own_options(
             return args[:i], args[i:]
         name = word.partition("=")[0] if word.startswith("--") else word[:2]
         if name not in takes_value:
-            import difflib
-
             from bootstrap.core.errors import UsageError
+            from bootstrap.core.suggest import closest
 
-            close = difflib.get_close_matches(name, [n for n in takes_value if n.startswith("--")], n=1, cutoff=0.6)
-            hint = f" (did you mean {close[0]}?)" if close else ""
+            close = closest(name, [n for n in takes_value if n.startswith("--")])
+            hint = f" (did you mean {close}?)" if close else ""
             raise UsageError(
                 f"{command} has no option {name}{hint}",
                 fix=f"give only its own options before `--`, the command after it (see `{command} --help`)",

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import dataclasses
-import os
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -15,9 +14,8 @@ from bootstrap.core.interpreter import (
     WORKSPACE_VENV,
     TargetPython,
     choose_interpreter,
-    first_python_on_path,
     inspect_interpreter,
-    own_interpreter_dirs,
+    path_python,
     why_chosen,
 )
 from bootstrap.core.runner import Runner
@@ -57,12 +55,10 @@ class AppContext:
     def target_choice(self) -> tuple[Path, str]:
         """(interpreter, how it was chosen), without running it."""
         if self._choice is None:
-            path_python = None
-            if self.reads_target:
-                path_python = first_python_on_path(os.environ.get("PATH", ""), own_interpreter_dirs())
+            on_path = path_python() if self.reads_target else None
             self._choice = choose_interpreter(
                 self.settings.python, self.workspace.venv, python_source=self.settings.source_of("python"),
-                path_python=path_python,
+                path_python=on_path,
             )
             if self._choice[1] == PATH_PYTHON and not self.json:
                 ui.note(f"target Python: {self._choice[0]} ({why_chosen(PATH_PYTHON, self.workspace.venv)})")

@@ -144,6 +144,12 @@ def first_python_on_path(path: str, skip_dirs: tuple[Path, ...] = ()) -> Path | 
     return None
 
 
+def path_python() -> Path | None:
+    """The first python3 on this process's PATH that is not tritondev's own: what a reading command
+    falls back to, and what `config show` and setup name."""
+    return first_python_on_path(os.environ.get("PATH", ""), own_interpreter_dirs())
+
+
 def why_chosen(origin: str, workspace_venv: Path) -> str:
     """One sentence saying why the target is the one it is (for notes and --json)."""
     if origin == PATH_PYTHON:

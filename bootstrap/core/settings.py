@@ -24,7 +24,7 @@ from bootstrap.core.redact import redact
 from bootstrap.core.settings_file import read_workspace_file
 from bootstrap.core.settings_table import BY_NAME, CONFIG_FILE, ENV_PREFIX, SETTINGS, WORKSPACE_ENV, Settings
 from bootstrap.core.settings_values import coerce
-from bootstrap.core.suggest import suggest
+from bootstrap.core.suggest import did_you_mean
 
 # Variables of tritondev's own scripts, not settings. The CLI starts with the environment they were
 # given (shell/tritondev execs it), so it accepts them and leaves them alone.
@@ -74,7 +74,7 @@ def load_settings(
 
     for key in cli:
         if key not in BY_NAME:
-            raise ConfigError(f"unknown setting '{key}'{suggest(key, list(BY_NAME))}")
+            raise ConfigError(f"unknown setting '{key}'{did_you_mean(key, list(BY_NAME))}")
 
     # The workspace decides where the file is, so it is resolved first and cannot come from the file.
     if "workspace" in cli:
@@ -102,7 +102,7 @@ def load_settings(
         if norm not in BY_NAME or not BY_NAME[norm].in_file:
             hint = " (the workspace is chosen by --workspace or TRITONDEV_WORKSPACE)" if norm == "workspace" else ""
             raise ConfigError(
-                f"unknown key '{key}' in {file_path}{suggest(norm, file_keys)}{hint}",
+                f"unknown key '{key}' in {file_path}{did_you_mean(norm, file_keys)}{hint}",
                 fix=f"remove or rename '{key}'; valid keys: {', '.join(file_keys)}",
             )
         values[norm] = coerce(BY_NAME[norm], raw, str(file_path))
@@ -125,7 +125,7 @@ def _environment_and_options(values: dict[str, Any], sources: dict[str, str], cl
     for var in environ:
         if var.startswith(ENV_PREFIX) and var not in known_env:
             raise ConfigError(
-                f"unknown environment variable {var}{suggest(var, sorted(known_env))}",
+                f"unknown environment variable {var}{did_you_mean(var, sorted(known_env))}",
                 fix=f"unset {var}",
             )
     for setting in SETTINGS:

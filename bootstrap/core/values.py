@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import difflib
 import os
 import re
 from dataclasses import dataclass
@@ -11,6 +10,7 @@ from urllib.parse import unquote, urlsplit
 
 from bootstrap.core.errors import ConfigError
 from bootstrap.core.redact import redact
+from bootstrap.core.suggest import did_you_mean
 
 # Backends PyTorch pins a Triton fork for that tritondev does not build: name -> (pin file, repository).
 UNSUPPORTED_BACKENDS = {
@@ -66,11 +66,6 @@ class RemoteStorage:
     @property
     def shown(self) -> str:
         return redact(self.url)
-
-    @property
-    def has_credentials(self) -> bool:
-        parts = urlsplit(self.base)
-        return bool(parts.username or parts.password)
 
     @property
     def read_only(self) -> bool:
@@ -179,8 +174,7 @@ def parse_llvm_setting(name: str, text: str) -> str:
         return lowered
     if "/" in text or text.startswith("~") or text in (".", ".."):
         return str(Path(os.path.expanduser(text)).absolute())
-    close = difflib.get_close_matches(lowered, list(LLVM_WORDS), n=1, cutoff=0.6)
-    hint = f" (did you mean '{close[0]}'?)" if close else " (a path needs a '/', e.g. ./build)"
+    hint = did_you_mean(lowered, LLVM_WORDS) or " (a path needs a '/', e.g. ./build)"
     raise ValueError(f"expected auto, source, prebuilt or the path of an LLVM build{hint}")
 
 

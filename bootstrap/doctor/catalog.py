@@ -2,10 +2,10 @@
 
 from __future__ import annotations
 
-import difflib
 from collections.abc import Iterable
 
 from bootstrap.core.errors import UsageError
+from bootstrap.core.suggest import did_you_mean
 from bootstrap.doctor.model import CheckSpec
 from bootstrap.doctor.registry import GROUPS, REGISTRY
 
@@ -30,8 +30,7 @@ def select(names: Iterable[str], registry: dict[str, CheckSpec]) -> list[CheckSp
             chosen.update({k: v for k, v in registry.items() if v.group == name})
         else:
             candidates = [*registry, *GROUPS]
-            close = difflib.get_close_matches(name, candidates, n=1, cutoff=0.5)
-            hint = f" (did you mean '{close[0]}'?)" if close else ""
+            hint = did_you_mean(name, candidates, cutoff=0.5)
             raise UsageError(
                 f"unknown check '{name}'{hint}",
                 fix="list the checks with `tritondev doctor --list-checks`",

@@ -13,7 +13,7 @@ import os
 import shutil
 import tempfile
 import threading
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any, TypeVar
@@ -186,12 +186,6 @@ class Facts:
             return Tool(name, path, output.strip(), version_numbers(output))
 
         return self.memo(f"tool-{name}", probe)
-
-    def _run(self, argv: Sequence[str], *, step: str, timeout: float) -> Result:
-        try:
-            return self.ctx.runner.capture(argv, step=step, check=False, timeout=timeout, cwd=self.cwd)
-        except CommandFailed as exc:
-            raise ProbeFailed(exc.message) from None
 
     # -- GPU --------------------------------------------------------------------------------------
     def gpu_info(self) -> GpuInfo | None:

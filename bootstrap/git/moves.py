@@ -15,6 +15,7 @@ from pathlib import Path
 
 from bootstrap.core.errors import DirtyCheckout, WouldLoseData
 from bootstrap.core.runner import Runner
+from bootstrap.git.history import checked_out_commit
 from bootstrap.git.local_changes import local_changes
 
 # Where each pinned commit is remembered inside a checkout, so that an earlier pin (often on a
@@ -37,9 +38,7 @@ def inspect_checkout(
     dest: Path, commit: str, runner: Runner, step: str
 ) -> tuple[str, tuple[str, ...], tuple[str, ...]]:
     """(HEAD, dirty files, local commits) of an existing checkout; reads only, writes nothing."""
-    head = git_out(
-        runner, dest, "rev-parse", "--verify", "--quiet", "HEAD^{commit}", step=step, probe=True, check=False
-    ).strip()
+    head = checked_out_commit(dest, runner, step)
     dirty = tuple(name for name in local_changes(dest, runner, step) if name != PARTIAL_MARK)
     local: tuple[str, ...] = ()
     if head:
@@ -72,8 +71,7 @@ def guarded_move(name: str, dest: Path, commit: str, runner: Runner, step: str, 
     checkout is already there. With `create_branch`, a `branch` that does not exist yet is made at `commit`;
     one that points elsewhere (work of the user's) is left alone and the checkout is detached. `env`: what
     the checkout runs with (a partial clone may fetch blobs through its remote's credentials)."""
-    head = git_out(runner, dest, "rev-parse", "--verify", "--quiet", "HEAD^{commit}", step=step, probe=True,
-                check=False).strip()
+    head = checked_out_commit(dest, runner, step)
     on = git_out(runner, dest, "symbolic-ref", "-q", "--short", "HEAD", step=step, probe=True, check=False).strip()
     if head == commit and (on or None) == branch:
         return

@@ -9,7 +9,6 @@ writes; what is not a dump is refused with a UsageError that says what is wrong 
 
 from __future__ import annotations
 
-import difflib
 import json
 from dataclasses import dataclass
 from pathlib import Path
@@ -17,6 +16,7 @@ from typing import Any
 
 from bootstrap.core.errors import UsageError
 from bootstrap.core.fsutil import NotRegularFile, read_regular
+from bootstrap.core.suggest import closest
 from bootstrap.ir.header import parse_header
 from bootstrap.ir.split import DumpSection, DumpSplitter, describe_body
 
@@ -86,11 +86,11 @@ class Dump:
         kernels = self.kernels()
         if wanted is not None:
             if wanted not in kernels:
-                close = difflib.get_close_matches(wanted, kernels, n=1)
-                hint = f" (did you mean '{close[0]}'?)" if close else ""
+                close = closest(wanted, kernels)
+                hint = f" (did you mean '{close}'?)" if close else ""
                 raise DumpError(
                     f"kernel '{wanted}' is not in the dump {self.path}{hint}; it holds: {', '.join(kernels) or 'none'}",
-                    fix=f"use --kernel {close[0] if close else (kernels[0] if kernels else 'NAME')}",
+                    fix=f"use --kernel {close or (kernels[0] if kernels else 'NAME')}",
                 )
             return wanted
         if len(kernels) > 1:

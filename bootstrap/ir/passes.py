@@ -9,7 +9,6 @@ none, so they are read from the checkout, never derived from the name. Reading o
 
 from __future__ import annotations
 
-import difflib
 import os
 import re
 from collections.abc import Iterator, Sequence
@@ -113,9 +112,6 @@ class PassIndex:
         return self._sources[root]
 
 
-def suggest(name: str, candidates: Sequence[str]) -> str | None:
-    close = difflib.get_close_matches(name, list(candidates), n=1, cutoff=0.6)
-    return close[0] if close else None
 
 
 def debug_type_of(source: Path, include_dirs: Sequence[Path]) -> tuple[str, Path, int] | None:

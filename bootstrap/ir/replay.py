@@ -18,9 +18,10 @@ from typing import TYPE_CHECKING
 from bootstrap.core import writes
 from bootstrap.core.errors import UsageError
 from bootstrap.core.fsutil import NotRegularFile, read_regular
+from bootstrap.core.suggest import closest
 from bootstrap.ir.dumps import MAX_DUMP_BYTES, Dump, Stage
 from bootstrap.ir.header import split_pass_argument
-from bootstrap.ir.passes import PassIndex, PassSource, suggest
+from bootstrap.ir.passes import PassIndex, PassSource
 from bootstrap.ir.split import safe_name
 from bootstrap.ir.text import comparable, unified_diff
 from bootstrap.ir.tritonopt import opt_command, pass_arguments, pipeline_passes, replay_command, reproducer_pipeline
@@ -88,7 +89,7 @@ def select_stage(dump: Dump, kernel: str | None, wanted: str, occurrence: int,
             more = ", ..." if len(ran) > 8 else ""
             raise UsageError(f"pass '{name}' did not run{whose} in the dump {dump.path}",
                              fix=f"replay one that ran: {', '.join(ran[:8]) or 'none'}{more}")
-        close = suggest(name, ran) or suggest(name, index.arguments())
+        close = closest(name, ran) or closest(name, index.arguments())
         hint = f" (did you mean '{close}'?)" if close else ""
         raise UsageError(f"unknown pass '{name}'{hint}",
                          fix=f"use {close}" if close else f"the passes that ran are listed in {dump.path}")

@@ -13,6 +13,7 @@ from typing import TYPE_CHECKING
 from bootstrap.core.errors import DirtyCheckout, UsageError
 from bootstrap.core.runner import Runner
 from bootstrap.git.checkouts import URL_SETTINGS, repository_url
+from bootstrap.git.history import checked_out_commit
 from bootstrap.git.moves import inspect_checkout
 from bootstrap.pipeline.bisect.commits import pin_refs
 from bootstrap.pipeline.bisect.journal import Start
@@ -60,7 +61,7 @@ def head_of(runner: Runner, repo: Path) -> Start:
     def git(*args: str) -> str:
         return runner.capture(["git", "-C", str(repo), *args], step=STEP, check=False).stdout.strip()
 
-    commit = git("rev-parse", "--verify", "--quiet", "HEAD^{commit}")
+    commit = checked_out_commit(repo, runner, STEP)
     if not commit:
         raise UsageError(f"{repo} is not a checkout with a commit", fix="run `tritondev setup` first")
     return Start(commit, git("symbolic-ref", "-q", "--short", "HEAD") or None, pin_refs(runner, repo))

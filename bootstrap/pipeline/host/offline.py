@@ -23,7 +23,7 @@ from pathlib import Path
 
 from bootstrap.core import writes
 from bootstrap.core.errors import ToolMissing, UsageError
-from bootstrap.env.triton_variables import SKIP_VARIABLES, TOOL_VARIABLES
+from bootstrap.env.triton_variables import TOOL_VARIABLES
 from bootstrap.git.layout import TritonLayout
 
 NVIDIA_BACKEND = Path("third_party") / "nvidia" / "backend"
@@ -175,9 +175,3 @@ def _link_entries(source: Path, folder: Path) -> list[str]:
             link.symlink_to(entry)
             made.append(str(link))
     return made
-
-
-def skipped_downloads(environ: Mapping[str, str] | None = None) -> list[str]:
-    """The user's variables that would make an online build skip downloading a tool (they are unset for it)."""
-    environ = os.environ if environ is None else environ
-    return [name for name in SKIP_VARIABLES if name in environ]

@@ -22,6 +22,7 @@ from typing import TYPE_CHECKING, Any
 
 from bootstrap.core.distcc_hosts import is_off
 from bootstrap.core.errors import ToolMissing, UsageError
+from bootstrap.core.suggest import close_matches
 from bootstrap.git.moves import inspect_checkout
 from bootstrap.pipeline.ccache.remote import remote_env
 from bootstrap.pipeline.ccache.stats import ccache_counted, remote_failed_notice
@@ -58,9 +59,7 @@ def check_target(runner: Runner, build_dir: Path, target: str) -> None:
     listing = runner.capture(["ninja", "-C", str(build_dir), "-t", "targets", "all"], step="build-probe", check=False)
     names = {line.split(":", 1)[0] for line in listing.stdout.splitlines() if ":" in line}
     if names and target not in names:
-        import difflib
-
-        close = difflib.get_close_matches(target, sorted(names), n=3)
+        close = close_matches(target, sorted(names), n=3)
         hint = f" (did you mean {', '.join(close)}?)" if close else ""
         raise UsageError(f"no ninja target {target!r} in {build_dir}{hint}",
                          fix=f"list them with: ninja -C {build_dir} -t targets all")

@@ -58,6 +58,7 @@ from bootstrap.pipeline.setup.report import SetupReport
 from bootstrap.pipeline.setup.state import SetupState, write_state
 from bootstrap.pipeline.setup.step_run import StepRun
 from bootstrap.pipeline.setup.verify_step import run_verify
+from bootstrap.purge.journal import JOURNAL_NAME
 from bootstrap.purge.run import purge_others
 
 if TYPE_CHECKING:
@@ -295,7 +296,7 @@ def _purge(run: Execution, step: PlannedStep) -> str | None:
         return "the environment does not exist yet"
     ws = run.ctx.workspace
     removed = purge_others(target, run.runner, workspace=ws.root, triton_src=run.facts.triton.path,
-                                   setup_dir=run.facts.setup_dir, journal=ws.state / "purge-journal.json")
+                                   setup_dir=run.facts.setup_dir, journal=ws.state / JOURNAL_NAME)
     if not removed:
         return "no other triton installed"
     # Removing another distribution can take files that ours needs: verify again.

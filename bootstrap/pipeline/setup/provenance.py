@@ -20,6 +20,7 @@ from typing import Any
 
 from bootstrap.core import inside
 from bootstrap.core.runner import Runner
+from bootstrap.git.history import checked_out_commit
 from bootstrap.pipeline.host.buildtree import (
     linked_llvm_libraries,
     llvm_build_of,
@@ -125,8 +126,7 @@ def verify_provenance(runner: Runner, python: Path, expected: Expected, cwd: Pat
                                        env=dict(env))
     except inside.BadAnswer as exc:
         installed = {"version": None, "file": None, "error": f"the provenance probe did not answer: {exc}"}
-    head = runner.capture(["git", "-C", str(expected.triton_src), "rev-parse", "HEAD"], step="verify",
-                          check=False).stdout.strip()
+    head = checked_out_commit(expected.triton_src, runner, "verify")
     dirs = triton_cmake_dirs(expected.setup_dir)
     built = built_with(dirs[0], expected.llvm_build) if dirs else None
     return judge(expected, installed, head, built, read_vcs_revision(expected.llvm_build))

@@ -16,7 +16,7 @@ from typing import TYPE_CHECKING
 
 from bootstrap.core import ui
 from bootstrap.core.errors import ExitCode, TritondevError
-from bootstrap.core.interpreter import WORKSPACE_VENV, first_python_on_path, own_interpreter_dirs
+from bootstrap.core.interpreter import WORKSPACE_VENV, path_python
 from bootstrap.core.values import parse_remote_url
 from bootstrap.git.adopt import check_clone
 from bootstrap.pipeline.distcc import client as distcc
@@ -68,9 +68,8 @@ def precheck(ctx: AppContext) -> None:
 
 def _say_where_it_installs(ctx: AppContext, venv_python: Path) -> None:
     """The reading commands may have shown a python3 from PATH; setup installs into its own venv."""
-    import os
 
-    on_path = first_python_on_path(os.environ.get("PATH", ""), own_interpreter_dirs())
+    on_path = path_python()
     if on_path is None or venv_python.exists() or ctx.json:
         return
 
