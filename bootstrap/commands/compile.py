@@ -11,7 +11,7 @@ from bootstrap.commands import options
 
 if TYPE_CHECKING:
     from bootstrap.core.context import AppContext
-    from bootstrap.kernels.compile import CompileReport
+    from bootstrap.kernels.compile_report import CompileReport
 
 Signature = Annotated[
     Optional[str],  # noqa: UP045

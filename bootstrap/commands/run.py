@@ -14,6 +14,7 @@ if TYPE_CHECKING:
     from typing import TextIO
 
     from bootstrap.core.context import AppContext
+    from bootstrap.ir.split import IndexRow
 
 # Typer needs Optional[...] at runtime on Python 3.10 for these annotations.
 Command = Annotated[
@@ -143,14 +144,9 @@ def _default_dump_dir(workspace_root: Path) -> Path:
     return folder
 
 
-def _run_with_dumps(
-    ctx: AppContext, command: list[str], values: dict[str, str | None], dump_dir: Path | None
-) -> int:
-    import sys
-
-    from bootstrap.core import ui
-    from bootstrap.core.errors import ConfigError, UsageError
-    from bootstrap.ir.split import Counter, DumpSection, DumpSplitter, DumpWriter
+def _empty_dump_folder(ctx: AppContext, dump_dir: Path | None) -> Path:
+    """--dump-dir, or a fresh <workspace>/dumps/<timestamp>/; a folder that holds something is refused."""
+    from bootstrap.core.errors import UsageError
 
     folder = (dump_dir or _default_dump_dir(ctx.workspace.root)).absolute()
     if folder.exists() and (not folder.is_dir() or any(folder.iterdir())):
@@ -158,6 +154,16 @@ def _run_with_dumps(
             f"dump folder {folder} already exists and is not empty",
             fix="choose a new --dump-dir (or leave it out for a fresh <workspace>/dumps/<timestamp>/)",
         )
+    return folder
+
+
+def _run_with_dumps(
+    ctx: AppContext, command: list[str], values: dict[str, str | None], dump_dir: Path | None
+) -> int:
+    from bootstrap.core import ui
+    from bootstrap.core.errors import ConfigError
+
+    folder = _empty_dump_folder(ctx, dump_dir)
     # Python buffers stdout in a pipe; unbuffered, the NVPTX/AMDGCN dumps (stdout) and the MLIR
     # dumps (stderr) arrive in the order they were printed, so the pass numbers follow the pipeline.
     values["PYTHONUNBUFFERED"] = "1"
@@ -172,6 +178,29 @@ def _run_with_dumps(
         raise ConfigError(
             f"cannot create dump folder {folder}: {exc.strerror}", fix="choose a writable --dump-dir"
         ) from None
+    returncode, rows = _capture_dumps(ctx, command, values, folder)
+    if rows:
+        kernels = sorted({r.kernel for r in rows if r.kernel})
+        ui.info(
+            f"{len(rows)} IR dumps ({len(kernels)} kernel{'s' if len(kernels) != 1 else ''}: "
+            f"{', '.join(kernels) or '-'}) written to {folder}; "
+            f"index: {folder / 'index.txt'}"
+        )
+    else:
+        why = ("TRITON_INTERPRET=1 ran the kernels in the interpreter, which compiles nothing"
+               if _interpreted(values) else "the command compiled no Triton kernel, or its dumps went elsewhere")
+        ui.warn(f"no IR dump was captured (index written to {folder}): {why}")
+    return returncode
+
+
+def _capture_dumps(
+    ctx: AppContext, command: list[str], values: dict[str, str | None], folder: Path
+) -> tuple[int, list[IndexRow]]:
+    """Run the command with its output split into one file per pass under `folder` (and index.txt,
+    index.json); what is not a dump goes on to the terminal. Returns its exit status and the index rows."""
+    import sys
+
+    from bootstrap.ir.split import Counter, DumpSection, DumpSplitter, DumpWriter
 
     writer = DumpWriter(folder)
     counter = Counter()
@@ -208,16 +237,4 @@ def _run_with_dumps(
         for which, splitter in splitters.items():
             handle(which, splitter.close())
         writer.write_index(command, returncode)
-    rows = writer.rows
-    if rows:
-        kernels = sorted({r.kernel for r in rows if r.kernel})
-        ui.info(
-            f"{len(rows)} IR dumps ({len(kernels)} kernel{'s' if len(kernels) != 1 else ''}: "
-            f"{', '.join(kernels) or '-'}) written to {folder}; "
-            f"index: {folder / 'index.txt'}"
-        )
-    else:
-        why = ("TRITON_INTERPRET=1 ran the kernels in the interpreter, which compiles nothing"
-               if _interpreted(values) else "the command compiled no Triton kernel, or its dumps went elsewhere")
-        ui.warn(f"no IR dump was captured (index written to {folder}): {why}")
-    return returncode
+    return result.returncode, writer.rows

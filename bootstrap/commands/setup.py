@@ -10,6 +10,7 @@ from bootstrap.commands import options
 
 if TYPE_CHECKING:
     from bootstrap.core.context import AppContext
+    from bootstrap.pipeline.setup.report import SetupReport
 
 
 @options.command(*options.EVERY_SETTING, "dry_run", "json", "verbose", writes_logs=True)
@@ -98,24 +99,7 @@ def render(report: object) -> None:
     )
     llvm = describe_llvm(report.llvm)
     if report.dry_run:
-        out.print(escape(plan))
-        if llvm:
-            out.print(escape(f"# llvm: {llvm}"))
-        for what, why in report.unresolved.items():
-            shown = "the error below" if what == "pins" and report.failure is not None else why
-            out.print(f"# not resolved: {escape(what)}: {escape(shown)}")
-        if report.unresolved:
-            out.print(f"# tritondev setup --dry-run: target Python {escape(report.target_python)}; the rest of the "
-                      "plan needs the pins")
-            return
-        out.print(f"# tritondev setup --dry-run: {len(report.commands)} command(s) a real run would execute")
-        step = None
-        for command in report.commands:
-            if command.step != step:
-                step = command.step
-                out.print(f"# {step}")
-            out.print(escape(command.render()))
-        out.print("# steps: " + ", ".join(f"{o.name} ({o.status.value})" for o in report.steps))
+        _render_plan(report, plan, llvm)
         return
     out.print(escape(plan[2:]))
     if llvm:
@@ -139,6 +123,33 @@ def render(report: object) -> None:
             )
     if report.up_to_date:
         out.print("Everything is up to date: nothing to do.")
+
+
+def _render_plan(report: SetupReport, plan: str, llvm: str | None) -> None:
+    """Under --dry-run: the plan line, what is not resolved, and the commands a real run would execute."""
+    from rich.markup import escape
+
+    from bootstrap.core import ui
+
+    out = ui.out()
+    out.print(escape(plan))
+    if llvm:
+        out.print(escape(f"# llvm: {llvm}"))
+    for what, why in report.unresolved.items():
+        shown = "the error below" if what == "pins" and report.failure is not None else why
+        out.print(f"# not resolved: {escape(what)}: {escape(shown)}")
+    if report.unresolved:
+        out.print(f"# tritondev setup --dry-run: target Python {escape(report.target_python)}; the rest of the "
+                  "plan needs the pins")
+        return
+    out.print(f"# tritondev setup --dry-run: {len(report.commands)} command(s) a real run would execute")
+    step = None
+    for command in report.commands:
+        if command.step != step:
+            step = command.step
+            out.print(f"# {step}")
+        out.print(escape(command.render()))
+    out.print("# steps: " + ", ".join(f"{o.name} ({o.status.value})" for o in report.steps))
 
 
 def describe_llvm(llvm: dict[str, object]) -> str | None:

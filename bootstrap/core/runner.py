@@ -160,7 +160,6 @@ class Runner:
         args = planned.argv
         if self.dry_run and not reads_only:
             return self._dry_run(planned)
-
         if not self.silent and (self.verbose or not reads_only):
             self.echo(f"$ {planned.render()}")
 

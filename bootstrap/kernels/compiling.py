@@ -5,7 +5,8 @@ from __future__ import annotations
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from bootstrap.kernels.compile import CompileReport, plan_compile, run_plan
+from bootstrap.kernels.compile import plan_compile, run_plan
+from bootstrap.kernels.compile_report import CompileReport
 from bootstrap.kernels.ptxas_retry import retry_unknown_arch
 from bootstrap.kernels.targets import Target
 

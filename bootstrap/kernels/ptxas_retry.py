@@ -25,12 +25,14 @@ from bootstrap.core import inside, ui, writes
 from bootstrap.core import inside_answers as answers
 from bootstrap.core.errors import TritondevError
 from bootstrap.kernels import usage as kernel_usage
-from bootstrap.kernels.compile import Retry, run_plan
+from bootstrap.kernels.compile import run_plan
+from bootstrap.kernels.compile_report import Retry
 from bootstrap.kernels.diagnostics import headline
 
 if TYPE_CHECKING:
     from bootstrap.core.context import AppContext
-    from bootstrap.kernels.compile import CompilePlan, CompileReport, TargetResult
+    from bootstrap.kernels.compile import CompilePlan
+    from bootstrap.kernels.compile_report import CompileReport, TargetResult
 
 _UNKNOWN_ARCH = re.compile(r"Value '(sm_\w+)' is not defined for option 'gpu-name'")
 _REPRO = re.compile(r"Repro command:\s*(\S+)\s.*?(\S+\.ptx)\b")

@@ -199,6 +199,45 @@ def cmake_too_old(cmake: Tool, asked: tuple[int, ...] | None) -> str | None:
     return f"cmake {cmake.version} at {cmake.path} is too old: this Triton needs cmake >= {dotted(needed)}"
 
 
+_Found = tuple[str, str]  # (name, path) of a tool found on PATH
+
+
+def _build_tools(runner: Runner, cmake_minimum: tuple[int, ...] | None) -> tuple[_Found, _Found]:
+    """cmake (new enough for the checkout) and ninja, or ToolMissing."""
+    cmake = _find(runner, "cmake")
+    if cmake is None:
+        raise ToolMissing("required tool 'cmake' is not on PATH", fix="install it: apt-get install cmake")
+    ninja = _find(runner, "ninja", "ninja-build")
+    if ninja is None:
+        raise ToolMissing("required tool 'ninja' is not on PATH", fix="install it: apt-get install ninja-build")
+    return cmake, ninja
+
+
+def _compilers(runner: Runner, use_lld: bool, notices: list[str]) -> tuple[str, _Found, _Found, _Found | None]:
+    """(compiler family, cc, c++, ld.lld when it links): clang with lld, else gcc, else clang alone."""
+    clang, clangxx, lld = _find(runner, "clang"), _find(runner, "clang++"), _find(runner, "ld.lld")
+    gcc, gxx = _find(runner, "gcc"), _find(runner, "g++")
+    if use_lld and clang and clangxx and lld:
+        return "clang", clang, clangxx, lld
+    if gcc and gxx:
+        if not use_lld:
+            notices.append("lld turned off (--no-lld): building with gcc and the default linker")
+        else:
+            missing = [n for n, f in (("clang", clang), ("clang++", clangxx), ("ld.lld", lld)) if f is None]
+            notices.append(
+                f"{', '.join(missing)} not installed: building with gcc and the default linker"
+                " (clang with lld builds and links faster: apt-get install clang lld)"
+            )
+        return "gcc", gcc, gxx, None
+    if clang and clangxx:
+        notices.append("gcc and lld not found: building with clang and the default linker")
+        return "clang", clang, clangxx, None
+    raise ToolMissing(
+        "no C++ compiler found (looked for clang/clang++ and gcc/g++)",
+        fix="install one: apt-get install clang lld  (or: apt-get install g++)",
+    )
+
+
 def detect_toolchain(
     runner: Runner,
     *,
@@ -212,16 +251,11 @@ def detect_toolchain(
     cache = _VersionCache(cache_file)
     notices: list[str] = []
 
-    def tool(name: str, path: str) -> Tool:
-        return Tool(name, path, cache.get(path, runner, name))
+    def tool(found: _Found, name: str | None = None) -> Tool:
+        return Tool(name or found[0], found[1], cache.get(found[1], runner, name or found[0]))
 
-    cmake = _find(runner, "cmake")
-    if cmake is None:
-        raise ToolMissing("required tool 'cmake' is not on PATH", fix="install it: apt-get install cmake")
-    ninja = _find(runner, "ninja", "ninja-build")
-    if ninja is None:
-        raise ToolMissing("required tool 'ninja' is not on PATH", fix="install it: apt-get install ninja-build")
-    cmake_tool = tool("cmake", cmake[1])
+    cmake, ninja = _build_tools(runner, cmake_minimum)
+    cmake_tool = tool(cmake, "cmake")
     too_old = cmake_too_old(cmake_tool, cmake_minimum)
     if too_old is not None:
         raise ToolMissing(
@@ -229,51 +263,24 @@ def detect_toolchain(
             fix=f"install a newer cmake: pip install 'cmake>={dotted(required_cmake(cmake_minimum))},<4'"
             " (or your distribution's package)",
         )
-
-    clang, clangxx, lld = _find(runner, "clang"), _find(runner, "clang++"), _find(runner, "ld.lld")
-    gcc, gxx = _find(runner, "gcc"), _find(runner, "g++")
-    compiler: str
-    linker = "default"
-    lld_tool: Tool | None = None
-    if use_lld and clang and clangxx and lld:
-        compiler, cc, cxx, linker = "clang", clang, clangxx, "lld"
-        lld_tool = tool("ld.lld", lld[1])
-    elif gcc and gxx:
-        compiler, cc, cxx = "gcc", gcc, gxx
-        if not use_lld:
-            notices.append("lld turned off (--no-lld): building with gcc and the default linker")
-        else:
-            missing = [n for n, f in (("clang", clang), ("clang++", clangxx), ("ld.lld", lld)) if f is None]
-            notices.append(
-                f"{', '.join(missing)} not installed: building with gcc and the default linker"
-                " (clang with lld builds and links faster: apt-get install clang lld)"
-            )
-    elif clang and clangxx:
-        compiler, cc, cxx = "clang", clang, clangxx
-        notices.append("gcc and lld not found: building with clang and the default linker")
-    else:
-        raise ToolMissing(
-            "no C++ compiler found (looked for clang/clang++ and gcc/g++)",
-            fix="install one: apt-get install clang lld  (or: apt-get install g++)",
-        )
-
+    compiler, cc, cxx, lld = _compilers(runner, use_lld, notices)
+    lld_tool = tool(lld, "ld.lld") if lld else None
     ccache_tool: Tool | None = None
     if use_ccache:
         found = _find(runner, "ccache")
         if found:
-            ccache_tool = tool("ccache", found[1])
+            ccache_tool = tool(found, "ccache")
         else:
             notices.append("ccache not installed: rebuilds after a clean start from scratch (apt-get install ccache)")
-
     chain = Toolchain(
         compiler=compiler,
-        cc=tool(cc[0], cc[1]),
-        cxx=tool(cxx[0], cxx[1]),
-        linker=linker,
+        cc=tool(cc),
+        cxx=tool(cxx),
+        linker="lld" if lld else "default",
         lld=lld_tool,
         ccache=ccache_tool,
         cmake=cmake_tool,
-        ninja=tool("ninja", ninja[1]),
+        ninja=tool(ninja, "ninja"),
         notices=tuple(notices),
     )
     cache.save()
