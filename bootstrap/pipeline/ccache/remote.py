@@ -30,7 +30,6 @@ from packaging.version import Version
 from bootstrap.core.errors import ConfigError
 from bootstrap.core.redact import redact
 from bootstrap.core.values import RemoteStorage, ccache_url, parse_remote_url
-from bootstrap.pipeline.ccache.stats import parse_print_stats as parse_print_stats
 from bootstrap.pipeline.host.toolchain import Tool
 
 MIN_CCACHE = Version("4.4")
@@ -186,42 +185,6 @@ def _http_head(remote: RemoteStorage, timeout: float) -> str:
     if response.status_code >= 500:
         raise ValueError(f"HTTP {response.status_code}")
     return f"HTTP {response.status_code}"
-
-
-@dataclass(frozen=True)
-class HitCounts:
-    local_hits: int
-    remote_hits: int
-    misses: int
-    remote_errors: int = 0  # errors and timeouts talking to the remote: ccache went on without it
-
-    @property
-    def total(self) -> int:
-        return self.local_hits + self.remote_hits + self.misses
-
-    def remote_rate(self) -> float:
-        return self.remote_hits / self.total if self.total else 0.0
-
-    def hit_rate(self) -> float:
-        return (self.local_hits + self.remote_hits) / self.total if self.total else 0.0
-
-
-def hit_counts(before: Mapping[str, int], after: Mapping[str, int]) -> HitCounts:
-    """Hits and misses of one build, from stats taken before and after it.
-
-    ccache (>= 4.7) counts each compilation once as local_storage_hit, remote_storage_hit (a local
-    miss the remote answered) or cache_miss (neither level had it).
-    """
-
-    def delta(key: str) -> int:
-        return max(0, after.get(key, 0) - before.get(key, 0))
-
-    return HitCounts(
-        local_hits=delta("local_storage_hit"),
-        remote_hits=delta("remote_storage_hit"),
-        misses=delta("cache_miss"),
-        remote_errors=delta("remote_storage_error") + delta("remote_storage_timeout"),
-    )
 
 
 def remote_env(url: str | None, ccache: Tool | None, workspace: Path,

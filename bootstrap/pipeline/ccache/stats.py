@@ -47,6 +47,15 @@ class CcacheDelta:
     def hit_rate(self) -> float | None:
         return self.hits / self.calls if self.calls else None
 
+    @property
+    def remote_rate(self) -> float:
+        """The share of compilations the remote storage answered (0.0 with none)."""
+        return self.remote_hits / self.calls if self.calls else 0.0
+
+    def figures(self) -> tuple[int, int, int, int]:
+        """(local hits, remote hits, misses, remote errors and timeouts)."""
+        return self.local_hits, self.remote_hits, self.misses, self.remote_errors
+
     def describe(self) -> str:
         if not self.calls:
             return "ccache: no compilations"

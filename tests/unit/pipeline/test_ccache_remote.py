@@ -21,11 +21,11 @@ from bootstrap.pipeline.ccache.proof import judge, remote_counters
 from bootstrap.pipeline.ccache.remote import (
     ccache_features,
     env_for,
-    hit_counts,
     parse_ccache_version,
     probe,
     redis_auth_args,
 )
+from bootstrap.pipeline.ccache.stats import delta
 from tests.integration.ccache_remote.redis import PASSWORD, free_port
 
 CCACHE = shutil.which("ccache")
@@ -161,11 +161,11 @@ def test_version_and_features_of_the_installed_ccache(ccache_version_text: str) 
     assert parse_ccache_version("no version here") is None and ccache_features("") == set()
 
 
-def test_hit_counts_never_negative() -> None:
+def test_a_delta_is_never_negative() -> None:
     # A `ccache -z` between the two readings must not give negative figures.
-    counts = hit_counts({"cache_miss": 5, "remote_storage_hit": 3}, {"cache_miss": 1})
-    assert (counts.local_hits, counts.remote_hits, counts.misses, counts.total) == (0, 0, 0, 0)
-    assert counts.remote_rate() == 0.0 and counts.hit_rate() == 0.0
+    counts = delta({"cache_miss": 5, "remote_storage_hit": 3}, {"cache_miss": 1})
+    assert (counts.local_hits, counts.remote_hits, counts.misses, counts.calls) == (0, 0, 0, 0)
+    assert counts.remote_rate == 0.0 and counts.hit_rate is None
 
 
 # -- probe -----------------------------------------------------------------------------------------
