@@ -63,7 +63,7 @@ def offer_the_clone_around(ctx: AppContext) -> None:
     if s.triton_src is not None or any(s.source_of(n) != "default" for n in ("triton_commit", "torch_ref")):
         return
     around = triton_checkout_around(Path.cwd(), ctx.runner.logging_to(None))
-    if around is None or around.resolve() == (ctx.workspace.src / "triton").resolve():
+    if around is None or around.resolve() == (ctx.workspace.triton_src).resolve():
         return
     if sys.stdin.isatty() and sys.stderr.isatty() and not ctx.json:
         if typer.confirm(f"You are in the Triton checkout {around}. Build it as it stands (--triton-src) instead"

@@ -137,7 +137,7 @@ def read_pytorch_pin(reader: PinReader, backend: str) -> tuple[str, str, list[st
 
 def _triton_reader_source(ctx: AppContext, commit: str) -> Path | None:
     """The workspace's Triton checkout, when it already holds `commit` (nothing to download)."""
-    checkout = ctx.workspace.src / "triton"
+    checkout = ctx.workspace.triton_src
     git_dir = git_dir_of(checkout, ctx.runner)
     if git_dir is None:
         return None
@@ -249,7 +249,7 @@ def _pytorch_pin(ctx: AppContext, notes: list[str], use_cache: bool | None) -> _
     """PyTorch's Triton pin (and stated Triton version) at the chosen ref."""
     settings = ctx.settings
     torch_ref, torch_source, torch_version = _torch_ref(ctx, notes)
-    cache_repo = ctx.workspace.src / "pytorch.git"
+    cache_repo = ctx.workspace.pytorch_cache
     if use_cache is None:
         use_cache = not ctx.dry_run and ctx.workspace.root.is_dir()
     pytorch_url = repository_url(settings, "pytorch", settings.pytorch_url)
@@ -317,7 +317,7 @@ def _read_layout(ctx: AppContext, location: RepoUrl, commit: str) -> tuple[Trito
         local = _triton_reader_source(ctx, commit)
         reader: FileReader
         if local is not None:
-            reader = LocalRepoReader(ctx.workspace.src / "triton", local, commit, ctx.runner)
+            reader = LocalRepoReader(ctx.workspace.triton_src, local, commit, ctx.runner)
         else:
             try:
                 reader = stack.enter_context(open_reader(location, commit, ctx.runner))

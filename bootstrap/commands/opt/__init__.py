@@ -161,8 +161,8 @@ def _index(ctx: AppContext) -> PassIndex:
     from bootstrap.pipeline.setup.state import read_state
 
     state = read_state(ctx.workspace.state)
-    triton = state.triton_src if state is not None else ctx.workspace.src / "triton"
-    roots = [p for p in (triton, ctx.workspace.src / "llvm-project" / "mlir") if p.is_dir()]
+    triton = state.triton_src if state is not None else ctx.workspace.triton_src
+    roots = [p for p in (triton, ctx.workspace.llvm_src / "mlir") if p.is_dir()]
     return PassIndex(roots)
 
 

@@ -124,7 +124,7 @@ def _auto_decision(facts: Facts) -> tuple[AutoDecision | None, str | None]:
     memory alone (no request); (None, pin) when it would ask the package host."""
 
     settings, workspace = facts.ctx.settings, facts.ctx.workspace
-    checkout = Path(settings.triton_src) if settings.triton_src else workspace.src / "triton"
+    checkout = Path(settings.triton_src) if settings.triton_src else workspace.triton_src
 
     def read(path: str) -> str | None:
         try:

@@ -38,7 +38,7 @@ def _shown(tool: Tool) -> str:
 
 def pinned_cmake_minimum(facts: Facts) -> tuple[tuple[int, ...], str]:
     """The CMake the workspace's Triton checkout asks for (cmake_minimum_required), else setup.py's 3.20."""
-    checkout = facts.ctx.workspace.src / "triton"
+    checkout = facts.ctx.workspace.triton_src
 
     def read(path: str) -> str | None:
         try:

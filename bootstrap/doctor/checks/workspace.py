@@ -134,7 +134,7 @@ def _llvm_pin(triton: Path) -> tuple[str, str] | None:
 @check("workspace.llvm-build", "the LLVM build against Triton's LLVM pin")
 def llvm_build(facts: Facts) -> CheckOutcome:
     workspace = facts.ctx.workspace
-    triton = workspace.src / "triton"
+    triton = workspace.triton_src
     builds = llvm_builds(workspace.build)
     if not builds:
         raise Skip(f"no LLVM build under {workspace.build} yet", "tritondev setup")
@@ -179,7 +179,7 @@ def python_bounds(facts: Facts) -> CheckOutcome:
     """Newest setup.py names the newest Python it installs into (MAX_PYTHON, #6649 era on): pip refuses
     the others only after the whole build; say it before."""
 
-    triton = facts.ctx.workspace.src / "triton"
+    triton = facts.ctx.workspace.triton_src
     if not triton.is_dir():
         raise Skip(f"no Triton checkout at {triton}", "tritondev setup")
 

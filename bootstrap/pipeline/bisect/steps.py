@@ -122,7 +122,7 @@ class TritonStepper:
         self.ctx, self.urls, self.console = ctx, dict(urls), console
 
     def build(self, commit: str, runner: Runner) -> Built:
-        checkout(runner, self.ctx.workspace.src / "triton", commit)
+        checkout(runner, self.ctx.workspace.triton_src, commit)
         sctx = step_context(self.ctx, runner, triton_commit=commit, allow_dirty=True, skip_verify=True, **self.urls)
         note = ""
         try:

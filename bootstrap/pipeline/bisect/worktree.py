@@ -48,7 +48,7 @@ def adopted_clone(ctx: AppContext) -> Path | None:
     recorded when the worktree was made (state/bisect-clone.json), until the clone is installed again."""
 
     state = read_state(ctx.workspace.state) if ctx.workspace.state.is_dir() else None
-    if state is None or state.triton_src.resolve() == (ctx.workspace.src / "triton").resolve():
+    if state is None or state.triton_src.resolve() == (ctx.workspace.triton_src).resolve():
         return None
     if state.triton_src.resolve() == worktree_path(ctx).resolve():
         return _recorded_clone(ctx)

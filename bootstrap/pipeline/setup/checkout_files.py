@@ -154,6 +154,6 @@ def write_local_files(
                                         display="Triton (hand-configured build)"),
         ))
     paths = Paths(ws.root, triton_src, llvm.source, llvm.build, Path(presets.pip_install.argv[0]),
-                    ws.root / "triton-home")
+                    ws.triton_home)
     write_if_changed(ws.state / SHELL_VALUES, render_shell_values(presets, paths, llvm.kind))
     return [n for n in notices if n]

@@ -276,8 +276,8 @@ def gather_facts(ctx: AppContext) -> SetupFacts:
     projects = _kept_projects(triton, pins.layout.llvm_projects)
     era = llvm_era(projects, pins.layout.version or pins.triton_version, s.backend)
     key = llvm_build_key(pins.llvm_commit, s.llvm_build_type, era, toolchain)
-    folders = (llvm_builds.observe(ws.build / "llvm" / key, llvm.path) if llvm is not None
-               else llvm_steps.observe_folders(ws.build / "llvm", source))
+    folders = (llvm_builds.observe(ws.llvm_builds / key, llvm.path) if llvm is not None
+               else llvm_steps.observe_folders(ws.llvm_builds, source))
     target = observe_target(ctx, setup_dir_of(pins, triton.path), pins.layout.build_requires)
     check_python_bounds(pins, target)
     facts = SetupFacts(

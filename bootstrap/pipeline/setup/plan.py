@@ -164,7 +164,7 @@ def preset_inputs(facts: SetupFacts, jobs: Jobs, llvm_build: Path, llvm_source: 
     python = facts.target.python
     return PresetInputs(
         paths=Paths(ws.root, facts.triton.path, llvm_source, llvm_build, facts.target.executable,
-                      ws.root / "triton-home"),
+                      ws.triton_home),
         setup_py_dir=pins.layout.setup_py_dir, build_requires=pins.layout.build_requires,
         llvm_commit=pins.llvm_commit, build_type=s.build_type, llvm_build_type=s.llvm_build_type,
         era=llvm_era(facts.llvm_projects, version, s.backend), toolchain=facts.toolchain, jobs=jobs,
