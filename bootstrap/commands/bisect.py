@@ -11,6 +11,7 @@ from bootstrap.commands import options
 
 if TYPE_CHECKING:
     from bootstrap.core.context import AppContext
+    from bootstrap.pipeline.bisect.journal import BisectKind
     from bootstrap.pipeline.bisect.run import BisectOutcome
 
 # The settings that decide how each commit is built (as setup's), and where missing commits come from.
@@ -32,7 +33,7 @@ Command = Annotated[Optional[list[str]], typer.Argument(  # noqa: UP045 - Typer 
     help="The test (after --): exit 0 good, 125 skip, 1-127 or a crash bad.", metavar="-- CMD",
     show_default=False)]
 
-def _bisect(ctx: AppContext, kind: str, good: str, bad: str, build_failure: BuildFailure,
+def _bisect(ctx: AppContext, kind: BisectKind, good: str, bad: str, build_failure: BuildFailure,
             command: list[str] | None) -> None:
     from pathlib import Path
 

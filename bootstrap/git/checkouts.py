@@ -23,6 +23,7 @@ import os
 import shutil
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Literal
 
 from bootstrap.core import writes
 from bootstrap.core.errors import ConfigError, DirtyCheckout, WouldLoseData
@@ -81,6 +82,9 @@ def repository_url(settings: Settings, name: str, default: str) -> str:
     return default
 
 
+CheckoutAction = Literal["cloned", "fetched", "up-to-date", "dirty-kept", "adopted"]  # adopted: your own clone
+
+
 @dataclass(frozen=True)
 class CheckoutReport:
     path: Path
@@ -88,7 +92,7 @@ class CheckoutReport:
     head: str  # what the checkout has now (equals commit unless dirty-kept, or "" under dry-run of a new clone)
     dirty_files: tuple[str, ...]  # modified, staged or untracked (not ignored) files, as `git status` names them
     local_commits: tuple[str, ...]  # commits in HEAD found on no remote, tag or earlier pin
-    action: str  # "cloned" | "fetched" | "up-to-date" | "dirty-kept"
+    action: CheckoutAction
 
     @property
     def matches_pin(self) -> bool:

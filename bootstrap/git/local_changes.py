@@ -22,6 +22,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Literal
 
 from bootstrap.core.runner import Runner
 
@@ -33,12 +34,15 @@ MAX_FOLDERS_BY_NAME = 200
 _CONFIG_KEYS = r"^(core\.fsmonitor|status\.showuntrackedfiles)$"
 
 
+UntrackedMode = Literal["all", "normal"]
+
+
 @dataclass(frozen=True)
 class StatusConfig:
     """What a checkout's git config says about finding its changes."""
 
     fsmonitor_allowed: bool = False  # run git with the configured core.fsmonitor
-    untracked: str = "normal"  # "all" | "normal": how the user's git status lists untracked files
+    untracked: UntrackedMode = "normal"  # how the user's git status lists untracked files
 
     def git_options(self) -> list[str]:
         return [] if self.fsmonitor_allowed else ["-c", "core.fsmonitor=false"]

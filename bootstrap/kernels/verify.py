@@ -22,7 +22,7 @@ from collections.abc import Iterator, Mapping
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Literal
 
 from bootstrap.core import inside, ui
 from bootstrap.core.errors import CheckFailed, CommandFailed, ExternalError, UsageError
@@ -59,11 +59,14 @@ class Check:
         return {"name": self.name, "ok": self.ok, "summary": self.summary, **self.data}
 
 
+VerifyMode = Literal["gpu", "interpreter"]
+
+
 @dataclass
 class VerifyReport:
     python: str
     environment: dict[str, Any]
-    mode: str  # "gpu" | "interpreter"
+    mode: VerifyMode
     checks: list[Check] = field(default_factory=list)
     bandwidth: dict[str, Any] | None = None
     targets: list[str] = field(default_factory=list)
@@ -123,13 +126,13 @@ def describe_active(triton: dict[str, Any]) -> str:
     return f"none ({error})"
 
 
-def choose_mode(environment: dict[str, Any]) -> str:
+def choose_mode(environment: dict[str, Any]) -> VerifyMode:
     """GPU when torch sees one; the interpreter otherwise. Pure."""
     torch = environment.get("torch") or {}
     return "gpu" if torch.get("gpu") else "interpreter"
 
 
-def require_packages(into: inside.InstallTarget, environment: dict[str, Any], mode: str) -> None:
+def require_packages(into: inside.InstallTarget, environment: dict[str, Any], mode: VerifyMode) -> None:
     """torch (both modes) and numpy (the interpreter computes with it): ToolMissing naming the fix."""
     needed = [("torch", environment.get("torch"), environment.get("torch_error"))]
     if mode == "interpreter":
@@ -144,7 +147,7 @@ def require_packages(into: inside.InstallTarget, environment: dict[str, Any], mo
             )
 
 
-def run_kernels(ctx: AppContext, python: Path, mode: str) -> tuple[list[Check], dict[str, Any] | None]:
+def run_kernels(ctx: AppContext, python: Path, mode: VerifyMode) -> tuple[list[Check], dict[str, Any] | None]:
     env: dict[str, str | None] = {"TRITON_INTERPRET": "1" if mode == "interpreter" else None}
     result = ctx.runner.capture(
         [python, inside.script("tritondev_kernels.py"), mode],

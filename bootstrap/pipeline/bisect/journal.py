@@ -12,7 +12,7 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, replace
 from pathlib import Path
-from typing import Any
+from typing import Any, Literal, cast
 
 from bootstrap.core.errors import UsageError
 from bootstrap.core.fsutil import parse_json
@@ -62,15 +62,19 @@ class BisectStep:
         }
 
 
+BisectKind = Literal["triton", "llvm"]
+BuildFailureMode = Literal["skip", "bad"]  # what a commit that does not build counts as
+
+
 @dataclass(frozen=True)
 class Journal:
-    kind: str  # "triton" | "llvm"
+    kind: BisectKind
     good_ref: str
     bad_ref: str
     range: CommitRange
     command: tuple[str, ...]
     cwd: str  # where the command runs (where the bisect was started)
-    build_failure: str  # "skip" | "bad"
+    build_failure: BuildFailureMode
     start: Mapping[str, Start]  # checkout name -> where it started
     steps: tuple[BisectStep, ...] = ()
     restored: bool = True  # the checkouts are at their starting commits with the starting build installed
@@ -123,9 +127,11 @@ class Journal:
         if not commits or not command:
             raise ValueError("no commits or no command")
         return Journal(
-            kind=_choice(data, "kind", KINDS), good_ref=_text(data, "good_ref"), bad_ref=_text(data, "bad_ref"),
+            kind=cast(BisectKind, _choice(data, "kind", KINDS)),  # _choice checked it is one of them
+            good_ref=_text(data, "good_ref"), bad_ref=_text(data, "bad_ref"),
             range=CommitRange(_sha(data, "good"), _sha(data, "bad"), commits, dict(pins)), command=command,
-            cwd=_text(data, "cwd"), build_failure=_choice(data, "build_failure", ("skip", "bad")),
+            cwd=_text(data, "cwd"),
+            build_failure=cast(BuildFailureMode, _choice(data, "build_failure", ("skip", "bad"))),
             start={name: _start(s) for name, s in starts.items()},
             steps=tuple(_step(s) for s in _list(data, "steps")),
             restored=_bool(data, "restored"), started=_number(data, "started"),

@@ -41,7 +41,15 @@ from bootstrap.pipeline.bisect.commits import (
     resolve,
     scratch_repository,
 )
-from bootstrap.pipeline.bisect.journal import BisectStep, Journal, read_journal, remove_journal, write_journal
+from bootstrap.pipeline.bisect.journal import (
+    BisectKind,
+    BisectStep,
+    BuildFailureMode,
+    Journal,
+    read_journal,
+    remove_journal,
+    write_journal,
+)
 from bootstrap.pipeline.bisect.restore import restore
 from bootstrap.pipeline.bisect.search import SearchState, Verdict, search
 from bootstrap.pipeline.bisect.steps import (
@@ -66,11 +74,11 @@ NAMES = {"triton": "triton", "llvm": "llvm-project"}  # bisect kind -> the check
 
 @dataclass(frozen=True)
 class BisectRequest:
-    kind: str  # "triton" | "llvm"
+    kind: BisectKind
     good: str
     bad: str
     command: tuple[str, ...]
-    build_failure: str  # "skip" | "bad"
+    build_failure: BuildFailureMode
     cwd: Path
 
 

@@ -16,6 +16,7 @@ import os
 import re
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Literal
 
 from bootstrap.core.errors import CommandFailed, ToolMissing
 from bootstrap.core.fsutil import read_json
@@ -41,12 +42,16 @@ class Tool:
         return {"name": self.name, "path": self.path, "version": self.version}
 
 
+Compiler = Literal["clang", "gcc"]
+Linker = Literal["lld", "default"]
+
+
 @dataclass(frozen=True)
 class Toolchain:
-    compiler: str  # "clang" or "gcc"
+    compiler: Compiler
     cc: Tool
     cxx: Tool
-    linker: str  # "lld" or "default"
+    linker: Linker
     lld: Tool | None
     ccache: Tool | None
     cmake: Tool
@@ -213,7 +218,7 @@ def _build_tools(runner: Runner, cmake_minimum: tuple[int, ...] | None) -> tuple
     return cmake, ninja
 
 
-def _compilers(runner: Runner, use_lld: bool, notices: list[str]) -> tuple[str, _Found, _Found, _Found | None]:
+def _compilers(runner: Runner, use_lld: bool, notices: list[str]) -> tuple[Compiler, _Found, _Found, _Found | None]:
     """(compiler family, cc, c++, ld.lld when it links): clang with lld, else gcc, else clang alone."""
     clang, clangxx, lld = _find(runner, "clang"), _find(runner, "clang++"), _find(runner, "ld.lld")
     gcc, gxx = _find(runner, "gcc"), _find(runner, "g++")

@@ -36,7 +36,7 @@ from bootstrap.core.settings_table import Settings
 from bootstrap.core.values import LLVM_SOURCE, llvm_kind_of
 from bootstrap.core.workspace import Workspace
 from bootstrap.git.adopt import check_clone, inspect_clone
-from bootstrap.git.checkouts import CheckoutReport, ensure_checkout
+from bootstrap.git.checkouts import CheckoutAction, CheckoutReport, ensure_checkout
 from bootstrap.git.history import History
 from bootstrap.git.layout import llvm_projects
 from bootstrap.git.pinned import Pins
@@ -73,7 +73,7 @@ TRITON_USER_ENV = (
 # Steps whose records live in <workspace>/state/steps (the LLVM steps keep theirs in the build folder).
 RECORDED_STEPS = ("purge", "triton-requirements", "triton-install", "verify")
 VENV_MARKER = "venv-creating"  # our venv creation started and has not finished
-ADOPTED = "adopted"  # the checkout action of your own clone (--triton-src)
+ADOPTED: CheckoutAction = "adopted"  # the checkout action of your own clone (--triton-src)
 TOOLS_CACHE = "tools.json"
 
 
