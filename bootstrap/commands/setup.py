@@ -60,7 +60,7 @@ def offer_the_clone_around(ctx: AppContext) -> None:
     from bootstrap.git.adopt import triton_checkout_around
 
     s = ctx.settings
-    if s.triton_src is not None or any(s.source_of(n) != "default" for n in ("triton_commit", "torch_ref")):
+    if s.triton_src is not None or any(s.source_of(n).given for n in ("triton_commit", "torch_ref")):
         return
     around = triton_checkout_around(Path.cwd(), ctx.runner.logging_to(None))
     if around is None or around.resolve() == (ctx.workspace.triton_src).resolve():
@@ -68,7 +68,9 @@ def offer_the_clone_around(ctx: AppContext) -> None:
     if sys.stdin.isatty() and sys.stderr.isatty() and not ctx.json:
         if typer.confirm(f"You are in the Triton checkout {around}. Build it as it stands (--triton-src) instead"
                          " of a new checkout of the pin?", default=False, err=True):
-            sources = {**s.sources, "triton_src": "cli:--triton-src"}
+            from bootstrap.core.settings_table import SettingSource, SourceKind
+
+            sources = {**s.sources, "triton_src": SettingSource.of(SourceKind.CLI, "--triton-src")}
             ctx.settings = dataclasses.replace(s, triton_src=around, sources=sources)
         return
     ui.note(f"you are in the Triton checkout {around}: `tritondev setup --triton-src {around}` builds it as it"

@@ -20,7 +20,7 @@ from bootstrap.core.interpreter import (
 )
 from bootstrap.core.runner import Runner
 from bootstrap.core.settings import load_settings
-from bootstrap.core.settings_table import BY_NAME, Settings
+from bootstrap.core.settings_table import BY_NAME, Settings, SourceKind
 from bootstrap.core.workspace import Workspace
 
 
@@ -128,7 +128,7 @@ def make_context(
     settings = load_settings(options or {})
 
     fixlines.remember_given({BY_NAME[name].option: str(getattr(settings, name)) for name in fixlines.TARGET_SETTINGS
-                             if settings.source_of(name).startswith("cli:")})
+                             if settings.source_of(name).kind is SourceKind.CLI})
     workspace = Workspace(settings.workspace)
     CURRENT.workspace = workspace.root
     CURRENT.writes_logs = logs

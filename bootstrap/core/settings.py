@@ -22,7 +22,17 @@ from bootstrap.core import remembered
 from bootstrap.core.errors import ConfigError
 from bootstrap.core.redact import redact
 from bootstrap.core.settings_file import read_workspace_file
-from bootstrap.core.settings_table import BY_NAME, CONFIG_FILE, ENV_PREFIX, SETTINGS, WORKSPACE_ENV, Settings
+from bootstrap.core.settings_table import (
+    BY_NAME,
+    CONFIG_FILE,
+    DEFAULT_SOURCE,
+    ENV_PREFIX,
+    SETTINGS,
+    WORKSPACE_ENV,
+    Settings,
+    SettingSource,
+    SourceKind,
+)
 from bootstrap.core.settings_values import coerce
 from bootstrap.core.suggest import did_you_mean
 
@@ -70,7 +80,7 @@ def load_settings(
     cli = {k: v for k, v in (cli or {}).items() if v is not None}
     environ = os.environ if environ is None else environ
     values: dict[str, Any] = {}
-    sources: dict[str, str] = {}
+    sources: dict[str, SettingSource] = {}
 
     for key in cli:
         if key not in BY_NAME:
@@ -79,10 +89,10 @@ def load_settings(
     # The workspace decides where the file is, so it is resolved first and cannot come from the file.
     if "workspace" in cli:
         workspace = coerce(BY_NAME["workspace"], cli["workspace"], "--workspace")
-        sources["workspace"] = "cli:--workspace"
+        sources["workspace"] = SettingSource.of(SourceKind.CLI, "--workspace")
     elif environ.get(WORKSPACE_ENV):
         workspace = coerce(BY_NAME["workspace"], environ[WORKSPACE_ENV], WORKSPACE_ENV)
-        sources["workspace"] = f"env:{WORKSPACE_ENV}"
+        sources["workspace"] = SettingSource.of(SourceKind.ENV, WORKSPACE_ENV)
     else:
         workspace = _default_workspace()
     values["workspace"] = workspace
@@ -106,19 +116,18 @@ def load_settings(
                 fix=f"remove or rename '{key}'; valid keys: {', '.join(file_keys)}",
             )
         values[norm] = coerce(BY_NAME[norm], raw, str(file_path))
-        sources[norm] = f"file:{file_path}"
+        sources[norm] = SettingSource.of(SourceKind.FILE, str(file_path))
 
     _environment_and_options(values, sources, cli, environ)
     remembered.drop_replaced(values, sources)
-    if values.get("torch_ref") and values.get("triton_commit") and sources.get("torch_ref", "").startswith(
-        "cli"
-    ) and sources.get("triton_commit", "").startswith("cli"):
+    both_given = all(sources.get(n, DEFAULT_SOURCE).kind is SourceKind.CLI for n in ("torch_ref", "triton_commit"))
+    if values.get("torch_ref") and values.get("triton_commit") and both_given:
         raise ConfigError("--torch-ref and --triton-commit exclude each other", fix="give only one of them")
     _refuse_a_commit_with_a_clone(values, sources)
     return Settings(**values, sources=sources)
 
 
-def _environment_and_options(values: dict[str, Any], sources: dict[str, str], cli: Mapping[str, Any],
+def _environment_and_options(values: dict[str, Any], sources: dict[str, SettingSource], cli: Mapping[str, Any],
                              environ: Mapping[str, str]) -> None:
     """TRITONDEV_* variables, then command-line options, over what the lower levels set."""
     known_env = {s.env_var for s in SETTINGS} | set(SCRIPT_VARIABLES)
@@ -133,24 +142,24 @@ def _environment_and_options(values: dict[str, Any], sources: dict[str, str], cl
             continue
         if setting.env_var in environ:
             values[setting.name] = coerce(setting, environ[setting.env_var], setting.env_var)
-            sources[setting.name] = f"env:{setting.env_var}"
+            sources[setting.name] = SettingSource.of(SourceKind.ENV, setting.env_var)
         if setting.name in cli:
             values[setting.name] = coerce(setting, cli[setting.name], setting.option)
-            sources[setting.name] = f"cli:{setting.option}"
+            sources[setting.name] = SettingSource.of(SourceKind.CLI, setting.option)
 
 
-def _refuse_a_commit_with_a_clone(values: dict[str, Any], sources: dict[str, str]) -> None:
+def _refuse_a_commit_with_a_clone(values: dict[str, Any], sources: dict[str, SettingSource]) -> None:
     """An adopted clone is built at its own HEAD, so it and a Triton commit (or torch ref) are one
     choice: the one given at the higher level (option > variable > file > remembered) wins, and both
     at the same level ask for two things at once (exit 2)."""
     if not values.get("triton_src"):
         return
-    rank = {"cli": 4, "env": 3, "file": 2, "workspace": 1}
-    mine = rank.get(sources.get("triton_src", "").split(":", 1)[0], 0)
+    rank = {SourceKind.CLI: 4, SourceKind.ENV: 3, SourceKind.FILE: 2, SourceKind.WORKSPACE: 1}
+    mine = rank.get(sources.get("triton_src", DEFAULT_SOURCE).kind, 0)
     for name in ("triton_commit", "torch_ref"):
         if not values.get(name):
             continue
-        theirs = rank.get(sources.get(name, "").split(":", 1)[0], 0)
+        theirs = rank.get(sources.get(name, DEFAULT_SOURCE).kind, 0)
         option = "--" + name.replace("_", "-")
         if theirs == mine:
             raise ConfigError(f"--triton-src builds your clone at its own HEAD; {option} chooses another commit",

@@ -6,6 +6,7 @@ import dataclasses
 import typing
 from collections.abc import Mapping
 from dataclasses import dataclass, field, fields
+from enum import Enum
 from pathlib import Path
 from typing import Any
 
@@ -36,6 +37,44 @@ _MAX_INT = 2**31 - 1
 
 # More parallel jobs than any machine has cores is a typo (jobs = 10**29), not a wish.
 MAX_JOBS = 4096
+
+
+class SourceKind(Enum):
+    """Where a setting's value came from, lowest precedence first."""
+
+    DEFAULT = "default"
+    WORKSPACE = "workspace"  # remembered from how the workspace was set up (core.remembered)
+    FILE = "file"
+    ENV = "env"
+    CLI = "cli"
+
+
+class SettingSource(str):
+    """A setting's source: its kind and the detail (the file, variable or option), as one text, the form
+    `config show` and --json print: "default", "workspace:<path>", "file:<path>", "env:<VAR>",
+    "cli:<--option>"."""
+
+    __slots__ = ()
+
+    @classmethod
+    def of(cls, kind: SourceKind, detail: str = "") -> SettingSource:
+        return cls(kind.value if kind is SourceKind.DEFAULT else f"{kind.value}:{detail}")
+
+    @property
+    def kind(self) -> SourceKind:
+        return SourceKind(self.partition(":")[0])
+
+    @property
+    def detail(self) -> str:
+        return self.partition(":")[2]
+
+    @property
+    def given(self) -> bool:
+        """Given by the user (anywhere but the default)."""
+        return self.kind is not SourceKind.DEFAULT
+
+
+DEFAULT_SOURCE = SettingSource.of(SourceKind.DEFAULT)
 
 
 @dataclass(frozen=True)
@@ -229,11 +268,10 @@ class Settings:
             " from this machine instead of downloads, and the tools are then placed where Triton looks for them"
         ),
     )
-    # name -> "default" | "file:<path>" | "env:<VAR>" | "cli:<--option>"
-    sources: Mapping[str, str] = field(default_factory=dict, compare=False)
+    sources: Mapping[str, SettingSource] = field(default_factory=dict, compare=False)  # name -> where from
 
-    def source_of(self, name: str) -> str:
-        return self.sources.get(name, "default")
+    def source_of(self, name: str) -> SettingSource:
+        return self.sources.get(name, DEFAULT_SOURCE)
 
 
 def _one_of(choices: tuple[str, ...]) -> str:

@@ -65,7 +65,7 @@ def repository_url(settings: Settings, name: str, default: str) -> str:
     field = URL_SETTINGS.get(name)
     if field is not None:
         value = getattr(settings, field)
-        if value and settings.source_of(field) != "default":
+        if value and settings.source_of(field).given:
             return str(value)
     if settings.mirror is not None:
         path = settings.mirror / f"{name}.git"

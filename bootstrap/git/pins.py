@@ -302,7 +302,7 @@ def _triton_location(ctx: AppContext, choice: _TritonChoice, notes: list[str]) -
     """The Triton repository: the user's URL or mirror; else ROCm's fork for a triton-rocm.txt pin."""
     settings = ctx.settings
     if choice.rocm_fork:
-        if settings.source_of("triton_url") == "default" and settings.mirror is None:
+        if not settings.source_of("triton_url").given and settings.mirror is None:
             notes.append("PyTorch before 2.5 built ROCm wheels from the ROCm fork of Triton (triton-rocm.txt)")
             return validate_repo_url(ROCM_TRITON_URL, "Triton URL")
         notes.append("triton-rocm.txt names a commit of the ROCm fork (ROCm/triton): the Triton URL must have it")

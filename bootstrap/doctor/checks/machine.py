@@ -144,7 +144,7 @@ def _auto_decision(facts: Facts) -> tuple[AutoDecision | None, str | None]:
     except MismatchError as exc:
         no_package = no_package_reason(exc)
     decision = plan_auto(pin=pin, url=url, no_package=no_package, offline=settings.offline,
-                         url_given=settings.source_of("llvm_prebuilt_url") != "default",
+                         url_given=settings.source_of("llvm_prebuilt_url").given,
                          memory=read_memory(workspace.state))
     return (None if decision.ask else decision), pin
 

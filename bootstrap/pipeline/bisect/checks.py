@@ -94,7 +94,7 @@ def urls(ctx: AppContext) -> dict[str, str]:
     s, found = ctx.settings, {}
     for name in ("triton", "llvm-project"):
         field = URL_SETTINGS[name]
-        if s.source_of(field) != "default" or s.source_of("mirror") != "default":
+        if s.source_of(field).given or s.source_of("mirror").given:
             found[field] = repository_url(s, name, str(getattr(s, field) or ""))
             continue
         origin = ctx.runner.logging_to(None).capture(["git", "-C", str(ctx.workspace.src / name), "remote", "get-url",

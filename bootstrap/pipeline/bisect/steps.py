@@ -32,6 +32,7 @@ from typing import TYPE_CHECKING
 from bootstrap.core.errors import CheckFailed, CommandFailed, MismatchError, ToolMissing
 from bootstrap.core.redact import redact
 from bootstrap.core.runner import Runner
+from bootstrap.core.settings_table import SettingSource, SourceKind
 from bootstrap.env.exports import collect_variables
 from bootstrap.git.moves import guarded_move
 from bootstrap.pipeline.bisect.search import Verdict
@@ -102,7 +103,7 @@ def llvm_built(runner: Runner) -> bool:
 def step_context(ctx: AppContext, runner: Runner, **settings: object) -> AppContext:
     """`ctx` with its own runner (logs of this step) and settings changed as if given on the command line."""
     sources = dict(ctx.settings.sources)
-    sources.update({name: f"cli:--{name.replace('_', '-')}" for name in settings})
+    sources.update({name: SettingSource.of(SourceKind.CLI, f"--{name.replace('_', '-')}") for name in settings})
     changed = dataclasses.replace(ctx.settings, **settings, sources=sources)  # type: ignore[arg-type]
     return dataclasses.replace(ctx, settings=changed, runner=runner)
 

@@ -320,7 +320,7 @@ def _observe_auto(settings: Settings, pins: Pins, info_text: str | None, environ
     except MismatchError as exc:
         why_not = no_package_reason(exc)
     outcome = observe_auto(state or Path("/nonexistent"), pins.llvm_commit, package.url if package else None, why_not,
-                           offline=settings.offline, url_given=settings.source_of("llvm_prebuilt_url") != "default",
+                           offline=settings.offline, url_given=settings.source_of("llvm_prebuilt_url").given,
                            dry_run=dry_run or state is None)
     if outcome.decision.choice == LLVM_PREBUILT and package is not None:
         return _prebuilt(package, version, outcome.decision)

@@ -152,7 +152,7 @@ def run_build(ctx: AppContext, target: str | None, console: Console | None) -> d
     how = BuildEnv(remote_env(ctx.settings.ccache_remote, state.ccache, ws.root),
                    *distcc_for_build(ctx, state, console))
     install = state.install
-    if ctx.settings.source_of("sanitize") != "default":  # else the sanitizer setup built with stays
+    if ctx.settings.source_of("sanitize").given:  # else the sanitizer setup built with stays
         install = with_sanitizer(state.install, ctx.settings.sanitize)
     summary: list[str] = []
     counts: dict[str, object] = {}

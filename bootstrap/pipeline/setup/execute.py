@@ -214,7 +214,7 @@ def _checkout(run: Execution, step: PlannedStep) -> str | None:
     except CommandFailed as exc:
         if facts.name != "llvm-project" or not forks.not_in_repository(exc):
             raise
-        if s.source_of("llvm_url") != "default" or s.mirror is not None:  # the user's choice: theirs to change
+        if s.source_of("llvm_url").given or s.mirror is not None:  # the user's choice: theirs to change
             raise _name_a_fork(run, exc) from None
         layout = run.facts.pins.layout
         tried = forks.candidates(layout.llvm_repository, layout.llvm_forks, url)
