@@ -77,26 +77,25 @@ def offer_the_clone_around(ctx: AppContext) -> None:
             " stands (this run makes its own checkout of the pin)")
 
 
-def render(report: object) -> None:
+def render(report: SetupReport) -> None:
     """Human output: the plan under --dry-run, else what each step did, on stdout."""
     from rich.markup import escape
     from rich.table import Table
 
     from bootstrap.core import ui
-    from bootstrap.pipeline.setup.report import SetupReport
 
-    assert isinstance(report, SetupReport)
     out = ui.out()
     for notice in report.notices:
         ui.warn(notice)
     jobs, tools = report.jobs, report.toolchain
-    linker = "lld" if tools.get("linker") == "lld" else "the default linker"
-    ccache = "ccache" if tools.get("ccache") else "no ccache"
+    linker = "lld" if tools is not None and tools.linker == "lld" else "the default linker"
+    ccache = "ccache" if tools is not None and tools.ccache else "no ccache"
     if report.distcc.get("used"):
         ccache += f" with distcc on {report.distcc['used']}"
     llvm_build = report.llvm_build or "known once the pins resolve"
+    compiler = tools.compiler if tools is not None else None
     plan = (
-        f"# build: {tools.get('compiler')} with {linker}, {ccache}; {jobs.get('compile')} compile and"
+        f"# build: {compiler} with {linker}, {ccache}; {jobs.get('compile')} compile and"
         f" {jobs.get('link')} link jobs ({jobs.get('reason')}); LLVM build {llvm_build}"
     )
     llvm = describe_llvm(report.llvm)

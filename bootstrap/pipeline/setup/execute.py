@@ -334,7 +334,7 @@ HANDLERS: dict[str, Callable[[Execution, PlannedStep], str | None]] = {
 def start_report(ctx: AppContext, facts: SetupFacts, plan: SetupPlan) -> SetupReport:
     return SetupReport(
         workspace=ctx.workspace.root, dry_run=ctx.dry_run, pins=facts.pins.to_json(),
-        toolchain=facts.toolchain.to_json(), jobs={**plan.jobs.to_json(), **facts.resources.to_json()},
+        toolchain=facts.toolchain, jobs={**plan.jobs.to_json(), **facts.resources.to_json()},
         presets=plan.presets.to_json(), llvm_build=str(plan.llvm.build), llvm_reused_from=plan.llvm.reused_from,
         target_python=str(plan.python), notices=list(plan.notices),
         llvm={**facts.llvm_source.to_json(), "build": str(plan.llvm.build)},

@@ -9,6 +9,7 @@ from bootstrap.core.errors import TritondevError
 from bootstrap.core.runner import PlannedCommand
 from bootstrap.pipeline.ccache.stats import CcacheDelta
 from bootstrap.pipeline.distcc.client import DistccCounts
+from bootstrap.pipeline.host.toolchain import Toolchain
 from bootstrap.pipeline.setup.records import StepOutcome, StepStatus
 
 
@@ -17,7 +18,7 @@ class SetupReport:
     workspace: Path
     dry_run: bool
     pins: dict[str, object] = field(default_factory=dict)
-    toolchain: dict[str, object] = field(default_factory=dict)
+    toolchain: Toolchain | None = None
     jobs: dict[str, object] = field(default_factory=dict)
     presets: dict[str, object] = field(default_factory=dict)
     llvm_build: str = ""
@@ -50,7 +51,7 @@ class SetupReport:
             "up_to_date": self.up_to_date,
             "pins": self.pins,
             "target_python": self.target_python,
-            "toolchain": self.toolchain,
+            "toolchain": self.toolchain.to_json() if self.toolchain is not None else {},
             "jobs": self.jobs,
             "llvm_build": self.llvm_build,
             "llvm_reused_from": self.llvm_reused_from,
