@@ -42,12 +42,11 @@ def build(ctx: AppContext, target: Target = None) -> None:
         with ctx.workspace.lock("build"):
             result = run_build(ctx, target, ui.err())
     if ctx.json:
-        ui.emit_json(result)
+        ui.emit_json(result.to_json())
         return
     out = ui.out()
-    summary = result.get("summary", [])
-    for line in summary if isinstance(summary, list) else []:
-        out.print(str(line), markup=False)  # paths and messages: text, never markup
+    for line in result.summary:
+        out.print(line, markup=False)  # paths and messages: text, never markup
 
 
 def register(app: typer.Typer) -> None:

@@ -145,5 +145,4 @@ def _build_triton_opt(ctx: AppContext) -> list[dict[str, object]]:
     else:
         with ctx.workspace.lock("build"):
             result = run_build(ctx, "triton-opt", ui.err())
-    commands = result.get("commands", [])
-    return list(commands) if isinstance(commands, list) else []
+    return [c.to_json() for c in result.commands]

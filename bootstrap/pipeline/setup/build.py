@@ -22,6 +22,7 @@ from typing import TYPE_CHECKING, Any
 
 from bootstrap.core.distcc_hosts import is_off
 from bootstrap.core.errors import ToolMissing, UsageError
+from bootstrap.core.runner import PlannedCommand
 from bootstrap.core.suggest import close_matches
 from bootstrap.git.moves import inspect_checkout
 from bootstrap.pipeline.ccache.remote import remote_env
@@ -133,7 +134,26 @@ def reinstall_with_flags(ctx: AppContext, state: SetupState, install: Command, b
     return reasons
 
 
-def run_build(ctx: AppContext, target: str | None, console: Console | None) -> dict[str, object]:
+@dataclass(frozen=True)
+class BuildResult:
+    """What `tritondev build` did: its target, why it reinstalled (if it did), the commands it ran, the
+    ccache/distcc figures and the lines it says."""
+
+    workspace: Path
+    build_dir: Path
+    target: str | None
+    reasons: list[str]  # why Triton was installed again; empty: the editable install was kept
+    commands: list[PlannedCommand]
+    counts: dict[str, object]  # ccache's (and distcc's) figures of the ninja run, as JSON
+    summary: list[str]
+
+    def to_json(self) -> dict[str, object]:
+        return {"workspace": str(self.workspace), "build_dir": str(self.build_dir), "target": self.target,
+                "reinstalled": bool(self.reasons), "reasons": self.reasons,
+                "commands": [c.to_json() for c in self.commands], **self.counts, "summary": self.summary}
+
+
+def run_build(ctx: AppContext, target: str | None, console: Console | None) -> BuildResult:
     """ninja in setup's Triton build folder (optionally one target); pip install only when needed."""
     ws = ctx.workspace
     state = read_state(ws.state)
@@ -165,16 +185,7 @@ def run_build(ctx: AppContext, target: str | None, console: Console | None) -> d
         reasons = install_if_needed(ctx, state, console, how.env("triton-install")) if target is None else []
     summary.append(f"built {target or 'all targets'} in {build_dir}")
     summary.append("reinstalled: " + "; ".join(reasons) if reasons else "install unchanged (editable install)")
-    return {
-        "workspace": str(ws.root),
-        "build_dir": str(build_dir),
-        "target": target,
-        "reinstalled": bool(reasons),
-        "reasons": reasons,
-        "commands": [c.to_json() for c in commands_of(ctx.runner.history[first:])],
-        **counts,
-        "summary": summary,
-    }
+    return BuildResult(ws.root, build_dir, target, reasons, commands_of(ctx.runner.history[first:]), counts, summary)
 
 
 @dataclass(frozen=True)
