@@ -111,9 +111,9 @@ def reset(ctx: AppContext) -> None:
         with ctx.workspace.lock("bisect"):
             result = bisect.reset(ctx, None if ctx.json and not ctx.verbose else ui.err())
     if ctx.json:
-        ui.emit_json(result)
+        ui.emit_json(result.to_json())
         return
-    ui.out().print(str(result["message"]))
+    ui.out().print(result.message)
 
 
 def register(app: typer.Typer) -> None:

@@ -252,20 +252,37 @@ def _bring_range(ctx: AppContext, journal: Journal, links: Mapping[str, str]) ->
         import_range(ctx.runner, moved, scratch)
 
 
-def reset(ctx: AppContext, console: Console | None) -> dict[str, object]:
+@dataclass(frozen=True)
+class ResetOutcome:
+    """What `bisect reset` did: nothing (no bisect recorded), or the checkouts put back and the bisect
+    forgotten."""
+
+    message: str
+    steps: int = 0  # the steps the forgotten bisect had made
+    restored_now: bool = False  # this reset put things back (not an earlier end of the bisect)
+    start: dict[str, str] | None = None  # checkout -> the commit it is back at; None: nothing to reset
+    restored: Restored | None = None  # where each checkout is now
+
+    def to_json(self) -> dict[str, object]:
+        if self.start is None:
+            return {"reset": False, "message": self.message}
+        return {"reset": True, "restored_now": self.restored_now, "steps": self.steps, "start": self.start,
+                "restored": self.restored.to_json() if self.restored else None, "message": self.message}
+
+
+def reset(ctx: AppContext, console: Console | None) -> ResetOutcome:
     """Put the checkouts and the starting build back (if a stopped bisect left them moved); forget it."""
     journal = read_journal(ctx.workspace.state) if ctx.workspace.state.is_dir() else None
     if journal is None:
-        return {"reset": False, "message": "no bisect in progress: nothing to reset"}
+        return ResetOutcome("no bisect in progress: nothing to reset")
     refuse_dirty(ctx, journal.kind)
     was_restored = journal.restored
     journal = _restore(ctx, journal, urls(ctx), console)
     _finish(ctx, journal)
     clone, worktree = adopted_clone(ctx), worktree_path(ctx)
     where = restored_of(journal, clone, worktree, clone is not None and os.path.lexists(worktree))
-    return {"reset": True, "restored_now": not was_restored, "steps": len(journal.steps),
-            "start": {name: s.commit for name, s in journal.start.items()}, "restored": where.to_json(),
-            "message": f"bisect forgotten; {where.text()}"}
+    return ResetOutcome(f"bisect forgotten; {where.text()}", len(journal.steps), not was_restored,
+                        {name: s.commit for name, s in journal.start.items()}, where)
 
 
 def _drive(ctx: AppContext, journal: Journal, check: Check, links: Mapping[str, str],
