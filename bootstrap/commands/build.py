@@ -36,11 +36,8 @@ def build(ctx: AppContext, target: Target = None) -> None:
 
         raise UsageError(f"no finished `tritondev setup` in workspace {ctx.workspace.root}",
                          fix="run `tritondev setup` first")
-    if ctx.dry_run:
+    with ctx.changing("build"):
         result = run_build(ctx, target, ui.err())
-    else:
-        with ctx.workspace.lock("build"):
-            result = run_build(ctx, target, ui.err())
     if ctx.json:
         ui.emit_json(result.to_json())
         return

@@ -30,11 +30,8 @@ def setup(ctx: AppContext) -> None:
     console = ui.err()
     offer_the_clone_around(ctx)
     precheck(ctx)  # bad input stops here, before the lock creates the workspace
-    if ctx.dry_run:
+    with ctx.changing("setup"):
         report = run_setup(ctx, console)
-    else:
-        with ctx.workspace.lock("setup"):
-            report = run_setup(ctx, console)
     if ctx.json:
         ui.emit_json(report.to_json())
     else:

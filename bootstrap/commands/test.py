@@ -128,7 +128,9 @@ def _lit_pattern(ctx: AppContext, pattern: str) -> None:
 
     build = find_build(ctx.workspace.root, ctx.workspace.state)
     env = runtime_env(build, os.environ)
-    _build_triton_opt(ctx)
+    from bootstrap.ir.tritonopt import build_triton_opt
+
+    build_triton_opt(ctx)
     state = read_state(ctx.workspace.state)
     program = littests.lit_program(build.build_dir, state.python if state else None)
     argv = [program, *littests.lit_arguments(build.triton_src / "test", build.build_dir, pattern)]
@@ -158,17 +160,6 @@ def _lit_pattern(ctx: AppContext, pattern: str) -> None:
                           reported=ctx.json)
     raise CommandFailed(argv, result.returncode, None, lines[-20:],
                         fix="the lines above say why; `tritondev build --target triton-opt` shows build errors alone")
-
-
-def _build_triton_opt(ctx: AppContext) -> None:
-    from bootstrap.core import ui
-    from bootstrap.pipeline.setup.build import run_build
-
-    if ctx.dry_run:
-        run_build(ctx, "triton-opt", ui.err())
-        return
-    with ctx.workspace.lock("build"):
-        run_build(ctx, "triton-opt", ui.err())
 
 
 def register(app: typer.Typer) -> None:

@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import dataclasses
+from collections.abc import Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -99,6 +101,16 @@ class AppContext:
     def use_interpreter(self, executable: Path, origin: str) -> None:
         """Point this command at a known interpreter (e.g. the one setup installed into)."""
         self._choice, self._target = (executable, origin), None
+
+    @contextmanager
+    def changing(self, command: str) -> Iterator[None]:
+        """The workspace lock for a command that changes it (`command` names the holder); under --dry-run,
+        which changes nothing, no lock and no workspace created."""
+        if self.dry_run:
+            yield
+            return
+        with self.workspace.lock(command):
+            yield
 
     def with_runner(self, runner: Runner) -> AppContext:
         """This context with another runner (one derived from its own); the target chosen so far is kept."""

@@ -22,11 +22,10 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from bootstrap.core import ui
 from bootstrap.core.errors import UsageError
 from bootstrap.core.fsutil import read_regular_text
 from bootstrap.core.writes import replace_text
-from bootstrap.pipeline.setup.build import run_build
+from bootstrap.ir.tritonopt import build_triton_opt
 from bootstrap.pipeline.setup.built import find_build
 from bootstrap.pipeline.setup.state import read_state
 
@@ -142,11 +141,7 @@ def run_update(ctx: AppContext, path: Path) -> UpdateResult:
     except OSError:
         makefile = None
     plan = plan_update(target, checkout, makefile)
-    if ctx.dry_run:
-        run_build(ctx, "triton-opt", ui.err())
-    else:
-        with ctx.workspace.lock("build"):
-            run_build(ctx, "triton-opt", ui.err())
+    build_triton_opt(ctx)
     fix = "the lines above say why: the pass failed on the test's input, or the checks could not be placed"
     # Both only print (probes): they run under --dry-run too, which then shows the diff and writes nothing.
     output = ctx.runner.capture(plan.opt_argv(build.triton_opt), step="lit-update", cwd=checkout, fix=fix).stdout

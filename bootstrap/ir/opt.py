@@ -7,7 +7,6 @@ import os
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from bootstrap.core import ui
 from bootstrap.core.context import AppContext
 from bootstrap.core.errors import ExternalError, ToolMissing, UsageError
 from bootstrap.ir.dumps import latest_dump, load_dump, require_passes
@@ -23,7 +22,7 @@ from bootstrap.ir.replay import (
     tail,
     write_inputs,
 )
-from bootstrap.pipeline.setup.build import run_build
+from bootstrap.ir.tritonopt import build_triton_opt
 from bootstrap.pipeline.setup.built import TritonBuild, find_build, runtime_env
 from bootstrap.pipeline.setup.state import read_state
 
@@ -81,7 +80,7 @@ def run_opt(ctx: AppContext, request: OptRequest) -> OptOutcome:
     replay.command = command_for(replay, build.triton_opt if build else Path("triton-opt"))
     commands: list[dict[str, object]] = []
     if build is not None and not build.triton_opt.is_file():
-        commands = _build_triton_opt(ctx)
+        commands = [c.to_json() for c in build_triton_opt(ctx).commands]
     write_inputs(replay, dump_path)
     if not ctx.dry_run:
         if build is None or not build.triton_opt.is_file():
@@ -136,13 +135,3 @@ def _index(ctx: AppContext) -> PassIndex:
     triton = state.triton_src if state is not None else ctx.workspace.triton_src
     roots = [p for p in (triton, ctx.workspace.llvm_src / "mlir") if p.is_dir()]
     return PassIndex(roots)
-
-
-def _build_triton_opt(ctx: AppContext) -> list[dict[str, object]]:
-    """`tritondev build --target triton-opt` (shown, not run, under --dry-run); the commands it ran."""
-    if ctx.dry_run:
-        result = run_build(ctx, "triton-opt", ui.err())
-    else:
-        with ctx.workspace.lock("build"):
-            result = run_build(ctx, "triton-opt", ui.err())
-    return [c.to_json() for c in result.commands]

@@ -14,7 +14,10 @@ import re
 from collections.abc import Sequence
 from pathlib import Path
 
+from bootstrap.core import ui
+from bootstrap.core.context import AppContext
 from bootstrap.ir.dumps import Stage
+from bootstrap.pipeline.setup.build import BuildResult, run_build
 
 _PIPELINE = re.compile(r'mlir_reproducer\s*:\s*\{[^}]*?pipeline\s*:\s*"((?:[^"\\]|\\.)*)"', re.S)
 
@@ -85,3 +88,10 @@ def pipeline_passes(pipeline: str) -> list[str]:
     if word:
         passes.append(word)
     return passes
+
+
+def build_triton_opt(ctx: AppContext) -> BuildResult:
+    """`tritondev build --target triton-opt`, the one way `opt`, `test lit` and `test lit --update` get
+    the workspace's triton-opt (under the lock; shown, not run, under --dry-run)."""
+    with ctx.changing("build"):
+        return run_build(ctx, "triton-opt", ui.err())

@@ -110,11 +110,9 @@ def run_restore(ctx: AppContext, request: RestoreRequest) -> RestoreOutcome:
         target = ctx.target_python()
     refuse_system(target, request.system)
     steps = plan_restore(run.removed, installed_versions(target))
-    if ctx.dry_run:
-        report = execute_restore(run, steps, target, ctx.runner, journal_path)
-    else:
-        with ctx.workspace.lock("purge"):
-            report = execute_restore(run, steps, target, ctx.runner.logging_to(ctx.workspace.logs), journal_path)
+    runner = ctx.runner if ctx.dry_run else ctx.runner.logging_to(ctx.workspace.logs)  # logs begin under the lock
+    with ctx.changing("purge"):
+        report = execute_restore(run, steps, target, runner, journal_path)
     return RestoreOutcome(journal_path, run, report, ctx.dry_run, restore_failed(report))
 
 
