@@ -14,7 +14,7 @@ from bootstrap.core.errors import CommandFailed, ConfigError, ExternalError
 from bootstrap.core.redact import redact, without_credentials
 from bootstrap.core.runner import Runner
 from bootstrap.git.rawfiles import offline
-from bootstrap.git.refs import SHA_RE, is_commit_like
+from bootstrap.git.refs import FETCHED_REF_PREFIX, SHA_RE, is_commit_like
 
 
 class RefNotFound(ConfigError):
@@ -175,7 +175,7 @@ class GitFetchReader:
             "origin",
             "--end-of-options",
         ]
-        target = f"refs/tritondev/fetched/{_ref_key(self.ref)}"
+        target = f"{FETCHED_REF_PREFIX}{_ref_key(self.ref)}"
         result = self.runner.capture(
             ["git", *args, f"+{self.ref}:{target}"], step=self.step, check=False, timeout=900
         )

@@ -40,7 +40,6 @@ from bootstrap.git.history import (
 )
 from bootstrap.git.moves import (
     PARTIAL_MARK,
-    PIN_REF_PREFIX,
     git_out,
     guarded_move,
     has_commit,
@@ -48,7 +47,7 @@ from bootstrap.git.moves import (
     refuse_overwriting_ignored,
     shown_names,
 )
-from bootstrap.git.refs import validate_commit, validate_repo_url
+from bootstrap.git.refs import PIN_REF_PREFIX, validate_commit, validate_repo_url
 
 __all__ = ["CheckoutReport", "ensure_checkout", "inspect_checkout", "repository_url"]
 

@@ -17,10 +17,10 @@ from bootstrap.core.errors import DirtyCheckout, WouldLoseData
 from bootstrap.core.runner import Runner
 from bootstrap.git.history import checked_out_commit
 from bootstrap.git.local_changes import local_changes
+from bootstrap.git.refs import PIN_REF_PREFIX
 
 # Where each pinned commit is remembered inside a checkout, so that an earlier pin (often on a
 # release branch we never fetched as a branch) is not mistaken for a local commit.
-PIN_REF_PREFIX = "refs/tritondev/pins/"
 # In <dest>.partial while a new clone is assembled there: only a folder holding it (or an empty one)
 # is ever deleted as the leftover of an interrupted clone. A clone renamed into place keeps it until
 # the last moment, so it is ours, never the user's local work.

@@ -32,10 +32,9 @@ from bootstrap.core.redact import redact
 from bootstrap.core.runner import Runner
 from bootstrap.git.blobs import LocalRepoReader, git_dir_of
 from bootstrap.git.layout import LLVM_BUILD_INFO, LLVM_HASH, LLVM_INFO, llvm_pin
-from bootstrap.git.refs import SHA_RE, is_commit_like, validate_ref
+from bootstrap.git.refs import BISECT_REF_PREFIX, PIN_REF_PREFIX, SHA_RE, is_commit_like, validate_ref
 
 STEP = "bisect-range"
-REF_PREFIX = "refs/tritondev/bisect/"
 PIN_FILES = (LLVM_INFO, LLVM_HASH, LLVM_BUILD_INFO)
 _SHALLOW_MARGIN = 24 * 3600  # a day of clock skew between --good and the first commit after it
 
@@ -205,15 +204,15 @@ def fetch_range(scratch: _Scratch, url: str, good: str, bad: str) -> None:
     no more than that range's dates when it is not."""
     for sha, name in ((good, "good"), (bad, "bad")):
         if not scratch.has(sha):
-            _fetch(scratch, url, sha, REF_PREFIX + name, f"--{name}", None)
-        scratch.git("update-ref", REF_PREFIX + name, sha)
+            _fetch(scratch, url, sha, BISECT_REF_PREFIX + name, f"--{name}", None)
+        scratch.git("update-ref", BISECT_REF_PREFIX + name, sha)
     if not scratch.shallow:
         return
     good_date, bad_date = (int(scratch.git("log", "-1", "--format=%ct", sha).strip() or 0) for sha in (good, bad))
     if bad_date < good_date - _SHALLOW_MARGIN:
         raise _not_ancestor(good, bad)
     scratch.since = good_date - _SHALLOW_MARGIN
-    _fetch(scratch, url, bad, REF_PREFIX + "bad", "--bad", scratch.since)
+    _fetch(scratch, url, bad, BISECT_REF_PREFIX + "bad", "--bad", scratch.since)
 
 
 def _not_ancestor(good: str, bad: str) -> UsageError:
@@ -260,7 +259,7 @@ def import_range(runner: Runner, checkout: Path, scratch: _Scratch) -> None:
     deepen = [f"--shallow-since={scratch.since}"] if scratch.since is not None else []
     runner.run(["git", "-C", str(checkout), "fetch", "--quiet", "--no-tags", "--no-write-fetch-head",
                 "--update-shallow", *deepen, "--end-of-options", str(scratch.repo),
-                f"+{REF_PREFIX}good:{REF_PREFIX}good", f"+{REF_PREFIX}bad:{REF_PREFIX}bad"], step=STEP)
+                *(f"+{BISECT_REF_PREFIX}{end}:{BISECT_REF_PREFIX}{end}" for end in ("good", "bad"))], step=STEP)
 
 
 def missing(runner: Runner, checkout: Path, shas: Sequence[str]) -> list[str]:
@@ -273,8 +272,8 @@ def missing(runner: Runner, checkout: Path, shas: Sequence[str]) -> list[str]:
 
 def drop_refs(runner: Runner, checkout: Path, keep: Sequence[str]) -> None:
     """Remove refs/tritondev/bisect/* and the pin refs the bisect's steps added (not those in `keep`)."""
-    listing = runner.capture(["git", "-C", str(checkout), "for-each-ref", "--format=%(refname)", REF_PREFIX,
-                          "refs/tritondev/pins/"], step=STEP, check=False).stdout.split()
+    listing = runner.capture(["git", "-C", str(checkout), "for-each-ref", "--format=%(refname)", BISECT_REF_PREFIX,
+                          PIN_REF_PREFIX], step=STEP, check=False).stdout.split()
     for ref in listing:
         if ref not in keep:
             runner.run(["git", "-C", str(checkout), "update-ref", "-d", ref], step=STEP, check=False)
@@ -282,5 +281,5 @@ def drop_refs(runner: Runner, checkout: Path, keep: Sequence[str]) -> None:
 
 def pin_refs(runner: Runner, checkout: Path) -> tuple[str, ...]:
     listing = runner.capture(["git", "-C", str(checkout), "for-each-ref", "--format=%(refname)",
-                              "refs/tritondev/pins/"], step=STEP, check=False)
+                              PIN_REF_PREFIX], step=STEP, check=False)
     return tuple(listing.stdout.split())
