@@ -50,7 +50,7 @@ from bootstrap.pipeline.bisect.journal import (
     remove_journal,
     write_journal,
 )
-from bootstrap.pipeline.bisect.restore import restore
+from bootstrap.pipeline.bisect.restore import ResetOutcome, Restored, restore, restored_of
 from bootstrap.pipeline.bisect.search import SearchState, Verdict, search
 from bootstrap.pipeline.bisect.steps import (
     COMMAND_STEP,
@@ -80,39 +80,6 @@ class BisectRequest:
     command: tuple[str, ...]
     build_failure: BuildFailureMode
     cwd: Path
-
-
-@dataclass(frozen=True)
-class Restored:
-    """What the end of a bisect put back, as it is on disk now. Pure to render."""
-
-    moved: Mapping[str, str]  # checkout under src/ -> the commit it is back at
-    clone: Path | None = None  # your clone (--triton-src): never moved, installed again as it stands
-    clone_head: str = ""  # its HEAD, as the bisect found it and left it
-    worktree: Path | None = None  # the bisect's worktree of your clone
-    worktree_left: bool = False  # still on disk (a removal that failed): `bisect reset` tries again
-
-    def text(self) -> str:
-        parts = [f"src/{name} at {commit[:12]}" for name, commit in self.moved.items()]
-        if self.clone is None:
-            return ", ".join(parts) + ", and the starting build installed again"
-        untouched = f"your clone {self.clone} untouched (never moved: HEAD {self.clone_head[:12]} as it stands)"
-        worktree = (f"the worktree {self.worktree} still there (`tritondev bisect reset` removes it)"
-                    if self.worktree_left else f"the worktree {self.worktree} removed")
-        return ", ".join([untouched, worktree, *parts]) + ", and your clone installed again"
-
-    def to_json(self) -> dict[str, object]:
-        return {**self.moved, **({"clone": {"path": str(self.clone), "head": self.clone_head, "moved": False,
-                                            "worktree": str(self.worktree), "worktree_removed": not self.worktree_left,
-                                            "installed": True}} if self.clone is not None else {})}
-
-
-def restored_of(journal: Journal, clone: Path | None, worktree: Path | None, worktree_left: bool) -> Restored:
-    """What the bisect's end restored: with your clone, the clone untouched and its worktree gone."""
-    moved = {name: s.commit for name, s in journal.start.items() if name != "triton" or clone is None}
-    if clone is None:
-        return Restored(moved)
-    return Restored(moved, clone, journal.start["triton"].commit, worktree, worktree_left)
 
 
 @dataclass(frozen=True)
@@ -250,24 +217,6 @@ def _bring_range(ctx: AppContext, journal: Journal, links: Mapping[str, str]) ->
     with scratch_repository(moved, runner) as scratch:
         fetch_range(scratch, url, r.good, r.bad)
         import_range(ctx.runner, moved, scratch)
-
-
-@dataclass(frozen=True)
-class ResetOutcome:
-    """What `bisect reset` did: nothing (no bisect recorded), or the checkouts put back and the bisect
-    forgotten."""
-
-    message: str
-    steps: int = 0  # the steps the forgotten bisect had made
-    restored_now: bool = False  # this reset put things back (not an earlier end of the bisect)
-    start: dict[str, str] | None = None  # checkout -> the commit it is back at; None: nothing to reset
-    restored: Restored | None = None  # where each checkout is now
-
-    def to_json(self) -> dict[str, object]:
-        if self.start is None:
-            return {"reset": False, "message": self.message}
-        return {"reset": True, "restored_now": self.restored_now, "steps": self.steps, "start": self.start,
-                "restored": self.restored.to_json() if self.restored else None, "message": self.message}
 
 
 def reset(ctx: AppContext, console: Console | None) -> ResetOutcome:
