@@ -14,7 +14,7 @@ from bootstrap.core.errors import CommandFailed, ToolMissing
 from bootstrap.core.runner import Runner
 from bootstrap.env.envfile import read_env_file
 from bootstrap.kernels.cache.locate import resolve_cache_dir
-from bootstrap.kernels.cache.plan import mark_stale
+from bootstrap.kernels.cache.plan import with_staleness
 from bootstrap.kernels.cache.scan import KERNEL, Entry, scan
 from bootstrap.kernels.gpus import local_gpu_targets
 
@@ -77,7 +77,7 @@ def inspect_cache(ctx: AppContext, dir_option: Path | None, *, check_stale: bool
     report.local_targets = local_gpu_targets(ctx.runner)
     if not report.local_targets:
         report.notes.append("no GPU found: targets not compared")
-    mark_stale(entries, report.installed_version, report.local_targets)
+    report.entries = with_staleness(entries, report.installed_version, report.local_targets)
     return report
 
 
