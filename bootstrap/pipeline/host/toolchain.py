@@ -207,8 +207,8 @@ def cmake_too_old(cmake: Tool, asked: tuple[int, ...] | None) -> str | None:
 _Found = tuple[str, str]  # (name, path) of a tool found on PATH
 
 
-def _build_tools(runner: Runner, cmake_minimum: tuple[int, ...] | None) -> tuple[_Found, _Found]:
-    """cmake (new enough for the checkout) and ninja, or ToolMissing."""
+def _build_tools(runner: Runner) -> tuple[_Found, _Found]:
+    """cmake and ninja on PATH, or ToolMissing."""
     cmake = _find(runner, "cmake")
     if cmake is None:
         raise ToolMissing("required tool 'cmake' is not on PATH", fix="install it: apt-get install cmake")
@@ -259,7 +259,7 @@ def detect_toolchain(
     def tool(found: _Found, name: str | None = None) -> Tool:
         return Tool(name or found[0], found[1], cache.get(found[1], runner, name or found[0]))
 
-    cmake, ninja = _build_tools(runner, cmake_minimum)
+    cmake, ninja = _build_tools(runner)
     cmake_tool = tool(cmake, "cmake")
     too_old = cmake_too_old(cmake_tool, cmake_minimum)
     if too_old is not None:
