@@ -9,6 +9,7 @@ from pathlib import Path
 
 from bootstrap.core.context import AppContext
 from bootstrap.core.errors import ExternalError, ToolMissing, UsageError
+from bootstrap.core.runner import PlannedCommand
 from bootstrap.ir.dumps import latest_dump, load_dump, require_passes
 from bootstrap.ir.passes import PassIndex
 from bootstrap.ir.replay import (
@@ -42,7 +43,7 @@ class OptRequest:
 class OptOutcome:
     replay: Replay
     dump_path: Path | None  # None for a reproducer
-    commands: list[dict[str, object]] = field(default_factory=list)  # the triton-opt build, when one ran
+    commands: list[PlannedCommand] = field(default_factory=list)  # the triton-opt build, when one ran
     dry_run: bool = False
 
     def failure(self, reported: bool) -> ExternalError | None:
@@ -78,9 +79,9 @@ def run_opt(ctx: AppContext, request: OptRequest) -> OptOutcome:
     else:
         replay.env = runtime_env(build, os.environ)
     replay.command = command_for(replay, build.triton_opt if build else Path("triton-opt"))
-    commands: list[dict[str, object]] = []
+    commands: list[PlannedCommand] = []
     if build is not None and not build.triton_opt.is_file():
-        commands = [c.to_json() for c in build_triton_opt(ctx).commands]
+        commands = build_triton_opt(ctx).commands
     write_inputs(replay, dump_path)
     if not ctx.dry_run:
         if build is None or not build.triton_opt.is_file():
