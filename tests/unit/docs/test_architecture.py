@@ -208,3 +208,19 @@ def test_the_map_names_only_modules_that_exist() -> None:
 
 def test_the_map_states_the_layers() -> None:
     assert " < ".join(LAYERS) in ARCHITECTURE.read_text()
+
+
+# bootstrap/pipeline/'s sub-packages, lowest first; bisect and testing stand side by side at the top.
+PIPELINE_ORDER = ("host", "ccache", "distcc", "recipe", "llvm", "setup", "bisect, testing")
+
+
+def test_pipeline_sub_packages_import_in_their_order() -> None:
+    rank = {name: n for n, group in enumerate(PIPELINE_ORDER) for name in group.split(", ")}
+    wrong = []
+    for i in imports():
+        mine, theirs = i.importer.split("."), i.imported.split(".")
+        if mine[1:2] == theirs[1:2] == ["pipeline"] and len(mine) > 2 and len(theirs) > 2 and mine[2] != theirs[2]:
+            if rank[theirs[2]] >= rank[mine[2]]:
+                wrong.append(f"{i.where}: {i.importer} imports {i.imported}")
+    assert not wrong, "pipeline/ sub-packages importing up:\n" + "\n".join(wrong)
+    assert " < ".join(PIPELINE_ORDER) in ARCHITECTURE.read_text()
