@@ -11,7 +11,8 @@ from bootstrap.commands import options
 
 if TYPE_CHECKING:
     from bootstrap.core.context import AppContext
-    from bootstrap.pipeline.bisect import Outcome
+    from bootstrap.pipeline.bisect.journal import BisectKind
+    from bootstrap.pipeline.bisect.run import BisectOutcome
 
 # The settings that decide how each commit is built (as setup's), and where missing commits come from.
 BUILD_SETTINGS = ("workspace", "build_type", "llvm_build_type", "backend", "triton_url", "llvm_url", "mirror",
@@ -32,15 +33,15 @@ Command = Annotated[Optional[list[str]], typer.Argument(  # noqa: UP045 - Typer 
     help="The test (after --): exit 0 good, 125 skip, 1-127 or a crash bad.", metavar="-- CMD",
     show_default=False)]
 
-def _bisect(ctx: AppContext, kind: str, good: str, bad: str, build_failure: BuildFailure,
+def _bisect(ctx: AppContext, kind: BisectKind, good: str, bad: str, build_failure: BuildFailure,
             command: list[str] | None) -> None:
     from pathlib import Path
 
     from bootstrap.core import ui
     from bootstrap.core.errors import UsageError
-    from bootstrap.pipeline import bisect
-    from bootstrap.pipeline.bisect_checks import setup_state
-    from bootstrap.pipeline.bisect_range import split_ref
+    from bootstrap.pipeline.bisect import run as bisect
+    from bootstrap.pipeline.bisect.checks import setup_state
+    from bootstrap.pipeline.bisect.commits import split_ref
 
     if not command:
         raise UsageError("no command to judge each commit with",
@@ -48,8 +49,8 @@ def _bisect(ctx: AppContext, kind: str, good: str, bad: str, build_failure: Buil
     for ref, what in ((good, "--good"), (bad, "--bad")):
         split_ref(ref, what)  # a malformed ref says so in any workspace, set up or not
     setup_state(ctx)  # before the lock, which would create the workspace
-    ctx.runner.quiet = ctx.json or not ctx.verbose
-    request = bisect.Request(kind, good, bad, tuple(command), build_failure.value, Path.cwd())
+    ctx = ctx.with_runner(ctx.runner.quiet(ctx.json or not ctx.verbose))
+    request = bisect.BisectRequest(kind, good, bad, tuple(command), build_failure.value, Path.cwd())
     if ctx.dry_run:
         outcome = bisect.start(ctx, request, ui.err())
     else:
@@ -86,11 +87,11 @@ def llvm(ctx: AppContext, good: Good, bad: Bad, command: Command = None,
 def resume(ctx: AppContext) -> None:
     """Go on with a bisect that was interrupted or aborted, without testing a commit again."""
     from bootstrap.core import ui
-    from bootstrap.pipeline import bisect
-    from bootstrap.pipeline.bisect_checks import setup_state
+    from bootstrap.pipeline.bisect import run as bisect
+    from bootstrap.pipeline.bisect.checks import setup_state
 
     setup_state(ctx)
-    ctx.runner.quiet = ctx.json or not ctx.verbose
+    ctx = ctx.with_runner(ctx.runner.quiet(ctx.json or not ctx.verbose))
     with ctx.workspace.lock("bisect"):
         outcome = bisect.resume(ctx, None if ctx.json and not ctx.verbose else ui.err())
     _render(ctx, outcome)
@@ -100,18 +101,19 @@ def resume(ctx: AppContext) -> None:
 def reset(ctx: AppContext) -> None:
     """Forget the recorded bisect; if it left the checkouts moved, put them and the starting build back."""
     from bootstrap.core import ui
-    from bootstrap.pipeline import bisect
+    from bootstrap.pipeline.bisect import run as bisect
+    from bootstrap.pipeline.bisect.journal import JOURNAL_NAME
 
-    ctx.runner.quiet = ctx.json or not ctx.verbose
-    if not (ctx.workspace.state / "bisect.json").exists():
+    ctx = ctx.with_runner(ctx.runner.quiet(ctx.json or not ctx.verbose))
+    if not (ctx.workspace.state / JOURNAL_NAME).exists():
         result = bisect.reset(ctx, None)
     else:
         with ctx.workspace.lock("bisect"):
             result = bisect.reset(ctx, None if ctx.json and not ctx.verbose else ui.err())
     if ctx.json:
-        ui.emit_json(result)
+        ui.emit_json(result.to_json())
         return
-    ui.out().print(str(result["message"]))
+    ui.out().print(result.message)
 
 
 def register(app: typer.Typer) -> None:
@@ -124,7 +126,7 @@ def register(app: typer.Typer) -> None:
     app.add_typer(bisect_app, name="bisect")
 
 
-def _render(ctx: AppContext, outcome: Outcome) -> None:
+def _render(ctx: AppContext, outcome: BisectOutcome) -> None:
     from rich.markup import escape
     from rich.table import Table
 
@@ -156,7 +158,7 @@ def _render(ctx: AppContext, outcome: Outcome) -> None:
         raise CheckFailed("no single first bad commit: only skipped commits are left", reported=True)
 
 
-def _result_lines(outcome: Outcome) -> list[str]:
+def _result_lines(outcome: BisectOutcome) -> list[str]:
     state, journal = outcome.state, outcome.journal
     first = state.first_bad
     lines: list[str] = []

@@ -27,27 +27,23 @@ def build(ctx: AppContext, target: Target = None) -> None:
     Exit codes: 0 ok, 2 no setup yet or unknown target, 3 distcc asked for and no host usable, 4 the build failed (log path shown), 6 workspace locked.
     """  # noqa: E501
     from bootstrap.core import ui
-    from bootstrap.pipeline.build import run_build
+    from bootstrap.pipeline.setup.build import run_build
 
-    ctx.runner.quiet = ctx.json
+    ctx = ctx.with_runner(ctx.runner.quiet(ctx.json))
     if not ctx.workspace.state.is_dir():
         # Said before the lock, which would create the workspace (a typo in --workspace included).
         from bootstrap.core.errors import UsageError
 
         raise UsageError(f"no finished `tritondev setup` in workspace {ctx.workspace.root}",
                          fix="run `tritondev setup` first")
-    if ctx.dry_run:
+    with ctx.changing("build"):
         result = run_build(ctx, target, ui.err())
-    else:
-        with ctx.workspace.lock("build"):
-            result = run_build(ctx, target, ui.err())
     if ctx.json:
-        ui.emit_json(result)
+        ui.emit_json(result.to_json())
         return
     out = ui.out()
-    summary = result.get("summary", [])
-    for line in summary if isinstance(summary, list) else []:
-        out.print(str(line), markup=False)  # paths and messages: text, never markup
+    for line in result.summary:
+        out.print(line, markup=False)  # paths and messages: text, never markup
 
 
 def register(app: typer.Typer) -> None:

@@ -11,7 +11,7 @@ from bootstrap.commands import options
 
 if TYPE_CHECKING:
     from bootstrap.core.context import AppContext
-    from bootstrap.kernels.compile import CompileReport
+    from bootstrap.kernels.compile_report import CompileReport
 
 Signature = Annotated[
     Optional[str],  # noqa: UP045
@@ -70,7 +70,7 @@ def compile_(
     """  # noqa: E501
     from bootstrap.core import ui
     from bootstrap.core.errors import ExternalError
-    from bootstrap.kernels.compile import compile_kernel
+    from bootstrap.kernels.compiling import compile_kernel
     from bootstrap.kernels.diagnostics import ptxas_fix
     from bootstrap.kernels.signature import parse_constexprs, split_kernel_ref
     from bootstrap.kernels.targets import parse_targets

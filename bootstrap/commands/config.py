@@ -71,13 +71,13 @@ def _in_use(ctx: AppContext, row: dict[str, Any]) -> dict[str, Any]:
     if name == "python":
         return _python_in_use(ctx)
     if name in ("jobs", "link_jobs") and row["value"] is None:
-        from bootstrap.pipeline.jobs import detect, size_for_build_types
+        from bootstrap.pipeline.host.jobs import detect, size_for_build_types
 
         s = ctx.settings
         jobs = size_for_build_types(detect(), s.build_type, s.llvm_build_type, jobs=s.jobs, link_jobs=s.link_jobs)
         return {"effective": jobs.compile if name == "jobs" else jobs.link, "note": f"sized here: {jobs.reason}"}
     if row["value"] is None:
-        from bootstrap.core.settings import BY_NAME
+        from bootstrap.core.settings_table import BY_NAME
 
         default = BY_NAME[name].shown_default
         return {"effective": None, "note": f"not set: {default}" if default else "not set"}
@@ -86,16 +86,15 @@ def _in_use(ctx: AppContext, row: dict[str, Any]) -> dict[str, Any]:
 
 def _python_in_use(ctx: AppContext) -> dict[str, Any]:
     """The interpreter setup installs into, and the one the reading commands would read when that differs."""
-    import os
 
-    from bootstrap.core.interpreter import WORKSPACE_VENV, first_python_on_path, own_interpreter_dirs
+    from bootstrap.core.interpreter import WORKSPACE_VENV, path_python
 
     executable, origin = ctx.target_choice()
     if origin != WORKSPACE_VENV:
         return {"effective": str(executable), "note": f"chosen by {origin}"}
     if executable.exists():
         return {"effective": str(executable), "note": "the workspace venv"}
-    on_path = first_python_on_path(os.environ.get("PATH", ""), own_interpreter_dirs())
+    on_path = path_python()
     readers = (f"doctor, verify, compile, cache, env and run read {on_path} (the first python3 on PATH) until then"
                if on_path else "no python3 on PATH for doctor, verify and compile until then")
     return {"effective": str(executable), "note": f"the workspace venv setup creates; {readers}"}

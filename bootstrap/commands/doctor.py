@@ -51,7 +51,7 @@ def doctor(
     from bootstrap.core import ui
     from bootstrap.doctor import DoctorOptions, run_doctor
     from bootstrap.doctor.arch import parse_arch
-    from bootstrap.doctor.registry import load_checks, select
+    from bootstrap.doctor.catalog import load_checks, select
 
     parsed_arch = parse_arch(arch) if arch is not None else None
     chosen = select(check or [], load_checks())  # validates names before anything runs
@@ -65,7 +65,7 @@ def doctor(
         return
     if ctx.dry_run and not fix:
         ui.info("doctor only reads; --dry-run matters with --fix")
-    ctx.runner.quiet = ctx.json and not ctx.verbose
+    ctx = ctx.with_runner(ctx.runner.quiet(ctx.json and not ctx.verbose))
     report = run_doctor(ctx, DoctorOptions(arch=parsed_arch, checks=check or [], deep=deep, fix=fix))
     _render(ctx, report, arch=parsed_arch, strict=strict)
     problems = report.open_problems(strict)

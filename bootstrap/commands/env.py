@@ -7,36 +7,12 @@ from typing import TYPE_CHECKING, Annotated, Optional
 import typer
 
 from bootstrap.commands import options
+from bootstrap.commands.options import DumpIr, DumpKernel, dump_kernel
+from bootstrap.env.exports import target_variables
 
 if TYPE_CHECKING:
     from bootstrap.core.context import AppContext
 
-DumpIr = Annotated[
-    bool,
-    options.flag(
-        "--dump-ir",
-        help="Also TRITON_ALWAYS_COMPILE=1, MLIR_ENABLE_DUMP=1 (a kernel's name already there is kept: Triton's "
-        "own filter), TRITON_DISABLE_LINE_INFO=1 and NVPTX_ENABLE_DUMP=1 (nvidia) or AMDGCN_ENABLE_DUMP=1 (amd).",
-    ),
-]
-DumpKernel = Annotated[
-    Optional[str],  # noqa: UP045
-    typer.Option("--kernel", help="With --dump-ir: dump only this kernel's passes (MLIR_ENABLE_DUMP=NAME)."),
-]
-
-
-def dump_kernel(dump_ir: bool, kernel: str | None) -> str | None:
-    """--kernel, which goes with --dump-ir only."""
-    if kernel is not None and not dump_ir:
-        from bootstrap.core.errors import UsageError
-
-        raise UsageError("--kernel chooses the kernel --dump-ir dumps",
-                         fix=f"add --dump-ir: --dump-ir --kernel {kernel}")
-    if kernel is not None and not kernel.strip():
-        from bootstrap.core.errors import UsageError
-
-        raise UsageError("--kernel is empty", fix="name a kernel, e.g. --dump-ir --kernel add_kernel")
-    return kernel
 # Typer needs Optional[...] at runtime on Python 3.10 for these annotations.
 Shell = Annotated[
     Optional[str],  # noqa: UP045
@@ -93,8 +69,8 @@ def env(ctx: AppContext, dump_ir: DumpIr = False, shell: Shell = None, kernel: D
 
 def editor_config(ctx: AppContext) -> str:
     """The .clangd text for the workspace's Triton build, with where it goes and where the commands are."""
-    from bootstrap.env.tritonopt import find_build
-    from bootstrap.pipeline.editor import CLANGD, COMPILE_COMMANDS, EditorConfig
+    from bootstrap.pipeline.recipe.editor import CLANGD, COMPILE_COMMANDS, EditorConfig
+    from bootstrap.pipeline.setup.built import find_build
 
     build = find_build(ctx.workspace.root, ctx.workspace.state)
     config = EditorConfig(build.triton_src, build.build_dir)
@@ -104,26 +80,6 @@ def editor_config(ctx: AppContext) -> str:
             f"# The compile commands: {config.compile_commands}{also}.\n" + config.clangd())
 
 
-def target_variables(ctx: AppContext) -> dict[str, str]:
-    """PATH with the target environment's folder first, so that `python` there is the target's.
-
-    Nothing when `python3` on PATH already is the target, when the target was found on PATH (the
-    user's shell finds it as it is), or when there is none. A --python that is not an interpreter is
-    an error (exit 2).
-    """
-    import os
-
-    from bootstrap.core.interpreter import PATH_PYTHON
-    from bootstrap.env.exports import path_with_first
-
-    if ctx.settings.python is not None:
-        executable = ctx.target_python().executable
-    else:
-        executable, origin = ctx.target_choice()
-        if origin == PATH_PYTHON or not executable.exists():
-            return {}
-    path = path_with_first(executable.parent, os.environ.get("PATH", ""))
-    return {} if path is None else {"PATH": path}
 
 
 def register(app: typer.Typer) -> None:

@@ -17,7 +17,7 @@ from typing import TYPE_CHECKING, Annotated, Any, Optional
 
 import typer
 
-from bootstrap.core.settings import BY_NAME, Setting
+from bootstrap.core.settings_table import BY_NAME, Setting
 
 if TYPE_CHECKING:
     from bootstrap.core.context import AppContext
@@ -204,12 +204,11 @@ def _split_own_options(
             return args[:i], args[i:]
         name = word.partition("=")[0] if word.startswith("--") else word[:2]
         if name not in takes_value:
-            import difflib
-
             from bootstrap.core.errors import UsageError
+            from bootstrap.core.suggest import closest
 
-            close = difflib.get_close_matches(name, [n for n in takes_value if n.startswith("--")], n=1, cutoff=0.6)
-            hint = f" (did you mean {close[0]}?)" if close else ""
+            close = closest(name, [n for n in takes_value if n.startswith("--")])
+            hint = f" (did you mean {close}?)" if close else ""
             raise UsageError(
                 f"{command} has no option {name}{hint}",
                 fix=f"give only its own options before `--`, the command after it (see `{command} --help`)",
@@ -217,3 +216,32 @@ def _split_own_options(
         attached = "=" in word if word.startswith("--") else len(word) > 2
         i += 2 if takes_value[name] and not attached else 1
     return args, None
+
+
+# --dump-ir and --kernel, shared by `env` and `run`.
+DumpIr = Annotated[
+    bool,
+    flag(
+        "--dump-ir",
+        help="Also TRITON_ALWAYS_COMPILE=1, MLIR_ENABLE_DUMP=1 (a kernel's name already there is kept: Triton's "
+        "own filter), TRITON_DISABLE_LINE_INFO=1 and NVPTX_ENABLE_DUMP=1 (nvidia) or AMDGCN_ENABLE_DUMP=1 (amd).",
+    ),
+]
+DumpKernel = Annotated[
+    Optional[str],  # noqa: UP045
+    typer.Option("--kernel", help="With --dump-ir: dump only this kernel's passes (MLIR_ENABLE_DUMP=NAME)."),
+]
+
+
+def dump_kernel(dump_ir: bool, kernel: str | None) -> str | None:
+    """--kernel, which goes with --dump-ir only."""
+    if kernel is not None and not dump_ir:
+        from bootstrap.core.errors import UsageError
+
+        raise UsageError("--kernel chooses the kernel --dump-ir dumps",
+                         fix=f"add --dump-ir: --dump-ir --kernel {kernel}")
+    if kernel is not None and not kernel.strip():
+        from bootstrap.core.errors import UsageError
+
+        raise UsageError("--kernel is empty", fix="name a kernel, e.g. --dump-ir --kernel add_kernel")
+    return kernel

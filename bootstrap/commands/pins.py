@@ -21,7 +21,7 @@ def pins(ctx: AppContext) -> None:
     from bootstrap.core import ui
     from bootstrap.git.pins import resolve_pins
 
-    ctx.runner.quiet = not ctx.verbose
+    ctx = ctx.with_runner(ctx.runner.quiet(not ctx.verbose))
     result = resolve_pins(ctx, use_cache=False)
     if ctx.json:
         ui.emit_json(result.to_json())

@@ -11,8 +11,10 @@ from bootstrap.commands import options
 if TYPE_CHECKING:
     from bootstrap.core.context import AppContext
     from bootstrap.core.interpreter import TargetPython
-    from bootstrap.purge.actions import PurgePlan, PurgeReport
+    from bootstrap.purge.actions import PurgeReport
+    from bootstrap.purge.plan import PurgePlan
     from bootstrap.purge.restore import RestoreReport
+    from bootstrap.purge.run import PurgeOutcome, RestoreOutcome
     from bootstrap.purge.scan import TritonScan
 
 Restore = Annotated[bool, options.flag("--restore", help="Reinstall what the last purge removed (from its journal).")]
@@ -28,56 +30,25 @@ def purge(ctx: AppContext, restore: Restore = False, system: System = False) -> 
 
     Exit codes: 0 done or nothing to purge; 2 bad input (not an interpreter, a system Python without --system, read-only site-packages, a distribution without RECORD); 3 no pip in the target; 4 pip failed, or something could not be restored; 6 workspace or environment locked, or a RECORD that lists files that are not Triton's.
     """  # noqa: E501
+    from bootstrap.purge.run import PurgeRequest, RestoreRequest, run_purge, run_restore
+
     if restore:
-        _restore(ctx, system)
+        _show_restore(ctx, run_restore(ctx, RestoreRequest(system)))
     else:
-        _purge(ctx, system)
+        _show_purge(ctx, run_purge(ctx, PurgeRequest(system)))
 
 
 def register(app: typer.Typer) -> None:
     app.command("purge")(purge)
 
 
-def _refuse_system(target: TargetPython, system: bool) -> None:
-    from bootstrap.core.errors import UsageError
-
-    if not target.is_venv and not system:
-        raise UsageError(
-            f"{target.executable} is a system Python (not a virtualenv or conda env); purge refuses to change it",
-            fix="point --python at a virtualenv, or pass --system if you really mean the system Python",
-        )
-
-
-def _purge(ctx: AppContext, system: bool) -> None:
+def _show_purge(ctx: AppContext, outcome: PurgeOutcome) -> None:
     from bootstrap.core import ui
-    from bootstrap.purge import JOURNAL_NAME, execute_purge, plan_purge, preflight, scan_environment
-    from bootstrap.purge.journal import recorded_package_files
 
-    target = ctx.target_python()
-    _refuse_system(target, system)
-    with ui.working(f"looking for what provides triton/ in {target.prefix}", json=ctx.json):
-        recorded = recorded_package_files(ctx.workspace.state / JOURNAL_NAME, target.site_packages)
-        found = scan_environment(target, ctx.runner, recorded_files=recorded)
-        plan = plan_purge(found)
-        if not plan.empty:
-            preflight(plan, target, ctx.runner)  # reads only: the same refusals with --dry-run
-    report = None
-    if not plan.empty and not ctx.dry_run:
-        with ctx.workspace.lock("purge"):
-            ctx.runner.log_dir = ctx.workspace.logs
-            report = execute_purge(plan, target, ctx.runner, ctx.workspace.state / JOURNAL_NAME)
     if ctx.json:
-        ui.emit_json(
-            {
-                "target": target.to_json(),
-                "dry_run": ctx.dry_run,
-                "scan": found.to_json(),
-                "plan": plan.to_json(),
-                "result": report.to_json() if report else None,
-            }
-        )
+        ui.emit_json(outcome.to_json())
         return
-    _render_purge(target, found, plan, report, ctx.dry_run)
+    _render_purge(outcome.target, outcome.scan, outcome.plan, outcome.report, outcome.dry_run)
 
 
 def _render_leftovers(found: TritonScan, plan: PurgePlan) -> None:
@@ -153,47 +124,24 @@ def _render_purge(
         ui.info("`import triton` now fails in this environment; journal: " + str(report.journal))
 
 
-def _restore(ctx: AppContext, system: bool) -> None:
+def _show_restore(ctx: AppContext, outcome: RestoreOutcome) -> None:
+    """The outcome as text or one JSON document, then its failure (if any) raised."""
     from bootstrap.core import ui
-    from bootstrap.core.errors import UsageError
-    from bootstrap.core.interpreter import inspect_interpreter
-    from bootstrap.purge import JOURNAL_NAME
-    from bootstrap.purge.restore import execute_restore, installed_versions, last_purge, plan_restore, restore_failed
 
-    journal_path = ctx.workspace.state / JOURNAL_NAME
-    run = last_purge(journal_path)  # checked field by field: the journal is outside input
-    if run is None:
+    if outcome.report is None:
         if ctx.json:
-            ui.emit_json({"journal": str(journal_path), "run_id": None, "restored": [], "skipped": [], "failed": []})
+            ui.emit_json(outcome.to_json())
         else:
-            ui.info(f"nothing to restore: no purge recorded in {journal_path}")
+            ui.info(f"nothing to restore: no purge recorded in {outcome.journal}")
         return
-    if ctx.settings.python is not None:
-        target = ctx.target_python()
-        if target.executable.absolute() != run.executable.absolute():
-            raise UsageError(
-                f"the last purge was of {run.executable}, not {target.executable}",
-                fix=f"run `tritondev purge --restore --python {run.executable}` (or without --python)",
-            )
-    else:
-        target = inspect_interpreter(run.executable, "purge journal", ctx.runner)
-    _refuse_system(target, system)
-    steps = plan_restore(run.removed, installed_versions(target))
-    if ctx.dry_run:
-        report = execute_restore(run, steps, target, ctx.runner, journal_path)
-    else:
-        with ctx.workspace.lock("purge"):
-            ctx.runner.log_dir = ctx.workspace.logs
-            report = execute_restore(run, steps, target, ctx.runner, journal_path)
-    failure = restore_failed(report)
-    if failure is not None:
+    if outcome.failure is not None:
         if not ctx.json:
-            _render_restore(report, ctx.dry_run)
-        raise failure
+            _render_restore(outcome.report, outcome.dry_run)
+        raise outcome.failure
     if ctx.json:
-        ui.emit_json({"journal": str(journal_path), "dry_run": ctx.dry_run, **report.to_json()})
+        ui.emit_json(outcome.to_json())
         return
-    _render_restore(report, ctx.dry_run)
+    _render_restore(outcome.report, outcome.dry_run)
 
 
 def _render_restore(report: RestoreReport, dry_run: bool) -> None:

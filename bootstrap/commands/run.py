@@ -8,11 +8,9 @@ from typing import TYPE_CHECKING, Annotated, Optional
 import typer
 
 from bootstrap.commands import options
-from bootstrap.commands.env import DumpIr, DumpKernel
+from bootstrap.commands.options import DumpIr, DumpKernel
 
 if TYPE_CHECKING:
-    from typing import TextIO
-
     from bootstrap.core.context import AppContext
 
 # Typer needs Optional[...] at runtime on Python 3.10 for these annotations.
@@ -52,172 +50,18 @@ def run(ctx: AppContext, command: Command = None, dump_ir: DumpIr = False, dump_
 
     index.txt and index.json list the passes in order; the command's own output is still shown.
     """
-    from bootstrap.commands.env import dump_kernel, target_variables
-    from bootstrap.core import ui
-    from bootstrap.env.exports import collect_variables
+    from bootstrap.commands.options import dump_kernel
+    from bootstrap.ir.capture import USAGE, RunRequest, run_command
 
     if not command:
         from bootstrap.core.errors import UsageError
 
-        raise UsageError("no command to run", fix=_USAGE)
-    values: dict[str, str | None] = dict(
-        collect_variables(ctx.workspace.env_file, dump_ir=dump_ir, backend=ctx.settings.backend,
-                          kernel=dump_kernel(dump_ir, kernel))
-    )
-    if reproducer is not None:
-        # Checked before the target is chosen, so that a bad folder is the first and only line said.
-        from bootstrap.env.reproducers import describe, reproducer_variables
-
-        values.update(reproducer_variables(reproducer, dry_run=ctx.dry_run))
-        ui.info(describe(reproducer))
-    values.update(target_variables(ctx))
-    argv = _checked_command(command, values.get("PATH"))
-    if dump_ir and _interpreted(values):
-        ui.warn("TRITON_INTERPRET=1 is set: Triton's interpreter compiles nothing, so there is no IR to dump; "
-                "unset TRITON_INTERPRET for this run to see the compiler's passes")
-    if not dump_ir:
-        result = ctx.runner.run_attached(argv, step="run", env=values)
-        raise typer.Exit(result.returncode)
-    raise typer.Exit(_run_with_dumps(ctx, argv, values, dump_dir))
+        raise UsageError("no command to run", fix=USAGE)
+    request = RunRequest(tuple(command), dump_ir, dump_dir, reproducer, dump_kernel(dump_ir, kernel))
+    raise typer.Exit(run_command(ctx, request))
 
 
 def register(app: typer.Typer) -> None:
     # tritondev's own options come first; the command starts after `--` (or at its first word), and an
     # option before it that run does not know is a usage error with "did you mean".
     app.command("run", cls=options.OwnOptionsThenCommand)(run)
-
-
-_USAGE = "tritondev run [--python PATH] [--dump-ir] -- python my_kernel.py"
-
-
-def _checked_command(command: list[str], path: str | None) -> list[str]:
-    """The command to run, or a UsageError/ToolMissing naming what is wrong with it and how to fix it.
-
-    path: the PATH the command will run with, where it differs from ours.
-    """
-    import os
-    import shutil
-
-    from bootstrap.core.errors import ToolMissing, UsageError
-
-    program = command[0]
-    if program.startswith("-"):
-        raise UsageError(f"tritondev run has no option {program}",
-                         fix=f"put the command and its options after `--`: {_USAGE} (see tritondev run --help)")
-    if not program.strip():
-        raise UsageError("the command to run is empty (an empty first word after --)", fix=_USAGE)
-    if os.sep not in program:
-        if shutil.which(program, path=path) is None:
-            raise ToolMissing(f"command '{program}' is not on PATH",
-                              fix=f"install it, give its full path, or check the spelling: {_USAGE}")
-        return list(command)
-    if not os.path.exists(program):
-        raise ToolMissing(f"{program} does not exist", fix=f"give the path of a program: {_USAGE}")
-    if os.path.isdir(program):
-        raise UsageError(f"{program} is a folder, not a program", fix=f"give the path of a program: {_USAGE}")
-    if not os.access(program, os.X_OK):
-        raise UsageError(
-            f"{program} is not executable",
-            fix=f"make it executable (chmod +x {program}) or run it through its interpreter, "
-            f"e.g. tritondev run -- python {program}",
-        )
-    return list(command)
-
-
-def _interpreted(values: dict[str, str | None]) -> bool:
-    """TRITON_INTERPRET on in the command's environment (ours, or the env file's)."""
-    import os
-
-    value = values["TRITON_INTERPRET"] if "TRITON_INTERPRET" in values else os.environ.get("TRITON_INTERPRET")
-    return (value or "").strip().lower() in ("1", "true", "yes", "on")
-
-
-def _default_dump_dir(workspace_root: Path) -> Path:
-    import time
-
-    base = workspace_root / "dumps" / time.strftime("%Y%m%d-%H%M%S")
-    folder, n = base, 1
-    while folder.exists():
-        n += 1
-        folder = base.with_name(f"{base.name}-{n}")
-    return folder
-
-
-def _run_with_dumps(
-    ctx: AppContext, command: list[str], values: dict[str, str | None], dump_dir: Path | None
-) -> int:
-    import sys
-
-    from bootstrap.core import ui
-    from bootstrap.core.errors import ConfigError, UsageError
-    from bootstrap.env.irdump import Counter, DumpSection, DumpSplitter, DumpWriter
-
-    folder = (dump_dir or _default_dump_dir(ctx.workspace.root)).absolute()
-    if folder.exists() and (not folder.is_dir() or any(folder.iterdir())):
-        raise UsageError(
-            f"dump folder {folder} already exists and is not empty",
-            fix="choose a new --dump-dir (or leave it out for a fresh <workspace>/dumps/<timestamp>/)",
-        )
-    # Python buffers stdout in a pipe; unbuffered, the NVPTX/AMDGCN dumps (stdout) and the MLIR
-    # dumps (stderr) arrive in the order they were printed, so the pass numbers follow the pipeline.
-    values["PYTHONUNBUFFERED"] = "1"
-    values["MLIR_DUMP_PATH"] = None  # would send the MLIR dump to a file instead of stderr
-    if ctx.dry_run:
-        ctx.runner.run_attached(command, step="run", env=values)
-        ui.info(f"would write one file per pass and index.txt/index.json to {folder}")
-        return 0
-    try:
-        folder.mkdir(parents=True, exist_ok=True)
-    except OSError as exc:
-        raise ConfigError(
-            f"cannot create dump folder {folder}: {exc.strerror}", fix="choose a writable --dump-dir"
-        ) from None
-
-    writer = DumpWriter(folder)
-    counter = Counter()
-    splitters = {"out": DumpSplitter(counter), "err": DumpSplitter(counter)}
-    streams: dict[str, TextIO | None] = {"out": sys.stdout, "err": sys.stderr}
-
-    def handle(which: str, events: list[DumpSection | str]) -> None:
-        for event in events:
-            if isinstance(event, DumpSection):
-                writer.write(event)
-                continue
-            stream = streams[which]
-            if stream is None:
-                continue
-            try:
-                stream.flush()
-                stream.buffer.write(event.encode("utf-8", "surrogateescape"))
-                stream.buffer.flush()
-            except BrokenPipeError:
-                # The reader went away (`| head`): keep capturing the dump, drop the rest of this stream.
-                streams[which] = None
-
-    returncode: int | None = None
-    try:
-        result = ctx.runner.run_attached(
-            command,
-            step="run",
-            env=values,
-            on_stdout=lambda line: handle("out", splitters["out"].feed(line)),
-            on_stderr=lambda line: handle("err", splitters["err"].feed(line)),
-        )
-        returncode = result.returncode
-    finally:
-        for which, splitter in splitters.items():
-            handle(which, splitter.close())
-        writer.write_index(command, returncode)
-    rows = writer.rows
-    if rows:
-        kernels = sorted({r.kernel for r in rows if r.kernel})
-        ui.info(
-            f"{len(rows)} IR dumps ({len(kernels)} kernel{'s' if len(kernels) != 1 else ''}: "
-            f"{', '.join(kernels) or '-'}) written to {folder}; "
-            f"index: {folder / 'index.txt'}"
-        )
-    else:
-        why = ("TRITON_INTERPRET=1 ran the kernels in the interpreter, which compiles nothing"
-               if _interpreted(values) else "the command compiled no Triton kernel, or its dumps went elsewhere")
-        ui.warn(f"no IR dump was captured (index written to {folder}): {why}")
-    return returncode

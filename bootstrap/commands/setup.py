@@ -10,6 +10,7 @@ from bootstrap.commands import options
 
 if TYPE_CHECKING:
     from bootstrap.core.context import AppContext
+    from bootstrap.pipeline.setup.report import SetupReport
 
 
 @options.command(*options.EVERY_SETTING, "dry_run", "json", "verbose", writes_logs=True)
@@ -23,17 +24,14 @@ def setup(ctx: AppContext) -> None:
     Exit codes: 0 ok, 1 verification failed, 2 bad option, 3 tool missing, 4 a command failed (log path shown), 5 pin mismatch, 6 workspace locked or dirty checkout.
     """  # noqa: E501
     from bootstrap.core import ui
-    from bootstrap.pipeline.setup import precheck, run_setup
+    from bootstrap.pipeline.setup.run import precheck, run_setup
 
-    ctx.runner.quiet = ctx.json or ctx.dry_run
+    ctx = ctx.with_runner(ctx.runner.quiet(ctx.json or ctx.dry_run))
     console = ui.err()
     offer_the_clone_around(ctx)
     precheck(ctx)  # bad input stops here, before the lock creates the workspace
-    if ctx.dry_run:
+    with ctx.changing("setup"):
         report = run_setup(ctx, console)
-    else:
-        with ctx.workspace.lock("setup"):
-            report = run_setup(ctx, console)
     if ctx.json:
         ui.emit_json(report.to_json())
     else:
@@ -59,63 +57,47 @@ def offer_the_clone_around(ctx: AppContext) -> None:
     from bootstrap.git.adopt import triton_checkout_around
 
     s = ctx.settings
-    if s.triton_src is not None or any(s.source_of(n) != "default" for n in ("triton_commit", "torch_ref")):
+    if s.triton_src is not None or any(s.source_of(n).given for n in ("triton_commit", "torch_ref")):
         return
-    around = triton_checkout_around(Path.cwd(), ctx.runner.without_logs())
-    if around is None or around.resolve() == (ctx.workspace.src / "triton").resolve():
+    around = triton_checkout_around(Path.cwd(), ctx.runner.logging_to(None))
+    if around is None or around.resolve() == (ctx.workspace.triton_src).resolve():
         return
     if sys.stdin.isatty() and sys.stderr.isatty() and not ctx.json:
         if typer.confirm(f"You are in the Triton checkout {around}. Build it as it stands (--triton-src) instead"
                          " of a new checkout of the pin?", default=False, err=True):
-            sources = {**s.sources, "triton_src": "cli:--triton-src"}
+            from bootstrap.core.settings_table import SettingSource, SourceKind
+
+            sources = {**s.sources, "triton_src": SettingSource.of(SourceKind.CLI, "--triton-src")}
             ctx.settings = dataclasses.replace(s, triton_src=around, sources=sources)
         return
     ui.note(f"you are in the Triton checkout {around}: `tritondev setup --triton-src {around}` builds it as it"
             " stands (this run makes its own checkout of the pin)")
 
 
-def render(report: object) -> None:
+def render(report: SetupReport) -> None:
     """Human output: the plan under --dry-run, else what each step did, on stdout."""
     from rich.markup import escape
     from rich.table import Table
 
     from bootstrap.core import ui
-    from bootstrap.pipeline.report import SetupReport
 
-    assert isinstance(report, SetupReport)
     out = ui.out()
     for notice in report.notices:
         ui.warn(notice)
     jobs, tools = report.jobs, report.toolchain
-    linker = "lld" if tools.get("linker") == "lld" else "the default linker"
-    ccache = "ccache" if tools.get("ccache") else "no ccache"
+    linker = "lld" if tools is not None and tools.linker == "lld" else "the default linker"
+    ccache = "ccache" if tools is not None and tools.ccache else "no ccache"
     if report.distcc.get("used"):
         ccache += f" with distcc on {report.distcc['used']}"
     llvm_build = report.llvm_build or "known once the pins resolve"
+    compiler = tools.compiler if tools is not None else None
     plan = (
-        f"# build: {tools.get('compiler')} with {linker}, {ccache}; {jobs.get('compile')} compile and"
+        f"# build: {compiler} with {linker}, {ccache}; {jobs.get('compile')} compile and"
         f" {jobs.get('link')} link jobs ({jobs.get('reason')}); LLVM build {llvm_build}"
     )
     llvm = describe_llvm(report.llvm)
     if report.dry_run:
-        out.print(escape(plan))
-        if llvm:
-            out.print(escape(f"# llvm: {llvm}"))
-        for what, why in report.unresolved.items():
-            shown = "the error below" if what == "pins" and report.failure is not None else why
-            out.print(f"# not resolved: {escape(what)}: {escape(shown)}")
-        if report.unresolved:
-            out.print(f"# tritondev setup --dry-run: target Python {escape(report.target_python)}; the rest of the "
-                      "plan needs the pins")
-            return
-        out.print(f"# tritondev setup --dry-run: {len(report.commands)} command(s) a real run would execute")
-        step = None
-        for command in report.commands:
-            if command.step != step:
-                step = command.step
-                out.print(f"# {step}")
-            out.print(escape(command.render()))
-        out.print("# steps: " + ", ".join(f"{o.name} ({o.status.value})" for o in report.steps))
+        _render_plan(report, plan, llvm)
         return
     out.print(escape(plan[2:]))
     if llvm:
@@ -139,6 +121,33 @@ def render(report: object) -> None:
             )
     if report.up_to_date:
         out.print("Everything is up to date: nothing to do.")
+
+
+def _render_plan(report: SetupReport, plan: str, llvm: str | None) -> None:
+    """Under --dry-run: the plan line, what is not resolved, and the commands a real run would execute."""
+    from rich.markup import escape
+
+    from bootstrap.core import ui
+
+    out = ui.out()
+    out.print(escape(plan))
+    if llvm:
+        out.print(escape(f"# llvm: {llvm}"))
+    for what, why in report.unresolved.items():
+        shown = "the error below" if what == "pins" and report.failure is not None else why
+        out.print(f"# not resolved: {escape(what)}: {escape(shown)}")
+    if report.unresolved:
+        out.print(f"# tritondev setup --dry-run: target Python {escape(report.target_python)}; the rest of the "
+                  "plan needs the pins")
+        return
+    out.print(f"# tritondev setup --dry-run: {len(report.commands)} command(s) a real run would execute")
+    step = None
+    for command in report.commands:
+        if command.step != step:
+            step = command.step
+            out.print(f"# {step}")
+        out.print(escape(command.render()))
+    out.print("# steps: " + ", ".join(f"{o.name} ({o.status.value})" for o in report.steps))
 
 
 def describe_llvm(llvm: dict[str, object]) -> str | None:

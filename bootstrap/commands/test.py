@@ -61,9 +61,9 @@ def _target_command(name: str) -> Callable[..., Any]:
 def run_target(ctx: AppContext, name: str, args: tuple[str, ...], install_requirements: bool) -> None:
     from bootstrap.core import ui
     from bootstrap.core.errors import CheckFailed, CommandFailed
-    from bootstrap.pipeline.testrun import TestRequest, run_tests, stream_to
+    from bootstrap.pipeline.testing.run import TestRequest, run_tests, stream_to
 
-    ctx.runner.quiet = ctx.json
+    ctx = ctx.with_runner(ctx.runner.quiet(ctx.json))
     request = TestRequest(name, args, install_requirements, Path.cwd())
     report = run_tests(ctx, request, stream_to(ctx.json))
     counts = report.counts
@@ -102,9 +102,9 @@ def lit(ctx: AppContext, pattern: Pattern = None, update: Update = None) -> None
 
 def _update(ctx: AppContext, path: Path) -> None:
     from bootstrap.core import ui
-    from bootstrap.pipeline.litupdate import run_update
+    from bootstrap.ir.litupdate import run_update
 
-    ctx.runner.quiet = ctx.json
+    ctx = ctx.with_runner(ctx.runner.quiet(ctx.json))
     result = run_update(ctx, path)
     if ctx.json:
         ui.emit_json({**result.to_json(), "dry_run": ctx.dry_run})
@@ -120,14 +120,17 @@ def _lit_pattern(ctx: AppContext, pattern: str) -> None:
 
     from bootstrap.core import ui
     from bootstrap.core.errors import CheckFailed, CommandFailed
-    from bootstrap.env import littests
-    from bootstrap.env.tritonopt import find_build, runtime_env
-    from bootstrap.pipeline.state import read_state
-    from bootstrap.pipeline.testrun import stream_to
+    from bootstrap.ir import lit as littests
+    from bootstrap.pipeline.setup.built import find_build, runtime_env
+    from bootstrap.pipeline.setup.state import read_state
+    from bootstrap.pipeline.testing.counts import parse_summary
+    from bootstrap.pipeline.testing.run import stream_to
 
     build = find_build(ctx.workspace.root, ctx.workspace.state)
     env = runtime_env(build, os.environ)
-    _build_triton_opt(ctx)
+    from bootstrap.ir.tritonopt import build_triton_opt
+
+    build_triton_opt(ctx)
     state = read_state(ctx.workspace.state)
     program = littests.lit_program(build.build_dir, state.python if state else None)
     argv = [program, *littests.lit_arguments(build.triton_src / "test", build.build_dir, pattern)]
@@ -138,11 +141,11 @@ def _lit_pattern(ctx: AppContext, pattern: str) -> None:
         lines.append(line)
         show(line)
 
-    result = ctx.runner.run(argv, step="lit", check=False, stream=True, on_line=collect, env=dict(env))
-    summary = littests.parse_summary(lines)
+    result = ctx.runner.stream(argv, step="lit", check=False, on_line=collect, env=dict(env))
+    summary = parse_summary(lines)
     tests_failed = bool(summary.failed or summary.counts.get("Failed"))
     if ctx.json and (result.returncode == 0 or tests_failed):
-        from bootstrap.pipeline.testcounts import Counts, lit_counts
+        from bootstrap.pipeline.testing.counts import Counts, lit_counts
 
         counts = lit_counts(lines) or Counts()
         ui.emit_json({"target": "lit", "pattern": pattern, "command": argv, "env": env,
@@ -157,17 +160,6 @@ def _lit_pattern(ctx: AppContext, pattern: str) -> None:
                           reported=ctx.json)
     raise CommandFailed(argv, result.returncode, None, lines[-20:],
                         fix="the lines above say why; `tritondev build --target triton-opt` shows build errors alone")
-
-
-def _build_triton_opt(ctx: AppContext) -> None:
-    from bootstrap.core import ui
-    from bootstrap.pipeline.build import run_build
-
-    if ctx.dry_run:
-        run_build(ctx, "triton-opt", ui.err())
-        return
-    with ctx.workspace.lock("build"):
-        run_build(ctx, "triton-opt", ui.err())
 
 
 def register(app: typer.Typer) -> None:

@@ -2,24 +2,27 @@
 
 from __future__ import annotations
 
-import os
+import dataclasses
+from collections.abc import Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from bootstrap.core import writes
+from bootstrap.core import fixlines, ui, writes
+from bootstrap.core.fixlines import repeat_options
 from bootstrap.core.interpreter import (
     PATH_PYTHON,
     WORKSPACE_VENV,
     TargetPython,
     choose_interpreter,
-    first_python_on_path,
     inspect_interpreter,
-    own_interpreter_dirs,
+    path_python,
     why_chosen,
 )
 from bootstrap.core.runner import Runner
-from bootstrap.core.settings import BY_NAME, Settings, load_settings
+from bootstrap.core.settings import load_settings
+from bootstrap.core.settings_table import BY_NAME, Settings, SourceKind
 from bootstrap.core.workspace import Workspace
 
 
@@ -54,24 +57,18 @@ class AppContext:
     def target_choice(self) -> tuple[Path, str]:
         """(interpreter, how it was chosen), without running it."""
         if self._choice is None:
-            path_python = None
-            if self.reads_target:
-                path_python = first_python_on_path(os.environ.get("PATH", ""), own_interpreter_dirs())
+            on_path = path_python() if self.reads_target else None
             self._choice = choose_interpreter(
                 self.settings.python, self.workspace.venv, python_source=self.settings.source_of("python"),
-                path_python=path_python,
+                path_python=on_path,
             )
             if self._choice[1] == PATH_PYTHON and not self.json:
-
-                from bootstrap.core import ui
-
                 ui.note(f"target Python: {self._choice[0]} ({why_chosen(PATH_PYTHON, self.workspace.venv)})")
         return self._choice
 
     def command_line(self, words: str) -> str:
         """`tritondev <words>` with the options the user gave that chose this command's target, for a
         line that tells them what to run next (bootstrap.core.fixlines)."""
-        from bootstrap.core.fixlines import repeat_options
 
         return repeat_options(f"tritondev {words}") or ""
 
@@ -90,7 +87,7 @@ class AppContext:
         if self._target is None:
             executable, origin = self.target_choice()
             # The probe keeps no log: judging an input must not create the workspace's log folder.
-            self._target = inspect_interpreter(executable, origin, self.runner.without_logs())
+            self._target = inspect_interpreter(executable, origin, self.runner.logging_to(None))
         return self._target
 
     def target_python_if_present(self) -> TargetPython | None:
@@ -104,6 +101,20 @@ class AppContext:
     def use_interpreter(self, executable: Path, origin: str) -> None:
         """Point this command at a known interpreter (e.g. the one setup installed into)."""
         self._choice, self._target = (executable, origin), None
+
+    @contextmanager
+    def changing(self, command: str) -> Iterator[None]:
+        """The workspace lock for a command that changes it (`command` names the holder); under --dry-run,
+        which changes nothing, no lock and no workspace created."""
+        if self.dry_run:
+            yield
+            return
+        with self.workspace.lock(command):
+            yield
+
+    def with_runner(self, runner: Runner) -> AppContext:
+        """This context with another runner (one derived from its own); the target chosen so far is kept."""
+        return dataclasses.replace(self, runner=runner)
 
     def forget_target(self) -> None:
         """The target changed on disk (setup created the venv): probe it again when asked."""
@@ -127,15 +138,13 @@ def make_context(
     """
     CURRENT.json = json
     settings = load_settings(options or {})
-    from bootstrap.core import fixlines
 
     fixlines.remember_given({BY_NAME[name].option: str(getattr(settings, name)) for name in fixlines.TARGET_SETTINGS
-                             if settings.source_of(name).startswith("cli:")})
+                             if settings.source_of(name).kind is SourceKind.CLI})
     workspace = Workspace(settings.workspace)
     CURRENT.workspace = workspace.root
     CURRENT.writes_logs = logs
     writes.anchor(workspace.root)  # below it, tritondev's writes follow no link
-    from bootstrap.core import ui
 
     log_dir = workspace.logs if logs else None
     runner = Runner(log_dir=log_dir, dry_run=dry_run, verbose=verbose, echo=ui.echo_command)

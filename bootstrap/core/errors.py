@@ -10,6 +10,9 @@ from collections.abc import Sequence
 from enum import IntEnum
 from pathlib import Path
 
+from bootstrap.core.fixlines import repeat_options
+from bootstrap.core.redact import redact
+
 
 class ExitCode(IntEnum):
     OK = 0
@@ -46,7 +49,6 @@ class TritondevError(Exception):
     def shown_fix(self) -> str | None:
         """The fix as the user sees it: a tritondev command in it repeats their --workspace/--python
         (bootstrap.core.fixlines)."""
-        from bootstrap.core.fixlines import repeat_options
 
         return repeat_options(self.fix)
 
@@ -128,7 +130,6 @@ class CommandFailed(TritondevError):
         self.log_path = log_path
         self.tail = tuple(tail)
         self.timed_out = timed_out
-        from bootstrap.core.redact import redact
 
         shown = redact(" ".join(self.argv))
         what = "timed out" if timed_out else f"failed with exit status {returncode}"
@@ -140,7 +141,6 @@ class CommandFailed(TritondevError):
 
     def to_json(self) -> dict[str, object]:
         data = super().to_json()
-        from bootstrap.core.redact import redact
 
         data.update(
             argv=[redact(a) for a in self.argv],

@@ -17,10 +17,10 @@ import os
 from dataclasses import dataclass
 from pathlib import Path
 
-from bootstrap import inside
+from bootstrap.core import inside
+from bootstrap.core import inside_answers as answers
 from bootstrap.core.errors import CommandFailed, ConfigError, ToolMissing
 from bootstrap.core.runner import Runner
-from bootstrap.inside import answers
 
 WORKSPACE_VENV = "workspace venv"  # the origin of the default target
 PATH_PYTHON = "first python3 on PATH"  # the origin of the reading commands' last resort
@@ -142,6 +142,12 @@ def first_python_on_path(path: str, skip_dirs: tuple[Path, ...] = ()) -> Path | 
         if candidate.is_file() and os.access(candidate, os.X_OK):
             return candidate if candidate.is_absolute() else candidate.absolute()
     return None
+
+
+def path_python() -> Path | None:
+    """The first python3 on this process's PATH that is not tritondev's own: what a reading command
+    falls back to, and what `config show` and setup name."""
+    return first_python_on_path(os.environ.get("PATH", ""), own_interpreter_dirs())
 
 
 def why_chosen(origin: str, workspace_venv: Path) -> str:

@@ -23,16 +23,18 @@ from typing import TYPE_CHECKING, Any
 from bootstrap.core.errors import ConfigError
 from bootstrap.core.fsutil import NotRegularFile, parse_json, read_regular
 from bootstrap.core.redact import without_credentials
+from bootstrap.core.settings_table import DEFAULT_SOURCE, SETTINGS, SettingSource, SourceKind
+from bootstrap.core.writes import replace_json
 
 if TYPE_CHECKING:
-    from bootstrap.core.settings import Settings
+    from bootstrap.core.settings_table import Settings
 
 FILE = "settings.json"  # in <workspace>/state
-SOURCE = "workspace"  # the source kind of its values: "workspace:<path>"
 NOT_REMEMBERED = ("workspace", "jobs", "link_jobs", "allow_dirty", "skip_verify")
 # Settings that make one choice together: one of them given anew drops the remembered others.
 CHOICES = (("torch_ref", "triton_commit", "triton_src"), ("mirror", "pytorch_url", "triton_url", "llvm_url"))
-_GIVEN = ("cli", "env", SOURCE)  # sources worth remembering (a file keeps its own values)
+# Sources worth remembering (a file keeps its own values).
+_GIVEN = (SourceKind.CLI, SourceKind.ENV, SourceKind.WORKSPACE)
 
 
 _MAX_BYTES = 1 << 20  # the file holds a dozen short settings
@@ -42,10 +44,10 @@ def path_in(workspace: Path) -> Path:
     return workspace / "state" / FILE
 
 
-def read(workspace: Path) -> tuple[dict[str, Any], str]:
+def read(workspace: Path) -> tuple[dict[str, Any], SettingSource]:
     """The remembered settings ({} when there are none) and the source label of their values."""
     path = path_in(workspace)
-    source = f"{SOURCE}:{path}"
+    source = SettingSource.of(SourceKind.WORKSPACE, str(path))
     try:
         # Only a regular file, and only as much as such a file can be: a FIFO or /dev/zero put
         # there must not hang every command.
@@ -73,25 +75,25 @@ def read(workspace: Path) -> tuple[dict[str, Any], str]:
     return {str(k): v for k, v in settings.items()}, source
 
 
-def drop_replaced(values: MutableMapping[str, Any], sources: MutableMapping[str, str]) -> None:
+def drop_replaced(values: MutableMapping[str, Any], sources: MutableMapping[str, SettingSource]) -> None:
     """Remembered values of a choice that a file, variable or option made anew are left out."""
+    anew = (SourceKind.FILE, SourceKind.ENV, SourceKind.CLI)
     for choice in CHOICES:
-        if any(sources.get(name, "").split(":", 1)[0] in ("file", "env", "cli") for name in choice):
+        if any(sources.get(name, DEFAULT_SOURCE).kind in anew for name in choice):
             for name in choice:
-                if sources.get(name, "").startswith(SOURCE + ":"):
+                if sources.get(name, DEFAULT_SOURCE).kind is SourceKind.WORKSPACE:
                     del values[name], sources[name]
 
 
 def to_remember(settings: Settings) -> dict[str, Any]:
     """What a setup run with `settings` leaves for the next one (see the module docstring)."""
-    from bootstrap.core.settings import SETTINGS
 
     kept: dict[str, Any] = {}
     for setting in SETTINGS:
         value = getattr(settings, setting.name)
         if setting.name in NOT_REMEMBERED or setting.secret or not setting.in_file or value is None:
             continue
-        if settings.source_of(setting.name).split(":", 1)[0] in _GIVEN:
+        if settings.source_of(setting.name).kind in _GIVEN:
             kept[setting.name] = str(value) if isinstance(value, Path) else value
             if isinstance(kept[setting.name], str):
                 # A URL given with a password or token is remembered without it: the repository, not the key.
@@ -101,7 +103,6 @@ def to_remember(settings: Settings) -> dict[str, Any]:
 
 def remember(workspace: Path, settings: Settings) -> None:
     """Write what the next run starts from (atomically: a run cut short leaves the old file whole)."""
-    from bootstrap.core.writes import replace_json
 
     document: Mapping[str, Any] = {
         "written_by": "tritondev setup, at the end of a successful run; read as defaults by every command",

@@ -1,20 +1,27 @@
 """The one module that starts subprocesses.
 
-Every external command goes through `Runner.run`, which
+A command goes through one of three entry points, named for what it is:
+- `Runner.run`: a command that changes the machine; under --dry-run it is recorded and shown, not run,
+- `Runner.capture`: a command that only reads; it runs under --dry-run too (the plan must be accurate)
+  and is echoed only with -v,
+- `Runner.stream`: a long step whose merged output is handed over line by line as it arrives,
+and `Runner.run_attached` runs a user's own command on this terminal. Each of them
 - echoes the command (secrets redacted) before it runs,
-- honours --dry-run: commands that change the machine are recorded and shown, not run; probes that
-  only read (`probe=True`) still run so that the plan is accurate,
 - writes output to a per-step log file in the workspace (streamed line by line for long steps;
   core.step_logs),
 - never uses a shell: argv lists only,
 - runs git with inherited GIT_* variables stripped, dangerous transports disabled and no optional
   locks (a reading git command never rewrites .git/index),
 - raises CommandFailed (command, exit status, log path, last lines) or ToolMissing.
+
+A runner is not changed once made: `quiet()`, `logging_to(folder)`, `with_variables(...)`, `recording()`
+and `rehearsal()` derive another one, which shares the history of commands unless it says otherwise.
 """
 
 from __future__ import annotations
 
 import collections
+import contextlib
 import dataclasses
 import os
 import shutil
@@ -27,34 +34,15 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import IO, TextIO
 
+from bootstrap.core.command_env import git_environment, is_git, resolve_program
 from bootstrap.core.command_record import PlannedCommand, Result
 from bootstrap.core.errors import CommandFailed, ToolMissing
 from bootstrap.core.step_logs import log_path as step_log_path
 from bootstrap.core.step_logs import note_exit_status, open_log, write_log
 
-__all__ = ["GIT_ALLOWED_PROTOCOLS", "INSTALL_HINTS", "TAIL_LINES", "PlannedCommand", "Result", "Runner",
-           "git_environment"]
+__all__ = ["TAIL_LINES", "PlannedCommand", "Result", "Runner"]
 
 TAIL_LINES = 25
-
-# Transports git may use. `ext::` (runs arbitrary commands) and friends are absent on purpose.
-GIT_ALLOWED_PROTOCOLS = "file:git:http:https:ssh"
-
-# What to install when a tool is missing (Debian/Ubuntu names; the message says so).
-INSTALL_HINTS: dict[str, str] = {
-    "git": "apt-get install git",
-    "cmake": "apt-get install cmake  (or: pip install 'cmake>=3.20')",
-    "ninja": "apt-get install ninja-build  (or: pip install ninja)",
-    "clang": "apt-get install clang",
-    "clang++": "apt-get install clang",
-    "ld.lld": "apt-get install lld",
-    "ccache": "apt-get install ccache",
-    "podman": "apt-get install podman",
-    "docker": "install Docker Engine or podman",
-    "buildah": "apt-get install buildah",
-    "redis-server": "apt-get install redis-server",
-}
-
 
 Echo = Callable[[str], None]
 
@@ -63,29 +51,13 @@ def _default_echo(text: str) -> None:
     print(text, file=sys.stderr, flush=True)
 
 
-def git_environment(base: Mapping[str, str]) -> dict[str, str]:
-    """`base` without inherited GIT_* variables, plus the safety settings used for every git call."""
-    env = {k: v for k, v in base.items() if not k.startswith("GIT_")}
-    env["GIT_ALLOW_PROTOCOL"] = GIT_ALLOWED_PROTOCOLS
-    env["GIT_TERMINAL_PROMPT"] = "0"  # never hang on a password prompt
-    env["GIT_CONFIG_NOSYSTEM"] = "1"
-    # No optional locks: a reading git command (status in doctor, in a dry run) never rewrites a
-    # checkout's .git/index, nor collides with the user's own git running there.
-    env["GIT_OPTIONAL_LOCKS"] = "0"
-    return env
-
-
-def _is_git(argv: Sequence[str]) -> bool:
-    return os.path.basename(argv[0]) == "git"
-
-
 @dataclass
 class Runner:
     log_dir: Path | None = None
     dry_run: bool = False
     verbose: bool = False
     echo: Echo = _default_echo
-    quiet: bool = False  # suppress command echo (e.g. --json where stderr should stay calm)
+    silent: bool = False  # no command echo (e.g. --json where stderr should stay calm)
     history: list[PlannedCommand] = field(default_factory=list)
     # Variables set (value) or removed (None) for every command of this runner, under each call's own
     # `env` (verify: a private Triton cache, no tool-path variables).
@@ -94,7 +66,7 @@ class Runner:
     # Independent probes may run in threads (doctor); the log bookkeeping is shared state.
     _lock: threading.Lock = field(default_factory=threading.Lock, repr=False)
 
-    # -- public API -------------------------------------------------------------------------
+    # -- entry points ------------------------------------------------------------------------
     def run(
         self,
         argv: Sequence[str | os.PathLike[str]],
@@ -102,33 +74,100 @@ class Runner:
         step: str,
         cwd: Path | str | None = None,
         env: Mapping[str, str | None] | None = None,
-        probe: bool = False,
         check: bool = True,
         timeout: float | None = None,
-        on_line: Callable[[str], None] | None = None,
-        stream: bool = False,
         input_text: str | None = None,
         fix: str | None = None,
     ) -> Result:
-        """Run `argv`.
+        """Run a command that changes the machine: echoed, recorded, only shown under --dry-run; its
+        output captured and logged. env: variables set (value) or removed (None) on top of the
+        inherited environment."""
+        return self._start(argv, step=step, cwd=cwd, env=env, reads_only=False, check=check, timeout=timeout,
+                           input_text=input_text, fix=fix)
 
-        probe: the command only reads; it runs under --dry-run too and is echoed only with -v.
-        stream: merge stdout/stderr and hand each line to `on_line` as it arrives (long steps).
-        env: variables set (value) or removed (None) on top of the inherited environment.
-        """
-        planned = self._record(argv, step=step, cwd=cwd, env=env, probe=probe)
+    def capture(
+        self,
+        argv: Sequence[str | os.PathLike[str]],
+        *,
+        step: str,
+        cwd: Path | str | None = None,
+        env: Mapping[str, str | None] | None = None,
+        check: bool = True,
+        timeout: float | None = None,
+        input_text: str | None = None,
+        fix: str | None = None,
+    ) -> Result:
+        """Run a command that only reads: it runs under --dry-run too and is echoed only with -v."""
+        return self._start(argv, step=step, cwd=cwd, env=env, reads_only=True, check=check, timeout=timeout,
+                           input_text=input_text, fix=fix)
+
+    def stream(
+        self,
+        argv: Sequence[str | os.PathLike[str]],
+        *,
+        step: str,
+        on_line: Callable[[str], None] | None = None,
+        cwd: Path | str | None = None,
+        env: Mapping[str, str | None] | None = None,
+        check: bool = True,
+        timeout: float | None = None,
+        fix: str | None = None,
+        reads_only: bool = False,
+    ) -> Result:
+        """Run a long step: stdout and stderr merged, each line to `on_line` and to the step's log as it
+        arrives. reads_only: the command only reads (it runs under --dry-run too)."""
+        return self._start(argv, step=step, cwd=cwd, env=env, reads_only=reads_only, check=check,
+                           timeout=timeout, on_line=on_line, streamed=True, fix=fix)
+
+    # -- derived runners: the original is left as it is -------------------------------------------
+    def quiet(self, on: bool = True) -> Runner:
+        """This runner without the echo of its commands (on=False: with it); history and logs shared."""
+        return dataclasses.replace(self, silent=on)
+
+    def logging_to(self, folder: Path | None) -> Runner:
+        """This runner writing its step logs into `folder` (None: no log files, for probes that run
+        before the workspace may exist); each step's first command there starts its log afresh."""
+        return dataclasses.replace(self, log_dir=folder, _opened_logs=set())
+
+    def with_variables(self, environment: Mapping[str, str | None]) -> Runner:
+        """This runner with more variables set (value) or removed (None) for every command."""
+        return dataclasses.replace(self, environment={**self.environment, **environment})
+
+    def recording(self) -> Runner:
+        """This runner with a history of its own: what one part of a command ran, apart."""
+        return dataclasses.replace(self, history=[])
+
+    def rehearsal(self) -> Runner:
+        """A dry, silent runner with a history of its own: a plan simulated, its commands listed."""
+        return dataclasses.replace(self, dry_run=True, silent=True, history=[])
+
+    def _start(
+        self,
+        argv: Sequence[str | os.PathLike[str]],
+        *,
+        step: str,
+        cwd: Path | str | None,
+        env: Mapping[str, str | None] | None,
+        reads_only: bool,
+        check: bool,
+        timeout: float | None,
+        input_text: str | None = None,
+        on_line: Callable[[str], None] | None = None,
+        streamed: bool = False,
+        fix: str | None = None,
+    ) -> Result:
+        planned = self._record(argv, step=step, cwd=cwd, env=env, probe=reads_only)
         args = planned.argv
-        if self.dry_run and not probe:
+        if self.dry_run and not reads_only:
             return self._dry_run(planned)
-
-        if not self.quiet and (self.verbose or not probe):
+        if not self.silent and (self.verbose or not reads_only):
             self.echo(f"$ {planned.render()}")
 
-        exe = self._resolve(args[0], fix)
+        exe = resolve_program(args[0], fix)
         full_env = self._environment(args, env)
         log_path = step_log_path(self.log_dir, step)
         started = time.monotonic()
-        if stream:
+        if streamed:
             result = self._run_streaming(args, exe, cwd, full_env, log_path, timeout, on_line, fix)
         else:
             result = self._run_captured(args, exe, cwd, full_env, log_path, timeout, input_text, fix)
@@ -137,11 +176,6 @@ class Runner:
             tail = (result.stdout + ("\n" + result.stderr if result.stderr else "")).strip().splitlines()
             raise CommandFailed(args, result.returncode, log_path, tail[-TAIL_LINES:], fix=fix)
         return result
-
-    def without_logs(self) -> Runner:
-        """The same runner (echo, dry-run, history) writing no log files: for probes that run before
-        the workspace may be created."""
-        return dataclasses.replace(self, log_dir=None)
 
     def which(self, name: str) -> str | None:
         return shutil.which(name)
@@ -169,9 +203,9 @@ class Runner:
         args = planned.argv
         if self.dry_run:
             return self._dry_run(planned)
-        if self.verbose and not self.quiet:
+        if self.verbose and not self.silent:
             self.echo(f"$ {planned.render()}")
-        exe = self._resolve(args[0], None, (env or {}).get("PATH"))
+        exe = resolve_program(args[0], None, (env or {}).get("PATH"))
         started = time.monotonic()
         try:
             proc = subprocess.Popen(
@@ -220,28 +254,13 @@ class Runner:
         return planned
 
     def _dry_run(self, planned: PlannedCommand) -> Result:
-        if not self.quiet:
+        if not self.silent:
             self.echo(f"[dry-run] {planned.render()}")
         return Result(planned.argv, 0, "", "", None, dry_run=True)
 
-    def _resolve(self, program: str, fix: str | None, path: str | None = None) -> str:
-        """The program's file; `path`: the PATH the command runs with, where the caller changes it."""
-        if os.sep in program:
-            if os.path.isfile(program) and os.access(program, os.X_OK):
-                return program
-            raise ToolMissing(f"{program} does not exist or is not executable", fix=fix)
-        found = shutil.which(program, path=path)
-        if found is None:
-            hint = fix or INSTALL_HINTS.get(program)
-            raise ToolMissing(
-                f"required tool '{program}' is not on PATH",
-                fix=f"install it: {hint}" if hint else f"install {program}, or add the folder that holds it to PATH",
-            )
-        return found
-
     def _environment(self, args: tuple[str, ...], env: Mapping[str, str | None] | None) -> dict[str, str]:
         base = dict(os.environ)
-        if _is_git(args):
+        if is_git(args):
             base = git_environment(base)
         for key, value in [*self.environment.items(), *(env or {}).items()]:
             if value is None:
@@ -270,46 +289,32 @@ class Runner:
         input_text: str | None,
         fix: str | None,
     ) -> Result:
-        log = self._open_log(log_path, args, cwd)
-        try:
-            return self._captured(args, exe, cwd, env, log, log_path, timeout, input_text, fix)
-        finally:
+        with contextlib.ExitStack() as stack:
+            log = self._open_log(log_path, args, cwd)
             if log is not None:
-                log.close()
-
-    def _captured(
-        self,
-        args: tuple[str, ...],
-        exe: str,
-        cwd: Path | str | None,
-        env: dict[str, str],
-        log: TextIO | None,
-        log_path: Path | None,
-        timeout: float | None,
-        input_text: str | None,
-        fix: str | None,
-    ) -> Result:
-        try:
-            proc = subprocess.run(
-                [exe, *args[1:]],
-                cwd=cwd,
-                env=env,
-                input=input_text,
-                capture_output=True,
-                text=True,
-                errors="replace",
-                timeout=timeout,
-                check=False,
-            )
-        except subprocess.TimeoutExpired as exc:
-            out = exc.stdout.decode(errors="replace") if isinstance(exc.stdout, bytes) else (exc.stdout or "")
-            write_log(log, out + f"\n# timed out after {timeout}s\n")
-            raise CommandFailed(args, None, log_path, out.splitlines()[-TAIL_LINES:], fix=fix, timed_out=True) from None
-        except OSError as exc:
-            write_log(log, f"# could not start: {exc}\n")
-            raise ToolMissing(f"cannot run {args[0]}: {exc.strerror}", fix=fix) from None
-        write_log(log, proc.stdout + proc.stderr + f"# exit status {proc.returncode}\n")
-        return Result(args, proc.returncode, proc.stdout, proc.stderr, log_path)
+                stack.callback(log.close)
+            try:
+                proc = subprocess.run(
+                    [exe, *args[1:]],
+                    cwd=cwd,
+                    env=env,
+                    input=input_text,
+                    capture_output=True,
+                    text=True,
+                    errors="replace",
+                    timeout=timeout,
+                    check=False,
+                )
+            except subprocess.TimeoutExpired as exc:
+                out = exc.stdout.decode(errors="replace") if isinstance(exc.stdout, bytes) else (exc.stdout or "")
+                write_log(log, out + f"\n# timed out after {timeout}s\n")
+                tail = out.splitlines()[-TAIL_LINES:]
+                raise CommandFailed(args, None, log_path, tail, fix=fix, timed_out=True) from None
+            except OSError as exc:
+                write_log(log, f"# could not start: {exc}\n")
+                raise ToolMissing(f"cannot run {args[0]}: {exc.strerror}", fix=fix) from None
+            write_log(log, proc.stdout + proc.stderr + f"# exit status {proc.returncode}\n")
+            return Result(args, proc.returncode, proc.stdout, proc.stderr, log_path)
 
     def _run_streaming(
         self,

@@ -14,7 +14,8 @@ from pathlib import Path
 from typing import Any
 
 from bootstrap.core.errors import ConfigError
-from bootstrap.core.settings import CONFIG_FILE
+from bootstrap.core.fsutil import read_regular
+from bootstrap.core.settings_table import CONFIG_FILE
 from bootstrap.core.settings_values import toml_type
 
 # tritondev.toml is a few lines; anything this large is not one.
@@ -27,7 +28,6 @@ def _load_toml(path: Path) -> dict[str, Any]:
         import tomllib
     else:  # pragma: no cover - Python 3.10
         import tomli as tomllib
-    from bootstrap.core.fsutil import read_regular
 
     fix = f"fix {path} (see README, Settings), or move it away"
     try:

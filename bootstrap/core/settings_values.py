@@ -14,10 +14,12 @@ import shutil
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from bootstrap.core.distcc_hosts import parse_setting
 from bootstrap.core.errors import ConfigError
+from bootstrap.core.values import check_backend, parse_llvm_setting, parse_remote_url
 
 if TYPE_CHECKING:
-    from bootstrap.core.settings import Setting
+    from bootstrap.core.settings_table import Setting
 
 _TRUE = {"1", "true", "yes", "on", "y"}
 _FALSE = {"0", "false", "no", "off", "n", ""}
@@ -98,9 +100,8 @@ def _as_text(setting: Setting, raw: str) -> str:
     text = raw.strip()
     if setting.name == "backend":
         # A fork's backend (xpu, cpu) or another name for one gets its own message and fix.
-        from bootstrap.git.pins_pytorch import refuse_unsupported_backend
 
-        refuse_unsupported_backend(text)
+        check_backend(text)
     if setting.choices:
         for choice in setting.choices:
             if text.lower() == choice.lower():
@@ -110,17 +111,14 @@ def _as_text(setting: Setting, raw: str) -> str:
         raise ValueError("must not be empty")
     if setting.name == "ccache_remote":
         # Checked here, before any command creates or changes anything in the workspace.
-        from bootstrap.pipeline.ccache_remote import parse_remote_url
 
         parse_remote_url(text)
     if setting.name == "distcc":
         # distcc's own host syntax, checked here too; ValueError says which host is wrong.
-        from bootstrap.pipeline.distcc_hosts import parse_setting
 
         return parse_setting(text)
     if setting.name in ("llvm", "llvm_prebuilt_url"):
         # Checked here too: a bad value must stop every command before anything is written.
-        from bootstrap.pipeline import llvm_source
 
-        return llvm_source.parse_setting(setting.name, text)
+        return parse_llvm_setting(setting.name, text)
     return text

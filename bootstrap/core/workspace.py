@@ -58,6 +58,31 @@ class Workspace:
     def lock_path(self) -> Path:
         return self.state / "lock"
 
+    # The folders setup makes inside: named here once.
+    @property
+    def triton_src(self) -> Path:
+        """The Triton checkout tritondev makes (your own clone, --triton-src, is elsewhere)."""
+        return self.src / "triton"
+
+    @property
+    def llvm_src(self) -> Path:
+        return self.src / "llvm-project"
+
+    @property
+    def pytorch_cache(self) -> Path:
+        """The bare repository PyTorch's pin files are read from."""
+        return self.src / "pytorch.git"
+
+    @property
+    def llvm_builds(self) -> Path:
+        """The LLVM build folders, one per build key."""
+        return self.build / "llvm"
+
+    @property
+    def triton_home(self) -> Path:
+        """TRITON_HOME of the workspace's builds."""
+        return self.root / "triton-home"
+
     def not_a_workspace(self) -> str | None:
         """What the folder is when it must not become a workspace: a git checkout that is not one (cloning
         tritondev as ~/tritondev makes its own checkout the default workspace). A folder with a

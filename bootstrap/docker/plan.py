@@ -17,14 +17,10 @@ import re
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING
 
 from bootstrap import __version__
-from bootstrap.core.errors import CommandFailed, ConfigError, ToolMissing, UsageError
+from bootstrap.core.errors import ToolMissing, UsageError
 from bootstrap.core.fsutil import read_regular
-
-if TYPE_CHECKING:
-    from bootstrap.core.runner import Runner
 
 ENGINES = ("docker", "podman")
 DEFAULT_BASE = "nvidia/cuda:12.8.1-devel-ubuntu24.04"
@@ -254,149 +250,13 @@ def read_ca_certs(paths: Sequence[Path]) -> str | None:
 # Everything above is pure; below, read-only probes and the engine itself, through the runner.
 
 
-def detect_engine(runner: Runner, requested: str | None, *, host_uid: int, probe_rootless: bool) -> Engine:
-    """The engine to use and its flavour; with `probe_rootless`, whether it runs without root."""
-    program = find_engine(requested, runner.which)
-    if runner.which(program) is None:
-        # Named with --engine but not installed: enough to show a plan; running it fails in the runner.
-        return Engine(program, program, rootless=program == "podman" and host_uid != 0)
-    version = runner.run([program, "--version"], step="docker-engine", probe=True, check=False, timeout=60)
-    flavour = flavour_of(program, version.stdout + version.stderr)
-    if flavour == "podman":
-        return Engine(flavour, program, rootless=host_uid != 0)
-    rootless = False
-    if probe_rootless:
-        info = runner.run(
-            [program, "info", "--format", "{{json .SecurityOptions}}"],
-            step="docker-engine",
-            probe=True,
-            check=False,
-            timeout=60,
-        )
-        rootless = info.ok and docker_is_rootless(info.stdout)
-    return Engine(flavour, program, rootless=rootless)
 
 
-@dataclass(frozen=True)
-class Outcome:
-    """What `tritondev docker build|run` did (or, under --dry-run, would do)."""
-
-    engine: Engine
-    image: str
-    argv: tuple[str, ...]
-    dry_run: bool
-    returncode: int = 0
-    created: tuple[str, ...] = ()
-
-    def to_json(self) -> dict[str, object]:
-        from bootstrap.core.redact import redact
-        from bootstrap.core.runner import PlannedCommand
-
-        return {
-            "engine": self.engine.to_json(),
-            "image": self.image,
-            "argv": [redact(a) for a in self.argv],
-            "command": PlannedCommand(self.argv, None, (), "docker").render(),
-            "dry_run": self.dry_run,
-            "create": list(self.created),
-            "returncode": self.returncode,
-        }
 
 
-def build_image(
-    runner: Runner,
-    *,
-    engine: Engine,
-    context: Path,
-    tag: str,
-    uid: int,
-    gid: int,
-    base: str | None,
-    isolation: str | None,
-    ca_certs: Sequence[Path],
-    on_line: Callable[[str], None] | None,
-) -> Outcome:
-    """Build the image; the engine's output goes to `on_line` and to the step's log."""
-    argv = build_command(
-        engine,
-        context=check_context(context),
-        tag=tag,
-        uid=uid,
-        gid=gid,
-        base=base,
-        isolation=isolation,
-        extra_ca_pem=read_ca_certs(ca_certs),
-    )
-    result = runner.run(
-        argv,
-        step="docker-build",
-        stream=True,
-        on_line=on_line,
-        fix=f"see the engine's messages above; a different base image is chosen with --base (default {DEFAULT_BASE})",
-    )
-    return Outcome(engine, tag, tuple(argv), result.dry_run)
 
 
-def _make_folder(path: Path, what: str) -> None:
-    try:
-        path.mkdir(parents=True, exist_ok=True)
-    except FileExistsError:
-        raise UsageError(f"the {what} {path} exists and is not a folder", fix=f"choose another {what}") from None
-    except OSError as exc:
-        raise ConfigError(f"cannot create the {what} {path}: {exc.strerror}", fix=f"choose another {what}") from None
 
 
-def run_container(
-    runner: Runner,
-    *,
-    engine: Engine,
-    image: str,
-    workspace: Path,
-    ccache_dir: Path,
-    host_uid: int,
-    host_gid: int,
-    gpus: bool,
-    tty: bool,
-    args: Sequence[str],
-    on_stdout: Callable[[str], None] | None = None,
-) -> Outcome:
-    """Run the image attached to this terminal; returns the container's exit status.
-
-    The host folders are created first (by this user), so that an engine never creates them as root.
-    Exit status 125 is the engine's own failure (no such image, no daemon, no GPU runtime).
-    """
-    argv = run_command(
-        engine,
-        image=image,
-        workspace=workspace,
-        ccache_dir=ccache_dir,
-        host_uid=host_uid,
-        host_gid=host_gid,
-        gpus=gpus,
-        tty=tty,
-        args=args,
-    )
-    folders = tuple(str(p) for p in (workspace, ccache_dir) if not p.is_dir())
-    if not runner.dry_run:
-        _make_folder(workspace, "workspace")
-        _make_folder(ccache_dir, "ccache folder")
-    if not runner.dry_run and not runner.quiet and not runner.verbose:
-        # run_attached shows the command only with -v; what is started in the user's name is always shown.
-        from bootstrap.core.runner import PlannedCommand
-
-        runner.echo(f"$ {PlannedCommand(tuple(argv), None, (), 'docker-run').render()}")
-    result = runner.run_attached(argv, step="docker-run", on_stdout=on_stdout)
-    if result.returncode == ENGINE_FAILED:
-        raise CommandFailed(
-            argv,
-            result.returncode,
-            None,
-            [],
-            fix=f"build the image first (tritondev docker build --tag {image}); with GPUs the host needs the "
-            "NVIDIA Container Toolkit (docker) or its CDI spec (podman: nvidia-ctk cdi generate), else use --no-gpus",
-        )
-    return Outcome(engine, image, tuple(argv), result.dry_run, result.returncode, folders)
 
 
-# `docker run` and `podman run` exit with 125 when the engine itself fails.
-ENGINE_FAILED = 125

@@ -14,9 +14,10 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from bootstrap.core.context import AppContext
+from bootstrap.doctor.catalog import load_checks, select
 from bootstrap.doctor.engine import Report, run_checks
 from bootstrap.doctor.facts import Facts
-from bootstrap.doctor.registry import load_checks, select
+from bootstrap.doctor.fixers import apply_fixes
 
 
 @dataclass
@@ -38,14 +39,13 @@ def run_doctor(ctx: AppContext, options: DoctorOptions) -> Report:
         results = run_checks(specs, facts)
         report = Report(results, 0.0)
         if options.fix and any(r.fix and r.fix.action for r in results):
-            from bootstrap.doctor.fixers import apply_fixes
-
             if ctx.dry_run:
-                report.fixes = apply_fixes(facts, results, dry_run=True)
+                report.fixes = apply_fixes(facts, results, dry_run=True, runner=ctx.runner)
             else:
                 with ctx.workspace.lock("doctor --fix"):
-                    ctx.runner.log_dir = ctx.workspace.logs  # fixes change things: keep their logs
-                    report.fixes = apply_fixes(facts, results, dry_run=False)
+                    # Fixes change things: keep their logs.
+                    logged = ctx.runner.logging_to(ctx.workspace.logs)
+                    report.fixes = apply_fixes(facts, results, dry_run=False, runner=logged)
     finally:
         facts.close()
     report.seconds = time.monotonic() - started

@@ -1,9 +1,9 @@
 """Facts the checks share, each gathered once (thread-safe) however many checks ask for it.
 
 Everything that can hang (imports, nvidia-smi, compilers) runs as a subprocess through the runner
-with a timeout. Questions for the target interpreter are scripts of bootstrap/inside, run from the
+with a timeout. Questions for the target interpreter are scripts of bootstrap/core/scripts, run from the
 user's cwd (first on sys.path, as in their own `python -c`); their answers are checked by
-bootstrap.inside.answers, and an answer that is not as agreed is that probe's failure (ProbeFailed).
+bootstrap.core.inside_answers, and an answer that is not as agreed is that probe's failure (ProbeFailed).
 """
 
 from __future__ import annotations
@@ -13,19 +13,19 @@ import os
 import shutil
 import tempfile
 import threading
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any, TypeVar
 
-from bootstrap import inside
+from bootstrap.core import inside
+from bootstrap.core import inside_answers as answers
 from bootstrap.core.context import AppContext
 from bootstrap.core.errors import CommandFailed, TritondevError
 from bootstrap.core.interpreter import TargetPython
 from bootstrap.core.runner import Result
-from bootstrap.inside import answers
 from bootstrap.kernels.gpus import GpuInfo, read_nvidia
-from bootstrap.pipeline.toolchain import version_numbers, version_output
+from bootstrap.pipeline.host.toolchain import version_numbers, version_output
 
 T = TypeVar("T")
 
@@ -114,7 +114,7 @@ class Facts:
             ) from None
 
     def probe(self, parse: Callable[[dict[str, Any]], T], name: str, *args: str, step: str, **options: Any) -> T:
-        """The answer of in-target script `name`, checked by `parse` (bootstrap.inside.answers)."""
+        """The answer of in-target script `name`, checked by `parse` (bootstrap.core.inside_answers)."""
         return self._probe(parse, name, *args, step=step, **options)[1]
 
     def _probe(
@@ -186,12 +186,6 @@ class Facts:
             return Tool(name, path, output.strip(), version_numbers(output))
 
         return self.memo(f"tool-{name}", probe)
-
-    def _run(self, argv: Sequence[str], *, step: str, timeout: float) -> Result:
-        try:
-            return self.ctx.runner.run(argv, step=step, probe=True, check=False, timeout=timeout, cwd=self.cwd)
-        except CommandFailed as exc:
-            raise ProbeFailed(exc.message) from None
 
     # -- GPU --------------------------------------------------------------------------------------
     def gpu_info(self) -> GpuInfo | None:

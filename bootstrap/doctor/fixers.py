@@ -5,12 +5,20 @@ from __future__ import annotations
 
 from typing import Any
 
+from bootstrap.core.interpreter import PATH_PYTHON
+from bootstrap.core.runner import Runner
+from bootstrap.doctor.checks.cache import cache_dir, scan_cache, stale_entries, triton_installed_at
+from bootstrap.doctor.checks.packages import scan as scan_environment
 from bootstrap.doctor.facts import Facts
 from bootstrap.doctor.model import Applied, CheckResult, FixStatus
+from bootstrap.env.envfile import update_env_file
+from bootstrap.kernels.cache import Removal, remove_entries, scan
+from bootstrap.purge import JOURNAL_NAME, execute_purge, plan_purge, preflight
 
 
-def apply_fixes(facts: Facts, results: list[CheckResult], *, dry_run: bool) -> list[dict[str, Any]]:
-    """Apply each distinct auto-fix once; mark the results it resolves. Returns what was done."""
+def apply_fixes(facts: Facts, results: list[CheckResult], *, dry_run: bool, runner: Runner) -> list[dict[str, Any]]:
+    """Apply each distinct auto-fix once, its commands through `runner`; mark the results it resolves.
+    Returns what was done."""
     done: list[dict[str, Any]] = []
     by_action: dict[str, list[CheckResult]] = {}
     for result in results:
@@ -19,7 +27,7 @@ def apply_fixes(facts: Facts, results: list[CheckResult], *, dry_run: bool) -> l
     for action, affected in by_action.items():
         fixer = FIXERS[action]
         try:
-            message = fixer(facts, affected, dry_run)
+            message = fixer(facts, affected, dry_run, runner)
             status = FixStatus.WOULD_APPLY if dry_run else FixStatus.FIXED
         except Exception as exc:
             message = f"{type(exc).__name__}: {exc}"
@@ -32,26 +40,22 @@ def apply_fixes(facts: Facts, results: list[CheckResult], *, dry_run: bool) -> l
     return done
 
 
-def _purge(facts: Facts, affected: list[CheckResult], dry_run: bool) -> str:
-    from bootstrap.core.interpreter import PATH_PYTHON
-    from bootstrap.doctor.checks.packages import scan
-    from bootstrap.purge import JOURNAL_NAME, execute_purge, plan_purge, preflight
-
+def _purge(facts: Facts, affected: list[CheckResult], dry_run: bool, runner: Runner) -> str:
     target = facts.target()
     if target.origin == PATH_PYTHON:
         # Found only as a last resort: reading it is fine, uninstalling from it needs the user's word.
         raise RuntimeError(f"not uninstalling from {target.executable}, which was only found on PATH: "
                            f"run `tritondev doctor --fix --python {target.executable}` to let --fix change it")
-    plan = plan_purge(scan(facts))
+    plan = plan_purge(scan_environment(facts, runner))
     if plan.blocked:
         raise RuntimeError("; ".join(plan.blocked))
     names = ", ".join(f"{o.name} {o.version}" for o in plan.owners) or "nothing"
     leftovers = f" and {len(plan.leftovers)} leftover(s)" if plan.leftovers else ""
     if dry_run:
         return f"would uninstall {names}{leftovers} (pip {' '.join(plan.pip_args())})"
-    preflight(plan, target, facts.ctx.runner)
+    preflight(plan, target, runner)
     journal = facts.ctx.workspace.state / JOURNAL_NAME
-    report = execute_purge(plan, target, facts.ctx.runner, journal)
+    report = execute_purge(plan, target, runner, journal)
     note = f"; still importable from {report.import_location}" if report.import_location else ""
     return (
         f"uninstalled {names}{leftovers} (journal {journal}; undo: tritondev purge --restore){note};"
@@ -59,9 +63,7 @@ def _purge(facts: Facts, affected: list[CheckResult], dry_run: bool) -> str:
     )
 
 
-def _env(facts: Facts, affected: list[CheckResult], dry_run: bool) -> str:
-    from bootstrap.env.envfile import update_env_file
-
+def _env(facts: Facts, affected: list[CheckResult], dry_run: bool, _runner: Runner) -> str:
     variables: dict[str, str] = {}
     for result in affected:
         assert result.fix is not None
@@ -74,10 +76,7 @@ def _env(facts: Facts, affected: list[CheckResult], dry_run: bool) -> str:
     return f'wrote {shown} to {path}; load it with: eval "$(tritondev env)"'
 
 
-def _clear_cache(facts: Facts, affected: list[CheckResult], dry_run: bool) -> str:
-    from bootstrap.doctor.checks.cache import cache_dir, scan_cache, stale_entries, triton_installed_at
-    from bootstrap.kernels.cache import Removal, remove_entries, scan
-
+def _clear_cache(facts: Facts, affected: list[CheckResult], dry_run: bool, _runner: Runner) -> str:
     root = cache_dir(facts.environ)
     stale = {str(e.path) for e in stale_entries(scan_cache(root), triton_installed_at(facts))}
     # Deleted the one way `cache clear` deletes: only folders that are Triton's by name and contents

@@ -7,6 +7,8 @@ from dataclasses import dataclass, field
 from enum import Enum
 from typing import TYPE_CHECKING, Any
 
+from bootstrap.core.fixlines import repeat_options
+
 if TYPE_CHECKING:
     from bootstrap.doctor.facts import Facts
 
@@ -53,7 +55,6 @@ class Fix:
     @property
     def shown(self) -> str:
         """The text as shown: a tritondev command in it repeats the user's --workspace/--python."""
-        from bootstrap.core.fixlines import repeat_options
 
         return repeat_options(self.text) or ""
 
@@ -62,7 +63,7 @@ class Fix:
 
 
 @dataclass(frozen=True)
-class Outcome:
+class CheckOutcome:
     """What a check function returns."""
 
     status: Status
@@ -72,27 +73,27 @@ class Outcome:
     data: dict[str, Any] = field(default_factory=dict)
 
 
-def ok(summary: str, *details: str, **data: Any) -> Outcome:
-    return Outcome(Status.OK, summary, tuple(details), None, data)
+def ok(summary: str, *details: str, **data: Any) -> CheckOutcome:
+    return CheckOutcome(Status.OK, summary, tuple(details), None, data)
 
 
-def warn(summary: str, fix: Fix | str | None, *details: str, **data: Any) -> Outcome:
-    return Outcome(Status.WARN, summary, tuple(details), _fix(fix), data)
+def warn(summary: str, fix: Fix | str | None, *details: str, **data: Any) -> CheckOutcome:
+    return CheckOutcome(Status.WARN, summary, tuple(details), _fix(fix), data)
 
 
-def error(summary: str, fix: Fix | str | None, *details: str, **data: Any) -> Outcome:
-    return Outcome(Status.ERROR, summary, tuple(details), _fix(fix), data)
+def error(summary: str, fix: Fix | str | None, *details: str, **data: Any) -> CheckOutcome:
+    return CheckOutcome(Status.ERROR, summary, tuple(details), _fix(fix), data)
 
 
-def skipped(summary: str, *details: str, fix: Fix | str | None = None) -> Outcome:
-    return Outcome(Status.SKIPPED, summary, tuple(details), _fix(fix))
+def skipped(summary: str, *details: str, fix: Fix | str | None = None) -> CheckOutcome:
+    return CheckOutcome(Status.SKIPPED, summary, tuple(details), _fix(fix))
 
 
 def _fix(fix: Fix | str | None) -> Fix | None:
     return Fix(fix) if isinstance(fix, str) else fix
 
 
-CheckFunction = Callable[["Facts"], Outcome]
+CheckFunction = Callable[["Facts"], CheckOutcome]
 
 
 @dataclass(frozen=True)

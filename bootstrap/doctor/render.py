@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from bootstrap import __version__
 from bootstrap.doctor.engine import Report
 from bootstrap.doctor.model import CheckSpec, Status
 from bootstrap.doctor.registry import GROUPS
@@ -84,8 +85,6 @@ def summary_line(report: Report, strict: bool) -> str:
 
 
 def report_json(report: Report, *, strict: bool, context: dict[str, Any]) -> dict[str, Any]:
-    from bootstrap import __version__
-
     return {
         "schema_version": SCHEMA_VERSION,
         "tritondev_version": __version__,

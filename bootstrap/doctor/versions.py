@@ -8,8 +8,8 @@ from dataclasses import dataclass
 from packaging.requirements import InvalidRequirement, Requirement
 from packaging.version import InvalidVersion, Version
 
-from bootstrap.pipeline.toolchain import dotted as dotted
-from bootstrap.pipeline.toolchain import version_numbers
+from bootstrap.pipeline.host.toolchain import dotted as dotted
+from bootstrap.pipeline.host.toolchain import version_numbers
 
 # Tool versions are read the way setup reads them: one parser for both.
 parse_tool_version = version_numbers

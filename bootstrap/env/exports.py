@@ -11,10 +11,15 @@ import re
 import shlex
 from collections.abc import Mapping
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from bootstrap.core.errors import ConfigError, UsageError
+from bootstrap.core.interpreter import PATH_PYTHON
 from bootstrap.env.envfile import read_env_file
-from bootstrap.env.irdump import dump_variables
+from bootstrap.env.triton_variables import dump_variables
+
+if TYPE_CHECKING:
+    from bootstrap.core.context import AppContext
 
 SHELLS = ("bash", "zsh", "fish")
 _NAME = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*$")
@@ -68,3 +73,22 @@ def render_exports(values: Mapping[str, str], shell: str) -> str:
         else:
             lines.append(f"export {name}={shlex.quote(value)}")
     return "".join(line + "\n" for line in lines)
+
+
+def target_variables(ctx: AppContext) -> dict[str, str]:
+    """PATH with the target environment's folder first, so that `python` there is the target's.
+
+    Nothing when `python3` on PATH already is the target, when the target was found on PATH (the
+    user's shell finds it as it is), or when there is none. A --python that is not an interpreter is
+    an error (exit 2).
+    """
+    import os
+
+    if ctx.settings.python is not None:
+        executable = ctx.target_python().executable
+    else:
+        executable, origin = ctx.target_choice()
+        if origin == PATH_PYTHON or not executable.exists():
+            return {}
+    path = path_with_first(executable.parent, os.environ.get("PATH", ""))
+    return {} if path is None else {"PATH": path}

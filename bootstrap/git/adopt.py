@@ -61,7 +61,7 @@ class Clone:
 def read_git(runner: Runner, root: Path, *args: str, check: bool = False) -> str:
     """A git read in the clone that writes nothing there (no index refresh, no fsmonitor)."""
     argv = ["git", "--no-optional-locks", "-c", "core.fsmonitor=false", "-C", str(root), *args]
-    result = runner.run(argv, step=STEP, probe=True, check=check)
+    result = runner.capture(argv, step=STEP, check=check)
     return result.stdout if result.returncode == 0 else ""
 
 

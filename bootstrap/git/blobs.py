@@ -13,7 +13,8 @@ from bootstrap.core import writes
 from bootstrap.core.errors import CommandFailed, ConfigError, ExternalError
 from bootstrap.core.redact import redact, without_credentials
 from bootstrap.core.runner import Runner
-from bootstrap.git.refs import SHA_RE, is_commit_like
+from bootstrap.git.rawfiles import offline
+from bootstrap.git.refs import FETCHED_REF_PREFIX, SHA_RE, is_commit_like
 
 
 class RefNotFound(ConfigError):
@@ -21,7 +22,7 @@ class RefNotFound(ConfigError):
 
 
 def _git(runner: Runner, args: list[str], step: str, *, check: bool = True, timeout: float = 600) -> str:
-    return runner.run(["git", *args], step=step, probe=True, check=check, timeout=timeout).stdout
+    return runner.capture(["git", *args], step=step, check=check, timeout=timeout).stdout
 
 
 # -- local repositories -------------------------------------------------------------------------
@@ -31,8 +32,8 @@ def git_dir_of(path: Path, runner: Runner) -> Path | None:
     """The git directory of a checkout or bare repository at `path`, or None when it is neither."""
     if not path.is_dir():
         return None
-    result = runner.run(
-        ["git", "-C", str(path), "rev-parse", "--absolute-git-dir"], step="pins", probe=True, check=False
+    result = runner.capture(
+        ["git", "-C", str(path), "rev-parse", "--absolute-git-dir"], step="pins", check=False
     )
     if result.returncode != 0:
         return None
@@ -68,7 +69,7 @@ def resolve_local_ref(runner: Runner, git_dir: Path, ref: str, step: str) -> str
         [ref] if is_commit_like(ref) else [f"refs/tags/{ref}", f"refs/heads/{ref}", f"refs/remotes/origin/{ref}", ref]
     )
     for candidate in candidates:
-        result = runner.run(
+        result = runner.capture(
             [
                 "git",
                 "--git-dir",
@@ -80,7 +81,6 @@ def resolve_local_ref(runner: Runner, git_dir: Path, ref: str, step: str) -> str
                 f"{candidate}^{{commit}}",
             ],
             step=step,
-            probe=True,
             check=False,
         )
         if result.returncode == 0 and SHA_RE.match(result.stdout.strip()):
@@ -175,9 +175,9 @@ class GitFetchReader:
             "origin",
             "--end-of-options",
         ]
-        target = f"refs/tritondev/fetched/{_ref_key(self.ref)}"
-        result = self.runner.run(
-            ["git", *args, f"+{self.ref}:{target}"], step=self.step, probe=True, check=False, timeout=900
+        target = f"{FETCHED_REF_PREFIX}{_ref_key(self.ref)}"
+        result = self.runner.capture(
+            ["git", *args, f"+{self.ref}:{target}"], step=self.step, check=False, timeout=900
         )
         if result.returncode != 0:
             raise _fetch_error(self.url, self.ref, result.stderr or result.stdout, result.log_path)
@@ -210,8 +210,6 @@ def _fetch_error(url: str, ref: str, output: str, log: Path | None) -> Exception
         )
     where = f" (log: {log})" if log else ""
     if "could not resolve host" in lowered or "name or service not known" in lowered:
-        from bootstrap.git.rawfiles import offline
-
         return offline(url, f"git fetch of {ref}")
     return ExternalError(
         f"cannot fetch {ref} from {redact(url)}: {last}{where}",

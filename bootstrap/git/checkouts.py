@@ -23,12 +23,13 @@ import os
 import shutil
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Literal
 
 from bootstrap.core import writes
 from bootstrap.core.errors import ConfigError, DirtyCheckout, WouldLoseData
 from bootstrap.core.redact import redact, without_credentials
 from bootstrap.core.runner import Runner
-from bootstrap.core.settings import Settings
+from bootstrap.core.settings_table import Settings
 from bootstrap.git.history import (
     History,
     blobless_fetch,
@@ -39,7 +40,6 @@ from bootstrap.git.history import (
 )
 from bootstrap.git.moves import (
     PARTIAL_MARK,
-    PIN_REF_PREFIX,
     git_out,
     guarded_move,
     has_commit,
@@ -47,7 +47,7 @@ from bootstrap.git.moves import (
     refuse_overwriting_ignored,
     shown_names,
 )
-from bootstrap.git.refs import validate_commit, validate_repo_url
+from bootstrap.git.refs import PIN_REF_PREFIX, validate_commit, validate_repo_url
 
 __all__ = ["CheckoutReport", "ensure_checkout", "inspect_checkout", "repository_url"]
 
@@ -64,7 +64,7 @@ def repository_url(settings: Settings, name: str, default: str) -> str:
     field = URL_SETTINGS.get(name)
     if field is not None:
         value = getattr(settings, field)
-        if value and settings.source_of(field) != "default":
+        if value and settings.source_of(field).given:
             return str(value)
     if settings.mirror is not None:
         path = settings.mirror / f"{name}.git"
@@ -81,6 +81,9 @@ def repository_url(settings: Settings, name: str, default: str) -> str:
     return default
 
 
+CheckoutAction = Literal["cloned", "fetched", "up-to-date", "dirty-kept", "adopted"]  # adopted: your own clone
+
+
 @dataclass(frozen=True)
 class CheckoutReport:
     path: Path
@@ -88,7 +91,7 @@ class CheckoutReport:
     head: str  # what the checkout has now (equals commit unless dirty-kept, or "" under dry-run of a new clone)
     dirty_files: tuple[str, ...]  # modified, staged or untracked (not ignored) files, as `git status` names them
     local_commits: tuple[str, ...]  # commits in HEAD found on no remote, tag or earlier pin
-    action: str  # "cloned" | "fetched" | "up-to-date" | "dirty-kept"
+    action: CheckoutAction
 
     @property
     def matches_pin(self) -> bool:
@@ -123,7 +126,7 @@ class CheckoutReport:
 
 
 def _is_repo_root(dest: Path, runner: Runner, step: str) -> bool:
-    result = runner.run(["git", "-C", str(dest), "rev-parse", "--show-toplevel"], step=step, probe=True, check=False)
+    result = runner.capture(["git", "-C", str(dest), "rev-parse", "--show-toplevel"], step=step, check=False)
     if result.returncode != 0:
         return False
     return Path(result.stdout.strip()).resolve() == dest.resolve()
@@ -319,8 +322,8 @@ def _update_existing(
 
 def _remember_pin(dest: Path, commit: str, runner: Runner, step: str) -> None:
     ref = f"{PIN_REF_PREFIX}{commit}"
-    result = runner.run(
-        ["git", "-C", str(dest), "rev-parse", "--verify", "--quiet", ref], step=step, probe=True, check=False
+    result = runner.capture(
+        ["git", "-C", str(dest), "rev-parse", "--verify", "--quiet", ref], step=step, check=False
     )
     if result.returncode != 0:
         runner.run(["git", "-C", str(dest), "update-ref", ref, commit], step=step)

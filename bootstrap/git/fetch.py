@@ -112,7 +112,6 @@ def open_reader(
         yield RawReader(location.url, ref, notify=retry_notices(runner))
         return
     with _bare_repo(cache) as repo:
-
         def through_git() -> FileReader:
             return GitFetchReader(location.url, ref, repo, runner, step, borrow_from=borrow_from)
 
@@ -125,7 +124,7 @@ def open_reader(
 
 def retry_notices(runner: Runner) -> Callable[[str], None] | None:
     """Where a download's retries are told as they happen: with -v, beside the echoed commands."""
-    return runner.echo if runner.verbose and not runner.quiet else None
+    return runner.echo if runner.verbose and not runner.silent else None
 
 
 @contextmanager

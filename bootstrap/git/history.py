@@ -45,13 +45,20 @@ def blobless_fetch(commit: str, pin_ref: str) -> list[str]:
 
 
 def is_partial(repo: Path, runner: Runner, step: str) -> bool:
-    said = runner.run(["git", "-C", str(repo), "config", "--get", "remote.origin.promisor"], step=step, probe=True,
-                      check=False)
+    said = runner.capture(["git", "-C", str(repo), "config", "--get", "remote.origin.promisor"], step=step, check=False)
     return said.stdout.strip() == "true"
 
 
+def checked_out_commit(repo: Path, runner: Runner, step: str) -> str:
+    """The commit HEAD names in the checkout `repo` ('' when it names none: unborn, or no repository),
+    asked of git (reads only). git/head.py reads the same from the files, without a process."""
+    result = runner.capture(["git", "-C", str(repo), "rev-parse", "--verify", "--quiet", "HEAD^{commit}"], step=step,
+                            check=False, timeout=3600)
+    return result.stdout.strip() if result.returncode == 0 else ""
+
+
 def origin_url(repo: Path, runner: Runner, step: str) -> str:
-    return runner.run(["git", "-C", str(repo), "remote", "get-url", "origin"], step=step, probe=True,
-                      check=False).stdout.strip()
+    result = runner.capture(["git", "-C", str(repo), "remote", "get-url", "origin"], step=step, check=False)
+    return result.stdout.strip()
 
 

@@ -22,6 +22,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Literal
 
 from bootstrap.core.runner import Runner
 
@@ -33,12 +34,15 @@ MAX_FOLDERS_BY_NAME = 200
 _CONFIG_KEYS = r"^(core\.fsmonitor|status\.showuntrackedfiles)$"
 
 
+UntrackedMode = Literal["all", "normal"]
+
+
 @dataclass(frozen=True)
 class StatusConfig:
     """What a checkout's git config says about finding its changes."""
 
     fsmonitor_allowed: bool = False  # run git with the configured core.fsmonitor
-    untracked: str = "normal"  # "all" | "normal": how the user's git status lists untracked files
+    untracked: UntrackedMode = "normal"  # how the user's git status lists untracked files
 
     def git_options(self) -> list[str]:
         return [] if self.fsmonitor_allowed else ["-c", "core.fsmonitor=false"]
@@ -65,8 +69,8 @@ def parse_config_z(output: str) -> StatusConfig:
 
 
 def read_config(dest: Path, runner: Runner, step: str) -> StatusConfig:
-    result = runner.run(["git", "-C", str(dest), "config", "--show-scope", "-z", "--get-regexp", _CONFIG_KEYS],
-                        step=step, probe=True, check=False)
+    result = runner.capture(["git", "-C", str(dest), "config", "--show-scope", "-z", "--get-regexp", _CONFIG_KEYS],
+                            step=step, check=False)
     return parse_config_z(result.stdout) if result.returncode == 0 else StatusConfig()
 
 
@@ -99,7 +103,7 @@ def local_changes(dest: Path, runner: Runner, step: str) -> tuple[str, ...]:
     """Modified, staged and untracked (not ignored) files of `dest`, as `git status --untracked-files=all`
     names them; reads only."""
     config = read_config(dest, runner, step)
-    names = parse_porcelain_z(runner.run(_status_argv(dest, config, write=False), step=step, probe=True).stdout)
+    names = parse_porcelain_z(runner.capture(_status_argv(dest, config, write=False), step=step).stdout)
     folders = [name for name in names if name.endswith("/")]
     if not folders:
         return names
@@ -110,8 +114,8 @@ def _with_folders_listed(dest: Path, names: tuple[str, ...], folders: list[str],
                          runner: Runner, step: str) -> tuple[str, ...]:
     """Untracked folders (`dir/`) replaced by the untracked files in them."""
     pathspecs = [f":(literal){folder}" for folder in folders] if len(folders) <= MAX_FOLDERS_BY_NAME else []
-    out = runner.run(["git", *config.git_options(), "--no-optional-locks", "-C", str(dest), "ls-files", "-z",
-                      "--others", "--exclude-standard", "--", *pathspecs], step=step, probe=True).stdout
+    out = runner.capture(["git", *config.git_options(), "--no-optional-locks", "-C", str(dest), "ls-files", "-z",
+                      "--others", "--exclude-standard", "--", *pathspecs], step=step).stdout
     files = [f for f in out.split("\0") if f]
     listed: list[str] = []
     for name in names:

@@ -15,11 +15,12 @@ from pathlib import Path
 
 from bootstrap.core.errors import DirtyCheckout, WouldLoseData
 from bootstrap.core.runner import Runner
+from bootstrap.git.history import checked_out_commit
 from bootstrap.git.local_changes import local_changes
+from bootstrap.git.refs import PIN_REF_PREFIX
 
 # Where each pinned commit is remembered inside a checkout, so that an earlier pin (often on a
 # release branch we never fetched as a branch) is not mistaken for a local commit.
-PIN_REF_PREFIX = "refs/tritondev/pins/"
 # In <dest>.partial while a new clone is assembled there: only a folder holding it (or an empty one)
 # is ever deleted as the leftover of an interrupted clone. A clone renamed into place keeps it until
 # the last moment, so it is ours, never the user's local work.
@@ -28,7 +29,8 @@ _SHOWN_NAMES = 20
 
 
 def git_out(runner: Runner, repo: Path, *args: str, step: str, probe: bool, check: bool = True) -> str:
-    result = runner.run(["git", "-C", str(repo), *args], step=step, probe=probe, check=check, timeout=3600)
+    start = runner.capture if probe else runner.run
+    result = start(["git", "-C", str(repo), *args], step=step, check=check, timeout=3600)
     return result.stdout if result.returncode == 0 else ""
 
 
@@ -36,9 +38,7 @@ def inspect_checkout(
     dest: Path, commit: str, runner: Runner, step: str
 ) -> tuple[str, tuple[str, ...], tuple[str, ...]]:
     """(HEAD, dirty files, local commits) of an existing checkout; reads only, writes nothing."""
-    head = git_out(
-        runner, dest, "rev-parse", "--verify", "--quiet", "HEAD^{commit}", step=step, probe=True, check=False
-    ).strip()
+    head = checked_out_commit(dest, runner, step)
     dirty = tuple(name for name in local_changes(dest, runner, step) if name != PARTIAL_MARK)
     local: tuple[str, ...] = ()
     if head:
@@ -51,8 +51,8 @@ def inspect_checkout(
 
 
 def has_commit(repo: Path, commit: str, runner: Runner, step: str) -> bool:
-    result = runner.run(
-        ["git", "-C", str(repo), "cat-file", "-e", f"{commit}^{{commit}}"], step=step, probe=True, check=False
+    result = runner.capture(
+        ["git", "-C", str(repo), "cat-file", "-e", f"{commit}^{{commit}}"], step=step, check=False
     )
     return result.returncode == 0
 
@@ -71,8 +71,7 @@ def guarded_move(name: str, dest: Path, commit: str, runner: Runner, step: str, 
     checkout is already there. With `create_branch`, a `branch` that does not exist yet is made at `commit`;
     one that points elsewhere (work of the user's) is left alone and the checkout is detached. `env`: what
     the checkout runs with (a partial clone may fetch blobs through its remote's credentials)."""
-    head = git_out(runner, dest, "rev-parse", "--verify", "--quiet", "HEAD^{commit}", step=step, probe=True,
-                check=False).strip()
+    head = checked_out_commit(dest, runner, step)
     on = git_out(runner, dest, "symbolic-ref", "-q", "--short", "HEAD", step=step, probe=True, check=False).strip()
     if head == commit and (on or None) == branch:
         return

@@ -30,7 +30,9 @@ from bootstrap.core.redact import redact
 from bootstrap.git.blobs import LocalRepoReader, RefNotFound, git_dir_of
 from bootstrap.git.checkouts import repository_url
 from bootstrap.git.fetch import FileReader, open_reader
-from bootstrap.git.layout import DEFAULT_LLVM_REPOSITORY, LLVM_BUILD_INFO, TritonLayout, detect_layout
+from bootstrap.git.layout import TritonLayout, detect_layout
+from bootstrap.git.pinned import Pins, _describe_source, llvm_url_for
+from bootstrap.git.pins_adopted import adopted_pins
 from bootstrap.git.pins_pytorch import (
     PIN_DIRS,
     ROCM_TRITON_URL,
@@ -52,55 +54,6 @@ DEFAULT_TORCH_REF = "main"
 _SOURCE_RANK = {"cli": 3, "env": 2, "file": 1, "default": 0}
 
 
-@dataclass(frozen=True)
-class Pins:
-    torch_ref: str | None
-    torch_ref_source: str
-    triton_commit: str
-    triton_commit_source: str
-    triton_version: str | None
-    llvm_commit: str
-    llvm_url: str
-    layout: TritonLayout
-    triton_version_source: str = ""
-    llvm_commit_source: str = ""
-    llvm_url_source: str = ""
-    torch_commit: str | None = None  # the PyTorch commit the pin was read at, when known
-    torch_version: str | None = None  # of the installed torch, when that chose the ref
-    pytorch_url: str | None = None
-    triton_url: str = ""
-    backend: str = "nvidia"
-    notes: tuple[str, ...] = ()
-
-    def to_json(self) -> dict[str, object]:
-        return {
-            "backend": self.backend,
-            "torch_ref": self.torch_ref,
-            "torch_ref_source": self.torch_ref_source,
-            "torch_commit": self.torch_commit,
-            "torch_version": self.torch_version,
-            "pytorch_url": self.pytorch_url,
-            "triton_commit": self.triton_commit,
-            "triton_commit_source": self.triton_commit_source,
-            "triton_version": self.triton_version,
-            "triton_version_source": self.triton_version_source,
-            "triton_url": self.triton_url,
-            "llvm_commit": self.llvm_commit,
-            "llvm_commit_source": self.llvm_commit_source,
-            "llvm_repository": self.layout.llvm_repository,
-            "llvm_url": self.llvm_url,
-            "llvm_url_source": self.llvm_url_source,
-            "llvm_forks": list(self.layout.llvm_forks),
-            "llvm_build_info": self.layout.llvm_build_info.to_json() if self.layout.llvm_build_info else None,
-            "amd_llvm": self.layout.amd_llvm.to_json() if self.layout.amd_llvm else None,
-            "llvm_pin_file": self.layout.llvm_pin_file,
-            "setup_py_dir": self.layout.setup_py_dir,
-            "binding": self.layout.binding,
-            "build_requires": list(self.layout.build_requires),
-            "has_build_llvm_script": self.layout.has_build_llvm_script,
-            "setup_py_version": self.layout.version,
-            "notes": list(self.notes),
-        }
 
 
 # -- the installed torch ------------------------------------------------------------------------
@@ -174,11 +127,6 @@ def _rank(source: str) -> int:
     return _SOURCE_RANK.get(source.split(":", 1)[0], 0)
 
 
-def _describe_source(source: str) -> str:
-    kind, _, where = source.partition(":")
-    return {"cli": f"option {where}", "env": f"environment variable {where}", "file": f"settings file {where}"}.get(
-        kind, source
-    )
 
 
 def read_pytorch_pin(reader: PinReader, backend: str) -> tuple[str, str, list[str]]:
@@ -189,14 +137,13 @@ def read_pytorch_pin(reader: PinReader, backend: str) -> tuple[str, str, list[st
 
 def _triton_reader_source(ctx: AppContext, commit: str) -> Path | None:
     """The workspace's Triton checkout, when it already holds `commit` (nothing to download)."""
-    checkout = ctx.workspace.src / "triton"
+    checkout = ctx.workspace.triton_src
     git_dir = git_dir_of(checkout, ctx.runner)
     if git_dir is None:
         return None
-    result = ctx.runner.run(
+    result = ctx.runner.capture(
         ["git", "--git-dir", str(git_dir), "cat-file", "-e", f"{commit}^{{commit}}"],
         step="pins",
-        probe=True,
         check=False,
     )
     return git_dir if result.returncode == 0 else None
@@ -231,7 +178,6 @@ def resolve_pins(ctx: AppContext, *, use_cache: bool | None = None) -> Pins:
     if settings.llvm_url:  # checked before any git call, as the Triton URL is
         validate_repo_url(settings.llvm_url, "LLVM URL")
     if settings.triton_src is not None:  # your own clone: its HEAD, its own LLVM pin
-        from bootstrap.git.pins_adopted import adopted_pins
 
         return adopted_pins(ctx, settings.triton_src)
     validate_repo_url(repository_url(settings, "triton", settings.triton_url), "Triton URL")
@@ -303,7 +249,7 @@ def _pytorch_pin(ctx: AppContext, notes: list[str], use_cache: bool | None) -> _
     """PyTorch's Triton pin (and stated Triton version) at the chosen ref."""
     settings = ctx.settings
     torch_ref, torch_source, torch_version = _torch_ref(ctx, notes)
-    cache_repo = ctx.workspace.src / "pytorch.git"
+    cache_repo = ctx.workspace.pytorch_cache
     if use_cache is None:
         use_cache = not ctx.dry_run and ctx.workspace.root.is_dir()
     pytorch_url = repository_url(settings, "pytorch", settings.pytorch_url)
@@ -356,28 +302,13 @@ def _triton_location(ctx: AppContext, choice: _TritonChoice, notes: list[str]) -
     """The Triton repository: the user's URL or mirror; else ROCm's fork for a triton-rocm.txt pin."""
     settings = ctx.settings
     if choice.rocm_fork:
-        if settings.source_of("triton_url") == "default" and settings.mirror is None:
+        if not settings.source_of("triton_url").given and settings.mirror is None:
             notes.append("PyTorch before 2.5 built ROCm wheels from the ROCm fork of Triton (triton-rocm.txt)")
             return validate_repo_url(ROCM_TRITON_URL, "Triton URL")
         notes.append("triton-rocm.txt names a commit of the ROCm fork (ROCm/triton): the Triton URL must have it")
     return validate_repo_url(repository_url(settings, "triton", settings.triton_url), "Triton URL")
 
 
-def llvm_url_for(ctx: AppContext, layout: TritonLayout) -> tuple[str, str]:
-    """The LLVM repository to clone, and why that one."""
-    settings = ctx.settings
-    default_llvm = f"https://github.com/{layout.llvm_repository}.git"
-    llvm_url = repository_url(settings, "llvm-project", default_llvm)
-    if settings.llvm_url and llvm_url == settings.llvm_url:
-        return llvm_url, _describe_source(settings.source_of("llvm_url"))
-    if settings.mirror is not None and llvm_url != default_llvm:
-        return llvm_url, "--mirror"
-    info = layout.llvm_build_info
-    if info is not None and info.repository == layout.llvm_repository and info.commit == layout.llvm_commit:
-        return llvm_url, f"{LLVM_BUILD_INFO} repository (it builds this commit)"
-    if layout.llvm_repository != DEFAULT_LLVM_REPOSITORY:
-        return llvm_url, "LLVM_PROJECT_URL of scripts/build-llvm-project.sh"
-    return llvm_url, f"default: {DEFAULT_LLVM_REPOSITORY}"
 
 
 def _read_layout(ctx: AppContext, location: RepoUrl, commit: str) -> tuple[TritonLayout, str]:
@@ -386,7 +317,7 @@ def _read_layout(ctx: AppContext, location: RepoUrl, commit: str) -> tuple[Trito
         local = _triton_reader_source(ctx, commit)
         reader: FileReader
         if local is not None:
-            reader = LocalRepoReader(ctx.workspace.src / "triton", local, commit, ctx.runner)
+            reader = LocalRepoReader(ctx.workspace.triton_src, local, commit, ctx.runner)
         else:
             try:
                 reader = stack.enter_context(open_reader(location, commit, ctx.runner))

@@ -13,14 +13,14 @@ from typing import TYPE_CHECKING
 
 from bootstrap.git.adopt import check_clone, inspect_clone, working_tree_reader
 from bootstrap.git.layout import detect_layout
-from bootstrap.git.pins import Pins, llvm_url_for
+from bootstrap.git.pinned import Pins, llvm_url_for
 
 if TYPE_CHECKING:
     from bootstrap.core.context import AppContext
 
 
 def adopted_pins(ctx: AppContext, path: Path) -> Pins:
-    runner = ctx.runner.without_logs()
+    runner = ctx.runner.logging_to(None)
     root = check_clone(path, runner)
     clone = inspect_clone(root, runner)
     layout = detect_layout(working_tree_reader(root))

@@ -18,7 +18,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Protocol
 
-from bootstrap.core.errors import ConfigError, MismatchError
+from bootstrap.core.errors import MismatchError
+from bootstrap.core.fsutil import read_regular_text
 from bootstrap.git.refs import parse_pin_file
 
 PIN_DIRS = (".ci/docker/ci_commit_pins", ".github/ci_commit_pins")
@@ -29,13 +30,6 @@ UNIFIED_PIN = "triton.txt"
 UNIFIED_SINCE = (2, 5)  # the first PyTorch whose ROCm wheels use triton.txt
 ROCM_TRITON_URL = "https://github.com/ROCm/triton.git"
 
-# Backends PyTorch pins a Triton fork for that tritondev does not build: name -> (pin file, repository).
-UNSUPPORTED_BACKENDS = {
-    "xpu": ("triton-xpu.txt", "intel/intel-xpu-backend-for-triton"),
-    "intel": ("triton-xpu.txt", "intel/intel-xpu-backend-for-triton"),
-    "cpu": ("triton-cpu.txt", "triton-lang/triton-cpu"),
-}
-ALIASES = {"rocm": "amd", "hip": "amd", "cuda": "nvidia"}
 
 
 class PinReader(Protocol):
@@ -45,21 +39,6 @@ class PinReader(Protocol):
     def read(self, path: str) -> str | None: ...
 
 
-def refuse_unsupported_backend(value: str) -> None:
-    """ConfigError (exit 2) for a backend whose Triton is a fork tritondev does not build, or an alias."""
-    name = value.strip().lower()
-    if name in UNSUPPORTED_BACKENDS:
-        pin, repository = UNSUPPORTED_BACKENDS[name]
-        raise ConfigError(
-            f"backend {value!r} is not supported: PyTorch pins {repository} for it (.ci/docker/ci_commit_pins/{pin}),"
-            " a fork of Triton with a build of its own",
-            fix=f"build it with {repository}'s own instructions; tritondev builds triton-lang/triton for"
-            " --backend nvidia or --backend amd",
-        )
-    if name in ALIASES:
-        raise ConfigError(
-            f"unknown backend {value!r}: expected one of nvidia, amd", fix=f"use --backend {ALIASES[name]}"
-        )
 
 
 def torch_version_at(reader: PinReader) -> tuple[int, int] | None:
@@ -120,7 +99,6 @@ def read_triton_version(reader: PinReader) -> str | None:
 def installed_torch_requirement(site_packages: tuple[Path, ...] | list[Path]) -> tuple[str, str] | None:
     """(torch version, its `Requires-Dist: triton==X` requirement) of the torch installed there, read from its
     METADATA as text; what is known of the pin without the network. None without torch or such a line."""
-    from bootstrap.core.fsutil import read_regular_text
 
     for folder in site_packages:
         for info in sorted(folder.glob("torch-*.dist-info")):

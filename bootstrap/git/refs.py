@@ -31,6 +31,11 @@ _REMOTE_HELPER_RE = re.compile(r"^[A-Za-z0-9][A-Za-z0-9+.-]*::")
 # scp-like ssh address: user@host:path (no scheme, a colon before the first slash).
 _SCP_RE = re.compile(r"^(?:[A-Za-z0-9._-]+@)?[A-Za-z0-9.-]+:(?!/)[A-Za-z0-9._/~-][^\s]*$")
 
+# The refs tritondev makes in a checkout, each prefix spelled here only.
+PIN_REF_PREFIX = "refs/tritondev/pins/"  # a pinned commit fetched alone, kept reachable
+BISECT_REF_PREFIX = "refs/tritondev/bisect/"  # the ends of a bisect's range, while it runs
+FETCHED_REF_PREFIX = "refs/tritondev/fetched/"  # a ref read through git without a checkout
+
 RAW_PREFIX = "raw+"
 
 

@@ -14,14 +14,15 @@ import tempfile
 import time
 from collections.abc import Mapping
 from concurrent.futures import Future, ThreadPoolExecutor
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from bootstrap import inside
-from bootstrap.core import writes
+from bootstrap.core import inside, writes
 from bootstrap.core.errors import CommandFailed, ExternalError, TritondevError, UsageError
+from bootstrap.kernels import install_target
 from bootstrap.kernels import usage as kernel_usage
+from bootstrap.kernels.compile_report import CompileReport, TargetResult
 from bootstrap.kernels.diagnostics import printed_warnings
 from bootstrap.kernels.disasm import CubinReading, read_cubin
 from bootstrap.kernels.signature import KernelArgs, parse_kernel_args
@@ -29,7 +30,9 @@ from bootstrap.kernels.targets import Target
 
 if TYPE_CHECKING:
     from bootstrap.core.context import AppContext
-    from bootstrap.kernels.ptxas_retry import Retry
+
+if TYPE_CHECKING:
+    from bootstrap.core.context import AppContext
 
 MARKER_FILE = ".tritondev-compile"  # keep in sync with scripts/tritondev_aot.py
 TAIL_LINES = 25
@@ -101,78 +104,8 @@ def plan_compile(
     return CompilePlan(path.resolve(), kernel, args, tuple(targets), out, dict(options or {}), config)
 
 
-@dataclass
-class TargetResult:
-    target: Target
-    ok: bool
-    folder: Path | None = None
-    files: dict[str, str] = field(default_factory=dict)
-    resources: dict[str, int | None] = field(default_factory=dict)
-    error: str | None = None
-    tail: list[str] = field(default_factory=list)
-    warnings: list[str] = field(default_factory=list)
-    metadata: dict[str, Any] = field(default_factory=dict)
-    sass_by: str | None = None  # the nvdisasm that wrote the SASS
-    notes: list[str] = field(default_factory=list)  # e.g. why another nvdisasm than Triton's wrote it
-    output: list[str] = field(default_factory=list)  # what the compiler printed for this target
-
-    def to_json(self) -> dict[str, object]:
-        return {
-            "target": self.target.label,
-            "ok": self.ok,
-            "folder": str(self.folder) if self.folder else None,
-            "files": self.files,
-            "resources": self.resources,
-            "error": self.error,
-            "tail": self.tail,
-            "warnings": self.warnings,
-            "sass_by": self.sass_by,
-            "notes": self.notes,
-            "output": self.output,
-        }
 
 
-@dataclass
-class CompileReport:
-    kernel: str
-    source: Path
-    out_dir: Path
-    triton_version: str
-    triton_file: str
-    python: str
-    nvdisasm: str | None
-    results: list[TargetResult]
-    seconds: float = 0.0
-    warnings: list[str] = field(default_factory=list)  # raised while the kernel's file was imported
-    autotune: dict[str, Any] = field(default_factory=dict)  # the configs of an @triton.autotune kernel
-    cache_dir: str = ""  # the Triton cache this compile used
-    retries: list[Retry] = field(default_factory=list)  # targets whose ptxas did not know the arch
-
-    @property
-    def ok(self) -> bool:
-        return all(r.ok for r in self.results)
-
-    @property
-    def failed(self) -> list[TargetResult]:
-        return [r for r in self.results if not r.ok]
-
-    def to_json(self) -> dict[str, object]:
-        return {
-            "ok": self.ok,
-            "kernel": self.kernel,
-            "source": str(self.source),
-            "out": str(self.out_dir),
-            "python": self.python,
-            "triton_version": self.triton_version,
-            "triton_file": self.triton_file,
-            "nvdisasm": self.nvdisasm,
-            "seconds": round(self.seconds, 3),
-            "warnings": self.warnings,
-            "autotune": self.autotune,
-            "triton_cache_dir": self.cache_dir,
-            "targets": [r.to_json() for r in self.results],
-            "ptxas_retries": [r.to_json() for r in self.retries],
-        }
 
 
 class _Driver:
@@ -312,9 +245,9 @@ def run_plan(ctx: AppContext, plan: CompilePlan, extra_env: Mapping[str, str] | 
                **(extra_env or {})}
         while remaining:
             writes.replace_text(request_file, json.dumps(plan.request(remaining)), verbatim=True)
-            result = ctx.runner.run(
-                [python, inside.script("tritondev_aot.py"), request_file], step="compile", probe=True, check=False,
-                stream=True, on_line=driver.on_line, env=env,
+            result = ctx.runner.stream(
+                [python, inside.script("tritondev_aot.py"), request_file], step="compile", reads_only=True, check=False,
+                on_line=driver.on_line, env=env,
             )
             if driver.error is not None:
                 raise_script_error(ctx, python, driver.error)
@@ -364,8 +297,6 @@ def raise_script_error(ctx: AppContext, python: Path, event: dict[str, Any]) -> 
     message = str(event.get("message") or "the compile script failed")
     tail = "\n".join(str(line) for line in event.get("tail") or []) or None
     if kind == "missing":
-        from bootstrap.kernels import install_target
-
         raise inside.missing_module_error(install_target(ctx), event)
     if kind in ("usage", "unsupported"):
         fix = event.get("fix") or "check FILE.py::KERNEL, --signature and --constexpr against the kernel's arguments"
@@ -375,27 +306,5 @@ def raise_script_error(ctx: AppContext, python: Path, event: dict[str, Any]) -> 
     raise ExternalError(message, fix="check the Triton install: tritondev doctor", details=tail)
 
 
-def compile_kernel(
-    ctx: AppContext,
-    source: Path,
-    kernel: str,
-    signature: str | None,
-    constexprs: dict[str, str],
-    targets: list[Target],
-    out_dir: Path,
-    options: dict[str, int] | None = None,
-    config: int | None = None,
-) -> CompileReport:
-    """Compile `source::kernel` for every target into out_dir/<backend>-<arch>/ (stages, SASS, metadata).
 
-    Raises UsageError for bad inputs (nothing written), ToolMissing when triton is not in the target
-    environment; per-target compiler failures are in the report (`.ok` False, `.failed`).
-    config: the index of an @triton.autotune kernel's config whose values and options to use.
-    """
-    from bootstrap.kernels.ptxas_retry import retry_unknown_arch
-
-    plan = plan_compile(source, kernel, signature, constexprs, targets, out_dir, options, config)
-    report = run_plan(ctx, plan)
-    retry_unknown_arch(ctx, plan, report)
-    return report
 

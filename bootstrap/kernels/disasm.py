@@ -11,6 +11,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from bootstrap.core.runner import Result, Runner
+from bootstrap.core.writes import replace_text
 from bootstrap.kernels import usage as kernel_usage
 
 
@@ -31,9 +32,9 @@ def _last_line(result: Result) -> str:
 def _disassemble(runner: Runner, nvdisasm: str, cubin: Path) -> Result:
     # -ndf: skip the dataflow analysis, which only feeds life-range output; the listing is the same and
     # it costs a quarter of nvdisasm's time. Older nvdisasm without it: plain -c.
-    result = runner.run([nvdisasm, "-c", "-ndf", cubin], step="nvdisasm", probe=True, check=False)
+    result = runner.capture([nvdisasm, "-c", "-ndf", cubin], step="nvdisasm", check=False)
     if not result.ok and "option" in result.stderr.lower():
-        result = runner.run([nvdisasm, "-c", cubin], step="nvdisasm", probe=True, check=False)
+        result = runner.capture([nvdisasm, "-c", cubin], step="nvdisasm", check=False)
     return result
 
 
@@ -44,8 +45,6 @@ def read_cubin(runner: Runner, cubin: Path, kernel: str, nvdisasms: list[str], c
     for nvdisasm in nvdisasms:
         result = _disassemble(runner, nvdisasm, cubin)
         if result.ok:
-            from bootstrap.core.writes import replace_text
-
             sass = cubin.with_suffix(".sass")
             replace_text(sass, result.stdout, verbatim=True)
             sass.chmod(cubin.stat().st_mode & 0o777)  # like the stages beside it, not private
@@ -61,7 +60,7 @@ def read_cubin(runner: Runner, cubin: Path, kernel: str, nvdisasms: list[str], c
         reading.notes += [f"{line}; SASS by {reading.sass_by}" for line in refused]
     tried = []
     for cuobjdump in cuobjdumps:
-        result = runner.run([cuobjdump, "-res-usage", cubin], step="cuobjdump", probe=True, check=False)
+        result = runner.capture([cuobjdump, "-res-usage", cubin], step="cuobjdump", check=False)
         table = kernel_usage.parse_res_usage(result.stdout) if result.ok else {}
         reading.usage = table.get(kernel) or (next(iter(table.values())) if len(table) == 1 else None)
         if reading.usage is not None:

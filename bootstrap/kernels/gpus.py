@@ -78,8 +78,8 @@ def parse_nvidia_smi(query: str, banner: str) -> GpuInfo:
 
 def read_nvidia(runner: Runner, smi: str, *, step: str, cwd: Path | None = None, banner: bool = True) -> GpuInfo:
     """What nvidia-smi says; banner=False skips the second run that reads the driver's CUDA version."""
-    query = runner.run([smi, *NVIDIA_QUERY], step=step, probe=True, check=False, timeout=TIMEOUT, cwd=cwd)
-    header = runner.run([smi], step=step, probe=True, check=False, timeout=TIMEOUT, cwd=cwd) if banner else None
+    query = runner.capture([smi, *NVIDIA_QUERY], step=step, check=False, timeout=TIMEOUT, cwd=cwd)
+    header = runner.capture([smi], step=step, check=False, timeout=TIMEOUT, cwd=cwd) if banner else None
     return parse_nvidia_smi(
         query.stdout if query.ok else "", header.stdout if header is not None and header.ok else ""
     )
@@ -91,7 +91,7 @@ def parse_rocminfo(text: str) -> list[str]:
 
 
 def read_rocm(runner: Runner, rocminfo: str, *, step: str) -> list[str]:
-    result = runner.run([rocminfo], step=step, probe=True, check=False, timeout=TIMEOUT)
+    result = runner.capture([rocminfo], step=step, check=False, timeout=TIMEOUT)
     return parse_rocminfo(result.stdout) if result.ok else []
 
 

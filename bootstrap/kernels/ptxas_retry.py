@@ -18,20 +18,21 @@ from __future__ import annotations
 
 import os
 import re
-from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from bootstrap import inside
-from bootstrap.core import writes
+from bootstrap.core import inside, ui, writes
+from bootstrap.core import inside_answers as answers
 from bootstrap.core.errors import TritondevError
-from bootstrap.inside import answers
 from bootstrap.kernels import usage as kernel_usage
+from bootstrap.kernels.compile import run_plan
+from bootstrap.kernels.compile_report import Retry
 from bootstrap.kernels.diagnostics import headline
 
 if TYPE_CHECKING:
     from bootstrap.core.context import AppContext
-    from bootstrap.kernels.compile import CompilePlan, CompileReport, TargetResult
+    from bootstrap.kernels.compile import CompilePlan
+    from bootstrap.kernels.compile_report import CompileReport, TargetResult
 
 _UNKNOWN_ARCH = re.compile(r"Value '(sm_\w+)' is not defined for option 'gpu-name'")
 _REPRO = re.compile(r"Repro command:\s*(\S+)\s.*?(\S+\.ptx)\b")
@@ -44,32 +45,6 @@ _PTX_LINE = re.compile(
 _PTX_RUN = 5  # this many PTX lines in a compiler's output are a dump, not a message
 
 
-@dataclass
-class Retry:
-    """What happened to one target whose ptxas did not know the arch."""
-
-    target: str
-    gpu_name: str
-    failed_with: str  # Triton's own choice, "path (CUDA x.y)"
-    variables: tuple[str, ...]  # the variables that name that ptxas in this Triton
-    used: str | None = None  # the toolkit ptxas that compiled it
-    release: str | None = None
-    failed_ptx: str | None = None
-    tried: list[str] = field(default_factory=list)
-
-    @property
-    def exports(self) -> list[str]:
-        """How to make Triton use `used` by itself: one assignment per variable (quoted for `env` when the
-        name is no shell variable, as Triton's TRITON_PTXAS-BLACKWELL_PATH of some releases is)."""
-        if self.used is None:
-            return []
-        return [f"export {v}={self.used}" if re.fullmatch(r"[A-Za-z_]\w*", v) else f"env '{v}={self.used}' python3 ..."
-                for v in self.variables]
-
-    def to_json(self) -> dict[str, object]:
-        return {"target": self.target, "gpu_name": self.gpu_name, "failed_with": self.failed_with,
-                "variables": list(self.variables), "used": self.used, "release": self.release,
-                "failed_ptx": self.failed_ptx, "tried": self.tried, "exports": self.exports}
 
 
 def unknown_arch(tail: list[str]) -> str | None:
@@ -143,7 +118,7 @@ def toolkit_ptxas(ctx: AppContext, exclude: set[str]) -> list[str]:
 
 
 def _release(ctx: AppContext, path: str) -> str | None:
-    result = ctx.runner.run([path, "--version"], step="compile-ptxas", probe=True, check=False, timeout=30)
+    result = ctx.runner.capture([path, "--version"], step="compile-ptxas", check=False, timeout=30)
     match = re.search(r"release (\d+\.\d+)", result.stdout + result.stderr)
     return match.group(1) if result.ok and match else None
 
@@ -161,8 +136,6 @@ def triton_ptxas(ctx: AppContext, arch: int) -> answers.ChosenPtxas | None:
 
 def retry_unknown_arch(ctx: AppContext, plan: CompilePlan, report: CompileReport) -> None:
     """Each failed cuda target whose ptxas did not know the arch: compiled again with a proven toolkit ptxas."""
-    from bootstrap.kernels.compile import run_plan
-
     for index, result in enumerate(report.results):
         if result.ok or result.target.backend != "cuda":
             continue
@@ -180,7 +153,6 @@ def retry_unknown_arch(ctx: AppContext, plan: CompilePlan, report: CompileReport
             if release is None or release in seen:
                 continue  # does not run, or the same release under another path
             seen.add(release)
-            from bootstrap.core import ui
 
             with ui.working(f"compile: {result.target.label} again, with {candidate}", json=ctx.json):
                 narrowed = run_plan(ctx, _only(plan, result.target), dict.fromkeys(chosen.env, candidate))

@@ -13,11 +13,11 @@ where the kernel is.
 
 from __future__ import annotations
 
-import difflib
 import re
 from dataclasses import dataclass, field
 
 from bootstrap.core.errors import UsageError
+from bootstrap.core.suggest import closest
 
 SCALAR_TYPES: tuple[str, ...] = (
     "i1", "i8", "i16", "i32", "i64",
@@ -75,8 +75,8 @@ def _type_error(item: str, type_text: str) -> UsageError:
     base = type_text.lstrip("*")
     if type_text.startswith("*") and base.startswith("k") and base[1:] in SCALAR_TYPES:
         base = base[1:]
-    close = difflib.get_close_matches(base, SCALAR_TYPES, n=1)
-    hint = f" (did you mean {'*' if type_text.startswith('*') else ''}{close[0]}?)" if close else ""
+    close = closest(base, SCALAR_TYPES)
+    hint = f" (did you mean {'*' if type_text.startswith('*') else ''}{close}?)" if close else ""
     return UsageError(
         f"--signature: unknown type {type_text!r} in {item!r}{hint}",
         fix=f"valid types: {valid_types_text()}",

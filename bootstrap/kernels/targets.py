@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
+from typing import Literal
 
 from bootstrap.core.errors import UsageError
 
@@ -15,11 +16,14 @@ _BACKEND_ALIASES = {"cuda": "cuda", "nvidia": "cuda", "hip": "hip", "amd": "hip"
 _FORMS = "cuda:<compute capability> (e.g. cuda:80, cuda:90, cuda:120) or hip:gfx<id> (e.g. hip:gfx942, hip:gfx1100)"
 
 
+TargetBackend = Literal["cuda", "hip"]
+
+
 @dataclass(frozen=True)
 class Target:
     """What Triton's GPUTarget(backend, arch, warp_size) is built from."""
 
-    backend: str  # "cuda" | "hip"
+    backend: TargetBackend
     arch: int | str  # 90 for cuda, "gfx942" for hip
     warp_size: int
 

@@ -15,7 +15,6 @@ own cache is asked for.
 
 from __future__ import annotations
 
-import dataclasses
 import os
 import re
 import tempfile
@@ -23,13 +22,15 @@ from collections.abc import Iterator, Mapping
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Literal
 
-from bootstrap import inside
+from bootstrap.core import inside, ui
 from bootstrap.core.errors import CheckFailed, CommandFailed, ExternalError, UsageError
+from bootstrap.env.triton_variables import SKIP_VARIABLES
 from bootstrap.kernels import install_target
+from bootstrap.kernels.cache.locate import cache_dir
+from bootstrap.kernels.compile import STAGES, plan_compile, run_plan
 from bootstrap.kernels.targets import DEFAULT_TARGETS, Target, parse_targets
-from bootstrap.pipeline.offline import SKIP_VARIABLES
 
 if TYPE_CHECKING:
     from bootstrap.core.context import AppContext
@@ -58,11 +59,14 @@ class Check:
         return {"name": self.name, "ok": self.ok, "summary": self.summary, **self.data}
 
 
+VerifyMode = Literal["gpu", "interpreter"]
+
+
 @dataclass
 class VerifyReport:
     python: str
     environment: dict[str, Any]
-    mode: str  # "gpu" | "interpreter"
+    mode: VerifyMode
     checks: list[Check] = field(default_factory=list)
     bandwidth: dict[str, Any] | None = None
     targets: list[str] = field(default_factory=list)
@@ -91,8 +95,8 @@ class VerifyReport:
 
 def probe_environment(ctx: AppContext, python: Path) -> dict[str, Any]:
     """Provenance and what is installed; ToolMissing (exit 3) when triton is missing."""
-    result = ctx.runner.run(
-        [python, inside.script("tritondev_probe.py")], step="verify-probe", probe=True, check=False, timeout=300
+    result = ctx.runner.capture(
+        [python, inside.script("tritondev_probe.py")], step="verify-probe", check=False, timeout=300
     )
     found = inside.events(result.stdout)
     for event in found:
@@ -122,13 +126,13 @@ def describe_active(triton: dict[str, Any]) -> str:
     return f"none ({error})"
 
 
-def choose_mode(environment: dict[str, Any]) -> str:
+def choose_mode(environment: dict[str, Any]) -> VerifyMode:
     """GPU when torch sees one; the interpreter otherwise. Pure."""
     torch = environment.get("torch") or {}
     return "gpu" if torch.get("gpu") else "interpreter"
 
 
-def require_packages(into: inside.InstallTarget, environment: dict[str, Any], mode: str) -> None:
+def require_packages(into: inside.InstallTarget, environment: dict[str, Any], mode: VerifyMode) -> None:
     """torch (both modes) and numpy (the interpreter computes with it): ToolMissing naming the fix."""
     needed = [("torch", environment.get("torch"), environment.get("torch_error"))]
     if mode == "interpreter":
@@ -143,12 +147,11 @@ def require_packages(into: inside.InstallTarget, environment: dict[str, Any], mo
             )
 
 
-def run_kernels(ctx: AppContext, python: Path, mode: str) -> tuple[list[Check], dict[str, Any] | None]:
+def run_kernels(ctx: AppContext, python: Path, mode: VerifyMode) -> tuple[list[Check], dict[str, Any] | None]:
     env: dict[str, str | None] = {"TRITON_INTERPRET": "1" if mode == "interpreter" else None}
-    result = ctx.runner.run(
+    result = ctx.runner.capture(
         [python, inside.script("tritondev_kernels.py"), mode],
         step="verify-kernels",
-        probe=True,
         check=False,
         env=env,
         timeout=KERNEL_TIMEOUT_S,
@@ -186,7 +189,6 @@ def run_kernels(ctx: AppContext, python: Path, mode: str) -> tuple[list[Check], 
 
 def compile_targets(ctx: AppContext, targets: list[Target]) -> list[Check]:
     """The sample matmul compiled for each target into a throw-away folder: every stage must appear."""
-    from bootstrap.kernels.compile import STAGES, plan_compile, run_plan
 
     checks: list[Check] = []
     with tempfile.TemporaryDirectory(prefix="tritondev-verify-") as tmp:
@@ -228,7 +230,6 @@ def private_cache(ctx: AppContext, keep_user_cache: bool = False) -> Iterator[Ap
     """`ctx` whose commands use a Triton cache of their own, removed afterwards (unless the user's is asked for)."""
     if keep_user_cache:
         # Named explicitly: the compile step otherwise gives itself a private cache too.
-        from bootstrap.kernels.cache.locate import cache_dir
 
         yield _with_environment(ctx, {"TRITON_CACHE_DIR": str(cache_dir(os.environ, Path.home())[0])})
         return
@@ -237,8 +238,7 @@ def private_cache(ctx: AppContext, keep_user_cache: bool = False) -> Iterator[Ap
 
 
 def _with_environment(ctx: AppContext, environment: dict[str, str | None]) -> AppContext:
-    runner = dataclasses.replace(ctx.runner, environment={**ctx.runner.environment, **environment})
-    return dataclasses.replace(ctx, runner=runner)
+    return ctx.with_runner(ctx.runner.with_variables(environment))
 
 
 def fresh_shell(ctx: AppContext) -> AppContext:
@@ -294,8 +294,6 @@ def run_verify(ctx: AppContext, targets: list[Target], *, keep_user_cache: bool 
 
 
 def _verify(ctx: AppContext, targets: list[Target], tools: Check | None) -> VerifyReport:
-    from bootstrap.core import ui
-
     python = ctx.target_python().executable
     with ui.working(f"verify: importing triton and torch in {python}", json=ctx.json) as say:
         environment = probe_environment(ctx, python)

@@ -14,105 +14,27 @@ import shutil
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from bootstrap.core.errors import ConfigError, ExternalError, ToolMissing, TritondevError, WouldLoseData
+from bootstrap.core.errors import ConfigError, ExternalError, ToolMissing, WouldLoseData
 from bootstrap.core.interpreter import TargetPython
 from bootstrap.core.runner import Runner
 from bootstrap.purge import journal, scan
 from bootstrap.purge.envlock import environment_lock
 from bootstrap.purge.metadata import PACKAGE
 from bootstrap.purge.pipbridge import PIP_ENV
-from bootstrap.purge.scan import Owner, TritonScan
+from bootstrap.purge.plan import PurgePlan
+from bootstrap.purge.scan import Owner
 
 # pip removes one installation of a name per call (two dist-infos of `triton` take two calls); a
 # few rounds are enough for any real environment, and the bound stops a loop that makes no progress.
 MAX_ROUNDS = 5
 
 
-@dataclass(frozen=True)
-class Blocker:
-    """A distribution pip cannot (or must not) remove, and why: the purge does nothing while there is one."""
-
-    owner: Owner
-    reason: str
-    fix: str | None = None  # None: reinstall it so that pip knows its files
-    error: type[TritondevError] = ConfigError
 
 
-@dataclass(frozen=True)
-class PurgePlan:
-    owners: tuple[Owner, ...]  # uninstalled with pip, in this order
-    leftovers: tuple[Path, ...]  # deleted after pip is done (all inside site-packages)
-    unowned_files: tuple[Path, ...]  # files pip will leave in triton/; deleted with it
-    shadows: tuple[Path, ...]  # reported, never deleted
-    blocked: tuple[str, ...]  # why nothing may be done (the reasons of `blockers`)
-    blockers: tuple[Blocker, ...] = ()
-
-    @property
-    def empty(self) -> bool:
-        return not self.owners and not self.leftovers
-
-    @property
-    def names(self) -> tuple[str, ...]:
-        return tuple(dict.fromkeys(o.name for o in self.owners))
-
-    def pip_args(self) -> tuple[str, ...]:
-        return ("uninstall", "-y", *self.names)
-
-    def to_json(self) -> dict[str, object]:
-        return {
-            "uninstall": [{"name": o.name, "version": o.version, "dist_info": str(o.dist_info)} for o in self.owners],
-            "pip_args": list(self.pip_args()) if self.owners else [],
-            "leftovers": [str(p) for p in self.leftovers],
-            "unowned_files": [str(p) for p in self.unowned_files],
-            "shadows_kept": [str(p) for p in self.shadows],
-            "blocked": list(self.blocked),
-        }
 
 
-def plan_purge(found: TritonScan) -> PurgePlan:
-    """What a purge of `found` removes. Pure."""
-    from packaging.utils import canonicalize_name
-
-    blocked = [
-        Blocker(
-            o,
-            f"{o.name} {o.version} ({o.dist_info}) has no RECORD, so pip cannot uninstall it and its files are unknown",
-        )
-        for o in found.owners
-        if o.record_missing
-    ]
-    if found.pip_listed is not None:
-        listed = set(found.pip_listed)
-        blocked += [
-            Blocker(
-                o,
-                f"{o.name} {o.version} ({o.dist_info}) is not listed by the environment's pip"
-                " (broken metadata), so pip cannot uninstall it",
-            )
-            for o in found.owners
-            if not o.record_missing and canonicalize_name(o.name) not in listed
-        ]
-    blocked += [_foreign_blocker(o) for o in found.owners if o.foreign]
-    return PurgePlan(
-        owners=found.owners,
-        leftovers=found.leftovers,
-        unowned_files=found.unowned_files,
-        shadows=found.shadows,
-        blocked=tuple(b.reason for b in blocked),
-        blockers=tuple(blocked),
-    )
 
 
-def _foreign_blocker(owner: Owner) -> Blocker:
-    more = f" (and {len(owner.foreign) - 1} more)" if len(owner.foreign) > 1 else ""
-    return Blocker(
-        owner,
-        f"{owner.name} {owner.version} ({owner.dist_info}) lists files that are not Triton's, which"
-        f" `pip uninstall` would delete: {owner.foreign[0]}{more}; nothing was removed",
-        fix=f"look at {owner.dist_info}/RECORD and entry_points.txt; if it is broken, remove that metadata folder"
-        " by hand (the files under triton/ are then leftovers purge removes), then run purge again",
-        error=WouldLoseData,
-    )
 
 
 @dataclass
@@ -138,8 +60,8 @@ class PurgeReport:
 
 
 def require_pip(target: TargetPython, runner: Runner) -> None:
-    result = runner.run(
-        [target.executable, "-m", "pip", "--version"], step="purge-probe", probe=True, env=PIP_ENV, check=False
+    result = runner.capture(
+        [target.executable, "-m", "pip", "--version"], step="purge-probe", env=PIP_ENV, check=False
     )
     if not result.ok:
         raise ToolMissing(
@@ -207,10 +129,9 @@ def current_owners(target: TargetPython) -> list[Owner]:
 
 
 def index_config(target: TargetPython, runner: Runner) -> journal.IndexConfig:
-    result = runner.run(
+    result = runner.capture(
         [target.executable, "-m", "pip", "config", "list"],
         step="purge-probe",
-        probe=True,
         env=PIP_ENV,
         check=False,
         cwd=target.prefix,

@@ -14,12 +14,12 @@ from collections.abc import Collection, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from bootstrap import inside
+from bootstrap.core import inside
+from bootstrap.core import inside_answers as answers
 from bootstrap.core.errors import CommandFailed, ToolMissing
 from bootstrap.core.interpreter import TargetPython
 from bootstrap.core.runner import Runner
-from bootstrap.inside import answers
-from bootstrap.purge import leftovers, metadata
+from bootstrap.purge import leftovers, metadata, ownership, pipbridge
 from bootstrap.purge.leftovers import Kept, Leftover
 from bootstrap.purge.metadata import PACKAGE, InstalledDist
 
@@ -138,8 +138,6 @@ def _may_provide_unrecorded(dist: InstalledDist) -> bool:
 def with_foreign_entries(owners: list[Owner], dists: list[InstalledDist], target: TargetPython) -> list[Owner]:
     """The owners, each with what its RECORD would make pip remove beyond Triton's files (ownership.py)."""
     from dataclasses import replace
-
-    from bootstrap.purge import ownership
 
     by_folder = {d.meta_dir: d for d in dists}
     owning = {o.dist_info for o in owners}
@@ -311,8 +309,6 @@ def scan_environment(
     default the current ones. recorded_files: see find_leftovers (from the purge journal).
     """
     from packaging.utils import canonicalize_name
-
-    from bootstrap.purge import pipbridge
 
     cwd = Path.cwd() if cwd is None else cwd
     environ = os.environ if environ is None else environ

@@ -24,7 +24,7 @@ from typing import Any
 REPO = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(REPO))
 
-from bootstrap.pipeline.ccache_stats import parse_print_stats  # noqa: E402
+from bootstrap.pipeline.ccache.stats import parse_print_stats  # noqa: E402
 from tests.integration.build.harness import base_env  # noqa: E402
 from tests.integration.distcc.daemons import DistccDaemon  # noqa: E402
 from tests.perf.setup_runs import setup, step_seconds  # noqa: E402

@@ -207,12 +207,12 @@ def measure(root: Path) -> dict[str, float]:
     url = f"git://127.0.0.1:{relay.port}/history.git"
     try:
         started = time.monotonic()
-        ensure_checkout("bench", url, pin, root / "pinned", Runner(quiet=True))
+        ensure_checkout("bench", url, pin, root / "pinned", Runner(silent=True))
         pinned_s = time.monotonic() - started
         pinned_bytes = relay.reset()
 
         started = time.monotonic()
-        ensure_checkout("triton", url, pin, root / "blobless", Runner(quiet=True), history="blobless")
+        ensure_checkout("triton", url, pin, root / "blobless", Runner(silent=True), history="blobless")
         blobless_s = time.monotonic() - started
         blobless_bytes = relay.reset()
 
@@ -223,10 +223,10 @@ def measure(root: Path) -> dict[str, float]:
 
         # A newer pin: the checkouts move to main's tip (500 commits later).
         started = time.monotonic()
-        ensure_checkout("bench", url, tip, root / "pinned", Runner(quiet=True))
+        ensure_checkout("bench", url, tip, root / "pinned", Runner(silent=True))
         pinned_update_s, pinned_update_bytes = time.monotonic() - started, relay.reset()
         started = time.monotonic()
-        ensure_checkout("triton", url, tip, root / "blobless", Runner(quiet=True), history="blobless")
+        ensure_checkout("triton", url, tip, root / "blobless", Runner(silent=True), history="blobless")
         blobless_update_s, blobless_update_bytes = time.monotonic() - started, relay.reset()
     finally:
         relay.close()

@@ -33,8 +33,8 @@ REPO = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(REPO))
 
 from bootstrap.core.errors import ExternalError  # noqa: E402
-from bootstrap.pipeline.download import download  # noqa: E402
-from bootstrap.pipeline.llvm_source import detect_host, host_suffix  # noqa: E402
+from bootstrap.pipeline.llvm.download import download  # noqa: E402
+from bootstrap.pipeline.llvm.source import detect_host, host_suffix  # noqa: E402
 from tests.integration.build.harness import base_env, setup_args  # noqa: E402
 from tests.perf.setup_runs import setup as _setup  # noqa: E402  (setup --json, timed)
 from tests.world.packages import PackageServer, commit_llvm_info, package_llvm, sha256_of  # noqa: E402
@@ -169,7 +169,7 @@ def measure_auto(root: Path) -> list[dict[str, object]]:
     """--llvm auto's check: requests made and time taken, first asked, remembered, host unreachable."""
     import socket
 
-    from bootstrap.pipeline.llvm_auto import observe_auto
+    from bootstrap.pipeline.llvm.auto import observe_auto
 
     (root / "pkg").mkdir()
     (root / "pkg" / "llvm-0123abcd-ubuntu-x64-1.tar.gz").write_bytes(b"x" * 1024)

@@ -7,7 +7,7 @@ and ccache folder, and a real redis-server as the team's ccache remote:
 
 1. workspace A, cold (empty ccache, empty remote), inside a memory cgroup whose hard limit is the
    budget, with no --jobs: tritondev reads the cgroup's limit and sizes compile and link jobs for it
-   (bootstrap.pipeline.jobs); the build must finish, and its peak memory is measured. Without a
+   (bootstrap.pipeline.host.jobs); the build must finish, and its peak memory is measured. Without a
    cgroup (RSS sampling) nothing enforces the budget, so A is given the jobs that sizing computes for it;
 2. A again with nothing changed against the hand recipe through the shell functions (configure,
    no-op ninja, pip install -e), as bench_setup.py does on the test world, with the page cache warm
@@ -41,8 +41,8 @@ from typing import Any
 REPO = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(REPO))
 
-from bootstrap.pipeline.ccache_remote import HitCounts, hit_counts, parse_print_stats  # noqa: E402
-from bootstrap.pipeline.jobs import GIB, Jobs, Resources, detect, size_jobs  # noqa: E402
+from bootstrap.pipeline.ccache.stats import CcacheDelta, delta, parse_print_stats  # noqa: E402
+from bootstrap.pipeline.host.jobs import GIB, Jobs, Resources, detect, size_jobs  # noqa: E402
 from tests.integration.build.harness import base_env  # noqa: E402
 from tests.integration.ccache_remote.redis import RedisServer  # noqa: E402
 from tests.perf.scale.measure import HEAVY  # noqa: E402
@@ -173,8 +173,8 @@ def measure(root: Path) -> list[dict[str, object]]:
         _, team = setup(b.args, b.env)
         team_s = _ran_every_build_step(team, "workspace B")
         stats = subprocess.run(["ccache", "--print-stats"], env=b.env, capture_output=True, text=True, check=True)
-        remote = hit_counts({}, parse_print_stats(stats.stdout))
-        _log(f"B: {team_s:.0f} s, {remote.remote_hits}/{remote.total} remote hits")
+        remote = delta({}, parse_print_stats(stats.stdout))
+        _log(f"B: {team_s:.0f} s, {remote.remote_hits}/{remote.calls} remote hits")
     finally:
         redis.stop()
 
@@ -202,13 +202,13 @@ def _cache_rows(size: str, cold_s: float, rebuild_s: float, counts: tuple[int, i
     ]
 
 
-def _team_rows(size: str, remote: HitCounts, cold_s: float, team_s: float) -> list[dict[str, object]]:
+def _team_rows(size: str, remote: CcacheDelta, cold_s: float, team_s: float) -> list[dict[str, object]]:
     team_ratio = cold_s / team_s if team_s else 0.0
     return [
         {"metric": f"{size}: team cache, B's compilations answered by the remote (A cold, B empty local cache)",
-         "measured": f"{remote.remote_rate():.1%} ({remote.remote_hits}/{remote.total}, {remote.local_hits} local, "
+         "measured": f"{remote.remote_rate:.1%} ({remote.remote_hits}/{remote.calls}, {remote.local_hits} local, "
                      f"{remote.misses} misses)",
-         "goal": ">= 90%", "pass": remote.remote_rate() >= 0.90},
+         "goal": ">= 90%", "pass": remote.remote_rate >= 0.90},
         {"metric": f"{size}: team cache, A/B time of the build steps",
          "measured": f"{team_ratio:.1f}x ({cold_s:.1f} s / {team_s:.1f} s)", "goal": ">= 3x",
          "pass": team_ratio >= 3},

@@ -5,32 +5,15 @@ image.py: build; container.py: run. Both report through `report` here.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Annotated, Optional
+from typing import TYPE_CHECKING
 
 import typer
 
 if TYPE_CHECKING:
-    from bootstrap.docker.plan import Outcome
-
-# Typer needs Optional[...] at runtime on Python 3.10 for these annotations.
-Engine = Annotated[
-    Optional[str],  # noqa: UP045
-    typer.Option("--engine", help="docker or podman (default: docker if installed, else podman)."),
-]
-Tag = Annotated[
-    Optional[str],  # noqa: UP045
-    typer.Option("--tag", help="Image name:tag (default: tritondev:<version>)."),
-]
+    from bootstrap.docker.run import DockerOutcome as DockerOutcome
 
 
-def report(outcome: Outcome, json: bool, done: str | None = None) -> None:
-    """The outcome as the one JSON document, or `done` said once a real run finished."""
-    from bootstrap.core import ui
 
-    if json:
-        ui.emit_json(outcome.to_json())
-    elif done and not outcome.dry_run:
-        ui.info(done)
 
 
 def register(app: typer.Typer) -> None:

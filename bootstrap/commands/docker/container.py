@@ -9,7 +9,7 @@ from typing import TYPE_CHECKING, Annotated, Optional
 import typer
 
 from bootstrap.commands import options
-from bootstrap.commands.docker import Engine, Tag, report
+from bootstrap.commands.docker.render import Engine, Tag, report
 
 if TYPE_CHECKING:
     from bootstrap.core.context import AppContext
@@ -50,9 +50,10 @@ def run(
     import os
 
     from bootstrap.docker import plan as dockerplan
+    from bootstrap.docker.run import detect_engine, run_container
 
-    found = dockerplan.detect_engine(ctx.runner, engine, host_uid=os.getuid(), probe_rootless=True)
-    outcome = dockerplan.run_container(
+    found = detect_engine(ctx.runner, engine, host_uid=os.getuid(), probe_rootless=True)
+    outcome = run_container(
         ctx.runner,
         engine=found,
         image=tag or dockerplan.default_tag(),

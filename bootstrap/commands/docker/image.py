@@ -9,7 +9,7 @@ from typing import TYPE_CHECKING, Annotated, Optional
 import typer
 
 from bootstrap.commands import options
-from bootstrap.commands.docker import Engine, Tag, report
+from bootstrap.commands.docker.render import Engine, Tag, report
 
 if TYPE_CHECKING:
     from bootstrap.core.context import AppContext
@@ -78,6 +78,7 @@ def build(
     import bootstrap
     from bootstrap.core.errors import UsageError
     from bootstrap.docker import plan as dockerplan
+    from bootstrap.docker.run import build_image, detect_engine
 
     package_dir = Path(bootstrap.__file__).parent
     source = context.absolute() if context is not None else dockerplan.source_checkout(package_dir)
@@ -89,8 +90,8 @@ def build(
     own_uid, own_gid = dockerplan.image_ids(os.getuid(), os.getgid())
     uid, gid = own_uid if uid is None else uid, own_gid if gid is None else gid
     dockerplan.check_ids(uid, gid)  # before the engine is looked for: bad input is exit 2 everywhere
-    found = dockerplan.detect_engine(ctx.runner, engine, host_uid=os.getuid(), probe_rootless=False)
-    outcome = dockerplan.build_image(
+    found = detect_engine(ctx.runner, engine, host_uid=os.getuid(), probe_rootless=False)
+    outcome = build_image(
         ctx.runner,
         engine=found,
         context=source,

@@ -11,7 +11,7 @@ from bootstrap.commands import options
 
 if TYPE_CHECKING:
     from bootstrap.core.context import AppContext
-    from bootstrap.env.dumps import Dump
+    from bootstrap.ir.dumps import Dump
 
 DumpA = Annotated[Path, typer.Argument(metavar="DUMP_A", help="A folder `tritondev run --dump-ir` wrote, or a file "
                                        "of MLIR_ENABLE_DUMP=1 output.")]
@@ -36,8 +36,8 @@ def diff(ctx: AppContext, dump_a: DumpA, dump_b: DumpB, kernel: Kernel = None,
 
     Exit codes: 0 compared (the same or not); 2 a dump missing or malformed, or the kernel not in both.
     """  # noqa: E501
-    from bootstrap.env.dumps import load_dump
-    from bootstrap.env.irdiff import first_difference
+    from bootstrap.ir.diff import first_difference
+    from bootstrap.ir.dumps import load_dump
 
     a, b = load_dump(dump_a), load_dump(dump_b)
     name_a, name_b = _kernels(a, b, kernel)
@@ -60,7 +60,7 @@ def register(app: typer.Typer) -> None:
 
 def _kernels(a: Dump, b: Dump, wanted: str | None) -> tuple[str | None, str | None]:
     """The kernel compared in each dump: --kernel (in both), else the one they share, else their only ones."""
-    from bootstrap.env.dumps import DumpError
+    from bootstrap.ir.dumps import DumpError
 
     if wanted is not None:
         return a.pick_kernel(wanted), b.pick_kernel(wanted)
@@ -80,7 +80,7 @@ def _render(result: object, name_a: str | None, name_b: str | None) -> None:
     from rich.markup import escape
 
     from bootstrap.core import ui
-    from bootstrap.env.irdiff import Difference
+    from bootstrap.ir.diff import Difference
 
     assert isinstance(result, Difference)
     out = ui.out()

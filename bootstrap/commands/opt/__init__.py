@@ -14,9 +14,6 @@ from bootstrap.commands import options
 
 if TYPE_CHECKING:
     from bootstrap.core.context import AppContext
-    from bootstrap.env.passes import PassIndex
-    from bootstrap.env.replay import Replay
-    from bootstrap.env.tritonopt import TritonBuild
 
 # Typer needs Optional[...] at runtime on Python 3.10 for these annotations.
 PassName = Annotated[
@@ -59,122 +56,20 @@ def opt(ctx: AppContext, pass_name: PassName = None, dump: DumpPath = None, kern
 
     Exit codes: 0 ok; 2 no dump, unknown pass or kernel, malformed dump, no Triton build; 3 triton-opt missing after the build; 4 triton-opt (or its build) failed.
     """  # noqa: E501
-    import os
-
     from bootstrap.commands.opt.render import render, to_json
     from bootstrap.core import ui
-    from bootstrap.core.errors import ExternalError, ToolMissing, UsageError
-    from bootstrap.env import replay as R
-    from bootstrap.env.tritonopt import runtime_env
+    from bootstrap.ir.opt import OptRequest, run_opt
 
-    ctx.runner.quiet = ctx.json
-    if reproducer is not None:
-        if dump is not None or kernel is not None or occurrence != 1:
-            raise UsageError("--reproducer replays a file: --dump, --kernel and --occurrence do not go with it",
-                             fix=f"tritondev opt --reproducer {reproducer}")
-        replay, dump_path = _from_reproducer(ctx, reproducer, pass_name, debug, out), None
-    else:
-        if not pass_name:
-            raise UsageError("no PASS given", fix="tritondev opt tritongpu-coalesce (or --reproducer FILE)")
-        replay, dump_path = _from_dump(ctx, pass_name, dump, kernel, occurrence, debug, out)
-    build = _build_or_none(ctx)
-    if build is None:
-        replay.notes.append("no Triton build in this workspace yet (`tritondev setup` builds one): the command "
-                            "names the triton-opt on PATH")
-    else:
-        replay.env = runtime_env(build, os.environ)
-    replay.command = R.command_for(replay, build.triton_opt if build else Path("triton-opt"))
-    commands: list[dict[str, object]] = []
-    if build is not None and not build.triton_opt.is_file():
-        commands = _build_triton_opt(ctx)
-    R.write_inputs(replay, dump_path)
-    if not ctx.dry_run:
-        if build is None or not build.triton_opt.is_file():
-            raise ToolMissing(f"no triton-opt at {build.triton_opt if build else 'the workspace build'} after "
-                              "building it", fix="run `tritondev build --target triton-opt` and read its log")
-        R.run_replay(replay, ctx.runner)
+    ctx = ctx.with_runner(ctx.runner.quiet(ctx.json))
+    outcome = run_opt(ctx, OptRequest(pass_name, dump, kernel, occurrence, debug, reproducer, out))
     if ctx.json:
-        ui.emit_json(to_json(replay, dump_path, commands, ctx.dry_run))
+        ui.emit_json(to_json(outcome.replay, outcome.dump_path, outcome.commands, outcome.dry_run))
     else:
-        render(replay, dump_path, ctx.dry_run)
-    if replay.returncode not in (None, 0):
-        raise ExternalError(
-            f"triton-opt failed with exit status {replay.returncode} (its messages: {replay.stderr})",
-            fix=f"re-run it by hand: {replay.shell_command()}",
-            details=R.tail(replay.stderr),
-            reported=ctx.json,
-        )
+        render(outcome.replay, outcome.dump_path, outcome.dry_run)
+    failure = outcome.failure(reported=ctx.json)
+    if failure is not None:
+        raise failure
 
 
 def register(app: typer.Typer) -> None:
     app.command("opt")(opt)
-
-
-def _from_dump(ctx: AppContext, pass_name: str, dump: Path | None, kernel: str | None, occurrence: int,
-               debug: bool, out: Path | None) -> tuple[Replay, Path]:
-    from bootstrap.env import replay as R
-    from bootstrap.env.dumps import latest_dump, load_dump, require_passes
-
-    dump_path = dump if dump is not None else latest_dump(ctx.workspace.root)
-    loaded = load_dump(dump_path)
-    require_passes(loaded, "given with --dump" if dump is not None else "the newest in the workspace's dumps/")
-    chosen = loaded.pick_kernel(kernel)
-    index = _index(ctx)
-    stage, after, runs = R.select_stage(loaded, chosen, pass_name, occurrence, index)
-    folder = out if out is not None else R.default_folder(dump_path, stage)
-    replay = R.Replay(folder, folder / "input.mlir", stage=stage, after=after, occurrence=occurrence,
-                      occurrences=runs, kernel=chosen)
-    if debug:
-        replay.debug_types = R.debug_types_for([stage.key], index, replay.notes, replay.sources)
-    return replay, dump_path
-
-
-def _from_reproducer(ctx: AppContext, reproducer: Path, pass_name: str | None, debug: bool,
-                     out: Path | None) -> Replay:
-    from bootstrap.env import replay as R
-
-    passes = R.reproducer_passes(reproducer)
-    folder = out if out is not None else reproducer.with_name(reproducer.name + ".replay")
-    replay = R.Replay(folder, reproducer, passes=passes)
-    if debug:
-        wanted = [pass_name.lstrip("-")] if pass_name else passes
-        replay.debug_types = R.debug_types_for(wanted, _index(ctx), replay.notes, replay.sources)
-    return replay
-
-
-def _build_or_none(ctx: AppContext) -> TritonBuild | None:
-    """The workspace's Triton build; under --dry-run None when there is none (a real run needs one)."""
-    from bootstrap.core.errors import UsageError
-    from bootstrap.env.tritonopt import find_build
-
-    try:
-        return find_build(ctx.workspace.root, ctx.workspace.state)
-    except UsageError:
-        if ctx.dry_run:
-            return None
-        raise
-
-
-def _index(ctx: AppContext) -> PassIndex:
-    """The passes declared in the workspace's Triton checkout (and MLIR's, for canonicalize, cse, ...)."""
-    from bootstrap.env.passes import PassIndex
-    from bootstrap.pipeline.state import read_state
-
-    state = read_state(ctx.workspace.state)
-    triton = state.triton_src if state is not None else ctx.workspace.src / "triton"
-    roots = [p for p in (triton, ctx.workspace.src / "llvm-project" / "mlir") if p.is_dir()]
-    return PassIndex(roots)
-
-
-def _build_triton_opt(ctx: AppContext) -> list[dict[str, object]]:
-    """`tritondev build --target triton-opt` (shown, not run, under --dry-run); the commands it ran."""
-    from bootstrap.core import ui
-    from bootstrap.pipeline.build import run_build
-
-    if ctx.dry_run:
-        result = run_build(ctx, "triton-opt", ui.err())
-    else:
-        with ctx.workspace.lock("build"):
-            result = run_build(ctx, "triton-opt", ui.err())
-    commands = result.get("commands", [])
-    return list(commands) if isinstance(commands, list) else []

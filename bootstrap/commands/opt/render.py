@@ -4,7 +4,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from bootstrap.env.replay import Replay, tail
+from bootstrap.core.runner import PlannedCommand
+from bootstrap.ir.replay import Replay, tail
 
 
 def _shown_diff(replay: Replay, dry_run: bool) -> Path | None:
@@ -14,7 +15,7 @@ def _shown_diff(replay: Replay, dry_run: bool) -> Path | None:
     return replay.pass_diff_written
 
 
-def to_json(replay: Replay, dump_path: Path | None, commands: list[dict[str, object]],
+def to_json(replay: Replay, dump_path: Path | None, commands: list[PlannedCommand],
             dry_run: bool) -> dict[str, object]:
     stage = replay.stage
     shown = _shown_diff(replay, dry_run)
@@ -47,7 +48,7 @@ def to_json(replay: Replay, dump_path: Path | None, commands: list[dict[str, obj
         "debug_types": replay.debug_types,
         "sources": [s.to_json() for s in replay.sources],
         "notes": replay.notes,
-        "build": commands,
+        "build": [c.to_json() for c in commands],
         "dry_run": dry_run,
         "ran": replay.returncode is not None,
         "returncode": replay.returncode,

@@ -8,7 +8,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from bootstrap.doctor.facts import Facts, ProbeFailed, Skip
-from bootstrap.doctor.model import Fix, Outcome, ok, warn
+from bootstrap.doctor.model import CheckOutcome, Fix, ok, warn
 from bootstrap.doctor.registry import check
 from bootstrap.kernels.cache.locate import cache_dir as triton_cache_dir
 
@@ -110,7 +110,7 @@ def triton_installed_at(facts: Facts) -> float | None:
 
 
 @check("cache.size", "kernel cache size")
-def size(facts: Facts) -> Outcome:
+def size(facts: Facts) -> CheckOutcome:
     scan = _scan(facts)
     if not scan.root.exists():
         return ok(f"{scan.root} (empty: does not exist yet)")
@@ -123,7 +123,7 @@ def size(facts: Facts) -> Outcome:
 
 
 @check("cache.stale", "no stale kernel cache entries")
-def stale(facts: Facts) -> Outcome:
+def stale(facts: Facts) -> CheckOutcome:
     scan = _scan(facts)
     if not scan.entries:
         return ok("no entries")
@@ -157,7 +157,7 @@ def mount_of(path: Path, mounts_text: str) -> tuple[str, str]:
 
 
 @check("cache.filesystem", "the kernel cache is on a local filesystem")
-def filesystem(facts: Facts) -> Outcome:
+def filesystem(facts: Facts) -> CheckOutcome:
     root = cache_dir(facts.environ)
     existing = next((p for p in (root, *root.parents) if p.exists()), Path("/"))
     try:

@@ -1,5 +1,5 @@
 """ccache remote storage (the ccache_remote setting): a ccache that can use it, and a server that stores
-and returns what ccache itself sends it (bootstrap.pipeline.ccache_proof): what the check says is what
+and returns what ccache itself sends it (bootstrap.pipeline.ccache.proof): what the check says is what
 the build gets."""
 
 from __future__ import annotations
@@ -7,20 +7,20 @@ from __future__ import annotations
 import shutil
 
 from bootstrap.core.errors import ConfigError
+from bootstrap.core.values import parse_remote_url
 
 # Imported first so that its checks are registered first: this one then follows toolchain.ccache.
 from bootstrap.doctor.checks import toolchain as _toolchain  # noqa: F401
 from bootstrap.doctor.facts import Facts, Skip
-from bootstrap.doctor.model import Outcome, error, ok, warn
+from bootstrap.doctor.model import CheckOutcome, error, ok, warn
 from bootstrap.doctor.registry import check
-from bootstrap.pipeline.ccache_proof import RemoteProof, prove_remote
-from bootstrap.pipeline.ccache_remote import (
+from bootstrap.pipeline.ccache.proof import RemoteProof, prove_remote
+from bootstrap.pipeline.ccache.remote import (
     FEATURE_OF,
     MIN_CCACHE,
     Reachability,
     ccache_features,
     parse_ccache_version,
-    parse_remote_url,
     probe,
 )
 
@@ -31,7 +31,7 @@ _FIX = ("check the URL's host, port, user and password: redis://[USER:]PASSWORD@
 
 
 @check("toolchain.ccache-remote", "ccache remote storage (shared build cache)")
-def ccache_remote(facts: Facts) -> Outcome:
+def ccache_remote(facts: Facts) -> CheckOutcome:
     url = facts.ctx.settings.ccache_remote
     if not url:
         raise Skip(
@@ -80,7 +80,7 @@ def ccache_remote(facts: Facts) -> Outcome:
     return _verdict(proof, reach, shown, version_text)
 
 
-def _answered_only(reach: Reachability, shown: str, version_text: str) -> Outcome:
+def _answered_only(reach: Reachability, shown: str, version_text: str) -> CheckOutcome:
     """No C compiler to prove it through ccache: only what the server said to our own client."""
     why = "not proven through ccache: no C compiler (clang, gcc, cc) on PATH"
     if not reach.ok:
@@ -90,7 +90,7 @@ def _answered_only(reach: Reachability, shown: str, version_text: str) -> Outcom
                 version_text, remote=shown, reachable=True, proven=False)
 
 
-def _verdict(proof: RemoteProof, reach: Reachability, shown: str, version_text: str) -> Outcome:
+def _verdict(proof: RemoteProof, reach: Reachability, shown: str, version_text: str) -> CheckOutcome:
     """What ccache's own round trip says, in the words a build would meet."""
     took = f"{proof.seconds:.1f} s"
     details = [f"{version_text}; server: {reach.detail}", *(f"ccache: {line}" for line in proof.reasons)]

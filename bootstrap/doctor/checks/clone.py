@@ -13,20 +13,19 @@ import dataclasses
 
 from bootstrap.core.errors import TritondevError
 from bootstrap.doctor.facts import Facts, ProbeFailed, Skip
-from bootstrap.doctor.model import Outcome, ok, warn
+from bootstrap.doctor.model import CheckOutcome, ok, warn
 from bootstrap.doctor.registry import check
+from bootstrap.git.adopt import check_clone, inspect_clone, read_git, working_tree_reader
+from bootstrap.git.layout import llvm_pin
+from bootstrap.git.pins import find_installed_torch, resolve_pins
 
 
 @check("workspace.clone", "your own clone (--triton-src) against the installed torch's pin", slow=True)
-def clone_against_pin(facts: Facts) -> Outcome:
-    from bootstrap.git.adopt import check_clone, inspect_clone, read_git, working_tree_reader
-    from bootstrap.git.layout import llvm_pin
-    from bootstrap.git.pins import find_installed_torch, resolve_pins
-
+def clone_against_pin(facts: Facts) -> CheckOutcome:
     ctx = facts.ctx
     if ctx.settings.triton_src is None:
         raise Skip("no clone of yours in use (setup --triton-src PATH adopts one)")
-    runner = ctx.runner.without_logs()
+    runner = ctx.runner.logging_to(None)
     try:
         root = check_clone(ctx.settings.triton_src, runner)
     except TritondevError as exc:

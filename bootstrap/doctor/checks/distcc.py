@@ -1,25 +1,25 @@
 """distcc (the distcc setting): the client and ccache in front of it, and each host proven the way setup
-proves it before a build (bootstrap.pipeline.distcc_proof): a test file compiled there with the build's
+proves it before a build (bootstrap.pipeline.distcc.proof): a test file compiled there with the build's
 own compilers must give this machine's object, byte for byte."""
 
 from __future__ import annotations
 
+from bootstrap.core.distcc_hosts import is_off
 from bootstrap.core.errors import TritondevError
-from bootstrap.core.settings import BY_NAME
+from bootstrap.core.settings_table import BY_NAME
 
 # Imported first so that its checks are registered first: this one then follows toolchain.ccache.
 from bootstrap.doctor.checks import toolchain as _toolchain  # noqa: F401
 from bootstrap.doctor.facts import Facts, Skip
-from bootstrap.doctor.model import Outcome, error, ok, warn
+from bootstrap.doctor.model import CheckOutcome, error, ok, warn
 from bootstrap.doctor.registry import check
-from bootstrap.pipeline.distcc import DistccSetup, observe
-from bootstrap.pipeline.distcc_hosts import is_off
-from bootstrap.pipeline.distcc_proof import check_hosts, compilers_of
-from bootstrap.pipeline.toolchain import Toolchain, detect_toolchain
+from bootstrap.pipeline.distcc.client import DistccSetup, observe
+from bootstrap.pipeline.distcc.proof import check_hosts, compilers_of
+from bootstrap.pipeline.host.toolchain import Toolchain, detect_toolchain
 
 
 @check("toolchain.distcc", "distcc hosts (distributed compiles)", slow=True)
-def distcc(facts: Facts) -> Outcome:
+def distcc(facts: Facts) -> CheckOutcome:
     settings = facts.ctx.settings
     if is_off(settings.distcc):
         raise Skip("no distcc hosts configured", f"set distcc in tritondev.toml, {BY_NAME['distcc'].env_var}, or pass "
@@ -48,7 +48,7 @@ def _toolchain_of(facts: Facts) -> Toolchain:
                    f"no toolchain to prove the hosts with: {exc.message}") from None
 
 
-def _verdict(proven: DistccSetup, compiler: str) -> Outcome:
+def _verdict(proven: DistccSetup, compiler: str) -> CheckOutcome:
     verdicts = proven.verdicts or ()
     good = [v for v in verdicts if v.ok]
     details = [v.describe() for v in verdicts]

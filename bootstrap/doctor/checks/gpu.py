@@ -7,7 +7,7 @@ import shutil
 from pathlib import Path
 
 from bootstrap.doctor.facts import Facts, Skip
-from bootstrap.doctor.model import Outcome, error, ok, warn
+from bootstrap.doctor.model import CheckOutcome, error, ok, warn
 from bootstrap.doctor.registry import check
 from bootstrap.kernels.gpus import read_rocm
 
@@ -15,7 +15,7 @@ NO_DRIVER = "no NVIDIA driver here (nvidia-smi not found)"
 
 
 @check("gpu.driver", "NVIDIA driver and its CUDA version")
-def driver(facts: Facts) -> Outcome:
+def driver(facts: Facts) -> CheckOutcome:
     info = facts.gpu_info()
     if info is None:
         raise Skip(NO_DRIVER + ("; checking --arch ahead of time" if facts.asked_arch else ""))
@@ -29,7 +29,7 @@ def driver(facts: Facts) -> Outcome:
 
 
 @check("gpu.arch", "GPU arch")
-def arch(facts: Facts) -> Outcome:
+def arch(facts: Facts) -> CheckOutcome:
     info = facts.gpu_info()
     gpu_archs = sorted({g.arch for g in info.gpus if g.arch}) if info else []
     if facts.asked_arch is not None:
@@ -60,14 +60,14 @@ def libcuda_dirs(environ: dict[str, str], ldconfig_output: str) -> tuple[list[st
 
 
 @check("gpu.libcuda", "libcuda.so found the way Triton finds it")
-def libcuda(facts: Facts) -> Outcome:
+def libcuda(facts: Facts) -> CheckOutcome:
     info = facts.gpu_info()
     if info is None and not facts.environ.get("TRITON_LIBCUDA_PATH"):
         raise Skip(NO_DRIVER)
     ldconfig = shutil.which("ldconfig", path="/sbin:/usr/sbin:" + facts.environ.get("PATH", "")) or "/sbin/ldconfig"
     output = ""
     if Path(ldconfig).exists():
-        result = facts.ctx.runner.run([ldconfig, "-p"], step="doctor-ldconfig", probe=True, check=False, timeout=20)
+        result = facts.ctx.runner.capture([ldconfig, "-p"], step="doctor-ldconfig", check=False, timeout=20)
         output = result.stdout
     dirs, how = libcuda_dirs(facts.environ, output)
     found = [d for d in dirs if os.path.exists(os.path.join(d, "libcuda.so.1"))]
@@ -93,7 +93,7 @@ def libcuda(facts: Facts) -> Outcome:
 
 
 @check("gpu.rocm", "ROCm (AMD GPUs)")
-def rocm(facts: Facts) -> Outcome:
+def rocm(facts: Facts) -> CheckOutcome:
     root = Path(facts.environ.get("ROCM_PATH") or "/opt/rocm")
     version_file = root / ".info" / "version"
     rocminfo = shutil.which("rocminfo", path=facts.environ.get("PATH", ""))

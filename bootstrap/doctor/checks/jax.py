@@ -4,11 +4,11 @@ from __future__ import annotations
 
 from packaging.version import InvalidVersion, Version
 
+from bootstrap.core import inside_answers as answers
 from bootstrap.doctor.facts import Facts, ProbeFailed, Skip
-from bootstrap.doctor.model import Outcome, ok, warn
+from bootstrap.doctor.model import CheckOutcome, ok, warn
 from bootstrap.doctor.registry import check
 from bootstrap.doctor.versions import JAX_FFI_STABLE_FLOOR, jax_ffi_support
-from bootstrap.inside import answers
 
 PLUGINS = ("jax-cuda13-plugin", "jax-cuda12-plugin", "jax-rocm7-plugin", "jax-rocm60-plugin")
 FFI_TARGET = "triton_kernel_call_ffi"
@@ -32,7 +32,7 @@ def _public(version: str) -> str:
 
 
 @check("jax.versions", "jax, jaxlib and the GPU plugin agree")
-def versions(facts: Facts) -> Outcome:
+def versions(facts: Facts) -> CheckOutcome:
     dists = _jax_dists(facts)
     shown = ", ".join(f"{k} {v}" for k, v in sorted(dists.items()))
     jaxlib = dists.get("jaxlib")
@@ -51,7 +51,7 @@ def versions(facts: Facts) -> Outcome:
 
 
 @check("jax.triton-ffi", "jaxlib's Triton kernel-call FFI target with CUDA-graph support", slow=True)
-def triton_ffi(facts: Facts) -> Outcome:
+def triton_ffi(facts: Facts) -> CheckOutcome:
     dists = _jax_dists(facts)
     plugin = next((p for p in PLUGINS if p in dists and "cuda" in p), None)
     version = dists.get(plugin or "", dists.get("jaxlib", dists.get("jax", "")))

@@ -8,14 +8,20 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from bootstrap.core.errors import MismatchError, TritondevError
+from bootstrap.core.fsutil import read_regular_text
 from bootstrap.doctor.checks.workspace import llvm_builds
 from bootstrap.doctor.facts import Facts
-from bootstrap.doctor.model import Outcome, error, ok, warn
+from bootstrap.doctor.model import CheckOutcome, error, ok, warn
 from bootstrap.doctor.registry import check
-from bootstrap.pipeline.jobs import disk_needed
+from bootstrap.git.layout import LLVM_INFO, llvm_pin, triton_version
+from bootstrap.pipeline.host.jobs import COMPILE_MEMORY, LINK_MEMORY, detect, disk_needed, size_jobs
+from bootstrap.pipeline.llvm.auto import no_package_reason, plan_auto, read_memory
+from bootstrap.pipeline.llvm.source import package_for
+from bootstrap.pipeline.llvm.suffix import detect_host
 
 if TYPE_CHECKING:
-    from bootstrap.pipeline.llvm_auto import AutoDecision
+    from bootstrap.pipeline.llvm.auto import AutoDecision
 
 GIB = 1024**3
 
@@ -28,9 +34,7 @@ def existing_ancestor(path: Path) -> Path:
 
 
 @check("resources.cores", "CPU cores available to builds")
-def cores(facts: Facts) -> Outcome:
-    from bootstrap.pipeline.jobs import detect
-
+def cores(facts: Facts) -> CheckOutcome:
     res = detect()
     total = os.cpu_count() or res.cpus
     shown = f"{res.cpus} usable cores" + (f" of {total}" if total != res.cpus else "")
@@ -43,9 +47,7 @@ def cores(facts: Facts) -> Outcome:
 
 
 @check("resources.memory", "memory per build job")
-def memory(facts: Facts) -> Outcome:
-    from bootstrap.pipeline.jobs import COMPILE_MEMORY, LINK_MEMORY, detect, size_jobs
-
+def memory(facts: Facts) -> CheckOutcome:
     settings = facts.ctx.settings
     res = detect()
     build_type = settings.llvm_build_type
@@ -94,7 +96,7 @@ def llvm_here(llvm: str, have_build: bool, decision: AutoDecision | None, pin: s
                            f" {(pin or '?')[:12]} ({decision.why})")
 
 
-def disk_outcome(free: float, where: Path, build_type: str, llvm_build_type: str, llvm: LlvmHere) -> Outcome:
+def disk_outcome(free: float, where: Path, build_type: str, llvm_build_type: str, llvm: LlvmHere) -> CheckOutcome:
     """The disk check over a free size (GiB) and what is known of the LLVM build. Pure."""
     without = disk_needed(build_type, llvm_build_type, True)
     with_llvm = disk_needed(build_type, llvm_build_type, False)
@@ -120,15 +122,9 @@ def disk_outcome(free: float, where: Path, build_type: str, llvm_build_type: str
 def _auto_decision(facts: Facts) -> tuple[AutoDecision | None, str | None]:
     """What --llvm auto decides for the workspace's Triton as it is on disk, from this workspace's
     memory alone (no request); (None, pin) when it would ask the package host."""
-    from bootstrap.core.errors import MismatchError, TritondevError
-    from bootstrap.core.fsutil import read_regular_text
-    from bootstrap.git.layout import LLVM_INFO, llvm_pin, triton_version
-    from bootstrap.pipeline.llvm_auto import no_package_reason, plan_auto, read_memory
-    from bootstrap.pipeline.llvm_host import detect_host
-    from bootstrap.pipeline.llvm_source import package_for
 
     settings, workspace = facts.ctx.settings, facts.ctx.workspace
-    checkout = Path(settings.triton_src) if settings.triton_src else workspace.src / "triton"
+    checkout = Path(settings.triton_src) if settings.triton_src else workspace.triton_src
 
     def read(path: str) -> str | None:
         try:
@@ -148,13 +144,13 @@ def _auto_decision(facts: Facts) -> tuple[AutoDecision | None, str | None]:
     except MismatchError as exc:
         no_package = no_package_reason(exc)
     decision = plan_auto(pin=pin, url=url, no_package=no_package, offline=settings.offline,
-                         url_given=settings.source_of("llvm_prebuilt_url") != "default",
+                         url_given=settings.source_of("llvm_prebuilt_url").given,
                          memory=read_memory(workspace.state))
     return (None if decision.ask else decision), pin
 
 
 @check("resources.disk", "free disk for the chosen build types")
-def disk(facts: Facts) -> Outcome:
+def disk(facts: Facts) -> CheckOutcome:
     settings = facts.ctx.settings
     workspace = facts.ctx.workspace
     decision, pin = _auto_decision(facts) if settings.llvm == "auto" else (None, None)

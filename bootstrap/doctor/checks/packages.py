@@ -7,24 +7,26 @@ import shlex
 from pathlib import Path
 from typing import Any
 
-from bootstrap.doctor.facts import Facts, Skip
-from bootstrap.doctor.model import Fix, Outcome, error, ok, skipped, warn
+from bootstrap.core import inside_answers as answers
+from bootstrap.core.inside import InstallTarget, install_fix
+from bootstrap.core.runner import Runner
+from bootstrap.doctor.facts import Facts, ProbeFailed, Skip
+from bootstrap.doctor.model import CheckOutcome, Fix, error, ok, skipped, warn
 from bootstrap.doctor.registry import check
 from bootstrap.doctor.versions import TRITON_DISTS, check_pairing
-from bootstrap.inside import answers
+from bootstrap.purge.scan import scan_environment
 
 TORCH_COMPILE_TIMEOUT = 600.0
 
 
-def scan(facts: Facts) -> Any:
+def scan(facts: Facts, runner: Runner | None = None) -> Any:
     """The purge library's full scan (RECORDs, editable finders, pip's view); used by --fix, which
-    acts on exactly what `tritondev purge` would. The checks read the faster one-process probe."""
+    acts on exactly what `tritondev purge` would, its commands through `runner` (default: the context's).
+    The checks read the faster one-process probe."""
     target = facts.target()
 
     def run() -> Any:
-        from bootstrap.purge.scan import scan_environment
-
-        return scan_environment(target, facts.ctx.runner, cwd=facts.cwd, environ=facts.environ)
+        return scan_environment(target, runner or facts.ctx.runner, cwd=facts.cwd, environ=facts.environ)
 
     return facts.memo("purge-scan", run)
 
@@ -62,7 +64,7 @@ def import_location(facts: Facts) -> tuple[str | None, str | None, bool]:
 
 
 @check("packages.triton-owners", "one distribution owns triton/")
-def owners(facts: Facts) -> Outcome:
+def owners(facts: Facts) -> CheckOutcome:
     found = facts.triton_owners()
     names = [f"{o.name} {o.version}" for o in found]
     if len(found) > 1:
@@ -95,7 +97,7 @@ def owners(facts: Facts) -> Outcome:
 
 
 @check("packages.placeholder", "no placeholder triton wheel")
-def placeholder(facts: Facts) -> Outcome:
+def placeholder(facts: Facts) -> CheckOutcome:
     found = facts.triton_owners()
     bad = [o for o in found if o.placeholder]
     if bad:
@@ -114,7 +116,7 @@ def placeholder(facts: Facts) -> Outcome:
 
 
 @check("packages.shadowing", "no triton/ folder shadows the installed one")
-def shadowing(facts: Facts) -> Outcome:
+def shadowing(facts: Facts) -> CheckOutcome:
     shadows = shadow_folders(facts.cwd, facts.environ.get("PYTHONPATH", ""), _site_packages(facts))
     if not shadows:
         return ok("no triton/ in the current directory or on PYTHONPATH")
@@ -134,7 +136,7 @@ def shadowing(facts: Facts) -> Outcome:
 
 
 @check("packages.triton-import", "where `import triton` really comes from", slow=True)
-def triton_import(facts: Facts) -> Outcome:
+def triton_import(facts: Facts) -> CheckOutcome:
     location, failure, namespace = import_location(facts)
     found = facts.triton_owners()
     if location is None:
@@ -173,7 +175,7 @@ def triton_import(facts: Facts) -> Outcome:
 
 
 @check("packages.torch-triton", "the installed Triton matches torch's pin", slow=True)
-def torch_triton(facts: Facts) -> Outcome:
+def torch_triton(facts: Facts) -> CheckOutcome:
     facts.target()
     requires = facts.environment().torch_requires
     if requires is None:
@@ -216,11 +218,9 @@ def torch_triton(facts: Facts) -> Outcome:
 
 
 @check("packages.verify-needs", "what `tritondev verify` needs: torch, and numpy where there is no GPU")
-def verify_needs(facts: Facts) -> Outcome:
+def verify_needs(facts: Facts) -> CheckOutcome:
     """verify checks the kernels' results with torch, and without a GPU runs them under Triton's interpreter,
     which computes with numpy: doctor must not say "No errors" where verify then stops (exit 3)."""
-    from bootstrap.doctor.facts import ProbeFailed
-    from bootstrap.inside import InstallTarget, install_fix
 
     target = facts.target()
     installed = {d.key: d.version for d in facts.distributions()}

@@ -17,12 +17,13 @@ from dataclasses import dataclass, field
 from enum import Enum
 from pathlib import Path
 
+from bootstrap.core.inside_answers import CompileCheck, Ptxas, TritonImport
 from bootstrap.doctor.arch import first_triton_for
 from bootstrap.doctor.facts import Facts, ProbeFailed, Skip
-from bootstrap.doctor.model import Fix, Outcome, error, ok, warn
+from bootstrap.doctor.model import CheckOutcome, Fix, error, ok, warn
 from bootstrap.doctor.registry import check
 from bootstrap.doctor.versions import parse_tool_version
-from bootstrap.inside.answers import CompileCheck, Ptxas, TritonImport
+from bootstrap.env.envfile import read_env_file
 
 
 class Failure(str, Enum):
@@ -151,8 +152,8 @@ def ptxas_release(facts: Facts, path: str) -> tuple[str | None, str]:
 
     def probe() -> tuple[str | None, str]:
         try:
-            result = facts.ctx.runner.run(
-                [path, "--version"], step="doctor-ptxas-version", probe=True, check=False, timeout=20
+            result = facts.ctx.runner.capture(
+                [path, "--version"], step="doctor-ptxas-version", check=False, timeout=20
             )
         except Exception as exc:
             return None, str(exc)
@@ -214,7 +215,7 @@ def _driver_cuda(facts: Facts) -> tuple[int, ...] | None:
 
 
 @check("ptxas.arch", "Triton compiles for this arch with its ptxas (proved)", slow=True)
-def arch_check(facts: Facts) -> Outcome:
+def arch_check(facts: Facts) -> CheckOutcome:
     arch, source = facts.arch()
     if arch is None:
         raise Skip("no GPU here; pass --arch sm_XY to check a target ahead of time")
@@ -231,7 +232,6 @@ def arch_check(facts: Facts) -> Outcome:
 
     # Values in the workspace env file that this shell has not loaded come first: they may be a
     # fix applied earlier (doctor --fix) and only waiting for eval "$(tritondev env)".
-    from bootstrap.env.envfile import read_env_file
 
     saved = {
         k: v for k, v in read_env_file(facts.ctx.workspace.env_file).items()
@@ -303,7 +303,7 @@ def variable_fix(env: dict[str, str], env_file: Path, arch: int) -> Fix:
 
 def _verdict_outcome(
     facts: Facts, arch: int, version: str | None, used: str, verdict: Verdict, details: list[str]
-) -> Outcome:
+) -> CheckOutcome:
     """The report of a failed default compile: the working variable, a newer Triton, or a newer CUDA."""
     default, triton = verdict.attempts[0], f"Triton {version}"
     if verdict.status is Decision.FIXABLE and verdict.working is not None:
@@ -334,7 +334,7 @@ def _verdict_outcome(
 
 
 @check("ptxas.overrides", "TRITON_PTXAS*_PATH overrides run and are read")
-def overrides(facts: Facts) -> Outcome:
+def overrides(facts: Facts) -> CheckOutcome:
     names = sorted(k for k in facts.environ if k.startswith("TRITON_PTXAS") and k.endswith("_PATH"))
     if not names:
         return ok("none set: Triton uses the ptxas it bundles")
@@ -380,7 +380,7 @@ def overrides(facts: Facts) -> Outcome:
 
 
 @check("ptxas.driver", "ptxas is not newer than the driver")
-def driver(facts: Facts) -> Outcome:
+def driver(facts: Facts) -> CheckOutcome:
     info = facts.gpu_info()
     if info is None or not info.gpus:
         raise Skip("no NVIDIA driver here")

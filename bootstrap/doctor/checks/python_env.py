@@ -6,7 +6,7 @@ import os
 import shutil
 
 from bootstrap.doctor.facts import Facts, Skip
-from bootstrap.doctor.model import Outcome, error, ok, warn
+from bootstrap.doctor.model import CheckOutcome, error, ok, warn
 from bootstrap.doctor.registry import check
 
 # Triton supports these Python versions in its wheels (3.10 .. 3.14 at the time of writing).
@@ -14,7 +14,7 @@ MIN_PYTHON = (3, 10)
 
 
 @check("python.interpreter", "the target Python interpreter")
-def interpreter(facts: Facts) -> Outcome:
+def interpreter(facts: Facts) -> CheckOutcome:
     try:
         target = facts.target()
     except Skip as exc:
@@ -30,7 +30,7 @@ def interpreter(facts: Facts) -> Outcome:
 
 
 @check("python.venv", "the target is a virtual or conda environment")
-def venv(facts: Facts) -> Outcome:
+def venv(facts: Facts) -> CheckOutcome:
     target = facts.target()
     if target.is_venv:
         kind = "conda env" if (target.prefix / "conda-meta").is_dir() else "venv"
@@ -44,7 +44,7 @@ def venv(facts: Facts) -> Outcome:
 
 
 @check("python.headers", "Python.h for the target interpreter")
-def headers(facts: Facts) -> Outcome:
+def headers(facts: Facts) -> CheckOutcome:
     target = facts.target()
     include = target.include
     if (include / "Python.h").is_file():
@@ -58,7 +58,7 @@ def headers(facts: Facts) -> Outcome:
 
 
 @check("python.c-compiler", "a C compiler for Triton's runtime launcher")
-def c_compiler(facts: Facts) -> Outcome:
+def c_compiler(facts: Facts) -> CheckOutcome:
     # Triton's build_extension uses $CC, else the first of clang/gcc/cc on PATH.
     cc = facts.environ.get("CC")
     if cc:
@@ -77,7 +77,7 @@ def c_compiler(facts: Facts) -> Outcome:
 
 
 @check("python.env-traps", "environment variables that break builds or imports")
-def env_traps(facts: Facts) -> Outcome:
+def env_traps(facts: Facts) -> CheckOutcome:
     env = facts.environ
     problems: list[str] = []
     fixes: list[str] = []

@@ -4,8 +4,9 @@ from __future__ import annotations
 
 from bootstrap.core.redact import redact
 from bootstrap.doctor.facts import Facts
-from bootstrap.doctor.model import Outcome, ok, warn
+from bootstrap.doctor.model import CheckOutcome, ok, warn
 from bootstrap.doctor.registry import check
+from bootstrap.pipeline.host.jobs import COMPILE_MEMORY, detect
 
 # Variables that are fine for one experiment and quietly harmful when left on.
 RISKY: dict[str, str] = {
@@ -33,7 +34,7 @@ def _is_on(value: str) -> bool:
 
 
 @check("settings.triton-env", "TRITON_* variables set")
-def triton_env(facts: Facts) -> Outcome:
+def triton_env(facts: Facts) -> CheckOutcome:
     names = sorted(k for k in facts.environ if k.startswith(("TRITON_", "MLIR_", "LLVM_IR_")) or k in RISKY)
     if not names:
         return ok("no TRITON_* variables set")
@@ -51,7 +52,7 @@ def triton_env(facts: Facts) -> Outcome:
 
 
 @check("settings.build-env", "build variables set by hand")
-def build_env(facts: Facts) -> Outcome:
+def build_env(facts: Facts) -> CheckOutcome:
     names = [k for k in BUILD_VARS if facts.environ.get(k)]
     if not names:
         return ok("none of MAX_JOBS, LLVM_SYSPATH, CC, CXX ... set: tritondev chooses them")
@@ -61,7 +62,6 @@ def build_env(facts: Facts) -> Outcome:
             jobs = int(facts.environ["MAX_JOBS"])
         except ValueError:
             return warn(f"MAX_JOBS={facts.environ['MAX_JOBS']} is not a number", "unset MAX_JOBS", *shown)
-        from bootstrap.pipeline.jobs import COMPILE_MEMORY, detect
 
         res = detect()
         per_job = COMPILE_MEMORY.get(facts.ctx.settings.llvm_build_type, COMPILE_MEMORY["Debug"])

@@ -1,18 +1,18 @@
 """Toolchain: git, cmake, ninja, compilers, lld, ccache, against what the Triton being built needs.
 
-Tools are found and their versions read by setup's own toolchain detection (bootstrap.pipeline.toolchain),
+Tools are found and their versions read by setup's own toolchain detection (bootstrap.pipeline.host.toolchain),
 and the CMake needed is setup's rule too (the checkout's cmake_minimum_required, never below 3.20).
 """
 
 from __future__ import annotations
 
+from bootstrap.core.command_env import INSTALL_HINTS
 from bootstrap.core.fsutil import read_regular_text
-from bootstrap.core.runner import INSTALL_HINTS
 from bootstrap.doctor.facts import Facts
-from bootstrap.doctor.model import Outcome, error, ok, warn
+from bootstrap.doctor.model import CheckOutcome, error, ok, warn
 from bootstrap.doctor.registry import check
 from bootstrap.git.layout import TOP_CMAKELISTS, cmake_minimum_required
-from bootstrap.pipeline.toolchain import Tool, cmake_too_old, dotted, find_tool, required_cmake, version_tuple
+from bootstrap.pipeline.host.toolchain import Tool, cmake_too_old, dotted, find_tool, required_cmake, version_tuple
 
 # Triton asks for cmake>=3.20,<4.0 (python/requirements.txt and pyproject.toml since #6903).
 CMAKE_TOO_NEW = (4,)
@@ -22,7 +22,7 @@ GOOD_GCC = (11,)
 GOOD_CLANG = (14,)
 
 
-def _missing(tool: str, why: str) -> Outcome:
+def _missing(tool: str, why: str) -> CheckOutcome:
     hint = INSTALL_HINTS.get(tool, f"install {tool} with your package manager")
     return error(f"{tool} not found on PATH: {why}", f"install it: {hint}")
 
@@ -38,7 +38,7 @@ def _shown(tool: Tool) -> str:
 
 def pinned_cmake_minimum(facts: Facts) -> tuple[tuple[int, ...], str]:
     """The CMake the workspace's Triton checkout asks for (cmake_minimum_required), else setup.py's 3.20."""
-    checkout = facts.ctx.workspace.src / "triton"
+    checkout = facts.ctx.workspace.triton_src
 
     def read(path: str) -> str | None:
         try:
@@ -51,7 +51,7 @@ def pinned_cmake_minimum(facts: Facts) -> tuple[tuple[int, ...], str]:
 
 
 @check("toolchain.git", "git")
-def git(facts: Facts) -> Outcome:
+def git(facts: Facts) -> CheckOutcome:
     tool = tool_on_path(facts, "git")
     if tool is None:
         return _missing("git", "needed to clone and update Triton and LLVM")
@@ -59,7 +59,7 @@ def git(facts: Facts) -> Outcome:
 
 
 @check("toolchain.cmake", "cmake >= 3.20")
-def cmake(facts: Facts) -> Outcome:
+def cmake(facts: Facts) -> CheckOutcome:
     tool = tool_on_path(facts, "cmake")
     needed, source = pinned_cmake_minimum(facts)
     if tool is None:
@@ -79,7 +79,7 @@ def cmake(facts: Facts) -> Outcome:
 
 
 @check("toolchain.ninja", "ninja")
-def ninja(facts: Facts) -> Outcome:
+def ninja(facts: Facts) -> CheckOutcome:
     tool = tool_on_path(facts, "ninja", "ninja-build")
     if tool is None:
         return _missing("ninja", 'Triton\'s setup.py asserts "ninja not found!"')
@@ -87,7 +87,7 @@ def ninja(facts: Facts) -> Outcome:
 
 
 @check("toolchain.compilers", "C/C++ compilers (gcc, clang)")
-def compilers(facts: Facts) -> Outcome:
+def compilers(facts: Facts) -> CheckOutcome:
     gcc = tool_on_path(facts, "g++")
     clang = tool_on_path(facts, "clang++")
     found = [t for t in (clang, gcc) if t is not None]
@@ -106,7 +106,7 @@ def compilers(facts: Facts) -> Outcome:
 
 
 @check("toolchain.lld", "lld (fast links)")
-def lld(facts: Facts) -> Outcome:
+def lld(facts: Facts) -> CheckOutcome:
     tool = tool_on_path(facts, "ld.lld")
     if tool is None:
         return warn(
@@ -119,7 +119,7 @@ def lld(facts: Facts) -> Outcome:
 
 
 @check("toolchain.ccache", "ccache (fast rebuilds)")
-def ccache(facts: Facts) -> Outcome:
+def ccache(facts: Facts) -> CheckOutcome:
     tool = tool_on_path(facts, "ccache")
     if tool is None:
         return warn("ccache not found: every rebuild recompiles from scratch", "apt-get install ccache")

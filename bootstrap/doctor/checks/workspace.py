@@ -8,10 +8,12 @@ from bootstrap.core.errors import TritondevError
 from bootstrap.core.fsutil import read_regular_text
 from bootstrap.doctor.checks.toolchain import tool_on_path
 from bootstrap.doctor.facts import Facts, ProbeFailed, Skip
-from bootstrap.doctor.model import Outcome, error, ok, warn
+from bootstrap.doctor.model import CheckOutcome, error, ok, warn
 from bootstrap.doctor.registry import check
 from bootstrap.doctor.versions import TRITON_DISTS, git_hash, triton_requirement
-from bootstrap.pipeline.buildtree import read_vcs_revision
+from bootstrap.git.layout import llvm_pin
+from bootstrap.git.setup_py import read_setup_py_args
+from bootstrap.pipeline.host.buildtree import read_vcs_revision
 
 GIT_TIMEOUT = 30.0
 
@@ -33,8 +35,8 @@ def _git(facts: Facts, repo: Path, *args: str) -> str | None:
     if git is None:
         raise Skip("git is not installed (see toolchain.git)")
     try:
-        result = facts.ctx.runner.run(
-            [git.path, "-C", str(repo), *args], step="doctor-git", probe=True, check=False, timeout=GIT_TIMEOUT
+        result = facts.ctx.runner.capture(
+            [git.path, "-C", str(repo), *args], step="doctor-git", check=False, timeout=GIT_TIMEOUT
         )
     except Exception as exc:
         raise ProbeFailed(f"git {' '.join(args)} in {repo} failed: {exc}") from None
@@ -69,13 +71,11 @@ def triton_pin(facts: Facts) -> tuple[str | None, str]:
 
 
 @check("workspace.location", "the workspace is not a git checkout of something else")
-def location(facts: Facts) -> Outcome:
+def location(facts: Facts) -> CheckOutcome:
     workspace = facts.ctx.workspace
     what = workspace.not_a_workspace()
     if what is None:
         return ok(f"{workspace.root}" + ("" if workspace.root.is_dir() else " (setup creates it)"))
-    from bootstrap.doctor.model import error
-
     return error(
         f"the workspace {workspace.root} is {what}: setup would put src/, venv/, build/ and state/ inside it",
         f"use another folder: --workspace {workspace.root.parent / 'tritondev-work'} or TRITONDEV_WORKSPACE; or "
@@ -84,7 +84,7 @@ def location(facts: Facts) -> Outcome:
 
 
 @check("workspace.checkouts", "checkouts against their pins")
-def checkouts(facts: Facts) -> Outcome:
+def checkouts(facts: Facts) -> CheckOutcome:
     found = _checkouts(facts)
     details = []
     problems = []
@@ -118,7 +118,6 @@ def checkouts(facts: Facts) -> Outcome:
 
 def _llvm_pin(triton: Path) -> tuple[str, str] | None:
     """(pin file, LLVM commit) of the Triton checkout; None without a checkout; raises on a bad pin."""
-    from bootstrap.git.layout import llvm_pin
 
     if not triton.is_dir():
         return None
@@ -133,9 +132,9 @@ def _llvm_pin(triton: Path) -> tuple[str, str] | None:
 
 
 @check("workspace.llvm-build", "the LLVM build against Triton's LLVM pin")
-def llvm_build(facts: Facts) -> Outcome:
+def llvm_build(facts: Facts) -> CheckOutcome:
     workspace = facts.ctx.workspace
-    triton = workspace.src / "triton"
+    triton = workspace.triton_src
     builds = llvm_builds(workspace.build)
     if not builds:
         raise Skip(f"no LLVM build under {workspace.build} yet", "tritondev setup")
@@ -158,7 +157,7 @@ def llvm_build(facts: Facts) -> Outcome:
 
 
 @check("workspace.dirty", "no uncommitted changes in the checkouts")
-def dirty(facts: Facts) -> Outcome:
+def dirty(facts: Facts) -> CheckOutcome:
     found = _checkouts(facts)
     changed = {}
     for name, repo in found.items():
@@ -176,12 +175,11 @@ def dirty(facts: Facts) -> Outcome:
 
 
 @check("workspace.python-bounds", "the target Python within the Triton checkout's python_requires")
-def python_bounds(facts: Facts) -> Outcome:
+def python_bounds(facts: Facts) -> CheckOutcome:
     """Newest setup.py names the newest Python it installs into (MAX_PYTHON, #6649 era on): pip refuses
     the others only after the whole build; say it before."""
-    from bootstrap.git.setup_py import read_setup_py_args
 
-    triton = facts.ctx.workspace.src / "triton"
+    triton = facts.ctx.workspace.triton_src
     if not triton.is_dir():
         raise Skip(f"no Triton checkout at {triton}", "tritondev setup")
 

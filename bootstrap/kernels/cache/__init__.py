@@ -6,7 +6,7 @@ not Triton cache keys are never touched, whatever the options say.
 """
 
 from bootstrap.kernels.cache.locate import cache_dir, resolve_cache_dir
-from bootstrap.kernels.cache.plan import Removal, mark_stale, now, plan_clear, plan_prune
+from bootstrap.kernels.cache.plan import Removal, now, plan_clear, plan_prune, stale_reasons, with_staleness
 from bootstrap.kernels.cache.remove import remove_entries
 from bootstrap.kernels.cache.report import CacheReport, inspect_cache, installed_triton_version
 from bootstrap.kernels.cache.scan import (
@@ -37,7 +37,6 @@ __all__ = [
     "human_size",
     "inspect_cache",
     "installed_triton_version",
-    "mark_stale",
     "now",
     "parse_duration",
     "parse_size",
@@ -47,4 +46,6 @@ __all__ = [
     "remove_entries",
     "resolve_cache_dir",
     "scan",
+    "stale_reasons",
+    "with_staleness",
 ]

@@ -98,7 +98,3 @@ def is_trash_of_ours(path: Path) -> bool:
     return bool(TRASH_NAME.match(path.name)) and not path.is_symlink() and path.is_dir() and (
         content_problem(path) is None
     )
-
-
-def is_key_name(name: str) -> bool:
-    return bool(KEY_NAME.match(name))

@@ -5,6 +5,7 @@ Foreign folders (names that are not Triton cache keys) are never planned, whatev
 
 from __future__ import annotations
 
+import dataclasses
 import fnmatch
 import time
 from collections.abc import Sequence
@@ -19,20 +20,27 @@ def now() -> float:
     return time.time()
 
 
-def mark_stale(entries: Sequence[Entry], installed_version: str | None, local_targets: Sequence[str]) -> None:
-    """Flag kernels built by another Triton than the installed one, or for a GPU that is not here.
+def stale_reasons(entry: Entry, installed_version: str | None, local_targets: Sequence[str]) -> list[str]:
+    """Why a kernel is stale: built by another Triton than the installed one, or for a GPU that is not
+    here (empty: fresh, or not a kernel).
 
     installed_version: `triton.__version__` of the target environment (None: unknown, no check).
     local_targets: targets of the GPUs present ("cuda:90", "hip:gfx942"); empty: no GPU, no check.
     """
-    for entry in entries:
-        entry.stale = []
-        if entry.kind != KERNEL:
-            continue
-        if installed_version and entry.triton_version and entry.triton_version != installed_version:
-            entry.stale.append(f"built by Triton {entry.triton_version}, installed is {installed_version}")
-        if local_targets and entry.target and entry.target not in local_targets:
-            entry.stale.append(f"built for {entry.target}, this machine has {', '.join(local_targets)}")
+    reasons: list[str] = []
+    if entry.kind != KERNEL:
+        return reasons
+    if installed_version and entry.triton_version and entry.triton_version != installed_version:
+        reasons.append(f"built by Triton {entry.triton_version}, installed is {installed_version}")
+    if local_targets and entry.target and entry.target not in local_targets:
+        reasons.append(f"built for {entry.target}, this machine has {', '.join(local_targets)}")
+    return reasons
+
+
+def with_staleness(entries: Sequence[Entry], installed_version: str | None,
+                   local_targets: Sequence[str]) -> list[Entry]:
+    """The entries, each with its stale reasons (new entries: the given ones are left as they are)."""
+    return [dataclasses.replace(e, stale=stale_reasons(e, installed_version, local_targets)) for e in entries]
 
 
 @dataclass(frozen=True)

@@ -8,12 +8,13 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from bootstrap import inside
+from bootstrap.core import inside
+from bootstrap.core import inside_answers as answers
 from bootstrap.core.errors import CommandFailed, ToolMissing
 from bootstrap.core.runner import Runner
-from bootstrap.inside import answers
+from bootstrap.env.envfile import read_env_file
 from bootstrap.kernels.cache.locate import resolve_cache_dir
-from bootstrap.kernels.cache.plan import mark_stale
+from bootstrap.kernels.cache.plan import with_staleness
 from bootstrap.kernels.cache.scan import KERNEL, Entry, scan
 from bootstrap.kernels.gpus import local_gpu_targets
 
@@ -63,7 +64,6 @@ class CacheReport:
 
 def inspect_cache(ctx: AppContext, dir_option: Path | None, *, check_stale: bool = True) -> CacheReport:
     """Scan the cache and flag stale entries against the target environment's Triton and local GPUs."""
-    from bootstrap.env.envfile import read_env_file
 
     # The workspace env file is read only when it decides (a malformed one is then exit 2, named).
     decides = dir_option is None and not any(os.environ.get(n, "").strip() for n in ("TRITON_CACHE_DIR", "TRITON_HOME"))
@@ -77,7 +77,7 @@ def inspect_cache(ctx: AppContext, dir_option: Path | None, *, check_stale: bool
     report.local_targets = local_gpu_targets(ctx.runner)
     if not report.local_targets:
         report.notes.append("no GPU found: targets not compared")
-    mark_stale(entries, report.installed_version, report.local_targets)
+    report.entries = with_staleness(entries, report.installed_version, report.local_targets)
     return report
 
 

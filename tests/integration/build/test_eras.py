@@ -14,7 +14,7 @@ from typing import Any
 
 import pytest
 
-from bootstrap.pipeline.buildtree import read_cmake_cache, triton_cmake_dirs
+from bootstrap.pipeline.host.buildtree import read_cmake_cache, triton_cmake_dirs
 from tests.integration.build.harness import base_env, checkout_state, setup_args, setup_json, tritondev
 from tests.support.venvs import fresh_venv
 from tests.world.downloads import fake_nvidia_tool, json_header

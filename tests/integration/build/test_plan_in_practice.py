@@ -144,7 +144,7 @@ def _folders_read(checkout: Path) -> int:
     from bootstrap.git import local_changes
 
     trace = checkout.parent / f"{checkout.name}.trace2"
-    argv = local_changes._status_argv(checkout, local_changes.read_config(checkout, Runner(quiet=True), "t"),
+    argv = local_changes._status_argv(checkout, local_changes.read_config(checkout, Runner(silent=True), "t"),
                                       write=False)
     subprocess.run(argv, env={"PATH": "/usr/bin:/bin", "GIT_TRACE2_PERF": str(trace)}, check=True, capture_output=True)
     counts = [int(line.rsplit("opendir:", 1)[1]) for line in trace.read_text().splitlines() if "opendir:" in line]

@@ -16,7 +16,7 @@ from typing import Any
 
 import pytest
 
-from bootstrap.pipeline.buildtree import read_cmake_cache
+from bootstrap.pipeline.host.buildtree import read_cmake_cache
 from tests.integration.build.harness import (
     base_env,
     checkout_state,

@@ -10,7 +10,8 @@ from pathlib import Path
 
 import pytest
 
-from bootstrap.pipeline import recipe as P
+from bootstrap.pipeline.recipe.files import render_shell_values
+from bootstrap.pipeline.recipe.presets import make_presets
 from tests.integration.build.harness import SHELL_FUNCTIONS
 from tests.unit.pipeline.test_units import _inputs
 
@@ -24,9 +25,9 @@ def call(workspace: Path, function: str) -> subprocess.CompletedProcess[str]:
 @pytest.mark.parametrize("kind", ["prebuilt", "path", "source"])
 def test_llvm_functions_refuse_when_the_workspace_has_no_llvm_of_its_own(kind: str, tmp_path: Path) -> None:
     inputs = _inputs()
-    presets = P.make_presets(inputs)
+    presets = make_presets(inputs)
     (tmp_path / "state").mkdir()
-    (tmp_path / "state" / "triton-dev.sh").write_text(P.render_shell_values(presets, inputs.paths, kind))
+    (tmp_path / "state" / "triton-dev.sh").write_text(render_shell_values(presets, inputs.paths, kind))
     for function, command in (("triton-configure-mlir", "cmake"), ("triton-build-mlir", "ninja")):
         proc = call(tmp_path, function)
         if kind == "source":

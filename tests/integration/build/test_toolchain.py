@@ -5,7 +5,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from bootstrap.core.runner import Runner
-from bootstrap.pipeline.toolchain import detect_toolchain
+from bootstrap.pipeline.host.toolchain import detect_toolchain
 
 # --------------------------------------------------------------------------------------------- jobs
 

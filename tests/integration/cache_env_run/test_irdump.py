@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from bootstrap.env.irdump import Counter, DumpSection, DumpSplitter
+from bootstrap.ir.split import Counter, DumpSection, DumpSplitter
 from tests.integration.cache_env_run.conftest import quiet_env
 
 

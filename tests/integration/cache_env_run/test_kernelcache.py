@@ -79,13 +79,13 @@ def test_amd_registers_from_code_object_metadata(real_cache: Path) -> None:
 
 def test_stale_by_version_and_target(real_cache: Path) -> None:
     entries = kc.scan(real_cache)
-    kc.mark_stale(entries, "3.9.0", [])
-    assert not any(e.stale for e in entries)
-    kc.mark_stale(entries, "3.10.0", ["cuda:90"])
-    kernels = by_target(entries)
+    assert not any(e.stale for e in kc.with_staleness(entries, "3.9.0", []))
+    judged = kc.with_staleness(entries, "3.10.0", ["cuda:90"])
+    assert not any(e.stale for e in entries)  # the scan's own entries are left as they are
+    kernels = by_target(judged)
     assert kernels["cuda:90"].stale == ["built by Triton 3.9.0, installed is 3.10.0"]
     assert any("built for hip:gfx942" in r for r in kernels["hip:gfx942"].stale)
-    assert not next(e for e in entries if e.kind == kc.MODULE).stale
+    assert not next(e for e in judged if e.kind == kc.MODULE).stale
 
 
 def test_prune_by_age_and_size(real_cache: Path) -> None:

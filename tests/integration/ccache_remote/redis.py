@@ -47,12 +47,14 @@ class RedisServer:
         if exe is None:
             raise RuntimeError("redis-server is not installed (apt-get install redis-server)")
         self.folder.mkdir(parents=True, exist_ok=True)
-        self.proc = subprocess.Popen(
-            [exe, "--port", str(self.port), "--bind", "127.0.0.1", "--save", "", "--appendonly", "no",
-             "--dir", str(self.folder), *self._auth_options(),
-             *(["--unixsocket", str(self.socket), "--unixsocketperm", "700"] if self.socket else [])],
-            stdout=(self.folder / "redis.log").open("wb"), stderr=subprocess.STDOUT,
-        )
+        # The server holds its own copy of the log's descriptor: ours closes once it started.
+        with (self.folder / "redis.log").open("wb") as log:
+            self.proc = subprocess.Popen(
+                [exe, "--port", str(self.port), "--bind", "127.0.0.1", "--save", "", "--appendonly", "no",
+                 "--dir", str(self.folder), *self._auth_options(),
+                 *(["--unixsocket", str(self.socket), "--unixsocketperm", "700"] if self.socket else [])],
+                stdout=log, stderr=subprocess.STDOUT,
+            )
         deadline = time.monotonic() + 20
         while time.monotonic() < deadline:
             if self.proc.poll() is not None:

@@ -1,4 +1,4 @@
-"""bootstrap.pipeline.ccache_remote: URL rules, the environment handed to ccache, the reachability probe, and
+"""bootstrap.pipeline.ccache.remote: URL rules, the environment handed to ccache, the reachability probe, and
 hit counting, checked against a real redis-server, a real HTTP server and the real ccache."""
 
 from __future__ import annotations
@@ -11,15 +11,9 @@ from pathlib import Path
 import pytest
 from packaging.version import Version
 
-from bootstrap.pipeline.ccache_remote import (
-    HitCounts,
-    env_for,
-    hit_counts,
-    parse_ccache_version,
-    parse_print_stats,
-    parse_remote_url,
-    probe,
-)
+from bootstrap.core.values import parse_remote_url
+from bootstrap.pipeline.ccache.remote import env_for, parse_ccache_version, probe
+from bootstrap.pipeline.ccache.stats import delta, parse_print_stats
 from tests.integration.ccache_remote.redis import PASSWORD, USER, RedisServer
 
 CCACHE = shutil.which("ccache")
@@ -63,15 +57,15 @@ def test_real_ccache_shares_through_redis_across_folders(
     a, b = tmp_path / "alice" / "ws", tmp_path / "bob" / "elsewhere" / "ws"
     zero: dict[str, int] = {}
     first = _compile(a, tmp_path / "cache-a", env_for(remote, version, base_dir=a))
-    assert hit_counts(zero, first) == HitCounts(0, 0, 1, 0)
+    assert delta(zero, first).figures() == (0, 0, 1, 0)
     second = _compile(b, tmp_path / "cache-b", env_for(remote, version, base_dir=b))
-    counts = hit_counts(zero, second)
+    counts = delta(zero, second)
     assert (counts.local_hits, counts.remote_hits, counts.misses) == (0, 1, 0)
-    assert counts.remote_rate() == 1.0
+    assert counts.remote_rate == 1.0
     # The remote hit was also stored locally: the next compile there is a local hit, not a remote one.
     third = _compile(b, tmp_path / "cache-b", env_for(remote, version, base_dir=b))
-    assert hit_counts(second, third) == HitCounts(1, 0, 0, 0)
-    assert hit_counts(second, third).hit_rate() == 1.0
+    assert delta(second, third).figures() == (1, 0, 0, 0)
+    assert delta(second, third).hit_rate == 1.0
 
 
 @pytest.mark.skipif(CCACHE is None or CC is None, reason="needs ccache and a C compiler")
@@ -86,12 +80,12 @@ def test_real_ccache_authenticates_with_the_usual_empty_user_url(
     url = password_redis.url
     assert url.startswith("redis://:")
     raw = _compile(tmp_path / "raw", tmp_path / "cache-raw", {"CCACHE_REMOTE_STORAGE": url})
-    assert hit_counts({}, raw).remote_errors >= 1  # what a build got before: no AUTH at all
+    assert delta({}, raw).remote_errors >= 1  # what a build got before: no AUTH at all
     remote = parse_remote_url(url)
     stored = _compile(tmp_path / "a", tmp_path / "cache-a", env_for(remote, version, base_dir=tmp_path / "a"))
-    assert hit_counts({}, stored) == HitCounts(0, 0, 1, 0) and stored["remote_storage_write"] >= 1
+    assert delta({}, stored).figures() == (0, 0, 1, 0) and stored["remote_storage_write"] >= 1
     fetched = _compile(tmp_path / "b", tmp_path / "cache-b", env_for(remote, version, base_dir=tmp_path / "b"))
-    assert hit_counts({}, fetched) == HitCounts(0, 1, 0, 0)
+    assert delta({}, fetched).figures() == (0, 1, 0, 0)
 
 
 @pytest.mark.skipif(CCACHE is None or CC is None, reason="needs ccache and a C compiler")
@@ -103,7 +97,7 @@ def test_real_ccache_goes_on_without_a_stopped_remote(
         pytest.skip("the stats keys counted here are ccache >= 4.7's")
     remote = parse_remote_url(stopped_redis.url)
     stats = _compile(tmp_path / "ws", tmp_path / "cache", env_for(remote, version, base_dir=tmp_path / "ws"))
-    counts = hit_counts({}, stats)
+    counts = delta({}, stats)
     assert counts.misses == 1 and counts.remote_errors >= 1
 
 

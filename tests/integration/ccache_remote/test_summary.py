@@ -1,4 +1,4 @@
-"""The build summary's ccache figures (bootstrap.pipeline.ccache_stats) with and without a remote, and bad
+"""The build summary's ccache figures (bootstrap.pipeline.ccache.stats) with and without a remote, and bad
 remote settings refused before anything changes."""
 
 from __future__ import annotations

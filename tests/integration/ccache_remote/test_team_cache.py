@@ -21,7 +21,7 @@ from typing import Any
 
 import pytest
 
-from bootstrap.pipeline.ccache_remote import HitCounts, hit_counts, parse_print_stats
+from bootstrap.pipeline.ccache.stats import delta, parse_print_stats
 from tests.integration.build.harness import base_env, installed_triton, setup_args, tritondev
 from tests.integration.ccache_remote.redis import PASSWORD, RedisServer
 from tests.world.world import World
@@ -58,16 +58,13 @@ def _verified(report: dict[str, Any], ws: Path, world: World) -> None:
     assert facts["llvm_commit"] == world.llvm_commit
 
 
-def _summary_counts(report: dict[str, Any]) -> HitCounts:
-    """The build summary's figures, summed over the build steps."""
+def _summary_figures(report: dict[str, Any]) -> tuple[int, int, int, int]:
+    """The build summary's figures, summed over the build steps: (local hits, remote hits, misses,
+    remote errors), as CcacheDelta.figures gives them."""
     entries = list(report["ccache"].values())
     assert entries, "the report has no ccache summary"
-    return HitCounts(
-        local_hits=sum(e["local_hits"] for e in entries),
-        remote_hits=sum(e["remote_hits"] for e in entries),
-        misses=sum(e["misses"] for e in entries),
-        remote_errors=sum(e["remote_errors"] for e in entries),
-    )
+    return (sum(e["local_hits"] for e in entries), sum(e["remote_hits"] for e in entries),
+            sum(e["misses"] for e in entries), sum(e["remote_errors"] for e in entries))
 
 
 OUTPUTS: list[str] = []  # everything any command printed in this module, for the password test
@@ -105,11 +102,11 @@ def team(world: World, area: Path, password_redis: RedisServer) -> dict[str, Any
 def test_a_builds_cold_and_fills_the_remote(team: dict[str, Any], world: World) -> None:
     a = team["A"]
     _verified(a["report"], a["ws"], world)
-    counts = hit_counts({}, a["stats"])
-    assert counts.total > 20 and counts.misses == counts.total  # nothing anywhere yet
+    counts = delta({}, a["stats"])
+    assert counts.calls > 20 and counts.misses == counts.calls  # nothing anywhere yet
     assert counts.remote_errors == 0 and a["stats"].get("remote_storage_write", 0) >= counts.misses
     assert team["keys_after_a"] >= counts.misses  # every compilation stored its result remotely
-    assert _summary_counts(a["report"]) == counts
+    assert _summary_figures(a["report"]) == counts.figures()
 
 
 def test_a_plain_setup_remembers_how_the_workspace_was_set_up(team: dict[str, Any], world: World) -> None:
@@ -129,11 +126,11 @@ def test_a_plain_setup_remembers_how_the_workspace_was_set_up(team: dict[str, An
 def test_b_builds_from_the_remote(team: dict[str, Any], world: World) -> None:
     b = team["B"]
     _verified(b["report"], b["ws"], world)
-    counts = hit_counts({}, b["stats"])  # B's own, empty-at-start local cache: these are B's builds
+    counts = delta({}, b["stats"])  # B's own, empty-at-start local cache: these are B's builds
     assert counts.local_hits == 0 and counts.remote_errors == 0
-    assert counts.remote_rate() >= 0.9, counts
+    assert counts.remote_rate >= 0.9, counts
     # The build summary says the same, per step and in text.
-    assert _summary_counts(b["report"]) == counts
+    assert _summary_figures(b["report"]) == counts.figures()
 
 
 def test_stopped_before_the_build(world: World, area: Path, stopped_redis: RedisServer) -> None:
@@ -145,8 +142,8 @@ def test_stopped_before_the_build(world: World, area: Path, stopped_redis: Redis
     assert "verified: triton" in proc.stdout
     facts = installed_triton(ws / "venv" / "bin" / "python", ws)
     assert facts["version"].endswith(f"+git{world.triton_commits[LABEL][:8]}")
-    counts = hit_counts({}, _counters(env))
-    assert counts.remote_errors > 0 and counts.remote_hits == 0 and counts.misses == counts.total
+    counts = delta({}, _counters(env))
+    assert counts.remote_errors > 0 and counts.remote_hits == 0 and counts.misses == counts.calls
     assert "ccache remote storage failed" in proc.stderr  # the warning
     assert "0 local, 0 remote hits" in proc.stdout and "remote errors/timeouts" in proc.stdout  # the summary
     _doctor_says_unreachable(stopped_redis.url, env)
@@ -190,8 +187,8 @@ def test_killed_during_the_build(world: World, area: Path) -> None:
     assert stopped_while_running and stored > 0
     report = _report(subprocess.CompletedProcess(args, proc.returncode, stdout, stderr))
     _verified(report, ws, world)
-    counts = hit_counts({}, _counters(env))
-    assert counts.remote_errors > 0 and counts.misses == counts.total
+    counts = delta({}, _counters(env))
+    assert counts.remote_errors > 0 and counts.misses == counts.calls
     assert any("ccache remote storage failed" in n for n in report["notices"]), report["notices"]
     _doctor_says_unreachable(redis.url, env)
 

@@ -16,7 +16,7 @@ import pytest
 
 from bootstrap.core.errors import ConfigError
 from bootstrap.core.runner import Runner
-from bootstrap.pipeline.testrequirements import TEST_REQUIREMENTS, describe_missing, read_requirements
+from bootstrap.pipeline.testing.requirements import TEST_REQUIREMENTS, describe_missing, read_requirements
 
 PYTHON_310 = Path("/root/.pyenv/versions/3.10.13/bin/python3.10")
 
@@ -54,7 +54,7 @@ def test_the_file_is_read_as_pip_reads_it_for_the_target(target: Path, tmp_path:
         "--index-url https://example.invalid/simple",
         "-r more-requirements.txt",
         ""]), **{"more-requirements.txt": "packaging\n"})
-    read = read_requirements(Runner(quiet=True), target, checkout)
+    read = read_requirements(Runner(silent=True), target, checkout)
     by_name = {r.name: r for r in read.requirements}
     assert set(by_name) == {"pip", "setuptools", "tomli", "tritondev-no-such-package", "packaging"}  # no colorama
     assert by_name["pip"].satisfied and by_name["pip"].installed
@@ -67,14 +67,14 @@ def test_the_file_is_read_as_pip_reads_it_for_the_target(target: Path, tmp_path:
 def test_without_the_file_the_tests_need_pytest(target: Path, tmp_path: Path) -> None:
     checkout = tmp_path / "triton"
     checkout.mkdir()
-    read = read_requirements(Runner(quiet=True), target, checkout)
+    read = read_requirements(Runner(silent=True), target, checkout)
     assert [(r.text, r.satisfied) for r in read.requirements] == [("pytest", False)]
 
 
 def test_a_malformed_line_is_one_error_naming_it(target: Path, tmp_path: Path) -> None:
     checkout = checkout_with(tmp_path, "pytest\nnumpy=1.26\n")
     with pytest.raises(ConfigError) as failed:
-        read_requirements(Runner(quiet=True), target, checkout)
+        read_requirements(Runner(silent=True), target, checkout)
     assert f"{checkout / TEST_REQUIREMENTS}, line 2: 'numpy=1.26'" in failed.value.message
     assert "= is not a valid operator" in failed.value.message and failed.value.fix
 
@@ -85,5 +85,5 @@ def test_a_fifo_in_the_files_place_is_refused_without_reading_it(target: Path, t
     os.mkfifo(checkout / TEST_REQUIREMENTS)
     started = time.monotonic()
     with pytest.raises(ConfigError, match="is not a regular file"):
-        read_requirements(Runner(quiet=True), target, checkout)
+        read_requirements(Runner(silent=True), target, checkout)
     assert time.monotonic() - started < 60

@@ -9,6 +9,7 @@ import pytest
 from bootstrap import cli
 from bootstrap.core import settings
 from bootstrap.core.errors import ExitCode
+from bootstrap.core.settings_table import Settings
 
 
 def run_main(args: list[str]) -> int:
@@ -22,7 +23,7 @@ def test_unexpected_exception_writes_crash_log(
 ) -> None:
     # An unexpected exception cannot be provoked through real input (that would be a bug we fix), so
     # this test injects one to prove the handler: exit 70, short message, crash log with traceback.
-    def explode(*_a: object, **_k: object) -> settings.Settings:
+    def explode(*_a: object, **_k: object) -> Settings:
         raise RuntimeError("kaboom")
 
     monkeypatch.setattr(settings, "load_settings", explode)

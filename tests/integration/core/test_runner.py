@@ -44,13 +44,13 @@ def test_streaming_hands_lines_over(tmp_path: Path) -> None:
     runner, _ = make(tmp_path)
     seen: list[str] = []
     code = "import sys\nprint('[1/2] a'); print('[2/2] b', file=sys.stderr)"
-    runner.run([sys.executable, "-c", code], step="ninja", stream=True, on_line=seen.append)
+    runner.stream([sys.executable, "-c", code], step="ninja", on_line=seen.append)
     assert seen == ["[1/2] a", "[2/2] b"]
 
 
 def test_dry_run_still_runs_probes(tmp_path: Path) -> None:
     runner, _ = make(tmp_path, dry_run=True)
-    result = runner.run([sys.executable, "-c", "print(42)"], step="probe", probe=True)
+    result = runner.capture([sys.executable, "-c", "print(42)"], step="probe")
     assert result.stdout.strip() == "42"
 
 

@@ -23,7 +23,7 @@ from typing import Any
 
 import pytest
 
-from bootstrap.pipeline.ccache_remote import hit_counts, parse_print_stats
+from bootstrap.pipeline.ccache.stats import delta, parse_print_stats
 from tests.integration.build.harness import base_env, installed_triton, tritondev
 from tests.integration.distcc.daemons import DistccDaemon
 from tests.world.world import World
@@ -86,8 +86,8 @@ def test_every_compile_went_to_the_daemons(builds: dict[str, Any], good_hosts: t
     per_build = [distcc["builds"][label] for label in BUILDS]
     remote = sum(b["remote"] for b in per_build)
     # ccache compiled every file (an empty cache) and handed each to distcc, which ran none here.
-    counts = hit_counts({}, a["ccache"])
-    assert counts.misses == counts.total > 20 and remote == counts.misses
+    counts = delta({}, a["ccache"])
+    assert counts.misses == counts.calls > 20 and remote == counts.misses
     assert all(b["local"] == 0 and b["fell_back"] == 0 for b in per_build)
     assert {host for b in per_build for host in b["hosts"]} == {first.token, second.token}
     # distccd's own statistics: the daemons ran exactly those compiles, plus the proof's test files.
@@ -189,7 +189,7 @@ def _build_while_a_host_dies(world: World, ws: Path, env: dict[str, str], dies: 
     report = _report(subprocess.CompletedProcess(args, proc.returncode, stdout, stderr))
     assert report["verify"]["provenance"]["ok"]
     assert installed_triton(ws / "venv" / "bin" / "python", ws)["llvm_commit"] == world.llvm_commit
-    counts = hit_counts({}, _ccache(env))
+    counts = delta({}, _ccache(env))
     assert sum(b["remote"] + b["local"] for b in report["distcc"]["builds"].values()) == counts.misses
     assert any(n.startswith("distcc during the LLVM build: ") for n in report["notices"]), report["notices"]
     return report

@@ -12,11 +12,11 @@ from pathlib import Path
 
 import pytest
 
+from bootstrap.core.distcc_hosts import parse_hosts
 from bootstrap.core.errors import ToolMissing
 from bootstrap.core.runner import Runner
-from bootstrap.pipeline.distcc import DistccSetup
-from bootstrap.pipeline.distcc_hosts import parse_hosts
-from bootstrap.pipeline.distcc_proof import GOOD, Compiler, compilers_of, prove
+from bootstrap.pipeline.distcc.client import DistccSetup
+from bootstrap.pipeline.distcc.proof import GOOD, Compiler, compilers_of, prove
 from tests.integration.build.harness import base_env, setup_args, tritondev
 from tests.integration.distcc.daemons import DistccDaemon
 from tests.world.world import World
@@ -44,7 +44,7 @@ def test_each_host_is_proven_by_its_own_compile(good_hosts: tuple[DistccDaemon, 
     refusing = DistccDaemon(slots=1, allow="10.11.12.13").start()  # a daemon for another network only
     try:
         hosts = f"{first.token} {down_host} {other_compiler.token} {refusing.token} localhost/1 {second.token}"
-        proven = prove(Runner(quiet=True), _setup(hosts), CLANG)
+        proven = prove(Runner(silent=True), _setup(hosts), CLANG)
     finally:
         refusing.remove()
     verdicts = {v.host.token: v for v in proven.verdicts or ()}
@@ -68,7 +68,7 @@ def test_a_compiler_path_distccd_may_not_run(good_hosts: tuple[DistccDaemon, Dis
         pytest.skip("clang++ lives in /usr/bin on this machine")
     first, _ = good_hosts
     with pytest.raises(ToolMissing) as raised:
-        prove(Runner(quiet=True), _setup(first.token), (Compiler(str(real), ".cpp"),))
+        prove(Runner(silent=True), _setup(first.token), (Compiler(str(real), ".cpp"),))
     assert f"may not run {real}" in raised.value.message
     assert f"--distcc '{first.token}'" in str(raised.value.fix)
     assert any("cannot be an absolute path" in line for line in first.log.read_text().splitlines())

@@ -13,7 +13,7 @@ import pytest
 
 from bootstrap.core.errors import ToolMissing
 from bootstrap.core.runner import Runner
-from bootstrap.pipeline.sanitizer import check_sanitizer
+from bootstrap.pipeline.host.sanitizer import check_sanitizer
 from tests.integration.build.harness import setup_args, tritondev
 from tests.integration.ir_tools.conftest import Dumps, MiniWorkspace, clean_environment, parse_json
 from tests.world.world import World

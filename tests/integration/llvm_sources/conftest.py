@@ -14,7 +14,7 @@ from pathlib import Path
 
 import pytest
 
-from bootstrap.pipeline.llvm_source import detect_host, host_suffix
+from bootstrap.pipeline.llvm.source import detect_host, host_suffix
 from tests.integration.build.harness import base_env, tritondev
 from tests.world.build import LLVMBuild
 from tests.world.packages import BuiltPackage, PackageServer, commit_llvm_info, package_llvm

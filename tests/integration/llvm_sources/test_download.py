@@ -15,9 +15,9 @@ import pytest
 
 from bootstrap.core.errors import ExternalError, Offline
 from bootstrap.core.runner import Runner
-from bootstrap.pipeline.download import ChecksumMismatch, NotOnServer, download
-from bootstrap.pipeline.llvm_archive import UnsafeArchive, staging_folder, unpack
-from bootstrap.pipeline.llvm_steps import prove_runs
+from bootstrap.pipeline.llvm.archive import UnsafeArchive, staging_folder, unpack
+from bootstrap.pipeline.llvm.download import ChecksumMismatch, NotOnServer, download
+from bootstrap.pipeline.setup.llvm_steps import prove_runs
 from tests.integration.llvm_sources.conftest import PrebuiltWorld
 from tests.world.packages import PackageServer, sha256_of, tar_folder
 
@@ -163,10 +163,10 @@ def test_a_package_whose_tools_cannot_start_here_is_refused_with_the_way_out(min
     subprocess.run([cc, "-o", package / "bin" / "llvm-config", build / "main.c", f"-L{build}", "-lneeded"],
                    check=True)
     with pytest.raises(ExternalError) as refused:
-        prove_runs(Runner(quiet=True), package)
+        prove_runs(Runner(silent=True), package)
     assert "does not run on this machine: " in refused.value.message and "libneeded.so" in refused.value.message
     assert "--llvm source" in str(refused.value.fix)
-    assert prove_runs(Runner(quiet=True), mini_llvm_tree) == "llvm-config 19.1.0git"
+    assert prove_runs(Runner(silent=True), mini_llvm_tree) == "llvm-config 19.1.0git"
 
 
 @pytest.fixture

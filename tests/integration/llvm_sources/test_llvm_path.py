@@ -12,7 +12,7 @@ from typing import Any
 
 import pytest
 
-from bootstrap.pipeline.buildtree import read_cmake_cache
+from bootstrap.pipeline.host.buildtree import read_cmake_cache
 from tests.integration.build.harness import installed_triton, tritondev
 from tests.integration.llvm_sources.conftest import fresh_env
 from tests.world.build import LLVMBuild, build_llvm, clone_at

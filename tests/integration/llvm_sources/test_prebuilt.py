@@ -10,7 +10,7 @@ from typing import Any
 
 import pytest
 
-from bootstrap.pipeline.llvm_builds import LLVM_STAMP
+from bootstrap.pipeline.llvm.builds import LLVM_STAMP
 from tests.integration.build.harness import installed_triton
 from tests.integration.llvm_sources.conftest import (
     GOOD,

@@ -28,7 +28,7 @@ def fork(world: World) -> Candidate:
 
 
 def test_the_fork_is_fetched_over_the_half_finished_clone_of_the_first_attempt(world: World, tmp_path: Path) -> None:
-    dest, runner = tmp_path / "src" / "llvm-project", Runner(quiet=True)
+    dest, runner = tmp_path / "src" / "llvm-project", Runner(silent=True)
     with pytest.raises(CommandFailed) as first:
         ensure_checkout("llvm-project", world.url("llvm-project"), world.llvm_fork_commit, dest, runner)
     assert not_in_repository(first.value)
@@ -45,7 +45,7 @@ def test_the_fork_is_fetched_over_the_half_finished_clone_of_the_first_attempt(w
 
 def test_an_existing_checkout_gets_the_forks_commit_by_url(world: World, tmp_path: Path) -> None:
     """A checkout of the earlier pin (from llvm/llvm-project) moves to the fork's commit; its remotes stay."""
-    dest, runner = tmp_path / "src" / "llvm-project", Runner(quiet=True)
+    dest, runner = tmp_path / "src" / "llvm-project", Runner(silent=True)
     ensure_checkout("llvm-project", world.url("llvm-project"), world.llvm_commit, dest, runner)
     remotes = subprocess.run(["git", "-C", str(dest), "remote", "-v"], capture_output=True, text=True).stdout
     report, _ = checkout_from_forks("llvm-project", world.llvm_fork_commit, dest, runner, world.url("llvm-project"),
@@ -60,7 +60,7 @@ def test_a_partial_folder_that_is_not_ours_stops_it(world: World, tmp_path: Path
     partial.mkdir(parents=True)
     (partial / "notes.txt").write_text("mine\n")
     with pytest.raises(WouldLoseData, match="is not a clone tritondev started"):
-        checkout_from_forks("llvm-project", world.llvm_fork_commit, dest, Runner(quiet=True),
+        checkout_from_forks("llvm-project", world.llvm_fork_commit, dest, Runner(silent=True),
                             "https://github.com/llvm/llvm-project.git", [fork(world)], say=lambda line: None)
     assert (partial / "notes.txt").read_text() == "mine\n"
     assert sorted(p.name for p in partial.iterdir()) == ["notes.txt"]
@@ -69,7 +69,7 @@ def test_a_partial_folder_that_is_not_ours_stops_it(world: World, tmp_path: Path
 def test_no_repository_with_the_commit_names_every_one_asked(world: World, tmp_path: Path) -> None:
     upstream = Candidate("llvm/llvm-project", world.url("llvm-project"), "upstream LLVM")
     with pytest.raises(MismatchError) as none:
-        checkout_from_forks("llvm-project", "0" * 40, tmp_path / "src" / "llvm-project", Runner(quiet=True),
+        checkout_from_forks("llvm-project", "0" * 40, tmp_path / "src" / "llvm-project", Runner(silent=True),
                             world.url("llvm-project-fork"), [upstream], say=lambda line: None)
     assert none.value.exit_code == 5
     assert f"LLVM commit {'0' * 40} is in none of {world.url('llvm-project-fork')}, {world.url('llvm-project')}" \

@@ -31,7 +31,7 @@ def checkout(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     monkeypatch.setenv("HOME", str(tmp_path / "home"))
     bare, shas, _ = make_upstream(tmp_path / "up")
     dest = tmp_path / "checkout"
-    ensure_checkout("triton", str(bare), shas[1], dest, Runner(quiet=True))
+    ensure_checkout("triton", str(bare), shas[1], dest, Runner(silent=True))
     return dest
 
 
@@ -65,7 +65,7 @@ def make_local_work(dest: Path) -> None:
 
 def trace_opendirs(dest: Path, tmp_path: Path) -> int:
     """How many folders the check's own git status opens (git's trace2 counter)."""
-    config = local_changes.read_config(dest, Runner(quiet=True), "t")
+    config = local_changes.read_config(dest, Runner(silent=True), "t")
     trace = tmp_path / "trace2"
     trace.unlink(missing_ok=True)
     argv = local_changes._status_argv(dest, config, write=False)
@@ -80,9 +80,9 @@ def test_names_every_file_git_status_all_names(checkout: Path, tmp_path: Path, m
     if mode:
         git(checkout, "config", "status.showUntrackedFiles", mode)
     if primed:
-        local_changes.prime(checkout, Runner(quiet=True), "t")
+        local_changes.prime(checkout, Runner(silent=True), "t")
     make_local_work(checkout)
-    found = local_changes.local_changes(checkout, Runner(quiet=True), "t")
+    found = local_changes.local_changes(checkout, Runner(silent=True), "t")
     assert set(found) == all_untracked(checkout)
     assert {"setup.py", "lib/staged.cc", "lib/renamed.cc", "lib/a.cc", "notes.txt", "new/top.txt",
             "new/deeper/deepest/work.cc", *(f"odd dir é/{n}" for n in ODD_NAMES)} == set(found)
@@ -90,11 +90,11 @@ def test_names_every_file_git_status_all_names(checkout: Path, tmp_path: Path, m
 
 
 def test_the_check_writes_nothing_even_with_a_stale_cache(checkout: Path) -> None:
-    local_changes.prime(checkout, Runner(quiet=True), "t")
+    local_changes.prime(checkout, Runner(silent=True), "t")
     make_local_work(checkout)  # folders changed since the cache was written
     os.utime(checkout / "lib" / "f1.cc", (1, 1))  # stat data the index no longer matches
     before = snapshot(checkout)  # every file of the tree and of .git, byte for byte
-    assert local_changes.local_changes(checkout, Runner(quiet=True), "t")
+    assert local_changes.local_changes(checkout, Runner(silent=True), "t")
     assert diff(before, snapshot(checkout)) == []
 
 
@@ -103,14 +103,14 @@ def test_after_prime_the_check_opens_no_folder_and_sees_new_ones(checkout: Path,
     # A folder changed in the same second as the index is "racy" for git and read every time: the
     # clone is a second older than the cache, as in setup (clone, build, then prime).
     time.sleep(1.1)
-    local_changes.prime(checkout, Runner(quiet=True), "t")
+    local_changes.prime(checkout, Runner(silent=True), "t")
     assert trace_opendirs(checkout, tmp_path) == 0
     # The user's own `git status` (their default mode) keeps the same cache usable.
     git(checkout, "status", "--porcelain")
     assert trace_opendirs(checkout, tmp_path) == 0
     (checkout / "lib" / "later.cc").write_text("int later;\n")  # lib/ changed: read again, and found
     assert trace_opendirs(checkout, tmp_path) == 1
-    assert local_changes.local_changes(checkout, Runner(quiet=True), "t") == ("lib/later.cc",)
+    assert local_changes.local_changes(checkout, Runner(silent=True), "t") == ("lib/later.cc",)
 
 
 HOOK = "#!/bin/sh\ntouch '{marker}'\nexit 1\n"  # exit 1: git treats every file as possibly changed
@@ -123,11 +123,11 @@ def test_an_fsmonitor_hook_runs_only_from_the_users_own_config(checkout: Path, t
     hook.chmod(0o755)
     (checkout / "notes.txt").write_text("notes\n")
     git(checkout, "config", "core.fsmonitor", str(hook))  # the checkout's own config: not run
-    assert local_changes.local_changes(checkout, Runner(quiet=True), "t") == ("notes.txt",)
+    assert local_changes.local_changes(checkout, Runner(silent=True), "t") == ("notes.txt",)
     assert not marker.exists()
     git(checkout, "config", "--unset", "core.fsmonitor")
     (tmp_path / "home" / ".gitconfig").write_text(f"[core]\n\tfsmonitor = {hook}\n")  # the user's: run
-    assert local_changes.local_changes(checkout, Runner(quiet=True), "t") == ("notes.txt",)
+    assert local_changes.local_changes(checkout, Runner(silent=True), "t") == ("notes.txt",)
     assert marker.exists()
 
 
@@ -137,5 +137,5 @@ def test_more_untracked_folders_than_named_are_listed_by_one_walk(checkout: Path
     for i in range(5):
         (checkout / f"dir{i}" / "sub").mkdir(parents=True)
         (checkout / f"dir{i}" / "sub" / "f.txt").write_text("f\n")
-    found = local_changes.local_changes(checkout, Runner(quiet=True), "t")
+    found = local_changes.local_changes(checkout, Runner(silent=True), "t")
     assert set(found) == all_untracked(checkout) == {f"dir{i}/sub/f.txt" for i in range(5)}

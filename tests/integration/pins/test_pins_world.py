@@ -36,8 +36,7 @@ ERA_PIN_FILE = {
 
 def context(tmp_path: Path, **options: object) -> AppContext:
     ctx = make_context({"workspace": str(tmp_path / "ws"), **options}, logs=False)
-    ctx.runner.quiet = True
-    return ctx
+    return ctx.with_runner(ctx.runner.quiet())
 
 
 def git_argvs(ctx: AppContext) -> list[tuple[str, ...]]:
@@ -227,7 +226,7 @@ def test_bad_inputs_rejected_before_any_git_call(
 
 def test_layout_is_read_from_the_workspace_checkout(world: World, paths: dict[str, str], tmp_path: Path) -> None:
     sha = world.pytorch_tags["v2.14.0"].triton
-    ensure_checkout("triton", paths["triton_url"], sha, tmp_path / "ws" / "src" / "triton", Runner(quiet=True))
+    ensure_checkout("triton", paths["triton_url"], sha, tmp_path / "ws" / "src" / "triton", Runner(silent=True))
     ctx = context(
         tmp_path, torch_ref="v2.14.0", pytorch_url=paths["pytorch_url"], triton_url="git://127.0.0.1:9/none.git"
     )
@@ -381,7 +380,7 @@ def test_raw_falls_back_to_git_when_the_raw_host_is_unreachable(world: World, tm
     from bootstrap.git.rawfiles import RawReader
 
     port = _closed_port()  # raw.githubusercontent.com blocked (proxy, firewall): git must still work
-    runner = Runner(quiet=True)
+    runner = Runner(silent=True)
     reader = FallbackReader(
         RawReader(f"http://127.0.0.1:{port}/pytorch/pytorch", "v2.7.1", retries=0),
         lambda: LocalRepoReader(world.bare["pytorch"], world.bare["pytorch"], "v2.7.1", runner),

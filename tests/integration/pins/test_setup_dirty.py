@@ -20,7 +20,7 @@ def test_setup_stops_on_a_dirty_triton_checkout(world: World, cli: Cli, tmp_path
     checkout = ws / "src" / "triton"
     # The user's checkout sits at an older pin and carries all three kinds of local work.
     ensure_checkout(
-        "triton", str(world.bare["triton"]), world.triton_commits["release-3.7"], checkout, Runner(quiet=True)
+        "triton", str(world.bare["triton"]), world.triton_commits["release-3.7"], checkout, Runner(silent=True)
     )
     local = commit_files(checkout, {"lib/mine.cc": "int mine;\n"}, "my experiment")
     (checkout / "setup.py").write_text((checkout / "setup.py").read_text() + "# my edit\n")

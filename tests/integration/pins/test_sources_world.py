@@ -40,7 +40,7 @@ def test_triton_moves_across_eras_over_git_daemon(world: World, git_daemon: GitD
     actions = []
     for label, (setup_dir, pin_file) in expected.items():
         sha = world.triton_commits[label]
-        report = ensure_checkout("triton", url, sha, dest, Runner(quiet=True))
+        report = ensure_checkout("triton", url, sha, dest, Runner(silent=True))
         actions.append(report.action)
         assert _head(dest) == sha and report.matches_pin
         layout = detect_layout(_working_tree_reader(dest))
@@ -54,7 +54,7 @@ def test_llvm_from_a_mirror_dir(world: World, clean_env: dict[str, str], tmp_pat
     url = repository_url(settings, "llvm-project", "https://github.com/llvm/llvm-project.git")
     assert url == str(world.git_root / "llvm-project.git")
     dest = tmp_path / "ws" / "src" / "llvm-project"
-    report = ensure_checkout("llvm-project", url, world.llvm_commit, dest, Runner(quiet=True))
+    report = ensure_checkout("llvm-project", url, world.llvm_commit, dest, Runner(silent=True))
     assert report.action == "cloned" and _head(dest) == world.llvm_commit
     assert (dest / "llvm" / "CMakeLists.txt").is_file()
     # The pinned commit is not the tip of llvm-project main: only it was fetched.
@@ -62,10 +62,10 @@ def test_llvm_from_a_mirror_dir(world: World, clean_env: dict[str, str], tmp_pat
         ["git", "-C", str(dest), "rev-list", "--all", "--count"], capture_output=True, text=True, check=True
     ).stdout.strip()
     assert count == "1"
-    assert ensure_checkout("llvm-project", url, world.llvm_commit, dest, Runner(quiet=True)).action == "up-to-date"
+    assert ensure_checkout("llvm-project", url, world.llvm_commit, dest, Runner(silent=True)).action == "up-to-date"
 
 
 def test_file_url(world: World, tmp_path: Path) -> None:
     sha = world.triton_commits["release-3.8"]
-    report = ensure_checkout("triton", world.url("triton"), sha, tmp_path / "t", Runner(quiet=True))
+    report = ensure_checkout("triton", world.url("triton"), sha, tmp_path / "t", Runner(silent=True))
     assert report.action == "cloned" and _head(tmp_path / "t") == sha

@@ -24,7 +24,7 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
-from bootstrap.pipeline.jobs import cgroup_folder, parse_cgroup_mounts, parse_proc_cgroup
+from bootstrap.pipeline.host.jobs import cgroup_folder, parse_cgroup_mounts, parse_proc_cgroup
 
 INTERVAL = 0.02
 GIB = 1024**3

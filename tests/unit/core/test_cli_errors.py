@@ -7,8 +7,8 @@ from pathlib import Path
 import pytest
 
 from bootstrap import cli
-from bootstrap.core import settings
 from bootstrap.core.errors import ExitCode
+from bootstrap.core.settings_table import Settings
 
 
 def run_main(args: list[str]) -> int:
@@ -36,7 +36,7 @@ def test_bad_option_value_is_usage_error(tmp_path: Path, monkeypatch: pytest.Mon
 def test_keyboard_interrupt_exits_130(monkeypatch: pytest.MonkeyPatch) -> None:
     # Ctrl-C is simulated by raising KeyboardInterrupt where a command would be interrupted; the
     # real-signal version lives in the fault suite.
-    def interrupted(*_a: object, **_k: object) -> settings.Settings:
+    def interrupted(*_a: object, **_k: object) -> Settings:
         raise KeyboardInterrupt
 
     monkeypatch.setattr("bootstrap.core.context.load_settings", interrupted)

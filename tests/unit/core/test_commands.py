@@ -19,7 +19,7 @@ from bootstrap.commands.env import env
 from bootstrap.commands.setup import setup
 from bootstrap.core.context import CURRENT, AppContext
 from bootstrap.core.errors import ConfigError, UsageError
-from bootstrap.core.settings import BY_NAME, SETTINGS
+from bootstrap.core.settings_table import BY_NAME, SETTINGS
 
 
 @pytest.fixture(autouse=True)

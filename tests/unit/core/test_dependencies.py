@@ -23,13 +23,13 @@ def _declared() -> dict[str, Requirement]:
 
 
 def _is_inside_script(path: Path) -> bool:
-    return path.parent.name == "inside" and path.name.startswith("tritondev_")
+    return path.parent.name == "scripts" and path.name.startswith("tritondev_")
 
 
 def _imports(inside: bool = False) -> dict[str, set[str]]:
     """Dotted module names imported by tritondev's own code, with the files importing each.
 
-    The scripts bootstrap/inside/tritondev_*.py run inside the *target* interpreter (its torch, triton,
+    The scripts bootstrap/core/scripts/tritondev_*.py run inside the *target* interpreter (its torch, triton,
     numpy), never in tritondev's: they are not its dependencies (inside=True: only theirs)."""
     found: dict[str, set[str]] = {}
     for path in (REPO / "bootstrap").rglob("*.py"):
@@ -85,7 +85,7 @@ def test_the_packages_whose_behaviour_the_tests_check_have_a_tested_range() -> N
 
 
 # Declared packages that tritondev lends to a script inside the target (it hands the script their folder).
-LENT = {"pip-api": ("pip_api", "bootstrap/inside/tritondev_requirements.py")}
+LENT = {"pip-api": ("pip_api", "bootstrap/core/scripts/tritondev_requirements.py")}
 
 
 def test_every_declared_package_is_used() -> None:

@@ -2,7 +2,7 @@
 followed, regular files only, never blocking on a FIFO, whole files renamed into place, text masked).
 
 The code is read with `ast`: a call that would open a file for writing, or copy or dump into one, anywhere
-else in bootstrap/ is a finding. The scripts bootstrap/inside/tritondev_*.py are left out: they run inside
+else in bootstrap/ is a finding. The scripts bootstrap/core/scripts/tritondev_*.py are left out: they run inside
 the target interpreter, stdlib only, and cannot import tritondev (docs/safety.md says what they write).
 """
 
@@ -70,7 +70,7 @@ def findings() -> list[str]:
     found = []
     for path in sorted((REPO / "bootstrap").rglob("*.py")):
         relative = str(path.relative_to(REPO))
-        if path == HELPER or (path.parent.name == "inside" and path.name.startswith("tritondev_")):
+        if path == HELPER or (path.parent.name == "scripts" and path.name.startswith("tritondev_")):
             continue
         for node in ast.walk(ast.parse(path.read_text(), relative)):
             if isinstance(node, ast.Call):

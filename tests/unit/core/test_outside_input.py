@@ -21,7 +21,8 @@ from hypothesis import strategies as st
 
 from bootstrap.core.errors import ExitCode, TritondevError
 from bootstrap.core.redact import without_credentials
-from bootstrap.core.settings import MAX_JOBS, load_settings
+from bootstrap.core.settings import load_settings
+from bootstrap.core.settings_table import MAX_JOBS
 from bootstrap.env.envfile import read_env_file, update_env_file
 from bootstrap.git.refs import validate_commit, validate_raw_base, validate_ref, validate_repo_url
 from bootstrap.purge import restore

@@ -9,7 +9,8 @@ from pathlib import Path
 import pytest
 
 from bootstrap.core.errors import ConfigError
-from bootstrap.core.settings import BY_NAME, SETTINGS, Setting, Settings, load_settings
+from bootstrap.core.settings import load_settings
+from bootstrap.core.settings_table import BY_NAME, SETTINGS, Setting, Settings
 
 
 def _env(ws: Path, **extra: str) -> dict[str, str]:

@@ -22,7 +22,7 @@ def test_help_names_the_order_and_the_active_env(capsys: pytest.CaptureFixture[s
 
 
 def test_the_plan_purges_after_llvm_and_before_the_triton_install() -> None:
-    source = (REPO / "bootstrap" / "pipeline" / "plan.py").read_text()
+    source = (REPO / "bootstrap" / "pipeline" / "setup" / "plan.py").read_text()
     body = source[source.index("steps += [checkout_step(facts.triton), *llvm]"):]
     assert body.index("purge_step(facts)") < body.index("install_step(")
 

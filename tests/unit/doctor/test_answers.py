@@ -14,7 +14,8 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from bootstrap.inside import BadAnswer, answers, json_answer
+from bootstrap.core import inside_answers as answers
+from bootstrap.core.inside import BadAnswer, json_answer
 
 # No example database in the worktree, no deadline on a shared machine.
 SETTINGS = settings(database=None, deadline=None, max_examples=100, suppress_health_check=[HealthCheck.too_slow])

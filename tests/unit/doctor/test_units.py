@@ -9,14 +9,14 @@ import pytest
 
 from bootstrap.core.errors import UsageError
 from bootstrap.doctor.arch import first_triton_for, parse_arch
+from bootstrap.doctor.catalog import load_checks, select
 from bootstrap.doctor.checks.cache import CacheScan, Entry, mount_of, stale_entries
 from bootstrap.doctor.checks.gpu import libcuda_dirs
 from bootstrap.doctor.checks.packages import shadow_folders
 from bootstrap.doctor.checks.ptxas import Attempt, Failure, classify_failure, decide, upgrade_requirement
 from bootstrap.doctor.engine import run_checks
 from bootstrap.doctor.facts import Facts
-from bootstrap.doctor.model import CheckSpec, Outcome, Status, ok
-from bootstrap.doctor.registry import load_checks, select
+from bootstrap.doctor.model import CheckOutcome, CheckSpec, Status, ok
 from bootstrap.doctor.versions import check_pairing, jax_ffi_support
 from bootstrap.kernels.gpus import parse_nvidia_smi
 
@@ -201,7 +201,7 @@ def test_registry_has_named_checks_in_every_group() -> None:
 
 
 def test_a_crashing_check_is_reported_and_the_others_go_on() -> None:
-    def boom(facts: Facts) -> Outcome:
+    def boom(facts: Facts) -> CheckOutcome:
         raise KeyError("no such fact")
 
     specs = [
@@ -235,7 +235,7 @@ def test_the_disk_estimate_follows_what_llvm_auto_decides() -> None:
     decides the estimate; unknown (the host not asked yet), both sizes are shown and only a shortfall for
     the smaller one is more than a warning."""
     from bootstrap.doctor.checks.machine import disk_outcome, llvm_here
-    from bootstrap.pipeline.llvm_auto import AutoDecision
+    from bootstrap.pipeline.llvm.auto import AutoDecision
 
     pin, where = "a" * 40, Path("/ws")
     source = llvm_here("auto", False, AutoDecision("source", "no prebuilt package: macOS x64"), pin)

@@ -11,12 +11,12 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from bootstrap.env.dumps import DumpError, load_dump, split_raw
-from bootstrap.env.irdiff import first_difference
-from bootstrap.env.irheader import parse_header, split_pass_argument
-from bootstrap.env.irtext import comparable, strip_locations
-from bootstrap.env.littests import parse_summary
-from bootstrap.env.tritonopt import pipeline_passes, reproducer_pipeline
+from bootstrap.ir.diff import first_difference
+from bootstrap.ir.dumps import DumpError, load_dump, split_raw
+from bootstrap.ir.header import parse_header, split_pass_argument
+from bootstrap.ir.text import comparable, strip_locations
+from bootstrap.ir.tritonopt import pipeline_passes, reproducer_pipeline
+from bootstrap.pipeline.testing.counts import parse_summary
 
 SETTINGS = settings(database=None, deadline=None, max_examples=300, suppress_health_check=[HealthCheck.too_slow,
                                                                                            HealthCheck.function_scoped_fixture])

@@ -10,8 +10,8 @@ from pathlib import Path
 
 import pytest
 
-from bootstrap.env.dumps import DumpError, latest_dump, load_dump
-from bootstrap.env.irheader import parse_header
+from bootstrap.ir.dumps import DumpError, latest_dump, load_dump
+from bootstrap.ir.header import parse_header
 
 DUMPS = Path(__file__).parent / "dumps"
 WARPS4 = DUMPS / "triton-3.9-cuda90-warps4"  # passes 8-11 of add_kernel, triton 3.9, cuda:90, num_warps=4

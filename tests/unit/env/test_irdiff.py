@@ -5,9 +5,9 @@ from __future__ import annotations
 import dataclasses
 from pathlib import Path
 
-from bootstrap.env.dumps import Stage, load_dump
-from bootstrap.env.irdiff import first_difference
-from bootstrap.env.irtext import comparable, strip_locations, unified_diff
+from bootstrap.ir.diff import first_difference
+from bootstrap.ir.dumps import Stage, load_dump
+from bootstrap.ir.text import comparable, strip_locations, unified_diff
 
 DUMPS = Path(__file__).parent / "dumps"
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from bootstrap.env.irheader import parse_header
+from bootstrap.ir.header import parse_header
 
 
 @pytest.mark.parametrize(

@@ -7,9 +7,9 @@ from pathlib import Path
 import pytest
 
 from bootstrap.core.errors import UsageError
-from bootstrap.env.dumps import Dump, Stage
-from bootstrap.env.passes import PassIndex
-from bootstrap.env.replay import debug_types_for, select_stage
+from bootstrap.ir.dumps import Dump, Stage
+from bootstrap.ir.passes import PassIndex
+from bootstrap.ir.replay import debug_types_for, select_stage
 
 # Declarations as include/triton/Dialect/TritonGPU/Transforms/Passes.td has them (R36, trimmed).
 PASSES_TD = '''\

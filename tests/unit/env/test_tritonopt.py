@@ -5,10 +5,10 @@ from __future__ import annotations
 import dataclasses
 from pathlib import Path
 
-from bootstrap.env.dumps import load_dump
-from bootstrap.env.littests import lit_arguments, parse_summary
-from bootstrap.env.replay import Replay, command_for, input_text
-from bootstrap.env.tritonopt import (
+from bootstrap.ir.dumps import load_dump
+from bootstrap.ir.lit import lit_arguments
+from bootstrap.ir.replay import Replay, command_for, input_text
+from bootstrap.ir.tritonopt import (
     debug_flags,
     opt_command,
     pass_arguments,
@@ -16,6 +16,7 @@ from bootstrap.env.tritonopt import (
     replay_command,
     reproducer_pipeline,
 )
+from bootstrap.pipeline.testing.counts import parse_summary
 
 DUMPS = Path(__file__).parent / "dumps"
 

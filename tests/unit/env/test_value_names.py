@@ -5,8 +5,8 @@ from __future__ import annotations
 from hypothesis import given
 from hypothesis import strategies as st
 
-from bootstrap.env.irdump import dump_variables
-from bootstrap.env.irtext import comparable, rename_values
+from bootstrap.env.triton_variables import dump_variables
+from bootstrap.ir.text import comparable, rename_values
 
 NAMED = """tt.func public @add_kernel(%x_ptr: !tt.ptr<f32>, %n: i32) {
     %pid = tt.get_program_id x : i32

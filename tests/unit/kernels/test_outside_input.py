@@ -14,7 +14,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from bootstrap.kernels.cache.resources import cubin_resource_usage
+from bootstrap.kernels.cubin import cubin_resource_usage
 from bootstrap.kernels.gpus import Gpu, parse_gpu_query, parse_nvidia_smi, parse_rocminfo
 
 SETTINGS = settings(database=None, deadline=None, max_examples=200, suppress_health_check=[HealthCheck.too_slow])

@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from bootstrap import inside
+from bootstrap.core import inside
 from bootstrap.core.errors import UsageError
 from bootstrap.kernels import usage
 from bootstrap.kernels.compile import MARKER_FILE, plan_compile

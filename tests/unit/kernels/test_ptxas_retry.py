@@ -5,7 +5,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from bootstrap.kernels.ptxas_retry import Retry, repro_ptx, split_ptx, unknown_arch
+from bootstrap.kernels.compile_report import Retry
+from bootstrap.kernels.ptxas_retry import repro_ptx, split_ptx, unknown_arch
 
 # What Triton 3.6/3.9 print when their ptxas-blackwell does not know the arch: the PTX (a "reproducer"), then
 # the error with ptxas's stderr and the repro command.

@@ -8,19 +8,20 @@ from pathlib import Path
 
 from bootstrap.core.interpreter import WORKSPACE_VENV, TargetPython
 from bootstrap.core.runner import PlannedCommand, Runner
-from bootstrap.core.settings import Settings
+from bootstrap.core.settings_table import Settings
 from bootstrap.core.workspace import Workspace
 from bootstrap.git.checkouts import CheckoutReport, ensure_checkout
 from bootstrap.git.layout import TritonLayout
-from bootstrap.git.pins import Pins
+from bootstrap.git.pinned import Pins
 from bootstrap.git.setup_py import SYSPATH_ALWAYS, SYSPATH_FROM_ENV, SYSPATH_NEVER, SetupPyArgs
-from bootstrap.pipeline import recipe as P
-from bootstrap.pipeline.facts import CheckoutFacts, SetupFacts, TargetFacts, history_of
-from bootstrap.pipeline.fingerprints import StepRecord
-from bootstrap.pipeline.jobs import GIB, Resources
-from bootstrap.pipeline.llvm_builds import LlvmFolders, LlvmSite
-from bootstrap.pipeline.plan import Record, SetupPlan
-from bootstrap.pipeline.toolchain import Tool, Toolchain
+from bootstrap.pipeline.host.jobs import GIB, Resources
+from bootstrap.pipeline.host.toolchain import Tool, Toolchain
+from bootstrap.pipeline.llvm.builds import LlvmFolders, LlvmSite
+from bootstrap.pipeline.recipe.era import llvm_era
+from bootstrap.pipeline.recipe.llvm import llvm_build_key
+from bootstrap.pipeline.setup.facts import CheckoutFacts, SetupFacts, TargetFacts, history_of
+from bootstrap.pipeline.setup.plan import Record, SetupPlan
+from bootstrap.pipeline.setup.records import StepRecord
 
 WS = Path("/ws")
 TRITON = "d0210c3edb46fe315ff281b673c8b8fcf0e4225f"
@@ -69,7 +70,7 @@ def target_python() -> TargetPython:
 
 def clone_commands(name: str, commit: str) -> tuple[PlannedCommand, ...]:
     """What ensure_checkout runs for a new clone, from its own dry pass (a new clone needs no probe)."""
-    runner = Runner(dry_run=True, quiet=True)
+    runner = Runner(dry_run=True, silent=True)
     ensure_checkout(name, URL.format(name=name), commit, WS / "src" / name, runner, history=history_of(name))
     return tuple(runner.history)
 
@@ -82,8 +83,8 @@ def checkout(name: str, commit: str, *, cloned: bool = True) -> CheckoutFacts:
 
 
 def llvm_key(layout: TritonLayout, llvm_build_type: str = "Release") -> str:
-    era = P.llvm_era(layout.llvm_projects, layout.version, "nvidia")
-    return P.llvm_build_key(LLVM, llvm_build_type, era, toolchain())
+    era = llvm_era(layout.llvm_projects, layout.version, "nvidia")
+    return llvm_build_key(LLVM, llvm_build_type, era, toolchain())
 
 
 def fresh(era: str, allow_dirty: bool = False) -> SetupFacts:

@@ -9,7 +9,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from bootstrap.pipeline.bisect_search import Verdict, search, steps_estimate
+from bootstrap.pipeline.bisect.search import Verdict, search, steps_estimate
 
 COMMITS = [f"c{i:02d}" for i in range(16)]
 

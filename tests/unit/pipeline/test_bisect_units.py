@@ -14,11 +14,11 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from bootstrap.core.errors import UsageError
-from bootstrap.pipeline.bisect import Outcome
-from bootstrap.pipeline.bisect_journal import Journal, Start, StepRecord, read_journal, write_journal
-from bootstrap.pipeline.bisect_range import CommitRange, RangeCommit, pin_at
-from bootstrap.pipeline.bisect_search import Verdict, search
-from bootstrap.pipeline.bisect_steps import verdict_of
+from bootstrap.pipeline.bisect.commits import CommitRange, RangeCommit, pin_at
+from bootstrap.pipeline.bisect.journal import BisectStep, Journal, Start, read_journal, write_journal
+from bootstrap.pipeline.bisect.run import BisectOutcome
+from bootstrap.pipeline.bisect.search import Verdict, search
+from bootstrap.pipeline.bisect.steps import verdict_of
 
 
 def sha(n: int) -> str:
@@ -43,7 +43,7 @@ def test_the_pin_of_a_commit_is_that_of_the_last_change_before_it() -> None:
     assert pin_at(commits, sha(0), pins, sha(0)) == "llvm-a"
 
 
-def journal(steps: tuple[StepRecord, ...] = ()) -> Journal:
+def journal(steps: tuple[BisectStep, ...] = ()) -> Journal:
     commits = tuple(RangeCommit(sha(i), f"subject {i}") for i in range(1, 17))
     return Journal(
         kind="triton", good_ref="main", bad_ref="bisect", range=CommitRange(sha(0), sha(16), commits,
@@ -55,7 +55,7 @@ def journal(steps: tuple[StepRecord, ...] = ()) -> Journal:
 
 
 def test_the_journal_round_trips(tmp_path: Path) -> None:
-    step = StepRecord(1, sha(8), "subject 8", Verdict.SKIP, 3.25, False, sha(99), None, "does not build", "/logs/01")
+    step = BisectStep(1, sha(8), "subject 8", Verdict.SKIP, 3.25, False, sha(99), None, "does not build", "/logs/01")
     written = journal((step,))
     write_journal(tmp_path, written)
     assert read_journal(tmp_path) == written
@@ -103,10 +103,10 @@ def test_a_damaged_journal_is_refused(tmp_path_factory: pytest.TempPathFactory, 
 def test_the_result_document() -> None:
     first = sha(10)
     steps = tuple(
-        StepRecord(n, sha(c), f"subject {c}", v, 2.0, n == 1, sha(99), 0 if v == Verdict.GOOD else 1, "", "")
+        BisectStep(n, sha(c), f"subject {c}", v, 2.0, n == 1, sha(99), 0 if v == Verdict.GOOD else 1, "", "")
         for n, (c, v) in enumerate([(8, Verdict.GOOD), (12, Verdict.BAD), (10, Verdict.BAD), (9, Verdict.GOOD)], 1))
     j = journal(steps)
-    outcome = Outcome(j, search([c.sha for c in j.range.commits], j.verdicts), Path("/ws"))
+    outcome = BisectOutcome(j, search([c.sha for c in j.range.commits], j.verdicts), Path("/ws"))
     data: dict[str, Any] = outcome.to_json()
     assert data["first_bad"] == {"commit": first, "subject": "subject 10", "llvm_commit": sha(99),
                                  "parent_llvm_commit": sha(99)}
@@ -119,11 +119,11 @@ def test_the_result_document() -> None:
 def test_the_result_names_an_llvm_bump_at_the_first_bad_commit() -> None:
     from bootstrap.commands.bisect import _result_lines
 
-    j = journal(tuple(StepRecord(n, sha(c), "", Verdict.BAD if c >= 10 else Verdict.GOOD, 1.0, False, None, 0, "",
+    j = journal(tuple(BisectStep(n, sha(c), "", Verdict.BAD if c >= 10 else Verdict.GOOD, 1.0, False, None, 0, "",
                                  "") for n, c in enumerate((8, 12, 10, 9), 1)))
     pins = {**j.range.pins, sha(10): sha(98)}
     j = dataclasses.replace(j, range=dataclasses.replace(j.range, pins=pins), restored=True)
-    lines = _result_lines(Outcome(j, search([c.sha for c in j.range.commits], j.verdicts), Path("/ws")))
+    lines = _result_lines(BisectOutcome(j, search([c.sha for c in j.range.commits], j.verdicts), Path("/ws")))
     assert lines[0] == f"first bad commit: {sha(10)} subject 10"
     assert "an LLVM bump" in lines[1] and f"--good {sha(99)} --bad {sha(98)}" in lines[1]
     assert lines[-1].startswith("restored: src/triton at")
@@ -134,12 +134,12 @@ def test_the_end_of_a_bisect_in_your_clone_says_what_was_really_restored() -> No
     removed (or still there) and the clone installed again; only src/llvm-project was moved back."""
     from bootstrap.commands.bisect import _result_lines
 
-    j = dataclasses.replace(journal(tuple(StepRecord(n, sha(c), "", Verdict.BAD if c >= 10 else Verdict.GOOD, 1.0,
+    j = dataclasses.replace(journal(tuple(BisectStep(n, sha(c), "", Verdict.BAD if c >= 10 else Verdict.GOOD, 1.0,
                                                      False, None, 0, "", "") for n, c in enumerate((8, 12, 10, 9), 1))),
                             restored=True)
     clone, worktree = Path("/home/me/triton"), Path("/ws/src/triton-bisect")
     state = search([c.sha for c in j.range.commits], j.verdicts)
-    outcome = Outcome(j, state, Path("/ws"), clone=clone, worktree=worktree)
+    outcome = BisectOutcome(j, state, Path("/ws"), clone=clone, worktree=worktree)
     last = _result_lines(outcome)[-1]
     assert last == (f"restored: your clone {clone} untouched (never moved: HEAD {sha(0)[:12]} as it stands), the "
                     f"worktree {worktree} removed, src/llvm-project at {sha(99)[:12]}, and your clone installed again")
@@ -151,6 +151,6 @@ def test_the_end_of_a_bisect_in_your_clone_says_what_was_really_restored() -> No
     left = _result_lines(dataclasses.replace(outcome, worktree_left=True))[-1]
     assert f"the worktree {worktree} still there (`tritondev bisect reset` removes it)" in left
     # A checkout tritondev made: both moved back, the starting build installed again.
-    plain = _result_lines(Outcome(j, state, Path("/ws")))[-1]
+    plain = _result_lines(BisectOutcome(j, state, Path("/ws")))[-1]
     assert plain == (f"restored: src/triton at {sha(0)[:12]}, src/llvm-project at {sha(99)[:12]}, and the starting "
                      "build installed again")

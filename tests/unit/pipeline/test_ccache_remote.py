@@ -1,4 +1,4 @@
-"""bootstrap.pipeline.ccache_remote: URL rules, the environment handed to ccache, the reachability probe, and
+"""bootstrap.pipeline.ccache.remote: URL rules, the environment handed to ccache, the reachability probe, and
 hit counting, checked against a real redis-server, a real HTTP server and the real ccache."""
 
 from __future__ import annotations
@@ -16,18 +16,16 @@ from hypothesis import strategies as st
 from packaging.version import Version
 
 from bootstrap.core.errors import ConfigError, ExitCode
-from bootstrap.pipeline.ccache_proof import judge, remote_counters
-from bootstrap.pipeline.ccache_remote import (
-    DEFAULT_ATTRIBUTES,
+from bootstrap.core.values import REMOTE_DEFAULT_ATTRIBUTES, ccache_url, parse_remote_url
+from bootstrap.pipeline.ccache.proof import judge, remote_counters
+from bootstrap.pipeline.ccache.remote import (
     ccache_features,
-    ccache_url,
     env_for,
-    hit_counts,
     parse_ccache_version,
-    parse_remote_url,
     probe,
     redis_auth_args,
 )
+from bootstrap.pipeline.ccache.stats import delta
 from tests.integration.ccache_remote.redis import PASSWORD, free_port
 
 CCACHE = shutil.which("ccache")
@@ -67,13 +65,13 @@ def test_a_rejected_url_never_shows_its_password() -> None:
 
 def test_ccache_value_adds_timeouts_and_keeps_the_users_attributes() -> None:
     plain = parse_remote_url("redis://h").ccache_value()
-    assert plain == "redis://h|" + "|".join(f"{k}={v}" for k, v in DEFAULT_ATTRIBUTES.items())
+    assert plain == "redis://h|" + "|".join(f"{k}={v}" for k, v in REMOTE_DEFAULT_ATTRIBUTES.items())
     own = parse_remote_url("http://h/c|read-only|connect-timeout=50|layout=bazel").ccache_value()
     parts = own.split("|")
     assert parts[0] == "http://h/c"
     assert "read-only" in parts  # a flag without '=' must survive
     assert "connect-timeout=50" in parts and "connect-timeout=100" not in parts
-    assert "layout=bazel" in parts and f"operation-timeout={DEFAULT_ATTRIBUTES['operation-timeout']}" in parts
+    assert "layout=bazel" in parts and f"operation-timeout={REMOTE_DEFAULT_ATTRIBUTES['operation-timeout']}" in parts
 
 
 def test_auth_arguments_follow_ccaches_reading_of_the_url() -> None:
@@ -163,11 +161,11 @@ def test_version_and_features_of_the_installed_ccache(ccache_version_text: str) 
     assert parse_ccache_version("no version here") is None and ccache_features("") == set()
 
 
-def test_hit_counts_never_negative() -> None:
+def test_a_delta_is_never_negative() -> None:
     # A `ccache -z` between the two readings must not give negative figures.
-    counts = hit_counts({"cache_miss": 5, "remote_storage_hit": 3}, {"cache_miss": 1})
-    assert (counts.local_hits, counts.remote_hits, counts.misses, counts.total) == (0, 0, 0, 0)
-    assert counts.remote_rate() == 0.0 and counts.hit_rate() == 0.0
+    counts = delta({"cache_miss": 5, "remote_storage_hit": 3}, {"cache_miss": 1})
+    assert (counts.local_hits, counts.remote_hits, counts.misses, counts.calls) == (0, 0, 0, 0)
+    assert counts.remote_rate == 0.0 and counts.hit_rate is None
 
 
 # -- probe -----------------------------------------------------------------------------------------

@@ -1,10 +1,9 @@
-"""The build summary's ccache figures (bootstrap.pipeline.ccache_stats) with and without a remote, and bad
+"""The build summary's ccache figures (bootstrap.pipeline.ccache.stats) with and without a remote, and bad
 remote settings refused before anything changes."""
 
 from __future__ import annotations
 
-from bootstrap.pipeline.ccache_stats import delta
-from bootstrap.pipeline.long_commands import remote_failed_notice
+from bootstrap.pipeline.ccache.stats import delta, remote_failed_notice
 
 # Counter names as ccache 4.7 prints them (`ccache --print-stats`).
 BEFORE = {"direct_cache_hit": 10, "preprocessed_cache_hit": 2, "cache_miss": 5, "local_storage_hit": 12,

@@ -6,16 +6,16 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
-from bootstrap.pipeline import recipe
-from bootstrap.pipeline.checkout_files import write_presets
+from bootstrap.pipeline.recipe.files import render_cmake_user_presets
+from bootstrap.pipeline.setup.checkout_files import write_presets
 
-OURS = recipe.render_cmake_user_presets([("A", "1")], Path("/build"), 2, display="Triton")
+OURS = render_cmake_user_presets([("A", "1")], Path("/build"), 2, display="Triton")
 
 
 def test_presets_are_written_where_there_are_none_or_ours(tmp_path: Path) -> None:
     path = tmp_path / "CMakeUserPresets.json"
     assert write_presets(path, OURS) is None and path.read_text() == OURS
-    newer = recipe.render_cmake_user_presets([("A", "2")], Path("/build"), 2, display="Triton")
+    newer = render_cmake_user_presets([("A", "2")], Path("/build"), 2, display="Triton")
     assert write_presets(path, newer) is None and path.read_text() == newer
 
 

@@ -14,8 +14,9 @@ from pathlib import Path
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from bootstrap.core.settings import Settings
-from bootstrap.pipeline.distcc import (
+from bootstrap.core.distcc_hosts import parse_hosts
+from bootstrap.core.settings_table import Settings
+from bootstrap.pipeline.distcc.client import (
     DistccBuild,
     DistccCounts,
     DistccSetup,
@@ -25,10 +26,9 @@ from bootstrap.pipeline.distcc import (
     read_counts,
     trouble_notice,
 )
-from bootstrap.pipeline.distcc_hosts import parse_hosts
-from bootstrap.pipeline.distcc_proof import elf_facts, failure_reason, object_difference
-from bootstrap.pipeline.jobs import GIB, Resources, size_distributed, size_jobs
-from bootstrap.pipeline.plan import plan_setup
+from bootstrap.pipeline.distcc.proof import elf_facts, failure_reason, object_difference
+from bootstrap.pipeline.host.jobs import GIB, Resources, size_distributed, size_jobs
+from bootstrap.pipeline.setup.plan import plan_setup
 from tests.unit.pipeline.facts_for_tests import fresh
 
 CLIENT_LOG = """\

@@ -7,7 +7,7 @@ import dataclasses
 
 import pytest
 
-from bootstrap.pipeline.plan import plan_setup
+from bootstrap.pipeline.setup.plan import plan_setup
 from tests.unit.pipeline.facts_for_tests import fresh
 
 

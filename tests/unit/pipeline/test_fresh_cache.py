@@ -11,7 +11,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from bootstrap.pipeline.fresh_cache import (
+from bootstrap.pipeline.host.fresh_cache import (
     CacheView,
     Input,
     TritonConfigure,
@@ -251,7 +251,7 @@ def test_whatever_the_folder_holds_only_the_two_names_go(names: list[str]) -> No
 
 
 def _plan_after_setup(era: str) -> tuple[object, object]:
-    from bootstrap.pipeline.plan import plan_setup
+    from bootstrap.pipeline.setup.plan import plan_setup
     from tests.unit.pipeline.facts_for_tests import finished, fresh, in_place
 
     facts = in_place(fresh(era))
@@ -260,8 +260,8 @@ def _plan_after_setup(era: str) -> tuple[object, object]:
 
 @pytest.mark.parametrize("era", ["python-dir", "root-json"])
 def test_a_triton_folder_built_against_another_llvm_is_reinstalled_from_a_fresh_cache(era: str) -> None:
-    from bootstrap.pipeline.facts import SetupFacts
-    from bootstrap.pipeline.plan import plan_setup
+    from bootstrap.pipeline.setup.facts import SetupFacts
+    from bootstrap.pipeline.setup.plan import plan_setup
 
     _, done = _plan_after_setup(era)
     assert isinstance(done, SetupFacts)
@@ -286,9 +286,9 @@ def test_a_triton_folder_built_against_another_llvm_is_reinstalled_from_a_fresh_
 
 @pytest.mark.parametrize(("cmake", "by_argument"), [("3.25.1", True), ("3.22.1", False)])
 def test_an_llvm_folder_with_a_stale_launcher_is_configured_fresh(cmake: str, by_argument: bool) -> None:
-    from bootstrap.pipeline.facts import SetupFacts
-    from bootstrap.pipeline.plan import plan_setup
-    from bootstrap.pipeline.toolchain import Tool
+    from bootstrap.pipeline.host.toolchain import Tool
+    from bootstrap.pipeline.setup.facts import SetupFacts
+    from bootstrap.pipeline.setup.plan import plan_setup
 
     _, done = _plan_after_setup("root-json")
     assert isinstance(done, SetupFacts)

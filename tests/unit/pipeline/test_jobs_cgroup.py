@@ -8,7 +8,7 @@ from pathlib import Path
 from hypothesis import given
 from hypothesis import strategies as st
 
-from bootstrap.pipeline.jobs import (
+from bootstrap.pipeline.host.jobs import (
     GIB,
     Resources,
     parse_cgroup_mounts,

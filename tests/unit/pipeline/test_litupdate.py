@@ -11,7 +11,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from bootstrap.core.errors import UsageError
-from bootstrap.pipeline.litupdate import GOLDEN_DELIMITER, diff, makefile_delimiter, plan_update, run_line
+from bootstrap.ir.litupdate import GOLDEN_DELIMITER, diff, makefile_delimiter, plan_update, run_line
 
 MAKEFILE = """golden-samples: triton-opt
 \t$(TRITON_OPT) test/TritonGPU/samples/a.mlir.in -tritongpu-pipeline -canonicalize | \\

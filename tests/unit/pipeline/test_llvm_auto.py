@@ -11,7 +11,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from bootstrap.core.errors import MismatchError
-from bootstrap.pipeline.llvm_auto import (
+from bootstrap.pipeline.llvm.auto import (
     MEMORY,
     AutoDecision,
     Memory,

@@ -14,9 +14,10 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from bootstrap.core.errors import ConfigError, MismatchError
-from bootstrap.pipeline.download import parse_content_length, parse_content_range, unsatisfied_total
-from bootstrap.pipeline.llvm_archive import FILE, FOLDER, HARDLINK, OTHER, SYMLINK, member_problem
-from bootstrap.pipeline.llvm_source import (
+from bootstrap.core.values import parse_llvm_setting
+from bootstrap.pipeline.llvm.archive import FILE, FOLDER, HARDLINK, OTHER, SYMLINK, member_problem
+from bootstrap.pipeline.llvm.download import parse_content_length, parse_content_range, unsatisfied_total
+from bootstrap.pipeline.llvm.source import (
     Host,
     TreeReport,
     check_contents,
@@ -24,7 +25,6 @@ from bootstrap.pipeline.llvm_source import (
     inspect_tree,
     package_for,
     parse_llvm_info,
-    parse_setting,
     parse_targets,
 )
 
@@ -226,19 +226,19 @@ def test_members_of_a_real_package_are_accepted() -> None:
 
 
 def test_the_llvm_setting() -> None:
-    assert parse_setting("llvm", "Prebuilt") == "prebuilt" and parse_setting("llvm", "source") == "source"
-    assert parse_setting("llvm", "/opt/llvm/") == "/opt/llvm"
-    assert parse_setting("llvm", "./build").endswith("/build")
+    assert parse_llvm_setting("llvm", "Prebuilt") == "prebuilt" and parse_llvm_setting("llvm", "source") == "source"
+    assert parse_llvm_setting("llvm", "/opt/llvm/") == "/opt/llvm"
+    assert parse_llvm_setting("llvm", "./build").endswith("/build")
     with pytest.raises(ValueError, match="did you mean 'prebuilt'"):
-        parse_setting("llvm", "prebuild")
+        parse_llvm_setting("llvm", "prebuild")
     with pytest.raises(ValueError, match="a path needs a '/'"):
-        parse_setting("llvm", "llvm-19")
-    assert parse_setting("llvm_prebuilt_url", "http://127.0.0.1:8000/x/") == "http://127.0.0.1:8000/x"
+        parse_llvm_setting("llvm", "llvm-19")
+    assert parse_llvm_setting("llvm_prebuilt_url", "http://127.0.0.1:8000/x/") == "http://127.0.0.1:8000/x"
     with pytest.raises(ValueError):
-        parse_setting("llvm_prebuilt_url", "ftp://mirror/llvm")
+        parse_llvm_setting("llvm_prebuilt_url", "ftp://mirror/llvm")
     for malformed in ("https://[::1/x", "https://h:99999/x", "https://u:pw@[::1/x"):
         with pytest.raises(ValueError, match="not a valid URL"):
-            parse_setting("llvm_prebuilt_url", malformed)
+            parse_llvm_setting("llvm_prebuilt_url", malformed)
 
 
 def test_an_llvm_tree_whose_config_is_a_fifo_is_read_without_hanging(tmp_path: Path) -> None:

@@ -7,8 +7,8 @@ from pathlib import Path
 import pytest
 
 from bootstrap.core.errors import ConfigError
-from bootstrap.pipeline.llvm_requirements import era_missing
-from bootstrap.pipeline.llvm_source import TreeReport, judge_tree
+from bootstrap.pipeline.llvm.requirements import era_missing
+from bootstrap.pipeline.llvm.source import TreeReport, judge_tree
 
 
 def tree(tmp_path: Path, *files: str) -> Path:

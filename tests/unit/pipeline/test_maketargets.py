@@ -10,7 +10,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from bootstrap.core.errors import UsageError
-from bootstrap.pipeline.maketargets import (
+from bootstrap.pipeline.testing.targets import (
     Variables,
     ctest_steps,
     parse_makefile,

@@ -11,10 +11,10 @@ import pytest
 
 from bootstrap.core.context import AppContext
 from bootstrap.core.runner import Runner
-from bootstrap.pipeline.execute import execute
-from bootstrap.pipeline.fingerprints import StepRecord, StepStatus
-from bootstrap.pipeline.llvm_builds import LlvmFolders, LlvmSite
-from bootstrap.pipeline.plan import SetupPlan, plan_setup, reinstall_reasons
+from bootstrap.pipeline.llvm.builds import LlvmFolders, LlvmSite
+from bootstrap.pipeline.setup.execute import execute
+from bootstrap.pipeline.setup.plan import SetupPlan, plan_setup, reinstall_reasons
+from bootstrap.pipeline.setup.records import StepRecord, StepStatus
 from tests.unit.pipeline.facts_for_tests import (
     ERAS,
     LLVM,
@@ -112,7 +112,7 @@ def test_jobs_are_not_an_input_but_the_llvm_build_type_is(era: str) -> None:
 def test_dry_run_runs_the_plans_commands_through_the_dry_run_runner(era: str) -> None:
     facts = dataclasses.replace(fresh(era), dry_run=True)
     plan = plan_setup(facts)
-    runner = Runner(dry_run=True, quiet=True)
+    runner = Runner(dry_run=True, silent=True)
     ctx = AppContext(facts.settings, facts.workspace, runner, json=True, dry_run=True)
     report = execute(ctx, None, facts)  # under --dry-run no process starts and nothing is written
     assert [(c.step, c.argv, dict(c.env)) for c in report.commands] == [

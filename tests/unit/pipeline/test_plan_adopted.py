@@ -8,8 +8,8 @@ import dataclasses
 from pathlib import Path
 
 from bootstrap.git.checkouts import CheckoutReport
-from bootstrap.pipeline.facts import ADOPTED, CheckoutFacts, SetupFacts
-from bootstrap.pipeline.plan import plan_setup, reinstall_reasons
+from bootstrap.pipeline.setup.facts import ADOPTED, CheckoutFacts, SetupFacts
+from bootstrap.pipeline.setup.plan import plan_setup, reinstall_reasons
 from tests.unit.pipeline.facts_for_tests import TRITON, finished, fresh, in_place
 
 CLONE = Path("/home/me/triton")

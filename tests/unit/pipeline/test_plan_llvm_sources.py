@@ -10,14 +10,15 @@ import pytest
 
 from bootstrap.core.context import AppContext
 from bootstrap.core.runner import Runner
-from bootstrap.pipeline.execute import execute
-from bootstrap.pipeline.facts import SetupFacts
-from bootstrap.pipeline.fingerprints import StepRecord
-from bootstrap.pipeline.jobs import Jobs, Resources
-from bootstrap.pipeline.llvm_builds import LlvmFolders, LlvmSite
-from bootstrap.pipeline.llvm_source import PATH, PREBUILT, LlvmSourceFacts, Package, TreeReport
-from bootstrap.pipeline.llvm_steps import source_build_cost
-from bootstrap.pipeline.plan import Record, SetupPlan, plan_setup
+from bootstrap.core.values import LLVM_PATH, LLVM_PREBUILT
+from bootstrap.pipeline.host.jobs import Jobs, Resources
+from bootstrap.pipeline.llvm.builds import LlvmFolders, LlvmSite
+from bootstrap.pipeline.llvm.plan import source_build_cost
+from bootstrap.pipeline.llvm.source import LlvmSourceFacts, Package, TreeReport
+from bootstrap.pipeline.setup.execute import execute
+from bootstrap.pipeline.setup.facts import SetupFacts
+from bootstrap.pipeline.setup.plan import Record, SetupPlan, plan_setup
+from bootstrap.pipeline.setup.records import StepRecord
 from tests.unit.pipeline.facts_for_tests import ERAS, LLVM, WS, fresh, in_place
 
 SUM = "ab" * 32
@@ -39,7 +40,7 @@ def with_package(facts: SetupFacts, package: Package = PACKAGE, site: LlvmSite |
     mine = WS / "build" / "llvm" / package.name
     folders = LlvmFolders(mine, site, None, registered)
     return dataclasses.replace(facts, settings=dataclasses.replace(facts.settings, llvm="prebuilt"), llvm=None,
-                               llvm_source=LlvmSourceFacts(PREBUILT, package=package,
+                               llvm_source=LlvmSourceFacts(LLVM_PREBUILT, package=package,
                                                            accepted_revision=package.llvm_hash),
                                llvm_folders=folders)
 
@@ -53,7 +54,7 @@ def unpacked(build: Path, package: Package = PACKAGE) -> LlvmSite:
 def with_tree(facts: SetupFacts, revision: str = LLVM, accepted: str | None = None) -> SetupFacts:
     tree = TreeReport(TREE, (), ("X86", "NVPTX", "AMDGPU"), revision)
     return dataclasses.replace(facts, settings=dataclasses.replace(facts.settings, llvm=str(TREE)), llvm=None,
-                               llvm_source=LlvmSourceFacts(PATH, tree=tree, accepted_revision=accepted),
+                               llvm_source=LlvmSourceFacts(LLVM_PATH, tree=tree, accepted_revision=accepted),
                                llvm_folders=LlvmFolders(TREE, None, None))
 
 
@@ -164,7 +165,7 @@ def test_dry_run_shows_no_download_and_only_the_plans_commands(kind: str) -> Non
     facts = with_package(fresh("root-json")) if kind == "prebuilt" else with_tree(fresh("root-json"))
     facts = dataclasses.replace(facts, dry_run=True)
     plan = plan_setup(facts)
-    runner = Runner(dry_run=True, quiet=True)
+    runner = Runner(dry_run=True, silent=True)
     ctx = AppContext(facts.settings, facts.workspace, runner, json=True, dry_run=True)
     report = execute(ctx, None, facts)  # nothing is downloaded, nothing written
     assert [(c.step, c.argv) for c in report.commands] == [(c.step, c.argv) for c in plan.commands()]
@@ -177,7 +178,7 @@ def test_dry_run_shows_no_download_and_only_the_plans_commands(kind: str) -> Non
 
 def test_a_source_build_says_what_it_costs_before_it_starts() -> None:
     facts = dataclasses.replace(fresh("root-json"), dry_run=True)
-    runner = Runner(dry_run=True, quiet=True)
+    runner = Runner(dry_run=True, silent=True)
     report = execute(AppContext(facts.settings, facts.workspace, runner, json=True, dry_run=True), None, facts)
     cost = str(report.llvm["source_build_cost"])
     assert "--llvm prebuilt" in cost and "2 compile jobs" in cost and "12 GiB of disk" in cost
@@ -185,6 +186,6 @@ def test_a_source_build_says_what_it_costs_before_it_starts() -> None:
     assert "about 22 minutes" in source_build_cost(Resources(16, 64 * 2**30), Jobs(16, 8, ""), "Release")
     # Nothing to say where the build is up to date, or LLVM is not built here.
     prebuilt = dataclasses.replace(with_package(fresh("root-json")), dry_run=True)
-    report = execute(AppContext(prebuilt.settings, prebuilt.workspace, Runner(dry_run=True, quiet=True), json=True,
+    report = execute(AppContext(prebuilt.settings, prebuilt.workspace, Runner(dry_run=True, silent=True), json=True,
                                 dry_run=True), None, prebuilt)
     assert "source_build_cost" not in report.llvm

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import dataclasses
 
-from bootstrap.pipeline.plan import plan_setup
+from bootstrap.pipeline.setup.plan import plan_setup
 from tests.unit.pipeline.facts_for_tests import finished, fresh, in_place
 
 

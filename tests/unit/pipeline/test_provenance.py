@@ -8,8 +8,8 @@ from pathlib import Path
 from hypothesis import given
 from hypothesis import strategies as st
 
-from bootstrap.pipeline.buildtree import linked_llvm_libraries, outside_tree
-from bootstrap.pipeline.provenance import BuiltWith, Expected, built_with, judge
+from bootstrap.pipeline.host.buildtree import linked_llvm_libraries, outside_tree
+from bootstrap.pipeline.setup.provenance import BuiltWith, Expected, built_with, judge
 
 HEAD = "a" * 40
 NEW, OLD = Path("/ws/build/llvm/new"), Path("/ws/build/llvm/old")

@@ -4,26 +4,26 @@ fingerprint), the same flags in the hand-driven preset, and `build --sanitize` s
 from __future__ import annotations
 
 from bootstrap.core.settings import load_settings
-from bootstrap.pipeline import recipe as P
-from bootstrap.pipeline.build import with_sanitizer
-from bootstrap.pipeline.plan import stable
+from bootstrap.pipeline.recipe.presets import make_presets
+from bootstrap.pipeline.setup.build import with_sanitizer
+from bootstrap.pipeline.setup.plan import stable
 from tests.unit.pipeline.test_units import _inputs
 
 
 def test_address_sanitizer_reaches_setup_py_and_the_preset() -> None:
-    plain = P.make_presets(_inputs())
-    asan = P.make_presets(_inputs(sanitize="address"))
+    plain = make_presets(_inputs())
+    asan = make_presets(_inputs(sanitize="address"))
     assert dict(asan.triton_env)["TRITON_BUILD_WITH_ASAN"] == "1"
     assert "TRITON_BUILD_WITH_ASAN" not in dict(plain.triton_env)
     assert stable(asan.pip_install.env) != stable(plain.pip_install.env)  # another triton-install fingerprint
     cache = dict(asan.triton_cache)
     assert cache["CMAKE_C_FLAGS"] == cache["CMAKE_CXX_FLAGS"] == "-fsanitize=address"  # what setup.py passes
     assert "CMAKE_CXX_FLAGS" not in dict(plain.triton_cache)
-    assert P.make_presets(_inputs(sanitize="none")).triton_env == plain.triton_env
+    assert make_presets(_inputs(sanitize="none")).triton_env == plain.triton_env
 
 
 def test_build_switches_the_sanitizer_of_setups_install() -> None:
-    install = P.make_presets(_inputs()).pip_install
+    install = make_presets(_inputs()).pip_install
     on = with_sanitizer(install, "address")
     assert dict(on.env)["TRITON_BUILD_WITH_ASAN"] == "1" and on.argv == install.argv
     assert with_sanitizer(on, "none") == install

@@ -10,7 +10,8 @@ from pathlib import Path
 
 import pytest
 
-from bootstrap.pipeline import recipe as P
+from bootstrap.pipeline.recipe.files import llvm_elsewhere, render_shell_values
+from bootstrap.pipeline.recipe.presets import make_presets
 from tests.unit.pipeline.test_units import _inputs
 
 
@@ -26,8 +27,8 @@ def values_of(text: str) -> dict[str, list[str]]:
 
 def test_a_source_build_gives_the_functions_its_llvm_commands() -> None:
     inputs = _inputs()
-    presets = P.make_presets(inputs)
-    values = values_of(P.render_shell_values(presets, inputs.paths, "source"))
+    presets = make_presets(inputs)
+    values = values_of(render_shell_values(presets, inputs.paths, "source"))
     assert values["TRITON_DEV_LLVM_ELSEWHERE"] == [""]  # empty: the functions run the commands
     assert values["TRITON_DEV_LLVM_CONFIGURE"] == list(presets.llvm_configure.argv)
     assert values["TRITON_DEV_LLVM_BUILD"] == list(presets.llvm_build.argv)
@@ -39,8 +40,8 @@ def test_a_source_build_gives_the_functions_its_llvm_commands() -> None:
 ])
 def test_a_prebuilt_or_given_llvm_leaves_nothing_to_configure_and_says_why(kind: str, words: str) -> None:
     inputs = _inputs()
-    presets = P.make_presets(inputs)
-    values = values_of(P.render_shell_values(presets, inputs.paths, kind))
+    presets = make_presets(inputs)
+    values = values_of(render_shell_values(presets, inputs.paths, kind))
     assert values["TRITON_DEV_LLVM_ELSEWHERE"] == [words]
     assert values["TRITON_DEV_LLVM_CONFIGURE"] == [] and values["TRITON_DEV_LLVM_BUILD"] == []
     # Triton's own commands stay: they build against that LLVM.
@@ -50,5 +51,5 @@ def test_a_prebuilt_or_given_llvm_leaves_nothing_to_configure_and_says_why(kind:
 
 def test_a_path_with_spaces_and_quotes_stays_one_word() -> None:
     build = Path("/data/my llvm 'x'/build")
-    assert values_of(f"TRITON_DEV_LLVM_ELSEWHERE={shlex.quote(P.llvm_elsewhere('path', build))}\n")[
-        "TRITON_DEV_LLVM_ELSEWHERE"] == [P.llvm_elsewhere("path", build)]
+    assert values_of(f"TRITON_DEV_LLVM_ELSEWHERE={shlex.quote(llvm_elsewhere('path', build))}\n")[
+        "TRITON_DEV_LLVM_ELSEWHERE"] == [llvm_elsewhere("path", build)]

@@ -11,9 +11,17 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from bootstrap.core.errors import ExitCode
-from bootstrap.pipeline.recipe import Command
-from bootstrap.pipeline.state import SCHEMA, SetupState, StateError, parse_state, read_state, state_path, write_state
-from bootstrap.pipeline.toolchain import Tool
+from bootstrap.pipeline.host.toolchain import Tool
+from bootstrap.pipeline.recipe.inputs import Command
+from bootstrap.pipeline.setup.state import (
+    SCHEMA,
+    SetupState,
+    StateError,
+    parse_state,
+    read_state,
+    state_path,
+    write_state,
+)
 
 text = st.text(st.characters(exclude_categories=["Cs"], exclude_characters="\0"), min_size=1, max_size=20)
 paths = st.lists(text.filter(lambda t: "/" not in t), min_size=1, max_size=4).map(lambda p: Path("/", *p))

@@ -6,7 +6,7 @@ from __future__ import annotations
 from hypothesis import given
 from hypothesis import strategies as st
 
-from bootstrap.pipeline.testcounts import Counts, ctest_counts, lit_counts, pytest_counts
+from bootstrap.pipeline.testing.counts import Counts, ctest_counts, lit_counts, pytest_counts
 
 CTEST = """\
 Test project /src/triton/build/cmake.linux-x86_64-cpython-3.12

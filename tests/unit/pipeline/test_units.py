@@ -11,12 +11,16 @@ import pytest
 
 from bootstrap.core.progress import NinjaProgress, parse_ninja_status
 from bootstrap.git.layout import llvm_projects
-from bootstrap.pipeline import recipe as P
-from bootstrap.pipeline.ccache_stats import delta, parse_print_stats
-from bootstrap.pipeline.fingerprints import Records, StepRecord, StepStatus, decide, fingerprint
-from bootstrap.pipeline.jobs import GIB, Resources, read_mem_available, size_jobs
-from bootstrap.pipeline.offline import OfflineBuild
-from bootstrap.pipeline.toolchain import Tool, Toolchain, parse_version
+from bootstrap.pipeline.ccache.stats import delta, parse_print_stats
+from bootstrap.pipeline.host.jobs import GIB, Resources, read_mem_available, size_jobs
+from bootstrap.pipeline.host.offline import OfflineBuild
+from bootstrap.pipeline.host.toolchain import Tool, Toolchain, parse_version
+from bootstrap.pipeline.recipe.era import llvm_era
+from bootstrap.pipeline.recipe.files import render_cmake_user_presets
+from bootstrap.pipeline.recipe.inputs import Paths, PresetInputs
+from bootstrap.pipeline.recipe.llvm import llvm_build_key
+from bootstrap.pipeline.recipe.presets import make_presets
+from bootstrap.pipeline.setup.records import Records, StepRecord, StepStatus, decide, fingerprint
 
 # --------------------------------------------------------------------------------------------- jobs
 
@@ -72,24 +76,24 @@ def script(text: str) -> tuple[str, ...] | None:
 
 
 def test_llvm_era_follows_the_script_at_the_pinned_commit() -> None:
-    assert P.llvm_era(script(SCRIPT_2025_05), "3.4.0").projects == ("mlir", "llvm")
-    assert P.llvm_era(script(SCRIPT_2025_05.replace("mlir;llvm}", "mlir;llvm;lld}")), "3.5.0").projects == (
+    assert llvm_era(script(SCRIPT_2025_05), "3.4.0").projects == ("mlir", "llvm")
+    assert llvm_era(script(SCRIPT_2025_05.replace("mlir;llvm}", "mlir;llvm;lld}")), "3.5.0").projects == (
         "mlir", "llvm", "lld")
-    era = P.llvm_era(script(SCRIPT_2026_03), "3.7.0")
+    era = llvm_era(script(SCRIPT_2026_03), "3.7.0")
     assert era.projects == ("mlir", "llvm", "lld", "clang")
     assert era.origin == "scripts/build-llvm-project.sh"
 
 
 def test_llvm_era_without_script_uses_the_version_table() -> None:
-    assert P.llvm_era(None, "3.0.0").projects == ("mlir", "llvm")
-    assert P.llvm_era(None, "3.3.1").projects == ("mlir", "llvm", "lld")
-    assert P.llvm_era(None, "3.8.0").projects == ("mlir", "llvm", "lld", "clang")
-    assert P.llvm_era(None, "3.3.1").origin == "version table"
+    assert llvm_era(None, "3.0.0").projects == ("mlir", "llvm")
+    assert llvm_era(None, "3.3.1").projects == ("mlir", "llvm", "lld")
+    assert llvm_era(None, "3.8.0").projects == ("mlir", "llvm", "lld", "clang")
+    assert llvm_era(None, "3.3.1").origin == "version table"
 
 
 @pytest.mark.parametrize("backend", ["nvidia", "amd"])
 def test_llvm_targets_cover_both_backends_setup_py_compiles(backend: str) -> None:
-    assert P.llvm_era(None, "3.3.0", backend).targets == ("Native", "NVPTX", "AMDGPU")
+    assert llvm_era(None, "3.3.0", backend).targets == ("Native", "NVPTX", "AMDGPU")
 
 
 # -------------------------------------------------------------------------------------------- presets
@@ -108,21 +112,21 @@ def _toolchain(clang: bool = True, ccache: bool = True) -> Toolchain:
 
 def _inputs(build_type: str = "Debug", llvm_build_type: str = "Release", setup_dir: str = ".",
             toolchain: Toolchain | None = None, offline: OfflineBuild | None = None, sanitize: str | None = None
-            ) -> P.PresetInputs:
+            ) -> PresetInputs:
     ws = Path("/ws")
-    return P.PresetInputs(
-        paths=P.Paths(ws, ws / "src/triton", ws / "src/llvm-project", ws / "build/llvm/k", ws / "venv/bin/python",
+    return PresetInputs(
+        paths=Paths(ws, ws / "src/triton", ws / "src/llvm-project", ws / "build/llvm/k", ws / "venv/bin/python",
                       ws / "triton-home"),
         setup_py_dir=setup_dir, build_requires=("setuptools>=40.8.0", "cmake>=3.20,<4.0", "ninja>=1.11.1"),
         llvm_commit="a" * 40, build_type=build_type, llvm_build_type=llvm_build_type,
-        era=P.llvm_era(script(SCRIPT_2026_03), "3.8.0"),
+        era=llvm_era(script(SCRIPT_2026_03), "3.8.0"),
         toolchain=toolchain if toolchain is not None else _toolchain(),
         jobs=size_jobs(Resources(8, 64 * GIB), build_type), offline=offline, sanitize=sanitize,
     )
 
 
 def test_llvm_flags_are_the_upstream_scripts_plus_developer_speed() -> None:
-    presets = P.make_presets(_inputs(llvm_build_type="Debug"))
+    presets = make_presets(_inputs(llvm_build_type="Debug"))
     cache = dict(presets.llvm_cache)
     for name, value in {
         "LLVM_ENABLE_ASSERTIONS": "ON", "LLVM_OPTIMIZED_TABLEGEN": "ON", "MLIR_ENABLE_BINDINGS_PYTHON": "OFF",
@@ -141,7 +145,7 @@ def test_llvm_flags_are_the_upstream_scripts_plus_developer_speed() -> None:
 
 
 def test_release_llvm_has_no_split_dwarf_and_gcc_has_no_lld() -> None:
-    cache = dict(P.make_presets(_inputs(toolchain=_toolchain(clang=False, ccache=False))).llvm_cache)
+    cache = dict(make_presets(_inputs(toolchain=_toolchain(clang=False, ccache=False))).llvm_cache)
     assert "LLVM_USE_SPLIT_DWARF" not in cache
     assert "LLVM_ENABLE_LLD" not in cache
     assert "CMAKE_CXX_COMPILER_LAUNCHER" not in cache
@@ -151,7 +155,7 @@ def test_release_llvm_has_no_split_dwarf_and_gcc_has_no_lld() -> None:
 @pytest.mark.parametrize(("build_type", "var"), [("Debug", "DEBUG"), ("RelWithDebInfo", "REL_WITH_DEB_INFO"),
                                                  ("Release", None)])
 def test_triton_environment_by_build_type(build_type: str, var: str | None) -> None:
-    presets = P.make_presets(_inputs(build_type=build_type))
+    presets = make_presets(_inputs(build_type=build_type))
     env = dict(presets.triton_env)
     assert env["LLVM_SYSPATH"] == "/ws/build/llvm/k"
     assert os.path.isabs(env["LLVM_SYSPATH"])
@@ -167,7 +171,7 @@ def test_triton_environment_by_build_type(build_type: str, var: str | None) -> N
 
 @pytest.mark.parametrize(("setup_dir", "where"), [(".", "/ws/src/triton"), ("python", "/ws/src/triton/python")])
 def test_pip_commands_by_layout_era(setup_dir: str, where: str) -> None:
-    presets = P.make_presets(_inputs(setup_dir=setup_dir))
+    presets = make_presets(_inputs(setup_dir=setup_dir))
     assert presets.pip_install.argv[-3:] == ("-v", "-e", where)
     assert "--no-build-isolation" in presets.pip_install.argv
     assert presets.pip_install.argv[:4] == ("/ws/venv/bin/python", "-m", "pip", "install")
@@ -180,31 +184,31 @@ def test_pip_commands_by_layout_era(setup_dir: str, where: str) -> None:
 def test_offline_mode_passes_every_path() -> None:
     offline = OfflineBuild((("TRITON_OFFLINE_BUILD", "1"), ("JSON_SYSPATH", "/usr"),
                             ("TRITON_PTXAS_PATH", "/usr/local/cuda/bin/ptxas")), ())
-    presets = P.make_presets(_inputs(offline=offline))
+    presets = make_presets(_inputs(offline=offline))
     env = dict(presets.triton_env)
     assert env["TRITON_OFFLINE_BUILD"] == "1" and env["JSON_SYSPATH"] == "/usr"
     assert "TRITON_PTXAS_PATH" not in presets.triton_unset
     cache = dict(presets.triton_cache)
     assert cache["TRITON_PTXAS_PATH"] == "/usr/local/cuda/bin/ptxas" and cache["TRITON_OFFLINE_BUILD"] == "ON"
-    online = P.make_presets(_inputs())
+    online = make_presets(_inputs())
     assert "TRITON_OFFLINE_BUILD" not in dict(online.triton_env)
     assert {"TRITON_OFFLINE_BUILD", "TRITON_PTXAS_PATH"} <= set(online.triton_unset)
 
 
 def test_llvm_key_depends_on_what_changes_the_build_only() -> None:
-    era = P.llvm_era(None, "3.8.0")
-    base = P.llvm_build_key("a" * 40, "Release", era, _toolchain())
-    assert base == P.llvm_build_key("a" * 40, "Release", era, _toolchain(ccache=False))  # ccache: same output
-    assert base != P.llvm_build_key("b" * 40, "Release", era, _toolchain())
-    assert base != P.llvm_build_key("a" * 40, "Debug", era, _toolchain())
-    assert base != P.llvm_build_key("a" * 40, "Release", P.llvm_era(None, "3.3.0"), _toolchain())
-    assert base != P.llvm_build_key("a" * 40, "Release", era, _toolchain(clang=False))
+    era = llvm_era(None, "3.8.0")
+    base = llvm_build_key("a" * 40, "Release", era, _toolchain())
+    assert base == llvm_build_key("a" * 40, "Release", era, _toolchain(ccache=False))  # ccache: same output
+    assert base != llvm_build_key("b" * 40, "Release", era, _toolchain())
+    assert base != llvm_build_key("a" * 40, "Debug", era, _toolchain())
+    assert base != llvm_build_key("a" * 40, "Release", llvm_era(None, "3.3.0"), _toolchain())
+    assert base != llvm_build_key("a" * 40, "Release", era, _toolchain(clang=False))
     assert base.startswith("a" * 8 + "-Release-")
 
 
 def test_cmake_user_presets_carry_the_same_variables() -> None:
-    presets = P.make_presets(_inputs())
-    text = P.render_cmake_user_presets(presets.llvm_cache, Path("/ws/build/llvm/k"), 4, display="LLVM")
+    presets = make_presets(_inputs())
+    text = render_cmake_user_presets(presets.llvm_cache, Path("/ws/build/llvm/k"), 4, display="LLVM")
     data = json.loads(text)
     configure = data["configurePresets"][0]
     assert configure["name"] == "tritondev" and configure["generator"] == "Ninja"
@@ -311,7 +315,7 @@ def test_parse_version() -> None:
 
 
 def test_requirements_present_reads_metadata_folder_names(tmp_path: Path) -> None:
-    from bootstrap.pipeline.install import requirements_present
+    from bootstrap.pipeline.setup.target_env import requirements_present
 
     (tmp_path / "setuptools-69.0.0.dist-info").mkdir()
     (tmp_path / "Wheel-0.42.0.dist-info").mkdir()
@@ -336,7 +340,7 @@ def test_progress_bar_on_a_terminal_shows_count_and_eta() -> None:
 
 
 def test_failure_excerpt_shows_the_compiler_error_not_pips_epilogue() -> None:
-    from bootstrap.pipeline.long_commands import failure_excerpt
+    from bootstrap.pipeline.setup.long_commands import failure_excerpt
 
     lines = [
         "  [1/3] Building CXX object a.o",

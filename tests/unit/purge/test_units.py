@@ -9,7 +9,7 @@ import pytest
 
 from bootstrap.core.errors import ConfigError
 from bootstrap.purge import journal, metadata, restore, scan
-from bootstrap.purge.actions import plan_purge
+from bootstrap.purge.plan import plan_purge
 from bootstrap.purge.scan import Owner, TritonScan
 
 

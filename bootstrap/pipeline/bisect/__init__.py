@@ -1,0 +1,2 @@
+"""`bisect`: the commit range, the search, one step, its journal and checks.
+"""

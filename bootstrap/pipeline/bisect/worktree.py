@@ -1,0 +1,142 @@
+"""`bisect triton` in a workspace built from your own clone (`--triton-src`): the bisect moves a
+separate worktree of that clone, never the clone itself.
+
+    <workspace>/src/triton-bisect   `git -C <clone> worktree add --detach`, moved to each commit
+
+Each step builds and installs the worktree at its commit (setup's pipeline with the worktree as the
+clone), and the end installs your clone again as it stands. Your branch, HEAD, index, working tree,
+remotes and refs are never touched; nothing is fetched into the clone: --good, --bad and the commits
+between them must already be there (`git fetch` them yourself).
+
+What git writes into the clone for a worktree: `.git/worktrees/triton-bisect/` (its HEAD, index and
+logs), for the length of the bisect. The end (done, failed, interrupted, or `bisect reset`) removes
+the worktree with `git worktree remove --force` and prunes, which takes that folder away again (and
+`.git/worktrees` when it was made for it): the clone's .git is as it was.
+"""
+
+from __future__ import annotations
+
+import shutil
+from collections.abc import Mapping
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from bootstrap.core.errors import CheckFailed, CommandFailed, MismatchError, UsageError
+from bootstrap.core.fsutil import parse_json, read_regular
+from bootstrap.core.runner import Runner
+from bootstrap.core.writes import replace_json
+from bootstrap.pipeline.bisect.commits import split_ref
+from bootstrap.pipeline.bisect.steps import BuildFailed, Built, checkout, failed_build, llvm_built, step_context
+from bootstrap.pipeline.setup.run import run_setup
+from bootstrap.pipeline.setup.state import read_state
+
+if TYPE_CHECKING:
+    from rich.console import Console
+
+    from bootstrap.core.context import AppContext
+    from bootstrap.pipeline.bisect.steps import Built
+
+WORKTREE = "triton-bisect"
+STEP = "bisect-worktree"
+RECORD = "bisect-clone.json"  # in <workspace>/state while the installed Triton is the worktree's
+
+
+def adopted_clone(ctx: AppContext) -> Path | None:
+    """The clone the workspace was set up from (--triton-src), or None for a checkout tritondev made.
+
+    While a bisect step is installed the setup state names the worktree: the clone is then the one
+    recorded when the worktree was made (state/bisect-clone.json), until the clone is installed again."""
+
+    state = read_state(ctx.workspace.state) if ctx.workspace.state.is_dir() else None
+    if state is None or state.triton_src.resolve() == (ctx.workspace.triton_src).resolve():
+        return None
+    if state.triton_src.resolve() == worktree_path(ctx).resolve():
+        return _recorded_clone(ctx)
+    return state.triton_src
+
+
+def _recorded_clone(ctx: AppContext) -> Path | None:
+    try:
+        data = parse_json(read_regular(ctx.workspace.state / RECORD, limit=1 << 16).decode("utf-8"))
+    except (OSError, ValueError, RecursionError, UnicodeDecodeError):
+        return None
+    value = data.get("clone") if isinstance(data, dict) else None
+    return Path(value) if isinstance(value, str) and value.startswith("/") else None
+
+
+def record_clone(ctx: AppContext, clone: Path) -> None:
+    replace_json(ctx.workspace.state / RECORD, {"clone": str(clone), "worktree": str(worktree_path(ctx))})
+
+
+def worktree_path(ctx: AppContext) -> Path:
+    return ctx.workspace.src / WORKTREE
+
+
+def ensure_worktree(runner: Runner, clone: Path, path: Path, commit: str) -> None:
+    """The worktree at `commit` (added when missing; a folder of that name that is not one is refused)."""
+    if (path / ".git").is_file():
+        return
+    if path.exists():
+        raise UsageError(f"{path} exists and is not the bisect's worktree; it is left alone",
+                         fix=f"move {path} away, then run the bisect again")
+    runner.run(["git", "-C", str(clone), "worktree", "add", "--detach", "--quiet", str(path), commit], step=STEP,
+               fix="`git worktree list` in your clone says what is in the way")
+
+
+def remove_worktree(runner: Runner, clone: Path, path: Path) -> None:
+    """The worktree and git's record of it gone from the clone."""
+    if (path / ".git").is_file():
+        runner.run(["git", "-C", str(clone), "worktree", "remove", "--force", str(path)], step=STEP, check=False)
+    runner.run(["git", "-C", str(clone), "worktree", "prune"], step=STEP, check=False)
+    if path.is_dir() and not any(path.iterdir()):
+        shutil.rmtree(path)
+
+
+def local_commit(runner: Runner, clone: Path, ref: str, what: str) -> str:
+    """--good/--bad in the clone itself (nothing is fetched into it)."""
+
+    _, ref = split_ref(ref, what)
+    said = runner.capture(["git", "-C", str(clone), "rev-parse", "--verify", "--quiet", "--end-of-options",
+                       f"{ref}^{{commit}}"], step=STEP, check=False)
+    if said.returncode != 0:
+        raise UsageError(f"{what} {ref!r} is not a commit of your clone {clone} (tritondev never fetches into it)",
+                         fix=f"fetch it yourself (git -C {clone} fetch origin), then run the bisect again")
+    return said.stdout.strip()
+
+
+class WorktreeStepper:
+    """Each commit built in the worktree, through setup's pipeline with the worktree as the clone."""
+
+    def __init__(self, ctx: AppContext, clone: Path, urls: Mapping[str, str], console: Console | None) -> None:
+        self.ctx, self.clone, self.urls, self.console = ctx, clone, dict(urls), console
+        self.path = worktree_path(ctx)
+
+    def build(self, commit: str, runner: Runner) -> Built:
+        record_clone(self.ctx, self.clone)  # before the state names the worktree
+        ensure_worktree(runner, self.clone, self.path, commit)
+        checkout(runner, self.path, commit)
+        sctx = step_context(self.ctx, runner, triton_src=self.path, allow_dirty=True, skip_verify=True, **self.urls)
+        note = ""
+        try:
+            run_setup(sctx, self.console)
+        except CommandFailed as exc:
+            if (runner.history[-1].step if runner.history else "") not in ("llvm-configure", "llvm-build",
+                                                                             "triton-install"):
+                raise
+            raise failed_build(exc, "does not build", self.path) from None
+        except MismatchError as exc:
+            raise BuildFailed(f"cannot be built: {exc.message}") from None
+        except CheckFailed as exc:
+            note = exc.message
+        return Built(llvm_built(runner), note)
+
+
+def restore_clone(ctx: AppContext, runner: Runner, clone: Path, urls: Mapping[str, str],
+                  console: Console | None) -> None:
+    """Your clone installed again as it stands, and the worktree gone."""
+
+    try:
+        run_setup(step_context(ctx, runner, triton_src=clone, allow_dirty=True, **urls), console)
+    finally:
+        remove_worktree(runner, clone, worktree_path(ctx))
+    (ctx.workspace.state / RECORD).unlink(missing_ok=True)  # the state names your clone again

@@ -1,0 +1,338 @@
+"""Where the LLVM/MLIR that Triton builds against comes from: `--llvm auto|source|prebuilt|PATH`.
+
+- auto (the default): prebuilt when Triton has a package for the pin and this machine, else source
+  (bootstrap.pipeline.llvm.auto decides, asking the package host at most once per pin).
+- source: the pinned llvm-project commit, cloned and built (llvm-configure, llvm-build).
+- prebuilt: the package Triton's CI built for the pin, named and checked as Triton's own setup.py
+  (<= 3.6) and python/build_helpers.py (>= 3.7) do: `llvm-<hash8>-<suffix>-<build_number>.tar.gz`
+  with `sha256sum[<suffix>]` from cmake/llvm-info.json (>= 3.8), `llvm-<hash8>-<suffix>.tar.gz`
+  and no sum before. The suffix is chosen per era as upstream chooses it (`host_suffix`).
+- PATH: an LLVM build or install tree the user already has, checked for what Triton needs (MLIR's
+  CMake package, FileCheck, the GPU targets) and for its revision (`inspect_tree`).
+
+Everything here reads and decides; the download is bootstrap.pipeline.llvm.download, the extraction
+bootstrap.pipeline.llvm.archive, the steps that use them bootstrap.pipeline.llvm.plan.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import os
+import re
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from bootstrap.core.errors import ConfigError, MismatchError
+from bootstrap.core.fsutil import parse_json, read_regular_text
+from bootstrap.core.redact import redact
+from bootstrap.core.values import LLVM_AUTO, LLVM_PATH, LLVM_PREBUILT, LLVM_SOURCE, llvm_kind_of
+from bootstrap.pipeline.host.buildtree import read_vcs_revision
+from bootstrap.pipeline.llvm.auto import no_package_reason, observe_auto
+from bootstrap.pipeline.llvm.requirements import era_missing
+from bootstrap.pipeline.llvm.suffix import SUFFIX_ENV, Host, detect_host, host_suffix, os_release_id
+from bootstrap.pipeline.recipe.era import llvm_era
+
+__all__ = ["SUFFIX_ENV", "Host", "detect_host", "host_suffix", "os_release_id"]
+
+if TYPE_CHECKING:
+    from bootstrap.core.runner import Runner
+    from bootstrap.core.settings_table import Settings
+    from bootstrap.git.pinned import Pins
+    from bootstrap.pipeline.llvm.auto import AutoDecision
+
+LLVM_INFO = "cmake/llvm-info.json"
+_HEX40 = re.compile(r"^[0-9a-f]{40}$")
+_HEX64 = re.compile(r"^[0-9a-f]{64}$")
+
+
+# -- the settings --------------------------------------------------------------------------------
+
+
+
+
+
+
+# -- cmake/llvm-info.json ------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class LlvmInfo:
+    """cmake/llvm-info.json (Triton >= 3.8): the LLVM commit, the package's build number, and the
+    sha256 of each platform's package."""
+
+    llvm_hash: str
+    build_number: int
+    sha256sum: Mapping[str, str]  # suffix -> 64 lower-case hex digits
+    malformed: tuple[str, ...] = ()  # suffixes whose sum is not 64 hex digits
+
+
+def parse_llvm_info(text: str, where: str = LLVM_INFO) -> LlvmInfo:
+    """The file's facts; MismatchError (exit 5) naming what is wrong with it."""
+
+    def bad(what: str) -> MismatchError:
+        return MismatchError(f"{where} {what}", fix="check the Triton commit, or use --llvm source")
+
+    try:
+        data = parse_json(text)
+    except (ValueError, RecursionError):
+        raise bad("is not valid JSON") from None
+    if not isinstance(data, dict):
+        raise bad("is not a JSON object")
+    llvm_hash = data.get("llvm_hash")
+    if not isinstance(llvm_hash, str) or not _HEX40.match(llvm_hash.strip().lower()):
+        raise bad("has no 40-hex-digit 'llvm_hash'")
+    number = data.get("build_number")
+    if isinstance(number, bool) or not isinstance(number, int) or not 0 <= number < 10**9:
+        raise bad("has no whole-number 'build_number'")
+    sums = data.get("sha256sum", {})
+    if not isinstance(sums, dict):
+        raise bad("has a 'sha256sum' that is not an object")
+    good = {k: v.lower() for k, v in sums.items() if isinstance(v, str) and _HEX64.match(v.lower())}
+    malformed = tuple(sorted(str(k) for k in sums if k not in good))
+    return LlvmInfo(llvm_hash.strip().lower(), number, good, malformed)
+
+
+# -- the package ---------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Package:
+    """One prebuilt LLVM package: `<name>.tar.gz` at `url`, a single top folder `<name>/` inside."""
+
+    name: str  # llvm-<hash8>-<suffix>[-<build_number>]
+    url: str
+    sha256: str | None  # None: this Triton era publishes no sums
+    suffix: str
+    llvm_hash: str
+    build_number: int | None
+    suffix_reason: str = ""
+
+    @property
+    def archive(self) -> str:
+        return f"{self.name}.tar.gz"
+
+    def to_json(self) -> dict[str, object]:
+        return {"name": self.name, "url": redact(self.url), "sha256": self.sha256, "suffix": self.suffix,
+                "suffix_reason": self.suffix_reason, "llvm_hash": self.llvm_hash, "build_number": self.build_number}
+
+
+def package_for(info_text: str | None, pin: str, version: str | None, host: Host, environ: Mapping[str, str],
+                base_url: str) -> Package:
+    """The package Triton at this pin downloads on this host. MismatchError when there is none."""
+    suffix, why = host_suffix(host, version, environ)
+    if suffix is None:
+        raise MismatchError(f"no prebuilt LLVM for this machine: {why}",
+                            fix="build LLVM from source: --llvm source")
+    if info_text is None:  # cmake/llvm-hash.txt era: no build number, no sums
+        return Package(f"llvm-{pin[:8]}-{suffix}", f"{base_url}/llvm-{pin[:8]}-{suffix}.tar.gz", None, suffix, pin,
+                       None, why)
+    info = parse_llvm_info(info_text)
+    name = f"llvm-{info.llvm_hash[:8]}-{suffix}-{info.build_number}"
+    sha = info.sha256sum.get(suffix)
+    if sha is None:
+        state = "a malformed sha256 for" if suffix in info.malformed else "no sha256 for"
+        known = ", ".join(sorted(info.sha256sum)) or "none"
+        raise MismatchError(f"{LLVM_INFO} at this Triton commit has {state} {suffix} (packages with sums: {known})",
+                            fix=f"set {SUFFIX_ENV} to one of them, or build LLVM from source: --llvm source")
+    return Package(name, f"{base_url}/{name}.tar.gz", sha, suffix, info.llvm_hash, info.build_number, why)
+
+
+# -- an LLVM tree the user has -------------------------------------------------------------------
+
+MLIR_CONFIG = Path("lib/cmake/mlir/MLIRConfig.cmake")
+LLVM_CONFIG_CMAKE = Path("lib/cmake/llvm/LLVMConfig.cmake")
+FILECHECK = Path("bin/FileCheck")
+LLVM_CONFIG = Path("bin/llvm-config")
+_TARGETS_RE = re.compile(r'^\s*set\(\s*LLVM_TARGETS_TO_BUILD\s+"?([^")]*)"?\s*\)', re.MULTILINE)
+_WHY_MISSING = {
+    MLIR_CONFIG: "MLIR's CMake package (mlir not in LLVM_ENABLE_PROJECTS?)",
+    LLVM_CONFIG_CMAKE: "LLVM's CMake package",
+    FILECHECK: "FileCheck, which Triton copies into its package (LLVM_BUILD_UTILS / LLVM_INSTALL_UTILS off?)",
+}
+
+
+def parse_targets(text: str) -> tuple[str, ...] | None:
+    """LLVM_TARGETS_TO_BUILD of an LLVMConfig.cmake (quoted or not); None when it sets none."""
+    match = _TARGETS_RE.search(text)
+    return tuple(t for t in match.group(1).replace(" ", ";").split(";") if t) if match else None
+
+
+@dataclass(frozen=True)
+class TreeReport:
+    """What an LLVM build or install tree has that Triton needs. Read from its files (no process)."""
+
+    path: Path
+    missing: tuple[str, ...]  # descriptions of the missing pieces
+    targets: tuple[str, ...] | None  # None: not readable from LLVMConfig.cmake
+    revision: str | None  # None: no VCSRevision.h (llvm-config may still know)
+
+    def to_json(self) -> dict[str, object]:
+        return {"path": str(self.path), "missing": list(self.missing),
+                "targets": list(self.targets) if self.targets is not None else None, "revision": self.revision}
+
+
+def inspect_tree(path: Path) -> TreeReport:
+    if not path.is_dir():
+        raise ConfigError(f"--llvm {path}: no such folder", fix="give the folder of an LLVM build or install"
+                          " (the one holding bin/ and lib/cmake/), or use --llvm source or --llvm prebuilt")
+    if (path / "llvm" / "CMakeLists.txt").is_file() and not (path / LLVM_CONFIG_CMAKE).is_file():
+        raise ConfigError(f"--llvm {path} is an llvm-project source checkout, not a build",
+                          fix="give its build folder (the -B folder of its cmake configure)")
+    missing = tuple(why for rel, why in _WHY_MISSING.items() if not (path / rel).is_file())
+    try:
+        targets = parse_targets(read_regular_text(path / LLVM_CONFIG_CMAKE, limit=1 << 24))  # never a FIFO
+    except OSError:
+        targets = None
+    return TreeReport(path, missing, targets, read_vcs_revision(path))
+
+
+def needed_targets(backend: str) -> tuple[str, ...]:
+    """The GPU targets Triton links whatever --backend says (its setup.py builds both backends)."""
+    return tuple(t for t in llvm_era(None, None, backend).targets if t != "Native")
+
+
+def check_contents(tree: TreeReport, backend: str) -> None:
+    """ConfigError (exit 2) when the tree lacks what Triton's build needs."""
+    if tree.missing:
+        raise ConfigError(f"--llvm {tree.path} is not an LLVM build Triton can use: it lacks "
+                          + "; ".join(tree.missing),
+                          fix="build LLVM with Triton's flags (docs/llvm-sources.md), or use --llvm source or"
+                          " --llvm prebuilt")
+    lacking = [t for t in needed_targets(backend) if tree.targets is not None and t not in tree.targets]
+    if lacking:
+        raise ConfigError(f"--llvm {tree.path} was built without the {' and '.join(lacking)} target(s) Triton links"
+                          f" (it has {';'.join(tree.targets or ())})",
+                          fix="configure it with -DLLVM_TARGETS_TO_BUILD=Native;NVPTX;AMDGPU, or use --llvm source")
+
+
+def judge_tree(tree: TreeReport, pin: str, backend: str, allow_mismatch: bool,
+               triton_version: str | None = None) -> tuple[str, ...]:
+    """Raise when the tree cannot serve (exit 2) or is at another revision than the pin (exit 5,
+    unless allowed); else the notices to show."""
+    check_contents(tree, backend)
+    missing = era_missing(tree.path, triton_version)
+    if missing:
+        raise ConfigError(f"--llvm {tree.path} lacks what Triton {triton_version}'s configure requires: "
+                          + "; ".join(missing),
+                          fix="build LLVM with the projects Triton's scripts/build-llvm-project.sh names at this"
+                          " commit (docs/llvm-sources.md), or use --llvm source or --llvm prebuilt")
+    if tree.revision == pin:
+        return ()
+    shown = tree.revision or "an unknown revision (no include/llvm/Support/VCSRevision.h, no llvm-config answer)"
+    if not allow_mismatch:
+        raise MismatchError(f"--llvm {tree.path} is LLVM {shown}; this Triton pins LLVM {pin}",
+                            fix="use an LLVM built at the pin, --llvm source or --llvm prebuilt; or build against"
+                            " it anyway with --allow-llvm-mismatch (LLVM has no stable API: expect compile errors)")
+    return (f"--llvm {tree.path} is LLVM {shown}, not the pin {pin}: building against it anyway"
+            " (--allow-llvm-mismatch); LLVM has no stable C++ API, so the build may fail",)
+
+
+def precheck(settings: Settings) -> None:
+    """What can be judged of `--llvm PATH` before the pins are known and anything is written."""
+    if llvm_kind_of(settings.llvm) == LLVM_PATH:
+        check_contents(inspect_tree(Path(settings.llvm)), settings.backend)
+
+
+# -- the facts setup plans from ------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class LlvmSourceFacts:
+    """The LLVM setup builds Triton against, as far as it is known before anything runs."""
+
+    kind: str = LLVM_SOURCE  # source | prebuilt | path (auto has decided for one of the first two)
+    package: Package | None = None  # prebuilt
+    tree: TreeReport | None = None  # path
+    accepted_revision: str | None = None  # the revision verify requires; None: the pin
+    notices: tuple[str, ...] = field(default=())
+    auto: AutoDecision | None = None  # --llvm auto: what it chose and why
+
+    def expected_revision(self, pin: str) -> str:
+        return self.accepted_revision or pin
+
+    def to_json(self) -> dict[str, object]:
+        data: dict[str, object] = {"kind": self.kind, "accepted_revision": self.accepted_revision}
+        if self.package is not None:
+            data["package"] = self.package.to_json()
+        if self.tree is not None:
+            data["tree"] = self.tree.to_json()
+        if self.auto is not None:
+            data["auto"] = {"choice": self.auto.choice, "why": self.auto.why, "line": self.auto.line()}
+        return data
+
+
+def ask_llvm_config(tree: TreeReport, runner: Runner) -> TreeReport:
+    """Fill in what the tree's files did not say (revision, targets) from its own llvm-config."""
+    tool = tree.path / LLVM_CONFIG
+    if (tree.revision is not None and tree.targets is not None) or not tool.is_file():
+        return tree
+    revision, targets = tree.revision, tree.targets
+    if revision is None:
+        said = runner.capture([str(tool), "--vcs-revision"], step="llvm-use", check=False, timeout=60)
+        word = said.stdout.strip().lower()
+        revision = word if said.ok and _HEX40.match(word) else None
+    if targets is None:
+        said = runner.capture([str(tool), "--targets-built"], step="llvm-use", check=False, timeout=60)
+        targets = tuple(said.stdout.split()) if said.ok and said.stdout.strip() else None
+    return dataclasses.replace(tree, revision=revision, targets=targets)
+
+
+def observe(settings: Settings, pins: Pins, info_text: str | None, runner: Runner,
+            environ: Mapping[str, str] | None = None, *, state: Path | None = None,
+            dry_run: bool = False) -> LlvmSourceFacts:
+    """The LLVM source setup will use. Raises (before anything is created) when it cannot serve.
+
+    state: the workspace's state folder, where --llvm auto remembers what it learnt."""
+    environ = os.environ if environ is None else environ
+    kind = llvm_kind_of(settings.llvm)
+    if kind == LLVM_AUTO:
+        return _observe_auto(settings, pins, info_text, environ, state, dry_run)
+    if kind == LLVM_SOURCE:
+        return LlvmSourceFacts()
+    if kind == LLVM_PREBUILT:
+        version = pins.layout.version or pins.triton_version
+        package = package_for(info_text, pins.llvm_commit, version, detect_host(), environ, settings.llvm_prebuilt_url)
+        return _prebuilt(package, version)
+    tree = ask_llvm_config(inspect_tree(Path(settings.llvm)), runner)
+    notices = judge_tree(tree, pins.llvm_commit, settings.backend, settings.allow_llvm_mismatch,
+                         pins.layout.version or pins.triton_version)
+    return LlvmSourceFacts(LLVM_PATH, tree=tree, accepted_revision=tree.revision if notices else None, notices=notices)
+
+
+def _prebuilt(package: Package, version: str | None, auto: AutoDecision | None = None) -> LlvmSourceFacts:
+    notices: tuple[str, ...] = () if package.sha256 else (
+        f"Triton {version or ''} publishes no sha256 for its LLVM packages (cmake/llvm-info.json came with 3.8):"
+        f" {package.archive} is unverified",)
+    return LlvmSourceFacts(LLVM_PREBUILT, package=package, accepted_revision=package.llvm_hash, notices=notices,
+                           auto=auto)
+
+
+def _observe_auto(settings: Settings, pins: Pins, info_text: str | None, environ: Mapping[str, str],
+                  state: Path | None, dry_run: bool) -> LlvmSourceFacts:
+
+    version = pins.layout.version or pins.triton_version
+    package: Package | None = None
+    why_not = ""
+    try:
+        package = package_for(info_text, pins.llvm_commit, version, detect_host(), environ, settings.llvm_prebuilt_url)
+    except MismatchError as exc:
+        why_not = no_package_reason(exc)
+    outcome = observe_auto(state or Path("/nonexistent"), pins.llvm_commit, package.url if package else None, why_not,
+                           offline=settings.offline, url_given=settings.source_of("llvm_prebuilt_url").given,
+                           dry_run=dry_run or state is None)
+    if outcome.decision.choice == LLVM_PREBUILT and package is not None:
+        return _prebuilt(package, version, outcome.decision)
+    return LlvmSourceFacts(auto=outcome.decision)
+
+
+def llvm_info_text(at_pin: str | None, checkout: Path, *, kept: bool) -> str | None:
+    """cmake/llvm-info.json as the build will see it: the checkout's own when it is built as it
+    stands (--allow-dirty), else the pinned commit's."""
+    if not kept:
+        return at_pin
+    try:
+        return read_regular_text(checkout / LLVM_INFO, limit=1 << 24)
+    except OSError:
+        return None

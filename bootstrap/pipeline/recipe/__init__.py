@@ -1,0 +1,2 @@
+"""The build recipe: pure functions from facts to commands and flags.
+"""

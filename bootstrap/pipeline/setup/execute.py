@@ -1,0 +1,362 @@
+"""Runs a setup plan: each step that would run, through the runner, in order; records what finished.
+
+Rules the plan alone cannot settle, because their facts exist only once a step ran:
+
+1. A step's record is written only after it finished (a "started" mark replaces it first), so a run
+   cut short at any moment (Ctrl-C, kill -9) redoes that step next time and nothing before it.
+2. After a step ran, the facts it changes are read again (the new venv is probed, the Triton
+   checkout's files and the installed packages re-read) and the remaining steps are planned anew
+   from them: their records then hold what is really there.
+3. The purge's scan decides whether there is anything to remove; when there is nothing, the step is
+   up to date after all. When something is (or would be) removed, verify runs whatever its record.
+4. Before the LLVM steps, the reused LLVM build is linked in and the files rendered from the presets
+   (CMakeUserPresets.json, the shell values) are written; compile_commands.json is linked into each
+   checkout after its build.
+5. At the end, the environment as the run left it is recorded for the next purge decision, and the
+   state for `tritondev build` (bootstrap.pipeline.setup.state) is written; git's untracked cache is written
+   into each clean checkout this run moved or whose .git/info/exclude it wrote, so that the next
+   run's check for local changes reads only the folders that changed (bootstrap.git.local_changes).
+6. Before the first build step that runs, what Triton's CMake would stop on late is checked
+   (bootstrap.pipeline.host.prerequisites); after the install of an offline build, the tools it left out
+   are placed where Triton looks for them (bootstrap.pipeline.host.offline), every run.
+7. With distcc, its hosts are proven before the first build step that runs, and the plan is made
+   again from those that passed (bootstrap.pipeline.setup.distcc_steps).
+
+Under --dry-run the same steps run their commands through the dry-run runner (shown, not run),
+nothing is written, and each step that would run says so.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import TYPE_CHECKING
+
+from bootstrap.core import remembered, writes
+from bootstrap.core.errors import CommandFailed, MismatchError
+from bootstrap.core.redact import redact
+from bootstrap.core.runner import PlannedCommand
+from bootstrap.git import forks
+from bootstrap.git.checkouts import ensure_checkout
+from bootstrap.pipeline.host import offline
+from bootstrap.pipeline.host.buildtree import triton_cmake_dirs
+from bootstrap.pipeline.host.fresh_cache import start_fresh
+from bootstrap.pipeline.host.prerequisites import check_prerequisites
+from bootstrap.pipeline.host.toolchain import remember_versions
+from bootstrap.pipeline.llvm import builds as llvm_builds
+from bootstrap.pipeline.llvm import plan as llvm_steps
+from bootstrap.pipeline.llvm.auto import remember_choice
+from bootstrap.pipeline.recipe.inputs import Command
+from bootstrap.pipeline.setup import checkout_files, distcc_steps
+from bootstrap.pipeline.setup import llvm_steps as llvm_install
+from bootstrap.pipeline.setup.facts import TOOLS_CACHE, VENV_MARKER, SetupFacts, history_of, refresh
+from bootstrap.pipeline.setup.long_commands import run_streamed
+from bootstrap.pipeline.setup.plan import PlannedStep, Record, SetupPlan, plan_setup, target_bin
+from bootstrap.pipeline.setup.records import StepOutcome, StepStatus
+from bootstrap.pipeline.setup.report import SetupReport
+from bootstrap.pipeline.setup.state import SetupState, write_state
+from bootstrap.pipeline.setup.step_run import StepRun
+from bootstrap.pipeline.setup.verify_step import run_verify
+from bootstrap.purge.journal import JOURNAL_NAME
+from bootstrap.purge.run import purge_others
+
+if TYPE_CHECKING:
+    from rich.console import Console
+
+    from bootstrap.core.context import AppContext
+
+BUILD_STEPS = distcc_steps.BUILD_STEPS
+
+
+@dataclass
+class Execution(StepRun):
+    """A setup run: the steps of its plan run in order, with what happens around them."""
+
+    # -- one step -----------------------------------------------------------------------------------
+    def run_step(self, step: PlannedStep) -> bool:
+        """Run `step` if the plan (or rule 3) says so; True when it ran (or would have)."""
+        forced = self.forced.get(step.name)
+        if not step.runs and forced is None:
+            self.report.steps.append(StepOutcome(step.name, StepStatus.UP_TO_DATE, step.reason))
+            return False
+        if step.record == Record.STEPS and not self.dry_run:
+            self.records.started(step.name)
+        first, started = len(self.runner.history), time.monotonic()
+        turned_out = HANDLERS[step.name](self, step)
+        seconds = time.monotonic() - started
+        self.report.commands += commands_of(self.runner.history[first:])
+        if turned_out is not None:
+            self.report.steps.append(StepOutcome(step.name, StepStatus.UP_TO_DATE, turned_out, seconds))
+            return False
+        if step.record == Record.STEPS and not self.dry_run:
+            self.records.finished(step.name, step.inputs, {d: self.plan.step(d).fingerprint for d in step.after},
+                                  seconds)
+        status = StepStatus.WOULD_RUN if self.dry_run else StepStatus.RAN
+        self.report.steps.append(StepOutcome(step.name, status, forced or step.reason, seconds))
+        return True
+
+    def streamed(self, command: Command, label: str) -> None:
+        run_streamed(self.runner, command, label, self.console, show_progress=not self.ctx.json,
+                     extra_env=distcc_steps.build_env(self, command.step))
+
+    def counted(self, label: str, step: str, action: Callable[[], object]) -> None:
+        """`action` with ccache's figures for it (and distcc's) in the report."""
+        distcc_steps.counted(self, label, step, action)
+
+    # -- around the steps ---------------------------------------------------------------------------
+    def before(self, name: str) -> None:
+        if name in BUILD_STEPS:
+            distcc_steps.prove_before_building(self)
+        if name in BUILD_STEPS and not self.prechecked and self.plan.step(name).runs and not self.dry_run:
+            self.prechecked = True
+            facts = self.facts
+            self.report.notices += check_prerequisites(self.runner, facts.toolchain, facts.target.python,
+                                                       facts.pins.layout.build_requires, target_bin(facts))
+        if name == "llvm-configure" and self.plan.step(name).runs:
+            self.say_what_a_source_build_costs()
+        if name in ("llvm-configure", "llvm-download", "llvm-use") and not self.dry_run:
+            ws = self.ctx.workspace
+            if not self.facts.tools_cache_present and ws.state.is_dir():
+                remember_versions(self.facts.toolchain, ws.state / TOOLS_CACHE)
+            llvm_builds.link_reused(self.facts.llvm_folders.mine, self.plan.llvm)
+            here = distcc_steps.for_this_machine(self)  # what builds by hand run with
+            self.report.notices += checkout_files.write_local_files(
+                ws, self.facts.triton.path, here.presets, here.llvm, here.jobs.compile, self.touched,
+                adopted=self.facts.triton.adopted)
+
+    def say_what_a_source_build_costs(self) -> None:
+        cost = llvm_steps.source_build_cost(self.facts.resources, self.plan.jobs, self.facts.settings.llvm_build_type,
+                                            offer_prebuilt=self.facts.llvm_source.auto is None)
+        self.report.llvm["source_build_cost"] = cost
+        if self.console is not None and not self.ctx.json:
+            from rich.markup import escape
+
+            self.console.print(f"[bold]note:[/bold] {escape(cost)}", highlight=False)
+
+    def after(self, name: str) -> None:
+        if self.dry_run:
+            return
+        if name in ("llvm-build", "llvm-download") and self.facts.llvm_source.auto is not None:
+            remember_choice(self.ctx.workspace.state, self.facts.pins.llvm_commit,
+                            "source" if name == "llvm-build" else "prebuilt")
+        if name == "llvm-build":
+            checkout_files.link_compile_commands(self.plan.llvm.build, self.plan.llvm.source)
+        elif name == "triton-install":
+            self.editor_files()
+            build = self.facts.offline
+            if build is not None and build.place and self.facts.triton.path.is_dir():
+                if not self.facts.triton.adopted:
+                    checkout_files.exclude_locally(self.facts.triton.path, offline.excluded_paths(build),
+                                                   self.touched)
+                offline.place_tools(self.facts.triton.path, build)
+
+    def editor_files(self) -> None:
+        """compile_commands.json linked at the root and a .clangd (where none is) in a checkout tritondev
+        made; your own clone gets nothing (its setup.py links compile_commands.json itself from 3.4 on;
+        `tritondev env --editor` prints the rest)."""
+        dirs = triton_cmake_dirs(self.facts.setup_dir)
+        if not dirs or self.facts.triton.adopted:
+            return
+        checkout_files.link_compile_commands(dirs[0], self.facts.triton.path)
+        if checkout_files.write_clangd(self.facts.triton.path, dirs[0]):
+            self.report.notices.append(f"wrote {self.facts.triton.path / '.clangd'}: clangd reads the compile"
+                                       f" commands of {dirs[0]}")
+
+    def finish(self) -> None:
+        facts, plan = self.facts, self.plan
+        reports = [self.checkouts.get(c.name, c.report) for c in (facts.triton, facts.llvm) if c is not None]
+        self.report.checkouts = [r.to_json() for r in reports]
+        target = facts.target.python
+        if self.dry_run or target is None:
+            return
+        checkout_files.prime_status(self.runner, self.touched & {r.path for r in reports if r.matches_pin})
+        # The environment as this setup left it: the next run skips the purge scan if it is unchanged.
+        purge = plan.step("purge")
+        if facts.records.get("purge") is None or facts.records["purge"].fingerprint != purge.fingerprint:
+            self.records.finished("purge", purge.inputs, {})
+        install_command = distcc_steps.for_this_machine(self).presets.pip_install  # `build` sizes its own
+        write_state(self.ctx.workspace.state, SetupState(
+            triton_src=facts.triton.path, setup_dir=facts.setup_dir, python=plan.python,
+            python_origin=facts.target.origin, llvm_build=plan.llvm.build, triton_commit=facts.pins.triton_commit,
+            install=install_command, ccache=facts.toolchain.ccache,
+        ))
+        remembered.remember(self.ctx.workspace.root, self.ctx.settings)  # what the next run starts from
+
+
+# -- the steps ------------------------------------------------------------------------------------------
+# A handler runs its step's commands; it returns None, or why the step turned out to be up to date.
+
+
+def _venv(run: Execution, step: PlannedStep) -> str | None:
+    marker = run.ctx.workspace.state / VENV_MARKER
+    if not run.dry_run:
+        writes.replace_text(marker, "")  # a creation cut short is finished with --clear next time
+    run.runner.run(step.commands[0].argv, step="venv", fix="install the venv module: apt-get install python3-venv")
+    if not run.dry_run:
+        marker.unlink(missing_ok=True)
+    return None
+
+
+def _checkout(run: Execution, step: PlannedStep) -> str | None:
+    facts = run.facts.triton if step.name == "checkout-triton" else run.facts.llvm
+    if facts is None:
+        return "LLVM is not built from source"
+    s = run.ctx.settings
+    url = run.facts.pins.triton_url if facts.name == "triton" else run.facts.pins.llvm_url
+    history = history_of(facts.name)
+    try:
+        run.checkouts[facts.name] = ensure_checkout(facts.name, url, facts.commit, facts.path, run.runner,
+                                                    allow_dirty=s.allow_dirty, full_history=s.full_history,
+                                                    history=history)
+        if run.checkouts[facts.name].action in ("cloned", "fetched"):
+            run.touched.add(facts.path)
+    except CommandFailed as exc:
+        if facts.name != "llvm-project" or not forks.not_in_repository(exc):
+            raise
+        if s.source_of("llvm_url").given or s.mirror is not None:  # the user's choice: theirs to change
+            raise _name_a_fork(run, exc) from None
+        layout = run.facts.pins.layout
+        tried = forks.candidates(layout.llvm_repository, layout.llvm_forks, url)
+
+        def say(line: str) -> None:
+            if run.console is not None:
+                from rich.markup import escape
+
+                run.console.print(escape(line), highlight=False)
+
+        report, used = forks.checkout_from_forks(facts.name, facts.commit, facts.path, run.runner, url, tried,
+                                                 say=say, allow_dirty=s.allow_dirty, full_history=s.full_history,
+                                                 history=history)
+        run.checkouts[facts.name] = report
+        if report.action in ("cloned", "fetched"):
+            run.touched.add(facts.path)
+        run.report.llvm["fetched_from"] = {"url": used.url, "why": used.why, "not_in": redact(url)}
+    return None
+
+
+def _name_a_fork(run: Execution, exc: CommandFailed) -> MismatchError:
+    """The pinned LLVM commit is not in the repository the user chose: name the one to try instead."""
+    pins = run.facts.pins
+    layout = pins.layout
+    candidates = forks.candidates(layout.llvm_repository, layout.llvm_forks, pins.llvm_url)
+    log = f" (git's answer: {exc.log_path})" if exc.log_path else ""
+    message = f"LLVM commit {pins.llvm_commit} is not in {pins.llvm_url} ({pins.llvm_url_source}){log}"
+    if not candidates:
+        return MismatchError(message, fix="pass --llvm-url with a repository that has it")
+    first, rest = candidates[0], candidates[1:]
+    fix = f"pass --llvm-url {first.url} ({first.why})"
+    return MismatchError(message, fix=fix + (f"; other candidates: {', '.join(c.slug for c in rest)}" if rest else ""))
+
+
+def _fresh_start(run: Execution, step: PlannedStep) -> None:
+    """The rule of bootstrap.pipeline.host.fresh_cache: the step's build folder starts from a fresh CMake cache
+    (its cache files removed here, unless its configure command says `--fresh` itself)."""
+    fresh = step.fresh
+    if fresh is None:
+        return
+    run.report.notices.append(f"fresh CMake cache for {fresh.notice()}")
+    if not run.dry_run and not fresh.by_argument:
+        start_fresh(fresh.folder)
+
+
+def _llvm_configure(run: Execution, step: PlannedStep) -> str | None:
+    where = run.plan.llvm
+    _fresh_start(run, step)
+    if step.fresh is not None:
+        run.forced["llvm-build"] = f"{step.fresh.decision.reason}: ninja runs on the new configure"
+    if not run.dry_run:
+        where.build.mkdir(parents=True, exist_ok=True)
+        run.stamp.update(configure_fingerprint=None, build_fingerprint=None)
+        llvm_builds.write_stamp(where.build, run.stamp)
+    command = step.commands[0]
+    run.runner.run(command.argv, step=command.step, env=command.runner_env(),
+                   fix="see the log; a missing tool or a bad flag is named near its end")
+    if not run.dry_run:
+        run.stamp.update(configure_fingerprint=step.fingerprint, build_fingerprint=None, source=str(where.source),
+                         key=run.plan.presets.llvm_key)
+        llvm_builds.write_stamp(where.build, run.stamp)
+    return None
+
+
+def _llvm_build(run: Execution, step: PlannedStep) -> str | None:
+    where = run.plan.llvm
+    run.counted("LLVM build", step.name, lambda: run.streamed(step.commands[0], "LLVM/MLIR"))
+    if not run.dry_run:
+        run.stamp.update(build_fingerprint=step.fingerprint, commit=run.facts.pins.llvm_commit,
+                         source=str(where.source), key=run.plan.presets.llvm_key)
+        llvm_builds.write_stamp(where.build, run.stamp)
+        llvm_builds.register(run.plan.presets.llvm_key, where.build.resolve(), where.source.resolve())
+    return None
+
+
+def _purge(run: Execution, step: PlannedStep) -> str | None:
+    target = run.facts.target.python
+    if target is None:
+        return "the environment does not exist yet"
+    ws = run.ctx.workspace
+    removed = purge_others(target, run.runner, workspace=ws.root, triton_src=run.facts.triton.path,
+                                   setup_dir=run.facts.setup_dir, journal=ws.state / JOURNAL_NAME)
+    if not removed:
+        return "no other triton installed"
+    # Removing another distribution can take files that ours needs: verify again.
+    run.forced["verify"] = "another triton was removed"
+    return None
+
+
+def _pip(run: Execution, step: PlannedStep) -> str | None:
+    command = step.commands[0]
+    run.runner.run(command.argv, step=command.step, env=command.runner_env(),
+                   fix="check that the package index is reachable (pip's own output is in the log)")
+    return None
+
+
+def _install(run: Execution, step: PlannedStep) -> str | None:
+    _fresh_start(run, step)
+    run.counted("Triton build", step.name, lambda: run.streamed(step.commands[0], "Triton"))
+    return None
+
+
+HANDLERS: dict[str, Callable[[Execution, PlannedStep], str | None]] = {
+    "venv": _venv,
+    "checkout-triton": _checkout,
+    "checkout-llvm-project": _checkout,
+    "llvm-configure": _llvm_configure,
+    "llvm-build": _llvm_build,
+    "purge": _purge,
+    "triton-requirements": _pip,
+    "triton-install": _install,
+    "verify": run_verify,
+    **llvm_install.HANDLERS,
+}
+
+
+def start_report(ctx: AppContext, facts: SetupFacts, plan: SetupPlan) -> SetupReport:
+    return SetupReport(
+        workspace=ctx.workspace.root, dry_run=ctx.dry_run, pins=facts.pins.to_json(),
+        toolchain=facts.toolchain, jobs={**plan.jobs.to_json(), **facts.resources.to_json()},
+        presets=plan.presets.to_json(), llvm_build=str(plan.llvm.build), llvm_reused_from=plan.llvm.reused_from,
+        target_python=str(plan.python), notices=list(plan.notices),
+        llvm={**facts.llvm_source.to_json(), "build": str(plan.llvm.build)},
+    )
+
+
+def execute(ctx: AppContext, console: Console | None, facts: SetupFacts) -> SetupReport:
+    """Plan from `facts` and run the plan; the report says what each step did and what ran."""
+    plan = plan_setup(facts)
+    report = start_report(ctx, facts, plan)
+    run = Execution(ctx, console, facts, plan, report, stamp=dict(plan.llvm.stamp))
+    distcc_steps.prove_before_building(run)  # before anything changes, when a build step would run
+    for name in [s.name for s in run.plan.steps]:
+        run.before(name)
+        if run.run_step(run.plan.step(name)) and not ctx.dry_run:
+            run.facts = refresh(ctx, run.facts, name)
+            run.plan = plan_setup(run.facts)
+        run.after(name)
+    run.finish()
+    return report
+
+
+def commands_of(history: list[PlannedCommand]) -> list[PlannedCommand]:
+    """The commands that change the machine, probes left out."""
+    return [c for c in history if not c.probe]

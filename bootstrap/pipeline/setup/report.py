@@ -1,0 +1,70 @@
+"""What `tritondev setup` reports: the plan's numbers, each step's outcome, the commands, verify."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from bootstrap.core.errors import TritondevError
+from bootstrap.core.runner import PlannedCommand
+from bootstrap.pipeline.ccache.stats import CcacheDelta
+from bootstrap.pipeline.distcc.client import DistccCounts
+from bootstrap.pipeline.host.toolchain import Toolchain
+from bootstrap.pipeline.setup.records import StepOutcome, StepStatus
+
+
+@dataclass
+class SetupReport:
+    workspace: Path
+    dry_run: bool
+    pins: dict[str, object] = field(default_factory=dict)
+    toolchain: Toolchain | None = None
+    jobs: dict[str, object] = field(default_factory=dict)
+    presets: dict[str, object] = field(default_factory=dict)
+    llvm_build: str = ""
+    llvm_reused_from: str | None = None
+    llvm: dict[str, object] = field(default_factory=dict)  # where LLVM comes from (--llvm), what it cost
+    target_python: str = ""
+    checkouts: list[dict[str, object]] = field(default_factory=list)
+    steps: list[StepOutcome] = field(default_factory=list)
+    # What the run executed (or, under --dry-run, would execute), probes left out.
+    commands: list[PlannedCommand] = field(default_factory=list)
+    ccache: dict[str, CcacheDelta] = field(default_factory=dict)
+    # --distcc: the hosts given, used and left out (and why); what distcc did in each build.
+    distcc: dict[str, object] = field(default_factory=dict)
+    distcc_builds: dict[str, DistccCounts] = field(default_factory=dict)
+    verify: dict[str, object] | None = None
+    notices: list[str] = field(default_factory=list)
+    # What a --dry-run could not resolve (offline: the pins, and the steps that follow them), and why.
+    unresolved: dict[str, str] = field(default_factory=dict)
+    # Why a --dry-run's real run would certainly fail (the pins cannot be read): the command ends with it.
+    failure: TritondevError | None = field(default=None, repr=False, compare=False)
+
+    @property
+    def up_to_date(self) -> bool:
+        return not self.unresolved and all(o.status == StepStatus.UP_TO_DATE for o in self.steps)
+
+    def to_json(self) -> dict[str, object]:
+        return {
+            "workspace": str(self.workspace),
+            "dry_run": self.dry_run,
+            "up_to_date": self.up_to_date,
+            "pins": self.pins,
+            "target_python": self.target_python,
+            "toolchain": self.toolchain.to_json() if self.toolchain is not None else {},
+            "jobs": self.jobs,
+            "llvm_build": self.llvm_build,
+            "llvm_reused_from": self.llvm_reused_from,
+            "llvm": self.llvm,
+            "checkouts": self.checkouts,
+            "steps": [o.to_json() for o in self.steps],
+            "commands": [c.to_json() for c in self.commands],
+            "ccache": {k: v.to_json() for k, v in self.ccache.items()},
+            "distcc": {**self.distcc, "builds": {k: v.to_json() for k, v in self.distcc_builds.items()}}
+            if self.distcc else None,
+            "verify": self.verify,
+            "notices": self.notices,
+            "unresolved": self.unresolved,
+            "error": self.failure.to_json() if self.failure is not None else None,
+            "presets": self.presets,
+        }
