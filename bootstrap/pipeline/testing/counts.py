@@ -6,7 +6,7 @@ outside output: anything that is not a summary is no count (None), never an erro
 - ctest (check-triton-unit-tests): one line per test, `1/3 Test #1: Name .....   Passed    0.01 sec`,
   `***Failed`, `***Skipped` (its SKIP_RETURN_CODE), `***Not Run`, `Not Run (Disabled)`, `***Exception`,
   `***Timeout`.
-- lit (check-triton-lit-tests): its `Passed: N` ... lines (bootstrap.ir.lit.parse_summary).
+- lit (check-triton-lit-tests): its `Passed: N` ... lines (`parse_summary` below, which `bootstrap.ir.lit` uses too).
 """
 
 from __future__ import annotations

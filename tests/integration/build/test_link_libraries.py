@@ -13,7 +13,7 @@ from pathlib import Path
 
 import pytest
 
-from bootstrap.pipeline.buildtree import linked_llvm_libraries
+from bootstrap.pipeline.host.buildtree import linked_llvm_libraries
 
 ODD_NAMES = ["plain", "with space", "colon:inside", "dollar$sign", "quote'single", 'quote"double', "back\\slash",
              "hash#amp&star*paren(", "backquote`", "accents é ü", "all $ : ' é"]
