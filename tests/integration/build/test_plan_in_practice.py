@@ -96,7 +96,8 @@ def test_build_refuses_a_state_file_that_is_not_ours(tmp_path: Path, content: st
     proc = tritondev("build", "--workspace", str(ws), env=env)
     assert proc.returncode == 2, proc.stderr
     assert "is not a setup state this tritondev can read" in proc.stderr
-    assert "run `tritondev setup` again" in proc.stderr and "Traceback" not in proc.stderr
+    # The fix repeats the workspace the user named (fix lines repeat the options that chose the target).
+    assert f"run `tritondev setup --workspace {ws}` again" in proc.stderr and "Traceback" not in proc.stderr
     json_proc = tritondev("build", "--workspace", str(ws), "--json", env=env)
     assert json_proc.returncode == 2 and json.loads(json_proc.stdout)["exit_code"] == 2
     changed = [c for c in diff(before, snapshot(ws)) if not c.endswith(("/logs", "/state/lock"))]
