@@ -195,8 +195,7 @@ class Runner:
         stdin is inherited. A stream with a callback is piped and handed over line by line (line
         endings kept, undecodable bytes as surrogate escapes so they can be written back unchanged);
         a stream without one goes straight to the terminal. Ctrl-C is left to the command: tritondev
-        ignores SIGINT while it runs and returns its status (128+N when a signal N ended it).
-        """
+        ignores SIGINT while it runs and returns its status (128+N when a signal N ended it)."""
         import signal
 
         planned = self._record(argv, step=step, cwd=cwd, env=env, probe=False)
@@ -369,8 +368,9 @@ class Runner:
             write_log(log, "# interrupted\n")
             raise
         finally:
-            if log is not None:
-                log.close()
+            for handle in (proc.stdout, log):
+                if handle is not None:
+                    handle.close()
         note_exit_status(log_path, returncode)
         return Result(args, returncode, "\n".join(tail), "", log_path)
 

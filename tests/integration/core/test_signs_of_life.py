@@ -27,7 +27,10 @@ def _stderr_on_a_terminal(args: list[str], env: dict[str, str], cwd: Path) -> tu
                             cwd=cwd)
     os.close(child)
     shown = read_until_closed(main)
-    out = proc.stdout.read().decode() if proc.stdout else ""
+    out = ""
+    if proc.stdout is not None:
+        with proc.stdout:
+            out = proc.stdout.read().decode()
     return proc.wait(timeout=900), shown, out
 
 
