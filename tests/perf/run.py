@@ -122,8 +122,10 @@ def own_world(name: str, leftovers: list[Path] | None = None) -> Iterator[Path]:
 def remove_in_background(folders: list[Path]) -> None:
     """Remove the benchmarks' folders once every figure is taken, without keeping the caller waiting."""
     if folders:
-        subprocess.Popen(["rm", "-rf", "--", *map(str, folders)], stdout=subprocess.DEVNULL,
-                         stderr=subprocess.DEVNULL, start_new_session=True)
+        # A shell that starts rm in the background and exits at once: nothing of ours is left running
+        # (a Popen object dropped while its process runs is a ResourceWarning).
+        subprocess.run(["sh", "-c", 'rm -rf -- "$@" >/dev/null 2>&1 &', "sh", *map(str, folders)],
+                       check=True, start_new_session=True)
         print(f"removing the benchmarks' files in the background: {' '.join(map(str, folders))}",
               file=sys.stderr)
 
