@@ -12,12 +12,12 @@ import os
 import signal
 import subprocess
 import sys
-import time
 from pathlib import Path
 from typing import Any
 
 import pytest
 
+from tests.integration.bisect.steps import wait_for_step
 from tests.integration.build.harness import base_env, checkout_state, git, installed_triton, tritondev
 from tests.world.bisect_world import CHECK_ADD, CHECK_KERNEL_NAME, BisectWorld
 
@@ -136,7 +136,7 @@ def test_regression_found_broken_commit_skipped_no_llvm_build_interrupt_and_resu
     command = ["--", "python", "check_add.py"]
     # Ctrl-C (to the whole process group, as a terminal sends it) during the second step.
     proc = start(ws, "triton", *argv, *command)
-    _wait_for(proc, ws["ws"] / "logs" / "bisect", "02-*")
+    wait_for_step(proc, ws["ws"] / "logs" / "bisect", "02-*")
     os.killpg(proc.pid, signal.SIGINT)
     _, stderr = proc.communicate(timeout=600)
     assert proc.returncode in INTERRUPTED, stderr[-3000:]
@@ -172,14 +172,6 @@ def start(ws: dict[str, Any], *args: str) -> subprocess.Popen[str]:
                             text=True, start_new_session=True)
 
 
-def _wait_for(proc: subprocess.Popen[str], folder: Path, pattern: str, timeout: float = 600) -> None:
-    """Wait until a file matching `pattern` exists under `folder` (that step started), then a second more."""
-    deadline = time.monotonic() + timeout
-    while not list(folder.glob(pattern)):
-        assert proc.poll() is None, proc.communicate()[1][-3000:]
-        assert time.monotonic() < deadline
-        time.sleep(0.2)
-    time.sleep(1.0)
 
 
 def test_a_range_across_an_llvm_bump_builds_each_llvm_once_and_a_killed_bisect_is_reset(
@@ -189,7 +181,7 @@ def test_a_range_across_an_llvm_bump_builds_each_llvm_once_and_a_killed_bisect_i
     argv = ("triton", "--good", r.good, "--bad", r.bad)
     # kill -9 while the first step builds the bumped LLVM: the checkouts stay moved, the record says so.
     proc = start(ws, *argv, "--", "python", "check_add.py")
-    _wait_for(proc, ws["ws"] / "logs" / "bisect", "01-*/llvm-build.log")
+    wait_for_step(proc, ws["ws"] / "logs" / "bisect", "01-*/llvm-build.log")
     os.killpg(proc.pid, signal.SIGKILL)
     proc.communicate(timeout=60)
     assert json.loads((ws["ws"] / "state" / "bisect.json").read_text())["restored"] is False

@@ -18,6 +18,7 @@ from typing import Any
 
 import pytest
 
+from tests.integration.bisect.steps import wait_for_step
 from tests.integration.build.harness import base_env, git, tritondev
 from tests.support.snapshot import diff, snapshot
 from tests.world.bisect_world import CHECK_ADD, BisectWorld
@@ -108,7 +109,7 @@ def test_bisect_from_a_shallow_checkout_of_the_bad_commit(ws: dict[str, Any], bi
                              "--bad", r.bad, "--", "python", "check_add.py", URL_ARG], env=ws["env"],
                             cwd=ws["root"], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
                             start_new_session=True)
-    _wait_for(proc, ws["ws"] / "logs" / "bisect", "02-*")
+    wait_for_step(proc, ws["ws"] / "logs" / "bisect", "02-*")
     os.killpg(proc.pid, signal.SIGINT)
     _, stderr = proc.communicate(timeout=600)
     assert proc.returncode in (130, -signal.SIGINT), stderr[-3000:]
@@ -135,7 +136,7 @@ def test_bisect_resume_fetches_what_a_shallow_checkout_lacks(ws: dict[str, Any],
     proc = subprocess.Popen([sys.executable, "-m", "bootstrap", "bisect", "triton", *ws["common"], "--good", r.good,
                              "--bad", r.bad, "--", "python", "check_add.py"], env=ws["env"], cwd=ws["root"],
                             stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, start_new_session=True)
-    _wait_for(proc, ws["ws"] / "logs" / "bisect", "01-*")
+    wait_for_step(proc, ws["ws"] / "logs" / "bisect", "01-*")
     os.killpg(proc.pid, signal.SIGINT)
     proc.communicate(timeout=600)
     checkout = ws["ws"] / "src" / "triton"
@@ -168,12 +169,3 @@ def test_ignored_files_a_commit_of_the_range_tracks_stop_it_before_anything_move
     assert (checkout / "docs" / "NOTES.md").read_text() == "my own notes, kept out of git\n"
 
 
-def _wait_for(proc: subprocess.Popen[str], folder: Path, pattern: str, timeout: float = 600) -> None:
-    import time
-
-    deadline = time.monotonic() + timeout
-    while not list(folder.glob(pattern)):
-        assert proc.poll() is None, proc.communicate()[1][-3000:]
-        assert time.monotonic() < deadline
-        time.sleep(0.2)
-    time.sleep(1.0)
