@@ -1,3 +1,3 @@
-from bootstrap.cli import main
+from bootstrap.program import run
 
-main()
+run()

@@ -17,6 +17,7 @@ import typer
 from bootstrap import __version__
 from bootstrap.commands import COMMAND_MODULES, options
 from bootstrap.core.errors import ExitCode, TritondevError
+from bootstrap.core.interrupt import CtrlC
 
 # OSErrors that mean a full disk, not a bug in tritondev.
 _DISK_FULL = (errno.ENOSPC, errno.EDQUOT)
@@ -116,18 +117,31 @@ def _write_crash_log(exc: BaseException) -> str:
     return "(could not write a crash log)"
 
 
-def main(argv: list[str] | None = None) -> None:
-    """Console entry point: runs the app and turns every outcome into a documented exit code."""
+def main(argv: list[str] | None = None, ctrl_c: CtrlC | None = None) -> None:
+    """Run the app and exit with the documented code of its outcome. `ctrl_c`: the SIGINT handler the
+    program installed before its imports (bootstrap.program); in-process callers leave it out."""
+    ctrl_c = ctrl_c or CtrlC()
+    previous = signal.signal(signal.SIGINT, ctrl_c)
+    try:
+        try:
+            code = _outcome(argv, ctrl_c)
+        except KeyboardInterrupt:  # a Ctrl-C while the outcome was being reported
+            ctrl_c.raising = False
+            code = _interrupted()
+        ctrl_c.raising = False  # the outcome is decided: a Ctrl-C from here on changes nothing
+        try:
+            sys.stdout.flush()
+        except BrokenPipeError:
+            code = _stdout_closed(code)
+    finally:
+        ctrl_c.raising = False
+        signal.signal(signal.SIGINT, previous)
+    sys.exit(code)
+
+
+def _outcome(argv: list[str] | None, ctrl_c: CtrlC) -> int:
+    """Run the app; every outcome (success, error, interruption, crash) as its exit code."""
     code: int
-    # Typer turns Ctrl-C into a silent exit status 130, which a command may also return for its child
-    # (`tritondev run`); remembering the signal tells the two apart, so an interruption is always said.
-    interrupted: list[int] = []
-
-    def on_sigint(signum: int, frame: object) -> None:
-        interrupted.append(signum)
-        raise KeyboardInterrupt
-
-    signal.signal(signal.SIGINT, on_sigint)
     arguments = list(sys.argv[1:] if argv is None else argv)
     _JSON_ASKED[0] = _json_requested(arguments)
     from bootstrap.core import ui
@@ -138,6 +152,9 @@ def main(argv: list[str] | None = None) -> None:
         remember(given)  # a credential given this run is masked wherever it shows up, however quoted
     ui.new_run()
     options.new_run()
+    ctrl_c.raising = True
+    if ctrl_c.seen:  # Ctrl-C while the program started: the command does not start
+        return _interrupted()
     try:
         app = build_app()
         from bootstrap.core import fixlines
@@ -145,7 +162,7 @@ def main(argv: list[str] | None = None) -> None:
         fixlines.new_run(options.accepted_options(app))
         result = app(args=argv, standalone_mode=False, prog_name="tritondev")
         code = result if isinstance(result, int) else 0
-        if interrupted and code == ExitCode.INTERRUPTED:
+        if ctrl_c.seen and code == ExitCode.INTERRUPTED:
             code = _interrupted()
     except TritondevError as exc:
         _report_error(exc)
@@ -153,7 +170,7 @@ def main(argv: list[str] | None = None) -> None:
     except (typer.Abort, KeyboardInterrupt):
         code = _interrupted()
     except typer.Exit as exc:
-        code = _interrupted() if interrupted and exc.exit_code == ExitCode.INTERRUPTED else exc.exit_code
+        code = _interrupted() if ctrl_c.seen and exc.exit_code == ExitCode.INTERRUPTED else exc.exit_code
     except (BrokenPipeError, ui.StdoutClosed):
         code = _stdout_closed(0)
     except SystemExit as exc:
@@ -166,11 +183,7 @@ def main(argv: list[str] | None = None) -> None:
         code = _disk_full(exc) if exc.errno in _DISK_FULL else _internal_error(exc)
     except Exception as exc:
         code = _usage_error(exc, _JSON_ASKED[0]) if _parser_error(exc) else _internal_error(exc)
-    try:
-        sys.stdout.flush()
-    except BrokenPipeError:
-        code = _stdout_closed(code)
-    sys.exit(code)
+    return code
 
 
 def _stdout_is_devnull() -> bool:
@@ -232,7 +245,7 @@ def _interrupted() -> int:
     from bootstrap.core.context import CURRENT
 
     fix = "run the same command again: it resumes where it stopped"
-    if CURRENT.json and not ui.json_emitted():
+    if (CURRENT.json or _JSON_ASKED[0]) and not ui.json_emitted():
         ui.emit_json({"error": "Interrupted", "message": "interrupted", "fix": fix,
                       "exit_code": int(ExitCode.INTERRUPTED)})
     print(f"\ninterrupted\nfix: {fix}", file=sys.stderr)
