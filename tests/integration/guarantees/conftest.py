@@ -10,7 +10,6 @@ import os
 import shutil
 import socket
 import subprocess
-import sys
 import threading
 from collections.abc import Iterator
 from dataclasses import dataclass
@@ -21,6 +20,7 @@ from typing import TYPE_CHECKING
 import pytest
 
 from tests.support.venvs import fresh_venv, python_of
+from tests.support.wheels import build_wheels, one_wheel, project
 from tests.world.world import World
 
 if TYPE_CHECKING:
@@ -29,18 +29,6 @@ if TYPE_CHECKING:
 REPO = Path(__file__).resolve().parents[3]
 # Every scratch path of these suites has spaces and non-ASCII letters in it: users' home folders do.
 ODD = "dir with spaces é ü"
-
-
-def _project(root: Path, name: str, version: str, files: dict[str, str]) -> Path:
-    root.mkdir(parents=True)
-    packages = sorted({str(Path(p).parent).replace("/", ".") for p in files})
-    (root / "setup.py").write_text(
-        f"from setuptools import setup\nsetup(name={name!r}, version={version!r}, packages={packages!r})\n"
-    )
-    for rel, text in files.items():
-        (root / rel).parent.mkdir(parents=True, exist_ok=True)
-        (root / rel).write_text(text)
-    return root
 
 
 @dataclass(frozen=True)
@@ -57,29 +45,20 @@ class Wheels:
 def wheels(tmp_path_factory: pytest.TempPathFactory) -> Wheels:
     root = tmp_path_factory.mktemp("guarantee-wheels")
     projects = [
-        _project(root / "triton", "triton", "3.5.0", {
+        project(root / "triton", "triton", "3.5.0", {
             "triton/__init__.py": "__version__ = '3.5.0'\nDIST = 'triton'\n",
             "triton/language/__init__.py": "A = 1\n",
         }),
-        _project(root / "pytorch-triton", "pytorch-triton", "3.5.0+git7416ffcb", {
+        project(root / "pytorch-triton", "pytorch-triton", "3.5.0+git7416ffcb", {
             "triton/__init__.py": "__version__ = '3.5.0+git7416ffcb'\nDIST = 'pytorch-triton'\n",
             "triton/language/__init__.py": "A = 2\n",
             "triton/only_pytorch.py": "B = 1\n",
         }),
-        _project(root / "unrelated", "unrelated-dist", "1.0", {"unrelated/__init__.py": "Z = 1\n"}),
+        project(root / "unrelated", "unrelated-dist", "1.0", {"unrelated/__init__.py": "Z = 1\n"}),
     ]
-    out = root / "dist"
-    subprocess.run(
-        [sys.executable, "-m", "pip", "wheel", "-q", "--no-deps", "--no-build-isolation", "-w", str(out),
-         *map(str, projects)],
-        check=True, cwd=root, capture_output=True,
-    )
-
-    def one(pattern: str) -> Path:
-        (found,) = out.glob(pattern)
-        return found
-
-    return Wheels(one("triton-*.whl"), one("pytorch_triton-*.whl"), one("unrelated_dist-*.whl"))
+    out = build_wheels(projects, root / "dist")
+    return Wheels(one_wheel(out, "triton-*.whl"), one_wheel(out, "pytorch_triton-*.whl"),
+                  one_wheel(out, "unrelated_dist-*.whl"))
 
 
 def pip(py: Path, *args: str) -> subprocess.CompletedProcess[str]:

@@ -12,7 +12,6 @@ from __future__ import annotations
 import json
 import shutil
 import subprocess
-import sys
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Protocol
@@ -20,22 +19,10 @@ from typing import Protocol
 import pytest
 
 from tests.support.venvs import fresh_venv, python_of
+from tests.support.wheels import build_wheels, one_wheel, project
 
 TRITON_VERSION = "3.5.0"
 PYTORCH_TRITON_VERSION = "3.5.0+git7416ffcb"
-
-
-def _project(root: Path, name: str, version: str, packages: dict[str, str]) -> Path:
-    """A setuptools project whose files are `packages` (relative path -> text)."""
-    root.mkdir(parents=True)
-    pkgs = sorted({str(Path(p).parent).replace("/", ".") for p in packages})
-    (root / "setup.py").write_text(
-        f"from setuptools import setup\nsetup(name={name!r}, version={version!r}, packages={pkgs!r})\n"
-    )
-    for rel, text in packages.items():
-        (root / rel).parent.mkdir(parents=True, exist_ok=True)
-        (root / rel).write_text(text)
-    return root
 
 
 @dataclass(frozen=True)
@@ -51,7 +38,7 @@ def wheels(tmp_path_factory: pytest.TempPathFactory) -> Wheels:
     root = tmp_path_factory.mktemp("purge-wheels")
     common = "triton/language/__init__.py"
     projects = [
-        _project(
+        project(
             root / "triton",
             "triton",
             TRITON_VERSION,
@@ -61,7 +48,7 @@ def wheels(tmp_path_factory: pytest.TempPathFactory) -> Wheels:
                 "triton/only_triton.py": "X = 1\n",
             },
         ),
-        _project(
+        project(
             root / "pytorch-triton",
             "pytorch-triton",
             PYTORCH_TRITON_VERSION,
@@ -73,27 +60,18 @@ def wheels(tmp_path_factory: pytest.TempPathFactory) -> Wheels:
                 "triton/only_pytorch.py": "Y = 1\n",
             },
         ),
-        _project(root / "unrelated", "unrelated-dist", "1.0", {"unrelated/__init__.py": "Z = 1\n"}),
+        project(root / "unrelated", "unrelated-dist", "1.0", {"unrelated/__init__.py": "Z = 1\n"}),
     ]
-    out = root / "dist"
-    subprocess.run(
-        [sys.executable, "-m", "pip", "wheel", "-q", "--no-deps", "--no-build-isolation", "-w", str(out)]
-        + [str(p) for p in projects],
-        check=True,
-        cwd=root,
-    )
-    editable = _project(
+    out = build_wheels(projects, root / "dist")
+    editable = project(
         root / "checkout" / "python",
         "triton",
         "3.6.0+dev",
         {"triton/__init__.py": "__version__ = '3.6.0+dev'\nDIST = 'editable'\n", common: "A = 1\n"},
     )
 
-    def one(pattern: str) -> Path:
-        (found,) = out.glob(pattern)
-        return found
-
-    return Wheels(one("triton-*.whl"), one("pytorch_triton-*.whl"), one("unrelated_dist-*.whl"), editable)
+    return Wheels(one_wheel(out, "triton-*.whl"), one_wheel(out, "pytorch_triton-*.whl"),
+                  one_wheel(out, "unrelated_dist-*.whl"), editable)
 
 
 @pytest.fixture(scope="session")
