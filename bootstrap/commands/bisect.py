@@ -39,9 +39,9 @@ def _bisect(ctx: AppContext, kind: BisectKind, good: str, bad: str, build_failur
 
     from bootstrap.core import ui
     from bootstrap.core.errors import UsageError
+    from bootstrap.git.commit_range import split_ref
     from bootstrap.pipeline.bisect import run as bisect
     from bootstrap.pipeline.bisect.checks import setup_state
-    from bootstrap.pipeline.bisect.commits import split_ref
 
     if not command:
         raise UsageError("no command to judge each commit with",

@@ -57,6 +57,12 @@ def checked_out_commit(repo: Path, runner: Runner, step: str) -> str:
     return result.stdout.strip() if result.returncode == 0 else ""
 
 
+def current_branch(repo: Path, runner: Runner, step: str) -> str | None:
+    """The short name of the branch the checkout `repo` is on; None when HEAD is detached. Reads only."""
+    said = runner.capture(["git", "-C", str(repo), "symbolic-ref", "-q", "--short", "HEAD"], step=step, check=False)
+    return said.stdout.strip() or None
+
+
 def origin_url(repo: Path, runner: Runner, step: str) -> str:
     result = runner.capture(["git", "-C", str(repo), "remote", "get-url", "origin"], step=step, check=False)
     return result.stdout.strip()

@@ -13,9 +13,9 @@ from typing import TYPE_CHECKING
 from bootstrap.core.errors import DirtyCheckout, UsageError
 from bootstrap.core.runner import Runner
 from bootstrap.git.checkouts import URL_SETTINGS, repository_url
-from bootstrap.git.history import checked_out_commit
+from bootstrap.git.commit_range import pin_refs
+from bootstrap.git.history import checked_out_commit, current_branch, origin_url
 from bootstrap.git.moves import inspect_checkout
-from bootstrap.pipeline.bisect.commits import pin_refs
 from bootstrap.pipeline.bisect.journal import Start
 from bootstrap.pipeline.bisect.steps import check_environment, resolve_command, step_context
 from bootstrap.pipeline.bisect.worktree import adopted_clone
@@ -58,13 +58,10 @@ def setup_state(ctx: AppContext) -> SetupState:
 
 
 def head_of(runner: Runner, repo: Path) -> Start:
-    def git(*args: str) -> str:
-        return runner.capture(["git", "-C", str(repo), *args], step=STEP, check=False).stdout.strip()
-
     commit = checked_out_commit(repo, runner, STEP)
     if not commit:
         raise UsageError(f"{repo} is not a checkout with a commit", fix="run `tritondev setup` first")
-    return Start(commit, git("symbolic-ref", "-q", "--short", "HEAD") or None, pin_refs(runner, repo))
+    return Start(commit, current_branch(repo, runner, STEP), pin_refs(runner, repo))
 
 
 def refuse_dirty(ctx: AppContext, kind: str) -> None:
@@ -97,8 +94,7 @@ def urls(ctx: AppContext) -> dict[str, str]:
         if s.source_of(field).given or s.source_of("mirror").given:
             found[field] = repository_url(s, name, str(getattr(s, field) or ""))
             continue
-        origin = ctx.runner.logging_to(None).capture(["git", "-C", str(ctx.workspace.src / name), "remote", "get-url",
-                                                "origin"], step=STEP, check=False).stdout.strip()
+        origin = origin_url(ctx.workspace.src / name, ctx.runner.logging_to(None), STEP)
         if origin:
             found[field] = origin
     return found

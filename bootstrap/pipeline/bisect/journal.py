@@ -18,8 +18,8 @@ from bootstrap.core.errors import UsageError
 from bootstrap.core.fsutil import parse_json
 from bootstrap.core.redact import MASK, redact
 from bootstrap.core.writes import replace_json
+from bootstrap.git.commit_range import CommitRange, RangeCommit
 from bootstrap.git.refs import SHA_RE
-from bootstrap.pipeline.bisect.commits import CommitRange, RangeCommit
 from bootstrap.pipeline.bisect.search import Verdict
 
 JOURNAL_NAME = "bisect.json"

@@ -29,9 +29,7 @@ from bootstrap.core import writes
 from bootstrap.core.errors import ExternalError, UsageError, WorkspaceLocked
 from bootstrap.core.writes import replace_json
 from bootstrap.git.checkouts import URL_SETTINGS
-from bootstrap.git.moves import refuse_ignored_in_range
-from bootstrap.pipeline.bisect.checks import STEP, Check, head_of, inconsistencies, refuse_dirty, setup_state, urls
-from bootstrap.pipeline.bisect.commits import (
+from bootstrap.git.commit_range import (
     drop_refs,
     fetch_range,
     import_range,
@@ -41,6 +39,8 @@ from bootstrap.pipeline.bisect.commits import (
     resolve,
     scratch_repository,
 )
+from bootstrap.git.moves import refuse_ignored_in_range
+from bootstrap.pipeline.bisect.checks import STEP, Check, head_of, inconsistencies, refuse_dirty, setup_state, urls
 from bootstrap.pipeline.bisect.journal import (
     BisectKind,
     BisectStep,

@@ -8,15 +8,13 @@ clone), and the end installs your clone again as it stands. Your branch, HEAD, i
 remotes and refs are never touched; nothing is fetched into the clone: --good, --bad and the commits
 between them must already be there (`git fetch` them yourself).
 
-What git writes into the clone for a worktree: `.git/worktrees/triton-bisect/` (its HEAD, index and
-logs), for the length of the bisect. The end (done, failed, interrupted, or `bisect reset`) removes
-the worktree with `git worktree remove --force` and prunes, which takes that folder away again (and
-`.git/worktrees` when it was made for it): the clone's .git is as it was.
+What git writes into the clone for a worktree: `.git/worktrees/triton-bisect/`, for the length of the
+bisect (bootstrap/git/worktrees.py). The end (done, failed, interrupted, or `bisect reset`) removes
+the worktree again: the clone's .git is as it was.
 """
 
 from __future__ import annotations
 
-import shutil
 from collections.abc import Mapping
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -25,7 +23,8 @@ from bootstrap.core.errors import CheckFailed, CommandFailed, MismatchError, Usa
 from bootstrap.core.fsutil import parse_json, read_regular
 from bootstrap.core.runner import Runner
 from bootstrap.core.writes import replace_json
-from bootstrap.pipeline.bisect.commits import split_ref
+from bootstrap.git.commit_range import split_ref
+from bootstrap.git.worktrees import add_worktree, commit_of, remove_worktree
 from bootstrap.pipeline.bisect.steps import BuildFailed, Built, checkout, failed_build, llvm_built, step_context
 from bootstrap.pipeline.setup.run import run_setup
 from bootstrap.pipeline.setup.state import read_state
@@ -72,36 +71,15 @@ def worktree_path(ctx: AppContext) -> Path:
     return ctx.workspace.src / WORKTREE
 
 
-def ensure_worktree(runner: Runner, clone: Path, path: Path, commit: str) -> None:
-    """The worktree at `commit` (added when missing; a folder of that name that is not one is refused)."""
-    if (path / ".git").is_file():
-        return
-    if path.exists():
-        raise UsageError(f"{path} exists and is not the bisect's worktree; it is left alone",
-                         fix=f"move {path} away, then run the bisect again")
-    runner.run(["git", "-C", str(clone), "worktree", "add", "--detach", "--quiet", str(path), commit], step=STEP,
-               fix="`git worktree list` in your clone says what is in the way")
-
-
-def remove_worktree(runner: Runner, clone: Path, path: Path) -> None:
-    """The worktree and git's record of it gone from the clone."""
-    if (path / ".git").is_file():
-        runner.run(["git", "-C", str(clone), "worktree", "remove", "--force", str(path)], step=STEP, check=False)
-    runner.run(["git", "-C", str(clone), "worktree", "prune"], step=STEP, check=False)
-    if path.is_dir() and not any(path.iterdir()):
-        shutil.rmtree(path)
-
-
 def local_commit(runner: Runner, clone: Path, ref: str, what: str) -> str:
     """--good/--bad in the clone itself (nothing is fetched into it)."""
 
     _, ref = split_ref(ref, what)
-    said = runner.capture(["git", "-C", str(clone), "rev-parse", "--verify", "--quiet", "--end-of-options",
-                       f"{ref}^{{commit}}"], step=STEP, check=False)
-    if said.returncode != 0:
+    sha = commit_of(runner, clone, ref, STEP)
+    if sha is None:
         raise UsageError(f"{what} {ref!r} is not a commit of your clone {clone} (tritondev never fetches into it)",
                          fix=f"fetch it yourself (git -C {clone} fetch origin), then run the bisect again")
-    return said.stdout.strip()
+    return sha
 
 
 class WorktreeStepper:
@@ -113,7 +91,7 @@ class WorktreeStepper:
 
     def build(self, commit: str, runner: Runner) -> Built:
         record_clone(self.ctx, self.clone)  # before the state names the worktree
-        ensure_worktree(runner, self.clone, self.path, commit)
+        add_worktree(runner, self.clone, self.path, commit, STEP)
         checkout(runner, self.path, commit)
         sctx = step_context(self.ctx, runner, triton_src=self.path, allow_dirty=True, skip_verify=True, **self.urls)
         note = ""
@@ -138,5 +116,5 @@ def restore_clone(ctx: AppContext, runner: Runner, clone: Path, urls: Mapping[st
     try:
         run_setup(step_context(ctx, runner, triton_src=clone, allow_dirty=True, **urls), console)
     finally:
-        remove_worktree(runner, clone, worktree_path(ctx))
+        remove_worktree(runner, clone, worktree_path(ctx), STEP)
     (ctx.workspace.state / RECORD).unlink(missing_ok=True)  # the state names your clone again

@@ -225,3 +225,15 @@ def test_pipeline_sub_packages_import_in_their_order() -> None:
                 wrong.append(f"{i.where}: {i.importer} imports {i.imported}")
     assert not wrong, "pipeline/ sub-packages importing up:\n" + "\n".join(wrong)
     assert " < ".join(PIPELINE_ORDER) in ARCHITECTURE.read_text()
+
+
+def test_git_commands_are_run_only_under_git() -> None:
+    """Every git command line is built in bootstrap/git/: the rest asks git/ for what it needs, it does
+    not spell out `["git", ...]`."""
+    found = []
+    for path in sorted(p for p in PACKAGE.rglob("*.py") if (PACKAGE / "git") not in p.parents):
+        for node in ast.walk(ast.parse(path.read_text())):
+            if (isinstance(node, ast.List) and node.elts and isinstance(node.elts[0], ast.Constant)
+                    and node.elts[0].value == "git"):
+                found.append(f"{path.relative_to(REPO)}:{node.lineno}")
+    assert not found, "\n".join(found)

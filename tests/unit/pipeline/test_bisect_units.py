@@ -14,7 +14,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from bootstrap.core.errors import UsageError
-from bootstrap.pipeline.bisect.commits import CommitRange, RangeCommit, pin_at
+from bootstrap.git.commit_range import CommitRange, RangeCommit, pin_at
 from bootstrap.pipeline.bisect.journal import BisectStep, Journal, Start, read_journal, write_journal
 from bootstrap.pipeline.bisect.run import BisectOutcome
 from bootstrap.pipeline.bisect.search import Verdict, search

@@ -33,6 +33,7 @@ from bootstrap.core.runner import Runner
 from bootstrap.git.blobs import LocalRepoReader, git_dir_of
 from bootstrap.git.layout import LLVM_BUILD_INFO, LLVM_HASH, LLVM_INFO, llvm_pin
 from bootstrap.git.refs import BISECT_REF_PREFIX, PIN_REF_PREFIX, SHA_RE, is_commit_like, validate_ref
+from bootstrap.git.worktrees import commit_of
 
 STEP = "bisect-range"
 PIN_FILES = (LLVM_INFO, LLVM_HASH, LLVM_BUILD_INFO)
@@ -122,10 +123,9 @@ def scratch_repository(checkout: Path, runner: Runner) -> Iterator[_Scratch]:
 
 def _local(runner: Runner, checkout: Path, ref: str) -> str | None:
     for candidate in (f"refs/tags/{ref}", f"refs/heads/{ref}", f"refs/remotes/origin/{ref}", ref):
-        result = runner.capture(["git", "-C", str(checkout), "rev-parse", "--verify", "--quiet", "--end-of-options",
-                             f"{candidate}^{{commit}}"], step=STEP, check=False)
-        if result.returncode == 0 and SHA_RE.match(result.stdout.strip()):
-            return result.stdout.strip()
+        sha = commit_of(runner, checkout, candidate, STEP)
+        if sha is not None:
+            return sha
     return None
 
 
