@@ -26,8 +26,9 @@ from http.server import BaseHTTPRequestHandler
 from pathlib import Path
 from urllib.parse import unquote, urlsplit
 
+from tests.world.gitrepo import Git
 from tests.world.servers import LocalHttpServer
-from tests.world.world import World, _Git
+from tests.world.world import World
 
 PREFIX = "/llvm-builds/"
 
@@ -84,7 +85,7 @@ def commit_llvm_info(world: World, label: str, info: dict[str, object], branch: 
     """A commit on top of the Triton commit `label` whose cmake/llvm-info.json is `info`; in the work and
     the bare repositories of `world` (a private world: the session's is read-only)."""
     work = world.work["triton"]
-    git = _Git(work, [900 + len(branch)])
+    git = Git(work, [900 + len(branch)])
     git("checkout", "-q", "-B", branch, world.triton_commits[label])
     (work / "cmake" / "llvm-info.json").write_text(json.dumps(info, indent=2) + "\n")
     sha = git.commit(f"Pin the prebuilt LLVM package, build {info.get('build_number')}")

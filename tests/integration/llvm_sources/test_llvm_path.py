@@ -16,7 +16,8 @@ from bootstrap.pipeline.host.buildtree import read_cmake_cache
 from tests.integration.build.harness import installed_triton, tritondev
 from tests.integration.llvm_sources.conftest import fresh_env
 from tests.world.build import LLVMBuild, build_llvm, clone_at
-from tests.world.world import World, _Git
+from tests.world.gitrepo import Git
+from tests.world.world import World
 
 pytestmark = pytest.mark.timeout(900)
 
@@ -43,7 +44,7 @@ def moved_llvm(world: World, tmp_path_factory: pytest.TempPathFactory, shared_cc
     root = tmp_path_factory.mktemp("moved-llvm")
     source = clone_at(world.url("llvm-project"), root / "llvm-project", world.llvm_commit)
     (source / "README.md").write_text("A commit after the pin that changes no API.\n")
-    git = _Git(source, [500])
+    git = Git(source, [500])
     git("checkout", "-q", "-b", "after-the-pin")
     git.commit("[Docs] A commit after the pin")
     return build_llvm(source, source / "build", env={**fresh_env(root, shared_ccache), "CCACHE_BASEDIR": str(root)})

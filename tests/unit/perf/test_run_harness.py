@@ -18,17 +18,17 @@ from types import ModuleType
 import pytest
 
 from tests.perf import run
-from tests.world import downloads, world
+from tests.world import downloads, gitrepo, triton_repo
 
-BUILD_HELPERS = Path(world.TEMPLATES) / "triton/common/python/build_helpers.py"
+BUILD_HELPERS = Path(gitrepo.TEMPLATES) / "triton/common/python/build_helpers.py"
 JSON_ZIP = f"https://{downloads.JSON_RELEASES}/{downloads.JSON_VERSION}/include.zip"
 
 
 def mini_triton_build_helpers() -> ModuleType:
     """The mini Triton's python/build_helpers.py of the newest era, rendered as build_world writes it."""
-    state = world._TritonState("root-json", "3.8.0", "0" * 40)
-    text = world._select_lines(BUILD_HELPERS.read_text(), world.era_flags(state))
-    for key, value in {**world._era_substitutions(state), "LLVM_PIN_FILE": "cmake/llvm-info.json",
+    state = triton_repo.TritonState("root-json", "3.8.0", "0" * 40)
+    text = gitrepo.select_lines(BUILD_HELPERS.read_text(), triton_repo.era_flags(state))
+    for key, value in {**triton_repo.era_substitutions(state), "LLVM_PIN_FILE": "cmake/llvm-info.json",
                        "BUILD_ROOT": "build"}.items():
         text = text.replace(f"%%{key}%%", value)
     spec = importlib.util.spec_from_loader("mini_build_helpers", loader=None)
