@@ -122,7 +122,6 @@ class _Driver:
         self.targets: dict[str, dict[str, Any]] = {}
         self.jobs: dict[str, Future[CubinReading]] = {}
         self.nvdisasms: list[str] = []
-        self.cuobjdumps: list[str] = []
         self.output: list[str] = []
         self.since_event: list[str] = []  # what the compiler printed for the target being compiled
 
@@ -144,7 +143,6 @@ class _Driver:
             self.hello = event
             bundled = event.get("nvidia_bin")
             self.nvdisasms = kernel_usage.nvidia_tools("nvdisasm", bundled, which=self.ctx.runner.which)
-            self.cuobjdumps = kernel_usage.nvidia_tools("cuobjdump", bundled, which=self.ctx.runner.which)
         elif kind == "loaded":
             self.loaded = event
         elif kind == "kernel":
@@ -162,7 +160,7 @@ class _Driver:
             cubin = event.get("files", {}).get("cubin") if event.get("ok") else None
             if cubin:
                 self.jobs[label] = self.pool.submit(read_cubin, self.ctx.runner, Path(cubin), str(event.get("name")),
-                                                    self.nvdisasms, self.cuobjdumps)
+                                                    self.nvdisasms)
 
     def result_for(self, target: Target) -> TargetResult:
         event = self.targets.get(target.label)

@@ -1,4 +1,8 @@
-"""Registers, stack and spills of a CUDA kernel, read from its cubin's .nv.info section (no tool run)."""
+"""Registers, stack frame and static shared memory of a CUDA kernel, read from its cubin (no tool run).
+
+The same figures `cuobjdump -res-usage` prints as REG, STACK and SHARED: compared kernel by kernel on an
+H200 (Triton 3.6's cubins and nvcc's, CUDA 13 cuobjdump), see docs/verify-and-compile.md.
+"""
 
 from __future__ import annotations
 
@@ -15,11 +19,13 @@ _EIFMT_SVAL = 0x04
 
 
 def cubin_resource_usage(data: bytes, kernel: str) -> dict[str, int]:
-    """Registers and per-thread stack frame of `kernel` in a CUDA cubin (an ELF64 file).
+    """{"registers", "stack", "shared"} of `kernel` in a CUDA cubin (an ELF64 file); the keys found.
 
-    ptxas records them as EIATTR_REGCOUNT / EIATTR_FRAME_SIZE attributes (symbol index, value) in
-    the .nv.info section; the symbol index names the kernel in .symtab. ValueError when `data` is
-    not such a file (a cache file is outside input: truncated, or another format).
+    ptxas records registers and the per-thread stack frame as EIATTR_REGCOUNT / EIATTR_FRAME_SIZE
+    attributes (symbol index, value) in the .nv.info sections; the symbol index names the kernel in
+    .symtab. Static shared memory is the size of the kernel's `.nv.shared.<kernel>` section (0 without
+    one). ValueError when `data` is not such a file (a cache file is outside input: truncated, or
+    another format).
     """
     if data[:4] != b"\x7fELF" or data[4:5] != b"\x02":
         raise ValueError("not an ELF64 file")
@@ -47,7 +53,10 @@ def _nv_info_usage(data: bytes, kernel: str) -> dict[str, int]:
                 symbols[index] = data[strtab + st_name : data.index(b"\0", strtab + st_name)].decode(errors="replace")
     usage: dict[str, int] = {}
     for sec in sections:
-        if not section_name(sec[0]).startswith(".nv.info"):
+        name = section_name(sec[0])
+        if name == f".nv.shared.{kernel}":
+            usage["shared"] = sec[5]
+        if not name.startswith(".nv.info"):
             continue
         pos, end = sec[4], sec[4] + sec[5]
         while pos + 4 <= end:
@@ -61,4 +70,7 @@ def _nv_info_usage(data: bytes, kernel: str) -> dict[str, int]:
                 if symbols.get(symbol) == kernel:
                     usage["registers" if attr == _EIATTR_REGCOUNT else "stack"] = value
             pos += 4 + size
+    if "registers" in usage:  # a kernel of this cubin: no frame attribute or shared section means none
+        usage.setdefault("stack", 0)
+        usage.setdefault("shared", 0)
     return usage

@@ -1,6 +1,7 @@
-"""SASS and resource usage of a cubin, from the first nvdisasm / cuobjdump that can read it.
+"""SASS of a cubin, from the first nvdisasm that can read it, and the kernel's resource usage (read
+from the cubin itself: kernels/cubin.py).
 
-Triton's bundled tools come first (they match its ptxas); when one cannot decode the cubin's
+Triton's bundled nvdisasm comes first (they match its ptxas); when one cannot decode the cubin's
 architecture (a bundled 12.8 nvdisasm and sm_121a), the CUDA toolkit's ($CUDA_HOME, /usr/local/cuda,
 PATH: kernels.usage.nvidia_tools) gets its turn, and the report names the one that wrote the SASS.
 """
@@ -10,15 +11,18 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from bootstrap.core.fsutil import read_regular
 from bootstrap.core.runner import Result, Runner
 from bootstrap.core.writes import replace_text
-from bootstrap.kernels import usage as kernel_usage
+from bootstrap.kernels.cubin import cubin_resource_usage
+
+_MAX_CUBIN_BYTES = 256 << 20  # larger than any kernel
 
 
 @dataclass
 class CubinReading:
     files: dict[str, str] = field(default_factory=dict)  # "sass" -> path, when written
-    usage: dict[str, int] | None = None  # cuobjdump -res-usage of the kernel
+    usage: dict[str, int] | None = None  # kernels/cubin.py's reading: registers, stack, shared
     warnings: list[str] = field(default_factory=list)
     notes: list[str] = field(default_factory=list)
     sass_by: str | None = None
@@ -38,7 +42,7 @@ def _disassemble(runner: Runner, nvdisasm: str, cubin: Path) -> Result:
     return result
 
 
-def read_cubin(runner: Runner, cubin: Path, kernel: str, nvdisasms: list[str], cuobjdumps: list[str]) -> CubinReading:
+def read_cubin(runner: Runner, cubin: Path, kernel: str, nvdisasms: list[str]) -> CubinReading:
     """SASS next to the cubin (KERNEL.sass) and the kernel's register/stack use; what failed, as warnings."""
     reading = CubinReading()
     refused: list[str] = []
@@ -58,16 +62,12 @@ def read_cubin(runner: Runner, cubin: Path, kernel: str, nvdisasms: list[str], c
         reading.warnings += refused
     else:
         reading.notes += [f"{line}; SASS by {reading.sass_by}" for line in refused]
-    tried = []
-    for cuobjdump in cuobjdumps:
-        result = runner.capture([cuobjdump, "-res-usage", cubin], step="cuobjdump", check=False)
-        table = kernel_usage.parse_res_usage(result.stdout) if result.ok else {}
-        reading.usage = table.get(kernel) or (next(iter(table.values())) if len(table) == 1 else None)
-        if reading.usage is not None:
-            break
-        tried.append(cuobjdump)
-    if not cuobjdumps:
-        reading.warnings.append("no cuobjdump found: registers and spills unknown")
-    elif reading.usage is None:
-        reading.warnings.append(f"{', '.join(tried)} reported no resource usage for {kernel}")
+    try:
+        found = cubin_resource_usage(read_regular(cubin, limit=_MAX_CUBIN_BYTES), kernel)
+    except (OSError, ValueError) as exc:
+        reading.warnings.append(f"registers and spills not read from {cubin.name}: {exc}")
+        return reading
+    reading.usage = found if "registers" in found else None
+    if reading.usage is None:
+        reading.warnings.append(f"{cubin.name} records no registers for {kernel}")
     return reading

@@ -1,10 +1,10 @@
 """Resource summaries of compiled kernels, from text the tools print. Pure parsers, unit-tested.
 
-NVIDIA: registers and local memory come from the cubin (`cuobjdump -res-usage`), the dynamic shared
-memory and the launch shape from Triton's metadata. Triton's own `n_spills` is the driver's
-local-memory size (the stack frame) divided by 4 (`driver.c`), and so is `spills` here.
+NVIDIA: registers, the stack frame and static shared memory come from the cubin (kernels/cubin.py),
+the dynamic shared memory and the launch shape from Triton's metadata. Triton's own `n_spills` is the
+driver's local-memory size (the stack frame) divided by 4 (`driver.c`), and so is `spills` here.
 AMD: the compiler's "Kernel info" comment block and the amdhsa metadata in the .amdgcn text.
-Which nvdisasm and cuobjdump to run is chosen here too (nvidia_tool), the way Triton chooses its tools.
+Which nvdisasm to run is chosen here too (nvidia_tool), the way Triton chooses its tools.
 """
 
 from __future__ import annotations
@@ -13,27 +13,6 @@ import os
 import re
 from collections.abc import Callable, Mapping
 from typing import Any
-
-_FUNCTION = re.compile(r"^\s*Function\s+(\S+?):\s*$")
-_PAIR = re.compile(r"([A-Z_]+(?:\[\d+\])?):(\d+)")
-
-
-def parse_res_usage(text: str) -> dict[str, dict[str, int]]:
-    """`cuobjdump -res-usage` -> {function: {"REG": 30, "STACK": 0, "SHARED": 0, "LOCAL": 0, ...}}."""
-    result: dict[str, dict[str, int]] = {}
-    current: str | None = None
-    for line in text.splitlines():
-        match = _FUNCTION.match(line)
-        if match:
-            current = match.group(1)
-            result[current] = {}
-            continue
-        if current is not None:
-            pairs = _PAIR.findall(line)
-            if pairs:
-                result[current].update({k: int(v) for k, v in pairs})
-    return result
-
 
 _INFO_LINE = re.compile(r"^;\s*([A-Za-z][A-Za-z ]*?)\s*[:=]\s*(\d+)")
 _YAML_LINE = re.compile(r"^\s*-?\s*\.([a-z_]+):\s+(\S+)\s*$")
@@ -124,18 +103,18 @@ def _int(metadata: Mapping[str, Any], key: str) -> int | None:
 def cuda_summary(metadata: Mapping[str, Any], usage: Mapping[str, int] | None, warp_size: int) -> dict[str, int | None]:
     """Registers/thread, spills (Triton's n_spills), shared memory, threads per CTA.
 
-    Triton's n_spills is the driver's CU_FUNC_ATTRIBUTE_LOCAL_SIZE_BYTES / 4: the per-thread stack
-    frame ptxas reserved, where spilled registers go (cuobjdump's STACK; its LOCAL stays 0 even for a
-    kernel that spills kilobytes). `tritondev cache ls` reads the same frame from the cubin.
+    `usage`: kernels/cubin.py's reading of the cubin. Triton's n_spills is the driver's
+    CU_FUNC_ATTRIBUTE_LOCAL_SIZE_BYTES / 4: the per-thread stack frame ptxas reserved, where spilled
+    registers go (cuobjdump's STACK; its LOCAL stays 0 even for a kernel that spills kilobytes).
+    `tritondev cache ls` reads the same frame from the same reader.
     """
+    usage = usage or {}
     num_warps = _int(metadata, "num_warps")
     shared = _int(metadata, "shared")
-    static_shared = usage.get("SHARED") if usage else None
-    frame = usage.get("STACK") if usage else None
-    if frame is not None and usage:
-        frame += usage.get("LOCAL", 0)
+    static_shared = usage.get("shared")
+    frame = usage.get("stack")
     return {
-        "registers": usage.get("REG") if usage else None,
+        "registers": usage.get("registers"),
         "spills": frame // 4 if frame is not None else None,
         "local_bytes": frame,  # per thread: the stack frame (spills land here)
         "shared_bytes": shared,  # what Triton asks for at launch (dynamic shared memory)
@@ -183,8 +162,8 @@ def nvidia_tools(
     environ: dict[str, str] | None = None,
     which: Callable[[str], str | None] | None = None,
 ) -> list[str]:
-    """Every nvdisasm/cuobjdump worth trying, in order: Triton's knob variable and its bundled copy
-    (the way Triton itself chooses, knobs.py env_nvidia_tool), then the CUDA toolkit's ($CUDA_HOME,
+    """Every copy of an NVIDIA tool (nvdisasm, ptxas) worth trying, in order: Triton's knob variable and
+    its bundled copy (the way Triton itself chooses, knobs.py env_nvidia_tool), then the CUDA toolkit's ($CUDA_HOME,
     /usr/local/cuda, PATH). A later one is the answer when an earlier one cannot read a cubin, as a
     bundled 12.8 nvdisasm cannot decode sm_121a that the toolkit's 13.x can."""
     env = dict(os.environ) if environ is None else environ

@@ -1,7 +1,7 @@
 """Registers, stack and spills of a cached kernel, read from its compiled files (no tool needed).
 
-CUDA: the cubin's .nv.info attributes (what cuobjdump --dump-resource-usage shows). AMD: the
-kernel info and code object metadata of the .amdgcn text, read as `tritondev compile` reads them.
+CUDA: the cubin, as `tritondev compile` reads it (kernels/cubin.py: what cuobjdump -res-usage shows).
+AMD: the kernel info and code object metadata of the .amdgcn text, read as `tritondev compile` reads them.
 Triton 3.x writes neither into its metadata.
 """
 

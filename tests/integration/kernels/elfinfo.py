@@ -1,7 +1,8 @@
 """An independent reader of a cubin's per-kernel attributes (the ELF `.nv.info` section), for tests.
 
-tritondev takes registers from `cuobjdump -res-usage`; the tests check them against what the cubin
-itself records, read here straight from the ELF file with the standard library.
+tritondev reads registers from the cubin with its own reader (bootstrap/kernels/cubin.py). This one is
+written apart from it, so that one mistake in both cannot pass: the tests check tritondev against what
+the cubin itself records, read here straight from the ELF file with the standard library.
 """
 
 from __future__ import annotations
