@@ -87,13 +87,13 @@ def render(report: SetupReport) -> None:
     jobs, tools = report.jobs, report.toolchain
     linker = "lld" if tools is not None and tools.linker == "lld" else "the default linker"
     ccache = "ccache" if tools is not None and tools.ccache else "no ccache"
-    if report.distcc.get("used"):
-        ccache += f" with distcc on {report.distcc['used']}"
+    if report.distcc is not None and report.distcc.proven and report.distcc.hosts.value:
+        ccache += f" with distcc on {report.distcc.hosts.value}"
     llvm_build = report.llvm_build or "known once the pins resolve"
     compiler = tools.compiler if tools is not None else None
     plan = (
-        f"# build: {compiler} with {linker}, {ccache}; {jobs.get('compile')} compile and"
-        f" {jobs.get('link')} link jobs ({jobs.get('reason')}); LLVM build {llvm_build}"
+        f"# build: {compiler} with {linker}, {ccache}; {jobs.compile if jobs else None} compile and"
+        f" {jobs.link if jobs else None} link jobs ({jobs.reason if jobs else None}); LLVM build {llvm_build}"
     )
     llvm = describe_llvm(report.llvm)
     if report.dry_run:

@@ -37,9 +37,9 @@ def prove_before_building(run: StepRun) -> None:
     proven = prove(run.runner, setup, compilers_of(tc.cc.path, tc.cxx.path), console)
     run.facts = dataclasses.replace(run.facts, distcc=proven)
     run.plan = plan_setup(run.facts)
-    run.report.distcc = proven.to_json()
-    run.report.jobs = {**run.report.jobs, **run.plan.jobs.to_json()}
-    run.report.presets = run.plan.presets.to_json()
+    run.report.distcc = proven
+    run.report.jobs = run.plan.jobs
+    run.report.presets = run.plan.presets
     run.report.notices += [left_out_notice(v) for v in proven.left_out()]
 
 

@@ -166,7 +166,7 @@ class Execution(StepRun):
     def finish(self) -> None:
         facts, plan = self.facts, self.plan
         reports = [self.checkouts.get(c.name, c.report) for c in (facts.triton, facts.llvm) if c is not None]
-        self.report.checkouts = [r.to_json() for r in reports]
+        self.report.checkouts = reports
         target = facts.target.python
         if self.dry_run or target is None:
             return
@@ -334,8 +334,8 @@ HANDLERS: dict[str, Callable[[Execution, PlannedStep], str | None]] = {
 def start_report(ctx: AppContext, facts: SetupFacts, plan: SetupPlan) -> SetupReport:
     return SetupReport(
         workspace=ctx.workspace.root, dry_run=ctx.dry_run, pins=facts.pins.to_json(),
-        toolchain=facts.toolchain, jobs={**plan.jobs.to_json(), **facts.resources.to_json()},
-        presets=plan.presets.to_json(), llvm_build=str(plan.llvm.build), llvm_reused_from=plan.llvm.reused_from,
+        toolchain=facts.toolchain, jobs=plan.jobs, resources=facts.resources, presets=plan.presets,
+        llvm_build=str(plan.llvm.build), llvm_reused_from=plan.llvm.reused_from,
         target_python=str(plan.python), notices=list(plan.notices),
         llvm={**facts.llvm_source.to_json(), "build": str(plan.llvm.build)},
     )

@@ -7,9 +7,12 @@ from pathlib import Path
 
 from bootstrap.core.errors import TritondevError
 from bootstrap.core.runner import PlannedCommand
+from bootstrap.git.checkouts import CheckoutReport
 from bootstrap.pipeline.ccache.stats import CcacheDelta
-from bootstrap.pipeline.distcc.client import DistccCounts
+from bootstrap.pipeline.distcc.client import DistccCounts, DistccSetup
+from bootstrap.pipeline.host.jobs import Jobs, Resources
 from bootstrap.pipeline.host.toolchain import Toolchain
+from bootstrap.pipeline.recipe.presets import Presets
 from bootstrap.pipeline.setup.records import StepOutcome, StepStatus
 
 
@@ -19,19 +22,20 @@ class SetupReport:
     dry_run: bool
     pins: dict[str, object] = field(default_factory=dict)
     toolchain: Toolchain | None = None
-    jobs: dict[str, object] = field(default_factory=dict)
-    presets: dict[str, object] = field(default_factory=dict)
+    jobs: Jobs | None = None
+    resources: Resources | None = None  # what the jobs were sized from
+    presets: Presets | None = None
     llvm_build: str = ""
     llvm_reused_from: str | None = None
     llvm: dict[str, object] = field(default_factory=dict)  # where LLVM comes from (--llvm), what it cost
     target_python: str = ""
-    checkouts: list[dict[str, object]] = field(default_factory=list)
+    checkouts: list[CheckoutReport] = field(default_factory=list)
     steps: list[StepOutcome] = field(default_factory=list)
     # What the run executed (or, under --dry-run, would execute), probes left out.
     commands: list[PlannedCommand] = field(default_factory=list)
     ccache: dict[str, CcacheDelta] = field(default_factory=dict)
     # --distcc: the hosts given, used and left out (and why); what distcc did in each build.
-    distcc: dict[str, object] = field(default_factory=dict)
+    distcc: DistccSetup | None = None
     distcc_builds: dict[str, DistccCounts] = field(default_factory=dict)
     verify: dict[str, object] | None = None
     notices: list[str] = field(default_factory=list)
@@ -52,19 +56,20 @@ class SetupReport:
             "pins": self.pins,
             "target_python": self.target_python,
             "toolchain": self.toolchain.to_json() if self.toolchain is not None else {},
-            "jobs": self.jobs,
+            "jobs": {**(self.jobs.to_json() if self.jobs is not None else {}),
+                     **(self.resources.to_json() if self.resources is not None else {})},
             "llvm_build": self.llvm_build,
             "llvm_reused_from": self.llvm_reused_from,
             "llvm": self.llvm,
-            "checkouts": self.checkouts,
+            "checkouts": [c.to_json() for c in self.checkouts],
             "steps": [o.to_json() for o in self.steps],
             "commands": [c.to_json() for c in self.commands],
             "ccache": {k: v.to_json() for k, v in self.ccache.items()},
-            "distcc": {**self.distcc, "builds": {k: v.to_json() for k, v in self.distcc_builds.items()}}
-            if self.distcc else None,
+            "distcc": {**self.distcc.to_json(), "builds": {k: v.to_json() for k, v in self.distcc_builds.items()}}
+            if self.distcc is not None else None,
             "verify": self.verify,
             "notices": self.notices,
             "unresolved": self.unresolved,
             "error": self.failure.to_json() if self.failure is not None else None,
-            "presets": self.presets,
+            "presets": self.presets.to_json() if self.presets is not None else {},
         }

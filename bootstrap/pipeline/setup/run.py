@@ -127,7 +127,7 @@ def unresolved_plan(ctx: AppContext, failure: TritondevError) -> SetupReport:
     why = failure.message + (f" (fix: {failure.fix})" if failure.fix else "")
     return SetupReport(
         workspace=ctx.workspace.root, dry_run=True, pins={**given, "unresolved": why},
-        toolchain=toolchain, jobs={**jobs.to_json(), **resources.to_json()},
+        toolchain=toolchain, jobs=jobs, resources=resources,
         target_python=str(ctx.target_choice()[0]),
         unresolved={"pins": why, "steps": "checkouts, LLVM and Triton builds, purge and verify: "
                     "planned once the pins resolve"},

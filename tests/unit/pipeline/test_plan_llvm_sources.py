@@ -173,7 +173,7 @@ def test_dry_run_shows_no_download_and_only_the_plans_commands(kind: str) -> Non
     assert report.llvm["kind"] == kind and report.llvm["build"] == str(plan.llvm.build)
     if kind == "prebuilt":
         assert report.llvm["package"] == PACKAGE.to_json() and "download" not in report.llvm
-    assert [c["path"] for c in report.checkouts] == [str(WS / "src" / "triton")]  # no LLVM checkout
+    assert [c.to_json()["path"] for c in report.checkouts] == [str(WS / "src" / "triton")]  # no LLVM checkout
 
 
 def test_a_source_build_says_what_it_costs_before_it_starts() -> None:
