@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import json
 import socket
+import subprocess
 from pathlib import Path
 
 import pytest
@@ -95,39 +96,19 @@ def test_cli_errors(world: World, cli: Cli, tmp_path: Path, args: list[str], cod
 
 def test_cli_offline_and_404(world: World, cli: Cli, raw_http_server: RawServer, tmp_path: Path) -> None:
     port = _closed_port()
-    offline = cli(
-        "pins",
-        "--torch-ref",
-        "v2.5.0",
-        "--pytorch-url",
-        f"git://127.0.0.1:{port}/pytorch.git",
-        "--workspace",
-        str(tmp_path / "ws"),
-    )
+
+    def pins(ref: str, pytorch_url: str, *extra: str) -> subprocess.CompletedProcess[str]:
+        return cli("pins", "--torch-ref", ref, "--pytorch-url", pytorch_url, *extra, "--workspace",
+                   str(tmp_path / "ws"))
+
+    offline = pins("v2.5.0", f"git://127.0.0.1:{port}/pytorch.git")
     assert offline.returncode == ExitCode.EXTERNAL_FAILED, offline.stderr
     assert "cannot fetch v2.5.0" in offline.stderr and "fix:" in offline.stderr
-    raw_offline = cli(
-        "pins",
-        "--torch-ref",
-        "v2.5.0",
-        "--pytorch-url",
-        f"raw+http://127.0.0.1:{port}/pytorch/pytorch",
-        "--workspace",
-        str(tmp_path / "ws"),
-    )
+    raw_offline = pins("v2.5.0", f"raw+http://127.0.0.1:{port}/pytorch/pytorch")
     assert raw_offline.returncode == ExitCode.EXTERNAL_FAILED, raw_offline.stderr
     assert "cannot download" in raw_offline.stderr and "offline" in raw_offline.stderr
-    missing = cli(
-        "pins",
-        "--torch-ref",
-        "v0.0.1",
-        "--pytorch-url",
-        f"raw+{raw_http_server.base_url}/pytorch/pytorch",
-        "--triton-url",
-        str(world.bare["triton"]),
-        "--workspace",
-        str(tmp_path / "ws"),
-    )
+    missing = pins("v0.0.1", f"raw+{raw_http_server.base_url}/pytorch/pytorch", "--triton-url",
+                   str(world.bare["triton"]))
     assert missing.returncode == ExitCode.MISMATCH, missing.stderr
     assert "no Triton pin" in missing.stderr
 
