@@ -112,9 +112,9 @@ def render(report: SetupReport) -> None:
         out.print(f"{label}: {stats.describe()}")
     for label, counts in report.distcc_builds.items():
         out.print(f"{label}: {counts.describe()}", markup=False)
-    if report.verify:
-        prov = report.verify.get("provenance")
-        if isinstance(prov, dict):
+    if report.verify is not None:
+        prov = report.verify.provenance
+        if prov:
             out.print(
                 f"verified: triton {prov.get('version')} imports from {prov.get('file')},"
                 f" built against LLVM {str(prov.get('llvm_revision'))[:12]} ({prov.get('llvm_syspath')})"

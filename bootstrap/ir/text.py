@@ -22,7 +22,10 @@ _LLVM_DBG = re.compile(r",\s*!dbg\s+!\d+")
 _LLVM_DEBUG_METADATA = re.compile(r"^!\d+\s*=\s*(?:distinct\s+)?!DI")
 _ASM_LOCATION = re.compile(r"^\s*\.(?:loc|file)\b")
 _IDENTIFIER = frozenset("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_.$#%@")
-_STRING_OR_VALUE = re.compile(r'"(?:[^"\\]|\\.)*"|%(?:\d+|[A-Za-z_$.\-][\w$.\-]*)')
+# A value is `%` and every identifier character after it: MLIR's and LLVM's lexers end `%12` at a digit's
+# end, but no printed IR has a letter right after one, and taking the whole run keeps the renaming
+# idempotent on any text (`%0A` would become `%v0A`, a new name).
+_STRING_OR_VALUE = re.compile(r'"(?:[^"\\]|\\.)*"|%[\w$.\-]+')
 
 
 def strip_locations(text: str, kind: str = "mlir") -> str:

@@ -8,12 +8,30 @@ from pathlib import Path
 from bootstrap.core.errors import TritondevError
 from bootstrap.core.runner import PlannedCommand
 from bootstrap.git.checkouts import CheckoutReport
+from bootstrap.kernels.verify import Check
 from bootstrap.pipeline.ccache.stats import CcacheDelta
 from bootstrap.pipeline.distcc.client import DistccCounts, DistccSetup
 from bootstrap.pipeline.host.jobs import Jobs, Resources
 from bootstrap.pipeline.host.toolchain import Toolchain
 from bootstrap.pipeline.recipe.presets import Presets
 from bootstrap.pipeline.setup.records import StepOutcome, StepStatus
+
+
+@dataclass
+class Verification:
+    """What setup's verify step found: provenance, then the runtime's tools, then the kernel check."""
+
+    provenance: dict[str, object]  # provenance.verify_provenance's findings
+    tools: Check | None = None  # NVIDIA: the installed Triton finds ptxas by itself
+    kernels: dict[str, object] | None = None  # the verify command's kernel check (or why it was skipped)
+
+    def to_json(self) -> dict[str, object]:
+        found: dict[str, object] = {"provenance": self.provenance}
+        if self.tools is not None:
+            found["tools"] = self.tools.to_json()
+        if self.kernels is not None:
+            found["kernels"] = self.kernels
+        return found
 
 
 @dataclass
@@ -37,7 +55,7 @@ class SetupReport:
     # --distcc: the hosts given, used and left out (and why); what distcc did in each build.
     distcc: DistccSetup | None = None
     distcc_builds: dict[str, DistccCounts] = field(default_factory=dict)
-    verify: dict[str, object] | None = None
+    verify: Verification | None = None
     notices: list[str] = field(default_factory=list)
     # What a --dry-run could not resolve (offline: the pins, and the steps that follow them), and why.
     unresolved: dict[str, str] = field(default_factory=dict)
@@ -67,7 +85,7 @@ class SetupReport:
             "ccache": {k: v.to_json() for k, v in self.ccache.items()},
             "distcc": {**self.distcc.to_json(), "builds": {k: v.to_json() for k, v in self.distcc_builds.items()}}
             if self.distcc is not None else None,
-            "verify": self.verify,
+            "verify": self.verify.to_json() if self.verify is not None else None,
             "notices": self.notices,
             "unresolved": self.unresolved,
             "error": self.failure.to_json() if self.failure is not None else None,

@@ -11,6 +11,7 @@ from bootstrap.kernels.verify import runtime_tools
 from bootstrap.pipeline.host.buildtree import triton_cmake_dirs
 from bootstrap.pipeline.host.sanitizer import preload_env
 from bootstrap.pipeline.setup.provenance import Expected, verify_provenance
+from bootstrap.pipeline.setup.report import Verification
 
 if TYPE_CHECKING:
     from bootstrap.core.context import AppContext
@@ -26,7 +27,7 @@ def run_verify(run: StepRun, step: PlannedStep) -> str | None:
     expected = Expected(facts.triton.path, facts.setup_dir, plan.llvm.build,
                         facts.llvm_source.expected_revision(facts.pins.llvm_commit), facts.pins.layout.version)
     findings = verify_provenance(run.runner, plan.python, expected, run.ctx.workspace.state)
-    run.report.verify = {"provenance": findings}
+    run.report.verify = verification = Verification(findings)
     if not findings["ok"]:
         problems = "; ".join(str(p) for p in findings["problems"])  # type: ignore[attr-defined]
         raise CheckFailed(f"the installed triton is not the one just built: {problems}",
@@ -37,7 +38,7 @@ def run_verify(run: StepRun, step: PlannedStep) -> str | None:
     if asan and not run.ctx.settings.skip_verify:
         kernel = {"ok": True, "skipped": "GPU programs do not run under ASAN (--sanitize address)"}
     if kernel is not None:
-        run.report.verify["kernels"] = kernel
+        verification.kernels = kernel
         if kernel.get("skipped"):
             run.report.notices.append(f"kernel check skipped: {kernel['skipped']}")
         if not kernel.get("ok"):
@@ -56,7 +57,8 @@ def _runtime_tools(run: StepRun) -> Check | None:
         dirs = triton_cmake_dirs(run.facts.setup_dir)
         preload = preload_env(run.runner, dirs[0]) if dirs else {}
     check = runtime_tools(run.ctx, run.plan.python, preload)
-    run.report.verify = {**(run.report.verify or {}), "tools": check.to_json()}
+    if run.report.verify is not None:
+        run.report.verify.tools = check  # in the report even when it fails
     if not check.ok:
         raise CheckFailed(check.summary, fix="see docs/setup-and-build.md (Offline builds); `tritondev verify` shows"
                           " what Triton finds")

@@ -49,3 +49,9 @@ def test_the_users_kernel_filter_is_kept() -> None:
     assert dump_variables("nvidia", environ={"MLIR_ENABLE_DUMP": "TRUE"})["MLIR_ENABLE_DUMP"] == "1"
     assert dump_variables("amd", "mul_kernel", environ={"MLIR_ENABLE_DUMP": "add_kernel"})["MLIR_ENABLE_DUMP"] == (
         "mul_kernel")
+
+
+def test_a_number_run_into_letters_is_one_value() -> None:
+    # Found by the property above: `%0A` renamed as `%0` then `A` gave `%v0A`, a new name on a second pass.
+    assert rename_values("%0A %0 %0A") == "%v0 %v1 %v0"
+    assert rename_values("%0#1 = %x, %0#2") == "%v0#1 = %v1, %v0#2"  # a result number is not part of the name
