@@ -11,11 +11,16 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Protocol, TypedDict
 
 import pytest
+from hypothesis import settings
 
 if TYPE_CHECKING:
     from typing import Unpack  # Python 3.11; only mypy reads it here (tests run on 3.10 too)
 
 REPO = Path(__file__).resolve().parents[1]
+
+# `pytest --hypothesis-profile=soak`: every property test with 50 times the examples, to look for the
+# rare input the default 100 leave to chance.
+settings.register_profile("soak", max_examples=5000, deadline=None)
 
 pytest_plugins = ["tests.world.fixtures"]
 
