@@ -21,7 +21,6 @@ import socket
 import subprocess
 import tempfile
 import time
-import urllib.request
 from pathlib import Path
 
 
@@ -95,9 +94,17 @@ class DistccDaemon:
         raise RuntimeError("distccd did not answer within 20 s")
 
     def stats(self) -> dict[str, str]:
-        """distccd's own statistics (its --stats HTTP server): name -> value."""
-        with urllib.request.urlopen(f"http://127.0.0.1:{self.stats_port}/", timeout=5) as response:
-            text = response.read().decode("utf-8", "replace")
+        """distccd's own statistics (its --stats HTTP server): name -> value.
+
+        The request is not sent: distccd answers every connection at once. It reads the request only
+        once, without waiting (stats.c, dcc_service_stats_request), so a request that arrives after
+        that read is left unread when it closes, and the kernel resets the connection, losing the
+        page (seen as ConnectionResetError about once in a few hundred reads)."""
+        chunks: list[bytes] = []
+        with socket.create_connection(("127.0.0.1", self.stats_port), timeout=5) as connection:
+            while chunk := connection.recv(65536):
+                chunks.append(chunk)
+        text = b"".join(chunks).decode("utf-8", "replace")
         values: dict[str, str] = {}
         for line in text.splitlines():
             name, _, value = line.partition(" ")
