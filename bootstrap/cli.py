@@ -154,7 +154,7 @@ def _outcome(argv: list[str] | None, ctrl_c: CtrlC) -> int:
     options.new_run()
     ctrl_c.raising = True
     if ctrl_c.seen:  # Ctrl-C while the program started: the command does not start
-        return _interrupted()
+        return _interrupted(json_asked=_JSON_ASKED[0])
     try:
         app = build_app()
         from bootstrap.core import fixlines
@@ -240,12 +240,14 @@ def _usage_error(exc: Exception, json: bool) -> int:
     return code
 
 
-def _interrupted() -> int:
+def _interrupted(json_asked: bool = False) -> int:
+    """Say "interrupted" and how to go on (also as the JSON document of a command run with --json, or,
+    before any command parsed its options, of a command line that asked for it)."""
     from bootstrap.core import ui
     from bootstrap.core.context import CURRENT
 
     fix = "run the same command again: it resumes where it stopped"
-    if (CURRENT.json or _JSON_ASKED[0]) and not ui.json_emitted():
+    if (CURRENT.json or json_asked) and not ui.json_emitted():
         ui.emit_json({"error": "Interrupted", "message": "interrupted", "fix": fix,
                       "exit_code": int(ExitCode.INTERRUPTED)})
     print(f"\ninterrupted\nfix: {fix}", file=sys.stderr)
