@@ -140,7 +140,8 @@ def main(argv: list[str] | None = None, ctrl_c: CtrlC | None = None) -> None:
 
 
 def _outcome(argv: list[str] | None, ctrl_c: CtrlC) -> int:
-    """Run the app; every outcome (success, error, interruption, crash) as its exit code."""
+    """Run the app; every outcome (success, error, interruption, crash) as its exit code. A Ctrl-C
+    raises only while the command runs: once it ended, its outcome is reported as it is."""
     code: int
     arguments = list(sys.argv[1:] if argv is None else argv)
     _JSON_ASKED[0] = _json_requested(arguments)
@@ -154,6 +155,7 @@ def _outcome(argv: list[str] | None, ctrl_c: CtrlC) -> int:
     options.new_run()
     ctrl_c.raising = True
     if ctrl_c.seen:  # Ctrl-C while the program started: the command does not start
+        ctrl_c.raising = False
         return _interrupted(json_asked=_JSON_ASKED[0])
     try:
         app = build_app()
@@ -161,29 +163,40 @@ def _outcome(argv: list[str] | None, ctrl_c: CtrlC) -> int:
 
         fixlines.new_run(options.accepted_options(app))
         result = app(args=argv, standalone_mode=False, prog_name="tritondev")
+        ctrl_c.raising = False  # decided: reporting it is not interrupted by a Ctrl-C
         code = result if isinstance(result, int) else 0
         if ctrl_c.seen and code == ExitCode.INTERRUPTED:
             code = _interrupted()
-    except TritondevError as exc:
+    except BaseException as exc:  # every outcome is mapped (or re-raised) in _exit_code_of
+        ctrl_c.raising = False
+        code = _exit_code_of(exc, ctrl_c)
+    return code
+
+
+def _exit_code_of(exc: BaseException, ctrl_c: CtrlC) -> int:
+    """The documented exit code of a command that ended with `exc`, reported as it should be."""
+    from bootstrap.core import ui
+
+    if isinstance(exc, TritondevError):
         _report_error(exc)
-        code = int(exc.exit_code)
-    except (typer.Abort, KeyboardInterrupt):
-        code = _interrupted()
-    except typer.Exit as exc:
-        code = _interrupted() if ctrl_c.seen and exc.exit_code == ExitCode.INTERRUPTED else exc.exit_code
-    except (BrokenPipeError, ui.StdoutClosed):
-        code = _stdout_closed(0)
-    except SystemExit as exc:
+        return int(exc.exit_code)
+    if isinstance(exc, (typer.Abort, KeyboardInterrupt)):
+        return _interrupted()
+    if isinstance(exc, typer.Exit):
+        return _interrupted() if ctrl_c.seen and exc.exit_code == ExitCode.INTERRUPTED else int(exc.exit_code)
+    if isinstance(exc, (BrokenPipeError, ui.StdoutClosed)):
+        return _stdout_closed(0)
+    if isinstance(exc, SystemExit):
         # Typer's own help console is rich's: on a closed stdout (`tritondev --help | head -1`) rich
         # points stdout at /dev/null and exits 1. That is a reader that stopped reading, as above.
         if exc.code != 1 or not _stdout_is_devnull():
-            raise
-        code = 0
-    except OSError as exc:
-        code = _disk_full(exc) if exc.errno in _DISK_FULL else _internal_error(exc)
-    except Exception as exc:
-        code = _usage_error(exc, _JSON_ASKED[0]) if _parser_error(exc) else _internal_error(exc)
-    return code
+            raise exc
+        return 0
+    if isinstance(exc, OSError):
+        return _disk_full(exc) if exc.errno in _DISK_FULL else _internal_error(exc)
+    if isinstance(exc, Exception):
+        return _usage_error(exc, _JSON_ASKED[0]) if _parser_error(exc) else _internal_error(exc)
+    raise exc  # GeneratorExit and the like: not an outcome of a command
 
 
 def _stdout_is_devnull() -> bool:

@@ -3,6 +3,7 @@
 The program runs as it does from the console command (bootstrap.program.run), with a hook that sends
 the process SIGINT at the exact moment under test, so the test does not depend on timing:
 - while the program imports its modules: the command does not start; exit 130 and one "interrupted";
+- while the command's error is being reported: the error's exit code and JSON document stand;
 - after the command finished (an atexit hook, which runs before the interpreter resets its signal
   handlers): the outcome stands; no message, no "Exception ignored" traceback, no death by the signal.
 """
@@ -40,6 +41,21 @@ run()
 """
 
 
+# Sends SIGINT to this process as the command's error is about to be reported.
+WHILE_REPORTING = """
+import os, signal, time
+import bootstrap.cli as cli
+report = cli._report_error
+def interrupted_report(exc):
+    os.kill(os.getpid(), signal.SIGINT)
+    time.sleep(0.3)
+    report(exc)
+cli._report_error = interrupted_report
+from bootstrap.program import run
+run()
+"""
+
+
 def _program(code: str, *args: str, cwd: Path) -> subprocess.CompletedProcess[str]:
     return subprocess.run([sys.executable, "-c", code, *args], capture_output=True, text=True, timeout=120,
                           cwd=cwd, env={"PATH": "/usr/bin:/bin", "HOME": str(cwd), "PYTHONPATH": str(REPO)})
@@ -62,3 +78,11 @@ def test_ctrl_c_after_the_outcome_changes_nothing(tmp_path: Path) -> None:
     failed = _program(AT_EXIT, "no-such-command", cwd=tmp_path)
     assert failed.returncode == 2 and failed.returncode != -signal.SIGINT
     assert "Exception ignored" not in failed.stderr and "interrupted" not in failed.stderr
+
+
+def test_ctrl_c_while_an_error_is_reported_keeps_the_error(tmp_path: Path) -> None:
+    proc = _program(WHILE_REPORTING, "setup", "--workspace", str(tmp_path / "ws"), "--build-type", "Nope", "--json",
+                    cwd=tmp_path)
+    assert proc.returncode == 2, proc.stderr
+    assert json.loads(proc.stdout)["exit_code"] == 2
+    assert "interrupted" not in proc.stderr and "Traceback" not in proc.stderr
