@@ -10,12 +10,10 @@ import struct
 
 # EIATTR codes in a cubin's .nv.info sections (as cuobjdump reads them).
 _EIATTR_FRAME_SIZE = 0x11
-
-
 _EIATTR_REGCOUNT = 0x2F
-
-
 _EIFMT_SVAL = 0x04
+_SHT_SYMTAB = 2
+_SECTION_HEADER_SIZE = 64  # Elf64_Shdr
 
 
 def cubin_resource_usage(data: bytes, kernel: str) -> dict[str, int]:
@@ -36,28 +34,37 @@ def cubin_resource_usage(data: bytes, kernel: str) -> dict[str, int]:
 
 
 def _nv_info_usage(data: bytes, kernel: str) -> dict[str, int]:
+    # Every step is bounded by the file's size, whatever a crafted header says: names are compared in
+    # place (no search for their end), one symbol table is read, and the .nv.info bytes scanned in all
+    # may not exceed the file (ptxas writes them once each).
     shoff = struct.unpack_from("<Q", data, 0x28)[0]
     shentsize, shnum, shstrndx = struct.unpack_from("<HHH", data, 0x3A)
+    if shentsize != _SECTION_HEADER_SIZE:
+        raise ValueError(f"section headers of {shentsize} bytes, not {_SECTION_HEADER_SIZE}")
     sections = [struct.unpack_from("<IIQQQQIIQQ", data, shoff + i * shentsize) for i in range(shnum)]
+    names_at = sections[shstrndx][4]
+    wanted = kernel.encode("utf-8", "surrogateescape") + b"\0"
 
-    def section_name(offset: int) -> str:
-        base = sections[shstrndx][4] + offset
-        return data[base : data.index(b"\0", base)].decode(errors="replace")
+    def named(offset: int, name: bytes) -> bool:
+        return data[offset : offset + len(name)] == name
 
-    symbols: dict[int, str] = {}
-    for sec in sections:
-        if sec[1] == 2:  # SHT_SYMTAB
-            strtab = sections[sec[6]][4]
-            for index in range(sec[5] // 24):
-                st_name = struct.unpack_from("<I", data, sec[4] + index * 24)[0]
-                symbols[index] = data[strtab + st_name : data.index(b"\0", strtab + st_name)].decode(errors="replace")
+    kernel_symbols: set[int] = set()
+    symtab = next((sec for sec in sections if sec[1] == _SHT_SYMTAB), None)
+    if symtab is not None:
+        strtab = sections[symtab[6]][4]
+        for index in range(min(symtab[5], len(data)) // 24):
+            if named(strtab + struct.unpack_from("<I", data, symtab[4] + index * 24)[0], wanted):
+                kernel_symbols.add(index)
     usage: dict[str, int] = {}
+    scanned = 0
     for sec in sections:
-        name = section_name(sec[0])
-        if name == f".nv.shared.{kernel}":
+        if named(names_at + sec[0], b".nv.shared." + wanted):
             usage["shared"] = sec[5]
-        if not name.startswith(".nv.info"):
+        if not named(names_at + sec[0], b".nv.info"):
             continue
+        scanned += sec[5]
+        if scanned > len(data):
+            raise ValueError(".nv.info sections larger than the file")
         pos, end = sec[4], sec[4] + sec[5]
         while pos + 4 <= end:
             fmt, attr = data[pos], data[pos + 1]
@@ -67,7 +74,7 @@ def _nv_info_usage(data: bytes, kernel: str) -> dict[str, int]:
             size = struct.unpack_from("<H", data, pos + 2)[0]
             if attr in (_EIATTR_REGCOUNT, _EIATTR_FRAME_SIZE) and size == 8:
                 symbol, value = struct.unpack_from("<II", data, pos + 4)
-                if symbols.get(symbol) == kernel:
+                if symbol in kernel_symbols:
                     usage["registers" if attr == _EIATTR_REGCOUNT else "stack"] = value
             pos += 4 + size
     if "registers" in usage:  # a kernel of this cubin: no frame attribute or shared section means none

@@ -117,6 +117,25 @@ def test_any_section_table_is_a_cubin_or_a_value_error(
             pass
 
 
+def test_a_crafted_section_table_costs_no_more_than_the_file() -> None:
+    """65,535 headers that all name one .nv.info section covering the whole file, and a symbol table
+    of the whole file: refused (or read) after a bounded amount of work, not once per header."""
+    size = 1 << 20
+    names = b"\0.nv.info\0"
+    names_at = 64
+    tables_at = names_at + len(names)
+    info = struct.pack("<IIQQQQIIQQ", 1, 0, 0, 0, 0, size, 0, 0, 0, 0)  # .nv.info: the whole file
+    strtab = struct.pack("<IIQQQQIIQQ", 0, 3, 0, 0, names_at, len(names), 0, 0, 0, 0)
+    symtab = struct.pack("<IIQQQQIIQQ", 0, 2, 0, 0, 0, size, 1, 0, 0, 24)  # symbols: the whole file
+    headers = strtab + symtab + info * 65533
+    data = _elf_header(tables_at, 64, 65535, 0) + names + headers
+    data += b"\0" * (size - len(data))
+    with pytest.raises(ValueError, match="larger than the file"):  # after one file's worth of .nv.info
+        cubin_resource_usage(data, "kernel")
+    with pytest.raises(ValueError, match="section headers of 0 bytes"):
+        cubin_resource_usage(_elf_header(64, 0, 65535, 0) + bytes(size), "kernel")
+
+
 # -- cache folders ---------------------------------------------------------------------------------------
 
 KEY = "ABCDEFGHIJKLMNOPQRSTUVWXYZ234567ABCDEFGHIJKLMNOPQRST"
