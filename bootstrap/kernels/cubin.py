@@ -14,6 +14,8 @@ _EIATTR_REGCOUNT = 0x2F
 _EIFMT_SVAL = 0x04
 _SHT_SYMTAB = 2
 _SECTION_HEADER_SIZE = 64  # Elf64_Shdr
+# Larger than any compiled kernel: a cubin (or .amdgcn) file this big is not one, and is not read.
+MAX_KERNEL_FILE_BYTES = 256 << 20
 
 
 def cubin_resource_usage(data: bytes, kernel: str) -> dict[str, int]:
@@ -27,6 +29,8 @@ def cubin_resource_usage(data: bytes, kernel: str) -> dict[str, int]:
     """
     if data[:4] != b"\x7fELF" or data[4:5] != b"\x02":
         raise ValueError("not an ELF64 file")
+    if not kernel or "\0" in kernel:
+        return {}  # no ELF symbol has such a name (and a NUL would end the name compared in place)
     try:
         return _nv_info_usage(data, kernel)
     except (struct.error, IndexError, ValueError, OverflowError) as exc:

@@ -14,9 +14,7 @@ from pathlib import Path
 from bootstrap.core.fsutil import read_regular
 from bootstrap.core.runner import Result, Runner
 from bootstrap.core.writes import replace_text
-from bootstrap.kernels.cubin import cubin_resource_usage
-
-_MAX_CUBIN_BYTES = 256 << 20  # larger than any kernel
+from bootstrap.kernels.cubin import MAX_KERNEL_FILE_BYTES, cubin_resource_usage
 
 
 @dataclass
@@ -63,7 +61,7 @@ def read_cubin(runner: Runner, cubin: Path, kernel: str, nvdisasms: list[str]) -
     else:
         reading.notes += [f"{line}; SASS by {reading.sass_by}" for line in refused]
     try:
-        found = cubin_resource_usage(read_regular(cubin, limit=_MAX_CUBIN_BYTES), kernel)
+        found = cubin_resource_usage(read_regular(cubin, limit=MAX_KERNEL_FILE_BYTES), kernel)
     except (OSError, ValueError) as exc:
         reading.warnings.append(f"registers and spills not read from {cubin.name}: {exc}")
         return reading

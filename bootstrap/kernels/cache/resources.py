@@ -11,10 +11,8 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from bootstrap.core.fsutil import read_regular
-from bootstrap.kernels.cubin import cubin_resource_usage
+from bootstrap.kernels.cubin import MAX_KERNEL_FILE_BYTES, cubin_resource_usage
 from bootstrap.kernels.usage import parse_amdgcn_info
-
-_MAX_BINARY_BYTES = 256 << 20  # larger than any kernel: a file this big is not one
 
 
 @dataclass(frozen=True)
@@ -29,7 +27,7 @@ def kernel_resources(folder: Path, name: str) -> Resources:
     if not name or "/" in name or "\0" in name or name in (".", ".."):
         return Resources()  # the name comes from a metadata file: never a path out of the folder
     try:
-        usage = cubin_resource_usage(read_regular(folder / f"{name}.cubin", limit=_MAX_BINARY_BYTES), name)
+        usage = cubin_resource_usage(read_regular(folder / f"{name}.cubin", limit=MAX_KERNEL_FILE_BYTES), name)
     except (OSError, ValueError):
         usage = {}
     if usage.get("registers") is not None:
@@ -37,7 +35,7 @@ def kernel_resources(folder: Path, name: str) -> Resources:
         # Triton's n_spills (and `tritondev compile`'s): the driver's local size, this frame, / 4.
         return Resources(usage.get("registers"), stack, stack // 4)
     try:
-        raw = read_regular(folder / f"{name}.amdgcn", limit=_MAX_BINARY_BYTES)
+        raw = read_regular(folder / f"{name}.amdgcn", limit=MAX_KERNEL_FILE_BYTES)
     except OSError:
         return Resources()
     text = raw.decode("utf-8", errors="replace")

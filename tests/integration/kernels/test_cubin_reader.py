@@ -83,6 +83,7 @@ def test_registers_frame_and_shared_memory_are_what_ptxas_assembled(arch: str, t
     # The cases are real: a stack frame and static shared memory were assembled.
     assert said["spilling"]["stack"] > 0 and said["with_shared"]["smem"] == 1200
     assert cubin_resource_usage(data, "no_such_kernel") == {}
+    assert cubin_resource_usage(data, "spilling\0tail") == cubin_resource_usage(data, "") == {}  # never a prefix
     # What `tritondev compile` reports for a kernel: the same reading, with no tool run for it.
     reading = read_cubin(Runner(silent=True), cubin, "spilling", [])
     assert reading.usage == cubin_resource_usage(data, "spilling")
