@@ -228,7 +228,7 @@ def _llvm_locations(raw: list[str]) -> list[Where | None]:
                     break
                 line = _DI_LINE.search(metadata[current])
                 path = file_of(field(current, "scope"))
-                if line and path:
+                if line and path and int(line.group(1)) > 0:  # line 0: compiler-made code of no line
                     chain.append((path, int(line.group(1))))
                 current = field(current, "inlinedAt")
             memo[node] = _choose(chain)
