@@ -8,7 +8,8 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from bootstrap.ir.view.deltas import apply, delta, matching_lines
+from bootstrap.env.triton_variables import dump_variables
+from bootstrap.ir.view.deltas import Step, apply, delta, matching_lines
 from bootstrap.ir.view.locations import is_library, located_lines
 
 DUMPS = Path(__file__).parent / "dumps" / "add-3.9-cuda90-lineinfo"
@@ -116,6 +117,13 @@ def test_a_pass_that_changes_one_line_of_a_large_module_costs_one_line() -> None
 
 
 def test_steps_that_do_not_fit_the_text_are_refused() -> None:
-    for steps in ([5], [[3, []]], [1], [[0, ["x"]], 3]):
+    wrong: list[list[Step]] = [[5], [[3, []]], [1], [[0, ["x"]], 3]]
+    for steps in wrong:
         with pytest.raises(ValueError):
             apply(["a", "b"], steps)
+
+
+def test_run_dump_ir_keeps_the_line_info_the_user_asked_for() -> None:
+    assert dump_variables("nvidia", environ={})["TRITON_DISABLE_LINE_INFO"] == "1"
+    assert dump_variables("nvidia", environ={"TRITON_DISABLE_LINE_INFO": "0"})["TRITON_DISABLE_LINE_INFO"] == "0"
+    assert dump_variables("amd", environ={"TRITON_DISABLE_LINE_INFO": " "})["TRITON_DISABLE_LINE_INFO"] == "1"
