@@ -23,9 +23,14 @@ _ON_OFF = frozenset({"1", "true", "on", "0", "false", "off", ""})
 
 def dump_variables(backend: str, kernel: str | None = None, environ: Mapping[str, str] | None = None) -> dict[str, str]:
     """The variables that make Triton dump its IR. MLIR_ENABLE_DUMP is Triton's own per-kernel filter when it
-    holds a kernel's name: `kernel` sets it, and a name already in `environ` is kept rather than turned into 1."""
+    holds a kernel's name: `kernel` sets it, and a name already in `environ` is kept rather than turned into 1.
+    A TRITON_DISABLE_LINE_INFO already in `environ` is kept too: `TRITON_DISABLE_LINE_INFO=0` asks for the
+    kernel's file positions in the dump (`tritondev ir view` maps them to the source)."""
     values = {**DUMP_VARIABLES_COMMON, **DUMP_VARIABLES_BY_BACKEND[backend]}
-    given = (environ if environ is not None else os.environ).get("MLIR_ENABLE_DUMP", "").strip()
+    environ = environ if environ is not None else os.environ
+    if environ.get("TRITON_DISABLE_LINE_INFO", "").strip():
+        values["TRITON_DISABLE_LINE_INFO"] = environ["TRITON_DISABLE_LINE_INFO"].strip()
+    given = environ.get("MLIR_ENABLE_DUMP", "").strip()
     if kernel:
         values["MLIR_ENABLE_DUMP"] = kernel
     elif given.lower() not in _ON_OFF:

@@ -1,4 +1,5 @@
-"""`tritondev ir diff DUMP_A DUMP_B`: the first pass whose output differs between two IR dumps."""
+"""`tritondev ir diff DUMP_A DUMP_B`: the first pass whose output differs between two IR dumps; `tritondev ir view
+PATH [PATH_B]`: one self-contained HTML page of a kernel's passes (or of two dumps side by side)."""
 
 from __future__ import annotations
 
@@ -52,9 +53,67 @@ def diff(ctx: AppContext, dump_a: DumpA, dump_b: DumpB, kernel: Kernel = None,
     _render(result, name_a, name_b)
 
 
+ViewPath = Annotated[Path, typer.Argument(metavar="PATH", help="A folder `tritondev run --dump-ir` wrote, a file of "
+                                          "MLIR_ENABLE_DUMP=1 output, or a folder `tritondev compile --out` wrote.")]
+ViewPathB = Annotated[
+    Optional[Path],  # noqa: UP045
+    typer.Argument(metavar="[PATH_B]", help="A second dump: both side by side, the first pass whose output "
+                   "differs selected (as `ir diff` names it)."),
+]
+ViewOut = Annotated[
+    Optional[Path],  # noqa: UP045
+    typer.Option("--out", help="The HTML file to write (default: ir-view.html in PATH's folder, or PATH.html beside "
+                 "a dump file; with PATH_B, ir-view-vs-<PATH_B>.html)."),
+]
+ViewOpen = Annotated[bool, options.flag("--open", help="Open the page with the desktop's browser ($BROWSER, "
+                                        "xdg-open, macOS open); where there is none, say so.")]
+
+
+@options.command("workspace", "json", "verbose")
+def view(ctx: AppContext, path: ViewPath, path_b: ViewPathB = None, kernel: Kernel = None, out: ViewOut = None,
+         open_page: ViewOpen = False) -> None:
+    """Write one self-contained HTML page of a kernel's compiler passes, and print its path.
+
+    The page shows each pass as changed or unchanged with the size of its change, its IR and its diff (unified or side by side), a search across all passes, the kernel's Python with each line's ops (where the IR has line info), and the resource summary of a compile --out folder. It loads nothing from the network: it works on a cluster node and as an attachment to an issue.
+
+    Exit codes: 0 written; 2 a path that is no dump or compile folder, a kernel not in it, an --out that is a folder or a link.
+    """  # noqa: E501
+    from bootstrap.core import ui
+    from bootstrap.ir.view.write import write_view
+
+    result = write_view(path, path_b, kernel, out)
+    opened = _open(ctx, result.out) if open_page else None
+    if ctx.json:
+        ui.emit_json({**result.to_json(), "opened": opened})
+        return
+    for note in result.notes:
+        ui.note(note)
+    from rich.text import Text
+
+    ui.out().print(Text(str(result.out)), soft_wrap=True)
+
+
+def _open(ctx: AppContext, page: Path) -> bool:
+    import os
+
+    from bootstrap.core import ui
+    from bootstrap.ir.view.opener import find_opener, open_page
+
+    opener = find_opener(os.environ, ctx.runner.which)
+    if isinstance(opener, str):
+        ui.warn(f"not opened: {opener}; open {page} in a browser")
+        return False
+    status = open_page(ctx.runner, opener, page)
+    if status != 0:
+        ui.warn(f"{opener.argv[0]} ({opener.why}) exited with status {status}; open {page} in a browser")
+    return status == 0
+
+
 def register(app: typer.Typer) -> None:
-    ir_app = typer.Typer(help="Compare IR dumps of `tritondev run --dump-ir`.", no_args_is_help=True)
+    ir_app = typer.Typer(help="Compare and view IR dumps of `tritondev run --dump-ir` and `tritondev compile --out`.",
+                         no_args_is_help=True)
     ir_app.command("diff")(diff)
+    ir_app.command("view")(view)
     app.add_typer(ir_app, name="ir")
 
 
