@@ -1,0 +1,42 @@
+"""The workspace lock: exclusive for what changes the workspace or its build folder (setup, build,
+bisect), shared for what only reads the build folder (test). flock locks belong to an open file, so two
+locks taken here conflict as two processes' would (tests/integration/contributing/test_test_targets.py
+shows it across real processes)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from bootstrap.core.errors import WorkspaceLocked
+from bootstrap.core.workspace import Workspace
+
+
+def test_two_readers_share_and_a_builder_waits_for_neither(tmp_path: Path) -> None:
+    workspace = Workspace(tmp_path / "ws")
+    with workspace.lock("test lit", shared=True), workspace.lock("test cpp", shared=True):
+        with pytest.raises(WorkspaceLocked, match=r"locked by another tritondev \(pid \d+ test cpp \(shared\)\)"):
+            with workspace.lock("build"):
+                pass
+    with workspace.lock("build"):  # both readers gone
+        pass
+
+
+def test_a_reader_is_refused_during_a_build_which_it_names(tmp_path: Path) -> None:
+    workspace = Workspace(tmp_path / "ws")
+    with workspace.lock("build"):
+        with pytest.raises(WorkspaceLocked, match=r"\(pid \d+ build\)"):
+            with workspace.lock("test nogpu", shared=True):
+                pass
+    assert workspace.lock_path.read_text() == ""  # released and cleared
+
+
+def test_the_last_reader_clears_only_its_own_name(tmp_path: Path) -> None:
+    workspace = Workspace(tmp_path / "ws")
+    with workspace.lock("test a", shared=True):
+        with workspace.lock("test b", shared=True):
+            pass
+        assert workspace.lock_path.read_text() == ""  # b's name was the one written, and b cleared it
+        with workspace.lock("test c", shared=True):
+            assert workspace.lock_path.read_text().endswith(" test c (shared)\n")
