@@ -5,14 +5,26 @@ first). Some: `ninja -C <build> triton-opt`, then `lit -v <build>/test/<path>` f
 under test/ (lit finds the build's lit.site.cfg.py above the path and maps it back to the source),
 or `lit -v <build>/test --filter <regex>` for anything else. lit is the one the build was configured
 with (setup.py passes the pip-installed lit as LLVM_EXTERNAL_LIT), else the one next to the target
-Python; FileCheck is the one of the LLVM build, as the generated lit.site.cfg.py says.
+Python; FileCheck is the one of the LLVM build, as the generated lit.site.cfg.py says. Counts come
+from lit's own xUnit report (bootstrap.pipeline.testing.reports), as for the Makefile's test-lit.
 """
 
 from __future__ import annotations
 
+import os
+from collections.abc import Callable
 from pathlib import Path
+from typing import TYPE_CHECKING
 
+from bootstrap.ir.tritonopt import build_triton_opt
 from bootstrap.pipeline.host.buildtree import read_cmake_cache
+from bootstrap.pipeline.setup.built import TritonBuild, find_build, runtime_env
+from bootstrap.pipeline.setup.state import read_state
+from bootstrap.pipeline.testing.run import TestPlan, TestReport, run_plan
+from bootstrap.pipeline.testing.targets import TestStep
+
+if TYPE_CHECKING:
+    from bootstrap.core.context import AppContext
 
 CHECK_TARGET = "check-triton-lit-tests"
 
@@ -28,13 +40,46 @@ def lit_program(build_dir: Path, python: Path | None) -> str:
     return "lit"
 
 
-def lit_arguments(source_tests: Path, build_dir: Path, pattern: str) -> list[str]:
-    """What lit runs for PATTERN: a test file or folder under test/ (`test/` in front or not), else a filter."""
-    relative = pattern.strip().removeprefix("./").removeprefix("test/").strip("/")
-    if relative and ".." not in Path(relative).parts and (source_tests / relative).exists():
-        return ["-v", str(build_dir / "test" / relative)]
+def test_path(source_tests: Path, pattern: str, cwd: Path | None = None) -> Path | None:
+    """PATTERN as an existing file or folder under test/, relative to it: given relative to test/
+    (`TritonGPU/coalesce.mlir`), to the checkout (`test/TritonGPU/coalesce.mlir`), to `cwd`, or absolute.
+    None when it names nothing there (links resolved first, so none leads out of test/)."""
+    text = pattern.strip()
+    if not text:
+        return None
+    given = Path(text)
+    bases = [Path("/")] if given.is_absolute() else [source_tests, source_tests.parent, *([cwd] if cwd else [])]
+    root = source_tests.resolve()
+    for base in bases:
+        candidate = (base / given).resolve()
+        if candidate.exists() and candidate.is_relative_to(root):
+            return candidate.relative_to(root)
+    return None
+
+
+def lit_arguments(source_tests: Path, build_dir: Path, pattern: str, cwd: Path | None = None) -> list[str]:
+    """What lit runs for PATTERN: a test file or folder under test/ (test_path), else a --filter regex."""
+    relative = test_path(source_tests, pattern, cwd)
+    if relative is not None:
+        return ["-v", str(build_dir / "test" / relative) if relative.parts else str(build_dir / "test")]
     return ["-v", str(build_dir / "test"), "--filter", pattern]
 
 
+def lit_plan(build: TritonBuild, python: Path | None, pattern: str, cwd: Path | None = None) -> TestPlan:
+    """`test lit PATTERN` as a plan of one lit command (its counts read as the check target's are)."""
+    tests = build.triton_src / "test"
+    argv = (lit_program(build.build_dir, python), *lit_arguments(tests, build.build_dir, pattern, cwd))
+    step = TestStep("lit", argv, build.build_dir)
+    return TestPlan("lit", None, (step,), False, build.triton_src, build.build_dir, python or Path("python"))
 
 
+def run_lit(ctx: AppContext, pattern: str, show: Callable[[str], None]) -> TestReport:
+    """triton-opt built (under the lock taken exclusive, as `build --target triton-opt`), then lit under
+    the lock taken shared, with the variables of the Triton build (ASAN's runtime for a sanitized one)."""
+    build = find_build(ctx.workspace.root, ctx.workspace.state)
+    build_triton_opt(ctx)
+    state = read_state(ctx.workspace.state)
+    plan = lit_plan(build, state.python if state else None, pattern, Path.cwd())
+    with ctx.reading("test lit"):
+        outcomes = run_plan(ctx, plan, runtime_env(build, os.environ), show)
+    return TestReport(plan, outcomes, False, ctx.dry_run)
