@@ -85,6 +85,8 @@ def report_outcome(ctx: AppContext, name: str, report: TestReport, extra: dict[s
     counts = report.counts
     if ctx.json:
         ui.emit_json({**report.to_json(), **extra, "dry_run": ctx.dry_run})
+    elif not ctx.dry_run and not any(o.step.counter != "none" for o in report.outcomes):
+        ui.info(f"test {name}: {len(report.outcomes)} command(s) ran, none of them a test runner that counts")
     elif not ctx.dry_run:
         unknown = next((o for o in report.outcomes if o.counts is None and o.step.counter != "none"), None)
         ui.info(f"test {name}: {counts.describe()}" if counts is not None else

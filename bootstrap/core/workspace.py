@@ -153,8 +153,8 @@ class Workspace:
         only reads the build folder (`test`): two test runs at once, never one during a build.
 
         flock is released by the kernel when the holder dies, so a lock left by a killed process is
-        taken over automatically; the PID in the file only names the holder for the message (the last
-        shared holder to come writes it, and clears it only while it is still its own).
+        taken over automatically; the PID in the file only names the holder for the message (a shared
+        holder writes it only where no other holder's is, and clears only its own).
         """
         self.ensure()
         fd = writes.open_file(self.lock_path, writes.Mode.UPDATE)
@@ -167,8 +167,9 @@ class Workspace:
                         f"workspace {self.root} is locked by another tritondev ({holder})",
                         fix="wait for it to finish, or stop that process; a lock of a dead process is taken over",
                     )
-                os.ftruncate(fd, 0)
-                os.pwrite(fd, mine, 0)
+                if not shared or not os.pread(fd, 1, 0):  # a reader names itself only where no other does
+                    os.ftruncate(fd, 0)
+                    os.pwrite(fd, mine, 0)
                 try:
                     yield
                 finally:

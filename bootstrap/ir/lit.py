@@ -1,7 +1,8 @@
 """Triton's lit tests, run the way its Makefile and AGENTS.md run them.
 
 Everything: `ninja -C <build> check-triton-lit-tests` (the Makefile's test-lit; it builds triton-opt
-first). Some: `ninja -C <build> triton-opt`, then `lit -v <build>/test/<path>` for a file or folder
+first). Some: `ninja -C <build> triton-opt` (the Makefile's triton-opt target), then
+`lit -v <build>/test/<path>` for a file or folder
 under test/ (lit finds the build's lit.site.cfg.py above the path and maps it back to the source),
 or `lit -v <build>/test --filter <regex>` for anything else. lit is the one the build was configured
 with (setup.py passes the pip-installed lit as LLVM_EXTERNAL_LIT), else the one next to the target
@@ -16,11 +17,10 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from bootstrap.ir.tritonopt import build_triton_opt
 from bootstrap.pipeline.host.buildtree import read_cmake_cache
 from bootstrap.pipeline.setup.built import TritonBuild, find_build, runtime_env
 from bootstrap.pipeline.setup.state import read_state
-from bootstrap.pipeline.testing.run import TestPlan, TestReport, run_plan
+from bootstrap.pipeline.testing.run import TestPlan, TestReport, environment, run_plan
 from bootstrap.pipeline.testing.targets import TestStep
 
 if TYPE_CHECKING:
@@ -66,20 +66,23 @@ def lit_arguments(source_tests: Path, build_dir: Path, pattern: str, cwd: Path |
 
 
 def lit_plan(build: TritonBuild, python: Path | None, pattern: str, cwd: Path | None = None) -> TestPlan:
-    """`test lit PATTERN` as a plan of one lit command (its counts read as the check target's are)."""
+    """`test lit PATTERN`: the Makefile's `triton-opt` target (ninja -C BUILD triton-opt), then lit on
+    the tests PATTERN names; lit's counts are read as the check target's are."""
     tests = build.triton_src / "test"
     argv = (lit_program(build.build_dir, python), *lit_arguments(tests, build.build_dir, pattern, cwd))
-    step = TestStep("lit", argv, build.build_dir)
-    return TestPlan("lit", None, (step,), False, build.triton_src, build.build_dir, python or Path("python"))
+    steps = (TestStep("ninja", ("ninja", "-C", str(build.build_dir), "triton-opt"), build.build_dir),
+             TestStep("lit", argv, build.build_dir))
+    return TestPlan("lit", None, steps, False, build.triton_src, build.build_dir, python or Path("python"))
 
 
 def run_lit(ctx: AppContext, pattern: str, show: Callable[[str], None]) -> TestReport:
-    """triton-opt built (under the lock taken exclusive, as `build --target triton-opt`), then lit under
-    the lock taken shared, with the variables of the Triton build (ASAN's runtime for a sanitized one)."""
+    """The plan under the workspace lock taken shared, as every test target (two at once, none during a
+    build), with `tritondev env`'s variables and those of the Triton build (ASAN's for a sanitized one)."""
     build = find_build(ctx.workspace.root, ctx.workspace.state)
-    build_triton_opt(ctx)
     state = read_state(ctx.workspace.state)
-    plan = lit_plan(build, state.python if state else None, pattern, Path.cwd())
+    python = state.python if state else None
+    plan = lit_plan(build, python, pattern, Path.cwd())
+    env = {**(environment(ctx, python) if python else {}), **runtime_env(build, os.environ)}
     with ctx.reading("test lit"):
-        outcomes = run_plan(ctx, plan, runtime_env(build, os.environ), show)
+        outcomes = run_plan(ctx, plan, env, show)
     return TestReport(plan, outcomes, False, ctx.dry_run)

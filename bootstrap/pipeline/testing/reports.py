@@ -9,7 +9,9 @@ has unknown counts, never zero.
 The verdict of a command, from its exit status and its counts: a test that failed is a test failure
 (exit 1), never a build error, with or without counts (pytest's exit 1); no test run at all (pytest's
 exit 5, ctest's "No tests were found!!!", a report of zero tests) is a failure too; anything else
-non-zero is the build or the runner failing (exit 4). Pure, less reading the reports.
+non-zero is the build or the runner failing (exit 4), as is upstream's test runner ending without
+any pytest report (it stopped before its first pytest, e.g. "requested 1 GPU shards, but 0 CUDA devices
+are visible"). Pure, less reading the reports.
 """
 
 from __future__ import annotations
@@ -79,7 +81,7 @@ def verdict(step: TestStep, returncode: int, counts: Counts | None) -> Verdict:
         if not counts.ran:
             return "no-tests"
         return "passed" if returncode == 0 else "failed"
-    if step.counter in ("pytest", "junit-dir"):  # pytest's own exit codes (the runner returns them)
+    if step.counter == "pytest":  # pytest's own exit codes (no report: -p no:junitxml)
         meanings: dict[int, Verdict] = {0: "passed", PYTEST_TESTS_FAILED: "tests-failed", PYTEST_NO_TESTS: "no-tests"}
         return meanings.get(returncode, "failed")
     return "passed" if returncode == 0 else "failed"

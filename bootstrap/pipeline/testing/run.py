@@ -219,7 +219,7 @@ def run_plan(ctx: AppContext, plan: TestPlan, env: dict[str, str], show: Callabl
             folder.mkdir()
             outcome = _run_step(ctx, step, env, show, folder)
             outcomes.append(outcome)
-            if outcome.verdict in ("failed", "not-run"):
+            if outcome.verdict == "failed":
                 break
     return tuple(outcomes)
 
@@ -233,7 +233,8 @@ def _run_step(ctx: AppContext, step: TestStep, env: dict[str, str], show: Callab
         show(line)
 
     variables = {**env, **dict(step.env)}
-    reporting, report = report_env(step, {**os.environ, **variables}, folder)
+    # Under --dry-run no report is asked for: the command shown is the Makefile's, with nothing temporary.
+    reporting, report = ({}, None) if ctx.dry_run else report_env(step, {**os.environ, **variables}, folder)
     result = ctx.runner.stream(list(step.argv), step="test", cwd=step.cwd, env={**variables, **reporting},
                                check=False, on_line=collect, timeout=24 * 3600)
     if result.dry_run:
@@ -312,15 +313,19 @@ def run_tests(ctx: AppContext, request: TestRequest, show: Callable[[str], None]
     env = environment(ctx, state.python)
     plan = plan_tests(request, build.triton_src, build.build_dir, state.python, {**os.environ, **env},
                       os.cpu_count() or 1, lambda path: locate_path(path, request.cwd, build.triton_src))
-    if plan.makefile_target in NEEDS_GPU:
+    if plan.makefile_target in NEEDS_GPU and not ctx.dry_run:  # a dry run shows the plan on any machine
         refuse_without_gpu(plan, local_gpu_targets(ctx.runner.logging_to(None)))
     installed = False
     if plan.needs_requirements:
         if request.install_requirements:
             installed = install_requirements(ctx, state.python, build.triton_src)
         else:
-            check_requirements(read_requirements(ctx.runner, state.python, build.triton_src).missing, request,
-                               state.python)
+            missing = read_requirements(ctx.runner, state.python, build.triton_src).missing
+            if ctx.dry_run and missing:
+                ui.note(f"the run would stop here: {describe_missing(missing)} not installed in {state.python}"
+                        f" ({requirements_fix(request)})")
+            else:
+                check_requirements(missing, request, state.python)
     for note in plan.notes:
         ui.note(note)
     holder = f"test {request.name}"

@@ -16,7 +16,7 @@ from bootstrap.core.workspace import Workspace
 def test_two_readers_share_and_a_builder_waits_for_neither(tmp_path: Path) -> None:
     workspace = Workspace(tmp_path / "ws")
     with workspace.lock("test lit", shared=True), workspace.lock("test cpp", shared=True):
-        with pytest.raises(WorkspaceLocked, match=r"locked by another tritondev \(pid \d+ test cpp \(shared\)\)"):
+        with pytest.raises(WorkspaceLocked, match=r"locked by another tritondev \(pid \d+ test lit \(shared\)\)"):
             with workspace.lock("build"):
                 pass
     with workspace.lock("build"):  # both readers gone
@@ -32,11 +32,10 @@ def test_a_reader_is_refused_during_a_build_which_it_names(tmp_path: Path) -> No
     assert workspace.lock_path.read_text() == ""  # released and cleared
 
 
-def test_the_last_reader_clears_only_its_own_name(tmp_path: Path) -> None:
+def test_the_first_reader_keeps_its_name_while_it_holds(tmp_path: Path) -> None:
     workspace = Workspace(tmp_path / "ws")
     with workspace.lock("test a", shared=True):
         with workspace.lock("test b", shared=True):
-            pass
-        assert workspace.lock_path.read_text() == ""  # b's name was the one written, and b cleared it
-        with workspace.lock("test c", shared=True):
-            assert workspace.lock_path.read_text().endswith(" test c (shared)\n")
+            assert workspace.lock_path.read_text().endswith(" test a (shared)\n")
+        assert workspace.lock_path.read_text().endswith(" test a (shared)\n")  # b cleared nothing of a's
+    assert workspace.lock_path.read_text() == ""

@@ -198,6 +198,9 @@ def test_a_failing_test_is_never_a_build_error_and_no_test_is_a_failure() -> Non
     assert verdict(LIT_STEP, 1, None) == "failed"  # ninja failed before lit wrote its report: the build
     assert verdict(BUILD_STEP, 1, None) == "failed" and verdict(BUILD_STEP, 0, None) == "passed"
     assert verdict(PYTEST_STEP, 0, Counts(0, 0, 3)) == "passed"  # all skipped is not "none ran"
+    runner = targets.TestStep("runner", (str(PY), "-m", "triton._test_runner", "suite", "unit"), Path("/src"))
+    assert verdict(runner, 1, None) == "failed"  # it stopped before any pytest wrote a report
+    assert verdict(runner, 1, Counts(3, 1)) == "tests-failed"
 
 
 def test_each_runner_is_asked_for_its_report_keeping_the_users_options(tmp_path: Path) -> None:
