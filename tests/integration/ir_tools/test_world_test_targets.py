@@ -15,8 +15,10 @@ from pathlib import Path
 
 import pytest
 
-from tests.integration.build.harness import tritondev
-from tests.integration.ir_tools.conftest import MiniWorkspace, parse_json
+from tests.integration.build.harness import setup_args, tritondev
+from tests.integration.ir_tools.conftest import MiniWorkspace, clean_environment, parse_json
+from tests.world.build import LLVMBuild
+from tests.world.world import World
 
 REPO = Path(__file__).resolve().parents[3]
 GOLDEN = "test/TritonGPU/samples/simulated-grouped-gemm.mlir"
@@ -224,3 +226,25 @@ def test_test_runs_share_the_lock_and_a_build_excludes_them(ws: MiniWorkspace) -
     assert shared.returncode == 0, shared.stderr[-2000:]
     assert build.returncode == 6 and "test nogpu (shared)" in build.stderr
     assert json.loads(cli(ws, "test", "cpp", "--json").stdout)["counts"]["passed"] == 2
+
+
+@pytest.mark.slow
+def test_before_the_makefile_cpp_builds_then_runs_ctest(world: World, mini_llvm: LLVMBuild, tmp_path: Path) -> None:
+    """Triton 3.1 has no Makefile and no check-triton-unit-tests (#5150 came in 3.3): test cpp and nogpu
+    build with ninja, then run ctest --output-on-failure in the build folder; lit keeps its check target."""
+    env = clean_environment(tmp_path / "home")
+    workspace = tmp_path / "ws"
+    proc = tritondev(*setup_args(world, workspace, "python-dir-3.1", "--llvm", str(mini_llvm.build),
+                                 "--skip-verify"), env=env)
+    assert proc.returncode == 0, proc.stderr[-4000:]
+    cpp = tritondev("test", "cpp", "--workspace", str(workspace), "--json", env=env)
+    assert cpp.returncode == 0, cpp.stderr[-3000:]
+    data = json.loads(cpp.stdout)
+    assert data["makefile_target"] is None and [s["argv"][0] for s in data["steps"]] == ["ninja", "ctest"]
+    assert "No rule to make target" not in cpp.stderr and "unknown target" not in cpp.stderr
+    # The device test runs on a machine with a GPU, else it skips (its exit 77).
+    device = Path("/dev/nvidiactl").exists() or Path("/dev/kfd").exists()
+    assert (data["counts"]["passed"], data["counts"]["skipped"]) == ((3, 0) if device else (2, 1))
+    nogpu = json.loads(tritondev("test", "nogpu", "--workspace", str(workspace), "--json", env=env).stdout)
+    assert nogpu["steps"][0]["argv"][-1] == "check-triton-lit-tests"
+    assert nogpu["steps"][-1]["argv"][:2] == ["ctest", "--output-on-failure"] and nogpu["counts"]["failed"] == 0
