@@ -6,11 +6,21 @@ and plans are compared with the history of `PlannedCommand`s a run leaves.
 
 from __future__ import annotations
 
+import os
 import shlex
 from dataclasses import dataclass
 from pathlib import Path
 
 from bootstrap.core.redact import redact
+
+
+def _shown(name: str, value: str) -> str:
+    """A variable as a shell would take it; a PATH that puts folders in front of the one this process
+    has is shown as `PATH=<folders>:$PATH` (the inherited PATH is some 250 characters nobody reads)."""
+    inherited = os.environ.get("PATH", "")
+    if name == "PATH" and inherited and value.endswith(os.pathsep + inherited) and len(value) > len(inherited) + 1:
+        return f"{shlex.quote(value[:-len(inherited) - 1])}{os.pathsep}$PATH"
+    return shlex.quote(value)
 
 
 @dataclass(frozen=True)
@@ -24,7 +34,7 @@ class PlannedCommand:
     probe: bool = False  # it only read (runs under --dry-run too); not part of what a run changes
 
     def render(self) -> str:
-        prefix = " ".join(f"{k}={shlex.quote(v)}" for k, v in self.env)
+        prefix = " ".join(f"{k}={_shown(k, v)}" for k, v in self.env)
         cmd = shlex.join(self.argv)
         parts = []
         if self.cwd:

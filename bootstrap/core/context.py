@@ -112,6 +112,16 @@ class AppContext:
         with self.workspace.lock(command):
             yield
 
+    @contextmanager
+    def reading(self, command: str) -> Iterator[None]:
+        """The workspace lock taken shared, for a command that only reads the build folder (`test`):
+        others that read may run beside it, a setup, build or bisect may not; none under --dry-run."""
+        if self.dry_run:
+            yield
+            return
+        with self.workspace.lock(command, shared=True):
+            yield
+
     def with_runner(self, runner: Runner) -> AppContext:
         """This context with another runner (one derived from its own); the target chosen so far is kept."""
         return dataclasses.replace(self, runner=runner)

@@ -60,12 +60,12 @@ def is_regular(path: Path) -> bool:
 
 
 @contextmanager
-def exclusive_flock(fd: int) -> Iterator[bool]:
-    """Try to take an exclusive flock on `fd` without waiting: yields True while held (released on
-    exit), False when another process holds it. The kernel drops a dead holder's lock by itself, so
-    a lock left by a killed process is taken over."""
+def flock(fd: int, *, shared: bool = False) -> Iterator[bool]:
+    """Try to take a flock on `fd` without waiting, exclusive or shared: yields True while held (released
+    on exit), False when another process holds it in a mode that excludes this one. The kernel drops a
+    dead holder's lock by itself, so a lock left by a killed process is taken over."""
     try:
-        fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        fcntl.flock(fd, (fcntl.LOCK_SH if shared else fcntl.LOCK_EX) | fcntl.LOCK_NB)
     except OSError as exc:
         if exc.errno not in (errno.EAGAIN, errno.EACCES):
             raise

@@ -21,7 +21,7 @@ from pathlib import Path
 
 from bootstrap.core import writes
 from bootstrap.core.errors import ConfigError, WorkspaceLocked
-from bootstrap.core.fsutil import exclusive_flock
+from bootstrap.core.fsutil import flock
 
 _WRITABLE = "choose a writable workspace with --workspace DIR or TRITONDEV_WORKSPACE"
 
@@ -147,27 +147,33 @@ class Workspace:
             raise ConfigError(f"workspace {self.root} is not writable", fix=_WRITABLE)
 
     @contextmanager
-    def lock(self, command: str) -> Iterator[None]:
-        """Hold the workspace lock for the duration of a command that changes it.
+    def lock(self, command: str, *, shared: bool = False) -> Iterator[None]:
+        """Hold the workspace lock for the duration of a command: exclusive for one that changes the
+        workspace or its build folder (setup, build, bisect, purge, doctor --fix), shared for one that
+        only reads the build folder (`test`): two test runs at once, never one during a build.
 
         flock is released by the kernel when the holder dies, so a lock left by a killed process is
-        taken over automatically; the PID in the file only names the holder for the message.
+        taken over automatically; the PID in the file only names the holder for the message (a shared
+        holder writes it only where no other holder's is, and clears only its own).
         """
         self.ensure()
         fd = writes.open_file(self.lock_path, writes.Mode.UPDATE)
+        mine = f"pid {os.getpid()} {command}{' (shared)' if shared else ''}\n".encode()
         try:
-            with exclusive_flock(fd) as acquired:
+            with flock(fd, shared=shared) as acquired:
                 if not acquired:
                     holder = os.pread(fd, 200, 0).decode(errors="replace").strip() or "unknown"
                     raise WorkspaceLocked(
                         f"workspace {self.root} is locked by another tritondev ({holder})",
                         fix="wait for it to finish, or stop that process; a lock of a dead process is taken over",
                     )
-                os.ftruncate(fd, 0)
-                os.pwrite(fd, f"pid {os.getpid()} {command}\n".encode(), 0)
+                if not shared or not os.pread(fd, 1, 0):  # a reader names itself only where no other does
+                    os.ftruncate(fd, 0)
+                    os.pwrite(fd, mine, 0)
                 try:
                     yield
                 finally:
-                    os.ftruncate(fd, 0)
+                    if not shared or os.pread(fd, len(mine) + 1, 0) == mine:
+                        os.ftruncate(fd, 0)
         finally:
             os.close(fd)

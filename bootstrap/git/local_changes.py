@@ -136,3 +136,14 @@ def prime(dest: Path, runner: Runner, step: str) -> None:
     # The one git call that may take the index's optional lock: every other one runs without it
     # (the runner's git environment), so that reading never writes.
     runner.run(_status_argv(dest, config, write=True), step=step, check=False, env={"GIT_OPTIONAL_LOCKS": "1"})
+
+
+def unsaved_changes(dest: Path, relative: str, runner: Runner, step: str) -> bool | None:
+    """Does the file `relative` of the checkout differ from what git has of it (unstaged changes, or
+    untracked)? A staged change is kept by the index and is not one. None: git could not say."""
+    result = runner.capture(["git", "--no-optional-locks", "-c", "core.fsmonitor=false", "-C", str(dest), "status",
+                             "--porcelain=v1", "-z", "--untracked-files=all", "--", relative], step=step, check=False)
+    if result.returncode != 0:
+        return None
+    entries = [entry for entry in result.stdout.split("\0") if len(entry) > 3]
+    return any(entry.startswith("??") or entry[1] != " " for entry in entries)

@@ -15,7 +15,7 @@ from contextlib import contextmanager
 from pathlib import Path
 
 from bootstrap.core.errors import ConfigError, WorkspaceLocked
-from bootstrap.core.fsutil import exclusive_flock
+from bootstrap.core.fsutil import flock
 
 
 def _holder(fd: int) -> str:
@@ -51,7 +51,7 @@ def environment_lock(site_packages: Path, what: str) -> Iterator[None]:
             fix="check that the environment exists and is yours, or pick another with --python",
         ) from None
     try:
-        with exclusive_flock(fd) as acquired:
+        with flock(fd) as acquired:
             if not acquired:
                 raise WorkspaceLocked(
                     f"the target environment {site_packages} is being changed by another tritondev{_holder(fd)};"

@@ -60,6 +60,13 @@ def era_flags(state: TritonState) -> dict[str, bool]:
         "LLD_PACKAGE": version >= (3, 5),  # third_party/amd finds lld's package (#7548)
         "GSAN_CLANGXX": version >= (3, 7),  # third_party/nvidia finds ${LLVM_SYSPATH}/bin/clang++ (#9568)
         "GLUON": version >= (3, 4),  # the Makefile's test-gluon and NUM_PROCS (#7009, 3.4)
+        "UNIT_TESTS_TARGET": version >= (3, 3),  # check-triton-unit-tests (#5150, 8b29bb75); before: ctest only
+        "PYTEST_FORKED": (3, 3) <= version < (3, 8),  # pytest-forked in python/test-requirements.txt
+        "MAKE_DISTRIBUTED": version >= (3, 5),  # test-distributed, test-microbenchmark (#7352, #7849)
+        "MAKE_TB_SHORT": version >= (3, 6),  # --tb=short (#8440); test-nogpu runs two pytest files (#8771)
+        "MAKE_ROOT_DIR": version >= (3, 7),  # ROOT_DIR, PYTHONPATH=... BUILD_DIR, no -s, test-gsan (6d2e38bf)
+        "MAKE_PLUGINS_TARGET": version >= (3, 8),  # test-plugins, TRITON_KERNELS_PATH := ...$(if ...) (5838701f)
+        "MAKE_TEST_RUNNER": state.amd_llvm,  # main after #11098 (df7fa7bd): triton._test_runner, NUM_GPUS
     }
 
 

@@ -1,3 +1,3 @@
 """`tritondev test NAME`: upstream's test targets, their requirements, the run and the counts read from each
-runner's summary.
+runner's own report.
 """

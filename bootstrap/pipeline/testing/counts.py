@@ -1,26 +1,30 @@
-"""Passed, failed and skipped, read from each test runner's own closing summary. Pure parsers of
-outside output: anything that is not a summary is no count (None), never an error.
+"""Passed, failed and skipped, read from each test runner's own report: one reader per runner. Pure
+parsers of outside output: anything that is not a report is no count (None), never an error.
 
-- pytest: its last summary line, `== 2 passed, 1 skipped, 1 deselected in 0.12s ==` (or without the
-  rules under -q), the same with pytest-xdist.
-- ctest (check-triton-unit-tests): one line per test, `1/3 Test #1: Name .....   Passed    0.01 sec`,
-  `***Failed`, `***Skipped` (its SKIP_RETURN_CODE), `***Not Run`, `Not Run (Disabled)`, `***Exception`,
-  `***Timeout`.
-- lit (check-triton-lit-tests): its `Passed: N` ... lines (`parse_summary` below, which `bootstrap.ir.lit` uses too).
+- pytest: the JUnit XML it writes where tritondev asks (`--junitxml`, through PYTEST_ADDOPTS), one file
+  per pytest process; upstream's test runner (main) writes one per pytest process it starts into
+  TRITON_TEST_JUNIT_DIR. Its terminal summary is not read: `-qq` or `-p no:terminal` leave none.
+- lit: the xUnit XML it writes with `--xunit-xml-output` (through LIT_OPTS, which lit reads, so the
+  check target's lit writes it too): the same schema. A test --filter left out is "excluded".
+- ctest (check-triton-unit-tests): its per-test lines, `1/3 Test #1: Name ....   Passed    0.01 sec`,
+  `***Failed`, `***Skipped` (its SKIP_RETURN_CODE), `***Not Run`, `Not Run (Disabled)`,
+  `***Exception`, `***Timeout`, after its `Test project <folder>` line (`No tests were found!!!`: zero).
+  Its Testing/Temporary/LastTest.log is no report of skips: it says "Test Passed." for a skipped test.
 """
 
 from __future__ import annotations
 
 import re
-from collections.abc import Mapping, Sequence
+import xml.etree.ElementTree as ET
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
+from pathlib import Path
 
-_PYTEST_WORD = re.compile(r"(\d+) (passed|failed|skipped|deselected|xfailed|xpassed|errors?|warnings?|rerun)\b")
-_PYTEST_LINE = re.compile(r"^=*\s*((?:\d+ \w+(?:, )?)+)(?: in [\d.]+s)?\b")
 _CTEST_TEST = re.compile(r"^\s*\d+/\d+\s+Test\s+#\d+:\s+\S+\s+\.*\s*(\*{0,3})(Passed|Failed|Skipped|Not Run|"
                          r"Exception|Timeout|\w+)")
-_LIT_FAILED = ("Failed", "Unexpectedly Passed", "Timed Out")
-_LIT_SKIPPED = ("Unsupported", "Skipped", "Excluded")
+_CTEST_STARTED = ("Test project ", "No tests were found")
+_EXCLUDED = "Test not selected"  # lit's message for a test its --filter left out
+REPORT_LIMIT = 256 << 20
 
 
 @dataclass(frozen=True)
@@ -38,6 +42,13 @@ class Counts:
         return Counts(self.passed + more.passed, self.failed + more.failed, self.skipped + more.skipped,
                       self.errors + more.errors, other)
 
+    @property
+    def ran(self) -> int:
+        """How many tests the runner reported on (skipped ones included, those a filter left out not):
+        zero is a failure, as pytest's exit 5 and lit's empty filter are."""
+        return self.passed + self.failed + self.skipped + self.errors + sum(
+            v for k, v in self.other.items() if k not in ("excluded", "deselected"))
+
     def describe(self) -> str:
         words = [f"{self.passed} passed", f"{self.failed} failed", f"{self.skipped} skipped"]
         if self.errors:
@@ -50,27 +61,48 @@ class Counts:
                 **dict(sorted(self.other.items()))}
 
 
-def pytest_counts(lines: Sequence[str]) -> Counts | None:
-    """The counts of pytest's last summary line."""
-    for line in reversed(lines):
-        text = line.strip()
-        match = _PYTEST_LINE.match(text)
-        if match is None or not (text.startswith("=") or " in " in text):
-            continue
-        found = {kind: int(n) for n, kind in _PYTEST_WORD.findall(match.group(1))}
-        if not found:
-            continue
-        other = {k: v for k, v in found.items() if k in ("deselected", "xfailed", "xpassed", "rerun")}
-        return Counts(found.get("passed", 0), found.get("failed", 0), found.get("skipped", 0),
-                      found.get("error", 0) + found.get("errors", 0), other)
-    return None
+def junit_counts(reports: Iterable[Path]) -> Counts | None:
+    """The counts of JUnit/xUnit XML reports (pytest's, lit's) added up; None when there is none or one
+    is not such a report."""
+    total: Counts | None = None
+    for report in reports:
+        try:
+            if report.stat().st_size > REPORT_LIMIT:
+                return None
+            root = ET.parse(report).getroot()
+        except (OSError, ET.ParseError, ValueError):
+            return None
+        counts = _testcases(root.iter("testcase"))
+        total = counts if total is None else total + counts
+    return total
+
+
+def _testcases(cases: Iterable[ET.Element]) -> Counts:
+    passed = failed = skipped = errors = 0
+    other: dict[str, int] = {}
+    for case in cases:
+        if case.find("failure") is not None:
+            failed += 1
+        elif case.find("error") is not None:
+            errors += 1
+        elif (skip := case.find("skipped")) is not None:
+            kind = "xfailed" if skip.get("type") == "pytest.xfail" else \
+                "excluded" if (skip.get("message") or "").startswith(_EXCLUDED) else None
+            if kind is None:
+                skipped += 1
+            else:
+                other[kind] = other.get(kind, 0) + 1
+        else:
+            passed += 1
+    return Counts(passed, failed, skipped, errors, other)
 
 
 def ctest_counts(lines: Sequence[str]) -> Counts | None:
-    """The counts of ctest's per-test lines."""
+    """The counts of ctest's per-test lines; None when ctest did not start (no `Test project` line)."""
     passed = failed = skipped = 0
     seen = False
     for line in lines:
+        seen = seen or line.startswith(_CTEST_STARTED)
         match = _CTEST_TEST.match(line)
         if match is None:
             continue
@@ -83,19 +115,6 @@ def ctest_counts(lines: Sequence[str]) -> Counts | None:
         else:
             failed += 1
     return Counts(passed, failed, skipped) if seen else None
-
-
-def lit_counts(lines: Sequence[str]) -> Counts | None:
-    summary = parse_summary(lines)
-    if not summary.ran:
-        return None
-    counts = summary.counts
-    other = {k.lower().replace(" ", "_"): v for k, v in counts.items() if k == "Expectedly Failed"}
-    return Counts(counts.get("Passed", 0), sum(counts.get(k, 0) for k in _LIT_FAILED),
-                  sum(counts.get(k, 0) for k in _LIT_SKIPPED), 0, other)
-
-
-COUNTERS = {"pytest": pytest_counts, "ctest": ctest_counts, "lit": lit_counts}
 
 
 _COUNT = re.compile(r"^\s*(Passed|Failed|Unsupported|Expectedly Failed|Unexpectedly Passed|Skipped|Excluded|"

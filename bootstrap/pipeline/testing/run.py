@@ -4,7 +4,7 @@
 
 The commands come from the checkout's Makefile (bootstrap.pipeline.testing.targets); they run with the
 target environment first on PATH (so `python`, `pytest` and `lit` are the target's) and the
-variables of `tritondev env`, and each one's own summary gives its counts (testcounts). The
+variables of `tritondev env`, and each one's own report gives its counts (reports, counts). The
 requirements of the tests (python/test-requirements.txt, the Makefile's dev-install-requires; read by
 pip-api in the target, bootstrap.pipeline.testing.requirements) are installed into the target environment
 only when asked (--install-requirements); missing, they stop the run before anything else with the
@@ -14,12 +14,15 @@ command that installs them.
 from __future__ import annotations
 
 import os
+import re
 import sys
-from collections.abc import Callable, Sequence
+import tempfile
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from bootstrap.core import ui
 from bootstrap.core.errors import ToolMissing, UsageError
 from bootstrap.core.fsutil import read_regular_text
 from bootstrap.core.inside_answers import FileRequirement
@@ -27,12 +30,13 @@ from bootstrap.env.exports import collect_variables
 from bootstrap.kernels.gpus import local_gpu_targets
 from bootstrap.pipeline.setup.built import find_build
 from bootstrap.pipeline.setup.state import read_state
-from bootstrap.pipeline.testing.counts import COUNTERS, Counts
+from bootstrap.pipeline.testing import makevars
+from bootstrap.pipeline.testing.counts import Counts, parse_summary
+from bootstrap.pipeline.testing.reports import Verdict, read_counts, report_env, verdict
 from bootstrap.pipeline.testing.requirements import TEST_REQUIREMENTS, describe_missing, read_requirements
 from bootstrap.pipeline.testing.targets import (
     LIT_TARGET,
     NEEDS_GPU,
-    UNIT_TARGET,
     TestStep,
     Variables,
     ctest_steps,
@@ -40,17 +44,21 @@ from bootstrap.pipeline.testing.targets import (
     split_args,
     target_steps,
     with_user_args,
+    workers,
 )
 
 if TYPE_CHECKING:
     from bootstrap.core.context import AppContext
 
 MAKEFILE = "Makefile"
+# Targets that only read the build folder: run under the workspace lock taken shared (two at once, never
+# during a setup, build or bisect); any other target (all, dev-install, install, ...) takes it exclusive.
+_READERS = re.compile(r"^(test(-.*)?|golden-samples)$")
 
 
 @dataclass(frozen=True)
 class TestRequest:
-    name: str  # one of maketargets.TEST_NAMES
+    name: str  # `unit` (the Makefile's test-unit) or any target's own name (`golden-samples`)
     args: tuple[str, ...]
     install_requirements: bool
     cwd: Path  # where the user's test paths are relative to
@@ -59,23 +67,32 @@ class TestRequest:
 @dataclass(frozen=True)
 class TestPlan:
     name: str
-    makefile_target: str | None  # None: tritondev's own command (no Makefile at this commit)
+    makefile_target: str | None  # None: tritondev's own commands (no Makefile at this commit)
     steps: tuple[TestStep, ...]
     needs_requirements: bool  # a pytest step needs python/test-requirements.txt in the target
     checkout: Path
     build_dir: Path
     python: Path
+    notes: tuple[str, ...] = ()  # said before anything runs (the machine is smaller than NUM_PROCS)
+
+    @property
+    def reads_only(self) -> bool:
+        """A test target: it only reads the build folder (the lock taken shared)."""
+        return self.makefile_target is None or bool(_READERS.match(self.makefile_target))
 
 
 @dataclass(frozen=True)
 class StepOutcome:
     step: TestStep
     returncode: int
-    counts: Counts | None
+    counts: Counts | None  # None: its runner wrote no report (unknown), or it is no test command
+    verdict: Verdict
+    failed_tests: tuple[str, ...] = ()  # lit's own list ("TRITON :: Triton/reproducer.mlir")
 
     def to_json(self) -> dict[str, object]:
-        return {**self.step.to_json(), "returncode": self.returncode,
-                "counts": self.counts.to_json() if self.counts is not None else None}
+        return {**self.step.to_json(), "returncode": self.returncode, "verdict": self.verdict,
+                "counts": self.counts.to_json() if self.counts is not None else None,
+                "failed_tests": list(self.failed_tests)}
 
 
 @dataclass(frozen=True)
@@ -83,68 +100,99 @@ class TestReport:
     plan: TestPlan
     outcomes: tuple[StepOutcome, ...]
     installed_requirements: bool = False
+    dry_run: bool = False
 
     @property
-    def counts(self) -> Counts:
+    def counts(self) -> Counts | None:
+        """The counts of every test command added up; None when one of them has none (unknown)."""
         total = Counts()
         for outcome in self.outcomes:
-            if outcome.counts is not None:
-                total = total + outcome.counts
+            if outcome.step.counter == "none":
+                continue
+            if outcome.counts is None:
+                return None
+            total = total + outcome.counts
         return total
 
-    @property
-    def failed_step(self) -> StepOutcome | None:
-        """The first command that failed without a test failing (a build error, a usage error)."""
-        return next((o for o in self.outcomes if o.returncode != 0 and not _tests_failed(o.counts)), None)
+    def first(self, *verdicts: Verdict) -> StepOutcome | None:
+        return next((o for o in self.outcomes if o.verdict in verdicts), None)
 
     def to_json(self) -> dict[str, object]:
+        counts = self.counts
         return {"target": self.plan.name, "makefile_target": self.plan.makefile_target,
                 "checkout": str(self.plan.checkout), "build_dir": str(self.plan.build_dir),
                 "python": str(self.plan.python), "installed_requirements": self.installed_requirements,
-                "counts": self.counts.to_json(), "steps": [o.to_json() for o in self.outcomes]}
+                "counts": counts.to_json() if counts is not None and not self.dry_run else None,
+                "notes": list(self.plan.notes), "steps": [o.to_json() for o in self.outcomes]}
 
 
-def _tests_failed(counts: Counts | None) -> bool:
-    return counts is not None and counts.failed + counts.errors > 0
-
-
-def plan_tests(request: TestRequest, checkout: Path, build_dir: Path, python: Path, jobs: int,
-               locate: Callable[[str], str]) -> TestPlan:
+def plan_tests(request: TestRequest, checkout: Path, build_dir: Path, python: Path, environ: Mapping[str, str],
+               cores: int, locate: Callable[[str], str]) -> TestPlan:
     """The commands of `request.name` at this checkout. Reads the Makefile; starts nothing."""
-    variables = Variables(python, build_dir, checkout, jobs)
     try:
         text = read_regular_text(checkout / MAKEFILE, limit=1 << 20)
     except OSError:
         text = None
-    target = f"test-{request.name}"
     if text is None:
         steps = _without_makefile(request, build_dir, checkout)
         return TestPlan(request.name, None, steps, False, checkout, build_dir, python)
     rules = parse_makefile(text)
-    if target not in rules:
-        known = ", ".join(sorted(r.removeprefix("test-") for r in rules if r.startswith("test-"))) or "none"
-        raise UsageError(f"the Makefile of {checkout} has no {target} target at this commit (its test targets:"
-                         f" {known})", fix=f"run one of them: tritondev test {known.split(', ')[0]}")
+    target = resolve_target(rules, request.name, checkout)
+    asked = workers(request.args)
+    overrides = (("NUM_PROCS", asked),) if asked is not None and asked.isdigit() else ()
+    variables = Variables(python, build_dir, checkout, makevars.parse_assignments(text), overrides,
+                          tuple(environ.items()))
     steps = target_steps(rules, target, variables)
     if request.name == "cpp" and request.args:
         steps = ctest_steps(build_dir, request.args)
     elif request.args:
         paths = split_args(request.args)[1]
         steps = with_user_args(steps, request.args, python, {p: locate(p) for p in paths})
-    needs = any(s.kind == "pytest" for s in steps)
-    return TestPlan(request.name, target, steps, needs, checkout, build_dir, python)
+    needs = any(s.kind in ("pytest", "runner") for s in steps)
+    notes = () if asked is not None else _worker_notes(request.name, steps, cores)
+    return TestPlan(request.name, target, steps, needs, checkout, build_dir, python, notes)
+
+
+def resolve_target(rules: Mapping[str, object], name: str, checkout: Path) -> str:
+    """`unit` is the Makefile's test-unit; any other target by its own name (`golden-samples`)."""
+    for candidate in (f"test-{name}", name):
+        if candidate in rules:
+            return candidate
+    tests = sorted(r.removeprefix("test-") for r in rules if r.startswith("test-"))
+    raise UsageError(f"the Makefile of {checkout} has no target test-{name} or {name} at this commit (its test"
+                     f" targets: {', '.join(tests) or 'none'})",
+                     fix=f"run one of them: tritondev test {tests[0] if tests else 'NAME'}")
+
+
+def _worker_notes(name: str, steps: Sequence[TestStep], cores: int) -> tuple[str, ...]:
+    """What to say when the Makefile starts more pytest workers than the machine has cores."""
+    counts = [int(w) for s in steps if s.kind in ("pytest", "runner")
+              for w in [workers(s.argv[3:]) if s.kind == "pytest" else _after(s.argv, "--num-procs")]
+              if w is not None and w.isdigit()]
+    if not counts or max(counts) <= cores:
+        return ()
+    return (f"test {name} starts {max(counts)} pytest workers (the Makefile's -n/NUM_PROCS) on a machine with"
+            f" {cores} cores; fewer: tritondev test {name} -- -n {max(1, cores)}",)
+
+
+def _after(argv: Sequence[str], option: str) -> str | None:
+    return argv[argv.index(option) + 1] if option in argv[:-1] else None
 
 
 def _without_makefile(request: TestRequest, build_dir: Path, checkout: Path) -> tuple[TestStep, ...]:
-    """Before the Makefile (Triton <= 3.2) only the build's own check targets exist."""
-    checks = {"lit": (LIT_TARGET,), "cpp": (UNIT_TARGET,), "nogpu": (LIT_TARGET, UNIT_TARGET)}
-    if request.name not in checks:
-        raise UsageError(f"{checkout} has no Makefile at this commit (Triton added it in 3.3), so there is no"
-                         f" test-{request.name} target to run",
-                         fix="run its pytest yourself: tritondev run -- python -m pytest python/test/unit")
-    if request.name == "cpp" and request.args:
+    """Before the Makefile (Triton <= 3.2) only the build's own targets exist: check-triton-lit-tests,
+    and the unit tests as plain add_test (check-triton-unit-tests came with #5150, in 3.3): built by
+    `ninja`, run by `ctest --output-on-failure` in the build folder."""
+    lit = (TestStep("ninja", ("ninja", "-C", str(build_dir), LIT_TARGET), build_dir),)
+    if request.name == "lit":
+        return lit
+    if request.name == "cpp":
         return ctest_steps(build_dir, request.args)
-    return tuple(TestStep("ninja", ("ninja", "-C", str(build_dir), t), build_dir) for t in checks[request.name])
+    if request.name == "nogpu":
+        return (*lit, *ctest_steps(build_dir, ()))
+    raise UsageError(f"{checkout} has no Makefile at this commit (Triton added it in 3.3), so there is no"
+                     f" test-{request.name} target to run",
+                     fix="run its pytest yourself: tritondev run -- python -m pytest python/test/unit")
 
 
 def locate_path(path: str, cwd: Path, checkout: Path) -> str:
@@ -161,28 +209,39 @@ def locate_path(path: str, cwd: Path, checkout: Path) -> str:
 
 def run_plan(ctx: AppContext, plan: TestPlan, env: dict[str, str], show: Callable[[str], None]
              ) -> tuple[StepOutcome, ...]:
-    """Each command in order, its output shown as it comes; stops at a command that fails without a
-    test failing (the build broke: the tests after it would only test the old build)."""
+    """Each command in order, its output shown as it comes, its report read; stops at a command that
+    failed without a test failing (the build broke: the tests after it would only test the old build).
+    Reports go to a folder of their own, removed afterwards."""
     outcomes: list[StepOutcome] = []
-    for step in plan.steps:
-        outcome = _run_step(ctx, step, env, show)
-        outcomes.append(outcome)
-        if outcome.returncode != 0 and not _tests_failed(outcome.counts):
-            break
+    with tempfile.TemporaryDirectory(prefix="tritondev-test-") as scratch:
+        for index, step in enumerate(plan.steps):
+            folder = Path(scratch) / f"step-{index}"
+            folder.mkdir()
+            outcome = _run_step(ctx, step, env, show, folder)
+            outcomes.append(outcome)
+            if outcome.verdict == "failed":
+                break
     return tuple(outcomes)
 
 
-def _run_step(ctx: AppContext, step: TestStep, env: dict[str, str], show: Callable[[str], None]) -> StepOutcome:
+def _run_step(ctx: AppContext, step: TestStep, env: dict[str, str], show: Callable[[str], None], folder: Path
+              ) -> StepOutcome:
     lines: list[str] = []
 
     def collect(line: str) -> None:
         lines.append(line)
         show(line)
 
-    result = ctx.runner.stream(list(step.argv), step="test", cwd=step.cwd, env={**env, **dict(step.env)},
+    variables = {**env, **dict(step.env)}
+    # Under --dry-run no report is asked for: the command shown is the Makefile's, with nothing temporary.
+    reporting, report = ({}, None) if ctx.dry_run else report_env(step, {**os.environ, **variables}, folder)
+    result = ctx.runner.stream(list(step.argv), step="test", cwd=step.cwd, env={**variables, **reporting},
                                check=False, on_line=collect, timeout=24 * 3600)
-    counter = COUNTERS.get(step.counter)
-    return StepOutcome(step, result.returncode, counter(lines) if counter is not None else None)
+    if result.dry_run:
+        return StepOutcome(step, 0, None, "not-run")
+    counts = read_counts(step, report, lines)
+    failed = tuple(parse_summary(lines).failed) if step.counter == "lit" else ()
+    return StepOutcome(step, result.returncode, counts, verdict(step, result.returncode, counts), failed)
 
 
 def environment(ctx: AppContext, python: Path) -> dict[str, str]:
@@ -210,8 +269,9 @@ def stream_to(json_mode: bool) -> Callable[[str], None]:
     return show
 
 
-def refuse_without_gpu(name: str, gpus: Sequence[str]) -> None:
-    if name in NEEDS_GPU and not gpus:
+def refuse_without_gpu(plan: TestPlan, gpus: Sequence[str]) -> None:
+    name = plan.name
+    if not gpus:
         raise UsageError(f"test {name} runs on a GPU, and this machine has none (nvidia-smi and rocminfo list no GPU)",
                          fix="here: tritondev test interpret (the interpreter, on the CPU), tritondev test nogpu"
                              f" (lit and C++); test {name} on a machine with a GPU")
@@ -245,21 +305,30 @@ def install_requirements(ctx: AppContext, python: Path, checkout: Path) -> bool:
 
 def run_tests(ctx: AppContext, request: TestRequest, show: Callable[[str], None]) -> TestReport:
     """Plan from the checkout's Makefile and the workspace's build, check the machine and the
-    requirements, then run; raises (before anything runs) what stops it."""
-
+    requirements, then run under the workspace lock (shared for a test target); raises (before
+    anything runs) what stops it."""
     build = find_build(ctx.workspace.root, ctx.workspace.state)
     state = read_state(ctx.workspace.state)
     assert state is not None  # find_build said so
-    jobs = int(dict(state.install.env).get("MAX_JOBS", "1") or 1)
-    plan = plan_tests(request, build.triton_src, build.build_dir, state.python, jobs,
-                      lambda path: locate_path(path, request.cwd, build.triton_src))
-    if request.name in NEEDS_GPU:
-        refuse_without_gpu(request.name, local_gpu_targets(ctx.runner.logging_to(None)))
+    env = environment(ctx, state.python)
+    plan = plan_tests(request, build.triton_src, build.build_dir, state.python, {**os.environ, **env},
+                      os.cpu_count() or 1, lambda path: locate_path(path, request.cwd, build.triton_src))
+    if plan.makefile_target in NEEDS_GPU and not ctx.dry_run:  # a dry run shows the plan on any machine
+        refuse_without_gpu(plan, local_gpu_targets(ctx.runner.logging_to(None)))
     installed = False
     if plan.needs_requirements:
         if request.install_requirements:
             installed = install_requirements(ctx, state.python, build.triton_src)
         else:
-            check_requirements(read_requirements(ctx.runner, state.python, build.triton_src).missing, request,
-                               state.python)
-    return TestReport(plan, run_plan(ctx, plan, environment(ctx, state.python), show), installed)
+            missing = read_requirements(ctx.runner, state.python, build.triton_src).missing
+            if ctx.dry_run and missing:
+                ui.note(f"the run would stop here: {describe_missing(missing)} not installed in {state.python}"
+                        f" ({requirements_fix(request)})")
+            else:
+                check_requirements(missing, request, state.python)
+    for note in plan.notes:
+        ui.note(note)
+    holder = f"test {request.name}"
+    with ctx.reading(holder) if plan.reads_only else ctx.changing(holder):
+        outcomes = run_plan(ctx, plan, env, show)
+    return TestReport(plan, outcomes, installed, ctx.dry_run)

@@ -6,8 +6,9 @@ Triton's Makefile (from January 2025, #5516; 3.3 on) names the commands contribu
 ... --device=cpu`), `test-regression`, `test-gluon` (3.4 on), `test-proton`, `test-nogpu` (= test-lit
 test-cpp). Which targets exist, their folders and their variables change between commits, so they are
 read from the checkout as it stands, never assumed: each recipe line becomes one command, with the
-Makefile's own variables ($(PYTHON) the target environment's interpreter, $(BUILD_DIR) setup.py's
-build folder, $(NUM_PROCS) the compile jobs), its `cd DIR &&` and its `NAME=value` assignments.
+Makefile's own variables (bootstrap.pipeline.testing.makevars: $(PYTHON) the target environment's
+interpreter, $(BUILD_DIR) setup.py's build folder, the others as the Makefile defines them:
+`NUM_PROCS ?= 8`), its `cd DIR &&` and its `NAME=value` assignments.
 
 Everything here is pure: the Makefile's text in, the commands out.
 """
@@ -22,20 +23,21 @@ from pathlib import Path
 from typing import Literal
 
 from bootstrap.core.errors import UsageError
+from bootstrap.pipeline.testing import makevars
 
-TestName = Literal["cpp", "unit", "interpret", "regression", "gluon", "proton", "lit", "nogpu"]
-TEST_NAMES: tuple[TestName, ...] = ("cpp", "unit", "interpret", "regression", "gluon", "proton", "lit", "nogpu")
-NEEDS_GPU: frozenset[str] = frozenset({"unit", "regression", "gluon", "proton"})
-StepKind = Literal["ninja", "pytest", "ctest", "command"]
-Counter = Literal["pytest", "lit", "ctest", "none"]
+NEEDS_GPU: frozenset[str] = frozenset({"test-unit", "test-regression", "test-gluon", "test-proton", "test-gsan",
+                                      "test-distributed", "test-plugins", "test-warmup"})
+StepKind = Literal["ninja", "pytest", "runner", "ctest", "lit", "command", "shell"]
+Counter = Literal["pytest", "junit-dir", "lit", "ctest", "none"]
 LIT_TARGET = "check-triton-lit-tests"
 UNIT_TARGET = "check-triton-unit-tests"
+TEST_RUNNER = "triton._test_runner"  # main after #11098: `$(PYTHON) -m triton._test_runner suite unit ...`
 # pytest options whose value is the next word (`-k expr`, `-n 8`); any other word after an option is a path.
 _VALUED = frozenset({"-k", "-m", "-n", "-p", "-c", "-o", "-W", "--deselect", "--ignore", "--ignore-glob", "--rootdir",
                      "--maxfail", "--tb", "--junitxml", "--junit-xml", "--device", "--durations", "--basetemp",
-                     "--confcutdir", "--dist", "--capture"})
+                     "--confcutdir", "--dist", "--capture", "--numprocesses"})
 _RULE = re.compile(r"^([A-Za-z0-9_.-]+)\s*:(?!=)\s*(.*)$")
-_VARIABLE = re.compile(r"\$\(([A-Za-z0-9_]+)\)")
+_SHELL_WORDS = ("&&", "||", ";", "|", ">", ">>", "<", "2>", "2>&1", "&")
 
 
 @dataclass(frozen=True)
@@ -55,12 +57,15 @@ class TestStep:
 
     @property
     def counter(self) -> Counter:
-        """Whose summary gives this step's counts."""
+        """Whose report gives this step's counts: pytest's JUnit XML, the test runner's JUnit folder,
+        lit's xUnit XML (LIT_OPTS), ctest's per-test lines; none for a build or any other command."""
         if self.kind == "pytest":
             return "pytest"
-        if self.kind == "ctest" or UNIT_TARGET in self.argv:
+        if self.kind == "runner":
+            return "junit-dir"
+        if self.kind == "ctest" or (self.kind == "ninja" and UNIT_TARGET in self.argv):
             return "ctest"
-        return "lit" if LIT_TARGET in self.argv else "none"
+        return "lit" if self.kind == "lit" or (self.kind == "ninja" and LIT_TARGET in self.argv) else "none"
 
     def to_json(self) -> dict[str, object]:
         return {"kind": self.kind, "argv": list(self.argv), "cwd": str(self.cwd), "env": dict(self.env),
@@ -69,19 +74,23 @@ class TestStep:
 
 @dataclass(frozen=True)
 class Variables:
-    """What the Makefile's variables stand for in this workspace."""
+    """What the Makefile's variables stand for in this workspace (bootstrap.pipeline.testing.makevars)."""
 
     python: Path
     build_dir: Path
     root: Path
-    num_procs: int
+    assignments: tuple[makevars.Assignment, ...] = ()
+    overrides: tuple[tuple[str, str], ...] = ()  # NUM_PROCS from the user's -n N, as `make NUM_PROCS=N`
+    environment: tuple[tuple[str, str], ...] = ()  # what the commands run with
 
-    def values(self) -> dict[str, str]:
-        python = shlex.quote(str(self.python))
-        return {"PYTHON": python, "PYTEST": f"{python} -m pytest", "BUILD_DIR": shlex.quote(str(self.build_dir)),
-                "TRITON_OPT": shlex.quote(str(self.build_dir / "bin" / "triton-opt")), "NUM_PROCS": str(self.num_procs),
-                "ROOT_DIR": shlex.quote(str(self.root)),
-                "TRITON_KERNELS_PATH": shlex.quote(str(self.root / "python" / "triton_kernels"))}
+    def values(self) -> dict[str, str | makevars.Unevaluable]:
+        fixed = {"PYTHON": shlex.quote(str(self.python)), "BUILD_DIR": shlex.quote(str(self.build_dir)),
+                 "ROOT_DIR": shlex.quote(str(self.root)), **dict(self.overrides)}
+        values = makevars.evaluate(self.assignments, fixed, dict(self.environment))
+        # Two the Makefile defines from $(BUILD_DIR) and $(PYTHON): the same values where it does not.
+        values.setdefault("PYTEST", f"{fixed['PYTHON']} -m pytest")
+        values.setdefault("TRITON_OPT", shlex.quote(str(self.build_dir / "bin" / "triton-opt")))
+        return values
 
 
 def parse_makefile(text: str) -> dict[str, MakeRule]:
@@ -111,33 +120,22 @@ def parse_makefile(text: str) -> dict[str, MakeRule]:
     return rules
 
 
-def expand(line: str, values: Mapping[str, str]) -> str:
-    """A recipe line with the Makefile's variables put in; UsageError for one tritondev cannot know."""
-
-    def put(match: re.Match[str]) -> str:
-        name = match.group(1)
-        if name not in values:
-            raise UsageError(f"the Makefile line `{line}` uses $({name}), which tritondev does not know",
-                             fix="run that target with make yourself, or `tritondev run -- <its command>`")
-        return values[name]
-
-    text = _VARIABLE.sub(put, line.replace("$$", "\0"))
-    if "$(" in text:
-        raise UsageError(f"the Makefile line `{line}` uses a make function tritondev does not evaluate",
-                         fix="run that target with make yourself")
-    return text.replace("\0", "$")
-
-
-def step_of(line: str, variables: Variables) -> TestStep:
-    """One recipe line as a command: `cd DIR &&`, `NAME=value` words, then the program."""
-    words = shlex.split(expand(line, variables.values()))
+def step_of(line: str, variables: Variables, values: Mapping[str, str | makevars.Unevaluable] | None = None
+            ) -> TestStep:
+    """One recipe line as a command: `cd DIR &&`, `NAME=value` words, then the program. A line with
+    other shell syntax (a pipeline, `;`, a redirection) runs as make runs every line: `sh -c LINE`."""
+    text = makevars.expand_line(line, variables.values() if values is None else values)
+    try:
+        words = shlex.split(text)
+    except ValueError:
+        raise UsageError(f"the Makefile line `{line}` is not shell words tritondev can read",
+                         fix="run that target with make yourself") from None
     cwd = variables.root
     if len(words) > 3 and words[0] == "cd" and words[2] == "&&":
         cwd = (variables.root / words[1]).resolve()
         words = words[3:]
-    if any(w in ("&&", "||", ";", "|") for w in words):
-        raise UsageError(f"the Makefile line `{line}` is a shell pipeline tritondev does not split",
-                         fix="run that target with make yourself")
+    if any(w in _SHELL_WORDS for w in words) or any(w.startswith(("1>", "2>", ">")) for w in words):
+        return TestStep("shell", ("/bin/sh", "-c", text), variables.root, (), line)
     env: list[tuple[str, str]] = []
     while words and re.match(r"^[A-Za-z_][A-Za-z0-9_]*=", words[0]):
         name, _, value = words.pop(0).partition("=")
@@ -150,6 +148,8 @@ def step_of(line: str, variables: Variables) -> TestStep:
         kind = "ninja"
     elif words[:3] == [python, "-m", "pytest"]:
         kind = "pytest"
+    elif words[:3] == [python, "-m", TEST_RUNNER]:
+        kind = "runner"
     return TestStep(kind, tuple(words), cwd, tuple(env), line)
 
 
@@ -157,6 +157,7 @@ def target_steps(rules: Mapping[str, MakeRule], target: str, variables: Variable
     """The commands of `target`, its prerequisites' first (each once), as make runs them."""
     seen: set[str] = set()
     steps: list[TestStep] = []
+    values = variables.values()
 
     def visit(name: str) -> None:
         if name in seen or name not in rules:
@@ -165,7 +166,7 @@ def target_steps(rules: Mapping[str, MakeRule], target: str, variables: Variable
         rule = rules[name]
         for prerequisite in rule.prerequisites:
             visit(prerequisite)
-        steps.extend(step for step in (step_of(line, variables) for line in rule.recipe) if step not in steps)
+        steps.extend(step for step in (step_of(line, variables, values) for line in rule.recipe) if step not in steps)
 
     visit(target)
     return tuple(steps)
@@ -188,14 +189,36 @@ def split_args(words: Sequence[str]) -> tuple[list[str], list[str]]:
     return options, paths
 
 
+def workers(words: Sequence[str]) -> str | None:
+    """The N of pytest-xdist's `-n N` / `-nN` / `--numprocesses=N` among the user's words (the last one)."""
+    found = None
+    for index, word in enumerate(words):
+        if word in ("-n", "--numprocesses") and index + 1 < len(words):
+            found = words[index + 1]
+        elif word.startswith("--numprocesses="):
+            found = word.partition("=")[2]
+        elif word.startswith("-n") and len(word) > 2 and not word.startswith("--"):
+            found = word[2:].lstrip("=")
+    return found
+
+
 def with_user_args(steps: Sequence[TestStep], args: Sequence[str], python: Path, locate: Mapping[str, str]
                    ) -> tuple[TestStep, ...]:
-    """The user's pytest arguments added: options to every pytest command; test paths (already made
-    absolute in `locate`) replace the paths of the first pytest command, which then runs alone."""
+    """The user's pytest arguments added: options to every pytest command (and, through PYTEST_ADDOPTS,
+    to the pytest processes of upstream's test runner); test paths (already made absolute in `locate`)
+    replace the paths of the first pytest command, which then runs alone."""
     options, paths = split_args(args)
     runs: list[TestStep] = []
     prefix = (str(python), "-m", "pytest")
     for step in steps:
+        if step.kind == "runner":
+            if paths:
+                raise UsageError(f"`{step.line}` runs upstream's test runner, which takes no test paths",
+                                 fix="run one file with pytest itself: tritondev run -- python -m pytest PATH")
+            addopts = " ".join(shlex.quote(o) for o in _without_workers(options))
+            runs.append(TestStep(step.kind, step.argv, step.cwd, (*step.env, ("PYTEST_ADDOPTS", addopts)), step.line)
+                        if addopts else step)
+            continue
         if step.kind != "pytest":
             runs.append(step)
             continue
@@ -208,6 +231,20 @@ def with_user_args(steps: Sequence[TestStep], args: Sequence[str], python: Path,
         else:
             runs.append(TestStep("pytest", (*step.argv, *options), step.cwd, step.env, step.line))
     return tuple(runs)
+
+
+def _without_workers(options: Sequence[str]) -> list[str]:
+    """The options less `-n N` (the runner takes the workers as --num-procs, from NUM_PROCS)."""
+    kept: list[str] = []
+    skip = False
+    for option in options:
+        if skip:
+            skip = False
+        elif option in ("-n", "--numprocesses"):
+            skip = True
+        elif not (option.startswith("--numprocesses=") or (option.startswith("-n") and not option.startswith("--"))):
+            kept.append(option)
+    return kept
 
 
 def ctest_steps(build_dir: Path, args: Sequence[str]) -> tuple[TestStep, ...]:

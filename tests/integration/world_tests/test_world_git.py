@@ -227,3 +227,42 @@ def test_git_http_server_clone_and_fetch_by_sha(world: World, git_http_server: G
     assert any("git-upload-pack" in r for r in git_http_server.requests)
     missing = subprocess.run(["git", "ls-remote", git_http_server.url("nope")], capture_output=True, cwd=tmp_path)
     assert missing.returncode != 0
+
+
+@pytest.mark.parametrize(
+    ("label", "present", "absent"),
+    [
+        ("python-dir", ["PYTHON ?= python\n", "\t$(PYTEST) -s -n 8 python/test/unit/test_debug.py --forked\n",
+                        "\t# Run cuda/test_flashattention.py separately", "test_kwargs[False]"],
+         ["NUM_PROCS", "test-gluon", "ROOT_DIR", "--tb=short", "test-gsan", "_test_runner"]),
+        ("root-setup", ["NUM_PROCS ?= 8\n", "--tb=short -s -n $(NUM_PROCS)", "test-distributed:",
+                        "test-microbenchmark:", "\t$(PYTEST) python/test/gluon/test_frontend.py\n"],
+         ["ROOT_DIR", "test-gsan", "test-plugins", "NUM_GPUS"]),
+        ("root-hash", ["ROOT_DIR := $(realpath", 'BUILD_DIR := $(shell PYTHONPATH="$(ROOT_DIR)/python"',
+                       "test-gsan:", "INSTALL_DIR ?="], [" -s ", "--tb=short", "test-plugins:", "NUM_GPUS"]),
+        ("root-json-3.8", ["TRITON_KERNELS_PATH := $(ROOT_DIR)/python/triton_kernels$(if $(PYTHONPATH),",
+                           "test-plugins:", 'PYTHONPATH="$(TRITON_KERNELS_PATH)"'], ["NUM_GPUS", "_test_runner"]),
+        ("root-json", ["NUM_GPUS ?= 1\n", "WARMUP_PROCS ?= $(NUM_PROCS)\n",
+                       "\t$(PYTHON) -m triton._test_runner suite unit --num-gpus $(NUM_GPUS)"
+                       " --num-procs $(NUM_PROCS)\n",
+                       "TRITON_CI_CACHE_PHASE=gluon-frontend", "-p triton._compile_warmup"],
+         ["TRITON_KERNELS_PATH", "INSTALL_DIR"]),
+    ],
+)
+def test_each_eras_makefile_is_upstreams(world: World, label: str, present: list[str], absent: list[str]) -> None:
+    """docs/test-world.md (conformance table): the Makefile @ 96316ce5 (3.3), 004d7f5f (3.6), 6d2e38bf (3.7),
+    5838701f (3.8), 1d2da15d (main), in miniature; real make reads each (`make -n`)."""
+    text = show(world, "triton", world.triton_commits[label], "Makefile")
+    assert "%%" not in text
+    assert [p for p in present if p not in text] == [] and [a for a in absent if a in text] == []
+    proc = subprocess.run(["make", "-n", "-f", "-", "test-nogpu", "test-interpret", "BUILD_DIR=/b", "PYTHON=py"],
+                          input=text, capture_output=True, text=True, check=False)
+    assert proc.returncode == 0 and "ninja -C /b check-triton-unit-tests" in proc.stdout, proc.stderr
+
+
+@pytest.mark.parametrize(("label", "target"), [("python-dir-3.0", False), ("python-dir-3.1", False),
+                                               ("python-dir", True), ("root-json", True)])
+def test_check_triton_unit_tests_only_from_3_3(world: World, label: str, target: bool) -> None:
+    """#5150 (8b29bb75) added the target in 3.3; before it the unit tests were plain add_test (ctest)."""
+    text = show(world, "triton", world.triton_commits[label], "unittest/CMakeLists.txt")
+    assert ("\nadd_custom_target(check-triton-unit-tests\n" in text) == target and "\nadd_test(" in text

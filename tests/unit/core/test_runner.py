@@ -33,3 +33,13 @@ def test_missing_tool_is_tool_missing(tmp_path: Path) -> None:
     assert info.value.exit_code == ExitCode.TOOL_MISSING
 
 
+
+
+def test_a_path_put_in_front_of_the_inherited_one_is_echoed_short(monkeypatch: pytest.MonkeyPatch) -> None:
+    from bootstrap.core.command_record import PlannedCommand
+
+    monkeypatch.setenv("PATH", "/usr/local/bin:/usr/bin:/bin")
+    planned = PlannedCommand(("lit", "-v"), None, (("PATH", "/ws/venv/bin:/usr/local/bin:/usr/bin:/bin"),), "test")
+    assert planned.render() == "PATH=/ws/venv/bin:$PATH lit -v"
+    other = PlannedCommand(("lit",), None, (("PATH", "/only/this"),), "test")
+    assert other.render() == "PATH=/only/this lit"

@@ -1,5 +1,6 @@
 """`test lit --update`: which file is written from what, the RUN line as upstream writes it, the
-delimiter golden-samples gives, and tests that cannot be regenerated refused before anything runs."""
+delimiter golden-samples gives, and tests that cannot be regenerated refused before anything runs:
+hand-written ones (unless --hand-written), RUN lines with anything but passes (an option that writes)."""
 
 from __future__ import annotations
 
@@ -11,7 +12,18 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from bootstrap.core.errors import UsageError
-from bootstrap.ir.litupdate import GOLDEN_DELIMITER, diff, makefile_delimiter, plan_update, run_line
+from bootstrap.ir.litupdate import (
+    GOLDEN_DELIMITER,
+    NOTE,
+    NOTE_END,
+    diff,
+    has_note,
+    makefile_delimiter,
+    plan_update,
+    refuse_writers,
+    run_line,
+    without_note,
+)
 
 MAKEFILE = """golden-samples: triton-opt
 \t$(TRITON_OPT) test/TritonGPU/samples/a.mlir.in -tritongpu-pipeline -canonicalize | \\
@@ -48,9 +60,11 @@ def test_the_makefile_names_the_delimiter_of_its_golden_samples() -> None:
 def checkout(tmp_path: Path) -> Path:
     samples = tmp_path / "test" / "TritonGPU" / "samples"
     samples.mkdir(parents=True)
-    (samples / "a.mlir").write_text("old\n")
+    (samples / "a.mlir").write_text(f"{NOTE}utils/generate-test-checks.py\nold\n")
     (samples / "a.mlir.in").write_text("// RUN: triton-opt %s -tritongpu-pipeline | FileCheck %s\n")
-    (samples / "b.mlir").write_text("// RUN: triton-opt %s -tritongpu-coalesce | FileCheck %s\n")
+    (samples / "b.mlir").write_text(f"{NOTE}utils/generate-test-checks.py\n"
+                                    "// RUN: triton-opt %s -tritongpu-coalesce | FileCheck %s\n")
+    (samples / "hand.mlir").write_text("// RUN: triton-opt %s -tritongpu-coalesce | FileCheck %s\n// CHECK: x\n")
     return tmp_path
 
 
@@ -61,6 +75,37 @@ def test_a_golden_sample_is_made_from_its_in_file(tmp_path: Path) -> None:
     assert plan_update(root / "test/TritonGPU/samples/a.mlir", root, None).delimiter == GOLDEN_DELIMITER
     other = plan_update(root / "test/TritonGPU/samples/b.mlir", root, MAKEFILE)
     assert other.source == other.test and other.delimiter is None  # the script's own default
+
+
+def test_a_hand_written_test_is_refused_unless_asked(tmp_path: Path) -> None:
+    """Upstream regenerates only tests with the script's NOTE header (golden samples)."""
+    root = checkout(tmp_path)
+    hand = root / "test/TritonGPU/samples/hand.mlir"
+    with pytest.raises(UsageError, match="written by hand") as refused:
+        plan_update(hand, root, MAKEFILE)
+    assert refused.value.fix is not None and "--hand-written" in refused.value.fix
+    assert plan_update(hand, root, MAKEFILE, hand_written=True).source == hand
+
+
+@pytest.mark.parametrize("word", ["-o", "--o=../victim.txt", "--mlir-print-ir-tree-dir=/tmp/x",
+                                  "--log-actions-to=../log", "--mlir-pass-pipeline-crash-reproducer=r.mlir",
+                                  "--run-reproducer", "other.mlir", "--tritongpu-coalesce-typo"])
+def test_anything_but_passes_on_the_run_line_is_refused(word: str) -> None:
+    """triton-opt runs under --dry-run too (to show the diff): it must have no way to write a file."""
+    passes = frozenset({"tritongpu-coalesce"})
+    with pytest.raises(UsageError, match="no pass"):
+        refuse_writers(("-tritongpu-coalesce", word, "../victim.txt"), passes, Path("t.mlir"))
+    refuse_writers(("-split-input-file", "--tritongpu-coalesce=x=1", "-canonicalize",
+                    "--pass-pipeline=builtin.module(cse)"), passes, Path("t.mlir"))
+
+
+def test_the_scripts_old_note_is_dropped_whole_before_it_runs_again() -> None:
+    """The script's own `if line == note` never matches (one line against the multi-line note)."""
+    note = NOTE + "utils/generate-test-checks.py\n" + "\n".join(NOTE_END) + "\n"
+    source = "// RUN: triton-opt %s -a | FileCheck %s\n" + note + "\nmodule {\n}\n"
+    assert has_note(source) and not has_note(without_note(source))
+    assert without_note(source) == "// RUN: triton-opt %s -a | FileCheck %s\n\nmodule {\n}\n"
+    assert without_note("no note\n") == "no note\n"
 
 
 def test_only_mlir_tests_under_test_are_written_links_never_followed_out(tmp_path: Path) -> None:

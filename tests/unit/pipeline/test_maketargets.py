@@ -10,6 +10,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from bootstrap.core.errors import UsageError
+from bootstrap.pipeline.testing import makevars
 from bootstrap.pipeline.testing.targets import (
     Variables,
     ctest_steps,
@@ -59,7 +60,7 @@ test-nogpu: test-lit test-cpp
 PY = Path("/ws/venv/bin/python")
 ROOT = Path("/src/triton")
 BUILD = ROOT / "build" / "cmake.linux-x86_64-cpython-3.12"
-VARS = Variables(PY, BUILD, ROOT, 2)
+VARS = Variables(PY, BUILD, ROOT, makevars.parse_assignments(MAKEFILE))
 
 
 def test_rules_prerequisites_and_joined_recipe_lines() -> None:
@@ -88,13 +89,17 @@ def test_nogpu_is_lit_then_cpp_each_counted_by_its_runner() -> None:
     assert [s.counter for s in steps] == ["lit", "ctest"]
 
 
-def test_variables_the_line_needs_and_tritondev_does_not_know_are_refused() -> None:
-    with pytest.raises(UsageError, match=r"uses \$\(LLVM_PASS_PLUGIN\)"):
+def test_variables_nothing_defines_or_tritondev_cannot_evaluate_are_refused() -> None:
+    with pytest.raises(UsageError, match=r"uses \$\(LLVM_PASS_PLUGIN\), which neither"):
         step_of("$(PYTEST) $(LLVM_PASS_PLUGIN)", VARS)
-    with pytest.raises(UsageError, match="make function"):
-        step_of("$(PYTEST) $(if $(NUM_PROCS),a)", VARS)
-    with pytest.raises(UsageError, match="shell pipeline"):
-        step_of("$(PYTEST) a | tee log", VARS)
+    with pytest.raises(UsageError, match=r"make function \$\(shell"):
+        step_of("$(PYTEST) $(shell ls)", VARS)
+    assert step_of("$(PYTEST) $(if $(NUM_PROCS),a)", VARS).argv[-1] == "a"  # $(if ...) is evaluated
+
+
+def test_a_line_with_other_shell_syntax_runs_as_make_runs_it() -> None:
+    step = step_of("$(PYTEST) a | tee log", VARS)
+    assert step.kind == "shell" and step.argv == ("/bin/sh", "-c", f"{PY} -m pytest a | tee log")
 
 
 def test_user_options_go_to_every_pytest_run_and_paths_replace_the_targets_own() -> None:
@@ -105,7 +110,7 @@ def test_user_options_go_to_every_pytest_run_and_paths_replace_the_targets_own()
                          {"language/test_core.py::test_add": "/abs/test_core.py::test_add"})
     pytest_runs = [s for s in one if s.kind == "pytest"]
     assert len(pytest_runs) == 1 and pytest_runs[0].argv == (
-        str(PY), "-m", "pytest", "-n", "2", "--ignore-glob=plugins/*", "/abs/test_core.py::test_add", "-k", "add")
+        str(PY), "-m", "pytest", "-n", "8", "--ignore-glob=plugins/*", "/abs/test_core.py::test_add", "-k", "add")
 
 
 def test_cpp_with_arguments_builds_then_runs_ctest_in_the_build() -> None:
@@ -124,3 +129,20 @@ def test_split_args_keeps_every_word_once(words: list[str]) -> None:
 def test_any_makefile_text_is_read_without_a_crash(text: str) -> None:
     rules = parse_makefile(text)
     assert all(rule.name for rule in rules.values())
+
+
+def test_make_precedence_overrides_then_the_makefile_then_the_environment() -> None:
+    assignments = makevars.parse_assignments("A ?= 1\nB := $(A)-x\nC = $(D)\nE ?= \\\n  5\nF := $(if $(G),y,n)\n")
+    assert [(a.name, a.operator, a.value) for a in assignments][3] == ("E", "?=", "5")
+    values = makevars.evaluate(assignments, {}, {"A": "env", "B": "env"})
+    assert (values["A"], values["B"], values["C"], values["F"]) == ("env", "env-x", "", "n")
+    values = makevars.evaluate(assignments, {"A": "cli"}, {"G": "1"})
+    assert (values["A"], values["B"], values["F"]) == ("cli", "cli-x", "y")
+
+
+@given(st.text(alphabet=st.sampled_from(list("$(){}, ifAB:=")), max_size=60))
+def test_any_reference_is_expanded_or_refused_never_a_crash(text: str) -> None:
+    try:
+        makevars.expand(text, {"A": "1", "B": makevars.Unevaluable("x")})
+    except (makevars.Unevaluable, KeyError):
+        pass
