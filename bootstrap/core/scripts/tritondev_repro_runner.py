@@ -17,6 +17,7 @@ import importlib.util
 import inspect
 import json
 import os
+import re
 import sys
 import time
 
@@ -337,11 +338,13 @@ def _is_compile_error(exc):
 
 
 def _one_line(exc):
-    """The line of an error that names it: the last that says "error" (compilers end with the command they
-    ran), else the last one."""
+    """The line of an error that names it: the first "error:" line after the heading (a compiler's own message,
+    not the command it ran), else the last line that says error, else the last one."""
     lines = [line.strip() for line in str(exc).splitlines() if line.strip()]
+    body = lines[1:] if len(lines) > 1 else lines
+    specific = [line for line in body if re.search(r"error\s*:", line, re.IGNORECASE)]
     named = [line for line in lines if "error" in line.lower() and not line.startswith("Repro command")]
-    shown = (named or lines or [""])[-1]
+    shown = specific[0] if specific else (named or lines or [""])[-1]
     return f"{type(exc).__name__}: {shown[:300]}"
 
 
