@@ -30,7 +30,7 @@ if __package__ in (None, ""):
 
 from tests.support.venvs import REPO, triton_venv
 
-REPETITIONS = 1  # one run each, after one warm-up each
+REPETITIONS = 3  # interleaved, after one warm-up each: a loaded machine moves single runs by 2x
 GOAL = 1.2
 
 INTERPRETED = r"""

@@ -224,7 +224,7 @@ def _record_launch(grid, metadata, args):
     with _state.lock:
         variant = _state.variants.get(key)
         if variant is not None:
-            variant.launched(data.in_autotuning())
+            variant.launched()
             return
         compiled = _state.compiles.get(kernel_hash)
         variant = io_.Variant(_state, name, key)

@@ -27,6 +27,7 @@ import tritondev_capture_source as source
 FORMAT = 1
 MODULE_COPY_LIMIT = 4 << 20  # bytes: the kernel's own file, copied beside its record
 IR_LIMIT = 8 << 20  # characters of the failing stage's input IR kept
+_SIGNATURES = {}  # interpreted kernel -> its inspect.Signature (read once, not at every launch)
 
 
 class Variant:
@@ -42,10 +43,12 @@ class Variant:
         self.tensors = {}  # storage index -> one tensor viewing it (--save-io, until the launch returned)
         self.dirty = False
 
-    def launched(self, autotuning):
+    def launched(self):
+        """Another launch like the first: counted; a config first seen in a tuner's benchmark that the program
+        itself now runs is the tuner's choice (the stack is looked at only while that is still open)."""
         self.record["launches"] += 1
-        if self.record["autotuning"] and not autotuning:
-            self.record["autotuning"] = False  # the program itself ran this config: the tuner's choice
+        if self.record["autotuning"] and not data.in_autotuning(3):
+            self.record["autotuning"] = False
         self.dirty = True
 
 
@@ -220,9 +223,10 @@ def interpreted_launch(state, fn, args, kwargs):
     name = python_fn.__name__
     if not state.wanted(name):
         return None
-    params = inspect.signature(python_fn).parameters
+    signature = _SIGNATURES.get(python_fn) or _SIGNATURES.setdefault(python_fn, inspect.signature(python_fn))
+    params = signature.parameters
     options = {k: v for k, v in kwargs.items() if k not in params and k not in ("grid", "warmup")}
-    bound = inspect.signature(python_fn).bind_partial(*args, **{k: v for k, v in kwargs.items() if k in params})
+    bound = signature.bind_partial(*args, **{k: v for k, v in kwargs.items() if k in params})
     bound.apply_defaults()
     arguments = dict(bound.arguments)
     grid = kwargs.get("grid")
@@ -232,7 +236,7 @@ def interpreted_launch(state, fn, args, kwargs):
     with state.lock:
         variant = state.variants.get(key)
         if variant is not None:
-            variant.launched(data.in_autotuning())
+            variant.launched()
             return None
         variant = Variant(state, name, key)
         state.variants[key] = variant

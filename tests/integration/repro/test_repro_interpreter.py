@@ -6,8 +6,11 @@ from __future__ import annotations
 
 import ast
 import json
+import os
 from pathlib import Path
 from typing import Any
+
+import pytest
 
 from tests.integration.repro.conftest import Tdv, json_of, run_repro, write_program
 from tests.integration.repro.programs import ADD, AOT_FAILURE, AOT_FIXED_ASM, AUTOTUNED, NAN
@@ -25,6 +28,7 @@ def _capture(tdv: Tdv, python: Path, program: Path, *options: str, env: dict[str
     return document
 
 
+@pytest.mark.slow  # about 40 s: two snapshots of the whole venv (torch included) around the capture
 def test_an_interpreted_kernel_is_captured_made_standalone_and_replays(
         tdv: Tdv, triton_python: Path, tmp_path: Path) -> None:
     program = write_program(tmp_path, "add.py", ADD)
@@ -103,6 +107,17 @@ def test_a_compile_that_fails_for_a_target_is_captured_and_replayed_without_a_gp
     kernel.write_text(kernel.read_text().replace('"bogus.op.f32 $0, $1;"', AOT_FIXED_ASM))
     fixed = run_repro(triton_python, folder)
     assert fixed.returncode == 0 and fixed.stdout.startswith("reproduces: no (compiles for cuda:90"), fixed
+    # The test world's mini Triton: a package with only __version__, llvm_commit() and compile_vector_add()
+    # (tests/world/templates/triton/common/python/triton/__init__.py; the real one needs the world's builds,
+    # so a package of that surface stands in for it here). There a repro cannot run: 125, a bisect's skip.
+    mini = tmp_path / "mini-world-site" / "triton"
+    mini.mkdir(parents=True)
+    mini.joinpath("__init__.py").write_text('__version__ = "3.5.0+git0123abcd"\n'
+                                            "def llvm_commit():\n    return '0' * 40\n"
+                                            "def compile_vector_add(**kwargs):\n    return {}\n")
+    skipped = run_repro(triton_python, folder, env={**os.environ, "PYTHONPATH": str(mini.parent)})
+    assert skipped.returncode == 125, skipped
+    assert skipped.stdout.startswith("cannot run here: this triton (") and "has no triton.jit" in skipped.stdout
 
 
 def test_autotuner_benchmark_launches_are_marked_and_the_chosen_config_is_made(
