@@ -21,7 +21,6 @@ from __future__ import annotations
 import json
 import os
 import shutil
-import sys
 import tempfile
 import time
 from dataclasses import dataclass
@@ -128,7 +127,3 @@ def _with_hook(run: RunRequest, hook: Path) -> RunRequest:
     return RunRequest(run.command, variables=run.variables, pythonpath_first=hook,
                       output_to_stderr=run.output_to_stderr)
 
-
-def hook_python_note() -> str:
-    return (f"nothing was captured: the command ran no Triton kernel, or its Python ignored PYTHONPATH (-I, -E) or "
-            f"site (-S); tritondev's own Python is {sys.executable}")

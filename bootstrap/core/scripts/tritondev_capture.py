@@ -52,7 +52,6 @@ class _State:
         self.failures = set()
         self.lock = threading.RLock()
         self.local = threading.local()  # .pending: the variant whose first launch is under way
-        self.mode = "gpu"
 
     def next_seq(self):
         with self.lock:
@@ -303,7 +302,6 @@ def _on_interpreter(interpreter):
     original = getattr(cls, "run", None)
     if original is None or getattr(original, "_tritondev", False):
         return
-    _state.mode = "interpreter"
 
     def run(self, *args, **kwargs):
         pending = None
