@@ -21,6 +21,7 @@ COMMAND_MODULES: tuple[str, ...] = (
     "cache",
     "env",
     "run",
+    "repro",
     "opt",
     "ir",
     "test",

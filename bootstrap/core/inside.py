@@ -168,3 +168,26 @@ def events(text: str) -> list[dict[str, Any]]:
     return [e for e in (parse_event(line) for line in text.splitlines()) if e is not None]
 
 
+
+
+# The capture hook of `tritondev repro capture`: the files of its private folder (first on the captured
+# command's PYTHONPATH) and the scripts they are copies of. Python imports the folder's sitecustomize.py at
+# start-up; it starts tritondev_capture (bootstrap/core/scripts/tritondev_capture_site.py).
+CAPTURE_HOOK = {
+    "sitecustomize.py": "tritondev_capture_site.py",
+    "tritondev_capture.py": "tritondev_capture.py",
+    "tritondev_capture_io.py": "tritondev_capture_io.py",
+    "tritondev_capture_data.py": "tritondev_capture_data.py",
+    "tritondev_capture_source.py": "tritondev_capture_source.py",
+}
+# The body every standalone repro.py carries (`tritondev repro make`).
+REPRO_RUNNER = "tritondev_repro_runner.py"
+
+
+def capture_hook_files() -> dict[str, Path]:
+    """The capture hook's files: name in its folder -> the script to copy there."""
+    return {name: script(source) for name, source in CAPTURE_HOOK.items()}
+
+
+def script_text(name: str) -> str:
+    return script(name).read_text(encoding="utf-8")

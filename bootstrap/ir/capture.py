@@ -7,7 +7,8 @@ import os
 import shutil
 import sys
 import time
-from dataclasses import dataclass
+from collections.abc import Mapping
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TextIO
 
@@ -28,6 +29,11 @@ class RunRequest:
     dump_dir: Path | None = None
     reproducer: Path | None = None  # the folder Triton writes its crash reproducers into
     kernel: str | None = None  # with dump_ir: only this kernel's passes
+    # For a command run on another command's behalf (`repro capture`): more variables, a folder first on
+    # PYTHONPATH, and the command's stdout sent to stderr (where tritondev's stdout holds one JSON document).
+    variables: Mapping[str, str | None] = field(default_factory=dict)
+    pythonpath_first: Path | None = None
+    output_to_stderr: bool = False
 
 
 def run_command(ctx: AppContext, request: RunRequest) -> int:
@@ -42,13 +48,24 @@ def run_command(ctx: AppContext, request: RunRequest) -> int:
         values.update(reproducer_variables(request.reproducer, dry_run=ctx.dry_run))
         ui.info(describe(request.reproducer))
     values.update(target_variables(ctx))
+    values.update(request.variables)
+    if request.pythonpath_first is not None:
+        rest = values["PYTHONPATH"] if "PYTHONPATH" in values else os.environ.get("PYTHONPATH")
+        values["PYTHONPATH"] = os.pathsep.join([str(request.pythonpath_first), *([rest] if rest else [])])
     argv = _checked_command(list(request.command), values.get("PATH"))
     if request.dump_ir and _interpreted(values):
         ui.warn("TRITON_INTERPRET=1 is set: Triton's interpreter compiles nothing, so there is no IR to dump; "
                 "unset TRITON_INTERPRET for this run to see the compiler's passes")
     if not request.dump_ir:
-        return ctx.runner.run_attached(argv, step="run", env=values).returncode
+        to_stderr = _to_stderr if request.output_to_stderr else None
+        return ctx.runner.run_attached(argv, step="run", env=values, on_stdout=to_stderr).returncode
     return _run_with_dumps(ctx, argv, values, request.dump_dir)
+
+
+def _to_stderr(line: str) -> None:
+    sys.stderr.flush()
+    sys.stderr.buffer.write(line.encode("utf-8", "surrogateescape"))
+    sys.stderr.buffer.flush()
 
 
 def _checked_command(command: list[str], path: str | None) -> list[str]:

@@ -20,8 +20,8 @@ ARCHITECTURE = REPO / "docs" / "architecture.md"
 
 # The top-level packages of bootstrap/, lowest first: a module imports from its own package and from
 # packages to its left only. docs/architecture.md states the same line (test_the_map_states_the_layers).
-LAYERS = ("core", "git", "env", "purge", "kernels", "docker", "pipeline", "ir", "doctor", "commands", "cli",
-          "program", "__main__")
+LAYERS = ("core", "git", "env", "purge", "kernels", "docker", "pipeline", "ir", "repro", "doctor", "commands",
+          "cli", "program", "__main__")
 # Where bootstrap imports inside a function are allowed: the command line, so that `--help` stays fast,
 # and the program, whose Ctrl-C handler is in place before the command line's imports.
 LATE_IMPORTS_ALLOWED = ("bootstrap.cli", "bootstrap.commands", "bootstrap.program")
