@@ -146,11 +146,8 @@ def _outcome(argv: list[str] | None, ctrl_c: CtrlC) -> int:
     arguments = list(sys.argv[1:] if argv is None else argv)
     _JSON_ASKED[0] = _json_requested(arguments)
     from bootstrap.core import ui
-    from bootstrap.core.redact import remember
 
     ui.install_streams()
-    for given in [*arguments, *os.environ.values()]:
-        remember(given)  # a credential given this run is masked wherever it shows up, however quoted
     ui.new_run()
     options.new_run()
     ctrl_c.raising = True
