@@ -327,5 +327,5 @@ def test_an_internal_error_is_one_masked_json_document(
     document = json.loads(out)
     assert document["exit_code"] == 70 and document["fix"]
     log = Path(document["crash_log"])
-    assert log.parent == tmp_path and "RuntimeError" in log.read_text() and SECRET not in log.read_text()
+    assert log.parent.parent == tmp_path and "RuntimeError" in log.read_text() and SECRET not in log.read_text()
     assert time.time() - log.stat().st_mtime < 600
