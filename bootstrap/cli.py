@@ -264,13 +264,10 @@ def _interrupted(json_asked: bool = False) -> int:
 
 def _disk_full(exc: OSError) -> int:
     """A full disk (or quota) is the machine's state, not a bug: say where, and how to go on."""
-    from bootstrap.core.errors import ExternalError
+    from bootstrap.core.errors import FULL_DISK_FIX, ExternalError
 
     where = f" ({exc.filename})" if exc.filename else ""
-    error = ExternalError(
-        f"{exc.strerror}{where}",
-        fix="free disk space there (df -h shows what is left), then run the command again: it resumes where it stopped",
-    )
+    error = ExternalError(f"{exc.strerror}{where}", fix=FULL_DISK_FIX)
     _report_error(error)
     return int(error.exit_code)
 
