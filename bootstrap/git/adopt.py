@@ -2,8 +2,9 @@
 
 tritondev builds an adopted clone as it stands and never changes what git keeps there: HEAD, the
 branch, the remotes, the index and the working tree. Everything here reads, and every git call is
-`git --no-optional-locks` with the clone's fsmonitor off (a plain `git status` would refresh the
-index file; a configured fsmonitor would start a program). Nothing is fetched into the clone.
+`git --no-optional-locks` (a plain `git status` would refresh the index file); as every git command,
+it runs no hook, fsmonitor or filter driver of the clone's (the runner's git hardening). Nothing is
+fetched into the clone.
 
 What is read: HEAD and its branch, the branch's upstream and how far it is ahead and behind, the
 remotes' names, the uncommitted files (as `git status` names them), and the files of the working
@@ -59,8 +60,8 @@ class Clone:
 
 
 def read_git(runner: Runner, root: Path, *args: str, check: bool = False) -> str:
-    """A git read in the clone that writes nothing there (no index refresh, no fsmonitor)."""
-    argv = ["git", "--no-optional-locks", "-c", "core.fsmonitor=false", "-C", str(root), *args]
+    """A git read in the clone that writes nothing there (no index refresh)."""
+    argv = ["git", "--no-optional-locks", "-C", str(root), *args]
     result = runner.capture(argv, step=STEP, check=check)
     return result.stdout if result.returncode == 0 else ""
 
