@@ -24,6 +24,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Literal
 
+from bootstrap.core.fsutil import read_regular_text
 from bootstrap.core.runner import Runner
 
 # More untracked folders than this are listed by one walk of the whole tree instead of by name.
@@ -82,6 +83,50 @@ def parse_porcelain_z(output: str) -> tuple[str, ...]:
                 names.append(entries[i])
             i += 1
     return tuple(dict.fromkeys(names))
+
+
+# `git status --porcelain` codes of a path with a conflict (both sides changed it).
+UNMERGED = frozenset({"DD", "AU", "UD", "UA", "DU", "AA", "UU"})
+
+
+def unmerged_z(output: str) -> tuple[str, ...]:
+    """The paths with conflicts in `git status --porcelain=v1 -z` output."""
+    return tuple(entry[3:] for entry in output.split("\0") if len(entry) > 3 and entry[:2] in UNMERGED)
+
+
+def operation_in_progress(dest: Path, runner: Runner, step: str) -> str | None:
+    """What git is in the middle of in the checkout `dest` (a merge, a rebase, a cherry-pick, a revert, a
+    `git am`, a `git bisect`), as `git status` would say it, with how to end it; None when nothing. Reads
+    only: the state files git keeps in the checkout's own git folder (a worktree's, for a worktree)."""
+    said = runner.capture(["git", "-C", str(dest), "rev-parse", "--absolute-git-dir"], step=step, check=False)
+    return describe_operation(Path(said.stdout.strip())) if said.returncode == 0 and said.stdout.strip() else None
+
+
+def describe_operation(git_dir: Path) -> str | None:
+    def text(name: str) -> str:
+        try:
+            return read_regular_text(git_dir / name, limit=4096).strip()
+        except (OSError, UnicodeDecodeError):
+            return ""
+
+    for folder in ("rebase-merge", "rebase-apply"):
+        if not (git_dir / folder).is_dir():
+            continue
+        if (git_dir / folder / "applying").exists():
+            return "a `git am` in progress (git am --continue, --skip or --abort)"
+        head = text(f"{folder}/head-name").removeprefix("refs/heads/")
+        what = f"a rebase of {head}" if head and head != "detached HEAD" else "a rebase"
+        onto = text(f"{folder}/onto")
+        return f"{what}{f' onto {onto[:12]}' if onto else ''} in progress (git rebase --continue, --skip or --abort)"
+    for name, what, ends in (("MERGE_HEAD", "a merge", "git merge --continue or --abort"),
+                             ("CHERRY_PICK_HEAD", "a cherry-pick", "git cherry-pick --continue or --abort"),
+                             ("REVERT_HEAD", "a revert", "git revert --continue or --abort")):
+        if (git_dir / name).is_file():
+            commit = text(name).split()[:1]
+            return f"{what}{f' of {commit[0][:12]}' if commit else ''} in progress ({ends})"
+    if (git_dir / "BISECT_LOG").is_file():
+        return "a `git bisect` in progress (git bisect reset ends it)"
+    return None
 
 
 def local_changes(dest: Path, runner: Runner, step: str) -> tuple[str, ...]:
