@@ -15,10 +15,12 @@ attributes name are disabled instead.
 from __future__ import annotations
 
 import os
+import re
+import shlex
 import shutil
 from collections.abc import Mapping, Sequence
 
-from bootstrap.core.errors import ToolMissing
+from bootstrap.core.errors import ConfigError, ToolMissing
 
 # Transports git may use. `ext::` (runs arbitrary commands) and friends are absent on purpose.
 GIT_ALLOWED_PROTOCOLS = "file:git:http:https:ssh"
@@ -120,6 +122,24 @@ def with_git_config(env: Mapping[str, str], pairs: Sequence[tuple[str, str]]) ->
         count += 1
     out["GIT_CONFIG_COUNT"] = str(count)
     return out
+
+
+# git's refusal to work in a repository another user owns (its safe.directory check, git >= 2.35.2).
+_DUBIOUS = re.compile(r"detected dubious ownership in repository at '(?P<path>.*)'\s*$", re.MULTILINE)
+
+
+def refuse_unsafe_repository(output: str) -> None:
+    """A git command's output that is git's safe.directory refusal: ConfigError (exit 2) saying what git
+    said and the line that lets git work there. Never read as an answer ("not a git checkout", "no
+    commit"): the repository is there, git will not look at it."""
+    found = _DUBIOUS.search(output)
+    if found is None:
+        return
+    path = found["path"]
+    raise ConfigError(
+        f"git refuses to work in {path}: it belongs to another user (git said: detected dubious ownership in"
+        f" repository at '{path}')",
+        fix=f"if you trust that repository: git config --global --add safe.directory {shlex.quote(path)}")
 
 
 def resolve_program(program: str, fix: str | None, path: str | None = None) -> str:

@@ -173,6 +173,8 @@ class Runner:
         else:
             result = self._run_captured(args, exe, cwd, full_env, log_path, timeout, input_text, fix)
         result.seconds = time.monotonic() - started
+        if is_git(args) and result.returncode != 0:
+            command_env.refuse_unsafe_repository(result.stdout + result.stderr)
         if check and result.returncode != 0:
             tail = (result.stdout + ("\n" + result.stderr if result.stderr else "")).strip().splitlines()
             raise CommandFailed(args, result.returncode, log_path, tail[-TAIL_LINES:], fix=fix)
@@ -234,15 +236,8 @@ class Runner:
         return Result(args, returncode, "", "", None, seconds=time.monotonic() - started)
 
     # -- internals --------------------------------------------------------------------------
-    def _record(
-        self,
-        argv: Sequence[str | os.PathLike[str]],
-        *,
-        step: str,
-        cwd: Path | str | None,
-        env: Mapping[str, str | None] | None,
-        probe: bool,
-    ) -> PlannedCommand:
+    def _record(self, argv: Sequence[str | os.PathLike[str]], *, step: str, cwd: Path | str | None,
+                env: Mapping[str, str | None] | None, probe: bool) -> PlannedCommand:
         """The command as it will run, added to the history (dry run or not)."""
         args = tuple(os.fspath(a) for a in argv)
         if not args:
