@@ -85,11 +85,15 @@ def _one_line(text: str) -> str:
 
 
 def _write_crash_log(exc: BaseException) -> str:
+    """The crash log: a new file of an unpredictable name (mode 0600) in the workspace's logs, or, before
+    the workspace is known (or for a reading command, which leaves the workspace as it was), in a new
+    private folder of the temporary folder; never a name another user could guess and plant a link at."""
     import platform
     import tempfile
     import time
     import traceback
 
+    from bootstrap.core import writes
     from bootstrap.core.context import CURRENT
     from bootstrap.core.redact import redact
 
@@ -98,23 +102,17 @@ def _write_crash_log(exc: BaseException) -> str:
         f"argv {redact(' '.join(sys.argv))}\n\n"
         + redact("".join(traceback.format_exception(type(exc), exc, exc.__traceback__)))
     )
-    name = f"crash-{time.strftime('%Y%m%d-%H%M%S')}.log"
-    folders = []
-    # A reading command leaves the workspace as it was, even when it crashes: its crash log goes to the
-    # temporary folder.
+    prefix = f"crash-{time.strftime('%Y%m%d-%H%M%S')}-"
     if CURRENT.workspace is not None and CURRENT.writes_logs and CURRENT.workspace.is_dir():
-        folders.append(CURRENT.workspace / "logs")
-    folders.append(__import__("pathlib").Path(tempfile.gettempdir()))
-    from bootstrap.core import writes
-
-    for folder in folders:
         try:
-            path = folder / name
-            writes.replace_text(path, text)
-            return str(path)
-        except (OSError, TritondevError):  # a read-only folder, or a crash log's name taken by a link
-            continue
-    return "(could not write a crash log)"
+            return str(writes.create_unique_text(CURRENT.workspace / "logs", prefix, ".log", text))
+        except (OSError, TritondevError):  # a read-only workspace, a logs/ that is a link
+            pass
+    try:
+        private = tempfile.mkdtemp(prefix="tritondev-crash-")  # 0700, ours, a new random name
+        return str(writes.create_unique_text(private, prefix, ".log", text))
+    except (OSError, TritondevError):
+        return "(could not write a crash log)"
 
 
 def main(argv: list[str] | None = None, ctrl_c: CtrlC | None = None) -> None:
@@ -146,11 +144,8 @@ def _outcome(argv: list[str] | None, ctrl_c: CtrlC) -> int:
     arguments = list(sys.argv[1:] if argv is None else argv)
     _JSON_ASKED[0] = _json_requested(arguments)
     from bootstrap.core import ui
-    from bootstrap.core.redact import remember
 
     ui.install_streams()
-    for given in [*arguments, *os.environ.values()]:
-        remember(given)  # a credential given this run is masked wherever it shows up, however quoted
     ui.new_run()
     options.new_run()
     ctrl_c.raising = True
@@ -269,13 +264,10 @@ def _interrupted(json_asked: bool = False) -> int:
 
 def _disk_full(exc: OSError) -> int:
     """A full disk (or quota) is the machine's state, not a bug: say where, and how to go on."""
-    from bootstrap.core.errors import ExternalError
+    from bootstrap.core.errors import FULL_DISK_FIX, ExternalError
 
     where = f" ({exc.filename})" if exc.filename else ""
-    error = ExternalError(
-        f"{exc.strerror}{where}",
-        fix="free disk space there (df -h shows what is left), then run the command again: it resumes where it stopped",
-    )
+    error = ExternalError(f"{exc.strerror}{where}", fix=FULL_DISK_FIX)
     _report_error(error)
     return int(error.exit_code)
 

@@ -1,13 +1,26 @@
 """What a command runs with, decided without starting it: the program's file, git's safe environment,
-and what to install when a tool is missing."""
+and what to install when a tool is missing.
+
+Every git command tritondev runs (in your clone, its worktrees, the checkouts it made; reading or
+writing) gets one hardening, `git_hardening`, whatever the repository's own config or your global
+config say: no hook runs (`core.hooksPath=/dev/null`), no fsmonitor (`core.fsmonitor=false`), and no
+filter driver (each `filter.<name>` found in the config git reads there gets empty clean, smudge and
+process commands and `required=false`, so git copies the bytes as they are). The settings are given
+as git's command-scope config (GIT_CONFIG_COUNT, GIT_CONFIG_KEY_n, GIT_CONFIG_VALUE_n, git >= 2.31),
+which outranks every config file and, unlike `-c`, takes any name. Attributes alone cannot do it: the
+repository's .gitattributes and .git/info/attributes outrank `core.attributesFile`, so the drivers the
+attributes name are disabled instead.
+"""
 
 from __future__ import annotations
 
 import os
+import re
+import shlex
 import shutil
 from collections.abc import Mapping, Sequence
 
-from bootstrap.core.errors import ToolMissing
+from bootstrap.core.errors import ConfigError, ToolMissing
 
 # Transports git may use. `ext::` (runs arbitrary commands) and friends are absent on purpose.
 GIT_ALLOWED_PROTOCOLS = "file:git:http:https:ssh"
@@ -42,6 +55,91 @@ def git_environment(base: Mapping[str, str]) -> dict[str, str]:
 
 def is_git(argv: Sequence[str]) -> bool:
     return os.path.basename(argv[0]) == "git"
+
+
+# git's options that take the next word as their value (before the subcommand).
+_GIT_OPTIONS_WITH_VALUE = frozenset({"-C", "-c", "--git-dir", "--work-tree", "--namespace", "--exec-path",
+                                     "--config-env", "--super-prefix", "--list-cmds", "--attr-source"})
+# What lists the filter drivers the config of a repository defines (`filter.<name>.<key>`, NUL-separated).
+FILTER_LISTING = ("config", "-z", "--name-only", "--get-regexp", r"^filter\.")
+
+
+def git_global_options(argv: Sequence[str]) -> tuple[str, ...]:
+    """The options of a git command line before its subcommand (`-C DIR`, `-c K=V`, `--git-dir=X`): where
+    the command runs, which the listing of its filter drivers must share."""
+    options: list[str] = []
+    i = 1
+    while i < len(argv) and argv[i].startswith("-"):
+        options.append(argv[i])
+        if argv[i] in _GIT_OPTIONS_WITH_VALUE and i + 1 < len(argv):
+            options.append(argv[i + 1])
+            i += 1
+        i += 1
+    return tuple(options)
+
+
+def filter_drivers(listing: str) -> tuple[str, ...]:
+    """The driver names `git config -z --name-only --get-regexp '^filter[.]'` lists (a name may hold dots)."""
+    names = []
+    for key in listing.split("\0"):
+        head, dot, _ = key.rpartition(".")
+        if dot and head.lower().startswith("filter.") and len(head) > len("filter."):
+            names.append(head[len("filter."):])
+    return tuple(dict.fromkeys(names))
+
+
+def git_hardening(drivers: Sequence[str]) -> list[tuple[str, str]]:
+    """The config every git command runs with: no hooks, no fsmonitor, none of `drivers` (filters)."""
+    pairs = [("core.hooksPath", os.devnull), ("core.fsmonitor", "false")]
+    for name in drivers:
+        pairs += [(f"filter.{name}.clean", ""), (f"filter.{name}.smudge", ""), (f"filter.{name}.process", ""),
+                  (f"filter.{name}.required", "false")]
+    return pairs
+
+
+def hardened(env: Mapping[str, str], drivers: Sequence[str]) -> dict[str, str]:
+    """`env` for a git command in a repository whose config defines the filter `drivers`: the hardening last."""
+    return with_git_config(env, git_hardening(drivers))
+
+
+def driver_listing(argv: Sequence[str], *, global_only: bool = False) -> list[str]:
+    """The git command that lists the filter drivers where `argv` runs (or in the user's config only)."""
+    if global_only:
+        return [argv[0], FILTER_LISTING[0], "--global", *FILTER_LISTING[1:]]
+    return [argv[0], *git_global_options(argv), *FILTER_LISTING]
+
+
+def with_git_config(env: Mapping[str, str], pairs: Sequence[tuple[str, str]]) -> dict[str, str]:
+    """`env` with `pairs` added after the command-scope config it already sets (a caller's URL rewrite):
+    the later setting of a key wins, so these do."""
+    out = dict(env)
+    try:
+        count = max(0, int(out.get("GIT_CONFIG_COUNT", "0")))
+    except ValueError:
+        count = 0
+    for key, value in pairs:
+        out[f"GIT_CONFIG_KEY_{count}"], out[f"GIT_CONFIG_VALUE_{count}"] = key, value
+        count += 1
+    out["GIT_CONFIG_COUNT"] = str(count)
+    return out
+
+
+# git's refusal to work in a repository another user owns (its safe.directory check, git >= 2.35.2).
+_DUBIOUS = re.compile(r"detected dubious ownership in repository at '(?P<path>.*)'\s*$", re.MULTILINE)
+
+
+def refuse_unsafe_repository(output: str) -> None:
+    """A git command's output that is git's safe.directory refusal: ConfigError (exit 2) saying what git
+    said and the line that lets git work there. Never read as an answer ("not a git checkout", "no
+    commit"): the repository is there, git will not look at it."""
+    found = _DUBIOUS.search(output)
+    if found is None:
+        return
+    path = found["path"]
+    raise ConfigError(
+        f"git refuses to work in {path}: it belongs to another user (git said: detected dubious ownership in"
+        f" repository at '{path}')",
+        fix=f"if you trust that repository: git config --global --add safe.directory {shlex.quote(path)}")
 
 
 def resolve_program(program: str, fix: str | None, path: str | None = None) -> str:

@@ -11,6 +11,7 @@ from enum import IntEnum
 from pathlib import Path
 
 from bootstrap.core.fixlines import repeat_options
+from bootstrap.core.fsutil import full_filesystem
 from bootstrap.core.redact import redact
 
 
@@ -110,8 +111,29 @@ class Offline(ExternalError):
         self.hosts = hosts
 
 
+# What a command that ran out of disk says (strerror of ENOSPC and EDQUOT, as C programs, Python, git, pip,
+# cmake and ninja print it): whatever else failed with it, the full disk is the cause to name.
+FULL_DISK_WORDS = ("No space left on device", "Disk quota exceeded", "[Errno 28]", "[Errno 122]")
+FULL_DISK_FIX = ("free disk space there (df -h shows what is left), then run the command again: it resumes where it"
+                 " stopped")
+
+
+def disk_full_after(log_path: Path | None, lines: Sequence[str]) -> str | None:
+    """Why a failed command failed for a full disk, if it did: a line of its output that says so, or a
+    filesystem it wrote to (the workspace that holds its log, the temporary folder) left without room.
+    Not every program says it (`python3 -m venv` reports only that ensurepip failed)."""
+    said = next((line.strip() for line in lines if any(word in line for word in FULL_DISK_WORDS)), None)
+    if said is not None:
+        return said
+    import tempfile
+
+    return full_filesystem([*([str(log_path)] if log_path else []), tempfile.gettempdir()])
+
+
 class CommandFailed(TritondevError):
-    """An external command exited non-zero (or timed out)."""
+    """An external command exited non-zero (or timed out). When its output says the disk is full, that is
+    the diagnosis, whatever fix the caller had in mind for other failures (`python3 -m venv` on a full
+    disk is not a missing venv module)."""
 
     exit_code = ExitCode.EXTERNAL_FAILED
 
@@ -133,6 +155,10 @@ class CommandFailed(TritondevError):
 
         shown = redact(" ".join(self.argv))
         what = "timed out" if timed_out else f"failed with exit status {returncode}"
+        self.disk_full = None if timed_out else disk_full_after(log_path, self.tail)
+        if self.disk_full is not None:
+            what = f"failed: the disk is full ({redact(self.disk_full)})"
+            fix = FULL_DISK_FIX
         message = f"`{shown}` {what}"
         if log_path is not None:
             message += f" (log: {log_path})"

@@ -85,3 +85,31 @@ def parse_json(text: str | bytes) -> Any:
     except RecursionError:
         shown = text if isinstance(text, str) else text.decode("utf-8", "replace")
         raise json.JSONDecodeError("nested too deeply", shown[:100], 0) from None
+
+
+# Less room than this on a filesystem a failed command wrote to is a full disk: nothing a build, pip or
+# venv writes fits any more (a command that failed for another reason on a disk with room says its own).
+FULL_BELOW_BYTES = 1 << 20
+
+
+def full_filesystem(paths: list[str]) -> str | None:
+    """Which of the filesystems holding `paths` (each judged at its nearest existing folder) is full: no
+    room (less than FULL_BELOW_BYTES an unprivileged writer may use) or no free inode; None if none is."""
+    seen: set[int] = set()
+    for path in paths:
+        where = os.path.abspath(path)
+        while where != os.path.dirname(where) and not os.path.isdir(where):
+            where = os.path.dirname(where)
+        try:
+            device, facts = os.stat(where).st_dev, os.statvfs(where)
+        except OSError:
+            continue
+        if device in seen or facts.f_flag & os.ST_RDONLY:  # a read-only one is not full, just read-only
+            continue
+        seen.add(device)
+        if facts.f_bavail * facts.f_frsize < FULL_BELOW_BYTES:
+            return f"{facts.f_bavail * facts.f_frsize // 1024} KiB free on the filesystem of {where}"
+        if facts.f_files and not facts.f_favail:
+            return f"no free inode on the filesystem of {where}"
+    return None
+

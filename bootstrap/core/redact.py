@@ -12,20 +12,22 @@ stderr, `--json`, logs, every file written through core.writes):
 - query parameters whose name says secret (`?token=`, `access_token=`, `private_token=`, `password=`,
   `api_key=`, `sig=`, `X-Amz-Signature=`, ...);
 - ccache remote attributes that carry one (`|bearer-token=...`, `|header=Authorization=...`);
-- `Authorization: Bearer|Basic|token ...` header values;
-- and, wherever they appear, the secrets those rules found in what the user gave this run (the
-  command line, the environment, the settings: `remember`), in the forms a shell, `repr`, JSON or
-  percent-encoding would give them.
+- `Authorization: Bearer|Basic|token ...` header values.
 
-`redact` is idempotent and changes nothing else in the text.
+A secret is masked where it is: inside the URL, parameter, attribute or header that carries it, in any
+quoting of that value. Its text is never searched for anywhere else: a password `triton` masks the
+userinfo of `redis://:triton@host`, and leaves tritondev's own `triton_src`, `src/triton` and every other
+word of the document alone (masking a learnt word wherever it appeared rewrote state files into ones
+tritondev could no longer read).
+
+`redact` is a pure function of its text: idempotent, and it changes nothing outside those values.
 """
 
 from __future__ import annotations
 
-import json
 import re
 from typing import Any
-from urllib.parse import quote, unquote, urlsplit
+from urllib.parse import urlsplit
 
 MASK = "***"
 _PUBLIC_USERS = frozenset({"git"})  # the ssh login of every hosted git service: not a secret
@@ -55,28 +57,10 @@ _HEADER = re.compile(r"(?i)(?P<head>authorization:\s*(?:bearer|basic|token)\s+)(
 _SCHEME = re.compile(r"\b[A-Za-z][A-Za-z0-9+.-]*://")
 _LOOSE = re.compile(r"(?P<user>[^\s/?#@:'\"<>\\]*):(?P<pw>(?!\s)[^\n@]{0,256}?)@(?=[\[A-Za-z0-9])")
 _PORT = re.compile(r"\d+(?:$|[/?#\s])")
-# Literal secrets learnt from this run's input (remember); shorter ones are left to the patterns, as
-# masking a common short word everywhere would garble the output.
-_KNOWN: set[str] = set()
-MIN_KNOWN = 6
-# A user part with a password is a login name, except a token's (GitHub's TOKEN:x-oauth-basic form):
-# tokens are long, login names rarely this long.
-MIN_TOKEN_USER = 20
-
-
-# While `remember` runs the patterns: what each masked, as (user, password); a lone user part or a
-# secret value as (it, None).
-_COLLECTING: list[list[tuple[str, str | None]]] = []
-
-
-def _note(first: str, second: str | None) -> None:
-    if _COLLECTING and first != MASK and second != MASK:
-        _COLLECTING[-1].append((first, second))
 
 
 def _mask_userinfo(userinfo: str) -> str:
-    user, colon, password = userinfo.partition(":")
-    _note(user, password if colon else None)
+    user, colon, _password = userinfo.partition(":")
     if colon:
         return f"{user if user in _PUBLIC_USERS or user == MASK else MASK}:{MASK}"
     if not user or user == MASK or user in _PUBLIC_USERS:
@@ -125,16 +109,18 @@ def _url(match: re.Match[str]) -> str:
 
 
 def _scp(match: re.Match[str]) -> str:
-    _note(match.group("user"), match.group("pw"))
     return f"{match.group('user')}:{MASK}@{match.group('host')}:"
 
 
 def _value(match: re.Match[str]) -> str:
-    _note(match.group("value"), None)
     return match.group("head") + (MASK if match.group("value") else "")
 
 
-def _patterns(text: str) -> str:
+def redact(text: str) -> str:
+    """`text` with the credential of every URL, parameter, attribute and header it holds replaced by ***;
+    every other character as it was."""
+    if not text:
+        return text
     text = _loose(text)
     text = _URL.sub(_url, text)
     text = _SCP.sub(_scp, text)
@@ -143,50 +129,6 @@ def _patterns(text: str) -> str:
     text = _BEARER.sub(_value, text)
     text = _HEADER_ATTRIBUTE.sub(_value, text)
     return _HEADER.sub(_value, text)
-
-
-def redact(text: str) -> str:
-    """`text` with every credential of every URL form it holds replaced by ***."""
-    if not text:
-        return text
-    text = _patterns(text)
-    for secret in sorted(_KNOWN, key=len, reverse=True):
-        if secret in text:
-            text = text.replace(secret, MASK)
-    return text
-
-
-def remember(text: str) -> None:
-    """Learn the secrets the patterns find in `text` (an option, a variable, a setting), so that they are
-    masked wherever they appear later, in whatever quoting."""
-    if not text or ("@" not in text and "=" not in text):
-        return
-    _COLLECTING.append([])
-    try:
-        _patterns(text)
-    finally:
-        found = _COLLECTING.pop()
-    for first, second in found:
-        if second is None:  # a token as the user part, or a secret parameter's value
-            _learn(first)
-            continue
-        _learn(second)
-        if len(first) >= MIN_TOKEN_USER and first not in _PUBLIC_USERS:  # TOKEN:x-oauth-basic
-            _learn(first)
-
-
-def _learn(secret: str) -> None:
-    if len(secret) < MIN_KNOWN or MASK in secret:
-        return
-    for form in (secret, unquote(secret), quote(secret, safe=""), json.dumps(secret)[1:-1],
-                 repr(secret)[1:-1], secret.replace("'", "'\"'\"'"), secret.replace("\\", "\\\\")):
-        if len(form) >= MIN_KNOWN:
-            _KNOWN.add(form)
-
-
-def forget_all() -> None:
-    """Drop what `remember` learnt (a new run in the same process: tests)."""
-    _KNOWN.clear()
 
 
 def redact_data(data: Any) -> Any:

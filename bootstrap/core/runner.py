@@ -10,8 +10,8 @@ and `Runner.run_attached` runs a user's own command on this terminal. Each of th
 - writes output to a per-step log file in the workspace (streamed line by line for long steps;
   core.step_logs),
 - never uses a shell: argv lists only,
-- runs git with inherited GIT_* variables stripped, dangerous transports disabled and no optional
-  locks (a reading git command never rewrites .git/index),
+- runs every git command without inherited GIT_* variables, dangerous transports, optional locks (a
+  reading one never rewrites .git/index), hooks, fsmonitor or filter drivers (command_env, here only),
 - raises CommandFailed (command, exit status, log path, last lines) or ToolMissing.
 
 A runner is not changed once made: `quiet()`, `logging_to(folder)`, `with_variables(...)`, `recording()`
@@ -32,18 +32,19 @@ import time
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import IO, TextIO
+from typing import TextIO
 
+from bootstrap.core import command_env
 from bootstrap.core.command_env import git_environment, is_git, resolve_program
 from bootstrap.core.command_record import PlannedCommand, Result
 from bootstrap.core.errors import CommandFailed, ToolMissing
+from bootstrap.core.output_lines import hand_over_lines
 from bootstrap.core.step_logs import log_path as step_log_path
 from bootstrap.core.step_logs import note_exit_status, open_log, write_log
 
 __all__ = ["TAIL_LINES", "PlannedCommand", "Result", "Runner"]
 
 TAIL_LINES = 25
-
 Echo = Callable[[str], None]
 
 
@@ -164,7 +165,7 @@ class Runner:
             self.echo(f"$ {planned.render()}")
 
         exe = resolve_program(args[0], fix)
-        full_env = self._environment(args, env)
+        full_env = self._environment(args, env, cwd)
         log_path = step_log_path(self.log_dir, step)
         started = time.monotonic()
         if streamed:
@@ -172,6 +173,8 @@ class Runner:
         else:
             result = self._run_captured(args, exe, cwd, full_env, log_path, timeout, input_text, fix)
         result.seconds = time.monotonic() - started
+        if is_git(args) and result.returncode != 0:
+            command_env.refuse_unsafe_repository(result.stdout + result.stderr)
         if check and result.returncode != 0:
             tail = (result.stdout + ("\n" + result.stderr if result.stderr else "")).strip().splitlines()
             raise CommandFailed(args, result.returncode, log_path, tail[-TAIL_LINES:], fix=fix)
@@ -210,7 +213,7 @@ class Runner:
             proc = subprocess.Popen(
                 [exe, *args[1:]],
                 cwd=cwd,
-                env=self._environment(args, env),
+                env=self._environment(args, env, cwd),
                 stdout=subprocess.PIPE if on_stdout else None,
                 stderr=subprocess.PIPE if on_stderr else None,
             )
@@ -218,7 +221,7 @@ class Runner:
             raise ToolMissing(f"cannot run {args[0]}: {exc.strerror}") from None
         previous = signal.signal(signal.SIGINT, signal.SIG_IGN)
         try:
-            _hand_over_lines({proc.stdout: on_stdout, proc.stderr: on_stderr})
+            hand_over_lines({proc.stdout: on_stdout, proc.stderr: on_stderr})
             returncode = proc.wait()
         finally:
             if proc.poll() is None:  # an exception in a callback: do not leave the command behind
@@ -233,15 +236,8 @@ class Runner:
         return Result(args, returncode, "", "", None, seconds=time.monotonic() - started)
 
     # -- internals --------------------------------------------------------------------------
-    def _record(
-        self,
-        argv: Sequence[str | os.PathLike[str]],
-        *,
-        step: str,
-        cwd: Path | str | None,
-        env: Mapping[str, str | None] | None,
-        probe: bool,
-    ) -> PlannedCommand:
+    def _record(self, argv: Sequence[str | os.PathLike[str]], *, step: str, cwd: Path | str | None,
+                env: Mapping[str, str | None] | None, probe: bool) -> PlannedCommand:
         """The command as it will run, added to the history (dry run or not)."""
         args = tuple(os.fspath(a) for a in argv)
         if not args:
@@ -257,7 +253,8 @@ class Runner:
             self.echo(f"[dry-run] {planned.render()}")
         return Result(planned.argv, 0, "", "", None, dry_run=True)
 
-    def _environment(self, args: tuple[str, ...], env: Mapping[str, str | None] | None) -> dict[str, str]:
+    def _environment(self, args: tuple[str, ...], env: Mapping[str, str | None] | None,
+                     cwd: Path | str | None) -> dict[str, str]:
         base = dict(os.environ)
         if is_git(args):
             base = git_environment(base)
@@ -266,7 +263,8 @@ class Runner:
                 base.pop(key, None)
             else:
                 base[key] = value
-        return base
+        # Last, so that nothing a caller sets undoes it.
+        return command_env.hardened(base, _filter_drivers(args, cwd, base)) if is_git(args) else base
 
     def _open_log(self, log_path: Path | None, args: tuple[str, ...], cwd: object) -> TextIO | None:
         if log_path is None:
@@ -375,26 +373,23 @@ class Runner:
         return Result(args, returncode, "\n".join(tail), "", log_path)
 
 
-def _hand_over_lines(pipes: Mapping[IO[bytes] | None, Callable[[str], None] | None]) -> None:
-    """Read every pipe that has a callback until it ends, handing each line over as it completes
-    (line endings kept, undecodable bytes as surrogate escapes; a last line without an end as is)."""
-    import selectors
+_DRIVERS: dict[tuple[str | None, ...], tuple[str, ...]] = {}
+_DRIVERS_LOCK = threading.Lock()
 
-    with selectors.DefaultSelector() as selector:
-        pending: dict[int, bytes] = {}
-        for pipe, callback in pipes.items():
-            if pipe is not None and callback is not None:
-                selector.register(pipe, selectors.EVENT_READ, callback)
-                pending[pipe.fileno()] = b""
-        while selector.get_map():
-            for key, _ in selector.select():
-                fd, callback = key.fd, key.data
-                chunk = os.read(fd, 65536)
-                if not chunk:
-                    selector.unregister(key.fileobj)
-                    if pending[fd]:
-                        callback(pending[fd].decode("utf-8", "surrogateescape"))
-                    continue
-                *lines, pending[fd] = (pending[fd] + chunk).split(b"\n")
-                for line in lines:
-                    callback(line.decode("utf-8", "surrogateescape") + "\n")
+
+def _filter_drivers(args: tuple[str, ...], cwd: Path | str | None, env: dict[str, str]) -> tuple[str, ...]:
+    """The filter drivers defined by the config git reads where `args` runs (the repository's, the user's),
+    listed by git once per place and process; where no repository is yet (a clone's), the user's."""
+    key = (os.path.abspath(cwd or os.getcwd()), *command_env.git_global_options(args), env.get("HOME"),
+           env.get("XDG_CONFIG_HOME"))
+    with _DRIVERS_LOCK:
+        if key in _DRIVERS:
+            return _DRIVERS[key]
+    quiet = command_env.hardened(env, ())
+    listed = subprocess.run(command_env.driver_listing(args), cwd=cwd, env=quiet, capture_output=True, text=True,
+                            errors="surrogateescape", check=False)
+    if listed.returncode not in (0, 1):  # not a repository (yet): the user's own config
+        listed = subprocess.run(command_env.driver_listing(args, global_only=True), env=quiet, capture_output=True,
+                                text=True, errors="surrogateescape", check=False)
+    with _DRIVERS_LOCK:
+        return _DRIVERS.setdefault(key, command_env.filter_drivers(listed.stdout))

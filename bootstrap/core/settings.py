@@ -40,7 +40,8 @@ from bootstrap.core.suggest import did_you_mean
 # given (shell/tritondev execs it), so it accepts them and leaves them alone.
 SCRIPT_VARIABLES = {
     "TRITONDEV_TOOL_VENV": "shell/tritondev: where its private venv lives (default: <checkout>/.venv-tool)",
-    "TRITONDEV_BOOTSTRAP_PYTHON": "shell/tritondev: the Python >= 3.10 its venv is built with (default: python3)",
+    "TRITONDEV_BOOTSTRAP_PYTHON": "shell/tritondev: the Python >= 3.10 its venv is built with (default: the one it"
+                                  " was built with, at first python3)",
     "TRITONDEV_TEST_PYTHON": "shell/test: the Python its test venv is built with (default: python3)",
     "TRITONDEV_GPU_OUT": "shell/test-gpu: where the GPU tier writes its figures",
     "TRITONDEV_CAPTURE": "tritondev repro capture: what the capture hook in the captured command records",

@@ -274,6 +274,31 @@ def create_text(path: Path | str, text: str, *, verbatim: bool = False) -> bool:
     return True
 
 
+def create_unique_text(folder: Path | str, prefix: str, suffix: str, text: str) -> Path:
+    """`text` (masked) as a new file of an unpredictable name in `folder` (`prefix`, 16 random hex digits,
+    `suffix`), readable by its owner only: created with O_EXCL, so nothing already there (a link planted
+    at a name someone guessed) is opened or followed. The path of the file."""
+    flags = os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW | getattr(os, "O_CLOEXEC", 0)
+    folder_fd = open_folder(folder)
+    try:
+        while True:
+            name = f"{prefix}{os.urandom(8).hex()}{suffix}"
+            try:
+                fd = os.open(name, flags, 0o600, dir_fd=folder_fd)
+            except FileExistsError:
+                continue
+            break
+        try:
+            with os.fdopen(fd, "wb") as fh:
+                fh.write(redact(text).encode("utf-8", "surrogateescape"))
+        except BaseException:
+            os.unlink(name, dir_fd=folder_fd)
+            raise
+    finally:
+        os.close(folder_fd)
+    return Path(os.path.abspath(folder)) / name
+
+
 def strict_json(data: Any, **options: Any) -> str:
     """`data` as RFC 8259 JSON: NaN and infinities (which JSON has no words for) become null."""
     try:

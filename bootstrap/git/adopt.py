@@ -2,12 +2,14 @@
 
 tritondev builds an adopted clone as it stands and never changes what git keeps there: HEAD, the
 branch, the remotes, the index and the working tree. Everything here reads, and every git call is
-`git --no-optional-locks` with the clone's fsmonitor off (a plain `git status` would refresh the
-index file; a configured fsmonitor would start a program). Nothing is fetched into the clone.
+`git --no-optional-locks` (a plain `git status` would refresh the index file); as every git command,
+it runs no hook, fsmonitor or filter driver of the clone's (the runner's git hardening). Nothing is
+fetched into the clone.
 
 What is read: HEAD and its branch, the branch's upstream and how far it is ahead and behind, the
-remotes' names, the uncommitted files (as `git status` names them), and the files of the working
-tree (the LLVM pin and the layout are read from there, local edits included).
+remotes' names, what git is in the middle of (a merge with its conflicts, a rebase, a `git bisect`),
+the uncommitted files (as `git status` names them), and the files of the working tree (the LLVM pin
+and the layout are read from there, local edits included).
 """
 
 from __future__ import annotations
@@ -19,7 +21,7 @@ from pathlib import Path
 from bootstrap.core.errors import ConfigError
 from bootstrap.core.fsutil import read_regular_text
 from bootstrap.core.runner import Runner
-from bootstrap.git.local_changes import parse_porcelain_z
+from bootstrap.git.local_changes import operation_in_progress, parse_porcelain_z, unmerged_z
 
 STEP = "adopt"
 # What makes a folder a Triton checkout: a setup.py (at the root from 3.4, in python/ before) and
@@ -39,28 +41,38 @@ class Clone:
     ahead_behind: tuple[int, int] | None  # commits HEAD has that upstream lacks, and the reverse
     remotes: tuple[str, ...]
     changes: tuple[str, ...]  # modified, staged or untracked (not ignored) files
+    operation: str | None = None  # what git is in the middle of: a merge, a rebase, a bisect, ...
+    conflicts: tuple[str, ...] = ()  # files with unresolved conflicts (also in changes)
 
     def describe(self) -> str:
-        """One line: where HEAD is and what is not committed."""
+        """One line: where HEAD is, what git is in the middle of, and what is not committed."""
         where = f"branch {self.branch}" if self.branch else f"detached HEAD {self.head[:12]}"
         if self.upstream and self.ahead_behind is not None:
             ahead, behind = self.ahead_behind
             where += f" ({ahead} ahead, {behind} behind {self.upstream})"
-        if not self.changes:
-            return f"{where}, nothing uncommitted"
-        shown = ", ".join(self.changes[:_SHOWN]) + (f" and {len(self.changes) - _SHOWN} more"
-                                                    if len(self.changes) > _SHOWN else "")
-        return f"{where}, {len(self.changes)} uncommitted file(s): {shown}"
+        if self.operation:
+            where += f", {self.operation}"
+        if self.conflicts:
+            where += f", {len(self.conflicts)} file(s) with conflicts: {_names(self.conflicts)}"
+        rest = tuple(name for name in self.changes if name not in self.conflicts)
+        if not rest:
+            return where if self.conflicts else f"{where}, nothing uncommitted"
+        return f"{where}, {len(rest)} {'other ' if self.conflicts else ''}uncommitted file(s): {_names(rest)}"
 
     def to_json(self) -> dict[str, object]:
         return {"root": str(self.root), "head": self.head, "branch": self.branch, "upstream": self.upstream,
                 "ahead_behind": list(self.ahead_behind) if self.ahead_behind else None,
-                "remotes": list(self.remotes), "changes": list(self.changes), "summary": self.describe()}
+                "remotes": list(self.remotes), "changes": list(self.changes), "operation": self.operation,
+                "conflicts": list(self.conflicts), "summary": self.describe()}
+
+
+def _names(files: tuple[str, ...]) -> str:
+    return ", ".join(files[:_SHOWN]) + (f" and {len(files) - _SHOWN} more" if len(files) > _SHOWN else "")
 
 
 def read_git(runner: Runner, root: Path, *args: str, check: bool = False) -> str:
-    """A git read in the clone that writes nothing there (no index refresh, no fsmonitor)."""
-    argv = ["git", "--no-optional-locks", "-c", "core.fsmonitor=false", "-C", str(root), *args]
+    """A git read in the clone that writes nothing there (no index refresh)."""
+    argv = ["git", "--no-optional-locks", "-C", str(root), *args]
     result = runner.capture(argv, step=STEP, check=check)
     return result.stdout if result.returncode == 0 else ""
 
@@ -119,7 +131,8 @@ def inspect_clone(root: Path, runner: Runner) -> Clone:
     remotes = tuple(read_git(runner, root, "remote").split())
     status = read_git(runner, root, "status", "--porcelain=v1", "-z", "--untracked-files=all",
                       "--ignore-submodules=none", check=True)
-    return Clone(root, head, branch, upstream, ahead_behind, remotes, parse_porcelain_z(status))
+    return Clone(root, head, branch, upstream, ahead_behind, remotes, parse_porcelain_z(status),
+                 operation_in_progress(root, runner, STEP), unmerged_z(status))
 
 
 def parse_left_right(text: str) -> tuple[int, int] | None:

@@ -13,9 +13,9 @@ looking at less:
 - In the `normal` way an untracked folder is listed whole (`dir/`); only those folders are then
   listed file by file (`git ls-files --others --exclude-standard`), a walk bounded by where the
   local work is. Every untracked file is named, as with `--untracked-files=all`.
-- core.fsmonitor where the user has it: a hook set in the user's own (global or system) git config,
-  or the built-in daemon (a true/false value), answers which files changed. A hook named only by
-  the checkout's own .git/config is not run: looking at a checkout must not run its programs.
+
+No fsmonitor, hook or filter driver runs (the runner's one git hardening, bootstrap.core.command_env):
+looking at a checkout must not run its programs, nor those of a config it includes.
 """
 
 from __future__ import annotations
@@ -24,14 +24,12 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Literal
 
+from bootstrap.core.fsutil import read_regular_text
 from bootstrap.core.runner import Runner
 
-# Scopes of git config whose core.fsmonitor hook is the user's own choice (not the checkout's).
-TRUSTED_SCOPES = ("system", "global", "command")
-_BOOLEANS = {"true", "false", "yes", "no", "on", "off", "1", "0", ""}
 # More untracked folders than this are listed by one walk of the whole tree instead of by name.
 MAX_FOLDERS_BY_NAME = 200
-_CONFIG_KEYS = r"^(core\.fsmonitor|status\.showuntrackedfiles)$"
+_CONFIG_KEYS = r"^status\.showuntrackedfiles$"
 
 
 UntrackedMode = Literal["all", "normal"]
@@ -41,31 +39,19 @@ UntrackedMode = Literal["all", "normal"]
 class StatusConfig:
     """What a checkout's git config says about finding its changes."""
 
-    fsmonitor_allowed: bool = False  # run git with the configured core.fsmonitor
     untracked: UntrackedMode = "normal"  # how the user's git status lists untracked files
-
-    def git_options(self) -> list[str]:
-        return [] if self.fsmonitor_allowed else ["-c", "core.fsmonitor=false"]
 
 
 def parse_config_z(output: str) -> StatusConfig:
-    """`git config --show-scope -z --get-regexp` of the two keys -> StatusConfig (the last value wins).
-
-    Each record is `scope NUL key LF value NUL`; anything else is skipped."""
-    fsmonitor: tuple[str, str] | None = None  # (scope, value)
+    """`git config --show-scope -z --get-regexp` of status.showUntrackedFiles -> StatusConfig (the last
+    value wins). Each record is `scope NUL key LF value NUL`; anything else is skipped."""
     untracked = ""
     fields = output.split("\0")
-    for scope, entry in zip(fields[0::2], fields[1::2], strict=False):
+    for _scope, entry in zip(fields[0::2], fields[1::2], strict=False):
         key, _, value = entry.partition("\n")
-        if key.lower() == "core.fsmonitor":
-            fsmonitor = (scope, value)
-        elif key.lower() == "status.showuntrackedfiles":
+        if key.lower() == "status.showuntrackedfiles":
             untracked = value.strip().lower()
-    allowed = False
-    if fsmonitor is not None:
-        scope, value = fsmonitor
-        allowed = value.strip().lower() in _BOOLEANS or scope in TRUSTED_SCOPES
-    return StatusConfig(allowed, "all" if untracked == "all" else "normal")
+    return StatusConfig("all" if untracked == "all" else "normal")
 
 
 def read_config(dest: Path, runner: Runner, step: str) -> StatusConfig:
@@ -75,7 +61,7 @@ def read_config(dest: Path, runner: Runner, step: str) -> StatusConfig:
 
 
 def _status_argv(dest: Path, config: StatusConfig, *, write: bool) -> list[str]:
-    options = config.git_options() + (["-c", "core.untrackedCache=true"] if write else ["--no-optional-locks"])
+    options = ["-c", "core.untrackedCache=true"] if write else ["--no-optional-locks"]
     return ["git", *options, "-C", str(dest), "status", "--porcelain=v1", "-z",
             f"--untracked-files={config.untracked}", "--ignore-submodules=none"]
 
@@ -99,6 +85,50 @@ def parse_porcelain_z(output: str) -> tuple[str, ...]:
     return tuple(dict.fromkeys(names))
 
 
+# `git status --porcelain` codes of a path with a conflict (both sides changed it).
+UNMERGED = frozenset({"DD", "AU", "UD", "UA", "DU", "AA", "UU"})
+
+
+def unmerged_z(output: str) -> tuple[str, ...]:
+    """The paths with conflicts in `git status --porcelain=v1 -z` output."""
+    return tuple(entry[3:] for entry in output.split("\0") if len(entry) > 3 and entry[:2] in UNMERGED)
+
+
+def operation_in_progress(dest: Path, runner: Runner, step: str) -> str | None:
+    """What git is in the middle of in the checkout `dest` (a merge, a rebase, a cherry-pick, a revert, a
+    `git am`, a `git bisect`), as `git status` would say it, with how to end it; None when nothing. Reads
+    only: the state files git keeps in the checkout's own git folder (a worktree's, for a worktree)."""
+    said = runner.capture(["git", "-C", str(dest), "rev-parse", "--absolute-git-dir"], step=step, check=False)
+    return describe_operation(Path(said.stdout.strip())) if said.returncode == 0 and said.stdout.strip() else None
+
+
+def describe_operation(git_dir: Path) -> str | None:
+    def text(name: str) -> str:
+        try:
+            return read_regular_text(git_dir / name, limit=4096).strip()
+        except (OSError, UnicodeDecodeError):
+            return ""
+
+    for folder in ("rebase-merge", "rebase-apply"):
+        if not (git_dir / folder).is_dir():
+            continue
+        if (git_dir / folder / "applying").exists():
+            return "a `git am` in progress (git am --continue, --skip or --abort)"
+        head = text(f"{folder}/head-name").removeprefix("refs/heads/")
+        what = f"a rebase of {head}" if head and head != "detached HEAD" else "a rebase"
+        onto = text(f"{folder}/onto")
+        return f"{what}{f' onto {onto[:12]}' if onto else ''} in progress (git rebase --continue, --skip or --abort)"
+    for name, what, ends in (("MERGE_HEAD", "a merge", "git merge --continue or --abort"),
+                             ("CHERRY_PICK_HEAD", "a cherry-pick", "git cherry-pick --continue or --abort"),
+                             ("REVERT_HEAD", "a revert", "git revert --continue or --abort")):
+        if (git_dir / name).is_file():
+            commit = text(name).split()[:1]
+            return f"{what}{f' of {commit[0][:12]}' if commit else ''} in progress ({ends})"
+    if (git_dir / "BISECT_LOG").is_file():
+        return "a `git bisect` in progress (git bisect reset ends it)"
+    return None
+
+
 def local_changes(dest: Path, runner: Runner, step: str) -> tuple[str, ...]:
     """Modified, staged and untracked (not ignored) files of `dest`, as `git status --untracked-files=all`
     names them; reads only."""
@@ -114,7 +144,7 @@ def _with_folders_listed(dest: Path, names: tuple[str, ...], folders: list[str],
                          runner: Runner, step: str) -> tuple[str, ...]:
     """Untracked folders (`dir/`) replaced by the untracked files in them."""
     pathspecs = [f":(literal){folder}" for folder in folders] if len(folders) <= MAX_FOLDERS_BY_NAME else []
-    out = runner.capture(["git", *config.git_options(), "--no-optional-locks", "-C", str(dest), "ls-files", "-z",
+    out = runner.capture(["git", "--no-optional-locks", "-C", str(dest), "ls-files", "-z",
                       "--others", "--exclude-standard", "--", *pathspecs], step=step).stdout
     files = [f for f in out.split("\0") if f]
     listed: list[str] = []

@@ -16,7 +16,7 @@ from pathlib import Path
 from bootstrap.core.errors import DirtyCheckout, WouldLoseData
 from bootstrap.core.runner import Runner
 from bootstrap.git.history import checked_out_commit
-from bootstrap.git.local_changes import local_changes
+from bootstrap.git.local_changes import local_changes, operation_in_progress
 from bootstrap.git.refs import PIN_REF_PREFIX
 
 # Where each pinned commit is remembered inside a checkout, so that an earlier pin (often on a
@@ -86,6 +86,13 @@ def guarded_move(name: str, dest: Path, commit: str, runner: Runner, step: str, 
             target = ["-b", branch, commit]
     if not runner.dry_run:
         _, dirty, _ = inspect_checkout(dest, commit, runner, step)
+        operation = operation_in_progress(dest, runner, step)
+        if operation:  # the user's own git session (a stopped rebase holds their commits): never moved under it
+            changes = f" and local changes ({shown_names(dirty)})" if dirty else ""
+            raise DirtyCheckout(
+                f"{name} checkout {dest} has {operation}{changes}; moving it to {commit[:12]} would break that, so"
+                " nothing was changed",
+                fix=f"finish or abort it in {dest}, then run again")
         if dirty:
             raise DirtyCheckout(
                 f"{name} checkout {dest} has local changes ({shown_names(dirty)}); moving it to {commit[:12]} could"

@@ -33,7 +33,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
-from bootstrap.core import remembered, writes
+from bootstrap.core import remembered, ui, writes
 from bootstrap.core.errors import CommandFailed, MismatchError
 from bootstrap.core.redact import redact
 from bootstrap.core.runner import PlannedCommand
@@ -192,7 +192,10 @@ def _venv(run: Execution, step: PlannedStep) -> str | None:
     marker = run.ctx.workspace.state / VENV_MARKER
     if not run.dry_run:
         writes.replace_text(marker, "")  # a creation cut short is finished with --clear next time
-    run.runner.run(step.commands[0].argv, step="venv", fix="install the venv module: apt-get install python3-venv")
+    # python -m venv puts pip into the venv and prints nothing meanwhile (about 10 s): a spinner says so.
+    with ui.working(f"creating the venv {step.commands[0].argv[-1]} (python -m venv installs pip into it)",
+                    json=run.ctx.json):
+        run.runner.run(step.commands[0].argv, step="venv", fix="install the venv module: apt-get install python3-venv")
     if not run.dry_run:
         marker.unlink(missing_ok=True)
     return None

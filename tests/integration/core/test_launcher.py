@@ -68,9 +68,13 @@ def test_first_run_creates_private_venv_and_runs(checkout: Path) -> None:
     assert result.returncode == 0, result.stderr
     assert "config" in result.stdout
     assert (checkout / ".venv-tool/bin/tritondev").exists()
-    # In a pipe: the one line that says what happens (and why), no spinner, no pip output.
-    assert result.stderr.count("\n") == 1 and "\r" not in result.stderr, result.stderr
-    assert "preparing its own environment" in result.stderr and "(first use; Python 3." in result.stderr
+    # In a pipe: what happens (and why), each step with its time when done, no spinner, no pip output.
+    lines = result.stderr.splitlines()
+    assert "\r" not in result.stderr, result.stderr
+    assert lines[0].startswith("tritondev: preparing its own environment") and "(first use; Python 3." in lines[0]
+    assert lines[1].startswith("tritondev:   creating the venv: done in "), lines
+    assert lines[-2].startswith("tritondev:   installing tritondev's dependencies: done in "), lines
+    assert lines[-1].startswith("tritondev: ready in ") and len(lines) <= 5, lines
 
 
 def test_second_run_reuses_venv_and_passes_exit_codes(checkout: Path) -> None:
@@ -144,7 +148,7 @@ def test_an_empty_folder_of_the_users_becomes_the_venv_and_another_python_rebuil
     variables = {"TRITONDEV_TOOL_VENV": str(venv), "TRITONDEV_BOOTSTRAP_PYTHON": str(link)}
     code, shown = launch_in_a_terminal(checkout, "--version", **variables)
     assert code == 0, shown
-    assert "installing tritondev and its dependencies" in shown and "\r" in shown, shown
+    assert "installing tritondev's dependencies" in shown and "\r" in shown, shown
     assert "ready" in shown and (venv / "bin/tritondev").is_file()
     assert launch(checkout, "--version", **variables).stderr == ""
     link.unlink()
@@ -153,6 +157,105 @@ def test_an_empty_folder_of_the_users_becomes_the_venv_and_another_python_rebuil
     assert rebuilt.returncode == 0, rebuilt.stderr
     assert "the interpreter changed" in rebuilt.stderr
     assert os.path.realpath(venv / "bin/python") == os.path.realpath(second)
+
+
+def _env_in_use(venv: Path) -> str:
+    return (venv / ".tritondev-launcher" / "current").read_text().strip()
+
+
+def _other_pythons(tmp_path: Path) -> list[Path]:
+    """Folders whose python3 is not the first on PATH's, as users' PATHs have them: an activated venv
+    (its python3 a link to the same interpreter) and, where there is one, another interpreter."""
+    activated = tmp_path / "activated"
+    subprocess.run([sys.executable, "-m", "venv", "--without-pip", str(activated)], check=True)
+    folders = [activated / "bin"]
+    for other in (Path("/usr/bin/python3"), PYENV / "3.12.1/bin/python3.12", PYENV / "3.10.13/bin/python3.10"):
+        if other.is_file() and os.path.realpath(other) != os.path.realpath(sys.executable):
+            folder = tmp_path / f"other-{len(folders)}"
+            folder.mkdir()
+            (folder / "python3").symlink_to(other)
+            folders.append(folder)
+    return folders
+
+
+def test_another_python3_on_path_keeps_the_venv(checkout: Path, tmp_path: Path) -> None:
+    """Activate a venv, run, deactivate, run: the venv stays (it keeps the interpreter it was built with
+    while that exists); another python3 first on PATH does not rebuild it either."""
+    launch(checkout, "--version")
+    venv_python = checkout / ".venv-tool" / "bin" / "python"
+    before = os.lstat(venv_python).st_ino
+    for folder in _other_pythons(tmp_path):
+        path = f"{folder}{os.pathsep}{os.environ['PATH']}"
+        result = launch(checkout, "--version", PATH=path, VIRTUAL_ENV=str(folder.parent))
+        assert result.returncode == 0 and result.stderr == "", (folder, result.stderr)
+        again = launch(checkout, "--version")
+        assert again.returncode == 0 and again.stderr == "", again.stderr
+    assert os.lstat(venv_python).st_ino == before
+
+
+@pytest.mark.slow
+def test_two_launchers_with_different_paths_at_once_both_run(checkout: Path, tmp_path: Path) -> None:
+    """A rebuild (pyproject.toml changed) asked for by two launchers at once, each with another python3 first
+    on PATH: one builds, the other waits and runs on what it built; both exit 0."""
+    pyproject = checkout / "pyproject.toml"
+    original = pyproject.read_text()
+    folders = _other_pythons(tmp_path)
+    pyproject.write_text(original + "\n# changed for two at once\n")
+    try:
+        procs = [subprocess.Popen([str(checkout / "shell/tritondev"), "--version"], stdout=subprocess.PIPE,
+                                  stderr=subprocess.PIPE, text=True,
+                                  env=_env(PATH=f"{folder}{os.pathsep}{os.environ['PATH']}"))
+                 for folder in (folders[0], folders[-1])]
+        outputs = [proc.communicate(timeout=900) for proc in procs]
+        for proc, (out, err) in zip(procs, outputs, strict=True):
+            assert proc.returncode == 0 and out.startswith("tritondev "), err
+        assert sum(err.count("preparing its own environment") for _, err in outputs) == 1, outputs
+    finally:
+        pyproject.write_text(original)
+
+
+@pytest.mark.slow
+def test_a_rebuild_never_deletes_the_env_a_running_command_uses(checkout: Path, tmp_path: Path) -> None:
+    """A command running on the old env while a rebuild happens keeps it (a command started meanwhile once
+    crashed with ModuleNotFoundError); the old env goes once no command uses it."""
+    venv = checkout / ".venv-tool"
+    launch(checkout, "--version")
+    old = venv / _env_in_use(venv)
+    gate = tmp_path / "gate"
+    running = subprocess.Popen(
+        [str(checkout / "shell/tritondev"), "run", "--workspace", str(tmp_path / "ws"), "--", "sh", "-c",
+         f"while [ ! -e '{gate}' ]; do sleep 0.1; done"],
+        stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=_env())
+    pyproject = checkout / "pyproject.toml"
+    original = pyproject.read_text()
+    try:
+        deadline = time.monotonic() + 120  # until the command runs (on the old env, holding it)
+        while running.poll() is None and not _holds(old, running.pid) and time.monotonic() < deadline:
+            time.sleep(0.2)
+        assert _holds(old, running.pid), running.poll()
+        pyproject.write_text(original + "\n# changed while a command runs\n")
+        rebuilt = launch(checkout, "config", "show", "--workspace", str(tmp_path / "ws"))
+        assert rebuilt.returncode == 0 and "pyproject.toml changed" in rebuilt.stderr, rebuilt.stderr
+        assert venv / _env_in_use(venv) != old
+        assert (old / "bin" / "tritondev").is_file()  # still there: the running command holds it
+        gate.touch()
+        _out, err = running.communicate(timeout=300)
+        assert running.returncode == 0, err
+        pyproject.write_text(original)
+        launch(checkout, "--version")  # the next rebuild (or run) deletes what no command uses any more
+        assert not old.exists()
+    finally:
+        gate.touch()
+        pyproject.write_text(original)
+
+
+def _holds(env: Path, pid: int) -> bool:
+    """Does process `pid` hold the env's in-use file open (the launcher's shared lock is on it)?"""
+    target = str(env / ".tritondev-env" / "in-use")
+    try:
+        return any(os.readlink(f"/proc/{pid}/fd/{fd}") == target for fd in os.listdir(f"/proc/{pid}/fd"))
+    except OSError:
+        return False
 
 
 @pytest.mark.parametrize("kind", ["user-files", "link-to-user-folder", "non-venv-folder", "a-file",
@@ -223,7 +326,7 @@ def test_no_package_index_is_one_line_naming_pip_index_url(checkout: Path, tmp_p
     result = subprocess.run([str(checkout / "shell/tritondev"), "--version"], capture_output=True, text=True, env=env,
                             timeout=900)
     assert result.returncode == 4, result.stderr
-    lines = result.stderr.splitlines()
+    lines = [line for line in result.stderr.splitlines() if ": done in " not in line]
     assert lines[0].startswith("tritondev: preparing its own environment"), lines
     assert lines[1] == (f"tritondev: error: installing tritondev's dependencies into {venv} needs a Python package "
                         "index, and pip reached none"), lines

@@ -15,6 +15,7 @@ from tests.conftest import REPO
 from tests.integration.kernels.kernels_src import ADD_SIGNATURE, KERNELS
 from tests.support.terminal import read_until_closed
 from tests.support.venvs import triton_venv
+from tests.world.world import World
 
 SPINNER = set("⠋⠙⠹⠸⠼⠴⠦⠧⠇⠏")  # rich's "dots"
 
@@ -66,3 +67,31 @@ def test_a_spinner_on_a_terminal_and_nothing_in_a_pipe(env: dict[str, str], tmp_
         code, shown, out = _stderr_on_a_terminal([*args, "--json"], env, tmp_path)
         assert code == 0 and says not in shown and not SPINNER & set(shown)
         assert out.lstrip().startswith("{") and not SPINNER & set(out)
+
+
+def test_setup_says_it_creates_the_venv_while_python_m_venv_is_silent(env: dict[str, str], tmp_path: Path,
+                                                                       world: World) -> None:
+    """`python -m venv` prints nothing for about 10 s while it puts pip into the venv: on a terminal a
+    spinner says what happens. (Interrupted once it shows: the rest of setup is not this test's.)"""
+    import select
+    import signal
+    import time
+
+    main, child = pty.openpty()
+    proc = subprocess.Popen([sys.executable, "-m", "bootstrap", "setup", "--mirror", str(world.git_root),
+                             "--triton-commit", world.triton_commits["main"], "--llvm", "source"],
+                            stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=child,
+                            env={**env, "TERM": "xterm", "COLUMNS": "200"}, cwd=tmp_path)
+    os.close(child)
+    shown, deadline = "", time.monotonic() + 600
+    try:
+        while time.monotonic() < deadline and proc.poll() is None:
+            if select.select([main], [], [], 0.5)[0]:
+                shown += os.read(main, 65536).decode(errors="replace")
+            if "creating the venv" in shown and SPINNER & set(shown[shown.index("creating the venv") - 8:]):
+                break
+    finally:
+        proc.send_signal(signal.SIGINT)
+        proc.wait(timeout=120)
+        shown += read_until_closed(main)
+    assert "creating the venv" in shown and "python -m venv installs pip into it" in shown, shown[-3000:]

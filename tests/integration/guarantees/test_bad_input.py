@@ -19,7 +19,7 @@ from pathlib import Path
 import pytest
 
 from tests.conftest import Cli
-from tests.integration.guarantees.conftest import TruncatingServer
+from tests.integration.guarantees.conftest import ODD, TruncatingServer, can_mount
 from tests.integration.guarantees.scene import (
     EXTERNAL,
     LOCKED,
@@ -306,3 +306,21 @@ def test_reading_and_dry_runs_change_nothing(argv: tuple[str, ...], scene: Scene
     expected = [change.format(**scene.fields) for change in WRITES.get(argv[0], ())]
     assert diff(before, snapshot(*roots)) == sorted(expected)
     assert not Path(scene.fields["newws"]).exists(), f"{argv[0]} created the workspace"
+
+
+def test_a_disk_that_fills_while_the_venv_is_made_is_a_full_disk(scene: Scene, cli: Cli) -> None:
+    """setup's `python3 -m venv` on a disk with room for the workspace but not for a venv: exit 4 naming
+    the full disk and how to go on, never "install the venv module" (a command's own output that says
+    the disk is full decides the diagnosis, whatever else the caller expected to go wrong)."""
+    if not can_mount():
+        pytest.skip("needs root and mount(8) for a real full filesystem")
+    where = scene.mount(f"small {ODD}", size="2m")
+    ws = where / "ws"
+    proc = cli("setup", "--workspace", str(ws), "--mirror", scene.fields["mirror"], "--triton-commit",
+               scene.fields["T"], "--llvm", "source", cwd=scene.tmp, timeout=300)
+    assert proc.returncode == EXTERNAL, proc.stderr[-3000:]
+    assert "Traceback" not in proc.stderr
+    error = next(line for line in proc.stderr.splitlines() if line.startswith("error:"))
+    assert "-m venv" in error and "the disk is full (0 KiB free on the filesystem of" in error, proc.stderr
+    assert "python3-venv" not in proc.stderr
+    assert "fix: free disk space" in proc.stderr

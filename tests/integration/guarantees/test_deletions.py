@@ -253,6 +253,31 @@ def test_a_closed_stdout_is_not_a_failure(world: World, tmp_path: Path, clean_en
         assert "Traceback" not in proc.stderr and "Exception ignored" not in proc.stderr, proc.stderr
 
 
+@pytest.mark.parametrize("closed", ["<&-", ">&-", "2>&-", "<&- >&- 2>&-"])
+def test_a_closed_standard_stream_is_not_a_failure(closed: str, tmp_path: Path, clean_env: dict[str, str]) -> None:
+    """`tritondev config show >&-`, `test lit --json 2>&-`: a stream the caller closed is /dev/null to
+    tritondev and its children; every command ends as it would with the stream open (no exit 70, no
+    crash log), and no file tritondev opens takes the closed descriptor (the child's output is in no log)."""
+    from tests.conftest import REPO
+
+    tmp = tmp_path / "tmp"
+    tmp.mkdir()
+    env = {**clean_env, "PYTHONPATH": str(REPO), "TMPDIR": str(tmp)}
+    ws = tmp_path / "ws"
+    for argv, code in ((["config", "show"], 0), (["config", "show", "--json"], 0), (["config", "show", "--bogus"], 2),
+                       (["run", "-v", "--", "sh", "-c", "echo CHILD-OUT; echo CHILD-ERR >&2; cat"], 0),
+                       (["run", "--", "sh", "-c", "exit 3"], 3)):
+        script = f'exec "$@" {closed}'
+        proc = subprocess.run(["sh", "-c", script, "sh", sys.executable, "-m", "bootstrap", "--workspace", str(ws),
+                               *argv], capture_output=True, env=env, timeout=120, stdin=subprocess.DEVNULL,
+                              text=True)
+        assert proc.returncode == code, (closed, argv, proc.stdout, proc.stderr)
+        assert "Traceback" not in proc.stderr and "internal error" not in proc.stderr, proc.stderr
+        assert not list(tmp.glob("*crash-*")), (closed, argv)
+        logs = [p.read_text(errors="replace") for p in ws.rglob("*") if p.is_file()] if ws.exists() else []
+        assert not any("CHILD-OUT" in text or "CHILD-ERR" in text for text in logs), (closed, argv)
+
+
 def test_user_text_prints_as_written(cli: Cli, tmp_path: Path) -> None:
     odd = tmp_path / ":fire: [bold]x[/bold] :smile:"
     (odd / "cache").mkdir(parents=True)
@@ -302,5 +327,5 @@ def test_an_internal_error_is_one_masked_json_document(
     document = json.loads(out)
     assert document["exit_code"] == 70 and document["fix"]
     log = Path(document["crash_log"])
-    assert log.parent == tmp_path and "RuntimeError" in log.read_text() and SECRET not in log.read_text()
+    assert log.parent.parent == tmp_path and "RuntimeError" in log.read_text() and SECRET not in log.read_text()
     assert time.time() - log.stat().st_mtime < 600

@@ -29,6 +29,47 @@ def test_the_summary_says_branch_upstream_and_what_is_uncommitted() -> None:
     assert clone(branch=None, upstream=None, ahead_behind=None).describe().startswith("detached HEAD aaaaaaaaaaaa")
 
 
+def test_the_summary_names_what_git_is_in_the_middle_of() -> None:
+    merging = clone(operation="a merge of bbbbbbbbbbbb in progress (git merge --continue or --abort)",
+                    conflicts=("lib/a.cpp",), changes=("lib/a.cpp", "notes.txt"))
+    assert merging.describe() == ("branch my-feature (2 ahead, 1 behind origin/main), a merge of bbbbbbbbbbbb in"
+                                  " progress (git merge --continue or --abort), 1 file(s) with conflicts: lib/a.cpp,"
+                                  " 1 other uncommitted file(s): notes.txt")
+    bisecting = clone(branch=None, upstream=None, ahead_behind=None,
+                      operation="a `git bisect` in progress (git bisect reset ends it)")
+    assert bisecting.describe() == ("detached HEAD aaaaaaaaaaaa, a `git bisect` in progress (git bisect reset ends"
+                                    " it), nothing uncommitted")
+
+
+def test_each_operation_is_read_from_the_files_git_keeps(tmp_path: Path) -> None:
+    from bootstrap.git.local_changes import describe_operation, unmerged_z
+
+    assert describe_operation(tmp_path) is None
+    (tmp_path / "rebase-merge").mkdir()
+    (tmp_path / "rebase-merge" / "head-name").write_text("refs/heads/my-feature\n")
+    (tmp_path / "rebase-merge" / "onto").write_text("c" * 40 + "\n")
+    assert describe_operation(tmp_path) == ("a rebase of my-feature onto cccccccccccc in progress (git rebase"
+                                            " --continue, --skip or --abort)")
+    (tmp_path / "rebase-merge" / "head-name").write_text("detached HEAD\n")
+    assert describe_operation(tmp_path).startswith("a rebase onto cccccccccccc in progress")  # type: ignore[union-attr]
+    (tmp_path / "rebase-merge" / "head-name").unlink()
+    (tmp_path / "rebase-merge").rename(tmp_path / "rebase-apply")
+    (tmp_path / "rebase-apply" / "applying").touch()
+    assert describe_operation(tmp_path) == "a `git am` in progress (git am --continue, --skip or --abort)"
+    (tmp_path / "rebase-apply" / "applying").unlink()
+    (tmp_path / "rebase-apply" / "onto").unlink()
+    (tmp_path / "rebase-apply").rmdir()
+    for name, what in (("REVERT_HEAD", "a revert"), ("CHERRY_PICK_HEAD", "a cherry-pick"), ("MERGE_HEAD", "a merge")):
+        (tmp_path / name).write_text("d" * 40 + "\n")
+        assert describe_operation(tmp_path).startswith(f"{what} of dddddddddddd in progress")  # type: ignore[union-attr]
+    for name in ("REVERT_HEAD", "CHERRY_PICK_HEAD", "MERGE_HEAD"):
+        (tmp_path / name).unlink()
+    (tmp_path / "BISECT_LOG").write_text("git bisect start\n")
+    assert describe_operation(tmp_path) == "a `git bisect` in progress (git bisect reset ends it)"
+    status = "UU lib/a.cpp\0 M b.py\0AA both.txt\0?? new\0"
+    assert unmerged_z(status) == ("lib/a.cpp", "both.txt")
+
+
 @given(st.text(max_size=40))
 def test_left_right_counts_are_two_numbers_or_nothing(text: str) -> None:
     parsed = parse_left_right(text)
