@@ -213,7 +213,7 @@ class Runner:
             proc = subprocess.Popen(
                 [exe, *args[1:]],
                 cwd=cwd,
-                env=self._environment(args, env, cwd),
+                env=self._environment(args, env, cwd, users_command=True),
                 stdout=subprocess.PIPE if on_stdout else None,
                 stderr=subprocess.PIPE if on_stderr else None,
             )
@@ -254,9 +254,12 @@ class Runner:
         return Result(planned.argv, 0, "", "", None, dry_run=True)
 
     def _environment(self, args: tuple[str, ...], env: Mapping[str, str | None] | None,
-                     cwd: Path | str | None) -> dict[str, str]:
+                     cwd: Path | str | None, *, users_command: bool = False) -> dict[str, str]:
+        # A user's own command (`tritondev run -- git commit`) runs as the user would run it: their hooks
+        # and filters are theirs to keep. Only the git commands tritondev itself runs are hardened.
+        tritondevs_git = is_git(args) and not users_command
         base = dict(os.environ)
-        if is_git(args):
+        if tritondevs_git:
             base = git_environment(base)
         for key, value in [*self.environment.items(), *(env or {}).items()]:
             if value is None:
@@ -264,7 +267,7 @@ class Runner:
             else:
                 base[key] = value
         # Last, so that nothing a caller sets undoes it.
-        return command_env.hardened(base, _filter_drivers(args, cwd, base)) if is_git(args) else base
+        return command_env.hardened(base, _filter_drivers(args, cwd, base)) if tritondevs_git else base
 
     def _open_log(self, log_path: Path | None, args: tuple[str, ...], cwd: object) -> TextIO | None:
         if log_path is None:

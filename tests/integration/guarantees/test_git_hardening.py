@@ -147,3 +147,16 @@ def test_a_caller_cannot_turn_the_hardening_off(hostile: tuple[Path, Path]) -> N
     Runner(silent=True).capture(["git", "-C", str(clone), "status", "--porcelain"], step="t", env=env)
     assert ran(markers) == []
     assert os.environ.get("GIT_CONFIG_COUNT") is None
+
+
+def test_a_users_own_git_command_under_run_keeps_its_hooks(hostile: tuple[Path, Path], cli: Cli,
+                                                           tmp_path: Path) -> None:
+    """`tritondev run -- git ...` is the user's own command: their hooks and filters are theirs, so it runs as
+    plain git would. Only the git commands tritondev runs itself are hardened."""
+    clone, markers = hostile
+    (clone / "README.md").write_text("edited by the user\n")
+    result = cli("run", "--workspace", str(tmp_path / "ws"), "--", "git", "-C", str(clone), "status", "--porcelain",
+                 timeout=300)
+    assert result.returncode == 0, result.stderr[-3000:]
+    found = ran(markers)
+    assert "global-clean" in found or "fsmonitor" in found, found
