@@ -127,10 +127,9 @@ def test_every_entry_point_hands_git_the_hardening(started: list[tuple[list[str]
     runner.run(argv, step="a", env=HOSTILE_CALLER)
     runner.capture(["/usr/bin/git", "-C", repo, "status"], step="a", env=HOSTILE_CALLER)
     runner.stream(argv, step="a", env=HOSTILE_CALLER)
-    runner.run_attached(argv, step="a", env=HOSTILE_CALLER)
     runner.with_variables(HOSTILE_CALLER).run(["git", "worktree", "add", "p"], step="a", cwd=repo)
     gits = [(args, env) for args, env in started if os.path.basename(args[0]) == "git"]
-    assert len(gits) >= 6  # five commands and at least one listing of the filter drivers
+    assert len(gits) >= 5  # four commands and at least one listing of the filter drivers
     for args, env in gits:
         config = _config(env)
         assert config["core.hookspath"] == os.devnull and config["core.fsmonitor"] == "false", args
@@ -140,6 +139,14 @@ def test_every_entry_point_hands_git_the_hardening(started: list[tuple[list[str]
                 assert config[f"filter.{name}.process"] == "" and config[f"filter.{name}.required"] == "false"
     listings = [args for args, _ in gits if "--get-regexp" in args]
     assert ["-C", repo] == listings[0][1:3]  # listed where the command runs
+
+
+def test_a_users_own_git_command_is_left_as_the_user_gave_it(started: list[tuple[list[str], dict[str, str]]],
+                                                             tmp_path: Path) -> None:
+    """run_attached runs the user's own command (`tritondev run -- git commit`): their hooks are theirs."""
+    Runner(log_dir=None, silent=True).run_attached(["git", "-C", str(tmp_path), "commit"], step="run")
+    gits = [env for args, env in started if os.path.basename(args[0]) == "git"]
+    assert len(gits) == 1 and gits[0].get("GIT_CONFIG_COUNT") == os.environ.get("GIT_CONFIG_COUNT")
 
 
 def test_other_programs_are_left_as_they_are(started: list[tuple[list[str], dict[str, str]]], tmp_path: Path) -> None:
