@@ -21,7 +21,7 @@ if TYPE_CHECKING:
 
 
 def restore(ctx: AppContext, runner: Runner, starts: Mapping[str, tuple[str, str | None]],
-            urls: Mapping[str, str], console: Console | None) -> None:
+            urls: Mapping[str, str], console: Console | None, said: set[str] | None = None) -> None:
     """Both checkouts back at their starting commits (and branches), the starting build installed again;
     with your own clone (--triton-src) the clone, never moved, is installed again and the bisect's
     worktree removed."""
@@ -30,10 +30,10 @@ def restore(ctx: AppContext, runner: Runner, starts: Mapping[str, tuple[str, str
         if name != "triton" or clone is None:
             checkout(runner, ctx.workspace.src / name, commit, branch)
     if clone is not None:
-        restore_clone(ctx, runner, clone, urls, console)
+        restore_clone(ctx, runner, clone, urls, console, said)
         return
     triton_commit = starts["triton"][0]
-    run_setup(step_context(ctx, runner, triton_commit=triton_commit, allow_dirty=True, **urls), console)
+    run_setup(step_context(ctx, runner, triton_commit=triton_commit, allow_dirty=True, **urls), console, said)
 
 
 @dataclass(frozen=True)

@@ -62,7 +62,13 @@ from bootstrap.pipeline.bisect.steps import (
     run_check,
     verdict_of,
 )
-from bootstrap.pipeline.bisect.worktree import WorktreeStepper, adopted_clone, local_commit, worktree_path
+from bootstrap.pipeline.bisect.worktree import (
+    WorktreeStepper,
+    adopted_clone,
+    check_range_in_clone,
+    local_commit,
+    worktree_path,
+)
 
 if TYPE_CHECKING:
     from rich.console import Console
@@ -181,9 +187,15 @@ def start(ctx: AppContext, request: BisectRequest, console: Console | None) -> B
                           request.build_failure, starts, started=time.time())
         if ctx.dry_run:
             return BisectOutcome(journal, search([c.sha for c in commits.commits], {}), ctx.workspace.root, True)
-        if not in_clone:
-            import_range(ctx.runner, moved, scratch)
-    write_journal(ctx.workspace.state, journal)
+        # Recorded before anything reaches the checkout: a Ctrl-C from here on leaves a bisect to resume
+        # (resume brings in the range again when the import did not finish).
+        write_journal(ctx.workspace.state, journal)
+        try:
+            if not in_clone:
+                import_range(ctx.runner, moved, scratch)
+        except Exception:  # failed, not interrupted: nothing was tested; the same command starts afresh
+            remove_journal(ctx.workspace.state)
+            raise
     _clear_logs(ctx.workspace.logs / STEP)
     return _drive(ctx, journal, check, links, console)
 
@@ -207,11 +219,17 @@ def resume(ctx: AppContext, console: Console | None, command: tuple[str, ...] | 
 
 
 def _bring_range(ctx: AppContext, journal: Journal, links: Mapping[str, str]) -> None:
-    """The range's commits into the checkout where some are missing (fetched again, as a start does)."""
-    moved = ctx.workspace.src / NAMES[journal.kind]
+    """The range's commits into the checkout where some are missing (fetched again, as a start does); with
+    your own clone, the range is looked up there (the bisect's worktree shares its commits)."""
     r = journal.range
     runner = ctx.runner.logging_to(None)
-    if not missing(runner, moved, [r.good, *(c.sha for c in r.commits)]):
+    shas = [r.good, *(c.sha for c in r.commits)]
+    clone = adopted_clone(ctx)
+    if journal.kind == "triton" and clone is not None:
+        check_range_in_clone(runner, clone, shas)
+        return
+    moved = ctx.workspace.src / NAMES[journal.kind]
+    if not missing(runner, moved, shas):
         return
     url = links.get(URL_SETTINGS[NAMES[journal.kind]], "")
     with scratch_repository(moved, runner) as scratch:
@@ -237,7 +255,8 @@ def reset(ctx: AppContext, console: Console | None) -> ResetOutcome:
 def _drive(ctx: AppContext, journal: Journal, check: Check, links: Mapping[str, str],
            console: Console | None) -> BisectOutcome:
     shas = [c.sha for c in journal.range.commits]
-    stepper = _stepper(ctx, journal, links, console) if not search(shas, journal.verdicts).done else None
+    said: set[str] = set()  # setup's first lines (--llvm auto's choice), said once for the whole bisect
+    stepper = _stepper(ctx, journal, links, console, said) if not search(shas, journal.verdicts).done else None
     try:
         state = search(shas, journal.verdicts)
         while state.next is not None and stepper is not None:
@@ -252,9 +271,9 @@ def _drive(ctx: AppContext, journal: Journal, check: Check, links: Mapping[str, 
             _say(console, "interrupted: " if isinstance(exc, KeyboardInterrupt) else "stopped: ",
                  "putting the checkouts and the starting build back (Ctrl-C again leaves that to "
                  "`tritondev bisect reset`)")
-            _restore(ctx, journal, links, console)
+            _restore(ctx, journal, links, console, said)
         raise
-    journal = _restore(ctx, journal, links, console)
+    journal = _restore(ctx, journal, links, console, said)
     clone, worktree = adopted_clone(ctx), worktree_path(ctx)
     outcome = BisectOutcome(journal, state, ctx.workspace.root, clone=clone, worktree=worktree,
                       worktree_left=clone is not None and os.path.lexists(worktree))
@@ -263,13 +282,13 @@ def _drive(ctx: AppContext, journal: Journal, check: Check, links: Mapping[str, 
     return outcome
 
 
-def _stepper(ctx: AppContext, journal: Journal, links: Mapping[str, str],
-             console: Console | None) -> TritonStepper | LlvmStepper | WorktreeStepper:
+def _stepper(ctx: AppContext, journal: Journal, links: Mapping[str, str], console: Console | None,
+             said: set[str]) -> TritonStepper | LlvmStepper | WorktreeStepper:
     clone = adopted_clone(ctx)
     if journal.kind == "triton" and clone is not None:
-        return WorktreeStepper(ctx, clone, links, console)
+        return WorktreeStepper(ctx, clone, links, console, said)
     if journal.kind == "triton":
-        return TritonStepper(ctx, links, console)
+        return TritonStepper(ctx, links, console, said)
     return LlvmStepper(ctx, journal.start["triton"].commit, links, console)
 
 
@@ -314,7 +333,8 @@ def _judge(exit_code: int, log: Path) -> Verdict:
     return verdict
 
 
-def _restore(ctx: AppContext, journal: Journal, links: Mapping[str, str], console: Console | None) -> Journal:
+def _restore(ctx: AppContext, journal: Journal, links: Mapping[str, str], console: Console | None,
+             said: set[str] | None = None) -> Journal:
     if journal.restored:
         return journal
     runner = ctx.runner.logging_to(ctx.workspace.logs / STEP / "restore").recording().quiet(not ctx.verbose)
@@ -322,7 +342,7 @@ def _restore(ctx: AppContext, journal: Journal, links: Mapping[str, str], consol
     moved = [f"src/{n} to {s.commit[:12]}" for n, s in journal.start.items() if n != "triton" or clone is None]
     _say(console, "restoring: ", ", ".join([*moved, f"your clone {clone} installed again" if clone else
                                             "the starting build"]))
-    restore(ctx, runner, {n: (s.commit, s.branch) for n, s in journal.start.items()}, links, console)
+    restore(ctx, runner, {n: (s.commit, s.branch) for n, s in journal.start.items()}, links, console, said)
     journal = dataclasses.replace(journal, restored=True)
     write_journal(ctx.workspace.state, journal)
     return journal

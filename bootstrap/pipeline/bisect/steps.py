@@ -119,15 +119,17 @@ def failed_build(exc: CommandFailed, what: str, root: Path) -> BuildFailed:
 class TritonStepper:
     """`bisect triton`: each commit through setup's pipeline."""
 
-    def __init__(self, ctx: AppContext, urls: Mapping[str, str], console: Console | None) -> None:
+    def __init__(self, ctx: AppContext, urls: Mapping[str, str], console: Console | None,
+                 said: set[str] | None = None) -> None:
         self.ctx, self.urls, self.console = ctx, dict(urls), console
+        self.said: set[str] = set() if said is None else said  # setup's first lines, said once per bisect
 
     def build(self, commit: str, runner: Runner) -> Built:
         checkout(runner, self.ctx.workspace.triton_src, commit)
         sctx = step_context(self.ctx, runner, triton_commit=commit, allow_dirty=True, skip_verify=True, **self.urls)
         note = ""
         try:
-            run_setup(sctx, self.console)
+            run_setup(sctx, self.console, self.said)
         except CommandFailed as exc:
             step = runner.history[-1].step if runner.history else ""
             if step not in BUILD_STEPS:
