@@ -9,8 +9,9 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from bootstrap.core.runner import Runner
+from bootstrap.pipeline.bisect.builds import BuildFolders
 from bootstrap.pipeline.bisect.journal import Journal
-from bootstrap.pipeline.bisect.steps import checkout, step_context
+from bootstrap.pipeline.bisect.steps import checkout, prepare_build_folder, step_context
 from bootstrap.pipeline.bisect.worktree import adopted_clone, restore_clone
 from bootstrap.pipeline.setup.run import run_setup
 
@@ -33,6 +34,8 @@ def restore(ctx: AppContext, runner: Runner, starts: Mapping[str, tuple[str, str
         restore_clone(ctx, runner, clone, urls, console, said)
         return
     triton_commit = starts["triton"][0]
+    folders = BuildFolders(ctx.workspace.state)
+    prepare_build_folder(ctx, folders, folders.start)  # the starting build's folder, when it was parked
     run_setup(step_context(ctx, runner, triton_commit=triton_commit, allow_dirty=True, **urls), console, said)
 
 

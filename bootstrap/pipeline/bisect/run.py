@@ -40,6 +40,7 @@ from bootstrap.git.commit_range import (
     scratch_repository,
 )
 from bootstrap.git.moves import refuse_ignored_in_range
+from bootstrap.pipeline.bisect.builds import BuildFolders
 from bootstrap.pipeline.bisect.checks import STEP, Check, head_of, inconsistencies, refuse_dirty, setup_state, urls
 from bootstrap.pipeline.bisect.journal import (
     BisectKind,
@@ -288,7 +289,12 @@ def _stepper(ctx: AppContext, journal: Journal, links: Mapping[str, str], consol
     if journal.kind == "triton" and clone is not None:
         return WorktreeStepper(ctx, clone, links, console, said)
     if journal.kind == "triton":
-        return TritonStepper(ctx, links, console, said)
+        r = journal.range
+        state = setup_state(ctx)
+        stepper = TritonStepper(ctx, links, console, said, lambda sha: pin_at([c.sha for c in r.commits], r.good,
+                                                                                r.pins, sha))
+        stepper.folders.begin(state.llvm_pin, state.llvm_build)  # the starting build's LLVM, whatever step runs first
+        return stepper
     return LlvmStepper(ctx, journal.start["triton"].commit, links, console)
 
 
@@ -349,6 +355,7 @@ def _restore(ctx: AppContext, journal: Journal, links: Mapping[str, str], consol
 
 
 def _finish(ctx: AppContext, journal: Journal) -> None:
+    BuildFolders(ctx.workspace.state).discard()  # build folders parked per LLVM: the bisect's own, gone
     clone = adopted_clone(ctx)
     for name, start in journal.start.items():
         if name != "triton" or clone is None:  # your clone got no ref of the bisect's

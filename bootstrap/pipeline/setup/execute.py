@@ -358,13 +358,18 @@ def start_report(ctx: AppContext, facts: SetupFacts, plan: SetupPlan) -> SetupRe
     )
 
 
+PREREQUISITES = "prerequisites checked"  # in `done`: the build prerequisites were checked in this command
+
+
 def execute(ctx: AppContext, console: Console | None, facts: SetupFacts,
-            confirm: Callable[[str], bool] | None = None) -> SetupReport:
+            confirm: Callable[[str], bool] | None = None, done: set[str] | None = None) -> SetupReport:
     """Plan from `facts` and run the plan; the report says what each step did and what ran. `confirm`:
-    asks the user a yes/no question (on a terminal; None: nobody to ask)."""
+    asks the user a yes/no question (on a terminal; None: nobody to ask); `done`: what this command did
+    before (a bisect runs setup at every step): the prerequisites of a build, checked once."""
     plan = plan_setup(facts)
     report = start_report(ctx, facts, plan)
-    run = Execution(ctx, console, facts, plan, report, stamp=dict(plan.llvm.stamp))
+    done = set() if done is None else done
+    run = Execution(ctx, console, facts, plan, report, stamp=dict(plan.llvm.stamp), prechecked=PREREQUISITES in done)
     distcc_steps.prove_before_building(run)  # before anything changes, when a build step would run
     run.before_anything(confirm)
     for name in [s.name for s in run.plan.steps]:
@@ -373,6 +378,8 @@ def execute(ctx: AppContext, console: Console | None, facts: SetupFacts,
             run.facts = refresh(ctx, run.facts, name)
             run.plan = plan_setup(run.facts)
         run.after(name)
+    if run.prechecked:
+        done.add(PREREQUISITES)
     run.finish()
     return report
 

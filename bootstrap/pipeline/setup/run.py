@@ -80,9 +80,9 @@ def _say_where_it_installs(ctx: AppContext, venv_python: Path) -> None:
 
 def run_setup(ctx: AppContext, console: Console | None, said: set[str] | None = None,
               confirm: Callable[[str], bool] | None = None) -> SetupReport:
-    """The whole pipeline; the caller holds the workspace lock (unless --dry-run). `said`: the lines
-    said before in this command (a bisect runs setup at every step), not said again; `confirm`: asks the
-    user yes or no (on a terminal; None: there is nobody to ask)."""
+    """The whole pipeline; the caller holds the workspace lock (unless --dry-run). `said`: the lines said
+    and the checks made before in this command (a bisect runs setup at every step), not again; `confirm`:
+    asks the user yes or no (on a terminal; None: there is nobody to ask)."""
     precheck(ctx)
     executable, origin = ctx.target_choice()
     if origin == WORKSPACE_VENV:
@@ -98,14 +98,14 @@ def run_setup(ctx: AppContext, console: Console | None, said: set[str] | None = 
     said = set() if said is None else said
     _say_first(console, facts, said)
     try:
-        return execute(ctx, console, facts, confirm)
+        return execute(ctx, console, facts, confirm, said)
     except PrebuiltUnavailable as exc:
         # --llvm auto never fails where --llvm source would succeed: the package is remembered as
         # unusable, and the same setup goes on with a source build (the steps done stay done).
         remember_answer(ctx.workspace.state, exc.url, Probe("unusable", exc.why))
         facts = gather_facts(ctx)
         _say_first(console, facts, said)
-        return execute(ctx, console, facts)
+        return execute(ctx, console, facts, confirm, said)
 
 
 def _say_first(console: Console | None, facts: SetupFacts, said: set[str]) -> None:
