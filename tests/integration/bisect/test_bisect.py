@@ -277,6 +277,14 @@ def test_each_step_across_an_llvm_bump_is_built_against_its_own_pin(ws: dict[str
         pinned = said["step"]["llvm_commit"]
         assert said["header"] == said["linked"]["revision"] == pinned, (commit, said)
     assert where_things_are(ws) == before
+    # Back at the starting LLVM, the starting build's own folder came back: the restore compiled only what
+    # the commits changed, not every file from a fresh CMake cache as the first step past the bump did.
+    logs = ws["ws"] / "logs" / "bisect"
+    crossed = next(s for s in data["steps"] if s["llvm_commit"] == world.llvm_commits["other"])
+    compiled = {name: (logs / name / "triton-install.log").read_text().count("Building CXX object")
+                for name in ("restore", Path(crossed["log"]).name)}
+    assert compiled["restore"] < compiled[Path(crossed["log"]).name], compiled
+    assert not list((ws["ws"] / "src" / "triton" / "build").glob(".tritondev-bisect-*"))  # parked ones gone
 
 
 def test_bisect_llvm_builds_each_of_three_commits_into_the_library(ws: dict[str, Any],
