@@ -6,8 +6,13 @@ and `pins` say afterwards. Nothing is built: the setup stops at the LLVM fetch."
 from __future__ import annotations
 
 import json
+import os
+import pty
+import select
 import socket
 import subprocess
+import sys
+import time
 from pathlib import Path
 from typing import Any
 
@@ -98,3 +103,37 @@ def test_pins_reads_the_clone_it_is_given_or_runs_in(failed: dict[str, Any]) -> 
         data = json.loads(proc.stdout)
         assert data["triton_commit"] == head and data["llvm_commit_source"].startswith("cmake/llvm-info.json in your")
     assert f"reading the Triton checkout you are in, {clone}" in proc.stderr
+
+
+def test_on_a_terminal_a_source_build_for_an_unreachable_host_is_asked_first(failed: dict[str, Any]) -> None:
+    """The host may answer in a minute (unlike a 404): on a terminal setup asks before committing to hours
+    of LLVM build; "no" stops it (exit 4) before anything is fetched or created but the workspace's state."""
+    ws = failed["root"] / "asked-ws"
+    port = closed_port()
+    master, slave = pty.openpty()
+    proc = subprocess.Popen([sys.executable, "-m", "bootstrap", "setup", "--workspace", str(ws), "--triton-src",
+                             str(failed["clone"]), "--llvm-prebuilt-url", f"http://127.0.0.1:{port}/llvm-builds",
+                             "--jobs", "2"], stdin=slave, stderr=slave, stdout=subprocess.DEVNULL, env=failed["env"],
+                            cwd=failed["root"])
+    os.close(slave)
+    said = b""
+    deadline = time.monotonic() + 600
+    try:
+        while b"from source instead?" not in said:
+            assert proc.poll() is None and time.monotonic() < deadline, said.decode(errors="replace")[-3000:]
+            if select.select([master], [], [], 0.5)[0]:
+                said += os.read(master, 65536)
+        os.write(master, b"n\n")
+        assert proc.wait(timeout=600) == 4
+        while select.select([master], [], [], 0.5)[0]:
+            try:
+                said += os.read(master, 65536)
+            except OSError:  # the other end is closed
+                break
+    finally:
+        os.close(master)
+        if proc.poll() is None:
+            proc.kill()
+    text = said.decode(errors="replace")
+    assert "the package host cannot be reached" in text and "no LLVM source build without a yes" in text, text
+    assert not (ws / "src").exists() and not (ws / "venv").exists()

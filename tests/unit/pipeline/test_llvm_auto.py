@@ -76,7 +76,7 @@ def test_the_choice_kept_for_a_pin_wins_over_everything() -> None:
 def test_only_an_unreachable_host_makes_the_source_build_a_question() -> None:
     """A host that did not answer (DNS, a proxy) may answer in a minute; a 404 will not."""
     assert decide(probe=Probe("unreachable", "cannot resolve x")).unreachable
-    assert not any(decide(probe=Probe(a, "d")).unreachable for a in ("present", "absent", "unusable"))  # type: ignore[arg-type]
+    assert not any(decide(probe=Probe(a, "d")).unreachable for a in ("present", "absent", "unusable"))
     assert not decide(None, no_package="none for riscv64").unreachable and not decide(offline=True).unreachable
 
 
