@@ -157,7 +157,8 @@ def _outcome(argv: list[str] | None, ctrl_c: CtrlC) -> int:
         from bootstrap.core import fixlines
 
         fixlines.new_run(options.accepted_options(app))
-        result = app(args=argv, standalone_mode=False, prog_name="tritondev")
+        command = options.help_as_flag(typer.main.get_command(app))
+        result = command(args=argv, standalone_mode=False, prog_name="tritondev")
         ctrl_c.raising = False  # decided: reporting it is not interrupted by a Ctrl-C
         code = result if isinstance(result, int) else 0
         if ctrl_c.seen and code == ExitCode.INTERRUPTED:

@@ -30,7 +30,7 @@ Deep = Annotated[bool, options.flag("--deep", help="Also run a tiny torch.compil
 
 
 # logs: none while reading, so that a read-only run never creates the workspace (--fix turns them on to act).
-@options.command("workspace", "python", "json", "dry_run", "verbose", reads_target=True)
+@options.command("workspace", "python", "triton_src", "json", "dry_run", "verbose", reads_target=True)
 def doctor(
     ctx: AppContext,
     arch: Arch = None,

@@ -68,18 +68,33 @@ def env(ctx: AppContext, dump_ir: DumpIr = False, shell: Shell = None, kernel: D
 
 
 def editor_config(ctx: AppContext) -> str:
-    """The .clangd text for the workspace's Triton build, with where it goes and where the commands are."""
+    """The .clangd text for the workspace's Triton build, after what clangd already finds by itself: the
+    compile_commands.json linked at the checkout root (setup.py links it from 3.4 on). A .clangd file is
+    not ignored by upstream's .gitignore (it ignores a `.clangd/` folder): the exclude line keeps it out
+    of `git status`."""
     from bootstrap.pipeline.recipe.editor import CLANGD, COMPILE_COMMANDS, EditorConfig
     from bootstrap.pipeline.setup.built import find_build
 
     build = find_build(ctx.workspace.root, ctx.workspace.state)
     config = EditorConfig(build.triton_src, build.build_dir)
     linked = build.triton_src / COMPILE_COMMANDS
-    also = f" (linked at {linked})" if linked.is_symlink() and linked.resolve() == config.compile_commands else ""
-    return (f"# Save as {build.triton_src / CLANGD} (clangd), or pass --compile-commands-dir={build.build_dir}.\n"
-            f"# The compile commands: {config.compile_commands}{also}.\n" + config.clangd())
-
-
+    clangd = build.triton_src / CLANGD
+    git_dir = build.triton_src / ".git"
+    exclude = (f"echo /{CLANGD} >> {git_dir / 'info' / 'exclude'}" if git_dir.is_dir()
+               else f"echo /{CLANGD} >> \"$(git -C {build.triton_src} rev-parse --git-path info/exclude)\"")
+    lines = []
+    if linked.exists() and linked.resolve() == config.compile_commands.resolve():
+        lines.append(f"# clangd already finds the compile commands: {linked} links to {config.compile_commands};"
+                     " nothing to save for that.")
+        lines.append(f"# To name the build folder yourself (a link that points at another build), save what"
+                     f" follows as {clangd}, or pass --compile-commands-dir={build.build_dir}.")
+    else:
+        lines.append(f"# Save what follows as {clangd} (clangd), or pass --compile-commands-dir={build.build_dir}.")
+        lines.append(f"# The compile commands: {config.compile_commands}.")
+    if not clangd.exists():
+        lines.append(f"# upstream's .gitignore ignores a .clangd/ folder, not this file; keep it out of `git status`:"
+                     f" {exclude}")
+    return "\n".join(lines) + "\n" + config.clangd()
 
 
 def register(app: typer.Typer) -> None:

@@ -13,6 +13,7 @@ import functools
 import inspect
 import typing
 from collections.abc import Callable
+from pathlib import Path
 from typing import TYPE_CHECKING, Annotated, Any, Optional
 
 import typer
@@ -30,6 +31,47 @@ EVERY_SETTING = tuple(BY_NAME)
 def flag(*names: str, help: str) -> Any:
     """A boolean option, shown in --help as a bare flag (not `--name <bool>`)."""
     return typer.Option(*names, help=help, metavar="", show_default=False)
+
+
+def help_as_flag(command: Any) -> Any:
+    """`command` (the built click tree of the app) with its -h/--help, and every subcommand's, shown as
+    the flag it is: Typer gives its own help option the metavar `<bool>`, which no other flag shows."""
+    make = command.get_help_option
+
+    def get_help_option(ctx: Any) -> Any:
+        option = make(ctx)
+        if option is not None:
+            option.metavar = ""
+        return option
+
+    command.get_help_option = get_help_option
+    for sub in getattr(command, "commands", {}).values():
+        help_as_flag(sub)
+    return command
+
+
+def triton_clone_around(ctx: AppContext) -> Path | None:
+    """The Triton checkout the command runs inside, when nothing chose which Triton (no --triton-src,
+    --triton-commit or --torch-ref, given or remembered) and it is not the workspace's own checkout."""
+    from bootstrap.git.adopt import triton_checkout_around
+
+    s = ctx.settings
+    if s.triton_src is not None or any(s.source_of(n).given for n in ("triton_commit", "torch_ref")):
+        return None
+    around = triton_checkout_around(Path.cwd(), ctx.runner.logging_to(None))
+    if around is None or around.resolve() == ctx.workspace.triton_src.resolve():
+        return None
+    return around
+
+
+def with_clone(ctx: AppContext, clone: Path) -> AppContext:
+    """`ctx` with `clone` as the --triton-src setting (as if given on the command line)."""
+    import dataclasses
+
+    from bootstrap.core.settings_table import SettingSource, SourceKind
+
+    sources = {**ctx.settings.sources, "triton_src": SettingSource.of(SourceKind.CLI, "--triton-src")}
+    return dataclasses.replace(ctx, settings=dataclasses.replace(ctx.settings, triton_src=clone, sources=sources))
 
 
 # The output flags, by the name a command gives in @command(...).
@@ -140,6 +182,11 @@ def command(
                 settings, json=flags.get("json", False), dry_run=dry_run, verbose=flags.get("verbose", False),
                 logs=writes_logs and not dry_run, reads_target=reads_target,
             )
+            from bootstrap.core import fixlines
+            from bootstrap.pipeline.setup.attempt import asked_clone
+
+            clone = asked_clone(ctx)
+            fixlines.setup_asked_for(str(clone) if clone is not None else None)
             return body(ctx, **values)
 
         own = list(inspect.signature(body).parameters.values())[1:]  # the first is the AppContext

@@ -12,9 +12,11 @@ if TYPE_CHECKING:
     from bootstrap.core.context import AppContext
 
 
-@options.command(*options.SOURCES, "workspace", "python", "json", "verbose")
+@options.command(*options.SOURCES, "triton_src", "workspace", "python", "json", "verbose")
 def pins(ctx: AppContext) -> None:
     """Show which Triton commit PyTorch pins, which LLVM commit that Triton pins, the Triton layout at that commit, and where each answer came from. Reads only; changes nothing.
+
+    With --triton-src (or run inside a Triton clone, with no --torch-ref or --triton-commit), the clone's own: its HEAD and the LLVM its files pin; PyTorch is not asked.
 
     Exit codes: 0 ok; 2 bad option or unknown ref; 4 network or git failure; 5 a pin file is missing or malformed.
     """  # noqa: E501
@@ -22,6 +24,11 @@ def pins(ctx: AppContext) -> None:
     from bootstrap.git.pins import resolve_pins
 
     ctx = ctx.with_runner(ctx.runner.quiet(not ctx.verbose))
+    around = options.triton_clone_around(ctx)
+    if around is not None:  # as setup finds it; reading it changes nothing, so nothing is asked
+        ui.note(f"reading the Triton checkout you are in, {around} (as --triton-src); --torch-ref or "
+                "--triton-commit asks PyTorch's pin instead")
+        ctx = options.with_clone(ctx, around)
     result = resolve_pins(ctx, use_cache=False)
     if ctx.json:
         ui.emit_json(result.to_json())

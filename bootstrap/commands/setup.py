@@ -9,6 +9,8 @@ import typer
 from bootstrap.commands import options
 
 if TYPE_CHECKING:
+    from collections.abc import Callable
+
     from bootstrap.core.context import AppContext
     from bootstrap.pipeline.setup.report import SetupReport
 
@@ -24,14 +26,15 @@ def setup(ctx: AppContext) -> None:
     Exit codes: 0 ok, 1 verification failed, 2 bad option, 3 tool missing, 4 a command failed (log path shown), 5 pin mismatch, 6 workspace locked or dirty checkout.
     """  # noqa: E501
     from bootstrap.core import ui
+    from bootstrap.pipeline.setup.attempt import recording
     from bootstrap.pipeline.setup.run import precheck, run_setup
 
     ctx = ctx.with_runner(ctx.runner.quiet(ctx.json or ctx.dry_run))
     console = ui.err()
     offer_the_clone_around(ctx)
     precheck(ctx)  # bad input stops here, before the lock creates the workspace
-    with ctx.changing("setup"):
-        report = run_setup(ctx, console)
+    with ctx.changing("setup"), recording(ctx):
+        report = run_setup(ctx, console, confirm=_asker(ctx))
     if ctx.json:
         ui.emit_json(report.to_json())
     else:
@@ -46,29 +49,29 @@ def register(app: typer.Typer) -> None:
     app.command("setup")(setup)
 
 
+def _asker(ctx: AppContext) -> Callable[[str], bool] | None:
+    """A yes/no question on a terminal (default no); None in a script, CI or with --json: nobody to ask."""
+    import sys
+
+    if ctx.json or not (sys.stdin.isatty() and sys.stderr.isatty()):
+        return None
+    return lambda question: bool(typer.confirm(question, default=False, err=True))
+
+
 def offer_the_clone_around(ctx: AppContext) -> None:
     """Run inside a Triton checkout (not given --triton-src, nor a commit to build), setup offers to
     build it as it stands: a question on a terminal, else (a script, CI, --json) a note saying how."""
-    import dataclasses
     import sys
-    from pathlib import Path
 
     from bootstrap.core import ui
-    from bootstrap.git.adopt import triton_checkout_around
 
-    s = ctx.settings
-    if s.triton_src is not None or any(s.source_of(n).given for n in ("triton_commit", "torch_ref")):
-        return
-    around = triton_checkout_around(Path.cwd(), ctx.runner.logging_to(None))
-    if around is None or around.resolve() == (ctx.workspace.triton_src).resolve():
+    around = options.triton_clone_around(ctx)
+    if around is None:
         return
     if sys.stdin.isatty() and sys.stderr.isatty() and not ctx.json:
         if typer.confirm(f"You are in the Triton checkout {around}. Build it as it stands (--triton-src) instead"
                          " of a new checkout of the pin?", default=False, err=True):
-            from bootstrap.core.settings_table import SettingSource, SourceKind
-
-            sources = {**s.sources, "triton_src": SettingSource.of(SourceKind.CLI, "--triton-src")}
-            ctx.settings = dataclasses.replace(s, triton_src=around, sources=sources)
+            ctx.settings = options.with_clone(ctx, around).settings
         return
     ui.note(f"you are in the Triton checkout {around}: `tritondev setup --triton-src {around}` builds it as it"
             " stands (this run makes its own checkout of the pin)")
@@ -84,6 +87,8 @@ def render(report: SetupReport) -> None:
     out = ui.out()
     for notice in report.notices:
         ui.warn(notice)
+    for line in report.notes:
+        ui.note(f"note: {line}")
     jobs, tools = report.jobs, report.toolchain
     linker = "lld" if tools is not None and tools.linker == "lld" else "the default linker"
     ccache = "ccache" if tools is not None and tools.ccache else "no ccache"

@@ -6,7 +6,8 @@ a fix names the command plainly (`run `tritondev setup` first`); `repeat_options
 fix is shown (an error's `fix:` line and its JSON, doctor's findings and theirs), puts the options the
 user gave on the command line that chose the target (--workspace, --python) right after the
 command's name, where that command takes them, and the running command's own narrowing options
-(doctor's --check and --arch) when the fix names the same command. An option the fix already spells
+(doctor's --check and --arch) when the fix names the same command, and a fix naming `tritondev setup`
+repeats the `--triton-src` the workspace's setup was last asked for. An option the fix already spells
 out is left as written. Values given through TRITONDEV_* variables are not repeated: they still hold
 in the user's shell.
 """
@@ -31,6 +32,7 @@ class _Run:
     accepts: dict[str, frozenset[str]] = field(default_factory=dict)  # command path -> options it takes
     command: str | None = None  # the running command's path, e.g. "doctor"
     narrowing: tuple[str, ...] = ()  # its own options that narrowed it, as words
+    clone: str | None = None  # the clone the workspace's setup was last asked to build (--triton-src)
 
 
 _RUN = _Run()
@@ -47,6 +49,12 @@ def remember_given(given: Mapping[str, str]) -> None:
     _RUN.given = dict(given)
 
 
+def setup_asked_for(clone: str | None) -> None:
+    """The workspace's setup was last asked to build this clone (--triton-src, remembered, or asked of a
+    setup that failed): a fix naming `tritondev setup` repeats it, else pasted it builds PyTorch's pin."""
+    _RUN.clone = clone
+
+
 def narrow(command: str, words: Sequence[str]) -> None:
     """The running command `command` was narrowed by `words` (e.g. --check packages): repeated in its own fixes."""
     _RUN.command, _RUN.narrowing = command, tuple(words)
@@ -54,7 +62,7 @@ def narrow(command: str, words: Sequence[str]) -> None:
 
 def repeat_options(text: str | None) -> str | None:
     """`text` with the user's target-choosing options after each tritondev command it names."""
-    if not text or (not _RUN.given and not _RUN.narrowing):
+    if not text or (not _RUN.given and not _RUN.narrowing and not _RUN.clone):
         return text
     pieces: list[str] = []
     start = 0
@@ -92,4 +100,6 @@ def _words_for(path: str, spelled: str) -> list[str]:
             words += [option, shlex.quote(value)]
     if path == _RUN.command and not said & set(_RUN.narrowing):
         words += [shlex.quote(w) for w in _RUN.narrowing]
+    if path == "setup" and _RUN.clone and not said & {"--triton-src", "--triton-commit", "--torch-ref"}:
+        words += ["--triton-src", shlex.quote(_RUN.clone)]
     return words

@@ -37,7 +37,7 @@ class Clone:
     root: Path
     head: str  # 40 hex
     branch: str | None  # None: a detached HEAD
-    upstream: str | None  # the branch's upstream (origin/main), when it has one
+    upstream: str | None  # what HEAD is compared with: the branch's upstream, else origin's default (origin/HEAD)
     ahead_behind: tuple[int, int] | None  # commits HEAD has that upstream lacks, and the reverse
     remotes: tuple[str, ...]
     changes: tuple[str, ...]  # modified, staged or untracked (not ignored) files
@@ -124,7 +124,9 @@ def inspect_clone(root: Path, runner: Runner) -> Clone:
     ahead_behind = None
     if branch is not None:
         upstream = read_git(runner, root, "rev-parse", "--abbrev-ref", "--symbolic-full-name", "@{upstream}").strip()
-        upstream = upstream or None
+        # A branch made with `git switch -c` has no upstream: origin's default branch says as much.
+        upstream = upstream or read_git(runner, root, "rev-parse", "--abbrev-ref", "--verify", "--quiet",
+                                        "origin/HEAD").strip() or None
         if upstream is not None:
             ahead_behind = parse_left_right(read_git(runner, root, "rev-list", "--left-right", "--count",
                                                      f"HEAD...{upstream}"))

@@ -24,6 +24,17 @@ def commit_of(runner: Runner, repo: Path, ref: str, step: str) -> str | None:
     return sha if said.returncode == 0 and SHA_RE.match(sha) else None
 
 
+def commits_lacking(runner: Runner, repo: Path, shas: list[str], step: str) -> list[str]:
+    """The commits of `shas` that `repo` does not have. Reads only: no index refresh, and no lazy fetch
+    from a partial clone's promisor (GIT_NO_LAZY_FETCH, git 2.44 on; commits of a blobless clone are all
+    local anyway)."""
+    result = runner.capture(["git", "--no-optional-locks", "-C", str(repo), "cat-file",
+                             "--batch-check=%(objectname) %(objecttype)"], step=step, check=False,
+                            env={"GIT_NO_LAZY_FETCH": "1"}, input_text="".join(f"{sha}\n" for sha in shas))
+    present = {line.split()[0] for line in result.stdout.splitlines() if line.endswith(" commit")}
+    return [sha for sha in shas if sha not in present]
+
+
 def add_worktree(runner: Runner, clone: Path, path: Path, commit: str, step: str) -> None:
     """A detached worktree of `clone` at `path`, at `commit` (kept when it is one already; any other
     folder of that name is refused and left alone)."""

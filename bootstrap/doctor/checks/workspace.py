@@ -14,6 +14,9 @@ from bootstrap.doctor.versions import TRITON_DISTS, git_hash, triton_requirement
 from bootstrap.git.layout import llvm_pin
 from bootstrap.git.setup_py import read_setup_py_args
 from bootstrap.pipeline.host.buildtree import read_vcs_revision
+from bootstrap.pipeline.setup.attempt import read_last_setup
+from bootstrap.pipeline.setup.built import llvm_pin_moved
+from bootstrap.pipeline.setup.state import SetupState, read_state
 
 GIT_TIMEOUT = 30.0
 
@@ -131,11 +134,34 @@ def _llvm_pin(triton: Path) -> tuple[str, str] | None:
     return llvm_pin(read)
 
 
+def triton_checkout(facts: Facts) -> Path:
+    """The Triton the workspace builds: your clone (--triton-src, given or remembered), else the one its
+    last setup built, else <workspace>/src/triton."""
+    if facts.ctx.settings.triton_src is not None:
+        return facts.ctx.settings.triton_src
+    state = _setup_state(facts)
+    return state.triton_src if state is not None else facts.ctx.workspace.triton_src
+
+
+def _setup_state(facts: Facts) -> SetupState | None:
+    try:
+        return read_state(facts.ctx.workspace.state)
+    except TritondevError:
+        return None
+
+
 @check("workspace.llvm-build", "the LLVM build against Triton's LLVM pin")
 def llvm_build(facts: Facts) -> CheckOutcome:
     workspace = facts.ctx.workspace
-    triton = workspace.triton_src
+    triton = triton_checkout(facts)
+    state = _setup_state(facts)
+    if state is not None and state.triton_src.resolve() == triton.resolve():
+        moved = llvm_pin_moved(state)  # the build in use, whether under build/ or a --llvm PATH
+        if moved is not None:
+            return error(moved.message(), moved.fix.replace("run `tritondev setup`", "tritondev setup"))
     builds = llvm_builds(workspace.build)
+    if state is not None and (state.llvm_build / "bin" / "llvm-config").is_file():
+        builds = sorted({*builds, state.llvm_build})  # a --llvm PATH is the build too
     if not builds:
         raise Skip(f"no LLVM build under {workspace.build} yet", "tritondev setup")
     try:
@@ -179,7 +205,7 @@ def python_bounds(facts: Facts) -> CheckOutcome:
     """Newest setup.py names the newest Python it installs into (MAX_PYTHON, #6649 era on): pip refuses
     the others only after the whole build; say it before."""
 
-    triton = facts.ctx.workspace.triton_src
+    triton = triton_checkout(facts)
     if not triton.is_dir():
         raise Skip(f"no Triton checkout at {triton}", "tritondev setup")
 
@@ -199,3 +225,25 @@ def python_bounds(facts: Facts) -> CheckOutcome:
                      f" {target.executable} is {target.version}: pip would refuse the install after the build",
                      f"tritondev setup --python <a Python {args.python_requires}>")
     return ok(f"Python {target.version} is within {args.python_requires}")
+
+
+@check("workspace.last-setup", "the last `tritondev setup` finished, and left nothing half made")
+def last_setup(facts: Facts) -> CheckOutcome:
+    """A setup that failed leaves no settings of its own: without this, doctor right after it would find
+    nothing to say. Leftovers: a clone cut short (`src/<name>.partial`), which the next setup starts again."""
+    workspace = facts.ctx.workspace
+    last = read_last_setup(workspace.state)
+    partial = sorted(p for p in workspace.src.glob("*.partial") if p.is_dir()) if workspace.src.is_dir() else []
+    left = [f"{p}: a clone that did not finish (the next `tritondev setup` starts it again; or remove it)"
+            for p in partial]
+    if last is None and not left:
+        raise Skip(f"no `tritondev setup` has run in {workspace.root} yet", "tritondev setup")
+    if last is not None and last.outcome == "failed":
+        details = [*([f"log: {last.log}"] if last.log else []), *left]
+        return error(last.describe(), last.fix or "tritondev setup (after fixing the cause; the steps done stay done)",
+                     *details)
+    if last is not None and last.outcome != "done":
+        return warn(last.describe(), "tritondev setup (it goes on where it stopped)", *left)
+    if left:
+        return warn(left[0], "tritondev setup", *left[1:])
+    return ok("the last `tritondev setup` finished")

@@ -121,8 +121,9 @@ class Journal:
                                                  for k, v in pins.items()):
             raise ValueError("'pins' is not a map of commits to LLVM commits")
         starts = data.get("start")
-        if not isinstance(starts, dict) or set(starts) != set(CHECKOUTS):
-            raise ValueError(f"'start' does not name {' and '.join(CHECKOUTS)}")
+        # Triton always; LLVM's checkout only where there is one (a prebuilt LLVM or --llvm PATH has none).
+        if not isinstance(starts, dict) or "triton" not in starts or not set(starts) <= set(CHECKOUTS):
+            raise ValueError(f"'start' does not name triton (and at most {' and '.join(CHECKOUTS)})")
         command = tuple(_text({"argument": a}, "argument", empty=True) for a in _list(data, "command"))
         if not commits or not command:
             raise ValueError("no commits or no command")

@@ -9,8 +9,9 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from bootstrap.core.runner import Runner
+from bootstrap.pipeline.bisect.builds import BuildFolders
 from bootstrap.pipeline.bisect.journal import Journal
-from bootstrap.pipeline.bisect.steps import checkout, step_context
+from bootstrap.pipeline.bisect.steps import checkout, prepare_build_folder, step_context
 from bootstrap.pipeline.bisect.worktree import adopted_clone, restore_clone
 from bootstrap.pipeline.setup.run import run_setup
 
@@ -21,7 +22,7 @@ if TYPE_CHECKING:
 
 
 def restore(ctx: AppContext, runner: Runner, starts: Mapping[str, tuple[str, str | None]],
-            urls: Mapping[str, str], console: Console | None) -> None:
+            urls: Mapping[str, str], console: Console | None, said: set[str] | None = None) -> None:
     """Both checkouts back at their starting commits (and branches), the starting build installed again;
     with your own clone (--triton-src) the clone, never moved, is installed again and the bisect's
     worktree removed."""
@@ -30,10 +31,12 @@ def restore(ctx: AppContext, runner: Runner, starts: Mapping[str, tuple[str, str
         if name != "triton" or clone is None:
             checkout(runner, ctx.workspace.src / name, commit, branch)
     if clone is not None:
-        restore_clone(ctx, runner, clone, urls, console)
+        restore_clone(ctx, runner, clone, urls, console, said)
         return
     triton_commit = starts["triton"][0]
-    run_setup(step_context(ctx, runner, triton_commit=triton_commit, allow_dirty=True, **urls), console)
+    folders = BuildFolders(ctx.workspace.state)
+    prepare_build_folder(ctx, folders, folders.start)  # the starting build's folder, when it was parked
+    run_setup(step_context(ctx, runner, triton_commit=triton_commit, allow_dirty=True, **urls), console, said)
 
 
 @dataclass(frozen=True)

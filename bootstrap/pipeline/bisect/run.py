@@ -40,6 +40,7 @@ from bootstrap.git.commit_range import (
     scratch_repository,
 )
 from bootstrap.git.moves import refuse_ignored_in_range
+from bootstrap.pipeline.bisect.builds import BuildFolders
 from bootstrap.pipeline.bisect.checks import STEP, Check, head_of, inconsistencies, refuse_dirty, setup_state, urls
 from bootstrap.pipeline.bisect.journal import (
     BisectKind,
@@ -62,7 +63,13 @@ from bootstrap.pipeline.bisect.steps import (
     run_check,
     verdict_of,
 )
-from bootstrap.pipeline.bisect.worktree import WorktreeStepper, adopted_clone, local_commit, worktree_path
+from bootstrap.pipeline.bisect.worktree import (
+    WorktreeStepper,
+    adopted_clone,
+    check_range_in_clone,
+    local_commit,
+    worktree_path,
+)
 
 if TYPE_CHECKING:
     from rich.console import Console
@@ -181,9 +188,15 @@ def start(ctx: AppContext, request: BisectRequest, console: Console | None) -> B
                           request.build_failure, starts, started=time.time())
         if ctx.dry_run:
             return BisectOutcome(journal, search([c.sha for c in commits.commits], {}), ctx.workspace.root, True)
-        if not in_clone:
-            import_range(ctx.runner, moved, scratch)
-    write_journal(ctx.workspace.state, journal)
+        # Recorded before anything reaches the checkout: a Ctrl-C from here on leaves a bisect to resume
+        # (resume brings in the range again when the import did not finish).
+        write_journal(ctx.workspace.state, journal)
+        try:
+            if not in_clone:
+                import_range(ctx.runner, moved, scratch)
+        except Exception:  # failed, not interrupted: nothing was tested; the same command starts afresh
+            remove_journal(ctx.workspace.state)
+            raise
     _clear_logs(ctx.workspace.logs / STEP)
     return _drive(ctx, journal, check, links, console)
 
@@ -207,11 +220,17 @@ def resume(ctx: AppContext, console: Console | None, command: tuple[str, ...] | 
 
 
 def _bring_range(ctx: AppContext, journal: Journal, links: Mapping[str, str]) -> None:
-    """The range's commits into the checkout where some are missing (fetched again, as a start does)."""
-    moved = ctx.workspace.src / NAMES[journal.kind]
+    """The range's commits into the checkout where some are missing (fetched again, as a start does); with
+    your own clone, the range is looked up there (the bisect's worktree shares its commits)."""
     r = journal.range
     runner = ctx.runner.logging_to(None)
-    if not missing(runner, moved, [r.good, *(c.sha for c in r.commits)]):
+    shas = [r.good, *(c.sha for c in r.commits)]
+    clone = adopted_clone(ctx)
+    if journal.kind == "triton" and clone is not None:
+        check_range_in_clone(runner, clone, shas)
+        return
+    moved = ctx.workspace.src / NAMES[journal.kind]
+    if not missing(runner, moved, shas):
         return
     url = links.get(URL_SETTINGS[NAMES[journal.kind]], "")
     with scratch_repository(moved, runner) as scratch:
@@ -237,7 +256,8 @@ def reset(ctx: AppContext, console: Console | None) -> ResetOutcome:
 def _drive(ctx: AppContext, journal: Journal, check: Check, links: Mapping[str, str],
            console: Console | None) -> BisectOutcome:
     shas = [c.sha for c in journal.range.commits]
-    stepper = _stepper(ctx, journal, links, console) if not search(shas, journal.verdicts).done else None
+    said: set[str] = set()  # setup's first lines (--llvm auto's choice), said once for the whole bisect
+    stepper = _stepper(ctx, journal, links, console, said) if not search(shas, journal.verdicts).done else None
     try:
         state = search(shas, journal.verdicts)
         while state.next is not None and stepper is not None:
@@ -252,9 +272,9 @@ def _drive(ctx: AppContext, journal: Journal, check: Check, links: Mapping[str, 
             _say(console, "interrupted: " if isinstance(exc, KeyboardInterrupt) else "stopped: ",
                  "putting the checkouts and the starting build back (Ctrl-C again leaves that to "
                  "`tritondev bisect reset`)")
-            _restore(ctx, journal, links, console)
+            _restore(ctx, journal, links, console, said)
         raise
-    journal = _restore(ctx, journal, links, console)
+    journal = _restore(ctx, journal, links, console, said)
     clone, worktree = adopted_clone(ctx), worktree_path(ctx)
     outcome = BisectOutcome(journal, state, ctx.workspace.root, clone=clone, worktree=worktree,
                       worktree_left=clone is not None and os.path.lexists(worktree))
@@ -263,13 +283,18 @@ def _drive(ctx: AppContext, journal: Journal, check: Check, links: Mapping[str, 
     return outcome
 
 
-def _stepper(ctx: AppContext, journal: Journal, links: Mapping[str, str],
-             console: Console | None) -> TritonStepper | LlvmStepper | WorktreeStepper:
+def _stepper(ctx: AppContext, journal: Journal, links: Mapping[str, str], console: Console | None,
+             said: set[str]) -> TritonStepper | LlvmStepper | WorktreeStepper:
     clone = adopted_clone(ctx)
     if journal.kind == "triton" and clone is not None:
-        return WorktreeStepper(ctx, clone, links, console)
+        return WorktreeStepper(ctx, clone, links, console, said)
     if journal.kind == "triton":
-        return TritonStepper(ctx, links, console)
+        r = journal.range
+        state = setup_state(ctx)
+        stepper = TritonStepper(ctx, links, console, said, lambda sha: pin_at([c.sha for c in r.commits], r.good,
+                                                                                r.pins, sha))
+        stepper.folders.begin(state.llvm_pin, state.llvm_build)  # the starting build's LLVM, whatever step runs first
+        return stepper
     return LlvmStepper(ctx, journal.start["triton"].commit, links, console)
 
 
@@ -314,7 +339,8 @@ def _judge(exit_code: int, log: Path) -> Verdict:
     return verdict
 
 
-def _restore(ctx: AppContext, journal: Journal, links: Mapping[str, str], console: Console | None) -> Journal:
+def _restore(ctx: AppContext, journal: Journal, links: Mapping[str, str], console: Console | None,
+             said: set[str] | None = None) -> Journal:
     if journal.restored:
         return journal
     runner = ctx.runner.logging_to(ctx.workspace.logs / STEP / "restore").recording().quiet(not ctx.verbose)
@@ -322,13 +348,14 @@ def _restore(ctx: AppContext, journal: Journal, links: Mapping[str, str], consol
     moved = [f"src/{n} to {s.commit[:12]}" for n, s in journal.start.items() if n != "triton" or clone is None]
     _say(console, "restoring: ", ", ".join([*moved, f"your clone {clone} installed again" if clone else
                                             "the starting build"]))
-    restore(ctx, runner, {n: (s.commit, s.branch) for n, s in journal.start.items()}, links, console)
+    restore(ctx, runner, {n: (s.commit, s.branch) for n, s in journal.start.items()}, links, console, said)
     journal = dataclasses.replace(journal, restored=True)
     write_journal(ctx.workspace.state, journal)
     return journal
 
 
 def _finish(ctx: AppContext, journal: Journal) -> None:
+    BuildFolders(ctx.workspace.state).discard()  # build folders parked per LLVM: the bisect's own, gone
     clone = adopted_clone(ctx)
     for name, start in journal.start.items():
         if name != "triton" or clone is None:  # your clone got no ref of the bisect's

@@ -24,7 +24,7 @@ import re
 import shutil
 import signal
 import sys
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -35,6 +35,7 @@ from bootstrap.core.runner import Runner
 from bootstrap.core.settings_table import SettingSource, SourceKind
 from bootstrap.env.exports import collect_variables
 from bootstrap.git.moves import guarded_move
+from bootstrap.pipeline.bisect.builds import BuildFolders
 from bootstrap.pipeline.bisect.search import Verdict
 from bootstrap.pipeline.ccache.stats import ccache_counted
 from bootstrap.pipeline.distcc.client import build_for
@@ -51,6 +52,7 @@ from bootstrap.pipeline.setup.long_commands import run_streamed
 from bootstrap.pipeline.setup.plan import VOLATILE, preset_inputs, size_for, stable
 from bootstrap.pipeline.setup.records import Records, fingerprint
 from bootstrap.pipeline.setup.run import run_setup
+from bootstrap.pipeline.setup.state import read_state
 
 if TYPE_CHECKING:
     from rich.console import Console
@@ -119,15 +121,20 @@ def failed_build(exc: CommandFailed, what: str, root: Path) -> BuildFailed:
 class TritonStepper:
     """`bisect triton`: each commit through setup's pipeline."""
 
-    def __init__(self, ctx: AppContext, urls: Mapping[str, str], console: Console | None) -> None:
+    def __init__(self, ctx: AppContext, urls: Mapping[str, str], console: Console | None,
+                 said: set[str] | None = None, pin_of: Callable[[str], str | None] | None = None) -> None:
         self.ctx, self.urls, self.console = ctx, dict(urls), console
+        self.said: set[str] = set() if said is None else said  # setup's first lines, said once per bisect
+        self.pin_of = pin_of or (lambda commit: None)  # the LLVM pin of a commit of the range
+        self.folders = BuildFolders(ctx.workspace.state)  # setup.py's build folder, kept per LLVM
 
     def build(self, commit: str, runner: Runner) -> Built:
         checkout(runner, self.ctx.workspace.triton_src, commit)
         sctx = step_context(self.ctx, runner, triton_commit=commit, allow_dirty=True, skip_verify=True, **self.urls)
+        prepare_build_folder(self.ctx, self.folders, self.pin_of(commit))
         note = ""
         try:
-            run_setup(sctx, self.console)
+            run_setup(sctx, self.console, self.said)
         except CommandFailed as exc:
             step = runner.history[-1].step if runner.history else ""
             if step not in BUILD_STEPS:
@@ -137,7 +144,16 @@ class TritonStepper:
             raise BuildFailed(f"cannot be built: {exc.message}") from None
         except CheckFailed as exc:  # the command judges a build whose `import triton` is broken
             note = exc.message
+        state = read_state(self.ctx.workspace.state)
+        self.folders.learn(self.pin_of(commit), state.llvm_build if state is not None else None)
         return Built(llvm_built(runner), note)
+
+
+def prepare_build_folder(ctx: AppContext, folders: BuildFolders, pin: str | None) -> None:
+    """setup.py's build folder of the checkout, as the LLVM of `pin` needs it (bisect.builds)."""
+    state, target = read_state(ctx.workspace.state), ctx.probed_target()
+    if state is not None and target is not None:
+        folders.prepare(state.setup_dir, target.version, pin)
 
 
 class LlvmStepper:

@@ -24,7 +24,7 @@ from bootstrap.core.fsutil import parse_json, read_regular
 from bootstrap.core.runner import Runner
 from bootstrap.core.writes import replace_json
 from bootstrap.git.commit_range import split_ref
-from bootstrap.git.worktrees import add_worktree, commit_of, remove_worktree
+from bootstrap.git.worktrees import add_worktree, commit_of, commits_lacking, remove_worktree
 from bootstrap.pipeline.bisect.steps import BuildFailed, Built, checkout, failed_build, llvm_built, step_context
 from bootstrap.pipeline.setup.run import run_setup
 from bootstrap.pipeline.setup.state import read_state
@@ -82,12 +82,28 @@ def local_commit(runner: Runner, clone: Path, ref: str, what: str) -> str:
     return sha
 
 
+def check_range_in_clone(runner: Runner, clone: Path, shas: list[str]) -> None:
+    """A resumed bisect's commits must still be in the clone (nothing is fetched into it): a rebase or a
+    `git gc` since the bisect started may have dropped some. UsageError naming them and the way on."""
+
+    lacking = commits_lacking(runner, clone, shas, STEP)
+    if lacking:
+        shown = ", ".join(sha[:12] for sha in lacking[:5]) + (f" and {len(lacking) - 5} more" if len(lacking) > 5
+                                                            else "")
+        raise UsageError(f"your clone {clone} no longer has {len(lacking)} commit(s) of the recorded bisect "
+                         f"({shown}); tritondev never fetches into it",
+                         fix=f"fetch them yourself (git -C {clone} fetch origin) and run `tritondev bisect resume`, "
+                             "or `tritondev bisect reset` and start again")
+
+
 class WorktreeStepper:
     """Each commit built in the worktree, through setup's pipeline with the worktree as the clone."""
 
-    def __init__(self, ctx: AppContext, clone: Path, urls: Mapping[str, str], console: Console | None) -> None:
+    def __init__(self, ctx: AppContext, clone: Path, urls: Mapping[str, str], console: Console | None,
+                 said: set[str] | None = None) -> None:
         self.ctx, self.clone, self.urls, self.console = ctx, clone, dict(urls), console
         self.path = worktree_path(ctx)
+        self.said: set[str] = set() if said is None else said  # setup's first lines, said once per bisect
 
     def build(self, commit: str, runner: Runner) -> Built:
         record_clone(self.ctx, self.clone)  # before the state names the worktree
@@ -96,7 +112,7 @@ class WorktreeStepper:
         sctx = step_context(self.ctx, runner, triton_src=self.path, allow_dirty=True, skip_verify=True, **self.urls)
         note = ""
         try:
-            run_setup(sctx, self.console)
+            run_setup(sctx, self.console, self.said)
         except CommandFailed as exc:
             if (runner.history[-1].step if runner.history else "") not in ("llvm-configure", "llvm-build",
                                                                              "triton-install"):
@@ -110,11 +126,11 @@ class WorktreeStepper:
 
 
 def restore_clone(ctx: AppContext, runner: Runner, clone: Path, urls: Mapping[str, str],
-                  console: Console | None) -> None:
+                  console: Console | None, said: set[str] | None = None) -> None:
     """Your clone installed again as it stands, and the worktree gone."""
 
     try:
-        run_setup(step_context(ctx, runner, triton_src=clone, allow_dirty=True, **urls), console)
+        run_setup(step_context(ctx, runner, triton_src=clone, allow_dirty=True, **urls), console, said)
     finally:
         remove_worktree(runner, clone, worktree_path(ctx), STEP)
     (ctx.workspace.state / RECORD).unlink(missing_ok=True)  # the state names your clone again

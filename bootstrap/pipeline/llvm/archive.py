@@ -191,3 +191,19 @@ def unpack(archive: Path, into: Path, top: str) -> Path:
         raise UnsafeArchive(f"{archive.name} does not hold {top}/bin and {top}/lib, as Triton's packages do",
                             fix="use --llvm source, or check the mirror given by --llvm-prebuilt-url")
     return unpacked
+
+
+def copy_unpacked(source: Path, into: Path, top: str) -> Path:
+    """A package already unpacked elsewhere (Triton's own, left in ~/.triton/llvm by `pip install -e .`)
+    copied into a staging folder under `into` (links copied as links); returns `<staging>/<top>`. The
+    source is only read."""
+    staging = staging_folder(into, top)
+    remove_staging(staging)
+    staging.mkdir(parents=True)
+    writes.replace_text(staging / STAGING_MARK, "an unpacking tritondev has not finished\n")
+    try:
+        shutil.copytree(source, staging / top, symlinks=True)
+    except BaseException:
+        remove_staging(staging)
+        raise
+    return staging / top

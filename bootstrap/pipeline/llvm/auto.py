@@ -52,6 +52,9 @@ class AutoDecision:
     choice: Choice
     why: str  # one line, shown before anything is built
     ask: bool = False  # the server must be asked first (then decided again with its answer)
+    # A source build only because the host could not be reached (DNS, a proxy: perhaps for a minute),
+    # unlike a package that does not exist: setup asks before it commits to hours of build.
+    unreachable: bool = False
 
     def line(self) -> str:
         return f"llvm: auto -> {self.choice}: {self.why}"
@@ -74,12 +77,13 @@ class PrebuiltUnavailable(ExternalError):
 
 
 def plan_auto(*, pin: str, url: str | None, no_package: str, offline: bool, url_given: bool,
-              memory: Memory, probe: Probe | None = None) -> AutoDecision:
+              memory: Memory, probe: Probe | None = None, local: Path | None = None) -> AutoDecision:
     """The choice for one pin. Pure.
 
     url: the package Triton publishes for this pin and machine (None: none, `no_package` says why);
     offline: --offline, and the package URL was not given explicitly; probe: the server's answer
-    this run (None: not asked yet).
+    this run (None: not asked yet); local: that package already unpacked on this machine by Triton's
+    own setup.py (an earlier `pip install -e .`), which needs no server.
     """
     kept = memory.chosen.get(pin)
     if kept is not None:
@@ -87,6 +91,9 @@ def plan_auto(*, pin: str, url: str | None, no_package: str, offline: bool, url_
                             f" (--llvm {'source' if kept == 'prebuilt' else 'prebuilt'} switches)")
     if url is None:
         return AutoDecision("source", f"no prebuilt package: {no_package}")
+    if local is not None:
+        return AutoDecision("prebuilt", f"Triton's package for this pin is already on this machine ({local}, left by"
+                            " an earlier `pip install -e .`): copied, not downloaded")
     if offline and not url_given:
         return AutoDecision("source", "--offline: the package host is not asked (--llvm-prebuilt-url names a"
                             " mirror to use one)")
@@ -103,7 +110,7 @@ def plan_auto(*, pin: str, url: str | None, no_package: str, offline: bool, url_
         return AutoDecision("source", f"the package could not be used here ({answer.detail}); --llvm prebuilt"
                             " tries it again")
     return AutoDecision("source", f"the package host cannot be reached ({answer.detail}); --llvm prebuilt"
-                        " insists")
+                        " insists", unreachable=True)
 
 
 # -- the server -------------------------------------------------------------------------------------------
@@ -196,11 +203,11 @@ class AutoOutcome:
 
 
 def observe_auto(state: Path, pin: str, package_url: str | None, no_package: str, *, offline: bool,
-                 url_given: bool, dry_run: bool) -> AutoOutcome:
+                 url_given: bool, dry_run: bool, local: Path | None = None) -> AutoOutcome:
     """Decide, asking the server at most once; the answer is recorded unless dry_run."""
     memory = read_memory(state)
     decision = plan_auto(pin=pin, url=package_url, no_package=no_package, offline=offline, url_given=url_given,
-                         memory=memory)
+                         memory=memory, local=local)
     if not decision.ask or package_url is None:
         return AutoOutcome(decision, package_url, False)
     answer = probe(package_url)

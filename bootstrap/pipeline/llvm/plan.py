@@ -97,3 +97,17 @@ def source_build_cost(resources: Resources, jobs: Jobs, llvm_build_type: str, *,
 
 
 
+
+
+# What works when the LLVM repository cannot be reached (offline, a proxy, a firewall): said with a
+# failed LLVM fetch, after git's own "check that it is reachable".
+WITHOUT_THE_NETWORK = ("without the network: --mirror DIR (a folder of bare mirrors holding llvm-project.git), "
+                       "--llvm-url URL (a copy you can reach, a local path too), --llvm PATH (an LLVM build you "
+                       "have), or --llvm prebuilt --llvm-prebuilt-url URL (Triton's package from a server you can "
+                       "reach)")
+
+
+def unreachable_llvm_fix(fix: str | None) -> str:
+    """A failed LLVM fetch's fix, with the ways that work offline."""
+    return f"{fix}; {WITHOUT_THE_NETWORK}" if fix else WITHOUT_THE_NETWORK
+

@@ -118,6 +118,27 @@ class Package:
                 "suffix_reason": self.suffix_reason, "llvm_hash": self.llvm_hash, "build_number": self.build_number}
 
 
+def local_package(package: Package, environ: Mapping[str, str]) -> Path | None:
+    """This very package, already unpacked on this machine by Triton's own setup.py (an earlier `pip install
+    -e .`): `$TRITON_HOME/.triton/llvm/<name>`, else `$HOME/.triton/llvm/<name>`, as upstream names it. Only
+    when it is that package: its VCSRevision.h names the pin (without one, its version.txt, upstream's own
+    mark, names the same archive), and its llvm-config is there. Read only; never moved."""
+    home = environ.get("TRITON_HOME") or environ.get("HOME")
+    if not home:
+        return None
+    folder = Path(home) / ".triton" / "llvm" / package.name
+    if folder.is_symlink() or not (folder / "bin" / "llvm-config").is_file():
+        return None
+    revision = read_vcs_revision(folder)
+    if revision is not None:
+        return folder if revision == package.llvm_hash.lower() else None
+    try:
+        url = read_regular_text(folder / "version.txt", limit=1 << 12).strip()
+    except OSError:
+        return None
+    return folder if url.rsplit("/", 1)[-1] == package.archive else None
+
+
 def package_for(info_text: str | None, pin: str, version: str | None, host: Host, environ: Mapping[str, str],
                 base_url: str) -> Package:
     """The package Triton at this pin downloads on this host. MismatchError when there is none."""
@@ -319,9 +340,10 @@ def _observe_auto(settings: Settings, pins: Pins, info_text: str | None, environ
         package = package_for(info_text, pins.llvm_commit, version, detect_host(), environ, settings.llvm_prebuilt_url)
     except MismatchError as exc:
         why_not = no_package_reason(exc)
+    local = local_package(package, environ) if package is not None else None
     outcome = observe_auto(state or Path("/nonexistent"), pins.llvm_commit, package.url if package else None, why_not,
                            offline=settings.offline, url_given=settings.source_of("llvm_prebuilt_url").given,
-                           dry_run=dry_run or state is None)
+                           dry_run=dry_run or state is None, local=local)
     if outcome.decision.choice == LLVM_PREBUILT and package is not None:
         return _prebuilt(package, version, outcome.decision)
     return LlvmSourceFacts(auto=outcome.decision)

@@ -21,7 +21,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from bootstrap.core.distcc_hosts import is_off
-from bootstrap.core.errors import ToolMissing, UsageError
+from bootstrap.core.errors import MismatchError, ToolMissing, UsageError
 from bootstrap.core.runner import PlannedCommand
 from bootstrap.core.suggest import close_matches
 from bootstrap.git.moves import inspect_checkout
@@ -37,6 +37,7 @@ from bootstrap.pipeline.recipe.era import BACKENDS_BUILT
 from bootstrap.pipeline.recipe.inputs import Command
 from bootstrap.pipeline.recipe.triton import ASAN_VARIABLE, TRITON_BUILD_TYPE_ENV
 from bootstrap.pipeline.setup import target_env as install
+from bootstrap.pipeline.setup.built import llvm_pin_moved
 from bootstrap.pipeline.setup.execute import commands_of
 from bootstrap.pipeline.setup.facts import COMPILER_ENV, TRITON_USER_ENV, ambient
 from bootstrap.pipeline.setup.long_commands import run_streamed
@@ -166,6 +167,9 @@ def run_build(ctx: AppContext, target: str | None, console: Console | None) -> B
             fix="run `tritondev setup` (it builds Triton once; `build` then rebuilds incrementally)",
         )
     build_dir = dirs[0]
+    moved = llvm_pin_moved(state)
+    if moved is not None:  # never "install unchanged" against the old LLVM
+        raise MismatchError(moved.message(), fix=moved.fix)
     if target is not None:
         check_target(ctx.runner, build_dir, target)
     first = len(ctx.runner.history)

@@ -34,7 +34,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from bootstrap.core import remembered, ui, writes
-from bootstrap.core.errors import CommandFailed, MismatchError
+from bootstrap.core.errors import CommandFailed, ExternalError, MismatchError
 from bootstrap.core.redact import redact
 from bootstrap.core.runner import PlannedCommand
 from bootstrap.git import forks
@@ -113,8 +113,6 @@ class Execution(StepRun):
             facts = self.facts
             self.report.notices += check_prerequisites(self.runner, facts.toolchain, facts.target.python,
                                                        facts.pins.layout.build_requires, target_bin(facts))
-        if name == "llvm-configure" and self.plan.step(name).runs:
-            self.say_what_a_source_build_costs()
         if name in ("llvm-configure", "llvm-download", "llvm-use") and not self.dry_run:
             ws = self.ctx.workspace
             if not self.facts.tools_cache_present and ws.state.is_dir():
@@ -125,14 +123,30 @@ class Execution(StepRun):
                 ws, self.facts.triton.path, here.presets, here.llvm, here.jobs.compile, self.touched,
                 adopted=self.facts.triton.adopted)
 
-    def say_what_a_source_build_costs(self) -> None:
+    def before_anything(self, confirm: Callable[[str], bool] | None) -> None:
+        """A cold LLVM source build ahead: what it costs, said before anything is fetched. When --llvm auto
+        chose it only because the package host could not be reached (perhaps for a minute, unlike a package
+        that does not exist), the user's yes first on a terminal (`confirm`); without one, go on, said first."""
+        if not any(s.name == "llvm-configure" and s.runs for s in self.plan.steps):
+            return
         cost = llvm_steps.source_build_cost(self.facts.resources, self.plan.jobs, self.facts.settings.llvm_build_type,
                                             offer_prebuilt=self.facts.llvm_source.auto is None)
         self.report.llvm["source_build_cost"] = cost
-        if self.console is not None and not self.ctx.json:
-            from rich.markup import escape
+        self.say(f"note: {cost}")
+        auto = self.facts.llvm_source.auto
+        if auto is None or not auto.unreachable or self.dry_run:
+            return
+        if confirm is None:
+            self.say(f"note: {auto.why}: going on with the source build without asking (no terminal); Ctrl-C "
+                     "stops it, and `tritondev setup` again once the host answers takes the package")
+        elif not confirm(f"{auto.why}. Build LLVM {self.facts.pins.llvm_commit[:12]} from source instead?"):
+            raise ExternalError(f"no LLVM source build without a yes: {auto.why}",
+                                fix="run `tritondev setup` again once the host answers (an unreachable host is not"
+                                    " remembered), or pass --llvm source to build it, or --llvm-prebuilt-url URL")
 
-            self.console.print(f"[bold]note:[/bold] {escape(cost)}", highlight=False)
+    def say(self, line: str) -> None:
+        if self.console is not None:
+            self.console.print(line, markup=False, highlight=False, soft_wrap=True)
 
     def after(self, name: str) -> None:
         if self.dry_run:
@@ -179,7 +193,7 @@ class Execution(StepRun):
         write_state(self.ctx.workspace.state, SetupState(
             triton_src=facts.triton.path, setup_dir=facts.setup_dir, python=plan.python,
             python_origin=facts.target.origin, llvm_build=plan.llvm.build, triton_commit=facts.pins.triton_commit,
-            install=install_command, ccache=facts.toolchain.ccache,
+            install=install_command, ccache=facts.toolchain.ccache, llvm_pin=facts.pins.llvm_commit,
         ))
         remembered.remember(self.ctx.workspace.root, self.ctx.settings)  # what the next run starts from
 
@@ -215,6 +229,8 @@ def _checkout(run: Execution, step: PlannedStep) -> str | None:
         if run.checkouts[facts.name].action in ("cloned", "fetched"):
             run.touched.add(facts.path)
     except CommandFailed as exc:
+        if facts.name == "llvm-project" and not forks.not_in_repository(exc):
+            exc.fix = llvm_steps.unreachable_llvm_fix(exc.fix)
         if facts.name != "llvm-project" or not forks.not_in_repository(exc):
             raise
         if s.source_of("llvm_url").given or s.mirror is not None:  # the user's choice: theirs to change
@@ -340,22 +356,33 @@ def start_report(ctx: AppContext, facts: SetupFacts, plan: SetupPlan) -> SetupRe
         toolchain=facts.toolchain, jobs=plan.jobs, resources=facts.resources, presets=plan.presets,
         llvm_build=str(plan.llvm.build), llvm_reused_from=plan.llvm.reused_from,
         target_python=str(plan.python), notices=list(plan.notices),
+        notes=list(plan.notes),
         llvm={**facts.llvm_source.to_json(), "build": str(plan.llvm.build)},
     )
 
 
-def execute(ctx: AppContext, console: Console | None, facts: SetupFacts) -> SetupReport:
-    """Plan from `facts` and run the plan; the report says what each step did and what ran."""
+PREREQUISITES = "prerequisites checked"  # in `done`: the build prerequisites were checked in this command
+
+
+def execute(ctx: AppContext, console: Console | None, facts: SetupFacts,
+            confirm: Callable[[str], bool] | None = None, done: set[str] | None = None) -> SetupReport:
+    """Plan from `facts` and run the plan; the report says what each step did and what ran. `confirm`:
+    asks the user a yes/no question (on a terminal; None: nobody to ask); `done`: what this command did
+    before (a bisect runs setup at every step): the prerequisites of a build, checked once."""
     plan = plan_setup(facts)
     report = start_report(ctx, facts, plan)
-    run = Execution(ctx, console, facts, plan, report, stamp=dict(plan.llvm.stamp))
+    done = set() if done is None else done
+    run = Execution(ctx, console, facts, plan, report, stamp=dict(plan.llvm.stamp), prechecked=PREREQUISITES in done)
     distcc_steps.prove_before_building(run)  # before anything changes, when a build step would run
+    run.before_anything(confirm)
     for name in [s.name for s in run.plan.steps]:
         run.before(name)
         if run.run_step(run.plan.step(name)) and not ctx.dry_run:
             run.facts = refresh(ctx, run.facts, name)
             run.plan = plan_setup(run.facts)
         run.after(name)
+    if run.prechecked:
+        done.add(PREREQUISITES)
     run.finish()
     return report
 

@@ -111,6 +111,11 @@ class CheckoutFacts:
         return self.report.action == ADOPTED
 
     @property
+    def adopted_line(self) -> str:
+        """What setup builds when this is your clone: said before anything runs, as the plan says it."""
+        return f"building your clone {self.path} as it stands (--triton-src): {self.summary}"
+
+    @property
     def head(self) -> str:
         return self.report.head if self.kept else self.report.commit
 

@@ -11,10 +11,10 @@ from typing import TYPE_CHECKING
 from bootstrap.core.errors import ExternalError, MismatchError, ToolMissing, WouldLoseData
 from bootstrap.core.redact import redact
 from bootstrap.pipeline.llvm import builds as llvm_builds
-from bootstrap.pipeline.llvm.archive import remove_staging, staging_folder, unpack
+from bootstrap.pipeline.llvm.archive import copy_unpacked, remove_staging, staging_folder, unpack
 from bootstrap.pipeline.llvm.auto import PrebuiltUnavailable
 from bootstrap.pipeline.llvm.download import NotOnServer, download
-from bootstrap.pipeline.llvm.source import Package
+from bootstrap.pipeline.llvm.source import Package, local_package
 
 if TYPE_CHECKING:
     from bootstrap.core.runner import Runner
@@ -101,8 +101,16 @@ def run_download(run: StepRun, step: PlannedStep) -> str | None:
 def _download(run: StepRun, package: Package) -> str | None:
     folder = run.plan.llvm.build
     archive = folder.parent / package.archive
-    run.report.llvm["download"] = _fetch(run, package, archive)
-    unpacked = unpack(archive, folder.parent, package.name)
+    local = local_package(package, os.environ)
+    if local is not None:  # Triton's own unpacking of this very package: copied, nothing downloaded
+        run.report.llvm["download"] = {"copied_from": str(local), "received": 0}
+        if run.console is not None:
+            run.console.print(f"LLVM {package.name}: copied from {local} (Triton's own unpacking, left by an earlier"
+                              " `pip install -e .`), not downloaded", markup=False, highlight=False)
+        unpacked = copy_unpacked(local, folder.parent, package.name)
+    else:
+        run.report.llvm["download"] = _fetch(run, package, archive)
+        unpacked = unpack(archive, folder.parent, package.name)
     try:
         version = prove_runs(run.runner, unpacked)
         llvm_builds.write_stamp(unpacked, {

@@ -81,7 +81,8 @@ class SetupPlan:
     jobs: Jobs
     llvm: LlvmLocation
     python: Path  # the target interpreter the commands use
-    notices: tuple[str, ...]
+    notices: tuple[str, ...]  # what the user should look at (shown as warnings)
+    notes: tuple[str, ...] = ()  # good news worth a line (shown dim)
 
     def step(self, name: str) -> PlannedStep:
         return next(s for s in self.steps if s.name == name)
@@ -341,22 +342,22 @@ def plan_setup(facts: SetupFacts) -> SetupPlan:
                                             if d in fps})
     verify = _step("verify", {"skip_verify": facts.settings.skip_verify, "env": facts.target.listing},
                    {"triton-install": install.fingerprint}, facts.records.get("verify"))
-    return SetupPlan((*steps, install, verify), presets, jobs, where, facts.target.executable, _notices(facts, where))
+    return SetupPlan((*steps, install, verify), presets, jobs, where, facts.target.executable, _notices(facts),
+                     _notes(where))
 
 
-def _notices(facts: SetupFacts, where: LlvmLocation) -> tuple[str, ...]:
-    notices = [*facts.toolchain.notices, *facts.llvm_source.notices]
-    for checkout in (facts.triton, facts.llvm):
-        if checkout is None:
-            continue
-        report = checkout.report
-        if checkout.adopted:
-            notices.append(f"building your clone {checkout.path} as it stands (--triton-src): {checkout.summary}")
-        elif checkout.kept:
-            notices.append(f"{checkout.name} checkout differs from the pin ({len(report.dirty_files)} changed file(s),"
-                           f" {len(report.local_commits)} local commit(s)); building it as it stands (--allow-dirty)")
+def _notes(where: LlvmLocation) -> tuple[str, ...]:  # your clone's line is said before anything runs (setup.run)
     if where.reused_from and where.kind == "source":
-        notices.append(f"LLVM build reused from {where.reused_from} (same commit, flags and toolchain)")
+        return (f"LLVM build reused from {where.reused_from} (same commit, flags and toolchain)",)
+    return ()
+
+
+def _notices(facts: SetupFacts) -> tuple[str, ...]:
+    notices = [*facts.toolchain.notices, *facts.llvm_source.notices]
+    for checkout in (c for c in (facts.triton, facts.llvm) if c is not None and c.kept and not c.adopted):
+        report = checkout.report
+        notices.append(f"{checkout.name} checkout differs from the pin ({len(report.dirty_files)} changed file(s),"
+                       f" {len(report.local_commits)} local commit(s)); building it as it stands (--allow-dirty)")
     if facts.ignored_env:
         notices.append(f"{', '.join(facts.ignored_env)} set in your environment: not passed to setup.py (it keeps"
                        " its build folder at build/cmake.* and bundles its own pinned tools); they still apply at"
@@ -370,14 +371,9 @@ def _notices(facts: SetupFacts, where: LlvmLocation) -> tuple[str, ...]:
     return tuple(notices)
 
 
-_REINSTALL_TEXT = {
-    "setup_files": "setup.py or pyproject.toml changed",
-    "python": "the target interpreter changed",
-    "version": "the target interpreter changed",
-    "environment": "the build environment changed",
-    "env": "the build environment changed",
-    "toolchain": "the compilers or build tools changed",
-}
+_REINSTALL_TEXT = {"setup_files": "setup.py or pyproject.toml changed", "python": "the target interpreter changed",
+                   "version": "the target interpreter changed", "environment": "the build environment changed",
+                   "env": "the build environment changed", "toolchain": "the compilers or build tools changed"}
 
 
 def reinstall_reasons(record: StepRecord | None, current: Mapping[str, Any], installed: bool) -> list[str]:

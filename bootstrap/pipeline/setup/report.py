@@ -57,6 +57,7 @@ class SetupReport:
     distcc_builds: dict[str, DistccCounts] = field(default_factory=dict)
     verify: Verification | None = None
     notices: list[str] = field(default_factory=list)
+    notes: list[str] = field(default_factory=list)  # good news (an LLVM build reused), and your clone's line
     # What a --dry-run could not resolve (offline: the pins, and the steps that follow them), and why.
     unresolved: dict[str, str] = field(default_factory=dict)
     # Why a --dry-run's real run would certainly fail (the pins cannot be read): the command ends with it.
@@ -87,6 +88,7 @@ class SetupReport:
             if self.distcc is not None else None,
             "verify": self.verify.to_json() if self.verify is not None else None,
             "notices": self.notices,
+            "notes": self.notes,
             "unresolved": self.unresolved,
             "error": self.failure.to_json() if self.failure is not None else None,
             "presets": self.presets.to_json() if self.presets is not None else {},

@@ -11,6 +11,7 @@ the step finished. The commands come from bootstrap.pipeline.recipe, the one pla
 from __future__ import annotations
 
 import shutil
+from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -26,7 +27,7 @@ from bootstrap.pipeline.host.toolchain import detect_toolchain
 from bootstrap.pipeline.llvm import source as llvm_source
 from bootstrap.pipeline.llvm.auto import AutoDecision, PrebuiltUnavailable, Probe, remember_answer
 from bootstrap.pipeline.setup.execute import execute
-from bootstrap.pipeline.setup.facts import gather_facts
+from bootstrap.pipeline.setup.facts import SetupFacts, gather_facts
 from bootstrap.pipeline.setup.report import SetupReport
 
 if TYPE_CHECKING:
@@ -77,8 +78,11 @@ def _say_where_it_installs(ctx: AppContext, venv_python: Path) -> None:
             f"{on_path} (first python3 on PATH): pass --python {on_path} to install there")
 
 
-def run_setup(ctx: AppContext, console: Console | None) -> SetupReport:
-    """The whole pipeline; the caller holds the workspace lock (unless --dry-run)."""
+def run_setup(ctx: AppContext, console: Console | None, said: set[str] | None = None,
+              confirm: Callable[[str], bool] | None = None) -> SetupReport:
+    """The whole pipeline; the caller holds the workspace lock (unless --dry-run). `said`: the lines said
+    and the checks made before in this command (a bisect runs setup at every step), not again; `confirm`:
+    asks the user yes or no (on a terminal; None: there is nobody to ask)."""
     precheck(ctx)
     executable, origin = ctx.target_choice()
     if origin == WORKSPACE_VENV:
@@ -91,26 +95,30 @@ def run_setup(ctx: AppContext, console: Console | None) -> SetupReport:
             raise
         return unresolved_plan(ctx, exc)
     check_sanitizer(ctx.runner, facts.toolchain.cxx.path, facts.toolchain.clang_lld, ctx.settings.sanitize)
-    _say_llvm_choice(console, facts.llvm_source.auto)
+    said = set() if said is None else said
+    _say_first(console, facts, said)
     try:
-        return execute(ctx, console, facts)
+        return execute(ctx, console, facts, confirm, said)
     except PrebuiltUnavailable as exc:
         # --llvm auto never fails where --llvm source would succeed: the package is remembered as
         # unusable, and the same setup goes on with a source build (the steps done stay done).
         remember_answer(ctx.workspace.state, exc.url, Probe("unusable", exc.why))
         facts = gather_facts(ctx)
-        _say_llvm_choice(console, facts.llvm_source.auto)
-        return execute(ctx, console, facts)
+        _say_first(console, facts, said)
+        return execute(ctx, console, facts, confirm, said)
 
 
-def _say_llvm_choice(console: Console | None, auto: AutoDecision | None) -> None:
-    """--llvm auto's choice and why, in one line on stderr (--json too), before anything is built."""
-    if auto is None or console is None:
-        return
-    from rich.markup import escape
-
-    head, _, rest = auto.line().partition(":")
-    console.print(f"[bold]{escape(head)}:[/bold]{escape(rest)}", highlight=False, soft_wrap=True)
+def _say_first(console: Console | None, facts: SetupFacts, said: set[str]) -> None:
+    """Before anything is built, on stderr (--json too), each line once per command: what is built when
+    it is your clone (a failed build then still says it), and --llvm auto's choice and why (dim: notes)."""
+    auto: AutoDecision | None = facts.llvm_source.auto
+    lines = [facts.triton.adopted_line if facts.triton is not None and facts.triton.adopted else None,
+             auto.line() if auto is not None else None]
+    for line in lines:
+        if line is None or console is None or line in said:
+            continue
+        said.add(line)
+        console.print(line, style="dim", highlight=False, markup=False, soft_wrap=True)
 
 
 def unresolved_plan(ctx: AppContext, failure: TritondevError) -> SetupReport:

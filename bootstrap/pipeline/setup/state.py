@@ -47,6 +47,7 @@ class SetupState:
     install: Command  # the pip install command setup ran (`build` runs it again when needed)
     ccache: Tool | None  # the compiler launcher the build uses, with its version
     schema: int = SCHEMA
+    llvm_pin: str | None = None  # the LLVM commit the checkout pinned when setup built it (None: an older state)
 
     def to_json(self) -> dict[str, object]:
         return {
@@ -62,6 +63,7 @@ class SetupState:
             "install": {"step": self.install.step, "argv": list(self.install.argv), "cwd": self.install.cwd,
                         "env": [list(pair) for pair in self.install.env], "unset": list(self.install.unset)},
             "ccache": self.ccache.to_json() if self.ccache is not None else None,
+            "llvm_pin": self.llvm_pin,
         }
 
     @staticmethod
@@ -83,6 +85,7 @@ class SetupState:
             triton_commit=_text(data, "triton_commit"),
             install=_command(_object(data, "install")),
             ccache=None if ccache is None else _tool(_object(data, "ccache")),
+            llvm_pin=_optional_text(data, "llvm_pin"),
         )
 
 
@@ -98,6 +101,10 @@ def _text(data: Mapping[str, Any], key: str, *, empty: bool = False) -> str:
     if not isinstance(value, str) or (not value and not empty):
         raise _Bad(f"{key!r} is not a non-empty string")
     return value
+
+
+def _optional_text(data: Mapping[str, Any], key: str) -> str | None:
+    return None if data.get(key) is None else _text(data, key)
 
 
 def _path(data: Mapping[str, Any], key: str) -> Path:

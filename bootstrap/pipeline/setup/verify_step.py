@@ -1,5 +1,6 @@
 """setup's verify step: the installed Triton is the one just built (provenance), finds its tools,
-and runs a kernel (unless --skip-verify, or an ASAN build whose GPU programs cannot run)."""
+and runs a kernel (the last two unless --skip-verify; the kernel neither in an ASAN build, whose GPU
+programs cannot run)."""
 
 from __future__ import annotations
 
@@ -33,7 +34,8 @@ def run_verify(run: StepRun, step: PlannedStep) -> str | None:
         raise CheckFailed(f"the installed triton is not the one just built: {problems}",
                           fix="run `tritondev setup` again; if it persists, `tritondev doctor` says more")
     asan = run.ctx.settings.sanitize == "address"  # setup.py: "asan doesn't work with binaries that use the GPU"
-    tools = _runtime_tools(run)
+    # --skip-verify: provenance only (a bisect step's command judges the build; the tools serve the kernel check).
+    tools = _runtime_tools(run) if not run.ctx.settings.skip_verify else None
     kernel = _kernel_check(run.ctx, tools) if not (run.ctx.settings.skip_verify or asan) else None
     if asan and not run.ctx.settings.skip_verify:
         kernel = {"ok": True, "skipped": "GPU programs do not run under ASAN (--sanitize address)"}

@@ -12,6 +12,7 @@ import os
 import signal
 import subprocess
 import sys
+import time
 from pathlib import Path
 from typing import Any
 
@@ -135,8 +136,9 @@ def test_regression_found_broken_commit_skipped_no_llvm_build_interrupt_and_resu
     argv = ["--good", r.good, "--bad", "bisect"]
     command = ["--", "python", "check_add.py"]
     # Ctrl-C (to the whole process group, as a terminal sends it) during the second step.
+    since = time.time()
     proc = start(ws, "triton", *argv, *command)
-    wait_for_step(proc, ws["ws"] / "logs" / "bisect", "02-*")
+    wait_for_step(proc, ws["ws"], "02-*", since)
     os.killpg(proc.pid, signal.SIGINT)
     _, stderr = proc.communicate(timeout=600)
     assert proc.returncode in INTERRUPTED, stderr[-3000:]
@@ -180,8 +182,9 @@ def test_a_range_across_an_llvm_bump_builds_each_llvm_once_and_a_killed_bisect_i
     before = where_things_are(ws)
     argv = ("triton", "--good", r.good, "--bad", r.bad)
     # kill -9 while the first step builds the bumped LLVM: the checkouts stay moved, the record says so.
+    since = time.time()
     proc = start(ws, *argv, "--", "python", "check_add.py")
-    wait_for_step(proc, ws["ws"] / "logs" / "bisect", "01-*/llvm-build.log")
+    wait_for_step(proc, ws["ws"], "01-*/llvm-build.log", since)
     os.killpg(proc.pid, signal.SIGKILL)
     proc.communicate(timeout=60)
     assert json.loads((ws["ws"] / "state" / "bisect.json").read_text())["restored"] is False
@@ -274,6 +277,14 @@ def test_each_step_across_an_llvm_bump_is_built_against_its_own_pin(ws: dict[str
         pinned = said["step"]["llvm_commit"]
         assert said["header"] == said["linked"]["revision"] == pinned, (commit, said)
     assert where_things_are(ws) == before
+    # Back at the starting LLVM, the starting build's own folder came back: the restore compiled only what
+    # the commits changed, not every file from a fresh CMake cache as the first step past the bump did.
+    logs = ws["ws"] / "logs" / "bisect"
+    crossed = next(s for s in data["steps"] if s["llvm_commit"] == world.llvm_commits["other"])
+    compiled = {name: (logs / name / "triton-install.log").read_text().count("Building CXX object")
+                for name in ("restore", Path(crossed["log"]).name)}
+    assert compiled["restore"] < compiled[Path(crossed["log"]).name], compiled
+    assert not list((ws["ws"] / "src" / "triton" / "build").glob(".tritondev-bisect-*"))  # parked ones gone
 
 
 def test_bisect_llvm_builds_each_of_three_commits_into_the_library(ws: dict[str, Any],

@@ -13,6 +13,7 @@ import shutil
 import signal
 import subprocess
 import sys
+import time
 from pathlib import Path
 from typing import Any
 
@@ -105,16 +106,19 @@ def test_bisect_from_a_shallow_checkout_of_the_bad_commit(ws: dict[str, Any], bi
     head = git(ws["ws"] / "src" / "triton", "rev-parse", "HEAD")
     assert head == r.bad
     # Ctrl-C during the second step: the checkout goes back to the bad commit, the journal stays.
+    since = time.time()
     proc = subprocess.Popen([sys.executable, "-m", "bootstrap", "bisect", "triton", *ws["common"], "--good", r.good,
                              "--bad", r.bad, "--", "python", "check_add.py", URL_ARG], env=ws["env"],
                             cwd=ws["root"], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
                             start_new_session=True)
-    wait_for_step(proc, ws["ws"] / "logs" / "bisect", "02-*")
+    wait_for_step(proc, ws["ws"], "02-*", since)
     os.killpg(proc.pid, signal.SIGINT)
     _, stderr = proc.communicate(timeout=600)
     assert proc.returncode in (130, -signal.SIGINT), stderr[-3000:]
     assert git(ws["ws"] / "src" / "triton", "rev-parse", "HEAD") == r.bad
     assert SECRET not in stderr and secret_anywhere(ws) == []
+    # setup's --llvm auto line is said once for the whole bisect, not at every step and the restore.
+    assert stderr.count("llvm: auto -> ") == 1, stderr[-3000:]
 
     # The journal keeps the command masked: a plain resume cannot run it and says how to go on.
     plain = bisect(ws, "resume")
@@ -131,15 +135,46 @@ def test_bisect_from_a_shallow_checkout_of_the_bad_commit(ws: dict[str, Any], bi
 
 
 def test_bisect_resume_fetches_what_a_shallow_checkout_lacks(ws: dict[str, Any], bisect_world: BisectWorld) -> None:
-    """A journal whose range the checkout lacks (as an older run left it): resume fetches it."""
+    """A Ctrl-C while the range is copied into the checkout, before any step, leaves a bisect to resume;
+    so does one as step 01 starts; and a journal whose range the checkout lacks (as an older run left
+    it) is resumed by fetching the range again."""
     r = bisect_world.triton
-    proc = subprocess.Popen([sys.executable, "-m", "bootstrap", "bisect", "triton", *ws["common"], "--good", r.good,
-                             "--bad", r.bad, "--", "python", "check_add.py"], env=ws["env"], cwd=ws["root"],
-                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, start_new_session=True)
-    wait_for_step(proc, ws["ws"] / "logs" / "bisect", "01-*")
-    os.killpg(proc.pid, signal.SIGINT)
-    proc.communicate(timeout=600)
     checkout = ws["ws"] / "src" / "triton"
+    argv = [sys.executable, "-m", "bootstrap", "bisect", "triton", *ws["common"], "--good", r.good, "--bad", r.bad,
+            "--", "python", "check_add.py"]
+    # git runs the checkout's reference-transaction hook while the range's refs are written into it: the
+    # hook holds the import there until the Ctrl-C, whatever the machine's load.
+    held = ws["root"] / "import-held"
+    hook = checkout / ".git" / "hooks" / "reference-transaction"
+    hook.parent.mkdir(exist_ok=True)
+    hook.write_text(f"#!/bin/sh\nif [ \"$1\" = prepared ] && grep -q refs/tritondev/bisect/; then\n"
+                    f"  touch {held}; exec sleep 600\nfi\n")
+    hook.chmod(0o755)
+    try:
+        proc = subprocess.Popen(argv, env=ws["env"], cwd=ws["root"], stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                                text=True, start_new_session=True)
+        deadline = time.monotonic() + 600
+        while not held.exists():
+            assert proc.poll() is None and time.monotonic() < deadline, proc.communicate()[1][-3000:]
+            time.sleep(0.1)
+        os.killpg(proc.pid, signal.SIGINT)
+        _, stderr = proc.communicate(timeout=600)
+    finally:
+        hook.unlink()
+    assert proc.returncode in (130, -signal.SIGINT), stderr[-3000:]
+    journal = json.loads((ws["ws"] / "state" / "bisect.json").read_text())
+    assert journal["steps"] == [] and journal["restored"] is True
+    assert git(checkout, "rev-parse", "HEAD") == r.bad
+
+    # The same command again goes on (the range copied in now), and a Ctrl-C as step 01 starts.
+    since = time.time()
+    proc = subprocess.Popen(argv, env=ws["env"], cwd=ws["root"], stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                            text=True, start_new_session=True)
+    wait_for_step(proc, ws["ws"], "01-*", since)
+    os.killpg(proc.pid, signal.SIGINT)
+    _, stderr = proc.communicate(timeout=600)
+    assert proc.returncode in (130, -signal.SIGINT), stderr[-3000:]
+    assert (ws["ws"] / "state" / "bisect.json").is_file()
     # Make the checkout shallow at the bad commit again, as setup left it: the range's objects are gone.
     subprocess.run(["git", "-C", str(checkout), "fetch", "-q", "--depth", "1", str(checkout), r.bad], check=True)
     for ref in ("refs/tritondev/bisect/good", "refs/tritondev/bisect/bad"):

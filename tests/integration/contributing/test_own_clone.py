@@ -9,13 +9,18 @@ from __future__ import annotations
 
 import hashlib
 import json
+import os
 import shutil
+import signal
 import subprocess
+import sys
+import time
 from pathlib import Path
 from typing import Any
 
 import pytest
 
+from tests.integration.bisect.steps import wait_for_step
 from tests.integration.build.harness import base_env, installed_triton, tritondev
 from tests.world.build import LLVMBuild
 from tests.world.world import World
@@ -112,7 +117,11 @@ def test_setup_builds_the_clone_as_it_stands_and_says_what_is_uncommitted(contri
     # No file of tritondev's in your clone: no presets, no .clangd (env --editor prints it).
     assert not (clone / "CMakeUserPresets.json").exists() and not (clone / ".clangd").exists()
     editor = run("env", "--editor", "--workspace", str(contributor["ws"]), env=contributor["env"]).stdout
-    assert f"Save as {clone / '.clangd'}" in editor and "CompilationDatabase: " in editor
+    # First what clangd already finds (setup.py's link at the root), then .clangd with the line that keeps it
+    # out of `git status` (upstream's .gitignore ignores a .clangd/ folder, not the file).
+    assert editor.startswith(f"# clangd already finds the compile commands: {clone / 'compile_commands.json'} links")
+    assert f"save what follows as {clone / '.clangd'}" in editor and "CompilationDatabase: " in editor
+    assert f"echo /.clangd >> {clone / '.git' / 'info' / 'exclude'}" in editor
 
 
 def test_build_and_upstreams_test_targets_report_counts(contributor: dict[str, Any]) -> None:
@@ -161,11 +170,52 @@ def test_the_contributor_loop_edit_build_test(contributor: dict[str, Any]) -> No
     assert (again["counts"]["passed"], again["counts"]["failed"]) == (5, 0)
 
 
+def test_a_clone_whose_llvm_pin_moved_is_not_built_against_the_old_llvm(contributor: dict[str, Any],
+                                                                      world: World) -> None:
+    """The clone's pin file as a rebase onto an LLVM bump leaves it (llvm-bump's, which pins the other LLVM):
+    `build` stops naming both commits and what to run (never "install unchanged" against the old MLIR), the
+    test commands say it first, and doctor reads the clone's pin, not <workspace>/src/triton's."""
+    clone, env, common = contributor["clone"], contributor["env"], ["--workspace", str(contributor["ws"])]
+    pinned, other = world.llvm_commits["pinned"], world.llvm_commits["other"]
+    info = clone / "cmake" / "llvm-info.json"
+    original = info.read_bytes()
+    bumped = subprocess.run(["git", "-C", str(clone), "show", "origin/llvm-bump:cmake/llvm-info.json"],
+                            capture_output=True, check=True).stdout
+    assert other.encode() in bumped
+    info.write_bytes(bumped)
+    try:
+        built = tritondev("build", *common, env=env)
+        assert built.returncode == 5, built.stdout + built.stderr[-3000:]
+        assert "install unchanged" not in built.stdout + built.stderr
+        error = next(line for line in built.stderr.splitlines() if line.startswith("error:"))
+        assert f"now pins LLVM {other[:12]}" in error and f"is against LLVM {pinned[:12]}" in error
+        assert f"fix: run `tritondev setup --workspace {contributor['ws']} --triton-src {clone}`" in built.stderr
+        tested = tritondev("test", "lit", "TritonGPU/coalesce.mlir", *common, env=env)
+        assert f"now pins LLVM {other[:12]}" in tested.stderr, tested.stderr[-3000:]
+        doctor = tritondev("doctor", *common, "--check", "workspace.llvm-build", "--json", env=env)
+        found = {c["name"]: c for c in json.loads(doctor.stdout)["checks"]}["workspace.llvm-build"]
+        assert found["status"] == "error" and other[:12] in found["summary"] and pinned[:12] in found["summary"]
+    finally:
+        info.write_bytes(original)
+    assert json.loads(run("build", *common, "--json", env=env).stdout)["reinstalled"] is False
+
+
 def test_bisect_works_in_a_worktree_and_leaves_the_clone_byte_identical(contributor: dict[str, Any]) -> None:
+    """Interrupted as its first step starts, the bisect puts your clone's build back; `bisect resume` then
+    finds its commits in the clone (there is no src/triton) and goes on, as in a checkout tritondev made."""
     root, clone, shas, env = contributor["root"], contributor["clone"], contributor["shas"], contributor["env"]
     (root / "check.py").write_text(CHECK)
-    proc = tritondev("bisect", "triton", "--workspace", str(contributor["ws"]), "--good", "origin/main", "--bad",
-                     "my-feature", "--", "python", str(root / "check.py"), env=env, cwd=root)
+    since = time.time()
+    started = subprocess.Popen([sys.executable, "-m", "bootstrap", "bisect", "triton", "--workspace",
+                                str(contributor["ws"]), "--good", "origin/main", "--bad", "my-feature", "--", "python",
+                                str(root / "check.py")], env=env, cwd=root, stdout=subprocess.PIPE,
+                               stderr=subprocess.PIPE, text=True, start_new_session=True)
+    wait_for_step(started, contributor["ws"], "01-*", since)
+    os.killpg(started.pid, signal.SIGINT)
+    _, stderr = started.communicate(timeout=600)
+    assert started.returncode in (130, -signal.SIGINT), stderr[-3000:]
+    assert state_of(clone) == contributor["before"]
+    proc = tritondev("bisect", "resume", "--workspace", str(contributor["ws"]), env=env, cwd=root)
     assert proc.returncode == 0, proc.stderr[-4000:]
     result = json.loads((contributor["ws"] / "logs" / "bisect" / "result.json").read_text())
     assert result["first_bad"]["commit"] == shas[1]

@@ -93,5 +93,5 @@ def test_text_report_has_marks_fixes_and_a_summary(cli: Cli, tmp_path: Path) -> 
     assert any(line.strip().startswith("! settings.triton-env") for line in lines)
     assert any(line.strip().startswith("· workspace.checkouts") for line in lines)
     assert any(line.strip() == "fix: unset TRITON_OVERRIDE_ARCH unless you mean it for this shell" for line in lines)
-    assert lines[-1].startswith("No errors.") and "2 ok, 1 warning, 0 errors, 5 skipped" in lines[-1]
+    assert lines[-1].startswith("No errors.") and "2 ok, 1 warning, 0 errors, 6 skipped" in lines[-1]
     assert result.returncode == 0

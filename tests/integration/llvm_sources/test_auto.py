@@ -104,3 +104,35 @@ def test_an_unreachable_host_plans_a_source_build(prebuilt_world: PrebuiltWorld,
     assert "llvm: auto -> source: the package host cannot be reached (cannot connect" in proc.stderr
     assert "llvm-configure (would run)" in proc.stdout
     assert sorted(p.name for p in ws.iterdir()) == ["tritondev.toml"]  # a dry run writes nothing
+
+
+@pytest.mark.slow
+def test_the_package_an_earlier_pip_install_left_in_triton_home_is_copied_not_downloaded(
+        prebuilt_world: PrebuiltWorld, shared_ccache: Path, tmp_path: Path) -> None:
+    """Triton's own setup.py unpacked the pin's package into ~/.triton/llvm/<name> for an earlier `pip install
+    -e .`; the host cannot be reached now. auto takes that package (it names the pin), copies it into the
+    workspace and says so: nothing is asked of the host, no source build."""
+    import socket
+    import tarfile
+
+    env = fresh_env(tmp_path, shared_ccache)
+    triton_llvm = Path(env["HOME"]) / ".triton" / "llvm"
+    triton_llvm.mkdir(parents=True)
+    with tarfile.open(prebuilt_world.package.path) as tar:
+        tar.extractall(triton_llvm, filter="data")
+    left = triton_llvm / prebuilt_world.package.name
+    before = sorted(str(p.relative_to(left)) for p in left.rglob("*"))
+    with socket.socket() as closed:
+        closed.bind(("127.0.0.1", 0))
+        url = f"http://127.0.0.1:{closed.getsockname()[1]}/llvm-builds"
+    ws = tmp_path / "ws"
+    proc = plain_setup(prebuilt_world, url, ws, GOOD, env, "--json", "--skip-verify")
+    ran = steps(proc)
+    assert ran["llvm-download"] == "ran" and "llvm-build" not in ran
+    assert f"llvm: auto -> prebuilt: Triton's package for this pin is already on this machine ({left}" in proc.stderr
+    report = json.loads(proc.stdout)
+    assert report["llvm"]["download"]["copied_from"] == str(left)
+    facts = installed_triton(ws / "venv" / "bin" / "python", ws)
+    assert Path(facts["llvm_syspath"]) == ws / "build" / "llvm" / prebuilt_world.package.name
+    assert facts["llvm_commit"] == prebuilt_world.world.llvm_commit
+    assert sorted(str(p.relative_to(left)) for p in left.rglob("*")) == before  # yours, left as it was

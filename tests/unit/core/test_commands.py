@@ -90,7 +90,7 @@ def test_doctor_lists_its_checks_called_directly(tmp_path: Path, capsys: pytest.
 def test_command_signature_is_own_options_then_shared_ones() -> None:
     parameters = list(inspect.signature(doctor).parameters)
     assert parameters == ["arch", "check", "list_checks", "fix", "strict", "deep",
-                          "workspace", "python", "json", "dry_run", "verbose"]
+                          "workspace", "python", "triton_src", "json", "dry_run", "verbose"]
     assert list(inspect.signature(setup).parameters) == [*(s.name for s in SETTINGS), "dry_run", "json", "verbose"]
     with pytest.raises(TypeError):
         show(build_type="Debug")  # config show takes no --build-type

@@ -64,6 +64,21 @@ def test_doctor_repeats_its_own_check_and_arch_in_its_own_fix(given: None) -> No
         f"tritondev doctor --workspace '{WS}' --python {PY} --check ptxas.arch -v")
 
 
+def test_a_fix_naming_setup_repeats_the_clone_setup_was_asked_to_build(given: None) -> None:
+    """After `setup --triton-src` (even one that failed), `tritondev setup` pasted from a fix must build the
+    clone, not PyTorch's pin; a fix that chooses the commit itself is left as written."""
+    fixlines.setup_asked_for("/home/me/my triton")
+    error = UsageError("no Triton build in the workspace", fix="run `tritondev setup` first")
+    assert error.shown_fix == (f"run `tritondev setup --workspace '{WS}' --python {PY} --triton-src"
+                               " '/home/me/my triton'` first")
+    assert fixlines.repeat_options("tritondev setup --triton-commit abc") == (
+        f"tritondev setup --workspace '{WS}' --python {PY} --triton-commit abc")
+    assert "--triton-src" not in (fixlines.repeat_options("tritondev env --editor") or "")
+    fixlines.new_run(options.accepted_options(cli.build_app()))
+    fixlines.setup_asked_for("/home/me/triton")
+    assert fixlines.repeat_options("run `tritondev setup`") == "run `tritondev setup --triton-src /home/me/triton`"
+
+
 def test_errors_and_doctor_findings_show_it_in_text_and_json(given: None) -> None:
     error = UsageError("no setup", fix="run `tritondev setup` first")
     assert error.shown_fix == f"run `tritondev setup --workspace '{WS}' --python {PY}` first"

@@ -64,6 +64,19 @@ def test_the_journal_round_trips(tmp_path: Path) -> None:
     assert not written.same_request("triton", "main", "bisect", ["python", "check.py"], "bad")
 
 
+def test_a_journal_without_an_llvm_checkout_round_trips(tmp_path: Path) -> None:
+    """A workspace on a prebuilt LLVM (or --llvm PATH), as a contributor's clone often is: only the Triton
+    checkout (or clone) has a start, and the journal still reads back, so the bisect can be resumed."""
+    written = dataclasses.replace(journal(), start={"triton": Start(sha(0), "my-fix")})
+    write_journal(tmp_path, written)
+    assert read_journal(tmp_path) == written
+    data = json.loads((tmp_path / "bisect.json").read_text())
+    for start in ({}, {"llvm-project": data["start"]["triton"]}, {**data["start"], "other": data["start"]["triton"]}):
+        (tmp_path / "bisect.json").write_text(json.dumps({**data, "start": start}))
+        with pytest.raises(UsageError):
+            read_journal(tmp_path)
+
+
 @settings(max_examples=80, deadline=None)
 @given(st.recursive(st.none() | st.booleans() | st.integers() | st.text(max_size=8),
                     lambda inner: st.lists(inner, max_size=4) | st.dictionaries(st.text(max_size=8), inner,

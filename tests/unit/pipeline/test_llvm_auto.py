@@ -23,6 +23,7 @@ from bootstrap.pipeline.llvm.auto import (
     remember_answer,
     remember_choice,
 )
+from bootstrap.pipeline.llvm.source import Package, local_package
 
 PIN = "62b7cf9623fc310525f39ed69aaecc318a909731"
 URL = "https://oaitriton.blob.core.windows.net/public/llvm-builds/llvm-62b7cf96-ubuntu-x64-2.tar.gz"
@@ -70,6 +71,27 @@ def test_the_choice_kept_for_a_pin_wins_over_everything() -> None:
     assert decision.choice == "source" and "--llvm prebuilt switches" in decision.why
     other = Memory({}, {"0" * 40: "source"})
     assert decide(memory=other).ask  # another pin's choice says nothing about this one
+
+
+def test_only_an_unreachable_host_makes_the_source_build_a_question() -> None:
+    """A host that did not answer (DNS, a proxy) may answer in a minute; a 404 will not."""
+    assert decide(probe=Probe("unreachable", "cannot resolve x")).unreachable
+    assert not any(decide(probe=Probe(a, "d")).unreachable for a in ("present", "absent", "unusable"))
+    assert not decide(None, no_package="none for riscv64").unreachable and not decide(offline=True).unreachable
+
+
+def test_the_package_already_unpacked_here_needs_no_server(tmp_path: Path) -> None:
+    """An earlier `pip install -e .` left Triton's own unpacking of it in ~/.triton/llvm: taken offline, or
+    with the host out of reach, without a request; a choice kept for the pin still wins."""
+    local = tmp_path / ".triton" / "llvm" / "llvm-62b7cf96-ubuntu-x64-2"
+    for decision in (plan_auto(pin=PIN, url=URL, no_package="", offline=True, url_given=False, memory=EMPTY,
+                               local=local),
+                     plan_auto(pin=PIN, url=URL, no_package="", offline=False, url_given=False, memory=EMPTY,
+                               local=local)):
+        assert (decision.choice, decision.ask) == ("prebuilt", False) and str(local) in decision.why
+    kept = plan_auto(pin=PIN, url=URL, no_package="", offline=False, url_given=False,
+                     memory=Memory({}, {PIN: "source"}), local=local)
+    assert kept.choice == "source"
 
 
 def test_offline_asks_nobody_unless_a_mirror_url_was_given() -> None:
@@ -125,3 +147,28 @@ def test_a_fifo_as_the_memory_file_is_ignored_not_a_hang(tmp_path: Path) -> None
 
     os.mkfifo(tmp_path / MEMORY)
     assert read_memory(tmp_path) == Memory({}, {})
+
+
+def test_a_package_left_in_triton_home_is_used_only_when_it_is_that_package(tmp_path: Path) -> None:
+    package = Package("llvm-62b7cf96-ubuntu-x64-2", URL, None, "ubuntu-x64", PIN, 2)
+    env = {"HOME": str(tmp_path / "home")}
+    folder = tmp_path / "home" / ".triton" / "llvm" / package.name
+    assert local_package(package, env) is None
+    (folder / "bin").mkdir(parents=True)
+    (folder / "bin" / "llvm-config").write_text("")
+    assert local_package(package, env) is None  # nothing says which LLVM it is
+    (folder / "version.txt").write_text(URL.replace("-2.tar.gz", "-1.tar.gz"))
+    assert local_package(package, env) is None  # another build of the pin
+    (folder / "version.txt").write_text("https://mirror.example/llvm-builds/" + package.archive)
+    assert local_package(package, env) == folder  # upstream's own mark: the same archive
+    header = folder / "include" / "llvm" / "Support" / "VCSRevision.h"
+    header.parent.mkdir(parents=True)
+    header.write_text(f'#define LLVM_REVISION "{"0" * 40}"\n')
+    assert local_package(package, env) is None  # the build says another commit: never taken
+    header.write_text(f'#define LLVM_REVISION "{PIN}"\n')
+    assert local_package(package, env) == folder
+    assert local_package(package, {**env, "TRITON_HOME": str(tmp_path / "elsewhere")}) is None  # where setup.py looks
+    link = tmp_path / "linked" / ".triton" / "llvm" / package.name
+    link.parent.mkdir(parents=True)
+    link.symlink_to(folder)
+    assert local_package(package, {"HOME": str(tmp_path / "linked")}) is None

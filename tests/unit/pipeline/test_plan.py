@@ -135,7 +135,9 @@ def test_an_llvm_build_of_another_workspace_is_reused(era: str) -> None:
     assert statuses(plan)["llvm-configure"] == statuses(plan)["llvm-build"] == "up to date"
     assert plan.step("llvm-configure").reason == f"reused {other}"
     assert dict(plan.step("triton-install").commands[0].env)["LLVM_SYSPATH"] == str(other)
-    assert any("reused" in n for n in plan.notices)
+    # Good news: a note, not a warning.
+    assert plan.notes == (f"LLVM build reused from {other} (same commit, flags and toolchain)",)
+    assert not any("reused" in n for n in plan.notices)
     # A build of the key whose flags differ (another fingerprint) is not reused.
     stale = dataclasses.replace(site, stamp={**stamp, "build_fingerprint": "0" * 64})
     facts = dataclasses.replace(facts, llvm_folders=dataclasses.replace(facts.llvm_folders, registered=(stale,)))
