@@ -17,6 +17,7 @@ import pytest
 from bootstrap.pipeline.host.buildtree import read_cmake_cache, triton_cmake_dirs
 from tests.integration.build.harness import base_env, checkout_state, setup_args, setup_json, tritondev
 from tests.support.venvs import fresh_venv
+from tests.world.build import LLVMBuild
 from tests.world.downloads import fake_nvidia_tool, json_header
 from tests.world.world import World, build_world
 
@@ -116,6 +117,24 @@ def test_offline_setup_places_the_systems_tools_where_triton_looks(root_setup: d
     assert again["up_to_date"] is True
 
 
+@pytest.mark.slow
+def test_offline_3_7_from_nothing_compiles_its_gsan_runtime(world: World, mini_llvm: LLVMBuild, tmp_path: Path) -> None:
+    """3.7 compiles the GSan runtime while it builds, with --cuda-path=third_party/nvidia/backend
+    (third_party/nvidia/CMakeLists.txt @ 6d2e38bf), and offline nothing is downloaded into that folder
+    (python/build_helpers.py @ 6d2e38bf l.369): the tools and headers go there before the install, in a
+    workspace that never built online."""
+    env = base_env(tmp_path / "home", xdg=tmp_path / "xdg", ccache_dir=tmp_path / "ccache")
+    env.update(system_cuda_and_json(tmp_path))
+    ws = tmp_path / "ws"
+    report = setup_json(world, ws, "release-3.7", "--offline", "--llvm", str(mini_llvm.build), env=env)
+    assert report["verify"]["provenance"]["ok"] is True
+    backend = ws / "src/triton/third_party/nvidia/backend"
+    assert (backend / "lib/gsan.ll").read_text().startswith("; ModuleID")  # the mini clang++ of the LLVM tree
+    assert (backend / "include/cuda.h").is_file() and (backend / "bin/ptxas").is_file()
+    assert any("before and after the install" in n for n in report["notices"])
+    assert checkout_state(ws / "src/triton")[1] == ""
+
+
 def test_a_pin_only_a_fork_has_names_the_fork(world: World, tmp_path: Path) -> None:
     """release/3.8.x pins a triton-lang/llvm-project commit: from llvm/llvm-project (here the mirror's
     llvm-project.git) the fetch fails with 'not our ref', and setup says which fork to try."""
@@ -165,6 +184,20 @@ def test_a_pin_only_a_fork_has_and_no_file_names_is_fetched_from_the_fork(world:
                       sha, "--llvm", "source", "--skip-verify", "--json", env=env)
     assert again.returncode == 0 and json.loads(again.stdout)["up_to_date"] is True, again.stderr[-3000:]
     assert "is not in" not in again.stderr
+
+
+def test_pytorch_2_3_is_refused_before_anything_is_made(world: World, tmp_path: Path) -> None:
+    """PyTorch 2.3.1 pins Triton 2.3.1 (openai/triton release/2.3.x: python/setup.py, and already a
+    cmake/llvm-hash.txt): one line, the fix, exit 5, no workspace."""
+    env = base_env(tmp_path / "home", xdg=tmp_path / "xdg", ccache_dir=tmp_path / "ccache")
+    ws = tmp_path / "ws"
+    proc = tritondev("setup", "--workspace", str(ws), "--mirror", str(world.git_root), "--torch-ref", "v2.3.1",
+                     "--llvm", "source", env=env)
+    assert proc.returncode == 5, proc.stderr[-3000:]
+    errors = [line for line in proc.stderr.splitlines() if line.startswith("error: ")]
+    assert len(errors) == 1 and "Triton 2.3.1 (the Triton PyTorch 2.0 to 2.3 pin) predates" in errors[0]
+    assert "fix: use PyTorch 2.4 or newer (--torch-ref v2.4.0)" in proc.stderr and "Traceback" not in proc.stderr
+    assert not (ws / "src").exists() and not (ws / "venv").exists() and not (ws / "build").exists()
 
 
 def test_xpu_is_refused_with_its_reason(world: World, tmp_path: Path) -> None:
