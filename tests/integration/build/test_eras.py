@@ -15,36 +15,23 @@ from typing import Any
 import pytest
 
 from bootstrap.pipeline.host.buildtree import read_cmake_cache, triton_cmake_dirs
-from tests.integration.build.harness import base_env, checkout_state, setup_args, setup_json, tritondev
+from tests.integration.build.harness import (
+    base_env,
+    checkout_state,
+    setup_args,
+    setup_json,
+    system_cuda_and_json,
+    tritondev,
+)
 from tests.support.venvs import fresh_venv
-from tests.world.build import LLVMBuild
-from tests.world.downloads import fake_nvidia_tool, json_header
 from tests.world.world import World, build_world
 
 pytestmark = pytest.mark.timeout(900)
-SYSTEM_PTXAS = "12.6.77"  # this machine's CUDA toolkit (fake), older than the one Triton pins (12.8)
 
 
 @pytest.fixture(scope="module")
 def world(tmp_path_factory: pytest.TempPathFactory) -> World:
     return build_world(tmp_path_factory.mktemp("eras-world") / "w")
-
-
-def system_cuda_and_json(root: Path) -> dict[str, str]:
-    """A CUDA toolkit and nlohmann/json headers on 'this machine': an offline build is possible."""
-    cuda = root / "cuda"
-    for tool in ("ptxas", "cuobjdump", "nvdisasm"):
-        path = cuda / "bin" / tool
-        path.parent.mkdir(parents=True, exist_ok=True)
-        path.write_text(fake_nvidia_tool(tool, SYSTEM_PTXAS))
-        path.chmod(0o755)
-    (cuda / "include").mkdir()
-    (cuda / "include" / "cuda.h").write_text("/* the system's cuda.h */\n")
-    (cuda / "extras" / "CUPTI" / "include").mkdir(parents=True)
-    header = root / "json" / "include" / "nlohmann" / "json.hpp"
-    header.parent.mkdir(parents=True)
-    header.write_bytes(json_header())
-    return {"CUDA_HOME": str(cuda), "JSON_SYSPATH": str(root / "json")}
 
 
 def fresh_shell_ptxas(python: Path, cwd: Path) -> str:
@@ -115,24 +102,6 @@ def test_offline_setup_places_the_systems_tools_where_triton_looks(root_setup: d
     assert checkout_state(ws / "src/triton")[1] == ""  # what was placed is excluded locally
     again = setup_json(world, ws, "root-setup", "--python", str(python), "--offline", env=env)
     assert again["up_to_date"] is True
-
-
-@pytest.mark.slow
-def test_offline_3_7_from_nothing_compiles_its_gsan_runtime(world: World, mini_llvm: LLVMBuild, tmp_path: Path) -> None:
-    """3.7 compiles the GSan runtime while it builds, with --cuda-path=third_party/nvidia/backend
-    (third_party/nvidia/CMakeLists.txt @ 6d2e38bf), and offline nothing is downloaded into that folder
-    (python/build_helpers.py @ 6d2e38bf l.369): the tools and headers go there before the install, in a
-    workspace that never built online."""
-    env = base_env(tmp_path / "home", xdg=tmp_path / "xdg", ccache_dir=tmp_path / "ccache")
-    env.update(system_cuda_and_json(tmp_path))
-    ws = tmp_path / "ws"
-    report = setup_json(world, ws, "release-3.7", "--offline", "--llvm", str(mini_llvm.build), env=env)
-    assert report["verify"]["provenance"]["ok"] is True
-    backend = ws / "src/triton/third_party/nvidia/backend"
-    assert (backend / "lib/gsan.ll").read_text().startswith("; ModuleID")  # the mini clang++ of the LLVM tree
-    assert (backend / "include/cuda.h").is_file() and (backend / "bin/ptxas").is_file()
-    assert any("before and after the install" in n for n in report["notices"])
-    assert checkout_state(ws / "src/triton")[1] == ""
 
 
 def test_a_pin_only_a_fork_has_names_the_fork(world: World, tmp_path: Path) -> None:

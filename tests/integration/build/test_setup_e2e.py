@@ -496,7 +496,7 @@ def test_every_other_era_from_nothing_to_a_verified_install(world: World, shared
     forks are): each from an empty workspace to a verified install with the default build type, the LLVM
     build shared by key. What upstream's `pip install -e .` builds: TritonRelBuildWithAsserts, no NDEBUG;
     the link pool from 3.3; up to 3.2 only the C++ launcher, which a second setup finds up to date."""
-    ws = shared / f"ws-{label}"
+    ws = shared / f"ws-era-{label}"  # a workspace of its own: one with settings remembered would keep them
     env = _env(shared, label)
     report = setup_json(world, ws, label, env=env)
     assert report["verify"]["provenance"]["ok"] is True, report["verify"]
