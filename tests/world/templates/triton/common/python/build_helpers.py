@@ -264,6 +264,10 @@ _TOOL_OPTIONS = {
     "--triton-cuobjdump-path": "TRITON_CUOBJDUMP_PATH",
     "--triton-nvdisasm-path": "TRITON_NVDISASM_PATH",
     "--triton-cudart-path": "TRITON_CUDART_PATH",
+    # Given by CMake like the others; the world downloads no CRT headers or CUPTI for them to replace.
+    "--triton-cudacrt-path": "TRITON_CUDACRT_PATH",
+    "--triton-cupti-include-path": "TRITON_CUPTI_INCLUDE_PATH",
+    "--triton-cupti-lib-path": "TRITON_CUPTI_LIB_PATH",
 }
 
 
