@@ -16,7 +16,7 @@ from bootstrap.core.distcc_hosts import parse_hosts
 from bootstrap.core.errors import ToolMissing
 from bootstrap.core.runner import Runner
 from bootstrap.pipeline.distcc.client import DistccSetup
-from bootstrap.pipeline.distcc.proof import GOOD, Compiler, compilers_of, prove
+from bootstrap.pipeline.distcc.proof import GOOD, Compiler, check_hosts, compilers_of, prove
 from tests.integration.build.harness import base_env, setup_args, tritondev
 from tests.integration.distcc.daemons import DistccDaemon
 from tests.world.world import World
@@ -140,8 +140,10 @@ def test_a_host_that_loses_split_dwarf_is_left_out(good_hosts: tuple[DistccDaemo
     beside it: a proof with the build's debug flags sees it (which is why the builds never split DWARF
     through distcc), and the same host passes with -g alone."""
     first, _ = good_hosts
-    split = prove(Runner(silent=True), _setup(first.token), CLANG, debug_flags=("-O2", "-g", "-gsplit-dwarf"))
+    split = check_hosts(Runner(silent=True), _setup(first.token), CLANG, ("-O2", "-g", "-gsplit-dwarf"))
     verdict = (split.verdicts or ())[0]
     assert not verdict.ok and verdict.reason.startswith("brings back no .dwo file of a -O2 -g -gsplit-dwarf compile")
+    with pytest.raises(ToolMissing, match=r"brings back no \.dwo file"):  # the only host: none left for the build
+        prove(Runner(silent=True), _setup(first.token), CLANG, debug_flags=("-O2", "-g", "-gsplit-dwarf"))
     plain = prove(Runner(silent=True), _setup(first.token), CLANG, debug_flags=("-O2", "-g"))
     assert (plain.verdicts or ())[0].ok
