@@ -8,7 +8,8 @@ comment, the keywords `--randomize`, `--localslots=N` and `--localslots_cpp=N`, 
     HOST[/LIMIT][:PORT][,OPTION...]                     the same, in distcc's older order
     [IPV6][:PORT][/LIMIT][,OPTION...]
 
-with the options lzo, zstd, cpp (pump mode; needs lzo) and auth (GSS-API). Each token reaches distcc
+with the options lzo, zstd, cpp (pump mode; needs lzo) and auth[=AUTH_NAME] (GSS-API; AUTH_NAME the
+service principal's host name, distcc(1) 3.4 "HOST SPECIFICATIONS"). Each token reaches distcc
 exactly as written. Refused here, with the reason: ssh hosts (`[USER]@HOST`: every compile would pay an
 ssh login, and a host that prompts for a password cannot be proven), `+zeroconf` (the hosts are not
 known before the build, so none can be proven), a host named twice, a list with no remote host, and
@@ -198,8 +199,13 @@ def _options(rest: str, token: str) -> tuple[str, ...]:
         raise ValueError(f"{token!r}: unexpected {rest!r} (distcc's form is HOST[:PORT][/LIMIT][,OPTION])")
     options = tuple(rest[1:].split(","))
     for option in options:
-        if option not in OPTIONS:
-            raise ValueError(f"{token!r}: unknown option {option!r} (distcc's are {', '.join(OPTIONS)})")
+        name, equals, value = option.partition("=")
+        if name == "auth" and equals:
+            if not _NAME.match(value):
+                raise ValueError(f"{token!r}: {value!r} is not a host name (distcc's form is auth=AUTH_NAME)")
+        elif option not in OPTIONS:
+            raise ValueError(f"{token!r}: unknown option {option!r} (distcc's are {', '.join(OPTIONS)},"
+                             " auth=AUTH_NAME)")
     if "cpp" in options and "lzo" not in options:
         raise ValueError(f"{token!r}: pump mode (,cpp) needs compression (,lzo), as distcc says")
     return options

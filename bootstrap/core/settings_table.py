@@ -10,7 +10,15 @@ from enum import Enum
 from pathlib import Path
 from typing import Any
 
-BUILD_TYPES = ("Debug", "Release", "RelWithDebInfo")
+BUILD_TYPES = ("Debug", "Release", "RelWithDebInfo")  # CMake's own: the LLVM build's choices
+
+
+# What upstream's `pip install -e .` builds when no variable chooses (setup.py's get_build_type()):
+# -O2 -g without NDEBUG, so Triton's assertions and its passes' LLVM_DEBUG output are there.
+TRITON_DEFAULT_BUILD_TYPE = "TritonRelBuildWithAsserts"
+
+
+TRITON_BUILD_TYPES = (TRITON_DEFAULT_BUILD_TYPE, "Debug", "RelWithDebInfo", "Release")
 
 
 BACKENDS = ("nvidia", "amd")
@@ -158,7 +166,15 @@ class Settings:
             "back to the first python3 on PATH until that venv exists",
         ),
     )
-    build_type: str = field(default="RelWithDebInfo", metadata=setting("Triton build type", choices=BUILD_TYPES))
+    build_type: str = field(
+        default=TRITON_DEFAULT_BUILD_TYPE,
+        metadata=setting(
+            "Triton build type",
+            choices=TRITON_BUILD_TYPES,
+            default_help="TritonRelBuildWithAsserts, what upstream's `pip install -e .` builds (-O2 -g, assertions"
+            " and LLVM_DEBUG kept)",
+        ),
+    )
     llvm_build_type: str = field(
         default="Release",
         metadata=setting(

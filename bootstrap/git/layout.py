@@ -162,15 +162,14 @@ def llvm_pin(read: ReadFile) -> tuple[str, str]:
     if info is not None:
         return LLVM_INFO, _hash_in(_json_object(info, LLVM_INFO), LLVM_INFO)
     text = read(LLVM_HASH)
+    if (old := triton_2_version(read)) is not None:  # Triton 2.x (2.2/2.3 already with llvm-hash.txt)
+        raise MismatchError(f"Triton {old} (the Triton PyTorch 2.0 to 2.3 pin) predates what tritondev builds,"
+                            " Triton 3.0 and newer: its python/setup.py downloads the one LLVM package it names",
+                            fix=f"use PyTorch {OLDEST_TORCH} or newer (--torch-ref v{OLDEST_TORCH}.0), or"
+                            " --triton-commit of a Triton 3.x commit")
     if text is None:
-        old = triton_2_version(read)
-        if old is not None:
-            raise MismatchError(f"Triton {old} (the Triton PyTorch 2.0 to 2.3 pin) predates {LLVM_HASH}: its"
-                                " python/setup.py downloads the one LLVM package it names, and tritondev builds"
-                                " Triton 3.0 and newer", fix=f"use PyTorch {OLDEST_TORCH} or newer (--torch-ref"
-                                f" v{OLDEST_TORCH}.0), or --triton-commit of a Triton 3.x commit")
-        raise MismatchError(f"neither {LLVM_INFO} nor {LLVM_HASH} exists at this Triton commit",
-                            fix="check --triton-commit; Triton pins LLVM in one of these files")
+        raise MismatchError(f"neither {LLVM_INFO} nor {LLVM_HASH} exists at this Triton commit", fix="check"
+                            " --triton-commit; Triton pins LLVM in one of these files")
     return LLVM_HASH, parse_pin_file(text, LLVM_HASH)
 
 

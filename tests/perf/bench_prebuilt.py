@@ -29,6 +29,8 @@ import time
 from pathlib import Path
 from typing import Any
 
+from bootstrap.git.setup_py import SetupPyArgs
+
 REPO = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(REPO))
 
@@ -56,7 +58,7 @@ def measure_setups(root: Path) -> list[dict[str, object]]:
     args = setup_args(world, root / "ws-source", "root-json", "--build-type", "Release", "--skip-verify", "--json")
     source_s, source = _setup(args, source_env)
 
-    suffix, _ = host_suffix(detect_host(), "3.8.0", {})
+    suffix, _ = host_suffix(detect_host(), SetupPyArgs(), {})
     if suffix is None:
         raise RuntimeError("this machine has no prebuilt LLVM suffix")
     name = f"llvm-{world.llvm_commit[:8]}-{suffix}-1"

@@ -32,6 +32,9 @@ NVIDIA_REDIST = "developer.download.nvidia.com/compute/cuda/redist"
 LLVM_BUILDS = "oaitriton.blob.core.windows.net/public/llvm-builds"
 JSON_RELEASES = "github.com/nlohmann/json/releases/download"
 JSON_VERSION = "v3.11.3"
+# Triton 3.0/3.1 download pybind11 from GitHub's tag archive (cmake/pybind11-version.txt).
+PYBIND11_ARCHIVES = "github.com/pybind/pybind11/archive/refs/tags"
+PYBIND11_VERSION = "2.11.1"
 
 # One toolchain for every era of the world (upstream's versions per era: docs/test-world.md).
 NVIDIA_VERSIONS = {
@@ -178,9 +181,16 @@ def json_header() -> bytes:
     return b"// The test world's nlohmann/json.hpp\n#pragma once\nnamespace nlohmann { struct json {}; }\n"
 
 
+def pybind11_archive() -> bytes:
+    """GitHub's archive of the pybind11 tag: one top folder pybind11-<version>/ holding include/pybind11/."""
+    header = b"// The test world's pybind11/pybind11.h\n#pragma once\nnamespace pybind11 {}\n"
+    return _tar({f"pybind11-{PYBIND11_VERSION}/include/pybind11/pybind11.h": (header, 0o644)}, "gz")
+
+
 def archives() -> dict[str, bytes]:
     """Every download the mini Triton asks for, by `<host>/<path>`."""
     files = _nvidia_archives()
+    files[f"{PYBIND11_ARCHIVES}/v{PYBIND11_VERSION}.tar.gz"] = pybind11_archive()
     files[f"{JSON_RELEASES}/{JSON_VERSION}/include.zip"] = _zip({"include/nlohmann/json.hpp": json_header()})
     for suffix in LINUX_SUFFIXES:
         name, data = amd_codegen_archive(suffix)

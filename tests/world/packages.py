@@ -1,8 +1,11 @@
 """Prebuilt LLVM packages of the test world, shaped like Triton's, and a real HTTP server for them.
 
-- `package_llvm(build, out_dir, name)`: `cmake --install` of a mini LLVM build into `<name>/` and a
-  `<name>.tar.gz` holding that one top folder with bin/, lib/, include/ (as Triton's llvm-build
-  workflow tars its install folder), with its real sha256.
+- `package_llvm(build, out_dir, name)`: the install of a mini LLVM build into `<name>/`, exactly the
+  components Triton's llvm-build workflow installs (`ninja install-distribution` of its
+  LLVM_DISTRIBUTION_COMPONENTS, .github/workflows/llvm-build.yml @ 5838701f l.17, 137-153: headers,
+  libraries and CMake packages of llvm, mlir and lld, clang (bin/clang, bin/clang++) and its resource
+  headers, FileCheck, not, split-file, llc, opt, llvm-config, mlir-tblgen, mlir-translate), and a
+  `<name>.tar.gz` holding that one top folder (`tar czf <dir>.tar.gz <dir>`), with its real sha256.
 - `commit_llvm_info(world, label, info)`: a Triton commit (on a branch of its own, in a private
   world) whose cmake/llvm-info.json is `info`: the sha256 and build number of a package made here.
 - `PackageServer(root)`: serves the files under `root` at `/llvm-builds/<name>` with HTTP/1.1,
@@ -52,12 +55,23 @@ def sha256_of(path: Path) -> str:
     return digest.hexdigest()
 
 
+# LLVM_DISTRIBUTION_COMPONENTS of .github/workflows/llvm-build.yml @ 5838701f l.17.
+DISTRIBUTION_COMPONENTS = (
+    "llvm-headers", "llvm-libraries", "cmake-exports", "mlir-headers", "mlir-libraries", "mlir-cmake-exports",
+    "lld-headers", "lld-libraries", "lld-cmake-exports", "clang", "clang-resource-headers", "FileCheck", "not",
+    "split-file", "llc", "opt", "llvm-config", "mlir-tblgen", "mlir-translate",
+)
+
+
 def install_tree(build: Path, prefix: Path) -> Path:
-    """`cmake --install` of an LLVM build into `prefix`: the tree Triton's packages hold."""
-    proc = subprocess.run(["cmake", "--install", str(build), "--prefix", str(prefix)], capture_output=True,
-                          text=True, check=False)
-    if proc.returncode != 0:
-        raise AssertionError(f"cmake --install failed:\n{proc.stdout[-3000:]}\n{proc.stderr[-3000:]}")
+    """The distribution components of an LLVM build installed into `prefix` (what `ninja
+    install-distribution` installs): the tree Triton's packages hold."""
+    for component in DISTRIBUTION_COMPONENTS:
+        proc = subprocess.run(["cmake", "--install", str(build), "--prefix", str(prefix), "--component", component],
+                              capture_output=True, text=True, check=False)
+        if proc.returncode != 0:
+            raise AssertionError(f"cmake --install --component {component} failed:\n{proc.stdout[-3000:]}\n"
+                                 f"{proc.stderr[-3000:]}")
     return prefix
 
 

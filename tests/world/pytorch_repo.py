@@ -22,11 +22,16 @@ class PinnedRef(NamedTuple):
 
 
 
-# (tag, torch version, triton label, triton_version.txt); v2.0.0 predates .ci/docker pins.
+# (tag, torch version, triton label, triton_version.txt); v2.0.0 predates .ci/docker pins. Which Triton
+# release each torch release requires: docs/test-world.md (conformance table).
 PYTORCH_RELEASES = [
+    ("v2.3.1", "2.3.1", "release-2.3", "2.3.1"),
     ("v2.4.1", "2.4.1", "release-3.0", "3.0.0"),
     ("v2.5.0", "2.5.0", "release-3.1", "3.1.0"),
+    ("v2.6.0", "2.6.0", "release-3.2", "3.2.0"),
     ("v2.7.1", "2.7.1", "release-3.3", "3.3.1"),
+    ("v2.8.0", "2.8.0", "release-3.4", "3.4.0"),
+    ("v2.9.0", "2.9.0", "release-3.5", "3.5.0"),
     ("v2.12.1", "2.12.1", "release-3.7", "3.7.1"),
     ("v2.14.0", "2.14.0", "release-3.8", "3.8.0"),
     ("v9.9.6-llvm-mismatch", "9.9.6", "other-llvm", "3.8.0"),
@@ -64,21 +69,28 @@ def pytorch_pins(repo: Path, triton_sha: str, triton_version: str | None, pin_te
     old.symlink_to("../../.ci/docker/ci_commit_pins/triton.txt")
 
 
+# PyTorch releases that pin a Triton 2.x (torch 2.0-2.3), which tritondev refuses.
+TRITON_2_TAGS = ("v2.0.0", "v2.3.1")
+
+
 def build_pytorch(
     repo: Path, clock: list[int], triton: dict[str, str], triton_versions: dict[str, str], rocm_triton: str
 ) -> tuple[dict[str, PinnedRef], dict[str, str | None], dict[str, str], PinnedRef, dict[str, str]]:
+    """Returns (tags, triton_version.txt per tag, bad tags, main, torch version per tag); `tags` holds
+    every good tag, those pinning Triton 2.x (TRITON_2_TAGS) included."""
     git = init_repo(repo, clock)
     tags: dict[str, PinnedRef] = {}
     versions: dict[str, str | None] = {}
     torch_versions: dict[str, str] = {}
 
-    # v2.0.0: only .github/ci_commit_pins/triton.txt, a regular file, no triton_version.txt.
+    # v2.0.0: only .github/ci_commit_pins/triton.txt, a regular file, no triton_version.txt; it pins
+    # Triton 2.0 (openai/triton release/2.0.x).
     pytorch_common(repo, "2.0.0")
-    write_file(repo, OLD_PIN_FILE, triton["python-dir-3.1"] + "\n")
+    write_file(repo, OLD_PIN_FILE, triton["release-2.0"] + "\n")
     sha = git.commit("Release 2.0.0")
     git.tag("v2.0.0")
     tags["v2.0.0"], versions["v2.0.0"], torch_versions["v2.0.0"] = (
-        PinnedRef(sha, triton["python-dir-3.1"]),
+        PinnedRef(sha, triton["release-2.0"]),
         None,
         "2.0.0",
     )

@@ -9,12 +9,12 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from tests.world import downloads
-from tests.world.gitrepo import TEMPLATES, clear_tree, copy_template, init_repo, write_file
+from tests.world.gitrepo import TEMPLATES, Git, clear_tree, copy_template, init_repo, write_file
 
 
 @dataclass(frozen=True)
 class TritonState:
-    era: str  # python-dir | root-setup | root-hash | root-json
+    era: str  # python-dir | root-setup | root-hash | root-json (triton-2: a 2.x commit, no template)
     version: str
     llvm: str
     llvm_bumped: bool = False  # written against the "other" LLVM's API
@@ -67,6 +67,19 @@ def era_flags(state: TritonState) -> dict[str, bool]:
         "MAKE_ROOT_DIR": version >= (3, 7),  # ROOT_DIR, PYTHONPATH=... BUILD_DIR, no -s, test-gsan (6d2e38bf)
         "MAKE_PLUGINS_TARGET": version >= (3, 8),  # test-plugins, TRITON_KERNELS_PATH := ...$(if ...) (5838701f)
         "MAKE_TEST_RUNNER": state.amd_llvm,  # main after #11098 (df7fa7bd): triton._test_runner, NUM_GPUS
+        "CCACHE_OPTION": version >= (3, 3),  # CMake's TRITON_BUILD_WITH_CCACHE and both launchers (#5076)
+        "CCACHE_FROM_SETUP_PY": version < (3, 3),  # setup.py: -DCMAKE_CXX_COMPILER_LAUNCHER=ccache only
+        "LINK_JOBS": version >= (3, 3),  # TRITON_PARALLEL_LINK_JOBS (#5212)
+        "PASSTHROUGH_LIST": version >= (3, 3),  # setup.py's passthrough_args (before: -DTRITON_BUILD_PROTON=OFF)
+        "APPEND_CMAKE_ARGS": version >= (3, 2),  # TRITON_APPEND_CMAKE_ARGS (#4304, not in the 3.1 branch)
+        "PYTHON_INCLUDE_DIRS": version < (3, 3),  # -DPYTHON_INCLUDE_DIRS (until #5271)
+        "PYBIND11_DOWNLOAD": version < (3, 2),  # pybind11 downloaded into ~/.triton (until #4450)
+        "CXX_FLAGS_FROM_C": version < (3, 2),  # set(CMAKE_CXX_FLAGS "${CMAKE_C_FLAGS} ...")
+        "COMPILE_COMMANDS_LINK": version >= (3, 5),  # setup.py links compile_commands.json (#7305)
+        "GSAN_CUDA_PATH": version == (3, 7),  # the GSan runtime with --cuda-path=<backend> (3.7)
+        "GSAN_NOCUDAINC": version >= (3, 8),  # ... with -nocudainc and -I<TRITON_CUDA*_PATH> (3.8 on)
+        "BUILD_WITH_O1": version >= (3, 2),  # get_build_type's TRITON_BUILD_WITH_O1
+        "JOBSERVER_SKIP": state.amd_llvm,  # no -j under a make jobserver (#10996, newest main only)
     }
 
 
@@ -74,10 +87,11 @@ def era_substitutions(state: TritonState) -> dict[str, str]:
     in_python = state.era == "python-dir"
     version = state.version_key
     passthrough = ["TRITON_BUILD_PROTON", "TRITON_BUILD_WITH_CCACHE", "TRITON_PARALLEL_LINK_JOBS"]
-    if state.era in ("root-hash", "root-json"):  # since the downloads moved into CMake (3.7)
+    if state.era in ("root-hash", "root-json"):  # since the downloads moved into CMake (3.7): setup.py @ 6d2e38bf
         passthrough += ["TRITON_OFFLINE_BUILD", "TRITON_LLVM_SYSTEM_SUFFIX", "LLVM_SYSPATH", "JSON_SYSPATH",
-                        "TRITON_CUDART_PATH", "TRITON_CUOBJDUMP_PATH", "TRITON_NVDISASM_PATH", "TRITON_PTXAS_PATH",
-                        "TRITON_PTXAS_BLACKWELL_PATH"]
+                        "TRITON_CUDACRT_PATH", "TRITON_CUDART_PATH", "TRITON_CUOBJDUMP_PATH",
+                        "TRITON_CUPTI_INCLUDE_PATH", "TRITON_CUPTI_LIB_PATH", "TRITON_CUPTI_LIB_BLACKWELL_PATH",
+                        "TRITON_NVDISASM_PATH", "TRITON_PTXAS_PATH", "TRITON_PTXAS_BLACKWELL_PATH"]
     if state.amd_llvm:
         passthrough.append("TRITON_AMD_CODEGEN_PATH")
     return {
@@ -117,6 +131,8 @@ def triton_tree(repo: Path, state: TritonState) -> None:
         # The LLVM bump commit adapts Triton's C++ to the other LLVM's API, as real bumps do.
         copy_template(TEMPLATES / "triton-llvm-bump", repo, subst, flags)
     write_file(repo, "cmake/nvidia-toolchain-version.json", json.dumps(downloads.NVIDIA_VERSIONS, indent=2) + "\n")
+    if flags["PYBIND11_DOWNLOAD"]:
+        write_file(repo, "cmake/pybind11-version.txt", downloads.PYBIND11_VERSION + "\n")
     if in_python:
         # <= 3.3: setup.py lives in python/, and scripts/build-llvm-project.sh does not exist yet;
         # the NVIDIA tools are found by _path_to_binary in the backend's compiler.py (no knobs.py).
@@ -126,6 +142,9 @@ def triton_tree(repo: Path, state: TritonState) -> None:
         write_file(repo, "pyproject.toml", '[tool.yapf]\nbased_on_style = "pep8"\ncolumn_limit = 120\n')
         (repo / "scripts" / "build-llvm-project.sh").unlink()
         (repo / "python" / "triton" / "knobs.py").unlink()
+    if state.version_key < (3, 7):
+        # The GSan runtime (python/triton/experimental/gsan, #9568) came with 3.7.
+        shutil.rmtree(repo / "python" / "triton" / "experimental")
     if state.version_key < (3, 3):
         # The Makefile (#5516, January 2025) and utils/generate-test-checks.py (#5289, December 2024)
         # came after the 3.2 branch: 3.0 and 3.1 have neither.
@@ -162,6 +181,33 @@ def triton_tree(repo: Path, state: TritonState) -> None:
         write_file(repo, "cmake/amd-llvm-build-info.json", json.dumps(amd_build, indent=2) + "\n")
 
 
+def triton2_commit(git: Git, repo: Path, commits: dict[str, str], states: dict[str, TritonState], label: str,
+                   version: str, llvm_hash: str | None, message: str) -> None:
+    """A Triton 2.x commit: the files tritondev reads to tell its layout (no stub of its build)."""
+    clear_tree(repo)
+    write_file(repo, "README.md", f"# Triton {version}\n")
+    write_file(repo, "CMakeLists.txt", "cmake_minimum_required(VERSION 3.18)\nproject(triton)\n")
+    write_file(repo, "cmake/FindLLVM.cmake", "# Triton 2.x finds LLVM itself\n")
+    if llvm_hash is None:
+        package = ("    name = f'llvm+mlir-14.0.6-x86_64-{system_suffix}-{release_suffix}'\n"
+                   '    url = f"https://github.com/ptillet/triton-llvm-releases/releases/download/llvm-14.0.6-f28c006a5895'
+                   '/{name}.tar.xz"\n')
+        suffix = ""
+    else:
+        write_file(repo, "cmake/llvm-hash.txt", llvm_hash + "\n")
+        package = ('    llvm_hash_file = open("../cmake/llvm-hash.txt", "r")\n    rev = llvm_hash_file.read(8)\n'
+                   '    name = f"llvm-{rev}-{system_suffix}"\n'
+                   '    url = f"https://tritonlang.blob.core.windows.net/llvm-builds/{name}.tar.gz"\n')
+        suffix = ' + os.environ.get("TRITON_WHEEL_VERSION_SUFFIX", "")'
+    write_file(repo, "python/setup.py", (
+        "import os\nimport platform\n\nfrom setuptools import setup\n\n\n"
+        "def get_llvm_package_info():\n    system_suffix = 'ubuntu-x64'\n    release_suffix = 'release'\n"
+        f"{package}    return name, url\n\n\n"
+        f'setup(\n    name="triton",\n    version="{version}"{suffix},\n    author="Philippe Tillet",\n)\n'))
+    commits[label] = git.commit(message)
+    states[commits[label]] = TritonState("triton-2", version, llvm_hash or "")
+
+
 def build_triton(
     repo: Path, clock: list[int], llvm: dict[str, str]
 ) -> tuple[dict[str, str], dict[str, TritonState], dict[str, str]]:
@@ -184,17 +230,31 @@ def build_triton(
         git("checkout", "-q", "main")
 
     pinned = llvm["pinned"]
+    # Triton 2.x, what PyTorch 2.0-2.3 pin: python/setup.py names its own LLVM package; 2.0 has no
+    # cmake/llvm-hash.txt, 2.3 has one (openai/triton release/2.0.x, release/2.3.x). Each is the tip of
+    # its release branch, in main's history.
+    triton2_commit(git, repo, commits, states, "release-2.0", "2.0.0", None, "Triton 2.0.0")
+    git("branch", "release/2.0.x")
+    triton2_commit(git, repo, commits, states, "release-2.3", "2.3.1", pinned, "[release/2.3.x] Triton 2.3.1")
+    git("branch", "release/2.3.x")
     commit("python-dir-3.0", TritonState("python-dir", "3.0.0", pinned), "Triton 3.0: setup.py in python/")
     release("release/3.0.x", "release-3.0", TritonState("python-dir", "3.0.0", pinned), "Fix a 3.0 crash")
     commit("python-dir-3.1", TritonState("python-dir", "3.1.0", pinned), "Bump version to 3.1.0")
     release("release/3.1.x", "release-3.1", TritonState("python-dir", "3.1.0", pinned), "Fix a 3.1 crash")
+    commit("python-dir-3.2", TritonState("python-dir", "3.2.0", pinned), "Bump version to 3.2.0")
+    release("release/3.2.x", "release-3.2", TritonState("python-dir", "3.2.0", pinned), "Fix a 3.2 crash")
     commit("python-dir", TritonState("python-dir", "3.3.0", pinned), "Bump version to 3.3.0")
     release("release/3.3.x", "release-3.3", TritonState("python-dir", "3.3.1", pinned), "Release 3.3.1")
     commit(
-        "root-setup",
-        TritonState("root-setup", "3.6.0", pinned),
+        "root-setup-3.4",
+        TritonState("root-setup", "3.4.0", pinned),
         "Fix building source distributions (#6381): setup.py moves to the repository root",
     )
+    release("release/3.4.x", "release-3.4", TritonState("root-setup", "3.4.0", pinned), "Fix a 3.4 crash")
+    commit("root-setup-3.5", TritonState("root-setup", "3.5.0", pinned),
+           "[AMD] Link lld as a package (#7548); [Build] Symlink compile_commands.json to root dir (#7305)")
+    release("release/3.5.x", "release-3.5", TritonState("root-setup", "3.5.0", pinned), "Fix a 3.5 crash")
+    commit("root-setup", TritonState("root-setup", "3.6.0", pinned), "Bump version to 3.6.0")
     commit(
         "root-hash",
         TritonState("root-hash", "3.7.0", pinned),

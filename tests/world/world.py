@@ -14,7 +14,7 @@ from pathlib import Path
 
 from tests.world import downloads
 from tests.world.gitrepo import TEMPLATES, Git, copy_template, init_repo, make_bare, write_file
-from tests.world.pytorch_repo import XPU_PIN, PinnedRef, build_pytorch
+from tests.world.pytorch_repo import TRITON_2_TAGS, XPU_PIN, PinnedRef, build_pytorch
 from tests.world.triton_repo import build_triton
 
 # Re-exported: the world's tests and fixtures import these names from here.
@@ -50,11 +50,13 @@ class World:
     triton_eras: dict[str, str]  # sha -> "python-dir" | "root-hash" | "root-json"
     triton_llvm_pins: dict[str, str]  # sha -> LLVM sha that commit pins
     triton_branches: dict[str, str]  # branch name -> tip sha
-    pytorch_tags: dict[str, PinnedRef]  # good tags: tag -> (pytorch commit, pinned triton sha)
+    pytorch_tags: dict[str, PinnedRef]  # good tags: tag -> (pytorch commit, pinned triton sha); 2.x pins excluded
     pytorch_triton_versions: dict[str, str | None]  # tag -> .ci/docker/triton_version.txt (None: absent)
     pytorch_bad_tags: dict[str, str]  # tag -> the raw (bad) content of its triton.txt
     pytorch_main: PinnedRef
     pytorch_versions: dict[str, str] = field(default_factory=dict)  # tag -> torch version ("2.5.0")
+    # Tags whose pin names a Triton 2.x (PyTorch 2.0-2.3): tag -> (pytorch commit, pinned triton sha).
+    pytorch_triton2_tags: dict[str, PinnedRef] = field(default_factory=dict)
     llvm_fork_commit: str = ""  # only in llvm-project-fork.git (triton-lang/llvm-project)
     rocm_triton_commit: str = ""  # only in rocm-triton.git (ROCm/triton): PyTorch 2.4's triton-rocm.txt
     downloads_url: str = ""  # base URL of the world's downloads (MINI_WORLD_DOWNLOADS)
@@ -158,9 +160,10 @@ def build_world(root: Path) -> World:
         triton_commits=triton,
         triton_versions=triton_versions,
         triton_eras={sha: s.era for sha, s in states.items()},
-        triton_llvm_pins={sha: s.llvm for sha, s in states.items()},
+        triton_llvm_pins={sha: s.llvm for sha, s in states.items() if s.llvm},
         triton_branches=branches,
-        pytorch_tags=tags,
+        pytorch_tags={tag: ref for tag, ref in tags.items() if tag not in TRITON_2_TAGS},
+        pytorch_triton2_tags={tag: ref for tag, ref in tags.items() if tag in TRITON_2_TAGS},
         pytorch_triton_versions=tag_versions,
         pytorch_bad_tags=bad,
         pytorch_main=main,

@@ -14,7 +14,8 @@ from bootstrap.doctor.checks.workspace import llvm_builds
 from bootstrap.doctor.facts import Facts
 from bootstrap.doctor.model import CheckOutcome, error, ok, warn
 from bootstrap.doctor.registry import check
-from bootstrap.git.layout import LLVM_INFO, llvm_pin, triton_version
+from bootstrap.git.layout import LLVM_INFO, llvm_pin, setup_py_dir
+from bootstrap.git.setup_py import read_setup_py_args
 from bootstrap.pipeline.host.jobs import COMPILE_MEMORY, LINK_MEMORY, detect, disk_needed, size_jobs
 from bootstrap.pipeline.llvm.auto import no_package_reason, plan_auto, read_memory
 from bootstrap.pipeline.llvm.source import package_for
@@ -134,12 +135,12 @@ def _auto_decision(facts: Facts) -> tuple[AutoDecision | None, str | None]:
 
     try:
         pin = llvm_pin(read)[1]
-        version = triton_version(read)
+        rules = read_setup_py_args(read, setup_py_dir(read))
     except TritondevError:  # no checkout yet, or not one of a Triton this setup builds
         return None, None
     url, no_package = None, ""
     try:
-        url = package_for(read(LLVM_INFO), pin, version, detect_host(), facts.environ,
+        url = package_for(read(LLVM_INFO), pin, rules, detect_host(), facts.environ,
                           settings.llvm_prebuilt_url).url
     except MismatchError as exc:
         no_package = no_package_reason(exc)

@@ -41,7 +41,8 @@ from bootstrap.pipeline.ccache.stats import ccache_counted
 from bootstrap.pipeline.distcc.client import build_for
 from bootstrap.pipeline.distcc.proof import compilers_of, prove
 from bootstrap.pipeline.host.buildtree import setup_py_build_folder
-from bootstrap.pipeline.host.fresh_cache import fresh_for_install, fresh_for_llvm, start_fresh
+from bootstrap.pipeline.host.fresh_cache import fresh_for_llvm, start_fresh
+from bootstrap.pipeline.host.triton_configure import fresh_for_install
 from bootstrap.pipeline.llvm import builds as llvm_builds
 from bootstrap.pipeline.recipe.era import BACKENDS_BUILT, llvm_era
 from bootstrap.pipeline.recipe.inputs import Command

@@ -7,6 +7,13 @@ each compiler writes, e.g. "GCC: (Debian 12.2.0-14) 12.2.0" against "Debian clan
 another target (the ELF machine), or a host that is down, refuses this machine or may not run the
 compiler (distcc's client log). Every such host is left out of the build; none left is exit 3.
 
+The builds compile with debug info (`-g`: every Triton build type but Release, a Debug or
+RelWithDebInfo LLVM), so each host also compiles the C++ file with DEBUG_FLAGS: its object must carry
+debug info, and what the compile here writes beside the object (a `.dwo` under -gsplit-dwarf) must come
+back too - distcc returns only the object, which is why an LLVM built through distcc never uses split
+DWARF (bootstrap.pipeline.recipe.llvm). Such objects are not compared byte for byte: clang records the
+folder it compiled in (DW_AT_comp_dir), the host's own.
+
 Each probe is distcc run by hand on one host (DISTCC_HOSTS=<that host>), with DISTCC_FALLBACK=0 and
 DISTCC_SKIP_LOCAL_RETRY=1 so that nothing can be compiled here instead, a private DISTCC_DIR (the
 user's backoff state neither hides a host that is back nor records one that is not) and a short
@@ -40,6 +47,7 @@ STEP = "distcc-probe"
 PROBE_TIMEOUT = 90.0  # one compile on one host, connection included
 IO_TIMEOUT = "30"  # DISTCC_IO_TIMEOUT of a probe: a host that stops answering is given up on
 GOOD = "compiles as this machine does"
+DEBUG_FLAGS = ("-O2", "-g")  # what the builds' compiles have in common (LLVM's Debug adds -O0, not compared)
 # One file per language, each with some code generation to compare (templates, a loop, a vtable).
 SOURCES = {
     ".c": "int tritondev_distcc_probe_c(int n) { int s = 0; for (int i = 0; i < n; ++i) s += i * 3; return s; }\n",
@@ -79,11 +87,11 @@ def compilers_of(cc: str, cxx: str) -> tuple[Compiler, ...]:
 
 
 def prove(runner: Runner, setup: DistccSetup, compilers: Sequence[Compiler], console: Console | None = None,
-          ) -> DistccSetup:
+          debug_flags: Sequence[str] = DEBUG_FLAGS) -> DistccSetup:
     """`setup` with each remote host's verdict; ToolMissing (exit 3) when none of them is usable."""
     if setup.proven:
         return setup
-    proven = check_hosts(runner, setup, compilers)
+    proven = check_hosts(runner, setup, compilers, debug_flags)
     _say(console, proven)
     if not proven.hosts.remote:
         raise ToolMissing(
@@ -94,15 +102,17 @@ def prove(runner: Runner, setup: DistccSetup, compilers: Sequence[Compiler], con
     return proven
 
 
-def check_hosts(runner: Runner, setup: DistccSetup, compilers: Sequence[Compiler]) -> DistccSetup:
+def check_hosts(runner: Runner, setup: DistccSetup, compilers: Sequence[Compiler],
+                debug_flags: Sequence[str] = DEBUG_FLAGS) -> DistccSetup:
     """`setup` with a verdict for each of its remote hosts, proven at once."""
     folder = Path(tempfile.mkdtemp(prefix="tritondev-distcc-"))
     try:
         reference = _compile_here(runner, compilers, folder)
+        debug = _debug_here(runner, compilers[-1], debug_flags, folder)
         hosts = setup.given.remote
         with ThreadPoolExecutor(max_workers=min(16, len(hosts))) as pool:
             verdicts = list(pool.map(lambda n: _prove_one(runner, setup.client, hosts[n], n, compilers, reference,
-                                                          folder), range(len(hosts))))
+                                                          folder, debug), range(len(hosts))))
     finally:
         shutil.rmtree(folder, ignore_errors=True)
     return DistccSetup(setup.client, setup.given, tuple(verdicts))
@@ -135,8 +145,64 @@ def _compile_here(runner: Runner, compilers: Sequence[Compiler], folder: Path) -
     return objects
 
 
+@dataclass(frozen=True)
+class DebugProbe:
+    """The compile with debug info here: its compiler and flags, and the files it wrote beside the object
+    (by suffix: ".dwo" under -gsplit-dwarf)."""
+
+    compiler: Compiler
+    flags: tuple[str, ...]
+    beside: tuple[str, ...]
+
+
+def _debug_here(runner: Runner, compiler: Compiler, flags: Sequence[str], folder: Path) -> DebugProbe:
+    work = folder / "debug-here"
+    work.mkdir()
+    writes.replace_text(work / f"probe{compiler.suffix}", SOURCES[compiler.suffix], verbatim=True)
+    try:
+        runner.capture([compiler.path, *flags, "-c", f"probe{compiler.suffix}", "-o", "probe.o"], step=STEP, cwd=work,
+                       timeout=PROBE_TIMEOUT, fix="see the log: this machine's compiler failed on it")
+    except CommandFailed as exc:
+        raise ToolMissing(f"{compiler.path} cannot compile a test file with {' '.join(flags)} here", fix=exc.fix
+                          ) from None
+    return DebugProbe(compiler, tuple(flags), _beside(work, compiler.suffix))
+
+
+def _beside(work: Path, source_suffix: str) -> tuple[str, ...]:
+    """What a compile of probe<suffix> to probe.o wrote besides the object: the suffixes of the others."""
+    names = (p for p in work.iterdir() if p.stem == "probe")
+    return tuple(sorted(p.suffix for p in names if p.suffix not in (".o", source_suffix)))
+
+
+def debug_difference(probe: DebugProbe, there: bytes, beside: Sequence[str]) -> str | None:
+    """None when the host's debug compile brought back what the one here made; else what it lacks."""
+    missing = [s for s in probe.beside if s not in beside]
+    if missing:
+        return (f"brings back no {', '.join(missing)} file of a {' '.join(probe.flags)} compile (distcc returns the"
+                " object alone), so its debug info would be lost")
+    sections = elf_sections(there)
+    if sections is None or ".debug_info" not in sections:
+        return f"its {probe.compiler.path} compiled {' '.join(probe.flags)} without debug info"
+    return None
+
+
+def _prove_debug(runner: Runner, client: str, probe: DebugProbe, folder: Path, n: int, env: dict[str, str | None]
+                 ) -> str | None:
+    """The host's compile with debug info: None when it is as the one here, else why not."""
+    work = folder / f"debug-{n}"
+    work.mkdir()
+    source = f"probe{probe.compiler.suffix}"
+    writes.replace_text(work / source, SOURCES[probe.compiler.suffix], verbatim=True)
+    result = runner.capture([client, probe.compiler.path, *probe.flags, "-c", source, "-o", "probe.o"], step=STEP,
+                            cwd=work, env=env, check=False, timeout=PROBE_TIMEOUT)
+    target = work / "probe.o"
+    if not result.ok or not target.is_file():
+        return failure_reason(_read(Path(str(env["DISTCC_LOG"]))), result.stderr, probe.compiler.path)
+    return debug_difference(probe, target.read_bytes(), _beside(work, probe.compiler.suffix))
+
+
 def _prove_one(runner: Runner, client: str, host: HostSpec, n: int, compilers: Sequence[Compiler],
-               reference: dict[str, bytes], folder: Path) -> HostVerdict:
+               reference: dict[str, bytes], folder: Path, debug: DebugProbe) -> HostVerdict:
     started = time.monotonic()
     state = folder / f"distcc-{n}"
     state.mkdir()
@@ -159,6 +225,13 @@ def _prove_one(runner: Runner, client: str, host: HostSpec, n: int, compilers: S
         difference = object_difference(reference[compiler.path], target.read_bytes(), compiler.path)
         if difference:
             return HostVerdict(host, False, difference, time.monotonic() - started)
+    log.unlink(missing_ok=True)
+    try:
+        difference = _prove_debug(runner, client, debug, folder, n, env)
+    except CommandFailed:  # timed out
+        difference = f"did not finish compiling a test file in {PROBE_TIMEOUT:.0f} s"
+    if difference:
+        return HostVerdict(host, False, difference, time.monotonic() - started)
     return HostVerdict(host, True, GOOD, time.monotonic() - started)
 
 
@@ -196,8 +269,8 @@ def object_difference(here: bytes, there: bytes, compiler: str) -> str | None:
     return f"its {compiler} makes another object of the same file (another version or configuration)"
 
 
-def elf_facts(data: bytes) -> tuple[int, str] | None:
-    """(e_machine, the text of the .comment section) of an ELF object; None when it is not one."""
+def _elf(data: bytes) -> tuple[int, dict[bytes, tuple[int, int]]] | None:
+    """(e_machine, section name -> (file offset, size)) of an ELF object; None when it is not one."""
     try:
         if data[:4] != b"\x7fELF" or data[4] not in (1, 2) or data[5] not in (1, 2):
             return None
@@ -209,14 +282,30 @@ def elf_facts(data: bytes) -> tuple[int, str] | None:
         )
         sections = [_section(data, order, wide, shoff + i * shentsize) for i in range(min(shnum, 4096))]
         names_offset = sections[shstrndx][1]
+        named: dict[bytes, tuple[int, int]] = {}
         for name, offset, size in sections:
             end = data.index(b"\0", names_offset + name)
-            if data[names_offset + name:end] == b".comment":
-                parts = data[offset:offset + size].split(b"\0")
-                return machine, "; ".join(p.decode("utf-8", "replace").strip() for p in parts if p.strip())
-        return machine, ""
+            named.setdefault(data[names_offset + name:end], (offset, size))
+        return machine, named
     except (struct.error, IndexError, ValueError, OverflowError):  # a damaged object: not one
         return None
+
+
+def elf_facts(data: bytes) -> tuple[int, str] | None:
+    """(e_machine, the text of the .comment section) of an ELF object; None when it is not one."""
+    elf = _elf(data)
+    if elf is None:
+        return None
+    machine, sections = elf
+    offset, size = sections.get(b".comment", (0, 0))
+    parts = data[offset:offset + size].split(b"\0") if size else []
+    return machine, "; ".join(p.decode("utf-8", "replace").strip() for p in parts if p.strip())
+
+
+def elf_sections(data: bytes) -> set[str] | None:
+    """The section names of an ELF object; None when it is not one."""
+    elf = _elf(data)
+    return None if elf is None else {name.decode("utf-8", "replace") for name in elf[1]}
 
 
 def _section(data: bytes, order: str, wide: bool, at: int) -> tuple[int, int, int]:

@@ -11,7 +11,7 @@ first configure left them. The same holds for an LLVM build folder whose launche
 change.
 
 `decide` is pure: what this configure needs each cache entry to be (`Expect`, built for a Triton
-folder by `triton_expectations`, for an LLVM folder by `llvm_expectations`) against the cache as read
+folder by bootstrap.pipeline.host.triton_configure, for an LLVM folder by `llvm_expectations`) against the cache as read
 (`CacheView`), to a `CacheDecision` whose reason leads the step's reason ("LLVM changed: fresh CMake
 cache"). `read_cache` and `start_fresh` are the read and the one write: `start_fresh` removes exactly
 `<folder>/CMakeCache.txt` and `<folder>/CMakeFiles` (a link there is removed as a link, never
@@ -24,7 +24,7 @@ from __future__ import annotations
 
 import os
 import shutil
-from collections.abc import Callable, Iterable, Mapping, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from enum import Enum
 from pathlib import Path
@@ -50,6 +50,7 @@ class Input(str, Enum):
     LAUNCHER = "compiler launcher"
     BUILD_TYPE = "build type"
     BACKENDS = "backends"
+    OPTIONS = "build options"
     FLAGS = "configure flags"
 
 
@@ -132,7 +133,8 @@ class FreshStart:
 _TRUE = {"1", "on", "yes", "true", "y"}
 
 
-def _switch(value: str) -> bool:
+def is_on(value: str) -> bool:
+    """An ON/OFF cache value (or a variable setup.py reads with check_env_flag) as a boolean."""
     return value.strip().lower() in _TRUE
 
 
@@ -145,7 +147,7 @@ def _mismatch(expect: Expect, cached: str | None) -> Change | None:
     if expect.if_present and not have:
         return None
     if expect.kind == "switch":
-        differs = _switch(have) != _switch(expect.value)
+        differs = is_on(have) != is_on(expect.value)
     elif expect.kind == "path":
         differs = os.path.normpath(have) != os.path.normpath(expect.value) if have or expect.value else False
     elif expect.kind == "under":
@@ -175,94 +177,6 @@ def decide(expectations: Iterable[Expect], cache: CacheView | None) -> CacheDeci
 
 
 # -- what a configure needs --------------------------------------------------------------------------
-
-# Entries of a Triton build folder that name a place in the LLVM tree it is built against: each one an
-# earlier configure cached (find_package's *_DIR, find_program's result) or was given.
-_LLVM_ENTRIES = ("LLVM_DIR", "MLIR_DIR", "LLD_DIR", "LLVM_SYSPATH", "LLVM_LIBRARY_DIR", "LLVM_INCLUDE_DIRS",
-                 "TRITON_GSAN_CLANGXX")
-# From 3.7 cache options that setup.py passes only when set in its environment: an online configure
-# must find them unset (else the downloads stay skipped); an offline one, as it sets them now.
-TOOL_ENTRIES = ("JSON_SYSPATH", "TRITON_PTXAS_PATH", "TRITON_PTXAS_BLACKWELL_PATH", "TRITON_CUOBJDUMP_PATH",
-                "TRITON_NVDISASM_PATH", "TRITON_CUDART_PATH", "TRITON_CUDACRT_PATH", "TRITON_CUPTI_INCLUDE_PATH",
-                "TRITON_CUPTI_LIB_PATH", "TRITON_CUPTI_LIB_BLACKWELL_PATH", "TRITON_AMD_CODEGEN_PATH")
-ASAN_FLAG = "-fsanitize=address"
-LLD_FLAG = "-fuse-ld=lld"
-
-
-@dataclass(frozen=True)
-class TritonConfigure:
-    """What setup.py's configure of the Triton build folder is given this time."""
-
-    source: Path  # the folder setup.py configures (CMAKE_HOME_DIRECTORY)
-    llvm: Path  # the LLVM tree (LLVM_SYSPATH), resolved
-    build_type: str  # the CMAKE_BUILD_TYPE setup.py passes
-    backends: str  # TRITON_CODEGEN_BACKENDS
-    cxx: str  # the C++ compiler, resolved
-    ccache: str | None  # the launcher, resolved; None: none
-    clang_lld: bool  # TRITON_BUILD_WITH_CLANG_LLD
-    sanitize: bool  # TRITON_BUILD_WITH_ASAN
-    offline: bool  # TRITON_OFFLINE_BUILD
-    tools: Mapping[str, str]  # the TOOL_ENTRIES set in setup.py's environment (resolved paths)
-    tools_cached: bool = True  # they are cache options (3.7 on); before, setup.py reads them itself
-
-
-def triton_expectations(c: TritonConfigure) -> list[Expect]:
-    out = [Expect("CMAKE_HOME_DIRECTORY", Input.SOURCE, "path", str(c.source), if_present=True)]
-    out += [Expect(name, Input.LLVM, "under", str(c.llvm), if_present=True) for name in _LLVM_ENTRIES]
-    out += [
-        Expect("TRITON_OFFLINE_BUILD", Input.OFFLINE, "switch", "ON" if c.offline else "OFF", if_present=True),
-        # setup.py passes TRITON_BUILD_UT=OFF offline and nothing online (the option's default is ON).
-        Expect("TRITON_BUILD_UT", Input.OFFLINE, "switch", "OFF" if c.offline else "ON", if_present=True),
-    ]
-    if c.tools_cached:  # set now: as given (where the era caches it); not set now: not in the cache either
-        out += [Expect(name, Input.TOOLS, "path", c.tools[name], if_present=True) if name in c.tools
-                else Expect(name, Input.TOOLS, "path", "") for name in TOOL_ENTRIES]
-    for lang in ("C", "CXX"):
-        out.append(Expect(f"CMAKE_{lang}_FLAGS", Input.SANITIZER, "has_flag" if c.sanitize else "lacks_flag",
-                          ASAN_FLAG))
-        out.append(Expect(f"CMAKE_{lang}_COMPILER_LAUNCHER", Input.LAUNCHER, "path", c.ccache or ""))
-    for kind in ("SHARED", "MODULE", "EXE"):
-        out.append(Expect(f"CMAKE_{kind}_LINKER_FLAGS", Input.LINKER, "has_flag" if c.clang_lld else "lacks_flag",
-                          LLD_FLAG))
-    out += [
-        Expect("CMAKE_CXX_COMPILER", Input.COMPILER, "path", c.cxx, if_present=True),
-        Expect("CMAKE_BUILD_TYPE", Input.BUILD_TYPE, "equals", c.build_type, if_present=True),
-        Expect("TRITON_CODEGEN_BACKENDS", Input.BACKENDS, "equals", c.backends, if_present=True),
-    ]
-    return out
-
-
-# setup.py's get_build_type() (every era since 3.0): the first of these set wins, else its default.
-SETUP_PY_BUILD_TYPES = (("DEBUG", "Debug"), ("REL_WITH_DEB_INFO", "RelWithDebInfo"),
-                        ("TRITON_REL_BUILD_WITH_ASSERTS", "TritonRelBuildWithAsserts"),
-                        ("TRITON_BUILD_WITH_O1", "TritonBuildWithO1"))
-SETUP_PY_DEFAULT_BUILD_TYPE = "TritonRelBuildWithAsserts"
-
-
-def _flag(env: Mapping[str, str], name: str) -> bool:
-    return _switch(env.get(name, ""))
-
-
-def setup_py_build_type(env: Mapping[str, str]) -> str:
-    """The CMAKE_BUILD_TYPE setup.py passes for these variables."""
-    return next((cfg for name, cfg in SETUP_PY_BUILD_TYPES if _flag(env, name)), SETUP_PY_DEFAULT_BUILD_TYPE)
-
-
-def triton_configure_of(env: Mapping[str, str], source: Path, ccache: str | None, backends: str,
-                        resolve: Callable[[str], str], tools_cached: bool = True) -> TritonConfigure:
-    """What setup.py's configure is given, from the environment pip runs it with (`resolve` turns a path
-    or a bare program name into the file it is: realpath and PATH lookup in use, the identity in tests)."""
-    clang_lld = _flag(env, "TRITON_BUILD_WITH_CLANG_LLD")
-    cxx = "clang++" if clang_lld else env.get("CXX", "c++")  # setup.py passes -DCMAKE_CXX_COMPILER=clang++
-    launcher = ccache if _switch(env.get("TRITON_BUILD_WITH_CCACHE", "ON")) else None
-    return TritonConfigure(
-        source=Path(resolve(str(source))), llvm=Path(resolve(env.get("LLVM_SYSPATH", ""))),
-        build_type=setup_py_build_type(env), backends=backends, cxx=resolve(cxx),
-        ccache=resolve(launcher) if launcher else None, clang_lld=clang_lld,
-        sanitize=_flag(env, "TRITON_BUILD_WITH_ASAN"), offline=_flag(env, "TRITON_OFFLINE_BUILD"),
-        tools={name: resolve(env[name]) for name in TOOL_ENTRIES if env.get(name)}, tools_cached=tools_cached,
-    )
-
 
 # LLVM entries a configure sets only in some runs: unset when this run does not pass them.
 _LLVM_SOMETIMES = {"CMAKE_C_COMPILER_LAUNCHER": Input.LAUNCHER, "CMAKE_CXX_COMPILER_LAUNCHER": Input.LAUNCHER,
@@ -357,23 +271,6 @@ def start_fresh(folder: Path) -> list[Path]:
         shutil.rmtree(files)  # rmtree removes links inside as links, never what they point to
         removed.append(files)
     return removed
-
-
-def fresh_for_install(env: Mapping[str, str], unset: Iterable[str], folder: Path | None, source: Path,
-                      ccache: str | None, backends: str) -> FreshStart | None:
-    """setup.py's build folder (None: not there yet), when its cache differs from what a pip install with
-    `env` configures it with: for the steps that run setup's install outside setup's plan (`bisect llvm`,
-    `build` with another sanitizer)."""
-    cache = read_cache(folder) if folder is not None else None
-    if cache is None:
-        return None
-    removed = set(unset)
-    inherited = {k: v for k, v in os.environ.items() if k not in removed}
-    # 3.7's CMakeLists.txt declares TRITON_OFFLINE_BUILD: from then on the tool paths are cache options.
-    wanted = triton_configure_of({**inherited, **env}, source, ccache, backends, resolve_path,
-                                 tools_cached="TRITON_OFFLINE_BUILD" in cache.values)
-    decision = decide(triton_expectations(wanted), cache)
-    return FreshStart(cache.folder, decision) if decision.fresh else None
 
 
 def fresh_for_llvm(folder: Path, source: Path, cache_args: Sequence[tuple[str, str]], cmake_version: str,

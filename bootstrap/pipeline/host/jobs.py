@@ -18,8 +18,10 @@ UNLIMITED_V1 = 1 << 60  # cgroup v1 writes "no limit" as a page-rounded LONG_MAX
 # Peak memory of one job, by build type (bytes). Debug objects carry full debug info; links of
 # LLVM tools then read all of it (split DWARF keeps most of it out of the link, hence "several GB"
 # rather than tens).
-COMPILE_MEMORY = {"Debug": int(2.5 * GIB), "RelWithDebInfo": 2 * GIB, "Release": int(1.5 * GIB)}
-LINK_MEMORY = {"Debug": 8 * GIB, "RelWithDebInfo": 5 * GIB, "Release": 3 * GIB}
+# TritonRelBuildWithAsserts (-O2 -g, Triton's default) costs what RelWithDebInfo (-O2 -g -DNDEBUG) does.
+COMPILE_MEMORY = {"Debug": int(2.5 * GIB), "RelWithDebInfo": 2 * GIB, "TritonRelBuildWithAsserts": 2 * GIB,
+                  "Release": int(1.5 * GIB)}
+LINK_MEMORY = {"Debug": 8 * GIB, "RelWithDebInfo": 5 * GIB, "TritonRelBuildWithAsserts": 5 * GIB, "Release": 3 * GIB}
 # A compile that runs on a distcc host keeps only its preprocessor (and ccache, distcc's client) here:
 # an LLVM translation unit preprocesses in a few hundred MB.
 PREPROCESS_MEMORY = GIB // 2
@@ -27,7 +29,7 @@ PREPROCESS_MEMORY = GIB // 2
 # Disk an LLVM/MLIR build (projects mlir;llvm;lld, targets Native;NVPTX;AMDGPU) and a Triton build
 # take, by build type, in GiB: estimates from typical builds, with room for ccache's default 5 GiB.
 LLVM_DISK = {"Release": 12, "RelWithDebInfo": 40, "Debug": 60}
-TRITON_DISK = {"Release": 3, "RelWithDebInfo": 8, "Debug": 12}
+TRITON_DISK = {"Release": 3, "RelWithDebInfo": 8, "TritonRelBuildWithAsserts": 8, "Debug": 12}
 SOURCES_DISK = 4  # shallow llvm-project and triton checkouts
 CCACHE_DISK = 5
 # CPU time of a cold LLVM/MLIR build of the same shape, in core-hours (about 6000 compile jobs):
@@ -136,7 +138,8 @@ def size_for_build_types(
 ) -> Jobs:
     """One sizing for both builds (Triton's and LLVM's), by the hungrier build type of the two; with
     distcc_slots, the compiles run on distcc hosts with that many slots (size_distributed)."""
-    hungriest = next(t for t in ("Debug", "RelWithDebInfo", "Release") if t in (build_type, llvm_build_type))
+    order = ("Debug", "RelWithDebInfo", "TritonRelBuildWithAsserts", "Release")
+    hungriest = next((t for t in order if t in (build_type, llvm_build_type)), "Debug")
     if distcc_slots is not None:
         return size_distributed(res, hungriest, distcc_slots, jobs=jobs, link_jobs=link_jobs)
     return size_jobs(res, hungriest, jobs=jobs, link_jobs=link_jobs)

@@ -7,7 +7,10 @@ CUDA headers into third_party/nvidia/backend. An editable install links that fol
 triton/backends/nvidia, and that is where the installed Triton looks at run time (TRITON_<TOOL>_PATH
 first, then backends/nvidia/bin/<tool>, else "Cannot find ptxas"). So after the install the tools
 this machine provides are copied there, as download_and_copy would have done: the installed Triton
-then finds them in any shell.
+then finds them in any shell. 3.7 also needs them during the build: its GSan runtime is compiled
+with `--cuda-path=third_party/nvidia/backend` (third_party/nvidia/CMakeLists.txt @ 6d2e38bf), which
+clang accepts only with bin/ and include/ (cuda.h) there; for such a checkout they go in before the
+install as well (3.8 compiles it with -nocudainc).
 
 Newest main also builds an AMD codegen library against a second LLVM (cmake/amd-llvm-info.json);
 offline, build_helpers can only take it from TRITON_AMD_CODEGEN_PATH (or a bootstrap LLVM already
@@ -107,7 +110,9 @@ def plan_offline(offline: bool, backend: str, layout: TritonLayout,
         if "TRITON_PTXAS_BLACKWELL_PATH" in paths:
             place.append(("bin/ptxas-blackwell", str(paths["TRITON_PTXAS_BLACKWELL_PATH"])))
         place.append(("include", str(paths["TRITON_CUDART_PATH"])))
-        notes.append("offline: after the install, this machine's ptxas, cuobjdump, nvdisasm and CUDA headers are"
+        when = ("before and after the install (3.7's build compiles the GSan runtime against that folder)"
+                if layout.setup_args.gsan_cuda_path else "after the install")
+        notes.append(f"offline: {when}, this machine's ptxas, cuobjdump, nvdisasm and CUDA headers are"
                      f" copied into {NVIDIA_BACKEND} (TRITON_OFFLINE_BUILD skips upstream's download of its pinned"
                      " ones), where the installed Triton looks for them")
     env_, note = _amd_codegen(layout, backend, environ)

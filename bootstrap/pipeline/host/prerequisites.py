@@ -9,9 +9,10 @@ from the start (/work/research/triton-build-eras.md ยง6, triton-build-facts.md ย
   PATH, which setup puts in the target environment (installed there from the build requirements);
 - `lit`, which setup.py hands to CMake as LLVM_EXTERNAL_LIT when it finds it (Triton's lit tests).
 
-Triton compiles with `-DLLVM_ENABLE_WERROR=ON` (every era's setup.py): a compiler newer than the ones
-upstream tests with can stop on a new warning; that cannot be checked before, docs/setup-and-build.md
-says how to turn it off.
+Triton compiles with `-Werror` (appended to CMAKE_CXX_FLAGS by its CMakeLists.txt in every era; the
+`-DLLVM_ENABLE_WERROR=ON` setup.py passes is read by none of its CMake files): a compiler newer than the
+ones upstream tests with can stop on a new warning; that cannot be checked before,
+docs/setup-and-build.md says what works around it.
 """
 
 from __future__ import annotations

@@ -28,6 +28,7 @@ from bootstrap.core.errors import ConfigError, MismatchError
 from bootstrap.core.fsutil import parse_json, read_regular_text
 from bootstrap.core.redact import redact
 from bootstrap.core.values import LLVM_AUTO, LLVM_PATH, LLVM_PREBUILT, LLVM_SOURCE, llvm_kind_of
+from bootstrap.git.setup_py import SetupPyArgs
 from bootstrap.pipeline.host.buildtree import read_vcs_revision
 from bootstrap.pipeline.llvm.auto import no_package_reason, observe_auto
 from bootstrap.pipeline.llvm.requirements import era_missing
@@ -139,10 +140,11 @@ def local_package(package: Package, environ: Mapping[str, str]) -> Path | None:
     return folder if url.rsplit("/", 1)[-1] == package.archive else None
 
 
-def package_for(info_text: str | None, pin: str, version: str | None, host: Host, environ: Mapping[str, str],
+def package_for(info_text: str | None, pin: str, rules: SetupPyArgs, host: Host, environ: Mapping[str, str],
                 base_url: str) -> Package:
-    """The package Triton at this pin downloads on this host. MismatchError when there is none."""
-    suffix, why = host_suffix(host, version, environ)
+    """The package Triton at this pin downloads on this host (`rules`: what its setup.py / build_helpers.py
+    say of the suffix). MismatchError when there is none."""
+    suffix, why = host_suffix(host, rules, environ)
     if suffix is None:
         raise MismatchError(f"no prebuilt LLVM for this machine: {why}",
                             fix="build LLVM from source: --llvm source")
@@ -229,11 +231,12 @@ def check_contents(tree: TreeReport, backend: str) -> None:
 
 
 def judge_tree(tree: TreeReport, pin: str, backend: str, allow_mismatch: bool,
-               triton_version: str | None = None) -> tuple[str, ...]:
+               triton_version: str | None = None, rules: SetupPyArgs | None = None) -> tuple[str, ...]:
     """Raise when the tree cannot serve (exit 2) or is at another revision than the pin (exit 5,
-    unless allowed); else the notices to show."""
+    unless allowed); else the notices to show. `rules`: what the checkout's CMake requires of the tree
+    (None: what the newest does)."""
     check_contents(tree, backend)
-    missing = era_missing(tree.path, triton_version)
+    missing = era_missing(tree.path, rules or SetupPyArgs())
     if missing:
         raise ConfigError(f"--llvm {tree.path} lacks what Triton {triton_version}'s configure requires: "
                           + "; ".join(missing),
@@ -314,11 +317,12 @@ def observe(settings: Settings, pins: Pins, info_text: str | None, runner: Runne
         return LlvmSourceFacts()
     if kind == LLVM_PREBUILT:
         version = pins.layout.version or pins.triton_version
-        package = package_for(info_text, pins.llvm_commit, version, detect_host(), environ, settings.llvm_prebuilt_url)
+        package = package_for(info_text, pins.llvm_commit, pins.layout.setup_args, detect_host(), environ,
+                              settings.llvm_prebuilt_url)
         return _prebuilt(package, version)
     tree = ask_llvm_config(inspect_tree(Path(settings.llvm)), runner)
     notices = judge_tree(tree, pins.llvm_commit, settings.backend, settings.allow_llvm_mismatch,
-                         pins.layout.version or pins.triton_version)
+                         pins.layout.version or pins.triton_version, pins.layout.setup_args)
     return LlvmSourceFacts(LLVM_PATH, tree=tree, accepted_revision=tree.revision if notices else None, notices=notices)
 
 
@@ -337,7 +341,8 @@ def _observe_auto(settings: Settings, pins: Pins, info_text: str | None, environ
     package: Package | None = None
     why_not = ""
     try:
-        package = package_for(info_text, pins.llvm_commit, version, detect_host(), environ, settings.llvm_prebuilt_url)
+        package = package_for(info_text, pins.llvm_commit, pins.layout.setup_args, detect_host(), environ,
+                              settings.llvm_prebuilt_url)
     except MismatchError as exc:
         why_not = no_package_reason(exc)
     local = local_package(package, environ) if package is not None else None

@@ -1,7 +1,10 @@
 """The machine Triton's prebuilt LLVM packages are chosen for: the package suffix per Triton era.
 
 Upstream's rule: `get_llvm_package_info` in python/setup.py (<= 3.6) and python/build_helpers.py
-(>= 3.7); see docs/llvm-sources.md and the conformance table of docs/test-world.md.
+(>= 3.7); see docs/llvm-sources.md and the conformance table of docs/test-world.md. Which of its
+changes a commit has is read from its files (bootstrap.git.setup_py), not its version number: main
+carried the old number for months after each (#7430 TRITON_LLVM_SYSTEM_SUFFIX landed while main said
+3.4.0, #8191 dropped CentOS 7 while it said 3.5.0).
 """
 
 from __future__ import annotations
@@ -14,7 +17,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from bootstrap.core.errors import ConfigError
-from bootstrap.pipeline.recipe.era import version_key
+from bootstrap.git.setup_py import SetupPyArgs
 
 SUFFIX_ENV = "TRITON_LLVM_SYSTEM_SUFFIX"
 _SUFFIX = re.compile(r"^[a-z0-9][a-z0-9_-]{0,63}$")  # it becomes part of a file name
@@ -51,24 +54,23 @@ def os_release_id(text: str) -> str:
     return ""
 
 
-def host_suffix(host: Host, version: str | None, environ: Mapping[str, str]) -> tuple[str | None, str]:
-    """(suffix, why) as Triton's setup.py / build_helpers.py of that version choose it; suffix None
-    when Triton publishes no package for this machine. Era rules: triton-build-eras.md §2."""
-    era = version_key(version)
+def host_suffix(host: Host, rules: SetupPyArgs, environ: Mapping[str, str]) -> tuple[str | None, str]:
+    """(suffix, why) as the checkout's setup.py / build_helpers.py (`rules`, read from them) choose it;
+    suffix None when Triton publishes no package for this machine."""
     chosen = environ.get(SUFFIX_ENV, "").strip()
-    if chosen and era >= (3, 5):
+    if chosen and rules.suffix_env:
         if not _SUFFIX.match(chosen):
             raise ConfigError(f"{SUFFIX_ENV}={chosen!r} is not a package suffix such as ubuntu-x64",
                               fix=f"unset {SUFFIX_ENV}, or set it to e.g. almalinux-x64")
         return chosen, f"{SUFFIX_ENV}"
     arch = {"x86_64": "x64", "arm64": "arm64", "aarch64": "arm64"}.get(host.machine)
-    ignored = f"; {SUFFIX_ENV} is ignored before Triton 3.5" if chosen else ""
+    ignored = f"; {SUFFIX_ENV} is ignored by this Triton (#7430 came later)" if chosen else ""
     if arch is None or host.system not in ("Linux", "Darwin"):
         return None, f"Triton publishes no LLVM package for {host.system} {host.machine}"
     if host.system == "Darwin":
         return f"macos-{arch}", "macOS" + ignored
     if arch == "arm64":
-        if era >= (3, 3) and os_release_id(host.os_release) == "almalinux":
+        if rules.almalinux_arm64 and os_release_id(host.os_release) == "almalinux":
             return "almalinux-arm64", "AlmaLinux on arm64" + ignored
         return "ubuntu-arm64", "Linux on arm64" + ignored
     if host.glibc is None:
@@ -76,6 +78,6 @@ def host_suffix(host: Host, version: str | None, environ: Mapping[str, str]) -> 
     shown = f"glibc {host.glibc[0]}.{host.glibc[1]}"
     if host.glibc > (2, 28):
         return "ubuntu-x64", f"{shown} > 2.28" + ignored
-    if host.glibc > (2, 17) or era >= (3, 6):  # 3.6 dropped the CentOS 7 package
+    if host.glibc > (2, 17) or not rules.centos_x64:  # #8191 (3.6) dropped the CentOS 7 package
         return "almalinux-x64", f"{shown} <= 2.28" + ignored
     return "centos-x64", f"{shown} <= 2.17" + ignored

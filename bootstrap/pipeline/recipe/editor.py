@@ -1,10 +1,12 @@
 """What an editor needs for the Triton build: clangd's configuration and where the compile commands are.
 
-Upstream's setup.py links `compile_commands.json` at the checkout root (3.4 on; tritondev links it
-in a checkout it made, for every era); clangd finds it there by itself. A `.clangd` file names the
-build folder explicitly, as contributors write it by hand, so that clangd keeps working when the root
-link is missing or points at another build. tritondev writes it only into a checkout it made and
-only where there is none; for your own clone (`--triton-src`) `tritondev env --editor` prints it.
+Upstream's setup.py links `compile_commands.json` at the checkout root from 3.5 (#7305, `3043f5e9`; not
+in 3.4's setup.py @ 9ef20a16); tritondev links it in a checkout it made, for every era, and replaces
+only a link of its own or setup.py's (one into the build folder); clangd finds it there. A `.clangd`
+file names the build folder explicitly, as contributors write it by hand, so that clangd keeps working
+when the root link is missing or points at another build. tritondev writes it only into a checkout it
+made and only where there is none; for your own clone (`--triton-src`) `tritondev env --editor` prints
+it.
 """
 
 from __future__ import annotations

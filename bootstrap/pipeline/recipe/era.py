@@ -31,8 +31,10 @@ def llvm_era(script_projects: Sequence[str] | None, triton_version: str | None, 
 
     script_projects: the LLVM_PROJECTS default of scripts/build-llvm-project.sh at the commit
     (bootstrap.git.layout.llvm_projects; 2025-05 on: "mlir;llvm", then lld added 2025-07, clang
-    2026-03 for GSan). Before the script: "mlir;llvm;lld" from 3.1 on (the AMD backend links lld),
-    "mlir;llvm" before. "llvm" is always listed so that FileCheck and friends exist.
+    2026-03 for GSan). Before the script (<= 3.3): "mlir;llvm", as README.md says there (@ cf34004b
+    l.81, @ dbc771e8 l.84); the table adds lld from 3.5 (#7548: the AMD backend finds lld's package)
+    and clang from 3.7 (#9568), for a commit that lacks the script. "llvm" is always listed so that
+    FileCheck and friends exist.
     """
     if script_projects:
         projects = list(script_projects)
@@ -40,7 +42,7 @@ def llvm_era(script_projects: Sequence[str] | None, triton_version: str | None, 
     else:
         origin = "version table"
         projects = ["mlir", "llvm"]
-        if version_key(triton_version) >= (3, 1):
+        if version_key(triton_version) >= (3, 5):
             projects.append("lld")
         if version_key(triton_version) >= (3, 7):
             projects.append("clang")

@@ -46,6 +46,9 @@ class PresetInputs:
     python_include: Path | None = None  # the target's Python headers
     site_packages: Path | None = None  # the target's site-packages (where pybind11/nanobind are)
     sanitize: str | None = None  # "address": setup.py's TRITON_BUILD_WITH_ASAN
+    user_cmake_args: str | None = None  # the user's own TRITON_APPEND_CMAKE_ARGS (setup.py appends it)
+    pybind11_include: Path | None = None  # 3.0/3.1: the headers of the pybind11 setup.py downloads
+    distcc: bool = False  # the compiles run on distcc hosts (which bring back the object alone)
 
 
 @dataclass(frozen=True)

@@ -32,7 +32,9 @@ def llvm_build_key(commit: str, build_type: str, era: LlvmEra, toolchain: Toolch
 def llvm_cache_variables(inputs: PresetInputs) -> list[tuple[str, str]]:
     """The LLVM/MLIR configure, as Triton's scripts/build-llvm-project.sh has it, plus what a fast
     developer build wants (clang + lld, ccache as launcher, split DWARF in Debug, link and tablegen job
-    pools)."""
+    pools). Split DWARF only without distcc: a remote compile brings back the object and not its .dwo
+    (distcc 3.4), so the debug info of every remotely compiled file would be lost, and ccache would
+    keep those objects."""
     tc = inputs.toolchain
     debug = inputs.llvm_build_type == "Debug"
     cache: list[tuple[str, str]] = [
@@ -56,7 +58,7 @@ def llvm_cache_variables(inputs: PresetInputs) -> list[tuple[str, str]]:
         cache.append(("LLVM_ENABLE_LLD", "ON"))
     if tc.ccache is not None:
         cache += [("CMAKE_C_COMPILER_LAUNCHER", tc.ccache.path), ("CMAKE_CXX_COMPILER_LAUNCHER", tc.ccache.path)]
-    if debug:
+    if debug and not inputs.distcc:
         # Debug info in .dwo files: links read a fraction of it, so they need far less memory and time.
         cache.append(("LLVM_USE_SPLIT_DWARF", "ON"))
     cache.append(("LLVM_PARALLEL_LINK_JOBS", str(inputs.jobs.link)))

@@ -10,13 +10,13 @@ Python headers and bindings changed names between eras.
 from __future__ import annotations
 
 import re
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING
 
 from bootstrap.env.triton_variables import SKIP_VARIABLES
 from bootstrap.git.setup_py import SYSPATH_NEVER
-from bootstrap.pipeline.host.fresh_cache import setup_py_build_type
+from bootstrap.pipeline.host.triton_configure import setup_py_build_type
 from bootstrap.pipeline.recipe.era import BACKENDS_BUILT
 
 if TYPE_CHECKING:
@@ -26,8 +26,13 @@ if TYPE_CHECKING:
 # Variables that choose setup.py's build type; the ones not wanted are removed from the environment
 # so that a DEBUG=1 left in the user's shell cannot change the build behind tritondev's back.
 _BUILD_TYPE_VARS = ("DEBUG", "REL_WITH_DEB_INFO", "TRITON_REL_BUILD_WITH_ASSERTS", "TRITON_BUILD_WITH_O1")
-# Release: none, so setup.py builds its default, TritonRelBuildWithAsserts (-O2 -g, assertions kept).
-TRITON_BUILD_TYPE_ENV = {"Debug": "DEBUG", "RelWithDebInfo": "REL_WITH_DEB_INFO", "Release": None}
+# TritonRelBuildWithAsserts: none, so setup.py builds its default (-O2 -g, assertions kept; every era's
+# get_build_type()). Release has no variable of its own in any era: CMake's Release goes in through
+# TRITON_APPEND_CMAKE_ARGS, which setup.py appends after its own -DCMAKE_BUILD_TYPE (3.2 on).
+TRITON_BUILD_TYPE_ENV = {"Debug": "DEBUG", "RelWithDebInfo": "REL_WITH_DEB_INFO", "TritonRelBuildWithAsserts": None,
+                         "Release": None}
+APPEND_VARIABLE = "TRITON_APPEND_CMAKE_ARGS"
+RELEASE_ARGUMENT = "-DCMAKE_BUILD_TYPE=Release"
 # Removed from setup.py's environment whatever the user's shell holds:
 # TRITON_BUILD_DIR (3.5 on) would move the build folder away from build/cmake.*, where tritondev reads it;
 # online, the variables that make upstream skip a download (its pinned ptxas & co. would then be missing
@@ -55,9 +60,13 @@ def triton_environment(inputs: PresetInputs) -> tuple[list[tuple[str, str]], lis
     wanted = TRITON_BUILD_TYPE_ENV.get(inputs.build_type)
     if wanted:
         env.append((wanted, "1"))
+    if inputs.build_type == "Release":
+        # Ours first: a -DCMAKE_BUILD_TYPE of the user's own (later on the command line) still wins.
+        env.append((APPEND_VARIABLE, " ".join(a for a in (RELEASE_ARGUMENT, inputs.user_cmake_args) if a)))
+    env.append(("MAX_JOBS", str(inputs.jobs.compile)))
+    if inputs.setup_args.link_jobs:  # CMake's link pool came with 3.3 (#5212): before, nothing reads it
+        env.append(("TRITON_PARALLEL_LINK_JOBS", str(inputs.jobs.link)))
     env += [
-        ("MAX_JOBS", str(inputs.jobs.compile)),
-        ("TRITON_PARALLEL_LINK_JOBS", str(inputs.jobs.link)),
         ("TRITON_BUILD_WITH_CCACHE", "1" if tc.ccache is not None else "0"),
         ("TRITON_BUILD_WITH_CLANG_LLD", "1" if tc.clang_lld else "0"),
         # The compiler setup.py's cmake picks when it is not told clang/lld; explicit so `cc` on PATH
@@ -74,6 +83,10 @@ def triton_environment(inputs: PresetInputs) -> tuple[list[tuple[str, str]], lis
     if inputs.sanitize == "address":
         env.append((ASAN_VARIABLE, "1"))  # setup.py: -fsanitize=address in CMAKE_C_FLAGS and CMAKE_CXX_FLAGS
     unset = [name for name in _BUILD_TYPE_VARS if name != wanted] + list(ALWAYS_UNSET)
+    if inputs.setup_args.jobserver_skips_jobs:
+        # Newest main's setup.py passes no -j when MAKEFLAGS holds a make jobserver (#10996): the build
+        # would then take make's job count instead of MAX_JOBS, which is sized from this machine's memory.
+        unset.append("MAKEFLAGS")
     if inputs.offline is not None:
         env += list(inputs.offline.env)
     else:
@@ -85,7 +98,21 @@ def _requirement_names(requires: Sequence[str]) -> set[str]:
     return {m.group(1).lower() for m in (re.match(r"^\s*([A-Za-z0-9][A-Za-z0-9._-]*)", r) for r in requires) if m}
 
 
+def downloaded_pybind11(version: str | None, environ: Mapping[str, str], home: str) -> Path | None:
+    """Where a setup.py that downloads pybind11 (3.0/3.1: `version` from cmake/pybind11-version.txt) puts
+    the headers it passes as PYBIND11_INCLUDE_DIR: PYBIND11_SYSPATH's, else
+    $HOME/.triton/pybind11/pybind11-<version>/include (those eras know no TRITON_HOME). None otherwise."""
+    if version is None:
+        return None
+    given = environ.get("PYBIND11_SYSPATH")
+    if given:
+        return Path(given) / "include"
+    return Path(home) / ".triton" / "pybind11" / f"pybind11-{version}" / "include"
+
+
 def _bindings(inputs: PresetInputs) -> list[tuple[str, str]]:
+    if inputs.pybind11_include is not None:  # 3.0/3.1: the headers setup.py downloads, not the target's
+        return [("PYBIND11_INCLUDE_DIR", str(inputs.pybind11_include))]
     site = inputs.site_packages
     if site is None:
         return []
@@ -108,7 +135,7 @@ def triton_cache_variables(inputs: PresetInputs, env: Sequence[tuple[str, str]],
     cache: list[tuple[str, str]] = [
         # What setup.py's get_build_type() makes of these variables: `Release` has no variable of its own,
         # so setup.py builds its default, TritonRelBuildWithAsserts (every era since 3.0), and so does this.
-        ("CMAKE_BUILD_TYPE", setup_py_build_type(values)),
+        ("CMAKE_BUILD_TYPE", setup_py_build_type(values, appends=args.append_cmake_args)),
         ("CMAKE_EXPORT_COMPILE_COMMANDS", "ON"),
         ("LLVM_ENABLE_WERROR", "ON"),
         ("TRITON_BUILD_PYTHON_MODULE", "ON"),
@@ -130,9 +157,11 @@ def triton_cache_variables(inputs: PresetInputs, env: Sequence[tuple[str, str]],
     cache += _bindings(inputs)
     if inputs.target_bin is not None and "lit" in _requirement_names(inputs.build_requires):
         cache.append(("LLVM_EXTERNAL_LIT", str(inputs.target_bin / "lit")))
+    if not args.cxx_launcher_only:  # CMake's option (3.3 on); before, setup.py passes the launcher itself
+        cache.append(("TRITON_BUILD_WITH_CCACHE", _onoff(tc.ccache is not None)))
+    if args.link_jobs:
+        cache.append(("TRITON_PARALLEL_LINK_JOBS", values["TRITON_PARALLEL_LINK_JOBS"]))
     cache += [
-        ("TRITON_BUILD_WITH_CCACHE", _onoff(tc.ccache is not None)),
-        ("TRITON_PARALLEL_LINK_JOBS", values["TRITON_PARALLEL_LINK_JOBS"]),
         ("CMAKE_C_COMPILER", tc.cc.path),
         ("CMAKE_CXX_COMPILER", tc.cxx.path),
     ]
@@ -144,7 +173,8 @@ def triton_cache_variables(inputs: PresetInputs, env: Sequence[tuple[str, str]],
             ("CMAKE_SHARED_LINKER_FLAGS", "-fuse-ld=lld"),
         ]
     if tc.ccache is not None:
-        cache += [("CMAKE_C_COMPILER_LAUNCHER", tc.ccache.path), ("CMAKE_CXX_COMPILER_LAUNCHER", tc.ccache.path)]
+        launchers = ("CXX",) if args.cxx_launcher_only else ("C", "CXX")
+        cache += [(f"CMAKE_{lang}_COMPILER_LAUNCHER", tc.ccache.path) for lang in launchers]
     if inputs.offline is not None:
         cache += [("TRITON_OFFLINE_BUILD", "ON"), ("TRITON_BUILD_UT", "OFF")]
         cache += [(k, v) for k, v in inputs.offline.env if k != "TRITON_OFFLINE_BUILD"]

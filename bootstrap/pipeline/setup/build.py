@@ -30,12 +30,13 @@ from bootstrap.pipeline.ccache.stats import ccache_counted, remote_failed_notice
 from bootstrap.pipeline.distcc.client import DistccBuild, DistccCounts, build_for, observe, trouble_notice
 from bootstrap.pipeline.distcc.proof import compilers_of, prove
 from bootstrap.pipeline.host.buildtree import triton_cmake_dirs
-from bootstrap.pipeline.host.fresh_cache import fresh_for_install, start_fresh
+from bootstrap.pipeline.host.fresh_cache import start_fresh
 from bootstrap.pipeline.host.jobs import detect, size_distributed
 from bootstrap.pipeline.host.sanitizer import check_sanitizer
+from bootstrap.pipeline.host.triton_configure import fresh_for_install, setup_py_build_type
 from bootstrap.pipeline.recipe.era import BACKENDS_BUILT
 from bootstrap.pipeline.recipe.inputs import Command
-from bootstrap.pipeline.recipe.triton import ASAN_VARIABLE, TRITON_BUILD_TYPE_ENV
+from bootstrap.pipeline.recipe.triton import ASAN_VARIABLE
 from bootstrap.pipeline.setup import target_env as install
 from bootstrap.pipeline.setup.built import llvm_pin_moved
 from bootstrap.pipeline.setup.execute import commands_of
@@ -256,6 +257,6 @@ def distcc_for_build(ctx: AppContext, state: SetupState, console: Console | None
     variables = dict(state.install.env)
     compilers = compilers_of(variables.get("CC", "cc"), variables.get("CXX", "c++"))
     proven = prove(ctx.runner, setup, compilers, console if not ctx.json else None)
-    build_type = next((t for t, v in TRITON_BUILD_TYPE_ENV.items() if v and variables.get(v) == "1"), "Release")
+    build_type = setup_py_build_type(variables)
     jobs = size_distributed(detect(), build_type, proven.hosts.slots, jobs=ctx.settings.jobs)
     return build_for(proven, None if ctx.dry_run else ctx.workspace.logs), jobs.compile

@@ -96,22 +96,35 @@ def write_presets(path: Path, text: str) -> str | None:
     return None
 
 
-def link_compile_commands(build_dir: Path, checkout: Path) -> None:
-    """<checkout>/compile_commands.json -> the build's, for clangd (never replaces a real file)."""
+def link_compile_commands(build_dir: Path, checkout: Path, builds: Path) -> bool:
+    """<checkout>/compile_commands.json -> the build's, for clangd. Only a link into `builds` (the folder
+    the builds of that checkout are made in: setup.py's build/ or the workspace's LLVM builds) is replaced:
+    a file, or a link of the user's pointing anywhere else, stays. True when the link is the build's."""
     source = build_dir / "compile_commands.json"
     link = checkout / "compile_commands.json"
     if not source.is_file() or not checkout.is_dir():
-        return
+        return False
     if link.is_symlink():
-        if os.readlink(link) == str(source):
-            return
+        target = os.readlink(link)
+        if target == str(source):
+            return True
+        if not _inside(Path(checkout, target), builds):
+            return False
         link.unlink()
     elif link.exists():
-        return
+        return False
     tmp = checkout / ".compile_commands.json.tritondev"
     tmp.unlink(missing_ok=True)
     tmp.symlink_to(source)
     os.replace(tmp, link)
+    return True
+
+
+def _inside(path: Path, folder: Path) -> bool:
+    """Whether `path` names something inside `folder`, both as written (`..` resolved lexically: a link's
+    own target is judged, not where further links lead)."""
+    there, root = os.path.normpath(path), os.path.normpath(folder)
+    return there != root and os.path.commonpath([there, root]) == root
 
 
 def write_clangd(checkout: Path, build_dir: Path) -> bool:

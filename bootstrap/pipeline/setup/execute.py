@@ -18,7 +18,8 @@ Rules the plan alone cannot settle, because their facts exist only once a step r
    run's check for local changes reads only the folders that changed (bootstrap.git.local_changes).
 6. Before the first build step that runs, what Triton's CMake would stop on late is checked
    (bootstrap.pipeline.host.prerequisites); after the install of an offline build, the tools it left out
-   are placed where Triton looks for them (bootstrap.pipeline.host.offline), every run.
+   are placed where Triton looks for them (bootstrap.pipeline.host.offline), every run, and before the
+   install too where the checkout's CMake compiles the GSan runtime against that folder (3.7).
 7. With distcc, its hosts are proven before the first build step that runs, and the plan is made
    again from those that passed (bootstrap.pipeline.setup.distcc_steps).
 
@@ -113,6 +114,11 @@ class Execution(StepRun):
             facts = self.facts
             self.report.notices += check_prerequisites(self.runner, facts.toolchain, facts.target.python,
                                                        facts.pins.layout.build_requires, target_bin(facts))
+        if name == "triton-install" and self.plan.step(name).runs and not self.dry_run \
+                and self.facts.pins.layout.setup_args.gsan_cuda_path:
+            # 3.7 compiles the GSan runtime during the build with --cuda-path=third_party/nvidia/backend:
+            # offline nothing is downloaded there, so the tools and headers go in before, not after.
+            self.place_offline_tools()
         if name in ("llvm-configure", "llvm-download", "llvm-use") and not self.dry_run:
             ws = self.ctx.workspace
             if not self.facts.tools_cache_present and ws.state.is_dir():
@@ -155,24 +161,29 @@ class Execution(StepRun):
             remember_choice(self.ctx.workspace.state, self.facts.pins.llvm_commit,
                             "source" if name == "llvm-build" else "prebuilt")
         if name == "llvm-build":
-            checkout_files.link_compile_commands(self.plan.llvm.build, self.plan.llvm.source)
+            checkout_files.link_compile_commands(self.plan.llvm.build, self.plan.llvm.source,
+                                                 self.ctx.workspace.llvm_builds)
         elif name == "triton-install":
             self.editor_files()
-            build = self.facts.offline
-            if build is not None and build.place and self.facts.triton.path.is_dir():
-                if not self.facts.triton.adopted:
-                    checkout_files.exclude_locally(self.facts.triton.path, offline.excluded_paths(build),
-                                                   self.touched)
-                offline.place_tools(self.facts.triton.path, build)
+            self.place_offline_tools()
+
+    def place_offline_tools(self) -> None:
+        """--offline: this machine's CUDA tools and headers where an online build downloads its own
+        (bootstrap.pipeline.host.offline), listed in the checkout's .git/info/exclude first."""
+        build = self.facts.offline
+        if build is not None and build.place and self.facts.triton.path.is_dir():
+            if not self.facts.triton.adopted:
+                checkout_files.exclude_locally(self.facts.triton.path, offline.excluded_paths(build), self.touched)
+            offline.place_tools(self.facts.triton.path, build)
 
     def editor_files(self) -> None:
         """compile_commands.json linked at the root and a .clangd (where none is) in a checkout tritondev
-        made; your own clone gets nothing (its setup.py links compile_commands.json itself from 3.4 on;
-        `tritondev env --editor` prints the rest)."""
+        made, every era (upstream's setup.py links it itself from 3.5, #7305); your own clone gets nothing
+        (`tritondev env --editor` prints what to link)."""
         dirs = triton_cmake_dirs(self.facts.setup_dir)
         if not dirs or self.facts.triton.adopted:
             return
-        checkout_files.link_compile_commands(dirs[0], self.facts.triton.path)
+        checkout_files.link_compile_commands(dirs[0], self.facts.triton.path, dirs[0].parent)
         if checkout_files.write_clangd(self.facts.triton.path, dirs[0]):
             self.report.notices.append(f"wrote {self.facts.triton.path / '.clangd'}: clangd reads the compile"
                                        f" commands of {dirs[0]}")

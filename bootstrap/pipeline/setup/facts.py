@@ -28,7 +28,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from bootstrap.core.errors import MismatchError
+from bootstrap.core.errors import MismatchError, UsageError
 from bootstrap.core.fsutil import read_regular_text
 from bootstrap.core.interpreter import WORKSPACE_VENV, TargetPython
 from bootstrap.core.runner import PlannedCommand
@@ -45,10 +45,11 @@ from bootstrap.pipeline.ccache.remote import remote_env
 from bootstrap.pipeline.distcc import client as distcc
 from bootstrap.pipeline.distcc.client import DistccSetup
 from bootstrap.pipeline.host.buildtree import setup_py_build_folder, triton_cmake_dirs
-from bootstrap.pipeline.host.fresh_cache import TOOL_ENTRIES, CacheView, read_cache, resolve_path
+from bootstrap.pipeline.host.fresh_cache import CacheView, read_cache, resolve_path
 from bootstrap.pipeline.host.jobs import Resources, detect
 from bootstrap.pipeline.host.offline import OfflineBuild, plan_offline
 from bootstrap.pipeline.host.toolchain import Toolchain, detect_toolchain
+from bootstrap.pipeline.host.triton_configure import TOOL_ENTRIES
 from bootstrap.pipeline.llvm import builds as llvm_builds
 from bootstrap.pipeline.llvm import plan as llvm_steps
 from bootstrap.pipeline.llvm import source as llvm_source
@@ -68,7 +69,7 @@ COMPILER_ENV = ("CFLAGS", "CXXFLAGS", "CPPFLAGS", "LDFLAGS")
 TRITON_USER_ENV = (
     "TRITON_APPEND_CMAKE_ARGS", "TRITON_BUILD_PROTON", "TRITON_BUILD_WITH_ASAN", "TRITON_EXT_ENABLED",
     "TRITON_PLUGIN_DIRS", "TRITON_WHEEL_NAME", "TRITON_WHEEL_VERSION_SUFFIX", "TRITON_STABLE_ABI",
-    "TRITON_LLVM_SYSTEM_SUFFIX", "TRITON_AMD_CODEGEN_PATH",
+    "TRITON_LLVM_SYSTEM_SUFFIX", "TRITON_AMD_CODEGEN_PATH", "PYBIND11_SYSPATH",
 )
 # Steps whose records live in <workspace>/state/steps (the LLVM steps keep theirs in the build folder).
 RECORDED_STEPS = ("purge", "triton-requirements", "triton-install", "verify")
@@ -171,6 +172,7 @@ class SetupFacts:
     resolve: Callable[[str], str] = str
     tool_env: Mapping[str, str] = dataclasses.field(default_factory=dict)  # the user's JSON_SYSPATH, TRITON_*_PATH
     distcc: DistccSetup | None = None  # the distcc setting: its hosts, proven before the first build step
+    home: str = ""  # $HOME: where Triton 3.0/3.1's setup.py downloads (pybind11 among them)
 
     @property
     def setup_dir(self) -> Path:
@@ -285,6 +287,7 @@ def gather_facts(ctx: AppContext) -> SetupFacts:
                else llvm_steps.observe_folders(ws.llvm_builds, source))
     target = observe_target(ctx, setup_dir_of(pins, triton.path), pins.layout.build_requires)
     check_python_bounds(pins, target)
+    check_build_type(pins, s.build_type)
     facts = SetupFacts(
         workspace=ws, settings=s, dry_run=ctx.dry_run, pins=pins, toolchain=toolchain,
         tools_cache_present=tools_cache.is_file(), resources=detect(),
@@ -294,9 +297,21 @@ def gather_facts(ctx: AppContext) -> SetupFacts:
         llvm_projects=projects, llvm_folders=folders, records=Records(ws.state).load_all(RECORDED_STEPS),
         llvm_source=source, base_path=os.environ.get("PATH", ""), ignored_env=ignored_variables(offline),
         llvm_cache=read_llvm_cache(folders), resolve=resolve_path, tool_env=ambient(TOOL_ENTRIES),
-        distcc=distcc.observe(s, toolchain.ccache is not None),
+        distcc=distcc.observe(s, toolchain.ccache is not None), home=os.environ.get("HOME", ""),
     )
     return refresh_triton_files(facts)
+
+
+def check_build_type(pins: Pins, build_type: str) -> None:
+    """CMake's Release reaches setup.py's configure only through TRITON_APPEND_CMAKE_ARGS (3.2 on): a
+    checkout whose setup.py does not read it builds no plain Release."""
+    if build_type == "Release" and not pins.layout.setup_args.append_cmake_args:
+        version = pins.layout.version or pins.triton_version or "this Triton"
+        raise UsageError(
+            f"--build-type Release: Triton {version}'s setup.py builds no plain Release (no variable chooses it,"
+            " and it reads no TRITON_APPEND_CMAKE_ARGS, which came in 3.2)",
+            fix="use --build-type TritonRelBuildWithAsserts (setup.py's default, -O2 -g) or RelWithDebInfo",
+        )
 
 
 def check_python_bounds(pins: Pins, target: TargetFacts) -> None:

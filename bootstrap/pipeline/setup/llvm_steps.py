@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
+import hashlib
 import os
 import shutil
+import stat
 from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -56,10 +58,50 @@ def _does_not_run(folder: Path, why: str) -> ExternalError:
         " cause; for Triton >= 3.5 TRITON_LLVM_SYSTEM_SUFFIX=almalinux-x64 picks the manylinux_2_28 package)")
 
 
+def file_sha256(path: Path) -> str | None:
+    """The sha256 of the regular file at `path` (a link is not followed: not one of our downloads), read
+    without blocking on a FIFO or a device; None when there is no such file."""
+    try:
+        fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK | os.O_NOFOLLOW | getattr(os, "O_CLOEXEC", 0))
+    except OSError:
+        return None
+    try:
+        if not stat.S_ISREG(os.fstat(fd).st_mode):
+            return None
+        os.set_blocking(fd, True)
+        digest = hashlib.sha256()
+        while chunk := os.read(fd, 1 << 20):
+            digest.update(chunk)
+        return digest.hexdigest()
+    finally:
+        os.close(fd)
+
+
+def _kept_archive(package: Package, archive: Path) -> dict[str, object] | None:
+    """An archive an earlier run downloaded (and was cut short before unpacking it), hashed again: the
+    file may have changed since, whatever that run checked. None when there is none to use; one that
+    does not match (or is not a regular file) is removed first - only that name, a link as a link."""
+    if not os.path.lexists(archive):
+        return None
+    digest, wanted = file_sha256(archive), package.sha256
+    if digest is not None and wanted is None:
+        return {"archive": str(archive), "received": 0, "sha256": digest,
+                "note": "archive of an earlier run unpacked again (this Triton publishes no sha256 to check it)"}
+    if digest is not None and wanted is not None and digest == wanted.lower():
+        return {"archive": str(archive), "received": 0, "sha256": digest,
+                "note": "archive of an earlier run, its sha256 checked again, unpacked again"}
+    if archive.is_symlink() or archive.is_file():
+        archive.unlink()
+        return None
+    raise WouldLoseData(f"{archive} is in the way of the LLVM package and is not a file tritondev downloaded; it is"
+                        " left alone", fix=f"move {archive} away, then run the command again")
+
+
 def _fetch(run: StepRun, package: Package, archive: Path) -> dict[str, object]:
-    """The verified archive at `archive` (downloaded unless an earlier run left it verified)."""
-    if archive.is_file():
-        return {"archive": str(archive), "received": 0, "note": "verified archive of an earlier run unpacked again"}
+    """The verified archive at `archive`: an earlier run's if its sha256 still matches, else downloaded."""
+    kept = _kept_archive(package, archive)
+    if kept is not None:
+        return kept
     console = None if run.ctx.json else run.console
     try:
         got = download(package.url, archive, sha256=package.sha256, console=console, label=f"LLVM {package.name}")

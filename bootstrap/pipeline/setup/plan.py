@@ -24,21 +24,18 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from bootstrap.pipeline.host.fresh_cache import (
-    FreshStart,
-    fresh_argument,
-    llvm_expectations,
-    triton_configure_of,
-    triton_expectations,
-)
+from bootstrap.pipeline.host.fresh_cache import FreshStart, fresh_argument, llvm_expectations
 from bootstrap.pipeline.host.fresh_cache import decide as decide_cache
 from bootstrap.pipeline.host.jobs import Jobs, size_for_build_types
+from bootstrap.pipeline.host.triton_configure import triton_configure_of, triton_expectations
 from bootstrap.pipeline.llvm.builds import LlvmLocation, locate
 from bootstrap.pipeline.llvm.plan import LLVM_STEPS, prebuilt_or_tree_location, prebuilt_or_tree_step
-from bootstrap.pipeline.recipe.era import BACKENDS_BUILT, llvm_era, version_key
+from bootstrap.pipeline.recipe.era import BACKENDS_BUILT, llvm_era
 from bootstrap.pipeline.recipe.inputs import Command, Paths, PresetInputs
 from bootstrap.pipeline.recipe.presets import Presets, make_presets
+from bootstrap.pipeline.recipe.triton import downloaded_pybind11
 from bootstrap.pipeline.setup.facts import COMPILER_ENV, CheckoutFacts, SetupFacts
+from bootstrap.pipeline.setup.plan_notices import plan_notes, plan_notices
 from bootstrap.pipeline.setup.records import StepRecord, StepStatus, changed_keys, decide, fingerprint
 
 # Variables whose value changes how fast a build runs, never what it produces: kept out of
@@ -173,7 +170,10 @@ def preset_inputs(facts: SetupFacts, jobs: Jobs, llvm_build: Path, llvm_source: 
         triton_version=f"{version}+git{facts.triton.head[:8]}" if version and facts.triton.head else version,
         target_bin=target_bin(facts), base_path=facts.base_path,
         python_include=python.include if python else None, site_packages=python.purelib if python else None,
+        user_cmake_args=facts.environment.get("TRITON_APPEND_CMAKE_ARGS"), pybind11_include=downloaded_pybind11(
+            pins.layout.setup_args.pybind11_version, facts.environment, facts.home), distcc=facts.distcc is not None,
     )
+
 
 
 def llvm_inputs(facts: SetupFacts, presets: Presets) -> tuple[dict[str, Any], dict[str, Any]]:
@@ -290,16 +290,17 @@ def install_step(facts: SetupFacts, presets: Presets, parents: Mapping[str, str]
 
 def triton_fresh_start(facts: SetupFacts, presets: Presets) -> FreshStart | None:
     """setup.py's build folder, when its CMake cache differs from what this install configures it with."""
-    cache = facts.triton_cache
-    if cache is None:
+    if (cache := facts.triton_cache) is None:
         return None
     # What setup.py sees: the user's variables it inherits (less those the install removes), then ours.
     inherited = {**facts.tool_env, **facts.environment}
     kept = {k: v for k, v in inherited.items() if k not in presets.pip_install.unset}
     env = {**kept, **dict(presets.pip_install.env)}
     ccache = facts.toolchain.ccache.path if facts.toolchain.ccache else None
+    args = facts.pins.layout.setup_args
     wanted = triton_configure_of(env, facts.triton.path, ccache, ";".join(BACKENDS_BUILT), facts.resolve,
-                                 tools_cached=facts.pins.layout.setup_args.downloads_in_cmake)
+                                 tools_cached=args.downloads_in_cmake, cxx_launcher_only=args.cxx_launcher_only,
+                                 appends=args.append_cmake_args)
     decision = decide_cache(triton_expectations(wanted), cache)
     return FreshStart(cache.folder, decision) if decision.fresh else None
 
@@ -342,33 +343,8 @@ def plan_setup(facts: SetupFacts) -> SetupPlan:
                                             if d in fps})
     verify = _step("verify", {"skip_verify": facts.settings.skip_verify, "env": facts.target.listing},
                    {"triton-install": install.fingerprint}, facts.records.get("verify"))
-    return SetupPlan((*steps, install, verify), presets, jobs, where, facts.target.executable, _notices(facts),
-                     _notes(where))
-
-
-def _notes(where: LlvmLocation) -> tuple[str, ...]:  # your clone's line is said before anything runs (setup.run)
-    if where.reused_from and where.kind == "source":
-        return (f"LLVM build reused from {where.reused_from} (same commit, flags and toolchain)",)
-    return ()
-
-
-def _notices(facts: SetupFacts) -> tuple[str, ...]:
-    notices = [*facts.toolchain.notices, *facts.llvm_source.notices]
-    for checkout in (c for c in (facts.triton, facts.llvm) if c is not None and c.kept and not c.adopted):
-        report = checkout.report
-        notices.append(f"{checkout.name} checkout differs from the pin ({len(report.dirty_files)} changed file(s),"
-                       f" {len(report.local_commits)} local commit(s)); building it as it stands (--allow-dirty)")
-    if facts.ignored_env:
-        notices.append(f"{', '.join(facts.ignored_env)} set in your environment: not passed to setup.py (it keeps"
-                       " its build folder at build/cmake.* and bundles its own pinned tools); they still apply at"
-                       " run time")
-    if facts.offline is not None:
-        notices += facts.offline.notes
-    version = facts.pins.layout.version or facts.pins.triton_version
-    if version and version_key(version) < (3, 2):  # TRITON_HOME came with #4152, in 3.2
-        notices.append(f"Triton {version}'s setup.py ignores TRITON_HOME: its downloads (pybind11, nlohmann/json,"
-                       " the NVIDIA tools) go to $HOME/.triton, not the workspace's triton-home")
-    return tuple(notices)
+    return SetupPlan((*steps, install, verify), presets, jobs, where, facts.target.executable,
+                     plan_notices(facts, where), plan_notes(where))
 
 
 _REINSTALL_TEXT = {"setup_files": "setup.py or pyproject.toml changed", "python": "the target interpreter changed",

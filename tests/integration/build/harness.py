@@ -11,9 +11,11 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from tests.world.downloads import fake_nvidia_tool, json_header
 from tests.world.world import World
 
 REPO = Path(__file__).resolve().parents[3]
+SYSTEM_PTXAS = "12.6.77"  # this machine's CUDA toolkit (fake), older than the one Triton pins (12.8)
 SHELL_FUNCTIONS = REPO / "shell" / "triton-dev.sh"
 # Tools a PATH "without clang" keeps: everything on PATH except these.
 CLANG_NAMES = ("clang", "clang++", "ld.lld", "lld", "clang-")
@@ -131,3 +133,20 @@ def checkout_state(repo: Path) -> tuple[str, str]:
 def compile_commands(checkout: Path) -> list[dict[str, Any]]:
     data: list[dict[str, Any]] = json.loads((checkout / "compile_commands.json").read_text())
     return data
+
+
+def system_cuda_and_json(root: Path) -> dict[str, str]:
+    """A CUDA toolkit and nlohmann/json headers on 'this machine': an offline build is possible."""
+    cuda = root / "cuda"
+    for tool in ("ptxas", "cuobjdump", "nvdisasm"):
+        path = cuda / "bin" / tool
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(fake_nvidia_tool(tool, SYSTEM_PTXAS))
+        path.chmod(0o755)
+    (cuda / "include").mkdir()
+    (cuda / "include" / "cuda.h").write_text("/* the system's cuda.h */\n")
+    (cuda / "extras" / "CUPTI" / "include").mkdir(parents=True)
+    header = root / "json" / "include" / "nlohmann" / "json.hpp"
+    header.parent.mkdir(parents=True)
+    header.write_bytes(json_header())
+    return {"CUDA_HOME": str(cuda), "JSON_SYSPATH": str(root / "json")}

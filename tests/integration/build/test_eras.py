@@ -15,35 +15,23 @@ from typing import Any
 import pytest
 
 from bootstrap.pipeline.host.buildtree import read_cmake_cache, triton_cmake_dirs
-from tests.integration.build.harness import base_env, checkout_state, setup_args, setup_json, tritondev
+from tests.integration.build.harness import (
+    base_env,
+    checkout_state,
+    setup_args,
+    setup_json,
+    system_cuda_and_json,
+    tritondev,
+)
 from tests.support.venvs import fresh_venv
-from tests.world.downloads import fake_nvidia_tool, json_header
 from tests.world.world import World, build_world
 
 pytestmark = pytest.mark.timeout(900)
-SYSTEM_PTXAS = "12.6.77"  # this machine's CUDA toolkit (fake), older than the one Triton pins (12.8)
 
 
 @pytest.fixture(scope="module")
 def world(tmp_path_factory: pytest.TempPathFactory) -> World:
     return build_world(tmp_path_factory.mktemp("eras-world") / "w")
-
-
-def system_cuda_and_json(root: Path) -> dict[str, str]:
-    """A CUDA toolkit and nlohmann/json headers on 'this machine': an offline build is possible."""
-    cuda = root / "cuda"
-    for tool in ("ptxas", "cuobjdump", "nvdisasm"):
-        path = cuda / "bin" / tool
-        path.parent.mkdir(parents=True, exist_ok=True)
-        path.write_text(fake_nvidia_tool(tool, SYSTEM_PTXAS))
-        path.chmod(0o755)
-    (cuda / "include").mkdir()
-    (cuda / "include" / "cuda.h").write_text("/* the system's cuda.h */\n")
-    (cuda / "extras" / "CUPTI" / "include").mkdir(parents=True)
-    header = root / "json" / "include" / "nlohmann" / "json.hpp"
-    header.parent.mkdir(parents=True)
-    header.write_bytes(json_header())
-    return {"CUDA_HOME": str(cuda), "JSON_SYSPATH": str(root / "json")}
 
 
 def fresh_shell_ptxas(python: Path, cwd: Path) -> str:
@@ -165,6 +153,20 @@ def test_a_pin_only_a_fork_has_and_no_file_names_is_fetched_from_the_fork(world:
                       sha, "--llvm", "source", "--skip-verify", "--json", env=env)
     assert again.returncode == 0 and json.loads(again.stdout)["up_to_date"] is True, again.stderr[-3000:]
     assert "is not in" not in again.stderr
+
+
+def test_pytorch_2_3_is_refused_before_anything_is_made(world: World, tmp_path: Path) -> None:
+    """PyTorch 2.3.1 pins Triton 2.3.1 (openai/triton release/2.3.x: python/setup.py, and already a
+    cmake/llvm-hash.txt): one line, the fix, exit 5, no workspace."""
+    env = base_env(tmp_path / "home", xdg=tmp_path / "xdg", ccache_dir=tmp_path / "ccache")
+    ws = tmp_path / "ws"
+    proc = tritondev("setup", "--workspace", str(ws), "--mirror", str(world.git_root), "--torch-ref", "v2.3.1",
+                     "--llvm", "source", env=env)
+    assert proc.returncode == 5, proc.stderr[-3000:]
+    errors = [line for line in proc.stderr.splitlines() if line.startswith("error: ")]
+    assert len(errors) == 1 and "Triton 2.3.1 (the Triton PyTorch 2.0 to 2.3 pin) predates" in errors[0]
+    assert "fix: use PyTorch 2.4 or newer (--torch-ref v2.4.0)" in proc.stderr and "Traceback" not in proc.stderr
+    assert not (ws / "src").exists() and not (ws / "venv").exists() and not (ws / "build").exists()
 
 
 def test_xpu_is_refused_with_its_reason(world: World, tmp_path: Path) -> None:

@@ -100,7 +100,8 @@ def install_reason(report: dict[str, Any]) -> str:
 def test_offline_then_online_brings_the_pinned_tools_back(world: World, shared: Path, tmp_path: Path) -> None:
     """From 3.7 TRITON_OFFLINE_BUILD is a cache option setup.py passes only when set: online again, the
     folder must not stay offline, and the pinned ptxas (not this machine's) must be back."""
-    from tests.integration.build.test_eras import SYSTEM_PTXAS, fresh_shell_ptxas, system_cuda_and_json
+    from tests.integration.build.harness import SYSTEM_PTXAS, system_cuda_and_json
+    from tests.integration.build.test_eras import fresh_shell_ptxas
 
     env = {**workspace_env(shared, tmp_path), **system_cuda_and_json(tmp_path)}
     ws = tmp_path / "ws"

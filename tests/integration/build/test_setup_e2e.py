@@ -187,8 +187,11 @@ def test_changed_input_reruns_only_dependents(root_json: dict[str, Any], world: 
     assert status["llvm-configure"] == status["llvm-build"] == "up to date"
     assert status["triton-requirements"] == "up to date"
     assert status["triton-install"] == "ran" and status["verify"] == "ran"
-    assert [c.argv[:4] for c in commands(report)] == [(str(ws / "venv/bin/python"), "-m", "pip", "install")]
-    assert installed_triton(ws / "venv/bin/python", ws)["build_type"] == "TritonRelBuildWithAsserts"
+    install = commands(report)
+    assert [c.argv[:4] for c in install] == [(str(ws / "venv/bin/python"), "-m", "pip", "install")]
+    # CMake's Release, which setup.py has no variable for: appended after its own -DCMAKE_BUILD_TYPE.
+    assert dict(install[0].env)["TRITON_APPEND_CMAKE_ARGS"] == "-DCMAKE_BUILD_TYPE=Release"
+    assert installed_triton(ws / "venv/bin/python", ws)["build_type"] == "Release"
     # Jobs are not an input: a different --jobs rebuilds nothing.
     again = setup_json(world, ws, "root-json", "--build-type", "Release", "--jobs", "1", env=env)
     assert again["up_to_date"] is True
@@ -267,6 +270,42 @@ def test_a_failing_build_shows_its_log_and_resumes(root_json: dict[str, Any], wo
     report = setup_json(world, ws, "root-json", "--build-type", "Release", env=env)
     assert next(s for s in report["steps"] if s["step"] == "triton-install")["status"] == "ran"
     assert report["verify"]["provenance"]["ok"] is True
+
+
+@pytest.mark.slow
+def test_werror_and_the_documented_way_around_it(root_json: dict[str, Any], world: World, tmp_path: Path) -> None:
+    """Triton's CMakeLists.txt appends -Werror to CMAKE_CXX_FLAGS in every era, whatever
+    LLVM_ENABLE_WERROR says (@ 107465b8 l.104, @ 5838701f l.285): a new warning stops the build. What
+    docs/setup-and-build.md says to do about it works: add_compile_options(-Wno-error) from a file given
+    as CMAKE_PROJECT_INCLUDE (its options come after CMAKE_CXX_FLAGS on each compile line), and
+    -UCMAKE_PROJECT_INCLUDE once takes it out of the build folder again."""
+    ws, env = root_json["ws"], root_json["env"]
+    source = ws / "src/triton/lib/Dialect/Triton/IR/Types.cpp"
+    original = source.read_text()
+    source.write_text(original + "\nstatic int tritondev_unused_function() { return 0; }\n")  # -Wunused-function
+    include = tmp_path / "no-werror.cmake"
+    include.write_text("add_compile_options(-Wno-error)\n")
+    try:
+        stopped = tritondev(*setup_args(world, ws, "root-json", "--build-type", "Release", "--allow-dirty"), env=env)
+        assert stopped.returncode == 4, stopped.stderr[-3000:]
+        assert "tritondev_unused_function" in stopped.stderr and "-Werror" in stopped.stderr
+        # The advice this page gave before: LLVM_ENABLE_WERROR=OFF is read by no CMake file of Triton.
+        ignored = {**env, "TRITON_APPEND_CMAKE_ARGS": "-DLLVM_ENABLE_WERROR=OFF"}
+        assert tritondev(*setup_args(world, ws, "root-json", "--build-type", "Release", "--allow-dirty"),
+                         env=ignored).returncode == 4
+        around = {**env, "TRITON_APPEND_CMAKE_ARGS": f"-DCMAKE_PROJECT_INCLUDE={include}"}
+        report = setup_json(world, ws, "root-json", "--build-type", "Release", "--allow-dirty", env=around)
+        assert report["verify"]["provenance"]["ok"] is True
+        line = next(e["command"].split() for e in compile_commands(ws / "src/triton") if e["file"] == str(source))
+        assert line.index("-Wno-error") > line.index("-Werror") and "-DNDEBUG" in line  # Release, from both
+    finally:
+        source.write_text(original)
+    undo = {**env, "TRITON_APPEND_CMAKE_ARGS": "-UCMAKE_PROJECT_INCLUDE"}
+    setup_json(world, ws, "root-json", "--build-type", "Release", env=undo)
+    build = next((ws / "src/triton/build").glob("cmake.*"))
+    assert "CMAKE_PROJECT_INCLUDE" not in read_cmake_cache(build / "CMakeCache.txt")
+    line = next(e["command"].split() for e in compile_commands(ws / "src/triton") if e["file"] == str(source))
+    assert "-Wno-error" not in line and "-Werror" in line
 
 
 def test_another_triton_is_purged_and_ours_kept(root_json: dict[str, Any], world: World, tmp_path: Path) -> None:
@@ -439,23 +478,58 @@ def test_failed_llvm_build_leaves_the_users_triton_installed(world: World, share
     assert still.stdout.strip() == "3.5.0", still.stderr
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize(("label", "version"), [
     # python/setup.py, no -DLLVM_SYSPATH, tools downloaded at import; the version has no +git part
-    # before 3.2 (`version="3.0.0" + TRITON_WHEEL_VERSION_SUFFIX`).
+    # before 3.2 (`version="3.0.0" + TRITON_WHEEL_VERSION_SUFFIX`); 3.0/3.1 download pybind11.
     ("python-dir-3.0", "3.0.0"),
     ("python-dir-3.1", "3.1.0"),
-    ("root-hash", "3.7.0+git{sha8}"),  # root setup.py, downloads by CMake, llvm-hash.txt
+    ("python-dir-3.2", "3.2.0+git{sha8}"),  # -DPYTHON_INCLUDE_DIRS, TRITON_OFFLINE_BUILD, TRITON_APPEND_CMAKE_ARGS
+    ("root-setup-3.4", "3.4.0+git{sha8}"),  # root setup.py, no TRITON_BUILD_DIR, no lld package
+    ("root-setup-3.5", "3.5.0+git{sha8}"),  # lld's package, compile_commands.json linked by setup.py
+    ("root-hash", "3.7.0+git{sha8}"),  # root setup.py, downloads by CMake, llvm-hash.txt, the GSan runtime
     ("root-json-3.8", "3.8.0+git{sha8}"),  # llvm-info.json with a build-info at the same commit
 ])
 def test_every_other_era_from_nothing_to_a_verified_install(world: World, shared: Path, label: str,
                                                             version: str) -> None:
     """The eras the other tests of this module do not set up (python-dir, root-setup, root-json and the
-    forks are): each from an empty workspace to a verified install, the LLVM build shared by key."""
-    ws = shared / f"ws-{label}"
-    report = setup_json(world, ws, label, "--build-type", "Release", env=_env(shared, label))
+    forks are): each from an empty workspace to a verified install with the default build type, the LLVM
+    build shared by key. What upstream's `pip install -e .` builds: TritonRelBuildWithAsserts, no NDEBUG;
+    the link pool from 3.3; up to 3.2 only the C++ launcher, which a second setup finds up to date."""
+    ws = shared / f"ws-era-{label}"  # a workspace of its own: one with settings remembered would keep them
+    env = _env(shared, label)
+    report = setup_json(world, ws, label, env=env)
     assert report["verify"]["provenance"]["ok"] is True, report["verify"]
     assert report["verify"]["provenance"]["llvm_revision"] == world.llvm_commit
     facts = installed_triton(ws / "venv/bin/python", ws)
     assert facts["version"] == version.format(sha8=world.triton_commits[label][:8])
     assert Path(facts["file"]).resolve().parent == (ws / "src/triton/python/triton").resolve()
+    assert facts["build_type"] == "TritonRelBuildWithAsserts"
     assert checkout_state(ws / "src/triton") == (world.triton_commits[label], "")
+    triton = ws / "src/triton"
+    build = next(triton.glob("build/cmake.*" if label.startswith("root") else "python/build/cmake.*"))
+    cache = read_cmake_cache(build / "CMakeCache.txt")
+    entries = json.loads((build / "compile_commands.json").read_text())
+    ours = [e for e in entries if "/lib/Dialect/" in e["file"]]
+    assert ours and not [e["file"] for e in ours if "-DNDEBUG" in e["command"].split()]
+    minor = int(version.split(".")[1])
+    assert ("pool = link_job_pool" in (build / "build.ninja").read_text()) == (minor >= 3)
+    link = triton / "compile_commands.json"
+    assert link.is_symlink() and link.resolve() == (build / "compile_commands.json").resolve()
+    if minor >= 3:
+        return
+    assert cache["CMAKE_CXX_COMPILER_LAUNCHER"] == "ccache" and "CMAKE_C_COMPILER_LAUNCHER" not in cache
+    if minor < 2:  # pybind11 downloaded into $HOME/.triton, and the hand preset names that folder
+        include = Path(env["HOME"]) / ".triton/pybind11/pybind11-2.11.1/include"
+        assert cache["PYBIND11_INCLUDE_DIR"] == str(include) and (include / "pybind11/pybind11.h").is_file()
+        preset = json.loads((triton / "CMakeUserPresets.json").read_text())["configurePresets"][0]
+        assert preset["cacheVariables"]["PYBIND11_INCLUDE_DIR"] == str(include)
+    again = setup_json(world, ws, label, env=env)
+    ran = [s for s in again["steps"] if s["status"] != "up to date"]
+    assert again["up_to_date"] is True and again["commands"] == [], ran
+    if minor == 2:
+        off = setup_json(world, ws, label, "--no-ccache", env=env)
+        install = next(s for s in off["steps"] if s["step"] == "triton-install")
+        assert install["status"] == "ran"
+        assert install["reason"].startswith("compiler launcher changed: fresh CMake cache"), install
+        assert "CMAKE_CXX_COMPILER_LAUNCHER" not in read_cmake_cache(build / "CMakeCache.txt")

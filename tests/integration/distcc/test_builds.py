@@ -90,8 +90,8 @@ def test_every_compile_went_to_the_daemons(builds: dict[str, Any], good_hosts: t
     assert counts.misses == counts.calls > 20 and remote == counts.misses
     assert all(b["local"] == 0 and b["fell_back"] == 0 for b in per_build)
     assert {host for b in per_build for host in b["hosts"]} == {first.token, second.token}
-    # distccd's own statistics: the daemons ran exactly those compiles, plus the proof's test files.
-    assert builds["daemon_compiles"] == remote + 2 * 2
+    # distccd's own statistics: the daemons ran exactly those compiles, plus the proof's three test files.
+    assert builds["daemon_compiles"] == remote + 2 * 3
     for daemon in good_hosts:
         assert daemon.compiles_logged() == daemon.compiles()
 
@@ -154,7 +154,7 @@ def test_the_workspace_remembers_distcc_and_build_compiles_remotely(
     assert proc.returncode == 0, proc.stderr[-3000:]
     result = json.loads(proc.stdout)
     assert result["distcc"]["Triton build"]["remote"] == 1 and result["ccache"]["Triton build"]["misses"] == 1
-    assert sum(d.compiles() for d in good_hosts) - before == 1 + 2 * 2  # the file, and the proof's
+    assert sum(d.compiles() for d in good_hosts) - before == 1 + 2 * 3  # the file, and the proof's
     ninja = next(c for c in result["commands"] if c["step"] == "triton-build")
     assert ninja["argv"][3:5] == ["-j", "5"]  # the hosts' slots
     # In words, as a user reads it.
@@ -175,7 +175,7 @@ def _build_while_a_host_dies(world: World, ws: Path, env: dict[str, str], dies: 
                             stderr=subprocess.PIPE, text=True)
     try:
         deadline = time.monotonic() + 300
-        while dies.compiles_logged() < 2 + 3:  # the proof's two, then a few of the LLVM build's
+        while dies.compiles_logged() < 3 + 3:  # the proof's three, then a few of the LLVM build's
             assert proc.poll() is None, "setup ended before the build got going"
             assert time.monotonic() < deadline
             time.sleep(0.1)
@@ -220,6 +220,49 @@ def test_one_of_two_hosts_goes_down_mid_build(world: World, area: Path) -> None:
     llvm = report["distcc"]["builds"]["LLVM build"]
     assert llvm["hosts"][dies.token] >= 3 and llvm["hosts"][keeps.token] >= 1
     assert llvm["unreachable"] or llvm["fell_back"], llvm  # it was noticed, whichever way distcc went on
+
+
+def _dwo_names(obj: Path) -> tuple[bool, list[Path]]:
+    """(whether the object carries debug info, the .dwo files its skeleton units name). readelf also
+    dumps the units of a .dwo it finds: only skeleton units (DW_TAG_skeleton_unit, or DWARF 4's unit
+    with DW_AT_GNU_dwo_name) are the object's own references."""
+    out = subprocess.run(["readelf", "--debug-dump=info", "--dwarf-depth=1", str(obj)], capture_output=True,
+                         text=True, check=True).stdout
+    units: list[dict[str, str]] = []
+    for line in out.splitlines():
+        if line.lstrip().startswith("<0><") and "DW_TAG_" in line:
+            units.append({"tag": line.split("(")[-1].rstrip(")")})
+        elif units and ("DW_AT_comp_dir" in line or "dwo_name" in line):
+            name = "GNU_dwo_name" if "DW_AT_GNU_dwo_name" in line else line.split()[1].removeprefix("DW_AT_")
+            units[-1][name] = line.rsplit("): ", 1)[-1].strip()
+    names = [Path(u.get("comp_dir", str(obj.parent))) / (u.get("dwo_name") or u["GNU_dwo_name"]) for u in units
+             if (u["tag"] == "DW_TAG_skeleton_unit" and "dwo_name" in u) or "GNU_dwo_name" in u]
+    return bool(units), names
+
+
+@pytest.mark.slow
+def test_a_debug_llvm_through_distcc_keeps_its_debug_info(world: World, area: Path,
+                                                         good_hosts: tuple[DistccDaemon, DistccDaemon]) -> None:
+    """`--llvm-build-type Debug --distcc`: every object carries its debug info, and none names a .dwo that
+    is not on disk (distcc brings back no .dwo: LLVM_USE_SPLIT_DWARF stays off while distcc is on)."""
+    first, _ = good_hosts
+    env, ws = _env(area, "G"), area / "ws-G"
+    proc = tritondev(*_setup_args(world, ws, "--distcc", first.token, "--llvm-build-type", "Debug", "--skip-verify"),
+                     env=env)
+    report = _report(proc)
+    assert report["distcc"]["builds"]["LLVM build"]["remote"] > 0
+    llvm = Path(report["llvm_build"])
+    assert "LLVM_USE_SPLIT_DWARF:BOOL=ON" not in (llvm / "CMakeCache.txt").read_text()
+    objects = sorted(llvm.rglob("*.o"))
+    assert len(objects) > 20
+    missing, bare = [], []
+    for obj in objects:
+        debug, dwo = _dwo_names(obj)
+        if not debug:
+            bare.append(obj.name)
+        missing += [str(d) for d in dwo if not d.is_file()]
+    assert bare == [] and missing == []
+    assert any("without split DWARF" in n for n in report["notices"])
 
 
 def test_no_usable_host_stops_before_anything_is_built(world: World, area: Path, down_host: str,

@@ -16,7 +16,7 @@ from bootstrap.core.distcc_hosts import parse_hosts
 from bootstrap.core.errors import ToolMissing
 from bootstrap.core.runner import Runner
 from bootstrap.pipeline.distcc.client import DistccSetup
-from bootstrap.pipeline.distcc.proof import GOOD, Compiler, compilers_of, prove
+from bootstrap.pipeline.distcc.proof import GOOD, Compiler, check_hosts, compilers_of, prove
 from tests.integration.build.harness import base_env, setup_args, tritondev
 from tests.integration.distcc.daemons import DistccDaemon
 from tests.world.world import World
@@ -54,9 +54,10 @@ def test_each_host_is_proven_by_its_own_compile(good_hosts: tuple[DistccDaemon, 
     assert "does not allow this machine (distccd --allow)" in verdicts[refusing.token].reason
     # The build gets the good hosts (and localhost, which is this machine), their slots size it.
     assert proven.hosts.value == f"{first.token} localhost/1 {second.token}" and proven.hosts.slots == 2 + 1 + 3
-    # distccd's own statistics: the test files really were compiled there (two per host: C and C++).
+    # distccd's own statistics: the test files really were compiled there (three per host: C and C++ to
+    # compare byte for byte, and C++ with debug info as the builds compile).
     after = first.compiles(), second.compiles(), other_compiler.compiles()
-    assert (after[0] - before[0], after[1] - before[1]) == (2, 2)
+    assert (after[0] - before[0], after[1] - before[1]) == (3, 3)
     assert after[2] > before[2]  # the other host compiled them too, with its own compiler
 
 
@@ -132,3 +133,17 @@ def test_bad_input_stops_setup_before_anything_is_made(world: World, tmp_path: P
     assert proc.returncode == code, proc.stderr[-2000:]
     assert said in proc.stderr and "fix:" in proc.stderr and "Traceback" not in proc.stderr
     assert not ws.exists()
+
+
+def test_a_host_that_loses_split_dwarf_is_left_out(good_hosts: tuple[DistccDaemon, DistccDaemon]) -> None:
+    """distcc 3.4 brings back the object of a remote compile and not the .dwo that -gsplit-dwarf writes
+    beside it: a proof with the build's debug flags sees it (which is why the builds never split DWARF
+    through distcc), and the same host passes with -g alone."""
+    first, _ = good_hosts
+    split = check_hosts(Runner(silent=True), _setup(first.token), CLANG, ("-O2", "-g", "-gsplit-dwarf"))
+    verdict = (split.verdicts or ())[0]
+    assert not verdict.ok and verdict.reason.startswith("brings back no .dwo file of a -O2 -g -gsplit-dwarf compile")
+    with pytest.raises(ToolMissing, match=r"brings back no \.dwo file"):  # the only host: none left for the build
+        prove(Runner(silent=True), _setup(first.token), CLANG, debug_flags=("-O2", "-g", "-gsplit-dwarf"))
+    plain = prove(Runner(silent=True), _setup(first.token), CLANG, debug_flags=("-O2", "-g"))
+    assert (plain.verdicts or ())[0].ok

@@ -279,7 +279,7 @@ def test_the_disk_check_estimates_by_what_llvm_auto_decides(cli: Cli, tmp_path: 
     (ws / "src" / "triton" / "cmake").mkdir(parents=True)
     (ws / "src" / "triton" / "cmake" / "llvm-hash.txt").write_text(pin + "\n")
     (ws / "src" / "triton" / "setup.py").write_text('TRITON_VERSION = "3.7.0" + os.environ.get("X", "")\n')
-    args = ("doctor", "--check", "resources.disk", "--json", "--workspace", str(ws))  # RelWithDebInfo, Release LLVM
+    args = ("doctor", "--check", "resources.disk", "--json", "--workspace", str(ws))  # default build types
     unknown = checks_of(cli(*args).stdout)["resources.disk"]["summary"]
     assert "17 GiB with a prebuilt LLVM, 29 GiB with a Release LLVM built here" in unknown
     assert f"--llvm auto decides at setup for LLVM {pin[:12]}" in unknown
@@ -287,10 +287,10 @@ def test_the_disk_check_estimates_by_what_llvm_auto_decides(cli: Cli, tmp_path: 
     memory = ws / "state" / "llvm-auto.json"
     memory.write_text(json.dumps({"answers": {}, "chosen": {pin: "source"}}))
     source = checks_of(cli(*args).stdout)["resources.disk"]["summary"]
-    assert "a RelWithDebInfo Triton + Release LLVM build needs about 29 GiB" in source
+    assert "a TritonRelBuildWithAsserts Triton + Release LLVM build needs about 29 GiB" in source
     assert f"--llvm auto: a source build for LLVM {pin[:12]} (kept from an earlier setup" in source
     memory.write_text(json.dumps({"answers": {}, "chosen": {pin: "prebuilt"}}))
     prebuilt = checks_of(cli(*args).stdout)["resources.disk"]["summary"]
-    assert "a RelWithDebInfo Triton build needs about 17 GiB (--llvm auto: the prebuilt package" in prebuilt
+    assert "a TritonRelBuildWithAsserts Triton build needs about 17 GiB (--llvm auto: the prebuilt package" in prebuilt
     # --llvm source always counts the LLVM build, whatever auto would do.
     assert "29 GiB" in checks_of(cli(*args, env={"TRITONDEV_LLVM": "source"}).stdout)["resources.disk"]["summary"]

@@ -64,6 +64,12 @@ def test_debug_only_uses_the_debug_type_of_the_source(pass_name: str, debug_type
         return
     assert f"-debug-only={debug_type}" in command
     assert says is not None
+    # A default workspace builds what upstream's `pip install -e .` builds (TritonRelBuildWithAsserts):
+    # no NDEBUG, so the pass's LLVM_DEBUG code is there (llvm/Support/Debug.h compiles it out under NDEBUG).
+    pass_file = data["sources"][0]["source"]
+    entries = json.loads((mini_workspace.build_dir / "compile_commands.json").read_text())
+    line = next(e["command"].split() for e in entries if e["file"].endswith(pass_file))
+    assert "-DNDEBUG" not in line and "-O2" in line and "-g" in line
     assert says in (tmp_path / "triton-opt.stderr").read_text()
     if debug_type != pass_name:
         assert f"{pass_name} logs under DEBUG_TYPE '{debug_type}'" in notes

@@ -14,6 +14,7 @@ from pathlib import Path
 
 import pytest
 
+from bootstrap.git.setup_py import SetupPyArgs
 from bootstrap.pipeline.llvm.source import detect_host, host_suffix
 from tests.integration.build.harness import base_env, tritondev
 from tests.world.build import LLVMBuild
@@ -47,7 +48,7 @@ def prebuilt_world(tmp_path_factory: pytest.TempPathFactory, mini_llvm: LLVMBuil
     root = tmp_path_factory.mktemp("prebuilt-world")
     world = build_world(root / "w")
     assert world.llvm_commit == mini_llvm.commit  # commits are the same in every world
-    suffix, _ = host_suffix(detect_host(), "3.8.0", {})
+    suffix, _ = host_suffix(detect_host(), SetupPyArgs(), {})
     assert suffix is not None, "this machine has no prebuilt LLVM suffix"
     packages = root / "packages"
     name = f"llvm-{world.llvm_commit[:8]}-{suffix}-{GOOD}"

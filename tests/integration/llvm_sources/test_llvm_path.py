@@ -13,7 +13,14 @@ from typing import Any
 import pytest
 
 from bootstrap.pipeline.host.buildtree import read_cmake_cache
-from tests.integration.build.harness import installed_triton, tritondev
+from tests.integration.build.harness import (
+    base_env,
+    checkout_state,
+    installed_triton,
+    setup_json,
+    system_cuda_and_json,
+    tritondev,
+)
 from tests.integration.llvm_sources.conftest import fresh_env
 from tests.world.build import LLVMBuild, build_llvm, clone_at
 from tests.world.gitrepo import Git
@@ -115,3 +122,21 @@ def test_what_is_not_an_llvm_build_for_triton_is_exit_2_before_anything_is_creat
         assert proc.returncode == 2, (llvm, proc.stderr[-2000:])
         assert words in proc.stderr and "fix:" in proc.stderr and "Traceback" not in proc.stderr, proc.stderr
         assert not ws.exists(), llvm
+
+
+@pytest.mark.slow
+def test_offline_3_7_from_nothing_compiles_its_gsan_runtime(world: World, mini_llvm: LLVMBuild, tmp_path: Path) -> None:
+    """3.7 compiles the GSan runtime while it builds, with --cuda-path=third_party/nvidia/backend
+    (third_party/nvidia/CMakeLists.txt @ 6d2e38bf), and offline nothing is downloaded into that folder
+    (python/build_helpers.py @ 6d2e38bf l.369): the tools and headers go there before the install, in a
+    workspace that never built online."""
+    env = base_env(tmp_path / "home", xdg=tmp_path / "xdg", ccache_dir=tmp_path / "ccache")
+    env.update(system_cuda_and_json(tmp_path))  # this machine's CUDA toolkit and nlohmann/json
+    ws = tmp_path / "ws"
+    report = setup_json(world, ws, "release-3.7", "--offline", "--llvm", str(mini_llvm.build), env=env)
+    assert report["verify"]["provenance"]["ok"] is True
+    backend = ws / "src/triton/third_party/nvidia/backend"
+    assert (backend / "lib/gsan.ll").read_text().startswith("; ModuleID")  # the mini clang++ of the LLVM tree
+    assert (backend / "include/cuda.h").is_file() and (backend / "bin/ptxas").is_file()
+    assert any("before and after the install" in n for n in report["notices"])
+    assert checkout_state(ws / "src/triton")[1] == ""

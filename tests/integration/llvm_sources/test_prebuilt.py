@@ -5,6 +5,7 @@ retired host refused with what to do; an interrupted download resumed with only 
 from __future__ import annotations
 
 import json
+import shutil
 from pathlib import Path
 from typing import Any
 
@@ -64,6 +65,14 @@ def test_setup_completes_and_verifies_without_building_llvm(first: dict[str, Any
     assert stamp["sha256"] == prebuilt_world.package.sha256 and "19.1.0git" in stamp["runs"]
     assert sorted(p.name for p in folder.parent.iterdir()) == [prebuilt_world.package.name]
     assert report["llvm"]["package"]["sha256"] == prebuilt_world.package.sha256
+    # The layout of Triton's packages (llvm-build.yml @ 5838701f: install-distribution of its components):
+    # what Triton's configure reads (3.7 on: the tree's clang++ for the GSan runtime) is there.
+    for rel in ("bin/clang++", "bin/FileCheck", "bin/mlir-tblgen", "include/llvm/Support/VCSRevision.h",
+                "lib/cmake/llvm/LLVMConfig.cmake", "lib/cmake/mlir/MLIRConfig.cmake",
+                "lib/cmake/lld/LLDConfig.cmake"):
+        assert (folder / rel).exists(), rel
+    assert list(folder.glob("lib/clang/*/include")), "clang's resource headers"
+    assert not (folder / "lib" / "libclangBasic.a").exists()  # not a distribution component
 
 
 def test_an_interrupted_download_resumes_and_fetches_only_the_rest(first: dict[str, Any]) -> None:
@@ -88,6 +97,30 @@ def test_a_rerun_does_nothing_and_another_workspace_reuses_the_package(
     mine = other / "build" / "llvm" / prebuilt_world.package.name
     assert mine.is_symlink() and mine.resolve() == (first["ws"] / "build" / "llvm" / prebuilt_world.package.name)
     assert len(package_server.served()) == before  # nothing downloaded again
+
+
+def test_an_archive_left_by_an_earlier_run_is_hashed_again_before_it_is_unpacked(
+        first: dict[str, Any], prebuilt_world: PrebuiltWorld, package_server: PackageServer) -> None:
+    """A run cut short between the download and the unpacking leaves <name>.tar.gz in build/llvm: the
+    next run hashes it again (it may have changed since) and downloads the package afresh when it no
+    longer is the pinned one."""
+    package = prebuilt_world.package
+    folder = first["ws"] / "build" / "llvm" / package.name
+    shutil.rmtree(folder)  # as if unpacking had not happened yet
+    archive = folder.parent / package.archive
+    shutil.copyfile(prebuilt_world.packages / f"{prebuilt_world.name(WRONG_SUM)}.tar.gz", archive)  # other bytes
+    before = len(package_server.served())
+    proc = setup_prebuilt(prebuilt_world, package_server, first["ws"], GOOD, "--json", "--skip-verify",
+                          env=first["env"])
+    assert proc.returncode == 0, proc.stderr[-3000:]
+    report = json.loads(proc.stdout)
+    assert steps(report)["llvm-download"] == "ran"
+    download = report["llvm"]["download"]
+    assert (download["received"], download["sha256"]) == (first["size"], package.sha256)
+    fetched = [r.path for r in package_server.served()[before:] if r.method == "GET"]
+    assert fetched == [f"/llvm-builds/{package.archive}"]
+    assert json.loads((folder / LLVM_STAMP).read_text())["sha256"] == package.sha256
+    assert not archive.exists()
 
 
 def test_dry_run_shows_url_sum_and_destination_and_downloads_nothing(

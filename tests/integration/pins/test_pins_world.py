@@ -61,14 +61,20 @@ def test_every_tag_every_era_through_file_paths(world: World, paths: dict[str, s
         expected_version = world.pytorch_triton_versions[tag] or world.triton_versions[pinned.triton]
         assert pins.triton_version == expected_version, tag
         assert "cli:--torch-ref" not in pins.torch_ref_source and "--torch-ref" in pins.torch_ref_source
-    assert eras == {"python-dir", "root-hash", "root-json"}  # root-setup (3.4-3.6) is pinned by no tag
+    assert eras == {"python-dir", "root-setup", "root-hash", "root-json"}  # root-setup: v2.8.0 (3.4), v2.9.0 (3.5)
     assert not (tmp_path / "ws").exists(), "reading pins creates no workspace"
 
 
-def test_old_ref_falls_back_to_github_pin(world: World, paths: dict[str, str], tmp_path: Path) -> None:
-    pins = resolve_pins(context(tmp_path, torch_ref="v2.0.0", **paths))
-    assert pins.triton_commit == world.pytorch_tags["v2.0.0"].triton
-    assert ".github/ci_commit_pins/triton.txt" in pins.triton_commit_source
+@pytest.mark.parametrize(("tag", "version"), [("v2.0.0", "2.0.0"), ("v2.3.1", "2.3.1")])
+def test_pytorch_2_0_to_2_3_pin_a_triton_2_that_is_refused(world: World, paths: dict[str, str], tmp_path: Path,
+                                                           tag: str, version: str) -> None:
+    """v2.0.0's pin is only .github/ci_commit_pins/triton.txt (read as the fallback); both pin a Triton 2.x
+    (2.3 already with cmake/llvm-hash.txt), which tritondev refuses, naming the oldest PyTorch it builds."""
+    with pytest.raises(MismatchError) as caught:
+        resolve_pins(context(tmp_path, torch_ref=tag, **paths))
+    assert caught.value.message.startswith(f"Triton {version} (the Triton PyTorch 2.0 to 2.3 pin) predates")
+    assert "--torch-ref v2.4.0" in (caught.value.fix or "")
+    assert not (tmp_path / "ws").exists()
 
 
 def test_main_is_the_default(world: World, paths: dict[str, str], tmp_path: Path) -> None:

@@ -60,19 +60,45 @@ def test_main_builds_llvm_ahead_of_its_pin_and_has_an_amd_codegen_llvm(world: Wo
 
 
 @pytest.mark.parametrize(("label", "present", "absent"), [
-    ("python-dir-3.1", ["-D{p.include_flag}", "-DPYBIND11_INCLUDE_DIR"],
-     ["-D{p.syspath_var_name}", "TRITON_OFFLINE_BUILD", "-DTRITON_WHEEL_DIR", "ptxas-blackwell"]),
-    ("python-dir", ["-D{p.include_flag}", "TRITON_OFFLINE_BUILD", "ptxas-blackwell", "-Dpybind11_DIR"],
-     ["-D{p.syspath_var_name}", "-DTRITON_WHEEL_DIR", "-DTRITON_CACHE_PATH"]),
+    ("python-dir-3.0", ["-DPYBIND11_INCLUDE_DIR", "pybind11-version.txt", "-DPYTHON_INCLUDE_DIRS",
+                        '"-DCMAKE_CXX_COMPILER_LAUNCHER=ccache"', "-DTRITON_BUILD_PROTON=OFF",
+                        'set(CMAKE_CXX_FLAGS "${CMAKE_C_FLAGS}', "-Werror"],
+     ["TRITON_OFFLINE_BUILD", "TRITON_APPEND_CMAKE_ARGS", "passthrough_args", "option(TRITON_BUILD_WITH_CCACHE",
+      "CMAKE_C_COMPILER_LAUNCHER", "TRITON_PARALLEL_LINK_JOBS", "TRITON_BUILD_WITH_O1", "update_symlink",
+      "LLVM_ENABLE_WERROR)"]),
+    ("python-dir-3.1", ["-D{p.include_flag}", "-DPYBIND11_INCLUDE_DIR", '"-DCMAKE_CXX_COMPILER_LAUNCHER=ccache"'],
+     ["-D{p.syspath_var_name}", "TRITON_OFFLINE_BUILD", "-DTRITON_WHEEL_DIR", "ptxas-blackwell",
+      "option(TRITON_BUILD_WITH_CCACHE"]),
+    ("python-dir-3.2", ["TRITON_OFFLINE_BUILD", "-DPYTHON_INCLUDE_DIRS", "TRITON_APPEND_CMAKE_ARGS",
+                        '"-DCMAKE_CXX_COMPILER_LAUNCHER=ccache"', "pybind11.get_include()"],
+     ["pybind11-version.txt", "passthrough_args", "option(TRITON_BUILD_WITH_CCACHE", "TRITON_PARALLEL_LINK_JOBS",
+      "-Dpybind11_DIR", 'set(CMAKE_CXX_FLAGS "${CMAKE_C_FLAGS}']),
+    ("python-dir", ["-D{p.include_flag}", "TRITON_OFFLINE_BUILD", "ptxas-blackwell", "-Dpybind11_DIR",
+                    "passthrough_args", "option(TRITON_BUILD_WITH_CCACHE", "TRITON_PARALLEL_LINK_JOBS",
+                    "-DPython3_INCLUDE_DIR"],
+     ["-D{p.syspath_var_name}", "-DTRITON_WHEEL_DIR", "-DTRITON_CACHE_PATH", "\"-DCMAKE_CXX_COMPILER_LAUNCHER=ccache\"",
+      "-DPYTHON_INCLUDE_DIRS"]),
+    ("root-setup-3.4", ["-D{p.syspath_var_name}", "-DTRITON_WHEEL_DIR", "CMakeBuild"],
+     ["TRITON_BUILD_DIR", "find_package(LLD", "update_symlink", "ptxas-blackwell"]),
+    ("root-setup-3.5", ["TRITON_BUILD_DIR", "find_package(LLD", "update_symlink"], ["ptxas-blackwell", "GSAN"]),
     ("root-setup", ["-D{p.syspath_var_name}", "-DTRITON_WHEEL_DIR", "CMakeBuild"], ["-DTRITON_CACHE_PATH"]),
-    ("root-hash", ["-DTRITON_CACHE_PATH", '"LLVM_SYSPATH"'], ["-D{p.syspath_var_name}", "-DTRITON_VERSION"]),
-    ("root-json", ["-DTRITON_VERSION", "-Dnanobind_ROOT", '"TRITON_AMD_CODEGEN_PATH"'], ["-D{p.syspath_var_name}"]),
+    ("root-hash", ["-DTRITON_CACHE_PATH", '"LLVM_SYSPATH"', '"TRITON_CUPTI_LIB_BLACKWELL_PATH"',
+                   '"TRITON_CUDACRT_PATH"', "--cuda-path=${CMAKE_CURRENT_SOURCE_DIR}/backend"],
+     ["-D{p.syspath_var_name}", "-DTRITON_VERSION", "-nocudainc", "--jobserver-auth"]),
+    ("root-json", ["-DTRITON_VERSION", "-Dnanobind_ROOT", '"TRITON_AMD_CODEGEN_PATH"', "-nocudainc",
+                   "--jobserver-auth"],
+     ["-D{p.syspath_var_name}", "--cuda-path"]),
 ])
 def test_each_commit_holds_only_its_eras_build_code(world: World, label: str, present: list[str],
                                                    absent: list[str]) -> None:
+    """setup.py, build_helpers.py and the CMake files of each era (docs/test-world.md, conformance table):
+    e.g. ccache and the link pool only from 3.3, -Werror whatever LLVM_ENABLE_WERROR says, the GSan runtime
+    against the backend folder (3.7) or freestanding (3.8)."""
     sha = world.triton_commits[label]
     text = show(world, "triton", sha, "python/setup.py" if label.startswith("python-dir") else "setup.py")
-    text += show(world, "triton", sha, "python/build_helpers.py")
+    for path in ("python/build_helpers.py", "CMakeLists.txt", "third_party/nvidia/CMakeLists.txt",
+                 "third_party/amd/CMakeLists.txt"):
+        text += show(world, "triton", sha, path)
     assert "%%" not in text
     assert [p for p in present if p not in text] == [] and [a for a in absent if a in text] == []
 
@@ -96,22 +122,32 @@ def test_llvm_commits(world: World) -> None:
 @pytest.mark.parametrize(
     ("label", "setup", "pin", "bindings", "version"),
     [
+        ("python-dir-3.0", "python/setup.py", "cmake/llvm-hash.txt", None, "3.0.0"),
+        ("python-dir-3.2", "python/setup.py", "cmake/llvm-hash.txt", "pybind11", "3.2.0"),
         ("python-dir", "python/setup.py", "cmake/llvm-hash.txt", "pybind11", "3.3.0"),
+        ("root-setup-3.4", "setup.py", "cmake/llvm-hash.txt", "pybind11", "3.4.0"),
+        ("root-setup-3.5", "setup.py", "cmake/llvm-hash.txt", "pybind11", "3.5.0"),
         ("root-setup", "setup.py", "cmake/llvm-hash.txt", "pybind11", "3.6.0"),
         ("root-hash", "setup.py", "cmake/llvm-hash.txt", "pybind11", "3.7.0"),
         ("root-json", "setup.py", "cmake/llvm-info.json", "nanobind==2.10.2", "3.8.0"),
     ],
 )
-def test_triton_eras(world: World, label: str, setup: str, pin: str, bindings: str, version: str) -> None:
+def test_triton_eras(world: World, label: str, setup: str, pin: str, bindings: str | None, version: str) -> None:
     sha = world.triton_commits[label]
     files = set(git(world.bare["triton"], "ls-tree", "-r", "--name-only", sha).split())
     assert setup in files and pin in files
     other_pin = {"cmake/llvm-hash.txt", "cmake/llvm-info.json"} - {pin}
     assert not other_pin & files
-    assert ("scripts/build-llvm-project.sh" in files) == (label != "python-dir")
-    pyproject = "python/pyproject.toml" if label == "python-dir" else "pyproject.toml"
-    assert bindings in show(world, "triton", sha, pyproject).split("[build-system]")[1]
-    assert bindings in show(world, "triton", sha, "python/requirements.txt")
+    in_python = label.startswith("python-dir")
+    assert ("scripts/build-llvm-project.sh" in files) == (not in_python)
+    pyproject = "python/pyproject.toml" if in_python else "pyproject.toml"
+    requires = show(world, "triton", sha, pyproject).split("[build-system]")[1]
+    if bindings is None:  # 3.0/3.1 download pybind11 at build time: no build requirement
+        assert "pybind11" not in requires and "cmake/pybind11-version.txt" in files
+    else:
+        assert bindings in requires and bindings in show(world, "triton", sha, "python/requirements.txt")
+    # The GSan runtime's sources came with 3.7.
+    assert ("python/triton/experimental/gsan/src/GSanLibrary.cu" in files) == (version >= "3.7")
     setup_text = show(world, "triton", sha, setup)
     assert re.search(rf'^TRITON_VERSION = "{re.escape(version)}"', setup_text, re.M)
     assert world.triton_versions[sha] == version
@@ -125,7 +161,8 @@ def test_triton_eras(world: World, label: str, setup: str, pin: str, bindings: s
 
 def test_triton_release_tips_are_not_on_main(world: World) -> None:
     repo = world.bare["triton"]
-    for branch in ("release/3.0.x", "release/3.1.x", "release/3.3.x", "release/3.7.x", "release/3.8.x"):
+    for branch in ("release/3.0.x", "release/3.1.x", "release/3.2.x", "release/3.3.x", "release/3.4.x",
+                   "release/3.5.x", "release/3.7.x", "release/3.8.x"):
         tip = world.triton_branches[branch]
         assert subprocess.run(["git", "merge-base", "--is-ancestor", tip, "main"], cwd=repo).returncode == 1
     mismatch = world.triton_commits["other-llvm"]
@@ -134,7 +171,7 @@ def test_triton_release_tips_are_not_on_main(world: World) -> None:
 
 def test_pytorch_pins(world: World) -> None:
     repo = world.bare["pytorch"]
-    for tag, ref in world.pytorch_tags.items():
+    for tag, ref in {**world.pytorch_tags, **world.pytorch_triton2_tags}.items():
         assert git(repo, "rev-parse", f"{tag}^{{commit}}").strip() == ref.commit
         path = ".github/ci_commit_pins/triton.txt" if tag == "v2.0.0" else ".ci/docker/ci_commit_pins/triton.txt"
         assert show(world, "pytorch", tag, path) == ref.triton + "\n"
@@ -156,6 +193,11 @@ def test_pytorch_pins(world: World) -> None:
     assert show(world, "pytorch", "main", ".ci/docker/ci_commit_pins/triton.txt").strip() == world.pytorch_main.triton
     for tag, text in world.pytorch_bad_tags.items():
         assert show(world, "pytorch", tag, ".ci/docker/ci_commit_pins/triton.txt") == text
+    # PyTorch 2.0-2.3 pin Triton 2.x: python/setup.py with its version; 2.0 without cmake/llvm-hash.txt.
+    for tag, version, hash_file in (("v2.0.0", "2.0.0", False), ("v2.3.1", "2.3.1", True)):
+        triton = world.pytorch_triton2_tags[tag].triton
+        assert f'version="{version}"' in show(world, "triton", triton, "python/setup.py")
+        assert (git_maybe(world.bare["triton"], "show", f"{triton}:cmake/llvm-hash.txt") is not None) == hash_file
 
 
 def test_torch_version_py(world: World) -> None:
@@ -207,7 +249,7 @@ def test_raw_server(world: World, raw_http_server: RawServer) -> None:
     # v2.0.0 has no .ci pin: 404 like GitHub, and the old path answers.
     assert fetch(raw_http_server.url("v2.0.0", pin)) == (404, b"404: Not Found")
     status, body = fetch(raw_http_server.url("v2.0.0", ".github/ci_commit_pins/triton.txt"))
-    assert status == 200 and body.decode().strip() == world.pytorch_tags["v2.0.0"].triton
+    assert status == 200 and body.decode().strip() == world.pytorch_triton2_tags["v2.0.0"].triton
     assert fetch(raw_http_server.url("no-such-tag", pin))[0] == 404
     assert fetch(raw_http_server.url("main", pin, repo="someone/else"))[0] == 404
     assert fetch(raw_http_server.url("v9.9.8-emptypin", pin)) == (200, b"")

@@ -44,7 +44,7 @@ def test_config_show_called_directly(tmp_path: Path, capsys: pytest.CaptureFixtu
 
 def test_a_bad_setting_raises_the_typed_error(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv("TRITONDEV_BUILD_TYPE", "Fast")
-    with pytest.raises(ConfigError, match="expected one of Debug, Release, RelWithDebInfo"):
+    with pytest.raises(ConfigError, match="expected one of TritonRelBuildWithAsserts, Debug, RelWithDebInfo, Release"):
         show(workspace=tmp_path)
 
 

@@ -19,7 +19,7 @@ def _env(ws: Path, **extra: str) -> dict[str, str]:
 
 def test_defaults_have_source_default(tmp_path: Path) -> None:
     settings = load_settings({}, _env(tmp_path))
-    assert settings.build_type == "RelWithDebInfo"
+    assert settings.build_type == "TritonRelBuildWithAsserts"  # what upstream's `pip install -e .` builds
     assert settings.source_of("build_type") == "default"
     assert settings.source_of("workspace") == "env:TRITONDEV_WORKSPACE"
 
@@ -89,7 +89,7 @@ def test_every_variable_the_scripts_read_is_accepted_and_documented() -> None:
 @pytest.mark.parametrize(
     ("content", "needle"),
     [
-        ('build_type = "Fast"\n', "expected one of Debug, Release, RelWithDebInfo"),
+        ('build_type = "Fast"\n', "expected one of TritonRelBuildWithAsserts, Debug, RelWithDebInfo, Release"),
         ("jobs = 0\n", "must be 1 or more"),
         ('jobs = "many"\n', "jobs"),
         ('ccache = "maybe"\n', "expected true or false"),
@@ -158,7 +158,9 @@ def test_table_types_and_defaults_are_the_fields() -> None:
 
 def test_option_help_names_choices_env_var_and_default() -> None:
     assert BY_NAME["build_type"].option_help == (
-        "Triton build type: Debug, Release or RelWithDebInfo (env: TRITONDEV_BUILD_TYPE; default: RelWithDebInfo)."
+        "Triton build type: TritonRelBuildWithAsserts, Debug, RelWithDebInfo or Release (env: TRITONDEV_BUILD_TYPE;"
+        " default: TritonRelBuildWithAsserts, what upstream's `pip install -e .` builds (-O2 -g, assertions and"
+        " LLVM_DEBUG kept))."
     )
     assert BY_NAME["ccache"].option_help.endswith("(env: TRITONDEV_CCACHE; default: on).")
     assert BY_NAME["allow_dirty"].option_help.endswith("default: off).")

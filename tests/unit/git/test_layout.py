@@ -318,6 +318,14 @@ def test_a_triton_2_commit_names_the_oldest_pytorch_supported() -> None:
         llvm_pin(lambda path: files.get(path))
     assert caught.value.message.startswith("Triton 2.1.0 (the Triton PyTorch 2.0 to 2.3 pin) predates")
     assert "use PyTorch 2.4 or newer (--torch-ref v2.4.0)" in (caught.value.fix or "")
+    # Triton 2.3 (PyTorch 2.3's pin) already has cmake/llvm-hash.txt: still refused, by its setup.py.
+    files_23 = {"cmake/llvm-hash.txt": "a" * 40 + "\n",
+                "python/setup.py": 'setup(\n    name="triton",\n    version="2.3.1" + os.environ.get("X", ""),\n)\n'}
+    with pytest.raises(MismatchError) as newer:
+        llvm_pin(lambda path: files_23.get(path))
+    assert newer.value.message.startswith("Triton 2.3.1 (the Triton PyTorch 2.0 to 2.3 pin) predates")
+    three = {"cmake/llvm-hash.txt": "a" * 40 + "\n", "python/setup.py": 'TRITON_VERSION = "3.0.0"\n'}
+    assert llvm_pin(lambda path: three.get(path)) == ("cmake/llvm-hash.txt", "a" * 40)
     with pytest.raises(MismatchError) as other:
         llvm_pin(lambda path: None)
     assert "pins LLVM in one of these files" in (other.value.fix or "")

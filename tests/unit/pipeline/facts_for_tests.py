@@ -41,16 +41,35 @@ ERAS = {
     "python-dir": TritonLayout("python", "cmake/llvm-hash.txt", LLVM, "llvm/llvm-project", "pybind11", PYBIND, False,
                                "3.3.0", None, (3, 18), setup_args=SetupPyArgs(
                                    SYSPATH_NEVER, True, False, False, False, bindings=PYBIND11_VARS,
-                                   build_dir_env=False, downloads_in_cmake=False)),
+                                   build_dir_env=False, downloads_in_cmake=False, links_compile_commands=False,
+                                   jobserver_skips_jobs=False)),
     "root-setup": TritonLayout(".", "cmake/llvm-hash.txt", LLVM, "llvm/llvm-project", "pybind11", PYBIND, True,
                                "3.6.0", ("mlir", "llvm", "lld"), (3, 20), setup_args=SetupPyArgs(
                                    SYSPATH_ALWAYS, True, True, False, False, bindings=PYBIND11_VARS,
-                                   downloads_in_cmake=False)),
+                                   downloads_in_cmake=False, jobserver_skips_jobs=False)),
     "root-hash": TritonLayout(".", "cmake/llvm-hash.txt", LLVM, "llvm/llvm-project", "pybind11", PYBIND, True,
                               "3.7.0", ("mlir", "llvm", "lld"), (3, 20), setup_args=SetupPyArgs(
-                                  SYSPATH_FROM_ENV, False, True, True, False, bindings=PYBIND11_VARS)),
+                                  SYSPATH_FROM_ENV, False, True, True, False, bindings=PYBIND11_VARS,
+                                  gsan_cuda_path=True, jobserver_skips_jobs=False)),
     "root-json": TritonLayout(".", "cmake/llvm-info.json", LLVM, "llvm/llvm-project", "nanobind", NANOBIND, True,
                               "3.8.0", ("mlir", "llvm", "lld"), (3, 20), setup_args=SetupPyArgs()),
+}
+
+
+# Eras before 3.3, for the tests of what changed then (not in ERAS, which the plan's tests run over):
+# python/setup.py with -DPYTHON_INCLUDE_DIRS, `-DCMAKE_CXX_COMPILER_LAUNCHER=ccache` of its own, no link
+# pool; 3.0/3.1 download pybind11 and read no TRITON_APPEND_CMAKE_ARGS (python/setup.py @ 107465b8, dbc771e8).
+_OLD = SetupPyArgs(SYSPATH_NEVER, True, False, False, False, python_include="PYTHON_INCLUDE_DIRS",
+                   bindings=("PYBIND11_INCLUDE_DIR",), build_dir_env=False, downloads_in_cmake=False,
+                   ptxas_blackwell=False, cxx_launcher_only=True, link_jobs=False, links_compile_commands=False,
+                   jobserver_skips_jobs=False)
+OLD_ERAS = {
+    "python-dir-3.0": TritonLayout("python", "cmake/llvm-hash.txt", LLVM, "llvm/llvm-project", "pybind11",
+                                   PYBIND[:4], False, "3.0.0", None, (3, 18), setup_args=dataclasses.replace(
+                                       _OLD, offline_flag=False, append_cmake_args=False,
+                                       pybind11_version="2.11.1")),
+    "python-dir-3.2": TritonLayout("python", "cmake/llvm-hash.txt", LLVM, "llvm/llvm-project", "pybind11", PYBIND,
+                                   False, "3.2.0", None, (3, 18), setup_args=_OLD),
 }
 
 
@@ -89,7 +108,7 @@ def llvm_key(layout: TritonLayout, llvm_build_type: str = "Release") -> str:
 
 def fresh(era: str, allow_dirty: bool = False) -> SetupFacts:
     """A workspace that does not exist yet: no venv, no checkouts, no builds, no records."""
-    layout = ERAS[era]
+    layout = {**ERAS, **OLD_ERAS}[era]
     pins = Pins(None, "not used: the Triton commit was given", TRITON, "option --triton-commit", layout.version, LLVM,
                 URL.format(name="llvm-project"), layout, triton_url=URL.format(name="triton"))
     s = Settings(workspace=WS, jobs=2, link_jobs=2, allow_dirty=allow_dirty)

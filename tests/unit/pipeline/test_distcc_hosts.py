@@ -26,6 +26,9 @@ SETTINGS = settings(database=None, deadline=None, max_examples=300, suppress_hea
     ("localhost a", [("localhost", None, LOCAL_SLOTS, ()), ("a", DEFAULT_PORT, REMOTE_SLOTS, ())]),
     ("localhost:3700", [("localhost", 3700, REMOTE_SLOTS, ())]),  # a distccd on this machine, over TCP
     ("a # the big one\n", [("a", DEFAULT_PORT, REMOTE_SLOTS, ())]),
+    # distcc(1) 3.4: OPTION = lzo | cpp | auth[=AUTH_NAME] (the service principal's name, e.g. behind a tunnel)
+    ("127.0.0.1:4000/2,auth=build1.example.com", [("127.0.0.1", 4000, 2, ("auth=build1.example.com",))]),
+    ("b,auth,lzo", [("b", DEFAULT_PORT, REMOTE_SLOTS, ("auth", "lzo"))]),
 ])
 def test_hosts_as_distcc_reads_them(text: str, expected: list[tuple[str, int | None, int, tuple[str, ...]]]) -> None:
     hosts = parse_hosts(text)
@@ -63,6 +66,9 @@ def test_keeping_some_hosts_keeps_localhost_and_the_keywords() -> None:
     ("a/x", "expected /N"),
     ("a/2/3", "given twice"),
     ("a,gzip", "unknown option"),
+    ("a,auth=", "not a host name"),
+    ("a,auth=x;y", "not a host name"),
+    ("a,lzo=1", "unknown option"),
     ("a,cpp", "needs compression"),
     ("a;rm", "not a host name"),
     ("-a", "not a host name"),

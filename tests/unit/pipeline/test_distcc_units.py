@@ -26,7 +26,14 @@ from bootstrap.pipeline.distcc.client import (
     read_counts,
     trouble_notice,
 )
-from bootstrap.pipeline.distcc.proof import elf_facts, failure_reason, object_difference
+from bootstrap.pipeline.distcc.proof import (
+    Compiler,
+    DebugProbe,
+    debug_difference,
+    elf_facts,
+    failure_reason,
+    object_difference,
+)
 from bootstrap.pipeline.host.jobs import GIB, Resources, size_distributed, size_jobs
 from bootstrap.pipeline.setup.plan import plan_setup
 from tests.unit.pipeline.facts_for_tests import fresh
@@ -161,18 +168,22 @@ def test_distcc_needs_the_client_and_ccache(tmp_path: Path) -> None:
         observe(on, False, which=lambda name: "/x")
 
 
-def _elf64(machine: int, comment: bytes, text: bytes = b"\x90" * 8) -> bytes:
-    """A minimal little-endian ELF64 relocatable: .text, .comment and the section names."""
-    names = b"\0.text\0.comment\0.shstrtab\0"
+def _elf64(machine: int, comment: bytes, text: bytes = b"\x90" * 8, sections: tuple[bytes, ...] = ()) -> bytes:
+    """A minimal little-endian ELF64 relocatable: .text, .comment, `sections` (empty) and the section names."""
+    names = b"\0" + b"".join(n + b"\0" for n in (b".text", b".comment", *sections, b".shstrtab"))
     body = text + comment + names
     text_at, comment_at, names_at = 64, 64 + len(text), 64 + len(text) + len(comment)
     shoff = 64 + len(body)
+    count = 4 + len(sections)
     header = b"\x7fELF" + bytes([2, 1, 1]) + b"\0" * 9
-    header += struct.pack("<HHIQQQIHHHHHH", 1, machine, 1, 0, 0, shoff, 0, 64, 0, 0, 64, 4, 3)
-    sections = [struct.pack("<IIQQQQIIQQ", 0, 0, 0, 0, 0, 0, 0, 0, 0, 0)]
-    for name, offset, size in ((1, text_at, len(text)), (7, comment_at, len(comment)), (16, names_at, len(names))):
-        sections.append(struct.pack("<IIQQQQIIQQ", name, 1, 0, 0, offset, size, 0, 0, 1, 0))
-    return header + body + b"".join(sections)
+    header += struct.pack("<HHIQQQIHHHHHH", 1, machine, 1, 0, 0, shoff, 0, 64, 0, 0, 64, count, count - 1)
+    rows = [(names.index(b"\0.text\0") + 1, text_at, len(text)), (names.index(b"\0.comment\0") + 1, comment_at,
+            len(comment))]
+    rows += [(names.index(b"\0" + n + b"\0") + 1, names_at, 0) for n in sections]
+    rows.append((names.index(b"\0.shstrtab\0") + 1, names_at, len(names)))
+    headers = [struct.pack("<IIQQQQIIQQ", 0, 0, 0, 0, 0, 0, 0, 0, 0, 0)]
+    headers += [struct.pack("<IIQQQQIIQQ", name, 1, 0, 0, offset, size, 0, 0, 1, 0) for name, offset, size in rows]
+    return header + body + b"".join(headers)
 
 
 def test_why_a_hosts_object_differs() -> None:
@@ -241,3 +252,40 @@ def test_distcc_changes_the_jobs_and_no_fingerprint() -> None:
     changed = {k for k, v in dict(on.presets.llvm_cache).items() if dict(off.presets.llvm_cache)[k] != v}
     assert changed <= {"LLVM_PARALLEL_LINK_JOBS"}
     assert dict(on.presets.llvm_cache)["LLVM_PARALLEL_TABLEGEN_JOBS"] == "2"  # tablegen runs here
+
+
+def test_a_debug_llvm_through_distcc_is_built_without_split_dwarf() -> None:
+    """distcc 3.4 brings back the object of a remote compile and not its .dwo (reproduced with a distccd
+    here), so LLVM_USE_SPLIT_DWARF (HandleLLVMOptions.cmake: -gsplit-dwarf) stays off while distcc is on."""
+    debug = fresh("root-json")
+    debug = dataclasses.replace(debug, settings=dataclasses.replace(debug.settings, llvm_build_type="Debug"))
+    alone = dict(plan_setup(debug).presets.llvm_cache)
+    assert alone["LLVM_USE_SPLIT_DWARF"] == "ON"
+    with_distcc = dataclasses.replace(debug, distcc=DistccSetup("/usr/bin/distcc", parse_hosts("a/8")))
+    plan = plan_setup(with_distcc)
+    assert "LLVM_USE_SPLIT_DWARF" not in dict(plan.presets.llvm_cache)
+    assert not any("SPLIT_DWARF" in a for a in plan.step("llvm-configure").commands[0].argv)
+    assert any("without split DWARF" in n for n in plan.notices)
+
+
+def test_a_hosts_debug_compile_must_bring_back_what_the_one_here_wrote() -> None:
+    probe = DebugProbe(Compiler("/usr/bin/clang++", ".cpp"), ("-O2", "-g", "-gsplit-dwarf"), (".dwo",))
+    with_debug = _elf64(62, b"clang", sections=(b".debug_info",))
+    assert debug_difference(probe, with_debug, (".dwo",)) is None
+    lost = debug_difference(probe, with_debug, ())
+    assert lost is not None and lost.startswith("brings back no .dwo file of a -O2 -g -gsplit-dwarf compile")
+    plain = DebugProbe(probe.compiler, ("-O2", "-g"), ())
+    assert debug_difference(plain, with_debug, ()) is None
+    assert "without debug info" in (debug_difference(plain, _elf64(62, b"clang"), ()) or "")
+    assert "without debug info" in (debug_difference(plain, b"not an object", ()) or "")
+
+
+def test_pump_mode_hosts_are_named_as_not_pumped() -> None:
+    """distcc(1) 3.4: ",cpp ... the build command must be wrapped in the distcc-pump script"; tritondev
+    runs no include server, so distcc preprocesses here ("INCLUDE_SERVER_PORT not set")."""
+    plain = fresh("root-json")
+    pumped = dataclasses.replace(plain, distcc=DistccSetup("/usr/bin/distcc", parse_hosts("a/8,lzo,cpp b/8")))
+    notes = [n for n in plan_setup(pumped).notices if "distcc-pump" in n]
+    assert len(notes) == 1 and notes[0].startswith("distcc pump mode (,cpp) of a/8,lzo,cpp needs")
+    unpumped = dataclasses.replace(plain, distcc=DistccSetup("/usr/bin/distcc", parse_hosts("b/8")))
+    assert not [n for n in plan_setup(unpumped).notices if "distcc-pump" in n]

@@ -14,13 +14,15 @@ from hypothesis import strategies as st
 from bootstrap.pipeline.host.fresh_cache import (
     CacheView,
     Input,
-    TritonConfigure,
     decide,
     fresh_argument,
     llvm_expectations,
     read_cache,
-    setup_py_build_type,
     start_fresh,
+)
+from bootstrap.pipeline.host.triton_configure import (
+    TritonConfigure,
+    setup_py_build_type,
     triton_configure_of,
     triton_expectations,
 )
@@ -273,7 +275,7 @@ def test_a_triton_folder_built_against_another_llvm_is_reinstalled_from_a_fresh_
     agreeing = {"CMAKE_HOME_DIRECTORY": str(done.triton.path), "LLVM_DIR": f"{llvm}/lib/cmake/llvm",
                 "CMAKE_CXX_COMPILER_LAUNCHER": "/usr/bin/ccache", "CMAKE_C_COMPILER_LAUNCHER": "/usr/bin/ccache",
                 "CMAKE_SHARED_LINKER_FLAGS": "-fuse-ld=lld", "CMAKE_MODULE_LINKER_FLAGS": "-fuse-ld=lld",
-                "CMAKE_EXE_LINKER_FLAGS": "-fuse-ld=lld", "CMAKE_BUILD_TYPE": "RelWithDebInfo"}
+                "CMAKE_EXE_LINKER_FLAGS": "-fuse-ld=lld", "CMAKE_BUILD_TYPE": "TritonRelBuildWithAsserts"}
     assert env["LLVM_SYSPATH"] == str(llvm)
     folder = done.setup_dir / "build" / "cmake.linux-x86_64-cpython-3.11"
     same = dataclasses.replace(done, triton_cache=CacheView(folder, agreeing))

@@ -15,6 +15,7 @@ from hypothesis import strategies as st
 
 from bootstrap.core.errors import ConfigError, MismatchError
 from bootstrap.core.values import parse_llvm_setting
+from bootstrap.git.setup_py import SetupPyArgs, read_setup_py_args
 from bootstrap.pipeline.llvm.archive import FILE, FOLDER, HARDLINK, OTHER, SYMLINK, member_problem
 from bootstrap.pipeline.llvm.download import parse_content_length, parse_content_range, unsatisfied_total
 from bootstrap.pipeline.llvm.source import (
@@ -34,6 +35,13 @@ BASE = "https://oaitriton.blob.core.windows.net/public/llvm-builds"
 UPSTREAM_INFO = {"llvm_hash": HASH, "build_number": 2, "sha256sum": {
     s: f"{i:x}" * 64 for i, s in enumerate(("almalinux-arm64", "almalinux-x64", "macos-arm64", "macos-x64",
                                             "ubuntu-arm64", "ubuntu-x64", "windows-x64"), start=1)}}
+# get_llvm_package_info's rules per release, as each setup.py / build_helpers.py has them (read from
+# the files: python/setup.py @ 107465b8, dbc771e8; @ 96316ce5 almalinux-arm64; setup.py @ 004d7f5f
+# TRITON_LLVM_SYSTEM_SUFFIX, no centos-x64).
+_OLD, _ALMA = SetupPyArgs(suffix_env=False, almalinux_arm64=False, centos_x64=True), SetupPyArgs(
+    suffix_env=False, centos_x64=True)
+RULES = {"3.1.0": _OLD, "3.2.0": _OLD, "3.3.0": _ALMA, "3.3.1": _ALMA, "3.4.0": _ALMA,
+         "3.5.0": SetupPyArgs(centos_x64=True), "3.6.0": SetupPyArgs(), "3.8.0": SetupPyArgs()}
 UBUNTU = Host("Linux", "x86_64", (2, 36), 'ID=debian\n')
 JSON = st.recursive(st.none() | st.booleans() | st.integers() | st.floats(allow_nan=False) | st.text(max_size=70),
                     lambda inner: st.lists(inner, max_size=4) | st.dictionaries(st.text(max_size=12), inner,
@@ -88,29 +96,29 @@ def test_malformed_files_are_refused(bad: object) -> None:
 
 
 def test_the_package_after_3_8_has_a_build_number_and_a_sum() -> None:
-    package = package_for(json.dumps(UPSTREAM_INFO), HASH, "3.8.0", UBUNTU, {}, BASE)
+    package = package_for(json.dumps(UPSTREAM_INFO), HASH, RULES["3.8.0"], UBUNTU, {}, BASE)
     assert package.name == "llvm-62b7cf96-ubuntu-x64-2"
     assert package.url == f"{BASE}/llvm-62b7cf96-ubuntu-x64-2.tar.gz"
     assert package.sha256 == "6" * 64 and package.archive == "llvm-62b7cf96-ubuntu-x64-2.tar.gz"
 
 
 def test_the_package_before_3_8_has_neither() -> None:
-    package = package_for(None, HASH, "3.3.1", UBUNTU, {}, BASE)
+    package = package_for(None, HASH, RULES["3.3.1"], UBUNTU, {}, BASE)
     assert (package.name, package.sha256, package.build_number) == ("llvm-62b7cf96-ubuntu-x64", None, None)
 
 
 def test_a_suffix_without_a_sum_is_refused_naming_the_ones_there() -> None:
     with pytest.raises(MismatchError, match=r"no sha256 for centos-x64.*ubuntu-x64"):
-        package_for(json.dumps(UPSTREAM_INFO), HASH, "3.8.0", UBUNTU, {"TRITON_LLVM_SYSTEM_SUFFIX": "centos-x64"},
-                    BASE)
+        package_for(json.dumps(UPSTREAM_INFO), HASH, RULES["3.8.0"], UBUNTU,
+                    {"TRITON_LLVM_SYSTEM_SUFFIX": "centos-x64"}, BASE)
     broken = {**UPSTREAM_INFO, "sha256sum": {"ubuntu-x64": "not hex"}}
     with pytest.raises(MismatchError, match="a malformed sha256 for ubuntu-x64"):
-        package_for(json.dumps(broken), HASH, "3.8.0", UBUNTU, {}, BASE)
+        package_for(json.dumps(broken), HASH, RULES["3.8.0"], UBUNTU, {}, BASE)
 
 
 def test_no_package_for_this_machine_is_a_clear_refusal() -> None:
     with pytest.raises(MismatchError, match=r"no prebuilt LLVM for this machine.*ppc64le"):
-        package_for(None, HASH, "3.8.0", Host("Linux", "ppc64le", (2, 36)), {}, BASE)
+        package_for(None, HASH, RULES["3.8.0"], Host("Linux", "ppc64le", (2, 36)), {}, BASE)
 
 
 @pytest.mark.parametrize(("host", "version", "env", "suffix"), [
@@ -124,18 +132,18 @@ def test_no_package_for_this_machine_is_a_clear_refusal() -> None:
     (Host("Darwin", "arm64", None), "3.8.0", {}, "macos-arm64"),
     (Host("Darwin", "x86_64", None), "3.1.0", {}, "macos-x64"),
     (UBUNTU, "3.5.0", {"TRITON_LLVM_SYSTEM_SUFFIX": "almalinux-x64"}, "almalinux-x64"),
-    (UBUNTU, "3.4.0", {"TRITON_LLVM_SYSTEM_SUFFIX": "almalinux-x64"}, "ubuntu-x64"),  # not read before 3.5
+    (UBUNTU, "3.4.0", {"TRITON_LLVM_SYSTEM_SUFFIX": "almalinux-x64"}, "ubuntu-x64"),  # not read by 3.4
     (Host("Linux", "x86_64", None), "3.8.0", {}, None),  # musl
     (Host("Windows", "AMD64", None), "3.8.0", {}, None),
 ])
 def test_the_suffix_is_chosen_as_upstream_does_in_each_era(host: Host, version: str, env: dict[str, str],
                                                            suffix: str | None) -> None:
-    assert host_suffix(host, version, env)[0] == suffix
+    assert host_suffix(host, RULES[version], env)[0] == suffix
 
 
 def test_a_suffix_that_cannot_be_a_file_name_is_refused() -> None:
     with pytest.raises(ConfigError):
-        host_suffix(UBUNTU, "3.8.0", {"TRITON_LLVM_SYSTEM_SUFFIX": "../../etc"})
+        host_suffix(UBUNTU, RULES["3.8.0"], {"TRITON_LLVM_SYSTEM_SUFFIX": "../../etc"})
 
 
 # -- HTTP headers ----------------------------------------------------------------------------------
@@ -270,3 +278,17 @@ def test_a_tree_without_a_gpu_target_or_mlir_is_refused_with_exit_2() -> None:
         check_contents(TreeReport(Path("/t"), (), ("X86", "NVPTX"), HASH), "nvidia")
     with pytest.raises(ConfigError, match="MLIR's CMake package"):
         check_contents(TreeReport(Path("/t"), ("MLIR's CMake package",), None, HASH), "nvidia")
+
+
+def test_the_suffix_rules_are_the_checkouts_not_its_version_number() -> None:
+    """#7430 (TRITON_LLVM_SYSTEM_SUFFIX) landed while main said 3.4.0 and #8191 (no CentOS 7) while it said
+    3.5.0: a main commit of either window follows its files."""
+    setup = ('TRITON_VERSION = "3.4.0"\n'
+             'if (env_system_suffix := os.environ.get("TRITON_LLVM_SYSTEM_SUFFIX", None)):\n'
+             '            system_suffix = "almalinux-arm64"\n')
+    rules = read_setup_py_args({"setup.py": setup}.get, ".")
+    assert (rules.suffix_env, rules.almalinux_arm64, rules.centos_x64) == (True, True, False)
+    env = {"TRITON_LLVM_SYSTEM_SUFFIX": "almalinux-x64"}
+    assert host_suffix(UBUNTU, rules, env)[0] == "almalinux-x64"
+    assert host_suffix(Host("Linux", "x86_64", (2, 17)), rules, {})[0] == "almalinux-x64"  # no centos-x64 there
+    assert package_for(None, HASH, rules, UBUNTU, env, BASE).name == f"llvm-{HASH[:8]}-almalinux-x64"

@@ -86,7 +86,8 @@ def test_llvm_era_follows_the_script_at_the_pinned_commit() -> None:
 
 def test_llvm_era_without_script_uses_the_version_table() -> None:
     assert llvm_era(None, "3.0.0").projects == ("mlir", "llvm")
-    assert llvm_era(None, "3.3.1").projects == ("mlir", "llvm", "lld")
+    assert llvm_era(None, "3.3.1").projects == ("mlir", "llvm")  # README.md @ dbc771e8 l.84: mlir;llvm
+    assert llvm_era(None, "3.5.0").projects == ("mlir", "llvm", "lld")  # #7548: lld's package
     assert llvm_era(None, "3.8.0").projects == ("mlir", "llvm", "lld", "clang")
     assert llvm_era(None, "3.3.1").origin == "version table"
 

@@ -23,6 +23,10 @@ from build_helpers import (  # noqa: E402
 )
 
 # %%ENDIF%%
+# %%IF PYBIND11_DOWNLOAD%%
+from build_helpers import get_pybind11_package_info  # noqa: E402
+
+# %%ENDIF%%
 # %%IF OFFLINE_FLAG%%
 from build_helpers import is_offline_build  # noqa: E402
 
@@ -36,14 +40,19 @@ def get_build_type():
         return "RelWithDebInfo"
     elif check_env_flag("TRITON_REL_BUILD_WITH_ASSERTS"):
         return "TritonRelBuildWithAsserts"
+    # %%IF BUILD_WITH_O1%%
     elif check_env_flag("TRITON_BUILD_WITH_O1"):
         return "TritonBuildWithO1"
+    # %%ENDIF%%
     else:
         # TODO: change to release when stable enough
         return "TritonRelBuildWithAsserts"
 
 
 def get_bindings_cmake_args():
+    # %%IF PYBIND11_DOWNLOAD%%
+    return []  # 3.0/3.1: pybind11 is one of the downloaded packages (get_thirdparty_cmake_args)
+    # %%ENDIF%%
     # %%IF NANOBIND%%
     import nanobind
 
@@ -144,6 +153,23 @@ def get_thirdparty_packages(packages):
 # %%ENDIF%%
 
 
+# %%IF COMPILE_COMMANDS_LINK%%
+def update_symlink(link_path, source_path):
+    """3.5 on (#7305): compile_commands.json linked at the repository root, whatever was there."""
+    source_path = Path(source_path)
+    link_path = Path(link_path)
+
+    if link_path.is_symlink():
+        link_path.unlink()
+    elif link_path.exists():
+        shutil.rmtree(link_path)
+
+    print(f"creating symlink: {link_path} -> {source_path}", file=sys.stderr)
+    link_path.absolute().parent.mkdir(parents=True, exist_ok=True)  # Ensure link's parent directory exists
+    link_path.symlink_to(source_path.absolute(), target_is_directory=True)
+
+
+# %%ENDIF%%
 def add_link_to_backends():
     """python/triton/backends/<name> -> third_party/<name>/backend, as setup.py's BackendInstaller links them."""
     for name in ("nvidia", "amd"):
@@ -211,6 +237,10 @@ class CMakeBuild(build_ext):
         return []  # CMake runs build_helpers.py itself; LLVM_SYSPATH & co. are passed through
         # %%ELSE%%
         packages = [get_llvm_package_info()]
+        # %%IF PYBIND11_DOWNLOAD%%
+        # 3.0/3.1: pybind11 downloaded into <cache>/pybind11 (PYBIND11_SYSPATH skips it).
+        packages.insert(0, get_pybind11_package_info())
+        # %%ENDIF%%
         if check_env_flag("TRITON_BUILD_PROTON", "ON"):  # json is needed by proton only
             packages.append(get_json_package_info())
         return get_thirdparty_packages(packages)
@@ -233,7 +263,11 @@ class CMakeBuild(build_ext):
             "-DCMAKE_LIBRARY_OUTPUT_DIRECTORY=" + extdir,
             "-DTRITON_BUILD_PYTHON_MODULE=ON",
             "-DPython3_EXECUTABLE:FILEPATH=" + sys.executable,
+            # %%IF PYTHON_INCLUDE_DIRS%%
+            "-DPYTHON_INCLUDE_DIRS=" + python_include_dir,
+            # %%ELSE%%
             "-DPython3_INCLUDE_DIR=" + python_include_dir,
+            # %%ENDIF%%
             "-DTRITON_CODEGEN_BACKENDS=nvidia;amd",
             # %%IF PASSES_WHEEL_DIR%%
             "-DTRITON_WHEEL_DIR=" + wheeldir,
@@ -254,9 +288,15 @@ class CMakeBuild(build_ext):
         cfg = get_build_type()
         build_args = ["--config", cfg]
         cmake_args += ["-DCMAKE_BUILD_TYPE=" + cfg]
+        # %%IF JOBSERVER_SKIP%%
+        # main (#10996): under a GNU make jobserver, ninja takes its jobs from make.
         if "--jobserver-auth=fifo:" not in os.environ.get("MAKEFLAGS", ""):
             max_jobs = os.getenv("MAX_JOBS", str(2 * os.cpu_count()))
             build_args += ["-j" + max_jobs]
+        # %%ELSE%%
+        max_jobs = os.getenv("MAX_JOBS", str(2 * os.cpu_count()))
+        build_args += ["-j" + max_jobs]
+        # %%ENDIF%%
 
         if check_env_flag("TRITON_BUILD_WITH_CLANG_LLD"):
             cmake_args += [
@@ -280,24 +320,36 @@ class CMakeBuild(build_ext):
             cmake_args += ["-DTRITON_BUILD_UT=OFF"]
         # %%ENDIF%%
 
+        # %%IF CCACHE_FROM_SETUP_PY%%
+        # <= 3.2: no ccache option in CMake; the C++ launcher alone, by its bare name.
+        if check_env_flag("TRITON_BUILD_WITH_CCACHE"):
+            cmake_args += [
+                "-DCMAKE_CXX_COMPILER_LAUNCHER=ccache",
+            ]
+
+        # %%ENDIF%%
+        # %%IF PASSTHROUGH_LIST%%
         passthrough_args = [%%PASSTHROUGH%%]
         cmake_args += [f"-D{option}={os.getenv(option)}" for option in passthrough_args if option in os.environ]
+        # %%ELSE%%
+        if not check_env_flag("TRITON_BUILD_PROTON", "ON"):  # Default ON
+            cmake_args += ["-DTRITON_BUILD_PROTON=OFF"]
+        # %%ENDIF%%
 
-        if os.getenv("TRITON_APPEND_CMAKE_ARGS"):
-            cmake_args += shlex.split(os.environ["TRITON_APPEND_CMAKE_ARGS"])
+        # %%IF APPEND_CMAKE_ARGS%%
+        cmake_args_append = os.getenv("TRITON_APPEND_CMAKE_ARGS")
+        if cmake_args_append is not None:
+            cmake_args += shlex.split(cmake_args_append)
+
+        # %%ENDIF%%
 
         env = os.environ.copy()
         cmake_dir = get_cmake_dir()
         subprocess.check_call(["cmake", self.base_dir] + cmake_args, cwd=cmake_dir, env=env)
+        # %%IF COMPILE_COMMANDS_LINK%%
+        update_symlink(Path(self.base_dir) / "compile_commands.json", cmake_dir / "compile_commands.json")
+        # %%ENDIF%%
         subprocess.check_call(["cmake", "--build", "."] + build_args, cwd=cmake_dir)
-
-        # Symlink compile_commands.json into the repository root for clangd and IDEs.
-        compile_commands = cmake_dir / "compile_commands.json"
-        link = Path(self.base_dir) / "compile_commands.json"
-        if compile_commands.exists():
-            if link.is_symlink() or link.exists():
-                link.unlink()
-            link.symlink_to(compile_commands)
 
 
 def get_packages():

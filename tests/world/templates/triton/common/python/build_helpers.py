@@ -134,6 +134,16 @@ def get_llvm_package_info(suffix_override=None):
                    "LLVM_SYSPATH", sha)
 
 
+# %%IF PYBIND11_DOWNLOAD%%
+def get_pybind11_package_info():
+    """3.0/3.1: pybind11 from GitHub's release archive (top folder pybind11-<version>/)."""
+    version = (Path(get_base_dir()) / "cmake" / "pybind11-version.txt").read_text().strip()
+    name = f"pybind11-{version}"
+    url = f"https://github.com/pybind/pybind11/archive/refs/tags/v{version}.tar.gz"
+    return Package("pybind11", name, url, "PYBIND11_INCLUDE_DIR", "", "PYBIND11_SYSPATH")
+
+
+# %%ENDIF%%
 def get_json_package_info():
     version = (Path(get_base_dir()) / "cmake" / "json-version.txt").read_text().strip()
     return Package("json", "", f"{JSON_URL}/{version}/include.zip", "JSON_INCLUDE_DIR", "", "JSON_SYSPATH")
@@ -254,6 +264,10 @@ _TOOL_OPTIONS = {
     "--triton-cuobjdump-path": "TRITON_CUOBJDUMP_PATH",
     "--triton-nvdisasm-path": "TRITON_NVDISASM_PATH",
     "--triton-cudart-path": "TRITON_CUDART_PATH",
+    # Given by CMake like the others; the world downloads no CRT headers or CUPTI for them to replace.
+    "--triton-cudacrt-path": "TRITON_CUDACRT_PATH",
+    "--triton-cupti-include-path": "TRITON_CUPTI_INCLUDE_PATH",
+    "--triton-cupti-lib-path": "TRITON_CUPTI_LIB_PATH",
 }
 
 

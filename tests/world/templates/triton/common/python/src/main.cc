@@ -3,6 +3,10 @@
 #include <Python.h>
 
 #include "ir.h"
+// %%IF PYBIND11_DOWNLOAD%%
+// 3.0/3.1: the pybind11 headers setup.py downloaded (-DPYBIND11_INCLUDE_DIR).
+#include <pybind11/pybind11.h>
+// %%ENDIF%%
 
 #include <string>
 

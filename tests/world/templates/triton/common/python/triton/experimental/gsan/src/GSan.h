@@ -1,0 +1,10 @@
+#pragma once
+
+namespace gsan {
+
+struct Location {
+  const char *file;
+  unsigned line;
+};
+
+} // namespace gsan
