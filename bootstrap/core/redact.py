@@ -142,6 +142,9 @@ def redact_data(data: Any) -> Any:
     return data
 
 
+_LOGIN = re.compile(r"[A-Za-z0-9._~!$&'()*+,;=%-]+")
+
+
 def without_credentials(url: str) -> str:
     """`url` as it may be kept on disk (a checkout's .git/config, state/settings.json): no password, no
     token. A `scheme://` URL loses its whole userinfo (an ssh login name is kept: ssh needs it and it is
@@ -157,7 +160,8 @@ def without_credentials(url: str) -> str:
     except ValueError:
         return redact(url)
     host = parts.netloc.rpartition("@")[2]
-    keep_user = parts.scheme.lower() == "ssh" and user and user not in (MASK,)
+    # A login is kept only when it is one (RFC 3986 userinfo characters): `ssh://[::1]@h` has none.
+    keep_user = parts.scheme.lower() == "ssh" and user and user != MASK and _LOGIN.fullmatch(user) is not None
     netloc = f"{user}@{host}" if keep_user else host
     query = "&".join(q for q in parts.query.split("&") if q and redact(f"?{q}") == f"?{q}")
     return parts._replace(netloc=netloc, query=query).geturl()
