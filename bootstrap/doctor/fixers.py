@@ -7,13 +7,14 @@ from typing import Any
 
 from bootstrap.core.interpreter import PATH_PYTHON
 from bootstrap.core.runner import Runner
+from bootstrap.core.state_files import StateFiles
 from bootstrap.doctor.checks.cache import cache_dir, scan_cache, stale_entries, triton_installed_at
 from bootstrap.doctor.checks.packages import scan as scan_environment
 from bootstrap.doctor.facts import Facts
 from bootstrap.doctor.model import Applied, CheckResult, FixStatus
 from bootstrap.env.envfile import update_env_file
 from bootstrap.kernels.cache import Removal, remove_entries, scan
-from bootstrap.purge import JOURNAL_NAME, execute_purge, plan_purge, preflight
+from bootstrap.purge import execute_purge, plan_purge, preflight
 
 
 def apply_fixes(facts: Facts, results: list[CheckResult], *, dry_run: bool, runner: Runner) -> list[dict[str, Any]]:
@@ -54,7 +55,7 @@ def _purge(facts: Facts, affected: list[CheckResult], dry_run: bool, runner: Run
     if dry_run:
         return f"would uninstall {names}{leftovers} (pip {' '.join(plan.pip_args())})"
     preflight(plan, target, runner)
-    journal = facts.ctx.workspace.state / JOURNAL_NAME
+    journal = StateFiles(facts.ctx.workspace.state).purge_journal
     report = execute_purge(plan, target, runner, journal)
     note = f"; still importable from {report.import_location}" if report.import_location else ""
     return (

@@ -12,7 +12,8 @@ from bootstrap.core.context import AppContext
 from bootstrap.core.errors import TritondevError, UsageError
 from bootstrap.core.interpreter import TargetPython
 from bootstrap.core.runner import Runner
-from bootstrap.purge import JOURNAL_NAME, execute_purge, plan_purge, preflight, scan_environment
+from bootstrap.core.state_files import StateFiles
+from bootstrap.purge import execute_purge, plan_purge, preflight, scan_environment
 from bootstrap.purge.actions import PurgeReport
 from bootstrap.purge.journal import recorded_package_files
 from bootstrap.purge.pipbridge import PIP_ENV
@@ -80,7 +81,7 @@ def run_purge(ctx: AppContext, request: PurgeRequest) -> PurgeOutcome:
     target = ctx.target_python()
     refuse_system(target, request.system)
     with ui.working(f"looking for what provides triton/ in {target.prefix}", json=ctx.json):
-        recorded = recorded_package_files(ctx.workspace.state / JOURNAL_NAME, target.site_packages)
+        recorded = recorded_package_files(StateFiles(ctx.workspace.state).purge_journal, target.site_packages)
         found = scan_environment(target, ctx.runner, recorded_files=recorded)
         plan = plan_purge(found)
         if not plan.empty:
@@ -89,14 +90,14 @@ def run_purge(ctx: AppContext, request: PurgeRequest) -> PurgeOutcome:
     if not plan.empty and not ctx.dry_run:
         with ctx.workspace.lock("purge"):
             logged = ctx.runner.logging_to(ctx.workspace.logs)
-            report = execute_purge(plan, target, logged, ctx.workspace.state / JOURNAL_NAME)
+            report = execute_purge(plan, target, logged, StateFiles(ctx.workspace.state).purge_journal)
     return PurgeOutcome(target, found, plan, report, ctx.dry_run)
 
 
 def run_restore(ctx: AppContext, request: RestoreRequest) -> RestoreOutcome:
     """Reinstall what the last purge removed, into the interpreter it removed it from (the journal says
     which; a --python that names another is refused)."""
-    journal_path = ctx.workspace.state / JOURNAL_NAME
+    journal_path = StateFiles(ctx.workspace.state).purge_journal
     run = last_purge(journal_path)  # checked field by field: the journal is outside input
     if run is None:
         return RestoreOutcome(journal_path, None, None, ctx.dry_run)

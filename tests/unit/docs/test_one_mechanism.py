@@ -1,0 +1,69 @@
+"""One mechanism per job (docs/architecture.md): a second way of doing one of these jobs fails here.
+
+Each test reads bootstrap/ with ast and names the one module allowed to do the job; code elsewhere
+that does it again by hand (a path joined onto state/, a `shutil.which("ptxas")`, a write of a
+child's output to sys.stderr, a job count worked out from memory, a module global changed during a
+run) is named with its file and line.
+"""
+
+from __future__ import annotations
+
+import ast
+from collections.abc import Iterator
+from pathlib import Path
+
+REPO = Path(__file__).resolve().parents[3]
+PACKAGE = REPO / "bootstrap"
+
+
+def sources() -> Iterator[tuple[str, ast.Module]]:
+    """(path relative to the repository, parsed module) of every module of bootstrap/."""
+    for path in sorted(PACKAGE.rglob("*.py")):
+        yield path.relative_to(REPO).as_posix(), ast.parse(path.read_text(encoding="utf-8"))
+
+
+def where(path: str, node: ast.AST) -> str:
+    return f"{path}:{getattr(node, 'lineno', '?')}"
+
+
+# -- the workspace's state files ---------------------------------------------------------------------
+
+STATE_OWNERS = ("bootstrap/core/workspace.py", "bootstrap/core/state_files.py")
+
+
+def _state_file_names() -> set[str]:
+    from bootstrap.core.state_files import StateFiles
+
+    files = StateFiles(Path("/s"))
+    names = {getattr(files, name).name for name, value in vars(StateFiles).items() if isinstance(value, property)}
+    return names - {"steps"}  # a word of many JSON documents too; the folder is checked by its joins
+
+
+def state_joins(path: str, tree: ast.Module) -> list[str]:
+    """Paths into the state folder made by hand in one module: `x.state / name`, `state_dir / name`,
+    `/ "state"`, or a state file's name."""
+    names = _state_file_names()
+    found = []
+    for node in ast.walk(tree):
+        if isinstance(node, ast.BinOp) and isinstance(node.op, ast.Div):
+            left, right = node.left, node.right
+            if ((isinstance(left, ast.Attribute) and left.attr == "state")
+                    or (isinstance(left, ast.Name) and left.id in ("state", "state_dir"))
+                    or (isinstance(right, ast.Constant) and right.value == "state")):
+                found.append(f"{where(path, node)}: a path joined onto the state folder")
+        if isinstance(node, ast.Constant) and node.value in names:
+            found.append(f"{where(path, node)}: {node.value!r} named outside StateFiles")
+    return found
+
+
+def test_state_files_are_named_only_in_the_workspace_layout() -> None:
+    """`<workspace>/state/...` is never joined by hand: every module asks bootstrap/core/state_files.py."""
+    found = [line for path, tree in sources() if path not in STATE_OWNERS for line in state_joins(path, tree)]
+    assert found == [], "use bootstrap.core.state_files.StateFiles:\n" + "\n".join(found)
+
+
+def test_a_state_path_joined_by_hand_is_found() -> None:
+    crafted = ast.parse("a = ws.state / 'x.json'\nb = state_dir / NAME\nc = root / 'state' / 'y'\n"
+                        "d = folder / 'purge-journal.json'\ne = root / 'logs' / 'x.log'\n")
+    found = state_joins("m.py", crafted)
+    assert [line.split(":")[1] for line in found] == ["1", "2", "3", "4"], found
