@@ -9,12 +9,12 @@ from bootstrap.core.interpreter import PATH_PYTHON
 from bootstrap.core.runner import Runner
 from bootstrap.core.state_files import StateFiles
 from bootstrap.doctor.checks.cache import cache_dir, scan_cache, stale_entries, triton_installed_at
-from bootstrap.doctor.checks.packages import scan as scan_environment
 from bootstrap.doctor.facts import Facts
 from bootstrap.doctor.model import Applied, CheckResult, FixStatus
 from bootstrap.env.envfile import update_env_file
 from bootstrap.kernels.cache import Removal, remove_entries, scan
-from bootstrap.purge import execute_purge, plan_purge, preflight
+from bootstrap.purge import execute_purge
+from bootstrap.purge.run import plan_target
 
 
 def apply_fixes(facts: Facts, results: list[CheckResult], *, dry_run: bool, runner: Runner) -> list[dict[str, Any]]:
@@ -42,20 +42,20 @@ def apply_fixes(facts: Facts, results: list[CheckResult], *, dry_run: bool, runn
 
 
 def _purge(facts: Facts, affected: list[CheckResult], dry_run: bool, runner: Runner) -> str:
+    """What `tritondev purge` does to the target, through the same plan (bootstrap.purge.run.plan_target)."""
     target = facts.target()
     if target.origin == PATH_PYTHON:
         # Found only as a last resort: reading it is fine, uninstalling from it needs the user's word.
         raise RuntimeError(f"not uninstalling from {target.executable}, which was only found on PATH: "
                            f"run `tritondev doctor --fix --python {target.executable}` to let --fix change it")
-    plan = plan_purge(scan_environment(facts, runner))
+    journal = StateFiles(facts.ctx.workspace.state).purge_journal
+    _, plan = plan_target(target, runner, journal, cwd=facts.cwd, environ=facts.environ)
     if plan.blocked:
         raise RuntimeError("; ".join(plan.blocked))
     names = ", ".join(f"{o.name} {o.version}" for o in plan.owners) or "nothing"
     leftovers = f" and {len(plan.leftovers)} leftover(s)" if plan.leftovers else ""
     if dry_run:
         return f"would uninstall {names}{leftovers} (pip {' '.join(plan.pip_args())})"
-    preflight(plan, target, runner)
-    journal = StateFiles(facts.ctx.workspace.state).purge_journal
     report = execute_purge(plan, target, runner, journal)
     note = f"; still importable from {report.import_location}" if report.import_location else ""
     return (

@@ -67,3 +67,48 @@ def test_a_state_path_joined_by_hand_is_found() -> None:
                         "d = folder / 'purge-journal.json'\ne = root / 'logs' / 'x.log'\n")
     found = state_joins("m.py", crafted)
     assert [line.split(":")[1] for line in found] == ["1", "2", "3", "4"], found
+
+
+# -- the purge --------------------------------------------------------------------------------------
+
+PURGE_PLAN = "bootstrap/purge/run.py"
+PURGE_STEPS = ("scan_environment", "plan_purge")  # with recorded_package_files: what plan_target does
+
+
+def calls_of(tree: ast.Module, names: tuple[str, ...]) -> Iterator[tuple[ast.Call, str | None]]:
+    """Each call of a function named in `names` (plain or as an attribute), with the function it is in."""
+
+    def visit(node: ast.AST, owner: str | None) -> Iterator[tuple[ast.Call, str | None]]:
+        for child in ast.iter_child_nodes(node):
+            if isinstance(child, ast.Call):
+                func = child.func
+                called = func.id if isinstance(func, ast.Name) else func.attr if isinstance(func, ast.Attribute) else ""
+                if called in names:
+                    yield child, owner
+            inner = child.name if isinstance(child, (ast.FunctionDef, ast.AsyncFunctionDef)) else owner
+            yield from visit(child, inner)
+
+    yield from visit(tree, None)
+
+
+def purge_plans(path: str, tree: ast.Module) -> list[str]:
+    """Scans and plans of a purge made outside plan_target (bootstrap/purge/run.py)."""
+    found = []
+    for node, owner in calls_of(tree, PURGE_STEPS):
+        if path != PURGE_PLAN or owner != "plan_target":
+            found.append(f"{where(path, node)}: {ast.unparse(node.func)}() outside plan_target")
+    return found
+
+
+def test_every_purge_is_planned_by_plan_target() -> None:
+    """`tritondev purge`, setup's purge of other distributions and `doctor --fix` plan from the same scan,
+    the purge journal's saved files included: none scans or plans a purge of its own."""
+    found = sorted({line for path, tree in sources() for line in purge_plans(path, tree)})
+    assert found == [], "use bootstrap.purge.run.plan_target:\n" + "\n".join(found)
+
+
+def test_a_purge_planned_elsewhere_is_found() -> None:
+    crafted = ast.parse("def fix(t, r):\n    return plan_purge(purge.scan_environment(t, r))\n")
+    assert len(purge_plans("bootstrap/doctor/fixers.py", crafted)) == 2
+    planned = ast.parse("def plan_target(t, r):\n    return plan_purge(scan_environment(t, r))\n")
+    assert purge_plans(PURGE_PLAN, planned) == []
