@@ -8,11 +8,11 @@ from typing import Any
 from bootstrap.core.interpreter import PATH_PYTHON
 from bootstrap.core.runner import Runner
 from bootstrap.core.state_files import StateFiles
-from bootstrap.doctor.checks.cache import cache_dir, scan_cache, stale_entries, triton_installed_at
+from bootstrap.doctor.checks.cache import judged_cache
 from bootstrap.doctor.facts import Facts
 from bootstrap.doctor.model import Applied, CheckResult, FixStatus
 from bootstrap.env.envfile import update_env_file
-from bootstrap.kernels.cache import Removal, remove_entries, scan
+from bootstrap.kernels.cache import now, plan_prune, remove_entries
 from bootstrap.purge import execute_purge
 from bootstrap.purge.run import plan_target
 
@@ -78,16 +78,16 @@ def _env(facts: Facts, affected: list[CheckResult], dry_run: bool, _runner: Runn
 
 
 def _clear_cache(facts: Facts, affected: list[CheckResult], dry_run: bool, _runner: Runner) -> str:
-    root = cache_dir(facts.environ)
-    stale = {str(e.path) for e in stale_entries(scan_cache(root), triton_installed_at(facts))}
-    # Deleted the one way `cache clear` deletes: only folders that are Triton's by name and contents
+    """`cache prune --stale` on the cache the check looked at: judged again now, by the same rule."""
+    report = judged_cache(facts)
+    # Deleted the one way `cache prune` deletes: only folders that are Triton's by name and contents
     # (bootstrap/kernels/cache/contents.py), whatever folder TRITON_CACHE_DIR names.
-    plan = [Removal(entry, "stale") for entry in scan(root) if entry.removable and str(entry.path) in stale]
-    done = plan if dry_run else remove_entries(root, plan)
-    kept = len(stale) - len(plan)
-    note = f"; {kept} folder(s) that are not Triton's left alone" if kept else ""
+    plan = plan_prune(report.entries, now(), stale=True)
+    done = plan if dry_run else remove_entries(report.root, plan)
+    left = f"; {len(plan) - len(done)} could not be removed (changed meanwhile, or not writable)" if len(done) < len(
+        plan) else ""
     verb = "would remove" if dry_run else "removed"
-    return f"{verb} {len(done)} stale entries ({sum(r.entry.size for r in done) // 1024} KiB) from {root}{note}"
+    return f"{verb} {len(done)} stale entries ({sum(r.entry.size for r in done) // 1024} KiB) from {report.root}{left}"
 
 
 FIXERS = {"purge": _purge, "env": _env, "clear-cache": _clear_cache}

@@ -112,3 +112,40 @@ def test_a_purge_planned_elsewhere_is_found() -> None:
     assert len(purge_plans("bootstrap/doctor/fixers.py", crafted)) == 2
     planned = ast.parse("def plan_target(t, r):\n    return plan_purge(scan_environment(t, r))\n")
     assert purge_plans(PURGE_PLAN, planned) == []
+
+
+# -- the kernel cache -------------------------------------------------------------------------------
+
+CACHE_PACKAGE = "bootstrap/kernels/cache/"
+# The cache's own reading and judging: the rest of tritondev asks for a judged report (inspect_cache,
+# judge_cache) and plans and removes from it.
+CACHE_INSIDE = ("scan", "read_entry", "stale_reasons", "with_staleness")
+
+
+def cache_readings(path: str, tree: ast.Module) -> list[str]:
+    """The kernel cache read or judged by hand: its scan or stale rule used directly, or a cache
+    folder's files walked for the `tmp.pid_*` folders of Triton's unfinished writes."""
+    found = []
+    for node in ast.walk(tree):
+        if isinstance(node, ast.ImportFrom) and (node.module or "").startswith("bootstrap.kernels.cache"):
+            found += [f"{where(path, node)}: imports {a.name}" for a in node.names if a.name in CACHE_INSIDE]
+        if (isinstance(node, ast.Attribute) and node.attr in CACHE_INSIDE and isinstance(node.value, ast.Name)
+                and node.value.id in ("kc", "cache", "kernel_cache")):
+            found.append(f"{where(path, node)}: {node.value.id}.{node.attr}")
+        if isinstance(node, ast.Constant) and isinstance(node.value, str) and node.value.startswith("tmp."):
+            found.append(f"{where(path, node)}: {node.value!r} (a cache write's leftovers)")
+    return found
+
+
+def test_the_kernel_cache_is_read_and_judged_only_by_its_package() -> None:
+    """`cache ls/prune`, doctor's cache checks and `doctor --fix` see one judged report of the cache:
+    no other module scans it or decides what is stale."""
+    found = [line for path, tree in sources() if not path.startswith(CACHE_PACKAGE)
+             for line in cache_readings(path, tree)]
+    assert found == [], "use bootstrap.kernels.cache.judge_cache / inspect_cache:\n" + "\n".join(found)
+
+
+def test_a_cache_read_by_hand_is_found() -> None:
+    crafted = ast.parse("from bootstrap.kernels.cache import scan, with_staleness\n"
+                        "half = [n for n in names if n.startswith('tmp.')]\nentries = kc.stale_reasons(e)\n")
+    assert len(cache_readings("bootstrap/doctor/checks/cache.py", crafted)) == 4
