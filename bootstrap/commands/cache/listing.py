@@ -100,7 +100,7 @@ def _nvdisasm(ctx: AppContext) -> str | None:
     import shutil
 
     from bootstrap.core.errors import TritondevError
-    from bootstrap.kernels.usage import nvidia_tool
+    from bootstrap.kernels.nvidia_tools import nvidia_tool
 
     try:
         target = ctx.target_python_if_present()

@@ -149,3 +149,43 @@ def test_a_cache_read_by_hand_is_found() -> None:
     crafted = ast.parse("from bootstrap.kernels.cache import scan, with_staleness\n"
                         "half = [n for n in names if n.startswith('tmp.')]\nentries = kc.stale_reasons(e)\n")
     assert len(cache_readings("bootstrap/doctor/checks/cache.py", crafted)) == 4
+
+
+# -- NVIDIA's tools ---------------------------------------------------------------------------------
+
+NVIDIA_LOOKUP = "bootstrap/kernels/nvidia_tools.py"
+NVIDIA_TOOLS = ("ptxas", "ptxas-blackwell", "nvdisasm", "cuobjdump", "nvcc")
+TOOLKIT_NAMES = ("CUDA_HOME", "CUDA_PATH", "CUDA_ROOT")
+
+
+def nvidia_lookups(path: str, tree: ast.Module) -> list[str]:
+    """An NVIDIA tool or the CUDA toolkit looked for by hand: `which("ptxas")`, a toolkit variable read,
+    a toolkit folder named."""
+    found = []
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Call):
+            func = node.func
+            called = func.id if isinstance(func, ast.Name) else func.attr if isinstance(func, ast.Attribute) else ""
+            first = node.args[0] if node.args else None
+            if called == "which" and isinstance(first, ast.Constant) and first.value in NVIDIA_TOOLS:
+                found.append(f"{where(path, node)}: which({first.value!r})")
+        if isinstance(node, ast.Constant) and isinstance(node.value, str) and (
+                node.value in TOOLKIT_NAMES or node.value.startswith(("/usr/local/cuda", "/opt/cuda"))):
+            found.append(f"{where(path, node)}: {node.value!r}")
+    return found
+
+
+def test_nvidia_tools_are_found_only_by_the_one_lookup() -> None:
+    """compile, its ptxas retry, `cache show`, doctor's ptxas check and an offline build find ptxas,
+    nvdisasm and the CUDA toolkit through bootstrap/kernels/nvidia_tools.py. The scripts that run in the
+    target ask Triton for its own choice and are not a lookup of ours."""
+    found = [line for path, tree in sources()
+             if path != NVIDIA_LOOKUP and not path.startswith("bootstrap/core/scripts/")
+             for line in nvidia_lookups(path, tree)]
+    assert found == [], "use bootstrap.kernels.nvidia_tools:\n" + "\n".join(found)
+
+
+def test_an_nvidia_tool_looked_for_by_hand_is_found() -> None:
+    crafted = ast.parse("a = shutil.which('ptxas', path=p)\nb = environ.get('CUDA_HOME')\n"
+                        "c = Path('/usr/local/cuda') / 'bin'\nd = runner.which('nvdisasm')\ne = which(name)\n")
+    assert len(nvidia_lookups("bootstrap/doctor/checks/ptxas.py", crafted)) == 4
