@@ -97,6 +97,50 @@ def install_streams() -> None:
         setattr(sys, name, _MaskedStream(stream))
 
 
+class ChildOutput:
+    """A child process's output shown as it arrives, on stdout or stderr: the one way tritondev echoes
+    what a command it runs prints (a build, a test run, a bisect's command, docker, an opener).
+
+    `line` takes what `Runner.stream` hands over (a line without its end), `text` what
+    `Runner.run_attached` hands over (pieces with their line ends, undecodable bytes as surrogate
+    escapes). The text goes through the process's stream, so credentials are masked and what the
+    terminal cannot show is escaped; `verbatim` writes the bytes as the child wrote them, unmasked: only
+    for `tritondev run`, whose output is the user's own program's (docs/safety.md). A reader that went
+    away (`| head`) ends the echo, not the command, which goes on (and is still logged)."""
+
+    def __init__(self, to: str = "stderr", *, verbatim: bool = False) -> None:
+        if to not in ("stdout", "stderr"):
+            raise ValueError(f"no stream {to!r}")
+        self._name = to
+        self._verbatim = verbatim
+        self.closed = False
+
+    def line(self, line: str) -> None:
+        self.text(line + "\n")
+
+    def text(self, text: str) -> None:
+        if self.closed:
+            return
+        stream = getattr(sys, self._name)
+        try:
+            if self._verbatim and hasattr(stream, "buffer"):
+                stream.flush()  # what was written through the text layer comes first
+                stream.buffer.write(text.encode("utf-8", "surrogateescape"))
+                stream.buffer.flush()
+            else:
+                stream.write(text)
+                stream.flush()
+        except (BrokenPipeError, ValueError):  # the reader went away, or the stream was closed
+            self.closed = True
+
+
+def write_bytes(data: bytes) -> None:
+    """Bytes on stdout as they are (an artifact piped into a file): never masked, never re-encoded."""
+    sys.stdout.flush()
+    sys.stdout.buffer.write(data)
+    sys.stdout.flush()
+
+
 def raw_stdout() -> IO[str]:
     """stdout without masking: only for `tritondev env`, whose exports the user's shell evaluates."""
     stream: IO[str] = sys.stdout

@@ -5,11 +5,9 @@ from __future__ import annotations
 
 import os
 import shutil
-import sys
 import time
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TextIO
 
 from bootstrap.core import ui
 from bootstrap.core.context import AppContext
@@ -147,23 +145,16 @@ def _capture_dumps(
     writer = DumpWriter(folder)
     counter = Counter()
     splitters = {"out": DumpSplitter(counter), "err": DumpSplitter(counter)}
-    streams: dict[str, TextIO | None] = {"out": sys.stdout, "err": sys.stderr}
+    # What is not a dump goes on as the command wrote it; a reader that went away (`| head`) drops the
+    # rest of that stream, and the dump is still captured.
+    echoes = {"out": ui.ChildOutput("stdout", verbatim=True), "err": ui.ChildOutput("stderr", verbatim=True)}
 
     def handle(which: str, events: list[DumpSection | str]) -> None:
         for event in events:
             if isinstance(event, DumpSection):
                 writer.write(event)
-                continue
-            stream = streams[which]
-            if stream is None:
-                continue
-            try:
-                stream.flush()
-                stream.buffer.write(event.encode("utf-8", "surrogateescape"))
-                stream.buffer.flush()
-            except BrokenPipeError:
-                # The reader went away (`| head`): keep capturing the dump, drop the rest of this stream.
-                streams[which] = None
+            else:
+                echoes[which].text(event)
 
     returncode: int | None = None
     try:

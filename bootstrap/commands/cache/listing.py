@@ -91,8 +91,7 @@ def show(ctx: AppContext, entry: EntryRef, artifact: Artifact = None, dir: Dir =
             f"{chosen.name} is binary ({len(content)} bytes): {path}",
             fix=f"redirect it to a file (> {chosen.name}) or {binary_hint(chosen.name, path, nvdisasm)}",
         )
-    sys.stdout.buffer.write(content)
-    sys.stdout.flush()
+    ui.write_bytes(content)
 
 
 def _nvdisasm(ctx: AppContext) -> str | None:

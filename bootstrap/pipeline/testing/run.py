@@ -14,12 +14,12 @@ command that installs them.
 from __future__ import annotations
 
 import os
-import sys
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from bootstrap.core import ui
 from bootstrap.core.errors import ToolMissing, UsageError
 from bootstrap.core.fsutil import read_regular_text
 from bootstrap.core.inside_answers import FileRequirement
@@ -198,16 +198,7 @@ def environment(ctx: AppContext, python: Path) -> dict[str, str]:
 
 
 def stream_to(json_mode: bool) -> Callable[[str], None]:
-    stream = sys.stderr if json_mode else sys.stdout
-
-    def show(line: str) -> None:
-        try:
-            stream.write(line + "\n")
-            stream.flush()
-        except (BrokenPipeError, ValueError):
-            pass
-
-    return show
+    return ui.ChildOutput("stderr" if json_mode else "stdout").line
 
 
 def refuse_without_gpu(name: str, gpus: Sequence[str]) -> None:

@@ -189,3 +189,51 @@ def test_an_nvidia_tool_looked_for_by_hand_is_found() -> None:
     crafted = ast.parse("a = shutil.which('ptxas', path=p)\nb = environ.get('CUDA_HOME')\n"
                         "c = Path('/usr/local/cuda') / 'bin'\nd = runner.which('nvdisasm')\ne = which(name)\n")
     assert len(nvidia_lookups("bootstrap/doctor/checks/ptxas.py", crafted)) == 4
+
+
+# -- a child's output on the terminal -----------------------------------------------------------------
+
+# core/ui.py owns the terminal; cli.py's last-resort lines (an error before or without rich, a crash),
+# the runner's default echo of a command line, and the scripts run inside the target interpreter
+# (whose stdout is their answer) write to the streams themselves.
+STREAM_WRITERS = ("bootstrap/core/ui.py", "bootstrap/cli.py", "bootstrap/core/runner.py")
+
+
+def _is_std_stream(node: ast.AST) -> bool:
+    """`sys.stdout`, `sys.stderr`, or either's `.buffer`."""
+    if isinstance(node, ast.Attribute) and node.attr == "buffer":
+        return True
+    return (isinstance(node, ast.Attribute) and node.attr in ("stdout", "stderr")
+            and isinstance(node.value, ast.Name) and node.value.id == "sys")
+
+
+def stream_writes(path: str, tree: ast.Module) -> list[str]:
+    """Writes to the process's stdout or stderr made by hand: `sys.stderr.write(...)`,
+    `sys.stdout.buffer.write(...)`, `print(..., file=sys.stderr)`."""
+    found = []
+    for node in ast.walk(tree):
+        if not isinstance(node, ast.Call):
+            continue
+        func = node.func
+        if isinstance(func, ast.Attribute) and func.attr in ("write", "writelines") and _is_std_stream(func.value):
+            found.append(f"{where(path, node)}: {ast.unparse(func)}()")
+        if isinstance(func, ast.Name) and func.id == "print":
+            found += [f"{where(path, node)}: print(file=...)" for k in node.keywords
+                      if k.arg == "file" and _is_std_stream(k.value)]
+    return found
+
+
+def test_a_childs_output_is_echoed_only_through_core_ui() -> None:
+    """What a build, a test run, a bisect's command, docker or `tritondev run` prints reaches the
+    terminal through bootstrap.core.ui.ChildOutput (masked, escaped, a closed reader ending the echo
+    only), not through a write of a module's own."""
+    found = [line for path, tree in sources()
+             if path not in STREAM_WRITERS and not path.startswith("bootstrap/core/scripts/")
+             for line in stream_writes(path, tree)]
+    assert found == [], "use bootstrap.core.ui.ChildOutput (or ui's other writers):\n" + "\n".join(found)
+
+
+def test_an_echo_by_hand_is_found() -> None:
+    crafted = ast.parse("def show(line):\n    sys.stderr.write(line + '\\n')\n"
+                        "sys.stdout.buffer.write(b'x')\nprint(line, file=sys.stderr)\nlog.write(line)\n")
+    assert len(stream_writes("bootstrap/pipeline/bisect/steps.py", crafted)) == 3
