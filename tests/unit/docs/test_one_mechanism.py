@@ -237,3 +237,37 @@ def test_an_echo_by_hand_is_found() -> None:
     crafted = ast.parse("def show(line):\n    sys.stderr.write(line + '\\n')\n"
                         "sys.stdout.buffer.write(b'x')\nprint(line, file=sys.stderr)\nlog.write(line)\n")
     assert len(stream_writes("bootstrap/pipeline/bisect/steps.py", crafted)) == 3
+
+
+# -- how many jobs a build runs ----------------------------------------------------------------------
+
+JOBS_OWNER = "bootstrap/pipeline/host/jobs.py"
+# What sizing is made of: the memory of a job, the CPU count, and the sizing steps below the entries
+# (size_for_settings, size_for_build_types, memory_allows) that every caller uses.
+JOB_PARTS = ("COMPILE_MEMORY", "LINK_MEMORY", "PREPROCESS_MEMORY", "cpu_count", "sched_getaffinity",
+             "process_cpu_count", "size_jobs", "size_distributed")
+
+
+def job_sizings(path: str, tree: ast.Module) -> list[str]:
+    """A job count worked out by hand: a job's memory, the CPU count, or a sizing step used directly."""
+    found = []
+    for node in ast.walk(tree):
+        name = node.id if isinstance(node, ast.Name) else node.attr if isinstance(node, ast.Attribute) else None
+        if name in JOB_PARTS:
+            found.append(f"{where(path, node)}: {name}")
+        if isinstance(node, ast.ImportFrom) and node.module == "bootstrap.pipeline.host.jobs":
+            found += [f"{where(path, node)}: imports {a.name}" for a in node.names if a.name in JOB_PARTS]
+    return found
+
+
+def test_job_counts_come_from_the_one_sizing() -> None:
+    """setup, build, `config show` and doctor's memory checks size jobs through
+    bootstrap/pipeline/host/jobs.py (size_for_settings, size_for_build_types, memory_allows)."""
+    found = sorted({line for path, tree in sources() if path != JOBS_OWNER for line in job_sizings(path, tree)})
+    assert found == [], "use bootstrap.pipeline.host.jobs:\n" + "\n".join(found)
+
+
+def test_a_job_count_by_hand_is_found() -> None:
+    crafted = ast.parse("from bootstrap.pipeline.host.jobs import COMPILE_MEMORY\n"
+                        "safe = mem // COMPILE_MEMORY['Debug']\nn = os.cpu_count()\nj = jobs.size_jobs(r, 'Debug')\n")
+    assert len(job_sizings("bootstrap/doctor/checks/settings.py", crafted)) == 4
