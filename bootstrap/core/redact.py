@@ -24,8 +24,11 @@ from __future__ import annotations
 
 import json
 import re
+from dataclasses import dataclass, field
 from typing import Any
 from urllib.parse import quote, unquote, urlsplit
+
+from bootstrap.core import run_state
 
 MASK = "***"
 _PUBLIC_USERS = frozenset({"git"})  # the ssh login of every hosted git service: not a secret
@@ -55,23 +58,32 @@ _HEADER = re.compile(r"(?i)(?P<head>authorization:\s*(?:bearer|basic|token)\s+)(
 _SCHEME = re.compile(r"\b[A-Za-z][A-Za-z0-9+.-]*://")
 _LOOSE = re.compile(r"(?P<user>[^\s/?#@:'\"<>\\]*):(?P<pw>(?!\s)[^\n@]{0,256}?)@(?=[\[A-Za-z0-9])")
 _PORT = re.compile(r"\d+(?:$|[/?#\s])")
-# Literal secrets learnt from this run's input (remember); shorter ones are left to the patterns, as
-# masking a common short word everywhere would garble the output.
-_KNOWN: set[str] = set()
+# Literal secrets learnt from this run's input (remember) are this long at least; shorter ones are left
+# to the patterns, as masking a common short word everywhere would garble the output.
 MIN_KNOWN = 6
 # A user part with a password is a login name, except a token's (GitHub's TOKEN:x-oauth-basic form):
 # tokens are long, login names rarely this long.
 MIN_TOKEN_USER = 20
 
 
-# While `remember` runs the patterns: what each masked, as (user, password); a lone user part or a
-# secret value as (it, None).
-_COLLECTING: list[list[tuple[str, str | None]]] = []
+@dataclass
+class _Secrets:
+    """What this run learnt to mask (bootstrap.core.run_state)."""
+
+    known: set[str] = field(default_factory=set)  # literal secrets from this run's input (remember)
+    # While `remember` runs the patterns: what each masked, as (user, password); a lone user part or a
+    # secret value as (it, None).
+    collecting: list[list[tuple[str, str | None]]] = field(default_factory=list)
+
+
+def _secrets() -> _Secrets:
+    return run_state.part(_Secrets)
 
 
 def _note(first: str, second: str | None) -> None:
-    if _COLLECTING and first != MASK and second != MASK:
-        _COLLECTING[-1].append((first, second))
+    collecting = _secrets().collecting
+    if collecting and first != MASK and second != MASK:
+        collecting[-1].append((first, second))
 
 
 def _mask_userinfo(userinfo: str) -> str:
@@ -150,7 +162,7 @@ def redact(text: str) -> str:
     if not text:
         return text
     text = _patterns(text)
-    for secret in sorted(_KNOWN, key=len, reverse=True):
+    for secret in sorted(_secrets().known, key=len, reverse=True):
         if secret in text:
             text = text.replace(secret, MASK)
     return text
@@ -161,11 +173,12 @@ def remember(text: str) -> None:
     masked wherever they appear later, in whatever quoting."""
     if not text or ("@" not in text and "=" not in text):
         return
-    _COLLECTING.append([])
+    collecting = _secrets().collecting
+    collecting.append([])
     try:
         _patterns(text)
     finally:
-        found = _COLLECTING.pop()
+        found = collecting.pop()
     for first, second in found:
         if second is None:  # a token as the user part, or a secret parameter's value
             _learn(first)
@@ -181,12 +194,12 @@ def _learn(secret: str) -> None:
     for form in (secret, unquote(secret), quote(secret, safe=""), json.dumps(secret)[1:-1],
                  repr(secret)[1:-1], secret.replace("'", "'\"'\"'"), secret.replace("\\", "\\\\")):
         if len(form) >= MIN_KNOWN:
-            _KNOWN.add(form)
+            _secrets().known.add(form)
 
 
 def forget_all() -> None:
-    """Drop what `remember` learnt (a new run in the same process: tests)."""
-    _KNOWN.clear()
+    """Drop what `remember` learnt in this run (a new run forgets it anyway: bootstrap.core.run_state)."""
+    _secrets().known.clear()
 
 
 def redact_data(data: Any) -> Any:

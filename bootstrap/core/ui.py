@@ -22,9 +22,11 @@ import os
 import sys
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
+from dataclasses import dataclass, field
 from functools import lru_cache
 from typing import IO, TYPE_CHECKING, Any
 
+from bootstrap.core import run_state
 from bootstrap.core.redact import redact, redact_data
 from bootstrap.core.writes import strict_json
 
@@ -134,7 +136,7 @@ class ChildOutput:
             self.closed = True
 
 
-def write_bytes(data: bytes) -> None:
+def emit_bytes(data: bytes) -> None:
     """Bytes on stdout as they are (an artifact piped into a file): never masked, never re-encoded."""
     sys.stdout.flush()
     sys.stdout.buffer.write(data)
@@ -217,9 +219,10 @@ def working(text: str, *, json: bool = False) -> Iterator[Callable[[str], None]]
     if json or not console.is_terminal:
         yield lambda _text: None
         return
-    if _WORKING:
-        _WORKING[-1](text)
-        yield _WORKING[-1]
+    shown = run_state.part(_Output).working
+    if shown:
+        shown[-1](text)
+        yield shown[-1]
         return
     from rich.text import Text
 
@@ -227,14 +230,19 @@ def working(text: str, *, json: bool = False) -> Iterator[Callable[[str], None]]
         def say(new: str) -> None:
             status.update(Text(new))
 
-        _WORKING.append(say)
+        shown.append(say)
         try:
             yield say
         finally:
-            _WORKING.pop()
+            shown.pop()
 
 
-_WORKING: list[Callable[[str], None]] = []
+@dataclass
+class _Output:
+    """This run's output so far (bootstrap.core.run_state)."""
+
+    working: list[Callable[[str], None]] = field(default_factory=list)  # the spinner on screen, if any
+    json_emitted: bool = False  # the run's one JSON document is out
 
 
 def cell(value: object) -> Text:
@@ -249,12 +257,9 @@ class StdoutClosed(Exception):
     would turn an EPIPE into exit status 1."""
 
 
-_EMITTED: list[bool] = []
-
-
 def emit_json(data: Any) -> None:
     """The one JSON document of a --json run, on stdout (credentials masked; RFC 8259: no NaN)."""
-    _EMITTED.append(True)
+    run_state.part(_Output).json_emitted = True
     try:
         sys.stdout.write(strict_json(redact_data(_plain(data)), indent=2) + "\n")
         sys.stdout.flush()
@@ -275,9 +280,4 @@ def _plain(data: Any) -> Any:
 
 def json_emitted() -> bool:
     """Has this run already printed its JSON document? (An error after it must not print a second.)"""
-    return bool(_EMITTED)
-
-
-def new_run() -> None:
-    """A command starts (cli.main): no JSON document printed yet."""
-    _EMITTED.clear()
+    return run_state.part(_Output).json_emitted

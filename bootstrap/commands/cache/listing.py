@@ -91,7 +91,7 @@ def show(ctx: AppContext, entry: EntryRef, artifact: Artifact = None, dir: Dir =
             f"{chosen.name} is binary ({len(content)} bytes): {path}",
             fix=f"redirect it to a file (> {chosen.name}) or {binary_hint(chosen.name, path, nvdisasm)}",
         )
-    ui.write_bytes(content)
+    ui.emit_bytes(content)
 
 
 def _nvdisasm(ctx: AppContext) -> str | None:

@@ -287,12 +287,10 @@ def test_an_internal_error_is_one_masked_json_document(
     import tempfile
 
     from bootstrap import cli
-    from bootstrap.core.context import CURRENT
 
     def crash(*_a: object, **_k: object) -> None:
         raise RuntimeError(f"boom at https://u:{SECRET}@h")
 
-    monkeypatch.setattr(CURRENT, "workspace", None)
     monkeypatch.setattr(tempfile, "tempdir", str(tmp_path))
     monkeypatch.setattr("bootstrap.core.context.load_settings", crash)
     with pytest.raises(SystemExit) as info:

@@ -271,3 +271,80 @@ def test_a_job_count_by_hand_is_found() -> None:
     crafted = ast.parse("from bootstrap.pipeline.host.jobs import COMPILE_MEMORY\n"
                         "safe = mem // COMPILE_MEMORY['Debug']\nn = os.cpu_count()\nj = jobs.size_jobs(r, 'Debug')\n")
     assert len(job_sizings("bootstrap/doctor/checks/settings.py", crafted)) == 4
+
+
+# -- state of a run -------------------------------------------------------------------------------------
+
+MUTATORS = {"append", "appendleft", "extend", "insert", "pop", "popleft", "remove", "clear", "add", "discard",
+            "update", "setdefault", "popitem", "sort", "reverse"}
+# Module globals that do change, each for a reason that is not a run's.
+ALLOWED_GLOBALS = {
+    ("bootstrap/core/run_state.py", "_RUN"): "the run in progress itself, replaced whole by start()",
+    ("bootstrap/doctor/registry.py", "REGISTRY"): "filled while the check modules are imported: the same for "
+                                                  "every run",
+}
+
+
+def _module_names(tree: ast.Module) -> set[str]:
+    """Names bound at module level to a value that could change: a list, dict or set, or any object made
+    by a call (an instance whose attributes could be set)."""
+    names = set()
+    for node in tree.body:
+        targets = node.targets if isinstance(node, ast.Assign) else [node.target] if isinstance(
+            node, ast.AnnAssign) and node.value is not None else []
+        value = getattr(node, "value", None)
+        if isinstance(value, (ast.List, ast.Dict, ast.Set, ast.ListComp, ast.DictComp, ast.SetComp, ast.Call)):
+            names |= {t.id for t in targets if isinstance(t, ast.Name)}
+    return names
+
+
+def _imported_names(tree: ast.Module, owners: dict[str, set[str]]) -> dict[str, str]:
+    """local name -> `module:NAME` for each changeable module global another module imports by name."""
+    found: dict[str, str] = {}
+    for node in ast.walk(tree):
+        if isinstance(node, ast.ImportFrom) and node.module and node.module.startswith("bootstrap"):
+            path = "bootstrap/" + "/".join(node.module.split(".")[1:]) + ".py"
+            found |= {a.asname or a.name: f"{path}:{a.name}" for a in node.names if a.name in owners.get(path, ())}
+    return found
+
+
+def changed_globals(path: str, tree: ast.Module, owners: dict[str, set[str]]) -> list[str]:
+    """Module globals changed in this module: `global` rebinding, a container's mutating method, an item
+    or attribute set on it (its own globals, and those it imports by name)."""
+    watched = {name: f"{path}:{name}" for name in owners.get(path, ())} | _imported_names(tree, owners)
+    found = []
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Global):
+            found += [f"{where(path, node)}: global {name}" for name in node.names]
+        changed: ast.AST | None = None
+        if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.func.attr in MUTATORS:
+            changed = node.func.value
+        elif isinstance(node, (ast.Assign, ast.AugAssign, ast.AnnAssign, ast.Delete)):
+            targets = node.targets if isinstance(node, (ast.Assign, ast.Delete)) else [node.target]
+            changed = next((t.value for t in targets if isinstance(t, (ast.Subscript, ast.Attribute))), None)
+        if isinstance(changed, ast.Name) and changed.id in watched:
+            owner, _, name = watched[changed.id].partition(".py:")
+            if (owner + ".py", name) not in ALLOWED_GLOBALS:
+                found.append(f"{where(path, node)}: changes {watched[changed.id]}")
+    return found
+
+
+def test_no_module_global_changes_during_a_run() -> None:
+    """What a run keeps is a part of the run (bootstrap/core/run_state.py), so a second run in one process
+    starts clean (tests/unit/core/test_run_state.py): no module keeps a global it changes. The scripts
+    run inside the target are programs of their own, one process per question."""
+    trees = {path: tree for path, tree in sources() if not path.startswith("bootstrap/core/scripts/")}
+    owners = {path: _module_names(tree) for path, tree in trees.items()}
+    found = [line for path, tree in trees.items() for line in changed_globals(path, tree, owners)]
+    assert found == [], "keep it in a part of the run (bootstrap.core.run_state.part):\n" + "\n".join(found)
+
+
+def test_a_changed_global_is_found() -> None:
+    crafted = ast.parse("SEEN = []\nCURRENT = Invocation()\nFIXED = ('a',)\n"
+                        "def f(x):\n    global COUNT\n    SEEN.append(x)\n    CURRENT.json = True\n"
+                        "    FIXED[0]\n    local = []\n    local.append(x)\n")
+    owners = {"bootstrap/m.py": _module_names(crafted)}
+    assert owners["bootstrap/m.py"] == {"SEEN", "CURRENT"}
+    assert len(changed_globals("bootstrap/m.py", crafted, owners)) == 3
+    other = ast.parse("from bootstrap.m import CURRENT\ndef g():\n    CURRENT.workspace = None\n")
+    assert len(changed_globals("bootstrap/n.py", other, owners)) == 1
