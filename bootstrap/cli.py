@@ -21,9 +21,6 @@ from bootstrap.core.interrupt import CtrlC
 
 # OSErrors that mean a full disk, not a bug in tritondev.
 _DISK_FULL = (errno.ENOSPC, errno.EDQUOT)
-# Did the command line ask for --json? Known before the options are parsed, so that an error of the
-# option parser, or a crash before the command starts, still answers with one JSON document.
-_JSON_ASKED = [False]
 
 
 def _version(value: bool) -> None:
@@ -67,9 +64,9 @@ def _report_error(exc: TritondevError) -> None:
     from rich.markup import escape
 
     from bootstrap.core import ui
-    from bootstrap.core.context import CURRENT
+    from bootstrap.core.context import invocation
 
-    if (CURRENT.json or _JSON_ASKED[0]) and not ui.json_emitted():
+    if invocation().wants_json and not ui.json_emitted():
         ui.emit_json(exc.to_json())
     console = ui.err()  # masks credentials in everything it prints
     console.print(f"[bold red]error:[/bold red] {escape(_one_line(exc.message))}")
@@ -94,18 +91,21 @@ def _write_crash_log(exc: BaseException) -> str:
     import traceback
 
     from bootstrap.core import writes
-    from bootstrap.core.context import CURRENT
+    from bootstrap.core.context import invocation
     from bootstrap.core.redact import redact
 
+    running = invocation()
     text = (
         f"tritondev {__version__}\npython {sys.version}\nplatform {platform.platform()}\n"
         f"argv {redact(' '.join(sys.argv))}\n\n"
         + redact("".join(traceback.format_exception(type(exc), exc, exc.__traceback__)))
     )
     prefix = f"crash-{time.strftime('%Y%m%d-%H%M%S')}-"
-    if CURRENT.workspace is not None and CURRENT.writes_logs and CURRENT.workspace.is_dir():
+    # A reading command leaves the workspace as it was, even when it crashes: its crash log goes to a
+    # private temporary folder.
+    if running.workspace is not None and running.writes_logs and running.workspace.is_dir():
         try:
-            return str(writes.create_unique_text(CURRENT.workspace / "logs", prefix, ".log", text))
+            return str(writes.create_unique_text(running.workspace / "logs", prefix, ".log", text))
         except (OSError, TritondevError):  # a read-only workspace, a logs/ that is a link
             pass
     try:
@@ -142,21 +142,21 @@ def _outcome(argv: list[str] | None, ctrl_c: CtrlC) -> int:
     raises only while the command runs: once it ended, its outcome is reported as it is."""
     code: int
     arguments = list(sys.argv[1:] if argv is None else argv)
-    _JSON_ASKED[0] = _json_requested(arguments)
-    from bootstrap.core import ui
+    from bootstrap.core import run_state, ui
+    from bootstrap.core.context import invocation
 
+    run_state.start()  # nothing of an earlier run in this process carries over
+    invocation().json_asked = _json_requested(arguments)
     ui.install_streams()
-    ui.new_run()
-    options.new_run()
     ctrl_c.raising = True
     if ctrl_c.seen:  # Ctrl-C while the program started: the command does not start
         ctrl_c.raising = False
-        return _interrupted(json_asked=_JSON_ASKED[0])
+        return _interrupted()
     try:
         app = build_app()
         from bootstrap.core import fixlines
 
-        fixlines.new_run(options.accepted_options(app))
+        fixlines.know_commands(options.accepted_options(app))
         command = options.help_as_flag(typer.main.get_command(app))
         result = command(args=argv, standalone_mode=False, prog_name="tritondev")
         ctrl_c.raising = False  # decided: reporting it is not interrupted by a Ctrl-C
@@ -191,7 +191,7 @@ def _exit_code_of(exc: BaseException, ctrl_c: CtrlC) -> int:
     if isinstance(exc, OSError):
         return _disk_full(exc) if exc.errno in _DISK_FULL else _internal_error(exc)
     if isinstance(exc, Exception):
-        return _usage_error(exc, _JSON_ASKED[0]) if _parser_error(exc) else _internal_error(exc)
+        return _usage_error(exc) if _parser_error(exc) else _internal_error(exc)
     raise exc  # GeneratorExit and the like: not an outcome of a command
 
 
@@ -228,10 +228,11 @@ def _parser_error(exc: Exception) -> bool:
     return isinstance(getattr(exc, "exit_code", None), int) and callable(getattr(exc, "format_message", None))
 
 
-def _usage_error(exc: Exception, json: bool) -> int:
+def _usage_error(exc: Exception) -> int:
     """The option parser's error as every error is shown: one line, masked, a fix naming the help; with
     --json also as the one JSON document."""
     from bootstrap.core import ui
+    from bootstrap.core.context import invocation
     from bootstrap.core.redact import redact
 
     exit_code = int(getattr(exc, "exit_code", 2))
@@ -244,19 +245,19 @@ def _usage_error(exc: Exception, json: bool) -> int:
     message = f"{said} (did you mean {' or '.join(possible)}?)" if possible else str(exc.format_message())  # type: ignore[attr-defined]
     fix = f"`{command} --help` lists its options"
     sys.stderr.write(redact(f"error: {_one_line(message)}\nfix: {fix}\n"))
-    if json and not ui.json_emitted():
+    if invocation().json_asked and not ui.json_emitted():
         ui.emit_json({"error": "UsageError", "message": message, "fix": fix, "exit_code": code})
     return code
 
 
-def _interrupted(json_asked: bool = False) -> int:
+def _interrupted() -> int:
     """Say "interrupted" and how to go on (also as the JSON document of a command run with --json, or,
     before any command parsed its options, of a command line that asked for it)."""
     from bootstrap.core import ui
-    from bootstrap.core.context import CURRENT
+    from bootstrap.core.context import invocation
 
     fix = "run the same command again: it resumes where it stopped"
-    if (CURRENT.json or json_asked) and not ui.json_emitted():
+    if invocation().wants_json and not ui.json_emitted():
         ui.emit_json({"error": "Interrupted", "message": "interrupted", "fix": fix,
                       "exit_code": int(ExitCode.INTERRUPTED)})
     print(f"\ninterrupted\nfix: {fix}", file=sys.stderr)
@@ -275,13 +276,13 @@ def _disk_full(exc: OSError) -> int:
 
 def _internal_error(exc: BaseException) -> int:
     from bootstrap.core import ui
-    from bootstrap.core.context import CURRENT
+    from bootstrap.core.context import invocation
     from bootstrap.core.redact import redact
 
     path = _write_crash_log(exc)
     message = redact(f"internal error in tritondev: {type(exc).__name__}: {exc}")
     fix = f"a crash log was written to {path}; please attach it to a bug report"
-    if (CURRENT.json or _JSON_ASKED[0]) and not ui.json_emitted():
+    if invocation().wants_json and not ui.json_emitted():
         ui.emit_json({"error": "InternalError", "message": message.splitlines()[0] if message else message,
                       "fix": fix, "exit_code": int(ExitCode.INTERNAL), "crash_log": path})
     print(f"error: {message}\nA crash log was written to {path}; please attach it to a bug report.", file=sys.stderr)

@@ -102,10 +102,10 @@ def reset(ctx: AppContext) -> None:
     """Forget the recorded bisect; if it left the checkouts moved, put them and the starting build back."""
     from bootstrap.core import ui
     from bootstrap.pipeline.bisect import run as bisect
-    from bootstrap.pipeline.bisect.journal import JOURNAL_NAME
+    from bootstrap.pipeline.bisect.journal import journal_path
 
     ctx = ctx.with_runner(ctx.runner.quiet(ctx.json or not ctx.verbose))
-    if not (ctx.workspace.state / JOURNAL_NAME).exists():
+    if not journal_path(ctx.workspace.state).exists():
         result = bisect.reset(ctx, None)
     else:
         with ctx.workspace.lock("bisect"):

@@ -71,10 +71,9 @@ def _in_use(ctx: AppContext, row: dict[str, Any]) -> dict[str, Any]:
     if name == "python":
         return _python_in_use(ctx)
     if name in ("jobs", "link_jobs") and row["value"] is None:
-        from bootstrap.pipeline.host.jobs import detect, size_for_build_types
+        from bootstrap.pipeline.host.jobs import size_for_settings
 
-        s = ctx.settings
-        jobs = size_for_build_types(detect(), s.build_type, s.llvm_build_type, jobs=s.jobs, link_jobs=s.link_jobs)
+        jobs = size_for_settings(ctx.settings)
         return {"effective": jobs.compile if name == "jobs" else jobs.link, "note": f"sized here: {jobs.reason}"}
     if row["value"] is None:
         from bootstrap.core.settings_table import BY_NAME

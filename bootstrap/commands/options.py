@@ -3,8 +3,8 @@
 Options that set a setting (--workspace, --python, --build-type, --jobs, ...) are generated from the
 settings table in bootstrap/core/settings.py: name, type, choices, help, env var and default come from
 there, and their values go into the settings precedence by name. The output flags --json, --dry-run and
--v/--verbose are declared here. Only typer, the standard library and the settings table (itself
-stdlib-only) are imported at module level, so that `tritondev --help` stays fast.
+-v/--verbose are declared here. Only typer, the standard library, the settings table and the run's
+state (both stdlib-only) are imported at module level, so that `tritondev --help` stays fast.
 """
 
 from __future__ import annotations
@@ -13,11 +13,13 @@ import functools
 import inspect
 import typing
 from collections.abc import Callable
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Annotated, Any, Optional
 
 import typer
 
+from bootstrap.core import run_state
 from bootstrap.core.settings_table import BY_NAME, Setting
 
 if TYPE_CHECKING:
@@ -106,8 +108,14 @@ def _annotation(name: str) -> Any:
 
 # The common options, also accepted before the command name (`tritondev --workspace W doctor`).
 ROOT_OPTIONS = ("workspace", "python", "json", "dry_run", "verbose")
-# What the user gave before the command name, by option name (cli.main resets it for each run).
-_BEFORE_COMMAND: dict[str, Any] = {}
+
+
+@dataclass
+class _BeforeCommand:
+    """What the user gave before the command name, by option name (a part of the run:
+    bootstrap.core.run_state)."""
+
+    given: dict[str, Any] = field(default_factory=dict)
 
 
 def root_option(name: str) -> Any:
@@ -118,13 +126,10 @@ def root_option(name: str) -> Any:
     return typer.Option(setting.option, help=setting.option_help, metavar="PATH", show_default=False)
 
 
-def new_run() -> None:
-    _BEFORE_COMMAND.clear()
-
-
 def give_before_command(**given: Any) -> None:
     """Record the common options given before the command name; None or False: not given."""
-    _BEFORE_COMMAND.update({name: value for name, value in given.items() if value not in (None, False)})
+    run_state.part(_BeforeCommand).given.update(
+        {name: value for name, value in given.items() if value not in (None, False)})
 
 
 def _option_name(name: str) -> str:
@@ -134,7 +139,7 @@ def _option_name(name: str) -> str:
 def _merge_before_command(takes: tuple[str, ...], values: dict[str, Any]) -> None:
     """The options given before the command name count as given to it, unless given after it as well
     (the later one wins); one the command does not take is a usage error, as it would be after it."""
-    for name, value in _BEFORE_COMMAND.items():
+    for name, value in run_state.part(_BeforeCommand).given.items():
         if name not in takes:
             from bootstrap.core.errors import UsageError
 

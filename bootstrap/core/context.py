@@ -9,7 +9,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from bootstrap.core import fixlines, ui, writes
+from bootstrap.core import fixlines, run_state, ui, writes
 from bootstrap.core.fixlines import repeat_options
 from bootstrap.core.interpreter import (
     PATH_PYTHON,
@@ -28,14 +28,24 @@ from bootstrap.core.workspace import Workspace
 
 @dataclass
 class Invocation:
-    """Output mode of the running command; read by the error handler in cli.main."""
+    """Output mode of the running command; read by the error handler in cli.main (a part of the run:
+    bootstrap.core.run_state)."""
 
     json: bool = False
+    # --json on the command line, known before the options are parsed: an error of the option parser,
+    # or a crash before the command starts, still answers with one JSON document.
+    json_asked: bool = False
     workspace: Path | None = None
     writes_logs: bool = False  # the command keeps logs in the workspace (a reading command does not)
 
+    @property
+    def wants_json(self) -> bool:
+        return self.json or self.json_asked
 
-CURRENT = Invocation()
+
+def invocation() -> Invocation:
+    """The running command's output mode."""
+    return run_state.part(Invocation)
 
 
 @dataclass
@@ -146,14 +156,15 @@ def make_context(
     never create a workspace just by running.
     reads_target: the command only reads the target environment (see AppContext.reads_target).
     """
-    CURRENT.json = json
+    running = invocation()
+    running.json = json
     settings = load_settings(options or {})
 
     fixlines.remember_given({BY_NAME[name].option: str(getattr(settings, name)) for name in fixlines.TARGET_SETTINGS
                              if settings.source_of(name).kind is SourceKind.CLI})
     workspace = Workspace(settings.workspace)
-    CURRENT.workspace = workspace.root
-    CURRENT.writes_logs = logs
+    running.workspace = workspace.root
+    running.writes_logs = logs
     writes.anchor(workspace.root)  # below it, tritondev's writes follow no link
 
     log_dir = workspace.logs if logs else None

@@ -19,6 +19,8 @@ import shlex
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 
+from bootstrap.core import run_state
+
 # The settings whose options choose the target a command works on.
 TARGET_SETTINGS = ("workspace", "python")
 _MENTION = re.compile(r"(?<![\w/.-])tritondev((?: [a-z][a-z-]*){1,2})")
@@ -28,6 +30,8 @@ _END = re.compile(r"`|\)|;|,| or | then|(?<![\w/.-])tritondev ")
 
 @dataclass
 class _Run:
+    """What this run's fix lines repeat (bootstrap.core.run_state)."""
+
     given: dict[str, str] = field(default_factory=dict)  # option -> the value the user gave
     accepts: dict[str, frozenset[str]] = field(default_factory=dict)  # command path -> options it takes
     command: str | None = None  # the running command's path, e.g. "doctor"
@@ -35,46 +39,48 @@ class _Run:
     clone: str | None = None  # the clone the workspace's setup was last asked to build (--triton-src)
 
 
-_RUN = _Run()
+def _run() -> _Run:
+    return run_state.part(_Run)
 
 
-def new_run(accepts: Mapping[str, frozenset[str]] | None = None) -> None:
-    """A command starts: forget what the last one was given; `accepts` is the CLI's commands and their options."""
-    global _RUN
-    _RUN = _Run(accepts=dict(accepts or {}))
+def know_commands(accepts: Mapping[str, frozenset[str]]) -> None:
+    """The CLI's commands and the options each takes (cli.main, once the app is built)."""
+    _run().accepts = dict(accepts)
 
 
 def remember_given(given: Mapping[str, str]) -> None:
     """The target-choosing options the user gave on the command line, by option (--python -> value)."""
-    _RUN.given = dict(given)
+    _run().given = dict(given)
 
 
 def setup_asked_for(clone: str | None) -> None:
     """The workspace's setup was last asked to build this clone (--triton-src, remembered, or asked of a
     setup that failed): a fix naming `tritondev setup` repeats it, else pasted it builds PyTorch's pin."""
-    _RUN.clone = clone
+    _run().clone = clone
 
 
 def narrow(command: str, words: Sequence[str]) -> None:
     """The running command `command` was narrowed by `words` (e.g. --check packages): repeated in its own fixes."""
-    _RUN.command, _RUN.narrowing = command, tuple(words)
+    run = _run()
+    run.command, run.narrowing = command, tuple(words)
 
 
 def repeat_options(text: str | None) -> str | None:
     """`text` with the user's target-choosing options after each tritondev command it names."""
-    if not text or (not _RUN.given and not _RUN.narrowing and not _RUN.clone):
+    run = _run()
+    if not text or (not run.given and not run.narrowing and not run.clone):
         return text
     pieces: list[str] = []
     start = 0
     for match in _MENTION.finditer(text):
-        path = _command_path(match.group(1).split())
+        path = _command_path(run, match.group(1).split())
         if path is None:
             continue
         at = match.start(1) + len(" " + path)
         rest = text[at:]
         end = _END.search(rest)
         spelled = rest[: end.start()] if end else rest
-        words = _words_for(path, spelled)
+        words = _words_for(run, path, spelled)
         if words:
             pieces.append(text[start:at] + " " + " ".join(words))
             start = at
@@ -82,24 +88,24 @@ def repeat_options(text: str | None) -> str | None:
     return "".join(pieces)
 
 
-def _command_path(words: list[str]) -> str | None:
+def _command_path(run: _Run, words: list[str]) -> str | None:
     """The longest command path of the CLI that `words` start with ("cache prune", "doctor")."""
     for n in (2, 1):
         path = " ".join(words[:n])
-        if len(words) >= n and path in _RUN.accepts:
+        if len(words) >= n and path in run.accepts:
             return path
     return None
 
 
-def _words_for(path: str, spelled: str) -> list[str]:
-    taken = _RUN.accepts[path]
+def _words_for(run: _Run, path: str, spelled: str) -> list[str]:
+    taken = run.accepts[path]
     said = set(re.findall(r"(?<!\S)(--?[\w-]+)", spelled))
     words: list[str] = []
-    for option, value in _RUN.given.items():
+    for option, value in run.given.items():
         if option in taken and option not in said:
             words += [option, shlex.quote(value)]
-    if path == _RUN.command and not said & set(_RUN.narrowing):
-        words += [shlex.quote(w) for w in _RUN.narrowing]
-    if path == "setup" and _RUN.clone and not said & {"--triton-src", "--triton-commit", "--torch-ref"}:
-        words += ["--triton-src", shlex.quote(_RUN.clone)]
+    if path == run.command and not said & set(run.narrowing):
+        words += [shlex.quote(w) for w in run.narrowing]
+    if path == "setup" and run.clone and not said & {"--triton-src", "--triton-commit", "--torch-ref"}:
+        words += ["--triton-src", shlex.quote(run.clone)]
     return words

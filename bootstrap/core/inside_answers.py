@@ -277,9 +277,22 @@ def jax_triton(data: Mapping[str, Any]) -> JaxTriton:
     return JaxTriton(optional_text(data, "module", where), optional_texts(data, "registrations", where))
 
 
+@dataclass(frozen=True)
+class InstalledTriton:
+    """tritondev_triton_version.py: the target's Triton as its kernel cache sees it."""
+
+    version: str | None  # triton.__version__ from the source; None when triton is not there
+    key_changed_at: float | None  # newest mtime of the files Triton's cache key hashes; None: not found
+
+
+def installed_triton(data: Mapping[str, Any]) -> InstalledTriton:
+    where = "tritondev_triton_version.py"
+    return InstalledTriton(optional_text(data, "version", where), optional_number(data, "changed_at", where))
+
+
 def triton_version(data: Mapping[str, Any]) -> str | None:
     """tritondev_triton_version.py: triton.__version__ from the source; None when triton is not there."""
-    return optional_text(data, "version", "tritondev_triton_version.py")
+    return installed_triton(data).version
 
 
 @dataclass(frozen=True)

@@ -24,12 +24,13 @@ from bootstrap.core.errors import ConfigError
 from bootstrap.core.fsutil import NotRegularFile, parse_json, read_regular
 from bootstrap.core.redact import without_credentials
 from bootstrap.core.settings_table import DEFAULT_SOURCE, SETTINGS, SettingSource, SourceKind
+from bootstrap.core.state_files import StateFiles
+from bootstrap.core.workspace import Workspace
 from bootstrap.core.writes import replace_json
 
 if TYPE_CHECKING:
     from bootstrap.core.settings_table import Settings
 
-FILE = "settings.json"  # in <workspace>/state
 NOT_REMEMBERED = ("workspace", "jobs", "link_jobs", "allow_dirty", "skip_verify")
 # Settings that make one choice together: one of them given anew drops the remembered others.
 CHOICES = (("torch_ref", "triton_commit", "triton_src"), ("mirror", "pytorch_url", "triton_url", "llvm_url"))
@@ -41,7 +42,7 @@ _MAX_BYTES = 1 << 20  # the file holds a dozen short settings
 
 
 def path_in(workspace: Path) -> Path:
-    return workspace / "state" / FILE
+    return StateFiles(Workspace(workspace).state).settings
 
 
 def read(workspace: Path) -> tuple[dict[str, Any], SettingSource]:

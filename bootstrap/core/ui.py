@@ -22,9 +22,11 @@ import os
 import sys
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
+from dataclasses import dataclass, field
 from functools import lru_cache
 from typing import IO, TYPE_CHECKING, Any
 
+from bootstrap.core import run_state
 from bootstrap.core.redact import redact, redact_data
 from bootstrap.core.writes import strict_json
 
@@ -95,6 +97,50 @@ def install_streams() -> None:
         except (AttributeError, ValueError, OSError):
             pass  # not a TextIOWrapper (a test's capture): it takes any text
         setattr(sys, name, _MaskedStream(stream))
+
+
+class ChildOutput:
+    """A child process's output shown as it arrives, on stdout or stderr: the one way tritondev echoes
+    what a command it runs prints (a build, a test run, a bisect's command, docker, an opener).
+
+    `line` takes what `Runner.stream` hands over (a line without its end), `text` what
+    `Runner.run_attached` hands over (pieces with their line ends, undecodable bytes as surrogate
+    escapes). The text goes through the process's stream, so credentials are masked and what the
+    terminal cannot show is escaped; `verbatim` writes the bytes as the child wrote them, unmasked: only
+    for `tritondev run`, whose output is the user's own program's (docs/safety.md). A reader that went
+    away (`| head`) ends the echo, not the command, which goes on (and is still logged)."""
+
+    def __init__(self, to: str = "stderr", *, verbatim: bool = False) -> None:
+        if to not in ("stdout", "stderr"):
+            raise ValueError(f"no stream {to!r}")
+        self._name = to
+        self._verbatim = verbatim
+        self.closed = False
+
+    def line(self, line: str) -> None:
+        self.text(line + "\n")
+
+    def text(self, text: str) -> None:
+        if self.closed:
+            return
+        stream = getattr(sys, self._name)
+        try:
+            if self._verbatim and hasattr(stream, "buffer"):
+                stream.flush()  # what was written through the text layer comes first
+                stream.buffer.write(text.encode("utf-8", "surrogateescape"))
+                stream.buffer.flush()
+            else:
+                stream.write(text)
+                stream.flush()
+        except (BrokenPipeError, ValueError):  # the reader went away, or the stream was closed
+            self.closed = True
+
+
+def emit_bytes(data: bytes) -> None:
+    """Bytes on stdout as they are (an artifact piped into a file): never masked, never re-encoded."""
+    sys.stdout.flush()
+    sys.stdout.buffer.write(data)
+    sys.stdout.flush()
 
 
 def raw_stdout() -> IO[str]:
@@ -173,9 +219,10 @@ def working(text: str, *, json: bool = False) -> Iterator[Callable[[str], None]]
     if json or not console.is_terminal:
         yield lambda _text: None
         return
-    if _WORKING:
-        _WORKING[-1](text)
-        yield _WORKING[-1]
+    shown = run_state.part(_Output).working
+    if shown:
+        shown[-1](text)
+        yield shown[-1]
         return
     from rich.text import Text
 
@@ -183,14 +230,19 @@ def working(text: str, *, json: bool = False) -> Iterator[Callable[[str], None]]
         def say(new: str) -> None:
             status.update(Text(new))
 
-        _WORKING.append(say)
+        shown.append(say)
         try:
             yield say
         finally:
-            _WORKING.pop()
+            shown.pop()
 
 
-_WORKING: list[Callable[[str], None]] = []
+@dataclass
+class _Output:
+    """This run's output so far (bootstrap.core.run_state)."""
+
+    working: list[Callable[[str], None]] = field(default_factory=list)  # the spinner on screen, if any
+    json_emitted: bool = False  # the run's one JSON document is out
 
 
 def cell(value: object) -> Text:
@@ -205,12 +257,9 @@ class StdoutClosed(Exception):
     would turn an EPIPE into exit status 1."""
 
 
-_EMITTED: list[bool] = []
-
-
 def emit_json(data: Any) -> None:
     """The one JSON document of a --json run, on stdout (credentials masked; RFC 8259: no NaN)."""
-    _EMITTED.append(True)
+    run_state.part(_Output).json_emitted = True
     try:
         sys.stdout.write(strict_json(redact_data(_plain(data)), indent=2) + "\n")
         sys.stdout.flush()
@@ -231,9 +280,4 @@ def _plain(data: Any) -> Any:
 
 def json_emitted() -> bool:
     """Has this run already printed its JSON document? (An error after it must not print a second.)"""
-    return bool(_EMITTED)
-
-
-def new_run() -> None:
-    """A command starts (cli.main): no JSON document printed yet."""
-    _EMITTED.clear()
+    return run_state.part(_Output).json_emitted

@@ -27,15 +27,15 @@ import shutil
 import stat
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from enum import Enum
 from pathlib import Path
 from typing import IO, Any
 
+from bootstrap.core import run_state
 from bootstrap.core.errors import ConfigError
 from bootstrap.core.redact import redact, redact_data
 
-_ANCHORS: list[str] = []  # absolute folders whose insides tritondev owns (the workspace, its caches)
 _DIRECTORY = os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW | getattr(os, "O_CLOEXEC", 0)
 
 
@@ -67,11 +67,19 @@ class Target:
     path: str
 
 
+@dataclass
+class _Anchors:
+    """This run's folders whose insides tritondev owns (the workspace, its caches): bootstrap.core.run_state."""
+
+    folders: list[str] = field(default_factory=list)
+
+
 def anchor(root: Path | str) -> None:
     """Declare `root` a folder whose insides are tritondev's (the workspace): below it no link is followed."""
     absolute = os.path.abspath(root)
-    if absolute not in _ANCHORS:
-        _ANCHORS.append(absolute)
+    folders = run_state.part(_Anchors).folders
+    if absolute not in folders:
+        folders.append(absolute)
 
 
 def describe(path: Path | str) -> str | None:
@@ -99,7 +107,7 @@ def _kind(mode: int) -> str | None:
 
 
 def _anchor_of(path: str) -> str | None:
-    found = [a for a in _ANCHORS if path == a or path.startswith(a.rstrip(os.sep) + os.sep)]
+    found = [a for a in run_state.part(_Anchors).folders if path == a or path.startswith(a.rstrip(os.sep) + os.sep)]
     return max(found, key=len) if found else None
 
 

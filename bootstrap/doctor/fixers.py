@@ -7,13 +7,14 @@ from typing import Any
 
 from bootstrap.core.interpreter import PATH_PYTHON
 from bootstrap.core.runner import Runner
-from bootstrap.doctor.checks.cache import cache_dir, scan_cache, stale_entries, triton_installed_at
-from bootstrap.doctor.checks.packages import scan as scan_environment
+from bootstrap.core.state_files import StateFiles
+from bootstrap.doctor.checks.cache import judged_cache
 from bootstrap.doctor.facts import Facts
 from bootstrap.doctor.model import Applied, CheckResult, FixStatus
 from bootstrap.env.envfile import update_env_file
-from bootstrap.kernels.cache import Removal, remove_entries, scan
-from bootstrap.purge import JOURNAL_NAME, execute_purge, plan_purge, preflight
+from bootstrap.kernels.cache import now, plan_prune, remove_entries
+from bootstrap.purge import execute_purge
+from bootstrap.purge.run import plan_target
 
 
 def apply_fixes(facts: Facts, results: list[CheckResult], *, dry_run: bool, runner: Runner) -> list[dict[str, Any]]:
@@ -41,20 +42,20 @@ def apply_fixes(facts: Facts, results: list[CheckResult], *, dry_run: bool, runn
 
 
 def _purge(facts: Facts, affected: list[CheckResult], dry_run: bool, runner: Runner) -> str:
+    """What `tritondev purge` does to the target, through the same plan (bootstrap.purge.run.plan_target)."""
     target = facts.target()
     if target.origin == PATH_PYTHON:
         # Found only as a last resort: reading it is fine, uninstalling from it needs the user's word.
         raise RuntimeError(f"not uninstalling from {target.executable}, which was only found on PATH: "
                            f"run `tritondev doctor --fix --python {target.executable}` to let --fix change it")
-    plan = plan_purge(scan_environment(facts, runner))
+    journal = StateFiles(facts.ctx.workspace.state).purge_journal
+    _, plan = plan_target(target, runner, journal, cwd=facts.cwd, environ=facts.environ)
     if plan.blocked:
         raise RuntimeError("; ".join(plan.blocked))
     names = ", ".join(f"{o.name} {o.version}" for o in plan.owners) or "nothing"
     leftovers = f" and {len(plan.leftovers)} leftover(s)" if plan.leftovers else ""
     if dry_run:
         return f"would uninstall {names}{leftovers} (pip {' '.join(plan.pip_args())})"
-    preflight(plan, target, runner)
-    journal = facts.ctx.workspace.state / JOURNAL_NAME
     report = execute_purge(plan, target, runner, journal)
     note = f"; still importable from {report.import_location}" if report.import_location else ""
     return (
@@ -77,16 +78,16 @@ def _env(facts: Facts, affected: list[CheckResult], dry_run: bool, _runner: Runn
 
 
 def _clear_cache(facts: Facts, affected: list[CheckResult], dry_run: bool, _runner: Runner) -> str:
-    root = cache_dir(facts.environ)
-    stale = {str(e.path) for e in stale_entries(scan_cache(root), triton_installed_at(facts))}
-    # Deleted the one way `cache clear` deletes: only folders that are Triton's by name and contents
+    """`cache prune --stale` on the cache the check looked at: judged again now, by the same rule."""
+    report = judged_cache(facts)
+    # Deleted the one way `cache prune` deletes: only folders that are Triton's by name and contents
     # (bootstrap/kernels/cache/contents.py), whatever folder TRITON_CACHE_DIR names.
-    plan = [Removal(entry, "stale") for entry in scan(root) if entry.removable and str(entry.path) in stale]
-    done = plan if dry_run else remove_entries(root, plan)
-    kept = len(stale) - len(plan)
-    note = f"; {kept} folder(s) that are not Triton's left alone" if kept else ""
+    plan = plan_prune(report.entries, now(), stale=True)
+    done = plan if dry_run else remove_entries(report.root, plan)
+    left = f"; {len(plan) - len(done)} could not be removed (changed meanwhile, or not writable)" if len(done) < len(
+        plan) else ""
     verb = "would remove" if dry_run else "removed"
-    return f"{verb} {len(done)} stale entries ({sum(r.entry.size for r in done) // 1024} KiB) from {root}{note}"
+    return f"{verb} {len(done)} stale entries ({sum(r.entry.size for r in done) // 1024} KiB) from {report.root}{left}"
 
 
 FIXERS = {"purge": _purge, "env": _env, "clear-cache": _clear_cache}

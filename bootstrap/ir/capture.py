@@ -5,12 +5,10 @@ from __future__ import annotations
 
 import os
 import shutil
-import sys
 import time
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TextIO
 
 from bootstrap.core import ui
 from bootstrap.core.context import AppContext
@@ -57,15 +55,10 @@ def run_command(ctx: AppContext, request: RunRequest) -> int:
         ui.warn("TRITON_INTERPRET=1 is set: Triton's interpreter compiles nothing, so there is no IR to dump; "
                 "unset TRITON_INTERPRET for this run to see the compiler's passes")
     if not request.dump_ir:
-        to_stderr = _to_stderr if request.output_to_stderr else None
+        # The program's stdout to stderr, as it wrote it (a JSON document of tritondev's own owns stdout).
+        to_stderr = ui.ChildOutput("stderr", verbatim=True).text if request.output_to_stderr else None
         return ctx.runner.run_attached(argv, step="run", env=values, on_stdout=to_stderr).returncode
     return _run_with_dumps(ctx, argv, values, request.dump_dir)
-
-
-def _to_stderr(line: str) -> None:
-    sys.stderr.flush()
-    sys.stderr.buffer.write(line.encode("utf-8", "surrogateescape"))
-    sys.stderr.buffer.flush()
 
 
 def _checked_command(command: list[str], path: str | None) -> list[str]:
@@ -164,23 +157,16 @@ def _capture_dumps(
     writer = DumpWriter(folder)
     counter = Counter()
     splitters = {"out": DumpSplitter(counter), "err": DumpSplitter(counter)}
-    streams: dict[str, TextIO | None] = {"out": sys.stdout, "err": sys.stderr}
+    # What is not a dump goes on as the command wrote it; a reader that went away (`| head`) drops the
+    # rest of that stream, and the dump is still captured.
+    echoes = {"out": ui.ChildOutput("stdout", verbatim=True), "err": ui.ChildOutput("stderr", verbatim=True)}
 
     def handle(which: str, events: list[DumpSection | str]) -> None:
         for event in events:
             if isinstance(event, DumpSection):
                 writer.write(event)
-                continue
-            stream = streams[which]
-            if stream is None:
-                continue
-            try:
-                stream.flush()
-                stream.buffer.write(event.encode("utf-8", "surrogateescape"))
-                stream.buffer.flush()
-            except BrokenPipeError:
-                # The reader went away (`| head`): keep capturing the dump, drop the rest of this stream.
-                streams[which] = None
+            else:
+                echoes[which].text(event)
 
     returncode: int | None = None
     try:

@@ -25,6 +25,7 @@ from bootstrap.kernels import usage as kernel_usage
 from bootstrap.kernels.compile_report import CompileReport, TargetResult
 from bootstrap.kernels.diagnostics import printed_warnings
 from bootstrap.kernels.disasm import CubinReading, read_cubin
+from bootstrap.kernels.nvidia_tools import nvidia_tools
 from bootstrap.kernels.signature import KernelArgs, parse_kernel_args
 from bootstrap.kernels.targets import Target
 
@@ -142,7 +143,7 @@ class _Driver:
         if kind == "hello":
             self.hello = event
             bundled = event.get("nvidia_bin")
-            self.nvdisasms = kernel_usage.nvidia_tools("nvdisasm", bundled, which=self.ctx.runner.which)
+            self.nvdisasms = nvidia_tools("nvdisasm", bundled, which=self.ctx.runner.which)
         elif kind == "loaded":
             self.loaded = event
         elif kind == "kernel":

@@ -3,7 +3,7 @@ from the cubin itself: kernels/cubin.py).
 
 Triton's bundled nvdisasm comes first (they match its ptxas); when one cannot decode the cubin's
 architecture (a bundled 12.8 nvdisasm and sm_121a), the CUDA toolkit's ($CUDA_HOME, /usr/local/cuda,
-PATH: kernels.usage.nvidia_tools) gets its turn, and the report names the one that wrote the SASS.
+PATH: kernels.nvidia_tools) gets its turn, and the report names the one that wrote the SASS.
 """
 
 from __future__ import annotations

@@ -24,10 +24,10 @@ from typing import TYPE_CHECKING
 from bootstrap.core import inside, ui, writes
 from bootstrap.core import inside_answers as answers
 from bootstrap.core.errors import TritondevError
-from bootstrap.kernels import usage as kernel_usage
 from bootstrap.kernels.compile import run_plan
 from bootstrap.kernels.compile_report import Retry
 from bootstrap.kernels.diagnostics import headline
+from bootstrap.kernels.nvidia_tools import toolkit_copies
 
 if TYPE_CHECKING:
     from bootstrap.core.context import AppContext
@@ -110,10 +110,9 @@ def keep_failed_output(result: TargetResult, out_dir: Path) -> Path | None:
 
 
 def toolkit_ptxas(ctx: AppContext, exclude: set[str]) -> list[str]:
-    """The CUDA toolkit's ptxas worth trying, in compile's order for NVIDIA tools, less `exclude` (real paths)."""
-    found = kernel_usage.nvidia_tools("ptxas", None, environ={k: v for k, v in os.environ.items()
-                                                               if not k.startswith("TRITON_")},
-                                      which=ctx.runner.which)
+    """This machine's ptxas worth trying (the one lookup: kernels.nvidia_tools, the target's wheels
+    included), less `exclude` (real paths)."""
+    found = toolkit_copies("ptxas", os.environ, ctx.runner.which, ctx.target_python().site_packages)
     return [p for p in found if os.path.realpath(p) not in exclude]
 
 

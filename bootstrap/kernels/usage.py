@@ -4,14 +4,12 @@ NVIDIA: registers, the stack frame and static shared memory come from the cubin 
 the dynamic shared memory and the launch shape from Triton's metadata. Triton's own `n_spills` is the
 driver's local-memory size (the stack frame) divided by 4 (`driver.c`), and so is `spills` here.
 AMD: the compiler's "Kernel info" comment block and the amdhsa metadata in the .amdgcn text.
-Which nvdisasm to run is chosen here too (nvidia_tool), the way Triton chooses its tools.
 """
 
 from __future__ import annotations
 
-import os
 import re
-from collections.abc import Callable, Mapping
+from collections.abc import Mapping
 from typing import Any
 
 _INFO_LINE = re.compile(r"^;\s*([A-Za-z][A-Za-z ]*?)\s*[:=]\s*(\d+)")
@@ -154,40 +152,3 @@ def hip_summary(
         "num_warps": num_warps,
         "num_stages": _int(metadata, "num_stages"),
     }
-
-
-def nvidia_tools(
-    name: str,
-    bundled_dir: str | None,
-    environ: dict[str, str] | None = None,
-    which: Callable[[str], str | None] | None = None,
-) -> list[str]:
-    """Every copy of an NVIDIA tool (nvdisasm, ptxas) worth trying, in order: Triton's knob variable and
-    its bundled copy (the way Triton itself chooses, knobs.py env_nvidia_tool), then the CUDA toolkit's ($CUDA_HOME,
-    /usr/local/cuda, PATH). A later one is the answer when an earlier one cannot read a cubin, as a
-    bundled 12.8 nvdisasm cannot decode sm_121a that the toolkit's 13.x can."""
-    env = dict(os.environ) if environ is None else environ
-    candidates: list[str | None] = [env.get(f"TRITON_{name.upper()}_PATH")]
-    if bundled_dir:
-        candidates.append(os.path.join(bundled_dir, name))
-    if env.get("CUDA_HOME"):
-        candidates.append(os.path.join(env["CUDA_HOME"], "bin", name))
-    candidates.append(os.path.join("/usr/local/cuda", "bin", name))
-    if which is not None:
-        candidates.append(which(name))
-    found: dict[str, str] = {}
-    for candidate in candidates:
-        if candidate and os.path.isfile(candidate) and os.access(candidate, os.X_OK):
-            found.setdefault(os.path.realpath(candidate), candidate)
-    return list(found.values())
-
-
-def nvidia_tool(
-    name: str,
-    bundled_dir: str | None,
-    environ: dict[str, str] | None = None,
-    which: Callable[[str], str | None] | None = None,
-) -> str | None:
-    """The first of nvidia_tools: the one Triton itself would use, where it has one."""
-    tools = nvidia_tools(name, bundled_dir, environ, which)
-    return tools[0] if tools else None

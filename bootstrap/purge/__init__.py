@@ -7,13 +7,11 @@ The scan (`scan_environment`) is shared with `tritondev doctor`; the purge and r
 from __future__ import annotations
 
 from bootstrap.purge.actions import PurgeReport, execute_purge, preflight
-from bootstrap.purge.journal import JOURNAL_NAME
 from bootstrap.purge.plan import PurgePlan, plan_purge
 from bootstrap.purge.restore import RestoreReport, execute_restore, plan_restore
 from bootstrap.purge.scan import Owner, TritonScan, scan_environment
 
 __all__ = [
-    "JOURNAL_NAME",
     "Owner",
     "PurgePlan",
     "PurgeReport",

@@ -22,7 +22,6 @@ from bootstrap.core.redact import redact
 from bootstrap.purge import metadata
 from bootstrap.purge.scan import Owner
 
-JOURNAL_NAME = "purge-journal.json"
 FORMAT = 1
 
 

@@ -1,9 +1,11 @@
-"""`tritondev purge` and `purge --restore` as one call each (run_purge, run_restore), and the purge setup
-runs of the other Triton distributions before it installs its own (purge_others)."""
+"""`tritondev purge` and `purge --restore` as one call each (run_purge, run_restore), the purge setup
+runs of the other Triton distributions before it installs its own (purge_others), and the one plan all
+purges start from (plan_target), `doctor --fix` included."""
 
 from __future__ import annotations
 
 import dataclasses
+from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -12,7 +14,8 @@ from bootstrap.core.context import AppContext
 from bootstrap.core.errors import TritondevError, UsageError
 from bootstrap.core.interpreter import TargetPython
 from bootstrap.core.runner import Runner
-from bootstrap.purge import JOURNAL_NAME, execute_purge, plan_purge, preflight, scan_environment
+from bootstrap.core.state_files import StateFiles
+from bootstrap.purge import execute_purge, plan_purge, preflight, scan_environment
 from bootstrap.purge.actions import PurgeReport
 from bootstrap.purge.journal import recorded_package_files
 from bootstrap.purge.pipbridge import PIP_ENV
@@ -74,29 +77,48 @@ def refuse_system(target: TargetPython, system: bool) -> None:
         )
 
 
+def plan_target(
+    target: TargetPython,
+    runner: Runner,
+    journal: Path,
+    *,
+    cwd: Path | None = None,
+    environ: Mapping[str, str] | None = None,
+) -> tuple[TritonScan, PurgePlan]:
+    """What provides triton/ in the target, and the purge of it: the one scan and plan of every purge
+    (`tritondev purge`, setup's purge of other distributions, `doctor --fix`).
+
+    The triton/ files that earlier purges of this environment saved in `journal` count as proof too:
+    they are the only record of what a distribution installed once pip deleted its RECORD (a stash an
+    interrupted uninstall left). cwd / environ: where the user works and their environment (for shadows
+    and the import check); default the current ones."""
+    recorded = recorded_package_files(journal, target.site_packages)
+    found = scan_environment(target, runner, cwd=cwd, environ=environ, recorded_files=recorded)
+    return found, plan_purge(found)
+
+
 def run_purge(ctx: AppContext, request: PurgeRequest) -> PurgeOutcome:
     """Scan the target for what provides triton/, plan, and (not under --dry-run) remove it under the
     workspace lock, journaled; its logs start only there, so a refused purge creates no workspace."""
     target = ctx.target_python()
     refuse_system(target, request.system)
+    journal = StateFiles(ctx.workspace.state).purge_journal
     with ui.working(f"looking for what provides triton/ in {target.prefix}", json=ctx.json):
-        recorded = recorded_package_files(ctx.workspace.state / JOURNAL_NAME, target.site_packages)
-        found = scan_environment(target, ctx.runner, recorded_files=recorded)
-        plan = plan_purge(found)
+        found, plan = plan_target(target, ctx.runner, journal)
         if not plan.empty:
             preflight(plan, target, ctx.runner)  # reads only: the same refusals with --dry-run
     report = None
     if not plan.empty and not ctx.dry_run:
         with ctx.workspace.lock("purge"):
             logged = ctx.runner.logging_to(ctx.workspace.logs)
-            report = execute_purge(plan, target, logged, ctx.workspace.state / JOURNAL_NAME)
+            report = execute_purge(plan, target, logged, journal)
     return PurgeOutcome(target, found, plan, report, ctx.dry_run)
 
 
 def run_restore(ctx: AppContext, request: RestoreRequest) -> RestoreOutcome:
     """Reinstall what the last purge removed, into the interpreter it removed it from (the journal says
     which; a --python that names another is refused)."""
-    journal_path = ctx.workspace.state / JOURNAL_NAME
+    journal_path = StateFiles(ctx.workspace.state).purge_journal
     run = last_purge(journal_path)  # checked field by field: the journal is outside input
     if run is None:
         return RestoreOutcome(journal_path, None, None, ctx.dry_run)
@@ -126,8 +148,7 @@ def purge_others(
     True when something was removed (or would be, with a dry-run runner: then only the pip command
     is shown).
     """
-    recorded = recorded_package_files(journal, target.site_packages)
-    plan = plan_purge(scan_environment(target, runner, cwd=workspace, recorded_files=recorded))
+    _, plan = plan_target(target, runner, journal, cwd=workspace)
     mine, src = setup_dir.resolve(), triton_src.resolve()
 
     def ours(path: str | Path | None) -> bool:
@@ -146,6 +167,5 @@ def purge_others(
             runner.run([target.executable, "-m", "pip", *plan.pip_args()], step="purge-uninstall", env=PIP_ENV,
                        cwd=target.prefix)
         return True
-    preflight(plan, target, runner)
-    execute_purge(plan, target, runner, journal)
+    execute_purge(plan, target, runner, journal)  # its checks (preflight) run first, under the environment's lock
     return True

@@ -26,6 +26,14 @@ def _refuse(*args: object, **kwargs: object) -> NoReturn:
 
 
 @pytest.fixture(autouse=True)
+def _fresh_run() -> None:
+    """Each test starts as a run of the program does (cli.main): nothing of another test's run is left."""
+    from bootstrap.core import run_state
+
+    run_state.start()
+
+
+@pytest.fixture(autouse=True)
 def _no_processes(monkeypatch: pytest.MonkeyPatch) -> Iterator[None]:
     monkeypatch.setattr(subprocess, "Popen", _refuse)
     for name in ("fork", "forkpty", "posix_spawn", "posix_spawnp", "system", "execv", "execve", "execvp", "execvpe"):

@@ -91,8 +91,7 @@ def show(ctx: AppContext, entry: EntryRef, artifact: Artifact = None, dir: Dir =
             f"{chosen.name} is binary ({len(content)} bytes): {path}",
             fix=f"redirect it to a file (> {chosen.name}) or {binary_hint(chosen.name, path, nvdisasm)}",
         )
-    sys.stdout.buffer.write(content)
-    sys.stdout.flush()
+    ui.emit_bytes(content)
 
 
 def _nvdisasm(ctx: AppContext) -> str | None:
@@ -100,7 +99,7 @@ def _nvdisasm(ctx: AppContext) -> str | None:
     import shutil
 
     from bootstrap.core.errors import TritondevError
-    from bootstrap.kernels.usage import nvidia_tool
+    from bootstrap.kernels.nvidia_tools import nvidia_tool
 
     try:
         target = ctx.target_python_if_present()

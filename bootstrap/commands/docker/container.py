@@ -29,11 +29,6 @@ CcacheDir = Annotated[
 ]
 
 
-def _text_to_stderr(text: str) -> None:
-    sys.stderr.write(text)
-    sys.stderr.flush()
-
-
 @options.command("workspace", "dry_run", "json", "verbose")
 def run(
     ctx: AppContext, args: Args = None, engine: Engine = None, tag: Tag = None, gpus: Gpus = True,
@@ -49,6 +44,7 @@ def run(
     """
     import os
 
+    from bootstrap.core import ui
     from bootstrap.docker import plan as dockerplan
     from bootstrap.docker.run import detect_engine, run_container
 
@@ -66,7 +62,7 @@ def run(
         gpus=gpus,
         tty=not ctx.json and sys.stdin.isatty() and sys.stdout.isatty(),
         args=args or [],
-        on_stdout=_text_to_stderr if ctx.json else None,
+        on_stdout=ui.ChildOutput("stderr").text if ctx.json else None,
     )
     report(outcome, ctx.json)
     if outcome.returncode:

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import sys
 from pathlib import Path
 from typing import TYPE_CHECKING, Annotated, Optional
 
@@ -50,12 +49,6 @@ CaCert = Annotated[
 ]
 
 
-def _line_to_stderr(line: str) -> None:
-    """The engine's build output, line by line: progress for the user, never part of --json output."""
-    sys.stderr.write(line + "\n")
-    sys.stderr.flush()
-
-
 # Only a real build writes its log into the workspace; --dry-run leaves the disk alone.
 @options.command("workspace", "dry_run", "json", "verbose", writes_logs=True)
 def build(
@@ -76,6 +69,7 @@ def build(
     import os
 
     import bootstrap
+    from bootstrap.core import ui
     from bootstrap.core.errors import UsageError
     from bootstrap.docker import plan as dockerplan
     from bootstrap.docker.run import build_image, detect_engine
@@ -101,6 +95,6 @@ def build(
         base=base,
         isolation=isolation,
         ca_certs=ca_cert or [],
-        on_line=_line_to_stderr,
+        on_line=ui.ChildOutput("stderr").line,  # the engine's output: progress, never part of --json output
     )
     report(outcome, ctx.json, f"built {outcome.image}; start it with: tritondev docker run --tag {outcome.image}")

@@ -1,85 +1,47 @@
-"""Kernel cache: where it is, its size, entries older than the installed Triton, network filesystems."""
+"""Kernel cache: where it is, its size, stale entries (judged as `cache ls` judges them), network filesystems."""
 
 from __future__ import annotations
 
-import os
-import time
-from dataclasses import dataclass
 from pathlib import Path
 
-from bootstrap.doctor.facts import Facts, ProbeFailed, Skip
+from bootstrap.doctor.facts import Facts, Skip
 from bootstrap.doctor.model import CheckOutcome, Fix, ok, warn
 from bootstrap.doctor.registry import check
+from bootstrap.kernels.cache import CacheReport, judge_cache
 from bootstrap.kernels.cache.locate import cache_dir as triton_cache_dir
 
 GIB = 1024**3
 LARGE_CACHE = 5 * GIB
-MAX_FILES = 200_000  # stop counting in a pathological cache: the answer is "large" either way
 NETWORK_FS = {"nfs", "nfs4", "lustre", "cifs", "smb3", "smbfs", "fuse.sshfs", "9p", "gpfs", "beegfs", "ceph",
               "fuse.gcsfuse", "fuse.s3fs", "glusterfs", "fuse.glusterfs", "afs", "virtiofs"}
 
 
 def cache_dir(environ: dict[str, str]) -> Path:
     """Triton's cache folder: TRITON_CACHE_DIR, else $TRITON_HOME/.triton/cache, else ~/.triton/cache."""
-    return triton_cache_dir(environ, Path(environ.get("HOME") or Path.home()).expanduser())[0]
+    return _located(environ)[0]
 
 
-@dataclass(frozen=True)
-class Entry:
-    path: Path
-    size: int
-    newest: float  # mtime of its newest file
-    temp_only: bool  # only a tmp.pid_* folder inside: a compile that died half-way
+def _located(environ: dict[str, str]) -> tuple[Path, str]:
+    return triton_cache_dir(environ, Path(environ.get("HOME") or Path.home()).expanduser())
 
 
-@dataclass(frozen=True)
-class CacheScan:
-    root: Path
-    entries: tuple[Entry, ...]
-    size: int
-    files: int
-    truncated: bool
+def judged_cache(facts: Facts) -> CacheReport:
+    """The kernel cache judged as `cache ls` judges it (bootstrap.kernels.cache.judge_cache): what the
+    checks report and what --fix removes are what `cache prune --stale` would."""
+
+    def python() -> Path | None:
+        try:
+            return facts.target().executable
+        except Skip:
+            return None
+
+    root, source = _located(facts.environ)
+    return judge_cache(root, source, facts.ctx.runner, python, "no target environment (see python.interpreter)",
+                       resources=False)
 
 
-def scan_cache(root: Path) -> CacheScan:
-    entries: list[Entry] = []
-    total = files = 0
-    truncated = False
-    try:
-        children = sorted(os.scandir(root), key=lambda e: e.name)
-    except OSError:
-        return CacheScan(root, (), 0, 0, False)
-    for child in children:
-        if not child.is_dir(follow_symlinks=False):
-            continue
-        size, newest, names = 0, 0.0, []
-        for folder, dirs, filenames in os.walk(child.path):
-            names.extend(dirs if folder == child.path else [])
-            for name in filenames:
-                try:
-                    st = os.lstat(os.path.join(folder, name))
-                except OSError:
-                    continue
-                size += st.st_size
-                newest = max(newest, st.st_mtime)
-                files += 1
-        if not newest:
-            try:
-                newest = child.stat().st_mtime
-            except OSError:
-                newest = 0.0
-        top = [n for n in os.listdir(child.path)] if os.path.isdir(child.path) else []
-        temp_only = bool(top) and all(n.startswith("tmp.") for n in top)
-        entries.append(Entry(Path(child.path), size, newest, temp_only))
-        total += size
-        if files > MAX_FILES:
-            truncated = True
-            break
-    return CacheScan(root, tuple(entries), total, files, truncated)
-
-
-def _scan(facts: Facts) -> CacheScan:
-    return facts.memo("cache-scan", lambda: scan_cache(cache_dir(facts.environ)))
+def _judged(facts: Facts) -> CacheReport:
+    return facts.memo("cache-report", lambda: judged_cache(facts))
 
 
 def _human(size: float) -> str:
@@ -90,55 +52,37 @@ def _human(size: float) -> str:
     return f"{size:.1f} GiB"
 
 
-def stale_entries(scan: CacheScan, installed_at: float | None) -> list[Entry]:
-    """Entries no current compile can use: half-written ones, and those older than the installed Triton
-    (its version is part of every cache key, so they can never be hit again)."""
-    stale = [e for e in scan.entries if e.temp_only]
-    if installed_at is not None:
-        stale += [e for e in scan.entries if not e.temp_only and e.newest < installed_at]
-    return stale
-
-
-def triton_installed_at(facts: Facts) -> float | None:
-    try:
-        facts.target()
-        owners = facts.triton_owners()
-    except (Skip, ProbeFailed):
-        return None
-    times = [d.installed_at for d in owners if d.installed_at]
-    return max(times) if times else None
+def _not_tritons(report: CacheReport) -> str:
+    foreign = sum(1 for e in report.entries if not e.removable)
+    return f"; {foreign} folder(s) there are not Triton's (never removed)" if foreign else ""
 
 
 @check("cache.size", "kernel cache size")
 def size(facts: Facts) -> CheckOutcome:
-    scan = _scan(facts)
-    if not scan.root.exists():
-        return ok(f"{scan.root} (empty: does not exist yet)")
-    shown = f"{_human(scan.size)} in {len(scan.entries)} entries at {scan.root}"
-    if scan.truncated:
-        shown += " (counting stopped)"
-    if scan.size > LARGE_CACHE:
+    report = _judged(facts)
+    if not report.root.exists():
+        return ok(f"{report.root} (empty: does not exist yet)")
+    shown = f"{_human(report.total_size)} in {len(report.entries)} entries at {report.root}"
+    if report.total_size > LARGE_CACHE:
         return warn(f"{shown}: large", "tritondev cache prune --max-size 5G")
     return ok(shown)
 
 
 @check("cache.stale", "no stale kernel cache entries")
 def stale(facts: Facts) -> CheckOutcome:
-    scan = _scan(facts)
-    if not scan.entries:
+    report = _judged(facts)
+    if not report.entries:
         return ok("no entries")
-    installed = triton_installed_at(facts)
-    found = stale_entries(scan, installed)
+    found = report.stale
     if not found:
-        note = "" if installed else " (Triton's install time unknown: only half-written entries checked)"
-        return ok(f"{len(scan.entries)} entries, none stale{note}")
-    when = time.strftime("%Y-%m-%d %H:%M", time.localtime(installed)) if installed else "?"
-    half = sum(1 for e in found if e.temp_only)
+        notes = f" ({'; '.join(report.notes)})" if report.notes else ""
+        return ok(f"{len(report.entries)} entries, none stale{notes}{_not_tritons(report)}")
     return warn(
-        f"{len(found)} of {len(scan.entries)} entries are stale ({_human(sum(e.size for e in found))}):"
-        f" {len(found) - half} predate the Triton installed {when}, {half} half-written",
-        Fix("tritondev doctor --fix (removes only those entries)", action="clear-cache", args={"root": str(scan.root)}),
-        *[str(e.path) for e in found[:20]],
+        f"{len(found)} of {len(report.entries)} entries are stale ({_human(sum(e.size for e in found))})"
+        f"{_not_tritons(report)}",
+        Fix("tritondev doctor --fix (removes only those entries)", action="clear-cache",
+            args={"root": str(report.root)}),
+        *[f"{e.path}: {'; '.join(e.stale)}" for e in found[:20]],
     )
 
 

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import os
 import shutil
 from dataclasses import dataclass
 from pathlib import Path
@@ -16,7 +15,15 @@ from bootstrap.doctor.model import CheckOutcome, error, ok, warn
 from bootstrap.doctor.registry import check
 from bootstrap.git.layout import LLVM_INFO, llvm_pin, setup_py_dir
 from bootstrap.git.setup_py import read_setup_py_args
-from bootstrap.pipeline.host.jobs import COMPILE_MEMORY, LINK_MEMORY, detect, disk_needed, size_jobs
+from bootstrap.pipeline.host.jobs import (
+    detect,
+    disk_needed,
+    hungriest,
+    memory_allows,
+    per_compile,
+    per_link,
+    size_for_settings,
+)
 from bootstrap.pipeline.llvm.auto import no_package_reason, plan_auto, read_memory
 from bootstrap.pipeline.llvm.source import package_for
 from bootstrap.pipeline.llvm.suffix import detect_host
@@ -37,7 +44,7 @@ def existing_ancestor(path: Path) -> Path:
 @check("resources.cores", "CPU cores available to builds")
 def cores(facts: Facts) -> CheckOutcome:
     res = detect()
-    total = os.cpu_count() or res.cpus
+    total = res.machine_cpus or res.cpus
     shown = f"{res.cpus} usable cores" + (f" of {total}" if total != res.cpus else "")
     if res.cpus < 2:
         return warn(
@@ -49,24 +56,28 @@ def cores(facts: Facts) -> CheckOutcome:
 
 @check("resources.memory", "memory per build job")
 def memory(facts: Facts) -> CheckOutcome:
+    """The jobs setup would run with (the one sizing, bootstrap.pipeline.host.jobs), against the memory
+    a job of the hungrier build type takes."""
     settings = facts.ctx.settings
     res = detect()
-    build_type = settings.llvm_build_type
-    jobs = size_jobs(res, build_type, jobs=settings.jobs, link_jobs=settings.link_jobs)
+    build_type = hungriest(settings.build_type, settings.llvm_build_type)
+    jobs = size_for_settings(settings, res)
     per_job = res.mem_available / jobs.compile / GIB
     shown = f"{res.mem_available / GIB:.1f} GiB available, {jobs.compile} jobs -> {per_job:.1f} GiB per job"
-    need = COMPILE_MEMORY[build_type] / GIB
-    if res.mem_available < LINK_MEMORY[build_type]:
+    need = per_compile(build_type) / GIB
+    lighter = " ".join(f"{option} Release" for option, name in (("--build-type", "build_type"),
+                                                                ("--llvm-build-type", "llvm_build_type"))
+                       if getattr(settings, name) == build_type)
+    if res.mem_available < per_link(build_type):
         return error(
             f"only {res.mem_available / GIB:.1f} GiB available: one {build_type} link needs about"
-            f" {LINK_MEMORY[build_type] / GIB:g} GiB",
-            "free memory or add swap; or build LLVM as Release: --llvm-build-type Release",
+            f" {per_link(build_type) / GIB:g} GiB",
+            f"free memory or add swap; or build as Release: {lighter}",
         )
     if per_job < need:
-        safe = max(1, int(res.mem_available // COMPILE_MEMORY[build_type]))
         return warn(
             f"{shown}: below the ~{need:g} GiB a {build_type} compile needs; the build may be OOM-killed",
-            f"export TRITONDEV_JOBS={safe}",
+            f"export TRITONDEV_JOBS={memory_allows(res, build_type)}",
             jobs.reason,
         )
     return ok(shown, jobs.reason)

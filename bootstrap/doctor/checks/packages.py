@@ -5,30 +5,15 @@ from __future__ import annotations
 import os
 import shlex
 from pathlib import Path
-from typing import Any
 
 from bootstrap.core import inside_answers as answers
 from bootstrap.core.inside import InstallTarget, install_fix
-from bootstrap.core.runner import Runner
 from bootstrap.doctor.facts import Facts, ProbeFailed, Skip
 from bootstrap.doctor.model import CheckOutcome, Fix, error, ok, skipped, warn
 from bootstrap.doctor.registry import check
 from bootstrap.doctor.versions import TRITON_DISTS, check_pairing
-from bootstrap.purge.scan import scan_environment
 
 TORCH_COMPILE_TIMEOUT = 600.0
-
-
-def scan(facts: Facts, runner: Runner | None = None) -> Any:
-    """The purge library's full scan (RECORDs, editable finders, pip's view); used by --fix, which
-    acts on exactly what `tritondev purge` would, its commands through `runner` (default: the context's).
-    The checks read the faster one-process probe."""
-    target = facts.target()
-
-    def run() -> Any:
-        return scan_environment(target, runner or facts.ctx.runner, cwd=facts.cwd, environ=facts.environ)
-
-    return facts.memo("purge-scan", run)
 
 
 def _dist_versions(facts: Facts, names: tuple[str, ...]) -> dict[str, str]:

@@ -9,10 +9,8 @@ tried the same way, and only a fix that was seen to work is proposed.
 
 from __future__ import annotations
 
-import glob
 import os
 import shlex
-import shutil
 from dataclasses import dataclass, field
 from enum import Enum
 from pathlib import Path
@@ -24,6 +22,7 @@ from bootstrap.doctor.model import CheckOutcome, Fix, error, ok, warn
 from bootstrap.doctor.registry import check
 from bootstrap.doctor.versions import parse_tool_version
 from bootstrap.env.envfile import read_env_file
+from bootstrap.kernels.nvidia_tools import toolkit_copies
 
 
 class Failure(str, Enum):
@@ -116,35 +115,6 @@ def upgrade_requirement(installed: str, arch: int) -> str:
     if newer_needed and installed[:1].isdigit():
         return f"'triton>{Version(installed).public}'"
     return f"'triton>={first}'" if first else "triton"
-
-
-def candidate_paths(environ: dict[str, str], site_packages: list[str]) -> list[str]:
-    """Every ptxas on the machine Triton could be pointed at, most conventional first."""
-    paths: list[str] = []
-    for var in ("CUDA_HOME", "CUDA_PATH", "CUDA_ROOT"):
-        if environ.get(var):
-            paths.append(os.path.join(environ[var], "bin", "ptxas"))
-    paths.append("/usr/local/cuda/bin/ptxas")
-    on_path = shutil.which("ptxas", path=environ.get("PATH", ""))
-    if on_path:
-        paths.append(on_path)
-    versioned = glob.glob("/usr/local/cuda-*/bin/ptxas") + glob.glob("/opt/cuda*/bin/ptxas")
-    paths.extend(sorted(versioned, key=lambda p: parse_tool_version(p) or (0,), reverse=True))
-    for sp in site_packages:
-        # nvidia-cuda-nvcc wheels (nvidia/cuda_nvcc/bin, nvidia/cu13/bin) and torch's bundled ptxas.
-        paths.extend(sorted(glob.glob(os.path.join(sp, "nvidia", "*", "bin", "ptxas")), reverse=True))
-        paths.append(os.path.join(sp, "torch", "bin", "ptxas"))
-    seen: set[str] = set()
-    result = []
-    for path in paths:
-        if not (os.path.isfile(path) and os.access(path, os.X_OK)):
-            continue
-        real = os.path.realpath(path)
-        if real in seen:
-            continue
-        seen.add(real)
-        result.append(path)
-    return result
 
 
 def ptxas_release(facts: Facts, path: str) -> tuple[str | None, str]:
@@ -267,7 +237,7 @@ def _try_other_ptxas(
     attempts: list[Attempt] = []
     notes: list[str] = []
     seen_versions: set[str] = set()
-    for path in candidate_paths(facts.environ, site):
+    for path in toolkit_copies("ptxas", facts.environ, site_packages=site):
         if os.path.realpath(path) in exclude:
             continue
         release, text = ptxas_release(facts, path)

@@ -6,7 +6,7 @@ from bootstrap.core.redact import redact
 from bootstrap.doctor.facts import Facts
 from bootstrap.doctor.model import CheckOutcome, ok, warn
 from bootstrap.doctor.registry import check
-from bootstrap.pipeline.host.jobs import COMPILE_MEMORY, detect
+from bootstrap.pipeline.host.jobs import detect, hungriest, memory_allows
 
 # Variables that are fine for one experiment and quietly harmful when left on.
 RISKY: dict[str, str] = {
@@ -63,9 +63,8 @@ def build_env(facts: Facts) -> CheckOutcome:
         except ValueError:
             return warn(f"MAX_JOBS={facts.environ['MAX_JOBS']} is not a number", "unset MAX_JOBS", *shown)
 
-        res = detect()
-        per_job = COMPILE_MEMORY.get(facts.ctx.settings.llvm_build_type, COMPILE_MEMORY["Debug"])
-        safe = max(1, res.mem_available // per_job)
+        settings = facts.ctx.settings
+        safe = memory_allows(detect(), hungriest(settings.build_type, settings.llvm_build_type))
         if jobs > safe:
             return warn(
                 f"MAX_JOBS={jobs} exceeds what memory allows (~{safe}): the build may be OOM-killed",

@@ -14,6 +14,7 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
 
+from bootstrap.core import ui
 from bootstrap.core.runner import Runner
 
 
@@ -44,7 +45,4 @@ def open_page(runner: Runner, opener: Opener, page: Path) -> int:
     words = [w.replace("%s", str(page)) for w in opener.argv]
     argv = words if any("%s" in w for w in opener.argv) else [*words, str(page)]
     # Its stdout goes to stderr: stdout holds tritondev's own output (with --json, one document).
-    def to_stderr(line: str) -> None:
-        sys.stderr.write(line)
-
-    return runner.run_attached(argv, step="ir-view-open", on_stdout=to_stderr).returncode
+    return runner.run_attached(argv, step="ir-view-open", on_stdout=ui.ChildOutput("stderr").text).returncode

@@ -8,7 +8,7 @@ not Triton cache keys are never touched, whatever the options say.
 from bootstrap.kernels.cache.locate import cache_dir, resolve_cache_dir
 from bootstrap.kernels.cache.plan import Removal, now, plan_clear, plan_prune, stale_reasons, with_staleness
 from bootstrap.kernels.cache.remove import remove_entries
-from bootstrap.kernels.cache.report import CacheReport, inspect_cache, installed_triton_version
+from bootstrap.kernels.cache.report import CacheReport, inspect_cache, installed_triton_version, judge_cache
 from bootstrap.kernels.cache.scan import (
     FOREIGN,
     INCOMPLETE,
@@ -37,6 +37,7 @@ __all__ = [
     "human_size",
     "inspect_cache",
     "installed_triton_version",
+    "judge_cache",
     "now",
     "parse_duration",
     "parse_size",

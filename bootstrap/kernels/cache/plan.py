@@ -11,8 +11,11 @@ import time
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from bootstrap.kernels.cache.scan import KERNEL, Entry
+from bootstrap.kernels.cache.scan import AUTOTUNE, INCOMPLETE, KERNEL, Entry
 from bootstrap.kernels.cache.units import human_age, human_size
+
+# Entries whose key starts with triton_key() (compiler.py's get_cache_key, autotuner's disk cache).
+KEYED_BY_TRITON = (KERNEL, AUTOTUNE, INCOMPLETE)
 
 
 def now() -> float:
@@ -20,27 +23,43 @@ def now() -> float:
     return time.time()
 
 
-def stale_reasons(entry: Entry, installed_version: str | None, local_targets: Sequence[str]) -> list[str]:
-    """Why a kernel is stale: built by another Triton than the installed one, or for a GPU that is not
-    here (empty: fresh, or not a kernel).
+def stale_reasons(entry: Entry, installed_version: str | None, local_targets: Sequence[str],
+                  key_changed_at: float | None = None) -> list[str]:
+    """Why an entry is stale (empty: fresh, or not known to be stale): the one meaning of "stale" for
+    `cache ls`, `cache prune --stale`, doctor's cache check and `doctor --fix`.
+
+    - a write that never finished (only tmp.pid_* folders in it): nothing ever reads it;
+    - a kernel built by another Triton than the installed one, or for a GPU that is not here;
+    - a kernel, autotuning result or unfinished compile written before the files that Triton's cache
+      key hashes last changed (triton_key(): its own sources and libtriton): no compile asks for that
+      key again. Compiled modules (launchers, driver utilities) are keyed by their own C source, not
+      by Triton's build, and stay.
 
     installed_version: `triton.__version__` of the target environment (None: unknown, no check).
     local_targets: targets of the GPUs present ("cuda:90", "hip:gfx942"); empty: no GPU, no check.
+    key_changed_at: when the target's Triton last changed its cache key (None: unknown, no check).
     """
+    if not entry.removable:
+        return []
+    if entry.interrupted:
+        return ["a write that never finished (only tmp.pid_* folders in it)"]
     reasons: list[str] = []
-    if entry.kind != KERNEL:
-        return reasons
-    if installed_version and entry.triton_version and entry.triton_version != installed_version:
-        reasons.append(f"built by Triton {entry.triton_version}, installed is {installed_version}")
-    if local_targets and entry.target and entry.target not in local_targets:
-        reasons.append(f"built for {entry.target}, this machine has {', '.join(local_targets)}")
+    if entry.kind == KERNEL:
+        if installed_version and entry.triton_version and entry.triton_version != installed_version:
+            reasons.append(f"built by Triton {entry.triton_version}, installed is {installed_version}")
+        if local_targets and entry.target and entry.target not in local_targets:
+            reasons.append(f"built for {entry.target}, this machine has {', '.join(local_targets)}")
+    if key_changed_at is not None and entry.kind in KEYED_BY_TRITON and entry.mtime < key_changed_at:
+        when = time.strftime("%Y-%m-%d %H:%M", time.localtime(key_changed_at))
+        reasons.append(f"written before the installed Triton changed ({when}): its cache key cannot come again")
     return reasons
 
 
-def with_staleness(entries: Sequence[Entry], installed_version: str | None,
-                   local_targets: Sequence[str]) -> list[Entry]:
+def with_staleness(entries: Sequence[Entry], installed_version: str | None, local_targets: Sequence[str],
+                   key_changed_at: float | None = None) -> list[Entry]:
     """The entries, each with its stale reasons (new entries: the given ones are left as they are)."""
-    return [dataclasses.replace(e, stale=stale_reasons(e, installed_version, local_targets)) for e in entries]
+    return [dataclasses.replace(e, stale=stale_reasons(e, installed_version, local_targets, key_changed_at))
+            for e in entries]
 
 
 @dataclass(frozen=True)

@@ -88,6 +88,11 @@ class Entry:
     def removable(self) -> bool:
         return self.kind != FOREIGN
 
+    @property
+    def interrupted(self) -> bool:
+        """Only the tmp.pid_* folders of a write that never finished: no file of its own at the top."""
+        return self.kind == INCOMPLETE and not self.artifacts
+
     def to_json(self, now: float) -> dict[str, object]:
         return {
             "key": self.key,
@@ -141,8 +146,11 @@ def _files(folder: Path) -> Iterable[tuple[Path, os.stat_result]]:
                 yield path, st
 
 
-def read_entry(folder: Path) -> Entry:
-    """Everything about one cache folder that its files tell, without running anything."""
+def read_entry(folder: Path, *, resources: bool = True) -> Entry:
+    """Everything about one cache folder that its files tell, without running anything.
+
+    resources: also read a kernel's registers, stack and spills from its compiled files (`cache ls`
+    and `show` show them; a check of the whole cache needs only what the metadata says)."""
     key = folder.name
     entry = Entry(key=key, path=folder, kind=FOREIGN if not KEY_NAME.match(key) else INCOMPLETE)
     newest = 0.0
@@ -169,14 +177,14 @@ def read_entry(folder: Path) -> Entry:
     if entry.foreign_reason is not None:
         entry.kind = FOREIGN
         return entry
-    _classify(entry, folder)
+    _classify(entry, folder, resources)
     if entry.kind == INCOMPLETE and not any(is_evidence(name) for name in names):
         entry.kind, entry.name = FOREIGN, None
         entry.foreign_reason = "it holds no file that only Triton's cache writes"
     return entry
 
 
-def _classify(entry: Entry, folder: Path) -> None:
+def _classify(entry: Entry, folder: Path, resources: bool) -> None:
     """Kernel, autotune results, module or incomplete, from the files of a folder that is Triton's."""
     metadata_files = [a.name for a in entry.artifacts if a.name.endswith(".json") and not a.name.startswith("__grp__")]
     for meta_name in metadata_files:
@@ -198,7 +206,7 @@ def _classify(entry: Entry, folder: Path) -> None:
         else:
             stems = [a.name.rsplit(".", 1)[0] for a in entry.artifacts if not a.name.startswith("__grp__")]
             entry.name = stems[0] if stems else None
-    if entry.kind == KERNEL and entry.name and entry.n_regs is None:
+    if resources and entry.kind == KERNEL and entry.name and entry.n_regs is None:
         usage = kernel_resources(folder, entry.name)
         entry.n_regs, entry.stack_bytes = usage.registers, usage.stack_bytes
         if entry.n_spills is None:
@@ -235,8 +243,9 @@ def _fill_from_metadata(entry: Entry, data: Mapping[str, object]) -> None:
     entry.n_spills = _int_or_none(data.get("n_spills"))
 
 
-def scan(root: Path) -> list[Entry]:
-    """Every entry of the cache at `root`, newest first; [] when the folder does not exist."""
+def scan(root: Path, *, resources: bool = True) -> list[Entry]:
+    """Every entry of the cache at `root`, newest first; [] when the folder does not exist (resources:
+    see read_entry)."""
     try:
         children = [p for p in root.iterdir() if p.is_dir() and not p.is_symlink()]
     except FileNotFoundError:
@@ -249,7 +258,7 @@ def scan(root: Path) -> list[Entry]:
         raise UsageError(
             f"cannot read the kernel cache {root}: permission denied", fix="check its permissions"
         ) from None
-    entries = [read_entry(p) for p in children if not p.name.startswith(TRASH_PREFIX)]
+    entries = [read_entry(p, resources=resources) for p in children if not p.name.startswith(TRASH_PREFIX)]
     entries.sort(key=lambda e: (-e.mtime, e.key))
     return entries
 

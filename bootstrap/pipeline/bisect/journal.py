@@ -17,12 +17,12 @@ from typing import Any, Literal, cast
 from bootstrap.core.errors import UsageError
 from bootstrap.core.fsutil import parse_json
 from bootstrap.core.redact import MASK, redact
+from bootstrap.core.state_files import StateFiles
 from bootstrap.core.writes import replace_json
 from bootstrap.git.commit_range import CommitRange, RangeCommit
 from bootstrap.git.refs import SHA_RE
 from bootstrap.pipeline.bisect.search import Verdict
 
-JOURNAL_NAME = "bisect.json"
 KIND = "tritondev-bisect"
 SCHEMA = 1
 KINDS = ("triton", "llvm")
@@ -207,7 +207,7 @@ def _step(data: Any) -> BisectStep:
 
 
 def journal_path(state_dir: Path) -> Path:
-    return state_dir / JOURNAL_NAME
+    return StateFiles(state_dir).bisect_journal
 
 
 def read_journal(state_dir: Path) -> Journal | None:

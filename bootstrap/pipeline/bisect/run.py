@@ -47,6 +47,7 @@ from bootstrap.pipeline.bisect.journal import (
     BisectStep,
     BuildFailureMode,
     Journal,
+    journal_path,
     read_journal,
     remove_journal,
     write_journal,
@@ -153,7 +154,7 @@ def start(ctx: AppContext, request: BisectRequest, console: Console | None) -> B
                                ctx.workspace.root, True)
             return resume(ctx, console, request.command)
         raise WorkspaceLocked(
-            f"another bisect is recorded in {ctx.workspace.state / 'bisect.json'} ({journal.kind}, "
+            f"another bisect is recorded in {journal_path(ctx.workspace.state)} ({journal.kind}, "
             f"{journal.good_ref}..{journal.bad_ref}, {len(journal.steps)} step(s) done)",
             fix="`tritondev bisect resume` goes on with it; `tritondev bisect reset` drops it")
     clone = adopted_clone(ctx)

@@ -23,12 +23,12 @@ import os
 import re
 import shutil
 import signal
-import sys
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from bootstrap.core import ui
 from bootstrap.core.errors import CheckFailed, CommandFailed, MismatchError, ToolMissing
 from bootstrap.core.redact import redact
 from bootstrap.core.runner import Runner
@@ -297,12 +297,6 @@ def run_check(runner: Runner, command: Sequence[str], cwd: Path, env: Mapping[st
     Run as a build step is (not attached): Ctrl-C then stops tritondev too, which stops the command and
     says "interrupted", whatever status the command would have chosen for itself (pytest exits 2)."""
 
-    def show(line: str) -> None:
-        try:
-            sys.stderr.write(line + "\n")
-            sys.stderr.flush()
-        except (BrokenPipeError, ValueError):
-            pass
-
-    result = runner.stream(command, step=COMMAND_STEP, cwd=cwd, env=env, check=False, on_line=show)
+    show = ui.ChildOutput("stderr")
+    result = runner.stream(command, step=COMMAND_STEP, cwd=cwd, env=env, check=False, on_line=show.line)
     return result.returncode if result.returncode >= 0 else 128 - result.returncode

@@ -22,6 +22,7 @@ from typing import TYPE_CHECKING
 from bootstrap.core.errors import CheckFailed, CommandFailed, MismatchError, UsageError
 from bootstrap.core.fsutil import parse_json, read_regular
 from bootstrap.core.runner import Runner
+from bootstrap.core.state_files import StateFiles
 from bootstrap.core.writes import replace_json
 from bootstrap.git.commit_range import split_ref
 from bootstrap.git.worktrees import add_worktree, commit_of, commits_lacking, remove_worktree
@@ -37,7 +38,6 @@ if TYPE_CHECKING:
 
 WORKTREE = "triton-bisect"
 STEP = "bisect-worktree"
-RECORD = "bisect-clone.json"  # in <workspace>/state while the installed Triton is the worktree's
 
 
 def adopted_clone(ctx: AppContext) -> Path | None:
@@ -56,7 +56,7 @@ def adopted_clone(ctx: AppContext) -> Path | None:
 
 def _recorded_clone(ctx: AppContext) -> Path | None:
     try:
-        data = parse_json(read_regular(ctx.workspace.state / RECORD, limit=1 << 16).decode("utf-8"))
+        data = parse_json(read_regular(StateFiles(ctx.workspace.state).bisect_clone, limit=1 << 16).decode("utf-8"))
     except (OSError, ValueError, RecursionError, UnicodeDecodeError):
         return None
     value = data.get("clone") if isinstance(data, dict) else None
@@ -64,7 +64,8 @@ def _recorded_clone(ctx: AppContext) -> Path | None:
 
 
 def record_clone(ctx: AppContext, clone: Path) -> None:
-    replace_json(ctx.workspace.state / RECORD, {"clone": str(clone), "worktree": str(worktree_path(ctx))})
+    replace_json(StateFiles(ctx.workspace.state).bisect_clone,
+                 {"clone": str(clone), "worktree": str(worktree_path(ctx))})
 
 
 def worktree_path(ctx: AppContext) -> Path:
@@ -133,4 +134,4 @@ def restore_clone(ctx: AppContext, runner: Runner, clone: Path, urls: Mapping[st
         run_setup(step_context(ctx, runner, triton_src=clone, allow_dirty=True, **urls), console, said)
     finally:
         remove_worktree(runner, clone, worktree_path(ctx), STEP)
-    (ctx.workspace.state / RECORD).unlink(missing_ok=True)  # the state names your clone again
+    StateFiles(ctx.workspace.state).bisect_clone.unlink(missing_ok=True)  # the state names your clone again

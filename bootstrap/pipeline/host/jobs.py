@@ -1,4 +1,5 @@
-"""How many compile and link jobs a build may run without running the machine out of memory.
+"""How many compile and link jobs a build may run without running the machine out of memory: the one
+sizing that setup, build, `config show` and doctor use.
 
 Compiling an LLVM/MLIR translation unit takes about 1-2.5 GB; linking an LLVM tool or libtriton
 takes several GB in Debug (debug info), less in Release. Too many of either and the kernel's OOM
@@ -11,6 +12,10 @@ from __future__ import annotations
 import os
 from dataclasses import dataclass
 from pathlib import Path
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from bootstrap.core.settings_table import Settings
 
 GIB = 1024**3
 UNLIMITED_V1 = 1 << 60  # cgroup v1 writes "no limit" as a page-rounded LONG_MAX
@@ -55,6 +60,7 @@ class Resources:
     cpus: int  # CPUs this process may run on (affinity), not the machine's count
     mem_available: int  # bytes: MemAvailable from /proc/meminfo, or the cgroup's limit where lower
     memory_source: str = "MemAvailable"  # which of the two mem_available is
+    machine_cpus: int = 0  # the machine's CPUs, affinity aside (0: not known)
 
     def to_json(self) -> dict[str, object]:
         return {"cpus": self.cpus, "mem_available_gib": round(self.mem_available / GIB, 1),
@@ -78,6 +84,27 @@ class Jobs:
         return {"compile": self.compile, "link": self.link, "tablegen": self.tablegen_jobs, "reason": self.reason}
 
 
+def per_compile(build_type: str) -> int:
+    """Bytes one compile of `build_type` takes at its peak."""
+    return COMPILE_MEMORY.get(build_type, COMPILE_MEMORY["Debug"])
+
+
+def per_link(build_type: str) -> int:
+    """Bytes one link of `build_type` takes at its peak."""
+    return LINK_MEMORY.get(build_type, LINK_MEMORY["Debug"])
+
+
+def memory_allows(res: Resources, build_type: str) -> int:
+    """How many compiles of `build_type` the memory holds at once (at least one)."""
+    return int(max(1, res.mem_available // per_compile(build_type)))
+
+
+def hungriest(build_type: str, llvm_build_type: str) -> str:
+    """The build type of the two whose jobs take the most memory: both builds are sized by it."""
+    order = ("Debug", "RelWithDebInfo", "TritonRelBuildWithAsserts", "Release")
+    return next((t for t in order if t in (build_type, llvm_build_type)), "Debug")
+
+
 def size_jobs(
     res: Resources, build_type: str, *, jobs: int | None = None, link_jobs: int | None = None
 ) -> Jobs:
@@ -85,9 +112,8 @@ def size_jobs(
 
     Explicit `jobs` / `link_jobs` win; link jobs never exceed compile jobs (ninja could not run more).
     """
-    per_compile = COMPILE_MEMORY.get(build_type, COMPILE_MEMORY["Debug"])
     gib = res.mem_available / GIB
-    by_memory = max(1, res.mem_available // per_compile)
+    by_memory = memory_allows(res, build_type)
     if jobs is not None:
         compile_jobs = jobs
         why = f"--jobs {jobs}"
@@ -95,7 +121,7 @@ def size_jobs(
         compile_jobs = max(1, min(res.cpus, by_memory))
         limit = "cores" if res.cpus <= by_memory else "memory"
         why = (
-            f"{res.cpus} cores, {gib:.1f} GiB available ({res.memory_source}) at {per_compile / GIB:g} GiB"
+            f"{res.cpus} cores, {gib:.1f} GiB available ({res.memory_source}) at {per_compile(build_type) / GIB:g} GiB"
             f" per {build_type} compile: limited by {limit}"
         )
     link, link_why = _link_jobs(res, build_type, compile_jobs, link_jobs)
@@ -106,9 +132,8 @@ def _link_jobs(res: Resources, build_type: str, compile_jobs: int, link_jobs: in
     """Link jobs: as given, else sized from memory; never more than compile jobs (ninja could not run more)."""
     if link_jobs is not None:
         return min(link_jobs, compile_jobs), f"; link jobs {link_jobs} given"
-    per_link = LINK_MEMORY.get(build_type, LINK_MEMORY["Debug"])
-    link = max(1, min(compile_jobs, res.mem_available // per_link))
-    return int(link), f"; {link} link job(s) at {per_link / GIB:g} GiB per {build_type} link"
+    link = max(1, min(compile_jobs, res.mem_available // per_link(build_type)))
+    return int(link), f"; {link} link job(s) at {per_link(build_type) / GIB:g} GiB per {build_type} link"
 
 
 def size_distributed(
@@ -138,11 +163,17 @@ def size_for_build_types(
 ) -> Jobs:
     """One sizing for both builds (Triton's and LLVM's), by the hungrier build type of the two; with
     distcc_slots, the compiles run on distcc hosts with that many slots (size_distributed)."""
-    order = ("Debug", "RelWithDebInfo", "TritonRelBuildWithAsserts", "Release")
-    hungriest = next((t for t in order if t in (build_type, llvm_build_type)), "Debug")
+    hungry = hungriest(build_type, llvm_build_type)
     if distcc_slots is not None:
-        return size_distributed(res, hungriest, distcc_slots, jobs=jobs, link_jobs=link_jobs)
-    return size_jobs(res, hungriest, jobs=jobs, link_jobs=link_jobs)
+        return size_distributed(res, hungry, distcc_slots, jobs=jobs, link_jobs=link_jobs)
+    return size_jobs(res, hungry, jobs=jobs, link_jobs=link_jobs)
+
+
+def size_for_settings(settings: Settings, res: Resources | None = None, *, distcc_slots: int | None = None) -> Jobs:
+    """The jobs the builds of `settings` run with on this machine (or `res`): its build types, --jobs and
+    --link-jobs; what setup uses, `config show` shows and doctor checks the memory against."""
+    return size_for_build_types(res or detect(), settings.build_type, settings.llvm_build_type, jobs=settings.jobs,
+                                link_jobs=settings.link_jobs, distcc_slots=distcc_slots)
 
 
 def read_mem_available(meminfo: Path = Path("/proc/meminfo")) -> int | None:
@@ -262,4 +293,5 @@ def detect() -> Resources:
     except (AttributeError, OSError):  # not Linux
         cpus = os.cpu_count() or 1
     mem, source = usable_memory(max(1, cpus))
-    return Resources(cpus=max(1, cpus), mem_available=mem, memory_source=source)
+    return Resources(cpus=max(1, cpus), mem_available=mem, memory_source=source,
+                     machine_cpus=os.cpu_count() or max(1, cpus))

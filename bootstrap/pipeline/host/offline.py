@@ -28,6 +28,7 @@ from bootstrap.core import writes
 from bootstrap.core.errors import ToolMissing, UsageError
 from bootstrap.env.triton_variables import TOOL_VARIABLES
 from bootstrap.git.layout import TritonLayout
+from bootstrap.kernels.nvidia_tools import toolkit_root
 
 NVIDIA_BACKEND = Path("third_party") / "nvidia" / "backend"
 JSON_HEADER = Path("include") / "nlohmann" / "json.hpp"
@@ -50,8 +51,8 @@ def _json_root(environ: Mapping[str, str]) -> Path | None:
 
 
 def _cuda_paths(environ: Mapping[str, str], blackwell: bool, proton: bool) -> dict[str, Path]:
-    """Each variable's path: the user's own, else the CUDA toolkit at $CUDA_HOME (or /usr/local/cuda)."""
-    cuda = Path(environ.get("CUDA_HOME") or environ.get("CUDA_PATH") or "/usr/local/cuda")
+    """Each variable's path: the user's own, else the CUDA toolkit's (kernels.nvidia_tools.toolkit_root)."""
+    cuda = toolkit_root(environ)
     wanted = {
         "TRITON_PTXAS_PATH": cuda / "bin" / "ptxas",
         "TRITON_CUOBJDUMP_PATH": cuda / "bin" / "cuobjdump",

@@ -28,13 +28,13 @@ from typing import Literal
 from bootstrap.core.errors import ExternalError, MismatchError
 from bootstrap.core.fsutil import parse_json, read_regular
 from bootstrap.core.redact import redact
+from bootstrap.core.state_files import StateFiles
 from bootstrap.core.writes import replace_json
 from bootstrap.git.rawfiles import describe_network_error, is_name_not_resolved
 from bootstrap.pipeline.llvm.download import MISSING_STATUS, session_for
 
 Choice = Literal["prebuilt", "source"]
 Answer = Literal["present", "absent", "unusable", "unreachable"]
-MEMORY = "llvm-auto.json"  # in <workspace>/state
 _MAX_BYTES = 1 << 20
 _PROBE_TIMEOUT = (5.0, 15.0)  # connect, read: a site that drops packets costs seconds, not minutes
 
@@ -145,7 +145,7 @@ def probe(url: str, timeout: tuple[float, float] = _PROBE_TIMEOUT) -> Probe:
 def read_memory(state: Path) -> Memory:
     """The file, or an empty memory when it is missing or not one we wrote (it is only a cache)."""
     try:
-        data = parse_json(read_regular(state / MEMORY, limit=_MAX_BYTES).decode("utf-8"))
+        data = parse_json(read_regular(StateFiles(state).llvm_auto, limit=_MAX_BYTES).decode("utf-8"))
     except (OSError, ValueError, RecursionError, UnicodeDecodeError):
         return Memory({}, {})
     if not isinstance(data, dict):
@@ -162,7 +162,7 @@ def read_memory(state: Path) -> Memory:
 
 
 def _write(state: Path, memory: Memory) -> None:
-    replace_json(state / MEMORY, {
+    replace_json(StateFiles(state).llvm_auto, {
         "written_by": "tritondev setup (--llvm auto): the package host's answers, and the LLVM chosen per pin",
         "answers": {url: {"answer": p.answer, "detail": p.detail, "at": int(time.time())}
                     for url, p in sorted(memory.answers.items())},

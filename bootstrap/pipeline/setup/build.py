@@ -31,7 +31,7 @@ from bootstrap.pipeline.distcc.client import DistccBuild, DistccCounts, build_fo
 from bootstrap.pipeline.distcc.proof import compilers_of, prove
 from bootstrap.pipeline.host.buildtree import triton_cmake_dirs
 from bootstrap.pipeline.host.fresh_cache import start_fresh
-from bootstrap.pipeline.host.jobs import detect, size_distributed
+from bootstrap.pipeline.host.jobs import detect, size_for_build_types
 from bootstrap.pipeline.host.sanitizer import check_sanitizer
 from bootstrap.pipeline.host.triton_configure import fresh_for_install, setup_py_build_type
 from bootstrap.pipeline.recipe.era import BACKENDS_BUILT
@@ -258,5 +258,6 @@ def distcc_for_build(ctx: AppContext, state: SetupState, console: Console | None
     compilers = compilers_of(variables.get("CC", "cc"), variables.get("CXX", "c++"))
     proven = prove(ctx.runner, setup, compilers, console if not ctx.json else None)
     build_type = setup_py_build_type(variables)
-    jobs = size_distributed(detect(), build_type, proven.hosts.slots, jobs=ctx.settings.jobs)
+    slots = proven.hosts.slots
+    jobs = size_for_build_types(detect(), build_type, build_type, jobs=ctx.settings.jobs, distcc_slots=slots)
     return build_for(proven, None if ctx.dry_run else ctx.workspace.logs), jobs.compile

@@ -16,6 +16,7 @@ from pathlib import Path
 from bootstrap.core import writes
 from bootstrap.core.fsutil import read_regular
 from bootstrap.core.runner import Runner
+from bootstrap.core.state_files import StateFiles
 from bootstrap.core.workspace import Workspace
 from bootstrap.core.writes import replace_text
 from bootstrap.git import local_changes
@@ -25,7 +26,6 @@ from bootstrap.pipeline.recipe.files import PRESETS_MARK, render_cmake_user_pres
 from bootstrap.pipeline.recipe.inputs import Paths
 from bootstrap.pipeline.recipe.presets import Presets
 
-SHELL_VALUES = "triton-dev.sh"
 LOCAL_FILES = ("CMakeUserPresets.json", "compile_commands.json")
 TEMP_PATTERNS = (".CMakeUserPresets.json.*.tmp", ".compile_commands.json.tritondev")
 
@@ -168,5 +168,5 @@ def write_local_files(
         ))
     paths = Paths(ws.root, triton_src, llvm.source, llvm.build, Path(presets.pip_install.argv[0]),
                     ws.triton_home)
-    write_if_changed(ws.state / SHELL_VALUES, render_shell_values(presets, paths, llvm.kind))
+    write_if_changed(StateFiles(ws.state).shell_values, render_shell_values(presets, paths, llvm.kind))
     return [n for n in notices if n]

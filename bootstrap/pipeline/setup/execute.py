@@ -38,6 +38,7 @@ from bootstrap.core import remembered, ui, writes
 from bootstrap.core.errors import CommandFailed, ExternalError, MismatchError
 from bootstrap.core.redact import redact
 from bootstrap.core.runner import PlannedCommand
+from bootstrap.core.state_files import StateFiles
 from bootstrap.git import forks
 from bootstrap.git.checkouts import ensure_checkout
 from bootstrap.pipeline.host import offline
@@ -51,7 +52,7 @@ from bootstrap.pipeline.llvm.auto import remember_choice
 from bootstrap.pipeline.recipe.inputs import Command
 from bootstrap.pipeline.setup import checkout_files, distcc_steps
 from bootstrap.pipeline.setup import llvm_steps as llvm_install
-from bootstrap.pipeline.setup.facts import TOOLS_CACHE, VENV_MARKER, SetupFacts, history_of, refresh
+from bootstrap.pipeline.setup.facts import SetupFacts, history_of, refresh
 from bootstrap.pipeline.setup.long_commands import run_streamed
 from bootstrap.pipeline.setup.plan import PlannedStep, Record, SetupPlan, plan_setup, target_bin
 from bootstrap.pipeline.setup.records import StepOutcome, StepStatus
@@ -59,7 +60,6 @@ from bootstrap.pipeline.setup.report import SetupReport
 from bootstrap.pipeline.setup.state import SetupState, write_state
 from bootstrap.pipeline.setup.step_run import StepRun
 from bootstrap.pipeline.setup.verify_step import run_verify
-from bootstrap.purge.journal import JOURNAL_NAME
 from bootstrap.purge.run import purge_others
 
 if TYPE_CHECKING:
@@ -122,7 +122,7 @@ class Execution(StepRun):
         if name in ("llvm-configure", "llvm-download", "llvm-use") and not self.dry_run:
             ws = self.ctx.workspace
             if not self.facts.tools_cache_present and ws.state.is_dir():
-                remember_versions(self.facts.toolchain, ws.state / TOOLS_CACHE)
+                remember_versions(self.facts.toolchain, StateFiles(ws.state).tool_versions)
             llvm_builds.link_reused(self.facts.llvm_folders.mine, self.plan.llvm)
             here = distcc_steps.for_this_machine(self)  # what builds by hand run with
             self.report.notices += checkout_files.write_local_files(
@@ -214,7 +214,7 @@ class Execution(StepRun):
 
 
 def _venv(run: Execution, step: PlannedStep) -> str | None:
-    marker = run.ctx.workspace.state / VENV_MARKER
+    marker = StateFiles(run.ctx.workspace.state).venv_marker
     if not run.dry_run:
         writes.replace_text(marker, "")  # a creation cut short is finished with --clear next time
     # python -m venv puts pip into the venv and prints nothing meanwhile (about 10 s): a spinner says so.
@@ -326,7 +326,7 @@ def _purge(run: Execution, step: PlannedStep) -> str | None:
         return "the environment does not exist yet"
     ws = run.ctx.workspace
     removed = purge_others(target, run.runner, workspace=ws.root, triton_src=run.facts.triton.path,
-                                   setup_dir=run.facts.setup_dir, journal=ws.state / JOURNAL_NAME)
+                                   setup_dir=run.facts.setup_dir, journal=StateFiles(ws.state).purge_journal)
     if not removed:
         return "no other triton installed"
     # Removing another distribution can take files that ours needs: verify again.

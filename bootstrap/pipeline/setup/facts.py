@@ -33,6 +33,7 @@ from bootstrap.core.fsutil import read_regular_text
 from bootstrap.core.interpreter import WORKSPACE_VENV, TargetPython
 from bootstrap.core.runner import PlannedCommand
 from bootstrap.core.settings_table import Settings
+from bootstrap.core.state_files import StateFiles
 from bootstrap.core.values import LLVM_SOURCE, llvm_kind_of
 from bootstrap.core.workspace import Workspace
 from bootstrap.git.adopt import check_clone, inspect_clone
@@ -73,9 +74,7 @@ TRITON_USER_ENV = (
 )
 # Steps whose records live in <workspace>/state/steps (the LLVM steps keep theirs in the build folder).
 RECORDED_STEPS = ("purge", "triton-requirements", "triton-install", "verify")
-VENV_MARKER = "venv-creating"  # our venv creation started and has not finished
 ADOPTED: CheckoutAction = "adopted"  # the checkout action of your own clone (--triton-src)
-TOOLS_CACHE = "tools.json"
 
 
 def ambient(names: Sequence[str], environ: Mapping[str, str] | None = None) -> dict[str, str]:
@@ -228,7 +227,7 @@ def observe_target(ctx: AppContext, setup_dir: Path, requires: Sequence[str]) ->
     """The target environment; inspected through the context (one probe per command)."""
     executable, origin = ctx.target_choice()
     venv = ctx.workspace.venv if origin == WORKSPACE_VENV else None
-    cut_short = venv is not None and (ctx.workspace.state / VENV_MARKER).exists()
+    cut_short = venv is not None and StateFiles(ctx.workspace.state).venv_marker.exists()
     if venv is not None and (cut_short or not executable.exists()):
         return TargetFacts(executable, origin, venv, True, cut_short, find_python3(), None)
     target = ctx.target_python()
@@ -267,7 +266,7 @@ def gather_facts(ctx: AppContext) -> SetupFacts:
         # gathered; its errors are raised below, after the Triton checkout's, as before.
         llvm_checkout = (pool.submit(observe_checkout, ctx, "llvm-project", pins.llvm_url, pins.llvm_commit)
                          if llvm_kind_of(s.llvm) == LLVM_SOURCE else None)
-        tools_cache = ws.state / TOOLS_CACHE
+        tools_cache = StateFiles(ws.state).tool_versions
         toolchain = detect_toolchain(ctx.runner, use_lld=s.lld, use_ccache=s.ccache,
                                      cache_file=tools_cache if tools_cache.is_file() else None,
                                      cmake_minimum=pins.layout.cmake_minimum)

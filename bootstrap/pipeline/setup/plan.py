@@ -26,7 +26,7 @@ from typing import Any
 
 from bootstrap.pipeline.host.fresh_cache import FreshStart, fresh_argument, llvm_expectations
 from bootstrap.pipeline.host.fresh_cache import decide as decide_cache
-from bootstrap.pipeline.host.jobs import Jobs, size_for_build_types
+from bootstrap.pipeline.host.jobs import Jobs, size_for_settings
 from bootstrap.pipeline.host.triton_configure import triton_configure_of, triton_expectations
 from bootstrap.pipeline.llvm.builds import LlvmLocation, locate
 from bootstrap.pipeline.llvm.plan import LLVM_STEPS, prebuilt_or_tree_location, prebuilt_or_tree_step
@@ -97,10 +97,8 @@ def stable(items: Sequence[tuple[str, str]]) -> dict[str, str]:
 def size_for(facts: SetupFacts) -> Jobs:
     """One sizing for both builds, by the hungrier build type of the two; with distcc, the compiles
     from the slots of its hosts (links and tablegen still from this machine)."""
-    s = facts.settings
     slots = facts.distcc.hosts.slots if facts.distcc is not None else None
-    return size_for_build_types(facts.resources, s.build_type, s.llvm_build_type, jobs=s.jobs, link_jobs=s.link_jobs,
-                                distcc_slots=slots)
+    return size_for_settings(facts.settings, facts.resources, distcc_slots=slots)
 
 
 def _step(name: str, inputs: Mapping[str, Any], parents: Mapping[str, str], record: StepRecord | None,

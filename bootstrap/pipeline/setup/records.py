@@ -24,6 +24,7 @@ from pathlib import Path
 from typing import Any
 
 from bootstrap.core.fsutil import read_json
+from bootstrap.core.state_files import StateFiles
 from bootstrap.core.writes import replace_json
 
 
@@ -120,7 +121,7 @@ class Records:
     state_dir: Path
 
     def path(self, name: str) -> Path:
-        return self.state_dir / "steps" / f"{name}.json"
+        return StateFiles(self.state_dir).step(name)
 
     def load(self, name: str) -> StepRecord | None:
         return StepRecord.parse(read_json(self.path(name)))

@@ -21,7 +21,7 @@ from bootstrap.core.interpreter import WORKSPACE_VENV, path_python
 from bootstrap.core.values import parse_remote_url
 from bootstrap.git.adopt import check_clone
 from bootstrap.pipeline.distcc import client as distcc
-from bootstrap.pipeline.host.jobs import detect, size_for_build_types
+from bootstrap.pipeline.host.jobs import detect, size_for_settings
 from bootstrap.pipeline.host.sanitizer import check_sanitizer
 from bootstrap.pipeline.host.toolchain import detect_toolchain
 from bootstrap.pipeline.llvm import source as llvm_source
@@ -127,7 +127,7 @@ def unresolved_plan(ctx: AppContext, failure: TritondevError) -> SetupReport:
 
     s = ctx.settings
     resources = detect()
-    jobs = size_for_build_types(resources, s.build_type, s.llvm_build_type, jobs=s.jobs, link_jobs=s.link_jobs)
+    jobs = size_for_settings(s, resources)
     toolchain = detect_toolchain(ctx.runner, use_lld=s.lld, use_ccache=s.ccache)
     given = {"torch_ref": s.torch_ref, "triton_commit": s.triton_commit, "backend": s.backend,
              "pytorch_url": s.pytorch_url, "triton_url": s.triton_url, "llvm_url": s.llvm_url,

@@ -19,11 +19,11 @@ from typing import Any
 
 from bootstrap.core.errors import UsageError
 from bootstrap.core.fsutil import parse_json, read_regular
+from bootstrap.core.state_files import StateFiles
 from bootstrap.core.writes import replace_json
 from bootstrap.pipeline.host.toolchain import Tool
 from bootstrap.pipeline.recipe.inputs import Command
 
-STATE_NAME = "setup.json"
 KIND = "tritondev-setup-state"
 SCHEMA = 1
 
@@ -141,7 +141,7 @@ def _tool(data: Mapping[str, Any]) -> Tool:
 
 
 def state_path(state_dir: Path) -> Path:
-    return state_dir / STATE_NAME
+    return StateFiles(state_dir).setup
 
 
 def read_state(state_dir: Path) -> SetupState | None:

@@ -15,7 +15,6 @@ from __future__ import annotations
 
 import os
 import re
-import sys
 import tempfile
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
@@ -257,16 +256,7 @@ def environment(ctx: AppContext, python: Path) -> dict[str, str]:
 
 
 def stream_to(json_mode: bool) -> Callable[[str], None]:
-    stream = sys.stderr if json_mode else sys.stdout
-
-    def show(line: str) -> None:
-        try:
-            stream.write(line + "\n")
-            stream.flush()
-        except (BrokenPipeError, ValueError):
-            pass
-
-    return show
+    return ui.ChildOutput("stderr" if json_mode else "stdout").line
 
 
 def refuse_without_gpu(plan: TestPlan, gpus: Sequence[str]) -> None:

@@ -184,6 +184,33 @@ def test_two_owners_of_triton_and_fix_purges_them(cli: Cli, tmp_path: Path) -> N
     assert "not installed" in after["packages.triton-owners"]["summary"]
 
 
+def test_fix_purges_what_purge_would_with_the_files_only_the_journal_knows(cli: Cli, tmp_path: Path) -> None:
+    """doctor --fix plans its purge as `tritondev purge` does: a stash of triton/ that an uninstall killed
+    after pip deleted the RECORD is proven Triton's only by the files an earlier purge saved in the journal."""
+    py = fresh_venv(tmp_path / "venv")
+    wheels, ws = tmp_path / "wheels", tmp_path / "ws"
+    init = "__version__ = '3.5.0'\n"
+    renamed = build_wheel(wheels, "pytorch-triton", "3.5.0+git7416ffcb",
+                          {"triton/__init__.py": init, "triton/only_pytorch.py": "Y = 1\n"})
+    _pip_install(py, renamed)
+    assert cli("purge", "--python", str(py), "--workspace", str(ws)).returncode == 0  # the journal keeps its files
+    _pip_install(py, renamed)
+    (sp,) = py.parent.parent.glob("lib/python3*/site-packages")
+    (sp / "triton").rename(sp / "~riton")  # pip's stash, whose owner's metadata is gone
+    shutil.rmtree(next(sp.glob("pytorch_triton-*.dist-info")))
+    # Two other distributions own triton/ now: doctor offers to purge them.
+    _pip_install(py, build_wheel(wheels, "triton", "3.5.0", {"triton/__init__.py": init, "triton/language.py": ""}),
+                 build_wheel(wheels, "triton-xpu", "3.5.0", {"triton/__init__.py": init, "triton/xpu.py": ""}))
+    planned = json.loads(cli("purge", "--python", str(py), "--workspace", str(ws), "--dry-run", "--json").stdout)
+    assert planned["plan"]["leftovers"] == [str(sp / "~riton")], planned["scan"]
+
+    args = ("doctor", "--python", str(py), "--workspace", str(ws), "--check", "packages")
+    fixed = cli(*args, "--fix", "--json")
+    assert json.loads(fixed.stdout)["fixes"][0]["status"] == "fixed", fixed.stdout + fixed.stderr
+    assert not (sp / "~riton").exists() and not (sp / "triton").exists()
+    assert not list(sp.glob("triton*.dist-info"))
+
+
 def test_pypi_placeholder_wheel(cli: Cli, tmp_path: Path) -> None:
     # The real pytorch-triton 0.0.1 from PyPI: its triton/__init__.py raises "Should never be installed".
     py = fresh_venv(tmp_path / "venv", ["--no-deps", "pytorch-triton==0.0.1"])

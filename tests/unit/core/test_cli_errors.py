@@ -56,18 +56,14 @@ def test_json_mode_error_is_one_json_document(
     assert data["exit_code"] == 2 and "nope" in data["message"]
 
 
-def test_a_reported_failure_adds_nothing_to_the_output(
-    monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
-) -> None:
+def test_a_reported_failure_adds_nothing_to_the_output(capsys: pytest.CaptureFixture[str]) -> None:
     """doctor/verify/compile --json: the report is the one JSON document; the exit code says it failed."""
     import json
 
-    from bootstrap.core import ui
-    from bootstrap.core.context import CURRENT
+    from bootstrap.core.context import invocation
     from bootstrap.core.errors import CheckFailed
 
-    monkeypatch.setattr(CURRENT, "json", True)
-    ui.new_run()
+    invocation().json = True
     cli._report_error(CheckFailed("verify failed: add", fix="see above", reported=True))
     assert capsys.readouterr() == ("", "")
     cli._report_error(CheckFailed("verify failed: add", fix="see above"))

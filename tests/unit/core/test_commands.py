@@ -17,7 +17,7 @@ from bootstrap.commands.config import show
 from bootstrap.commands.doctor import doctor
 from bootstrap.commands.env import env
 from bootstrap.commands.setup import setup
-from bootstrap.core.context import CURRENT, AppContext
+from bootstrap.core.context import AppContext, invocation
 from bootstrap.core.errors import ConfigError, UsageError
 from bootstrap.core.settings_table import BY_NAME, SETTINGS
 
@@ -28,8 +28,6 @@ def _clean(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
         if var.startswith(("TRITONDEV_", "TRITON_")) or var in ("VIRTUAL_ENV", "CONDA_PREFIX"):
             monkeypatch.delenv(var, raising=False)
     monkeypatch.setenv("HOME", str(tmp_path / "home"))
-    monkeypatch.setattr(CURRENT, "json", False)
-    monkeypatch.setattr(CURRENT, "workspace", None)
 
 
 def test_config_show_called_directly(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
@@ -39,7 +37,7 @@ def test_config_show_called_directly(tmp_path: Path, capsys: pytest.CaptureFixtu
     assert data["workspace"] == str(tmp_path)
     assert data["settings"]["build_type"]["value"] == "Debug"
     assert data["settings"]["workspace"]["source"] == "cli:--workspace"
-    assert CURRENT.json  # an error from here on would be reported as JSON
+    assert invocation().json  # an error from here on would be reported as JSON
 
 
 def test_a_bad_setting_raises_the_typed_error(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:

@@ -11,7 +11,7 @@ import pytest
 
 from bootstrap import cli
 from bootstrap.commands import options
-from bootstrap.core import fixlines
+from bootstrap.core import fixlines, run_state
 from bootstrap.core.errors import UsageError
 from bootstrap.doctor.model import Fix
 
@@ -22,10 +22,10 @@ PY = "/opt/env/bin/python3"
 
 @pytest.fixture
 def given() -> Iterator[None]:
-    fixlines.new_run(options.accepted_options(cli.build_app()))
+    fixlines.know_commands(options.accepted_options(cli.build_app()))
     fixlines.remember_given({"--workspace": WS, "--python": PY})
     yield
-    fixlines.new_run()
+    run_state.start()
 
 
 def test_the_options_go_right_after_the_command_it_takes_them(given: None) -> None:
@@ -51,7 +51,7 @@ def test_words_that_are_no_command_are_left_alone(given: None) -> None:
 
 
 def test_nothing_given_changes_nothing() -> None:
-    fixlines.new_run(options.accepted_options(cli.build_app()))
+    fixlines.know_commands(options.accepted_options(cli.build_app()))
     assert fixlines.repeat_options("tritondev doctor --fix") == "tritondev doctor --fix"
 
 
@@ -74,7 +74,8 @@ def test_a_fix_naming_setup_repeats_the_clone_setup_was_asked_to_build(given: No
     assert fixlines.repeat_options("tritondev setup --triton-commit abc") == (
         f"tritondev setup --workspace '{WS}' --python {PY} --triton-commit abc")
     assert "--triton-src" not in (fixlines.repeat_options("tritondev env --editor") or "")
-    fixlines.new_run(options.accepted_options(cli.build_app()))
+    run_state.start()  # a new run: nothing given on its command line
+    fixlines.know_commands(options.accepted_options(cli.build_app()))
     fixlines.setup_asked_for("/home/me/triton")
     assert fixlines.repeat_options("run `tritondev setup`") == "run `tritondev setup --triton-src /home/me/triton`"
 
@@ -119,7 +120,7 @@ def _strings(node: ast.AST) -> Iterator[str]:
 def test_every_fix_that_names_a_command_gets_the_options(given: None) -> None:
     """Each fix in the code that names a tritondev command (72 when this was written) names one the CLI has,
     and shown to a user who gave --workspace, it carries it right after the command."""
-    commands = {path.split()[0] for path in fixlines._RUN.accepts}
+    commands = {path.split()[0] for path in fixlines._run().accepts}
     seen = 0
     for where, text in _fix_texts():
         for match in COMMAND_WORDS.finditer(text):

@@ -32,11 +32,7 @@ def test_options_before_the_command_count_as_given(tmp_path: Path, capsys: pytes
     assert json.loads(out)["settings"]["workspace"]["value"] == str(tmp_path)
 
 
-def test_an_option_the_command_does_not_take_is_exit_2(tmp_path: Path, capsys: pytest.CaptureFixture[str],
-                                                       monkeypatch: pytest.MonkeyPatch) -> None:
-    from bootstrap.core.context import CURRENT
-
-    monkeypatch.setattr(CURRENT, "json", False)  # one run per process in real life; here the last one's is left
+def test_an_option_the_command_does_not_take_is_exit_2(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     code, out, err = run_main(["--dry-run", "config", "show", "--workspace", str(tmp_path)], capsys)
     assert code == 2 and out == ""
     assert "error: this command has no option --dry-run (given before the command name)" in err

@@ -93,7 +93,6 @@ SECRET = "Qz9secret"
 
 
 def test_both_consoles_and_json_mask(capsys: pytest.CaptureFixture[str]) -> None:
-    ui.new_run()
     ui.out().print(f"https://u:{SECRET}@h/x")
     ui.err().print(f"[bold]https://{SECRET}@h[/bold]")
     ui.info(f"raw+https://h/p?access_token={SECRET}")
@@ -118,10 +117,9 @@ def test_user_text_is_never_markup_or_emoji(capsys: pytest.CaptureFixture[str]) 
 def test_error_messages_are_masked_in_text_and_json(
     monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    from bootstrap.core.context import CURRENT
+    from bootstrap.core.context import invocation
 
-    monkeypatch.setattr(CURRENT, "json", True)
-    ui.new_run()
+    invocation().json = True
     cli._report_error(ConfigError(f"Triton URL 'https://u:{SECRET}@h' is rejected", fix=f"not https://{SECRET}@h"))
     out, err = capsys.readouterr()
     assert SECRET not in out + err

@@ -41,6 +41,7 @@ PARSERS: list[tuple[Callable[[dict[str, Any]], object], list[str]]] = [
     (answers.torch_compile, ["ok", "device", "error"]),
     (answers.jax_triton, ["module", "registrations", "import_errors", "registrations_error"]),
     (answers.triton_version, ["version"]),
+    (answers.installed_triton, ["version", "changed_at"]),
     (answers.interpreter, ["version", "prefix", "base_prefix", "purelib", "platlib", "include", "scripts"]),
 ]
 
@@ -152,6 +153,9 @@ def test_small_answers() -> None:
     with pytest.raises(BadAnswer, match="registrations"):
         answers.jax_triton({"module": "m", "registrations": "a"})
     assert answers.triton_version({"version": None}) is None
+    assert answers.installed_triton({"version": "3.9.0", "changed_at": 17}) == answers.InstalledTriton("3.9.0", 17.0)
+    with pytest.raises(BadAnswer, match="changed_at"):
+        answers.installed_triton({"version": "3.9.0", "changed_at": "yesterday"})
     with pytest.raises(BadAnswer, match="version"):
         answers.triton_version({"version": 3.9})
 

@@ -10,7 +10,7 @@ import pytest
 from bootstrap.core.errors import UsageError
 from bootstrap.doctor.arch import first_triton_for, parse_arch
 from bootstrap.doctor.catalog import load_checks, select
-from bootstrap.doctor.checks.cache import CacheScan, Entry, mount_of, stale_entries
+from bootstrap.doctor.checks.cache import mount_of
 from bootstrap.doctor.checks.gpu import libcuda_dirs
 from bootstrap.doctor.checks.packages import shadow_folders
 from bootstrap.doctor.checks.ptxas import Attempt, Failure, classify_failure, decide, upgrade_requirement
@@ -163,15 +163,6 @@ def test_mount_of_picks_the_longest_mount_point() -> None:
     assert mount_of(Path("/home/x/y/z"), mounts) == ("/home/x/y", "ext4")
     assert mount_of(Path("/tmp"), mounts) == ("/", "ext4")
     assert mount_of(Path("/homework"), mounts) == ("/", "ext4")
-
-
-def test_stale_entries() -> None:
-    old = Entry(Path("/c/old"), 10, 1000.0, False)
-    new = Entry(Path("/c/new"), 10, 3000.0, False)
-    half = Entry(Path("/c/half"), 1, 3000.0, True)
-    scan = CacheScan(Path("/c"), (old, new, half), 21, 3, False)
-    assert stale_entries(scan, 2000.0) == [half, old]
-    assert stale_entries(scan, None) == [half]
 
 
 def test_shadow_folders(tmp_path: Path) -> None:

@@ -2,14 +2,12 @@
 
 from __future__ import annotations
 
-import os
 from pathlib import Path
 
 import pytest
 
 from bootstrap.core import inside
 from bootstrap.core.errors import UsageError
-from bootstrap.kernels import usage
 from bootstrap.kernels.compile import MARKER_FILE, plan_compile
 from bootstrap.kernels.diagnostics import headline, ptxas_fix
 from bootstrap.kernels.targets import parse_targets
@@ -58,40 +56,6 @@ def test_plan_rejects_what_it_must_not_touch(tmp_path: Path) -> None:
         plan_compile(source, "k", SIG, {}, targets, tmp_path / "o")
     (foreign / MARKER_FILE).write_text("")
     assert plan_compile(source, "k", SIG, {}, targets, tmp_path / "o").out_dir == tmp_path / "o"
-
-
-def _tool(folder: Path, name: str) -> str:
-    folder.mkdir(parents=True, exist_ok=True)
-    path = folder / name
-    path.write_text("#!/bin/sh\n")
-    path.chmod(0o755)
-    return str(path)
-
-
-def test_nvidia_tool_order(tmp_path: Path) -> None:
-    """Triton's knob and bundled copy first (as Triton chooses), then the toolkit's: $CUDA_HOME,
-    /usr/local/cuda, PATH; each file once however it is reached."""
-    env_tool = _tool(tmp_path / "env", "nvdisasm")
-    bundled = _tool(tmp_path / "triton" / "bin", "nvdisasm")
-    on_path = _tool(tmp_path / "path", "nvdisasm")
-    cuda = _tool(tmp_path / "cuda" / "bin", "nvdisasm")
-    environ = {"TRITON_NVDISASM_PATH": env_tool, "CUDA_HOME": str(tmp_path / "cuda")}
-    system = ["/usr/local/cuda/bin/nvdisasm"] if os.access("/usr/local/cuda/bin/nvdisasm", os.X_OK) else []
-
-    def which(name: str) -> str | None:
-        return on_path
-
-    tools = usage.nvidia_tools("nvdisasm", str(tmp_path / "triton" / "bin"), environ, which)
-    assert tools == [env_tool, bundled, cuda, *system, on_path]
-    assert usage.nvidia_tool("nvdisasm", str(tmp_path / "triton" / "bin"), environ, which) == env_tool
-    del environ["TRITON_NVDISASM_PATH"]
-    assert usage.nvidia_tool("nvdisasm", str(tmp_path / "triton" / "bin"), environ, which) == bundled
-    assert usage.nvidia_tool("nvdisasm", str(tmp_path / "nowhere"), environ, which) == cuda
-    assert usage.nvidia_tools("nvdisasm", str(tmp_path / "nowhere"), environ, lambda name: cuda) == [cuda, *system]
-    os.unlink(cuda)
-    if not system:
-        assert usage.nvidia_tool("nvdisasm", None, environ, which) == on_path
-        assert usage.nvidia_tool("nvdisasm", None, environ, lambda name: None) is None
 
 
 def test_event_lines() -> None:

@@ -11,8 +11,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from bootstrap.core.errors import MismatchError
+from bootstrap.core.state_files import StateFiles
 from bootstrap.pipeline.llvm.auto import (
-    MEMORY,
     AutoDecision,
     Memory,
     Probe,
@@ -136,7 +136,7 @@ def test_any_memory_file_is_read_or_ignored(data: bytes) -> None:
     import tempfile
 
     with tempfile.TemporaryDirectory() as folder:
-        (Path(folder) / MEMORY).write_bytes(data)
+        StateFiles(Path(folder)).llvm_auto.write_bytes(data)
         memory = read_memory(Path(folder))
     assert all(p.answer in ("present", "absent", "unusable") for p in memory.answers.values())
     assert set(memory.chosen.values()) <= {"prebuilt", "source"}
@@ -145,7 +145,7 @@ def test_any_memory_file_is_read_or_ignored(data: bytes) -> None:
 def test_a_fifo_as_the_memory_file_is_ignored_not_a_hang(tmp_path: Path) -> None:
     import os
 
-    os.mkfifo(tmp_path / MEMORY)
+    os.mkfifo(StateFiles(tmp_path).llvm_auto)
     assert read_memory(tmp_path) == Memory({}, {})
 
 

@@ -8,6 +8,7 @@ from pathlib import Path
 import pytest
 
 from bootstrap.core.errors import ConfigError
+from bootstrap.core.state_files import StateFiles
 from bootstrap.purge import journal, metadata, restore, scan
 from bootstrap.purge.plan import plan_purge
 from bootstrap.purge.scan import Owner, TritonScan
@@ -264,7 +265,7 @@ def test_plan_restore(tmp_path: Path) -> None:
 
 
 def test_journal_keeps_history_and_never_overwrites_a_bad_file(tmp_path: Path) -> None:
-    path = tmp_path / "state" / journal.JOURNAL_NAME
+    path = StateFiles(tmp_path / "state").purge_journal
     first = journal.start_run(path, {"executable": "/v/bin/python"}, [{"name": "triton", "version": "1"}])
     journal.update_run(path, first, status="done")
     journal.start_run(path, {"executable": "/v/bin/python"}, [])  # leftovers only: nothing to undo
@@ -279,7 +280,7 @@ def test_journal_keeps_history_and_never_overwrites_a_bad_file(tmp_path: Path) -
 
 
 def test_runs_of_another_environment_or_finished_ones_are_not_merged(tmp_path: Path) -> None:
-    path = tmp_path / "state" / journal.JOURNAL_NAME
+    path = StateFiles(tmp_path / "state").purge_journal
     venv: dict[str, object] = {"executable": "/v/bin/python"}
     older = journal.start_run(path, venv, [{"name": "triton", "version": "0.9"}])
     journal.update_run(path, older, status="done")  # a finished purge before: not part of this one
@@ -296,7 +297,7 @@ def test_runs_of_another_environment_or_finished_ones_are_not_merged(tmp_path: P
 
 
 def test_an_interrupted_purge_right_before_the_rerun_is_merged(tmp_path: Path) -> None:
-    path = tmp_path / "state" / journal.JOURNAL_NAME
+    path = StateFiles(tmp_path / "state").purge_journal
     venv: dict[str, object] = {"executable": "/v/bin/python"}
     cut = journal.start_run(path, venv, [{"name": "pytorch-triton", "version": "3.4"},
                                          {"name": "triton", "version": "3.5"}])
