@@ -34,7 +34,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TextIO
 
-from bootstrap.core import command_env
+from bootstrap.core import command_env, run_state
 from bootstrap.core.command_env import git_environment, is_git, resolve_program
 from bootstrap.core.command_record import PlannedCommand, Result
 from bootstrap.core.errors import CommandFailed, ToolMissing
@@ -376,7 +376,14 @@ class Runner:
         return Result(args, returncode, "\n".join(tail), "", log_path)
 
 
-_DRIVERS: dict[tuple[str | None, ...], tuple[str, ...]] = {}
+@dataclass
+class _GitDrivers:
+    """The filter drivers git listed this run, by place (bootstrap.core.run_state): a config the user edits
+    between two runs in one process is read afresh."""
+
+    listed: dict[tuple[str | None, ...], tuple[str, ...]] = field(default_factory=dict)
+
+
 _DRIVERS_LOCK = threading.Lock()
 
 
@@ -385,9 +392,10 @@ def _filter_drivers(args: tuple[str, ...], cwd: Path | str | None, env: dict[str
     listed by git once per place and process; where no repository is yet (a clone's), the user's."""
     key = (os.path.abspath(cwd or os.getcwd()), *command_env.git_global_options(args), env.get("HOME"),
            env.get("XDG_CONFIG_HOME"))
+    known = run_state.part(_GitDrivers).listed
     with _DRIVERS_LOCK:
-        if key in _DRIVERS:
-            return _DRIVERS[key]
+        if key in known:
+            return known[key]
     quiet = command_env.hardened(env, ())
     listed = subprocess.run(command_env.driver_listing(args), cwd=cwd, env=quiet, capture_output=True, text=True,
                             errors="surrogateescape", check=False)
@@ -395,4 +403,4 @@ def _filter_drivers(args: tuple[str, ...], cwd: Path | str | None, env: dict[str
         listed = subprocess.run(command_env.driver_listing(args, global_only=True), env=quiet, capture_output=True,
                                 text=True, errors="surrogateescape", check=False)
     with _DRIVERS_LOCK:
-        return _DRIVERS.setdefault(key, command_env.filter_drivers(listed.stdout))
+        return known.setdefault(key, command_env.filter_drivers(listed.stdout))

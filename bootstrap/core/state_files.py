@@ -71,3 +71,13 @@ class StateFiles:
     def bisect_clone(self) -> Path:
         """Present while the installed Triton is a bisect worktree's of your own clone (pipeline.bisect.worktree)."""
         return self.folder / "bisect-clone.json"
+
+    @property
+    def last_setup(self) -> Path:
+        """The last setup's request and how it ended, a failed one included (pipeline.setup.attempt)."""
+        return self.folder / "last-setup.json"
+
+    @property
+    def bisect_builds(self) -> Path:
+        """Triton's build folders a bisect parked per LLVM build, and where it started (pipeline.bisect.builds)."""
+        return self.folder / "bisect-builds.json"

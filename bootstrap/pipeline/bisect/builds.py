@@ -29,10 +29,10 @@ from pathlib import Path
 from typing import Any
 
 from bootstrap.core.fsutil import parse_json, read_regular
+from bootstrap.core.state_files import StateFiles
 from bootstrap.core.writes import replace_json
 from bootstrap.pipeline.host.buildtree import llvm_build_of, read_cmake_cache, setup_py_build_folder
 
-RECORD = "bisect-builds.json"  # in <workspace>/state
 PREFIX = ".tritondev-bisect-"
 _LIBRARY_SUFFIXES = (".so", ".dylib", ".pyd")
 
@@ -46,7 +46,7 @@ class BuildFolders:
     """setup.py's build folder, parked and put back per LLVM build across the steps of one bisect."""
 
     def __init__(self, state_dir: Path) -> None:
-        self.record = state_dir / RECORD
+        self.record = StateFiles(state_dir).bisect_builds
         data = _read(self.record)
         self.learnt: dict[str, str] = dict(data.get("learnt", {}))  # LLVM pin -> the LLVM build setup used
         self.parked: dict[str, str] = dict(data.get("parked", {}))  # LLVM build -> its parked folder

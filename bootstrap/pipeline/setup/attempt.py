@@ -19,12 +19,12 @@ from typing import TYPE_CHECKING, Any
 
 from bootstrap.core.errors import CommandFailed, TritondevError
 from bootstrap.core.fsutil import parse_json, read_regular
+from bootstrap.core.state_files import StateFiles
 from bootstrap.core.writes import replace_json
 
 if TYPE_CHECKING:
     from bootstrap.core.context import AppContext
 
-FILE = "last-setup.json"
 KIND = "tritondev-last-setup"
 OUTCOMES = ("running", "done", "failed", "interrupted")
 
@@ -68,7 +68,8 @@ class LastSetup:
 
 def read_last_setup(state_dir: Path) -> LastSetup | None:
     try:
-        return LastSetup.from_json(parse_json(read_regular(state_dir / FILE, limit=1 << 20).decode("utf-8")))
+        text = read_regular(StateFiles(state_dir).last_setup, limit=1 << 20).decode("utf-8")
+        return LastSetup.from_json(parse_json(text))
     except (OSError, ValueError, RecursionError, UnicodeDecodeError):
         return None
 
@@ -90,18 +91,18 @@ def recording(ctx: AppContext) -> Iterator[None]:
     if ctx.dry_run:
         yield
         return
-    state = ctx.workspace.state
+    record = StateFiles(ctx.workspace.state).last_setup
     src = ctx.settings.triton_src
-    replace_json(state / FILE, LastSetup(src, "running").to_json())
+    replace_json(record, LastSetup(src, "running").to_json())
     try:
         yield
     except TritondevError as exc:
         last = ctx.runner.history[-1] if ctx.runner.history else None
         log = exc.log_path if isinstance(exc, CommandFailed) and exc.log_path else None
-        replace_json(state / FILE, LastSetup(src, "failed", last.step if last else "", exc.message, exc.fix or "",
+        replace_json(record, LastSetup(src, "failed", last.step if last else "", exc.message, exc.fix or "",
                                              str(log or "")).to_json())
         raise
     except KeyboardInterrupt:
-        replace_json(state / FILE, LastSetup(src, "interrupted").to_json())
+        replace_json(record, LastSetup(src, "interrupted").to_json())
         raise
-    replace_json(state / FILE, LastSetup(src, "done").to_json())
+    replace_json(record, LastSetup(src, "done").to_json())

@@ -27,6 +27,7 @@ from bootstrap.core.fsutil import read_regular_text
 from bootstrap.core.inside_answers import FileRequirement
 from bootstrap.env.exports import collect_variables
 from bootstrap.kernels.gpus import local_gpu_targets
+from bootstrap.pipeline.host.jobs import detect
 from bootstrap.pipeline.setup.built import find_build
 from bootstrap.pipeline.setup.state import read_state
 from bootstrap.pipeline.testing import makevars
@@ -302,7 +303,7 @@ def run_tests(ctx: AppContext, request: TestRequest, show: Callable[[str], None]
     assert state is not None  # find_build said so
     env = environment(ctx, state.python)
     plan = plan_tests(request, build.triton_src, build.build_dir, state.python, {**os.environ, **env},
-                      os.cpu_count() or 1, lambda path: locate_path(path, request.cwd, build.triton_src))
+                      detect().cpus, lambda path: locate_path(path, request.cwd, build.triton_src))
     if plan.makefile_target in NEEDS_GPU and not ctx.dry_run:  # a dry run shows the plan on any machine
         refuse_without_gpu(plan, local_gpu_targets(ctx.runner.logging_to(None)))
     installed = False

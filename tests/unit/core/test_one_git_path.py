@@ -22,6 +22,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
+from bootstrap.core import run_state
 from bootstrap.core import runner as runner_module
 from bootstrap.core.command_env import filter_drivers, git_global_options, git_hardening, with_git_config
 from bootstrap.core.runner import Runner
@@ -108,7 +109,7 @@ def _config(env: dict[str, str]) -> dict[str, str]:
 def started(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> list[tuple[list[str], dict[str, str]]]:
     monkeypatch.setattr(subprocess, "Popen", _Started)  # the runner's own module object
     monkeypatch.setattr(runner_module, "resolve_program", lambda program, *_a, **_k: f"/usr/bin/{program}")
-    monkeypatch.setattr(runner_module, "_DRIVERS", {})
+    run_state.start()  # no filter drivers listed yet this run
     monkeypatch.setenv("HOME", str(tmp_path))
     _Started.calls = []
     return _Started.calls

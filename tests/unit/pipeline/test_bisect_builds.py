@@ -7,7 +7,8 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from bootstrap.pipeline.bisect.builds import RECORD, BuildFolders, parked_name
+from bootstrap.core.state_files import StateFiles
+from bootstrap.pipeline.bisect.builds import BuildFolders, parked_name
 
 PY = "3.11.7"
 OLD, NEW = "a" * 40, "b" * 40  # LLVM pins
@@ -53,7 +54,7 @@ def test_a_folder_comes_back_for_its_llvm_and_the_library_another_one_linked_goe
     assert (checkout / "python" / "triton" / "_C" / "notes.so.txt").is_file()
     again.discard()
     assert sorted(p.name for p in (checkout / "build").iterdir()) == [folder.name]
-    assert not (state / RECORD).exists()
+    assert not StateFiles(state).bisect_builds.exists()
 
 
 def test_only_its_own_parked_folders_are_removed_and_a_damaged_record_is_none(tmp_path: Path) -> None:
@@ -61,10 +62,11 @@ def test_only_its_own_parked_folders_are_removed_and_a_damaged_record_is_none(tm
     state.mkdir()
     mine = tmp_path / "build" / "cmake.linux"  # not a name of ours, named in a crafted record: left alone
     mine.mkdir(parents=True)
-    (state / RECORD).write_text(json.dumps({"parked": {"/llvm": str(mine)}, "learnt": {}, "start": {"pin": ""}}))
+    record = {"parked": {"/llvm": str(mine)}, "learnt": {}, "start": {"pin": ""}}
+    StateFiles(state).bisect_builds.write_text(json.dumps(record))
     BuildFolders(state).discard()
     assert mine.is_dir()
     for text in ("not json", "[1, 2]", '{"parked": [1], "learnt": {"x": {"y": 1}}}'):
-        (state / RECORD).write_text(text)
+        StateFiles(state).bisect_builds.write_text(text)
         folders = BuildFolders(state)
         assert (folders.parked, folders.start) == ({}, None)
