@@ -7,7 +7,10 @@ stderr, `--json`, logs, every file written through core.writes):
   and password (`https://TOKEN:x-oauth-basic@host` carries the token in the user part), as
   `***:***@`; a lone user part (`https://TOKEN@host`) as `***@`; only the plain ssh login `git@`
   stays, as it is no secret. A password may hold anything but a line break and `@`: quotes,
-  backslashes, spaces (as it appears quoted by a shell, `repr` or JSON) are masked with it;
+  backslashes, spaces (as it appears quoted by a shell, `repr` or JSON) are masked with it. One
+  reading is ambiguous and goes to the URL: after a user name, digits and then `/ ? #` or a space and
+  more text (`user:8080/...@`, `user:8080 more@`) read as `host:port`, as in `https://host:8080/@scope`
+  (a URL needs such a password percent-encoded anyway);
 - the password of an scp-like ssh address (`user:password@host:path`; its user is an ssh login);
 - query parameters whose name says secret (`?token=`, `access_token=`, `private_token=`, `password=`,
   `api_key=`, `sig=`, `X-Amz-Signature=`, ...);
@@ -53,10 +56,11 @@ _HEADER = re.compile(r"(?i)(?P<head>authorization:\s*(?:bearer|basic|token)\s+)(
 
 # `scheme://user:password@host` where the password holds what ends a plain URL (a quote, a backslash, a
 # space: `https://u:p'ss@h` as typed, or as a shell, repr or JSON quotes it). It ends at the first `@`
-# before a host; a port (`host:8080/...`) is no password.
+# before a host; a port (`host:8080/...`, `host:8080 and more text@...`) is no password, but digits and
+# only spaces before the `@` are one (`redis://user:0 @host`).
 _SCHEME = re.compile(r"\b[A-Za-z][A-Za-z0-9+.-]*://")
 _LOOSE = re.compile(r"(?P<user>[^\s/?#@:'\"<>\\]*):(?P<pw>(?!\s)[^\n@]{0,256}?)@(?=[\[A-Za-z0-9])")
-_PORT = re.compile(r"\d+(?:$|[/?#\s])")
+_PORT = re.compile(r"\d+(?:$|[/?#]|\s+\S)")
 
 
 def _mask_userinfo(userinfo: str) -> str:
@@ -78,7 +82,8 @@ def _loose(text: str) -> str:
         if scheme.start() < done:
             continue
         found = _LOOSE.match(text, scheme.end())
-        if found is None or _PORT.match(found["pw"]):
+        # With no host before it (`redis://:0/@host`) there is no port: the digits are a password.
+        if found is None or (found["user"] and _PORT.match(found["pw"])):
             continue
         out += [text[done:scheme.end()], _mask_userinfo(f"{found['user']}:{found['pw']}"), "@"]
         done = found.end()
@@ -99,7 +104,7 @@ def _url(match: re.Match[str]) -> str:
     # too: more, never less).
     userinfo_part = authority.rpartition("@")[0] if "@" in authority else authority
     if ":" in userinfo_part and "@" in rest[end:] and not userinfo_part.startswith("["):
-        if not userinfo_part.split(":", 1)[1].isdigit():
+        if userinfo_part.startswith(":") or not userinfo_part.split(":", 1)[1].isdigit():
             end = rest.rfind("@")
             authority = rest[:end + 1]
     if "@" not in authority:

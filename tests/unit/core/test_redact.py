@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 from pathlib import Path
 from typing import Any
 
@@ -227,6 +228,8 @@ def test_a_secret_is_masked_where_it_is_and_nowhere_else(
     form, masked_remote = forms
     if "bearer-token" in form:  # ccache ends an attribute at `|`; a token is one word
         assume(not any(c in secret for c in "|'\"") and not any(c.isspace() for c in secret))
+    if form.startswith("redis://user:"):  # read as `host:port` on purpose: see redact's docstring
+        assume(not re.match(r"\d+(?:$|[/?#]|\s+\S)", secret))
     remote = form.format(secret)
     workspace = f"/nonexistent/{secret.replace('/', '_')}/ws"
     monkeypatch.setenv("TRITONDEV_CCACHE_REMOTE", remote)
