@@ -17,6 +17,7 @@ from typing import Any
 import pytest
 
 from tests.integration.build.harness import base_env, installed_triton, tritondev
+from tests.support.run_shared import warm_ccache
 from tests.world.build import LLVMBuild
 from tests.world.world import World
 
@@ -88,7 +89,7 @@ def contributor(world: World, mini_llvm: LLVMBuild, tmp_path_factory: pytest.Tem
     root = tmp_path_factory.mktemp("contributor")
     clone, shas = make_clone(world, root)
     before = state_of(clone)
-    env = base_env(root / "home", xdg=root / "xdg", ccache_dir=root / "ccache")
+    env = base_env(root / "home", xdg=root / "xdg", ccache_dir=warm_ccache())
     ws = root / "ws"
     common = ["--workspace", str(ws), "--jobs", "2", "--link-jobs", "2"]
     setup = run("setup", *common, "--triton-src", str(clone), "--mirror", str(world.git_root), "--llvm",
