@@ -112,7 +112,7 @@ def test_any_workspace_layout(layout: dict[str, str], cli: Cli, world: World, ta
         for command in COMMANDS:
             argv = [part.format(**fields) for part in command]
             try:
-                proc = cli(*argv, cwd=root, timeout=120)
+                proc = cli(*argv, cwd=root, timeout=300)
             except subprocess.TimeoutExpired:
                 pytest.fail(f"{' '.join(argv)} hung over {layout}")
             assert proc.returncode != 70, f"{' '.join(argv)} over {layout}:\n{proc.stderr[-3000:]}"
