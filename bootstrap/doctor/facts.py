@@ -35,6 +35,8 @@ T = TypeVar("T")
 IMPORT_TIMEOUT = 90.0
 TOOL_TIMEOUT = 20.0
 COMPILE_TIMEOUT = 240.0
+# Checks whose groups ask the target's in-target probes (Facts.start begins those at once).
+PROBING_GROUPS = ("packages.", "cache.", "workspace.", "ptxas.")
 NVML_TIMEOUT = 5.0  # a wedged driver can hang NVML: then nvidia-smi (with its own timeout) answers
 ARCH_PROOF = "ptxas.arch"  # the check that compiles for the arch (its triton probe compiles in the same process)
 
@@ -79,6 +81,7 @@ class Facts:
         self._locks: dict[str, threading.Lock] = {}
         self._guard = threading.Lock()
         self._tmp: list[Path] = []
+        self._started: list[threading.Thread] = []
         self.selected: frozenset[str] = frozenset()  # the checks this run asked for (set by the engine)
 
     # -- memo -------------------------------------------------------------------------------------
@@ -105,8 +108,23 @@ class Facts:
             self._values.setdefault(key, (True, value))
 
     def close(self) -> None:
+        for thread in self._started:
+            thread.join()
         for folder in self._tmp:
             shutil.rmtree(folder, ignore_errors=True)
+
+    def start(self, selected: frozenset[str]) -> None:
+        """Begin, beside the interpreter's own probe, the in-target probes that the selected checks ask
+        for (the packages, cache and workspace checks: the environment listing and `import triton`), so
+        that neither waits for the other; a check then finds its answer made or being made."""
+        self.selected = selected
+        if not any(name.startswith(PROBING_GROUPS) for name in selected):
+            return
+        self.ctx.target_choice()  # chosen once, here, before the threads ask
+        for ask in (self.environment, self.triton_probe):
+            thread = threading.Thread(target=_quietly(ask), name=f"doctor-{ask.__name__}")
+            thread.start()
+            self._started.append(thread)
 
     def tempdir(self, prefix: str) -> Path:
         folder = Path(tempfile.mkdtemp(prefix=f"tritondev-doctor-{prefix}-"))
@@ -146,16 +164,22 @@ class Facts:
         as_user: from the user's cwd, which comes first on sys.path as in their own `python -c` /
         `python -m`, so that what a triton/ folder there does is what the probe sees.
         """
-        python = self.target().executable
+        # The interpreter the command chose, probed (target()) beside this script rather than before it:
+        # the script's answer counts only once that probe found a usable environment (Skip otherwise).
+        python = self.ctx.target_choice()[0]
         try:
             result, data = inside.run_json(
                 self.ctx.runner, python, name, *args, step=step, timeout=timeout, env=env,
                 cwd=cwd or self.cwd, as_user_runs=as_user,
             )
-        except CommandFailed as exc:
-            raise ProbeFailed(exc.message) from None
-        except inside.BadAnswer as exc:
-            raise ProbeFailed(f"{step}: {exc}") from None
+        except (TritondevError, inside.BadAnswer) as exc:
+            self.target()  # an unusable target is the asking check's Skip, whatever the script did
+            if isinstance(exc, inside.BadAnswer):
+                raise ProbeFailed(f"{step}: {exc}") from None
+            if isinstance(exc, CommandFailed):
+                raise ProbeFailed(exc.message) from None
+            raise
+        self.target()
         try:
             return result, parse(data)
         except inside.BadAnswer as exc:
@@ -301,6 +325,18 @@ class Facts:
     @staticmethod
     def _compile_key(arch: int, env: Mapping[str, str | None]) -> str:
         return "compile-" + str(arch) + "-" + json.dumps(sorted((k, v) for k, v in env.items()))
+
+
+def _quietly(ask: Callable[[], object]) -> Callable[[], None]:
+    """`ask` for its memo only: what it raises is kept there for the check that asks next."""
+
+    def run() -> None:
+        try:
+            ask()
+        except Exception:  # remembered by Facts.memo, raised to the check that asks next
+            pass
+
+    return run
 
 
 def _triton_and_proof(data: dict[str, Any]) -> tuple[answers.TritonImport, answers.CompileCheck | None]:
