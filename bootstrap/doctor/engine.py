@@ -38,9 +38,7 @@ def run_one(spec: CheckSpec, facts: Facts) -> CheckResult:
 
 
 def run_checks(specs: list[CheckSpec], facts: Facts, workers: int = MAX_WORKERS) -> list[CheckResult]:
-    """Every check in `specs`, slow ones started first; results in `specs` order. The facts learn which
-    checks run, so that one probe can answer several of them (Facts.triton_probe)."""
-    facts.start(frozenset(spec.name for spec in specs))
+    """Every check in `specs`, slow ones started first; results in `specs` order."""
     order = sorted(range(len(specs)), key=lambda i: (not specs[i].slow, i))
     results: dict[int, CheckResult] = {}
     with ThreadPoolExecutor(max_workers=max(1, min(workers, len(specs)))) as pool:
