@@ -22,7 +22,7 @@ from tests.integration.build.harness import base_env, checkout_state, git, insta
 from tests.support.run_shared import warm_ccache
 from tests.world.bisect_world import CHECK_ADD, CHECK_KERNEL_NAME, BisectWorld
 
-pytestmark = pytest.mark.timeout(900)
+pytestmark = [pytest.mark.slow, pytest.mark.timeout(3600)]
 
 SMOKE = "import triton\nprint(triton.llvm_commit())\n"
 INTERRUPTED = (130, -signal.SIGINT)

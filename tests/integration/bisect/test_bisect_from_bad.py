@@ -24,7 +24,7 @@ from tests.support.run_shared import warm_ccache
 from tests.support.snapshot import diff, snapshot
 from tests.world.bisect_world import CHECK_ADD, BisectWorld
 
-pytestmark = pytest.mark.timeout(900)
+pytestmark = [pytest.mark.slow, pytest.mark.timeout(3600)]
 
 SECRET = "Qz9-b1sect-t0ken"
 # The command carries a URL with a token (as a test that downloads from a private index would): it must

@@ -21,7 +21,7 @@ from tests.support.venvs import fresh_venv
 from tests.world.downloads import fake_nvidia_tool, json_header
 from tests.world.world import World
 
-pytestmark = pytest.mark.timeout(900)
+pytestmark = pytest.mark.slow
 SYSTEM_PTXAS = "12.6.77"  # this machine's CUDA toolkit (fake), older than the one Triton pins (12.8)
 
 

@@ -16,7 +16,7 @@ from tests.support.run_shared import warm_ccache
 from tests.support.snapshot import diff, snapshot
 from tests.world.world import World
 
-pytestmark = pytest.mark.timeout(900)
+pytestmark = pytest.mark.slow
 PROBE = "tritondev_interpreter.py"  # the interpreter probe's script, named in its echoed command line
 
 

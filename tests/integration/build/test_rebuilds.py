@@ -24,7 +24,7 @@ from tests.integration.build.harness import base_env, setup_json
 from tests.support.run_shared import warm_ccache
 from tests.world.world import World
 
-pytestmark = pytest.mark.timeout(1200)
+pytestmark = [pytest.mark.slow, pytest.mark.timeout(3600)]
 
 # What the installed Triton says about itself, asked by a new shell: no variable tritondev or a
 # build sets (an ASAN build only imports with its runtime preloaded; a plain one must not need it).

@@ -33,7 +33,7 @@ from tests.integration.build.harness import (
 from tests.support.run_shared import warm_ccache
 from tests.world.world import World
 
-pytestmark = pytest.mark.timeout(900)
+pytestmark = [pytest.mark.slow, pytest.mark.timeout(3600)]
 BUILD_STEPS = ("llvm-configure", "llvm-build", "triton-requirements", "triton-install")
 
 

@@ -21,7 +21,7 @@ from tests.support.run_shared import warm_ccache
 from tests.world.build import LLVMBuild
 from tests.world.world import World
 
-pytestmark = pytest.mark.timeout(2400)
+pytestmark = [pytest.mark.slow, pytest.mark.timeout(3600)]
 # The bug the bisect finds: a commit of the feature branch breaks compile_vector_add's result.
 BROKEN = "        result[\"llir\"] = result[\"llir\"].replace(\"add_kernel\", \"oops\")\n"
 CHECK = "import triton\nassert 'define void @add_kernel' in triton.compile_vector_add()['llir']\n"

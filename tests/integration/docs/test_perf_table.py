@@ -7,9 +7,12 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
+
 REPO = Path(__file__).resolve().parents[3]
 
 
+@pytest.mark.slow
 def test_perf_runner_prints_table() -> None:
     # One round instead of fifteen: the table is what is tested here, not the figures.
     result = subprocess.run(

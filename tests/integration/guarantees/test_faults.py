@@ -31,7 +31,7 @@ from tests.integration.guarantees.conftest import ODD, Wheels, copy_venv, instal
 from tests.support.run_shared import warm_ccache
 from tests.world.world import World
 
-pytestmark = [pytest.mark.slow, pytest.mark.timeout(900)]
+pytestmark = [pytest.mark.slow, pytest.mark.timeout(3600)]
 
 LABEL = "root-json"
 
@@ -64,7 +64,7 @@ def _interrupt(proc: subprocess.Popen[str], delay: float, sig: int) -> tuple[boo
         os.killpg(proc.pid, sig)
         signalled = True
     try:
-        _, err = proc.communicate(timeout=180)
+        _, err = proc.communicate(timeout=600)
     except subprocess.TimeoutExpired:  # pragma: no cover - a hang is the failure being looked for
         os.killpg(proc.pid, signal.SIGKILL)
         _, err = proc.communicate()

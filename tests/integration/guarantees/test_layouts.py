@@ -91,6 +91,7 @@ def user_things(root: Path) -> Path:
     return mine
 
 
+@pytest.mark.slow
 @pytest.mark.timeout(3600)
 @settings(database=None, deadline=None, max_examples=12, suppress_health_check=list(HealthCheck))
 @given(layout=layouts)

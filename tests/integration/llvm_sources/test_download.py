@@ -21,8 +21,6 @@ from bootstrap.pipeline.setup.llvm_steps import prove_runs
 from tests.integration.llvm_sources.conftest import PrebuiltWorld
 from tests.world.packages import PackageServer, sha256_of, tar_folder
 
-pytestmark = pytest.mark.timeout(300)
-
 
 @pytest.fixture
 def server(tmp_path: Path, prebuilt_world: PrebuiltWorld) -> Iterator[PackageServer]:
