@@ -11,16 +11,21 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Protocol, TypedDict
 
 import pytest
-from hypothesis import settings
+from hypothesis import HealthCheck, settings
 
 if TYPE_CHECKING:
     from typing import Unpack  # Python 3.11; only mypy reads it here (tests run on 3.10 too)
 
 REPO = Path(__file__).resolve().parents[1]
 
+# No property test may depend on the machine being idle: hypothesis' default 200 ms deadline per example
+# and its "data generation is slow" health check fail a correct test on a loaded machine (two suites on
+# two cores). Examples are bounded by the test timeout instead.
+settings.register_profile("default", deadline=None, suppress_health_check=[HealthCheck.too_slow])
+settings.load_profile("default")
 # `pytest --hypothesis-profile=soak`: every property test with 50 times the examples, to look for the
 # rare input the default 100 leave to chance.
-settings.register_profile("soak", max_examples=5000, deadline=None)
+settings.register_profile("soak", max_examples=5000, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 
 pytest_plugins = ["tests.world.fixtures"]
 
@@ -44,12 +49,48 @@ HAS_GPU = _has_gpu()
 
 
 def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
-    if HAS_GPU:
-        return
-    skip = pytest.mark.skip(reason="needs an NVIDIA GPU (nvidia-smi -L found none)")
+    if not HAS_GPU:
+        skip = pytest.mark.skip(reason="needs an NVIDIA GPU (nvidia-smi -L found none)")
+        for item in items:
+            if "gpu" in item.keywords:
+                item.add_marker(skip)
+    if os.environ.get("PYTEST_XDIST_WORKER") and config.getvalue("dist") == "loadgroup":
+        _slowest_files_first(items)
+
+
+def _slowest_files_first(items: list[pytest.Item]) -> None:
+    """Under `--dist loadgroup` (./shell/test): whole files, slowest first (tests/support/parallel.py).
+    Every worker sorts its collection alike, and xdist hands the files out in that order."""
+    from tests.support.parallel import slowest_first
+
+    paths = list(dict.fromkeys(item.nodeid.split("::", 1)[0] for item in items))
+    groups = {}
     for item in items:
-        if "gpu" in item.keywords:
-            item.add_marker(skip)
+        mark = item.get_closest_marker("xdist_group")
+        if mark is not None:
+            groups[item.nodeid.split("::", 1)[0]] = str(mark.args[0] if mark.args else mark.kwargs.get("name"))
+    rank = slowest_first(paths, groups)
+    items.sort(key=lambda item: rank[item.nodeid.split("::", 1)[0]])  # stable: a file keeps its order
+
+
+@pytest.hookimpl(optionalhook=True)
+def pytest_xdist_auto_num_workers(config: pytest.Config) -> int:
+    """`-n auto`: PYTEST_XDIST_AUTO_NUM_WORKERS when set, else the CPUs this process may use, at least 2
+    (an integration test spends much of its time waiting on the processes it started)."""
+    given = os.environ.get("PYTEST_XDIST_AUTO_NUM_WORKERS", "").strip()
+    if given.isdigit():
+        return int(given)
+    return max(2, len(os.sched_getaffinity(0)))
+
+
+@pytest.hookimpl(optionalhook=True)
+def pytest_xdist_make_scheduler(config: pytest.Config, log: object) -> object:
+    """`--dist loadgroup`: a whole test file per worker at a time, or a whole xdist_group of files."""
+    if config.getvalue("dist") != "loadgroup":
+        return None
+    from tests.support.parallel import FileScheduling
+
+    return FileScheduling(config, log)
 
 
 @pytest.fixture

@@ -36,6 +36,9 @@ def run_doctor(ctx: AppContext, options: DoctorOptions) -> Report:
     facts = Facts(ctx, arch=options.arch, deep=options.deep, cwd=options.cwd, environ=options.environ)
     started = time.monotonic()
     try:
+        # The facts learn which checks run: the probes those ask for start at once, and one probe can
+        # answer several of them (Facts.start, Facts.triton_probe).
+        facts.start(frozenset(spec.name for spec in specs))
         results = run_checks(specs, facts)
         report = Report(results, 0.0)
         if options.fix and any(r.fix and r.fix.action for r in results):

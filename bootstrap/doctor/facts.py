@@ -8,12 +8,14 @@ bootstrap.core.inside_answers, and an answer that is not as agreed is that probe
 
 from __future__ import annotations
 
+import ctypes
 import json
 import os
 import shutil
 import tempfile
 import threading
 from collections.abc import Callable, Mapping
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any, TypeVar
@@ -24,7 +26,8 @@ from bootstrap.core.context import AppContext
 from bootstrap.core.errors import CommandFailed, TritondevError
 from bootstrap.core.interpreter import TargetPython
 from bootstrap.core.runner import Result
-from bootstrap.kernels.gpus import GpuInfo, read_nvidia
+from bootstrap.kernels.gpus import NVIDIA_QUERY, GpuInfo, parse_nvidia_smi
+from bootstrap.kernels.gpus import TIMEOUT as SMI_TIMEOUT
 from bootstrap.pipeline.host.toolchain import version_numbers, version_output
 
 T = TypeVar("T")
@@ -32,6 +35,10 @@ T = TypeVar("T")
 IMPORT_TIMEOUT = 90.0
 TOOL_TIMEOUT = 20.0
 COMPILE_TIMEOUT = 240.0
+# Checks whose groups ask the target's in-target probes (Facts.start begins those at once).
+PROBING_GROUPS = ("packages.", "cache.", "workspace.", "ptxas.")
+NVML_TIMEOUT = 5.0  # a wedged driver can hang NVML: then nvidia-smi (with its own timeout) answers
+ARCH_PROOF = "ptxas.arch"  # the check that compiles for the arch (its triton probe compiles in the same process)
 
 
 class Skip(Exception):
@@ -74,6 +81,8 @@ class Facts:
         self._locks: dict[str, threading.Lock] = {}
         self._guard = threading.Lock()
         self._tmp: list[Path] = []
+        self._started: list[threading.Thread] = []
+        self.selected: frozenset[str] = frozenset()  # the checks this run asked for (set by the engine)
 
     # -- memo -------------------------------------------------------------------------------------
     def memo(self, key: str, compute: Callable[[], T]) -> T:
@@ -91,9 +100,31 @@ class Facts:
             raise value
         return value  # type: ignore[no-any-return]
 
+    def _known(self, key: str, value: Any) -> None:
+        """A fact learnt on the way to another (the compile proof, by the triton probe's own process)."""
+        with self._guard:
+            lock = self._locks.setdefault(key, threading.Lock())
+        with lock:
+            self._values.setdefault(key, (True, value))
+
     def close(self) -> None:
+        for thread in self._started:
+            thread.join()
         for folder in self._tmp:
             shutil.rmtree(folder, ignore_errors=True)
+
+    def start(self, selected: frozenset[str]) -> None:
+        """Begin, beside the interpreter's own probe, the in-target probes that the selected checks ask
+        for (the packages, cache and workspace checks: the environment listing and `import triton`), so
+        that neither waits for the other; a check then finds its answer made or being made."""
+        self.selected = selected
+        if not any(name.startswith(PROBING_GROUPS) for name in selected):
+            return
+        self.ctx.target_choice()  # chosen once, here, before the threads ask
+        for ask in (self.environment, self.triton_probe):
+            thread = threading.Thread(target=_quietly(ask), name=f"doctor-{ask.__name__}")
+            thread.start()
+            self._started.append(thread)
 
     def tempdir(self, prefix: str) -> Path:
         folder = Path(tempfile.mkdtemp(prefix=f"tritondev-doctor-{prefix}-"))
@@ -133,16 +164,22 @@ class Facts:
         as_user: from the user's cwd, which comes first on sys.path as in their own `python -c` /
         `python -m`, so that what a triton/ folder there does is what the probe sees.
         """
-        python = self.target().executable
+        # The interpreter the command chose, probed (target()) beside this script rather than before it:
+        # the script's answer counts only once that probe found a usable environment (Skip otherwise).
+        python = self.ctx.target_choice()[0]
         try:
             result, data = inside.run_json(
                 self.ctx.runner, python, name, *args, step=step, timeout=timeout, env=env,
                 cwd=cwd or self.cwd, as_user_runs=as_user,
             )
-        except CommandFailed as exc:
-            raise ProbeFailed(exc.message) from None
-        except inside.BadAnswer as exc:
-            raise ProbeFailed(f"{step}: {exc}") from None
+        except (TritondevError, inside.BadAnswer) as exc:
+            self.target()  # an unusable target is the asking check's Skip, whatever the script did
+            if isinstance(exc, inside.BadAnswer):
+                raise ProbeFailed(f"{step}: {exc}") from None
+            if isinstance(exc, CommandFailed):
+                raise ProbeFailed(exc.message) from None
+            raise
+        self.target()
         try:
             return result, parse(data)
         except inside.BadAnswer as exc:
@@ -155,13 +192,36 @@ class Facts:
         )
 
     def triton_probe(self, arch: int | None = None) -> answers.TritonImport:
-        """`import triton` as the user gets it; with an arch, also the ptxas Triton uses for it."""
-        return self.memo(
-            f"triton-probe-{arch}",
-            lambda: self.probe(
-                answers.triton_import, "tritondev_triton.py", str(arch or ""), step="doctor-triton-probe"
-            ),
-        )
+        """`import triton` as the user gets it; with an arch, also the ptxas Triton uses for it.
+
+        Where this run proves the arch (ptxas.arch), one start of the target answers all three: the
+        import, the ptxas, and the compile proof (compile_for(arch, {}) then finds it known), and the
+        import facts without an arch are that same answer's."""
+        if arch is None and ARCH_PROOF in self.selected:
+            with_arch = self._arch_if_known()
+            if with_arch is not None:
+                try:
+                    return self.triton_probe(with_arch)
+                except ProbeFailed:
+                    pass  # the compile hung or crashed the probe: the import alone is still asked below
+        return self.memo(f"triton-probe-{arch}", lambda: self._triton_probe(arch))
+
+    def _triton_probe(self, arch: int | None) -> answers.TritonImport:
+        plain = (answers.triton_import, "tritondev_triton.py", str(arch or ""))
+        if arch is None or ARCH_PROOF not in self.selected:
+            return self.probe(*plain, step="doctor-triton-probe")
+        try:
+            result, (found, proof) = self._probe(
+                _triton_and_proof, "tritondev_triton.py", str(arch), str(self.tempdir("cache")),
+                step="doctor-triton-probe", timeout=COMPILE_TIMEOUT,
+            )
+        except ProbeFailed:
+            # Perhaps the compile, not the import: ask for the import alone; compile_for then proves it
+            # in a run of its own (and reports what went wrong there).
+            return self.probe(*plain, step="doctor-triton-probe")
+        if proof is not None:
+            self._known(self._compile_key(arch, {}), replace(proof, stderr=result.stderr[-3000:]))
+        return found
 
     def distributions(self) -> list[answers.Distribution]:
         env = self.environment()
@@ -188,28 +248,64 @@ class Facts:
         return self.memo(f"tool-{name}", probe)
 
     # -- GPU --------------------------------------------------------------------------------------
+    def _smi(self) -> str | None:
+        return shutil.which("nvidia-smi", path=self.environ.get("PATH", ""))
+
     def gpu_info(self) -> GpuInfo | None:
-        """What nvidia-smi says; None when there is no NVIDIA driver (no nvidia-smi)."""
+        """What nvidia-smi says; None when there is no NVIDIA driver (no nvidia-smi). Its two readings
+        (the GPU query, and the banner that alone names the driver's CUDA version) run side by side."""
 
         def probe() -> GpuInfo | None:
-            smi = shutil.which("nvidia-smi", path=self.environ.get("PATH", ""))
+            smi = self._smi()
             if smi is None:
                 return None
+
+            def read(*args: str) -> Result:
+                return self.ctx.runner.capture([smi, *args], step="doctor-nvidia-smi", check=False,
+                                               timeout=SMI_TIMEOUT, cwd=self.cwd)
+
             try:
-                return read_nvidia(self.ctx.runner, smi, step="doctor-nvidia-smi", cwd=self.cwd)
+                with ThreadPoolExecutor(max_workers=2) as pool:
+                    query, banner = pool.submit(read, *NVIDIA_QUERY), pool.submit(read)
+                    q, b = query.result(), banner.result()
             except CommandFailed as exc:
                 raise ProbeFailed(exc.message) from None
+            return parse_nvidia_smi(q.stdout if q.ok else "", b.stdout if b.ok else "")
 
         return self.memo("gpu", probe)
 
     def arch(self) -> tuple[int | None, str]:
-        """The arch to check: --arch, else the first GPU's; with where it came from."""
+        """The arch to check: --arch, else the first GPU's; with where it came from.
+
+        The first GPU's is asked of NVML in this process (no process, no CUDA context) where the
+        driver has one, so that the compile proof need not wait for nvidia-smi; else nvidia-smi's."""
         if self.asked_arch is not None:
             return self.asked_arch, "--arch"
+        fast = self.memo("nvml-gpu0", self._nvml_gpu0)
+        if fast is not None:
+            return fast[0], f"GPU 0 ({fast[1]})"
         info = self.gpu_info()
         if info and info.gpus and info.gpus[0].arch:
             return info.gpus[0].arch, f"GPU 0 ({info.gpus[0].name})"
         return None, "no GPU"
+
+    def _arch_if_known(self) -> int | None:
+        """The arch, where it is known without nvidia-smi (--arch, NVML); None otherwise."""
+        if self.asked_arch is not None:
+            return self.asked_arch
+        fast = self.memo("nvml-gpu0", self._nvml_gpu0)
+        return fast[0] if fast is not None else None
+
+    def _nvml_gpu0(self) -> tuple[int, str] | None:
+        """(compute capability as 90, name) of GPU 0 from NVML, the library nvidia-smi reads; None
+        where there is no nvidia-smi (no driver: as before), no NVML, or it does not answer in time."""
+        if self._smi() is None:
+            return None
+        answer: list[tuple[int, str] | None] = [None]
+        reader = threading.Thread(target=lambda: answer.__setitem__(0, nvml_gpu0()), daemon=True)
+        reader.start()
+        reader.join(NVML_TIMEOUT)
+        return answer[0]
 
     def compile_for(self, arch: int, env: Mapping[str, str | None]) -> answers.CompileCheck:
         """Compile the tiny kernel for cuda:<arch> in the target env with `env` on top (fresh cache)."""
@@ -224,5 +320,50 @@ class Facts:
             )
             return replace(answer, stderr=result.stderr[-3000:])
 
-        key = "compile-" + str(arch) + "-" + json.dumps(sorted((k, v) for k, v in env.items()))
-        return self.memo(key, probe)
+        return self.memo(self._compile_key(arch, env), probe)
+
+    @staticmethod
+    def _compile_key(arch: int, env: Mapping[str, str | None]) -> str:
+        return "compile-" + str(arch) + "-" + json.dumps(sorted((k, v) for k, v in env.items()))
+
+
+def _quietly(ask: Callable[[], object]) -> Callable[[], None]:
+    """`ask` for its memo only: what it raises is kept there for the check that asks next."""
+
+    def run() -> None:
+        try:
+            ask()
+        except Exception:  # remembered by Facts.memo, raised to the check that asks next
+            pass
+
+    return run
+
+
+def _triton_and_proof(data: dict[str, Any]) -> tuple[answers.TritonImport, answers.CompileCheck | None]:
+    """tritondev_triton.py's answer with a compile proof (None where it left the proof to its own run)."""
+    proof = data.get("compile")
+    if proof is not None and not isinstance(proof, dict):
+        raise inside.BadAnswer(f"compile is {type(proof).__name__}, not an object")
+    return answers.triton_import(data), answers.compile_check(proof) if proof is not None else None
+
+
+def nvml_gpu0() -> tuple[int, str] | None:
+    """NVML's compute capability and name of GPU 0 (index 0, as nvidia-smi numbers them); None on any
+    failure. NVML only reads the driver's state: no CUDA context is made."""
+    try:
+        nvml = ctypes.CDLL("libnvidia-ml.so.1")
+    except OSError:
+        return None
+    if nvml.nvmlInit_v2() != 0:
+        return None
+    try:
+        device = ctypes.c_void_p()
+        major, minor = ctypes.c_int(), ctypes.c_int()
+        name = ctypes.create_string_buffer(96)
+        if (nvml.nvmlDeviceGetHandleByIndex_v2(0, ctypes.byref(device)) != 0
+                or nvml.nvmlDeviceGetCudaComputeCapability(device, ctypes.byref(major), ctypes.byref(minor)) != 0
+                or nvml.nvmlDeviceGetName(device, name, len(name)) != 0):
+            return None
+        return major.value * 10 + minor.value, name.value.decode(errors="replace")
+    finally:
+        nvml.nvmlShutdown()

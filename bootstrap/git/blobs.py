@@ -6,7 +6,9 @@ fetched on demand): never a full clone of PyTorch just to read a pin.
 from __future__ import annotations
 
 import posixpath
-from dataclasses import dataclass
+import uuid
+from collections.abc import Sequence
+from dataclasses import dataclass, field
 from pathlib import Path
 
 from bootstrap.core import writes
@@ -63,6 +65,34 @@ def _read_blob(
     return None
 
 
+def read_regular_files(
+    runner: Runner, git_dir: Path, commit: str, paths: Sequence[str], step: str
+) -> dict[str, str | None]:
+    """Files at `commit` with two git commands for all of them (ls-tree, then cat-file --batch), read as
+    `_read_blob` reads each: None for a path the commit lacks or that is no file. A symlink is left out,
+    for `_read_blob` to follow."""
+    listing = _git(runner, ["--git-dir", str(git_dir), "ls-tree", "-z", commit, "--", *paths], step)
+    files: dict[str, str | None] = dict.fromkeys(paths)
+    blobs: dict[str, str] = {}  # object id -> path
+    for record in filter(None, listing.split("\0")):
+        meta, _, name = record.partition("\t")
+        mode, kind, oid = meta.split()
+        if mode == "120000":
+            del files[name]
+        elif kind == "blob":
+            blobs[oid] = name
+    if blobs:
+        # Each object is announced by a header line holding a token no file contains: the contents are
+        # what lies between, whatever bytes they hold (sizes would count bytes, and this is text).
+        token = f"@@tritondev-{uuid.uuid4().hex}"
+        out = runner.capture(["git", "--git-dir", str(git_dir), "cat-file", f"--batch={token} %(objectname)"],
+                             step=step, input_text="".join(f"{oid}\n" for oid in blobs), timeout=600).stdout
+        for chunk in out.split(f"{token} ")[1:]:
+            oid, _, text = chunk.partition("\n")
+            files[blobs[oid]] = text[:-1]  # cat-file ends each object with a newline of its own
+    return files
+
+
 def resolve_local_ref(runner: Runner, git_dir: Path, ref: str, step: str) -> str | None:
     """`ref` (tag, branch, remote branch, commit) as a commit id in a local repository, or None."""
     candidates = (
@@ -96,6 +126,7 @@ class LocalRepoReader:
     runner: Runner
     step: str = "pins"
     commit: str | None = None
+    _read: dict[str, str | None] = field(default_factory=dict)
 
     def __post_init__(self) -> None:
         self.commit = resolve_local_ref(self.runner, self.git_dir, self.ref, self.step)
@@ -111,7 +142,14 @@ class LocalRepoReader:
 
     def read(self, path: str) -> str | None:
         assert self.commit is not None
+        if path in self._read:
+            return self._read[path]
         return _read_blob(self.runner, self.git_dir, self.commit, path, self.step)
+
+    def read_ahead(self, paths: Sequence[str]) -> None:
+        """Read `paths` at once (two git commands, not two per file) for the reads that follow."""
+        assert self.commit is not None
+        self._read.update(read_regular_files(self.runner, self.git_dir, self.commit, paths, self.step))
 
 
 # -- git URLs: one commit, trees only -----------------------------------------------------------

@@ -40,6 +40,13 @@ AMD_LLVM_INFO = "cmake/amd-llvm-info.json"
 AMD_LLVM_BUILD_INFO = "cmake/amd-llvm-build-info.json"
 BUILD_LLVM_SCRIPT = "scripts/build-llvm-project.sh"
 TOP_CMAKELISTS = "CMakeLists.txt"
+# Every file detect_layout may read, in any era: read ahead in one go where the reader can (a local
+# checkout), a file not listed is still read when asked, one by one.
+LAYOUT_FILES = (
+    "setup.py", "python/setup.py", "pyproject.toml", "python/pyproject.toml", "python/requirements.txt",
+    "python/build_helpers.py", LLVM_INFO, LLVM_HASH, LLVM_BUILD_INFO, AMD_LLVM_INFO, AMD_LLVM_BUILD_INFO,
+    BUILD_LLVM_SCRIPT, TOP_CMAKELISTS,
+)
 DEFAULT_LLVM_REPOSITORY = "llvm/llvm-project"
 # The fork Triton's release branches pin LLVM backports in (release/3.5.x #8081, release/3.8.x #10719).
 TRITON_LLVM_FORK = "triton-lang/llvm-project"

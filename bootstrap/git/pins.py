@@ -30,7 +30,7 @@ from bootstrap.core.redact import redact
 from bootstrap.git.blobs import LocalRepoReader, RefNotFound, git_dir_of
 from bootstrap.git.checkouts import repository_url
 from bootstrap.git.fetch import FileReader, open_reader
-from bootstrap.git.layout import TritonLayout, detect_layout
+from bootstrap.git.layout import LAYOUT_FILES, TritonLayout, detect_layout
 from bootstrap.git.pinned import Pins, _describe_source, llvm_url_for
 from bootstrap.git.pins_adopted import adopted_pins
 from bootstrap.git.pins_pytorch import (
@@ -318,6 +318,7 @@ def _read_layout(ctx: AppContext, location: RepoUrl, commit: str) -> tuple[Trito
         reader: FileReader
         if local is not None:
             reader = LocalRepoReader(ctx.workspace.triton_src, local, commit, ctx.runner)
+            reader.read_ahead(LAYOUT_FILES)
         else:
             try:
                 reader = stack.enter_context(open_reader(location, commit, ctx.runner))

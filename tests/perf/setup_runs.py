@@ -74,18 +74,18 @@ def noop_median(args: list[str], env: dict[str, str], runs: int, before: Callabl
     return statistics.median(times)
 
 
-def hand_recipe(workspace: Path, env: dict[str, str], runs: int, before: Callable[[], object] | None = None
-                ) -> tuple[float, dict[str, float]]:
-    """Median wall time of the whole hand recipe over `runs` rounds, and the median of each step.
-    `before` runs before each round (not timed)."""
-    times: dict[str, list[float]] = {step: [] for step in HAND_STEPS}
+def hand_recipe(workspace: Path, env: dict[str, str], runs: int, before: Callable[[], object] | None = None,
+                steps: tuple[str, ...] = HAND_STEPS) -> tuple[float, dict[str, float]]:
+    """Median wall time of the whole hand recipe (`steps`, shell functions) over `runs` rounds, and the
+    median of each step. `before` runs before each round (not timed)."""
+    times: dict[str, list[float]] = {step: [] for step in steps}
     for _ in range(runs):
         if before is not None:
             before()
-        for step in HAND_STEPS:
+        for step in steps:
             started = time.perf_counter()
             subprocess.run(["bash", "-c", f"source {SHELL_FUNCTIONS}\n{step} >/dev/null"],
                            env={**env, "TRITONDEV_WORKSPACE": str(workspace)}, check=True, capture_output=True)
             times[step].append(time.perf_counter() - started)
-    totals = [sum(times[step][i] for step in HAND_STEPS) for i in range(runs)]
+    totals = [sum(times[step][i] for step in steps) for i in range(runs)]
     return statistics.median(totals), {step: statistics.median(t) for step, t in times.items()}

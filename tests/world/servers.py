@@ -23,7 +23,8 @@ def free_port() -> int:
         return int(s.getsockname()[1])
 
 
-def _wait_for_port(port: int, proc: subprocess.Popen[bytes], timeout: float = 10.0) -> None:
+def _wait_for_port(port: int, proc: subprocess.Popen[bytes], timeout: float = 300.0) -> None:
+    """Until the daemon listens; the deadline only guards against a hang (a loaded machine is slow)."""
     deadline = time.monotonic() + timeout
     while time.monotonic() < deadline:
         if proc.poll() is not None:

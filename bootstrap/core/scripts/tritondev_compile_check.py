@@ -4,7 +4,7 @@
 `python tritondev_compile_check.py ARCH` compiles the vector add of tritondev_samples.py. This runs
 Triton's own choice of ptxas, its PTX-version table and its LLVM's knowledge of the arch: the proof
 doctor's ptxas check rests on. Any failure is an answer (`ok` false, `stage`, `error`). Prints one
-JSON object.
+JSON object. tritondev_triton.py imports `answer` to compile in its own process, after its import of triton.
 """
 
 import inspect
@@ -37,14 +37,15 @@ def compile_for(arch, result):
         result["error"] = "no cubin produced"
 
 
-def main():
+def answer(arch):
     result = {"ok": False, "stage": "import"}
     try:
-        compile_for(int(sys.argv[1]), result)
+        compile_for(arch, result)
     except BaseException as exc:
         result["error"] = (f"{type(exc).__name__}: {exc}")[-4000:]
         result["traceback"] = traceback.format_exc()[-3000:]
-    print(json.dumps(result))
+    return result
 
 
-main()
+if __name__ == "__main__":
+    print(json.dumps(answer(int(sys.argv[1]))))

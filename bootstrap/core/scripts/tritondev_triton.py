@@ -1,10 +1,13 @@
 # mypy: ignore-errors
 """Where `import triton` resolves, its version, and (given an arch) which ptxas Triton uses for it.
 
-`python tritondev_triton.py [ARCH]`. The import runs in this process of its own because it can
-hang or crash; a failing import is an answer (`import_error`), not an error. With ARCH (an int such
-as 90), Triton is asked for its ptxas the way its compiler asks. Stdlib only apart from triton.
-Prints one JSON object.
+`python tritondev_triton.py [ARCH [CACHE_DIR]]`. The import runs in this process of its own because
+it can hang or crash; a failing import is an answer (`import_error`), not an error. With ARCH (an int
+such as 90), Triton is asked for its ptxas the way its compiler asks. With CACHE_DIR too, this same
+process then proves that Triton compiles for ARCH (tritondev_compile_check.py's kernel, into that
+fresh cache: `compile`), saving doctor a second start and import, unless the `triton` imported is one
+from the current folder (`compile_skipped`): the proof is about the installed Triton, and a separate
+run from a folder of its own gives it then. Stdlib only apart from triton. Prints one JSON object.
 """
 
 import inspect
@@ -14,6 +17,7 @@ import sys
 
 facts = {"errors": {}}
 arch = int(sys.argv[1]) if len(sys.argv) > 1 and sys.argv[1] else None
+compile_cache = sys.argv[2] if len(sys.argv) > 2 and arch is not None else None
 
 
 def describe_error(exc):
@@ -97,6 +101,25 @@ def main():
             facts["ptxas"] = ptxas()
         except Exception as exc:
             facts["errors"]["ptxas"] = describe_error(exc)
+    if compile_cache is not None:
+        compile_here(triton)
+
+
+def compile_here(triton):
+    """The compile proof in this process, as tritondev_compile_check.py gives it from a folder of its own:
+    a fresh kernel cache, TRITON_ALWAYS_COMPILE unset, the current folder no longer first on sys.path."""
+    here = os.path.realpath(os.getcwd())
+    location = os.path.realpath(getattr(triton, "__file__", None) or here)
+    if location == here or location.startswith(here + os.sep):
+        facts["compile_skipped"] = f"triton imports from the current folder ({location})"
+        return
+    scripts = os.path.dirname(os.path.abspath(sys.argv[0]))
+    sys.path[:] = [p for p in sys.path if p not in ("", ".") and os.path.realpath(p) != here] + [scripts]
+    os.environ["TRITON_CACHE_DIR"] = compile_cache
+    os.environ.pop("TRITON_ALWAYS_COMPILE", None)
+    from tritondev_compile_check import answer
+
+    facts["compile"] = answer(arch)
 
 
 main()

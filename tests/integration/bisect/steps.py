@@ -8,7 +8,7 @@ from pathlib import Path
 
 
 def wait_for_step(proc: subprocess.Popen[str], workspace: Path, pattern: str, since: float,
-                  timeout: float = 600) -> None:
+                  timeout: float = 1800) -> None:
     """Wait until this run has recorded its bisect (state/bisect.json) and started the step whose logs
     match `pattern` under logs/bisect/, written after `since` (the time before the run
     started): an earlier bisect's step folders stay until the new one has recorded itself and cleared
@@ -18,7 +18,7 @@ def wait_for_step(proc: subprocess.Popen[str], workspace: Path, pattern: str, si
     journal, logs = workspace / "state" / "bisect.json", workspace / "logs" / "bisect"
     while not (journal.is_file() and any(_changed_since(p, since) for p in logs.glob(pattern))):
         assert proc.poll() is None, proc.communicate()[1][-3000:]
-        assert time.monotonic() < deadline
+        assert time.monotonic() < deadline, f"no step {pattern} under {logs} after {timeout} s (a hang guard)"
         time.sleep(0.2)
 
 

@@ -20,9 +20,10 @@ import pytest
 
 from tests.integration.bisect.steps import wait_for_step
 from tests.integration.build.harness import base_env, checkout_state, git, installed_triton, tritondev
+from tests.support.run_shared import warm_ccache
 from tests.world.bisect_world import CHECK_ADD, CHECK_KERNEL_NAME, BisectWorld
 
-pytestmark = pytest.mark.timeout(900)
+pytestmark = [pytest.mark.slow, pytest.mark.timeout(3600)]
 
 SMOKE = "import triton\nprint(triton.llvm_commit())\n"
 INTERRUPTED = (130, -signal.SIGINT)
@@ -32,7 +33,7 @@ INTERRUPTED = (130, -signal.SIGINT)
 def ws(bisect_world: BisectWorld, tmp_path_factory: pytest.TempPathFactory) -> dict[str, Any]:
     """A workspace set up at Triton main (pinned LLVM), and the test scripts next to it."""
     root = tmp_path_factory.mktemp("bisect-ws")
-    env = base_env(root / "home", xdg=root / "xdg", ccache_dir=root / "ccache")
+    env = base_env(root / "home", xdg=root / "xdg", ccache_dir=warm_ccache())
     workspace = root / "ws"
     common = ["--workspace", str(workspace), "--mirror", str(bisect_world.world.git_root), "--jobs", "2",
               "--link-jobs", "2"]
@@ -186,7 +187,7 @@ def test_a_range_across_an_llvm_bump_builds_each_llvm_once_and_a_killed_bisect_i
     proc = start(ws, *argv, "--", "python", "check_add.py")
     wait_for_step(proc, ws["ws"], "01-*/llvm-build.log", since)
     os.killpg(proc.pid, signal.SIGKILL)
-    proc.communicate(timeout=60)
+    proc.communicate(timeout=600)
     assert json.loads((ws["ws"] / "state" / "bisect.json").read_text())["restored"] is False
     assert git(ws["ws"] / "src" / "triton", "rev-parse", "HEAD") != r.good
     # Another bisect is refused while this one is recorded; reset puts everything back.

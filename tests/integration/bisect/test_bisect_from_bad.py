@@ -21,10 +21,11 @@ import pytest
 
 from tests.integration.bisect.steps import wait_for_step
 from tests.integration.build.harness import base_env, git, tritondev
+from tests.support.run_shared import warm_ccache
 from tests.support.snapshot import diff, snapshot
 from tests.world.bisect_world import CHECK_ADD, BisectWorld
 
-pytestmark = pytest.mark.timeout(900)
+pytestmark = [pytest.mark.slow, pytest.mark.timeout(3600)]
 
 SECRET = "Qz9-b1sect-t0ken"
 # The command carries a URL with a token (as a test that downloads from a private index would): it must
@@ -66,7 +67,7 @@ def ws(bisect_world: BisectWorld, tmp_path_factory: pytest.TempPathFactory) -> d
     which bisect needs no import for)."""
     notes = _add_branch_that_tracks_a_file_for_a_while(bisect_world)
     root = tmp_path_factory.mktemp("bisect-from-bad")
-    env = base_env(root / "home", xdg=root / "xdg", ccache_dir=root / "ccache")
+    env = base_env(root / "home", xdg=root / "xdg", ccache_dir=warm_ccache())
     workspace = root / "ws"
     common = ["--workspace", str(workspace), "--mirror", str(bisect_world.world.git_root), "--jobs", "2",
               "--link-jobs", "2"]

@@ -11,6 +11,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from tests.support.run_shared import ccache_variables
 from tests.world.downloads import fake_nvidia_tool, json_header
 from tests.world.world import World
 
@@ -22,15 +23,16 @@ CLANG_NAMES = ("clang", "clang++", "ld.lld", "lld", "clang-")
 
 
 def base_env(home: Path, *, xdg: Path, ccache_dir: Path, path: str | None = None) -> dict[str, str]:
-    """A clean environment: no TRITONDEV_*/TRITON_*/venv variables, private HOME, cache and ccache."""
+    """A clean environment: no TRITONDEV_*/TRITON_*/venv variables, private HOME and cache; the ccache
+    folder given (a private one where the test counts compilations, else the run's `warm_ccache()`)."""
     env = {
         k: v for k, v in os.environ.items()
         if not k.startswith(("TRITONDEV_", "TRITON_", "CCACHE_")) and k not in ("VIRTUAL_ENV", "CONDA_PREFIX")
         and k not in ("DEBUG", "REL_WITH_DEB_INFO", "MAX_JOBS", "PYTHONDONTWRITEBYTECODE")
     }
     home.mkdir(parents=True, exist_ok=True)
-    env.update(HOME=str(home), XDG_CACHE_HOME=str(xdg), CCACHE_DIR=str(ccache_dir), PYTHONPATH=str(REPO),
-               PIP_DISABLE_PIP_VERSION_CHECK="1")
+    env.update(HOME=str(home), XDG_CACHE_HOME=str(xdg), PYTHONPATH=str(REPO), PIP_DISABLE_PIP_VERSION_CHECK="1")
+    env.update(ccache_variables(ccache_dir))  # the run's warm ccache (warm_ccache()) is shared by workspaces
     if path is not None:
         env["PATH"] = path
     return env

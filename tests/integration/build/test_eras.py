@@ -23,15 +23,11 @@ from tests.integration.build.harness import (
     system_cuda_and_json,
     tritondev,
 )
+from tests.support.run_shared import warm_ccache
 from tests.support.venvs import fresh_venv
-from tests.world.world import World, build_world
+from tests.world.world import World
 
-pytestmark = pytest.mark.timeout(900)
-
-
-@pytest.fixture(scope="module")
-def world(tmp_path_factory: pytest.TempPathFactory) -> World:
-    return build_world(tmp_path_factory.mktemp("eras-world") / "w")
+pytestmark = pytest.mark.slow
 
 
 def fresh_shell_ptxas(python: Path, cwd: Path) -> str:
@@ -49,7 +45,7 @@ def root_setup(world: World, tmp_path_factory: pytest.TempPathFactory) -> dict[s
     cmake<4 (as python/requirements.txt of 3.4 on asks), with a user's stray TRITON_PTXAS_PATH and
     TRITON_BUILD_DIR in the environment and an offline build possible on this machine."""
     root = tmp_path_factory.mktemp("eras")
-    env = base_env(root / "home", xdg=root / "xdg", ccache_dir=root / "ccache")
+    env = base_env(root / "home", xdg=root / "xdg", ccache_dir=warm_ccache())
     env.update(system_cuda_and_json(root), TRITON_PTXAS_PATH=str(root / "cuda/bin/ptxas"),
                TRITON_BUILD_DIR=str(root / "elsewhere"))
     target = fresh_venv(root / "target", ["cmake>=3.20,<4"])
@@ -128,7 +124,7 @@ def test_a_pin_only_a_fork_has_and_no_file_names_is_fetched_from_the_fork(world:
     url.<base>.insteadOf, as a site's mirror would be), the fetch from llvm/llvm-project answers "not our
     ref", one line says the fork is tried, and the build goes on against the fork's LLVM."""
     home = tmp_path / "home"
-    env = base_env(home, xdg=tmp_path / "xdg", ccache_dir=tmp_path / "ccache")
+    env = base_env(home, xdg=tmp_path / "xdg", ccache_dir=warm_ccache())
     with (home / ".gitconfig").open("w") as config:
         for slug, name in (("llvm/llvm-project", "llvm-project"), ("triton-lang/llvm-project", "llvm-project-fork")):
             config.write(f'[url "{world.url(name)}"]\n\tinsteadOf = https://github.com/{slug}.git\n')

@@ -25,15 +25,11 @@ from pathlib import Path
 import pytest
 
 from tests.integration.build.harness import base_env, checkout_state, installed_triton, setup_args, tritondev
-from tests.world.world import World, build_world
+from tests.support.run_shared import warm_ccache
+from tests.world.world import World
 
-pytestmark = [pytest.mark.slow, pytest.mark.timeout(900)]
+pytestmark = [pytest.mark.slow, pytest.mark.timeout(3600)]
 KILLS = 20
-
-
-@pytest.fixture(scope="module")
-def world(tmp_path_factory: pytest.TempPathFactory) -> World:
-    return build_world(tmp_path_factory.mktemp("fault-world") / "w")
 
 
 def test_kill_9_at_random_moments_then_rerun(world: World, tmp_path: Path) -> None:
@@ -41,7 +37,7 @@ def test_kill_9_at_random_moments_then_rerun(world: World, tmp_path: Path) -> No
     rng = random.Random(seed)
     print(f"fault test seed {seed} (set TRITONDEV_FAULT_SEED_FOR_TESTS to repeat)")
     ws = tmp_path / "ws"
-    env = base_env(tmp_path / "home", xdg=tmp_path / "xdg", ccache_dir=tmp_path / "ccache")
+    env = base_env(tmp_path / "home", xdg=tmp_path / "xdg", ccache_dir=warm_ccache())
     env.pop("TRITONDEV_FAULT_SEED_FOR_TESTS", None)
     build_type = ["Release"]
 
@@ -116,7 +112,7 @@ def test_kill_9_at_random_moments_then_rerun(world: World, tmp_path: Path) -> No
                                        start_new_session=True)
         time.sleep(rng.uniform(0.5, max(0.6, estimate["triton"])))
         os.killpg(interrupted.pid, signal.SIGINT)
-        _, err = interrupted.communicate(timeout=120)
+        _, err = interrupted.communicate(timeout=600)
         assert interrupted.returncode in (0, 130), err[-2000:]
         assert "Traceback" not in err
         rerun = tritondev(*args(), env=env)

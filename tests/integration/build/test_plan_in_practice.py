@@ -12,16 +12,12 @@ from typing import Any
 import pytest
 
 from tests.integration.build.harness import base_env, git, setup_args, setup_json, tritondev
+from tests.support.run_shared import warm_ccache
 from tests.support.snapshot import diff, snapshot
-from tests.world.world import World, build_world
+from tests.world.world import World
 
-pytestmark = pytest.mark.timeout(900)
+pytestmark = pytest.mark.slow
 PROBE = "tritondev_interpreter.py"  # the interpreter probe's script, named in its echoed command line
-
-
-@pytest.fixture(scope="module")
-def world(tmp_path_factory: pytest.TempPathFactory) -> World:
-    return build_world(tmp_path_factory.mktemp("plan-world") / "w")
 
 
 @pytest.fixture(scope="module")
@@ -29,7 +25,7 @@ def built(world: World, tmp_path_factory: pytest.TempPathFactory) -> dict[str, A
     """A finished setup of the root-json era in a workspace venv (Release: the quickest build)."""
     root = tmp_path_factory.mktemp("plan")
     ws = root / "ws"
-    env = base_env(root / "home", xdg=root / "xdg", ccache_dir=root / "ccache")
+    env = base_env(root / "home", xdg=root / "xdg", ccache_dir=warm_ccache())
     report = setup_json(world, ws, "root-json", "--build-type", "Release", "--skip-verify", env=env)
     return {"ws": ws, "env": env, "report": report}
 

@@ -21,9 +21,10 @@ from typing import Any
 import pytest
 
 from tests.integration.build.harness import base_env, setup_json
-from tests.world.world import World, build_world
+from tests.support.run_shared import warm_ccache
+from tests.world.world import World
 
-pytestmark = pytest.mark.timeout(1200)
+pytestmark = [pytest.mark.slow, pytest.mark.timeout(3600)]
 
 # What the installed Triton says about itself, asked by a new shell: no variable tritondev or a
 # build sets (an ASAN build only imports with its runtime preloaded; a plain one must not need it).
@@ -34,18 +35,13 @@ print(json.dumps({"file": triton.__file__, "llvm_commit": triton.llvm_commit(), 
 
 
 @pytest.fixture(scope="module")
-def world(tmp_path_factory: pytest.TempPathFactory) -> World:
-    return build_world(tmp_path_factory.mktemp("rebuilds-world") / "w")
-
-
-@pytest.fixture(scope="module")
 def shared(tmp_path_factory: pytest.TempPathFactory) -> Path:
     """One ccache and one LLVM registry for the module: each workspace's LLVM builds come from it."""
     return tmp_path_factory.mktemp("rebuilds-shared")
 
 
 def workspace_env(shared: Path, root: Path) -> dict[str, str]:
-    return base_env(root / "home", xdg=shared / "xdg", ccache_dir=shared / "ccache")
+    return base_env(root / "home", xdg=shared / "xdg", ccache_dir=warm_ccache())
 
 
 def fresh_import(python: Path, cwd: Path) -> dict[str, Any]:

@@ -26,7 +26,7 @@ from tests.integration.build.harness import base_env, installed_triton, setup_ar
 from tests.integration.ccache_remote.redis import PASSWORD, RedisServer
 from tests.world.world import World
 
-pytestmark = pytest.mark.timeout(900)
+pytestmark = [pytest.mark.slow, pytest.mark.timeout(3600)]
 LABEL = "root-json"
 STEPS = ("llvm-build", "triton-install")
 

@@ -22,10 +22,11 @@ import pytest
 
 from tests.integration.bisect.steps import wait_for_step
 from tests.integration.build.harness import base_env, installed_triton, tritondev
+from tests.support.run_shared import warm_ccache
 from tests.world.build import LLVMBuild
 from tests.world.world import World
 
-pytestmark = pytest.mark.timeout(2400)
+pytestmark = [pytest.mark.slow, pytest.mark.timeout(3600)]
 # The bug the bisect finds: a commit of the feature branch breaks compile_vector_add's result.
 BROKEN = "        result[\"llir\"] = result[\"llir\"].replace(\"add_kernel\", \"oops\")\n"
 CHECK = "import triton\nassert 'define void @add_kernel' in triton.compile_vector_add()['llir']\n"
@@ -93,7 +94,7 @@ def contributor(world: World, mini_llvm: LLVMBuild, tmp_path_factory: pytest.Tem
     root = tmp_path_factory.mktemp("contributor")
     clone, shas = make_clone(world, root)
     before = state_of(clone)
-    env = base_env(root / "home", xdg=root / "xdg", ccache_dir=root / "ccache")
+    env = base_env(root / "home", xdg=root / "xdg", ccache_dir=warm_ccache())
     ws = root / "ws"
     common = ["--workspace", str(ws), "--jobs", "2", "--link-jobs", "2"]
     setup = run("setup", *common, "--triton-src", str(clone), "--mirror", str(world.git_root), "--llvm",

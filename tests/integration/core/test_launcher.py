@@ -63,6 +63,7 @@ def launch_in_a_terminal(checkout: Path, *args: str, **extra: str) -> tuple[int,
     return proc.wait(timeout=900), shown
 
 
+@pytest.mark.slow
 def test_first_run_creates_private_venv_and_runs(checkout: Path) -> None:
     result = launch(checkout, "--help")
     assert result.returncode == 0, result.stderr
@@ -109,6 +110,7 @@ def test_the_launchers_own_variables_are_accepted_by_the_cli(checkout: Path) -> 
     assert "unknown environment variable" not in result.stderr
 
 
+@pytest.mark.slow
 def test_changed_pyproject_rebuilds_venv(checkout: Path) -> None:
     pyproject = checkout / "pyproject.toml"
     original = pyproject.read_text()
@@ -133,6 +135,7 @@ def _two_pythons() -> tuple[Path, Path]:
     return distinct[0], distinct[1]
 
 
+@pytest.mark.slow
 def test_an_empty_folder_of_the_users_becomes_the_venv_and_another_python_rebuilds_it(
     checkout: Path, tmp_path: Path
 ) -> None:
@@ -310,6 +313,7 @@ def test_a_python_older_than_3_10_is_one_line_naming_the_variable(checkout: Path
     assert not venv.exists()
 
 
+@pytest.mark.slow
 def test_no_package_index_is_one_line_naming_pip_index_url(checkout: Path, tmp_path: Path) -> None:
     """No index reachable (pip's config files off, the index a closed port): one line that says what is
     needed, never pip's own output; nothing left behind."""

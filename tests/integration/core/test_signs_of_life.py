@@ -46,6 +46,7 @@ def env(clean_env: dict[str, str], tmp_path: Path) -> dict[str, str]:
     ("verify", "verify: running the kernels under Triton's interpreter"),
     ("purge", "looking for what provides triton/ in"),
 ])
+@pytest.mark.slow
 def test_a_spinner_on_a_terminal_and_nothing_in_a_pipe(env: dict[str, str], tmp_path: Path, name: str,
                                                        says: str) -> None:
     python = str(triton_venv())

@@ -28,7 +28,7 @@ from tests.integration.build.harness import base_env, installed_triton, tritonde
 from tests.integration.distcc.daemons import DistccDaemon
 from tests.world.world import World
 
-pytestmark = pytest.mark.timeout(900)
+pytestmark = [pytest.mark.slow, pytest.mark.timeout(3600)]
 LABEL = "root-json"
 BUILDS = ("LLVM build", "Triton build")
 

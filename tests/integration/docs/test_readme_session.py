@@ -97,6 +97,7 @@ def test_the_block_is_what_this_test_runs() -> None:
     assert any("compile k.py::add_kernel" in c and "--out ir/" in c for c in commands)
 
 
+@pytest.mark.slow
 def test_the_session_before_the_source_build(tmp_path: Path) -> None:
     commands = session_commands()
     before = commands[:next(i for i, c in enumerate(commands) if SOURCE_BUILD in c)]

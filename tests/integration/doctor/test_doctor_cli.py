@@ -8,6 +8,8 @@ import shutil
 import subprocess
 from pathlib import Path
 
+import pytest
+
 from tests.conftest import Cli
 from tests.integration.doctor.conftest import checks_of
 from tests.integration.doctor.wheels import build_wheel
@@ -154,6 +156,7 @@ def _pip_install(py: Path, *wheels: Path) -> None:
                     "--disable-pip-version-check", *map(str, wheels)], check=True)
 
 
+@pytest.mark.slow
 def test_two_owners_of_triton_and_fix_purges_them(cli: Cli, tmp_path: Path) -> None:
     py = fresh_venv(tmp_path / "venv")
     wheels = tmp_path / "wheels"
@@ -211,6 +214,7 @@ def test_fix_purges_what_purge_would_with_the_files_only_the_journal_knows(cli: 
     assert not list(sp.glob("triton*.dist-info"))
 
 
+@pytest.mark.slow
 def test_pypi_placeholder_wheel(cli: Cli, tmp_path: Path) -> None:
     # The real pytorch-triton 0.0.1 from PyPI: its triton/__init__.py raises "Should never be installed".
     py = fresh_venv(tmp_path / "venv", ["--no-deps", "pytorch-triton==0.0.1"])

@@ -48,6 +48,7 @@ def triton_320() -> Path:
     return shared_venv("triton-3.2.0", ["triton==3.2.0"])
 
 
+@pytest.mark.slow
 def test_bundled_ptxas_too_old_for_sm_121_is_proved_and_fixed(cli: Cli, tmp_path: Path) -> None:
     py = triton_351()
     ws = tmp_path / "ws"

@@ -8,12 +8,15 @@ import shlex
 import subprocess
 from pathlib import Path
 
+import pytest
+
 from tests.conftest import Cli
 from tests.integration.doctor.conftest import checks_of
 from tests.integration.doctor.wheels import build_wheel
 from tests.support.venvs import fresh_venv
 
 
+@pytest.mark.slow
 def test_doctor_on_another_python_suggests_a_fix_for_that_python(cli: Cli, tmp_path: Path) -> None:
     py = fresh_venv(tmp_path / "venv with space")
     wheels = tmp_path / "wheels"

@@ -59,6 +59,7 @@ def _follow(fix: str, wheels: Path) -> subprocess.CompletedProcess[str]:
     return subprocess.run(shlex.split(fix.split("  (")[0]), capture_output=True, text=True, env=_pip_env(wheels))
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("compatible_torch", [True, False], ids=["a-torch-pins-it", "no-torch-pins-it"])
 def test_the_torch_fix_keeps_the_triton_that_was_built(cli: Cli, tmp_path: Path, compatible_torch: bool) -> None:
     wheels = _wheels(tmp_path / "wheels", compatible_torch=compatible_torch)

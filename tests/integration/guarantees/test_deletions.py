@@ -96,7 +96,7 @@ def test_cache_removal_touches_only_triton_entries(
     before = snapshot(cache, theirs[-1])
     extra = ["--dir", str(cache)] if how == "--dir" else []
     env = {"TRITON_CACHE_DIR": str(cache)} if how != "--dir" else {}
-    proc = cli(*argv, *extra, "--workspace", str(tmp_path / "ws"), "--json", env=env, timeout=120)
+    proc = cli(*argv, *extra, "--workspace", str(tmp_path / "ws"), "--json", env=env, timeout=300)
     assert proc.returncode == 0, proc.stderr
     removed = {r["key"] for r in json.loads(proc.stdout)["removed"]}
     assert removed == {p.name for p in ours}
@@ -111,13 +111,13 @@ def test_cache_ls_with_fifos_and_truncated_files_still_works(
 ) -> None:
     cache, ours, theirs = crafted_cache
     before = snapshot(cache)
-    listed = cli("cache", "ls", "--dir", str(cache), "--workspace", str(tmp_path / "ws"), "--json", timeout=60)
+    listed = cli("cache", "ls", "--dir", str(cache), "--workspace", str(tmp_path / "ws"), "--json", timeout=300)
     assert listed.returncode == 0, listed.stderr
     entries = {e["key"]: e for e in json.loads(listed.stdout)["entries"]}
     assert {k for k, e in entries.items() if e["kind"] == "kernel"} == {p.name for p in ours}
     assert all(entries[p.name]["kind"] == "foreign" and entries[p.name]["foreign_reason"]
                for p in theirs if p.name in entries)
-    human = cli("cache", "ls", "--dir", str(cache), "--workspace", str(tmp_path / "ws"), timeout=60)
+    human = cli("cache", "ls", "--dir", str(cache), "--workspace", str(tmp_path / "ws"), timeout=300)
     assert human.returncode == 0 and "never removed" in human.stderr
     assert diff(before, snapshot(cache)) == []
 
@@ -282,11 +282,11 @@ def test_a_closed_standard_stream_is_not_a_failure(closed: str, tmp_path: Path, 
 def test_user_text_prints_as_written(cli: Cli, tmp_path: Path) -> None:
     odd = tmp_path / ":fire: [bold]x[/bold] :smile:"
     (odd / "cache").mkdir(parents=True)
-    listed = cli("cache", "ls", "--dir", str(odd / "cache"), "--workspace", str(odd / "ws"), timeout=60)
+    listed = cli("cache", "ls", "--dir", str(odd / "cache"), "--workspace", str(odd / "ws"), timeout=300)
     assert listed.returncode == 0 and f"Triton kernel cache {odd / 'cache'} " in listed.stdout, listed.stdout
-    shown = cli("config", "show", "--workspace", str(odd / "ws"), env={"COLUMNS": "400"}, timeout=60)
+    shown = cli("config", "show", "--workspace", str(odd / "ws"), env={"COLUMNS": "400"}, timeout=300)
     assert shown.returncode == 0 and str(odd / "ws") in shown.stdout and "🔥" not in shown.stdout, shown.stdout
-    bad = cli("env", "--workspace", str(odd / "ws"), "--shell", ":fire:[red]tcsh", timeout=60)
+    bad = cli("env", "--workspace", str(odd / "ws"), "--shell", ":fire:[red]tcsh", timeout=300)
     assert bad.returncode == 2 and "':fire:[red]tcsh'" in bad.stderr, bad.stderr
 
 
@@ -299,7 +299,7 @@ def test_every_secret_setting_is_masked_in_config_show(cli: Cli, tmp_path: Path)
         f'ccache_remote = "http://cache.example/x|bearer-token={SECRET}"\n'
     )
     for extra in ([], ["--json"]):
-        proc = cli("config", "show", "--workspace", str(ws), *extra, env={"COLUMNS": "400"}, timeout=60)
+        proc = cli("config", "show", "--workspace", str(ws), *extra, env={"COLUMNS": "400"}, timeout=300)
         assert proc.returncode == 0, proc.stderr
         assert SECRET not in proc.stdout + proc.stderr
     assert json.loads(proc.stdout)["settings"]["ccache_remote"]["value"].endswith("bearer-token=***")

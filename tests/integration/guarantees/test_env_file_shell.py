@@ -24,7 +24,7 @@ SHELLS = [s for s in ("sh", "bash") if shutil.which(s)]
 
 def shell_value(shell: str, env_file: Path) -> str | None:
     proc = subprocess.run([shell, "-c", '. "$1" && printf %s "${X-unset}"', shell, str(env_file)],
-                          capture_output=True, env=ENV, timeout=30)
+                          capture_output=True, env=ENV, timeout=300)
     return proc.stdout.decode("utf-8", "surrogateescape") if proc.returncode == 0 and not proc.stderr else None
 
 

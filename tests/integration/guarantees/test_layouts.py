@@ -91,6 +91,7 @@ def user_things(root: Path) -> Path:
     return mine
 
 
+@pytest.mark.slow
 @pytest.mark.timeout(3600)
 @settings(database=None, deadline=None, max_examples=12, suppress_health_check=list(HealthCheck))
 @given(layout=layouts)
@@ -112,7 +113,7 @@ def test_any_workspace_layout(layout: dict[str, str], cli: Cli, world: World, ta
         for command in COMMANDS:
             argv = [part.format(**fields) for part in command]
             try:
-                proc = cli(*argv, cwd=root, timeout=120)
+                proc = cli(*argv, cwd=root, timeout=300)
             except subprocess.TimeoutExpired:
                 pytest.fail(f"{' '.join(argv)} hung over {layout}")
             assert proc.returncode != 70, f"{' '.join(argv)} over {layout}:\n{proc.stderr[-3000:]}"

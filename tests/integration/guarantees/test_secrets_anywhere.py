@@ -41,6 +41,7 @@ def written(ws: Path) -> str:
                      if p.is_file() and not p.is_symlink() and p.name != "tritondev.toml")
 
 
+@pytest.mark.slow
 @pytest.mark.timeout(1800)
 @settings(database=None, deadline=None, max_examples=20, suppress_health_check=list(HealthCheck))
 @given(form=forms, password=passwords, token=tokens, place=places)

@@ -95,26 +95,34 @@ def _local_ca_certs() -> list[str]:
     return [arg for cert in certs for arg in ("--ca-cert", str(cert))]
 
 
+# The image tags are the machine's, not the run's: two runs of the suite at once (two checkouts) build
+# one after the other, and each test uses the image by its id, which a later build's tag cannot move.
+MACHINE_LOCK = Path("/tmp/tritondev-tests-podman-image.lock")
+
+
 @pytest.fixture(scope="module")
 def image(tmp_path_factory: pytest.TempPathFactory) -> str:
     reason = _why_not()
     if reason:
         pytest.skip(reason)
-    base = _base_image()
     home = tmp_path_factory.mktemp("home")
     env = {k: v for k, v in os.environ.items() if not k.startswith(("TRITONDEV_", "TRITON_"))}
     env.update(HOME=str(home), PYTHONPATH=str(REPO))
-    started = time.monotonic()
-    proc = run_cli(
-        "docker", "build", "--engine", "podman", "--isolation", "chroot", "--base", base, "--tag", IMAGE,
-        "--uid", str(BUILD_UID), "--gid", str(BUILD_GID), "--workspace", str(home / "ws"), *_local_ca_certs(),
-        env=env, cwd=home, timeout=1800,
-    )
-    assert proc.returncode == 0, proc.stderr[-5000:]
+    with MACHINE_LOCK.open("a") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)
+        base = _base_image()
+        started = time.monotonic()
+        proc = run_cli(
+            "docker", "build", "--engine", "podman", "--isolation", "chroot", "--base", base, "--tag", IMAGE,
+            "--uid", str(BUILD_UID), "--gid", str(BUILD_GID), "--workspace", str(home / "ws"), *_local_ca_certs(),
+            env=env, cwd=home, timeout=1800,
+        )
+        assert proc.returncode == 0, proc.stderr[-5000:]
+        image_id = _check(["podman", "image", "inspect", "--format", "{{.Id}}", IMAGE]).strip()
     print(f"tritondev docker build took {time.monotonic() - started:.0f} s", file=sys.stderr)
     # A real build keeps its log in the workspace.
     assert (home / "ws" / "logs" / "docker-build.log").is_file()
-    return IMAGE
+    return image_id
 
 
 @contextmanager
@@ -246,7 +254,7 @@ def test_tini_forwards_a_signal_to_the_command(image: str) -> None:
             tini = int(proc.stdout.readline())
             assert Path(f"/proc/{tini}/comm").read_text().strip() == "tini"
             os.kill(tini, signal.SIGTERM)
-            out, err = proc.communicate(timeout=60)
+            out, err = proc.communicate(timeout=300)
     assert proc.returncode == 0, err
     assert out.strip() == "got-TERM-as-triton"
 

@@ -18,6 +18,9 @@ from tests.integration.build.harness import setup_args, tritondev
 from tests.integration.ir_tools.conftest import Dumps, MiniWorkspace, clean_environment, parse_json
 from tests.world.world import World
 
+# Most tests read the session's workspace, set up for real at first use (a build), and one builds its own.
+pytestmark = pytest.mark.slow
+
 
 def test_opt_replays_a_real_pass_with_the_workspace_triton_opt(real_dumps: Dumps, mini_workspace: MiniWorkspace,
                                                                  tmp_path: Path) -> None:

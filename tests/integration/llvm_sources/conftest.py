@@ -17,7 +17,9 @@ import pytest
 from bootstrap.git.setup_py import SetupPyArgs
 from bootstrap.pipeline.llvm.source import detect_host, host_suffix
 from tests.integration.build.harness import base_env, tritondev
+from tests.support.run_shared import made_once, warm_ccache
 from tests.world.build import LLVMBuild
+from tests.world.downloads import use_downloads
 from tests.world.packages import BuiltPackage, PackageServer, commit_llvm_info, package_llvm
 from tests.world.world import World, build_world
 
@@ -45,7 +47,13 @@ def llvm_info(world: World, build_number: int, suffix: str, sha256: str) -> dict
 
 @pytest.fixture(scope="package")
 def prebuilt_world(tmp_path_factory: pytest.TempPathFactory, mini_llvm: LLVMBuild) -> PrebuiltWorld:
-    root = tmp_path_factory.mktemp("prebuilt-world")
+    """Made once per run and shared by every worker (tests only read it): tests/support/run_shared.py."""
+    world = made_once(tmp_path_factory, "prebuilt-world", lambda root: _prebuilt_world(root, mini_llvm))
+    use_downloads(world.world.downloads_url)
+    return world
+
+
+def _prebuilt_world(root: Path, mini_llvm: LLVMBuild) -> PrebuiltWorld:
     world = build_world(root / "w")
     assert world.llvm_commit == mini_llvm.commit  # commits are the same in every world
     suffix, _ = host_suffix(detect_host(), SetupPyArgs(), {})
@@ -84,5 +92,6 @@ def fresh_env(root: Path, shared_ccache: Path) -> dict[str, str]:
 
 
 @pytest.fixture(scope="package")
-def shared_ccache(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    return tmp_path_factory.mktemp("prebuilt-ccache")
+def shared_ccache() -> Path:
+    """The run's warm ccache: these tests are about which LLVM is linked, not about what ccache counts."""
+    return warm_ccache()

@@ -16,8 +16,6 @@ from tests.integration.build.harness import installed_triton, tritondev
 from tests.integration.llvm_sources.conftest import GOOD, MISSING, WRONG_SUM, PrebuiltWorld, fresh_env
 from tests.world.packages import PackageServer
 
-pytestmark = pytest.mark.timeout(900)
-
 
 def plain_setup(pw: PrebuiltWorld, base_url: str, ws: Path, build_number: int, env: dict[str, str],
                 *args: str) -> subprocess.CompletedProcess[str]:
@@ -40,6 +38,7 @@ def heads(server: PackageServer, since: int) -> list[str]:
     return [r.path for r in server.served()[since:] if r.method == "HEAD"]
 
 
+@pytest.mark.slow
 def test_the_pin_has_a_package_it_is_taken_and_asked_for_once(
         prebuilt_world: PrebuiltWorld, package_server: PackageServer, shared_ccache: Path, tmp_path: Path) -> None:
     env, ws = fresh_env(tmp_path, shared_ccache), tmp_path / "ws"
@@ -77,6 +76,7 @@ def test_a_pin_without_a_package_is_built_from_source_and_says_why(
     assert facts["llvm_commit"] == prebuilt_world.world.llvm_commit
 
 
+@pytest.mark.slow
 def test_a_package_that_fails_its_sum_falls_back_to_a_source_build(
         prebuilt_world: PrebuiltWorld, package_server: PackageServer, shared_ccache: Path, tmp_path: Path) -> None:
     env, ws = fresh_env(tmp_path, shared_ccache), tmp_path / "ws"

@@ -21,8 +21,6 @@ from bootstrap.pipeline.setup.llvm_steps import prove_runs
 from tests.integration.llvm_sources.conftest import PrebuiltWorld
 from tests.world.packages import PackageServer, sha256_of, tar_folder
 
-pytestmark = pytest.mark.timeout(300)
-
 
 @pytest.fixture
 def server(tmp_path: Path, prebuilt_world: PrebuiltWorld) -> Iterator[PackageServer]:
@@ -100,8 +98,9 @@ def test_a_host_that_does_not_resolve_is_one_error_without_retries(tmp_path: Pat
     started = time.monotonic()
     with pytest.raises(Offline) as failed:
         download("https://llvm.nowhere.invalid/public/llvm-builds/llvm.tar.gz", tmp_path / "llvm.tar.gz",
-                 sha256=None, retries=5, backoff=30.0)
-    assert time.monotonic() - started < 30  # the first retry alone would wait 30 s
+                 sha256=None, retries=5, backoff=600.0)
+    # The first retry alone would wait 600 s: what a loaded machine adds to one resolution is far less.
+    assert time.monotonic() - started < 600
     assert failed.value.exit_code == 4 and failed.value.hosts == ("llvm.nowhere.invalid",)
     assert failed.value.message.startswith("cannot resolve llvm.nowhere.invalid, the host of https://")
     assert "--llvm source" in (failed.value.fix or "") and "--llvm-prebuilt-url" in (failed.value.fix or "")

@@ -26,7 +26,7 @@ from tests.world.build import LLVMBuild, build_llvm, clone_at
 from tests.world.gitrepo import Git
 from tests.world.world import World
 
-pytestmark = pytest.mark.timeout(900)
+pytestmark = pytest.mark.slow
 
 
 def setup_with(world: World, ws: Path, llvm: str, *extra: str, env: dict[str, str]) -> subprocess.CompletedProcess[str]:

@@ -24,7 +24,7 @@ from tests.integration.llvm_sources.conftest import (
 )
 from tests.world.packages import PackageServer, sha256_of
 
-pytestmark = pytest.mark.timeout(900)
+pytestmark = pytest.mark.slow
 
 
 def steps(report: dict[str, Any]) -> dict[str, str]:

@@ -18,7 +18,7 @@ from tests.integration.llvm_sources.conftest import GOOD, PrebuiltWorld, fresh_e
 from tests.world.build import LLVMBuild, build_llvm
 from tests.world.packages import PackageServer
 
-pytestmark = pytest.mark.timeout(1200)
+pytestmark = pytest.mark.slow
 LINKED = "import json, triton\nprint(json.dumps({'commit': triton.llvm_commit(), **triton.llvm_linked()}))\n"
 
 

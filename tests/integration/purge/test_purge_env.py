@@ -12,6 +12,8 @@ import shutil
 from pathlib import Path
 from typing import Any
 
+import pytest
+
 from tests.conftest import Cli
 from tests.integration.purge.conftest import (
     PYTORCH_TRITON_VERSION,
@@ -33,6 +35,7 @@ def journal_of(ws: Path) -> dict[str, Any]:
     return journal
 
 
+@pytest.mark.slow
 def test_overlapping_owners_purged_journaled_and_restored(
     cli: Cli, venv_copy: VenvCopy, wheels: Wheels, tmp_path: Path
 ) -> None:

@@ -56,6 +56,7 @@ def test_pip_list_of_the_target_through_the_runner() -> None:
     assert any(c.argv[:5] == (str(py), "-m", "pip", "list", "-v") for c in runner.history)
 
 
+@pytest.mark.slow
 def test_placeholder_over_real_triton_purged_torch_untouched_restored(
     cli: Cli, venv_copy: VenvCopy, tmp_path: Path
 ) -> None:

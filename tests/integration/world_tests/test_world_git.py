@@ -232,7 +232,7 @@ def test_git_daemon_unknown_repo(git_daemon: GitDaemon, tmp_path: Path) -> None:
 
 def fetch(url: str) -> tuple[int, bytes]:
     try:
-        with urllib.request.urlopen(url, timeout=10) as resp:
+        with urllib.request.urlopen(url, timeout=120) as resp:
             return resp.status, resp.read()
     except urllib.error.HTTPError as err:
         return err.code, err.read()

@@ -137,6 +137,7 @@ def test_configure_errors(llvm_src: Path, tmp_path: Path, args: list[str], messa
     assert message in re.sub(r"\s+", " ", proc.stderr), proc.stderr
 
 
+@pytest.mark.slow
 def test_session_mini_llvm(mini_llvm: LLVMBuild, world: World) -> None:
     assert mini_llvm.commit == world.llvm_commit
     assert (mini_llvm.build / "lib/cmake/mlir/MLIRConfig.cmake").is_file()

@@ -42,6 +42,7 @@ def checkout(world: World, root: Path, label: str) -> Path:
     return clone_at(world.url("triton"), root / label, world.triton_commits[label])
 
 
+@pytest.mark.slow
 def test_root_json_editable_with_clang_lld(world: World, mini_llvm: LLVMBuild, checkouts: Path, tmp_path: Path) -> None:
     src = checkout(world, checkouts, "root-json")
     py = make_build_venv(tmp_path / "venv", "nanobind")
@@ -95,6 +96,7 @@ def test_python_dir_plain_install_with_gcc_debug(
     assert 'set(CMAKE_CXX_COMPILER_ID "GNU")' in compiler  # no TRITON_BUILD_WITH_CLANG_LLD: the default c++
 
 
+@pytest.mark.slow
 def test_release_branch_isolated_install(world: World, mini_llvm: LLVMBuild, checkouts: Path, tmp_path: Path) -> None:
     # On a branch named release/*, the version has no +git suffix; a plain `pip install .` builds in an
     # isolated environment (pip fetches setuptools, wheel and pybind11 from the index).
@@ -181,6 +183,7 @@ def test_llvm_at_another_commit_fails_to_compile(
     assert "create" in out
 
 
+@pytest.mark.slow
 def test_an_offline_build_leaves_out_the_tools_triton_looks_for(
     world: World, mini_llvm: LLVMBuild, checkouts: Path, tmp_path: Path
 ) -> None:
