@@ -26,7 +26,7 @@ def setup(ctx: AppContext) -> None:
     Exit codes: 0 ok, 1 verification failed, 2 bad option, 3 tool missing, 4 a command failed (log path shown), 5 pin mismatch, 6 workspace locked or dirty checkout.
     """  # noqa: E501
     from bootstrap.core import ui
-    from bootstrap.pipeline.setup.attempt import recording
+    from bootstrap.pipeline.built.attempt import recording
     from bootstrap.pipeline.setup.run import precheck, run_setup
 
     ctx = ctx.with_runner(ctx.runner.quiet(ctx.json or ctx.dry_run))

@@ -19,11 +19,11 @@ from bootstrap.git.moves import inspect_checkout
 from bootstrap.pipeline.bisect.journal import Start
 from bootstrap.pipeline.bisect.steps import check_environment, resolve_command, step_context
 from bootstrap.pipeline.bisect.worktree import adopted_clone
+from bootstrap.pipeline.built.records import Records, changed_keys
+from bootstrap.pipeline.built.records import StepRecord as SetupRecord
+from bootstrap.pipeline.built.state import SetupState, read_state
 from bootstrap.pipeline.setup.facts import gather_facts
 from bootstrap.pipeline.setup.plan import plan_setup
-from bootstrap.pipeline.setup.records import Records, changed_keys
-from bootstrap.pipeline.setup.records import StepRecord as SetupRecord
-from bootstrap.pipeline.setup.state import SetupState, read_state
 
 if TYPE_CHECKING:
     from bootstrap.core.context import AppContext

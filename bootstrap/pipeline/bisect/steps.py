@@ -37,6 +37,9 @@ from bootstrap.env.exports import collect_variables
 from bootstrap.git.moves import guarded_move
 from bootstrap.pipeline.bisect.builds import BuildFolders
 from bootstrap.pipeline.bisect.search import Verdict
+from bootstrap.pipeline.built.long_commands import run_streamed
+from bootstrap.pipeline.built.records import Records, fingerprint
+from bootstrap.pipeline.built.state import read_state
 from bootstrap.pipeline.ccache.stats import ccache_counted
 from bootstrap.pipeline.distcc.client import build_for
 from bootstrap.pipeline.distcc.proof import compilers_of, prove
@@ -49,11 +52,8 @@ from bootstrap.pipeline.recipe.inputs import Command
 from bootstrap.pipeline.recipe.llvm import llvm_build_key
 from bootstrap.pipeline.recipe.presets import make_presets
 from bootstrap.pipeline.setup.facts import gather_facts
-from bootstrap.pipeline.setup.long_commands import run_streamed
 from bootstrap.pipeline.setup.plan import VOLATILE, preset_inputs, size_for, stable
-from bootstrap.pipeline.setup.records import Records, fingerprint
 from bootstrap.pipeline.setup.run import run_setup
-from bootstrap.pipeline.setup.state import read_state
 
 if TYPE_CHECKING:
     from rich.console import Console

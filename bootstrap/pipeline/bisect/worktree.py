@@ -27,8 +27,8 @@ from bootstrap.core.writes import replace_json
 from bootstrap.git.commit_range import split_ref
 from bootstrap.git.worktrees import add_worktree, commit_of, commits_lacking, remove_worktree
 from bootstrap.pipeline.bisect.steps import BuildFailed, Built, checkout, failed_build, llvm_built, step_context
+from bootstrap.pipeline.built.state import read_state
 from bootstrap.pipeline.setup.run import run_setup
-from bootstrap.pipeline.setup.state import read_state
 
 if TYPE_CHECKING:
     from rich.console import Console

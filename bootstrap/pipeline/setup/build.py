@@ -25,6 +25,10 @@ from bootstrap.core.errors import MismatchError, ToolMissing, UsageError
 from bootstrap.core.runner import PlannedCommand
 from bootstrap.core.suggest import close_matches
 from bootstrap.git.moves import inspect_checkout
+from bootstrap.pipeline.built.long_commands import run_streamed
+from bootstrap.pipeline.built.records import Records, fingerprint
+from bootstrap.pipeline.built.state import SetupState, read_state, write_state
+from bootstrap.pipeline.built.triton_build import llvm_pin_moved
 from bootstrap.pipeline.ccache.remote import remote_env
 from bootstrap.pipeline.ccache.stats import ccache_counted, remote_failed_notice
 from bootstrap.pipeline.distcc.client import DistccBuild, DistccCounts, build_for, observe, trouble_notice
@@ -38,13 +42,9 @@ from bootstrap.pipeline.recipe.era import BACKENDS_BUILT
 from bootstrap.pipeline.recipe.inputs import Command
 from bootstrap.pipeline.recipe.triton import ASAN_VARIABLE
 from bootstrap.pipeline.setup import target_env as install
-from bootstrap.pipeline.setup.built import llvm_pin_moved
 from bootstrap.pipeline.setup.execute import commands_of
 from bootstrap.pipeline.setup.facts import COMPILER_ENV, TRITON_USER_ENV, ambient
-from bootstrap.pipeline.setup.long_commands import run_streamed
 from bootstrap.pipeline.setup.plan import reinstall_reasons, stable
-from bootstrap.pipeline.setup.records import Records, fingerprint
-from bootstrap.pipeline.setup.state import SetupState, read_state, write_state
 
 if TYPE_CHECKING:
     from rich.console import Console

@@ -13,7 +13,7 @@ Rules the plan alone cannot settle, because their facts exist only once a step r
    (CMakeUserPresets.json, the shell values) are written; compile_commands.json is linked into each
    checkout after its build.
 5. At the end, the environment as the run left it is recorded for the next purge decision, and the
-   state for `tritondev build` (bootstrap.pipeline.setup.state) is written; git's untracked cache is written
+   state for `tritondev build` (bootstrap.pipeline.built.state) is written; git's untracked cache is written
    into each clean checkout this run moved or whose .git/info/exclude it wrote, so that the next
    run's check for local changes reads only the folders that changed (bootstrap.git.local_changes).
 6. Before the first build step that runs, what Triton's CMake would stop on late is checked
@@ -41,6 +41,9 @@ from bootstrap.core.runner import PlannedCommand
 from bootstrap.core.state_files import StateFiles
 from bootstrap.git import forks
 from bootstrap.git.checkouts import ensure_checkout
+from bootstrap.pipeline.built.long_commands import run_streamed
+from bootstrap.pipeline.built.records import StepOutcome, StepStatus
+from bootstrap.pipeline.built.state import SetupState, write_state
 from bootstrap.pipeline.host import offline
 from bootstrap.pipeline.host.buildtree import triton_cmake_dirs
 from bootstrap.pipeline.host.fresh_cache import start_fresh
@@ -53,11 +56,8 @@ from bootstrap.pipeline.recipe.inputs import Command
 from bootstrap.pipeline.setup import checkout_files, distcc_steps
 from bootstrap.pipeline.setup import llvm_steps as llvm_install
 from bootstrap.pipeline.setup.facts import SetupFacts, history_of, refresh
-from bootstrap.pipeline.setup.long_commands import run_streamed
 from bootstrap.pipeline.setup.plan import PlannedStep, Record, SetupPlan, plan_setup, target_bin
-from bootstrap.pipeline.setup.records import StepOutcome, StepStatus
 from bootstrap.pipeline.setup.report import SetupReport
-from bootstrap.pipeline.setup.state import SetupState, write_state
 from bootstrap.pipeline.setup.step_run import StepRun
 from bootstrap.pipeline.setup.verify_step import run_verify
 from bootstrap.purge.run import purge_others

@@ -42,6 +42,7 @@ from bootstrap.git.history import History
 from bootstrap.git.layout import llvm_projects
 from bootstrap.git.pinned import Pins
 from bootstrap.git.pins import resolve_pins
+from bootstrap.pipeline.built.records import Records, StepRecord
 from bootstrap.pipeline.ccache.remote import remote_env
 from bootstrap.pipeline.distcc import client as distcc
 from bootstrap.pipeline.distcc.client import DistccSetup
@@ -59,7 +60,6 @@ from bootstrap.pipeline.recipe.era import llvm_era
 from bootstrap.pipeline.recipe.llvm import llvm_build_key
 from bootstrap.pipeline.recipe.triton import ALWAYS_UNSET, ONLINE_UNSET
 from bootstrap.pipeline.setup import target_env as install
-from bootstrap.pipeline.setup.records import Records, StepRecord
 
 if TYPE_CHECKING:
     from bootstrap.core.context import AppContext

@@ -24,6 +24,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from bootstrap.pipeline.built.records import StepRecord, StepStatus, changed_keys, decide, fingerprint
 from bootstrap.pipeline.host.fresh_cache import FreshStart, fresh_argument, llvm_expectations
 from bootstrap.pipeline.host.fresh_cache import decide as decide_cache
 from bootstrap.pipeline.host.jobs import Jobs, size_for_settings
@@ -36,7 +37,6 @@ from bootstrap.pipeline.recipe.presets import Presets, make_presets
 from bootstrap.pipeline.recipe.triton import downloaded_pybind11
 from bootstrap.pipeline.setup.facts import COMPILER_ENV, CheckoutFacts, SetupFacts
 from bootstrap.pipeline.setup.plan_notices import plan_notes, plan_notices
-from bootstrap.pipeline.setup.records import StepRecord, StepStatus, changed_keys, decide, fingerprint
 
 # Variables whose value changes how fast a build runs, never what it produces: kept out of
 # fingerprints so that a different --jobs (or a machine with less free memory) rebuilds nothing.

@@ -9,12 +9,12 @@ from bootstrap.core.errors import TritondevError
 from bootstrap.core.runner import PlannedCommand
 from bootstrap.git.checkouts import CheckoutReport
 from bootstrap.kernels.verify import Check
+from bootstrap.pipeline.built.records import StepOutcome, StepStatus
 from bootstrap.pipeline.ccache.stats import CcacheDelta
 from bootstrap.pipeline.distcc.client import DistccCounts, DistccSetup
 from bootstrap.pipeline.host.jobs import Jobs, Resources
 from bootstrap.pipeline.host.toolchain import Toolchain
 from bootstrap.pipeline.recipe.presets import Presets
-from bootstrap.pipeline.setup.records import StepOutcome, StepStatus
 
 
 @dataclass

@@ -2,7 +2,7 @@
 
     facts (bootstrap.pipeline.setup.facts)  ->  plan (bootstrap.pipeline.setup.plan, pure)  ->  execute (.execute)
 
-Every step that changes the machine is fingerprinted (bootstrap.pipeline.setup.records): a re-run with
+Every step that changes the machine is fingerprinted (bootstrap.pipeline.built.records): a re-run with
 nothing changed starts no cmake, ninja or pip and says so; a changed input re-runs only what depends
 on it; an interrupted run (Ctrl-C, kill -9) resumes, because a step's record is written only once
 the step finished. The commands come from bootstrap.pipeline.recipe, the one place that decides flags.

@@ -12,9 +12,9 @@ from typing import TYPE_CHECKING
 
 from bootstrap.core.runner import Runner
 from bootstrap.git.checkouts import CheckoutReport
+from bootstrap.pipeline.built.records import Records
 from bootstrap.pipeline.setup.facts import SetupFacts
 from bootstrap.pipeline.setup.plan import SetupPlan
-from bootstrap.pipeline.setup.records import Records
 from bootstrap.pipeline.setup.report import SetupReport
 
 if TYPE_CHECKING:

@@ -212,7 +212,7 @@ def test_the_map_states_the_layers() -> None:
 
 
 # bootstrap/pipeline/'s sub-packages, lowest first; bisect and testing stand side by side at the top.
-PIPELINE_ORDER = ("host", "ccache", "distcc", "recipe", "llvm", "setup", "bisect, testing")
+PIPELINE_ORDER = ("host", "ccache", "distcc", "recipe", "llvm", "built", "setup", "bisect, testing")
 
 
 def test_pipeline_sub_packages_import_in_their_order() -> None:

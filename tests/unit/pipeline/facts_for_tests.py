@@ -14,6 +14,7 @@ from bootstrap.git.checkouts import CheckoutReport, ensure_checkout
 from bootstrap.git.layout import TritonLayout
 from bootstrap.git.pinned import Pins
 from bootstrap.git.setup_py import SYSPATH_ALWAYS, SYSPATH_FROM_ENV, SYSPATH_NEVER, SetupPyArgs
+from bootstrap.pipeline.built.records import StepRecord
 from bootstrap.pipeline.host.jobs import GIB, Resources
 from bootstrap.pipeline.host.toolchain import Tool, Toolchain
 from bootstrap.pipeline.llvm.builds import LlvmFolders, LlvmSite
@@ -21,7 +22,6 @@ from bootstrap.pipeline.recipe.era import llvm_era
 from bootstrap.pipeline.recipe.llvm import llvm_build_key
 from bootstrap.pipeline.setup.facts import CheckoutFacts, SetupFacts, TargetFacts, history_of
 from bootstrap.pipeline.setup.plan import Record, SetupPlan
-from bootstrap.pipeline.setup.records import StepRecord
 
 WS = Path("/ws")
 TRITON = "d0210c3edb46fe315ff281b673c8b8fcf0e4225f"

@@ -11,10 +11,10 @@ import pytest
 
 from bootstrap.core.context import AppContext
 from bootstrap.core.runner import Runner
+from bootstrap.pipeline.built.records import StepRecord, StepStatus
 from bootstrap.pipeline.llvm.builds import LlvmFolders, LlvmSite
 from bootstrap.pipeline.setup.execute import execute
 from bootstrap.pipeline.setup.plan import SetupPlan, plan_setup, reinstall_reasons
-from bootstrap.pipeline.setup.records import StepRecord, StepStatus
 from tests.unit.pipeline.facts_for_tests import (
     ERAS,
     LLVM,

@@ -11,6 +11,7 @@ import pytest
 from bootstrap.core.context import AppContext
 from bootstrap.core.runner import Runner
 from bootstrap.core.values import LLVM_PATH, LLVM_PREBUILT
+from bootstrap.pipeline.built.records import StepRecord
 from bootstrap.pipeline.host.jobs import Jobs, Resources
 from bootstrap.pipeline.llvm.builds import LlvmFolders, LlvmSite
 from bootstrap.pipeline.llvm.plan import source_build_cost
@@ -18,7 +19,6 @@ from bootstrap.pipeline.llvm.source import LlvmSourceFacts, Package, TreeReport
 from bootstrap.pipeline.setup.execute import execute
 from bootstrap.pipeline.setup.facts import SetupFacts
 from bootstrap.pipeline.setup.plan import Record, SetupPlan, plan_setup
-from bootstrap.pipeline.setup.records import StepRecord
 from tests.unit.pipeline.facts_for_tests import ERAS, LLVM, WS, fresh, in_place
 
 SUM = "ab" * 32

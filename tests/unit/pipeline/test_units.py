@@ -11,6 +11,7 @@ import pytest
 
 from bootstrap.core.progress import NinjaProgress, parse_ninja_status
 from bootstrap.git.layout import llvm_projects
+from bootstrap.pipeline.built.records import Records, StepRecord, StepStatus, decide, fingerprint
 from bootstrap.pipeline.ccache.stats import delta, parse_print_stats
 from bootstrap.pipeline.host.jobs import GIB, Resources, read_mem_available, size_jobs
 from bootstrap.pipeline.host.offline import OfflineBuild
@@ -20,7 +21,6 @@ from bootstrap.pipeline.recipe.files import render_cmake_user_presets
 from bootstrap.pipeline.recipe.inputs import Paths, PresetInputs
 from bootstrap.pipeline.recipe.llvm import llvm_build_key
 from bootstrap.pipeline.recipe.presets import make_presets
-from bootstrap.pipeline.setup.records import Records, StepRecord, StepStatus, decide, fingerprint
 
 # --------------------------------------------------------------------------------------------- jobs
 
@@ -341,7 +341,7 @@ def test_progress_bar_on_a_terminal_shows_count_and_eta() -> None:
 
 
 def test_failure_excerpt_shows_the_compiler_error_not_pips_epilogue() -> None:
-    from bootstrap.pipeline.setup.long_commands import failure_excerpt
+    from bootstrap.pipeline.built.long_commands import failure_excerpt
 
     lines = [
         "  [1/3] Building CXX object a.o",
