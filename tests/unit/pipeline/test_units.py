@@ -19,7 +19,7 @@ from bootstrap.pipeline.host.toolchain import Tool, Toolchain, parse_version
 from bootstrap.pipeline.recipe.era import llvm_era
 from bootstrap.pipeline.recipe.files import render_cmake_user_presets
 from bootstrap.pipeline.recipe.inputs import Paths, PresetInputs
-from bootstrap.pipeline.recipe.llvm import llvm_build_key
+from bootstrap.pipeline.recipe.llvm import llvm_build_key, llvm_flags_key
 from bootstrap.pipeline.recipe.presets import make_presets
 
 # --------------------------------------------------------------------------------------------- jobs
@@ -205,6 +205,17 @@ def test_llvm_key_depends_on_what_changes_the_build_only() -> None:
     assert base != llvm_build_key("a" * 40, "Release", llvm_era(None, "3.3.0"), _toolchain())
     assert base != llvm_build_key("a" * 40, "Release", era, _toolchain(clang=False))
     assert base.startswith("a" * 8 + "-Release-")
+
+
+def test_one_llvm_folder_serves_every_commit_of_a_bisect() -> None:
+    """`bisect llvm`'s folder: the build key's flags without the commit."""
+    era = llvm_era(None, "3.8.0")
+    key = llvm_flags_key("Release", era, _toolchain())
+    assert key.startswith("Release-") and "a" * 8 not in key
+    assert key == llvm_flags_key("Release", era, _toolchain(ccache=False))
+    assert key != llvm_flags_key("Debug", era, _toolchain())
+    assert key != llvm_flags_key("Release", era, _toolchain(clang=False))
+    assert key != llvm_flags_key("Release", llvm_era(None, "3.3.0"), _toolchain())
 
 
 def test_cmake_user_presets_carry_the_same_variables() -> None:
