@@ -1,4 +1,8 @@
-"""Pure parsers of setting values whose meaning other packages own: backend names, the ccache remote URL, `--llvm`."""
+"""Pure parsers of setting values whose meaning other packages own: backend names, the ccache remote URL, `--llvm`.
+
+`--llvm` is parsed into a sum type, `LlvmSource`, that setup resolves and reports as it is: no string
+stands for its kind anywhere below the parser.
+"""
 
 from __future__ import annotations
 

@@ -26,7 +26,7 @@ from bootstrap.pipeline.host.jobs import (
     size_for_settings,
 )
 from bootstrap.pipeline.llvm.auto import no_package_reason, plan_auto, read_memory
-from bootstrap.pipeline.llvm.source import package_for
+from bootstrap.pipeline.llvm.package import package_for
 from bootstrap.pipeline.llvm.suffix import detect_host
 
 if TYPE_CHECKING:

@@ -1,7 +1,7 @@
 """`--llvm auto` (the default): Triton's own prebuilt LLVM when there is one for the pin and this
 machine, else a source build; the choice and its reason in one line, before anything is built.
 
-Which pins and machines have a package is upstream's rule, applied by `llvm_source.package_for`:
+Which pins and machines have a package is upstream's rule, applied by `package.package_for`:
 the suffix `python/build_helpers.py` (`get_llvm_package_info`, setup.py before 3.7) picks for this
 machine, and for Triton >= 3.8 a sha256 for that suffix in `cmake/llvm-info.json`. Whether the
 package is really on the server (a new pin, a fork's pin, a retired host) only the server knows:

@@ -31,7 +31,7 @@ from bootstrap.core.writes import replace_json
 from bootstrap.git.head import head_commit
 
 if TYPE_CHECKING:
-    from bootstrap.pipeline.llvm.source import Package
+    from bootstrap.pipeline.llvm.package import Package
 
 LLVM_STAMP = ".tritondev-llvm.json"
 REGISTRY_NAME = "llvm-builds.json"

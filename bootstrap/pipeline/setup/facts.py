@@ -2,9 +2,8 @@
 
 Pins, the toolchain, the machine's resources, the target interpreter (probed once, shared with the
 command: bootstrap.core.interpreter.Target), the checkouts as the checkout steps will leave them, where
-LLVM comes from (--llvm: built from source, Triton's prebuilt package, or a tree of the user's;
-bootstrap.pipeline.llvm.source),
-the LLVM build folders and their records, the stored step records, the user's build variables.
+LLVM comes from (`LlvmFacts`: the pinned checkout built here, Triton's package, or your tree), the
+LLVM build folders and their records, the stored step records, the user's build variables.
 Gathering only reads: a bad pin, a missing tool, an --llvm that cannot serve, or a checkout with
 local work (exit 6, unless --allow-dirty) stops setup here, before anything is created.
 
@@ -15,7 +14,7 @@ llvm-project checkout is looked at in a thread while the rest is gathered (its c
 changes is the longest read of a no-op); its errors are raised after the Triton checkout's.
 
 `refresh` re-reads the few facts a step that ran can change (the new venv, the Triton checkout's
-files, what is installed) so that the executor can plan the remaining steps with them.
+files, what is installed) for setup's driver (bootstrap.pipeline.setup.run) to plan the rest with.
 """
 
 from __future__ import annotations
@@ -56,6 +55,7 @@ from bootstrap.pipeline.llvm import builds as llvm_builds
 from bootstrap.pipeline.llvm import plan as llvm_steps
 from bootstrap.pipeline.llvm import source as llvm_source
 from bootstrap.pipeline.llvm.auto import AutoDecision, Learnt
+from bootstrap.pipeline.llvm.package import llvm_info_text
 from bootstrap.pipeline.llvm.source import PrebuiltPackage, SourceBuild, UserTree
 from bootstrap.pipeline.recipe.era import llvm_era
 from bootstrap.pipeline.recipe.llvm import llvm_build_key
@@ -306,8 +306,8 @@ def gather_facts(settings: Settings, workspace: Workspace, runner: Runner, targe
                                      cache_file=tools_cache if tools_cache.is_file() else None,
                                      cmake_minimum=pins.layout.cmake_minimum)
         triton = observe_checkout(s, ws, runner, "triton", pins.triton_url, pins.triton_commit)
-        observed = llvm_source.observe(s, pins, llvm_source.llvm_info_text(pins.layout.llvm_info, triton.path,
-                                                                            kept=triton.kept), runner,
+        observed = llvm_source.observe(s, pins, llvm_info_text(pins.layout.llvm_info, triton.path, kept=triton.kept),
+                                       runner,
                                        state=ws.state if ws.state.is_dir() else None)
         llvm: LlvmFacts
         match observed.use:

@@ -16,7 +16,8 @@ from bootstrap.pipeline.llvm import builds as llvm_builds
 from bootstrap.pipeline.llvm.archive import copy_unpacked, remove_staging, staging_folder, unpack
 from bootstrap.pipeline.llvm.auto import PrebuiltUnavailable
 from bootstrap.pipeline.llvm.download import NotOnServer, download
-from bootstrap.pipeline.llvm.source import Package, PrebuiltPackage, local_package
+from bootstrap.pipeline.llvm.package import Package, local_package
+from bootstrap.pipeline.llvm.source import PrebuiltPackage
 from bootstrap.pipeline.setup.report import ArchiveKept, PackageCopied, PackageDownloaded, PackageFetch
 
 if TYPE_CHECKING:

@@ -26,14 +26,13 @@ from bootstrap.core.values import (
 from bootstrap.git.setup_py import SetupPyArgs, read_setup_py_args
 from bootstrap.pipeline.llvm.archive import FILE, FOLDER, HARDLINK, OTHER, SYMLINK, member_problem
 from bootstrap.pipeline.llvm.download import parse_content_length, parse_content_range, unsatisfied_total
+from bootstrap.pipeline.llvm.package import package_for, parse_llvm_info
 from bootstrap.pipeline.llvm.source import (
     Host,
     TreeReport,
     check_contents,
     host_suffix,
     inspect_tree,
-    package_for,
-    parse_llvm_info,
     parse_targets,
 )
 

@@ -11,8 +11,9 @@ import pytest
 from bootstrap.pipeline.built.records import StepRecord
 from bootstrap.pipeline.host.jobs import Jobs, Resources
 from bootstrap.pipeline.llvm.builds import LlvmFolders, LlvmSite
+from bootstrap.pipeline.llvm.package import Package
 from bootstrap.pipeline.llvm.plan import source_build_cost
-from bootstrap.pipeline.llvm.source import Package, PrebuiltPackage, TreeReport, UserTree
+from bootstrap.pipeline.llvm.source import PrebuiltPackage, TreeReport, UserTree
 from bootstrap.pipeline.setup.facts import SetupFacts
 from bootstrap.pipeline.setup.plan import Record, SetupPlan, plan_setup
 from tests.unit.pipeline.facts_for_tests import ERAS, LLVM, WS, dry_drive, fresh, in_place

@@ -10,7 +10,8 @@ from pathlib import Path
 
 import pytest
 
-from bootstrap.pipeline.llvm.source import LlvmUse, Package, PrebuiltPackage, SourceBuild, TreeReport, UserTree
+from bootstrap.pipeline.llvm.package import Package
+from bootstrap.pipeline.llvm.source import LlvmUse, PrebuiltPackage, SourceBuild, TreeReport, UserTree
 from bootstrap.pipeline.recipe.files import render_shell_values
 from bootstrap.pipeline.recipe.presets import make_presets
 from tests.unit.pipeline.test_units import _inputs
