@@ -27,7 +27,7 @@ def build(ctx: AppContext, target: Target = None) -> None:
     Exit codes: 0 ok, 2 no setup yet or unknown target, 3 distcc asked for and no host usable, 4 the build failed (log path shown), 6 workspace locked.
     """  # noqa: E501
     from bootstrap.core import ui
-    from bootstrap.pipeline.setup.build import run_build
+    from bootstrap.pipeline.setup.api import run_build
 
     ctx = ctx.with_runner(ctx.runner.quiet(ctx.json))
     if not ctx.workspace.state.is_dir():

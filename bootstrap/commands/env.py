@@ -72,8 +72,8 @@ def editor_config(ctx: AppContext) -> str:
     compile_commands.json linked at the checkout root (setup.py links it from 3.4 on). A .clangd file is
     not ignored by upstream's .gitignore (it ignores a `.clangd/` folder): the exclude line keeps it out
     of `git status`."""
+    from bootstrap.pipeline.built.triton_build import find_build
     from bootstrap.pipeline.recipe.editor import CLANGD, COMPILE_COMMANDS, EditorConfig
-    from bootstrap.pipeline.setup.built import find_build
 
     build = find_build(ctx.workspace.root, ctx.workspace.state)
     config = EditorConfig(build.triton_src, build.build_dir)

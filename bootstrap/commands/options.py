@@ -188,7 +188,7 @@ def command(
                 logs=writes_logs and not dry_run, reads_target=reads_target,
             )
             from bootstrap.core import fixlines
-            from bootstrap.pipeline.setup.attempt import asked_clone
+            from bootstrap.pipeline.built.attempt import asked_clone
 
             clone = asked_clone(ctx)
             fixlines.setup_asked_for(str(clone) if clone is not None else None)

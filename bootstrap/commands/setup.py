@@ -12,7 +12,7 @@ if TYPE_CHECKING:
     from collections.abc import Callable
 
     from bootstrap.core.context import AppContext
-    from bootstrap.pipeline.setup.report import SetupReport
+    from bootstrap.pipeline.setup.api import LlvmReport, SetupReport
 
 
 @options.command(*options.EVERY_SETTING, "dry_run", "json", "verbose", writes_logs=True)
@@ -26,8 +26,8 @@ def setup(ctx: AppContext) -> None:
     Exit codes: 0 ok, 1 verification failed, 2 bad option, 3 tool missing, 4 a command failed (log path shown), 5 pin mismatch, 6 workspace locked or dirty checkout.
     """  # noqa: E501
     from bootstrap.core import ui
-    from bootstrap.pipeline.setup.attempt import recording
-    from bootstrap.pipeline.setup.run import precheck, run_setup
+    from bootstrap.pipeline.built.attempt import recording
+    from bootstrap.pipeline.setup.api import precheck, run_setup
 
     ctx = ctx.with_runner(ctx.runner.quiet(ctx.json or ctx.dry_run))
     console = ui.err()
@@ -113,17 +113,16 @@ def render(report: SetupReport) -> None:
     for outcome in report.steps:
         table.add_row(outcome.name, outcome.status.value, escape(outcome.reason), f"{outcome.seconds:.1f}")
     out.print(table)
-    for label, stats in report.ccache.items():
+    for label, stats in report.ccache:
         out.print(f"{label}: {stats.describe()}")
-    for label, counts in report.distcc_builds.items():
+    for label, counts in report.distcc_builds:
         out.print(f"{label}: {counts.describe()}", markup=False)
     if report.verify is not None:
         prov = report.verify.provenance
-        if prov:
-            out.print(
-                f"verified: triton {prov.get('version')} imports from {prov.get('file')},"
-                f" built against LLVM {str(prov.get('llvm_revision'))[:12]} ({prov.get('llvm_syspath')})"
-            )
+        out.print(
+            f"verified: triton {prov.version} imports from {prov.file},"
+            f" built against LLVM {str(prov.llvm_revision)[:12]} ({prov.llvm_syspath})"
+        )
     if report.up_to_date:
         out.print("Everything is up to date: nothing to do.")
 
@@ -138,10 +137,10 @@ def _render_plan(report: SetupReport, plan: str, llvm: str | None) -> None:
     out.print(escape(plan))
     if llvm:
         out.print(escape(f"# llvm: {llvm}"))
-    for what, why in report.unresolved.items():
-        shown = "the error below" if what == "pins" and report.failure is not None else why
-        out.print(f"# not resolved: {escape(what)}: {escape(shown)}")
-    if report.unresolved:
+    if report.unresolved is not None:
+        pins = "the error below" if report.failure is not None else report.unresolved.pins
+        out.print(f"# not resolved: pins: {escape(pins)}")
+        out.print(f"# not resolved: steps: {escape(report.unresolved.steps)}")
         out.print(f"# tritondev setup --dry-run: target Python {escape(report.target_python)}; the rest of the "
                   "plan needs the pins")
         return
@@ -155,14 +154,20 @@ def _render_plan(report: SetupReport, plan: str, llvm: str | None) -> None:
     out.print("# steps: " + ", ".join(f"{o.name} ({o.status.value})" for o in report.steps))
 
 
-def describe_llvm(llvm: dict[str, object]) -> str | None:
+def describe_llvm(llvm: LlvmReport | None) -> str | None:
     """Where LLVM comes from when it is not built here, in one line: the package (URL, sha256,
     destination) or the tree; None for a source build (the plan line names its folder)."""
-    package, tree, auto = llvm.get("package"), llvm.get("tree"), llvm.get("auto")
-    why = f" (auto: {auto.get('why')})" if isinstance(auto, dict) else ""
-    if isinstance(package, dict):
-        sha = package.get("sha256") or "none published (unverified)"
-        return f"prebuilt package {package.get('url')} (sha256 {sha}) -> {llvm.get('build')}{why}"
-    if isinstance(tree, dict):
-        return f"--llvm {tree.get('path')} (LLVM {tree.get('revision') or 'at an unknown revision'})"
-    return f"built from source in {llvm.get('build')}{why}" if why else None
+    from bootstrap.core.redact import redact
+    from bootstrap.pipeline.llvm.source import PrebuiltPackage, UserTree
+
+    if llvm is None:
+        return None
+    source = llvm.source
+    why = f" (auto: {source.auto.why})" if source.auto is not None else ""
+    if isinstance(source, PrebuiltPackage):
+        sha = source.package.sha256 or "none published (unverified)"
+        return f"prebuilt package {redact(source.package.url)} (sha256 {sha}) -> {llvm.build}{why}"
+    if isinstance(source, UserTree):
+        tree = source.tree
+        return f"--llvm {tree.path} (LLVM {tree.revision or 'at an unknown revision'})"
+    return f"built from source in {llvm.build}{why}" if why else None

@@ -13,10 +13,9 @@ from bootstrap.core import fixlines, run_state, ui, writes
 from bootstrap.core.fixlines import repeat_options
 from bootstrap.core.interpreter import (
     PATH_PYTHON,
-    WORKSPACE_VENV,
+    Target,
     TargetPython,
     choose_interpreter,
-    inspect_interpreter,
     path_python,
     why_chosen,
 )
@@ -59,22 +58,27 @@ class AppContext:
     # A command that only reads the target (doctor, verify, compile, cache, env, run): with nothing
     # given and no workspace venv, it falls back to the first python3 on PATH (core.interpreter).
     reads_target: bool = False
-    _choice: tuple[Path, str] | None = field(default=None, repr=False)
-    _target: TargetPython | None = field(default=None, repr=False)
+    _target: Target | None = field(default=None, repr=False)
 
     # The target interpreter: chosen in one place (core.interpreter.choose_interpreter), probed at
-    # most once per command, and cached here for every part of the command that asks.
-    def target_choice(self) -> tuple[Path, str]:
-        """(interpreter, how it was chosen), without running it."""
-        if self._choice is None:
+    # most once per command (core.interpreter.Target), and shared by every part of the command that asks.
+    def target(self) -> Target:
+        """The chosen target (not probed until asked)."""
+        if self._target is None:
             on_path = path_python() if self.reads_target else None
-            self._choice = choose_interpreter(
+            executable, origin = choose_interpreter(
                 self.settings.python, self.workspace.venv, python_source=self.settings.source_of("python"),
                 path_python=on_path,
             )
-            if self._choice[1] == PATH_PYTHON and not self.json:
-                ui.note(f"target Python: {self._choice[0]} ({why_chosen(PATH_PYTHON, self.workspace.venv)})")
-        return self._choice
+            self._target = Target(executable, origin)
+            if origin == PATH_PYTHON and not self.json:
+                ui.note(f"target Python: {executable} ({why_chosen(PATH_PYTHON, self.workspace.venv)})")
+        return self._target
+
+    def target_choice(self) -> tuple[Path, str]:
+        """(interpreter, how it was chosen), without running it."""
+        target = self.target()
+        return target.executable, target.origin
 
     def command_line(self, words: str) -> str:
         """`tritondev <words>` with the options the user gave that chose this command's target, for a
@@ -89,28 +93,23 @@ class AppContext:
 
     def target_is_missing_venv(self) -> bool:
         """The target is the workspace venv and it does not exist yet (setup creates it)."""
-        executable, origin = self.target_choice()
-        return origin == WORKSPACE_VENV and not executable.exists()
+        return self.target().is_missing_venv()
 
     def target_python(self) -> TargetPython:
         """The target environment, inspected once per command (ConfigError when it is not usable)."""
-        if self._target is None:
-            executable, origin = self.target_choice()
-            # The probe keeps no log: judging an input must not create the workspace's log folder.
-            self._target = inspect_interpreter(executable, origin, self.runner.logging_to(None))
-        return self._target
+        return self.target().python(self.runner)
 
     def target_python_if_present(self) -> TargetPython | None:
         """As target_python, but None when the target is a workspace venv that does not exist yet."""
-        return None if self.target_is_missing_venv() else self.target_python()
+        return self.target().python_if_present(self.runner)
 
     def probed_target(self) -> TargetPython | None:
         """The target if this command has already probed it successfully, else None (never probes)."""
-        return self._target
+        return self._target.probed if self._target is not None else None
 
     def use_interpreter(self, executable: Path, origin: str) -> None:
         """Point this command at a known interpreter (e.g. the one setup installed into)."""
-        self._choice, self._target = (executable, origin), None
+        self._target = Target(executable, origin)
 
     @contextmanager
     def changing(self, command: str) -> Iterator[None]:
@@ -138,7 +137,7 @@ class AppContext:
 
     def forget_target(self) -> None:
         """The target changed on disk (setup created the venv): probe it again when asked."""
-        self._target = None
+        self.target().forget()
 
 
 def make_context(

@@ -14,7 +14,7 @@ unasked.
 from __future__ import annotations
 
 import os
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 
 from bootstrap.core import inside
@@ -195,3 +195,38 @@ def inspect_interpreter(executable: Path, origin: str, runner: Runner) -> Target
         include=Path(facts.include),
         scripts=Path(facts.scripts),
     )
+
+
+@dataclass
+class Target:
+    """The target interpreter one command chose: where it is and how it was chosen, and what it is, probed
+    at most once (again only after `forget`: setup created it). Shared by every part of the command that
+    asks, so that none probes it a second time."""
+
+    executable: Path
+    origin: str
+    _probed: TargetPython | None = field(default=None, repr=False, compare=False)
+
+    @property
+    def probed(self) -> TargetPython | None:
+        """What the probe found, if it already ran (never probes)."""
+        return self._probed
+
+    def is_missing_venv(self) -> bool:
+        """The target is the workspace venv and it does not exist yet (setup creates it)."""
+        return self.origin == WORKSPACE_VENV and not self.executable.exists()
+
+    def python(self, runner: Runner) -> TargetPython:
+        """The target inspected (ConfigError when it is not usable); the probe keeps no log: judging an
+        input must not create the workspace's log folder."""
+        if self._probed is None:
+            self._probed = inspect_interpreter(self.executable, self.origin, runner.logging_to(None))
+        return self._probed
+
+    def python_if_present(self, runner: Runner) -> TargetPython | None:
+        """As `python`, but None when the target is a workspace venv that does not exist yet."""
+        return None if self.is_missing_venv() else self.python(runner)
+
+    def forget(self) -> None:
+        """The target changed on disk (setup created the venv): probe it again when asked."""
+        self._probed = None

@@ -10,6 +10,8 @@ from enum import Enum
 from pathlib import Path
 from typing import Any
 
+from bootstrap.core.values import LlvmSource, parse_llvm_source
+
 BUILD_TYPES = ("Debug", "Release", "RelWithDebInfo")  # CMake's own: the LLVM build's choices
 
 
@@ -288,6 +290,11 @@ class Settings:
 
     def source_of(self, name: str) -> SettingSource:
         return self.sources.get(name, DEFAULT_SOURCE)
+
+    @property
+    def llvm_source(self) -> LlvmSource:
+        """Where LLVM comes from (`llvm`, with `llvm_prebuilt_url`), as its parser reads it."""
+        return parse_llvm_source(self.llvm, self.llvm_prebuilt_url)
 
 
 def _one_of(choices: tuple[str, ...]) -> str:

@@ -25,12 +25,12 @@ class StateFiles:
 
     @property
     def setup(self) -> Path:
-        """What a finished `setup` leaves for `build` and the tools that use its build (pipeline.setup.state)."""
+        """What a finished `setup` leaves for `build` and the tools that use its build (pipeline.built.state)."""
         return self.folder / "setup.json"
 
     @property
     def steps(self) -> Path:
-        """The folder of setup's step records, one file per step (pipeline.setup.records)."""
+        """The folder of setup's step records, one file per step (pipeline.built.records)."""
         return self.folder / "steps"
 
     def step(self, name: str) -> Path:
@@ -74,7 +74,7 @@ class StateFiles:
 
     @property
     def last_setup(self) -> Path:
-        """The last setup's request and how it ended, a failed one included (pipeline.setup.attempt)."""
+        """The last setup's request and how it ended, a failed one included (pipeline.built.attempt)."""
         return self.folder / "last-setup.json"
 
     @property

@@ -1,4 +1,8 @@
-"""Pure parsers of setting values whose meaning other packages own: backend names, the ccache remote URL, `--llvm`."""
+"""Pure parsers of setting values whose meaning other packages own: backend names, the ccache remote URL, `--llvm`.
+
+`--llvm` is parsed into a sum type, `LlvmSource`, that setup resolves and reports as it is: no string
+stands for its kind anywhere below the parser.
+"""
 
 from __future__ import annotations
 
@@ -138,45 +142,91 @@ def parse_remote_url(text: str) -> RemoteStorage:
     return RemoteStorage(text)
 
 
-LLVM_AUTO = "auto"
+# -- where LLVM comes from (`--llvm`) -----------------------------------------------------------------
 
 
-LLVM_SOURCE = "source"
+@dataclass(frozen=True)
+class LlvmAuto:
+    """`--llvm auto` (the default): Triton's package for the pin when its host has one for this machine
+    (packages under `url`), else a source build."""
+
+    url: str  # the base URL of the packages (the llvm_prebuilt_url setting)
+
+    @property
+    def setting(self) -> str:
+        return "auto"
 
 
-LLVM_PREBUILT = "prebuilt"
+@dataclass(frozen=True)
+class LlvmFromSource:
+    """`--llvm source`: the pinned llvm-project commit, cloned and built in the workspace."""
+
+    @property
+    def setting(self) -> str:
+        return "source"
 
 
-LLVM_PATH = "path"
+@dataclass(frozen=True)
+class LlvmPrebuilt:
+    """`--llvm prebuilt`: Triton's own package for the pin, from under `url`."""
+
+    url: str  # the base URL of the packages (the llvm_prebuilt_url setting)
+
+    @property
+    def setting(self) -> str:
+        return "prebuilt"
 
 
-LLVM_WORDS = (LLVM_AUTO, LLVM_SOURCE, LLVM_PREBUILT)
+@dataclass(frozen=True)
+class LlvmTree:
+    """`--llvm PATH`: an LLVM build or install tree the user has."""
+
+    path: Path
+
+    @property
+    def setting(self) -> str:
+        return str(self.path)
 
 
-def parse_llvm_setting(name: str, text: str) -> str:
-    """The value of `llvm` (auto, source, prebuilt, or an absolute path) or `llvm_prebuilt_url` (an
-    http(s) base URL without a trailing slash); ValueError saying what is wrong."""
-    if name == "llvm_prebuilt_url":
-        if not re.match(r"^https?://[^/\s]+(/\S*)?$", text):
-            raise ValueError("expected an http:// or https:// base URL")
-        from urllib.parse import urlsplit
+LlvmSource = LlvmAuto | LlvmFromSource | LlvmPrebuilt | LlvmTree
 
-        try:  # unbalanced IPv6 brackets and ports out of range raise here
-            parts = urlsplit(text)
-            parts.port  # noqa: B018 - read for its check
-        except ValueError as exc:
-            raise ValueError(f"not a valid URL ({exc})") from None
-        if not parts.hostname:
-            raise ValueError("the URL names no host")
-        return text.rstrip("/")
+_LLVM_WORDS = ("auto", "source", "prebuilt")
+
+
+def parse_llvm_source(text: str, prebuilt_url: str) -> LlvmSource:
+    """The value of `llvm`: auto, source, prebuilt (any case), or the path of an LLVM build (a relative one
+    made absolute); ValueError saying what is wrong. `prebuilt_url`: where packages are (llvm_prebuilt_url)."""
     lowered = text.lower()
-    if lowered in LLVM_WORDS:
-        return lowered
+    if lowered == "auto":
+        return LlvmAuto(prebuilt_url)
+    if lowered == "source":
+        return LlvmFromSource()
+    if lowered == "prebuilt":
+        return LlvmPrebuilt(prebuilt_url)
     if "/" in text or text.startswith("~") or text in (".", ".."):
-        return str(Path(os.path.expanduser(text)).absolute())
-    hint = did_you_mean(lowered, LLVM_WORDS) or " (a path needs a '/', e.g. ./build)"
+        return LlvmTree(Path(os.path.expanduser(text)).absolute())
+    hint = did_you_mean(lowered, _LLVM_WORDS) or " (a path needs a '/', e.g. ./build)"
     raise ValueError(f"expected auto, source, prebuilt or the path of an LLVM build{hint}")
 
 
-def llvm_kind_of(value: str) -> str:
-    return value if value in LLVM_WORDS else LLVM_PATH
+def parse_prebuilt_url(text: str) -> str:
+    """The value of `llvm_prebuilt_url`: an http(s) base URL, without a trailing slash; ValueError saying
+    what is wrong."""
+    if not re.match(r"^https?://[^/\s]+(/\S*)?$", text):
+        raise ValueError("expected an http:// or https:// base URL")
+    try:  # unbalanced IPv6 brackets and ports out of range raise here
+        parts = urlsplit(text)
+        parts.port  # noqa: B018 - read for its check
+    except ValueError as exc:
+        raise ValueError(f"not a valid URL ({exc})") from None
+    if not parts.hostname:
+        raise ValueError("the URL names no host")
+    return text.rstrip("/")
+
+
+def parse_llvm_setting(name: str, text: str) -> str:
+    """The value of `llvm` (its sum type's setting text: auto, source, prebuilt, or an absolute path) or
+    `llvm_prebuilt_url` as settings hold it; ValueError saying what is wrong."""
+    if name == "llvm_prebuilt_url":
+        return parse_prebuilt_url(text)
+    return parse_llvm_source(text, "").setting

@@ -9,7 +9,7 @@ from bootstrap.git.checkouts import repository_url
 from bootstrap.git.layout import DEFAULT_LLVM_REPOSITORY, LLVM_BUILD_INFO, TritonLayout
 
 if TYPE_CHECKING:
-    from bootstrap.core.context import AppContext
+    from bootstrap.core.settings_table import Settings
 
 
 @dataclass(frozen=True)
@@ -70,9 +70,8 @@ def _describe_source(source: str) -> str:
     )
 
 
-def llvm_url_for(ctx: AppContext, layout: TritonLayout) -> tuple[str, str]:
+def llvm_url_for(settings: Settings, layout: TritonLayout) -> tuple[str, str]:
     """The LLVM repository to clone, and why that one."""
-    settings = ctx.settings
     default_llvm = f"https://github.com/{layout.llvm_repository}.git"
     llvm_url = repository_url(settings, "llvm-project", default_llvm)
     if settings.llvm_url and llvm_url == settings.llvm_url:

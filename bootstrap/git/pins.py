@@ -46,8 +46,12 @@ from bootstrap.git.refs import RepoUrl, validate_commit, validate_ref, validate_
 
 if TYPE_CHECKING:
     from bootstrap.core.context import AppContext
+    from bootstrap.core.interpreter import Target, TargetPython
+    from bootstrap.core.runner import Runner
+    from bootstrap.core.settings_table import Settings
+    from bootstrap.core.workspace import Workspace
 
-__all__ = ["PIN_DIRS", "Pins", "read_pytorch_pin", "read_triton_version", "resolve_pins"]
+__all__ = ["PIN_DIRS", "PinInputs", "Pins", "read_pytorch_pin", "read_triton_version", "resolve", "resolve_pins"]
 
 BACKENDS = ("nvidia", "amd")
 DEFAULT_TORCH_REF = "main"
@@ -103,8 +107,12 @@ class InstalledTorch:
 
 
 def find_installed_torch(ctx: AppContext) -> InstalledTorch | None:
+    """torch/version.py in the command's target environment, read as text; None when there is no torch."""
+    return installed_torch(ctx.target_python_if_present())
+
+
+def installed_torch(target: TargetPython | None) -> InstalledTorch | None:
     """torch/version.py in the target environment, read as text; None when there is no torch."""
-    target = ctx.target_python_if_present()
     if target is None:
         return None  # no environment yet (setup creates it), hence no torch in it
     for folder in target.site_packages:
@@ -135,13 +143,28 @@ def read_pytorch_pin(reader: PinReader, backend: str) -> tuple[str, str, list[st
     return pin.commit, pin.path, pin.notes
 
 
-def _triton_reader_source(ctx: AppContext, commit: str) -> Path | None:
+@dataclass(frozen=True)
+class PinInputs:
+    """What resolving the pins reads: the settings, the workspace (its Triton checkout, PyTorch's cache), a
+    runner, and the target interpreter, whose installed torch may choose PyTorch's ref."""
+
+    settings: Settings
+    workspace: Workspace
+    runner: Runner
+    target: Target
+    dry_run: bool = False
+
+    def installed_torch(self) -> InstalledTorch | None:
+        return installed_torch(self.target.python_if_present(self.runner))
+
+
+def _triton_reader_source(where: PinInputs, commit: str) -> Path | None:
     """The workspace's Triton checkout, when it already holds `commit` (nothing to download)."""
-    checkout = ctx.workspace.triton_src
-    git_dir = git_dir_of(checkout, ctx.runner)
+    checkout = where.workspace.triton_src
+    git_dir = git_dir_of(checkout, where.runner)
     if git_dir is None:
         return None
-    result = ctx.runner.capture(
+    result = where.runner.capture(
         ["git", "--git-dir", str(git_dir), "cat-file", "-e", f"{commit}^{{commit}}"],
         step="pins",
         check=False,
@@ -166,31 +189,36 @@ class _TritonChoice:
 
 
 def resolve_pins(ctx: AppContext, *, use_cache: bool | None = None) -> Pins:
+    """The pins of a command's settings, workspace and target (see `resolve`)."""
+    return resolve(PinInputs(ctx.settings, ctx.workspace, ctx.runner, ctx.target(), ctx.dry_run), use_cache=use_cache)
+
+
+def resolve(where: PinInputs, *, use_cache: bool | None = None) -> Pins:
     """Resolve torch ref -> Triton commit -> LLVM commit, reading only the files needed.
 
     use_cache: keep PyTorch's pin objects in <workspace>/src/pytorch.git for next time. Default:
     only when not --dry-run and the workspace exists; otherwise a temporary repository is used
     (borrowing objects from an existing cache without writing to it).
     """
-    settings = ctx.settings
+    settings = where.settings
     if settings.backend not in BACKENDS:  # settings already restrict the choices; this guards library callers
         raise ConfigError(f"unknown backend {settings.backend!r}", fix=f"use one of {', '.join(BACKENDS)}")
     if settings.llvm_url:  # checked before any git call, as the Triton URL is
         validate_repo_url(settings.llvm_url, "LLVM URL")
     if settings.triton_src is not None:  # your own clone: its HEAD, its own LLVM pin
 
-        return adopted_pins(ctx, settings.triton_src)
+        return adopted_pins(settings, where.runner, settings.triton_src)
     validate_repo_url(repository_url(settings, "triton", settings.triton_url), "Triton URL")
     notes: list[str] = []
-    choice = _given_triton_commit(ctx, notes) or _pytorch_pin(ctx, notes, use_cache)
-    triton_location = _triton_location(ctx, choice, notes)
-    layout, triton_where = _read_layout(ctx, triton_location, choice.commit)
+    choice = _given_triton_commit(settings, notes) or _pytorch_pin(where, notes, use_cache)
+    triton_location = _triton_location(settings, choice, notes)
+    layout, triton_where = _read_layout(where, triton_location, choice.commit)
     version, version_source = choice.version, choice.version_source
     if version is None and layout.version is not None:
         version, version_source = layout.version, f"setup.py at Triton {choice.commit[:12]} ({triton_where})"
     elif version is not None and layout.version is not None and version != layout.version:
         notes.append(f"PyTorch says Triton {version}, setup.py at the pin says {layout.version}")
-    llvm_url, llvm_url_source = llvm_url_for(ctx, layout)
+    llvm_url, llvm_url_source = llvm_url_for(settings, layout)
     if layout.llvm_pin_note:
         notes.append(layout.llvm_pin_note)
     return Pins(
@@ -214,9 +242,8 @@ def resolve_pins(ctx: AppContext, *, use_cache: bool | None = None) -> Pins:
     )
 
 
-def _given_triton_commit(ctx: AppContext, notes: list[str]) -> _TritonChoice | None:
+def _given_triton_commit(settings: Settings, notes: list[str]) -> _TritonChoice | None:
     """The triton_commit setting, unless a torch_ref was given at a higher-precedence level."""
-    settings = ctx.settings
     commit_src, ref_src = settings.source_of("triton_commit"), settings.source_of("torch_ref")
     if not settings.triton_commit or (settings.torch_ref and _rank(commit_src) < _rank(ref_src)):
         return None
@@ -229,13 +256,13 @@ def _given_triton_commit(ctx: AppContext, notes: list[str]) -> _TritonChoice | N
     )
 
 
-def _torch_ref(ctx: AppContext, notes: list[str]) -> tuple[str, str, str | None]:
+def _torch_ref(where: PinInputs, notes: list[str]) -> tuple[str, str, str | None]:
     """(PyTorch ref, where it came from, installed torch version): --torch-ref, the installed torch, main."""
-    settings = ctx.settings
+    settings = where.settings
     if settings.torch_ref:
         return validate_ref(settings.torch_ref, "--torch-ref"), _describe_source(settings.source_of("torch_ref")), None
     default = "default: PyTorch main (no --torch-ref, no torch in the target environment)"
-    installed = find_installed_torch(ctx)
+    installed = where.installed_torch()
     if installed is None:
         return DEFAULT_TORCH_REF, default, None
     ref, why = torch_ref_for(installed.version, installed.git_version)
@@ -245,18 +272,18 @@ def _torch_ref(ctx: AppContext, notes: list[str]) -> tuple[str, str, str | None]
     return validate_ref(ref, str(installed.path)), f"{why} ({installed.version}, {installed.path})", installed.version
 
 
-def _pytorch_pin(ctx: AppContext, notes: list[str], use_cache: bool | None) -> _TritonChoice:
+def _pytorch_pin(where: PinInputs, notes: list[str], use_cache: bool | None) -> _TritonChoice:
     """PyTorch's Triton pin (and stated Triton version) at the chosen ref."""
-    settings = ctx.settings
-    torch_ref, torch_source, torch_version = _torch_ref(ctx, notes)
-    cache_repo = ctx.workspace.pytorch_cache
+    settings = where.settings
+    torch_ref, torch_source, torch_version = _torch_ref(where, notes)
+    cache_repo = where.workspace.pytorch_cache
     if use_cache is None:
-        use_cache = not ctx.dry_run and ctx.workspace.root.is_dir()
+        use_cache = not where.dry_run and where.workspace.root.is_dir()
     pytorch_url = repository_url(settings, "pytorch", settings.pytorch_url)
     location = validate_repo_url(pytorch_url, "PyTorch URL")
     borrow = cache_repo if (not use_cache and (cache_repo / "objects").is_dir()) else None
-    with _offline_said(ctx, torch_ref), open_reader(
-        location, torch_ref, ctx.runner, cache=cache_repo if use_cache else None, borrow_from=borrow
+    with _offline_said(where, torch_ref), open_reader(
+        location, torch_ref, where.runner, cache=cache_repo if use_cache else None, borrow_from=borrow
     ) as reader:
         pin = pytorch_pin(reader, settings.backend)
         notes.extend(pin.notes)
@@ -280,13 +307,13 @@ def _pytorch_pin(ctx: AppContext, notes: list[str], use_cache: bool | None) -> _
 
 
 @contextmanager
-def _offline_said(ctx: AppContext, torch_ref: str) -> Iterator[None]:
+def _offline_said(where: PinInputs, torch_ref: str) -> Iterator[None]:
     """No network for PyTorch's pin: say what is known here (the installed torch's triton requirement) and
     the way on without PyTorch (--triton-commit)."""
     try:
         yield
     except Offline as exc:
-        target = ctx.target_python_if_present()
+        target = where.target.python_if_present(where.runner)
         known = installed_torch_requirement(target.site_packages) if target is not None else None
         here = (f"; known here: the installed torch {known[0]} requires {known[1]} (its METADATA), but the commit "
                 "is in PyTorch's pin file" if known else "")
@@ -298,9 +325,8 @@ def _offline_said(ctx: AppContext, torch_ref: str) -> Iterator[None]:
         ) from None
 
 
-def _triton_location(ctx: AppContext, choice: _TritonChoice, notes: list[str]) -> RepoUrl:
+def _triton_location(settings: Settings, choice: _TritonChoice, notes: list[str]) -> RepoUrl:
     """The Triton repository: the user's URL or mirror; else ROCm's fork for a triton-rocm.txt pin."""
-    settings = ctx.settings
     if choice.rocm_fork:
         if not settings.source_of("triton_url").given and settings.mirror is None:
             notes.append("PyTorch before 2.5 built ROCm wheels from the ROCm fork of Triton (triton-rocm.txt)")
@@ -311,17 +337,17 @@ def _triton_location(ctx: AppContext, choice: _TritonChoice, notes: list[str]) -
 
 
 
-def _read_layout(ctx: AppContext, location: RepoUrl, commit: str) -> tuple[TritonLayout, str]:
+def _read_layout(where: PinInputs, location: RepoUrl, commit: str) -> tuple[TritonLayout, str]:
     """Layout facts at the Triton commit: from the workspace checkout when it has the commit."""
     with ExitStack() as stack:
-        local = _triton_reader_source(ctx, commit)
+        local = _triton_reader_source(where, commit)
         reader: FileReader
         if local is not None:
-            reader = LocalRepoReader(ctx.workspace.triton_src, local, commit, ctx.runner)
+            reader = LocalRepoReader(where.workspace.triton_src, local, commit, where.runner)
             reader.read_ahead(LAYOUT_FILES)
         else:
             try:
-                reader = stack.enter_context(open_reader(location, commit, ctx.runner))
+                reader = stack.enter_context(open_reader(location, commit, where.runner))
             except RefNotFound:
                 # PyTorch (or the user) names a commit this Triton repository does not have.
                 raise MismatchError(

@@ -16,15 +16,16 @@ from bootstrap.git.layout import detect_layout
 from bootstrap.git.pinned import Pins, llvm_url_for
 
 if TYPE_CHECKING:
-    from bootstrap.core.context import AppContext
+    from bootstrap.core.runner import Runner
+    from bootstrap.core.settings_table import Settings
 
 
-def adopted_pins(ctx: AppContext, path: Path) -> Pins:
-    runner = ctx.runner.logging_to(None)
+def adopted_pins(settings: Settings, runner: Runner, path: Path) -> Pins:
+    runner = runner.logging_to(None)
     root = check_clone(path, runner)
     clone = inspect_clone(root, runner)
     layout = detect_layout(working_tree_reader(root))
-    llvm_url, llvm_url_source = llvm_url_for(ctx, layout)
+    llvm_url, llvm_url_source = llvm_url_for(settings, layout)
     where = f"your clone {root}"
     notes = [f"{where}: {clone.describe()}"]
     if layout.llvm_pin_note:
@@ -42,6 +43,6 @@ def adopted_pins(ctx: AppContext, path: Path) -> Pins:
         llvm_commit_source=f"{layout.llvm_pin_file} in {where}, as it stands",
         llvm_url_source=llvm_url_source,
         triton_url=str(root),
-        backend=ctx.settings.backend,
+        backend=settings.backend,
         notes=tuple(notes),
     )

@@ -17,9 +17,9 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from bootstrap.pipeline.built.state import read_state
+from bootstrap.pipeline.built.triton_build import TritonBuild, find_build, runtime_env
 from bootstrap.pipeline.host.buildtree import read_cmake_cache
-from bootstrap.pipeline.setup.built import TritonBuild, find_build, runtime_env
-from bootstrap.pipeline.setup.state import read_state
 from bootstrap.pipeline.testing.run import TestPlan, TestReport, environment, run_plan
 from bootstrap.pipeline.testing.targets import TestStep
 

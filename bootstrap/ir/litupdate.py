@@ -43,8 +43,8 @@ from bootstrap.core.writes import replace_text
 from bootstrap.git.local_changes import unsaved_changes
 from bootstrap.ir.lit import test_path
 from bootstrap.ir.passes import PassIndex
-from bootstrap.pipeline.setup.built import find_build
-from bootstrap.pipeline.setup.state import read_state
+from bootstrap.pipeline.built.state import read_state
+from bootstrap.pipeline.built.triton_build import find_build
 
 if TYPE_CHECKING:
     from bootstrap.core.context import AppContext

@@ -24,8 +24,8 @@ from bootstrap.ir.replay import (
     write_inputs,
 )
 from bootstrap.ir.tritonopt import build_triton_opt
-from bootstrap.pipeline.setup.built import TritonBuild, find_build, runtime_env
-from bootstrap.pipeline.setup.state import read_state
+from bootstrap.pipeline.built.state import read_state
+from bootstrap.pipeline.built.triton_build import TritonBuild, find_build, runtime_env
 
 
 @dataclass(frozen=True)

@@ -17,7 +17,7 @@ from pathlib import Path
 from bootstrap.core import ui
 from bootstrap.core.context import AppContext
 from bootstrap.ir.dumps import Stage
-from bootstrap.pipeline.setup.build import BuildResult, run_build
+from bootstrap.pipeline.setup.api import BuildResult, run_build
 
 _PIPELINE = re.compile(r'mlir_reproducer\s*:\s*\{[^}]*?pipeline\s*:\s*"((?:[^"\\]|\\.)*)"', re.S)
 

@@ -34,6 +34,7 @@ from bootstrap.kernels.targets import DEFAULT_TARGETS, Target, parse_targets
 
 if TYPE_CHECKING:
     from bootstrap.core.context import AppContext
+    from bootstrap.core.runner import Runner
 
 # verify's ahead-of-time compile: the matmul, because it exercises each target's MMA lowering.
 MATMUL_KERNEL = "matmul_kernel"
@@ -246,14 +247,15 @@ def fresh_shell(ctx: AppContext) -> AppContext:
     return _with_environment(ctx, dict.fromkeys(FRESH_SHELL_UNSET))
 
 
-def runtime_tools(ctx: AppContext, python: Path, preload: Mapping[str, str] | None = None) -> Check:
-    """Does the installed Triton find ptxas (and ptxas-blackwell where it has one) on its own?
+def runtime_tools(runner: Runner, python: Path, preload: Mapping[str, str] | None = None) -> Check:
+    """Does the installed Triton find ptxas (and ptxas-blackwell where it has one) on its own, run as a new
+    shell would run it (without the tool-path variables)?
 
     `preload`: what an ASAN build of Triton needs to be imported at all (pipeline.sanitizer.preload_env)."""
-    fresh = fresh_shell(ctx)
+    fresh = runner.with_variables(dict.fromkeys(FRESH_SHELL_UNSET))
     with tempfile.TemporaryDirectory(prefix="tritondev-tools-") as neutral:
         try:
-            _, answer = inside.run_json(fresh.runner, python, "tritondev_runtime_tools.py", step="verify-tools",
+            _, answer = inside.run_json(fresh, python, "tritondev_runtime_tools.py", step="verify-tools",
                                         timeout=300, cwd=neutral, env=dict(preload or {}))
         except inside.BadAnswer as exc:
             return Check("ptxas", False, f"the tool probe did not answer: {exc}")
@@ -302,7 +304,7 @@ def _verify(ctx: AppContext, targets: list[Target], tools: Check | None) -> Veri
         checks: list[Check] = []
         if ctx.settings.backend == "nvidia":
             say("verify: asking Triton for its ptxas, as a fresh shell would")
-            checks.append(tools if tools is not None else runtime_tools(ctx, python))
+            checks.append(tools if tools is not None else runtime_tools(ctx.runner, python))
         say("verify: running the kernels " + ("on the GPU" if mode == "gpu" else "under Triton's interpreter"))
         kernels, bandwidth = run_kernels(ctx, python, mode)
         checks += kernels

@@ -171,7 +171,7 @@ def measure_auto(root: Path) -> list[dict[str, object]]:
     """--llvm auto's check: requests made and time taken, first asked, remembered, host unreachable."""
     import socket
 
-    from bootstrap.pipeline.llvm.auto import observe_auto
+    from bootstrap.pipeline.llvm.auto import observe_auto, remember_answer
 
     (root / "pkg").mkdir()
     (root / "pkg" / "llvm-0123abcd-ubuntu-x64-1.tar.gz").write_bytes(b"x" * 1024)
@@ -179,8 +179,11 @@ def measure_auto(root: Path) -> list[dict[str, object]]:
     pin, url = "0123abcd" + "0" * 32, server.url("llvm-0123abcd-ubuntu-x64-1.tar.gz")
 
     def timed(state: Path, package_url: str) -> float:
+        """Observed, then the answer recorded as setup's execution records it."""
         started = time.perf_counter()
-        observe_auto(state, pin, package_url, "", offline=False, url_given=True, dry_run=False)
+        learnt = observe_auto(state, pin, package_url, "", offline=False, url_given=True).learnt
+        if learnt is not None:
+            remember_answer(state, learnt.url, learnt.answer)
         return time.perf_counter() - started
 
     try:

@@ -9,6 +9,7 @@ from typing import TYPE_CHECKING
 
 from bootstrap.core.errors import MismatchError, TritondevError
 from bootstrap.core.fsutil import read_regular_text
+from bootstrap.core.values import LlvmAuto, LlvmFromSource, LlvmSource
 from bootstrap.doctor.checks.workspace import llvm_builds
 from bootstrap.doctor.facts import Facts
 from bootstrap.doctor.model import CheckOutcome, error, ok, warn
@@ -25,7 +26,7 @@ from bootstrap.pipeline.host.jobs import (
     size_for_settings,
 )
 from bootstrap.pipeline.llvm.auto import no_package_reason, plan_auto, read_memory
-from bootstrap.pipeline.llvm.source import package_for
+from bootstrap.pipeline.llvm.package import package_for
 from bootstrap.pipeline.llvm.suffix import detect_host
 
 if TYPE_CHECKING:
@@ -91,14 +92,14 @@ class LlvmHere:
     why: str  # "" when there is nothing to say
 
 
-def llvm_here(llvm: str, have_build: bool, decision: AutoDecision | None, pin: str | None) -> LlvmHere:
+def llvm_here(llvm: LlvmSource, have_build: bool, decision: AutoDecision | None, pin: str | None) -> LlvmHere:
     """The LLVM part of the estimate. Pure. decision: what --llvm auto decides for `pin` from what this
     workspace knows (state/llvm-auto.json); None when it would still have to ask the host."""
     if have_build:
         return LlvmHere(False, "an LLVM build is already here")
-    if llvm == "source":
+    if isinstance(llvm, LlvmFromSource):
         return LlvmHere(True, "")
-    if llvm != "auto":
+    if not isinstance(llvm, LlvmAuto):
         return LlvmHere(False, "")  # prebuilt, or an LLVM build of yours (PATH)
     if decision is None:
         return LlvmHere(None, f"--llvm auto decides at setup{f' for LLVM {pin[:12]}' if pin else ''}: Triton's"
@@ -165,8 +166,9 @@ def _auto_decision(facts: Facts) -> tuple[AutoDecision | None, str | None]:
 def disk(facts: Facts) -> CheckOutcome:
     settings = facts.ctx.settings
     workspace = facts.ctx.workspace
-    decision, pin = _auto_decision(facts) if settings.llvm == "auto" else (None, None)
-    llvm = llvm_here(settings.llvm, bool(llvm_builds(workspace.build)), decision, pin)
+    asked = settings.llvm_source
+    decision, pin = _auto_decision(facts) if isinstance(asked, LlvmAuto) else (None, None)
+    llvm = llvm_here(asked, bool(llvm_builds(workspace.build)), decision, pin)
     where = existing_ancestor(workspace.root)
     free = shutil.disk_usage(where).free / GIB
     return disk_outcome(free, where, settings.build_type, settings.llvm_build_type, llvm)

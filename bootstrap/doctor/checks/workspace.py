@@ -13,10 +13,10 @@ from bootstrap.doctor.registry import check
 from bootstrap.doctor.versions import TRITON_DISTS, git_hash, triton_requirement
 from bootstrap.git.layout import llvm_pin
 from bootstrap.git.setup_py import read_setup_py_args
+from bootstrap.pipeline.built.attempt import read_last_setup
+from bootstrap.pipeline.built.state import SetupState, read_state
+from bootstrap.pipeline.built.triton_build import llvm_pin_moved
 from bootstrap.pipeline.host.buildtree import read_vcs_revision
-from bootstrap.pipeline.setup.attempt import read_last_setup
-from bootstrap.pipeline.setup.built import llvm_pin_moved
-from bootstrap.pipeline.setup.state import SetupState, read_state
 
 GIT_TIMEOUT = 30.0
 

@@ -4,7 +4,6 @@ current setup as it is (each step builds with them, and the end reinstalls with 
 
 from __future__ import annotations
 
-import dataclasses
 from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
@@ -17,13 +16,12 @@ from bootstrap.git.commit_range import pin_refs
 from bootstrap.git.history import checked_out_commit, current_branch, origin_url
 from bootstrap.git.moves import inspect_checkout
 from bootstrap.pipeline.bisect.journal import Start
-from bootstrap.pipeline.bisect.steps import check_environment, resolve_command, step_context
+from bootstrap.pipeline.bisect.steps import check_environment, resolve_command
 from bootstrap.pipeline.bisect.worktree import adopted_clone
-from bootstrap.pipeline.setup.facts import gather_facts
-from bootstrap.pipeline.setup.plan import plan_setup
-from bootstrap.pipeline.setup.records import Records, changed_keys
-from bootstrap.pipeline.setup.records import StepRecord as SetupRecord
-from bootstrap.pipeline.setup.state import SetupState, read_state
+from bootstrap.pipeline.built.records import Records, changed_keys
+from bootstrap.pipeline.built.records import StepRecord as SetupRecord
+from bootstrap.pipeline.built.state import SetupState, read_state
+from bootstrap.pipeline.setup import api as setup
 
 if TYPE_CHECKING:
     from bootstrap.core.context import AppContext
@@ -104,9 +102,7 @@ def inconsistencies(ctx: AppContext, triton_commit: str, links: Mapping[str, str
     """How setup's plan at the starting commit differs from what is built: each step would build with
     these settings and the end would reinstall with them, so they must be setup's own."""
 
-    dry = ctx.runner.rehearsal().logging_to(None)
-    plan = plan_setup(gather_facts(step_context(dataclasses.replace(ctx, dry_run=True), dry,
-                                                triton_commit=triton_commit, allow_dirty=True, **links)))
+    plan = setup.plan_at(ctx, triton_commit=triton_commit, allow_dirty=True, **links)
     problems = [f"{s.name}: {s.reason}" for s in plan.steps if s.runs and s.name in (
         "checkout-llvm-project", "llvm-configure", "llvm-build")]
     install = plan.step("triton-install")

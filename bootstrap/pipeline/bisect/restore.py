@@ -11,9 +11,9 @@ from typing import TYPE_CHECKING
 from bootstrap.core.runner import Runner
 from bootstrap.pipeline.bisect.builds import BuildFolders
 from bootstrap.pipeline.bisect.journal import Journal
-from bootstrap.pipeline.bisect.steps import checkout, prepare_build_folder, step_context
+from bootstrap.pipeline.bisect.steps import checkout, prepare_build_folder
 from bootstrap.pipeline.bisect.worktree import adopted_clone, restore_clone
-from bootstrap.pipeline.setup.run import run_setup
+from bootstrap.pipeline.setup import api as setup
 
 if TYPE_CHECKING:
     from rich.console import Console
@@ -36,7 +36,7 @@ def restore(ctx: AppContext, runner: Runner, starts: Mapping[str, tuple[str, str
     triton_commit = starts["triton"][0]
     folders = BuildFolders(ctx.workspace.state)
     prepare_build_folder(ctx, folders, folders.start)  # the starting build's folder, when it was parked
-    run_setup(step_context(ctx, runner, triton_commit=triton_commit, allow_dirty=True, **urls), console, said)
+    setup.rebuild(ctx, runner, console, said, triton_commit=triton_commit, allow_dirty=True, **urls)
 
 
 @dataclass(frozen=True)

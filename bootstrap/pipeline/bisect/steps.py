@@ -32,28 +32,21 @@ from bootstrap.core import ui
 from bootstrap.core.errors import CheckFailed, CommandFailed, MismatchError, ToolMissing
 from bootstrap.core.redact import redact
 from bootstrap.core.runner import Runner
-from bootstrap.core.settings_table import SettingSource, SourceKind
 from bootstrap.env.exports import collect_variables
 from bootstrap.git.moves import guarded_move
 from bootstrap.pipeline.bisect.builds import BuildFolders
 from bootstrap.pipeline.bisect.search import Verdict
+from bootstrap.pipeline.built.long_commands import run_streamed
+from bootstrap.pipeline.built.records import Records
+from bootstrap.pipeline.built.state import read_state
 from bootstrap.pipeline.ccache.stats import ccache_counted
-from bootstrap.pipeline.distcc.client import build_for
-from bootstrap.pipeline.distcc.proof import compilers_of, prove
 from bootstrap.pipeline.host.buildtree import setup_py_build_folder
 from bootstrap.pipeline.host.fresh_cache import fresh_for_llvm, start_fresh
 from bootstrap.pipeline.host.triton_configure import fresh_for_install
 from bootstrap.pipeline.llvm import builds as llvm_builds
-from bootstrap.pipeline.recipe.era import BACKENDS_BUILT, llvm_era
+from bootstrap.pipeline.recipe.era import BACKENDS_BUILT
 from bootstrap.pipeline.recipe.inputs import Command
-from bootstrap.pipeline.recipe.llvm import llvm_build_key
-from bootstrap.pipeline.recipe.presets import make_presets
-from bootstrap.pipeline.setup.facts import gather_facts
-from bootstrap.pipeline.setup.long_commands import run_streamed
-from bootstrap.pipeline.setup.plan import VOLATILE, preset_inputs, size_for, stable
-from bootstrap.pipeline.setup.records import Records, fingerprint
-from bootstrap.pipeline.setup.run import run_setup
-from bootstrap.pipeline.setup.state import read_state
+from bootstrap.pipeline.setup import api as setup
 
 if TYPE_CHECKING:
     from rich.console import Console
@@ -64,7 +57,6 @@ GOOD, SKIP, INTERRUPTED = 0, 125, 128 + signal.SIGINT
 CRASHES = frozenset({signal.SIGILL, signal.SIGABRT, signal.SIGBUS, signal.SIGFPE, signal.SIGSEGV})
 # Setup's steps whose failure means "this commit does not build"; any other failure stops the bisect.
 BUILD_STEPS = ("llvm-configure", "llvm-build", "triton-install")
-BISECT_LLVM_FOLDER = "llvm-bisect"
 
 
 def verdict_of(exit_code: int) -> Verdict | None:
@@ -103,14 +95,6 @@ def llvm_built(runner: Runner) -> bool:
     return any(c.step == "llvm-build" and not c.probe for c in runner.history)
 
 
-def step_context(ctx: AppContext, runner: Runner, **settings: object) -> AppContext:
-    """`ctx` with its own runner (logs of this step) and settings changed as if given on the command line."""
-    sources = dict(ctx.settings.sources)
-    sources.update({name: SettingSource.of(SourceKind.CLI, f"--{name.replace('_', '-')}") for name in settings})
-    changed = dataclasses.replace(ctx.settings, **settings, sources=sources)  # type: ignore[arg-type]
-    return dataclasses.replace(ctx, settings=changed, runner=runner)
-
-
 def failed_build(exc: CommandFailed, what: str, root: Path) -> BuildFailed:
     """Why a commit does not build, in one line: the compiler's first error (paths from `root`), and the log."""
     errors = [line.strip() for line in exc.tail if re.search(r"\berror\b", line, re.IGNORECASE)]
@@ -131,11 +115,11 @@ class TritonStepper:
 
     def build(self, commit: str, runner: Runner) -> Built:
         checkout(runner, self.ctx.workspace.triton_src, commit)
-        sctx = step_context(self.ctx, runner, triton_commit=commit, allow_dirty=True, skip_verify=True, **self.urls)
         prepare_build_folder(self.ctx, self.folders, self.pin_of(commit))
         note = ""
         try:
-            run_setup(sctx, self.console, self.said)
+            setup.rebuild(self.ctx, runner, self.console, self.said, triton_commit=commit, allow_dirty=True,
+                          skip_verify=True, **self.urls)
         except CommandFailed as exc:
             step = runner.history[-1].step if runner.history else ""
             if step not in BUILD_STEPS:
@@ -163,34 +147,15 @@ class LlvmStepper:
     def __init__(self, ctx: AppContext, triton_commit: str, urls: Mapping[str, str], console: Console | None) -> None:
         self.ctx, self.console = ctx, console
         # Bisecting LLVM means building it from source, whatever `llvm` the workspace otherwise uses.
-        facts = gather_facts(step_context(ctx, ctx.runner, triton_commit=triton_commit, allow_dirty=True,
-                                          llvm="source", **urls))
-        llvm = facts.llvm
-        assert llvm is not None  # llvm="source" always observes the LLVM checkout
-        if facts.distcc is not None:  # proven once for the whole bisect; its slots size the compiles
-            tc = facts.toolchain
-            facts = dataclasses.replace(facts, distcc=prove(ctx.runner, facts.distcc, compilers_of(
-                tc.cc.path, tc.cxx.path), console if not ctx.json else None))
-        self.distcc = build_for(facts.distcc, None if ctx.dry_run else ctx.workspace.logs)
-        self.source, self.remote_env = llvm.path, dict(facts.remote_env)
-        era = llvm_era(facts.llvm_projects, facts.pins.layout.version or facts.pins.triton_version,
-                         ctx.settings.backend)
-        # One folder for every commit: the key of setup's LLVM builds without the commit in it.
-        key = llvm_build_key("any", ctx.settings.llvm_build_type, era, facts.toolchain).partition("-")[2]
-        self.folder = ctx.workspace.build / BISECT_LLVM_FOLDER / key
-        self.presets = make_presets(preset_inputs(facts, size_for(facts), self.folder, self.source))
-        tc = facts.toolchain
-        self.configure_fp = fingerprint({"cmake": stable(self.presets.llvm_cache), "cmake_version": tc.cmake.version,
-                                         "ccache": tc.ccache.version if tc.ccache else None}, {})
-        self.ccache, self.cmake_version = tc.ccache, tc.cmake.version
-        self.setup_dir, self.triton_src = facts.setup_dir, facts.triton.path
-        self.python_version = facts.target.python.version if facts.target.python else None
+        self.llvm = setup.llvm_bisect_build(ctx, triton_commit, dict(urls), console)
+        self.source, self.folder, self.presets = self.llvm.source, self.llvm.folder, self.llvm.presets
 
     def build(self, commit: str, runner: Runner) -> Built:
         checkout(runner, self.source, commit)
         site = llvm_builds.read_site(self.folder, self.source)
-        stamp = {"source": str(self.source), "key": self.folder.name, "configure_fingerprint": self.configure_fp}
-        if not site.configured or site.stamp.get("configure_fingerprint") != self.configure_fp:
+        configured = self.llvm.configure_fingerprint
+        stamp = {"source": str(self.source), "key": self.folder.name, "configure_fingerprint": configured}
+        if not site.configured or site.stamp.get("configure_fingerprint") != configured:
             self.folder.mkdir(parents=True, exist_ok=True)
             llvm_builds.write_stamp(self.folder, {**stamp, "configure_fingerprint": None})
             command = self._llvm_configure()
@@ -200,7 +165,7 @@ class LlvmStepper:
                 raise failed_build(exc, "LLVM does not configure", self.ctx.workspace.src) from None
             llvm_builds.write_stamp(self.folder, stamp)
         try:
-            counts = ccache_counted(runner, self.ccache,
+            counts = ccache_counted(runner, self.llvm.ccache,
                                     lambda: self._streamed(runner, self.presets.llvm_build, "LLVM/MLIR"))
         except CommandFailed as exc:
             raise failed_build(exc, "LLVM does not build", self.ctx.workspace.src) from None
@@ -223,7 +188,8 @@ class LlvmStepper:
         The rule is bootstrap.pipeline.host.fresh_cache's."""
 
         command = self.presets.llvm_configure
-        fresh = fresh_for_llvm(self.folder, self.source, self.presets.llvm_cache, self.cmake_version, VOLATILE)
+        fresh = fresh_for_llvm(self.folder, self.source, self.presets.llvm_cache, self.llvm.cmake_version,
+                               setup.VOLATILE)
         if fresh is None:
             return command
         if not fresh.by_argument:
@@ -235,19 +201,20 @@ class LlvmStepper:
         """The rule of bootstrap.pipeline.host.fresh_cache for setup.py's build folder: this LLVM folder is not
         the one the workspace was set up with (nor, for a prebuilt or given LLVM, in the same place)."""
 
-        folder = setup_py_build_folder(self.setup_dir, self.python_version) if self.python_version else None
+        llvm = self.llvm
+        folder = setup_py_build_folder(llvm.setup_dir, llvm.python_version) if llvm.python_version else None
         install = self.presets.pip_install
-        fresh = fresh_for_install(dict(install.env), install.unset, folder, self.triton_src,
-                                  self.ccache.path if self.ccache else None, ";".join(BACKENDS_BUILT))
+        fresh = fresh_for_install(dict(install.env), install.unset, folder, llvm.triton_src,
+                                  llvm.ccache.path if llvm.ccache else None, ";".join(BACKENDS_BUILT))
         if fresh is not None:
             if self.console is not None and not self.ctx.json:
                 self.console.print(f"fresh CMake cache for {fresh.notice()}", highlight=False, markup=False)
             start_fresh(fresh.folder)
 
     def _streamed(self, runner: Runner, command: Command, label: str) -> None:
-        env: dict[str, str | None] = {**self.remote_env}
-        if self.distcc is not None:
-            env.update(self.distcc.env(command.step))
+        env: dict[str, str | None] = {**self.llvm.remote_env}
+        if self.llvm.distcc is not None:
+            env.update(self.llvm.distcc.env(command.step))
         run_streamed(runner, command, label, self.console, show_progress=not self.ctx.json, extra_env=env)
 
 

@@ -26,9 +26,9 @@ from bootstrap.core.state_files import StateFiles
 from bootstrap.core.writes import replace_json
 from bootstrap.git.commit_range import split_ref
 from bootstrap.git.worktrees import add_worktree, commit_of, commits_lacking, remove_worktree
-from bootstrap.pipeline.bisect.steps import BuildFailed, Built, checkout, failed_build, llvm_built, step_context
-from bootstrap.pipeline.setup.run import run_setup
-from bootstrap.pipeline.setup.state import read_state
+from bootstrap.pipeline.bisect.steps import BuildFailed, Built, checkout, failed_build, llvm_built
+from bootstrap.pipeline.built.state import read_state
+from bootstrap.pipeline.setup import api as setup
 
 if TYPE_CHECKING:
     from rich.console import Console
@@ -110,10 +110,10 @@ class WorktreeStepper:
         record_clone(self.ctx, self.clone)  # before the state names the worktree
         add_worktree(runner, self.clone, self.path, commit, STEP)
         checkout(runner, self.path, commit)
-        sctx = step_context(self.ctx, runner, triton_src=self.path, allow_dirty=True, skip_verify=True, **self.urls)
         note = ""
         try:
-            run_setup(sctx, self.console, self.said)
+            setup.rebuild(self.ctx, runner, self.console, self.said, triton_src=self.path, allow_dirty=True,
+                          skip_verify=True, **self.urls)
         except CommandFailed as exc:
             if (runner.history[-1].step if runner.history else "") not in ("llvm-configure", "llvm-build",
                                                                              "triton-install"):
@@ -131,7 +131,7 @@ def restore_clone(ctx: AppContext, runner: Runner, clone: Path, urls: Mapping[st
     """Your clone installed again as it stands, and the worktree gone."""
 
     try:
-        run_setup(step_context(ctx, runner, triton_src=clone, allow_dirty=True, **urls), console, said)
+        setup.rebuild(ctx, runner, console, said, triton_src=clone, allow_dirty=True, **urls)
     finally:
         remove_worktree(runner, clone, worktree_path(ctx), STEP)
     StateFiles(ctx.workspace.state).bisect_clone.unlink(missing_ok=True)  # the state names your clone again

@@ -1,7 +1,7 @@
 """`--llvm auto` (the default): Triton's own prebuilt LLVM when there is one for the pin and this
 machine, else a source build; the choice and its reason in one line, before anything is built.
 
-Which pins and machines have a package is upstream's rule, applied by `llvm_source.package_for`:
+Which pins and machines have a package is upstream's rule, applied by `package.package_for`:
 the suffix `python/build_helpers.py` (`get_llvm_package_info`, setup.py before 3.7) picks for this
 machine, and for Triton >= 3.8 a sha256 for that suffix in `cmake/llvm-info.json`. Whether the
 package is really on the server (a new pin, a fork's pin, a retired host) only the server knows:
@@ -13,8 +13,8 @@ Never worse than `--llvm source`: a package that should exist but cannot be had 
 with only mirrors, HTTP errors, a failed download, a wrong sha256, tools that do not run here) makes
 auto build from source, with one line saying why. A package that failed is remembered as unusable.
 
-`plan_auto` is the pure rule; `observe_auto` reads the memory, asks the server when the rule says so,
-and records the answer (never under --dry-run).
+`plan_auto` is the pure rule; `observe_auto` reads the memory and asks the server when the rule says so;
+setup's execution records the answer (`remember_answer`, never under --dry-run).
 """
 
 from __future__ import annotations
@@ -196,26 +196,33 @@ def forget_choice(state: Path, pin: str) -> None:
 
 
 @dataclass(frozen=True)
+class Learnt:
+    """A server's answer about a package, asked this run: setup records it once the plan executes."""
+
+    url: str
+    answer: Probe
+
+
+@dataclass(frozen=True)
 class AutoOutcome:
     decision: AutoDecision
     url: str | None
-    asked: bool  # a request was made this run
+    learnt: Learnt | None  # the answer of the request made this run (None: none was made)
 
 
 def observe_auto(state: Path, pin: str, package_url: str | None, no_package: str, *, offline: bool,
-                 url_given: bool, dry_run: bool, local: Path | None = None) -> AutoOutcome:
-    """Decide, asking the server at most once; the answer is recorded unless dry_run."""
+                 url_given: bool, local: Path | None = None) -> AutoOutcome:
+    """Decide, asking the server at most once. Only reads: the answer comes back to be recorded by the
+    caller that changes the workspace (setup's execution), never here."""
     memory = read_memory(state)
     decision = plan_auto(pin=pin, url=package_url, no_package=no_package, offline=offline, url_given=url_given,
                          memory=memory, local=local)
     if not decision.ask or package_url is None:
-        return AutoOutcome(decision, package_url, False)
+        return AutoOutcome(decision, package_url, None)
     answer = probe(package_url)
-    if not dry_run:
-        remember_answer(state, package_url, answer)
     decision = plan_auto(pin=pin, url=package_url, no_package=no_package, offline=offline, url_given=url_given,
                          memory=memory, probe=answer)
-    return AutoOutcome(decision, package_url, True)
+    return AutoOutcome(decision, package_url, Learnt(package_url, answer))
 
 
 def no_package_reason(exc: MismatchError) -> str:

@@ -31,7 +31,7 @@ from bootstrap.core.writes import replace_json
 from bootstrap.git.head import head_commit
 
 if TYPE_CHECKING:
-    from bootstrap.pipeline.llvm.source import Package
+    from bootstrap.pipeline.llvm.package import Package
 
 LLVM_STAMP = ".tritondev-llvm.json"
 REGISTRY_NAME = "llvm-builds.json"
@@ -107,7 +107,6 @@ class LlvmLocation:
     configured: bool = False
     link_to: Path | None = None  # make <workspace>/build/llvm/<key> a link to this build first
     unlink: bool = False  # remove <workspace>/build/llvm/<key>, a link to a build that is gone
-    kind: str = "source"  # source: a build of a checkout; prebuilt: an unpacked package; path: --llvm PATH
 
 
 def locate(folders: LlvmFolders, llvm_src: Path, build_fp: str, commit: str) -> LlvmLocation:
@@ -148,15 +147,14 @@ def locate_package(folders: LlvmFolders, package: Package) -> LlvmLocation:
     if folders.linked is not None:
         if package_ready(folders.linked, package):
             site = folders.linked
-            return LlvmLocation(site.build, site.build, str(site.build), site.stamp, True, kind=PREBUILT_KIND)
-        return LlvmLocation(mine, mine, None, unlink=True, kind=PREBUILT_KIND)
+            return LlvmLocation(site.build, site.build, str(site.build), site.stamp, True)
+        return LlvmLocation(mine, mine, None, unlink=True)
     if folders.own is not None and package_ready(folders.own, package):
-        return LlvmLocation(mine, mine, None, folders.own.stamp, True, kind=PREBUILT_KIND)
+        return LlvmLocation(mine, mine, None, folders.own.stamp, True)
     for site in folders.registered:
         if package_ready(site, package):
-            return LlvmLocation(site.build, site.build, str(site.build), site.stamp, True, link_to=site.build,
-                                kind=PREBUILT_KIND)
-    return LlvmLocation(mine, mine, None, kind=PREBUILT_KIND)
+            return LlvmLocation(site.build, site.build, str(site.build), site.stamp, True, link_to=site.build)
+    return LlvmLocation(mine, mine, None)
 
 
 def link_reused(mine: Path, location: LlvmLocation) -> None:

@@ -18,31 +18,32 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from bootstrap.core.values import LLVM_PATH
 from bootstrap.pipeline.host.jobs import LLVM_DISK, Jobs, Resources, llvm_build_hours
 from bootstrap.pipeline.llvm import builds as llvm_builds
-from bootstrap.pipeline.llvm.source import LlvmSourceFacts
+from bootstrap.pipeline.llvm.source import PrebuiltPackage, UserTree
 
 # The step whose fingerprint triton-install depends on, whichever LLVM source is used.
 LLVM_STEPS = ("llvm-build", "llvm-download", "llvm-use")
 
 
-def observe_folders(llvm_dir: Path, source: LlvmSourceFacts) -> llvm_builds.LlvmFolders:
+def observe_folders(llvm_dir: Path, use: PrebuiltPackage | UserTree) -> llvm_builds.LlvmFolders:
     """What is on disk for a package (this workspace's folder, a link, other workspaces'), or the tree."""
-    if source.package is not None:
-        mine = llvm_dir / source.package.name
-        return llvm_builds.observe(mine, mine)
-    assert source.tree is not None
-    return llvm_builds.LlvmFolders(source.tree.path, None, None)
+    match use:
+        case PrebuiltPackage(package=package):
+            mine = llvm_dir / package.name
+            return llvm_builds.observe(mine, mine)
+        case UserTree(tree=tree):
+            return llvm_builds.LlvmFolders(tree.path, None, None)
 
 
-def prebuilt_or_tree_location(source: LlvmSourceFacts, folders: llvm_builds.LlvmFolders) -> llvm_builds.LlvmLocation:
-    if source.package is not None:
-        return llvm_builds.locate_package(folders, source.package)
-    assert source.tree is not None
-    # reused_from: a tree of the user's own, where setup writes nothing.
-    return llvm_builds.LlvmLocation(source.tree.path, source.tree.path, f"--llvm {source.tree.path}", {}, True,
-                                    kind=LLVM_PATH)
+def prebuilt_or_tree_location(use: PrebuiltPackage | UserTree,
+                              folders: llvm_builds.LlvmFolders) -> llvm_builds.LlvmLocation:
+    match use:
+        case PrebuiltPackage(package=package):
+            return llvm_builds.locate_package(folders, package)
+        case UserTree(tree=tree):
+            # reused_from: a tree of the user's own, where setup writes nothing.
+            return llvm_builds.LlvmLocation(tree.path, tree.path, f"--llvm {tree.path}", {}, True)
 
 
 @dataclass(frozen=True)
@@ -53,22 +54,22 @@ class StepDecision:
     reason: str
 
 
-def prebuilt_or_tree_step(source: LlvmSourceFacts, where: llvm_builds.LlvmLocation) -> StepDecision:
+def prebuilt_or_tree_step(use: PrebuiltPackage | UserTree, where: llvm_builds.LlvmLocation) -> StepDecision:
     """The llvm-download or llvm-use step: what it depends on, and whether it has anything to do. Pure."""
-    if source.package is not None:
-        package = source.package
-        inputs = {"package": package.name, "sha256": package.sha256, "llvm_hash": package.llvm_hash}
-        if where.reused_from:
-            return StepDecision("llvm-download", inputs, True,
-                                f"package {package.name} reused from {where.reused_from}")
-        if where.configured:
-            checked = "sha256 checked" if package.sha256 else "no sha256 published"
-            return StepDecision("llvm-download", inputs, True, f"package {package.name} in place ({checked})")
-        return StepDecision("llvm-download", inputs, False, f"package {package.name} not here yet")
-    assert source.tree is not None
-    tree = source.tree
-    inputs = {"path": str(tree.path), "revision": tree.revision}
-    return StepDecision("llvm-use", inputs, True, f"LLVM {str(tree.revision)[:12]} at {tree.path} (--llvm PATH)")
+    match use:
+        case PrebuiltPackage(package=package):
+            inputs = {"package": package.name, "sha256": package.sha256, "llvm_hash": package.llvm_hash}
+            if where.reused_from:
+                return StepDecision("llvm-download", inputs, True,
+                                    f"package {package.name} reused from {where.reused_from}")
+            if where.configured:
+                checked = "sha256 checked" if package.sha256 else "no sha256 published"
+                return StepDecision("llvm-download", inputs, True, f"package {package.name} in place ({checked})")
+            return StepDecision("llvm-download", inputs, False, f"package {package.name} not here yet")
+        case UserTree(tree=tree):
+            inputs = {"path": str(tree.path), "revision": tree.revision}
+            return StepDecision("llvm-use", inputs, True,
+                                f"LLVM {str(tree.revision)[:12]} at {tree.path} (--llvm PATH)")
 
 
 def source_build_cost(resources: Resources, jobs: Jobs, llvm_build_type: str, *, offer_prebuilt: bool = True) -> str:
@@ -81,22 +82,6 @@ def source_build_cost(resources: Resources, jobs: Jobs, llvm_build_type: str, *,
             f" {resources.mem_available / 2**30:.0f} GiB free; much less with a warm ccache) and about"
             f" {LLVM_DISK.get(llvm_build_type, 60)} GiB of disk for a {llvm_build_type} build.{other}"
             " see docs/llvm-sources.md")
-
-
-
-
-
-
-
-
-
-
-
-
-
-
-
-
 
 
 # What works when the LLVM repository cannot be reached (offline, a proxy, a firewall): said with a

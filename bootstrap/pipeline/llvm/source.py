@@ -4,14 +4,14 @@
   (bootstrap.pipeline.llvm.auto decides, asking the package host at most once per pin).
 - source: the pinned llvm-project commit, cloned and built (llvm-configure, llvm-build).
 - prebuilt: the package Triton's CI built for the pin, named and checked as Triton's own setup.py
-  (<= 3.6) and python/build_helpers.py (>= 3.7) do: `llvm-<hash8>-<suffix>-<build_number>.tar.gz`
-  with `sha256sum[<suffix>]` from cmake/llvm-info.json (>= 3.8), `llvm-<hash8>-<suffix>.tar.gz`
-  and no sum before. The suffix is chosen per era as upstream chooses it (`host_suffix`).
+  and python/build_helpers.py do (bootstrap.pipeline.llvm.package).
 - PATH: an LLVM build or install tree the user already has, checked for what Triton needs (MLIR's
   CMake package, FileCheck, the GPU targets) and for its revision (`inspect_tree`).
 
-Everything here reads and decides; the download is bootstrap.pipeline.llvm.download, the extraction
-bootstrap.pipeline.llvm.archive, the steps that use them bootstrap.pipeline.llvm.plan.
+`observe` resolves the setting's `LlvmSource` into what setup uses (`LlvmUse`). Everything here reads
+and decides, and writes nothing (what --llvm auto learnt is handed back for setup to record); the
+download is bootstrap.pipeline.llvm.download, the extraction bootstrap.pipeline.llvm.archive, the steps
+that use them bootstrap.pipeline.llvm.plan.
 """
 
 from __future__ import annotations
@@ -20,17 +20,17 @@ import dataclasses
 import os
 import re
 from collections.abc import Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
 
 from bootstrap.core.errors import ConfigError, MismatchError
-from bootstrap.core.fsutil import parse_json, read_regular_text
-from bootstrap.core.redact import redact
-from bootstrap.core.values import LLVM_AUTO, LLVM_PATH, LLVM_PREBUILT, LLVM_SOURCE, llvm_kind_of
+from bootstrap.core.fsutil import read_regular_text
+from bootstrap.core.values import LlvmAuto, LlvmFromSource, LlvmPrebuilt, LlvmTree
 from bootstrap.git.setup_py import SetupPyArgs
 from bootstrap.pipeline.host.buildtree import read_vcs_revision
 from bootstrap.pipeline.llvm.auto import no_package_reason, observe_auto
+from bootstrap.pipeline.llvm.package import Package, local_package, package_for
 from bootstrap.pipeline.llvm.requirements import era_missing
 from bootstrap.pipeline.llvm.suffix import SUFFIX_ENV, Host, detect_host, host_suffix, os_release_id
 from bootstrap.pipeline.recipe.era import llvm_era
@@ -41,125 +41,9 @@ if TYPE_CHECKING:
     from bootstrap.core.runner import Runner
     from bootstrap.core.settings_table import Settings
     from bootstrap.git.pinned import Pins
-    from bootstrap.pipeline.llvm.auto import AutoDecision
+    from bootstrap.pipeline.llvm.auto import AutoDecision, Learnt
 
-LLVM_INFO = "cmake/llvm-info.json"
 _HEX40 = re.compile(r"^[0-9a-f]{40}$")
-_HEX64 = re.compile(r"^[0-9a-f]{64}$")
-
-
-# -- the settings --------------------------------------------------------------------------------
-
-
-
-
-
-
-# -- cmake/llvm-info.json ------------------------------------------------------------------------
-
-
-@dataclass(frozen=True)
-class LlvmInfo:
-    """cmake/llvm-info.json (Triton >= 3.8): the LLVM commit, the package's build number, and the
-    sha256 of each platform's package."""
-
-    llvm_hash: str
-    build_number: int
-    sha256sum: Mapping[str, str]  # suffix -> 64 lower-case hex digits
-    malformed: tuple[str, ...] = ()  # suffixes whose sum is not 64 hex digits
-
-
-def parse_llvm_info(text: str, where: str = LLVM_INFO) -> LlvmInfo:
-    """The file's facts; MismatchError (exit 5) naming what is wrong with it."""
-
-    def bad(what: str) -> MismatchError:
-        return MismatchError(f"{where} {what}", fix="check the Triton commit, or use --llvm source")
-
-    try:
-        data = parse_json(text)
-    except (ValueError, RecursionError):
-        raise bad("is not valid JSON") from None
-    if not isinstance(data, dict):
-        raise bad("is not a JSON object")
-    llvm_hash = data.get("llvm_hash")
-    if not isinstance(llvm_hash, str) or not _HEX40.match(llvm_hash.strip().lower()):
-        raise bad("has no 40-hex-digit 'llvm_hash'")
-    number = data.get("build_number")
-    if isinstance(number, bool) or not isinstance(number, int) or not 0 <= number < 10**9:
-        raise bad("has no whole-number 'build_number'")
-    sums = data.get("sha256sum", {})
-    if not isinstance(sums, dict):
-        raise bad("has a 'sha256sum' that is not an object")
-    good = {k: v.lower() for k, v in sums.items() if isinstance(v, str) and _HEX64.match(v.lower())}
-    malformed = tuple(sorted(str(k) for k in sums if k not in good))
-    return LlvmInfo(llvm_hash.strip().lower(), number, good, malformed)
-
-
-# -- the package ---------------------------------------------------------------------------------
-
-
-@dataclass(frozen=True)
-class Package:
-    """One prebuilt LLVM package: `<name>.tar.gz` at `url`, a single top folder `<name>/` inside."""
-
-    name: str  # llvm-<hash8>-<suffix>[-<build_number>]
-    url: str
-    sha256: str | None  # None: this Triton era publishes no sums
-    suffix: str
-    llvm_hash: str
-    build_number: int | None
-    suffix_reason: str = ""
-
-    @property
-    def archive(self) -> str:
-        return f"{self.name}.tar.gz"
-
-    def to_json(self) -> dict[str, object]:
-        return {"name": self.name, "url": redact(self.url), "sha256": self.sha256, "suffix": self.suffix,
-                "suffix_reason": self.suffix_reason, "llvm_hash": self.llvm_hash, "build_number": self.build_number}
-
-
-def local_package(package: Package, environ: Mapping[str, str]) -> Path | None:
-    """This very package, already unpacked on this machine by Triton's own setup.py (an earlier `pip install
-    -e .`): `$TRITON_HOME/.triton/llvm/<name>`, else `$HOME/.triton/llvm/<name>`, as upstream names it. Only
-    when it is that package: its VCSRevision.h names the pin (without one, its version.txt, upstream's own
-    mark, names the same archive), and its llvm-config is there. Read only; never moved."""
-    home = environ.get("TRITON_HOME") or environ.get("HOME")
-    if not home:
-        return None
-    folder = Path(home) / ".triton" / "llvm" / package.name
-    if folder.is_symlink() or not (folder / "bin" / "llvm-config").is_file():
-        return None
-    revision = read_vcs_revision(folder)
-    if revision is not None:
-        return folder if revision == package.llvm_hash.lower() else None
-    try:
-        url = read_regular_text(folder / "version.txt", limit=1 << 12).strip()
-    except OSError:
-        return None
-    return folder if url.rsplit("/", 1)[-1] == package.archive else None
-
-
-def package_for(info_text: str | None, pin: str, rules: SetupPyArgs, host: Host, environ: Mapping[str, str],
-                base_url: str) -> Package:
-    """The package Triton at this pin downloads on this host (`rules`: what its setup.py / build_helpers.py
-    say of the suffix). MismatchError when there is none."""
-    suffix, why = host_suffix(host, rules, environ)
-    if suffix is None:
-        raise MismatchError(f"no prebuilt LLVM for this machine: {why}",
-                            fix="build LLVM from source: --llvm source")
-    if info_text is None:  # cmake/llvm-hash.txt era: no build number, no sums
-        return Package(f"llvm-{pin[:8]}-{suffix}", f"{base_url}/llvm-{pin[:8]}-{suffix}.tar.gz", None, suffix, pin,
-                       None, why)
-    info = parse_llvm_info(info_text)
-    name = f"llvm-{info.llvm_hash[:8]}-{suffix}-{info.build_number}"
-    sha = info.sha256sum.get(suffix)
-    if sha is None:
-        state = "a malformed sha256 for" if suffix in info.malformed else "no sha256 for"
-        known = ", ".join(sorted(info.sha256sum)) or "none"
-        raise MismatchError(f"{LLVM_INFO} at this Triton commit has {state} {suffix} (packages with sums: {known})",
-                            fix=f"set {SUFFIX_ENV} to one of them, or build LLVM from source: --llvm source")
-    return Package(name, f"{base_url}/{name}.tar.gz", sha, suffix, info.llvm_hash, info.build_number, why)
 
 
 # -- an LLVM tree the user has -------------------------------------------------------------------
@@ -255,36 +139,80 @@ def judge_tree(tree: TreeReport, pin: str, backend: str, allow_mismatch: bool,
 
 def precheck(settings: Settings) -> None:
     """What can be judged of `--llvm PATH` before the pins are known and anything is written."""
-    if llvm_kind_of(settings.llvm) == LLVM_PATH:
-        check_contents(inspect_tree(Path(settings.llvm)), settings.backend)
+    if isinstance(asked := settings.llvm_source, LlvmTree):
+        check_contents(inspect_tree(asked.path), settings.backend)
 
 
 # -- the facts setup plans from ------------------------------------------------------------------
 
 
 @dataclass(frozen=True)
-class LlvmSourceFacts:
-    """The LLVM setup builds Triton against, as far as it is known before anything runs."""
+class SourceBuild:
+    """The pinned llvm-project commit, built in the workspace (`--llvm source`, or what auto chose)."""
 
-    kind: str = LLVM_SOURCE  # source | prebuilt | path (auto has decided for one of the first two)
-    package: Package | None = None  # prebuilt
-    tree: TreeReport | None = None  # path
-    accepted_revision: str | None = None  # the revision verify requires; None: the pin
-    notices: tuple[str, ...] = field(default=())
     auto: AutoDecision | None = None  # --llvm auto: what it chose and why
+    notices: tuple[str, ...] = ()
+
+    def expected_revision(self, pin: str) -> str:
+        """The LLVM revision verify requires of the build."""
+        return pin
+
+    def elsewhere(self, build: Path) -> str:
+        """Why the workspace has no LLVM of its own to configure or build by hand: "" (it has one)."""
+        return ""
+
+    def to_json(self) -> dict[str, object]:
+        return {"kind": "source", "accepted_revision": None, **_auto_json(self.auto)}
+
+
+@dataclass(frozen=True)
+class PrebuiltPackage:
+    """Triton's own package for the pin (`--llvm prebuilt`, or what auto chose)."""
+
+    package: Package
+    notices: tuple[str, ...] = ()
+    auto: AutoDecision | None = None
+
+    def expected_revision(self, pin: str) -> str:
+        return self.package.llvm_hash
+
+    def elsewhere(self, build: Path) -> str:
+        return f"LLVM comes from Triton's prebuilt package unpacked in {build} (--llvm prebuilt)"
+
+    def to_json(self) -> dict[str, object]:
+        return {"kind": "prebuilt", "accepted_revision": self.package.llvm_hash, "package": self.package.to_json(),
+                **_auto_json(self.auto)}
+
+
+@dataclass(frozen=True)
+class UserTree:
+    """An LLVM build or install tree of the user's (`--llvm PATH`), judged against the pin."""
+
+    tree: TreeReport
+    accepted_revision: str | None = None  # another revision than the pin, allowed (--allow-llvm-mismatch)
+    notices: tuple[str, ...] = ()
+
+    @property
+    def auto(self) -> AutoDecision | None:
+        return None  # given by the user: nothing was decided
 
     def expected_revision(self, pin: str) -> str:
         return self.accepted_revision or pin
 
+    def elsewhere(self, build: Path) -> str:
+        return f"LLVM comes from the given path {build} (--llvm {build})"
+
     def to_json(self) -> dict[str, object]:
-        data: dict[str, object] = {"kind": self.kind, "accepted_revision": self.accepted_revision}
-        if self.package is not None:
-            data["package"] = self.package.to_json()
-        if self.tree is not None:
-            data["tree"] = self.tree.to_json()
-        if self.auto is not None:
-            data["auto"] = {"choice": self.auto.choice, "why": self.auto.why, "line": self.auto.line()}
-        return data
+        return {"kind": "path", "accepted_revision": self.accepted_revision, "tree": self.tree.to_json()}
+
+
+# The LLVM setup builds Triton against, as far as it is known before anything runs: --llvm auto has
+# decided for a source build or a package by then.
+LlvmUse = SourceBuild | PrebuiltPackage | UserTree
+
+
+def _auto_json(auto: AutoDecision | None) -> dict[str, object]:
+    return {} if auto is None else {"auto": {"choice": auto.choice, "why": auto.why, "line": auto.line()}}
 
 
 def ask_llvm_config(tree: TreeReport, runner: Runner) -> TreeReport:
@@ -304,62 +232,58 @@ def ask_llvm_config(tree: TreeReport, runner: Runner) -> TreeReport:
 
 
 def observe(settings: Settings, pins: Pins, info_text: str | None, runner: Runner,
-            environ: Mapping[str, str] | None = None, *, state: Path | None = None,
-            dry_run: bool = False) -> LlvmSourceFacts:
-    """The LLVM source setup will use. Raises (before anything is created) when it cannot serve.
+            environ: Mapping[str, str] | None = None, *, state: Path | None = None) -> LlvmObserved:
+    """The LLVM source setup will use, and what --llvm auto learnt from the package host (for the plan to
+    remember). Raises (before anything is created) when it cannot serve. Only reads.
 
-    state: the workspace's state folder, where --llvm auto remembers what it learnt."""
+    state: the workspace's state folder, where --llvm auto keeps what it learnt."""
     environ = os.environ if environ is None else environ
-    kind = llvm_kind_of(settings.llvm)
-    if kind == LLVM_AUTO:
-        return _observe_auto(settings, pins, info_text, environ, state, dry_run)
-    if kind == LLVM_SOURCE:
-        return LlvmSourceFacts()
-    if kind == LLVM_PREBUILT:
-        version = pins.layout.version or pins.triton_version
-        package = package_for(info_text, pins.llvm_commit, pins.layout.setup_args, detect_host(), environ,
-                              settings.llvm_prebuilt_url)
-        return _prebuilt(package, version)
-    tree = ask_llvm_config(inspect_tree(Path(settings.llvm)), runner)
-    notices = judge_tree(tree, pins.llvm_commit, settings.backend, settings.allow_llvm_mismatch,
-                         pins.layout.version or pins.triton_version, pins.layout.setup_args)
-    return LlvmSourceFacts(LLVM_PATH, tree=tree, accepted_revision=tree.revision if notices else None, notices=notices)
+    match settings.llvm_source:
+        case LlvmAuto(url=url):
+            return _observe_auto(settings, url, pins, info_text, environ, state)
+        case LlvmFromSource():
+            return LlvmObserved(SourceBuild())
+        case LlvmPrebuilt(url=url):
+            version = pins.layout.version or pins.triton_version
+            package = package_for(info_text, pins.llvm_commit, pins.layout.setup_args, detect_host(), environ, url)
+            return LlvmObserved(_prebuilt(package, version))
+        case LlvmTree(path=path):
+            tree = ask_llvm_config(inspect_tree(path), runner)
+            notices = judge_tree(tree, pins.llvm_commit, settings.backend, settings.allow_llvm_mismatch,
+                                 pins.layout.version or pins.triton_version, pins.layout.setup_args)
+            return LlvmObserved(UserTree(tree, tree.revision if notices else None, notices))
 
 
-def _prebuilt(package: Package, version: str | None, auto: AutoDecision | None = None) -> LlvmSourceFacts:
+@dataclass(frozen=True)
+class LlvmObserved:
+    """What observing the LLVM source found: the LLVM to use, and the package host's answer asked for it
+    this run (--llvm auto), which executing the plan records (observing writes nothing)."""
+
+    use: LlvmUse
+    learnt: Learnt | None = None
+
+
+def _prebuilt(package: Package, version: str | None, auto: AutoDecision | None = None) -> PrebuiltPackage:
     notices: tuple[str, ...] = () if package.sha256 else (
         f"Triton {version or ''} publishes no sha256 for its LLVM packages (cmake/llvm-info.json came with 3.8):"
         f" {package.archive} is unverified",)
-    return LlvmSourceFacts(LLVM_PREBUILT, package=package, accepted_revision=package.llvm_hash, notices=notices,
-                           auto=auto)
+    return PrebuiltPackage(package, notices, auto)
 
 
-def _observe_auto(settings: Settings, pins: Pins, info_text: str | None, environ: Mapping[str, str],
-                  state: Path | None, dry_run: bool) -> LlvmSourceFacts:
+def _observe_auto(settings: Settings, url: str, pins: Pins, info_text: str | None, environ: Mapping[str, str],
+                  state: Path | None) -> LlvmObserved:
 
     version = pins.layout.version or pins.triton_version
     package: Package | None = None
     why_not = ""
     try:
-        package = package_for(info_text, pins.llvm_commit, pins.layout.setup_args, detect_host(), environ,
-                              settings.llvm_prebuilt_url)
+        package = package_for(info_text, pins.llvm_commit, pins.layout.setup_args, detect_host(), environ, url)
     except MismatchError as exc:
         why_not = no_package_reason(exc)
     local = local_package(package, environ) if package is not None else None
     outcome = observe_auto(state or Path("/nonexistent"), pins.llvm_commit, package.url if package else None, why_not,
                            offline=settings.offline, url_given=settings.source_of("llvm_prebuilt_url").given,
-                           dry_run=dry_run or state is None, local=local)
-    if outcome.decision.choice == LLVM_PREBUILT and package is not None:
-        return _prebuilt(package, version, outcome.decision)
-    return LlvmSourceFacts(auto=outcome.decision)
-
-
-def llvm_info_text(at_pin: str | None, checkout: Path, *, kept: bool) -> str | None:
-    """cmake/llvm-info.json as the build will see it: the checkout's own when it is built as it
-    stands (--allow-dirty), else the pinned commit's."""
-    if not kept:
-        return at_pin
-    try:
-        return read_regular_text(checkout / LLVM_INFO, limit=1 << 24)
-    except OSError:
-        return None
+                           local=local)
+    if outcome.decision.choice == "prebuilt" and package is not None:
+        return LlvmObserved(_prebuilt(package, version, outcome.decision), outcome.learnt)
+    return LlvmObserved(SourceBuild(outcome.decision), outcome.learnt)

@@ -40,25 +40,15 @@ def _bash_array(name: str, items: Sequence[str]) -> str:
     return f"{name}=(" + " ".join(shlex.quote(i) for i in items) + ")\n"
 
 
-def llvm_elsewhere(kind: str, build: Path) -> str:
-    """Why the workspace has no LLVM of its own for triton-configure-mlir / triton-build-mlir to
-    configure or build ("" when it has: --llvm source)."""
-    if kind == "prebuilt":
-        return f"LLVM comes from Triton's prebuilt package unpacked in {build} (--llvm prebuilt)"
-    if kind == "path":
-        return f"LLVM comes from the given path {build} (--llvm {build})"
-    return ""
-
-
-def render_shell_values(presets: Presets, paths: Paths, llvm_kind: str = "source") -> str:
+def render_shell_values(presets: Presets, paths: Paths, elsewhere: str = "") -> str:
     """The values shell/triton-dev.sh runs: bash arrays, one per command, written into the workspace.
 
     With --llvm prebuilt or PATH there is no LLVM checkout or build folder of the workspace: the LLVM
-    commands are left empty and TRITON_DEV_LLVM_ELSEWHERE says why, so that the functions refuse
-    rather than run cmake on folders that are not there."""
+    commands are left empty and TRITON_DEV_LLVM_ELSEWHERE says why (`elsewhere`, the LLVM source's own
+    line: bootstrap.pipeline.llvm.source), so that the functions refuse rather than run cmake on folders
+    that are not there."""
     env = [f"{k}={v}" for k, v in presets.triton_env]
     unset = [f"-u{name}" for name in presets.triton_unset]
-    elsewhere = llvm_elsewhere(llvm_kind, paths.llvm_build)
     lines = [
         "# Written by `tritondev setup` from its presets; shell/triton-dev.sh reads it. Do not edit:\n",
         "# re-run `tritondev setup` (or `tritondev setup --dry-run`) to change it.\n",

@@ -15,9 +15,19 @@ def llvm_build_key(commit: str, build_type: str, era: LlvmEra, toolchain: Toolch
 
     Not jobs, not ccache, not paths: a build made with any of those is the same build.
     """
+    digest = _digest({"commit": commit, **_flags(build_type, era, toolchain)})
+    return f"{commit[:8]}-{build_type}-{digest}"
+
+
+def llvm_flags_key(build_type: str, era: LlvmEra, toolchain: Toolchain) -> str:
+    """What makes one folder serve LLVM builds of any commit (a bisect's, rebuilt commit after commit):
+    the key of `llvm_build_key` without the commit."""
+    return f"{build_type}-{_digest(_flags(build_type, era, toolchain))}"
+
+
+def _flags(build_type: str, era: LlvmEra, toolchain: Toolchain) -> dict[str, str]:
     ident = toolchain.identity()
-    parts = {
-        "commit": commit,
+    return {
         "build_type": build_type,
         "targets": ";".join(era.targets),
         "projects": ";".join(era.projects),
@@ -25,8 +35,10 @@ def llvm_build_key(commit: str, build_type: str, era: LlvmEra, toolchain: Toolch
         "cxx": ident["cxx"],
         "linker": ident["linker"],
     }
-    digest = hashlib.sha256(json.dumps(parts, sort_keys=True).encode()).hexdigest()[:12]
-    return f"{commit[:8]}-{build_type}-{digest}"
+
+
+def _digest(parts: dict[str, str]) -> str:
+    return hashlib.sha256(json.dumps(parts, sort_keys=True).encode()).hexdigest()[:12]
 
 
 def llvm_cache_variables(inputs: PresetInputs) -> list[tuple[str, str]]:

@@ -25,8 +25,12 @@ from bootstrap.core.errors import MismatchError, ToolMissing, UsageError
 from bootstrap.core.runner import PlannedCommand
 from bootstrap.core.suggest import close_matches
 from bootstrap.git.moves import inspect_checkout
+from bootstrap.pipeline.built.long_commands import run_streamed
+from bootstrap.pipeline.built.records import Records, fingerprint
+from bootstrap.pipeline.built.state import SetupState, read_state, write_state
+from bootstrap.pipeline.built.triton_build import llvm_pin_moved
 from bootstrap.pipeline.ccache.remote import remote_env
-from bootstrap.pipeline.ccache.stats import ccache_counted, remote_failed_notice
+from bootstrap.pipeline.ccache.stats import CcacheDelta, ccache_counted, remote_failed_notice
 from bootstrap.pipeline.distcc.client import DistccBuild, DistccCounts, build_for, observe, trouble_notice
 from bootstrap.pipeline.distcc.proof import compilers_of, prove
 from bootstrap.pipeline.host.buildtree import triton_cmake_dirs
@@ -38,13 +42,9 @@ from bootstrap.pipeline.recipe.era import BACKENDS_BUILT
 from bootstrap.pipeline.recipe.inputs import Command
 from bootstrap.pipeline.recipe.triton import ASAN_VARIABLE
 from bootstrap.pipeline.setup import target_env as install
-from bootstrap.pipeline.setup.built import llvm_pin_moved
 from bootstrap.pipeline.setup.execute import commands_of
 from bootstrap.pipeline.setup.facts import COMPILER_ENV, TRITON_USER_ENV, ambient
-from bootstrap.pipeline.setup.long_commands import run_streamed
 from bootstrap.pipeline.setup.plan import reinstall_reasons, stable
-from bootstrap.pipeline.setup.records import Records, fingerprint
-from bootstrap.pipeline.setup.state import SetupState, read_state, write_state
 
 if TYPE_CHECKING:
     from rich.console import Console
@@ -137,6 +137,20 @@ def reinstall_with_flags(ctx: AppContext, state: SetupState, install: Command, b
 
 
 @dataclass(frozen=True)
+class NinjaCounts:
+    """ccache's (and distcc's) figures over the ninja run of `build`: None where the tool was not there."""
+
+    ccache: CcacheDelta | None
+    distcc: DistccCounts | None = None
+
+    def to_json(self) -> dict[str, object]:
+        data: dict[str, object] = {"ccache": {"Triton build": self.ccache.to_json()} if self.ccache is not None else {}}
+        if self.distcc is not None:
+            data["distcc"] = {"Triton build": self.distcc.to_json()}
+        return data
+
+
+@dataclass(frozen=True)
 class BuildResult:
     """What `tritondev build` did: its target, why it reinstalled (if it did), the commands it ran, the
     ccache/distcc figures and the lines it says."""
@@ -146,13 +160,14 @@ class BuildResult:
     target: str | None
     reasons: list[str]  # why Triton was installed again; empty: the editable install was kept
     commands: list[PlannedCommand]
-    counts: dict[str, object]  # ccache's (and distcc's) figures of the ninja run, as JSON
+    counts: NinjaCounts | None  # None: ninja did not run by itself (setup.py's install built everything)
     summary: list[str]
 
     def to_json(self) -> dict[str, object]:
         return {"workspace": str(self.workspace), "build_dir": str(self.build_dir), "target": self.target,
                 "reinstalled": bool(self.reasons), "reasons": self.reasons,
-                "commands": [c.to_json() for c in self.commands], **self.counts, "summary": self.summary}
+                "commands": [c.to_json() for c in self.commands],
+                **(self.counts.to_json() if self.counts is not None else {}), "summary": self.summary}
 
 
 def run_build(ctx: AppContext, target: str | None, console: Console | None) -> BuildResult:
@@ -180,7 +195,7 @@ def run_build(ctx: AppContext, target: str | None, console: Console | None) -> B
     if ctx.settings.source_of("sanitize").given:  # else the sanitizer setup built with stays
         install = with_sanitizer(state.install, ctx.settings.sanitize)
     summary: list[str] = []
-    counts: dict[str, object] = {}
+    counts: NinjaCounts | None = None
     if install != state.install:
         # Other compile flags: setup.py configures and builds everything again, whatever the target.
         reasons = reinstall_with_flags(ctx, state, install, build_dir, console, how.env("triton-install"), summary)
@@ -211,7 +226,7 @@ class BuildEnv:
 
 
 def _ninja(ctx: AppContext, state: SetupState, build_dir: Path, target: str | None, console: Console | None,
-           how: BuildEnv, summary: list[str]) -> dict[str, object]:
+           how: BuildEnv, summary: list[str]) -> NinjaCounts:
     """ninja in the build folder, counted by ccache (and distcc); the counts for the JSON document."""
     jobs = str(how.jobs) if how.jobs is not None else dict(state.install.env).get("MAX_JOBS", "1")
     ninja = Command("triton-build", ("ninja", "-C", str(build_dir), "-j", jobs, *([target] if target else [])))
@@ -228,19 +243,16 @@ def _ninja(ctx: AppContext, state: SetupState, build_dir: Path, target: str | No
             done.append(how.distcc.counted(ninja.step, run))
 
     counts = ccache_counted(ctx.runner, state.ccache, build)
-    out: dict[str, object] = {"ccache": {}}
     if counts is not None:
-        out["ccache"] = {"Triton build": counts.to_json()}
         summary.append(f"Triton build: {counts.describe()}")
         if counts.remote_errors:
             summary.append(remote_failed_notice("Triton build", counts.remote_errors))
     where = done[0] if done else None
     if where is not None:
-        out["distcc"] = {"Triton build": where.to_json()}
         summary.append(f"Triton build: {where.describe()}")
         if where.troubled:
             summary.append(trouble_notice("Triton build", where))
-    return out
+    return NinjaCounts(counts, where)
 
 
 def distcc_for_build(ctx: AppContext, state: SetupState, console: Console | None

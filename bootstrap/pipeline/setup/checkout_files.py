@@ -140,16 +140,17 @@ def write_clangd(checkout: Path, build_dir: Path) -> bool:
 
 def write_local_files(
     ws: Workspace, triton_src: Path, presets: Presets, llvm: LlvmLocation, jobs: int, touched: set[Path],
-    *, adopted: bool = False
+    *, adopted: bool = False, llvm_elsewhere: str = ""
 ) -> list[str]:
     """CMakeUserPresets.json in each checkout and the values the shell functions run; returns notices.
 
-    A reused LLVM build's source belongs to another workspace, a prebuilt package or --llvm PATH has
-    none: nothing is written there. A presets file of the user's own is never replaced (a notice says
-    so). Your own clone (adopted) gets no file at all.
+    `llvm_elsewhere`: why the workspace builds no LLVM of its own ("" when it does: its LLVM checkout gets
+    a presets file too). A reused LLVM build's source belongs to another workspace, a prebuilt package or
+    --llvm PATH has none: nothing is written there. A presets file of the user's own is never replaced (a
+    notice says so). Your own clone (adopted) gets no file at all.
     """
     notices: list[str | None] = []
-    if llvm.kind == "source" and (llvm.source / "llvm").is_dir() and llvm.reused_from is None:
+    if not llvm_elsewhere and (llvm.source / "llvm").is_dir() and llvm.reused_from is None:
         exclude_locally(llvm.source, ["llvm/CMakeUserPresets.json", "compile_commands.json", *TEMP_PATTERNS,
                                       *[f"llvm/{t}" for t in TEMP_PATTERNS]], touched)
         remove_stale_temporaries(llvm.source / "llvm")
@@ -168,5 +169,5 @@ def write_local_files(
         ))
     paths = Paths(ws.root, triton_src, llvm.source, llvm.build, Path(presets.pip_install.argv[0]),
                     ws.triton_home)
-    write_if_changed(StateFiles(ws.state).shell_values, render_shell_values(presets, paths, llvm.kind))
+    write_if_changed(StateFiles(ws.state).shell_values, render_shell_values(presets, paths, llvm_elsewhere))
     return [n for n in notices if n]

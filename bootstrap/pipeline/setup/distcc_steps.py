@@ -1,25 +1,24 @@
-"""How setup's executor (bootstrap.pipeline.setup.execute) brings distcc into its build steps.
+"""How setup brings distcc into its build steps.
 
-1. Before the first build step that runs, the hosts are proven (bootstrap.pipeline.distcc.proof) and
-   the plan is made again from the hosts that passed: their slots size the compile jobs. A build step
+1. Before the first build step that runs, the hosts are proven (bootstrap.pipeline.distcc.proof), and
+   setup's driver plans again from the hosts that passed: their slots size the compile jobs. A build step
    that turns out to run later (after the venv was made, say) proves them then.
 2. The build commands get ccache's remote (if any) and distcc's variables for their step.
 3. Each build is counted: ccache's hits and misses, and where distcc ran the misses.
 4. What setup leaves for later builds by hand or `tritondev build` (the state's pip command, the
-   CMakeUserPresets.json and shell values) is sized for this machine alone: those run without distcc
-   unless its setting says otherwise, and then `build` sizes them again.
+   CMakeUserPresets.json and shell values) is sized for this machine alone (the plan's
+   `for_this_machine`): those run without distcc unless its setting says otherwise, and then `build`
+   sizes them again.
 """
 
 from __future__ import annotations
 
-import dataclasses
 from collections.abc import Callable
 from typing import TYPE_CHECKING
 
 from bootstrap.pipeline.ccache.stats import ccache_counted, remote_failed_notice
-from bootstrap.pipeline.distcc.client import DistccBuild, DistccCounts, build_for, left_out_notice, trouble_notice
+from bootstrap.pipeline.distcc.client import DistccBuild, DistccCounts, DistccSetup, build_for, trouble_notice
 from bootstrap.pipeline.distcc.proof import compilers_of, prove
-from bootstrap.pipeline.setup.plan import SetupPlan, plan_setup
 
 if TYPE_CHECKING:
     from bootstrap.pipeline.setup.step_run import StepRun
@@ -27,24 +26,18 @@ if TYPE_CHECKING:
 BUILD_STEPS = ("llvm-configure", "llvm-build", "triton-install")
 
 
-def prove_before_building(run: StepRun) -> None:
-    """Prove the hosts (once) when a build step of the plan runs; plan again from those that passed."""
+def prove_before_building(run: StepRun) -> DistccSetup | None:
+    """The hosts proven (once) when a build step of the plan runs: those that passed, for the driver to plan
+    again with; None when there is nothing to prove now."""
     setup = run.facts.distcc
     if setup is None or setup.proven or not any(s.runs for s in run.plan.steps if s.name in BUILD_STEPS):
-        return
+        return None
     tc = run.facts.toolchain
-    console = run.console if not run.ctx.json else None
-    proven = prove(run.runner, setup, compilers_of(tc.cc.path, tc.cxx.path), console)
-    run.facts = dataclasses.replace(run.facts, distcc=proven)
-    run.plan = plan_setup(run.facts)
-    run.report.distcc = proven
-    run.report.jobs = run.plan.jobs
-    run.report.presets = run.plan.presets
-    run.report.notices += [left_out_notice(v) for v in proven.left_out()]
+    return prove(run.runner, setup, compilers_of(tc.cc.path, tc.cxx.path), run.console if not run.json else None)
 
 
 def distcc_build(run: StepRun) -> DistccBuild | None:
-    return build_for(run.facts.distcc, None if run.dry_run else run.ctx.workspace.logs)
+    return build_for(run.facts.distcc, None if run.dry_run else run.workspace.logs)
 
 
 def build_env(run: StepRun, step: str) -> dict[str, str | None]:
@@ -69,18 +62,11 @@ def counted(run: StepRun, label: str, step: str, action: Callable[[], object]) -
 
     counts = ccache_counted(run.runner, run.facts.toolchain.ccache, build_it)
     if counts is not None:
-        run.report.ccache[label] = counts  # the summary at the end says it, once
+        run.report.ccache.append((label, counts))  # the summary at the end says it, once
         if counts.remote_errors:
             run.report.notices.append(remote_failed_notice(label, counts.remote_errors))
     where = done[0] if done else None
     if where is not None:
-        run.report.distcc_builds[label] = where
+        run.report.distcc_builds.append((label, where))
         if where.troubled:
             run.report.notices.append(trouble_notice(label, where))
-
-
-def for_this_machine(run: StepRun) -> SetupPlan:
-    """The plan as it would be without distcc: what later builds without it are sized by."""
-    if run.facts.distcc is None:
-        return run.plan
-    return plan_setup(dataclasses.replace(run.facts, distcc=None))

@@ -1,27 +1,26 @@
-"""Runs a setup plan: each step that would run, through the runner, in order; records what finished.
+"""Executes a setup plan: the steps the driver (bootstrap.pipeline.setup.run) hands it, through the runner,
+in order; records what finished. It plans nothing and reads no facts again: after each step that ran,
+the driver reads again what it changed and plans the remaining steps anew.
 
 Rules the plan alone cannot settle, because their facts exist only once a step ran:
 
 1. A step's record is written only after it finished (a "started" mark replaces it first), so a run
    cut short at any moment (Ctrl-C, kill -9) redoes that step next time and nothing before it.
-2. After a step ran, the facts it changes are read again (the new venv is probed, the Triton
-   checkout's files and the installed packages re-read) and the remaining steps are planned anew
-   from them: their records then hold what is really there.
+2. What observing learnt and the plan carries (the package host's answer to --llvm auto) is recorded
+   first, once setup changes the workspace (never under --dry-run).
 3. The purge's scan decides whether there is anything to remove; when there is nothing, the step is
    up to date after all. When something is (or would be) removed, verify runs whatever its record.
 4. Before the LLVM steps, the reused LLVM build is linked in and the files rendered from the presets
    (CMakeUserPresets.json, the shell values) are written; compile_commands.json is linked into each
    checkout after its build.
 5. At the end, the environment as the run left it is recorded for the next purge decision, and the
-   state for `tritondev build` (bootstrap.pipeline.setup.state) is written; git's untracked cache is written
+   state for `tritondev build` (bootstrap.pipeline.built.state) is written; git's untracked cache is written
    into each clean checkout this run moved or whose .git/info/exclude it wrote, so that the next
    run's check for local changes reads only the folders that changed (bootstrap.git.local_changes).
 6. Before the first build step that runs, what Triton's CMake would stop on late is checked
    (bootstrap.pipeline.host.prerequisites); after the install of an offline build, the tools it left out
    are placed where Triton looks for them (bootstrap.pipeline.host.offline), every run, and before the
    install too where the checkout's CMake compiles the GSan runtime against that folder (3.7).
-7. With distcc, its hosts are proven before the first build step that runs, and the plan is made
-   again from those that passed (bootstrap.pipeline.setup.distcc_steps).
 
 Under --dry-run the same steps run their commands through the dry-run runner (shown, not run),
 nothing is written, and each step that would run says so.
@@ -32,7 +31,6 @@ from __future__ import annotations
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import TYPE_CHECKING
 
 from bootstrap.core import remembered, ui, writes
 from bootstrap.core.errors import CommandFailed, ExternalError, MismatchError
@@ -41,6 +39,9 @@ from bootstrap.core.runner import PlannedCommand
 from bootstrap.core.state_files import StateFiles
 from bootstrap.git import forks
 from bootstrap.git.checkouts import ensure_checkout
+from bootstrap.pipeline.built.long_commands import run_streamed
+from bootstrap.pipeline.built.records import StepOutcome, StepStatus
+from bootstrap.pipeline.built.state import SetupState, write_state
 from bootstrap.pipeline.host import offline
 from bootstrap.pipeline.host.buildtree import triton_cmake_dirs
 from bootstrap.pipeline.host.fresh_cache import start_fresh
@@ -48,24 +49,16 @@ from bootstrap.pipeline.host.prerequisites import check_prerequisites
 from bootstrap.pipeline.host.toolchain import remember_versions
 from bootstrap.pipeline.llvm import builds as llvm_builds
 from bootstrap.pipeline.llvm import plan as llvm_steps
-from bootstrap.pipeline.llvm.auto import remember_choice
+from bootstrap.pipeline.llvm.auto import remember_answer, remember_choice
 from bootstrap.pipeline.recipe.inputs import Command
 from bootstrap.pipeline.setup import checkout_files, distcc_steps
 from bootstrap.pipeline.setup import llvm_steps as llvm_install
-from bootstrap.pipeline.setup.facts import SetupFacts, history_of, refresh
-from bootstrap.pipeline.setup.long_commands import run_streamed
-from bootstrap.pipeline.setup.plan import PlannedStep, Record, SetupPlan, plan_setup, target_bin
-from bootstrap.pipeline.setup.records import StepOutcome, StepStatus
-from bootstrap.pipeline.setup.report import SetupReport
-from bootstrap.pipeline.setup.state import SetupState, write_state
+from bootstrap.pipeline.setup.facts import CheckoutFacts, LlvmCheckout, SetupFacts, history_of
+from bootstrap.pipeline.setup.plan import PlannedStep, Record, SetupPlan, target_bin
+from bootstrap.pipeline.setup.report import ForkFetch, LlvmReport, SetupReport
 from bootstrap.pipeline.setup.step_run import StepRun
 from bootstrap.pipeline.setup.verify_step import run_verify
 from bootstrap.purge.run import purge_others
-
-if TYPE_CHECKING:
-    from rich.console import Console
-
-    from bootstrap.core.context import AppContext
 
 BUILD_STEPS = distcc_steps.BUILD_STEPS
 
@@ -98,7 +91,7 @@ class Execution(StepRun):
         return True
 
     def streamed(self, command: Command, label: str) -> None:
-        run_streamed(self.runner, command, label, self.console, show_progress=not self.ctx.json,
+        run_streamed(self.runner, command, label, self.console, show_progress=not self.json,
                      extra_env=distcc_steps.build_env(self, command.step))
 
     def counted(self, label: str, step: str, action: Callable[[], object]) -> None:
@@ -106,9 +99,13 @@ class Execution(StepRun):
         distcc_steps.counted(self, label, step, action)
 
     # -- around the steps ---------------------------------------------------------------------------
+    def remember(self) -> None:
+        """What observing learnt and the plan carries, recorded now that setup changes the workspace."""
+        learnt = self.plan.remember
+        if learnt is not None and not self.dry_run:
+            remember_answer(self.workspace.state, learnt.url, learnt.answer)
+
     def before(self, name: str) -> None:
-        if name in BUILD_STEPS:
-            distcc_steps.prove_before_building(self)
         if name in BUILD_STEPS and not self.prechecked and self.plan.step(name).runs and not self.dry_run:
             self.prechecked = True
             facts = self.facts
@@ -120,14 +117,14 @@ class Execution(StepRun):
             # offline nothing is downloaded there, so the tools and headers go in before, not after.
             self.place_offline_tools()
         if name in ("llvm-configure", "llvm-download", "llvm-use") and not self.dry_run:
-            ws = self.ctx.workspace
+            ws = self.workspace
             if not self.facts.tools_cache_present and ws.state.is_dir():
                 remember_versions(self.facts.toolchain, StateFiles(ws.state).tool_versions)
             llvm_builds.link_reused(self.facts.llvm_folders.mine, self.plan.llvm)
-            here = distcc_steps.for_this_machine(self)  # what builds by hand run with
+            here = self.plan.for_this_machine()  # what builds by hand run with
             self.report.notices += checkout_files.write_local_files(
                 ws, self.facts.triton.path, here.presets, here.llvm, here.jobs.compile, self.touched,
-                adopted=self.facts.triton.adopted)
+                adopted=self.facts.triton.adopted, llvm_elsewhere=self.facts.llvm.elsewhere(here.llvm.build))
 
     def before_anything(self, confirm: Callable[[str], bool] | None) -> None:
         """A cold LLVM source build ahead: what it costs, said before anything is fetched. When --llvm auto
@@ -135,11 +132,12 @@ class Execution(StepRun):
         that does not exist), the user's yes first on a terminal (`confirm`); without one, go on, said first."""
         if not any(s.name == "llvm-configure" and s.runs for s in self.plan.steps):
             return
-        cost = llvm_steps.source_build_cost(self.facts.resources, self.plan.jobs, self.facts.settings.llvm_build_type,
-                                            offer_prebuilt=self.facts.llvm_source.auto is None)
-        self.report.llvm["source_build_cost"] = cost
+        cost = llvm_steps.source_build_cost(self.facts.resources, self.plan.jobs, self.settings.llvm_build_type,
+                                            offer_prebuilt=self.facts.llvm.auto is None)
+        if self.report.llvm is not None:
+            self.report.llvm.source_build_cost = cost
         self.say(f"note: {cost}")
-        auto = self.facts.llvm_source.auto
+        auto = self.facts.llvm.auto
         if auto is None or not auto.unreachable or self.dry_run:
             return
         if confirm is None:
@@ -150,19 +148,15 @@ class Execution(StepRun):
                                 fix="run `tritondev setup` again once the host answers (an unreachable host is not"
                                     " remembered), or pass --llvm source to build it, or --llvm-prebuilt-url URL")
 
-    def say(self, line: str) -> None:
-        if self.console is not None:
-            self.console.print(line, markup=False, highlight=False, soft_wrap=True)
-
     def after(self, name: str) -> None:
         if self.dry_run:
             return
-        if name in ("llvm-build", "llvm-download") and self.facts.llvm_source.auto is not None:
-            remember_choice(self.ctx.workspace.state, self.facts.pins.llvm_commit,
+        if name in ("llvm-build", "llvm-download") and self.facts.llvm.auto is not None:
+            remember_choice(self.workspace.state, self.facts.pins.llvm_commit,
                             "source" if name == "llvm-build" else "prebuilt")
         if name == "llvm-build":
             checkout_files.link_compile_commands(self.plan.llvm.build, self.plan.llvm.source,
-                                                 self.ctx.workspace.llvm_builds)
+                                                 self.workspace.llvm_builds)
         elif name == "triton-install":
             self.editor_files()
             self.place_offline_tools()
@@ -190,7 +184,7 @@ class Execution(StepRun):
 
     def finish(self) -> None:
         facts, plan = self.facts, self.plan
-        reports = [self.checkouts.get(c.name, c.report) for c in (facts.triton, facts.llvm) if c is not None]
+        reports = [self.checkouts.get(c.name, c.report) for c in facts.checkouts]
         self.report.checkouts = reports
         target = facts.target.python
         if self.dry_run or target is None:
@@ -200,13 +194,13 @@ class Execution(StepRun):
         purge = plan.step("purge")
         if facts.records.get("purge") is None or facts.records["purge"].fingerprint != purge.fingerprint:
             self.records.finished("purge", purge.inputs, {})
-        install_command = distcc_steps.for_this_machine(self).presets.pip_install  # `build` sizes its own
-        write_state(self.ctx.workspace.state, SetupState(
+        install_command = plan.for_this_machine().presets.pip_install  # `build` sizes its own
+        write_state(self.workspace.state, SetupState(
             triton_src=facts.triton.path, setup_dir=facts.setup_dir, python=plan.python,
             python_origin=facts.target.origin, llvm_build=plan.llvm.build, triton_commit=facts.pins.triton_commit,
             install=install_command, ccache=facts.toolchain.ccache, llvm_pin=facts.pins.llvm_commit,
         ))
-        remembered.remember(self.ctx.workspace.root, self.ctx.settings)  # what the next run starts from
+        remembered.remember(self.workspace.root, self.settings)  # what the next run starts from
 
 
 # -- the steps ------------------------------------------------------------------------------------------
@@ -214,23 +208,30 @@ class Execution(StepRun):
 
 
 def _venv(run: Execution, step: PlannedStep) -> str | None:
-    marker = StateFiles(run.ctx.workspace.state).venv_marker
+    marker = StateFiles(run.workspace.state).venv_marker
     if not run.dry_run:
         writes.replace_text(marker, "")  # a creation cut short is finished with --clear next time
     # python -m venv puts pip into the venv and prints nothing meanwhile (about 10 s): a spinner says so.
     with ui.working(f"creating the venv {step.commands[0].argv[-1]} (python -m venv installs pip into it)",
-                    json=run.ctx.json):
+                    json=run.json):
         run.runner.run(step.commands[0].argv, step="venv", fix="install the venv module: apt-get install python3-venv")
     if not run.dry_run:
         marker.unlink(missing_ok=True)
     return None
 
 
+def _checkout_of(run: Execution, step: PlannedStep) -> CheckoutFacts | None:
+    if step.name == "checkout-triton":
+        return run.facts.triton
+    llvm = run.facts.llvm
+    return llvm.checkout if isinstance(llvm, LlvmCheckout) else None
+
+
 def _checkout(run: Execution, step: PlannedStep) -> str | None:
-    facts = run.facts.triton if step.name == "checkout-triton" else run.facts.llvm
+    facts = _checkout_of(run, step)
     if facts is None:
         return "LLVM is not built from source"
-    s = run.ctx.settings
+    s = run.settings
     url = run.facts.pins.triton_url if facts.name == "triton" else run.facts.pins.llvm_url
     history = history_of(facts.name)
     try:
@@ -261,7 +262,8 @@ def _checkout(run: Execution, step: PlannedStep) -> str | None:
         run.checkouts[facts.name] = report
         if report.action in ("cloned", "fetched"):
             run.touched.add(facts.path)
-        run.report.llvm["fetched_from"] = {"url": used.url, "why": used.why, "not_in": redact(url)}
+        if run.report.llvm is not None:
+            run.report.llvm.fetched_from = ForkFetch(used.url, used.why, redact(url))
     return None
 
 
@@ -324,7 +326,7 @@ def _purge(run: Execution, step: PlannedStep) -> str | None:
     target = run.facts.target.python
     if target is None:
         return "the environment does not exist yet"
-    ws = run.ctx.workspace
+    ws = run.workspace
     removed = purge_others(target, run.runner, workspace=ws.root, triton_src=run.facts.triton.path,
                                    setup_dir=run.facts.setup_dir, journal=StateFiles(ws.state).purge_journal)
     if not removed:
@@ -361,41 +363,15 @@ HANDLERS: dict[str, Callable[[Execution, PlannedStep], str | None]] = {
 }
 
 
-def start_report(ctx: AppContext, facts: SetupFacts, plan: SetupPlan) -> SetupReport:
+def start_report(facts: SetupFacts, plan: SetupPlan) -> SetupReport:
     return SetupReport(
-        workspace=ctx.workspace.root, dry_run=ctx.dry_run, pins=facts.pins.to_json(),
+        workspace=facts.workspace.root, dry_run=facts.dry_run, pins=facts.pins,
         toolchain=facts.toolchain, jobs=plan.jobs, resources=facts.resources, presets=plan.presets,
         llvm_build=str(plan.llvm.build), llvm_reused_from=plan.llvm.reused_from,
         target_python=str(plan.python), notices=list(plan.notices),
         notes=list(plan.notes),
-        llvm={**facts.llvm_source.to_json(), "build": str(plan.llvm.build)},
+        llvm=LlvmReport(facts.llvm, plan.llvm.build),
     )
-
-
-PREREQUISITES = "prerequisites checked"  # in `done`: the build prerequisites were checked in this command
-
-
-def execute(ctx: AppContext, console: Console | None, facts: SetupFacts,
-            confirm: Callable[[str], bool] | None = None, done: set[str] | None = None) -> SetupReport:
-    """Plan from `facts` and run the plan; the report says what each step did and what ran. `confirm`:
-    asks the user a yes/no question (on a terminal; None: nobody to ask); `done`: what this command did
-    before (a bisect runs setup at every step): the prerequisites of a build, checked once."""
-    plan = plan_setup(facts)
-    report = start_report(ctx, facts, plan)
-    done = set() if done is None else done
-    run = Execution(ctx, console, facts, plan, report, stamp=dict(plan.llvm.stamp), prechecked=PREREQUISITES in done)
-    distcc_steps.prove_before_building(run)  # before anything changes, when a build step would run
-    run.before_anything(confirm)
-    for name in [s.name for s in run.plan.steps]:
-        run.before(name)
-        if run.run_step(run.plan.step(name)) and not ctx.dry_run:
-            run.facts = refresh(ctx, run.facts, name)
-            run.plan = plan_setup(run.facts)
-        run.after(name)
-    if run.prechecked:
-        done.add(PREREQUISITES)
-    run.finish()
-    return report
 
 
 def commands_of(history: list[PlannedCommand]) -> list[PlannedCommand]:

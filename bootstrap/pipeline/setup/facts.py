@@ -1,9 +1,9 @@
 """Everything `tritondev setup` needs to know before it plans, gathered once and changing nothing.
 
-Pins, the toolchain, the machine's resources, the target interpreter (probed once, through the
-context), the checkouts as the checkout steps will leave them, where LLVM comes from (--llvm: built
-from source, Triton's prebuilt package, or a tree of the user's; bootstrap.pipeline.llvm.source),
-the LLVM build folders and their records, the stored step records, the user's build variables.
+Pins, the toolchain, the machine's resources, the target interpreter (probed once, shared with the
+command: bootstrap.core.interpreter.Target), the checkouts as the checkout steps will leave them, where
+LLVM comes from (`LlvmFacts`: the pinned checkout built here, Triton's package, or your tree), the
+LLVM build folders and their records, the stored step records, the user's build variables.
 Gathering only reads: a bad pin, a missing tool, an --llvm that cannot serve, or a checkout with
 local work (exit 6, unless --allow-dirty) stops setup here, before anything is created.
 
@@ -14,7 +14,7 @@ llvm-project checkout is looked at in a thread while the rest is gathered (its c
 changes is the longest read of a no-op); its errors are raised after the Triton checkout's.
 
 `refresh` re-reads the few facts a step that ran can change (the new venv, the Triton checkout's
-files, what is installed) so that the executor can plan the remaining steps with them.
+files, what is installed) for setup's driver (bootstrap.pipeline.setup.run) to plan the rest with.
 """
 
 from __future__ import annotations
@@ -26,22 +26,22 @@ from collections.abc import Callable, Mapping, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING
 
 from bootstrap.core.errors import MismatchError, UsageError
 from bootstrap.core.fsutil import read_regular_text
-from bootstrap.core.interpreter import WORKSPACE_VENV, TargetPython
-from bootstrap.core.runner import PlannedCommand
+from bootstrap.core.interpreter import WORKSPACE_VENV, Target, TargetPython
+from bootstrap.core.runner import PlannedCommand, Runner
 from bootstrap.core.settings_table import Settings
 from bootstrap.core.state_files import StateFiles
-from bootstrap.core.values import LLVM_SOURCE, llvm_kind_of
+from bootstrap.core.values import LlvmFromSource
 from bootstrap.core.workspace import Workspace
 from bootstrap.git.adopt import check_clone, inspect_clone
 from bootstrap.git.checkouts import CheckoutAction, CheckoutReport, ensure_checkout
 from bootstrap.git.history import History
 from bootstrap.git.layout import llvm_projects
 from bootstrap.git.pinned import Pins
-from bootstrap.git.pins import resolve_pins
+from bootstrap.git.pins import PinInputs, resolve
+from bootstrap.pipeline.built.records import Records, StepRecord
 from bootstrap.pipeline.ccache.remote import remote_env
 from bootstrap.pipeline.distcc import client as distcc
 from bootstrap.pipeline.distcc.client import DistccSetup
@@ -54,15 +54,13 @@ from bootstrap.pipeline.host.triton_configure import TOOL_ENTRIES
 from bootstrap.pipeline.llvm import builds as llvm_builds
 from bootstrap.pipeline.llvm import plan as llvm_steps
 from bootstrap.pipeline.llvm import source as llvm_source
-from bootstrap.pipeline.llvm.source import LlvmSourceFacts
+from bootstrap.pipeline.llvm.auto import AutoDecision, Learnt
+from bootstrap.pipeline.llvm.package import llvm_info_text
+from bootstrap.pipeline.llvm.source import PrebuiltPackage, SourceBuild, UserTree
 from bootstrap.pipeline.recipe.era import llvm_era
 from bootstrap.pipeline.recipe.llvm import llvm_build_key
 from bootstrap.pipeline.recipe.triton import ALWAYS_UNSET, ONLINE_UNSET
 from bootstrap.pipeline.setup import target_env as install
-from bootstrap.pipeline.setup.records import Records, StepRecord
-
-if TYPE_CHECKING:
-    from bootstrap.core.context import AppContext
 
 # The user's own variables that change what a build produces: inputs of the build steps, so that
 # changing one (say CXXFLAGS, or TRITON_APPEND_CMAKE_ARGS) rebuilds what it affects.
@@ -125,6 +123,36 @@ class CheckoutFacts:
 
 
 @dataclass(frozen=True)
+class LlvmCheckout:
+    """LLVM built in the workspace from the pinned llvm-project checkout (`--llvm source`, or auto's choice)."""
+
+    checkout: CheckoutFacts
+    build: SourceBuild = dataclasses.field(default_factory=SourceBuild)
+
+    @property
+    def auto(self) -> AutoDecision | None:
+        return self.build.auto
+
+    @property
+    def notices(self) -> tuple[str, ...]:
+        return self.build.notices
+
+    def expected_revision(self, pin: str) -> str:
+        return self.build.expected_revision(pin)
+
+    def elsewhere(self, folder: Path) -> str:
+        return self.build.elsewhere(folder)
+
+    def to_json(self) -> dict[str, object]:
+        return self.build.to_json()
+
+
+# Where LLVM comes from, as setup plans with it: the pinned checkout built here, Triton's package, or a tree
+# of the user's (`--llvm`, with auto's choice made).
+LlvmFacts = LlvmCheckout | PrebuiltPackage | UserTree
+
+
+@dataclass(frozen=True)
 class TargetFacts:
     """The environment Triton is installed into."""
 
@@ -155,13 +183,13 @@ class SetupFacts:
     offline: OfflineBuild | None  # --offline: TRITON_OFFLINE_BUILD and what replaces the downloads
     target: TargetFacts
     triton: CheckoutFacts
-    llvm: CheckoutFacts | None  # None: LLVM is not built from source (--llvm prebuilt or PATH)
+    llvm: LlvmFacts  # where LLVM comes from: its checkout built here, Triton's package, or your tree
     llvm_projects: tuple[str, ...] | None  # the LLVM_PROJECTS default of build-llvm-project.sh at the pin
     llvm_folders: llvm_builds.LlvmFolders
     records: Mapping[str, StepRecord]
     setup_files: str = ""  # install.setup_files_digest of the Triton checkout
     triton_built: bool = False  # setup.py's build folder (build/cmake.*) is there
-    llvm_source: LlvmSourceFacts = dataclasses.field(default_factory=LlvmSourceFacts)  # where LLVM comes from
+    learnt: Learnt | None = None  # what --llvm auto asked the package host this run (the plan remembers it)
     base_path: str = ""  # the PATH setup runs with (setup.py gets the target's scripts folder first)
     ignored_env: tuple[str, ...] = ()  # the user's variables kept from setup.py (TRITON_BUILD_DIR, tool paths)
     triton_cache: CacheView | None = None  # setup.py's build folder for the target, as its CMakeCache.txt has it
@@ -176,6 +204,11 @@ class SetupFacts:
     @property
     def setup_dir(self) -> Path:
         return setup_dir_of(self.pins, self.triton.path)
+
+    @property
+    def checkouts(self) -> tuple[CheckoutFacts, ...]:
+        """The checkouts setup makes or uses: Triton's, and LLVM's when LLVM is built here."""
+        return (self.triton, self.llvm.checkout) if isinstance(self.llvm, LlvmCheckout) else (self.triton,)
 
 
 def setup_dir_of(pins: Pins, triton_src: Path) -> Path:
@@ -201,39 +234,40 @@ def history_of(name: str) -> History:
     return "blobless" if name == "triton" else "pin"
 
 
-def observe_adopted(ctx: AppContext, root: Path) -> CheckoutFacts:
+def observe_adopted(runner: Runner, root: Path) -> CheckoutFacts:
     """Your own clone as it stands: nothing will run on it, its uncommitted files are the build's edits."""
 
-    runner = ctx.runner.logging_to(None)
+    runner = runner.logging_to(None)
     clone = inspect_clone(check_clone(root, runner), runner)
     report = CheckoutReport(clone.root, clone.head, clone.head, clone.changes, (), ADOPTED)
     return CheckoutFacts("triton", report, (), install.file_state(clone.root, clone.changes), clone.describe())
 
 
-def observe_checkout(ctx: AppContext, name: str, url: str, commit: str) -> CheckoutFacts:
+def observe_checkout(settings: Settings, workspace: Workspace, runner: Runner, name: str, url: str,
+                     commit: str) -> CheckoutFacts:
     """The checkout after its step, from a dry pass of ensure_checkout (DirtyCheckout raised here)."""
-    if name == "triton" and ctx.settings.triton_src is not None:
-        return observe_adopted(ctx, ctx.settings.triton_src)
-    dry = ctx.runner.rehearsal()
-    s = ctx.settings
-    report = ensure_checkout(name, url, commit, ctx.workspace.src / name, dry, allow_dirty=s.allow_dirty,
-                             full_history=s.full_history, history=history_of(name))
+    if name == "triton" and settings.triton_src is not None:
+        return observe_adopted(runner, settings.triton_src)
+    dry = runner.rehearsal()
+    report = ensure_checkout(name, url, commit, workspace.src / name, dry, allow_dirty=settings.allow_dirty,
+                             full_history=settings.full_history, history=history_of(name))
     commands = tuple(c for c in dry.history if not c.probe)
     kept = report.action == "dirty-kept"
     return CheckoutFacts(name, report, commands, install.file_state(report.path, report.dirty_files) if kept else "")
 
 
-def observe_target(ctx: AppContext, setup_dir: Path, requires: Sequence[str]) -> TargetFacts:
-    """The target environment; inspected through the context (one probe per command)."""
-    executable, origin = ctx.target_choice()
-    venv = ctx.workspace.venv if origin == WORKSPACE_VENV else None
-    cut_short = venv is not None and StateFiles(ctx.workspace.state).venv_marker.exists()
+def observe_target(workspace: Workspace, target: Target, runner: Runner, setup_dir: Path,
+                   requires: Sequence[str]) -> TargetFacts:
+    """The target environment; inspected through `target` (one probe per command, shared)."""
+    executable, origin = target.executable, target.origin
+    venv = workspace.venv if origin == WORKSPACE_VENV else None
+    cut_short = venv is not None and StateFiles(workspace.state).venv_marker.exists()
     if venv is not None and (cut_short or not executable.exists()):
         return TargetFacts(executable, origin, venv, True, cut_short, find_python3(), None)
-    target = ctx.target_python()
-    site = target.site_packages
+    python = target.python(runner)
+    site = python.site_packages
     return TargetFacts(
-        executable, origin, venv, False, False, find_python3(), target,
+        executable, origin, venv, False, False, find_python3(), python,
         listing=install.environment_listing(site),
         requirements_present=install.requirements_present(site, requires),
         own_install_present=install.own_install_present(site, setup_dir),
@@ -254,47 +288,55 @@ def _kept_projects(triton: CheckoutFacts, pinned: tuple[str, ...] | None) -> tup
     return llvm_projects(read)
 
 
-def gather_facts(ctx: AppContext) -> SetupFacts:
+def gather_facts(settings: Settings, workspace: Workspace, runner: Runner, target: Target, *,
+                 dry_run: bool) -> SetupFacts:
     """Read everything setup plans from. Raises (before anything changes) on bad pins, missing tools,
     a checkout with local work, a bad --ccache-remote for this ccache, distcc without distcc or ccache."""
 
-    s, ws = ctx.settings, ctx.workspace
+    s, ws = settings, workspace
     # Pins first: a bad commit, ref or pin file stops setup before anything else is looked at.
-    pins = resolve_pins(ctx)
+    pins = resolve(PinInputs(s, ws, runner, target, dry_run))
     with ThreadPoolExecutor(max_workers=1) as pool:
         # llvm-project's check for local changes (lstat of ~170,000 files) runs while the rest is
         # gathered; its errors are raised below, after the Triton checkout's, as before.
-        llvm_checkout = (pool.submit(observe_checkout, ctx, "llvm-project", pins.llvm_url, pins.llvm_commit)
-                         if llvm_kind_of(s.llvm) == LLVM_SOURCE else None)
+        llvm_checkout = (pool.submit(observe_checkout, s, ws, runner, "llvm-project", pins.llvm_url, pins.llvm_commit)
+                         if isinstance(s.llvm_source, LlvmFromSource) else None)
         tools_cache = StateFiles(ws.state).tool_versions
-        toolchain = detect_toolchain(ctx.runner, use_lld=s.lld, use_ccache=s.ccache,
+        toolchain = detect_toolchain(runner, use_lld=s.lld, use_ccache=s.ccache,
                                      cache_file=tools_cache if tools_cache.is_file() else None,
                                      cmake_minimum=pins.layout.cmake_minimum)
-        triton = observe_checkout(ctx, "triton", pins.triton_url, pins.triton_commit)
-        source = llvm_source.observe(s, pins, llvm_source.llvm_info_text(pins.layout.llvm_info, triton.path,
-                                                                          kept=triton.kept), ctx.runner,
-                                     state=ws.state if ws.state.is_dir() else None, dry_run=ctx.dry_run)
-        llvm = None
-        if source.kind == LLVM_SOURCE:  # --llvm source, or what auto decided
-            llvm = (llvm_checkout.result() if llvm_checkout is not None
-                    else observe_checkout(ctx, "llvm-project", pins.llvm_url, pins.llvm_commit))
+        triton = observe_checkout(s, ws, runner, "triton", pins.triton_url, pins.triton_commit)
+        observed = llvm_source.observe(s, pins, llvm_info_text(pins.layout.llvm_info, triton.path, kept=triton.kept),
+                                       runner,
+                                       state=ws.state if ws.state.is_dir() else None)
+        llvm: LlvmFacts
+        match observed.use:
+            case SourceBuild() as build:  # --llvm source, or what auto decided
+                llvm = LlvmCheckout(llvm_checkout.result() if llvm_checkout is not None
+                                    else observe_checkout(s, ws, runner, "llvm-project", pins.llvm_url,
+                                                          pins.llvm_commit), build)
+            case PrebuiltPackage() | UserTree() as given:
+                llvm = given
     offline = plan_offline(s.offline, s.backend, pins.layout)
     projects = _kept_projects(triton, pins.layout.llvm_projects)
     era = llvm_era(projects, pins.layout.version or pins.triton_version, s.backend)
     key = llvm_build_key(pins.llvm_commit, s.llvm_build_type, era, toolchain)
-    folders = (llvm_builds.observe(ws.llvm_builds / key, llvm.path) if llvm is not None
-               else llvm_steps.observe_folders(ws.llvm_builds, source))
-    target = observe_target(ctx, setup_dir_of(pins, triton.path), pins.layout.build_requires)
-    check_python_bounds(pins, target)
+    match llvm:
+        case LlvmCheckout(checkout=checkout):
+            folders = llvm_builds.observe(ws.llvm_builds / key, checkout.path)
+        case PrebuiltPackage() | UserTree():
+            folders = llvm_steps.observe_folders(ws.llvm_builds, llvm)
+    target_facts = observe_target(ws, target, runner, setup_dir_of(pins, triton.path), pins.layout.build_requires)
+    check_python_bounds(pins, target_facts)
     check_build_type(pins, s.build_type)
     facts = SetupFacts(
-        workspace=ws, settings=s, dry_run=ctx.dry_run, pins=pins, toolchain=toolchain,
+        workspace=ws, settings=s, dry_run=dry_run, pins=pins, toolchain=toolchain,
         tools_cache_present=tools_cache.is_file(), resources=detect(),
         remote_env=tuple(remote_env(s.ccache_remote, toolchain.ccache, ws.root).items()),
         environment=ambient(COMPILER_ENV + TRITON_USER_ENV), offline=offline,
-        target=target, triton=triton, llvm=llvm,
+        target=target_facts, triton=triton, llvm=llvm,
         llvm_projects=projects, llvm_folders=folders, records=Records(ws.state).load_all(RECORDED_STEPS),
-        llvm_source=source, base_path=os.environ.get("PATH", ""), ignored_env=ignored_variables(offline),
+        learnt=observed.learnt, base_path=os.environ.get("PATH", ""), ignored_env=ignored_variables(offline),
         llvm_cache=read_llvm_cache(folders), resolve=resolve_path, tool_env=ambient(TOOL_ENTRIES),
         distcc=distcc.observe(s, toolchain.ccache is not None), home=os.environ.get("HOME", ""),
     )
@@ -323,10 +365,10 @@ def check_python_bounds(pins: Pins, target: TargetFacts) -> None:
                             fix=f"pass --python with a Python {args.python_requires}, or another --triton-commit")
 
 
-def refresh_target(ctx: AppContext, facts: SetupFacts) -> SetupFacts:
+def refresh_target(facts: SetupFacts, runner: Runner, target: Target) -> SetupFacts:
     """The target environment read again (after the venv was created, or packages were installed)."""
-    target = observe_target(ctx, facts.setup_dir, facts.pins.layout.build_requires)
-    return dataclasses.replace(facts, target=target)
+    found = observe_target(facts.workspace, target, runner, facts.setup_dir, facts.pins.layout.build_requires)
+    return dataclasses.replace(facts, target=found)
 
 
 def refresh_triton_files(facts: SetupFacts) -> SetupFacts:
@@ -344,15 +386,15 @@ def read_llvm_cache(folders: llvm_builds.LlvmFolders) -> CacheView | None:
 
 
 # What each step, once it ran, can change of the facts the later steps are planned from.
-def refresh(ctx: AppContext, facts: SetupFacts, step: str) -> SetupFacts:
+def refresh(facts: SetupFacts, step: str, runner: Runner, target: Target) -> SetupFacts:
     if step == "venv":
-        ctx.forget_target()
-        fresh = refresh_target(ctx, facts)
+        target.forget()
+        fresh = refresh_target(facts, runner, target)
         return dataclasses.replace(fresh, target=dataclasses.replace(fresh.target, fresh=True))
     if step == "checkout-triton":
         return refresh_triton_files(facts)
     if step == "llvm-configure":
         return dataclasses.replace(facts, llvm_cache=read_llvm_cache(facts.llvm_folders))
     if step in ("purge", "triton-requirements", "triton-install"):
-        return refresh_triton_files(refresh_target(ctx, facts))
+        return refresh_triton_files(refresh_target(facts, runner, target))
     return facts

@@ -16,7 +16,9 @@ from bootstrap.pipeline.llvm import builds as llvm_builds
 from bootstrap.pipeline.llvm.archive import copy_unpacked, remove_staging, staging_folder, unpack
 from bootstrap.pipeline.llvm.auto import PrebuiltUnavailable
 from bootstrap.pipeline.llvm.download import NotOnServer, download
-from bootstrap.pipeline.llvm.source import Package, local_package
+from bootstrap.pipeline.llvm.package import Package, local_package
+from bootstrap.pipeline.llvm.source import PrebuiltPackage
+from bootstrap.pipeline.setup.report import ArchiveKept, PackageCopied, PackageDownloaded, PackageFetch
 
 if TYPE_CHECKING:
     from bootstrap.core.runner import Runner
@@ -77,7 +79,7 @@ def file_sha256(path: Path) -> str | None:
         os.close(fd)
 
 
-def _kept_archive(package: Package, archive: Path) -> dict[str, object] | None:
+def _kept_archive(package: Package, archive: Path) -> ArchiveKept | None:
     """An archive an earlier run downloaded (and was cut short before unpacking it), hashed again: the
     file may have changed since, whatever that run checked. None when there is none to use; one that
     does not match (or is not a regular file) is removed first - only that name, a link as a link."""
@@ -85,11 +87,10 @@ def _kept_archive(package: Package, archive: Path) -> dict[str, object] | None:
         return None
     digest, wanted = file_sha256(archive), package.sha256
     if digest is not None and wanted is None:
-        return {"archive": str(archive), "received": 0, "sha256": digest,
-                "note": "archive of an earlier run unpacked again (this Triton publishes no sha256 to check it)"}
+        return ArchiveKept(archive, digest,
+                           "archive of an earlier run unpacked again (this Triton publishes no sha256 to check it)")
     if digest is not None and wanted is not None and digest == wanted.lower():
-        return {"archive": str(archive), "received": 0, "sha256": digest,
-                "note": "archive of an earlier run, its sha256 checked again, unpacked again"}
+        return ArchiveKept(archive, digest, "archive of an earlier run, its sha256 checked again, unpacked again")
     if archive.is_symlink() or archive.is_file():
         archive.unlink()
         return None
@@ -97,12 +98,12 @@ def _kept_archive(package: Package, archive: Path) -> dict[str, object] | None:
                         " left alone", fix=f"move {archive} away, then run the command again")
 
 
-def _fetch(run: StepRun, package: Package, archive: Path) -> dict[str, object]:
+def _fetch(run: StepRun, package: Package, archive: Path) -> PackageFetch:
     """The verified archive at `archive`: an earlier run's if its sha256 still matches, else downloaded."""
     kept = _kept_archive(package, archive)
     if kept is not None:
         return kept
-    console = None if run.ctx.json else run.console
+    console = None if run.json else run.console
     try:
         got = download(package.url, archive, sha256=package.sha256, console=console, label=f"LLVM {package.name}")
     except NotOnServer as exc:
@@ -113,8 +114,7 @@ def _fetch(run: StepRun, package: Package, archive: Path) -> dict[str, object]:
             + (" (a retired host)" if exc.status == 409 else ""),
             fix="build LLVM from source: --llvm source (or point --llvm-prebuilt-url at a mirror that has it)",
         ) from None
-    return {"archive": str(archive), "size": got.size, "received": got.received, "resumed_from": got.resumed_from,
-            "attempts": got.attempts, "sha256": got.sha256}
+    return PackageDownloaded(archive, got.size, got.received, got.resumed_from, got.attempts, got.sha256)
 
 
 def _remove_older_unpacking(folder: Path) -> None:
@@ -128,10 +128,11 @@ def _remove_older_unpacking(folder: Path) -> None:
 
 
 def run_download(run: StepRun, step: PlannedStep) -> str | None:
-    package = run.facts.llvm_source.package
-    if package is None or run.dry_run:
+    source = run.facts.llvm
+    if not isinstance(source, PrebuiltPackage) or run.dry_run:
         return None
-    if run.facts.llvm_source.auto is None:
+    package = source.package
+    if source.auto is None:
         return _download(run, package)
 
     try:
@@ -144,15 +145,18 @@ def _download(run: StepRun, package: Package) -> str | None:
     folder = run.plan.llvm.build
     archive = folder.parent / package.archive
     local = local_package(package, os.environ)
+    fetched: PackageFetch
     if local is not None:  # Triton's own unpacking of this very package: copied, nothing downloaded
-        run.report.llvm["download"] = {"copied_from": str(local), "received": 0}
+        fetched = PackageCopied(local)
         if run.console is not None:
             run.console.print(f"LLVM {package.name}: copied from {local} (Triton's own unpacking, left by an earlier"
                               " `pip install -e .`), not downloaded", markup=False, highlight=False)
         unpacked = copy_unpacked(local, folder.parent, package.name)
     else:
-        run.report.llvm["download"] = _fetch(run, package, archive)
+        fetched = _fetch(run, package, archive)
         unpacked = unpack(archive, folder.parent, package.name)
+    if run.report.llvm is not None:
+        run.report.llvm.download = fetched
     try:
         version = prove_runs(run.runner, unpacked)
         llvm_builds.write_stamp(unpacked, {

@@ -24,19 +24,20 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from bootstrap.pipeline.built.records import StepRecord, StepStatus, changed_keys, decide, fingerprint
 from bootstrap.pipeline.host.fresh_cache import FreshStart, fresh_argument, llvm_expectations
 from bootstrap.pipeline.host.fresh_cache import decide as decide_cache
 from bootstrap.pipeline.host.jobs import Jobs, size_for_settings
 from bootstrap.pipeline.host.triton_configure import triton_configure_of, triton_expectations
+from bootstrap.pipeline.llvm.auto import Learnt
 from bootstrap.pipeline.llvm.builds import LlvmLocation, locate
 from bootstrap.pipeline.llvm.plan import LLVM_STEPS, prebuilt_or_tree_location, prebuilt_or_tree_step
 from bootstrap.pipeline.recipe.era import BACKENDS_BUILT, llvm_era
 from bootstrap.pipeline.recipe.inputs import Command, Paths, PresetInputs
 from bootstrap.pipeline.recipe.presets import Presets, make_presets
 from bootstrap.pipeline.recipe.triton import downloaded_pybind11
-from bootstrap.pipeline.setup.facts import COMPILER_ENV, CheckoutFacts, SetupFacts
+from bootstrap.pipeline.setup.facts import COMPILER_ENV, CheckoutFacts, LlvmCheckout, SetupFacts
 from bootstrap.pipeline.setup.plan_notices import plan_notes, plan_notices
-from bootstrap.pipeline.setup.records import StepRecord, StepStatus, changed_keys, decide, fingerprint
 
 # Variables whose value changes how fast a build runs, never what it produces: kept out of
 # fingerprints so that a different --jobs (or a machine with less free memory) rebuilds nothing.
@@ -80,9 +81,16 @@ class SetupPlan:
     python: Path  # the target interpreter the commands use
     notices: tuple[str, ...]  # what the user should look at (shown as warnings)
     notes: tuple[str, ...] = ()  # good news worth a line (shown dim)
+    remember: Learnt | None = None  # what observing learnt from the package host, recorded before the steps
+    # The plan as it would be without distcc: what later builds without it (by hand, `tritondev build`)
+    # are sized by. None: no distcc, this plan is that plan.
+    without_distcc: SetupPlan | None = None
 
     def step(self, name: str) -> PlannedStep:
         return next(s for s in self.steps if s.name == name)
+
+    def for_this_machine(self) -> SetupPlan:
+        return self.without_distcc or self
 
     def commands(self) -> list[Command]:
         """The commands of the steps that would run, in order."""
@@ -174,7 +182,7 @@ def preset_inputs(facts: SetupFacts, jobs: Jobs, llvm_build: Path, llvm_source: 
 
 
 
-def llvm_inputs(facts: SetupFacts, presets: Presets) -> tuple[dict[str, Any], dict[str, Any]]:
+def llvm_inputs(facts: SetupFacts, presets: Presets, checkout: CheckoutFacts) -> tuple[dict[str, Any], dict[str, Any]]:
     """(configure inputs, build inputs): no paths, so a build made elsewhere with them is the same build."""
     tc = facts.toolchain
     configure = {
@@ -184,9 +192,7 @@ def llvm_inputs(facts: SetupFacts, presets: Presets) -> tuple[dict[str, Any], di
         "ccache": tc.ccache.version if tc.ccache else None,
         "environment": {k: v for k, v in facts.environment.items() if k in COMPILER_ENV},
     }
-    llvm = facts.llvm
-    head, edits = (llvm.head, llvm.edits) if llvm is not None else (facts.pins.llvm_commit, "")
-    build = {"commit": facts.pins.llvm_commit, "head": head, "edits": edits,
+    build = {"commit": facts.pins.llvm_commit, "head": checkout.head, "edits": checkout.edits,
              "ninja": tc.ninja.version, "configure": fingerprint(configure, {})}
     return configure, build
 
@@ -319,17 +325,19 @@ def llvm_fresh_start(facts: SetupFacts, presets: Presets, build: Path, source: P
 def plan_setup(facts: SetupFacts) -> SetupPlan:
     jobs = size_for(facts)
     llvm: list[PlannedStep]
-    if facts.llvm is None:  # --llvm prebuilt or PATH: no LLVM checkout, no LLVM build
-        where = prebuilt_or_tree_location(facts.llvm_source, facts.llvm_folders)
-        presets = make_presets(preset_inputs(facts, jobs, where.build, where.source))
-        decision = prebuilt_or_tree_step(facts.llvm_source, where)
-        llvm = [_observed(decision.name, decision.inputs, decision.done, decision.reason)]
-    else:
-        mine = facts.llvm_folders.mine
-        configure, build = llvm_inputs(facts, make_presets(preset_inputs(facts, jobs, mine, facts.llvm.path)))
-        where = locate(facts.llvm_folders, facts.llvm.path, fingerprint(build, {}), facts.pins.llvm_commit)
-        presets = make_presets(preset_inputs(facts, jobs, where.build, where.source))
-        llvm = [checkout_step(facts.llvm), *plan_llvm_steps(facts, presets, where, configure, build)]
+    match facts.llvm:
+        case LlvmCheckout(checkout=checkout):
+            mine = facts.llvm_folders.mine
+            configure, build = llvm_inputs(facts, make_presets(preset_inputs(facts, jobs, mine, checkout.path)),
+                                           checkout)
+            where = locate(facts.llvm_folders, checkout.path, fingerprint(build, {}), facts.pins.llvm_commit)
+            presets = make_presets(preset_inputs(facts, jobs, where.build, where.source))
+            llvm = [checkout_step(checkout), *plan_llvm_steps(facts, presets, where, configure, build)]
+        case given:  # --llvm prebuilt or PATH (or auto's package): no LLVM checkout, no LLVM build
+            where = prebuilt_or_tree_location(given, facts.llvm_folders)
+            presets = make_presets(preset_inputs(facts, jobs, where.build, where.source))
+            decision = prebuilt_or_tree_step(given, where)
+            llvm = [_observed(decision.name, decision.inputs, decision.done, decision.reason)]
     steps: list[PlannedStep] = [s for s in (venv_step(facts),) if s is not None]
     steps += [checkout_step(facts.triton), *llvm]
     steps.append(purge_step(facts))
@@ -342,7 +350,8 @@ def plan_setup(facts: SetupFacts) -> SetupPlan:
     verify = _step("verify", {"skip_verify": facts.settings.skip_verify, "env": facts.target.listing},
                    {"triton-install": install.fingerprint}, facts.records.get("verify"))
     return SetupPlan((*steps, install, verify), presets, jobs, where, facts.target.executable,
-                     plan_notices(facts, where), plan_notes(where))
+                     plan_notices(facts, where), plan_notes(facts.llvm, where), facts.learnt,
+                     plan_setup(dataclasses.replace(facts, distcc=None)) if facts.distcc is not None else None)
 
 
 _REINSTALL_TEXT = {"setup_files": "setup.py or pyproject.toml changed", "python": "the target interpreter changed",

@@ -6,22 +6,20 @@ from __future__ import annotations
 
 from bootstrap.pipeline.llvm.builds import LlvmLocation
 from bootstrap.pipeline.recipe.era import version_key
-from bootstrap.pipeline.setup.facts import SetupFacts
+from bootstrap.pipeline.setup.facts import LlvmCheckout, LlvmFacts, SetupFacts
 
 
-def plan_notes(where: LlvmLocation) -> tuple[str, ...]:
+def plan_notes(llvm: LlvmFacts, where: LlvmLocation) -> tuple[str, ...]:
     """Good news worth a line (shown as a note, not a warning)."""
-    if where.reused_from and where.kind == "source":
+    if where.reused_from and isinstance(llvm, LlvmCheckout):
         return (f"LLVM build reused from {where.reused_from} (same commit, flags and toolchain)",)
     return ()
 
 
 def plan_notices(facts: SetupFacts, where: LlvmLocation) -> tuple[str, ...]:
     """What the plan says before anything runs: what stands in for what was asked, and why."""
-    notices = [*facts.toolchain.notices, *facts.llvm_source.notices]
-    for checkout in (facts.triton, facts.llvm):
-        if checkout is None:
-            continue
+    notices = [*facts.toolchain.notices, *facts.llvm.notices]
+    for checkout in facts.checkouts:
         report = checkout.report
         if checkout.kept and not checkout.adopted:  # your clone's line is said before anything runs (setup.run)
             notices.append(f"{checkout.name} checkout differs from the pin ({len(report.dirty_files)} changed file(s),"
@@ -37,7 +35,7 @@ def plan_notices(facts: SetupFacts, where: LlvmLocation) -> tuple[str, ...]:
         notices.append(f"distcc pump mode (,cpp) of {', '.join(pump)} needs the build wrapped in distcc-pump (its"
                        " include server), which tritondev does not do: these hosts get preprocessed files, as"
                        " without ,cpp")
-    if facts.distcc is not None and facts.llvm is not None and facts.settings.llvm_build_type == "Debug":
+    if facts.distcc is not None and isinstance(facts.llvm, LlvmCheckout) and facts.settings.llvm_build_type == "Debug":
         notices.append("Debug LLVM through distcc: without split DWARF (LLVM_USE_SPLIT_DWARF), as distcc brings"
                        " back no .dwo files; links need more memory")
     version = facts.pins.layout.version or facts.pins.triton_version

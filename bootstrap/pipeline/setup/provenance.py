@@ -66,10 +66,10 @@ def built_with(build: Path, llvm: Path) -> BuiltWith:
     return BuiltWith(llvm_build_of(build), cached, tuple(outside_tree(linked_llvm_libraries(build), llvm)))
 
 
-def _version_problem(expected: Expected, version: object, head: str) -> str | None:
+def _version_problem(expected: Expected, version: str | None, head: str) -> str | None:
     if not version:
         return "triton is not installed in the target environment"
-    if str(version).endswith(f"+git{head[:8]}"):
+    if version.endswith(f"+git{head[:8]}"):
         return None
     # Before 3.2 (no suffix yet), and a release branch's own setup.py (#5405, release/3.2.x): plain.
     if expected.base_version is not None and version == expected.base_version:
@@ -92,32 +92,59 @@ def _llvm_problems(expected: Expected, built: BuiltWith | None) -> list[str]:
     return problems
 
 
+@dataclass(frozen=True)
+class Provenance:
+    """What verify found: the installed triton (its version and file), what its build used, and each
+    difference from what setup built (`problems`; none: `ok`)."""
+
+    version: str | None
+    file: str | None
+    triton_head: str
+    llvm_syspath: str | None
+    llvm_cached_elsewhere: tuple[tuple[str, str], ...]
+    llvm_linked_elsewhere: tuple[str, ...]
+    llvm_revision: str | None
+    problems: tuple[str, ...]
+
+    @property
+    def ok(self) -> bool:
+        return not self.problems
+
+    def to_json(self) -> dict[str, object]:
+        return {"ok": self.ok, "version": self.version, "file": self.file, "triton_head": self.triton_head,
+                "llvm_syspath": self.llvm_syspath, "llvm_cached_elsewhere": dict(self.llvm_cached_elsewhere),
+                "llvm_linked_elsewhere": list(self.llvm_linked_elsewhere), "llvm_revision": self.llvm_revision,
+                "problems": list(self.problems)}
+
+
+def _text(value: object) -> str | None:
+    return value if isinstance(value, str) and value else None
+
+
 def judge(expected: Expected, installed: dict[str, Any], head: str, built: BuiltWith | None,
-          revision: str | None) -> dict[str, object]:
-    """Findings: `ok` says all; `problems` names each difference. Pure."""
+          revision: str | None) -> Provenance:
+    """The findings: each difference named in `problems`. Pure."""
     problems: list[str] = []
-    version = installed.get("version")
+    version = _text(installed.get("version"))
     problem = _version_problem(expected, version, head)
     if problem:
         problems.append(problem)
-    file = installed.get("file")
+    file = _text(installed.get("file"))
     wanted = (expected.triton_src / "python" / "triton").resolve()
     if not file:
         problems.append(f"`import triton` fails: {installed.get('error', 'unknown error')}")
-    elif Path(str(file)).resolve().parent != wanted:
+    elif Path(file).resolve().parent != wanted:
         problems.append(f"`import triton` loads {file}, not the checkout's {wanted}")
     problems += _llvm_problems(expected, built)
     if revision != expected.llvm_commit:
         problems.append(f"the LLVM build {expected.llvm_build} is at {revision or 'an unknown revision'},"
                         f" the pin is {expected.llvm_commit}")
-    return {"ok": not problems, "version": version, "file": file, "triton_head": head,
-            "llvm_syspath": built.llvm_syspath if built else None,
-            "llvm_cached_elsewhere": dict(built.cached_elsewhere) if built else {},
-            "llvm_linked_elsewhere": list(built.linked_elsewhere) if built else [],
-            "llvm_revision": revision, "problems": problems}
+    return Provenance(version, file, head, built.llvm_syspath if built else None,
+                      built.cached_elsewhere if built else (), built.linked_elsewhere if built else (), revision,
+                      tuple(problems))
 
 
-def verify_provenance(runner: Runner, python: Path, expected: Expected, cwd: Path) -> dict[str, object]:
+def verify_provenance(runner: Runner, python: Path, expected: Expected, cwd: Path) -> Provenance:
     """Ask the target which triton it has, read the build trees, and judge."""
     dirs = triton_cmake_dirs(expected.setup_dir)
     env = preload_env(runner, dirs[0]) if dirs else {}  # an ASAN build (--sanitize address) loads only so

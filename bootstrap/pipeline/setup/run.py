@@ -1,41 +1,60 @@
-"""`tritondev setup`: gather the facts, plan, execute.
+"""`tritondev setup`: gather the facts, plan, execute; this driver owns the loop.
 
-    facts (bootstrap.pipeline.setup.facts)  ->  plan (bootstrap.pipeline.setup.plan, pure)  ->  execute (.execute)
+    observe (bootstrap.pipeline.setup.facts) -> plan (bootstrap.pipeline.setup.plan, pure)
+        -> execute one step (bootstrap.pipeline.setup.execute) -> observe what it changed -> plan again
 
-Every step that changes the machine is fingerprinted (bootstrap.pipeline.setup.records): a re-run with
+Observing only reads, the plan is pure, and the executor only executes: what observing learnt that must
+be kept (the package host's answer to --llvm auto) rides in the plan to the executor, which records it.
+
+Every step that changes the machine is fingerprinted (bootstrap.pipeline.built.records): a re-run with
 nothing changed starts no cmake, ninja or pip and says so; a changed input re-runs only what depends
 on it; an interrupted run (Ctrl-C, kill -9) resumes, because a step's record is written only once
 the step finished. The commands come from bootstrap.pipeline.recipe, the one place that decides flags.
+
+The command's context stops here: what comes below gets the settings, the workspace, a runner, the
+target and the output flags it uses (tests/unit/docs/test_context_reach.py measures how far it goes).
 """
 
 from __future__ import annotations
 
+import dataclasses
 import shutil
 from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING
 
 from bootstrap.core import ui
-from bootstrap.core.errors import ExitCode, TritondevError
-from bootstrap.core.interpreter import WORKSPACE_VENV, path_python
+from bootstrap.core.errors import ExitCode, ToolMissing, TritondevError
+from bootstrap.core.interpreter import WORKSPACE_VENV, Target, path_python
+from bootstrap.core.runner import Runner
+from bootstrap.core.settings_table import Settings
 from bootstrap.core.values import parse_remote_url
+from bootstrap.core.workspace import Workspace
 from bootstrap.git.adopt import check_clone
+from bootstrap.kernels import verify as kernel_verify
 from bootstrap.pipeline.distcc import client as distcc
+from bootstrap.pipeline.distcc.client import left_out_notice
 from bootstrap.pipeline.host.jobs import detect, size_for_settings
 from bootstrap.pipeline.host.sanitizer import check_sanitizer
 from bootstrap.pipeline.host.toolchain import detect_toolchain
 from bootstrap.pipeline.llvm import source as llvm_source
-from bootstrap.pipeline.llvm.auto import AutoDecision, PrebuiltUnavailable, Probe, remember_answer
-from bootstrap.pipeline.setup.execute import execute
-from bootstrap.pipeline.setup.facts import SetupFacts, gather_facts
-from bootstrap.pipeline.setup.report import SetupReport
+from bootstrap.pipeline.llvm.auto import PrebuiltUnavailable, Probe, remember_answer
+from bootstrap.pipeline.setup import distcc_steps
+from bootstrap.pipeline.setup.execute import BUILD_STEPS, Execution, start_report
+from bootstrap.pipeline.setup.facts import SetupFacts, gather_facts, refresh
+from bootstrap.pipeline.setup.plan import plan_setup
+from bootstrap.pipeline.setup.report import KernelCheck, KernelsSkipped, SetupReport, Unresolved, UnresolvedPins
+from bootstrap.pipeline.setup.step_run import KernelChecker
 
 if TYPE_CHECKING:
     from rich.console import Console
 
     from bootstrap.core.context import AppContext
+    from bootstrap.kernels.verify import Check
 
-__all__ = ["SetupReport", "precheck", "run_setup"]
+__all__ = ["SetupReport", "drive", "precheck", "run_setup"]
+
+PREREQUISITES = "prerequisites checked"  # in `said`: the build prerequisites were checked in this command
 
 
 def precheck(ctx: AppContext) -> None:
@@ -67,11 +86,11 @@ def precheck(ctx: AppContext) -> None:
     ctx.target_python()
 
 
-def _say_where_it_installs(ctx: AppContext, venv_python: Path) -> None:
+def _say_where_it_installs(venv_python: Path, json: bool) -> None:
     """The reading commands may have shown a python3 from PATH; setup installs into its own venv."""
 
     on_path = path_python()
-    if on_path is None or venv_python.exists() or ctx.json:
+    if on_path is None or venv_python.exists() or json:
         return
 
     ui.note(f"installing into the workspace venv {venv_python.parent.parent}, not into "
@@ -84,36 +103,91 @@ def run_setup(ctx: AppContext, console: Console | None, said: set[str] | None = 
     and the checks made before in this command (a bisect runs setup at every step), not again; `confirm`:
     asks the user yes or no (on a terminal; None: there is nobody to ask)."""
     precheck(ctx)
-    executable, origin = ctx.target_choice()
-    if origin == WORKSPACE_VENV:
-        _say_where_it_installs(ctx, executable)
+    target = ctx.target()
+    if target.origin == WORKSPACE_VENV:
+        _say_where_it_installs(target.executable, ctx.json)
+    settings, workspace, runner = ctx.settings, ctx.workspace, ctx.runner
     try:
-        facts = gather_facts(ctx)
+        facts = gather_facts(settings, workspace, runner, target, dry_run=ctx.dry_run)
     except TritondevError as exc:
         # Offline (or a server down), a --dry-run still shows what it knows and marks what it could not resolve.
         if not ctx.dry_run or exc.exit_code != ExitCode.EXTERNAL_FAILED:
             raise
-        return unresolved_plan(ctx, exc)
-    check_sanitizer(ctx.runner, facts.toolchain.cxx.path, facts.toolchain.clang_lld, ctx.settings.sanitize)
+        return unresolved_plan(settings, workspace, runner, target, exc)
+    check_sanitizer(runner, facts.toolchain.cxx.path, facts.toolchain.clang_lld, settings.sanitize)
     said = set() if said is None else said
     _say_first(console, facts, said)
+    check_kernels = _kernel_check(ctx)
     try:
-        return execute(ctx, console, facts, confirm, said)
+        return drive(facts, runner, target, console, json=ctx.json, check_kernels=check_kernels, confirm=confirm,
+                     said=said)
     except PrebuiltUnavailable as exc:
         # --llvm auto never fails where --llvm source would succeed: the package is remembered as
         # unusable, and the same setup goes on with a source build (the steps done stay done).
-        remember_answer(ctx.workspace.state, exc.url, Probe("unusable", exc.why))
-        facts = gather_facts(ctx)
+        remember_answer(workspace.state, exc.url, Probe("unusable", exc.why))
+        facts = gather_facts(settings, workspace, runner, target, dry_run=ctx.dry_run)
         _say_first(console, facts, said)
-        return execute(ctx, console, facts, confirm, said)
+        return drive(facts, runner, target, console, json=ctx.json, check_kernels=check_kernels, confirm=confirm,
+                     said=said)
+
+
+def _kernel_check(ctx: AppContext) -> KernelChecker:
+    """The verify command's kernel check, as setup's verify step runs it last: no torch or numpy in the
+    target means it cannot run there (provenance stands)."""
+
+    def check(tools: Check | None) -> KernelCheck:
+        try:
+            return kernel_verify.run_verify(ctx, [], tools=tools)
+        except ToolMissing as exc:
+            return KernelsSkipped(exc.message)
+
+    return check
+
+
+def drive(facts: SetupFacts, runner: Runner, target: Target, console: Console | None, *, json: bool,
+          check_kernels: KernelChecker, confirm: Callable[[str], bool] | None = None,
+          said: set[str] | None = None) -> SetupReport:
+    """Plan from `facts` and execute the plan step by step; after each step that ran, read again what it
+    changed and plan the rest anew. The report says what each step did and what ran. `said`: what this
+    command did before (a bisect runs setup at every step): the prerequisites of a build, checked once."""
+    plan = plan_setup(facts)
+    said = set() if said is None else said
+    run = Execution(facts.settings, facts.workspace, runner, facts.dry_run, json, console, facts, plan,
+                    start_report(facts, plan), check_kernels, stamp=dict(plan.llvm.stamp),
+                    prechecked=PREREQUISITES in said)
+    run.remember()
+    _prove_distcc(run)  # before anything changes, when a build step would run
+    run.before_anything(confirm)
+    for name in [s.name for s in run.plan.steps]:
+        if name in BUILD_STEPS:
+            _prove_distcc(run)  # a build step that turns out to run now proves them now
+        run.before(name)
+        if run.run_step(run.plan.step(name)) and not run.dry_run:
+            run.facts = refresh(run.facts, name, runner, target)
+            run.plan = plan_setup(run.facts)
+        run.after(name)
+    if run.prechecked:
+        said.add(PREREQUISITES)
+    run.finish()
+    return run.report
+
+
+def _prove_distcc(run: Execution) -> None:
+    """The distcc hosts proven when a build step runs, and the plan made again from those that passed."""
+    proven = distcc_steps.prove_before_building(run)
+    if proven is None:
+        return
+    run.facts = dataclasses.replace(run.facts, distcc=proven)
+    run.plan = plan_setup(run.facts)
+    run.report.distcc, run.report.jobs, run.report.presets = proven, run.plan.jobs, run.plan.presets
+    run.report.notices += [left_out_notice(v) for v in proven.left_out()]
 
 
 def _say_first(console: Console | None, facts: SetupFacts, said: set[str]) -> None:
     """Before anything is built, on stderr (--json too), each line once per command: what is built when
     it is your clone (a failed build then still says it), and --llvm auto's choice and why (dim: notes)."""
-    auto: AutoDecision | None = facts.llvm_source.auto
-    lines = [facts.triton.adopted_line if facts.triton is not None and facts.triton.adopted else None,
-             auto.line() if auto is not None else None]
+    auto = facts.llvm.auto
+    lines = [facts.triton.adopted_line if facts.triton.adopted else None, auto.line() if auto is not None else None]
     for line in lines:
         if line is None or console is None or line in said:
             continue
@@ -121,23 +195,18 @@ def _say_first(console: Console | None, facts: SetupFacts, said: set[str]) -> No
         console.print(line, style="dim", highlight=False, markup=False, soft_wrap=True)
 
 
-def unresolved_plan(ctx: AppContext, failure: TritondevError) -> SetupReport:
+def unresolved_plan(settings: Settings, workspace: Workspace, runner: Runner, target: Target,
+                    failure: TritondevError) -> SetupReport:
     """A dry run's report when the pins could not be read: the settings, the target, the tools and
     jobs, and what could not be resolved (the pins, hence the checkouts and builds that follow them)."""
 
-    s = ctx.settings
+    s = settings
     resources = detect()
     jobs = size_for_settings(s, resources)
-    toolchain = detect_toolchain(ctx.runner, use_lld=s.lld, use_ccache=s.ccache)
-    given = {"torch_ref": s.torch_ref, "triton_commit": s.triton_commit, "backend": s.backend,
-             "pytorch_url": s.pytorch_url, "triton_url": s.triton_url, "llvm_url": s.llvm_url,
-             "mirror": str(s.mirror) if s.mirror else None}
+    toolchain = detect_toolchain(runner, use_lld=s.lld, use_ccache=s.ccache)
     why = failure.message + (f" (fix: {failure.fix})" if failure.fix else "")
     return SetupReport(
-        workspace=ctx.workspace.root, dry_run=True, pins={**given, "unresolved": why},
-        toolchain=toolchain, jobs=jobs, resources=resources,
-        target_python=str(ctx.target_choice()[0]),
-        unresolved={"pins": why, "steps": "checkouts, LLVM and Triton builds, purge and verify: "
-                    "planned once the pins resolve"},
-        failure=failure,
+        workspace=workspace.root, dry_run=True, pins=UnresolvedPins.of(s, why),
+        toolchain=toolchain, jobs=jobs, resources=resources, target_python=str(target.executable),
+        unresolved=Unresolved(why), failure=failure,
     )

@@ -27,9 +27,9 @@ from bootstrap.core.fsutil import read_regular_text
 from bootstrap.core.inside_answers import FileRequirement
 from bootstrap.env.exports import collect_variables
 from bootstrap.kernels.gpus import local_gpu_targets
+from bootstrap.pipeline.built.state import read_state
+from bootstrap.pipeline.built.triton_build import find_build
 from bootstrap.pipeline.host.jobs import detect
-from bootstrap.pipeline.setup.built import find_build
-from bootstrap.pipeline.setup.state import read_state
 from bootstrap.pipeline.testing import makevars
 from bootstrap.pipeline.testing.counts import Counts, parse_summary
 from bootstrap.pipeline.testing.reports import Verdict, read_counts, report_env, verdict

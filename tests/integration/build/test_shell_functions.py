@@ -13,6 +13,7 @@ import pytest
 from bootstrap.pipeline.recipe.files import render_shell_values
 from bootstrap.pipeline.recipe.presets import make_presets
 from tests.integration.build.harness import SHELL_FUNCTIONS
+from tests.unit.pipeline.test_shell_values import elsewhere
 from tests.unit.pipeline.test_units import _inputs
 
 
@@ -27,7 +28,8 @@ def test_llvm_functions_refuse_when_the_workspace_has_no_llvm_of_its_own(kind: s
     inputs = _inputs()
     presets = make_presets(inputs)
     (tmp_path / "state").mkdir()
-    (tmp_path / "state" / "triton-dev.sh").write_text(render_shell_values(presets, inputs.paths, kind))
+    values = render_shell_values(presets, inputs.paths, elsewhere(kind, inputs.paths.llvm_build))
+    (tmp_path / "state" / "triton-dev.sh").write_text(values)
     for function, command in (("triton-configure-mlir", "cmake"), ("triton-build-mlir", "ninja")):
         proc = call(tmp_path, function)
         if kind == "source":

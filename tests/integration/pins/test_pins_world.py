@@ -115,11 +115,12 @@ def test_rocm_fork_is_the_default_triton_url_before_2_5(
 ) -> None:
     """No --triton-url and no mirror: the ROCm fork's URL (whose files the world cannot serve, so the
     choice is asked of the function that makes it, after the real pin read)."""
-    from bootstrap.git.pins import _pytorch_pin, _triton_location
+    from bootstrap.git.pins import PinInputs, _pytorch_pin, _triton_location
 
     for tag, url in (("v2.4.1", "https://github.com/ROCm/triton.git"), ("v2.5.0", "https://github.com/triton-lang/triton.git")):
         ctx = context(tmp_path, torch_ref=tag, backend="amd", pytorch_url=str(world.bare["pytorch"]))
-        assert _triton_location(ctx, _pytorch_pin(ctx, [], False), []).url == url, tag
+        where = PinInputs(ctx.settings, ctx.workspace, ctx.runner, ctx.target())
+        assert _triton_location(ctx.settings, _pytorch_pin(where, [], False), []).url == url, tag
 
 
 def test_the_pin_is_llvm_info_json_even_when_the_build_info_runs_ahead(

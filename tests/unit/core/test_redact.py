@@ -184,9 +184,9 @@ def test_any_url_with_credentials_in_any_position_and_quoting_is_masked(
 
 def _setup_state(remote: str) -> Any:
     """A state/setup.json as setup writes it, the ccache remote (and so its password) in the install's env."""
+    from bootstrap.pipeline.built.state import SetupState
     from bootstrap.pipeline.host.toolchain import Tool
     from bootstrap.pipeline.recipe.inputs import Command
-    from bootstrap.pipeline.setup.state import SetupState
 
     ws = "/home/me/triton work/ws"
     return SetupState(
@@ -223,7 +223,7 @@ def test_a_secret_is_masked_where_it_is_and_nowhere_else(
     it leaves every other value as it is: `config show` shows the workspace as given (its path holding the
     secret), and masking a document that carries it changes that value and nothing else: the state reads
     back as it was written but for the masked remote."""
-    from bootstrap.pipeline.setup.state import SetupState
+    from bootstrap.pipeline.built.state import SetupState
 
     form, masked_remote = forms
     if "bearer-token" in form:  # ccache ends an attribute at `|`; a token is one word

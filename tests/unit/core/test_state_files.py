@@ -8,8 +8,8 @@ from bootstrap.core import remembered
 from bootstrap.core.state_files import StateFiles
 from bootstrap.core.workspace import Workspace
 from bootstrap.pipeline.bisect.journal import journal_path
-from bootstrap.pipeline.setup.records import Records
-from bootstrap.pipeline.setup.state import state_path
+from bootstrap.pipeline.built.records import Records
+from bootstrap.pipeline.built.state import state_path
 
 REPO = Path(__file__).resolve().parents[3]
 

@@ -212,7 +212,7 @@ def test_the_map_states_the_layers() -> None:
 
 
 # bootstrap/pipeline/'s sub-packages, lowest first; bisect and testing stand side by side at the top.
-PIPELINE_ORDER = ("host", "ccache", "distcc", "recipe", "llvm", "setup", "bisect, testing")
+PIPELINE_ORDER = ("host", "ccache", "distcc", "recipe", "llvm", "built", "setup", "bisect, testing")
 
 
 def test_pipeline_sub_packages_import_in_their_order() -> None:
@@ -237,3 +237,12 @@ def test_git_commands_are_run_only_under_git() -> None:
                     and node.elts[0].value == "git"):
                 found.append(f"{path.relative_to(REPO)}:{node.lineno}")
     assert not found, "\n".join(found)
+
+
+def test_setup_is_reached_through_its_api() -> None:
+    """What stands above setup (the commands, bisect, the IR tools) uses bootstrap/pipeline/setup/api.py
+    alone: setup's other modules can change without them; a finished build is read from pipeline/built/."""
+    wrong = [f"{i.where}: {i.importer} imports {i.imported}" for i in imports()
+             if i.imported.startswith("bootstrap.pipeline.setup.") and not i.importer.startswith(
+                 "bootstrap.pipeline.setup.") and i.imported != "bootstrap.pipeline.setup.api"]
+    assert not wrong, "\n".join(wrong)

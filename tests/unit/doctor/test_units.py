@@ -225,17 +225,20 @@ def test_the_disk_estimate_follows_what_llvm_auto_decides() -> None:
     """--llvm auto is no longer "no LLVM built here": its decision, known from this workspace's memory,
     decides the estimate; unknown (the host not asked yet), both sizes are shown and only a shortfall for
     the smaller one is more than a warning."""
+    from bootstrap.core.values import LlvmAuto, LlvmFromSource, LlvmPrebuilt, LlvmTree
     from bootstrap.doctor.checks.machine import disk_outcome, llvm_here
     from bootstrap.pipeline.llvm.auto import AutoDecision
 
     pin, where = "a" * 40, Path("/ws")
-    source = llvm_here("auto", False, AutoDecision("source", "no prebuilt package: macOS x64"), pin)
-    prebuilt = llvm_here("auto", False, AutoDecision("prebuilt", "Triton's package for this pin exists"), pin)
-    unknown = llvm_here("auto", False, None, pin)
+    auto = LlvmAuto("https://llvm.example/llvm-builds")
+    source = llvm_here(auto, False, AutoDecision("source", "no prebuilt package: macOS x64"), pin)
+    prebuilt = llvm_here(auto, False, AutoDecision("prebuilt", "Triton's package for this pin exists"), pin)
+    unknown = llvm_here(auto, False, None, pin)
     assert (source.built, prebuilt.built, unknown.built) == (True, False, None)
-    assert llvm_here("auto", True, None, pin).built is False  # an LLVM build is already here
-    assert llvm_here("source", False, None, None).built is True
-    assert llvm_here("prebuilt", False, None, None).built is False
+    assert llvm_here(auto, True, None, pin).built is False  # an LLVM build is already here
+    assert llvm_here(LlvmFromSource(), False, None, None).built is True
+    assert llvm_here(LlvmPrebuilt(auto.url), False, None, None).built is False
+    assert llvm_here(LlvmTree(Path("/opt/llvm")), False, None, None).built is False
     # RelWithDebInfo Triton: 17 GiB; with a Release LLVM built here: 29 GiB.
     built = disk_outcome(20.0, where, "RelWithDebInfo", "Release", source)
     assert built.status == Status.WARN and "Triton + Release LLVM build needs about 29 GiB" in built.summary

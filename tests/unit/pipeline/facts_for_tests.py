@@ -6,7 +6,7 @@ from __future__ import annotations
 import dataclasses
 from pathlib import Path
 
-from bootstrap.core.interpreter import WORKSPACE_VENV, TargetPython
+from bootstrap.core.interpreter import WORKSPACE_VENV, Target, TargetPython
 from bootstrap.core.runner import PlannedCommand, Runner
 from bootstrap.core.settings_table import Settings
 from bootstrap.core.workspace import Workspace
@@ -14,14 +14,17 @@ from bootstrap.git.checkouts import CheckoutReport, ensure_checkout
 from bootstrap.git.layout import TritonLayout
 from bootstrap.git.pinned import Pins
 from bootstrap.git.setup_py import SYSPATH_ALWAYS, SYSPATH_FROM_ENV, SYSPATH_NEVER, SetupPyArgs
+from bootstrap.kernels.verify import Check
+from bootstrap.pipeline.built.records import StepRecord
 from bootstrap.pipeline.host.jobs import GIB, Resources
 from bootstrap.pipeline.host.toolchain import Tool, Toolchain
 from bootstrap.pipeline.llvm.builds import LlvmFolders, LlvmSite
 from bootstrap.pipeline.recipe.era import llvm_era
 from bootstrap.pipeline.recipe.llvm import llvm_build_key
-from bootstrap.pipeline.setup.facts import CheckoutFacts, SetupFacts, TargetFacts, history_of
+from bootstrap.pipeline.setup.facts import CheckoutFacts, LlvmCheckout, SetupFacts, TargetFacts, history_of
 from bootstrap.pipeline.setup.plan import Record, SetupPlan
-from bootstrap.pipeline.setup.records import StepRecord
+from bootstrap.pipeline.setup.report import KernelCheck, SetupReport
+from bootstrap.pipeline.setup.run import drive
 
 WS = Path("/ws")
 TRITON = "d0210c3edb46fe315ff281b673c8b8fcf0e4225f"
@@ -117,7 +120,7 @@ def fresh(era: str, allow_dirty: bool = False) -> SetupFacts:
         workspace=Workspace(WS), settings=s, dry_run=False, pins=pins, toolchain=toolchain(),
         tools_cache_present=False, resources=Resources(2, 24 * GIB), remote_env=(), environment={}, offline=None,
         target=target, triton=checkout("triton", TRITON, cloned=False),
-        llvm=checkout("llvm-project", LLVM, cloned=False), llvm_projects=layout.llvm_projects,
+        llvm=LlvmCheckout(checkout("llvm-project", LLVM, cloned=False)), llvm_projects=layout.llvm_projects,
         llvm_folders=LlvmFolders(WS / "build" / "llvm" / llvm_key(layout, s.llvm_build_type), None, None),
         records={},
     )
@@ -128,7 +131,8 @@ def in_place(facts: SetupFacts) -> SetupFacts:
     target = TargetFacts(PYTHON, WORKSPACE_VENV, WS / "venv", False, False, "/usr/bin/python3", target_python(),
                          listing="listing-after-setup", requirements_present=True, own_install_present=True)
     return dataclasses.replace(facts, target=target, triton=checkout("triton", TRITON),
-                               llvm=checkout("llvm-project", LLVM), setup_files="setup-files", triton_built=True,
+                               llvm=LlvmCheckout(checkout("llvm-project", LLVM)), setup_files="setup-files",
+                               triton_built=True,
                                tools_cache_present=True)
 
 
@@ -147,3 +151,14 @@ def finished(facts: SetupFacts, plan: SetupPlan) -> SetupFacts:
     if plan.llvm.reused_from is None:
         folders = dataclasses.replace(folders, own=LlvmSite(plan.llvm.build, plan.llvm.source, stamp, True, True))
     return dataclasses.replace(facts, records=records, llvm_folders=folders)
+
+
+def dry_drive(facts: SetupFacts) -> SetupReport:
+    """Setup's driver over `facts` under --dry-run: every step through the dry-run runner, nothing written."""
+
+    def no_kernel_check(tools: Check | None) -> KernelCheck:
+        raise AssertionError("a dry run runs no kernel check")
+
+    facts = dataclasses.replace(facts, dry_run=True)
+    return drive(facts, Runner(dry_run=True, silent=True), Target(facts.target.executable, facts.target.origin),
+                 None, json=True, check_kernels=no_kernel_check)

@@ -23,7 +23,7 @@ from bootstrap.pipeline.llvm.auto import (
     remember_answer,
     remember_choice,
 )
-from bootstrap.pipeline.llvm.source import Package, local_package
+from bootstrap.pipeline.llvm.package import Package, local_package
 
 PIN = "62b7cf9623fc310525f39ed69aaecc318a909731"
 URL = "https://oaitriton.blob.core.windows.net/public/llvm-builds/llvm-62b7cf96-ubuntu-x64-2.tar.gz"

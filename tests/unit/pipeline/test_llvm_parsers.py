@@ -14,18 +14,25 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from bootstrap.core.errors import ConfigError, MismatchError
-from bootstrap.core.values import parse_llvm_setting
+from bootstrap.core.settings_table import Settings
+from bootstrap.core.values import (
+    LlvmAuto,
+    LlvmFromSource,
+    LlvmPrebuilt,
+    LlvmTree,
+    parse_llvm_setting,
+    parse_llvm_source,
+)
 from bootstrap.git.setup_py import SetupPyArgs, read_setup_py_args
 from bootstrap.pipeline.llvm.archive import FILE, FOLDER, HARDLINK, OTHER, SYMLINK, member_problem
 from bootstrap.pipeline.llvm.download import parse_content_length, parse_content_range, unsatisfied_total
+from bootstrap.pipeline.llvm.package import package_for, parse_llvm_info
 from bootstrap.pipeline.llvm.source import (
     Host,
     TreeReport,
     check_contents,
     host_suffix,
     inspect_tree,
-    package_for,
-    parse_llvm_info,
     parse_targets,
 )
 
@@ -247,6 +254,32 @@ def test_the_llvm_setting() -> None:
     for malformed in ("https://[::1/x", "https://h:99999/x", "https://u:pw@[::1/x"):
         with pytest.raises(ValueError, match="not a valid URL"):
             parse_llvm_setting("llvm_prebuilt_url", malformed)
+
+
+URL = "https://llvm.example/llvm-builds"
+
+
+def test_the_llvm_setting_is_one_of_four_sources() -> None:
+    assert parse_llvm_source("AUTO", URL) == LlvmAuto(URL)
+    assert parse_llvm_source("source", URL) == LlvmFromSource()
+    assert parse_llvm_source("Prebuilt", URL) == LlvmPrebuilt(URL)
+    assert parse_llvm_source("/opt/llvm/", URL) == LlvmTree(Path("/opt/llvm"))
+    assert parse_llvm_source("~/llvm", URL) == LlvmTree(Path.home() / "llvm")
+    # The settings hold the setting's text; read back, it is the same source.
+    settings = Settings(workspace=Path("/ws"), llvm=parse_llvm_setting("llvm", "./build"), llvm_prebuilt_url=URL)
+    assert settings.llvm_source == LlvmTree(Path.cwd() / "build")
+    assert Settings(workspace=Path("/ws")).llvm_source == LlvmAuto(Settings(workspace=Path("/ws")).llvm_prebuilt_url)
+
+
+@given(st.text(max_size=40))
+def test_any_llvm_value_is_a_source_that_reads_back_the_same_or_refused(text: str) -> None:
+    """What a user types is one of the four sources, or a ValueError; a source's setting text parses back
+    to itself (it is what settings.json remembers)."""
+    try:
+        source = parse_llvm_source(text, URL)
+    except ValueError:
+        return
+    assert parse_llvm_source(source.setting, URL) == source
 
 
 def test_an_llvm_tree_whose_config_is_a_fifo_is_read_without_hanging(tmp_path: Path) -> None:

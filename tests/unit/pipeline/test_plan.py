@@ -9,12 +9,9 @@ from typing import TYPE_CHECKING, TypedDict
 
 import pytest
 
-from bootstrap.core.context import AppContext
-from bootstrap.core.runner import Runner
+from bootstrap.pipeline.built.records import StepRecord, StepStatus
 from bootstrap.pipeline.llvm.builds import LlvmFolders, LlvmSite
-from bootstrap.pipeline.setup.execute import execute
 from bootstrap.pipeline.setup.plan import SetupPlan, plan_setup, reinstall_reasons
-from bootstrap.pipeline.setup.records import StepRecord, StepStatus
 from tests.unit.pipeline.facts_for_tests import (
     ERAS,
     LLVM,
@@ -22,6 +19,7 @@ from tests.unit.pipeline.facts_for_tests import (
     PYTHON,
     TRITON,
     WS,
+    dry_drive,
     finished,
     fresh,
     in_place,
@@ -112,9 +110,7 @@ def test_jobs_are_not_an_input_but_the_llvm_build_type_is(era: str) -> None:
 def test_dry_run_runs_the_plans_commands_through_the_dry_run_runner(era: str) -> None:
     facts = dataclasses.replace(fresh(era), dry_run=True)
     plan = plan_setup(facts)
-    runner = Runner(dry_run=True, silent=True)
-    ctx = AppContext(facts.settings, facts.workspace, runner, json=True, dry_run=True)
-    report = execute(ctx, None, facts)  # under --dry-run no process starts and nothing is written
+    report = dry_drive(facts)  # under --dry-run no process starts and nothing is written
     assert [(c.step, c.argv, dict(c.env)) for c in report.commands] == [
         (c.step, c.argv, dict(c.env)) for c in plan.commands()]
     assert {o.name: o.status.value for o in report.steps} == statuses(plan)

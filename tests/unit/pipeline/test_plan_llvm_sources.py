@@ -8,18 +8,15 @@ from pathlib import Path
 
 import pytest
 
-from bootstrap.core.context import AppContext
-from bootstrap.core.runner import Runner
-from bootstrap.core.values import LLVM_PATH, LLVM_PREBUILT
+from bootstrap.pipeline.built.records import StepRecord
 from bootstrap.pipeline.host.jobs import Jobs, Resources
 from bootstrap.pipeline.llvm.builds import LlvmFolders, LlvmSite
+from bootstrap.pipeline.llvm.package import Package
 from bootstrap.pipeline.llvm.plan import source_build_cost
-from bootstrap.pipeline.llvm.source import LlvmSourceFacts, Package, TreeReport
-from bootstrap.pipeline.setup.execute import execute
+from bootstrap.pipeline.llvm.source import PrebuiltPackage, TreeReport, UserTree
 from bootstrap.pipeline.setup.facts import SetupFacts
 from bootstrap.pipeline.setup.plan import Record, SetupPlan, plan_setup
-from bootstrap.pipeline.setup.records import StepRecord
-from tests.unit.pipeline.facts_for_tests import ERAS, LLVM, WS, fresh, in_place
+from tests.unit.pipeline.facts_for_tests import ERAS, LLVM, WS, dry_drive, fresh, in_place
 
 SUM = "ab" * 32
 BASE = "https://llvm.example/llvm-builds"
@@ -39,10 +36,8 @@ def with_package(facts: SetupFacts, package: Package = PACKAGE, site: LlvmSite |
     """`facts` with --llvm prebuilt: no LLVM checkout, the package's folder under build/llvm."""
     mine = WS / "build" / "llvm" / package.name
     folders = LlvmFolders(mine, site, None, registered)
-    return dataclasses.replace(facts, settings=dataclasses.replace(facts.settings, llvm="prebuilt"), llvm=None,
-                               llvm_source=LlvmSourceFacts(LLVM_PREBUILT, package=package,
-                                                           accepted_revision=package.llvm_hash),
-                               llvm_folders=folders)
+    return dataclasses.replace(facts, settings=dataclasses.replace(facts.settings, llvm="prebuilt"),
+                               llvm=PrebuiltPackage(package), llvm_folders=folders)
 
 
 def unpacked(build: Path, package: Package = PACKAGE) -> LlvmSite:
@@ -53,9 +48,8 @@ def unpacked(build: Path, package: Package = PACKAGE) -> LlvmSite:
 
 def with_tree(facts: SetupFacts, revision: str = LLVM, accepted: str | None = None) -> SetupFacts:
     tree = TreeReport(TREE, (), ("X86", "NVPTX", "AMDGPU"), revision)
-    return dataclasses.replace(facts, settings=dataclasses.replace(facts.settings, llvm=str(TREE)), llvm=None,
-                               llvm_source=LlvmSourceFacts(LLVM_PATH, tree=tree, accepted_revision=accepted),
-                               llvm_folders=LlvmFolders(TREE, None, None))
+    return dataclasses.replace(facts, settings=dataclasses.replace(facts.settings, llvm=str(TREE)),
+                               llvm=UserTree(tree, accepted), llvm_folders=LlvmFolders(TREE, None, None))
 
 
 def done(facts: SetupFacts, plan: SetupPlan) -> SetupFacts:
@@ -79,7 +73,8 @@ def test_prebuilt_downloads_instead_of_cloning_and_building_llvm(era: str) -> No
     install = plan.step("triton-install")
     assert install.after == ("llvm-download", "triton-requirements")
     assert dict(install.commands[0].env)["LLVM_SYSPATH"] == str(WS / "build" / "llvm" / PACKAGE.name)
-    assert plan.llvm.kind == "prebuilt" and plan.llvm.reused_from is None
+    assert plan.llvm.build == plan.llvm.source == WS / "build" / "llvm" / PACKAGE.name
+    assert plan.llvm.reused_from is None and plan.notes == ()  # not "an LLVM build reused": nothing was built
 
 
 @pytest.mark.parametrize("era", ERAS)
@@ -146,9 +141,9 @@ def test_another_tree_rebuilds_triton_and_a_mismatch_allowed_is_what_verify_expe
     moved = plan_setup(dataclasses.replace(with_tree(before, "9" * 40, accepted="9" * 40)))
     assert [n for n, s in statuses(moved).items() if s == "would run"] == ["triton-install", "verify"]
     assert moved.step("triton-install").reason == "depends on re-run step: llvm-use"
-    source = with_tree(before, "9" * 40, accepted="9" * 40).llvm_source
+    source = with_tree(before, "9" * 40, accepted="9" * 40).llvm
     assert source.expected_revision(LLVM) == "9" * 40
-    assert with_tree(before).llvm_source.expected_revision(LLVM) == LLVM
+    assert with_tree(before).llvm.expected_revision(LLVM) == LLVM
 
 
 def test_switching_from_source_to_prebuilt_reinstalls_triton_only_after_the_download() -> None:
@@ -165,27 +160,26 @@ def test_dry_run_shows_no_download_and_only_the_plans_commands(kind: str) -> Non
     facts = with_package(fresh("root-json")) if kind == "prebuilt" else with_tree(fresh("root-json"))
     facts = dataclasses.replace(facts, dry_run=True)
     plan = plan_setup(facts)
-    runner = Runner(dry_run=True, silent=True)
-    ctx = AppContext(facts.settings, facts.workspace, runner, json=True, dry_run=True)
-    report = execute(ctx, None, facts)  # nothing is downloaded, nothing written
+    report = dry_drive(facts)  # nothing is downloaded, nothing written
     assert [(c.step, c.argv) for c in report.commands] == [(c.step, c.argv) for c in plan.commands()]
     assert {o.name: o.status.value for o in report.steps} == statuses(plan)
-    assert report.llvm["kind"] == kind and report.llvm["build"] == str(plan.llvm.build)
+    assert report.llvm is not None and report.llvm.build == plan.llvm.build
+    shown = report.llvm.to_json()
+    assert shown["kind"] == kind and shown["build"] == str(plan.llvm.build)
     if kind == "prebuilt":
-        assert report.llvm["package"] == PACKAGE.to_json() and "download" not in report.llvm
+        assert shown["package"] == PACKAGE.to_json() and "download" not in shown and report.llvm.download is None
     assert [c.to_json()["path"] for c in report.checkouts] == [str(WS / "src" / "triton")]  # no LLVM checkout
 
 
 def test_a_source_build_says_what_it_costs_before_it_starts() -> None:
-    facts = dataclasses.replace(fresh("root-json"), dry_run=True)
-    runner = Runner(dry_run=True, silent=True)
-    report = execute(AppContext(facts.settings, facts.workspace, runner, json=True, dry_run=True), None, facts)
-    cost = str(report.llvm["source_build_cost"])
+    report = dry_drive(fresh("root-json"))
+    assert report.llvm is not None
+    cost = str(report.llvm.source_build_cost)
+    assert report.llvm.to_json()["source_build_cost"] == cost
     assert "--llvm prebuilt" in cost and "2 compile jobs" in cost and "12 GiB of disk" in cost
     assert "about 3.0 hours" in source_build_cost(Resources(2, 24 * 2**30), Jobs(2, 2, ""), "Release")
     assert "about 22 minutes" in source_build_cost(Resources(16, 64 * 2**30), Jobs(16, 8, ""), "Release")
     # Nothing to say where the build is up to date, or LLVM is not built here.
-    prebuilt = dataclasses.replace(with_package(fresh("root-json")), dry_run=True)
-    report = execute(AppContext(prebuilt.settings, prebuilt.workspace, Runner(dry_run=True, silent=True), json=True,
-                                dry_run=True), None, prebuilt)
-    assert "source_build_cost" not in report.llvm
+    report = dry_drive(with_package(fresh("root-json")))
+    assert report.llvm is not None and report.llvm.source_build_cost is None
+    assert "source_build_cost" not in report.llvm.to_json()

@@ -88,14 +88,14 @@ def test_libraries_under_any_workspace_path_are_read_whole(ws_name: str, llvm_na
 
 def test_a_build_that_used_the_llvm_named_passes() -> None:
     findings = judge(EXPECTED, INSTALLED, HEAD, BuiltWith(str(NEW)), EXPECTED.llvm_commit)
-    assert findings["ok"], findings["problems"]
+    assert findings.ok, findings.problems
 
 
 def test_a_cached_llvm_dir_and_libraries_of_another_llvm_are_named_with_both_trees() -> None:
     built = BuiltWith(str(NEW), (("LLVM_DIR", f"{OLD}/lib/cmake/llvm"),), (f"{OLD}/lib/libLLVMSupport.a",))
     findings = judge(EXPECTED, INSTALLED, HEAD, built, EXPECTED.llvm_commit)
-    problems = findings["problems"]
-    assert not findings["ok"] and isinstance(problems, list)
+    problems = findings.problems
+    assert not findings.ok and isinstance(problems, tuple)
     assert f"the Triton build folder's LLVM_DIR is {OLD}/lib/cmake/llvm, not inside {NEW}" in problems
     assert f"libtriton.so is linked with 1 LLVM libraries from {OLD}/lib, not from {NEW}" in problems
 
@@ -115,7 +115,7 @@ def test_a_release_branch_version_without_the_git_suffix_is_ours() -> None:
     for base in ("3.2.0", "3.1.0", "3.8.0"):
         expected = Expected(EXPECTED.triton_src, EXPECTED.setup_dir, NEW, EXPECTED.llvm_commit, base)
         ok = judge(expected, {**INSTALLED, "version": base}, HEAD, BuiltWith(str(NEW)), EXPECTED.llvm_commit)
-        assert ok["ok"], ok["problems"]
+        assert ok.ok, ok.problems
     other = judge(EXPECTED, {**INSTALLED, "version": "3.8.0+git12345678"}, HEAD, BuiltWith(str(NEW)),
                   EXPECTED.llvm_commit)
-    assert not other["ok"]
+    assert not other.ok

@@ -11,9 +11,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from bootstrap.core.errors import ExitCode
-from bootstrap.pipeline.host.toolchain import Tool
-from bootstrap.pipeline.recipe.inputs import Command
-from bootstrap.pipeline.setup.state import (
+from bootstrap.pipeline.built.state import (
     SCHEMA,
     SetupState,
     StateError,
@@ -22,6 +20,8 @@ from bootstrap.pipeline.setup.state import (
     state_path,
     write_state,
 )
+from bootstrap.pipeline.host.toolchain import Tool
+from bootstrap.pipeline.recipe.inputs import Command
 
 text = st.text(st.characters(exclude_categories=["Cs"], exclude_characters="\0"), min_size=1, max_size=20)
 paths = st.lists(text.filter(lambda t: "/" not in t), min_size=1, max_size=4).map(lambda p: Path("/", *p))

@@ -11,6 +11,7 @@ import pytest
 
 from bootstrap.core.progress import NinjaProgress, parse_ninja_status
 from bootstrap.git.layout import llvm_projects
+from bootstrap.pipeline.built.records import Records, StepRecord, StepStatus, decide, fingerprint
 from bootstrap.pipeline.ccache.stats import delta, parse_print_stats
 from bootstrap.pipeline.host.jobs import GIB, Resources, read_mem_available, size_jobs
 from bootstrap.pipeline.host.offline import OfflineBuild
@@ -18,9 +19,8 @@ from bootstrap.pipeline.host.toolchain import Tool, Toolchain, parse_version
 from bootstrap.pipeline.recipe.era import llvm_era
 from bootstrap.pipeline.recipe.files import render_cmake_user_presets
 from bootstrap.pipeline.recipe.inputs import Paths, PresetInputs
-from bootstrap.pipeline.recipe.llvm import llvm_build_key
+from bootstrap.pipeline.recipe.llvm import llvm_build_key, llvm_flags_key
 from bootstrap.pipeline.recipe.presets import make_presets
-from bootstrap.pipeline.setup.records import Records, StepRecord, StepStatus, decide, fingerprint
 
 # --------------------------------------------------------------------------------------------- jobs
 
@@ -207,6 +207,17 @@ def test_llvm_key_depends_on_what_changes_the_build_only() -> None:
     assert base.startswith("a" * 8 + "-Release-")
 
 
+def test_one_llvm_folder_serves_every_commit_of_a_bisect() -> None:
+    """`bisect llvm`'s folder: the build key's flags without the commit."""
+    era = llvm_era(None, "3.8.0")
+    key = llvm_flags_key("Release", era, _toolchain())
+    assert key.startswith("Release-") and "a" * 8 not in key
+    assert key == llvm_flags_key("Release", era, _toolchain(ccache=False))
+    assert key != llvm_flags_key("Debug", era, _toolchain())
+    assert key != llvm_flags_key("Release", era, _toolchain(clang=False))
+    assert key != llvm_flags_key("Release", llvm_era(None, "3.3.0"), _toolchain())
+
+
 def test_cmake_user_presets_carry_the_same_variables() -> None:
     presets = make_presets(_inputs())
     text = render_cmake_user_presets(presets.llvm_cache, Path("/ws/build/llvm/k"), 4, display="LLVM")
@@ -341,7 +352,7 @@ def test_progress_bar_on_a_terminal_shows_count_and_eta() -> None:
 
 
 def test_failure_excerpt_shows_the_compiler_error_not_pips_epilogue() -> None:
-    from bootstrap.pipeline.setup.long_commands import failure_excerpt
+    from bootstrap.pipeline.built.long_commands import failure_excerpt
 
     lines = [
         "  [1/3] Building CXX object a.o",

@@ -17,9 +17,9 @@ from bootstrap.core import ui
 from bootstrap.core.errors import TritondevError, UsageError
 from bootstrap.git.adopt import working_tree_reader
 from bootstrap.git.layout import llvm_pin
+from bootstrap.pipeline.built.state import SetupState, read_state
 from bootstrap.pipeline.host.buildtree import read_vcs_revision, triton_cmake_dirs
 from bootstrap.pipeline.host.sanitizer import ASAN_OPTIONS, sanitized_build
-from bootstrap.pipeline.setup.state import SetupState, read_state
 
 
 @dataclass(frozen=True)

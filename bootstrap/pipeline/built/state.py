@@ -3,7 +3,7 @@
 One typed record with a schema version: where Triton's checkout and setup.py are, the interpreter
 it was installed into, the LLVM build, and the exact pip install command (with its environment) that
 `build` runs again when the install is out of date. Whether it is out of date is not in this file:
-that is the triton-install step's record (bootstrap.pipeline.setup.records), the same one setup
+that is the triton-install step's record (bootstrap.pipeline.built.records), the same one setup
 reads.
 
 A file that is not valid JSON, has another schema, or lacks a field is refused with one clear
