@@ -11,7 +11,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from bootstrap.git.adopt import check_clone, inspect_clone, working_tree_reader
+from bootstrap.git.adopt import check_clone, inspect_clone, triton_checkout_around, working_tree_reader
 from bootstrap.git.layout import detect_layout
 from bootstrap.git.pinned import Pins, llvm_url_for
 
@@ -45,3 +45,15 @@ def adopted_pins(ctx: AppContext, path: Path) -> Pins:
         backend=ctx.settings.backend,
         notes=tuple(notes),
     )
+
+
+def clone_around(ctx: AppContext) -> Path | None:
+    """The Triton checkout the command runs inside, when nothing chose which Triton (no --triton-src,
+    --triton-commit or --torch-ref, given or remembered) and it is not the workspace's own checkout."""
+    s = ctx.settings
+    if s.triton_src is not None or any(s.source_of(n).given for n in ("triton_commit", "torch_ref")):
+        return None
+    around = triton_checkout_around(Path.cwd(), ctx.runner.logging_to(None))
+    if around is None or around.resolve() == ctx.workspace.triton_src.resolve():
+        return None
+    return around
