@@ -174,6 +174,7 @@ def command(
         inspect.Parameter(name, keyword, default=False if name in _FLAGS else None, annotation=_annotation(name))
         for name in takes
     ]
+    declared = _Declared(takes, writes_logs, reads_target, lock, echo)
 
     def decorate(body: CommandBody) -> Callable[..., Any]:
         @functools.wraps(body)
@@ -182,24 +183,9 @@ def command(
             arguments = signature.bind(**given)
             arguments.apply_defaults()
             values = dict(arguments.arguments)
-            _merge_before_command(takes, values)
-            flags = {name: bool(values.pop(name)) for name in takes if name in _FLAGS}
-            settings = {name: values.pop(name) for name in takes if name in BY_NAME}
-            from bootstrap.core.context import LockDeclaration, make_context
-
-            json, dry_run, verbose = (flags.get(name, False) for name in ("json", "dry_run", "verbose"))
-            ctx: AppContext = make_context(
-                settings, json=json, dry_run=dry_run, verbose=verbose, logs=writes_logs and not dry_run,
-                reads_target=reads_target, quiet=_quiet(echo, json=json, verbose=verbose),
-                lock=LockDeclaration(lock, _holder(running, body)) if lock is not None else None,
-            )
-            from bootstrap.core import fixlines
-            from bootstrap.pipeline.setup.attempt import asked_clone
-
-            clone = asked_clone(ctx)
-            fixlines.setup_asked_for(str(clone) if clone is not None else None)
+            ctx = _context(declared, values, _holder(running, body))
             outcome = body(ctx, **values)
-            if outcome is None:  # a body that shows its outcome itself (LEGACY_BODIES of the architecture test)
+            if outcome is None:  # a body that shows its outcome itself: NOT_YET_ON_THE_PROTOCOL of the tests
                 return None
             from bootstrap.core.outcome import deliver
 
@@ -215,12 +201,46 @@ def command(
         )
         # What Typer reads also asks for its context (a parameter of that type is given, never parsed).
         running = inspect.Parameter(_RUNNING, keyword, default=None, annotation=typer.Context)
-        invoke.__signature__ = signature.replace(parameters=[*signature.parameters.values(), running])  # type: ignore[attr-defined]
+        shown = signature.replace(parameters=[*signature.parameters.values(), running])
+        invoke.__signature__ = shown  # type: ignore[attr-defined]
         invoke.tritondev_takes = takes  # type: ignore[attr-defined]  # read by accepted_options
-        invoke.__annotations__ = {p.name: p.annotation for p in invoke.__signature__.parameters.values()}  # type: ignore[attr-defined]
+        invoke.__annotations__ = {p.name: p.annotation for p in shown.parameters.values()}
         return invoke
 
     return decorate
+
+
+@dataclass(frozen=True)
+class _Declared:
+    """What a command declared to @command: its shared options, and what it does as every command does."""
+
+    takes: tuple[str, ...]
+    writes_logs: bool
+    reads_target: bool
+    lock: LockKind | None
+    echo: Echo
+
+
+def _context(declared: _Declared, values: dict[str, Any], holder: str) -> AppContext:
+    """The AppContext of one run of the command, its shared options taken out of `values` (those given
+    before the command name count as given to it)."""
+    from bootstrap.core import fixlines
+    from bootstrap.core.context import LockDeclaration, make_context
+    from bootstrap.pipeline.setup.attempt import asked_clone
+
+    takes = declared.takes
+    _merge_before_command(takes, values)
+    flags = {name: bool(values.pop(name)) for name in takes if name in _FLAGS}
+    settings = {name: values.pop(name) for name in takes if name in BY_NAME}
+    json, dry_run, verbose = (flags.get(name, False) for name in ("json", "dry_run", "verbose"))
+    ctx: AppContext = make_context(
+        settings, json=json, dry_run=dry_run, verbose=verbose, logs=declared.writes_logs and not dry_run,
+        reads_target=declared.reads_target, quiet=_quiet(declared.echo, json=json, verbose=verbose),
+        lock=LockDeclaration(declared.lock, holder) if declared.lock is not None else None,
+    )
+    clone = asked_clone(ctx)
+    fixlines.setup_asked_for(str(clone) if clone is not None else None)
+    return ctx
 
 
 def _quiet(echo: Echo, *, json: bool, verbose: bool) -> bool:
