@@ -64,16 +64,25 @@ def _report_error(exc: TritondevError) -> None:
     from rich.markup import escape
 
     from bootstrap.core import ui
-    from bootstrap.core.context import invocation
 
-    if invocation().wants_json and not ui.json_emitted():
-        ui.emit_json(exc.to_json())
+    _error_document(exc.to_json())
     console = ui.err()  # masks credentials in everything it prints
     console.print(f"[bold red]error:[/bold red] {escape(_one_line(exc.message))}")
     if exc.details:
         console.print(f"[dim]{escape(exc.details)}[/dim]")
     if exc.fix:
         console.print(f"[bold]fix:[/bold] {escape(_one_line(exc.shown_fix or ''))}")
+
+
+def _error_document(document: dict[str, object], *, asked: bool = False) -> None:
+    """An error's JSON document, the run's one, when the command was run with --json (asked: as the command
+    line said it before any command parsed its options) and nothing printed one yet."""
+    from bootstrap.core import ui
+    from bootstrap.core.context import invocation
+
+    running = invocation()
+    if (running.json_asked if asked else running.wants_json) and not ui.json_emitted():
+        ui.emit_json(document)
 
 
 def _one_line(text: str) -> str:
@@ -231,8 +240,6 @@ def _parser_error(exc: Exception) -> bool:
 def _usage_error(exc: Exception) -> int:
     """The option parser's error as every error is shown: one line, masked, a fix naming the help; with
     --json also as the one JSON document."""
-    from bootstrap.core import ui
-    from bootstrap.core.context import invocation
     from bootstrap.core.redact import redact
 
     exit_code = int(getattr(exc, "exit_code", 2))
@@ -245,21 +252,16 @@ def _usage_error(exc: Exception) -> int:
     message = f"{said} (did you mean {' or '.join(possible)}?)" if possible else str(exc.format_message())  # type: ignore[attr-defined]
     fix = f"`{command} --help` lists its options"
     sys.stderr.write(redact(f"error: {_one_line(message)}\nfix: {fix}\n"))
-    if invocation().json_asked and not ui.json_emitted():
-        ui.emit_json({"error": "UsageError", "message": message, "fix": fix, "exit_code": code})
+    _error_document({"error": "UsageError", "message": message, "fix": fix, "exit_code": code}, asked=True)
     return code
 
 
 def _interrupted() -> int:
     """Say "interrupted" and how to go on (also as the JSON document of a command run with --json, or,
     before any command parsed its options, of a command line that asked for it)."""
-    from bootstrap.core import ui
-    from bootstrap.core.context import invocation
-
     fix = "run the same command again: it resumes where it stopped"
-    if invocation().wants_json and not ui.json_emitted():
-        ui.emit_json({"error": "Interrupted", "message": "interrupted", "fix": fix,
-                      "exit_code": int(ExitCode.INTERRUPTED)})
+    _error_document({"error": "Interrupted", "message": "interrupted", "fix": fix,
+                     "exit_code": int(ExitCode.INTERRUPTED)})
     print(f"\ninterrupted\nfix: {fix}", file=sys.stderr)
     return int(ExitCode.INTERRUPTED)
 
@@ -275,16 +277,13 @@ def _disk_full(exc: OSError) -> int:
 
 
 def _internal_error(exc: BaseException) -> int:
-    from bootstrap.core import ui
-    from bootstrap.core.context import invocation
     from bootstrap.core.redact import redact
 
     path = _write_crash_log(exc)
     message = redact(f"internal error in tritondev: {type(exc).__name__}: {exc}")
     fix = f"a crash log was written to {path}; please attach it to a bug report"
-    if invocation().wants_json and not ui.json_emitted():
-        ui.emit_json({"error": "InternalError", "message": message.splitlines()[0] if message else message,
-                      "fix": fix, "exit_code": int(ExitCode.INTERNAL), "crash_log": path})
+    _error_document({"error": "InternalError", "message": message.splitlines()[0] if message else message,
+                     "fix": fix, "exit_code": int(ExitCode.INTERNAL), "crash_log": path})
     print(f"error: {message}\nA crash log was written to {path}; please attach it to a bug report.", file=sys.stderr)
     return int(ExitCode.INTERNAL)
 

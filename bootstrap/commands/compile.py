@@ -2,16 +2,20 @@
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Annotated, Optional
 
 import typer
 
 from bootstrap.commands import options
+from bootstrap.core.outcome import Outcome
 
 if TYPE_CHECKING:
-    from bootstrap.core.context import AppContext
+    from bootstrap.core.context import AppContext, ChosenTarget
+    from bootstrap.core.errors import TritondevError
     from bootstrap.kernels.compile_report import CompileReport
+    from bootstrap.kernels.usage import CudaResources, HipResources
 
 Signature = Annotated[
     Optional[str],  # noqa: UP045
@@ -61,17 +65,14 @@ def compile_(
     num_warps: NumWarps = None,
     num_stages: NumStages = None,
     config: Config = None,
-) -> None:
+) -> Outcome:
     """Cross-compile a kernel for each --target: every IR stage, SASS, and a resource summary.
 
     Writes OUT/<backend>-<arch>/KERNEL.{ttir,ttgir,llir,ptx,cubin,sass} (NVIDIA) or KERNEL.{ttir,ttgir,llir,amdgcn,hsaco} (AMD), plus metadata.json. Runs Triton in the target environment with a private Triton cache (unless TRITON_CACHE_DIR is set); needs no GPU. Triton's warnings are shown; -v also shows what the compiler printed.
 
     Exit codes: 0 ok; 2 bad signature, target or FILE::KERNEL; 3 triton missing in the target environment; 4 Triton failed to compile for a target.
     """  # noqa: E501
-    from bootstrap.core import ui
-    from bootstrap.core.errors import ExternalError
     from bootstrap.kernels.compiling import compile_kernel
-    from bootstrap.kernels.diagnostics import ptxas_fix
     from bootstrap.kernels.signature import parse_constexprs, split_kernel_ref
     from bootstrap.kernels.targets import parse_targets
 
@@ -81,14 +82,33 @@ def compile_(
     values = {item.partition("=")[0].strip(): item.partition("=")[2].strip() for item in constexpr or []}
     out_dir = out if out is not None else Path("triton-out") / kernel
     run_options = {k: v for k, v in (("num_warps", num_warps), ("num_stages", num_stages)) if v is not None}
-    with ui.working(f"compile: {kernel} for {', '.join(t.label for t in targets)}", json=ctx.json):
-        report = compile_kernel(ctx, Path(file_text), kernel, signature, values, targets, out_dir, run_options,
-                                config)
-    if ctx.json:
-        ui.emit_json({**report.to_json(), "target_python": ctx.target_json()})
-    else:
-        _render(report, verbose=ctx.verbose)
-    if report.failed:
+    report = compile_kernel(ctx, Path(file_text), kernel, signature, values, targets, out_dir, run_options, config)
+    return CompileOutcome(report, ctx.chosen_target(), verbose=ctx.verbose)
+
+
+def register(app: typer.Typer) -> None:
+    app.command("compile")(compile_)
+
+
+@dataclass(frozen=True)
+class CompileOutcome(Outcome):
+    """Each target's verdict, files and resources; the compiler's message of the first that failed."""
+
+    report: CompileReport
+    target: ChosenTarget
+    verbose: bool
+
+    def to_json(self) -> dict[str, object]:
+        return {**self.report.to_json(), "target_python": self.target.to_json()}
+
+    @property
+    def failure(self) -> TritondevError | None:
+        from bootstrap.core.errors import ExternalError
+        from bootstrap.kernels.diagnostics import ptxas_fix
+
+        report = self.report
+        if not report.failed:
+            return None
         first = report.failed[0]
         retry = next((r for r in report.retries if r.target == first.target.label), None)
         fix = ptxas_fix(first.tail) or "the compiler's message is above; fix the kernel or drop that --target"
@@ -97,75 +117,76 @@ def compile_(
                    f"tried {len(retry.tried)} more): install a CUDA toolkit whose ptxas knows it and point "
                    f"{' / '.join(retry.variables)} at that ptxas (compile finds it by itself in CUDA_HOME or on "
                    "PATH), or upgrade Triton")
-        raise ExternalError(
+        return ExternalError(
             f"Triton failed to compile {report.kernel} for {', '.join(r.target.label for r in report.failed)}",
-            fix=fix,
-            details="\n".join(first.tail[-25:]) or None,
-            reported=ctx.json,
+            fix=fix, details="\n".join(first.tail[-25:]) or None,
         )
 
+    def render(self) -> None:
+        from rich.markup import escape
 
-def register(app: typer.Typer) -> None:
-    app.command("compile")(compile_)
+        from bootstrap.core import ui
+        from bootstrap.kernels.diagnostics import headline
+
+        report, console = self.report, ui.out()
+        console.print(
+            f"[bold]{escape(report.kernel)}[/bold] from {escape(str(report.source))} "
+            f"(triton {escape(report.triton_version)}, {report.seconds:.1f}s)"
+        )
+        chosen = report.autotune.chosen if report.autotune is not None else None
+        if chosen is not None:
+            console.print(f"  autotune config {escape(chosen.removeprefix('--config '))}")
+        for result in report.results:
+            if not result.ok or result.resources is None:
+                why = f"{result.error}: {headline(result.tail)}"
+                console.print(f"  [red]{result.target.label:<12} failed[/red] {escape(why)}")
+                continue
+            console.print(f"  [green]{result.target.label:<12}[/green] {escape(_resource_line(result.resources))}")
+            stages = ", ".join(k for k in result.files if k != "metadata")
+            console.print(f"  {'':<12} [dim]{escape(str(result.folder))} ({escape(stages)})[/dim]")
+            if self.verbose:
+                for line in result.output:
+                    console.print(f"  {'':<12} [dim]| {escape(line)}[/dim]")
+        self._notes()
+
+    def _notes(self) -> None:
+        from bootstrap.core import ui
+
+        report = self.report
+        users = sorted({r.sass_by for r in report.results if r.sass_by})
+        if users:
+            ui.note(f"SASS by {', '.join(users)}")
+        for warning in report.warnings:
+            ui.warn(f"while importing {report.source.name}: {warning}")
+        for result in report.results:
+            for note in result.notes:
+                ui.note(f"{result.target.label}: {note}")
+            for warning in result.warnings:
+                ui.warn(f"{result.target.label}: {warning}")
+        for retry in report.retries:
+            for tried in retry.tried:
+                ui.note(f"{retry.target}: tried {tried}")
+            if retry.used:
+                ui.info(f"{retry.target}: to make Triton use {retry.used} for {retry.gpu_name} itself: "
+                        + "; ".join(retry.exports))
 
 
-def _render(report: CompileReport, *, verbose: bool) -> None:
-    from rich.markup import escape
+def _resource_line(res: CudaResources | HipResources) -> str:
+    from bootstrap.kernels.usage import HipResources
 
-    from bootstrap.core import ui
-    from bootstrap.kernels.diagnostics import headline
-
-    console = ui.out()
-    console.print(
-        f"[bold]{escape(report.kernel)}[/bold] from {escape(str(report.source))} "
-        f"(triton {escape(report.triton_version)}, {report.seconds:.1f}s)"
-    )
-    if report.autotune.get("config") is not None:
-        chosen = report.autotune["configs"][report.autotune["config"]]
-        console.print(f"  autotune config {escape(chosen.removeprefix('--config '))}")
-    for result in report.results:
-        if not result.ok:
-            why = f"{result.error}: {headline(result.tail)}"
-            console.print(f"  [red]{result.target.label:<12} failed[/red] {escape(why)}")
-            continue
-        console.print(f"  [green]{result.target.label:<12}[/green] {escape(_resource_line(result.resources))}")
-        stages = ", ".join(k for k in result.files if k != "metadata")
-        console.print(f"  {'':<12} [dim]{escape(str(result.folder))} ({escape(stages)})[/dim]")
-        if verbose:
-            for line in result.output:
-                console.print(f"  {'':<12} [dim]| {escape(line)}[/dim]")
-    users = sorted({r.sass_by for r in report.results if r.sass_by})
-    if users:
-        ui.note(f"SASS by {', '.join(users)}")
-    for warning in report.warnings:
-        ui.warn(f"while importing {report.source.name}: {warning}")
-    for result in report.results:
-        for note in result.notes:
-            ui.note(f"{result.target.label}: {note}")
-        for warning in result.warnings:
-            ui.warn(f"{result.target.label}: {warning}")
-    for retry in report.retries:
-        for tried in retry.tried:
-            ui.note(f"{retry.target}: tried {tried}")
-        if retry.used:
-            ui.info(f"{retry.target}: to make Triton use {retry.used} for {retry.gpu_name} itself: "
-                    + "; ".join(retry.exports))
-
-
-def _resource_line(res: dict[str, int | None]) -> str:
     def show(value: int | None, unit: str = "") -> str:
         return "?" if value is None else f"{value}{unit}"
 
-    if "vgprs" in res:
-        agprs = f"AGPRs {show(res['agprs'])}  " if "agprs" in res else ""  # RDNA has none
+    if isinstance(res, HipResources):
+        agprs = f"AGPRs {show(res.agprs)}  " if res.has_agprs else ""  # RDNA has none
         return (
-            f"VGPRs {show(res['vgprs'])}  SGPRs {show(res['sgprs'])}  {agprs}"
-            f"spills {show(res['vgpr_spills'])} VGPR / {show(res['sgpr_spills'])} SGPR  "
-            f"scratch {show(res['scratch_bytes'], ' B')}  occupancy {show(res['occupancy'])}  "
-            f"LDS {show(res['lds_bytes'], ' B')}  threads {show(res['threads'])}"
+            f"VGPRs {show(res.vgprs)}  SGPRs {show(res.sgprs)}  {agprs}"
+            f"spills {show(res.vgpr_spills)} VGPR / {show(res.sgpr_spills)} SGPR  "
+            f"scratch {show(res.scratch_bytes, ' B')}  occupancy {show(res.occupancy)}  "
+            f"LDS {show(res.lds_bytes, ' B')}  threads {show(res.threads)}"
         )
     return (
-        f"registers {show(res['registers'])}  spills {show(res['spills'])}  "
-        f"shared {show(res['shared_bytes'], ' B')}  threads {show(res['threads'])}  "
-        f"(warps {show(res['num_warps'])}, stages {show(res['num_stages'])})"
+        f"registers {show(res.registers)}  spills {show(res.spills)}  "
+        f"shared {show(res.shared_bytes, ' B')}  threads {show(res.threads)}  "
+        f"(warps {show(res.num_warps)}, stages {show(res.num_stages)})"
     )

@@ -2,101 +2,70 @@
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
+from dataclasses import dataclass
+from pathlib import Path
+from typing import TYPE_CHECKING
 
 import typer
 
 from bootstrap.commands import options
+from bootstrap.core.outcome import Outcome
 
 if TYPE_CHECKING:
     from bootstrap.core.context import AppContext
+    from bootstrap.pipeline.host.settings_in_use import SettingInUse
 
 
 @options.command("workspace", "python", "json")
-def show(ctx: AppContext) -> None:
+def show(ctx: AppContext) -> Outcome:
     """Print every setting with its value and source (default, workspace, file, env, cli). Secrets are masked.
 
     A setting left to its default shows what would be used: the interpreter, the job counts.
     """
-    from bootstrap.core import ui
-    from bootstrap.core.settings import describe
+    from bootstrap.pipeline.host.settings_in_use import settings_in_use
 
-    rows = describe(ctx.settings)
-    for row in rows:
-        row.update(_in_use(ctx, row))
-    if ctx.json:
-        keys = ("value", "source", "env", "effective", "note")
-        ui.emit_json({"workspace": str(ctx.workspace.root),
-                      "settings": {row["name"]: {k: row[k] for k in keys} for row in rows}})
-        return
-    console = ui.out()
-    if not console.is_terminal or _table_width(rows) > console.width:
-        # A pipe, a file, or a terminal too narrow for each value on one line: one plain line per
-        # setting, so that nothing a user may copy is cut or broken over lines.
-        console.print(f"# tritondev settings (workspace {ctx.workspace.root})", markup=False)
-        for row in rows:
-            note = f"; {row['note']}" if row["note"] else ""
-            value = _shown(row)
-            console.print(f"{row['name']} ={' ' + value if value else ''}  ({row['source']}, {row['env']}{note})",
-                          markup=False)
-        return
-    from rich.markup import escape
-    from rich.table import Table
-
-    table = Table(title=f"tritondev settings (workspace {escape(str(ctx.workspace.root))})", title_justify="left")
-    table.add_column("setting", no_wrap=True)
-    for column in ("value", "source", "env var"):
-        table.add_column(column, overflow="fold")  # a value is never cut, whatever happens to the width
-    for row in rows:
-        value = escape(_shown(row)) + (f"\n[dim]{escape(row['note'])}[/dim]" if row["note"] else "")
-        table.add_row(row["name"], value, escape(row["source"]), row["env"])
-    console.print(table)
+    return SettingsShown(ctx.workspace.root, tuple(settings_in_use(ctx)))
 
 
-def _table_width(rows: list[dict[str, Any]]) -> int:
-    """Columns a table needs to show every name, value, source and env var on one line."""
-    cells = [(row["name"], _shown(row), row["source"], row["env"]) for row in rows]
-    return sum(max(len(str(c[i])) for c in cells) for i in range(4)) + 3 * 4 + 1  # padding and borders
+@dataclass(frozen=True)
+class SettingsShown(Outcome):
+    """A table on a terminal wide enough for it; else one plain line per setting, nothing cut."""
 
+    workspace: Path
+    rows: tuple[SettingInUse, ...]
 
-def _shown(row: dict[str, Any]) -> str:
-    if row["value"] is not None:
-        return str(row["value"])
-    return "" if row["effective"] is None else str(row["effective"])
+    def to_json(self) -> dict[str, object]:
+        return {"workspace": str(self.workspace), "settings": {r.row.name: r.to_json() for r in self.rows}}
 
+    def render(self) -> None:
+        from bootstrap.core import ui
 
-def _in_use(ctx: AppContext, row: dict[str, Any]) -> dict[str, Any]:
-    """What a setting left to its default comes to here: {"effective": value or None, "note": words}."""
-    name = row["name"]
-    if name == "python":
-        return _python_in_use(ctx)
-    if name in ("jobs", "link_jobs") and row["value"] is None:
-        from bootstrap.pipeline.host.jobs import size_for_settings
+        console = ui.out()
+        if not console.is_terminal or self._table_width() > console.width:
+            # A pipe, a file, or a terminal too narrow for each value on one line: one plain line per
+            # setting, so that nothing a user may copy is cut or broken over lines.
+            console.print(f"# tritondev settings (workspace {self.workspace})", markup=False)
+            for r in self.rows:
+                note = f"; {r.note}" if r.note else ""
+                console.print(f"{r.row.name} ={' ' + r.shown if r.shown else ''}  ({r.row.source}, {r.row.env}{note})",
+                              markup=False)
+            return
+        from rich.markup import escape
+        from rich.table import Table
 
-        jobs = size_for_settings(ctx.settings)
-        return {"effective": jobs.compile if name == "jobs" else jobs.link, "note": f"sized here: {jobs.reason}"}
-    if row["value"] is None:
-        from bootstrap.core.settings_table import BY_NAME
+        table = Table(title=f"tritondev settings (workspace {escape(str(self.workspace))})", title_justify="left")
+        table.add_column("setting", no_wrap=True)
+        for column in ("value", "source", "env var"):
+            table.add_column(column, overflow="fold")  # a value is never cut, whatever happens to the width
+        for r in self.rows:
+            value = escape(r.shown) + (f"\n[dim]{escape(r.note)}[/dim]" if r.note else "")
+            table.add_row(r.row.name, value, escape(r.row.source), r.row.env)
+        console.print(table)
 
-        default = BY_NAME[name].shown_default
-        return {"effective": None, "note": f"not set: {default}" if default else "not set"}
-    return {"effective": row["value"], "note": ""}
-
-
-def _python_in_use(ctx: AppContext) -> dict[str, Any]:
-    """The interpreter setup installs into, and the one the reading commands would read when that differs."""
-
-    from bootstrap.core.interpreter import WORKSPACE_VENV, path_python
-
-    executable, origin = ctx.target_choice()
-    if origin != WORKSPACE_VENV:
-        return {"effective": str(executable), "note": f"chosen by {origin}"}
-    if executable.exists():
-        return {"effective": str(executable), "note": "the workspace venv"}
-    on_path = path_python()
-    readers = (f"doctor, verify, compile, cache, env and run read {on_path} (the first python3 on PATH) until then"
-               if on_path else "no python3 on PATH for doctor, verify and compile until then")
-    return {"effective": str(executable), "note": f"the workspace venv setup creates; {readers}"}
+    def _table_width(self) -> int:
+        """Columns a table needs to show every name, value, source and env var on one line."""
+        cells = [(r.row.name, r.shown, r.row.source, r.row.env) for r in self.rows]
+        return sum(max(len(str(c[i])) for c in cells) for i in range(4)) + 3 * 4 + 1  # padding and borders
 
 
 def register(app: typer.Typer) -> None:

@@ -2,15 +2,18 @@
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Annotated, Optional
+from dataclasses import dataclass
+from pathlib import Path
+from typing import TYPE_CHECKING, Annotated, ClassVar, Optional
 
 import typer
 
 from bootstrap.commands import options
+from bootstrap.core.outcome import Outcome
 
 if TYPE_CHECKING:
     from bootstrap.core.context import AppContext
-    from bootstrap.core.interpreter import TargetPython
+    from bootstrap.core.errors import TritondevError
     from bootstrap.doctor.engine import Report
     from bootstrap.doctor.model import CheckSpec
 
@@ -29,8 +32,9 @@ Strict = Annotated[bool, options.flag("--strict", help="Warnings fail too (exit 
 Deep = Annotated[bool, options.flag("--deep", help="Also run a tiny torch.compile (imports torch).")]
 
 
-# logs: none while reading, so that a read-only run never creates the workspace (--fix turns them on to act).
-@options.command("workspace", "python", "triton_src", "json", "dry_run", "verbose", reads_target=True)
+# logs: none while reading, so that a read-only run never creates the workspace (--fix takes the lock to act).
+@options.command("workspace", "python", "triton_src", "json", "dry_run", "verbose", reads_target=True,
+                 lock="exclusive", echo="text")
 def doctor(
     ctx: AppContext,
     arch: Arch = None,
@@ -39,7 +43,7 @@ def doctor(
     fix: Fix = False,
     strict: Strict = False,
     deep: Deep = False,
-) -> None:
+) -> Outcome:
     """Named checks of the Python env, packages, toolchain, GPU, ptxas, cache and workspace.
 
     Each check prints ok / warning / error / skipped, with the fix inline.
@@ -48,80 +52,84 @@ def doctor(
 
     Exit 0 when no errors (with --strict: no warnings either), 1 otherwise, 2 for bad input.
     """
-    from bootstrap.core import ui
+    from bootstrap.core import fixlines, ui
     from bootstrap.doctor import DoctorOptions, run_doctor
     from bootstrap.doctor.arch import parse_arch
     from bootstrap.doctor.catalog import load_checks, select
 
     parsed_arch = parse_arch(arch) if arch is not None else None
     chosen = select(check or [], load_checks())  # validates names before anything runs
-    from bootstrap.core import fixlines
-
     # A fix that says "tritondev doctor --fix" applies to what this run looked at.
     narrowed = [w for name in check or [] for w in ("--check", name)]
     fixlines.narrow("doctor", [*narrowed, "--arch", arch] if arch else narrowed)
     if list_checks:
-        _list(chosen, ctx.json)
-        return
+        return CheckList(tuple(chosen))
     if ctx.dry_run and not fix:
         ui.info("doctor only reads; --dry-run matters with --fix")
-    ctx = ctx.with_runner(ctx.runner.quiet(ctx.json and not ctx.verbose))
     report = run_doctor(ctx, DoctorOptions(arch=parsed_arch, checks=check or [], deep=deep, fix=fix))
-    _render(ctx, report, arch=parsed_arch, strict=strict)
-    problems = report.open_problems(strict)
-    if problems:
+    return DoctorOutcome(report, ctx.workspace.root, ctx.chosen_target().reason, parsed_arch, ctx.dry_run,
+                         strict=strict, verbose=ctx.verbose)
+
+
+@dataclass(frozen=True)
+class CheckList(Outcome):
+    """`doctor --list-checks`: the checks chosen, by name and title."""
+
+    specs: tuple[CheckSpec, ...]
+
+    def to_json(self) -> dict[str, object]:
+        from bootstrap.doctor.render import list_checks_json
+
+        return list_checks_json(list(self.specs))
+
+    def render(self) -> None:
+        from bootstrap.core import ui
+
+        width = max(len(s.name) for s in self.specs)
+        for spec in self.specs:
+            ui.out().print(f"{spec.name.ljust(width)}  {spec.title}", markup=False)
+
+
+@dataclass(frozen=True)
+class DoctorOutcome(Outcome):
+    """The doctor's report: one line per check with its fix, or the JSON document."""
+
+    # The report (text or JSON) already names each problem and its fix; the exit code says it failed.
+    renders_failure: ClassVar[bool] = True
+
+    report: Report
+    workspace: Path
+    target_reason: str  # why that interpreter (ChosenTarget.reason)
+    arch: int | None
+    dry_run: bool
+    strict: bool
+    verbose: bool
+
+    def to_json(self) -> dict[str, object]:
+        from bootstrap.doctor.render import report_json
+
+        return report_json(self.report, strict=self.strict, workspace=self.workspace,
+                           target_reason=self.target_reason, arch=self.arch, dry_run=self.dry_run)
+
+    def render(self) -> None:
+        from bootstrap.core import ui
+        from bootstrap.doctor.render import render_text
+
+        target = self.report.target
+        where = f"{target.executable} ({target.origin})" if target is not None else "no target environment"
+        header = f"tritondev doctor: {where}; workspace {self.workspace}"
+        console = ui.out()
+        for line in render_text(self.report, verbose=self.verbose, strict=self.strict, header=header):
+            console.print(line)
+
+    @property
+    def failure(self) -> TritondevError | None:
         from bootstrap.core.errors import CheckFailed
 
-        names = ", ".join(r.name for r in problems)
-        # The report (text or JSON) already names each problem and its fix; the exit code says it failed.
-        raise CheckFailed(f"doctor found {len(problems)} problem(s): {names}", reported=True)
-
-
-def _list(specs: list[CheckSpec], as_json: bool) -> None:
-    from bootstrap.core import ui
-    from bootstrap.doctor.render import list_checks_json
-
-    if as_json:
-        ui.emit_json(list_checks_json(specs))
-        return
-    width = max(len(s.name) for s in specs)
-    for spec in specs:
-        ui.out().print(f"{spec.name.ljust(width)}  {spec.title}", markup=False)
-
-
-def _render(ctx: AppContext, report: Report, *, arch: int | None, strict: bool) -> None:
-    from bootstrap.core import ui
-    from bootstrap.doctor.render import render_text, report_json
-
-    target = _target_for_report(ctx)
-    if ctx.json:
-        context = {
-            "workspace": str(ctx.workspace.root),
-            "target": {**target.to_json(), "reason": ctx.target_json()["reason"]} if target is not None else None,
-            "arch": arch,
-            "dry_run": ctx.dry_run,
-        }
-        ui.emit_json(report_json(report, strict=strict, context=context))
-        return
-    where = f"{target.executable} ({target.origin})" if target is not None else "no target environment"
-    header = f"tritondev doctor: {where}; workspace {ctx.workspace.root}"
-    console = ui.out()
-    for line in render_text(report, verbose=ctx.verbose, strict=strict, header=header):
-        console.print(line)
-
-
-def _target_for_report(ctx: AppContext) -> TargetPython | None:
-    """The target the report is about, probed now if no selected check needed it (--check workspace.dirty);
-    None when there is none or it is not usable (python.interpreter, when run, says why)."""
-    from bootstrap.core.errors import TritondevError
-
-    target = ctx.probed_target()
-    if target is not None:
-        return target
-    try:
-        return ctx.target_python_if_present()
-    except TritondevError:
-        return None
+        problems = self.report.open_problems(self.strict)
+        if not problems:
+            return None
+        return CheckFailed(f"doctor found {len(problems)} problem(s): {', '.join(r.name for r in problems)}")
 
 
 def register(app: typer.Typer) -> None:

@@ -15,7 +15,7 @@ import typing
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING, Annotated, Any, Optional
+from typing import TYPE_CHECKING, Annotated, Any, Literal, Optional
 
 import typer
 
@@ -23,7 +23,8 @@ from bootstrap.core import run_state
 from bootstrap.core.settings_table import BY_NAME, Setting
 
 if TYPE_CHECKING:
-    from bootstrap.core.context import AppContext
+    from bootstrap.core.context import AppContext, LockKind
+    from bootstrap.core.outcome import Outcome
 
 # Where pins and sources come from (pins, setup).
 SOURCES = ("torch_ref", "triton_commit", "backend", "pytorch_url", "triton_url", "llvm_url", "mirror")
@@ -53,27 +54,15 @@ def help_as_flag(command: Any) -> Any:
 
 
 def triton_clone_around(ctx: AppContext) -> Path | None:
-    """The Triton checkout the command runs inside, when nothing chose which Triton (no --triton-src,
-    --triton-commit or --torch-ref, given or remembered) and it is not the workspace's own checkout."""
-    from bootstrap.git.adopt import triton_checkout_around
+    """bootstrap.git.pins_adopted.clone_around, for `setup`'s offer until setup owns it."""
+    from bootstrap.git.pins_adopted import clone_around
 
-    s = ctx.settings
-    if s.triton_src is not None or any(s.source_of(n).given for n in ("triton_commit", "torch_ref")):
-        return None
-    around = triton_checkout_around(Path.cwd(), ctx.runner.logging_to(None))
-    if around is None or around.resolve() == ctx.workspace.triton_src.resolve():
-        return None
-    return around
+    return clone_around(ctx.settings, ctx.runner, ctx.workspace.triton_src)
 
 
 def with_clone(ctx: AppContext, clone: Path) -> AppContext:
-    """`ctx` with `clone` as the --triton-src setting (as if given on the command line)."""
-    import dataclasses
-
-    from bootstrap.core.settings_table import SettingSource, SourceKind
-
-    sources = {**ctx.settings.sources, "triton_src": SettingSource.of(SourceKind.CLI, "--triton-src")}
-    return dataclasses.replace(ctx, settings=dataclasses.replace(ctx.settings, triton_src=clone, sources=sources))
+    """`ctx` with `clone` as the --triton-src setting (AppContext.adopting), for `setup`'s offer."""
+    return ctx.adopting(clone)
 
 
 # The output flags, by the name a command gives in @command(...).
@@ -149,50 +138,58 @@ def _merge_before_command(takes: tuple[str, ...], values: dict[str, Any]) -> Non
             values[name] = value
 
 
-CommandBody = Callable[..., Any]
+CommandBody = Callable[..., "Outcome | None"]
+
+# Which of the commands a command runs are echoed on stderr (`$ git fetch ...`); -v shows them all, always.
+# always: in every mode. text: not under --json (stderr stays calm beside the document). verbose: only
+# with -v (a command whose runs are lookups: pins).
+Echo = Literal["always", "text", "verbose"]
 
 
 def command(
-    *takes: str, writes_logs: bool = False, reads_target: bool = False
+    *takes: str,
+    writes_logs: bool = False,
+    reads_target: bool = False,
+    lock: LockKind | None = None,
+    echo: Echo = "always",
 ) -> Callable[[CommandBody], Callable[..., Any]]:
     """Make `body(ctx, **own_options)` a command that also takes the shared options named in `takes`.
 
     The command's signature (what Typer reads) is the body's own parameters after `ctx`, then the
     options in `takes`: setting names (their options come from the settings table) and json, dry_run,
-    verbose. Calling the command builds the AppContext from them and calls the body; it can be
-    called directly too, with keyword arguments (left out: not given). writes_logs: the runner logs
-    into the workspace, except under --dry-run (read-only commands never create the workspace).
-    reads_target: the command only reads the target environment, so with nothing given and no
-    workspace venv it may fall back to the first python3 on PATH (AppContext.reads_target).
+    verbose. Calling the command builds the AppContext from them, calls the body, and shows the Outcome
+    it returns once (bootstrap.core.outcome.deliver: the JSON document or the text, then the failure or
+    the exit code); it can be called directly too, with keyword arguments (left out: not given).
+
+    What every command does alike is declared here, never done by the body: writes_logs: the runner logs
+    into the workspace from the start, except under --dry-run (otherwise logs begin when the workspace
+    lock is taken, and a reading command never creates the workspace). reads_target: the command only
+    reads the target environment, so with nothing given and no workspace venv it may fall back to the
+    first python3 on PATH (AppContext.reads_target). lock: the workspace lock the command's package takes
+    through `ctx.locked()`, shared (it reads the build folder) or exclusive (it changes the workspace).
+    echo: which commands it runs are echoed (Echo).
     """
     keyword = inspect.Parameter.KEYWORD_ONLY
     added = [
         inspect.Parameter(name, keyword, default=False if name in _FLAGS else None, annotation=_annotation(name))
         for name in takes
     ]
+    declared = _Declared(takes, writes_logs, reads_target, lock, echo)
 
     def decorate(body: CommandBody) -> Callable[..., Any]:
         @functools.wraps(body)
-        def invoke(**given: Any) -> Any:
+        def invoke(**given: Any) -> int | None:
+            running = given.pop(_RUNNING, None)  # Typer's context: the command's path as typed
             arguments = signature.bind(**given)
             arguments.apply_defaults()
             values = dict(arguments.arguments)
-            _merge_before_command(takes, values)
-            flags = {name: bool(values.pop(name)) for name in takes if name in _FLAGS}
-            settings = {name: values.pop(name) for name in takes if name in BY_NAME}
-            from bootstrap.core.context import make_context
+            ctx = _context(declared, values, _holder(running, body))
+            outcome = body(ctx, **values)
+            if outcome is None:  # a body that shows its outcome itself: NOT_YET_ON_THE_PROTOCOL of the tests
+                return None
+            from bootstrap.core.outcome import deliver
 
-            dry_run = flags.get("dry_run", False)
-            ctx: AppContext = make_context(
-                settings, json=flags.get("json", False), dry_run=dry_run, verbose=flags.get("verbose", False),
-                logs=writes_logs and not dry_run, reads_target=reads_target,
-            )
-            from bootstrap.core import fixlines
-            from bootstrap.pipeline.built.attempt import asked_clone
-
-            clone = asked_clone(ctx)
-            fixlines.setup_asked_for(str(clone) if clone is not None else None)
-            return body(ctx, **values)
+            return deliver(outcome, json=ctx.json)
 
         own = list(inspect.signature(body).parameters.values())[1:]  # the first is the AppContext
         # The body's annotations are strings (postponed evaluation): get_type_hints evaluates them
@@ -202,12 +199,65 @@ def command(
         signature = inspect.Signature(
             [*(p.replace(kind=keyword, annotation=hints[p.name]) for p in own), *added], return_annotation=None
         )
-        invoke.__signature__ = signature  # type: ignore[attr-defined]
+        # What Typer reads also asks for its context (a parameter of that type is given, never parsed).
+        running = inspect.Parameter(_RUNNING, keyword, default=None, annotation=typer.Context)
+        shown = signature.replace(parameters=[*signature.parameters.values(), running])
+        invoke.__signature__ = shown  # type: ignore[attr-defined]
         invoke.tritondev_takes = takes  # type: ignore[attr-defined]  # read by accepted_options
-        invoke.__annotations__ = {p.name: p.annotation for p in signature.parameters.values()}
+        invoke.__annotations__ = {p.name: p.annotation for p in shown.parameters.values()}
         return invoke
 
     return decorate
+
+
+@dataclass(frozen=True)
+class _Declared:
+    """What a command declared to @command: its shared options, and what it does as every command does."""
+
+    takes: tuple[str, ...]
+    writes_logs: bool
+    reads_target: bool
+    lock: LockKind | None
+    echo: Echo
+
+
+def _context(declared: _Declared, values: dict[str, Any], holder: str) -> AppContext:
+    """The AppContext of one run of the command, its shared options taken out of `values` (those given
+    before the command name count as given to it)."""
+    from bootstrap.core import fixlines
+    from bootstrap.core.context import LockDeclaration, make_context
+    from bootstrap.pipeline.built.attempt import asked_clone
+
+    takes = declared.takes
+    _merge_before_command(takes, values)
+    flags = {name: bool(values.pop(name)) for name in takes if name in _FLAGS}
+    settings = {name: values.pop(name) for name in takes if name in BY_NAME}
+    json, dry_run, verbose = (flags.get(name, False) for name in ("json", "dry_run", "verbose"))
+    ctx: AppContext = make_context(
+        settings, json=json, dry_run=dry_run, verbose=verbose, logs=declared.writes_logs and not dry_run,
+        reads_target=declared.reads_target, quiet=_quiet(declared.echo, json=json, verbose=verbose),
+        lock=LockDeclaration(declared.lock, holder) if declared.lock is not None else None,
+    )
+    clone = asked_clone(ctx)
+    fixlines.setup_asked_for(str(clone) if clone is not None else None)
+    return ctx
+
+
+def _quiet(echo: Echo, *, json: bool, verbose: bool) -> bool:
+    """The runner's echo off, as the command declared it (Echo)."""
+    return not verbose and (echo == "verbose" or (echo == "text" and json))
+
+
+_RUNNING = "tritondev_running"  # the name of the parameter Typer gives its context in
+
+
+def _holder(running: typer.Context | None, body: CommandBody) -> str:
+    """The running command's path as the user typed it ("test lit", "purge"), for the workspace lock's
+    file; the body's name when it is called directly, without the option parser."""
+    if running is None:
+        return body.__name__
+    path = str(running.command_path)
+    return path.partition(" ")[2] or path
 
 
 def accepted_options(app: typer.Typer, prefix: str = "") -> dict[str, frozenset[str]]:

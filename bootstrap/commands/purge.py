@@ -2,19 +2,21 @@
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from typing import TYPE_CHECKING, Annotated
 
 import typer
 
 from bootstrap.commands import options
+from bootstrap.core.outcome import Outcome
 
 if TYPE_CHECKING:
     from bootstrap.core.context import AppContext
+    from bootstrap.core.errors import TritondevError
     from bootstrap.core.interpreter import TargetPython
     from bootstrap.purge.actions import PurgeReport
     from bootstrap.purge.plan import PurgePlan
-    from bootstrap.purge.restore import RestoreReport
-    from bootstrap.purge.run import PurgeOutcome, RestoreOutcome
+    from bootstrap.purge.run import PurgeResult, RestoreResult
     from bootstrap.purge.scan import TritonScan
 
 Restore = Annotated[bool, options.flag("--restore", help="Reinstall what the last purge removed (from its journal).")]
@@ -24,8 +26,8 @@ System = Annotated[
 
 
 # No logs while only reading: a refused purge must not even create the workspace (logs start under the lock).
-@options.command("workspace", "python", "dry_run", "json", "verbose")
-def purge(ctx: AppContext, restore: Restore = False, system: System = False) -> None:
+@options.command("workspace", "python", "dry_run", "json", "verbose", lock="exclusive")
+def purge(ctx: AppContext, restore: Restore = False, system: System = False) -> Outcome:
     """Remove every distribution that owns files of the `triton` package (triton, pytorch-triton, pytorch-triton-rocm, triton-xpu, ... found by what they installed), then leftovers in site-packages. torch and all other distributions stay. A journal in <workspace>/state lets --restore reinstall what was removed.
 
     Exit codes: 0 done or nothing to purge; 2 bad input (not an interpreter, a system Python without --system, read-only site-packages, a distribution without RECORD); 3 no pip in the target; 4 pip failed, or something could not be restored; 6 workspace or environment locked, or a RECORD that lists files that are not Triton's.
@@ -33,42 +35,70 @@ def purge(ctx: AppContext, restore: Restore = False, system: System = False) -> 
     from bootstrap.purge.run import PurgeRequest, RestoreRequest, run_purge, run_restore
 
     if restore:
-        _show_restore(ctx, run_restore(ctx, RestoreRequest(system)))
-    else:
-        _show_purge(ctx, run_purge(ctx, PurgeRequest(system)))
+        return RestoreOutcome(run_restore(ctx, RestoreRequest(system)))
+    return PurgeOutcome(run_purge(ctx, PurgeRequest(system)))
 
 
 def register(app: typer.Typer) -> None:
     app.command("purge")(purge)
 
 
-def _show_purge(ctx: AppContext, outcome: PurgeOutcome) -> None:
-    from bootstrap.core import ui
+@dataclass(frozen=True)
+class PurgeOutcome(Outcome):
+    """What purge found and removed (or would remove, under --dry-run)."""
 
-    if ctx.json:
-        ui.emit_json(outcome.to_json())
-        return
-    _render_purge(outcome.target, outcome.scan, outcome.plan, outcome.report, outcome.dry_run)
+    result: PurgeResult
+
+    def to_json(self) -> dict[str, object]:
+        return self.result.to_json()
+
+    def render(self) -> None:
+        found, plan, report = self.result.scan, self.result.plan, self.result.report
+        _render_found(self.result.target, found, plan)
+        if plan.empty:
+            from bootstrap.core import ui
+
+            where = found.import_location
+            state = f"`import triton` resolves to {where}" if where else "`import triton` fails"
+            ui.info(f"nothing to purge ({state})")
+        elif self.result.dry_run:
+            _render_plan(self.result.target, plan)
+        else:
+            assert report is not None
+            _render_removed(report)
 
 
-def _render_leftovers(found: TritonScan, plan: PurgePlan) -> None:
-    from rich.markup import escape
+@dataclass(frozen=True)
+class RestoreOutcome(Outcome):
+    """What --restore reinstalled, skipped or could not bring back."""
 
-    from bootstrap.core import ui
+    result: RestoreResult
 
-    for proven in found.leftover_proofs:
-        ui.err().print(f"leftover: {escape(str(proven.path))} ({escape(proven.proof)})")
-    for kept in found.kept:
-        ui.warn(f"{kept.path} is kept: {kept.why} (delete it by hand if it is not yours)")
-    if plan.unowned_files:
-        ui.err().print(f"{len(plan.unowned_files)} files in triton/ belong to no distribution")
+    def to_json(self) -> dict[str, object] | None:
+        # A restore that failed answers with its error's document, which carries the report.
+        return self.result.to_json() if self.result.failure is None else None
+
+    def render(self) -> None:
+        from bootstrap.core import ui
+
+        report = self.result.report
+        if report is None:
+            ui.info(f"nothing to restore: no purge recorded in {self.result.journal}")
+            return
+        verb = "would reinstall" if self.result.dry_run else "reinstalled"
+        for step in report.restored:
+            ui.info(f"{verb} {step.name} {step.version}")
+        for step in report.skipped:
+            ui.info(f"skipped {step.name} {step.version}: {step.skip}")
+        for step in report.failed:
+            ui.warn(f"could not restore {step.name} {step.version}: {step.cannot}")
+
+    @property
+    def failure(self) -> TritondevError | None:
+        return self.result.failure
 
 
-def _render_purge(
-    target: TargetPython, found: TritonScan, plan: PurgePlan, report: PurgeReport | None, dry_run: bool
-) -> None:
-    import shlex
-
+def _render_found(target: TargetPython, found: TritonScan, plan: PurgePlan) -> None:
     from rich.markup import escape
 
     from bootstrap.core import ui
@@ -95,62 +125,39 @@ def _render_purge(
             f"[yellow]{len(found.overlaps)} files are claimed by more than one distribution[/yellow]"
             f" (e.g. {escape(example)}: {escape(', '.join(names))})"
         )
-    _render_leftovers(found, plan)
+    for proven in found.leftover_proofs:
+        console.print(f"leftover: {escape(str(proven.path))} ({escape(proven.proof)})")
+    for kept in found.kept:
+        ui.warn(f"{kept.path} is kept: {kept.why} (delete it by hand if it is not yours)")
+    if plan.unowned_files:
+        console.print(f"{len(plan.unowned_files)} files in triton/ belong to no distribution")
     for path in found.shadows:
         ui.warn(f"{path} shadows the installed triton; it is never removed (rename or move it)")
-    if plan.empty:
-        where = found.import_location
-        state = f"`import triton` resolves to {where}" if where else "`import triton` fails"
-        ui.info(f"nothing to purge ({state})")
-        return
-    if dry_run:
-        ui.info("would remove (dry run, nothing changed):")
-        for o in plan.owners:
-            ui.info(f"  {o.name} {o.version} ({len(o.files)} files under triton/, {o.dist_info})")
-        ui.info(f"  with: {shlex.join([str(target.executable), '-m', 'pip', *plan.pip_args()])}")
-        for path in plan.leftovers:
-            ui.info(f"  delete {path}")
-        if plan.unowned_files:
-            ui.info(f"  delete what pip leaves of triton/ ({len(plan.unowned_files)} unowned files)")
-        return
-    assert report is not None
+
+
+def _render_plan(target: TargetPython, plan: PurgePlan) -> None:
+    import shlex
+
+    from bootstrap.core import ui
+
+    ui.info("would remove (dry run, nothing changed):")
+    for o in plan.owners:
+        ui.info(f"  {o.name} {o.version} ({len(o.files)} files under triton/, {o.dist_info})")
+    ui.info(f"  with: {shlex.join([str(target.executable), '-m', 'pip', *plan.pip_args()])}")
+    for path in plan.leftovers:
+        ui.info(f"  delete {path}")
+    if plan.unowned_files:
+        ui.info(f"  delete what pip leaves of triton/ ({len(plan.unowned_files)} unowned files)")
+
+
+def _render_removed(report: PurgeReport) -> None:
+    from bootstrap.core import ui
+
     for entry in report.removed:
-        ui.info(f"removed {entry['name']} {entry['version']}")
+        ui.info(f"removed {entry.name} {entry.version}")
     for leftover in report.leftovers_removed:
         ui.info(f"deleted {leftover}")
     for warning in report.warnings:
         ui.warn(warning)
     if report.import_location is None:
         ui.info("`import triton` now fails in this environment; journal: " + str(report.journal))
-
-
-def _show_restore(ctx: AppContext, outcome: RestoreOutcome) -> None:
-    """The outcome as text or one JSON document, then its failure (if any) raised."""
-    from bootstrap.core import ui
-
-    if outcome.report is None:
-        if ctx.json:
-            ui.emit_json(outcome.to_json())
-        else:
-            ui.info(f"nothing to restore: no purge recorded in {outcome.journal}")
-        return
-    if outcome.failure is not None:
-        if not ctx.json:
-            _render_restore(outcome.report, outcome.dry_run)
-        raise outcome.failure
-    if ctx.json:
-        ui.emit_json(outcome.to_json())
-        return
-    _render_restore(outcome.report, outcome.dry_run)
-
-
-def _render_restore(report: RestoreReport, dry_run: bool) -> None:
-    from bootstrap.core import ui
-
-    verb = "would reinstall" if dry_run else "reinstalled"
-    for item in report.restored:
-        ui.info(f"{verb} {item['name']} {item['version']}")
-    for item in report.skipped:
-        ui.info(f"skipped {item['name']} {item['version']}: {item['skip']}")
-    for item in report.failed:
-        ui.warn(f"could not restore {item['name']} {item['version']}: {item['cannot']}")

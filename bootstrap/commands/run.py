@@ -12,6 +12,7 @@ from bootstrap.commands.options import DumpIr, DumpKernel
 
 if TYPE_CHECKING:
     from bootstrap.core.context import AppContext
+    from bootstrap.core.outcome import Outcome
 
 # Typer needs Optional[...] at runtime on Python 3.10 for these annotations.
 Command = Annotated[
@@ -37,7 +38,7 @@ Reproducer = Annotated[
 
 @options.command("backend", "workspace", "python", "dry_run", "verbose", reads_target=True)
 def run(ctx: AppContext, command: Command = None, dump_ir: DumpIr = False, dump_dir: DumpDir = None,
-        reproducer: Reproducer = None, kernel: DumpKernel = None) -> None:
+        reproducer: Reproducer = None, kernel: DumpKernel = None) -> Outcome:
     """Run COMMAND with the variables `tritondev env` prints; its exit status is passed through.
 
     tritondev's own options come before `--`, the command and its options after it.
@@ -51,6 +52,7 @@ def run(ctx: AppContext, command: Command = None, dump_ir: DumpIr = False, dump_
     index.txt and index.json list the passes in order; the command's own output is still shown.
     """
     from bootstrap.commands.options import dump_kernel
+    from bootstrap.core.outcome import ExitStatus
     from bootstrap.ir.capture import USAGE, RunRequest, run_command
 
     if not command:
@@ -58,7 +60,7 @@ def run(ctx: AppContext, command: Command = None, dump_ir: DumpIr = False, dump_
 
         raise UsageError("no command to run", fix=USAGE)
     request = RunRequest(tuple(command), dump_ir, dump_dir, reproducer, dump_kernel(dump_ir, kernel))
-    raise typer.Exit(run_command(ctx, request))
+    return ExitStatus(run_command(ctx, request))
 
 
 def register(app: typer.Typer) -> None:

@@ -3,6 +3,7 @@ name) from the workspace's build."""
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Annotated, Any, Optional
 
@@ -10,11 +11,14 @@ import typer
 from typer.core import TyperGroup
 
 from bootstrap.commands import options
+from bootstrap.core.outcome import Outcome
 
 if TYPE_CHECKING:
     from collections.abc import Callable
 
     from bootstrap.core.context import AppContext
+    from bootstrap.core.errors import TritondevError
+    from bootstrap.ir.litupdate import UpdateResult
     from bootstrap.pipeline.testing.run import TestReport
 
 Args = Annotated[
@@ -58,61 +62,73 @@ _ANY = ("Any other target of the checkout's Makefile runs by its name, test-NAME
 
 
 def _target_command(name: str, what: str) -> Callable[..., Any]:
-    def body(ctx: AppContext, args: Args = None, install_requirements: InstallRequirements = False) -> None:
-        run_target(ctx, name, tuple(args or ()), install_requirements)
+    def body(ctx: AppContext, args: Args = None, install_requirements: InstallRequirements = False) -> Outcome:
+        from bootstrap.pipeline.testing.run import TestRequest, run_tests
+
+        request = TestRequest(name, tuple(args or ()), install_requirements, Path.cwd())
+        return TestsRan(name, run_tests(ctx, request))
 
     body.__name__ = name.replace("-", "_")
     body.__doc__ = (f"Run {what}\n\nThe commands are the checkout's own Makefile target, at this commit, in setup's"
                     " build folder and target environment; the counts come from each runner's own report."
                     f"\n\n{_CODES}")
-    return options.command("workspace", "dry_run", "json", "verbose", writes_logs=True)(body)
+    # The lock shared: a test target only reads the build folder (one that builds takes it exclusive).
+    return options.command("workspace", "dry_run", "json", "verbose", writes_logs=True, lock="shared",
+                           echo="text")(body)
 
 
-def run_target(ctx: AppContext, name: str, args: tuple[str, ...], install_requirements: bool) -> None:
-    from bootstrap.pipeline.testing.run import TestRequest, run_tests, stream_to
+@dataclass(frozen=True)
+class TestsRan(Outcome):
+    """The closing line (or the one JSON document); then the failure: 4 a command failed otherwise than by
+    a test (the build), 1 a test failed or none ran. A dry run counts nothing and says no counts."""
 
-    ctx = ctx.with_runner(ctx.runner.quiet(ctx.json))
-    request = TestRequest(name, args, install_requirements, Path.cwd())
-    report_outcome(ctx, name, run_tests(ctx, request, stream_to(ctx.json)), {})
+    name: str
+    report: TestReport
+    pattern: str | None = None  # `test lit PATTERN`
 
+    def to_json(self) -> dict[str, object]:
+        extra = {"pattern": self.pattern} if self.pattern is not None else {}
+        return {**self.report.to_json(), **extra, "dry_run": self.report.dry_run}
 
-def report_outcome(ctx: AppContext, name: str, report: TestReport, extra: dict[str, object]) -> None:
-    """The closing line (or the one JSON document), then the exit: 4 a command failed otherwise than by a
-    test (the build), 1 a test failed or none ran. A dry run counts nothing and says no counts."""
-    from bootstrap.core import ui
-    from bootstrap.core.errors import CheckFailed, CommandFailed
+    def render(self) -> None:
+        from bootstrap.core import ui
 
-    counts = report.counts
-    if ctx.json:
-        ui.emit_json({**report.to_json(), **extra, "dry_run": ctx.dry_run})
-    elif not ctx.dry_run and not any(o.step.counter != "none" for o in report.outcomes):
-        ui.info(f"test {name}: {len(report.outcomes)} command(s) ran, none of them a test runner that counts")
-    elif not ctx.dry_run:
+        report, name = self.report, self.name
+        counts = report.counts
+        if report.dry_run:
+            return
+        if not any(o.step.counter != "none" for o in report.outcomes):
+            ui.info(f"test {name}: {len(report.outcomes)} command(s) ran, none of them a test runner that counts")
+            return
         unknown = next((o for o in report.outcomes if o.counts is None and o.step.counter != "none"), None)
         ui.info(f"test {name}: {counts.describe()}" if counts is not None else
                 f"test {name}: counts unknown (`{unknown.step.argv[0] if unknown else '?'} ...` wrote no report)")
-    broken = report.first("failed")
-    if broken is not None:
-        failed = CommandFailed(broken.step.argv, broken.returncode, None, (),
-                               fix="the lines above say why; `tritondev build` shows build errors alone")
-        failed.reported = ctx.json  # the report above is the one JSON document
-        raise failed
-    tests = report.first("tests-failed")
-    if tests is not None:
-        lit = [t.split(" :: ", 1)[-1] for o in report.outcomes for t in o.failed_tests]
-        say = f"{counts.failed} failed, {counts.errors} errors" if counts is not None else "tests failed"
-        fix = (f"their output is above; re-run one: tritondev test lit {lit[0]}" if lit else
-               f"their output is above; re-run one: tritondev test {name} FILE::TEST")
-        raise CheckFailed(f"test {name}: {say}{': ' + ', '.join(lit[:5]) if lit else ''}", fix=fix,
-                          reported=ctx.json)
-    empty = report.first("no-tests")
-    if empty is not None:
-        raise CheckFailed(f"test {name}: no test ran (`{' '.join(empty.step.argv[:6])}` found none)",
-                          fix="check the test paths and filters given (-k, -R, the lit PATTERN)", reported=ctx.json)
+
+    @property
+    def failure(self) -> TritondevError | None:
+        from bootstrap.core.errors import CheckFailed, CommandFailed
+
+        report, name, counts = self.report, self.name, self.report.counts
+        broken = report.first("failed")
+        if broken is not None:
+            return CommandFailed(broken.step.argv, broken.returncode, None, (),
+                                 fix="the lines above say why; `tritondev build` shows build errors alone")
+        tests = report.first("tests-failed")
+        if tests is not None:
+            lit = [t.split(" :: ", 1)[-1] for o in report.outcomes for t in o.failed_tests]
+            say = f"{counts.failed} failed, {counts.errors} errors" if counts is not None else "tests failed"
+            fix = (f"their output is above; re-run one: tritondev test lit {lit[0]}" if lit else
+                   f"their output is above; re-run one: tritondev test {name} FILE::TEST")
+            return CheckFailed(f"test {name}: {say}{': ' + ', '.join(lit[:5]) if lit else ''}", fix=fix)
+        empty = report.first("no-tests")
+        if empty is not None:
+            return CheckFailed(f"test {name}: no test ran (`{' '.join(empty.step.argv[:6])}` found none)",
+                               fix="check the test paths and filters given (-k, -R, the lit PATTERN)")
+        return None
 
 
-@options.command("workspace", "dry_run", "json", "verbose", writes_logs=True)
-def lit(ctx: AppContext, pattern: Pattern = None, update: Update = None, hand_written: HandWritten = False) -> None:
+@options.command("workspace", "dry_run", "json", "verbose", writes_logs=True, lock="shared", echo="text")
+def lit(ctx: AppContext, pattern: Pattern = None, update: Update = None, hand_written: HandWritten = False) -> Outcome:
     """Run Triton's lit tests with the workspace's triton-opt, FileCheck and lit, as `make test-lit` does.
 
     Without PATTERN: the Makefile's test-lit (ninja check-triton-lit-tests) in setup's Triton build folder. With one: ninja triton-opt, then lit -v <build>/test/PATTERN (or --filter PATTERN). With --update PATH: the CHECK lines of that golden test regenerated as upstream's golden-samples does, only that file written, its diff shown. No GPU needed.
@@ -125,31 +141,36 @@ def lit(ctx: AppContext, pattern: Pattern = None, update: Update = None, hand_wr
         raise UsageError("--hand-written goes with --update PATH",
                          fix="tritondev test lit --update PATH --hand-written")
     if update is not None:
-        _update(ctx, update, hand_written)
-        return
+        from bootstrap.ir.litupdate import run_update
+
+        return LitUpdated(run_update(ctx, update, hand_written), ctx.dry_run)
     if pattern is None:
-        run_target(ctx, "lit", (), False)
-        return
+        from bootstrap.pipeline.testing.run import TestRequest, run_tests
+
+        return TestsRan("lit", run_tests(ctx, TestRequest("lit", (), False, Path.cwd())))
     from bootstrap.ir.lit import run_lit
-    from bootstrap.pipeline.testing.run import stream_to
 
-    ctx = ctx.with_runner(ctx.runner.quiet(ctx.json))
-    report_outcome(ctx, "lit", run_lit(ctx, pattern, stream_to(ctx.json)), {"pattern": pattern})
+    return TestsRan("lit", run_lit(ctx, pattern), pattern)
 
 
-def _update(ctx: AppContext, path: Path, hand_written: bool) -> None:
-    from bootstrap.core import ui
-    from bootstrap.ir.litupdate import run_update
+@dataclass(frozen=True)
+class LitUpdated(Outcome):
+    """`test lit --update PATH`: the diff of the regenerated CHECK lines, and whether the file was written."""
 
-    ctx = ctx.with_runner(ctx.runner.quiet(ctx.json))
-    result = run_update(ctx, path, hand_written)
-    if ctx.json:
-        ui.emit_json({**result.to_json(), "dry_run": ctx.dry_run})
-        return
-    if result.diff:
-        ui.out().print(result.diff, markup=False, highlight=False, end="")
-    done = "written" if result.written else "not written (--dry-run)" if result.diff else "already up to date"
-    ui.info(f"{result.plan.test}: {done}")
+    result: UpdateResult
+    dry_run: bool
+
+    def to_json(self) -> dict[str, object]:
+        return {**self.result.to_json(), "dry_run": self.dry_run}
+
+    def render(self) -> None:
+        from bootstrap.core import ui
+
+        result = self.result
+        if result.diff:
+            ui.out().print(result.diff, markup=False, highlight=False, end="")
+        done = "written" if result.written else "not written (--dry-run)" if result.diff else "already up to date"
+        ui.info(f"{result.plan.test}: {done}")
 
 
 class TargetGroup(TyperGroup):

@@ -7,7 +7,7 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, Literal
 
 from bootstrap.core import fixlines, run_state, ui, writes
 from bootstrap.core.fixlines import repeat_options
@@ -21,7 +21,7 @@ from bootstrap.core.interpreter import (
 )
 from bootstrap.core.runner import Runner
 from bootstrap.core.settings import load_settings
-from bootstrap.core.settings_table import BY_NAME, Settings, SourceKind
+from bootstrap.core.settings_table import BY_NAME, Settings, SettingSource, SourceKind
 from bootstrap.core.workspace import Workspace
 
 
@@ -47,6 +47,31 @@ def invocation() -> Invocation:
     return run_state.part(Invocation)
 
 
+# How a command holds the workspace lock: shared, it only reads the build folder (test runs: two at
+# once, never one during a build); exclusive, it changes the workspace (a build, a purge, a fix).
+LockKind = Literal["shared", "exclusive"]
+
+
+@dataclass(frozen=True)
+class LockDeclaration:
+    """The workspace lock a command declared (`@command(lock=...)`), taken through AppContext.locked."""
+
+    kind: LockKind
+    holder: str  # the command, as the lock file names it to whoever finds the lock taken
+
+
+@dataclass(frozen=True)
+class ChosenTarget:
+    """The interpreter a command chose, how, and why in words (`target_python` of a --json document)."""
+
+    executable: Path
+    origin: str
+    reason: str
+
+    def to_json(self) -> dict[str, object]:
+        return {"executable": str(self.executable), "origin": self.origin, "reason": self.reason}
+
+
 @dataclass
 class AppContext:
     settings: Settings
@@ -58,6 +83,7 @@ class AppContext:
     # A command that only reads the target (doctor, verify, compile, cache, env, run): with nothing
     # given and no workspace venv, it falls back to the first python3 on PATH (core.interpreter).
     reads_target: bool = False
+    lock: LockDeclaration | None = None
     _target: Target | None = field(default=None, repr=False)
 
     # The target interpreter: chosen in one place (core.interpreter.choose_interpreter), probed at
@@ -86,10 +112,10 @@ class AppContext:
 
         return repeat_options(f"tritondev {words}") or ""
 
-    def target_json(self) -> dict[str, str]:
-        """Which interpreter this command chose and why, for a --json document (never probes)."""
+    def chosen_target(self) -> ChosenTarget:
+        """Which interpreter this command chose and why, for its outcome (never probes)."""
         executable, origin = self.target_choice()
-        return {"executable": str(executable), "origin": origin, "reason": why_chosen(origin, self.workspace.venv)}
+        return ChosenTarget(executable, origin, why_chosen(origin, self.workspace.venv))
 
     def target_is_missing_venv(self) -> bool:
         """The target is the workspace venv and it does not exist yet (setup creates it)."""
@@ -112,24 +138,36 @@ class AppContext:
         self._target = Target(executable, origin)
 
     @contextmanager
+    def locked(self, *, builds: bool = False) -> Iterator[Runner]:
+        """Hold the workspace lock the command declared, for the body of the `with`; the runner it gives
+        keeps its logs in the workspace from here on (a command that only read so far kept none, so that a
+        refused run creates no workspace). builds: what runs turned out to build (a Makefile target that is
+        no test), so the lock is taken exclusive whatever was declared. Under --dry-run, which changes
+        nothing: no lock, no logs, nothing created."""
+        if self.lock is None:
+            raise AssertionError("this command declared no workspace lock (@command(lock=...))")
+        if self.dry_run:
+            yield self.runner
+            return
+        shared = self.lock.kind == "shared" and not builds
+        with self.workspace.lock(self.lock.holder, shared=shared):
+            yield self.runner if self.runner.log_dir is not None else self.runner.logging_to(self.workspace.logs)
+
+    @contextmanager
     def changing(self, command: str) -> Iterator[None]:
-        """The workspace lock for a command that changes it (`command` names the holder); under --dry-run,
-        which changes nothing, no lock and no workspace created."""
+        """The workspace lock for `setup` and `build`, whose commands take it by name until they declare it
+        as every other command does (`locked`); under --dry-run no lock and no workspace created."""
         if self.dry_run:
             yield
             return
         with self.workspace.lock(command):
             yield
 
-    @contextmanager
-    def reading(self, command: str) -> Iterator[None]:
-        """The workspace lock taken shared, for a command that only reads the build folder (`test`):
-        others that read may run beside it, a setup, build or bisect may not; none under --dry-run."""
-        if self.dry_run:
-            yield
-            return
-        with self.workspace.lock(command, shared=True):
-            yield
+    def adopting(self, clone: Path) -> AppContext:
+        """This context with `clone` as the --triton-src setting (as if given on the command line)."""
+        sources = {**self.settings.sources, "triton_src": SettingSource.of(SourceKind.CLI, "--triton-src")}
+        settings = dataclasses.replace(self.settings, triton_src=clone, sources=sources)
+        return dataclasses.replace(self, settings=settings)
 
     def with_runner(self, runner: Runner) -> AppContext:
         """This context with another runner (one derived from its own); the target chosen so far is kept."""
@@ -148,12 +186,15 @@ def make_context(
     verbose: bool = False,
     logs: bool = True,
     reads_target: bool = False,
+    quiet: bool = False,
+    lock: LockDeclaration | None = None,
 ) -> AppContext:
     """Resolve settings from defaults, file, environment and `options` (only those the user gave).
 
     logs: give the runner the workspace's log folder. Read-only commands pass False so that they
     never create a workspace just by running.
     reads_target: the command only reads the target environment (see AppContext.reads_target).
+    quiet: the runner does not echo the commands it runs. lock: the workspace lock the command takes.
     """
     running = invocation()
     running.json = json
@@ -167,6 +208,6 @@ def make_context(
     writes.anchor(workspace.root)  # below it, tritondev's writes follow no link
 
     log_dir = workspace.logs if logs else None
-    runner = Runner(log_dir=log_dir, dry_run=dry_run, verbose=verbose, echo=ui.echo_command)
+    runner = Runner(log_dir=log_dir, dry_run=dry_run, verbose=verbose, echo=ui.echo_command, silent=quiet)
     return AppContext(settings, workspace, runner, json=json, dry_run=dry_run, verbose=verbose,
-                      reads_target=reads_target)
+                      reads_target=reads_target, lock=lock)

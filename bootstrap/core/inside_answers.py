@@ -6,90 +6,27 @@ raises BadAnswer naming the first field that is not as agreed (missing, null whe
 needed, or of another type). A caller turns BadAnswer into a failure of its own probe or check.
 
 Keys a script may leave out (a fact it could not gather) are optional here too; a key present with
-a value of the wrong type is never silently dropped.
+a value of the wrong type is never silently dropped. Fields are read with bootstrap.core.json_fields.
 """
 
 from __future__ import annotations
 
 import os
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, TypeVar
 
 from bootstrap.core.inside import BadAnswer
+from bootstrap.core.json_fields import BadField, Fields
 
-# -- reading one field ---------------------------------------------------------------------------
+T = TypeVar("T")
 
-
-def _get(data: Mapping[str, Any], key: str, where: str, kinds: tuple[type, ...], required: bool) -> Any:
-    if key not in data or data[key] is None:
-        if required:
-            raise BadAnswer(f"{where}: no {key!r}")
-        return None
-    value = data[key]
-    # JSON has no separate bool and int, Python does (bool is an int): keep them apart.
-    if not isinstance(value, kinds) or (isinstance(value, bool) and bool not in kinds):
-        names = " or ".join(k.__name__ for k in kinds)
-        raise BadAnswer(f"{where}: {key!r} is {type(value).__name__}, not {names}")
-    return value
-
-
-def text(data: Mapping[str, Any], key: str, where: str) -> str:
-    return str(_get(data, key, where, (str,), True))
-
-
-def optional_text(data: Mapping[str, Any], key: str, where: str) -> str | None:
-    value = _get(data, key, where, (str,), False)
-    return None if value is None else str(value)
-
-
-def flag(data: Mapping[str, Any], key: str, where: str) -> bool:
-    return bool(_get(data, key, where, (bool,), True))
-
-
-def count(data: Mapping[str, Any], key: str, where: str) -> int:
-    value = _get(data, key, where, (int,), True)
-    return int(value)
-
-
-def optional_number(data: Mapping[str, Any], key: str, where: str) -> float | None:
-    value = _get(data, key, where, (int, float), False)
-    return None if value is None else float(value)
-
-
-def optional_mapping(data: Mapping[str, Any], key: str, where: str) -> dict[str, Any] | None:
-    value = _get(data, key, where, (dict,), False)
-    return None if value is None else dict(value)
-
-
-def _list_of(data: Mapping[str, Any], key: str, where: str, kind: type, name: str) -> list[Any] | None:
-    value = _get(data, key, where, (list,), False)
-    if value is None:
-        return None
-    for index, item in enumerate(value):
-        if not isinstance(item, kind):
-            raise BadAnswer(f"{where}: {key}[{index}] is {type(item).__name__}, not {name}")
-    return list(value)
-
-
-def optional_texts(data: Mapping[str, Any], key: str, where: str) -> tuple[str, ...] | None:
-    """A list of strings, or None when the key is absent or null."""
-    value = _list_of(data, key, where, str, "str")
-    return None if value is None else tuple(value)
-
-
-def objects(data: Mapping[str, Any], key: str, where: str) -> list[dict[str, Any]] | None:
-    """A list of JSON objects, or None when the key is absent or null."""
-    return _list_of(data, key, where, dict, "an object")
-
-
-def messages(data: Mapping[str, Any], key: str, where: str) -> dict[str, str]:
-    """{name: message} (the scripts' `errors`): {} when absent."""
-    value = optional_mapping(data, key, where) or {}
-    for name, message in value.items():
-        if not isinstance(message, str):
-            raise BadAnswer(f"{where}: {key}[{name!r}] is {type(message).__name__}, not str")
-    return value
+def _answer(parse: Callable[[Fields], T], data: Mapping[str, Any], where: str) -> T:
+    """`parse` of the script's JSON object, read through core.json_fields: BadAnswer names the field."""
+    try:
+        return parse(Fields(data, where))
+    except BadField as exc:
+        raise BadAnswer(str(exc)) from None
 
 
 # -- tritondev_environment.py ----------------------------------------------------------------------
@@ -105,7 +42,7 @@ class Distribution:
     location: str
     installed_at: float | None
     placeholder: bool  # PyPI's pytorch-triton 0.0.1 ("Should never be installed")
-    direct_url: dict[str, Any] | None = None
+    direct_url: dict[str, object] | None = None  # its direct_url.json, as pip wrote it (PEP 610)
 
     @property
     def key(self) -> str:
@@ -120,27 +57,29 @@ class Environment:
     errors: dict[str, str] = field(default_factory=dict)
 
 
-def distribution(data: Mapping[str, Any], where: str) -> Distribution:
+def distribution(data: Fields) -> Distribution:
+    direct_url = data.optional_object("direct_url")
     return Distribution(
-        name=text(data, "name", where),
-        version=text(data, "version", where),
-        owns_triton_files=count(data, "owns_triton_files", where),
-        editable=flag(data, "editable", where),
-        record_missing=flag(data, "record_missing", where),
-        location=optional_text(data, "location", where) or "",
-        installed_at=optional_number(data, "installed_at", where),
-        placeholder=flag(data, "placeholder", where),
-        direct_url=optional_mapping(data, "direct_url", where),
+        name=data.text("name"),
+        version=data.text("version"),
+        owns_triton_files=data.integer("owns_triton_files"),
+        editable=data.flag("editable"),
+        record_missing=data.flag("record_missing"),
+        location=data.optional_text("location") or "",
+        installed_at=data.optional_number("installed_at"),
+        placeholder=data.flag("placeholder"),
+        direct_url=dict(direct_url.data) if direct_url is not None else None,
     )
 
 
+def _environment(data: Fields) -> Environment:
+    listed = data.objects("distributions")
+    dists = None if listed is None else tuple(distribution(d) for d in listed)
+    return Environment(dists, data.optional_texts("torch_requires"), data.text_map("errors"))
+
+
 def environment(data: Mapping[str, Any]) -> Environment:
-    where = "tritondev_environment.py"
-    listed = objects(data, "distributions", where)
-    dists = None
-    if listed is not None:
-        dists = tuple(distribution(d, f"{where}: distributions[{i}]") for i, d in enumerate(listed))
-    return Environment(dists, optional_texts(data, "torch_requires", where), messages(data, "errors", where))
+    return _answer(_environment, data, "tritondev_environment.py")
 
 
 # -- tritondev_triton.py ---------------------------------------------------------------------------
@@ -193,40 +132,41 @@ class TritonImport:
         return self.import_error is None and self.file is None
 
 
-def _ptxas(data: Mapping[str, Any], where: str) -> Ptxas:
+def _ptxas(data: Fields) -> Ptxas:
     tools = {}
-    for name, tool in (optional_mapping(data, "tools", where) or {}).items():
-        at = f"{where}: tools[{name!r}]"
-        if not isinstance(tool, dict):
-            raise BadAnswer(f"{at} is {type(tool).__name__}, not an object")
+    listed = data.optional_object("tools")
+    for name in listed.data if listed is not None else ():
+        tool = Fields(listed.data[name], f"{data.where}: tools[{name!r}]") if listed is not None else None
+        assert tool is not None
         tools[str(name)] = PtxasTool(
-            text(tool, "binary", at), text(tool, "env", at), optional_text(tool, "default", at),
-            optional_text(tool, "path", at), optional_text(tool, "version", at), optional_text(tool, "error", at),
+            tool.text("binary"), tool.text("env"), tool.optional_text("default"), tool.optional_text("path"),
+            tool.optional_text("version"), tool.optional_text("error"),
         )
-    chosen = optional_mapping(data, "chosen", where)
+    chosen = data.optional_object("chosen")
     picked = None
     if chosen is not None:
-        at = f"{where}: chosen"
-        env = optional_texts(chosen, "env", at) or ()
-        picked = ChosenPtxas(text(chosen, "path", at), text(chosen, "version", at), env)
-    return Ptxas(tools, text(data, "bundled_dir", where), picked)
+        picked = ChosenPtxas(chosen.text("path"), chosen.text("version"), chosen.optional_texts("env") or ())
+    return Ptxas(tools, data.text("bundled_dir"), picked)
+
+
+def _triton_import(data: Fields) -> TritonImport:
+    errors = data.text_map("errors")
+    failure = data.optional_text("import_error")
+    if failure is not None:
+        return TritonImport(failure, errors=errors)
+    ptxas = data.optional_object("ptxas")
+    return TritonImport(
+        None,
+        version=data.optional_text("version"),
+        file=data.optional_text("file"),
+        path=data.optional_texts("path") or (),
+        ptxas=_ptxas(ptxas) if ptxas is not None else None,
+        errors=errors,
+    )
 
 
 def triton_import(data: Mapping[str, Any]) -> TritonImport:
-    where = "tritondev_triton.py"
-    errors = messages(data, "errors", where)
-    failure = optional_text(data, "import_error", where)
-    if failure is not None:
-        return TritonImport(failure, errors=errors)
-    ptxas = optional_mapping(data, "ptxas", where)
-    return TritonImport(
-        None,
-        version=optional_text(data, "version", where),
-        file=optional_text(data, "file", where),
-        path=optional_texts(data, "path", where) or (),
-        ptxas=_ptxas(ptxas, f"{where}: ptxas") if ptxas is not None else None,
-        errors=errors,
-    )
+    return _answer(_triton_import, data, "tritondev_triton.py")
 
 
 # -- the smaller probes ----------------------------------------------------------------------------
@@ -243,8 +183,8 @@ class CompileCheck:
 
 
 def compile_check(data: Mapping[str, Any]) -> CompileCheck:
-    where = "tritondev_compile_check.py"
-    return CompileCheck(flag(data, "ok", where), text(data, "stage", where), optional_text(data, "error", where) or "")
+    return _answer(lambda f: CompileCheck(f.flag("ok"), f.text("stage"), f.optional_text("error") or ""), data,
+                   "tritondev_compile_check.py")
 
 
 @dataclass(frozen=True)
@@ -257,10 +197,8 @@ class TorchCompile:
 
 
 def torch_compile(data: Mapping[str, Any]) -> TorchCompile:
-    where = "tritondev_torch_compile.py"
-    return TorchCompile(
-        flag(data, "ok", where), optional_text(data, "device", where), optional_text(data, "error", where)
-    )
+    return _answer(lambda f: TorchCompile(f.flag("ok"), f.optional_text("device"), f.optional_text("error")), data,
+                   "tritondev_torch_compile.py")
 
 
 @dataclass(frozen=True)
@@ -271,10 +209,13 @@ class JaxTriton:
     registrations: tuple[str, ...] | None  # None: the module has no registrations() (or it failed)
 
 
+def _jax_triton(data: Fields) -> JaxTriton:
+    data.text_map("import_errors")  # checked, though only the module that loaded is reported
+    return JaxTriton(data.optional_text("module"), data.optional_texts("registrations"))
+
+
 def jax_triton(data: Mapping[str, Any]) -> JaxTriton:
-    where = "tritondev_jax.py"
-    messages(data, "import_errors", where)
-    return JaxTriton(optional_text(data, "module", where), optional_texts(data, "registrations", where))
+    return _answer(_jax_triton, data, "tritondev_jax.py")
 
 
 @dataclass(frozen=True)
@@ -286,8 +227,8 @@ class InstalledTriton:
 
 
 def installed_triton(data: Mapping[str, Any]) -> InstalledTriton:
-    where = "tritondev_triton_version.py"
-    return InstalledTriton(optional_text(data, "version", where), optional_number(data, "changed_at", where))
+    return _answer(lambda f: InstalledTriton(f.optional_text("version"), f.optional_number("changed_at")), data,
+                   "tritondev_triton_version.py")
 
 
 def triton_version(data: Mapping[str, Any]) -> str | None:
@@ -308,22 +249,25 @@ class InterpreterFacts:
     scripts: str
 
 
-def _absolute_path(data: Mapping[str, Any], key: str, where: str) -> str:
-    value = text(data, key, where)
+def _absolute_path(data: Fields, key: str) -> str:
+    value = data.text(key)
     if not os.path.isabs(value) or any(ord(ch) < 32 for ch in value):
-        raise BadAnswer(f"{where}: {key!r} is not an absolute path: {value[:100]!r}")
+        raise BadField(f"{data.where}: {key!r} is not an absolute path: {value[:100]!r}", where=data.where)
     return value
 
 
-def interpreter(data: Mapping[str, Any]) -> InterpreterFacts:
-    where = "tritondev_interpreter.py"
-    version = text(data, "version", where)
+def _interpreter(data: Fields) -> InterpreterFacts:
+    version = data.text("version")
     parts = version.split(".")
     if len(parts) != 3 or not all(part.isdigit() and part.isascii() for part in parts):
-        raise BadAnswer(f"{where}: 'version' is not MAJOR.MINOR.MICRO: {version[:40]!r}")
-    paths = {key: _absolute_path(data, key, where)
-             for key in ("prefix", "base_prefix", "purelib", "platlib", "include", "scripts")}
+        raise BadField(f"{data.where}: 'version' is not MAJOR.MINOR.MICRO: {version[:40]!r}", where=data.where)
+    paths = {key: _absolute_path(data, key) for key in ("prefix", "base_prefix", "purelib", "platlib", "include",
+                                                         "scripts")}
     return InterpreterFacts(version=version, **paths)
+
+
+def interpreter(data: Mapping[str, Any]) -> InterpreterFacts:
+    return _answer(_interpreter, data, "tritondev_interpreter.py")
 
 
 # -- tritondev_requirements.py ---------------------------------------------------------------------
@@ -352,17 +296,18 @@ class RequirementsFile:
         return tuple(r for r in self.requirements if not r.satisfied)
 
 
-def requirements_file(data: Mapping[str, Any]) -> RequirementsFile:
-    where = "tritondev_requirements.py"
-    error = optional_text(data, "error", where)
+def _requirements_file(data: Fields) -> RequirementsFile:
+    error = data.optional_text("error")
     if error is not None:
         return RequirementsFile((), (), error)
-    found = []
-    for item in objects(data, "requirements", where) or []:
-        line = _get(item, "line", where, (int,), False)
-        found.append(FileRequirement(text(item, "text", where), text(item, "name", where),
-                                     optional_text(item, "file", where), line, optional_text(item, "installed", where),
-                                     flag(item, "satisfied", where)))
-    invalid = tuple((text(i, "file", where), _get(i, "line", where, (int,), False), text(i, "text", where),
-                     text(i, "error", where)) for i in objects(data, "invalid", where) or [])
-    return RequirementsFile(tuple(found), invalid)
+    found = tuple(FileRequirement(item.text("text"), item.text("name"), item.optional_text("file"),
+                                  item.optional_integer("line"), item.optional_text("installed"),
+                                  item.flag("satisfied"))
+                  for item in data.objects("requirements") or [])
+    invalid = tuple((i.text("file"), i.optional_integer("line"), i.text("text"), i.text("error"))
+                    for i in data.objects("invalid") or [])
+    return RequirementsFile(found, invalid)
+
+
+def requirements_file(data: Mapping[str, Any]) -> RequirementsFile:
+    return _answer(_requirements_file, data, "tritondev_requirements.py")

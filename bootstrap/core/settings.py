@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import os
 from collections.abc import Mapping
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -173,23 +174,26 @@ def _refuse_a_commit_with_a_clone(values: dict[str, Any], sources: dict[str, Set
             return
 
 
-def describe(settings: Settings, redact_secrets: bool = True) -> list[dict[str, Any]]:
+@dataclass(frozen=True)
+class SettingRow:
+    """One setting as `config show` shows it: its value (secrets masked), where it came from, its variable."""
+
+    name: str
+    value: str | int | bool | None
+    source: SettingSource
+    env: str
+    help: str
+
+
+def describe(settings: Settings, redact_secrets: bool = True) -> list[SettingRow]:
     """Every setting with its value and where it came from (for `config show`)."""
 
     rows = []
     for setting in SETTINGS:
         value = getattr(settings, setting.name)
-        shown: Any = str(value) if isinstance(value, Path) else value
+        shown: str | int | bool | None = str(value) if isinstance(value, Path) else value
         # Not only the secret settings: a repository URL may carry a token too.
         if redact_secrets and isinstance(shown, str):
             shown = redact(shown)
-        rows.append(
-            {
-                "name": setting.name,
-                "value": shown,
-                "source": settings.source_of(setting.name),
-                "env": setting.env_var,
-                "help": setting.help,
-            }
-        )
+        rows.append(SettingRow(setting.name, shown, settings.source_of(setting.name), setting.env_var, setting.help))
     return rows

@@ -2,15 +2,16 @@
 
 from __future__ import annotations
 
+import os
+import sys
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+import bootstrap
+from bootstrap.core import ui
 from bootstrap.core.errors import CommandFailed, ConfigError, UsageError
-
-if TYPE_CHECKING:
-    from bootstrap.core.runner import Runner
 from bootstrap.core.redact import redact
 from bootstrap.core.runner import PlannedCommand
 from bootstrap.docker.plan import (
@@ -18,12 +19,21 @@ from bootstrap.docker.plan import (
     Engine,
     build_command,
     check_context,
+    check_ids,
+    default_ccache_dir,
+    default_tag,
     docker_is_rootless,
     find_engine,
     flavour_of,
+    image_ids,
     read_ca_certs,
     run_command,
+    source_checkout,
 )
+
+if TYPE_CHECKING:
+    from bootstrap.core.context import AppContext
+    from bootstrap.core.runner import Runner
 
 
 def detect_engine(runner: Runner, requested: str | None, *, host_uid: int, probe_rootless: bool) -> Engine:
@@ -49,7 +59,7 @@ def detect_engine(runner: Runner, requested: str | None, *, host_uid: int, probe
 
 
 @dataclass(frozen=True)
-class DockerOutcome:
+class DockerResult:
     """What `tritondev docker build|run` did (or, under --dry-run, would do)."""
 
     engine: Engine
@@ -83,7 +93,7 @@ def build_image(
     isolation: str | None,
     ca_certs: Sequence[Path],
     on_line: Callable[[str], None] | None,
-) -> DockerOutcome:
+) -> DockerResult:
     """Build the image; the engine's output goes to `on_line` and to the step's log."""
     argv = build_command(
         engine,
@@ -101,7 +111,7 @@ def build_image(
         on_line=on_line,
         fix=f"see the engine's messages above; a different base image is chosen with --base (default {DEFAULT_BASE})",
     )
-    return DockerOutcome(engine, tag, tuple(argv), result.dry_run)
+    return DockerResult(engine, tag, tuple(argv), result.dry_run)
 
 
 def _make_folder(path: Path, what: str) -> None:
@@ -126,7 +136,7 @@ def run_container(
     tty: bool,
     args: Sequence[str],
     on_stdout: Callable[[str], None] | None = None,
-) -> DockerOutcome:
+) -> DockerResult:
     """Run the image attached to this terminal; returns the container's exit status.
 
     The host folders are created first (by this user), so that an engine never creates them as root.
@@ -161,8 +171,69 @@ def run_container(
             fix=f"build the image first (tritondev docker build --tag {image}); with GPUs the host needs the "
             "NVIDIA Container Toolkit (docker) or its CDI spec (podman: nvidia-ctk cdi generate), else use --no-gpus",
         )
-    return DockerOutcome(engine, image, tuple(argv), result.dry_run, result.returncode, folders)
+    return DockerResult(engine, image, tuple(argv), result.dry_run, result.returncode, folders)
 
 
 # `docker run` and `podman run` exit with 125 when the engine itself fails.
 ENGINE_FAILED = 125
+
+
+@dataclass(frozen=True)
+class ImageRequest:
+    """`tritondev docker build`'s options; None: the default."""
+
+    engine: str | None = None
+    base: str | None = None
+    tag: str | None = None
+    isolation: str | None = None
+    uid: int | None = None
+    gid: int | None = None
+    context: Path | None = None  # a tritondev source checkout (default: the one this tritondev runs from)
+    ca_certs: tuple[Path, ...] = ()
+
+
+def docker_build(ctx: AppContext, request: ImageRequest) -> DockerResult:
+    """The development image built from a tritondev checkout, with a user of the caller's UID/GID; bad
+    input (no checkout, bad ids) is said before the engine is even looked for."""
+    package_dir = Path(bootstrap.__file__).parent
+    source = request.context.absolute() if request.context is not None else source_checkout(package_dir)
+    if source is None:
+        raise UsageError(
+            "this tritondev is not installed from a source checkout, so there is nothing to build the image from",
+            fix="pass --context <tritondev checkout>",
+        )
+    own_uid, own_gid = image_ids(os.getuid(), os.getgid())
+    uid = own_uid if request.uid is None else request.uid
+    gid = own_gid if request.gid is None else request.gid
+    check_ids(uid, gid)
+    found = detect_engine(ctx.runner, request.engine, host_uid=os.getuid(), probe_rootless=False)
+    return build_image(
+        ctx.runner, engine=found, context=source, tag=request.tag or default_tag(), uid=uid, gid=gid,
+        base=request.base, isolation=request.isolation, ca_certs=request.ca_certs,
+        on_line=ui.ChildOutput("stderr").line,  # the engine's output: progress, never part of --json output
+    )
+
+
+@dataclass(frozen=True)
+class ContainerRequest:
+    """`tritondev docker run`'s options; None: the default."""
+
+    args: tuple[str, ...] = ()  # for the image's entrypoint; none: an interactive shell
+    engine: str | None = None
+    tag: str | None = None
+    gpus: bool = True
+    ccache_dir: Path | None = None
+
+
+def docker_run(ctx: AppContext, request: ContainerRequest) -> DockerResult:
+    """The image run with the workspace at /workspace and a ccache folder at /ccache; with --json the
+    container's output goes to stderr (stdout holds the one document), and it gets no terminal."""
+    found = detect_engine(ctx.runner, request.engine, host_uid=os.getuid(), probe_rootless=True)
+    ccache_dir = (request.ccache_dir.absolute() if request.ccache_dir is not None
+                  else default_ccache_dir(os.environ, Path.home()))
+    return run_container(
+        ctx.runner, engine=found, image=request.tag or default_tag(), workspace=ctx.workspace.root,
+        ccache_dir=ccache_dir, host_uid=os.getuid(), host_gid=os.getgid(), gpus=request.gpus,
+        tty=not ctx.json and sys.stdin.isatty() and sys.stdout.isatty(), args=request.args,
+        on_stdout=ui.ChildOutput("stderr").text if ctx.json else None,
+    )

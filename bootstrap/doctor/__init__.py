@@ -14,6 +14,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from bootstrap.core.context import AppContext
+from bootstrap.core.errors import TritondevError
+from bootstrap.core.interpreter import TargetPython
 from bootstrap.doctor.catalog import load_checks, select
 from bootstrap.doctor.engine import Report, run_checks
 from bootstrap.doctor.facts import Facts
@@ -42,14 +44,23 @@ def run_doctor(ctx: AppContext, options: DoctorOptions) -> Report:
         results = run_checks(specs, facts)
         report = Report(results, 0.0)
         if options.fix and any(r.fix and r.fix.action for r in results):
-            if ctx.dry_run:
-                report.fixes = apply_fixes(facts, results, dry_run=True, runner=ctx.runner)
-            else:
-                with ctx.workspace.lock("doctor --fix"):
-                    # Fixes change things: keep their logs.
-                    logged = ctx.runner.logging_to(ctx.workspace.logs)
-                    report.fixes = apply_fixes(facts, results, dry_run=False, runner=logged)
+            # Fixes change things: under the lock, with their logs kept (neither under --dry-run).
+            with ctx.locked() as runner:
+                report.fixes = apply_fixes(facts, results, dry_run=ctx.dry_run, runner=runner)
     finally:
         facts.close()
     report.seconds = time.monotonic() - started
+    report.target = _target_for_report(ctx)
     return report
+
+
+def _target_for_report(ctx: AppContext) -> TargetPython | None:
+    """The target the report is about, probed now if no selected check needed it (--check workspace.dirty);
+    None when there is none or it is not usable (python.interpreter, when run, says why)."""
+    target = ctx.probed_target()
+    if target is not None:
+        return target
+    try:
+        return ctx.target_python_if_present()
+    except TritondevError:
+        return None

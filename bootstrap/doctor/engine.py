@@ -6,11 +6,11 @@ import time
 import traceback
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
-from typing import Any
 
 from bootstrap.core.errors import ExitCode, TritondevError
+from bootstrap.core.interpreter import TargetPython
 from bootstrap.doctor.facts import Facts, ProbeFailed, Skip
-from bootstrap.doctor.model import CheckResult, CheckSpec, Fix, Status
+from bootstrap.doctor.model import AppliedFix, CheckResult, CheckSpec, Fix, Status
 
 MAX_WORKERS = 8
 
@@ -19,22 +19,22 @@ def run_one(spec: CheckSpec, facts: Facts) -> CheckResult:
     started = time.monotonic()
     try:
         outcome = spec.function(facts)
-        status, summary, details, fix, data = (
-            outcome.status, outcome.summary, outcome.details, outcome.fix, dict(outcome.data)
+        status, summary, details, fix, figures = (
+            outcome.status, outcome.summary, outcome.details, outcome.fix, outcome.figures
         )
     except Skip as exc:
-        status, summary, details, fix, data = Status.SKIPPED, str(exc), (), Fix(exc.fix) if exc.fix else None, {}
+        status, summary, details, fix, figures = Status.SKIPPED, str(exc), (), Fix(exc.fix) if exc.fix else None, None
     except ProbeFailed as exc:
-        status, summary, details, fix, data = Status.ERROR, f"probe failed: {exc}", (), None, {}
+        status, summary, details, fix, figures = Status.ERROR, f"probe failed: {exc}", (), None, None
     except TritondevError as exc:
         status, summary = Status.ERROR, exc.message
-        details, fix, data = (exc.details,) if exc.details else (), Fix(exc.fix) if exc.fix else None, {}
+        details, fix, figures = (exc.details,) if exc.details else (), Fix(exc.fix) if exc.fix else None, None
     except Exception as exc:  # a bug or a surprise in one check must not stop the others
         lines = traceback.format_exception(type(exc), exc, exc.__traceback__)
         status, summary = Status.ERROR, f"check crashed: {type(exc).__name__}: {exc}"
-        details, fix, data = tuple("".join(lines[-3:]).rstrip().splitlines()), None, {}
+        details, fix, figures = tuple("".join(lines[-3:]).rstrip().splitlines()), None, None
     elapsed = int((time.monotonic() - started) * 1000)
-    return CheckResult(spec.name, spec.group, status, summary, tuple(details), fix, elapsed, data)
+    return CheckResult(spec.name, spec.group, status, summary, tuple(details), fix, elapsed, figures)
 
 
 def run_checks(specs: list[CheckSpec], facts: Facts, workers: int = MAX_WORKERS) -> list[CheckResult]:
@@ -52,7 +52,10 @@ def run_checks(specs: list[CheckSpec], facts: Facts, workers: int = MAX_WORKERS)
 class Report:
     results: list[CheckResult]
     seconds: float
-    fixes: list[dict[str, Any]] = field(default_factory=list)
+    fixes: list[AppliedFix] = field(default_factory=list)
+    # The environment the report is about (probed at the end when no selected check needed it); None
+    # when there is none, or it is not usable (python.interpreter, when run, says why).
+    target: TargetPython | None = None
 
     def counts(self) -> dict[Status, int]:
         counts = dict.fromkeys(Status, 0)

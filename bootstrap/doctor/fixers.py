@@ -3,24 +3,22 @@ variables into the workspace env file, remove stale kernel-cache entries. Each r
 
 from __future__ import annotations
 
-from typing import Any
-
 from bootstrap.core.interpreter import PATH_PYTHON
 from bootstrap.core.runner import Runner
 from bootstrap.core.state_files import StateFiles
 from bootstrap.doctor.checks.cache import judged_cache
 from bootstrap.doctor.facts import Facts
-from bootstrap.doctor.model import Applied, CheckResult, FixStatus
+from bootstrap.doctor.model import Applied, AppliedFix, CheckResult, FixStatus
 from bootstrap.env.envfile import update_env_file
 from bootstrap.kernels.cache import now, plan_prune, remove_entries
 from bootstrap.purge import execute_purge
 from bootstrap.purge.run import plan_target
 
 
-def apply_fixes(facts: Facts, results: list[CheckResult], *, dry_run: bool, runner: Runner) -> list[dict[str, Any]]:
+def apply_fixes(facts: Facts, results: list[CheckResult], *, dry_run: bool, runner: Runner) -> list[AppliedFix]:
     """Apply each distinct auto-fix once, its commands through `runner`; mark the results it resolves.
     Returns what was done."""
-    done: list[dict[str, Any]] = []
+    done: list[AppliedFix] = []
     by_action: dict[str, list[CheckResult]] = {}
     for result in results:
         if result.fix and result.fix.action:
@@ -35,9 +33,7 @@ def apply_fixes(facts: Facts, results: list[CheckResult], *, dry_run: bool, runn
             status = FixStatus.FAILED
         for result in affected:
             result.applied = Applied(status, message)
-        done.append(
-            {"action": action, "status": status.value, "message": message, "checks": [r.name for r in affected]}
-        )
+        done.append(AppliedFix(action, status, message, tuple(r.name for r in affected)))
     return done
 
 

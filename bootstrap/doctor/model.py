@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from enum import Enum
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Protocol
 
 from bootstrap.core.fixlines import repeat_options
 
@@ -62,6 +62,13 @@ class Fix:
         return {"text": self.shown, "auto": self.action is not None, "action": self.action}
 
 
+class Figures(Protocol):
+    """What a check measured besides its verdict (what ccache did with the remote, the distcc hosts
+    proven): a typed value of the check's own, shown in --json as the check's `data`."""
+
+    def to_json(self) -> dict[str, object]: ...
+
+
 @dataclass(frozen=True)
 class CheckOutcome:
     """What a check function returns."""
@@ -70,19 +77,19 @@ class CheckOutcome:
     summary: str
     details: tuple[str, ...] = ()
     fix: Fix | None = None
-    data: dict[str, Any] = field(default_factory=dict)
+    figures: Figures | None = None
 
 
-def ok(summary: str, *details: str, **data: Any) -> CheckOutcome:
-    return CheckOutcome(Status.OK, summary, tuple(details), None, data)
+def ok(summary: str, *details: str, figures: Figures | None = None) -> CheckOutcome:
+    return CheckOutcome(Status.OK, summary, tuple(details), None, figures)
 
 
-def warn(summary: str, fix: Fix | str | None, *details: str, **data: Any) -> CheckOutcome:
-    return CheckOutcome(Status.WARN, summary, tuple(details), _fix(fix), data)
+def warn(summary: str, fix: Fix | str | None, *details: str, figures: Figures | None = None) -> CheckOutcome:
+    return CheckOutcome(Status.WARN, summary, tuple(details), _fix(fix), figures)
 
 
-def error(summary: str, fix: Fix | str | None, *details: str, **data: Any) -> CheckOutcome:
-    return CheckOutcome(Status.ERROR, summary, tuple(details), _fix(fix), data)
+def error(summary: str, fix: Fix | str | None, *details: str, figures: Figures | None = None) -> CheckOutcome:
+    return CheckOutcome(Status.ERROR, summary, tuple(details), _fix(fix), figures)
 
 
 def skipped(summary: str, *details: str, fix: Fix | str | None = None) -> CheckOutcome:
@@ -114,7 +121,7 @@ class CheckResult:
     details: tuple[str, ...]
     fix: Fix | None
     duration_ms: int
-    data: dict[str, Any] = field(default_factory=dict)
+    figures: Figures | None = None
     applied: Applied | None = None  # what --fix did about it
 
     @property
@@ -132,5 +139,20 @@ class CheckResult:
             "auto_fixable": bool(self.fix and self.fix.action),
             "applied": str(self.applied) if self.applied else None,
             "duration_ms": self.duration_ms,
-            "data": self.data,  # the check's figures (e.g. what ccache did with the remote); may be empty
+            # the check's figures (e.g. what ccache did with the remote); may be empty
+            "data": self.figures.to_json() if self.figures is not None else {},
         }
+
+
+@dataclass(frozen=True)
+class AppliedFix:
+    """One fix `doctor --fix` applied (or would apply), to the checks it resolves."""
+
+    action: str
+    status: FixStatus
+    message: str
+    checks: tuple[str, ...]
+
+    def to_json(self) -> dict[str, object]:
+        return {"action": self.action, "status": self.status.value, "message": self.message,
+                "checks": list(self.checks)}

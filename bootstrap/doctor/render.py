@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from pathlib import Path
 from typing import Any
 
 from bootstrap import __version__
@@ -84,11 +85,18 @@ def summary_line(report: Report, strict: bool) -> str:
     return f"{verdict} {', '.join(parts)} in {report.seconds:.1f} s"
 
 
-def report_json(report: Report, *, strict: bool, context: dict[str, Any]) -> dict[str, Any]:
+def report_json(report: Report, *, strict: bool, workspace: Path, target_reason: str, arch: int | None,
+                dry_run: bool) -> dict[str, Any]:
+    """The one JSON document of `doctor --json`: what it looked at (target_reason: why that interpreter),
+    the summary, each check and each fix."""
+    target = report.target
     return {
         "schema_version": SCHEMA_VERSION,
         "tritondev_version": __version__,
-        **context,
+        "workspace": str(workspace),
+        "target": {**target.to_json(), "reason": target_reason} if target is not None else None,
+        "arch": arch,
+        "dry_run": dry_run,
         "summary": {
             **{status.value: n for status, n in report.counts().items()},
             "total": len(report.results),
@@ -97,7 +105,7 @@ def report_json(report: Report, *, strict: bool, context: dict[str, Any]) -> dic
             "seconds": round(report.seconds, 3),
         },
         "checks": [r.to_json() for r in report.results],
-        "fixes": report.fixes,
+        "fixes": [fix.to_json() for fix in report.fixes],
     }
 
 

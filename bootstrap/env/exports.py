@@ -10,6 +10,7 @@ import os
 import re
 import shlex
 from collections.abc import Mapping
+from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -92,3 +93,21 @@ def target_variables(ctx: AppContext) -> dict[str, str]:
             return {}
     path = path_with_first(executable.parent, os.environ.get("PATH", ""))
     return {} if path is None else {"PATH": path}
+
+
+@dataclass(frozen=True)
+class Exports:
+    """What `tritondev env` prints: the export lines for `eval`, and where the env file would be."""
+
+    text: str  # one line per variable; empty when there is nothing to export
+    env_file: Path
+
+
+def exports_for(ctx: AppContext, *, shell: str | None, dump_ir: bool, kernel: str | None) -> Exports:
+    """The workspace env file's variables, the IR-dump switches with --dump-ir, and PATH with the
+    target's folder first, written for `shell` (default: $SHELL's, else bash)."""
+    if shell is not None and shell not in SHELLS:
+        raise UsageError(f"unknown shell '{shell}'", fix=f"use --shell {' | '.join(SHELLS)}")
+    values = collect_variables(ctx.workspace.env_file, dump_ir=dump_ir, backend=ctx.settings.backend, kernel=kernel)
+    values.update(target_variables(ctx))
+    return Exports(render_exports(values, shell or detect_shell(os.environ)), ctx.workspace.env_file)

@@ -24,6 +24,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from bootstrap.core import ui
 from bootstrap.core.errors import ConfigError, MismatchError, Offline
 from bootstrap.core.fsutil import read_regular_text
 from bootstrap.core.redact import redact
@@ -32,7 +33,7 @@ from bootstrap.git.checkouts import repository_url
 from bootstrap.git.fetch import FileReader, open_reader
 from bootstrap.git.layout import LAYOUT_FILES, TritonLayout, detect_layout
 from bootstrap.git.pinned import Pins, _describe_source, llvm_url_for
-from bootstrap.git.pins_adopted import adopted_pins
+from bootstrap.git.pins_adopted import adopted_pins, clone_around
 from bootstrap.git.pins_pytorch import (
     PIN_DIRS,
     ROCM_TRITON_URL,
@@ -240,6 +241,18 @@ def resolve(where: PinInputs, *, use_cache: bool | None = None) -> Pins:
         backend=settings.backend,
         notes=tuple(notes),
     )
+
+
+def pins_here(ctx: AppContext) -> Pins:
+    """`tritondev pins`: as resolve_pins (nothing kept), but run inside a Triton checkout with nothing chosen
+    (as setup finds it), that checkout's own pins, as if given with --triton-src; reading it changes nothing,
+    so nothing is asked."""
+    around = clone_around(ctx.settings, ctx.runner, ctx.workspace.triton_src)
+    if around is not None:
+        ui.note(f"reading the Triton checkout you are in, {around} (as --triton-src); --torch-ref or "
+                "--triton-commit asks PyTorch's pin instead")
+        ctx = ctx.adopting(around)
+    return resolve_pins(ctx, use_cache=False)
 
 
 def _given_triton_commit(settings: Settings, notes: list[str]) -> _TritonChoice | None:

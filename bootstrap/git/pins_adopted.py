@@ -11,7 +11,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from bootstrap.git.adopt import check_clone, inspect_clone, working_tree_reader
+from bootstrap.git.adopt import check_clone, inspect_clone, triton_checkout_around, working_tree_reader
 from bootstrap.git.layout import detect_layout
 from bootstrap.git.pinned import Pins, llvm_url_for
 
@@ -46,3 +46,15 @@ def adopted_pins(settings: Settings, runner: Runner, path: Path) -> Pins:
         backend=settings.backend,
         notes=tuple(notes),
     )
+
+
+def clone_around(settings: Settings, runner: Runner, workspace_checkout: Path) -> Path | None:
+    """The Triton checkout the command runs inside, when nothing chose which Triton (no --triton-src,
+    --triton-commit or --torch-ref, given or remembered) and it is not the workspace's own checkout."""
+    s = settings
+    if s.triton_src is not None or any(s.source_of(n).given for n in ("triton_commit", "torch_ref")):
+        return None
+    around = triton_checkout_around(Path.cwd(), runner.logging_to(None))
+    if around is None or around.resolve() == workspace_checkout.resolve():
+        return None
+    return around

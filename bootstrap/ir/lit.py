@@ -13,14 +13,13 @@ from lit's own xUnit report (bootstrap.pipeline.testing.reports), as for the Mak
 from __future__ import annotations
 
 import os
-from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING
 
 from bootstrap.pipeline.built.state import read_state
 from bootstrap.pipeline.built.triton_build import TritonBuild, find_build, runtime_env
 from bootstrap.pipeline.host.buildtree import read_cmake_cache
-from bootstrap.pipeline.testing.run import TestPlan, TestReport, environment, run_plan
+from bootstrap.pipeline.testing.run import TestPlan, TestReport, environment, run_plan, stream_to
 from bootstrap.pipeline.testing.targets import TestStep
 
 if TYPE_CHECKING:
@@ -75,7 +74,7 @@ def lit_plan(build: TritonBuild, python: Path | None, pattern: str, cwd: Path | 
     return TestPlan("lit", None, steps, False, build.triton_src, build.build_dir, python or Path("python"))
 
 
-def run_lit(ctx: AppContext, pattern: str, show: Callable[[str], None]) -> TestReport:
+def run_lit(ctx: AppContext, pattern: str) -> TestReport:
     """The plan under the workspace lock taken shared, as every test target (two at once, none during a
     build), with `tritondev env`'s variables and those of the Triton build (ASAN's for a sanitized one)."""
     build = find_build(ctx.workspace.root, ctx.workspace.state)
@@ -83,6 +82,6 @@ def run_lit(ctx: AppContext, pattern: str, show: Callable[[str], None]) -> TestR
     python = state.python if state else None
     plan = lit_plan(build, python, pattern, Path.cwd())
     env = {**(environment(ctx, python) if python else {}), **runtime_env(build, os.environ)}
-    with ctx.reading("test lit"):
-        outcomes = run_plan(ctx, plan, env, show)
+    with ctx.locked():
+        outcomes = run_plan(ctx, plan, env, stream_to(ctx.json))
     return TestReport(plan, outcomes, False, ctx.dry_run)

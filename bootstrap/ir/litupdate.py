@@ -220,7 +220,7 @@ def run_update(ctx: AppContext, path: Path, hand_written: bool = False) -> Updat
     plan = plan_update(target, checkout, makefile, hand_written)
     refuse_writers(plan.opt_args, frozenset(PassIndex([checkout]).declared()), plan.source)
     refuse_unsaved(ctx, checkout, plan.test)
-    with ctx.reading("test lit --update"), tempfile.TemporaryDirectory(prefix="tritondev-lit-") as scratch:
+    with ctx.locked(), tempfile.TemporaryDirectory(prefix="tritondev-lit-") as scratch:
         # The Makefile's triton-opt target, as golden-samples depends on it (shown, not run, under --dry-run).
         ctx.runner.run(["ninja", "-C", str(build.build_dir), "triton-opt"], step="lit-update",
                        fix="the lines above say why; `tritondev build --target triton-opt` shows build errors alone")

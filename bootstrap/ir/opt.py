@@ -40,25 +40,25 @@ class OptRequest:
 
 
 @dataclass(frozen=True)
-class OptOutcome:
+class OptResult:
     replay: Replay
     dump_path: Path | None  # None for a reproducer
     commands: list[PlannedCommand] = field(default_factory=list)  # the triton-opt build, when one ran
     dry_run: bool = False
 
-    def failure(self, reported: bool) -> ExternalError | None:
-        """triton-opt's own failure, raised once the outcome is shown (reported: as a JSON document)."""
+    @property
+    def failure(self) -> ExternalError | None:
+        """triton-opt's own failure, raised once the outcome is shown."""
         if self.replay.returncode in (None, 0):
             return None
         return ExternalError(
             f"triton-opt failed with exit status {self.replay.returncode} (its messages: {self.replay.stderr})",
             fix=f"re-run it by hand: {self.replay.shell_command()}",
             details=tail(self.replay.stderr),
-            reported=reported,
         )
 
 
-def run_opt(ctx: AppContext, request: OptRequest) -> OptOutcome:
+def run_opt(ctx: AppContext, request: OptRequest) -> OptResult:
     """Write the pass's input as input.mlir, build triton-opt when missing and (not under --dry-run) run
     it: UsageError for a bad request, ToolMissing when there is still no triton-opt."""
     if request.reproducer is not None:
@@ -88,7 +88,7 @@ def run_opt(ctx: AppContext, request: OptRequest) -> OptOutcome:
             raise ToolMissing(f"no triton-opt at {build.triton_opt if build else 'the workspace build'} after "
                               "building it", fix="run `tritondev build --target triton-opt` and read its log")
         run_replay(replay, ctx.runner)
-    return OptOutcome(replay, dump_path, commands, ctx.dry_run)
+    return OptResult(replay, dump_path, commands, ctx.dry_run)
 
 
 def _from_dump(ctx: AppContext, pass_name: str, dump: Path | None, kernel: str | None, occurrence: int,

@@ -91,7 +91,7 @@ def pipeline_passes(pipeline: str) -> list[str]:
 
 
 def build_triton_opt(ctx: AppContext) -> BuildResult:
-    """`tritondev build --target triton-opt`, the one way `opt`, `test lit` and `test lit --update` get
-    the workspace's triton-opt (under the lock; shown, not run, under --dry-run)."""
-    with ctx.changing("build"):
+    """`tritondev build --target triton-opt`, the one way `opt` gets the workspace's triton-opt (under the
+    workspace lock, taken exclusive: it builds; shown, not run, under --dry-run)."""
+    with ctx.locked():
         return run_build(ctx, "triton-opt", ui.err())

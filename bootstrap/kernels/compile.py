@@ -22,7 +22,7 @@ from bootstrap.core import inside, writes
 from bootstrap.core.errors import CommandFailed, ExternalError, TritondevError, UsageError
 from bootstrap.kernels import install_target
 from bootstrap.kernels import usage as kernel_usage
-from bootstrap.kernels.compile_report import CompileReport, TargetResult
+from bootstrap.kernels.compile_report import Autotune, CompileReport, TargetResult
 from bootstrap.kernels.diagnostics import printed_warnings
 from bootstrap.kernels.disasm import CubinReading, read_cubin
 from bootstrap.kernels.nvidia_tools import nvidia_tools
@@ -174,7 +174,7 @@ class _Driver:
         files = {k: str(v) for k, v in dict(event.get("files") or {}).items()}
         metadata = dict(event.get("metadata") or {})
         folder = Path(files["metadata"]).parent if "metadata" in files else self.plan.out_dir / target.folder
-        result = TargetResult(target, True, folder=folder, files=files, metadata=metadata, warnings=said,
+        result = TargetResult(target, True, folder=folder, files=files, warnings=said,
                               output=list(event.get("printed") or []))
         if target.backend == "cuda":
             job = self.jobs.get(target.label)
@@ -286,9 +286,17 @@ def run_plan(ctx: AppContext, plan: CompilePlan, extra_env: Mapping[str, str] | 
         results=results,
         seconds=time.monotonic() - started,
         warnings=[str(w) for w in (driver.loaded or {}).get("warnings") or []],
-        autotune={"configs": kernel["configs"], "config": kernel.get("config")} if kernel.get("configs") else {},
+        autotune=_autotune(kernel),
         cache_dir=str(os.environ.get("TRITON_CACHE_DIR") or "a temporary folder, removed afterwards"),
     )
+
+
+def _autotune(kernel: dict[str, Any]) -> Autotune | None:
+    """The kernel event's autotune configs, when it has any (`--config N` in the words of each)."""
+    configs, config = kernel.get("configs"), kernel.get("config")
+    if not configs or not isinstance(configs, list):
+        return None
+    return Autotune(tuple(str(c) for c in configs), config if isinstance(config, int) else None)
 
 
 def raise_script_error(ctx: AppContext, python: Path, event: dict[str, Any]) -> None:

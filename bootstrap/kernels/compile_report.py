@@ -5,9 +5,9 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
 
 from bootstrap.kernels.targets import Target
+from bootstrap.kernels.usage import CudaResources, HipResources
 
 
 @dataclass
@@ -16,11 +16,10 @@ class TargetResult:
     ok: bool
     folder: Path | None = None
     files: dict[str, str] = field(default_factory=dict)
-    resources: dict[str, int | None] = field(default_factory=dict)
+    resources: CudaResources | HipResources | None = None  # None: it did not compile
     error: str | None = None
     tail: list[str] = field(default_factory=list)
     warnings: list[str] = field(default_factory=list)
-    metadata: dict[str, Any] = field(default_factory=dict)
     sass_by: str | None = None  # the nvdisasm that wrote the SASS
     notes: list[str] = field(default_factory=list)  # e.g. why another nvdisasm than Triton's wrote it
     output: list[str] = field(default_factory=list)  # what the compiler printed for this target
@@ -31,7 +30,7 @@ class TargetResult:
             "ok": self.ok,
             "folder": str(self.folder) if self.folder else None,
             "files": self.files,
-            "resources": self.resources,
+            "resources": self.resources.to_json() if self.resources is not None else {},
             "error": self.error,
             "tail": self.tail,
             "warnings": self.warnings,
@@ -39,6 +38,21 @@ class TargetResult:
             "notes": self.notes,
             "output": self.output,
         }
+
+
+@dataclass(frozen=True)
+class Autotune:
+    """An @triton.autotune kernel's configs (`--config N` in the words of each) and the one compiled."""
+
+    configs: tuple[str, ...]
+    config: int | None  # None: the kernel's own values, no config chosen
+
+    @property
+    def chosen(self) -> str | None:
+        return self.configs[self.config] if self.config is not None and 0 <= self.config < len(self.configs) else None
+
+    def to_json(self) -> dict[str, object]:
+        return {"configs": list(self.configs), "config": self.config}
 
 
 @dataclass
@@ -53,7 +67,7 @@ class CompileReport:
     results: list[TargetResult]
     seconds: float = 0.0
     warnings: list[str] = field(default_factory=list)  # raised while the kernel's file was imported
-    autotune: dict[str, Any] = field(default_factory=dict)  # the configs of an @triton.autotune kernel
+    autotune: Autotune | None = None  # the configs of an @triton.autotune kernel
     cache_dir: str = ""  # the Triton cache this compile used
     retries: list[Retry] = field(default_factory=list)  # targets whose ptxas did not know the arch
 
@@ -77,7 +91,7 @@ class CompileReport:
             "nvdisasm": self.nvdisasm,
             "seconds": round(self.seconds, 3),
             "warnings": self.warnings,
-            "autotune": self.autotune,
+            "autotune": self.autotune.to_json() if self.autotune is not None else {},
             "triton_cache_dir": self.cache_dir,
             "targets": [r.to_json() for r in self.results],
             "ptxas_retries": [r.to_json() for r in self.retries],

@@ -5,6 +5,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from bootstrap.core import ui
 from bootstrap.kernels.compile import plan_compile, run_plan
 from bootstrap.kernels.compile_report import CompileReport
 from bootstrap.kernels.ptxas_retry import retry_unknown_arch
@@ -32,6 +33,7 @@ def compile_kernel(
     config: the index of an @triton.autotune kernel's config whose values and options to use.
     """
     plan = plan_compile(source, kernel, signature, constexprs, targets, out_dir, options, config)
-    report = run_plan(ctx, plan)
-    retry_unknown_arch(ctx, plan, report)
+    with ui.working(f"compile: {kernel} for {', '.join(t.label for t in targets)}", json=ctx.json):
+        report = run_plan(ctx, plan)
+        retry_unknown_arch(ctx, plan, report)
     return report

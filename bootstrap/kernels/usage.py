@@ -8,8 +8,10 @@ AMD: the compiler's "Kernel info" comment block and the amdhsa metadata in the .
 
 from __future__ import annotations
 
+import dataclasses
 import re
 from collections.abc import Mapping
+from dataclasses import dataclass
 from typing import Any
 
 _INFO_LINE = re.compile(r"^;\s*([A-Za-z][A-Za-z ]*?)\s*[:=]\s*(\d+)")
@@ -98,7 +100,50 @@ def _int(metadata: Mapping[str, Any], key: str) -> int | None:
     return value if isinstance(value, int) and not isinstance(value, bool) else None
 
 
-def cuda_summary(metadata: Mapping[str, Any], usage: Mapping[str, int] | None, warp_size: int) -> dict[str, int | None]:
+@dataclass(frozen=True)
+class CudaResources:
+    """What an NVIDIA kernel uses per launch; None where it could not be read."""
+
+    registers: int | None  # per thread
+    spills: int | None  # Triton's n_spills: the stack frame / 4
+    local_bytes: int | None  # per thread: the stack frame (spills land here)
+    shared_bytes: int | None  # what Triton asks for at launch (dynamic shared memory)
+    static_shared_bytes: int | None  # declared in the cubin (e.g. reserved for barriers)
+    threads: int | None  # per CTA
+    num_warps: int | None
+    num_stages: int | None
+    num_ctas: int | None
+
+    def to_json(self) -> dict[str, int | None]:
+        return dataclasses.asdict(self)
+
+
+@dataclass(frozen=True)
+class HipResources:
+    """What an AMD kernel uses; agprs is left out (not None) on an arch that has none (RDNA)."""
+
+    vgprs: int | None
+    sgprs: int | None
+    has_agprs: bool
+    agprs: int | None
+    vgpr_spills: int | None
+    sgpr_spills: int | None
+    scratch_bytes: int | None
+    occupancy: int | None  # waves per SIMD
+    lds_bytes: int | None  # what Triton asks for at launch
+    lds_static_bytes: int | None
+    threads: int | None
+    num_warps: int | None
+    num_stages: int | None
+
+    def to_json(self) -> dict[str, int | None]:
+        found = {k: v for k, v in dataclasses.asdict(self).items() if k != "has_agprs"}
+        if not self.has_agprs:
+            del found["agprs"]
+        return found
+
+
+def cuda_summary(metadata: Mapping[str, Any], usage: Mapping[str, int] | None, warp_size: int) -> CudaResources:
     """Registers/thread, spills (Triton's n_spills), shared memory, threads per CTA.
 
     `usage`: kernels/cubin.py's reading of the cubin. Triton's n_spills is the driver's
@@ -108,20 +153,18 @@ def cuda_summary(metadata: Mapping[str, Any], usage: Mapping[str, int] | None, w
     """
     usage = usage or {}
     num_warps = _int(metadata, "num_warps")
-    shared = _int(metadata, "shared")
-    static_shared = usage.get("shared")
     frame = usage.get("stack")
-    return {
-        "registers": usage.get("registers"),
-        "spills": frame // 4 if frame is not None else None,
-        "local_bytes": frame,  # per thread: the stack frame (spills land here)
-        "shared_bytes": shared,  # what Triton asks for at launch (dynamic shared memory)
-        "static_shared_bytes": static_shared,  # declared in the cubin (e.g. reserved for barriers)
-        "threads": None if num_warps is None else num_warps * (_int(metadata, "warp_size") or warp_size),
-        "num_warps": num_warps,
-        "num_stages": _int(metadata, "num_stages"),
-        "num_ctas": _int(metadata, "num_ctas"),
-    }
+    return CudaResources(
+        registers=usage.get("registers"),
+        spills=frame // 4 if frame is not None else None,
+        local_bytes=frame,
+        shared_bytes=_int(metadata, "shared"),
+        static_shared_bytes=usage.get("shared"),
+        threads=None if num_warps is None else num_warps * (_int(metadata, "warp_size") or warp_size),
+        num_warps=num_warps,
+        num_stages=_int(metadata, "num_stages"),
+        num_ctas=_int(metadata, "num_ctas"),
+    )
 
 
 def has_agprs(arch: str) -> bool:
@@ -132,23 +175,22 @@ def has_agprs(arch: str) -> bool:
 
 def hip_summary(
     metadata: Mapping[str, Any], info: Mapping[str, int], warp_size: int, arch: str | None = None
-) -> dict[str, int | None]:
+) -> HipResources:
     """VGPRs, SGPRs, AGPRs (where the arch has them: has_agprs), spills, scratch, occupancy
     (waves/SIMD), LDS (Triton's dynamic + static)."""
     num_warps = _int(metadata, "num_warps")
-    shared = _int(metadata, "shared")
-    agprs = {} if arch is not None and not has_agprs(arch) else {"agprs": info.get("agprs")}
-    return {
-        "vgprs": info.get("vgprs"),
-        "sgprs": info.get("sgprs"),
-        **agprs,
-        "vgpr_spills": info.get("vgpr_spills"),
-        "sgpr_spills": info.get("sgpr_spills"),
-        "scratch_bytes": info.get("scratch_bytes"),
-        "occupancy": info.get("occupancy"),
-        "lds_bytes": shared,  # what Triton asks for at launch
-        "lds_static_bytes": info.get("lds_static_bytes"),
-        "threads": None if num_warps is None else num_warps * (_int(metadata, "warp_size") or warp_size),
-        "num_warps": num_warps,
-        "num_stages": _int(metadata, "num_stages"),
-    }
+    return HipResources(
+        vgprs=info.get("vgprs"),
+        sgprs=info.get("sgprs"),
+        has_agprs=arch is None or has_agprs(arch),
+        agprs=info.get("agprs"),
+        vgpr_spills=info.get("vgpr_spills"),
+        sgpr_spills=info.get("sgpr_spills"),
+        scratch_bytes=info.get("scratch_bytes"),
+        occupancy=info.get("occupancy"),
+        lds_bytes=_int(metadata, "shared"),
+        lds_static_bytes=info.get("lds_static_bytes"),
+        threads=None if num_warps is None else num_warps * (_int(metadata, "warp_size") or warp_size),
+        num_warps=num_warps,
+        num_stages=_int(metadata, "num_stages"),
+    )

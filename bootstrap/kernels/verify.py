@@ -26,11 +26,14 @@ from typing import TYPE_CHECKING, Any, Literal
 
 from bootstrap.core import inside, ui
 from bootstrap.core.errors import CheckFailed, CommandFailed, ExternalError, UsageError
+from bootstrap.core.json_fields import BadField, Fields
 from bootstrap.env.triton_variables import SKIP_VARIABLES
 from bootstrap.kernels import install_target
 from bootstrap.kernels.cache.locate import cache_dir
 from bootstrap.kernels.compile import STAGES, plan_compile, run_plan
 from bootstrap.kernels.targets import DEFAULT_TARGETS, Target, parse_targets
+from bootstrap.kernels.verify_facts import Bandwidth, ProbedEnvironment, TritonFacts, probed_environment
+from bootstrap.kernels.verify_facts import bandwidth as read_bandwidth
 
 if TYPE_CHECKING:
     from bootstrap.core.context import AppContext
@@ -59,6 +62,12 @@ class Check:
     def to_json(self) -> dict[str, object]:
         return {"name": self.name, "ok": self.ok, "summary": self.summary, **self.data}
 
+    @property
+    def tail(self) -> tuple[str, ...]:
+        """The last lines of what failed (a compiler's or the kernel run's output), when it kept any."""
+        lines = self.data.get("tail")
+        return tuple(str(line) if line else "" for line in lines) if isinstance(lines, list) else ()
+
 
 VerifyMode = Literal["gpu", "interpreter"]
 
@@ -66,10 +75,10 @@ VerifyMode = Literal["gpu", "interpreter"]
 @dataclass
 class VerifyReport:
     python: str
-    environment: dict[str, Any]
+    environment: ProbedEnvironment
     mode: VerifyMode
     checks: list[Check] = field(default_factory=list)
-    bandwidth: dict[str, Any] | None = None
+    bandwidth: Bandwidth | None = None
     targets: list[str] = field(default_factory=list)
 
     @property
@@ -77,24 +86,25 @@ class VerifyReport:
         return bool(self.checks) and all(c.ok for c in self.checks)
 
     @property
-    def triton(self) -> dict[str, Any]:
-        return dict(self.environment.get("triton") or {})
+    def triton(self) -> TritonFacts:
+        return self.environment.triton
 
     def to_json(self) -> dict[str, object]:
+        torch = self.environment.torch
         return {
             "ok": self.ok,
             "python": self.python,
             "mode": self.mode,
-            "triton": self.triton,
-            "torch": self.environment.get("torch"),
-            "numpy": self.environment.get("numpy"),
+            "triton": self.triton.to_json(),
+            "torch": torch.to_json() if torch is not None else None,
+            "numpy": self.environment.numpy_json(),
             "checks": [c.to_json() for c in self.checks],
-            "bandwidth": self.bandwidth,
+            "bandwidth": self.bandwidth.to_json() if self.bandwidth is not None else None,
             "targets": self.targets,
         }
 
 
-def probe_environment(ctx: AppContext, python: Path) -> dict[str, Any]:
+def probe_environment(ctx: AppContext, python: Path) -> ProbedEnvironment:
     """Provenance and what is installed; ToolMissing (exit 3) when triton is missing."""
     result = ctx.runner.capture(
         [python, inside.script("tritondev_probe.py")], step="verify-probe", check=False, timeout=300
@@ -110,36 +120,39 @@ def probe_environment(ctx: AppContext, python: Path) -> dict[str, Any]:
                 details="\n".join(event.get("tail") or []) or None,
             )
         if event.get("event") == "env":
-            return event
+            try:
+                return probed_environment(Fields(event, "tritondev_probe.py"))
+            except BadField as exc:
+                raise CheckFailed(f"the probe did not answer as agreed: {exc}",
+                                  fix="reinstall Triton in the target environment, or see tritondev doctor") from None
     tail = (result.stdout + result.stderr).strip().splitlines()[-25:]
     raise CommandFailed(result.argv, result.returncode, None, tail)
 
 
-def describe_active(triton: dict[str, Any]) -> str:
+def describe_active(triton: TritonFacts) -> str:
     """The backend Triton would run on, in words; Triton's own "0 active drivers ([]). There should only be
     one." (triton/runtime/driver.py, on a machine without a GPU) said plainly. Pure."""
-    active = triton.get("active")
-    if active:
-        return f"{active['backend']}:{active['arch']} (warp {active['warp_size']})"
-    error = str(triton.get("active_error") or "")
+    active = triton.active
+    if active is not None:
+        return f"{active.backend}:{active.arch} (warp {active.warp_size})"
+    error = triton.active_error or ""
     if not error or re.search(r"\b0 active drivers\b", error):
         return "none: Triton found no GPU driver it can use (no GPU here, or its driver library does not load)"
     return f"none ({error})"
 
 
-def choose_mode(environment: dict[str, Any]) -> VerifyMode:
+def choose_mode(environment: ProbedEnvironment) -> VerifyMode:
     """GPU when torch sees one; the interpreter otherwise. Pure."""
-    torch = environment.get("torch") or {}
-    return "gpu" if torch.get("gpu") else "interpreter"
+    return "gpu" if environment.torch is not None and environment.torch.gpu else "interpreter"
 
 
-def require_packages(into: inside.InstallTarget, environment: dict[str, Any], mode: VerifyMode) -> None:
+def require_packages(into: inside.InstallTarget, environment: ProbedEnvironment, mode: VerifyMode) -> None:
     """torch (both modes) and numpy (the interpreter computes with it): ToolMissing naming the fix."""
-    needed = [("torch", environment.get("torch"), environment.get("torch_error"))]
+    needed = [("torch", environment.torch is not None, environment.torch_error)]
     if mode == "interpreter":
-        needed.append(("numpy", environment.get("numpy"), environment.get("numpy_error")))
-    for module, facts, error in needed:
-        if facts is None:
+        needed.append(("numpy", environment.numpy_version is not None, environment.numpy_error))
+    for module, present, error in needed:
+        if not present:
             why = f"{module} is needed to check the kernels' results" + (
                 " and by Triton's interpreter (no GPU here)" if module == "numpy" else ""
             )
@@ -148,7 +161,7 @@ def require_packages(into: inside.InstallTarget, environment: dict[str, Any], mo
             )
 
 
-def run_kernels(ctx: AppContext, python: Path, mode: VerifyMode) -> tuple[list[Check], dict[str, Any] | None]:
+def run_kernels(ctx: AppContext, python: Path, mode: VerifyMode) -> tuple[list[Check], Bandwidth | None]:
     env: dict[str, str | None] = {"TRITON_INTERPRET": "1" if mode == "interpreter" else None}
     result = ctx.runner.capture(
         [python, inside.script("tritondev_kernels.py"), mode],
@@ -158,7 +171,7 @@ def run_kernels(ctx: AppContext, python: Path, mode: VerifyMode) -> tuple[list[C
         timeout=KERNEL_TIMEOUT_S,
     )
     checks: list[Check] = []
-    bandwidth: dict[str, Any] | None = None
+    bandwidth: Bandwidth | None = None
     where = "on the GPU" if mode == "gpu" else "under the interpreter"
     for event in inside.events(result.stdout):
         kind = event.get("event")
@@ -180,7 +193,10 @@ def run_kernels(ctx: AppContext, python: Path, mode: VerifyMode) -> tuple[list[C
                 )
             checks.append(Check(name, bool(event.get("ok")), summary, data))
         elif kind == "bandwidth":
-            bandwidth = {k: v for k, v in event.items() if k != "event"}
+            try:
+                bandwidth = read_bandwidth(Fields(event, "tritondev_kernels.py: bandwidth"))
+            except BadField as exc:
+                bandwidth = Bandwidth(False, error=str(exc))
     if not any(c.name in ("vector_add", "softmax", "matmul") for c in checks):
         tail = (result.stdout + "\n" + result.stderr).strip().splitlines()[-15:]
         why = f"the kernel run exited with status {result.returncode} before reporting any kernel"
@@ -218,7 +234,8 @@ def compile_targets(ctx: AppContext, targets: list[Target]) -> list[Check]:
                 summary = f"compiled, but {', '.join(empty)} missing or empty"
             else:
                 summary = f"compiled to {', '.join(stages)}"
-            checks.append(Check(name, not empty, summary, {"resources": result.resources, "stages": stages}))
+            resources = result.resources.to_json() if result.resources is not None else {}
+            checks.append(Check(name, not empty, summary, {"resources": resources, "stages": stages}))
     return checks
 
 
@@ -274,11 +291,11 @@ def runtime_tools(runner: Runner, python: Path, preload: Mapping[str, str] | Non
     return Check("ptxas", True, f"Triton finds {shown} by itself ({answer.get('lookup')})", data)
 
 
-def _gpu_target(environment: dict[str, Any]) -> list[Target]:
+def _gpu_target(environment: ProbedEnvironment) -> list[Target]:
     """An NVIDIA GPU's own arch, compiled ahead of time with the ptxas Triton finds by itself."""
-    torch = environment.get("torch") or {}
-    capability = torch.get("capability")
-    if not torch.get("gpu") or torch.get("hip") or not isinstance(capability, list) or len(capability) != 2:
+    torch = environment.torch
+    capability = torch.capability if torch is not None else None
+    if torch is None or not torch.gpu or torch.hip or capability is None or len(capability) != 2:
         return []
     return parse_targets([f"cuda:{capability[0]}{capability[1]}"])
 
@@ -300,7 +317,7 @@ def _verify(ctx: AppContext, targets: list[Target], tools: Check | None) -> Veri
     with ui.working(f"verify: importing triton and torch in {python}", json=ctx.json) as say:
         environment = probe_environment(ctx, python)
         mode = choose_mode(environment)
-        require_packages(install_target(ctx, (environment.get("triton") or {}).get("version")), environment, mode)
+        require_packages(install_target(ctx, environment.triton.version), environment, mode)
         checks: list[Check] = []
         if ctx.settings.backend == "nvidia":
             say("verify: asking Triton for its ptxas, as a fresh shell would")

@@ -19,6 +19,7 @@ from bootstrap.core.interpreter import TargetPython
 from bootstrap.core.runner import Runner
 from bootstrap.purge import journal, scan
 from bootstrap.purge.envlock import environment_lock
+from bootstrap.purge.journal import JournalEntry
 from bootstrap.purge.metadata import PACKAGE
 from bootstrap.purge.pipbridge import PIP_ENV
 from bootstrap.purge.plan import PurgePlan
@@ -39,7 +40,7 @@ MAX_ROUNDS = 5
 
 @dataclass
 class PurgeReport:
-    removed: list[dict[str, object]] = field(default_factory=list)  # journal entries
+    removed: list[JournalEntry] = field(default_factory=list)
     leftovers_removed: list[str] = field(default_factory=list)
     rounds: int = 0
     import_location: str | None = None  # where `import triton` still resolves afterwards (None: gone)
@@ -49,7 +50,7 @@ class PurgeReport:
 
     def to_json(self) -> dict[str, object]:
         return {
-            "removed": self.removed,
+            "removed": [entry.to_json() for entry in self.removed],
             "leftovers_removed": self.leftovers_removed,
             "rounds": self.rounds,
             "import_location_after": self.import_location,
@@ -221,7 +222,7 @@ def _execute_purge(plan: PurgePlan, target: TargetPython, runner: Runner, journa
     entries = [journal.entry_for(o, index) for o in plan.owners]
     # Absolute, but not resolved: a venv's python is a symlink to the base interpreter.
     recorded = {**target.to_json(), "executable": os.path.abspath(target.executable)}
-    run_id = journal.start_run(journal_path, recorded, entries)
+    run_id = journal.start_run(journal_path, recorded, [entry.to_json() for entry in entries])
     report.run_id = run_id
     # Only what the plan names is removed (a caller may keep an owner, e.g. setup its own editable
     # install): owners are matched by their metadata folder, round after round.

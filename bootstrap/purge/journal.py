@@ -55,25 +55,40 @@ def parse_pip_config(text: str) -> IndexConfig:
     return IndexConfig(pick("index-url") or None, tuple(extra.split()) if extra else ())
 
 
-def source_of(owner: Owner, index: IndexConfig) -> dict[str, object]:
+@dataclass(frozen=True)
+class Source:
+    """Where a removed distribution can be installed from again, as its journal entry records it."""
+
+    kind: str  # editable | directory | url | vcs | index
+    path: str | None = None  # editable, directory
+    url: str | None = None  # url, vcs (credentials masked)
+    index_url: str | None = None  # index
+    extra_index_urls: tuple[str, ...] = ()  # index
+
+    def to_json(self) -> dict[str, object]:
+        if self.kind in ("editable", "directory"):
+            return {"kind": self.kind, "path": self.path}
+        if self.kind in ("url", "vcs"):
+            return {"kind": self.kind, "url": self.url}
+        return {"kind": "index", "index_url": self.index_url, "extra_index_urls": list(self.extra_index_urls)}
+
+
+def source_of(owner: Owner, index: IndexConfig) -> Source:
     """Where `owner` can be installed from again (PEP 610 direct_url.json, else the index). Pure."""
     if owner.editable_path:
-        return {"kind": "editable", "path": owner.editable_path}
+        return Source("editable", path=owner.editable_path)
     direct = owner.direct_url or {}
     url = direct.get("url")
     if isinstance(url, str):
         vcs = direct.get("vcs_info")
         if isinstance(vcs, dict) and vcs.get("vcs") and vcs.get("commit_id"):
-            return {"kind": "vcs", "url": redact(f"{vcs['vcs']}+{url}@{vcs['commit_id']}")}
+            return Source("vcs", url=redact(f"{vcs['vcs']}+{url}@{vcs['commit_id']}"))
         if isinstance(direct.get("dir_info"), dict):
             path = metadata.file_url_path(url)
-            return {"kind": "directory", "path": path} if path else {"kind": "url", "url": redact(url)}
-        return {"kind": "url", "url": redact(url)}
-    return {
-        "kind": "index",
-        "index_url": redact(index.index_url) if index.index_url else None,
-        "extra_index_urls": [redact(u) for u in index.extra_index_urls],
-    }
+            return Source("directory", path=path) if path else Source("url", url=redact(url))
+        return Source("url", url=redact(url))
+    return Source("index", index_url=redact(index.index_url) if index.index_url else None,
+                  extra_index_urls=tuple(redact(u) for u in index.extra_index_urls))
 
 
 def installed_at(owner: Owner) -> float | None:
@@ -87,20 +102,32 @@ def installed_at(owner: Owner) -> float | None:
     return None
 
 
-def entry_for(owner: Owner, index: IndexConfig) -> dict[str, object]:
-    return {
-        "installed_at": installed_at(owner),
-        "name": owner.name,
-        "version": owner.version,
-        "source": source_of(owner, index),
-        "editable": owner.editable,
-        "placeholder": owner.placeholder,
-        "installer": owner.installer,
-        "dist_info": str(owner.dist_info),
-        # Its RECORD's triton/ lines, saved before pip runs: once pip has deleted that RECORD, they are
-        # still the proof that a `~riton` stash an interrupted uninstall left is this distribution's.
-        "package_files": list(owner.files),
-    }
+@dataclass(frozen=True)
+class JournalEntry:
+    """One distribution a purge removes, as the journal records it before pip runs."""
+
+    installed_at: float | None
+    name: str
+    version: str
+    source: Source
+    editable: bool
+    placeholder: bool
+    installer: str | None
+    dist_info: Path
+    # Its RECORD's triton/ lines, saved before pip runs: once pip has deleted that RECORD, they are
+    # still the proof that a `~riton` stash an interrupted uninstall left is this distribution's.
+    package_files: tuple[str, ...]
+
+    def to_json(self) -> dict[str, object]:
+        return {"installed_at": self.installed_at, "name": self.name, "version": self.version,
+                "source": self.source.to_json(), "editable": self.editable, "placeholder": self.placeholder,
+                "installer": self.installer, "dist_info": str(self.dist_info),
+                "package_files": list(self.package_files)}
+
+
+def entry_for(owner: Owner, index: IndexConfig) -> JournalEntry:
+    return JournalEntry(installed_at(owner), owner.name, owner.version, source_of(owner, index), owner.editable,
+                        owner.placeholder, owner.installer, owner.dist_info, tuple(owner.files))
 
 
 def recorded_package_files(path: Path, site_packages: Sequence[Path]) -> frozenset[str]:

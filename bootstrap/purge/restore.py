@@ -10,15 +10,16 @@ ConfigError (exit 2) naming the field, before anything runs.
 
 from __future__ import annotations
 
+import dataclasses
 import os
 import re
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
 
 from bootstrap.core.errors import ConfigError, ExternalError, ToolMissing
 from bootstrap.core.interpreter import TargetPython
+from bootstrap.core.json_fields import BadField, Fields
 from bootstrap.core.redact import redact
 from bootstrap.core.runner import Runner
 from bootstrap.purge import journal, metadata, scan
@@ -60,74 +61,63 @@ class PurgeRun:
     removed: tuple[Removed, ...]
 
 
-def _text(data: Mapping[str, Any], key: str, where: str, *, required: bool = True) -> str | None:
-    value = data.get(key)
-    if value is None and not required:
-        return None
-    if not isinstance(value, str) or not value or any(ord(ch) < 32 for ch in value):
-        raise ValueError(f"{where}.{key} is {type(value).__name__ if not isinstance(value, str) else repr(value)[:60]}")
+def _text(data: Fields, key: str, *, required: bool = True) -> str | None:
+    value = data.text(key) if required else data.optional_text(key)
+    if value is not None and (not value or any(ord(ch) < 32 for ch in value)):
+        raise BadField(f"{data.where}: {key!r} is {value[:60]!r}", where=data.where)
     return value
 
 
-def _absolute(data: Mapping[str, Any], key: str, where: str) -> str:
-    value = _text(data, key, where)
+def _absolute(data: Fields, key: str) -> str:
+    value = _text(data, key)
     assert value is not None
     if not os.path.isabs(value):
-        raise ValueError(f"{where}.{key} is not an absolute path: {value[:80]!r}")
+        raise BadField(f"{data.where}: {key!r} is not an absolute path: {value[:80]!r}", where=data.where)
     return value
 
 
-def _not_option(value: str | None, what: str) -> str | None:
+def _not_option(data: Fields, key: str, *, required: bool = True) -> str | None:
+    value = _text(data, key, required=required)
     if value is not None and value.startswith("-"):
-        raise ValueError(f"{what} starts with '-': {value[:80]!r}")
+        raise BadField(f"{data.where}: {key!r} starts with '-': {value[:80]!r}", where=data.where)
     return value
 
 
-def _removed(entry: object, where: str) -> Removed:
-    if not isinstance(entry, dict):
-        raise ValueError(f"{where} is {type(entry).__name__}, not an object")
-    name, version = _text(entry, "name", where), _text(entry, "version", where)
+def _removed(entry: Fields) -> Removed:
+    where = entry.where
+    name, version = _text(entry, "name"), _text(entry, "version")
     assert name is not None and version is not None
     if not _NAME.match(name):
-        raise ValueError(f"{where}.name {name[:80]!r} is not a distribution name")
+        raise BadField(f"{where}: name {name[:80]!r} is not a distribution name", where=where)
     if not _VERSION.match(version):
-        raise ValueError(f"{where}.version {version[:80]!r} is not a version")
-    installed_at = entry.get("installed_at")
-    if installed_at is not None and (isinstance(installed_at, bool) or not isinstance(installed_at, (int, float))):
-        raise ValueError(f"{where}.installed_at is not a number")
-    placeholder = entry.get("placeholder", False)
-    if not isinstance(placeholder, bool):
-        raise ValueError(f"{where}.placeholder is not true or false")
-    source = entry.get("source") or {"kind": "index"}
-    if not isinstance(source, dict) or source.get("kind") not in _KINDS:
-        raise ValueError(f"{where}.source is not one of the kinds {', '.join(_KINDS)}")
-    kind, at = str(source["kind"]), f"{where}.source"
-    extras = source.get("extra_index_urls") or []
-    if not isinstance(extras, list) or not all(isinstance(u, str) and not u.startswith("-") for u in extras):
-        raise ValueError(f"{at}.extra_index_urls is not a list of URLs")
+        raise BadField(f"{where}: version {version[:80]!r} is not a version", where=where)
+    installed_at, placeholder = entry.optional_number("installed_at"), entry.optional_flag("placeholder")
+    source = entry.optional_object("source") or Fields({"kind": "index"}, f"{where}: source")
+    kind = source.optional_text("kind")
+    if kind not in _KINDS:
+        raise BadField(f"{source.where}: 'kind' is not one of {', '.join(_KINDS)}", where=source.where)
+    extras = source.texts("extra_index_urls")
+    if any(url.startswith("-") for url in extras):
+        raise BadField(f"{source.where}: 'extra_index_urls' is not a list of URLs", where=source.where)
     return Removed(
-        name, version, None if installed_at is None else float(installed_at), placeholder, kind,
-        path=_absolute(source, "path", at) if kind in ("editable", "directory") else None,
-        url=_not_option(_text(source, "url", at), f"{at}.url") if kind in ("url", "vcs") else None,
-        index_url=_not_option(_text(source, "index_url", at, required=False), f"{at}.index_url"),
-        extra_index_urls=tuple(extras),
+        name, version, installed_at, placeholder, kind,
+        path=_absolute(source, "path") if kind in ("editable", "directory") else None,
+        url=_not_option(source, "url") if kind in ("url", "vcs") else None,
+        index_url=_not_option(source, "index_url", required=False),
+        extra_index_urls=extras,
     )
 
 
 def read_run(run: object, where: str) -> PurgeRun:
     """A journal run as typed values; BadJournal naming the first field that is not as written."""
     try:
-        if not isinstance(run, dict):
-            raise ValueError(f"the last run is {type(run).__name__}, not an object")
-        target = run.get("target")
-        if not isinstance(target, dict):
-            raise ValueError("its target is not an object")
-        removed = run.get("removed")
-        if not isinstance(removed, list):
-            raise ValueError("its 'removed' is not a list")
-        entries = tuple(_removed(entry, f"removed[{i}]") for i, entry in enumerate(removed))
-        return PurgeRun(str(_text(run, "id", "run")), Path(_absolute(target, "executable", "target")), entries)
-    except ValueError as exc:
+        fields = Fields(run, "the last run")
+        target = fields.object("target")
+        entries = tuple(_removed(entry) for entry in fields.objects("removed") or ())
+        if not fields.has("removed"):
+            raise BadField("the last run: no 'removed'", where="the last run")
+        return PurgeRun(str(_text(fields, "id")), Path(_absolute(target, "executable")), entries)
+    except BadField as exc:
         raise BadJournal(where, str(exc)) from None
 
 
@@ -202,12 +192,13 @@ def _step(entry: Removed) -> RestoreStep:
 @dataclass
 class RestoreReport:
     run_id: str | None
-    restored: list[dict[str, object]] = field(default_factory=list)
-    skipped: list[dict[str, object]] = field(default_factory=list)
-    failed: list[dict[str, object]] = field(default_factory=list)
+    restored: list[RestoreStep] = field(default_factory=list)
+    skipped: list[RestoreStep] = field(default_factory=list)
+    failed: list[RestoreStep] = field(default_factory=list)  # `cannot` says why
 
     def to_json(self) -> dict[str, object]:
-        return {"run_id": self.run_id, "restored": self.restored, "skipped": self.skipped, "failed": self.failed}
+        return {"run_id": self.run_id, "restored": [s.to_json() for s in self.restored],
+                "skipped": [s.to_json() for s in self.skipped], "failed": [s.to_json() for s in self.failed]}
 
 
 def installed_versions(target: TargetPython) -> dict[str, str]:
@@ -235,10 +226,10 @@ def _execute_restore(
     report = RestoreReport(run_id=run.id)
     for step in steps:
         if step.skip:
-            report.skipped.append(step.to_json())
+            report.skipped.append(step)
             continue
         if step.pip_args is None:
-            report.failed.append(step.to_json())
+            report.failed.append(step)
             continue
         try:
             result = runner.run(
@@ -249,13 +240,13 @@ def _execute_restore(
                 check=False,
             )
         except ToolMissing as exc:
-            report.failed.append({**step.to_json(), "cannot": exc.message})
+            report.failed.append(dataclasses.replace(step, cannot=exc.message))
             continue
         if result.ok:
-            report.restored.append(step.to_json())
+            report.restored.append(step)
         else:
             tail = (result.stdout + result.stderr).strip().splitlines()[-3:]
-            report.failed.append({**step.to_json(), "cannot": "pip install failed: " + " | ".join(tail)})
+            report.failed.append(dataclasses.replace(step, cannot="pip install failed: " + " | ".join(tail)))
     if not runner.dry_run:
         journal.update_run(journal_path, run.id, restore={"at": journal.now(), **report.to_json()})
     return report
@@ -265,7 +256,7 @@ class RestoreIncomplete(ExternalError):
     """Some removed distributions could not be reinstalled (exit 4); --json carries the report."""
 
     def __init__(self, report: RestoreReport) -> None:
-        names = ", ".join(f"{f['name']} {f['version']}" for f in report.failed)
+        names = ", ".join(f"{f.name} {f.version}" for f in report.failed)
         super().__init__(
             f"could not restore {names}",
             fix="see the reasons above; reinstall those by hand with the target's pip",

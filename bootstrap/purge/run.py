@@ -38,7 +38,7 @@ class PurgeRequest:
 
 
 @dataclass(frozen=True)
-class PurgeOutcome:
+class PurgeResult:
     target: TargetPython
     scan: TritonScan
     plan: PurgePlan
@@ -56,7 +56,7 @@ class RestoreRequest:
 
 
 @dataclass(frozen=True)
-class RestoreOutcome:
+class RestoreResult:
     journal: Path
     run: PurgeRun | None  # None: no purge recorded, nothing to restore
     report: RestoreReport | None
@@ -97,7 +97,7 @@ def plan_target(
     return found, plan_purge(found)
 
 
-def run_purge(ctx: AppContext, request: PurgeRequest) -> PurgeOutcome:
+def run_purge(ctx: AppContext, request: PurgeRequest) -> PurgeResult:
     """Scan the target for what provides triton/, plan, and (not under --dry-run) remove it under the
     workspace lock, journaled; its logs start only there, so a refused purge creates no workspace."""
     target = ctx.target_python()
@@ -109,19 +109,18 @@ def run_purge(ctx: AppContext, request: PurgeRequest) -> PurgeOutcome:
             preflight(plan, target, ctx.runner)  # reads only: the same refusals with --dry-run
     report = None
     if not plan.empty and not ctx.dry_run:
-        with ctx.workspace.lock("purge"):
-            logged = ctx.runner.logging_to(ctx.workspace.logs)
+        with ctx.locked() as logged:
             report = execute_purge(plan, target, logged, journal)
-    return PurgeOutcome(target, found, plan, report, ctx.dry_run)
+    return PurgeResult(target, found, plan, report, ctx.dry_run)
 
 
-def run_restore(ctx: AppContext, request: RestoreRequest) -> RestoreOutcome:
+def run_restore(ctx: AppContext, request: RestoreRequest) -> RestoreResult:
     """Reinstall what the last purge removed, into the interpreter it removed it from (the journal says
     which; a --python that names another is refused)."""
     journal_path = StateFiles(ctx.workspace.state).purge_journal
     run = last_purge(journal_path)  # checked field by field: the journal is outside input
     if run is None:
-        return RestoreOutcome(journal_path, None, None, ctx.dry_run)
+        return RestoreResult(journal_path, None, None, ctx.dry_run)
     if ctx.settings.python is not None:
         target = ctx.target_python()
         if target.executable.absolute() != run.executable.absolute():
@@ -134,10 +133,9 @@ def run_restore(ctx: AppContext, request: RestoreRequest) -> RestoreOutcome:
         target = ctx.target_python()
     refuse_system(target, request.system)
     steps = plan_restore(run.removed, installed_versions(target))
-    runner = ctx.runner if ctx.dry_run else ctx.runner.logging_to(ctx.workspace.logs)  # logs begin under the lock
-    with ctx.changing("purge"):
+    with ctx.locked() as runner:  # logs begin under the lock
         report = execute_restore(run, steps, target, runner, journal_path)
-    return RestoreOutcome(journal_path, run, report, ctx.dry_run, restore_failed(report))
+    return RestoreResult(journal_path, run, report, ctx.dry_run, restore_failed(report))
 
 
 def purge_others(

@@ -84,7 +84,7 @@ def write_repro(capture: Capture, record: KernelRecord, out: Path | None) -> Mak
     record_folder = capture.folder / "kernels" / record.id
     kernel_source = read_regular(_source(record_folder, "kernel.py"), SOURCE_LIMIT).decode("utf-8", "replace")
     io_sources = {name: _source(record_folder, name) for name in record.io_files}
-    captured_by = f"`{' '.join(map(str, capture.info.get('command') or ['?']))}` ({capture.folder})"
+    captured_by = f"`{capture.info.command_text}` ({capture.folder})"
     text = repro_text(record, folder, captured_by, inside.script_text(inside.REPRO_RUNNER))
     files = ["kernel.py", "repro.py", *record.io_files]
     folder.mkdir(parents=True, exist_ok=True)

@@ -179,6 +179,36 @@ class KernelRecord:
     has_module: bool = False
 
     @property
+    def origin_kind(self) -> str | int | None:
+        """How the kernel was defined (`jit`, `inductor`, ...), as the capture recorded it."""
+        return self.origin.get("kind")
+
+    @property
+    def origin_place(self) -> str:
+        """`FILE:LINE (KIND)` of the kernel's definition."""
+        return f"{self.origin.get('file')}:{self.origin.get('line')} ({self.origin.get('kind')})"
+
+    @property
+    def error_type(self) -> str | None:
+        """The exception a failed compile (or launch) raised; None: none recorded."""
+        return None if self.error is None else str(self.error.get("type"))
+
+    @property
+    def error_text(self) -> str | None:
+        """`TYPE: MESSAGE` (the message's last 400 characters); None: none recorded."""
+        if self.error is None:
+            return None
+        return f"{self.error.get('type')}: {str(self.error.get('message', '')).strip()[-400:]}"
+
+    @property
+    def stages_text(self) -> str | None:
+        """The compile stages that ran and the one that failed; None when the failure names no stage."""
+        if self.error is None or "failed_stage" not in self.error:
+            return None
+        done = " -> ".join(self.error.get("stages_done", [])) or "none"
+        return f"{done}, failed at {self.error['failed_stage']}"
+
+    @property
     def io_files(self) -> list[str]:
         return sorted({f for s in self.io.values() for f in (s.inputs, s.outputs) if f})
 

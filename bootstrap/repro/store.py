@@ -21,6 +21,7 @@ from typing import Any
 
 from bootstrap.core.errors import UsageError
 from bootstrap.core.fsutil import parse_json, read_regular
+from bootstrap.core.json_fields import BadField, Fields
 from bootstrap.repro.fields import RecordError
 from bootstrap.repro.records import RECORD_ID, KernelRecord, parse_record
 
@@ -69,10 +70,33 @@ def choose_capture(root: Path, given: Path | None) -> Path:
     return latest
 
 
+@dataclass(frozen=True)
+class CaptureInfo:
+    """capture.json: the command captured, its exit status, when it started (None: not recorded)."""
+
+    command: tuple[str, ...] | None = None
+    returncode: int | None = None
+    started: float | None = None
+
+    @property
+    def command_text(self) -> str:
+        return " ".join(self.command) if self.command else "?"
+
+
+def _capture_info(data: object) -> CaptureInfo:
+    """What capture.json says, each field checked; a file not as written says nothing (never fatal)."""
+    try:
+        fields = Fields(data, CAPTURE_FILE)
+        return CaptureInfo(fields.optional_texts("command"), fields.optional_integer("returncode"),
+                           fields.optional_number("started"))
+    except BadField:
+        return CaptureInfo()
+
+
 @dataclass
 class Capture:
     folder: Path
-    info: dict[str, Any]
+    info: CaptureInfo
     records: list[KernelRecord] = field(default_factory=list)
     unreadable: list[tuple[str, str]] = field(default_factory=list)  # (record folder, why)
     hook_errors: list[str] = field(default_factory=list)
@@ -90,10 +114,10 @@ def _read_json(path: Path, limit: int) -> Any:
 
 def load_capture(folder: Path) -> Capture:
     try:
-        info = _read_json(folder / CAPTURE_FILE, 1 << 20)
+        info = _capture_info(_read_json(folder / CAPTURE_FILE, 1 << 20))
     except (OSError, RecordError):
-        info = {}
-    capture = Capture(folder, info if isinstance(info, dict) else {})
+        info = CaptureInfo()
+    capture = Capture(folder, info)
     kernels = folder / "kernels"
     entries = sorted(kernels.iterdir()) if kernels.is_dir() and not kernels.is_symlink() else []
     for entry in entries:
@@ -137,3 +161,14 @@ def select(records: list[KernelRecord], ref: str) -> KernelRecord:
     known = ", ".join(sorted({r.kernel for r in records})[:12]) or "none"
     raise UsageError(f"no captured kernel matches {ref!r} (captured: {known})",
                      fix="give a kernel name, its number in `tritondev repro ls`, or a record id")
+
+
+def open_capture(workspace_root: Path, given: Path | None) -> Capture:
+    """--capture DIR, else the newest capture of the workspace, read (UsageError when there is none)."""
+    return load_capture(choose_capture(captures_root(workspace_root), given))
+
+
+def open_record(workspace_root: Path, given: Path | None, ref: str) -> tuple[Capture, KernelRecord]:
+    """The capture (as open_capture) and the record KERNEL names in it (select)."""
+    capture = open_capture(workspace_root, given)
+    return capture, select(capture.records, ref)

@@ -11,7 +11,7 @@ from bootstrap.commands.cache.listing import Dir
 
 if TYPE_CHECKING:
     from bootstrap.core.context import AppContext
-    from bootstrap.kernels.cache import CacheReport, Removal
+    from bootstrap.core.outcome import Outcome
 
 # Typer needs Optional[...] at runtime on Python 3.10 for these annotations.
 Kernel = Annotated[
@@ -32,71 +32,20 @@ Stale = Annotated[
 
 
 @options.command("workspace", "python", "json", "dry_run", reads_target=True)
-def clear(ctx: AppContext, kernel: Kernel = None, dir: Dir = None) -> None:
+def clear(ctx: AppContext, kernel: Kernel = None, dir: Dir = None) -> Outcome:
     """Remove every cache entry, or those of one kernel. Asks nothing; --dry-run lists what would go."""
-    from bootstrap.kernels.cache import inspect_cache, plan_clear
+    from bootstrap.commands.cache.render import Removed
+    from bootstrap.kernels.cache.actions import clear_cache
 
-    report = inspect_cache(ctx, dir, check_stale=False)
-    _apply(report, plan_clear(report.entries, kernel), dry_run=ctx.dry_run, json=ctx.json)
+    return Removed(clear_cache(ctx, dir, kernel))
 
 
 @options.command("workspace", "python", "json", "dry_run", reads_target=True)
 def prune(
     ctx: AppContext, older_than: OlderThan = None, max_size: MaxSize = None, stale: Stale = False, dir: Dir = None
-) -> None:
+) -> Outcome:
     """Remove old entries, stale ones, or the oldest beyond a size. Asks nothing; --dry-run lists what would go."""
-    from bootstrap.core.errors import UsageError
-    from bootstrap.kernels.cache import inspect_cache, now, parse_duration, parse_size, plan_prune
+    from bootstrap.commands.cache.render import Removed
+    from bootstrap.kernels.cache.actions import prune_cache
 
-    if older_than is None and max_size is None and not stale:
-        raise UsageError(
-            "prune needs a rule: --older-than, --max-size or --stale",
-            fix="e.g. tritondev cache prune --older-than 7d --max-size 5G",
-        )
-    age = parse_duration(older_than) if older_than is not None else None
-    size = parse_size(max_size) if max_size is not None else None
-    report = inspect_cache(ctx, dir, check_stale=stale)
-    plan = plan_prune(report.entries, now(), older_than=age, max_size=size, stale=stale)
-    _apply(report, plan, dry_run=ctx.dry_run, json=ctx.json)
-
-
-def _apply(report: CacheReport, plan: list[Removal], *, dry_run: bool, json: bool) -> None:
-    from bootstrap.core import ui
-    from bootstrap.kernels.cache import human_size, remove_entries
-
-    done = plan if dry_run else remove_entries(report.root, plan)
-    removed_keys = {r.entry.key for r in done}
-    failed = [r for r in plan if r.entry.key not in removed_keys]
-    freed = sum(r.entry.size for r in done)
-    if json:
-        ui.emit_json(
-            {
-                "dir": str(report.root),
-                "dry_run": dry_run,
-                "removed": [
-                    {
-                        "key": r.entry.key,
-                        "name": r.entry.name,
-                        "kind": r.entry.kind,
-                        "size": r.entry.size,
-                        "reason": r.reason,
-                    }
-                    for r in done
-                ],
-                "failed": [{"key": r.entry.key, "name": r.entry.name, "reason": r.reason} for r in failed],
-                "freed_bytes": freed,
-                "kept": len(report.entries) - len(done),
-            }
-        )
-        return
-    verb = "would remove" if dry_run else "removed"
-    for r in done:
-        name = r.entry.name or "-"
-        ui.info(f"{verb} {r.entry.key[:12]}  {name}  {human_size(r.entry.size)}  ({r.reason})")
-    for r in failed:
-        ui.warn(f"could not remove {r.entry.path} (permissions, or in use); it was left as it was")
-    left = len(report.entries) - len(done)
-    ui.info(
-        f"{'Would remove' if dry_run else 'Removed'} {len(done)} entries ({human_size(freed)}) from "
-        f"{report.root}; {left} kept"
-    )
+    return Removed(prune_cache(ctx, dir, older_than=older_than, max_size=max_size, stale=stale))

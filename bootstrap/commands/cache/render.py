@@ -1,24 +1,89 @@
-"""Human output of `tritondev cache`: plain aligned columns, one entry's fields and artifacts."""
+"""What `tritondev cache` shows: plain aligned columns, one entry's fields and artifacts, what was removed."""
 
 from __future__ import annotations
 
-from pathlib import Path
+from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
+from bootstrap.core.outcome import Outcome
+
 if TYPE_CHECKING:
+    from bootstrap.core.context import ChosenTarget
     from bootstrap.kernels.cache import CacheReport, Entry
+    from bootstrap.kernels.cache.actions import ArtifactRead, CacheRemoval
 
 
-def binary_hint(name: str, path: Path, nvdisasm: str | None = None) -> str:
-    """How to look inside a binary artifact; for a cubin, with an nvdisasm that exists here."""
-    if name.endswith(".cubin"):
-        if nvdisasm is None:
-            return ("disassemble it with nvdisasm (in Triton's wheel and the CUDA toolkit; none found here: "
-                    "pass --python with the environment Triton is installed in)")
-        return f"disassemble it: {nvdisasm} -c {path}"
-    if name.endswith(".hsaco"):
-        return f"disassemble it: llvm-objdump -d {path}"
-    return f"inspect it: nm -D {path}"
+@dataclass(frozen=True)
+class Listing(Outcome):
+    """`cache ls`: every entry, stale ones flagged."""
+
+    report: CacheReport
+    target: ChosenTarget
+
+    def to_json(self) -> dict[str, object]:
+        from bootstrap.kernels.cache import now
+
+        return {**self.report.to_json(now()), "target_python": self.target.to_json()}
+
+    def render(self) -> None:
+        print_listing(self.report)
+
+
+@dataclass(frozen=True)
+class EntryShown(Outcome):
+    """`cache show ENTRY`: its fields and artifacts; with --json its metadata too."""
+
+    entry: Entry
+
+    def to_json(self) -> dict[str, object]:
+        from bootstrap.kernels.cache import now
+
+        return {**self.entry.to_json(now()), "metadata": self.entry.metadata}
+
+    def render(self) -> None:
+        print_entry(self.entry)
+
+
+@dataclass(frozen=True)
+class ArtifactShown(Outcome):
+    """`cache show ENTRY ARTIFACT`: the file as it is (with --json, text artifacts only)."""
+
+    read: ArtifactRead
+
+    def to_json(self) -> dict[str, object]:
+        return self.read.to_json()
+
+    def render(self) -> None:
+        from bootstrap.core import ui
+
+        ui.emit_bytes(self.read.content)
+
+
+@dataclass(frozen=True)
+class Removed(Outcome):
+    """`cache clear` and `cache prune`: each entry removed (or that would be), and what was left."""
+
+    removal: CacheRemoval
+
+    def to_json(self) -> dict[str, object]:
+        return self.removal.to_json()
+
+    def render(self) -> None:
+        from bootstrap.core import ui
+        from bootstrap.kernels.cache import human_size
+
+        removal, dry_run = self.removal, self.removal.dry_run
+        verb = "would remove" if dry_run else "removed"
+        for r in removal.done:
+            ui.info(f"{verb} {r.entry.key[:12]}  {r.entry.name or '-'}  {human_size(r.entry.size)}  ({r.reason})")
+        for r in removal.failed:
+            ui.warn(f"could not remove {r.entry.path} (permissions, or in use); it was left as it was")
+        ui.info(
+            f"{'Would remove' if dry_run else 'Removed'} {len(removal.done)} entries ({human_size(removal.freed)}) "
+            f"from {removal.root}; {removal.kept} kept"
+        )
+
+
 
 
 def _columns(rows: list[list[str]], right: set[int]) -> list[str]:
@@ -99,9 +164,7 @@ def print_entry(e: Entry) -> None:
         ("spills", "-" if e.n_spills is None else str(e.n_spills)),
         ("stack", "-" if e.stack_bytes is None else f"{e.stack_bytes} bytes"),
     ]
-    for key in ("num_warps", "num_stages", "num_ctas", "shared"):
-        if key in e.metadata:
-            fields.append((key, str(e.metadata[key])))
+    fields += e.launch_fields()
     fields.append(("stale", "; ".join(e.stale) if e.stale else "no"))
     for label, value in fields:
         console.print(f"[bold]{label:>10}[/bold]  {escape(value)}")

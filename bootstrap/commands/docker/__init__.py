@@ -1,19 +1,11 @@
 """`tritondev docker build|run`: the development image (docker/Dockerfile) through docker or podman.
 
-image.py: build; container.py: run. Both report through `report` here.
+image.py: build; container.py: run; render.py: their options in common and what they show.
 """
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
-
 import typer
-
-if TYPE_CHECKING:
-    from bootstrap.docker.run import DockerOutcome as DockerOutcome
-
-
-
 
 
 def register(app: typer.Typer) -> None:

@@ -2,17 +2,17 @@
 
 from __future__ import annotations
 
-import sys
 from pathlib import Path
 from typing import TYPE_CHECKING, Annotated, Optional
 
 import typer
 
 from bootstrap.commands import options
-from bootstrap.commands.docker.render import Engine, Tag, report
+from bootstrap.commands.docker.render import Engine, Tag
 
 if TYPE_CHECKING:
     from bootstrap.core.context import AppContext
+    from bootstrap.core.outcome import Outcome
 
 # Typer needs Optional[...] at runtime on Python 3.10 for these annotations.
 Args = Annotated[
@@ -33,7 +33,7 @@ CcacheDir = Annotated[
 def run(
     ctx: AppContext, args: Args = None, engine: Engine = None, tag: Tag = None, gpus: Gpus = True,
     ccache_dir: CcacheDir = None,
-) -> None:
+) -> Outcome:
     """Run the image with the workspace at /workspace and a ccache folder at /ccache.
 
     Files the container writes into the workspace belong to you.
@@ -42,28 +42,7 @@ def run(
 
     With --json the container's output goes to stderr, and one JSON document to stdout.
     """
-    import os
+    from bootstrap.commands.docker.render import ContainerRan
+    from bootstrap.docker.run import ContainerRequest, docker_run
 
-    from bootstrap.core import ui
-    from bootstrap.docker import plan as dockerplan
-    from bootstrap.docker.run import detect_engine, run_container
-
-    found = detect_engine(ctx.runner, engine, host_uid=os.getuid(), probe_rootless=True)
-    outcome = run_container(
-        ctx.runner,
-        engine=found,
-        image=tag or dockerplan.default_tag(),
-        workspace=ctx.workspace.root,
-        ccache_dir=ccache_dir.absolute()
-        if ccache_dir is not None
-        else dockerplan.default_ccache_dir(os.environ, Path.home()),
-        host_uid=os.getuid(),
-        host_gid=os.getgid(),
-        gpus=gpus,
-        tty=not ctx.json and sys.stdin.isatty() and sys.stdout.isatty(),
-        args=args or [],
-        on_stdout=ui.ChildOutput("stderr").text if ctx.json else None,
-    )
-    report(outcome, ctx.json)
-    if outcome.returncode:
-        raise typer.Exit(outcome.returncode)
+    return ContainerRan(docker_run(ctx, ContainerRequest(tuple(args or ()), engine, tag, gpus, ccache_dir)))

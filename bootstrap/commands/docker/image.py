@@ -8,10 +8,11 @@ from typing import TYPE_CHECKING, Annotated, Optional
 import typer
 
 from bootstrap.commands import options
-from bootstrap.commands.docker.render import Engine, Tag, report
+from bootstrap.commands.docker.render import Engine, Tag
 
 if TYPE_CHECKING:
     from bootstrap.core.context import AppContext
+    from bootstrap.core.outcome import Outcome
 
 # Typer needs Optional[...] at runtime on Python 3.10 for these annotations.
 Base = Annotated[
@@ -61,40 +62,13 @@ def build(
     gid: Gid = None,
     context: Context = None,
     ca_cert: CaCert = None,
-) -> None:
+) -> Outcome:
     """Build the image: toolchain, tritondev, and a user 'triton' with your UID/GID.
 
     The build context is a tritondev checkout. The log goes to <workspace>/logs/docker-build.log.
     """
-    import os
+    from bootstrap.commands.docker.render import ImageBuilt
+    from bootstrap.docker.run import ImageRequest, docker_build
 
-    import bootstrap
-    from bootstrap.core import ui
-    from bootstrap.core.errors import UsageError
-    from bootstrap.docker import plan as dockerplan
-    from bootstrap.docker.run import build_image, detect_engine
-
-    package_dir = Path(bootstrap.__file__).parent
-    source = context.absolute() if context is not None else dockerplan.source_checkout(package_dir)
-    if source is None:
-        raise UsageError(
-            "this tritondev is not installed from a source checkout, so there is nothing to build the image from",
-            fix="pass --context <tritondev checkout>",
-        )
-    own_uid, own_gid = dockerplan.image_ids(os.getuid(), os.getgid())
-    uid, gid = own_uid if uid is None else uid, own_gid if gid is None else gid
-    dockerplan.check_ids(uid, gid)  # before the engine is looked for: bad input is exit 2 everywhere
-    found = detect_engine(ctx.runner, engine, host_uid=os.getuid(), probe_rootless=False)
-    outcome = build_image(
-        ctx.runner,
-        engine=found,
-        context=source,
-        tag=tag or dockerplan.default_tag(),
-        uid=uid,
-        gid=gid,
-        base=base,
-        isolation=isolation,
-        ca_certs=ca_cert or [],
-        on_line=ui.ChildOutput("stderr").line,  # the engine's output: progress, never part of --json output
-    )
-    report(outcome, ctx.json, f"built {outcome.image}; start it with: tritondev docker run --tag {outcome.image}")
+    request = ImageRequest(engine, base, tag, isolation, uid, gid, context, tuple(ca_cert or ()))
+    return ImageBuilt(docker_build(ctx, request))

@@ -1,13 +1,16 @@
-"""What `docker build` and `docker run` print: the engine and image tag, as text or one JSON document."""
+"""What `docker build` and `docker run` show: the engine and image tag, as text or one JSON document."""
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from typing import TYPE_CHECKING, Annotated, Optional
 
 import typer
 
+from bootstrap.core.outcome import Outcome
+
 if TYPE_CHECKING:
-    from bootstrap.docker.run import DockerOutcome
+    from bootstrap.docker.run import DockerResult
 
 
 # Typer needs Optional[...] at runtime on Python 3.10 for these annotations.
@@ -23,11 +26,34 @@ Tag = Annotated[
 ]
 
 
-def report(outcome: DockerOutcome, json: bool, done: str | None = None) -> None:
-    """The outcome as the one JSON document, or `done` said once a real run finished."""
-    from bootstrap.core import ui
+@dataclass(frozen=True)
+class ImageBuilt(Outcome):
+    """The image built (or the plan of it, under --dry-run), and how to start it."""
 
-    if json:
-        ui.emit_json(outcome.to_json())
-    elif done and not outcome.dry_run:
-        ui.info(done)
+    result: DockerResult
+
+    def to_json(self) -> dict[str, object]:
+        return self.result.to_json()
+
+    def render(self) -> None:
+        from bootstrap.core import ui
+
+        if not self.result.dry_run:
+            ui.info(f"built {self.result.image}; start it with: tritondev docker run --tag {self.result.image}")
+
+
+@dataclass(frozen=True)
+class ContainerRan(Outcome):
+    """The container's run: its output was on the terminal; its exit status is passed through."""
+
+    result: DockerResult
+
+    def to_json(self) -> dict[str, object]:
+        return self.result.to_json()
+
+    def render(self) -> None:
+        return None
+
+    @property
+    def exit_code(self) -> int:
+        return self.result.returncode

@@ -14,6 +14,7 @@ from bootstrap.commands import options
 
 if TYPE_CHECKING:
     from bootstrap.core.context import AppContext
+    from bootstrap.core.outcome import Outcome
 
 # Typer needs Optional[...] at runtime on Python 3.10 for these annotations.
 PassName = Annotated[
@@ -47,28 +48,19 @@ Out = Annotated[
 ]
 
 
-@options.command("workspace", "dry_run", "json", "verbose", writes_logs=True)
+@options.command("workspace", "dry_run", "json", "verbose", writes_logs=True, lock="exclusive", echo="text")
 def opt(ctx: AppContext, pass_name: PassName = None, dump: DumpPath = None, kernel: Kernel = None,
-        occurrence: Occurrence = 1, debug: Debug = False, reproducer: Reproducer = None, out: Out = None) -> None:
+        occurrence: Occurrence = 1, debug: Debug = False, reproducer: Reproducer = None, out: Out = None) -> Outcome:
     """Replay one pass of an IR dump with the workspace's triton-opt, or a crash reproducer.
 
     Writes the IR from just before PASS as a standalone input.mlir, runs `triton-opt input.mlir -PASS -o output.mlir` (built with `ninja triton-opt` when missing) and prints the exact command and the IR diff across the pass. --dry-run writes input.mlir (and the dump's own diff across the pass) and runs nothing.
 
     Exit codes: 0 ok; 2 no dump, unknown pass or kernel, malformed dump, no Triton build; 3 triton-opt missing after the build; 4 triton-opt (or its build) failed.
     """  # noqa: E501
-    from bootstrap.commands.opt.render import render, to_json
-    from bootstrap.core import ui
+    from bootstrap.commands.opt.render import OptOutcome
     from bootstrap.ir.opt import OptRequest, run_opt
 
-    ctx = ctx.with_runner(ctx.runner.quiet(ctx.json))
-    outcome = run_opt(ctx, OptRequest(pass_name, dump, kernel, occurrence, debug, reproducer, out))
-    if ctx.json:
-        ui.emit_json(to_json(outcome.replay, outcome.dump_path, outcome.commands, outcome.dry_run))
-    else:
-        render(outcome.replay, outcome.dump_path, outcome.dry_run)
-    failure = outcome.failure(reported=ctx.json)
-    if failure is not None:
-        raise failure
+    return OptOutcome(run_opt(ctx, OptRequest(pass_name, dump, kernel, occurrence, debug, reproducer, out)))
 
 
 def register(app: typer.Typer) -> None:

@@ -2,10 +2,31 @@
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from pathlib import Path
 
-from bootstrap.core.runner import PlannedCommand
+from bootstrap.core.command_record import PlannedCommand
+from bootstrap.core.errors import TritondevError
+from bootstrap.core.outcome import Outcome
+from bootstrap.ir.opt import OptResult
 from bootstrap.ir.replay import Replay, tail
+
+
+@dataclass(frozen=True)
+class OptOutcome(Outcome):
+    """The files, the command to re-run by hand, the diff across the pass; triton-opt's failure after it."""
+
+    result: OptResult
+
+    def to_json(self) -> dict[str, object]:
+        return to_json(self.result.replay, self.result.dump_path, self.result.commands, self.result.dry_run)
+
+    def render(self) -> None:
+        render(self.result.replay, self.result.dump_path, self.result.dry_run)
+
+    @property
+    def failure(self) -> TritondevError | None:
+        return self.result.failure
 
 
 def _shown_diff(replay: Replay, dry_run: bool) -> Path | None:

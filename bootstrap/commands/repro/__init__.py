@@ -14,6 +14,7 @@ from bootstrap.commands import options
 
 if TYPE_CHECKING:
     from bootstrap.core.context import AppContext
+    from bootstrap.core.outcome import Outcome
 
 # Typer needs Optional[...] at runtime on Python 3.10 for these annotations.
 Command = Annotated[Optional[list[str]], typer.Argument(help="The command and its arguments (after --).")]  # noqa: UP045
@@ -48,7 +49,7 @@ Check = Annotated[bool, options.flag("--check", help="Run the repro in the targe
 
 @options.command("workspace", "python", "json", "dry_run", "verbose", reads_target=True)
 def capture(ctx: AppContext, command: Command = None, kernel: KernelGlob = None, save_io: SaveIo = False,
-            io_limit: IoLimit = None, out: CaptureOut = None) -> None:
+            io_limit: IoLimit = None, out: CaptureOut = None) -> Outcome:
     """Run COMMAND as `tritondev run` does, recording each distinct Triton kernel launch and failed compile.
 
     Per kernel: its source made standalone, the specialization, grid, options, config and arguments.
@@ -57,8 +58,7 @@ def capture(ctx: AppContext, command: Command = None, kernel: KernelGlob = None,
 
     The command's exit status is passed through.
     """
-    from bootstrap.commands.repro.render import print_capture
-    from bootstrap.core import ui
+    from bootstrap.commands.repro.render import Captured
     from bootstrap.core.errors import UsageError
     from bootstrap.kernels.cache.units import parse_size
     from bootstrap.repro.capture import DEFAULT_IO_LIMIT, CaptureRequest, run_capture
@@ -66,68 +66,41 @@ def capture(ctx: AppContext, command: Command = None, kernel: KernelGlob = None,
     if not command:
         raise UsageError("no command to capture", fix="tritondev repro capture -- python train.py")
     limit = parse_size(io_limit) if io_limit is not None else DEFAULT_IO_LIMIT
-    report = run_capture(ctx, CaptureRequest(tuple(command), kernel, save_io, limit, out))
-    if ctx.json:
-        from bootstrap.commands.repro.render import capture_json
-
-        ui.emit_json(capture_json(report))
-    else:
-        print_capture(report)
-    raise typer.Exit(report.returncode)
+    return Captured(run_capture(ctx, CaptureRequest(tuple(command), kernel, save_io, limit, out)))
 
 
 @options.command("workspace", "json")
-def ls(ctx: AppContext, capture_dir: CaptureDir = None) -> None:
+def ls(ctx: AppContext, capture_dir: CaptureDir = None) -> Outcome:
     """List the kernels of a capture: number, kernel, status, launches, grid and shapes, config, saved tensors."""
-    from bootstrap.commands.repro.render import listing_json, print_listing
-    from bootstrap.core import ui
-    from bootstrap.repro.store import captures_root, choose_capture, load_capture
+    from bootstrap.commands.repro.render import CaptureListing
+    from bootstrap.repro.store import captures_root, open_capture
 
-    root = captures_root(ctx.workspace.root)
-    capture_ = load_capture(choose_capture(root, capture_dir))
-    if ctx.json:
-        ui.emit_json(listing_json(capture_))
-    else:
-        print_listing(capture_, root)
+    return CaptureListing(open_capture(ctx.workspace.root, capture_dir), captures_root(ctx.workspace.root))
 
 
 @options.command("workspace", "json")
-def show(ctx: AppContext, kernel: KernelRef, capture_dir: CaptureDir = None) -> None:
+def show(ctx: AppContext, kernel: KernelRef, capture_dir: CaptureDir = None) -> Outcome:
     """Show one captured kernel: specialization, launch, arguments, saved tensors, error, files."""
-    from bootstrap.commands.repro.render import print_record, record_json
-    from bootstrap.core import ui
-    from bootstrap.repro.store import captures_root, choose_capture, load_capture, select
+    from bootstrap.commands.repro.render import RecordShown
+    from bootstrap.repro.store import open_record
 
-    capture_ = load_capture(choose_capture(captures_root(ctx.workspace.root), capture_dir))
-    record = select(capture_.records, kernel)
-    if ctx.json:
-        ui.emit_json(record_json(capture_, record))
-    else:
-        print_record(capture_, record)
+    return RecordShown(*open_record(ctx.workspace.root, capture_dir, kernel))
 
 
 @options.command("workspace", "python", "json", "dry_run", "verbose", reads_target=True)
 def make(ctx: AppContext, kernel: KernelRef, capture_dir: CaptureDir = None, out: MakeOut = None,
-         check: Check = False) -> None:
+         check: Check = False) -> Outcome:
     """Write a standalone repro folder for one captured kernel: kernel.py, repro.py (and recorded tensors).
 
     repro.py launches the kernel through Triton directly at the recorded specialization and configuration,
     and exits 0 (good), 1 (the symptom reproduces) or 125 (cannot run with this Triton), as `git bisect run`
     reads them. --check runs it in the target environment.
     """
-    from bootstrap.commands.repro.render import make_json, print_make
-    from bootstrap.core import ui
+    from bootstrap.commands.repro.render import ReproMade
     from bootstrap.repro.make import make_repro
-    from bootstrap.repro.store import captures_root, choose_capture, load_capture
+    from bootstrap.repro.store import open_capture
 
-    capture_ = load_capture(choose_capture(captures_root(ctx.workspace.root), capture_dir))
-    report = make_repro(ctx, capture_, kernel, out, check)
-    if ctx.json:
-        ui.emit_json(make_json(ctx, report))
-    else:
-        print_make(ctx, report)
-    if report.verdict is not None and report.verdict.reproduces is None:
-        raise typer.Exit(4)
+    return ReproMade(make_repro(ctx, open_capture(ctx.workspace.root, capture_dir), kernel, out, check), ctx.dry_run)
 
 
 def register(app: typer.Typer) -> None:

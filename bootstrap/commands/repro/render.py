@@ -3,11 +3,12 @@
 from __future__ import annotations
 
 import time
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 from bootstrap.core import ui
-from bootstrap.core.context import AppContext
+from bootstrap.core.outcome import Outcome
 from bootstrap.kernels.cache.units import human_size
 from bootstrap.repro.capture import CaptureReport
 from bootstrap.repro.make import MakeReport
@@ -33,25 +34,24 @@ def record_row(index: int, record: KernelRecord) -> dict[str, Any]:
             "autotuning": record.autotuning, "launches": record.launches, "mode": record.mode,
             "grid": list(record.grid) if record.grid else None, "config": config_text(record),
             "args": [arg_text(a) for a in record.args], "target": target_label(record),
-            "origin": record.origin.get("kind"), "io_saved": record.io_saved,
+            "origin": record.origin_kind, "io_saved": record.io_saved,
             "io_bytes": sum(s.size for s in record.io.values() if s.inputs),
             "io_skipped": [k for k, s in sorted(record.io.items()) if s.skipped],
-            "error": (record.error or {}).get("type")}
+            "error": record.error_type}
 
 
 def listing_json(capture: Capture) -> dict[str, Any]:
-    return {"capture": str(capture.folder), "command": capture.info.get("command"),
-            "returncode": capture.info.get("returncode"),
+    command = capture.info.command
+    return {"capture": str(capture.folder), "command": list(command) if command is not None else None,
+            "returncode": capture.info.returncode,
             "kernels": [record_row(i, r) for i, r in enumerate(capture.records, 1)],
             "unreadable": [{"id": i, "why": w} for i, w in capture.unreadable], "hook_errors": capture.hook_errors}
 
 
 def print_listing(capture: Capture, root: Path) -> None:
     info = capture.info
-    started = info.get("started")
-    when = time.strftime("%Y-%m-%d %H:%M:%S", time.localtime(started)) if isinstance(started, (int, float)) else "?"
-    command = " ".join(map(str, info.get("command") or ["?"]))
-    ui.out().print(ui.cell(f"capture {capture.folder} ({when}): {command} -> exit {info.get('returncode')}"))
+    when = time.strftime("%Y-%m-%d %H:%M:%S", time.localtime(info.started)) if info.started is not None else "?"
+    ui.out().print(ui.cell(f"capture {capture.folder} ({when}): {info.command_text} -> exit {info.returncode}"))
     if not capture.records:
         ui.info("no kernel was captured")
     for index, record in enumerate(capture.records, 1):
@@ -71,7 +71,7 @@ def _problems(capture: Capture) -> None:
 
 
 def record_json(capture: Capture, record: KernelRecord) -> dict[str, Any]:
-    folder = capture.folder / "kernels" / record.id
+    folder = record_folder(capture, record)
     line, why = compile_line(record, folder)
     return {**record_row(capture.records.index(record) + 1, record), "folder": str(folder),
             "launch": record.to_launch(), "origin": record.origin, "versions": record.versions,
@@ -80,13 +80,17 @@ def record_json(capture: Capture, record: KernelRecord) -> dict[str, Any]:
             "compile_command": line, "compile_command_missing": why}
 
 
+def record_folder(capture: Capture, record: KernelRecord) -> Path:
+    return capture.folder / "kernels" / record.id
+
+
 def print_record(capture: Capture, record: KernelRecord) -> None:
-    data = record_json(capture, record)
+    folder = record_folder(capture, record)
+    line, why = compile_line(record, folder)
     out = ui.out()
     title = f"{record.kernel}  ({record.id}, {_status(record)}, {record.launches} launch(es), {record.mode})"
     out.print(ui.cell(title))
-    rows = [("folder", data["folder"]), ("origin", f"{record.origin.get('file')}:{record.origin.get('line')} "
-                                                   f"({record.origin.get('kind')})"),
+    rows = [("folder", str(folder)), ("origin", record.origin_place),
             ("versions", ", ".join(f"{k} {v}" for k, v in record.versions.items())),
             ("launch", launch_summary(record)), ("target", target_label(record) or "-")]
     if record.spec:
@@ -99,12 +103,11 @@ def print_record(capture: Capture, record: KernelRecord) -> None:
     for index, storage in sorted(record.io.items()):
         rows.append((f"storage {index}", f"{human_size(storage.size)}" + (", changed by the launch" if storage.changed
                      else "") + (f", not kept: {storage.skipped}" if storage.skipped else "")))
-    if record.error:
-        rows.append(("error", f"{record.error.get('type')}: {str(record.error.get('message', '')).strip()[-400:]}"))
-        if "failed_stage" in record.error:
-            rows.append(("stages", f"{' -> '.join(record.error.get('stages_done', [])) or 'none'}, failed at "
-                                   f"{record.error['failed_stage']}"))
-    rows += [("compile", data["compile_command"] or f"- ({data['compile_command_missing']})")]
+    if record.error_text is not None:
+        rows.append(("error", record.error_text))
+        if record.stages_text is not None:
+            rows.append(("stages", record.stages_text))
+    rows += [("compile", line or f"- ({why})")]
     rows += [("kernel.py", p) for p in record.source_problems]
     width = max(len(k) for k, _ in rows)
     for key, value in rows:
@@ -139,24 +142,96 @@ def print_capture(report: CaptureReport) -> None:
     _problems(capture)
 
 
-def make_json(ctx: AppContext, report: MakeReport) -> dict[str, Any]:
+def make_json(report: MakeReport, dry_run: bool) -> dict[str, Any]:
     line, why = compile_line(report.record, report.folder)
     return {"kernel": report.record.kernel, "id": report.record.id, "folder": str(report.folder),
-            "files": report.files, "dry_run": ctx.dry_run, "compile_command": line, "compile_command_missing": why,
-            "dump_command": f"tritondev run --dump-ir -- python {report.folder / 'repro.py'}",
-            "run_command": f"python {report.folder / 'repro.py'}",
+            "files": report.files, "dry_run": dry_run, "compile_command": line, "compile_command_missing": why,
+            "dump_command": _dump_command(report), "run_command": _run_command(report),
             "check": report.verdict.to_json() if report.verdict else None}
 
 
-def print_make(ctx: AppContext, report: MakeReport) -> None:
-    data = make_json(ctx, report)
-    verb = "would write" if ctx.dry_run else "wrote"
+def _run_command(report: MakeReport) -> str:
+    return f"python {report.folder / 'repro.py'}"
+
+
+def _dump_command(report: MakeReport) -> str:
+    return f"tritondev run --dump-ir -- python {report.folder / 'repro.py'}"
+
+
+def print_make(report: MakeReport, dry_run: bool) -> None:
+    line, _ = compile_line(report.record, report.folder)
+    verb = "would write" if dry_run else "wrote"
     ui.info(f"{verb} {report.folder}: {', '.join(report.files[:6])}{' ...' if len(report.files) > 6 else ''}")
-    ui.info(f"run:     {data['run_command']}")
-    if data["compile_command"]:
-        ui.info(f"compile: {data['compile_command']}")
-    ui.info(f"dump IR: {data['dump_command']}")
+    ui.info(f"run:     {_run_command(report)}")
+    if line:
+        ui.info(f"compile: {line}")
+    ui.info(f"dump IR: {_dump_command(report)}")
     if report.verdict is not None:
         for note in report.verdict.notes:
             ui.note(note)
         ui.out().print(ui.cell(report.verdict.summary))
+
+
+@dataclass(frozen=True)
+class Captured(Outcome):
+    """`repro capture`: what was recorded, and where; the command's exit status passed through."""
+
+    report: CaptureReport
+
+    def to_json(self) -> dict[str, object]:
+        return capture_json(self.report)
+
+    def render(self) -> None:
+        print_capture(self.report)
+
+    @property
+    def exit_code(self) -> int:
+        return self.report.returncode
+
+
+@dataclass(frozen=True)
+class CaptureListing(Outcome):
+    """`repro ls`: the kernels of a capture."""
+
+    capture: Capture
+    root: Path  # where the workspace's captures are (the others are counted)
+
+    def to_json(self) -> dict[str, object]:
+        return listing_json(self.capture)
+
+    def render(self) -> None:
+        print_listing(self.capture, self.root)
+
+
+@dataclass(frozen=True)
+class RecordShown(Outcome):
+    """`repro show`: one captured kernel."""
+
+    capture: Capture
+    record: KernelRecord
+
+    def to_json(self) -> dict[str, object]:
+        return record_json(self.capture, self.record)
+
+    def render(self) -> None:
+        print_record(self.capture, self.record)
+
+
+@dataclass(frozen=True)
+class ReproMade(Outcome):
+    """`repro make`: the files written and how to run them; with --check, whether it reproduces (exit 4
+    when that could not be told)."""
+
+    report: MakeReport
+    dry_run: bool
+
+    def to_json(self) -> dict[str, object]:
+        return make_json(self.report, self.dry_run)
+
+    def render(self) -> None:
+        print_make(self.report, self.dry_run)
+
+    @property
+    def exit_code(self) -> int:
+        verdict = self.report.verdict
+        return 4 if verdict is not None and verdict.reproduces is None else 0

@@ -5,6 +5,7 @@ the build gets."""
 from __future__ import annotations
 
 import shutil
+from dataclasses import dataclass
 
 from bootstrap.core.errors import ConfigError
 from bootstrap.core.values import parse_remote_url
@@ -28,6 +29,26 @@ PROBE_TIMEOUT = 3.0
 COMPILERS = ("cc", "gcc", "clang")  # any C compiler proves the remote; the build's own is not needed
 _FIX = ("check the URL's host, port, user and password: redis://[USER:]PASSWORD@HOST[:PORT], "
         "http://[USER:PASSWORD@]HOST/PATH (tritondev hands ccache redis://:PASSWORD@HOST as redis://PASSWORD@HOST)")
+
+
+@dataclass(frozen=True)
+class RemoteFigures:
+    """What the check found of the remote: whether it answered and, once ccache itself tried it, what
+    ccache stored and fetched back (proof)."""
+
+    remote: str  # the URL as shown (password masked)
+    reachable: bool
+    proven: bool | None = None  # None: not tried through ccache (it did not answer)
+    proof: RemoteProof | None = None  # ccache's own round trip, when it ran
+
+    def to_json(self) -> dict[str, object]:
+        figures: dict[str, object] = {"remote": self.remote, "reachable": self.reachable}
+        if self.proven is not None:
+            figures["proven"] = self.proven
+        if self.proof is not None:
+            figures.update(stored=self.proof.stored, fetched=self.proof.fetched, remote_errors=self.proof.errors,
+                           remote_timeouts=self.proof.timeouts)
+        return figures
 
 
 @check("toolchain.ccache-remote", "ccache remote storage (shared build cache)")
@@ -68,8 +89,7 @@ def ccache_remote(facts: Facts) -> CheckOutcome:
             f"remote {shown} unreachable ({reach.detail}): builds go on with the local cache only",
             "start the cache server or check the URL, host and port",
             f"{version_text}; probe took {reach.seconds * 1000:.0f} ms",
-            remote=shown,
-            reachable=False,
+            figures=RemoteFigures(shown, reachable=False),
         )
     path = facts.environ.get("PATH", "")
     compiler = next((found for name in COMPILERS if (found := shutil.which(name, path=path))), None)
@@ -84,27 +104,27 @@ def _answered_only(reach: Reachability, shown: str, version_text: str) -> CheckO
     """No C compiler to prove it through ccache: only what the server said to our own client."""
     why = "not proven through ccache: no C compiler (clang, gcc, cc) on PATH"
     if not reach.ok:
-        return error(f"{shown} refused tritondev's request ({reach.detail}); {why}", _FIX, remote=shown,
-                     reachable=True, proven=False)
+        return error(f"{shown} refused tritondev's request ({reach.detail}); {why}", _FIX,
+                     figures=RemoteFigures(shown, reachable=True, proven=False))
     return warn(f"{shown} answers ({reach.detail}); {why}", "install a C compiler (apt-get install gcc)",
-                version_text, remote=shown, reachable=True, proven=False)
+                version_text, figures=RemoteFigures(shown, reachable=True, proven=False))
 
 
 def _verdict(proof: RemoteProof, reach: Reachability, shown: str, version_text: str) -> CheckOutcome:
     """What ccache's own round trip says, in the words a build would meet."""
     took = f"{proof.seconds:.1f} s"
     details = [f"{version_text}; server: {reach.detail}", *(f"ccache: {line}" for line in proof.reasons)]
-    data = {"remote": shown, "reachable": True, "proven": proof.ok, "stored": proof.stored, "fetched": proof.fetched,
-            "remote_errors": proof.errors, "remote_timeouts": proof.timeouts}
+    data = RemoteFigures(shown, reachable=True, proven=proof.ok, proof=proof)
     if proof.errors or proof.timeouts:
         said = proof.reasons[0] if proof.reasons else f"{proof.errors} error(s), {proof.timeouts} timeout(s)"
         return error(f"ccache cannot use {shown}: {said}; every build would compile without it", _FIX, *details,
-                     **data)
+                     figures=data)
     if proof.read_only:
-        return ok(f"{version_text} reads {shown} (read-only: nothing stored, as configured; {took})", *details, **data)
+        return ok(f"{version_text} reads {shown} (read-only: nothing stored, as configured; {took})", *details,
+                  figures=data)
     if not proof.fetched:
         return error(f"ccache stored an object in {shown} but did not get it back from there",
                      "check the server's memory limit and eviction policy, and that the user may read its keys",
-                     *details, **data)
+                     *details, figures=data)
     return ok(f"{shown} answers ({reach.detail}, {reach.seconds * 1000:.0f} ms); {version_text} stored an object "
-              f"there and fetched it back ({took})", *details, **data)
+              f"there and fetched it back ({took})", *details, figures=data)

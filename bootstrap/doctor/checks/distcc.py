@@ -52,16 +52,15 @@ def _verdict(proven: DistccSetup, compiler: str) -> CheckOutcome:
     verdicts = proven.verdicts or ()
     good = [v for v in verdicts if v.ok]
     details = [v.describe() for v in verdicts]
-    data = proven.to_json()
     if not good:
         return error(f"no distcc host compiles as this machine does ({compiler}): setup would stop (exit 3)",
                      "start distccd on the hosts with this machine's compilers (docs/distributed-builds.md), or "
-                     "change the distcc setting", *details, **data)
+                     "change the distcc setting", *details, figures=proven)
     used = f"{len(good)} of {len(verdicts)} host(s) compile as this machine does ({compiler}; "
     used += f"{proven.hosts.slots} slot(s))"
     if len(good) < len(verdicts):
         left = ", ".join(f"{v.host.token} {v.reason}" for v in verdicts if not v.ok)
         return warn(f"{used}; left out of builds: {left}",
                     "start distccd there with the same compiler, or drop the host from the distcc setting",
-                    *details, **data)
-    return ok(used, *details, **data)
+                    *details, figures=proven)
+    return ok(used, *details, figures=proven)

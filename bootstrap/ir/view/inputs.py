@@ -180,18 +180,20 @@ def _resources(folder: Path, kernel: str, metadata: dict[str, Any], target: dict
     if target.get("backend") == "cuda":
         cubin = next(iter(sorted(folder.glob("*.cubin"))), None)
         if cubin is None:
-            return kernel_usage.cuda_summary(metadata, None, warp_size), "no cubin: registers and spills unknown"
+            unknown = "no cubin: registers and spills unknown"
+            return kernel_usage.cuda_summary(metadata, None, warp_size).to_json(), unknown
         try:
             usage = cubin_resource_usage(read_regular(cubin, MAX_KERNEL_FILE_BYTES), kernel)
         except (OSError, ValueError) as exc:
-            return kernel_usage.cuda_summary(metadata, None, warp_size), f"{cubin.name} not read: {exc}"
-        return kernel_usage.cuda_summary(metadata, usage, warp_size), f"from {cubin.name} and metadata.json"
+            return kernel_usage.cuda_summary(metadata, None, warp_size).to_json(), f"{cubin.name} not read: {exc}"
+        return kernel_usage.cuda_summary(metadata, usage, warp_size).to_json(), f"from {cubin.name} and metadata.json"
     if target.get("backend") == "hip":
         listing = next(iter(sorted(folder.glob("*.amdgcn"))), None)
         text = _read_text(listing, MAX_KERNEL_FILE_BYTES) if listing else ""
         info = kernel_usage.parse_amdgcn_info(text, kernel)
         arch = str(target.get("arch"))
-        return kernel_usage.hip_summary(metadata, info, warp_size, arch), "from the .amdgcn listing and metadata.json"
+        summary = kernel_usage.hip_summary(metadata, info, warp_size, arch)
+        return summary.to_json(), "from the .amdgcn listing and metadata.json"
     return None, "metadata.json names no target"
 
 

@@ -11,41 +11,93 @@ from __future__ import annotations
 import os
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from bootstrap import __version__
-from bootstrap.core import writes
+from bootstrap.core import ui, writes
 from bootstrap.ir.split import safe_name
 from bootstrap.ir.view.inputs import ViewInput, load_input, pick_kernels, read_sources
 from bootstrap.ir.view.model import SourceTable, build_model
+from bootstrap.ir.view.opener import find_opener
+from bootstrap.ir.view.opener import open_page as start_opener
 from bootstrap.ir.view.page import render_page
+
+if TYPE_CHECKING:
+    from bootstrap.core.context import AppContext
 
 PAGE_NAME = "ir-view.html"
 
 
-@dataclass
+@dataclass(frozen=True)
+class KernelShown:
+    """One kernel of a dump as the page shows it: its passes counted, the first that changed the IR."""
+
+    name: str | None
+    target: str | None
+    dumps: int
+    passes: int
+    changed: int
+    unchanged: int
+    first_changed: str | None  # the pass's argument (or name)
+    resources: dict[str, int | None] | None  # a compile folder's resource summary (kernels/usage.py)
+
+    def to_json(self) -> dict[str, object]:
+        return {"name": self.name, "target": self.target, "dumps": self.dumps, "passes": self.passes,
+                "changed": self.changed, "unchanged": self.unchanged, "first_changed": self.first_changed,
+                "resources": self.resources}
+
+
+@dataclass(frozen=True)
+class DumpShown:
+    path: Path
+    what: str  # "dump" or "compile"
+    kernels: tuple[KernelShown, ...]
+
+    def to_json(self) -> dict[str, object]:
+        return {"path": str(self.path), "what": self.what, "kernels": [k.to_json() for k in self.kernels]}
+
+
+@dataclass(frozen=True)
+class ComparisonShown:
+    """Two dumps side by side: `ir diff`'s verdict, how many pairs of passes, how many differ, which first."""
+
+    verdict: str
+    summary: str
+    pairs: int
+    differ: int
+    first: int | None  # the pair selected on the page
+
+    def to_json(self) -> dict[str, object]:
+        return {"verdict": self.verdict, "summary": self.summary, "pairs": self.pairs, "differ": self.differ,
+                "first": self.first}
+
+
+@dataclass(frozen=True)
 class ViewResult:
     out: Path
     bytes: int
-    inputs: list[ViewInput]
-    model: dict[str, Any]
+    dumps: tuple[DumpShown, ...]
+    sources: tuple[tuple[str, bool], ...]  # each source file the IR names, and whether it was found
+    compare: ComparisonShown | None
     notes: list[str] = field(default_factory=list)
 
     def to_json(self) -> dict[str, object]:
-        dumps = []
-        for given, data in zip(self.inputs, self.model["dumps"], strict=True):
-            dumps.append({"path": str(given.path), "what": given.what, "kernels": [
-                {"name": k["name"], "target": k["target"], **k["count"],
-                 "first_changed": _row_name(k, k["first_changed"]), "resources": k["resources"]}
-                for k in data["kernels"]]})
-        compare = self.model["compare"]
-        return {"path": str(self.out), "bytes": self.bytes, "dumps": dumps,
-                "sources": [{"path": f["path"], "found": f["lines"] is not None} for f in self.model["files"]],
-                "compare": None if compare is None else {
-                    "verdict": compare["verdict"], "summary": compare["summary"], "pairs": len(compare["pairs"]),
-                    "differ": sum(1 for p in compare["pairs"] if p[2] is False),
-                    "first": compare["first"]},
-                "notes": self.notes}
+        return {"path": str(self.out), "bytes": self.bytes, "dumps": [d.to_json() for d in self.dumps],
+                "sources": [{"path": path, "found": found} for path, found in self.sources],
+                "compare": self.compare.to_json() if self.compare is not None else None, "notes": self.notes}
+
+
+def _shown(inputs: list[ViewInput], model: dict[str, Any]) -> tuple[tuple[DumpShown, ...], ComparisonShown | None]:
+    """What the result says of the page's model (built here, so its shape is known)."""
+    dumps = tuple(DumpShown(given.path, given.what, tuple(
+        KernelShown(k["name"], k["target"], first_changed=_row_name(k, k["first_changed"]), resources=k["resources"],
+                    **k["count"]) for k in data["kernels"]))
+        for given, data in zip(inputs, model["dumps"], strict=True))
+    compare = model["compare"]
+    if compare is None:
+        return dumps, None
+    return dumps, ComparisonShown(compare["verdict"], compare["summary"], len(compare["pairs"]),
+                                  sum(1 for p in compare["pairs"] if p[2] is False), compare["first"])
 
 
 def _row_name(kernel: dict[str, Any], index: int | None) -> str | None:
@@ -83,4 +135,36 @@ def write_view(a: Path, b: Path | None, kernel: str | None, out: Path | None) ->
     if not table.paths:
         said.append("the IR names no source lines (run --dump-ir turns line info off: "
                     "TRITON_DISABLE_LINE_INFO=0 tritondev run --dump-ir ... keeps it)")
-    return ViewResult(target, os.path.getsize(target), inputs, model, said)
+    dumps, compare = _shown(inputs, model)
+    sources = tuple((f["path"], f["lines"] is not None) for f in model["files"])
+    return ViewResult(target, os.path.getsize(target), dumps, sources, compare, said)
+
+
+@dataclass(frozen=True)
+class ViewPage:
+    """The page written, and (with --open) whether the desktop's browser took it; None: not asked."""
+
+    result: ViewResult
+    opened: bool | None
+
+    def to_json(self) -> dict[str, object]:
+        return {**self.result.to_json(), "opened": self.opened}
+
+
+def open_view(ctx: AppContext, a: Path, b: Path | None, kernel: str | None, out: Path | None, *,
+              open_page: bool) -> ViewPage:
+    """`ir view`: the page written, then opened with the desktop's browser when asked and there is one
+    (where there is none, or it fails, a warning says where the page is)."""
+    result = write_view(a, b, kernel, out)
+    return ViewPage(result, _open(ctx, result.out) if open_page else None)
+
+
+def _open(ctx: AppContext, page: Path) -> bool:
+    opener = find_opener(os.environ, ctx.runner.which)
+    if isinstance(opener, str):
+        ui.warn(f"not opened: {opener}; open {page} in a browser")
+        return False
+    status = start_opener(ctx.runner, opener, page)
+    if status != 0:
+        ui.warn(f"{opener.argv[0]} ({opener.why}) exited with status {status}; open {page} in a browser")
+    return status == 0

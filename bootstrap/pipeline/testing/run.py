@@ -257,6 +257,7 @@ def environment(ctx: AppContext, python: Path) -> dict[str, str]:
 
 
 def stream_to(json_mode: bool) -> Callable[[str], None]:
+    """Where the tests' own output goes as it comes: stdout, or stderr beside a --json document."""
     return ui.ChildOutput("stderr" if json_mode else "stdout").line
 
 
@@ -294,7 +295,7 @@ def install_requirements(ctx: AppContext, python: Path, checkout: Path) -> bool:
     return True
 
 
-def run_tests(ctx: AppContext, request: TestRequest, show: Callable[[str], None]) -> TestReport:
+def run_tests(ctx: AppContext, request: TestRequest) -> TestReport:
     """Plan from the checkout's Makefile and the workspace's build, check the machine and the
     requirements, then run under the workspace lock (shared for a test target); raises (before
     anything runs) what stops it."""
@@ -319,7 +320,6 @@ def run_tests(ctx: AppContext, request: TestRequest, show: Callable[[str], None]
                 check_requirements(missing, request, state.python)
     for note in plan.notes:
         ui.note(note)
-    holder = f"test {request.name}"
-    with ctx.reading(holder) if plan.reads_only else ctx.changing(holder):
-        outcomes = run_plan(ctx, plan, env, show)
+    with ctx.locked(builds=not plan.reads_only):
+        outcomes = run_plan(ctx, plan, env, stream_to(ctx.json))
     return TestReport(plan, outcomes, installed, ctx.dry_run)

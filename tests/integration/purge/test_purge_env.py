@@ -211,7 +211,7 @@ def test_library_removes_only_what_the_plan_names(venv_copy: VenvCopy, wheels: W
     plan = plan_purge(found)
     narrowed = dataclasses.replace(plan, owners=tuple(o for o in plan.owners if o.name == "pytorch-triton"))
     report = execute_purge(narrowed, target, runner, tmp_path / "journal.json")
-    assert [e["name"] for e in report.removed] == ["pytorch-triton"]
+    assert [e.name for e in report.removed] == ["pytorch-triton"]
     assert "triton" in listed(py) and "pytorch-triton" not in listed(py)
     assert (sp / "triton" / "only_triton.py").is_file()  # still owned by triton: not a leftover
     assert report.leftovers_removed == []

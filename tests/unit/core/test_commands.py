@@ -19,6 +19,7 @@ from bootstrap.commands.env import env
 from bootstrap.commands.setup import setup
 from bootstrap.core.context import AppContext, invocation
 from bootstrap.core.errors import ConfigError, UsageError
+from bootstrap.core.outcome import ExitStatus
 from bootstrap.core.settings_table import BY_NAME, SETTINGS
 
 
@@ -87,9 +88,11 @@ def test_doctor_lists_its_checks_called_directly(tmp_path: Path, capsys: pytest.
 
 def test_command_signature_is_own_options_then_shared_ones() -> None:
     parameters = list(inspect.signature(doctor).parameters)
+    # Last, the parameter Typer gives its context in (never an option): the lock names the command by it.
     assert parameters == ["arch", "check", "list_checks", "fix", "strict", "deep",
-                          "workspace", "python", "triton_src", "json", "dry_run", "verbose"]
-    assert list(inspect.signature(setup).parameters) == [*(s.name for s in SETTINGS), "dry_run", "json", "verbose"]
+                          "workspace", "python", "triton_src", "json", "dry_run", "verbose", "tritondev_running"]
+    assert list(inspect.signature(setup).parameters) == [*(s.name for s in SETTINGS), "dry_run", "json", "verbose",
+                                                         "tritondev_running"]
     with pytest.raises(TypeError):
         show(build_type="Debug")  # config show takes no --build-type
 
@@ -98,11 +101,11 @@ def test_the_body_receives_the_context(tmp_path: Path) -> None:
     seen: list[AppContext] = []
 
     @options.command("workspace", "jobs", "dry_run", writes_logs=True)
-    def probe(ctx: AppContext, name: str = "x") -> str:
+    def probe(ctx: AppContext, name: str = "x") -> ExitStatus:
         seen.append(ctx)
-        return name
+        return ExitStatus(len(name))
 
-    assert probe(workspace=tmp_path, jobs=3, dry_run=True, name="y") == "y"
+    assert probe(workspace=tmp_path, jobs=3, dry_run=True, name="yy") == 2  # the outcome's exit status
     ctx = seen[0]
     assert (ctx.settings.jobs, ctx.settings.source_of("jobs"), ctx.dry_run) == (3, "cli:--jobs", True)
     assert ctx.runner.log_dir is None  # writes_logs, but not under --dry-run

@@ -9,7 +9,10 @@ import pytest
 
 from bootstrap import cli
 from bootstrap.commands.options import accepted_options
+from bootstrap.core.json_fields import Fields
 from bootstrap.kernels.verify import describe_active
+from bootstrap.kernels.verify_facts import TritonFacts
+from bootstrap.kernels.verify_facts import triton_facts as _read_triton
 
 
 def run_main(args: list[str], capsys: pytest.CaptureFixture[str]) -> tuple[int, str, str]:
@@ -44,9 +47,15 @@ def test_every_cache_command_takes_python() -> None:
     assert all("--python" in accepts[f"cache {name}"] for name in ("ls", "show", "clear", "prune"))
 
 
+def _triton(active: dict[str, object] | None = None, active_error: str | None = None) -> TritonFacts:
+    """The probe's triton facts as tritondev_probe.py answers them."""
+    return _read_triton(Fields({"version": "3.5.0", "file": "/t", "source_build": False, "active": active,
+                                "active_error": active_error}, "tritondev_probe.py: triton"))
+
+
 def test_no_active_driver_is_said_plainly() -> None:
-    raw = {"active": None, "active_error": "RuntimeError: 0 active drivers ([]). There should only be one."}
-    shown = describe_active(raw)
+    shown = describe_active(_triton(None, "RuntimeError: 0 active drivers ([]). There should only be one."))
     assert "There should only be one" not in shown and "Triton found no GPU driver it can use" in shown
-    assert describe_active({"active": {"backend": "cuda", "arch": 90, "warp_size": 32}}) == "cuda:90 (warp 32)"
-    assert describe_active({"active_error": "ImportError: libcuda.so.1"}) == "none (ImportError: libcuda.so.1)"
+    assert describe_active(_triton({"backend": "cuda", "arch": 90, "warp_size": 32})) == "cuda:90 (warp 32)"
+    assert describe_active(_triton({"backend": "hip", "arch": "gfx942", "warp_size": 64})) == "hip:gfx942 (warp 64)"
+    assert describe_active(_triton(active_error="ImportError: libcuda.so.1")) == "none (ImportError: libcuda.so.1)"

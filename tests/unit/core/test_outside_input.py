@@ -8,6 +8,7 @@ documented one (2 for all of these) with a message; no other exception escapes (
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import os
 import string
@@ -190,7 +191,7 @@ def test_every_value_shown_by_config_show_is_masked(tmp_path: Path) -> None:
         f'ccache_remote = "http://cache.example/x|bearer-token={SECRET}"\n'
     )
     rows = describe(load_settings({"workspace": str(tmp_path)}, {}))
-    assert SECRET not in json.dumps(rows)
+    assert SECRET not in json.dumps([dataclasses.asdict(row) for row in rows])
 
 
 # -- the workspace env file -----------------------------------------------------------------------------
@@ -268,7 +269,9 @@ def test_a_journal_of_the_wrong_shape_names_the_field(tmp_path: Path) -> None:
     path = tmp_path / "purge-journal.json"
     path.write_text(json.dumps({"format": 1, "runs": [{"id": "x", "target": ["not", "an", "object"],
                                                           "removed": [{"name": "triton"}]}]}))
-    with pytest.raises(TritondevError, match="target is not an object") as info:
+    # The file and the field: which run, which key, what it is instead.
+    said = r"purge-journal.json is not as tritondev writes it: the last run: 'target' is list, not an object"
+    with pytest.raises(TritondevError, match=said) as info:
         restore.last_purge(path)
     assert info.value.exit_code == ExitCode.USAGE
 

@@ -9,12 +9,12 @@ import pytest
 
 from bootstrap.core.errors import UsageError
 from bootstrap.docker.plan import Engine
-from bootstrap.docker.run import DockerOutcome, _make_folder
+from bootstrap.docker.run import DockerResult, _make_folder
 
 
 def test_the_outcome_masks_credentials_and_names_what_it_creates() -> None:
     argv = ("podman", "build", "--build-arg", "PIP_INDEX_URL=https://me:s3cret@pypi.example.com/simple", ".")
-    outcome = DockerOutcome(Engine("podman", "/usr/bin/podman", rootless=True), "tritondev:0.1.0", argv,
+    outcome = DockerResult(Engine("podman", "/usr/bin/podman", rootless=True), "tritondev:0.1.0", argv,
                             dry_run=True, created=("/home/me/tritondev",))
     document = outcome.to_json()
     assert document["engine"] == {"flavour": "podman", "program": "/usr/bin/podman", "rootless": True}

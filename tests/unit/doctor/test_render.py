@@ -3,6 +3,8 @@ its group's worst mark, the fix inline for warnings and errors, the closing verd
 
 from __future__ import annotations
 
+from pathlib import Path
+
 from bootstrap.doctor.engine import Report
 from bootstrap.doctor.model import CheckResult, Fix, Status
 from bootstrap.doctor.render import list_checks_json, render_text, report_json, summary_line
@@ -31,10 +33,12 @@ def test_text_groups_marks_fixes_and_the_verdict() -> None:
 
 def test_strict_counts_the_warning_as_a_problem() -> None:
     assert "Doctor found 1 problem(s) in 1 group(s)" in summary_line(_report(), strict=True)
-    document = report_json(_report(), strict=True, context={"workspace": "/ws"})
+    document = report_json(_report(), strict=True, workspace=Path("/ws"), target_reason="given", arch=None,
+                           dry_run=False)
     assert document["summary"]["exit_code"] != 0 and document["summary"]["warn"] == 1
     assert document["workspace"] == "/ws" and document["checks"][0]["name"] == "python.interpreter"
-    assert report_json(_report(), strict=False, context={})["summary"]["exit_code"] == 0
+    lenient = report_json(_report(), strict=False, workspace=Path("/ws"), target_reason="given", arch=90, dry_run=True)
+    assert lenient["summary"]["exit_code"] == 0 and lenient["arch"] == 90 and lenient["dry_run"] is True
 
 
 def test_the_list_of_checks() -> None:

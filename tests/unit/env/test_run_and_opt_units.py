@@ -11,7 +11,7 @@ import pytest
 from bootstrap.commands.opt.render import to_json
 from bootstrap.core.errors import ToolMissing, UsageError
 from bootstrap.ir import capture
-from bootstrap.ir.opt import OptOutcome
+from bootstrap.ir.opt import OptResult
 from bootstrap.ir.replay import Replay
 from bootstrap.ir.reproducers import describe, reproducer_variables
 
@@ -67,9 +67,9 @@ def test_reproducer_folder_variables_and_refusals(tmp_path: Path) -> None:
 
 def test_triton_opt_failing_is_an_error_with_the_command_to_rerun(tmp_path: Path) -> None:
     replay = Replay(tmp_path, tmp_path / "input.mlir", command=["triton-opt", "input.mlir", "--tritongpu-coalesce"])
-    assert OptOutcome(replay, None).failure(reported=False) is None  # not run (a dry run)
-    failed = OptOutcome(Replay(tmp_path, tmp_path / "input.mlir", command=["triton-opt"], returncode=3), None)
-    error = failed.failure(reported=True)
+    assert OptResult(replay, None).failure is None  # not run (a dry run)
+    failed = OptResult(Replay(tmp_path, tmp_path / "input.mlir", command=["triton-opt"], returncode=3), None)
+    error = failed.failure
     assert error is not None and "exit status 3" in error.message and error.fix and "re-run it by hand" in error.fix
 
 

@@ -9,7 +9,8 @@ from pathlib import Path
 
 import pytest
 
-from bootstrap.commands.cache.render import binary_hint, print_entry, print_listing
+from bootstrap.commands.cache.render import print_entry, print_listing
+from bootstrap.kernels.cache.actions import binary_hint
 from bootstrap.kernels.cache.report import CacheReport
 from bootstrap.kernels.cache.scan import scan
 

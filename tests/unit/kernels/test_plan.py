@@ -8,10 +8,12 @@ import pytest
 
 from bootstrap.core import inside
 from bootstrap.core.errors import UsageError
+from bootstrap.core.json_fields import BadField, Fields
 from bootstrap.kernels.compile import MARKER_FILE, plan_compile
 from bootstrap.kernels.diagnostics import headline, ptxas_fix
 from bootstrap.kernels.targets import parse_targets
 from bootstrap.kernels.verify import choose_mode
+from bootstrap.kernels.verify_facts import ProbedEnvironment, probed_environment
 
 SIG = "x_ptr=*fp32:16,n=i32"
 
@@ -80,7 +82,21 @@ def test_failure_headline_and_ptxas_fix() -> None:
     assert headline([]) == "no output"
 
 
+def _probed(torch: dict[str, object] | None) -> ProbedEnvironment:
+    """tritondev_probe.py's `env` event with this torch (None: not installed)."""
+    triton = {"version": "3.5.0", "file": "/t", "source_build": False}
+    return probed_environment(Fields({"triton": triton, "torch": torch}, "tritondev_probe.py"))
+
+
 def test_mode_follows_torch_seeing_a_gpu() -> None:
-    assert choose_mode({"torch": {"gpu": True}}) == "gpu"
-    assert choose_mode({"torch": {"gpu": False}}) == "interpreter"
-    assert choose_mode({"torch": None}) == "interpreter"
+    torch = {"version": "2.9.0", "file": "/torch"}
+    assert choose_mode(_probed({**torch, "gpu": True})) == "gpu"
+    assert choose_mode(_probed({**torch, "gpu": False})) == "interpreter"
+    assert choose_mode(_probed(None)) == "interpreter"
+
+
+def test_a_probe_answer_not_as_agreed_names_the_field() -> None:
+    with pytest.raises(BadField, match=r"tritondev_probe.py: torch: 'gpu' is str, not bool"):
+        _probed({"version": "2.9.0", "file": "/torch", "gpu": "yes"})
+    with pytest.raises(BadField, match=r"capability\[1\] is str, not int"):
+        _probed({"version": "2.9.0", "file": "/torch", "gpu": True, "capability": [9, "0"]})

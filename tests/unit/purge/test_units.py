@@ -216,20 +216,20 @@ def test_pip_config_and_sources() -> None:
     assert config.index_url == "https://user:s3cret@mirror.example/simple"
     assert config.extra_index_urls == ("file:///opt/a", "file:///opt/b")
     src = journal.source_of(owner("triton"), config)
-    assert src == {
+    assert src.to_json() == {
         "kind": "index",
         "index_url": "https://***:***@mirror.example/simple",
         "extra_index_urls": ["file:///opt/a", "file:///opt/b"],
     }
     editable = owner("triton", editable=True, editable_path="/src/python")
-    assert journal.source_of(editable, config) == {"kind": "editable", "path": "/src/python"}
+    assert journal.source_of(editable, config).to_json() == {"kind": "editable", "path": "/src/python"}
     repo = "https://github.com/triton-lang/triton"
     vcs = owner("triton", direct_url={"url": repo, "vcs_info": {"vcs": "git", "commit_id": "abc"}})
-    assert journal.source_of(vcs, config) == {"kind": "vcs", "url": "git+https://github.com/triton-lang/triton@abc"}
+    assert journal.source_of(vcs, config).to_json() == {"kind": "vcs", "url": "git+https://github.com/triton-lang/triton@abc"}
     wheel = owner("triton", direct_url={"url": "file:///w/triton.whl", "archive_info": {}})
-    assert journal.source_of(wheel, config) == {"kind": "url", "url": "file:///w/triton.whl"}
+    assert journal.source_of(wheel, config).to_json() == {"kind": "url", "url": "file:///w/triton.whl"}
     folder = owner("triton", direct_url={"url": "file:///src/python", "dir_info": {}})
-    assert journal.source_of(folder, config) == {"kind": "directory", "path": "/src/python"}
+    assert journal.source_of(folder, config).to_json() == {"kind": "directory", "path": "/src/python"}
 
 
 def test_plan_restore(tmp_path: Path) -> None:

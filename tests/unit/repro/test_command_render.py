@@ -10,12 +10,12 @@ import pytest
 from bootstrap.commands.repro.render import capture_json, listing_json, print_capture, print_listing, print_record
 from bootstrap.repro.capture import CaptureReport, CaptureRequest
 from bootstrap.repro.records import parse_record
-from bootstrap.repro.store import Capture
+from bootstrap.repro.store import Capture, CaptureInfo
 from tests.unit.repro.records_data import record
 
 
 def _capture(folder: Path, *records: dict[str, object]) -> Capture:
-    info = {"command": ["python", "model.py"], "returncode": 0, "started": 1795757092.0}
+    info = CaptureInfo(("python", "model.py"), 0, 1795757092.0)
     return Capture(folder, info, [parse_record(r) for r in records], [("4242-0002-x", "not JSON")], ["boom"])
 
 
@@ -43,7 +43,7 @@ def test_a_record_shows_its_specialization_and_storages(tmp_path: Path, capsys: 
 
 def test_a_capture_that_caught_nothing_says_why_that_may_be(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     request = CaptureRequest(("python", "m.py"), kernel="mine*")
-    empty = CaptureReport(tmp_path, 0, Capture(tmp_path, {"returncode": 0}), request)
+    empty = CaptureReport(tmp_path, 0, Capture(tmp_path, CaptureInfo(returncode=0)), request)
     print_capture(empty)
     assert "launched no Triton kernel named mine*" in capsys.readouterr().err
     dry = capture_json(CaptureReport(tmp_path, 0, None, request))
