@@ -74,6 +74,8 @@ def main() -> int:
         proc, seconds = tritondev("doctor", "--json", "--python", sys.executable, env=env)
         doctor_times.append(seconds)
         doctor_summary = json.loads(proc.stdout)
+        if "checks" not in doctor_summary:  # an error document: say what doctor said
+            raise SystemExit(f"doctor failed (exit {proc.returncode}): {proc.stdout[-800:]} {proc.stderr[-1500:]}")
     assert doctor_summary is not None
     figures["doctor_seconds_median"] = round(statistics.median(doctor_times), 2)
     figures["doctor_checks"] = len(doctor_summary["checks"])

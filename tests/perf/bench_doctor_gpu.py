@@ -60,6 +60,8 @@ def measure(python: str, env: dict[str, str], folder: str) -> dict[str, object]:
     if reference.returncode != 0:
         raise RuntimeError(f"collect_env failed: {reference.stderr[-800:]}")
     report = json.loads(first.stdout)
+    if "checks" not in report:  # an error document: say what doctor said
+        raise RuntimeError(f"doctor failed (exit {first.returncode}): {first.stdout[-800:]} {first.stderr[-1500:]}")
     doctor_times, collect_times = [], []
     for _ in range(RUNS):
         doctor_times.append(_timed(doctor, env, folder)[0])
