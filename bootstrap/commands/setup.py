@@ -27,13 +27,13 @@ def setup(ctx: AppContext) -> None:
     """  # noqa: E501
     from bootstrap.core import ui
     from bootstrap.pipeline.built.attempt import recording
-    from bootstrap.pipeline.setup.api import precheck, run_setup
+    from bootstrap.pipeline.setup.api import SETUP_STEPS, precheck, run_setup
 
     ctx = ctx.with_runner(ctx.runner.quiet(ctx.json or ctx.dry_run))
     console = ui.err()
     offer_the_clone_around(ctx)
     precheck(ctx)  # bad input stops here, before the lock creates the workspace
-    with ctx.changing("setup"), recording(ctx):
+    with ctx.changing("setup"), recording(ctx, SETUP_STEPS):
         report = run_setup(ctx, console, confirm=_asker(ctx))
     if ctx.json:
         ui.emit_json(report.to_json())

@@ -192,6 +192,22 @@ def open_text(path: Path | str, mode: Mode = Mode.TRUNCATE) -> IO[str]:
     return os.fdopen(fd, "a" if mode is Mode.APPEND else "w", encoding="utf-8", errors="backslashreplace")
 
 
+def remove_file(path: Path | str) -> None:
+    """Remove the regular file at `path`, entered as every write is (no link followed below the anchor);
+    nothing when there is none, NotWritable for a link, folder or FIFO there (left as it is)."""
+    try:
+        with target(path, create=False) as where:
+            try:
+                mode = os.stat(where.name, dir_fd=where.folder_fd, follow_symlinks=False).st_mode
+            except FileNotFoundError:
+                return
+            if not stat.S_ISREG(mode):
+                raise NotWritable(where.path, _kind(mode) or "not a regular file")
+            os.unlink(where.name, dir_fd=where.folder_fd)
+    except FileNotFoundError:  # its folder is gone: so is the file
+        return
+
+
 def replace_bytes(path: Path | str, data: bytes, *, permissions: int | None = None) -> None:
     """Write `data` as the whole of `path`: a new file beside it, renamed over it (atomic); with
     `permissions` the new file has them (a file keeping its mode), else 0644."""

@@ -46,6 +46,8 @@ LAYOUT_FILES = (
     "setup.py", "python/setup.py", "pyproject.toml", "python/pyproject.toml", "python/requirements.txt",
     "python/build_helpers.py", LLVM_INFO, LLVM_HASH, LLVM_BUILD_INFO, AMD_LLVM_INFO, AMD_LLVM_BUILD_INFO,
     BUILD_LLVM_SCRIPT, TOP_CMAKELISTS,
+    # read by setup_py's era rules: pybind11's pin (3.0/3.1), the backends' -Werror and CUPTI lines
+    "cmake/pybind11-version.txt", "third_party/nvidia/CMakeLists.txt", "third_party/amd/CMakeLists.txt",
 )
 DEFAULT_LLVM_REPOSITORY = "llvm/llvm-project"
 # The fork Triton's release branches pin LLVM backports in (release/3.5.x #8081, release/3.8.x #10719).

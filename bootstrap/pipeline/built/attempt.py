@@ -5,22 +5,32 @@ of the kind, so without this record `tritondev doctor` right after it says "No p
 fix line says `tritondev setup` without the `--triton-src` setup was asked to build (pasted, it would
 build PyTorch's pin). The record is written when setup starts (the clone it was asked to build, if
 any) and when it ends: done, failed (the step, the error, its fix and log) or interrupted. A record
-still saying "running" is a setup that was killed. It holds paths and messages only; messages are
+still saying "running" is a setup that was killed. A setup refused on its input puts the record back as
+it was (see `recording`). It holds paths and messages only; messages are
 masked as every file tritondev writes is (bootstrap/core/writes.py).
 """
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Callable, Collection, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from bootstrap.core.errors import CommandFailed, TritondevError
+from bootstrap.core.errors import (
+    CommandFailed,
+    DirtyCheckout,
+    MismatchError,
+    ToolMissing,
+    TritondevError,
+    UsageError,
+    WorkspaceLocked,
+    WouldLoseData,
+)
 from bootstrap.core.fsutil import parse_json, read_regular
 from bootstrap.core.state_files import StateFiles
-from bootstrap.core.writes import replace_json
+from bootstrap.core.writes import remove_file, replace_bytes, replace_json
 
 if TYPE_CHECKING:
     from bootstrap.core.context import AppContext
@@ -85,24 +95,57 @@ def asked_clone(ctx: AppContext) -> Path | None:
     return last.triton_src if last is not None and last.outcome != "done" else None
 
 
+# Refusals: the run stopped on its input, the machine or the workspace before changing anything.
+_REFUSALS = (UsageError, ToolMissing, MismatchError, DirtyCheckout, WorkspaceLocked, WouldLoseData)
+
+
 @contextmanager
-def recording(ctx: AppContext) -> Iterator[None]:
-    """Record this setup's request while it runs and how it ended (nothing under --dry-run)."""
+def recording(ctx: AppContext, steps: Collection[str]) -> Iterator[None]:
+    """Record this setup's request while it runs and how it ended (nothing under --dry-run). `steps`: the
+    names of setup's steps. A setup that fails before a command of one of them ran, or that was refused
+    (bad input, a missing tool, a pin mismatch, a dirty checkout), leaves the record as it was before: bad
+    input changes nothing on disk. Writing the record never hides the error the setup ended with."""
     if ctx.dry_run:
         yield
         return
     record = StateFiles(ctx.workspace.state).last_setup
+    before = _current(record)
     src = ctx.settings.triton_src
     replace_json(record, LastSetup(src, "running").to_json())
     try:
         yield
     except TritondevError as exc:
-        last = ctx.runner.history[-1] if ctx.runner.history else None
-        log = exc.log_path if isinstance(exc, CommandFailed) and exc.log_path else None
-        replace_json(record, LastSetup(src, "failed", last.step if last else "", exc.message, exc.fix or "",
-                                             str(log or "")).to_json())
+        ran = [c for c in ctx.runner.history if c.step in steps]
+        if isinstance(exc, _REFUSALS) or not ran:
+            _best_effort(lambda: _restore(record, before))
+        else:
+            log = exc.log_path if isinstance(exc, CommandFailed) and exc.log_path else None
+            failed = LastSetup(src, "failed", ran[-1].step, exc.message, exc.fix or "", str(log or ""))
+            _best_effort(lambda: replace_json(record, failed.to_json()))
         raise
     except KeyboardInterrupt:
-        replace_json(record, LastSetup(src, "interrupted").to_json())
+        _best_effort(lambda: replace_json(record, LastSetup(src, "interrupted").to_json()))
         raise
     replace_json(record, LastSetup(src, "done").to_json())
+
+
+def _current(record: Path) -> bytes | None:
+    try:
+        return read_regular(record, limit=1 << 20)
+    except OSError:
+        return None  # none yet (or not a file tritondev wrote: replaced as any record is)
+
+
+def _restore(record: Path, before: bytes | None) -> None:
+    if before is None:
+        remove_file(record)
+    else:
+        replace_bytes(record, before)
+
+
+def _best_effort(write: Callable[[], None]) -> None:
+    """A record written as the setup ends: a full disk or a read-only folder must not replace its error."""
+    try:
+        write()
+    except OSError:
+        pass

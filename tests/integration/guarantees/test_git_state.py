@@ -57,7 +57,8 @@ def test_a_merge_a_rebase_and_a_bisect_are_named(cli: Cli, world: World, tmp_pat
     clone = diverged(world, tmp_path / "my-triton")
     git(clone, "merge", "theirs", check=False)
     said = summary(cli, clone, world, tmp_path)
-    assert "branch mine, a merge of " in said and "in progress (git merge --continue or --abort)" in said, said
+    assert "branch mine (1 ahead, 0 behind origin/main), a merge of " in said, said
+    assert "in progress (git merge --continue or --abort)" in said, said
     assert "1 file(s) with conflicts: README.md" in said and "1 uncommitted file" not in said, said
     git(clone, "merge", "--abort")
     git(clone, "rebase", "theirs", check=False)  # stops at the conflict, HEAD detached

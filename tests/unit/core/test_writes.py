@@ -205,3 +205,28 @@ def test_a_replaced_file_may_keep_its_permissions(ws: Path) -> None:
     assert path.stat().st_mode & 0o777 == 0o600
     writes.replace_text(path, "// RUN: new\n", verbatim=True)
     assert path.stat().st_mode & 0o777 == 0o644 and path.read_text() == "// RUN: new\n"
+
+
+def test_remove_file_removes_a_regular_file_and_nothing_else(tmp_path: Path) -> None:
+    """What a failed setup puts back (state/last-setup.json it made): a file goes; a link, a folder or a FIFO
+    at that name stays, refused; a name that is not there is no error."""
+    writes.anchor(tmp_path)
+    state = tmp_path / "state"
+    state.mkdir()
+    record = state / "last-setup.json"
+    record.write_text("{}")
+    writes.remove_file(record)
+    assert not record.exists()
+    writes.remove_file(record)  # already gone
+    writes.remove_file(tmp_path / "no-folder" / "last-setup.json")
+    victim = tmp_path / "victim.txt"
+    victim.write_text("keep")
+    record.symlink_to(victim)
+    with pytest.raises(writes.NotWritable):
+        writes.remove_file(record)
+    assert record.is_symlink() and victim.read_text() == "keep"
+    record.unlink()
+    os.mkfifo(record)
+    with pytest.raises(writes.NotWritable):
+        writes.remove_file(record)
+    assert record.exists()
