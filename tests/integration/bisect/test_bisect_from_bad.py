@@ -143,25 +143,23 @@ def test_bisect_resume_fetches_what_a_shallow_checkout_lacks(ws: dict[str, Any],
     checkout = ws["ws"] / "src" / "triton"
     argv = [sys.executable, "-m", "bootstrap", "bisect", "triton", *ws["common"], "--good", r.good, "--bad", r.bad,
             "--", "python", "check_add.py"]
-    # git runs the checkout's reference-transaction hook while the range's refs are written into it: the
-    # hook holds the import there until the Ctrl-C, whatever the machine's load.
+    # tritondev's git runs no hook of the checkout (core.hooksPath=/dev/null), so a `git` first on PATH
+    # holds the fetch that copies the range in until the Ctrl-C, whatever the machine's load.
     held = ws["root"] / "import-held"
-    hook = checkout / ".git" / "hooks" / "reference-transaction"
-    hook.parent.mkdir(exist_ok=True)
-    hook.write_text(f"#!/bin/sh\nif [ \"$1\" = prepared ] && grep -q refs/tritondev/bisect/; then\n"
-                    f"  touch {held}; exec sleep 600\nfi\n")
-    hook.chmod(0o755)
-    try:
-        proc = subprocess.Popen(argv, env=ws["env"], cwd=ws["root"], stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-                                text=True, start_new_session=True)
-        deadline = time.monotonic() + 600
-        while not held.exists():
-            assert proc.poll() is None and time.monotonic() < deadline, proc.communicate()[1][-3000:]
-            time.sleep(0.1)
-        os.killpg(proc.pid, signal.SIGINT)
-        _, stderr = proc.communicate(timeout=600)
-    finally:
-        hook.unlink()
+    wrapper = ws["root"] / "held-git" / "git"
+    wrapper.parent.mkdir(exist_ok=True)
+    wrapper.write_text(f"#!/bin/sh\ncase \"$*\" in *fetch*refs/tritondev/bisect/good:*) touch '{held}';"
+                       f" exec sleep 600;; esac\nexec '{shutil.which('git')}' \"$@\"\n")
+    wrapper.chmod(0o755)
+    env = {**ws["env"], "PATH": f"{wrapper.parent}{os.pathsep}{ws['env'].get('PATH', os.environ['PATH'])}"}
+    proc = subprocess.Popen(argv, env=env, cwd=ws["root"], stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                            text=True, start_new_session=True)
+    deadline = time.monotonic() + 600
+    while not held.exists():
+        assert proc.poll() is None and time.monotonic() < deadline, proc.communicate()[1][-3000:]
+        time.sleep(0.1)
+    os.killpg(proc.pid, signal.SIGINT)
+    _, stderr = proc.communicate(timeout=600)
     assert proc.returncode in (130, -signal.SIGINT), stderr[-3000:]
     journal = json.loads((ws["ws"] / "state" / "bisect.json").read_text())
     assert journal["steps"] == [] and journal["restored"] is True
