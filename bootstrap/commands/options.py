@@ -170,10 +170,8 @@ def command(
     echo: which commands it runs are echoed (Echo).
     """
     keyword = inspect.Parameter.KEYWORD_ONLY
-    added = [
-        inspect.Parameter(name, keyword, default=False if name in _FLAGS else None, annotation=_annotation(name))
-        for name in takes
-    ]
+    added = [inspect.Parameter(name, keyword, default=False if name in _FLAGS else None,
+                               annotation=_annotation(name)) for name in takes]
     declared = _Declared(takes, writes_logs, reads_target, lock, echo)
 
     def decorate(body: CommandBody) -> Callable[..., Any]:

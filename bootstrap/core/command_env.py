@@ -18,7 +18,7 @@ import os
 import re
 import shlex
 import shutil
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 
 from bootstrap.core.errors import ConfigError, ToolMissing
 
@@ -156,3 +156,21 @@ def resolve_program(program: str, fix: str | None, path: str | None = None) -> s
             fix=f"install it: {hint}" if hint else f"install {program}, or add the folder that holds it to PATH",
         )
     return found
+
+
+def environment(args: Sequence[str], base: Mapping[str, str], layers: Sequence[Mapping[str, str | None]], *,
+                harden: bool, drivers: Callable[[dict[str, str]], tuple[str, ...]]) -> dict[str, str]:
+    """The environment `args` runs with: `base` with each layer applied in turn (None removes a variable).
+    A git command tritondev runs (`harden`) gets git's environment first and its hardening last, so that
+    nothing a caller sets undoes it; `drivers(env)` lists the filter drivers to turn off there. A user's
+    own command (`tritondev run -- git commit`) runs as the user would run it: their hooks and filters
+    are theirs to keep."""
+    tritondevs_git = harden and is_git(args)
+    env = git_environment(base) if tritondevs_git else dict(base)
+    for layer in layers:
+        for key, value in layer.items():
+            if value is None:
+                env.pop(key, None)
+            else:
+                env[key] = value
+    return hardened(env, drivers(env)) if tritondevs_git else env

@@ -35,7 +35,7 @@ from pathlib import Path
 from typing import TextIO
 
 from bootstrap.core import command_env, run_state
-from bootstrap.core.command_env import git_environment, is_git, resolve_program
+from bootstrap.core.command_env import resolve_program
 from bootstrap.core.command_record import PlannedCommand, Result
 from bootstrap.core.errors import CommandFailed, ToolMissing
 from bootstrap.core.output_lines import hand_over_lines
@@ -173,7 +173,7 @@ class Runner:
         else:
             result = self._run_captured(args, exe, cwd, full_env, log_path, timeout, input_text, fix)
         result.seconds = time.monotonic() - started
-        if is_git(args) and result.returncode != 0:
+        if command_env.is_git(args) and result.returncode != 0:
             command_env.refuse_unsafe_repository(result.stdout + result.stderr)
         if check and result.returncode != 0:
             tail = (result.stdout + ("\n" + result.stderr if result.stderr else "")).strip().splitlines()
@@ -255,19 +255,8 @@ class Runner:
 
     def _environment(self, args: tuple[str, ...], env: Mapping[str, str | None] | None,
                      cwd: Path | str | None, *, users_command: bool = False) -> dict[str, str]:
-        # A user's own command (`tritondev run -- git commit`) runs as the user would run it: their hooks
-        # and filters are theirs to keep. Only the git commands tritondev itself runs are hardened.
-        tritondevs_git = is_git(args) and not users_command
-        base = dict(os.environ)
-        if tritondevs_git:
-            base = git_environment(base)
-        for key, value in [*self.environment.items(), *(env or {}).items()]:
-            if value is None:
-                base.pop(key, None)
-            else:
-                base[key] = value
-        # Last, so that nothing a caller sets undoes it.
-        return command_env.hardened(base, _filter_drivers(args, cwd, base)) if tritondevs_git else base
+        return command_env.environment(args, os.environ, [self.environment, env or {}], harden=not users_command,
+                                       drivers=lambda base: _filter_drivers(args, cwd, base))
 
     def _open_log(self, log_path: Path | None, args: tuple[str, ...], cwd: object) -> TextIO | None:
         if log_path is None:

@@ -21,13 +21,13 @@ it real file contents.
 from __future__ import annotations
 
 import re
-import sys
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
 from bootstrap.core.errors import MismatchError
 from bootstrap.core.fsutil import parse_json
+from bootstrap.git import build_requires as requirements
 from bootstrap.git.refs import SHA_RE, parse_pin_file, validate_slug
 from bootstrap.git.setup_py import SetupPyArgs, read_setup_py_args
 
@@ -266,66 +266,14 @@ def amd_llvm(read: ReadFile) -> AmdLlvm | None:
     )
 
 
-def _toml_requires(text: str) -> list[str]:
-    if sys.version_info >= (3, 11):
-        import tomllib
-    else:  # pragma: no cover - Python 3.10
-        import tomli as tomllib
-    try:
-        data = tomllib.loads(text)
-    except tomllib.TOMLDecodeError:
-        return []
-    requires = data.get("build-system", {}).get("requires", [])
-    return [r for r in requires if isinstance(r, str)]
-
-
-def _requirements_lines(text: str) -> list[str]:
-    """Requirement lines of a requirements.txt: comments, blank lines and pip options dropped."""
-    out = []
-    for line in text.splitlines():
-        line = line.split(" #", 1)[0].strip()
-        if not line or line.startswith(("#", "-")):
-            continue
-        out.append(line)
-    return out
-
-
 def build_requires(read: ReadFile, where: str | None = None) -> tuple[str, ...]:
-    """Build requirements: pyproject.toml [build-system] requires (next to setup.py, else the root)
-    and python/requirements.txt, in that order, without duplicates."""
-    where = setup_py_dir(read) if where is None else where
-    found: list[str] = []
-    for path in dict.fromkeys(("pyproject.toml" if where == "." else f"{where}/pyproject.toml", "pyproject.toml")):
-        text = read(path)
-        if text is not None:
-            found.extend(_toml_requires(text))
-            break
-    text = read("python/requirements.txt")
-    if text is not None:
-        found.extend(_requirements_lines(text))
-    return tuple(dict.fromkeys(found))
-
-
-def _requirement_name(requirement: str) -> str:
-    match = re.match(r"^\s*([A-Za-z0-9][A-Za-z0-9._-]*)", requirement)
-    return match.group(1).lower().replace("_", "-") if match else ""
+    """Build requirements next to setup.py (bootstrap.git.build_requires); `where`: setup.py's folder."""
+    return requirements.build_requires(read, setup_py_dir(read) if where is None else where)
 
 
 def binding(read: ReadFile, requires: tuple[str, ...] | None = None, where: str | None = None) -> str:
-    """ "nanobind" or "pybind11" from the build requirements; ≤ 3.1 setup.py downloads pybind11."""
-    requires = build_requires(read, where) if requires is None else requires
-    names = {_requirement_name(r) for r in requires}
-    if "nanobind" in names:
-        return "nanobind"
-    if "pybind11" in names:
-        return "pybind11"
-    where = setup_py_dir(read) if where is None else where
-    setup = read("setup.py" if where == "." else f"{where}/setup.py") or ""
-    if "nanobind" in setup:
-        return "nanobind"
-    if "pybind11" in setup:
-        return "pybind11"
-    return "unknown"
+    """ "nanobind" or "pybind11" (bootstrap.git.build_requires); `where`: setup.py's folder."""
+    return requirements.binding(read, setup_py_dir(read) if where is None else where, requires)
 
 
 _TRITON_VERSION_RE = re.compile(r"^TRITON_VERSION\s*=\s*[\"'](\d+\.\d+[^\"']*)[\"']", re.MULTILINE)

@@ -246,3 +246,25 @@ def test_setup_is_reached_through_its_api() -> None:
              if i.imported.startswith("bootstrap.pipeline.setup.") and not i.importer.startswith(
                  "bootstrap.pipeline.setup.") and i.imported != "bootstrap.pipeline.setup.api"]
     assert not wrong, "\n".join(wrong)
+
+
+# Modules split along their seams before they pass this, functions before they pass 60 lines (docstring
+# included). The one exception: the repro runner is the body every repro.py carries whole, so that the
+# repro runs alone, with no tritondev on the machine.
+MODULE_LINES, FUNCTION_LINES = 400, 60
+WHOLE_BY_DESIGN = {"bootstrap/core/scripts/tritondev_repro_runner.py"}
+
+
+def test_modules_and_functions_stay_small() -> None:
+    long_modules, long_functions = [], []
+    for path in sorted((REPO / "bootstrap").rglob("*.py")):
+        rel = path.relative_to(REPO).as_posix()
+        text = path.read_text(encoding="utf-8")
+        if len(text.splitlines()) > MODULE_LINES and rel not in WHOLE_BY_DESIGN:
+            long_modules.append(f"{rel}: {len(text.splitlines())} lines")
+        for node in ast.walk(ast.parse(text)):
+            if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
+                lines = (node.end_lineno or node.lineno) - node.lineno + 1
+                if lines > FUNCTION_LINES:
+                    long_functions.append(f"{rel}:{node.lineno} {node.name}: {lines} lines")
+    assert not long_modules and not long_functions, "\n".join(long_modules + long_functions)
