@@ -2,16 +2,20 @@
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from enum import Enum
-from typing import TYPE_CHECKING, Annotated, Optional
+from typing import TYPE_CHECKING, Annotated, ClassVar, Optional
 
 import typer
 
 from bootstrap.commands import options
+from bootstrap.core.outcome import Outcome
 
 if TYPE_CHECKING:
     from bootstrap.core.context import AppContext
-    from bootstrap.pipeline.bisect.journal import BisectKind
+    from bootstrap.core.errors import TritondevError
+    from bootstrap.pipeline.bisect.journal import BuildFailureMode
+    from bootstrap.pipeline.bisect.restore import ResetOutcome
     from bootstrap.pipeline.bisect.run import BisectOutcome
 
 # The settings that decide how each commit is built (as setup's), and where missing commits come from.
@@ -24,6 +28,10 @@ class BuildFailure(str, Enum):
     bad = "bad"
 
 
+def _mode(choice: BuildFailure) -> BuildFailureMode:
+    return "bad" if choice is BuildFailure.bad else "skip"
+
+
 Good = Annotated[str, typer.Option("--good", help="A commit (tag, branch, id) where the command passes.",
                                    show_default=False)]
 Bad = Annotated[str, typer.Option("--bad", help="A later commit where it fails.", show_default=False)]
@@ -33,87 +41,48 @@ Command = Annotated[Optional[list[str]], typer.Argument(  # noqa: UP045 - Typer 
     help="The test (after --): exit 0 good, 125 skip, 1-127 or a crash bad.", metavar="-- CMD",
     show_default=False)]
 
-def _bisect(ctx: AppContext, kind: BisectKind, good: str, bad: str, build_failure: BuildFailure,
-            command: list[str] | None) -> None:
-    from pathlib import Path
-
-    from bootstrap.core import ui
-    from bootstrap.core.errors import UsageError
-    from bootstrap.git.commit_range import split_ref
-    from bootstrap.pipeline.bisect import run as bisect
-    from bootstrap.pipeline.bisect.checks import setup_state
-
-    if not command:
-        raise UsageError("no command to judge each commit with",
-                         fix=f"tritondev bisect {kind} --good REF --bad REF -- python my_test.py")
-    for ref, what in ((good, "--good"), (bad, "--bad")):
-        split_ref(ref, what)  # a malformed ref says so in any workspace, set up or not
-    setup_state(ctx)  # before the lock, which would create the workspace
-    ctx = ctx.with_runner(ctx.runner.quiet(ctx.json or not ctx.verbose))
-    request = bisect.BisectRequest(kind, good, bad, tuple(command), build_failure.value, Path.cwd())
-    if ctx.dry_run:
-        outcome = bisect.start(ctx, request, ui.err())
-    else:
-        with ctx.workspace.lock("bisect"):
-            outcome = bisect.start(ctx, request, None if ctx.json and not ctx.verbose else ui.err())
-    _render(ctx, outcome)
-
-
-@options.command(*BUILD_SETTINGS, "dry_run", "json", "verbose", writes_logs=True)
+@options.command(*BUILD_SETTINGS, "dry_run", "json", "verbose", writes_logs=True, lock="exclusive", echo="verbose")
 def triton(ctx: AppContext, good: Good, bad: Bad, command: Command = None,
-           build_failure: OnBuildFailure = BuildFailure.skip) -> None:
+           build_failure: OnBuildFailure = BuildFailure.skip) -> BisectShown:
     """Find the first Triton commit between --good and --bad for which COMMAND fails.
 
     Each step checks a commit out, builds it as `tritondev setup` would (its own LLVM pin: a kept LLVM build is reused, another is built once), reinstalls it and runs COMMAND with the target environment first on PATH. A commit that does not build is skipped. At the end the checkout is back at its starting commit with the starting build installed.
 
     Exit codes: 0 first bad commit found, 1 only skipped commits are left (the candidates are listed), 2 bad input or no setup, 3 COMMAND not found, 4 a build tool failed or COMMAND aborted (exit 128-255 other than a crash), 6 local changes, workspace locked or another bisect recorded, 130 interrupted (the same command resumes).
     """  # noqa: E501
-    _bisect(ctx, "triton", good, bad, build_failure, command)
+    from bootstrap.pipeline.bisect.entry import bisect_range
+
+    return BisectShown(bisect_range(ctx, "triton", good, bad, _mode(build_failure), command))
 
 
-@options.command(*BUILD_SETTINGS, "dry_run", "json", "verbose", writes_logs=True)
+@options.command(*BUILD_SETTINGS, "dry_run", "json", "verbose", writes_logs=True, lock="exclusive", echo="verbose")
 def llvm(ctx: AppContext, good: Good, bad: Bad, command: Command = None,
-         build_failure: OnBuildFailure = BuildFailure.skip) -> None:
+         build_failure: OnBuildFailure = BuildFailure.skip) -> BisectShown:
     """Find the first LLVM commit between --good and --bad for which COMMAND fails, Triton fixed.
 
     Each step checks the LLVM commit out and builds it incrementally in one folder (build/llvm-bisect/, ccache), rebuilds Triton against it and runs COMMAND. --build-failure bad finds the first LLVM that Triton no longer builds against.
 
     Exit codes: as `tritondev bisect triton --help` lists them.
     """  # noqa: E501
-    _bisect(ctx, "llvm", good, bad, build_failure, command)
+    from bootstrap.pipeline.bisect.entry import bisect_range
+
+    return BisectShown(bisect_range(ctx, "llvm", good, bad, _mode(build_failure), command))
 
 
-@options.command(*BUILD_SETTINGS, "json", "verbose", writes_logs=True)
-def resume(ctx: AppContext) -> None:
+@options.command(*BUILD_SETTINGS, "json", "verbose", writes_logs=True, lock="exclusive", echo="verbose")
+def resume(ctx: AppContext) -> BisectShown:
     """Go on with a bisect that was interrupted or aborted, without testing a commit again."""
-    from bootstrap.core import ui
-    from bootstrap.pipeline.bisect import run as bisect
-    from bootstrap.pipeline.bisect.checks import setup_state
+    from bootstrap.pipeline.bisect.entry import resume_bisect
 
-    setup_state(ctx)
-    ctx = ctx.with_runner(ctx.runner.quiet(ctx.json or not ctx.verbose))
-    with ctx.workspace.lock("bisect"):
-        outcome = bisect.resume(ctx, None if ctx.json and not ctx.verbose else ui.err())
-    _render(ctx, outcome)
+    return BisectShown(resume_bisect(ctx))
 
 
-@options.command(*BUILD_SETTINGS, "json", "verbose", writes_logs=True)
-def reset(ctx: AppContext) -> None:
+@options.command(*BUILD_SETTINGS, "json", "verbose", writes_logs=True, lock="exclusive", echo="verbose")
+def reset(ctx: AppContext) -> ResetShown:
     """Forget the recorded bisect; if it left the checkouts moved, put them and the starting build back."""
-    from bootstrap.core import ui
-    from bootstrap.pipeline.bisect import run as bisect
-    from bootstrap.pipeline.bisect.journal import journal_path
+    from bootstrap.pipeline.bisect.entry import reset_bisect
 
-    ctx = ctx.with_runner(ctx.runner.quiet(ctx.json or not ctx.verbose))
-    if not journal_path(ctx.workspace.state).exists():
-        result = bisect.reset(ctx, None)
-    else:
-        with ctx.workspace.lock("bisect"):
-            result = bisect.reset(ctx, None if ctx.json and not ctx.verbose else ui.err())
-    if ctx.json:
-        ui.emit_json(result.to_json())
-        return
-    ui.out().print(result.message)
+    return ResetShown(reset_bisect(ctx))
 
 
 def register(app: typer.Typer) -> None:
@@ -126,18 +95,45 @@ def register(app: typer.Typer) -> None:
     app.add_typer(bisect_app, name="bisect")
 
 
-def _render(ctx: AppContext, outcome: BisectOutcome) -> None:
-    from rich.markup import escape
-    from rich.table import Table
+@dataclass(frozen=True)
+class ResetShown(Outcome):
+    result: ResetOutcome
 
-    from bootstrap.core import ui
-    from bootstrap.core.errors import CheckFailed
+    def to_json(self) -> dict[str, object]:
+        return self.result.to_json()
 
-    data = outcome.to_json()
-    state, journal = outcome.state, outcome.journal
-    if ctx.json:
-        ui.emit_json(data)
-    else:
+    def render(self) -> None:
+        from bootstrap.core import ui
+
+        ui.out().print(self.result.message)
+
+
+@dataclass(frozen=True)
+class BisectShown(Outcome):
+    """The bisect's steps and result; with only skipped commits left, the candidates are its failure."""
+
+    result: BisectOutcome
+    renders_failure: ClassVar[bool] = True  # the candidates, listed, say it
+
+    def to_json(self) -> dict[str, object]:
+        return self.result.to_json()
+
+    @property
+    def failure(self) -> TritondevError | None:
+        from bootstrap.core.errors import CheckFailed
+
+        if self.result.state.first_bad is None and not self.result.dry_run:
+            return CheckFailed("no single first bad commit: only skipped commits are left")
+        return None
+
+    def render(self) -> None:
+        from rich.markup import escape
+        from rich.table import Table
+
+        from bootstrap.core import ui
+
+        outcome = self.result
+        state, journal = outcome.state, outcome.journal
         out = ui.out()
         if outcome.dry_run:
             out.print(f"would bisect {len(journal.range.commits)} {journal.kind} commits between "
@@ -154,8 +150,6 @@ def _render(ctx: AppContext, outcome: BisectOutcome) -> None:
         out.print(table)
         for line in _result_lines(outcome):
             out.print(escape(line))
-    if state.first_bad is None and not outcome.dry_run:
-        raise CheckFailed("no single first bad commit: only skipped commits are left", reported=True)
 
 
 def _result_lines(outcome: BisectOutcome) -> list[str]:

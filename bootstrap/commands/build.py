@@ -2,14 +2,17 @@
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from typing import TYPE_CHECKING, Annotated, Optional
 
 import typer
 
 from bootstrap.commands import options
+from bootstrap.core.outcome import Outcome
 
 if TYPE_CHECKING:
     from bootstrap.core.context import AppContext
+    from bootstrap.pipeline.setup.api import BuildResult
 
 # Typer needs Optional[...] at runtime on Python 3.10 for these annotations.
 Target = Annotated[
@@ -18,8 +21,9 @@ Target = Annotated[
 ]
 
 
-@options.command("workspace", "sanitize", "distcc", "dry_run", "json", "verbose", writes_logs=True)
-def build(ctx: AppContext, target: Target = None) -> None:
+@options.command("workspace", "sanitize", "distcc", "dry_run", "json", "verbose", writes_logs=True, lock="exclusive",
+                 echo="text")
+def build(ctx: AppContext, target: Target = None) -> BuildOutcome:
     """Rebuild Triton after editing it: ninja in setup's Triton build folder.
 
     pip install runs again only when the install is out of date (new commit, setup.py or pyproject.toml changed). Needs a finished `tritondev setup` in the workspace.
@@ -27,23 +31,26 @@ def build(ctx: AppContext, target: Target = None) -> None:
     Exit codes: 0 ok, 2 no setup yet or unknown target, 3 distcc asked for and no host usable, 4 the build failed (log path shown), 6 workspace locked.
     """  # noqa: E501
     from bootstrap.core import ui
-    from bootstrap.pipeline.setup.api import run_build
+    from bootstrap.pipeline.setup.api import build_workspace
 
-    ctx = ctx.with_runner(ctx.runner.quiet(ctx.json))
-    if not ctx.workspace.state.is_dir():
-        # Said before the lock, which would create the workspace (a typo in --workspace included).
-        from bootstrap.core.errors import UsageError
+    return BuildOutcome(build_workspace(ctx, target, ui.err()))
 
-        raise UsageError(f"no finished `tritondev setup` in workspace {ctx.workspace.root}",
-                         fix="run `tritondev setup` first")
-    with ctx.changing("build"):
-        result = run_build(ctx, target, ui.err())
-    if ctx.json:
-        ui.emit_json(result.to_json())
-        return
-    out = ui.out()
-    for line in result.summary:
-        out.print(line, markup=False)  # paths and messages: text, never markup
+
+@dataclass(frozen=True)
+class BuildOutcome(Outcome):
+    """What the rebuild did: its summary lines, or the JSON document."""
+
+    result: BuildResult
+
+    def to_json(self) -> dict[str, object]:
+        return self.result.to_json()
+
+    def render(self) -> None:
+        from bootstrap.core import ui
+
+        out = ui.out()
+        for line in self.result.summary:
+            out.print(line, markup=False)  # paths and messages: text, never markup
 
 
 def register(app: typer.Typer) -> None:

@@ -140,10 +140,11 @@ def _merge_before_command(takes: tuple[str, ...], values: dict[str, Any]) -> Non
 
 CommandBody = Callable[..., "Outcome | None"]
 
-# Which of the commands a command runs are echoed on stderr (`$ git fetch ...`); -v shows them all, always.
-# always: in every mode. text: not under --json (stderr stays calm beside the document). verbose: only
-# with -v (a command whose runs are lookups: pins).
-Echo = Literal["always", "text", "verbose"]
+# Which of the commands a command runs are echoed on stderr (`$ git fetch ...`); -v shows them all, except
+# for `run`. always: in every mode. text: not under --json (stderr stays calm beside the document).
+# verbose: only with -v (a command whose runs are lookups: pins). run: only on a real run shown as text,
+# -v or not (setup: --json keeps stderr calm, and --dry-run's plan lists every command itself).
+Echo = Literal["always", "text", "verbose", "run"]
 
 
 def command(
@@ -233,7 +234,7 @@ def _context(declared: _Declared, values: dict[str, Any], holder: str) -> AppCon
     json, dry_run, verbose = (flags.get(name, False) for name in ("json", "dry_run", "verbose"))
     ctx: AppContext = make_context(
         settings, json=json, dry_run=dry_run, verbose=verbose, logs=declared.writes_logs and not dry_run,
-        reads_target=declared.reads_target, quiet=_quiet(declared.echo, json=json, verbose=verbose),
+        reads_target=declared.reads_target, quiet=_quiet(declared.echo, json=json, dry_run=dry_run, verbose=verbose),
         lock=LockDeclaration(declared.lock, holder) if declared.lock is not None else None,
     )
     clone = asked_clone(ctx)
@@ -241,8 +242,10 @@ def _context(declared: _Declared, values: dict[str, Any], holder: str) -> AppCon
     return ctx
 
 
-def _quiet(echo: Echo, *, json: bool, verbose: bool) -> bool:
+def _quiet(echo: Echo, *, json: bool, dry_run: bool, verbose: bool) -> bool:
     """The runner's echo off, as the command declared it (Echo)."""
+    if echo == "run":
+        return json or dry_run
     return not verbose and (echo == "verbose" or (echo == "text" and json))
 
 

@@ -2,21 +2,24 @@
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 import typer
 
 from bootstrap.commands import options
+from bootstrap.core.outcome import Outcome
 
 if TYPE_CHECKING:
     from collections.abc import Callable
 
     from bootstrap.core.context import AppContext
+    from bootstrap.core.errors import TritondevError
     from bootstrap.pipeline.setup.api import LlvmReport, SetupReport
 
 
-@options.command(*options.EVERY_SETTING, "dry_run", "json", "verbose", writes_logs=True)
-def setup(ctx: AppContext) -> None:
+@options.command(*options.EVERY_SETTING, "dry_run", "json", "verbose", writes_logs=True, lock="exclusive", echo="run")
+def setup(ctx: AppContext) -> SetupOutcome:
     """Resolve pins, fetch sources, build LLVM/MLIR, purge other tritons, build and install Triton, verify.
 
     Installs into --python, else the active virtualenv or conda env, else <workspace>/venv (created then), and says which. Other Triton distributions are purged from it after the LLVM build, just before Triton is built and installed.
@@ -26,55 +29,42 @@ def setup(ctx: AppContext) -> None:
     Exit codes: 0 ok, 1 verification failed, 2 bad option, 3 tool missing, 4 a command failed (log path shown), 5 pin mismatch, 6 workspace locked or dirty checkout.
     """  # noqa: E501
     from bootstrap.core import ui
-    from bootstrap.pipeline.built.attempt import recording
-    from bootstrap.pipeline.setup.api import SETUP_STEPS, precheck, run_setup
+    from bootstrap.pipeline.setup.api import adopt_the_clone_around, setup_workspace
 
-    ctx = ctx.with_runner(ctx.runner.quiet(ctx.json or ctx.dry_run))
-    console = ui.err()
-    offer_the_clone_around(ctx)
-    precheck(ctx)  # bad input stops here, before the lock creates the workspace
-    with ctx.changing("setup"), recording(ctx, SETUP_STEPS):
-        report = run_setup(ctx, console, confirm=_asker(ctx))
-    if ctx.json:
-        ui.emit_json(report.to_json())
-    else:
-        render(report)
-    if report.failure is not None:
-        # A dry run whose real run would certainly fail says so once, at the end, with the code it would end with.
-        report.failure.reported = ctx.json
-        raise report.failure
+    ask = _asker()
+    ctx = adopt_the_clone_around(ctx, ask)
+    return SetupOutcome(setup_workspace(ctx, ui.err(), ask))
 
 
 def register(app: typer.Typer) -> None:
     app.command("setup")(setup)
 
 
-def _asker(ctx: AppContext) -> Callable[[str], bool] | None:
-    """A yes/no question on a terminal (default no); None in a script, CI or with --json: nobody to ask."""
+def _asker() -> Callable[[str], bool] | None:
+    """A yes/no question on a terminal (default no); None in a script or CI: nobody to ask."""
     import sys
 
-    if ctx.json or not (sys.stdin.isatty() and sys.stderr.isatty()):
+    if not (sys.stdin.isatty() and sys.stderr.isatty()):
         return None
     return lambda question: bool(typer.confirm(question, default=False, err=True))
 
 
-def offer_the_clone_around(ctx: AppContext) -> None:
-    """Run inside a Triton checkout (not given --triton-src, nor a commit to build), setup offers to
-    build it as it stands: a question on a terminal, else (a script, CI, --json) a note saying how."""
-    import sys
+@dataclass(frozen=True)
+class SetupOutcome(Outcome):
+    """What setup did (or, under --dry-run, would do); a dry run whose real run would certainly fail says so
+    once, at the end, with the code it would end with."""
 
-    from bootstrap.core import ui
+    report: SetupReport
 
-    around = options.triton_clone_around(ctx)
-    if around is None:
-        return
-    if sys.stdin.isatty() and sys.stderr.isatty() and not ctx.json:
-        if typer.confirm(f"You are in the Triton checkout {around}. Build it as it stands (--triton-src) instead"
-                         " of a new checkout of the pin?", default=False, err=True):
-            ctx.settings = options.with_clone(ctx, around).settings
-        return
-    ui.note(f"you are in the Triton checkout {around}: `tritondev setup --triton-src {around}` builds it as it"
-            " stands (this run makes its own checkout of the pin)")
+    def to_json(self) -> dict[str, object]:
+        return self.report.to_json()
+
+    def render(self) -> None:
+        render(self.report)
+
+    @property
+    def failure(self) -> TritondevError | None:
+        return self.report.failure
 
 
 def render(report: SetupReport) -> None:

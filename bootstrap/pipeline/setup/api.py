@@ -24,7 +24,7 @@ from bootstrap.pipeline.recipe.era import llvm_era
 from bootstrap.pipeline.recipe.llvm import llvm_flags_key
 from bootstrap.pipeline.recipe.presets import Presets, make_presets
 from bootstrap.pipeline.setup.build import BuildResult, run_build
-from bootstrap.pipeline.setup.execute import HANDLERS
+from bootstrap.pipeline.setup.entry import SETUP_STEPS, adopt_the_clone_around, build_workspace, setup_workspace
 from bootstrap.pipeline.setup.facts import LlvmCheckout, gather_facts
 from bootstrap.pipeline.setup.plan import VOLATILE, SetupPlan, plan_setup, preset_inputs, size_for, stable
 from bootstrap.pipeline.setup.report import LlvmReport, SetupReport
@@ -36,9 +36,9 @@ if TYPE_CHECKING:
     from bootstrap.core.context import AppContext
 
 __all__ = ["SETUP_STEPS", "VOLATILE", "BuildResult", "LlvmBisectBuild", "LlvmReport", "SetupPlan", "SetupReport",
-           "llvm_bisect_build", "plan_at", "precheck", "rebuild", "run_build", "run_setup", "with_settings"]
+           "adopt_the_clone_around", "build_workspace", "llvm_bisect_build", "plan_at", "precheck", "rebuild",
+           "run_build", "run_setup", "setup_workspace", "with_settings"]
 
-SETUP_STEPS = frozenset(HANDLERS)  # the names of setup's steps (its commands are recorded under them)
 BISECT_LLVM_FOLDER = "llvm-bisect"  # <workspace>/build/llvm-bisect/<key without the commit>
 
 

@@ -29,9 +29,6 @@ COMMANDS = PACKAGE / "commands"
 # What still follows the old convention while `setup`, `build` and `bisect` are restructured beside this
 # protocol; the merge that moves them onto it empties this list (and nothing else may be added to it).
 NOT_YET_ON_THE_PROTOCOL = (
-    "bootstrap/commands/setup.py",  # shows its SetupReport itself, takes the lock by name, sets the echo
-    "bootstrap/commands/build.py",
-    "bootstrap/commands/bisect.py",
     "bootstrap/pipeline/setup/report.py: SetupReport.pins",  # the pins as their JSON
     "bootstrap/pipeline/setup/report.py: SetupReport.llvm",  # where LLVM comes from, as its JSON
     "bootstrap/pipeline/setup/build.py: BuildResult.counts",  # distcc's counts as their JSON
