@@ -26,13 +26,9 @@ REPO = Path(__file__).resolve().parents[3]
 PACKAGE = REPO / "bootstrap"
 COMMANDS = PACKAGE / "commands"
 
-# What still follows the old convention while `setup`, `build` and `bisect` are restructured beside this
-# protocol; the merge that moves them onto it empties this list (and nothing else may be added to it).
-NOT_YET_ON_THE_PROTOCOL = (
-    "bootstrap/pipeline/setup/report.py: SetupReport.pins",  # the pins as their JSON
-    "bootstrap/pipeline/setup/report.py: SetupReport.llvm",  # where LLVM comes from, as its JSON
-    "bootstrap/pipeline/setup/build.py: BuildResult.counts",  # distcc's counts as their JSON
-)
+# Nothing is left off the protocol: every command module and report follows it. An entry here ("path" or
+# "path: Class.field") would exempt it; the test below keeps the list to what exists.
+NOT_YET_ON_THE_PROTOCOL: tuple[str, ...] = ()
 
 # -- rule 1: a command module parses and returns; it does no work -----------------------------------
 
