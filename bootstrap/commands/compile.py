@@ -188,5 +188,6 @@ def _resource_line(res: CudaResources | HipResources) -> str:
     return (
         f"registers {show(res.registers)}  spills {show(res.spills)}  "
         f"shared {show(res.shared_bytes, ' B')}  threads {show(res.threads)}  "
-        f"(warps {show(res.num_warps)}, stages {show(res.num_stages)})"
+        f"(warps {show(res.num_warps)}, stages {show(res.num_stages)})  "
+        f"occupancy {show(res.occupancy_warps)}/{show(res.sm_max_warps)} warps per SM"
     )
