@@ -17,7 +17,7 @@ from typing import Any
 import pytest
 
 from tests.integration.build.harness import base_env, setup_args, tritondev
-from tests.support.run_shared import warm_ccache
+from tests.support.run_shared import current_run_folder, warm_ccache
 from tests.support.venvs import shared_venv, triton_venv
 from tests.world.world import World
 
@@ -57,7 +57,9 @@ class Dumps:
 
 
 def clean_environment(home: Path) -> dict[str, str]:
-    env = base_env(home, xdg=home / ".cache", ccache_dir=warm_ccache())
+    # The run's shared ccache inside the test suite; a benchmark (tests/perf) runs outside it, with its own.
+    ccache = warm_ccache() if current_run_folder() is not None else home / "ccache"
+    env = base_env(home, xdg=home / ".cache", ccache_dir=ccache)
     env["TRITON_DEFAULT_FP_FUSION"] = "1"  # silences a deprecation warning of Triton 3.9
     return env
 
