@@ -62,9 +62,12 @@ def _clear(path: Path) -> None:
 
 def make(ws: Path, mine: Path, relative: str, kind: str) -> None:
     path = ws / relative
-    path.parent.mkdir(parents=True, exist_ok=True) if not os.path.lexists(path.parent) else None
-    if not path.parent.is_dir() or path.parent.is_symlink():
-        return  # an earlier replacement of its folder wins
+    folder = ws
+    for part in Path(relative).parts[:-1]:
+        folder = folder / part
+        if os.path.lexists(folder) and (folder.is_symlink() or not folder.is_dir()):
+            return  # an earlier replacement of a folder above it wins
+    path.parent.mkdir(parents=True, exist_ok=True)
     _clear(path)
     if kind == "link to my file":
         path.symlink_to(mine / "my file.txt")
