@@ -21,7 +21,7 @@ from bootstrap.core.json_fields import BadField, Fields
 
 T = TypeVar("T")
 
-def _answer(parse: Callable[[Fields], T], data: Mapping[str, Any], where: str) -> T:
+def parse_answer(parse: Callable[[Fields], T], data: Mapping[str, Any], where: str) -> T:
     """`parse` of the script's JSON object, read through core.json_fields: BadAnswer names the field."""
     try:
         return parse(Fields(data, where))
@@ -79,7 +79,7 @@ def _environment(data: Fields) -> Environment:
 
 
 def environment(data: Mapping[str, Any]) -> Environment:
-    return _answer(_environment, data, "tritondev_environment.py")
+    return parse_answer(_environment, data, "tritondev_environment.py")
 
 
 # -- tritondev_triton.py ---------------------------------------------------------------------------
@@ -166,56 +166,10 @@ def _triton_import(data: Fields) -> TritonImport:
 
 
 def triton_import(data: Mapping[str, Any]) -> TritonImport:
-    return _answer(_triton_import, data, "tritondev_triton.py")
+    return parse_answer(_triton_import, data, "tritondev_triton.py")
 
 
-# -- the smaller probes ----------------------------------------------------------------------------
-
-
-@dataclass(frozen=True)
-class CompileCheck:
-    """tritondev_compile_check.py: did Triton compile the tiny kernel for the arch."""
-
-    ok: bool
-    stage: str  # "import", "compile", "done"
-    error: str  # "" when it compiled
-    stderr: str = ""  # what the process wrote besides its answer (ptxas and MLIR diagnostics)
-
-
-def compile_check(data: Mapping[str, Any]) -> CompileCheck:
-    return _answer(lambda f: CompileCheck(f.flag("ok"), f.text("stage"), f.optional_text("error") or ""), data,
-                   "tritondev_compile_check.py")
-
-
-@dataclass(frozen=True)
-class TorchCompile:
-    """tritondev_torch_compile.py: a tiny torch.compile against eager."""
-
-    ok: bool
-    device: str | None
-    error: str | None
-
-
-def torch_compile(data: Mapping[str, Any]) -> TorchCompile:
-    return _answer(lambda f: TorchCompile(f.flag("ok"), f.optional_text("device"), f.optional_text("error")), data,
-                   "tritondev_torch_compile.py")
-
-
-@dataclass(frozen=True)
-class JaxTriton:
-    """tritondev_jax.py: the plugin module that loaded and the FFI targets it registers."""
-
-    module: str | None  # None: none of the modules loads
-    registrations: tuple[str, ...] | None  # None: the module has no registrations() (or it failed)
-
-
-def _jax_triton(data: Fields) -> JaxTriton:
-    data.text_map("import_errors")  # checked, though only the module that loaded is reported
-    return JaxTriton(data.optional_text("module"), data.optional_texts("registrations"))
-
-
-def jax_triton(data: Mapping[str, Any]) -> JaxTriton:
-    return _answer(_jax_triton, data, "tritondev_jax.py")
+# -- tritondev_triton_version.py and tritondev_interpreter.py ------------------------------------------
 
 
 @dataclass(frozen=True)
@@ -227,7 +181,7 @@ class InstalledTriton:
 
 
 def installed_triton(data: Mapping[str, Any]) -> InstalledTriton:
-    return _answer(lambda f: InstalledTriton(f.optional_text("version"), f.optional_number("changed_at")), data,
+    return parse_answer(lambda f: InstalledTriton(f.optional_text("version"), f.optional_number("changed_at")), data,
                    "tritondev_triton_version.py")
 
 
@@ -267,47 +221,4 @@ def _interpreter(data: Fields) -> InterpreterFacts:
 
 
 def interpreter(data: Mapping[str, Any]) -> InterpreterFacts:
-    return _answer(_interpreter, data, "tritondev_interpreter.py")
-
-
-# -- tritondev_requirements.py ---------------------------------------------------------------------
-
-
-@dataclass(frozen=True)
-class FileRequirement:
-    """One requirement of a requirements file, as pip reads it, and the target's installed version."""
-
-    text: str  # as pip-api gives it back: name, extras, specifier, marker
-    name: str
-    file: str | None
-    line: int | None
-    installed: str | None  # None: not installed in the target
-    satisfied: bool  # installed, in a version the specifier allows
-
-
-@dataclass(frozen=True)
-class RequirementsFile:
-    requirements: tuple[FileRequirement, ...]
-    invalid: tuple[tuple[str, int | None, str, str], ...]  # (file, line, the line, why pip refuses it)
-    error: str | None = None  # pip-api could not run or read the file
-
-    @property
-    def missing(self) -> tuple[FileRequirement, ...]:
-        return tuple(r for r in self.requirements if not r.satisfied)
-
-
-def _requirements_file(data: Fields) -> RequirementsFile:
-    error = data.optional_text("error")
-    if error is not None:
-        return RequirementsFile((), (), error)
-    found = tuple(FileRequirement(item.text("text"), item.text("name"), item.optional_text("file"),
-                                  item.optional_integer("line"), item.optional_text("installed"),
-                                  item.flag("satisfied"))
-                  for item in data.objects("requirements") or [])
-    invalid = tuple((i.text("file"), i.optional_integer("line"), i.text("text"), i.text("error"))
-                    for i in data.objects("invalid") or [])
-    return RequirementsFile(found, invalid)
-
-
-def requirements_file(data: Mapping[str, Any]) -> RequirementsFile:
-    return _answer(_requirements_file, data, "tritondev_requirements.py")
+    return parse_answer(_interpreter, data, "tritondev_interpreter.py")

@@ -26,6 +26,7 @@ from bootstrap.core.context import AppContext
 from bootstrap.core.errors import CommandFailed, TritondevError
 from bootstrap.core.interpreter import TargetPython
 from bootstrap.core.runner import Result
+from bootstrap.doctor import answers as doctor_answers
 from bootstrap.kernels.gpus import NVIDIA_QUERY, GpuInfo, parse_nvidia_smi
 from bootstrap.kernels.gpus import TIMEOUT as SMI_TIMEOUT
 from bootstrap.pipeline.host.toolchain import version_numbers, version_output
@@ -307,15 +308,15 @@ class Facts:
         reader.join(NVML_TIMEOUT)
         return answer[0]
 
-    def compile_for(self, arch: int, env: Mapping[str, str | None]) -> answers.CompileCheck:
+    def compile_for(self, arch: int, env: Mapping[str, str | None]) -> doctor_answers.CompileCheck:
         """Compile the tiny kernel for cuda:<arch> in the target env with `env` on top (fresh cache)."""
 
-        def probe() -> answers.CompileCheck:
+        def probe() -> doctor_answers.CompileCheck:
             cache = self.tempdir("cache")
             full: dict[str, str | None] = {"TRITON_CACHE_DIR": str(cache), "TRITON_ALWAYS_COMPILE": None, **env}
             # Run as a file from a folder of its own, not as the user: the proof is about the installed Triton.
             result, answer = self._probe(
-                answers.compile_check, "tritondev_compile_check.py", str(arch), step="doctor-compile",
+                doctor_answers.compile_check, "tritondev_compile_check.py", str(arch), step="doctor-compile",
                 timeout=COMPILE_TIMEOUT, env=full, cwd=self.tempdir("compile"), as_user=False,
             )
             return replace(answer, stderr=result.stderr[-3000:])
@@ -339,12 +340,12 @@ def _quietly(ask: Callable[[], object]) -> Callable[[], None]:
     return run
 
 
-def _triton_and_proof(data: dict[str, Any]) -> tuple[answers.TritonImport, answers.CompileCheck | None]:
+def _triton_and_proof(data: dict[str, Any]) -> tuple[answers.TritonImport, doctor_answers.CompileCheck | None]:
     """tritondev_triton.py's answer with a compile proof (None where it left the proof to its own run)."""
     proof = data.get("compile")
     if proof is not None and not isinstance(proof, dict):
         raise inside.BadAnswer(f"compile is {type(proof).__name__}, not an object")
-    return answers.triton_import(data), answers.compile_check(proof) if proof is not None else None
+    return answers.triton_import(data), doctor_answers.compile_check(proof) if proof is not None else None
 
 
 def nvml_gpu0() -> tuple[int, str] | None:

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from packaging.version import InvalidVersion, Version
 
-from bootstrap.core import inside_answers as answers
+from bootstrap.doctor import answers as doctor_answers
 from bootstrap.doctor.facts import Facts, ProbeFailed, Skip
 from bootstrap.doctor.model import CheckOutcome, ok, warn
 from bootstrap.doctor.registry import check
@@ -58,9 +58,9 @@ def triton_ffi(facts: Facts) -> CheckOutcome:
     details: list[str] = []
     feature: bool | None = None
     try:
-        probe = facts.probe(answers.jax_triton, "tritondev_jax.py", step="doctor-jax-probe", timeout=120)
+        probe = facts.probe(doctor_answers.jax_triton, "tritondev_jax.py", step="doctor-jax-probe", timeout=120)
     except ProbeFailed as exc:
-        probe = answers.JaxTriton(None, None)
+        probe = doctor_answers.JaxTriton(None, None)
         details.append(f"feature probe failed: {exc}")
     if probe.registrations is not None:
         feature = FFI_TARGET in probe.registrations

@@ -6,8 +6,8 @@ import os
 import shlex
 from pathlib import Path
 
-from bootstrap.core import inside_answers as answers
 from bootstrap.core.inside import InstallTarget, install_fix
+from bootstrap.doctor import answers as doctor_answers
 from bootstrap.doctor.facts import Facts, ProbeFailed, Skip
 from bootstrap.doctor.model import CheckOutcome, Fix, error, ok, skipped, warn
 from bootstrap.doctor.registry import check
@@ -184,7 +184,7 @@ def torch_triton(facts: Facts) -> CheckOutcome:
         # Fresh caches: a read-only doctor leaves the user's Triton and Inductor caches alone.
         scratch = facts.tempdir("torch-compile")
         deep = facts.probe(
-            answers.torch_compile,
+            doctor_answers.torch_compile,
             "tritondev_torch_compile.py",
             step="doctor-torch-compile",
             timeout=TORCH_COMPILE_TIMEOUT,

@@ -15,7 +15,8 @@ from dataclasses import dataclass, field
 from enum import Enum
 from pathlib import Path
 
-from bootstrap.core.inside_answers import CompileCheck, Ptxas, TritonImport
+from bootstrap.core.inside_answers import Ptxas, TritonImport
+from bootstrap.doctor.answers import CompileCheck
 from bootstrap.doctor.arch import first_triton_for
 from bootstrap.doctor.facts import Facts, ProbeFailed, Skip
 from bootstrap.doctor.model import CheckOutcome, Fix, error, ok, warn

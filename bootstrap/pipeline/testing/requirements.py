@@ -21,8 +21,8 @@ from pathlib import Path
 
 from bootstrap.core import inside
 from bootstrap.core.errors import ConfigError, ExternalError, ToolMissing
-from bootstrap.core.inside_answers import FileRequirement, RequirementsFile, requirements_file
 from bootstrap.core.runner import Runner
+from bootstrap.pipeline.testing.answers import FileRequirement, RequirementsFile, requirements_file
 
 TEST_REQUIREMENTS = "python/test-requirements.txt"
 PIP_API = "pip-api>=0.0.35,<0.1"  # as pyproject.toml declares it

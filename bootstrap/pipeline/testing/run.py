@@ -24,13 +24,13 @@ from typing import TYPE_CHECKING
 from bootstrap.core import ui
 from bootstrap.core.errors import ToolMissing, UsageError
 from bootstrap.core.fsutil import read_regular_text
-from bootstrap.core.inside_answers import FileRequirement
 from bootstrap.env.exports import collect_variables
 from bootstrap.kernels.gpus import local_gpu_targets
 from bootstrap.pipeline.built.state import read_state
 from bootstrap.pipeline.built.triton_build import find_build
 from bootstrap.pipeline.host.jobs import detect
 from bootstrap.pipeline.testing import makevars
+from bootstrap.pipeline.testing.answers import FileRequirement
 from bootstrap.pipeline.testing.counts import Counts, parse_summary
 from bootstrap.pipeline.testing.reports import Verdict, read_counts, report_env, verdict
 from bootstrap.pipeline.testing.requirements import TEST_REQUIREMENTS, describe_missing, read_requirements

@@ -13,7 +13,7 @@ import pytest
 from bootstrap.pipeline.recipe.files import render_shell_values
 from bootstrap.pipeline.recipe.presets import make_presets
 from tests.integration.build.harness import SHELL_FUNCTIONS
-from tests.unit.pipeline.test_shell_values import elsewhere
+from tests.unit.pipeline.llvm.test_shell_values import elsewhere
 from tests.unit.pipeline.test_units import _inputs
 
 

@@ -16,6 +16,8 @@ from hypothesis import strategies as st
 
 from bootstrap.core import inside_answers as answers
 from bootstrap.core.inside import BadAnswer, json_answer
+from bootstrap.doctor import answers as doctor_answers
+from bootstrap.pipeline.testing.answers import requirements_file
 
 # No example database in the worktree, no deadline on a shared machine.
 SETTINGS = settings(database=None, deadline=None, max_examples=100, suppress_health_check=[HealthCheck.too_slow])
@@ -37,12 +39,13 @@ DISTRIBUTION_KEYS = ["name", "version", "owns_triton_files", "editable", "record
 PARSERS: list[tuple[Callable[[dict[str, Any]], object], list[str]]] = [
     (answers.environment, ["distributions", "torch_requires", "errors"]),
     (answers.triton_import, ["import_error", "version", "file", "path", "ptxas", "errors"]),
-    (answers.compile_check, ["ok", "stage", "error", "stages"]),
-    (answers.torch_compile, ["ok", "device", "error"]),
-    (answers.jax_triton, ["module", "registrations", "import_errors", "registrations_error"]),
+    (doctor_answers.compile_check, ["ok", "stage", "error", "stages"]),
+    (doctor_answers.torch_compile, ["ok", "device", "error"]),
+    (doctor_answers.jax_triton, ["module", "registrations", "import_errors", "registrations_error"]),
     (answers.triton_version, ["version"]),
     (answers.installed_triton, ["version", "changed_at"]),
     (answers.interpreter, ["version", "prefix", "base_prefix", "purelib", "platlib", "include", "scripts"]),
+    (requirements_file, ["requirements", "invalid", "error"]),
 ]
 
 
@@ -145,13 +148,14 @@ def test_triton_answers() -> None:
 
 
 def test_small_answers() -> None:
-    assert answers.compile_check({"ok": True, "stage": "done"}) == answers.CompileCheck(True, "done", "")
+    assert doctor_answers.compile_check({"ok": True, "stage": "done"}) == doctor_answers.CompileCheck(True, "done", "")
     with pytest.raises(BadAnswer, match="ok"):
-        answers.compile_check({"ok": "yes", "stage": "done"})
-    assert answers.torch_compile({"ok": False, "error": "boom"}) == answers.TorchCompile(False, None, "boom")
-    assert answers.jax_triton({"module": "m", "registrations": ["a"]}) == answers.JaxTriton("m", ("a",))
+        doctor_answers.compile_check({"ok": "yes", "stage": "done"})
+    assert doctor_answers.torch_compile({"ok": False, "error": "boom"}) == doctor_answers.TorchCompile(
+        False, None, "boom")
+    assert doctor_answers.jax_triton({"module": "m", "registrations": ["a"]}) == doctor_answers.JaxTriton("m", ("a",))
     with pytest.raises(BadAnswer, match="registrations"):
-        answers.jax_triton({"module": "m", "registrations": "a"})
+        doctor_answers.jax_triton({"module": "m", "registrations": "a"})
     assert answers.triton_version({"version": None}) is None
     assert answers.installed_triton({"version": "3.9.0", "changed_at": 17}) == answers.InstalledTriton("3.9.0", 17.0)
     with pytest.raises(BadAnswer, match="changed_at"):

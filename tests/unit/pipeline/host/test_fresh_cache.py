@@ -254,7 +254,7 @@ def test_whatever_the_folder_holds_only_the_two_names_go(names: list[str]) -> No
 
 def _plan_after_setup(era: str) -> tuple[object, object]:
     from bootstrap.pipeline.setup.plan import plan_setup
-    from tests.unit.pipeline.facts_for_tests import finished, fresh, in_place
+    from tests.unit.pipeline.setup.facts_for_tests import finished, fresh, in_place
 
     facts = in_place(fresh(era))
     return facts, finished(facts, plan_setup(facts))

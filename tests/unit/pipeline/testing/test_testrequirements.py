@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 
 from bootstrap.core.inside import BadAnswer
-from bootstrap.core.inside_answers import requirements_file
+from bootstrap.pipeline.testing.answers import requirements_file
 from bootstrap.pipeline.testing.requirements import describe_missing, pip_api_root
 
 

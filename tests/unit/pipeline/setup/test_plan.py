@@ -12,7 +12,7 @@ import pytest
 from bootstrap.pipeline.built.records import StepRecord, StepStatus
 from bootstrap.pipeline.llvm.builds import LlvmFolders, LlvmSite
 from bootstrap.pipeline.setup.plan import SetupPlan, plan_setup, reinstall_reasons
-from tests.unit.pipeline.facts_for_tests import (
+from tests.unit.pipeline.setup.facts_for_tests import (
     ERAS,
     LLVM,
     OTHER_HEAD,

@@ -8,7 +8,7 @@ import dataclasses
 import pytest
 
 from bootstrap.pipeline.setup.plan import plan_setup
-from tests.unit.pipeline.facts_for_tests import fresh
+from tests.unit.pipeline.setup.facts_for_tests import fresh
 
 
 @pytest.mark.parametrize(("version", "said"), [("3.0.0", True), ("3.1.0", True), ("3.2.0", False), ("3.8.0", False)])

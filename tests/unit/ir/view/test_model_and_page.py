@@ -22,7 +22,7 @@ from bootstrap.ir.view.page import render_page
 
 HERE = Path(__file__).parent
 LINE_INFO = HERE / "dumps" / "add-3.9-cuda90-lineinfo"  # passes 1-13 of a real compile, TRITON_DISABLE_LINE_INFO=0
-ENV_DUMPS = HERE.parent / "env" / "dumps"  # passes 8-11, line info off (as run --dump-ir makes them by default)
+ENV_DUMPS = HERE.parent / "dumps"  # passes 8-11, line info off (as run --dump-ir makes them by default)
 
 
 def model_of(*paths: Path, kernels: list[str | None] | None = None) -> tuple[dict[str, Any], SourceTable]:

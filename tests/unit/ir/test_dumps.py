@@ -1,4 +1,4 @@
-"""Reading IR dumps back: real dumps of the real Triton (excerpts in tests/unit/env/dumps/), and every
+"""Reading IR dumps back: real dumps of the real Triton (excerpts in tests/unit/ir/dumps/), and every
 way a dump can be broken."""
 
 from __future__ import annotations

@@ -36,7 +36,7 @@ from bootstrap.pipeline.distcc.proof import (
 )
 from bootstrap.pipeline.host.jobs import GIB, Resources, size_distributed, size_jobs
 from bootstrap.pipeline.setup.plan import plan_setup
-from tests.unit.pipeline.facts_for_tests import fresh
+from tests.unit.pipeline.setup.facts_for_tests import fresh
 
 CLIENT_LOG = """\
 distcc[12623] compile from t.cpp to a.o

@@ -5,7 +5,7 @@ from __future__ import annotations
 import dataclasses
 
 from bootstrap.pipeline.setup.plan import plan_setup
-from tests.unit.pipeline.facts_for_tests import finished, fresh, in_place
+from tests.unit.pipeline.setup.facts_for_tests import finished, fresh, in_place
 
 
 def test_a_first_run_says_never_built_here_and_a_changed_build_says_what_changed() -> None:

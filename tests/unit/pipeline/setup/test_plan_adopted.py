@@ -10,7 +10,7 @@ from pathlib import Path
 from bootstrap.git.checkouts import CheckoutReport
 from bootstrap.pipeline.setup.facts import ADOPTED, CheckoutFacts, SetupFacts
 from bootstrap.pipeline.setup.plan import plan_setup, reinstall_reasons
-from tests.unit.pipeline.facts_for_tests import TRITON, finished, fresh, in_place
+from tests.unit.pipeline.setup.facts_for_tests import TRITON, finished, fresh, in_place
 
 CLONE = Path("/home/me/triton")
 

@@ -7,7 +7,7 @@ import re
 import pytest
 
 from bootstrap import cli
-from tests.unit.core.test_commands import COMMANDS
+from tests.unit.commands.test_commands import COMMANDS
 
 # A space before punctuation is what is left when rich takes "[...]" in a help text for markup.
 STRAY_SPACE = re.compile(r"\S ([.,;:)])(?=\s|$)")

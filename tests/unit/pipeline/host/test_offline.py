@@ -14,7 +14,7 @@ from bootstrap.git.setup_py import SetupPyArgs
 from bootstrap.pipeline.host.offline import excluded_paths, place_tools, plan_offline
 from bootstrap.pipeline.host.prerequisites import cmake_notices, lit_notices
 from bootstrap.pipeline.host.toolchain import Tool
-from tests.unit.pipeline.facts_for_tests import ERAS, toolchain
+from tests.unit.pipeline.setup.facts_for_tests import ERAS, toolchain
 
 
 def cuda_toolkit(root: Path, *, cupti: bool = True) -> Path:
@@ -118,7 +118,7 @@ def test_cmake_4_and_lit() -> None:
 
 def test_missing_python_headers_are_named(tmp_path: Path) -> None:
     from bootstrap.pipeline.host.prerequisites import check_python_headers
-    from tests.unit.pipeline.facts_for_tests import target_python
+    from tests.unit.pipeline.setup.facts_for_tests import target_python
 
     target = dataclasses.replace(target_python(), include=tmp_path, version="3.12.4")
     with pytest.raises(ToolMissing, match="Python development headers") as info:

@@ -23,7 +23,7 @@ from bootstrap.pipeline.host.triton_configure import (
 )
 from bootstrap.pipeline.setup.facts import SetupFacts, check_build_type
 from bootstrap.pipeline.setup.plan import plan_setup
-from tests.unit.pipeline.facts_for_tests import finished, fresh, in_place
+from tests.unit.pipeline.setup.facts_for_tests import finished, fresh, in_place
 
 
 def with_settings(facts: SetupFacts, **changes: object) -> SetupFacts:

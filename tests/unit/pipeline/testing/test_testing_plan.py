@@ -11,7 +11,7 @@ from bootstrap.core.errors import UsageError
 from bootstrap.pipeline.testing import run as testing
 from bootstrap.pipeline.testing.counts import Counts
 from bootstrap.pipeline.testing.run import StepOutcome, locate_path, plan_tests, refuse_without_gpu, requirements_fix
-from tests.unit.pipeline.test_maketargets import MAKEFILE
+from tests.unit.pipeline.testing.test_maketargets import MAKEFILE
 
 
 def _checkout(tmp_path: Path, makefile: str | None = MAKEFILE) -> tuple[Path, Path, Path]:

@@ -16,7 +16,7 @@ from bootstrap.pipeline.llvm.plan import source_build_cost
 from bootstrap.pipeline.llvm.source import PrebuiltPackage, TreeReport, UserTree
 from bootstrap.pipeline.setup.facts import SetupFacts
 from bootstrap.pipeline.setup.plan import Record, SetupPlan, plan_setup
-from tests.unit.pipeline.facts_for_tests import ERAS, LLVM, WS, dry_drive, fresh, in_place
+from tests.unit.pipeline.setup.facts_for_tests import ERAS, LLVM, WS, dry_drive, fresh, in_place
 
 SUM = "ab" * 32
 BASE = "https://llvm.example/llvm-builds"

@@ -11,7 +11,7 @@ import pytest
 from bootstrap.ir.compare import compare_dumps
 from bootstrap.ir.dumps import DumpError
 
-DUMPS = Path(__file__).parent / "dumps" / "add-3.9-cuda90-lineinfo"
+DUMPS = Path(__file__).parent / "view" / "dumps" / "add-3.9-cuda90-lineinfo"
 
 
 def test_a_dump_against_itself_is_the_same() -> None:
