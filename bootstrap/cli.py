@@ -99,8 +99,8 @@ def _write_crash_log(exc: BaseException) -> str:
     import time
     import traceback
 
-    from bootstrap.core import writes
     from bootstrap.core.context import invocation
+    from bootstrap.core.io import writes
     from bootstrap.core.redact import redact
 
     running = invocation()

@@ -1,7 +1,7 @@
 """The options every command shares, declared once, and `@command`, which gives a command the ones it takes.
 
 Options that set a setting (--workspace, --python, --build-type, --jobs, ...) are generated from the
-settings table in bootstrap/core/settings.py: name, type, choices, help, env var and default come from
+settings table in bootstrap/core/settings/settings.py: name, type, choices, help, env var and default come from
 there, and their values go into the settings precedence by name. The output flags --json, --dry-run and
 -v/--verbose are declared here. Only typer, the standard library, the settings table and the run's
 state (both stdlib-only) are imported at module level, so that `tritondev --help` stays fast.
@@ -20,7 +20,7 @@ from typing import TYPE_CHECKING, Annotated, Any, Literal, Optional
 import typer
 
 from bootstrap.core import run_state
-from bootstrap.core.settings_table import BY_NAME, Setting
+from bootstrap.core.settings.settings_table import BY_NAME, Setting
 
 if TYPE_CHECKING:
     from bootstrap.core.context import AppContext, LockKind

@@ -13,7 +13,7 @@ from bootstrap.core.outcome import Outcome
 if TYPE_CHECKING:
     from bootstrap.core.context import AppContext
     from bootstrap.core.errors import TritondevError
-    from bootstrap.core.interpreter import TargetPython
+    from bootstrap.core.target.interpreter import TargetPython
     from bootstrap.purge.actions import PurgeReport
     from bootstrap.purge.plan import PurgePlan
     from bootstrap.purge.run import PurgeResult, RestoreResult

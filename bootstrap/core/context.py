@@ -9,9 +9,14 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Literal
 
-from bootstrap.core import fixlines, run_state, ui, writes
+from bootstrap.core import fixlines, run_state, ui
 from bootstrap.core.fixlines import repeat_options
-from bootstrap.core.interpreter import (
+from bootstrap.core.io import writes
+from bootstrap.core.io.workspace import Workspace
+from bootstrap.core.process.runner import Runner
+from bootstrap.core.settings.settings import load_settings
+from bootstrap.core.settings.settings_table import BY_NAME, Settings, SettingSource, SourceKind
+from bootstrap.core.target.interpreter import (
     PATH_PYTHON,
     Target,
     TargetPython,
@@ -19,10 +24,6 @@ from bootstrap.core.interpreter import (
     path_python,
     why_chosen,
 )
-from bootstrap.core.runner import Runner
-from bootstrap.core.settings import load_settings
-from bootstrap.core.settings_table import BY_NAME, Settings, SettingSource, SourceKind
-from bootstrap.core.workspace import Workspace
 
 
 @dataclass

@@ -1,6 +1,6 @@
 """Reading files others may have put where tritondev looks: only regular files, never a hang.
 
-Writes go through bootstrap/core/writes.py."""
+Writes go through bootstrap/core/io/writes.py."""
 
 from __future__ import annotations
 

@@ -27,8 +27,8 @@ from functools import lru_cache
 from typing import IO, TYPE_CHECKING, Any
 
 from bootstrap.core import run_state
+from bootstrap.core.io.writes import strict_json
 from bootstrap.core.redact import redact, redact_data
-from bootstrap.core.writes import strict_json
 
 if TYPE_CHECKING:
     from rich.console import Console

@@ -12,8 +12,8 @@ from typing import TYPE_CHECKING
 import bootstrap
 from bootstrap.core import ui
 from bootstrap.core.errors import CommandFailed, ConfigError, UsageError
+from bootstrap.core.process.runner import PlannedCommand
 from bootstrap.core.redact import redact
-from bootstrap.core.runner import PlannedCommand
 from bootstrap.docker.plan import (
     DEFAULT_BASE,
     Engine,
@@ -33,7 +33,7 @@ from bootstrap.docker.plan import (
 
 if TYPE_CHECKING:
     from bootstrap.core.context import AppContext
-    from bootstrap.core.runner import Runner
+    from bootstrap.core.process.runner import Runner
 
 
 def detect_engine(runner: Runner, requested: str | None, *, host_uid: int, probe_rootless: bool) -> Engine:

@@ -15,7 +15,7 @@ from pathlib import Path
 
 from bootstrap.core.context import AppContext
 from bootstrap.core.errors import TritondevError
-from bootstrap.core.interpreter import TargetPython
+from bootstrap.core.target.interpreter import TargetPython
 from bootstrap.doctor.catalog import load_checks, select
 from bootstrap.doctor.engine import Report, run_checks
 from bootstrap.doctor.facts import Facts

@@ -1,5 +1,5 @@
 """What the in-target scripts only doctor runs answer (tritondev_compile_check.py, tritondev_torch_compile.py,
-tritondev_jax.py), checked and typed as bootstrap.core.inside_answers checks the shared ones."""
+tritondev_jax.py), checked and typed as bootstrap.core.target.inside_answers checks the shared ones."""
 
 from __future__ import annotations
 
@@ -7,8 +7,8 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from bootstrap.core.inside_answers import parse_answer
-from bootstrap.core.json_fields import Fields
+from bootstrap.core.io.json_fields import Fields
+from bootstrap.core.target.inside_answers import parse_answer
 
 
 @dataclass(frozen=True)

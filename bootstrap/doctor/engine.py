@@ -8,7 +8,7 @@ from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 
 from bootstrap.core.errors import ExitCode, TritondevError
-from bootstrap.core.interpreter import TargetPython
+from bootstrap.core.target.interpreter import TargetPython
 from bootstrap.doctor.facts import Facts, ProbeFailed, Skip
 from bootstrap.doctor.model import AppliedFix, CheckResult, CheckSpec, Fix, Status
 

@@ -1,9 +1,9 @@
 """Facts the checks share, each gathered once (thread-safe) however many checks ask for it.
 
 Everything that can hang (imports, nvidia-smi, compilers) runs as a subprocess through the runner
-with a timeout. Questions for the target interpreter are scripts of bootstrap/core/scripts, run from the
+with a timeout. Questions for the target interpreter are scripts of bootstrap/core/target/scripts, run from the
 user's cwd (first on sys.path, as in their own `python -c`); their answers are checked by
-bootstrap.core.inside_answers, and an answer that is not as agreed is that probe's failure (ProbeFailed).
+bootstrap.core.target.inside_answers, and an answer that is not as agreed is that probe's failure (ProbeFailed).
 """
 
 from __future__ import annotations
@@ -20,12 +20,12 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any, TypeVar
 
-from bootstrap.core import inside
-from bootstrap.core import inside_answers as answers
 from bootstrap.core.context import AppContext
 from bootstrap.core.errors import CommandFailed, TritondevError
-from bootstrap.core.interpreter import TargetPython
-from bootstrap.core.runner import Result
+from bootstrap.core.process.runner import Result
+from bootstrap.core.target import inside
+from bootstrap.core.target import inside_answers as answers
+from bootstrap.core.target.interpreter import TargetPython
 from bootstrap.doctor import answers as doctor_answers
 from bootstrap.kernels.gpus import NVIDIA_QUERY, GpuInfo, parse_nvidia_smi
 from bootstrap.kernels.gpus import TIMEOUT as SMI_TIMEOUT
@@ -146,7 +146,7 @@ class Facts:
             ) from None
 
     def probe(self, parse: Callable[[dict[str, Any]], T], name: str, *args: str, step: str, **options: Any) -> T:
-        """The answer of in-target script `name`, checked by `parse` (bootstrap.core.inside_answers)."""
+        """The answer of in-target script `name`, checked by `parse` (bootstrap.core.target.inside_answers)."""
         return self._probe(parse, name, *args, step=step, **options)[1]
 
     def _probe(

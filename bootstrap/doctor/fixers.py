@@ -3,9 +3,9 @@ variables into the workspace env file, remove stale kernel-cache entries. Each r
 
 from __future__ import annotations
 
-from bootstrap.core.interpreter import PATH_PYTHON
-from bootstrap.core.runner import Runner
-from bootstrap.core.state_files import StateFiles
+from bootstrap.core.io.state_files import StateFiles
+from bootstrap.core.process.runner import Runner
+from bootstrap.core.target.interpreter import PATH_PYTHON
 from bootstrap.doctor.checks.cache import judged_cache
 from bootstrap.doctor.facts import Facts
 from bootstrap.doctor.model import Applied, AppliedFix, CheckResult, FixStatus

@@ -23,7 +23,7 @@ from pathlib import Path
 
 from bootstrap.core.errors import ConfigError
 from bootstrap.core.fsutil import read_regular
-from bootstrap.core.writes import replace_text
+from bootstrap.core.io.writes import replace_text
 from bootstrap.env.shellword import UnsupportedWord, expand_word
 
 _LINE = re.compile(r"^\s*export\s+([A-Za-z_][A-Za-z0-9_]*)=(.*)$")

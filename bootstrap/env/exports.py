@@ -15,7 +15,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from bootstrap.core.errors import ConfigError, UsageError
-from bootstrap.core.interpreter import PATH_PYTHON
+from bootstrap.core.target.interpreter import PATH_PYTHON
 from bootstrap.env.envfile import read_env_file
 from bootstrap.env.triton_variables import dump_variables
 

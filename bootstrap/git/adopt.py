@@ -20,7 +20,7 @@ from pathlib import Path
 
 from bootstrap.core.errors import ConfigError
 from bootstrap.core.fsutil import read_regular_text
-from bootstrap.core.runner import Runner
+from bootstrap.core.process.runner import Runner
 from bootstrap.git.local_changes import operation_in_progress, parse_porcelain_z, unmerged_z
 
 STEP = "adopt"

@@ -11,10 +11,10 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from bootstrap.core import writes
 from bootstrap.core.errors import CommandFailed, ConfigError, ExternalError
+from bootstrap.core.io import writes
+from bootstrap.core.process.runner import Runner
 from bootstrap.core.redact import redact, without_credentials
-from bootstrap.core.runner import Runner
 from bootstrap.git.rawfiles import offline
 from bootstrap.git.refs import FETCHED_REF_PREFIX, SHA_RE, is_commit_like
 

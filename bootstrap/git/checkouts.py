@@ -25,11 +25,11 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Literal
 
-from bootstrap.core import writes
 from bootstrap.core.errors import ConfigError, DirtyCheckout, WouldLoseData
+from bootstrap.core.io import writes
+from bootstrap.core.process.runner import Runner
 from bootstrap.core.redact import redact, without_credentials
-from bootstrap.core.runner import Runner
-from bootstrap.core.settings_table import Settings
+from bootstrap.core.settings.settings_table import Settings
 from bootstrap.git.history import (
     History,
     blobless_fetch,

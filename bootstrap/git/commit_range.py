@@ -26,10 +26,10 @@ from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from bootstrap.core import writes
 from bootstrap.core.errors import CommandFailed, ConfigError, ExternalError, MismatchError, UsageError
+from bootstrap.core.io import writes
+from bootstrap.core.process.runner import Runner
 from bootstrap.core.redact import redact
-from bootstrap.core.runner import Runner
 from bootstrap.git.blobs import LocalRepoReader, git_dir_of
 from bootstrap.git.layout import LLVM_BUILD_INFO, LLVM_HASH, LLVM_INFO, llvm_pin
 from bootstrap.git.refs import BISECT_REF_PREFIX, PIN_REF_PREFIX, SHA_RE, is_commit_like, validate_ref

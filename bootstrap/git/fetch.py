@@ -19,7 +19,7 @@ from pathlib import Path
 from typing import Protocol
 
 from bootstrap.core.errors import ConfigError, ExternalError, Offline
-from bootstrap.core.runner import Runner
+from bootstrap.core.process.runner import Runner
 from bootstrap.git.blobs import GitFetchReader, LocalRepoReader, RefNotFound, git_dir_of
 from bootstrap.git.rawfiles import RawReader, raw_base_for_github
 from bootstrap.git.refs import RepoUrl

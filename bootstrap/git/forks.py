@@ -24,8 +24,8 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from bootstrap.core.errors import CommandFailed, MismatchError
+from bootstrap.core.process.runner import Runner
 from bootstrap.core.redact import redact
-from bootstrap.core.runner import Runner
 from bootstrap.git.checkouts import CheckoutReport, ensure_checkout
 from bootstrap.git.history import History
 from bootstrap.git.layout import TRITON_LLVM_FORK

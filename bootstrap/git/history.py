@@ -18,8 +18,8 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Literal
 
+from bootstrap.core.process.runner import Runner
 from bootstrap.core.redact import without_credentials
-from bootstrap.core.runner import Runner
 
 History = Literal["pin", "blobless", "full"]
 BRANCH_PREFIX = "tritondev/"

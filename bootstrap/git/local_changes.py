@@ -14,7 +14,7 @@ looking at less:
   listed file by file (`git ls-files --others --exclude-standard`), a walk bounded by where the
   local work is. Every untracked file is named, as with `--untracked-files=all`.
 
-No fsmonitor, hook or filter driver runs (the runner's one git hardening, bootstrap.core.command_env):
+No fsmonitor, hook or filter driver runs (the runner's one git hardening, bootstrap.core.process.command_env):
 looking at a checkout must not run its programs, nor those of a config it includes.
 """
 
@@ -25,7 +25,7 @@ from pathlib import Path
 from typing import Literal
 
 from bootstrap.core.fsutil import read_regular_text
-from bootstrap.core.runner import Runner
+from bootstrap.core.process.runner import Runner
 
 # More untracked folders than this are listed by one walk of the whole tree instead of by name.
 MAX_FOLDERS_BY_NAME = 200

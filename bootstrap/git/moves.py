@@ -14,7 +14,7 @@ from collections.abc import Mapping
 from pathlib import Path
 
 from bootstrap.core.errors import DirtyCheckout, WouldLoseData
-from bootstrap.core.runner import Runner
+from bootstrap.core.process.runner import Runner
 from bootstrap.git.history import checked_out_commit
 from bootstrap.git.local_changes import local_changes, operation_in_progress
 from bootstrap.git.refs import PIN_REF_PREFIX

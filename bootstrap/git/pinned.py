@@ -9,7 +9,7 @@ from bootstrap.git.checkouts import repository_url
 from bootstrap.git.layout import DEFAULT_LLVM_REPOSITORY, LLVM_BUILD_INFO, TritonLayout
 
 if TYPE_CHECKING:
-    from bootstrap.core.settings_table import Settings
+    from bootstrap.core.settings.settings_table import Settings
 
 
 @dataclass(frozen=True)

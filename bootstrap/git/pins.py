@@ -47,10 +47,10 @@ from bootstrap.git.refs import RepoUrl, validate_commit, validate_ref, validate_
 
 if TYPE_CHECKING:
     from bootstrap.core.context import AppContext
-    from bootstrap.core.interpreter import Target, TargetPython
-    from bootstrap.core.runner import Runner
-    from bootstrap.core.settings_table import Settings
-    from bootstrap.core.workspace import Workspace
+    from bootstrap.core.io.workspace import Workspace
+    from bootstrap.core.process.runner import Runner
+    from bootstrap.core.settings.settings_table import Settings
+    from bootstrap.core.target.interpreter import Target, TargetPython
 
 __all__ = ["PIN_DIRS", "PinInputs", "Pins", "read_pytorch_pin", "read_triton_version", "resolve", "resolve_pins"]
 

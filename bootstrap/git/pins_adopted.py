@@ -16,8 +16,8 @@ from bootstrap.git.layout import detect_layout
 from bootstrap.git.pinned import Pins, llvm_url_for
 
 if TYPE_CHECKING:
-    from bootstrap.core.runner import Runner
-    from bootstrap.core.settings_table import Settings
+    from bootstrap.core.process.runner import Runner
+    from bootstrap.core.settings.settings_table import Settings
 
 
 def adopted_pins(settings: Settings, runner: Runner, path: Path) -> Pins:

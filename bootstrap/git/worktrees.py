@@ -11,7 +11,7 @@ import shutil
 from pathlib import Path
 
 from bootstrap.core.errors import UsageError
-from bootstrap.core.runner import Runner
+from bootstrap.core.process.runner import Runner
 from bootstrap.git.refs import SHA_RE
 
 

@@ -39,7 +39,7 @@ from typing import TYPE_CHECKING
 
 from bootstrap.core.errors import DirtyCheckout, UsageError
 from bootstrap.core.fsutil import read_regular_text
-from bootstrap.core.writes import replace_text
+from bootstrap.core.io.writes import replace_text
 from bootstrap.git.local_changes import unsaved_changes
 from bootstrap.ir.lit import test_path
 from bootstrap.ir.passes import PassIndex

@@ -9,7 +9,7 @@ from pathlib import Path
 
 from bootstrap.core.context import AppContext
 from bootstrap.core.errors import ExternalError, ToolMissing, UsageError
-from bootstrap.core.runner import PlannedCommand
+from bootstrap.core.process.runner import PlannedCommand
 from bootstrap.ir.dumps import latest_dump, load_dump, require_passes
 from bootstrap.ir.passes import PassIndex
 from bootstrap.ir.replay import (

@@ -15,9 +15,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from bootstrap.core import writes
 from bootstrap.core.errors import UsageError
 from bootstrap.core.fsutil import NotRegularFile, read_regular
+from bootstrap.core.io import writes
 from bootstrap.core.suggest import closest
 from bootstrap.ir.dumps import MAX_DUMP_BYTES, Dump, Stage
 from bootstrap.ir.header import split_pass_argument
@@ -27,7 +27,7 @@ from bootstrap.ir.text import comparable, unified_diff
 from bootstrap.ir.tritonopt import opt_command, pass_arguments, pipeline_passes, replay_command, reproducer_pipeline
 
 if TYPE_CHECKING:
-    from bootstrap.core.runner import Runner
+    from bootstrap.core.process.runner import Runner
 
 
 @dataclass

@@ -21,7 +21,7 @@ from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from bootstrap.core.writes import replace_json, replace_text
+from bootstrap.core.io.writes import replace_json, replace_text
 from bootstrap.ir.header import parse_header
 
 # Lines that can appear outside any brace inside a dump (MLIR, LLVM IR, PTX, AMDGCN, pass-manager log).

@@ -18,8 +18,9 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from bootstrap.core import inside, writes
 from bootstrap.core.errors import CommandFailed, ExternalError, TritondevError, UsageError
+from bootstrap.core.io import writes
+from bootstrap.core.target import inside
 from bootstrap.kernels import install_target
 from bootstrap.kernels import usage as kernel_usage
 from bootstrap.kernels.compile_report import Autotune, CompileReport, TargetResult

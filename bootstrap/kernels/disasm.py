@@ -12,8 +12,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from bootstrap.core.fsutil import read_regular
-from bootstrap.core.runner import Result, Runner
-from bootstrap.core.writes import replace_text
+from bootstrap.core.io.writes import replace_text
+from bootstrap.core.process.runner import Result, Runner
 from bootstrap.kernels.cubin import MAX_KERNEL_FILE_BYTES, cubin_resource_usage
 
 

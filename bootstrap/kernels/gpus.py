@@ -11,7 +11,7 @@ import re
 from dataclasses import dataclass
 from pathlib import Path
 
-from bootstrap.core.runner import Runner
+from bootstrap.core.process.runner import Runner
 
 NVIDIA_QUERY = ("--query-gpu=index,name,compute_cap,driver_version", "--format=csv,noheader")
 TIMEOUT = 30.0

@@ -21,9 +21,11 @@ import re
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from bootstrap.core import inside, ui, writes
-from bootstrap.core import inside_answers as answers
+from bootstrap.core import ui
 from bootstrap.core.errors import TritondevError
+from bootstrap.core.io import writes
+from bootstrap.core.target import inside
+from bootstrap.core.target import inside_answers as answers
 from bootstrap.kernels.compile import run_plan
 from bootstrap.kernels.compile_report import Retry
 from bootstrap.kernels.diagnostics import headline

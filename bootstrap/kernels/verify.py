@@ -24,9 +24,10 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal
 
-from bootstrap.core import inside, ui
+from bootstrap.core import ui
 from bootstrap.core.errors import CheckFailed, CommandFailed, ExternalError, UsageError
-from bootstrap.core.json_fields import BadField, Fields
+from bootstrap.core.io.json_fields import BadField, Fields
+from bootstrap.core.target import inside
 from bootstrap.env.triton_variables import SKIP_VARIABLES
 from bootstrap.kernels import install_target
 from bootstrap.kernels.cache.locate import cache_dir
@@ -37,7 +38,7 @@ from bootstrap.kernels.verify_facts import bandwidth as read_bandwidth
 
 if TYPE_CHECKING:
     from bootstrap.core.context import AppContext
-    from bootstrap.core.runner import Runner
+    from bootstrap.core.process.runner import Runner
 
 # verify's ahead-of-time compile: the matmul, because it exercises each target's MMA lowering.
 MATMUL_KERNEL = "matmul_kernel"

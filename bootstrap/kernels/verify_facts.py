@@ -1,11 +1,11 @@
 """What verify's scripts answer about the target environment, typed: where triton comes from, torch and
-its GPU, numpy, and the bandwidth measured on the GPU (read with bootstrap.core.json_fields)."""
+its GPU, numpy, and the bandwidth measured on the GPU (read with bootstrap.core.io.json_fields)."""
 
 from __future__ import annotations
 
 from dataclasses import dataclass
 
-from bootstrap.core.json_fields import Fields
+from bootstrap.core.io.json_fields import Fields
 
 
 @dataclass(frozen=True)

@@ -15,8 +15,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from bootstrap.core.errors import ConfigError, ExternalError, ToolMissing, WouldLoseData
-from bootstrap.core.interpreter import TargetPython
-from bootstrap.core.runner import Runner
+from bootstrap.core.process.runner import Runner
+from bootstrap.core.target.interpreter import TargetPython
 from bootstrap.purge import journal, scan
 from bootstrap.purge.envlock import environment_lock
 from bootstrap.purge.journal import JournalEntry

@@ -16,8 +16,9 @@ from typing import Any
 
 from packaging.utils import canonicalize_name
 
-from bootstrap.core import fsutil, writes
+from bootstrap.core import fsutil
 from bootstrap.core.errors import ConfigError
+from bootstrap.core.io import writes
 from bootstrap.core.redact import redact
 from bootstrap.purge import metadata
 from bootstrap.purge.scan import Owner

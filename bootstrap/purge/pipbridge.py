@@ -13,7 +13,7 @@ from pathlib import Path
 from typing import Any
 
 from bootstrap.core.fsutil import parse_json
-from bootstrap.core.runner import Runner
+from bootstrap.core.process.runner import Runner
 
 # pip's own settings for calls that must never prompt or chat.
 PIP_ENV: dict[str, str | None] = {

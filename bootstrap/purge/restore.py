@@ -18,10 +18,10 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from bootstrap.core.errors import ConfigError, ExternalError, ToolMissing
-from bootstrap.core.interpreter import TargetPython
-from bootstrap.core.json_fields import BadField, Fields
+from bootstrap.core.io.json_fields import BadField, Fields
+from bootstrap.core.process.runner import Runner
 from bootstrap.core.redact import redact
-from bootstrap.core.runner import Runner
+from bootstrap.core.target.interpreter import TargetPython
 from bootstrap.purge import journal, metadata, scan
 from bootstrap.purge.envlock import environment_lock
 from bootstrap.purge.pipbridge import PIP_ENV

@@ -12,9 +12,9 @@ from pathlib import Path
 from bootstrap.core import ui
 from bootstrap.core.context import AppContext
 from bootstrap.core.errors import TritondevError, UsageError
-from bootstrap.core.interpreter import TargetPython
-from bootstrap.core.runner import Runner
-from bootstrap.core.state_files import StateFiles
+from bootstrap.core.io.state_files import StateFiles
+from bootstrap.core.process.runner import Runner
+from bootstrap.core.target.interpreter import TargetPython
 from bootstrap.purge import execute_purge, plan_purge, preflight, scan_environment
 from bootstrap.purge.actions import PurgeReport
 from bootstrap.purge.journal import recorded_package_files

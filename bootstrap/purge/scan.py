@@ -14,11 +14,11 @@ from collections.abc import Collection, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from bootstrap.core import inside
-from bootstrap.core import inside_answers as answers
 from bootstrap.core.errors import CommandFailed, ToolMissing
-from bootstrap.core.interpreter import TargetPython
-from bootstrap.core.runner import Runner
+from bootstrap.core.process.runner import Runner
+from bootstrap.core.target import inside
+from bootstrap.core.target import inside_answers as answers
+from bootstrap.core.target.interpreter import TargetPython
 from bootstrap.purge import leftovers, metadata, ownership, pipbridge
 from bootstrap.purge.leftovers import Kept, Leftover
 from bootstrap.purge.metadata import PACKAGE, InstalledDist

@@ -28,9 +28,11 @@ from pathlib import Path
 from typing import Any
 
 from bootstrap import __version__
-from bootstrap.core import inside, ui, writes
+from bootstrap.core import ui
 from bootstrap.core.context import AppContext
 from bootstrap.core.errors import ConfigError, UsageError
+from bootstrap.core.io import writes
+from bootstrap.core.target import inside
 from bootstrap.ir.capture import RunRequest, run_command
 from bootstrap.repro.store import CAPTURE_FILE, Capture, captures_root, load_capture, new_capture_folder
 

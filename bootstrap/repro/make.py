@@ -19,10 +19,11 @@ import stat
 from dataclasses import dataclass
 from pathlib import Path
 
-from bootstrap.core import inside, writes
 from bootstrap.core.context import AppContext
 from bootstrap.core.errors import UsageError
 from bootstrap.core.fsutil import is_regular, read_regular
+from bootstrap.core.io import writes
+from bootstrap.core.target import inside
 from bootstrap.repro.records import KernelRecord
 from bootstrap.repro.render import repro_text
 from bootstrap.repro.store import Capture, select

@@ -1,7 +1,7 @@
 """What a capture recorded about one kernel, read from its record.json: every field checked. Pure.
 
 A record is outside input: the capture hook wrote it inside someone's program, and anyone may have edited
-it since. `parse_record` accepts only the shapes the hook writes (bootstrap/core/scripts/
+it since. `parse_record` accepts only the shapes the hook writes (bootstrap/core/target/scripts/
 tritondev_capture_io.py) and keeps only the fields a repro uses, so whatever else a file holds never
 reaches repro.py; anything else is a RecordError naming the field. File names a record points to are
 fixed patterns inside the record's own folder.

@@ -1,7 +1,7 @@
 """A repro folder's repro.py, from one checked record: its header, the commands around it, LAUNCH. Pure.
 
 repro.py = comment lines (what was captured; the `tritondev compile`, `run --dump-ir` and `bisect` lines
-for this folder) + `LAUNCH = <the record as a Python literal>` + the runner body (bootstrap/core/scripts/
+for this folder) + `LAUNCH = <the record as a Python literal>` + the runner body (bootstrap/core/target/scripts/
 tritondev_repro_runner.py below its marker line). LAUNCH comes from KernelRecord.to_launch, whose
 values are checked JSON values, written with pprint: a string in it is a Python string literal, so no
 text of a record can become code. Header lines drop control characters, so none can end a comment.

@@ -3,7 +3,7 @@
     <workspace>/repro/<YYYYmmdd-HHMMSS>/   one capture (or `capture --out DIR`)
         capture.json                        the command, its exit status, the options, the versions
         kernels/<pid>-<n>-<name>/           one record per distinct launch or failed compile
-                                            (bootstrap/core/scripts/tritondev_capture_io.py)
+                                            (bootstrap/core/target/scripts/tritondev_capture_io.py)
         hook-errors.txt                     what the hook itself could not do
         repros/<pid>-<n>-<name>/            what `repro make` writes by default
 
@@ -21,7 +21,7 @@ from typing import Any
 
 from bootstrap.core.errors import UsageError
 from bootstrap.core.fsutil import parse_json, read_regular
-from bootstrap.core.json_fields import BadField, Fields
+from bootstrap.core.io.json_fields import BadField, Fields
 from bootstrap.repro.fields import RecordError
 from bootstrap.repro.records import RECORD_ID, KernelRecord, parse_record
 

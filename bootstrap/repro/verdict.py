@@ -1,6 +1,6 @@
 """What a repro.py answered (`python repro.py --json`), checked, and the one line that says it. Pure.
 
-repro.py prints one JSON document as its last line of stdout (bootstrap/core/scripts/
+repro.py prints one JSON document as its last line of stdout (bootstrap/core/target/scripts/
 tritondev_repro_runner.py); a repro killed by a signal or one that printed no document is judged from its
 exit status alone, as `git bisect run` would judge it.
 """

@@ -5,9 +5,9 @@ from __future__ import annotations
 from dataclasses import dataclass
 from pathlib import Path
 
-from bootstrap.core.command_record import PlannedCommand
 from bootstrap.core.errors import TritondevError
 from bootstrap.core.outcome import Outcome
+from bootstrap.core.process.command_record import PlannedCommand
 from bootstrap.ir.opt import OptResult
 from bootstrap.ir.replay import Replay, tail
 

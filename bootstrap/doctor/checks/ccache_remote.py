@@ -8,7 +8,7 @@ import shutil
 from dataclasses import dataclass
 
 from bootstrap.core.errors import ConfigError
-from bootstrap.core.values import parse_remote_url
+from bootstrap.core.settings.values import parse_remote_url
 
 # Imported first so that its checks are registered first: this one then follows toolchain.ccache.
 from bootstrap.doctor.checks import toolchain as _toolchain  # noqa: F401

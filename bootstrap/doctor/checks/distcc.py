@@ -4,9 +4,9 @@ own compilers must give this machine's object, byte for byte."""
 
 from __future__ import annotations
 
-from bootstrap.core.distcc_hosts import is_off
 from bootstrap.core.errors import TritondevError
-from bootstrap.core.settings_table import BY_NAME
+from bootstrap.core.settings.distcc_hosts import is_off
+from bootstrap.core.settings.settings_table import BY_NAME
 
 # Imported first so that its checks are registered first: this one then follows toolchain.ccache.
 from bootstrap.doctor.checks import toolchain as _toolchain  # noqa: F401

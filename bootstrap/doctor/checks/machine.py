@@ -9,7 +9,7 @@ from typing import TYPE_CHECKING
 
 from bootstrap.core.errors import MismatchError, TritondevError
 from bootstrap.core.fsutil import read_regular_text
-from bootstrap.core.values import LlvmAuto, LlvmFromSource, LlvmSource
+from bootstrap.core.settings.values import LlvmAuto, LlvmFromSource, LlvmSource
 from bootstrap.doctor.checks.workspace import llvm_builds
 from bootstrap.doctor.facts import Facts
 from bootstrap.doctor.model import CheckOutcome, error, ok, warn

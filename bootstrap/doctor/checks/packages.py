@@ -6,7 +6,7 @@ import os
 import shlex
 from pathlib import Path
 
-from bootstrap.core.inside import InstallTarget, install_fix
+from bootstrap.core.target.inside import InstallTarget, install_fix
 from bootstrap.doctor import answers as doctor_answers
 from bootstrap.doctor.facts import Facts, ProbeFailed, Skip
 from bootstrap.doctor.model import CheckOutcome, Fix, error, ok, skipped, warn

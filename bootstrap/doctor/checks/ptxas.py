@@ -15,7 +15,7 @@ from dataclasses import dataclass, field
 from enum import Enum
 from pathlib import Path
 
-from bootstrap.core.inside_answers import Ptxas, TritonImport
+from bootstrap.core.target.inside_answers import Ptxas, TritonImport
 from bootstrap.doctor.answers import CompileCheck
 from bootstrap.doctor.arch import first_triton_for
 from bootstrap.doctor.facts import Facts, ProbeFailed, Skip

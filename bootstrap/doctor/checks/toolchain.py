@@ -6,8 +6,8 @@ and the CMake needed is setup's rule too (the checkout's cmake_minimum_required,
 
 from __future__ import annotations
 
-from bootstrap.core.command_env import INSTALL_HINTS
 from bootstrap.core.fsutil import read_regular_text
+from bootstrap.core.process.command_env import INSTALL_HINTS
 from bootstrap.doctor.facts import Facts
 from bootstrap.doctor.model import CheckOutcome, error, ok, warn
 from bootstrap.doctor.registry import check

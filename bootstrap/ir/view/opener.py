@@ -15,7 +15,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from bootstrap.core import ui
-from bootstrap.core.runner import Runner
+from bootstrap.core.process.runner import Runner
 
 
 @dataclass(frozen=True)

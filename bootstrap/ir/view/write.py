@@ -2,7 +2,7 @@
 
 It writes exactly one file, `--out` (default: `ir-view.html` in the dump or compile folder, or
 `<file>.html` beside a raw dump file; for two dumps `ir-view-vs-<B>.html`), through
-bootstrap/core/writes.py: a link, a folder or a FIFO at that name is refused (exit 2), never followed.
+bootstrap/core/io/writes.py: a link, a folder or a FIFO at that name is refused (exit 2), never followed.
 Nothing else is written, and nothing is run.
 """
 
@@ -14,7 +14,8 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from bootstrap import __version__
-from bootstrap.core import ui, writes
+from bootstrap.core import ui
+from bootstrap.core.io import writes
 from bootstrap.ir.split import safe_name
 from bootstrap.ir.view.inputs import ViewInput, load_input, pick_kernels, read_sources
 from bootstrap.ir.view.model import SourceTable, build_model

@@ -9,10 +9,10 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from bootstrap.core import inside
-from bootstrap.core import inside_answers as answers
 from bootstrap.core.errors import CommandFailed, ToolMissing
-from bootstrap.core.runner import Runner
+from bootstrap.core.process.runner import Runner
+from bootstrap.core.target import inside
+from bootstrap.core.target import inside_answers as answers
 from bootstrap.env.envfile import read_env_file
 from bootstrap.kernels.cache.locate import resolve_cache_dir
 from bootstrap.kernels.cache.plan import KEYED_BY_TRITON, with_staleness

@@ -29,8 +29,8 @@ from pathlib import Path
 from typing import Any
 
 from bootstrap.core.fsutil import parse_json, read_regular
-from bootstrap.core.state_files import StateFiles
-from bootstrap.core.writes import replace_json
+from bootstrap.core.io.state_files import StateFiles
+from bootstrap.core.io.writes import replace_json
 from bootstrap.pipeline.host.buildtree import llvm_build_of, read_cmake_cache, setup_py_build_folder
 
 PREFIX = ".tritondev-bisect-"

@@ -10,7 +10,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from bootstrap.core.errors import DirtyCheckout, UsageError
-from bootstrap.core.runner import Runner
+from bootstrap.core.process.runner import Runner
 from bootstrap.git.checkouts import URL_SETTINGS, repository_url
 from bootstrap.git.commit_range import pin_refs
 from bootstrap.git.history import checked_out_commit, current_branch, origin_url

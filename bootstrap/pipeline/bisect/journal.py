@@ -16,9 +16,9 @@ from typing import Any, Literal, cast
 
 from bootstrap.core.errors import UsageError
 from bootstrap.core.fsutil import parse_json
+from bootstrap.core.io.state_files import StateFiles
+from bootstrap.core.io.writes import replace_json
 from bootstrap.core.redact import MASK, redact
-from bootstrap.core.state_files import StateFiles
-from bootstrap.core.writes import replace_json
 from bootstrap.git.commit_range import CommitRange, RangeCommit
 from bootstrap.git.refs import SHA_RE
 from bootstrap.pipeline.bisect.search import Verdict

@@ -8,7 +8,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from bootstrap.core.runner import Runner
+from bootstrap.core.process.runner import Runner
 from bootstrap.pipeline.bisect.builds import BuildFolders
 from bootstrap.pipeline.bisect.journal import Journal
 from bootstrap.pipeline.bisect.steps import checkout, prepare_build_folder

@@ -25,9 +25,9 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from bootstrap.core import writes
 from bootstrap.core.errors import ExternalError, UsageError, WorkspaceLocked
-from bootstrap.core.writes import replace_json
+from bootstrap.core.io import writes
+from bootstrap.core.io.writes import replace_json
 from bootstrap.git.checkouts import URL_SETTINGS
 from bootstrap.git.commit_range import (
     drop_refs,

@@ -30,8 +30,8 @@ from typing import TYPE_CHECKING
 
 from bootstrap.core import ui
 from bootstrap.core.errors import CheckFailed, CommandFailed, MismatchError, ToolMissing
+from bootstrap.core.process.runner import Runner
 from bootstrap.core.redact import redact
-from bootstrap.core.runner import Runner
 from bootstrap.env.exports import collect_variables
 from bootstrap.git.moves import guarded_move
 from bootstrap.pipeline.bisect.builds import BuildFolders

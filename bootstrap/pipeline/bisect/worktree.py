@@ -21,9 +21,9 @@ from typing import TYPE_CHECKING
 
 from bootstrap.core.errors import CheckFailed, CommandFailed, MismatchError, UsageError
 from bootstrap.core.fsutil import parse_json, read_regular
-from bootstrap.core.runner import Runner
-from bootstrap.core.state_files import StateFiles
-from bootstrap.core.writes import replace_json
+from bootstrap.core.io.state_files import StateFiles
+from bootstrap.core.io.writes import replace_json
+from bootstrap.core.process.runner import Runner
 from bootstrap.git.commit_range import split_ref
 from bootstrap.git.worktrees import add_worktree, commit_of, commits_lacking, remove_worktree
 from bootstrap.pipeline.bisect.steps import BuildFailed, Built, checkout, failed_build, llvm_built

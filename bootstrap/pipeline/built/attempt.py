@@ -7,7 +7,7 @@ build PyTorch's pin). The record is written when setup starts (the clone it was 
 any) and when it ends: done, failed (the step, the error, its fix and log) or interrupted. A record
 still saying "running" is a setup that was killed. A setup refused on its input puts the record back as
 it was (see `recording`). It holds paths and messages only; messages are
-masked as every file tritondev writes is (bootstrap/core/writes.py).
+masked as every file tritondev writes is (bootstrap/core/io/writes.py).
 """
 
 from __future__ import annotations
@@ -29,8 +29,8 @@ from bootstrap.core.errors import (
     WouldLoseData,
 )
 from bootstrap.core.fsutil import parse_json, read_regular
-from bootstrap.core.state_files import StateFiles
-from bootstrap.core.writes import remove_file, replace_bytes, replace_json
+from bootstrap.core.io.state_files import StateFiles
+from bootstrap.core.io.writes import remove_file, replace_bytes, replace_json
 
 if TYPE_CHECKING:
     from bootstrap.core.context import AppContext

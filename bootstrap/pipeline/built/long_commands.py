@@ -9,8 +9,8 @@ from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING
 
 from bootstrap.core.errors import CommandFailed
+from bootstrap.core.process.runner import Result, Runner
 from bootstrap.core.progress import NinjaProgress
-from bootstrap.core.runner import Result, Runner
 from bootstrap.pipeline.recipe.inputs import Command
 
 if TYPE_CHECKING:

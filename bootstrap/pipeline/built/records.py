@@ -24,8 +24,8 @@ from pathlib import Path
 from typing import Any
 
 from bootstrap.core.fsutil import read_json
-from bootstrap.core.state_files import StateFiles
-from bootstrap.core.writes import replace_json
+from bootstrap.core.io.state_files import StateFiles
+from bootstrap.core.io.writes import replace_json
 
 
 class StepStatus(str, Enum):

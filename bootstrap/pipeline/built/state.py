@@ -19,8 +19,8 @@ from typing import Any
 
 from bootstrap.core.errors import UsageError
 from bootstrap.core.fsutil import parse_json, read_regular
-from bootstrap.core.state_files import StateFiles
-from bootstrap.core.writes import replace_json
+from bootstrap.core.io.state_files import StateFiles
+from bootstrap.core.io.writes import replace_json
 from bootstrap.pipeline.host.toolchain import Tool
 from bootstrap.pipeline.recipe.inputs import Command
 

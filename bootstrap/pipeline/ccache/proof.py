@@ -21,10 +21,10 @@ from pathlib import Path
 
 from packaging.version import Version
 
-from bootstrap.core import writes
+from bootstrap.core.io import writes
+from bootstrap.core.process.runner import Runner
 from bootstrap.core.redact import redact
-from bootstrap.core.runner import Runner
-from bootstrap.core.values import RemoteStorage
+from bootstrap.core.settings.values import RemoteStorage
 from bootstrap.pipeline.ccache.remote import env_for
 from bootstrap.pipeline.ccache.stats import parse_print_stats
 

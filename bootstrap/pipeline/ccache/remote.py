@@ -29,7 +29,7 @@ from packaging.version import Version
 
 from bootstrap.core.errors import ConfigError
 from bootstrap.core.redact import redact
-from bootstrap.core.values import RemoteStorage, ccache_url, parse_remote_url
+from bootstrap.core.settings.values import RemoteStorage, ccache_url, parse_remote_url
 from bootstrap.pipeline.host.toolchain import Tool
 
 MIN_CCACHE = Version("4.4")

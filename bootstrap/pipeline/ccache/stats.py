@@ -10,7 +10,7 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 
 from bootstrap.core.errors import CommandFailed, ToolMissing
-from bootstrap.core.runner import Runner
+from bootstrap.core.process.runner import Runner
 from bootstrap.pipeline.host.toolchain import Tool
 
 # A remote hit is also counted as a direct or preprocessed hit, so these two cover every hit.

@@ -26,13 +26,13 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from bootstrap.core import writes
-from bootstrap.core.distcc_hosts import DistccHosts, HostSpec, is_off, parse_hosts
 from bootstrap.core.errors import ConfigError, ToolMissing
 from bootstrap.core.fsutil import NotRegularFile, read_regular
+from bootstrap.core.io import writes
+from bootstrap.core.settings.distcc_hosts import DistccHosts, HostSpec, is_off, parse_hosts
 
 if TYPE_CHECKING:
-    from bootstrap.core.settings_table import Settings
+    from bootstrap.core.settings.settings_table import Settings
 
 LOG_PREFIX = "distcc-"
 DOCTOR = "tritondev doctor --check toolchain.distcc"

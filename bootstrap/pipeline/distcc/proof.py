@@ -34,10 +34,10 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from bootstrap.core import writes
-from bootstrap.core.distcc_hosts import HostSpec
 from bootstrap.core.errors import CommandFailed, ToolMissing
-from bootstrap.core.runner import Runner
+from bootstrap.core.io import writes
+from bootstrap.core.process.runner import Runner
+from bootstrap.core.settings.distcc_hosts import HostSpec
 from bootstrap.pipeline.distcc.client import DistccSetup, HostVerdict, left_out_notice
 
 if TYPE_CHECKING:

@@ -15,7 +15,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
-    from bootstrap.core.settings_table import Settings
+    from bootstrap.core.settings.settings_table import Settings
 
 GIB = 1024**3
 UNLIMITED_V1 = 1 << 60  # cgroup v1 writes "no limit" as a page-rounded LONG_MAX

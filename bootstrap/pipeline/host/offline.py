@@ -24,8 +24,8 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
 
-from bootstrap.core import writes
 from bootstrap.core.errors import ToolMissing, UsageError
+from bootstrap.core.io import writes
 from bootstrap.env.triton_variables import TOOL_VARIABLES
 from bootstrap.git.layout import TritonLayout
 from bootstrap.kernels.nvidia_tools import toolkit_root

@@ -23,8 +23,8 @@ from collections.abc import Sequence
 from pathlib import Path
 
 from bootstrap.core.errors import CommandFailed, ToolMissing
-from bootstrap.core.interpreter import TargetPython
-from bootstrap.core.runner import Runner
+from bootstrap.core.process.runner import Runner
+from bootstrap.core.target.interpreter import TargetPython
 from bootstrap.pipeline.host.toolchain import Toolchain, version_tuple
 
 STEP = "prerequisites"

@@ -14,12 +14,12 @@ import tempfile
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from bootstrap.core import writes
 from bootstrap.core.errors import ToolMissing
+from bootstrap.core.io import writes
 from bootstrap.pipeline.host.buildtree import read_cmake_cache
 
 if TYPE_CHECKING:
-    from bootstrap.core.runner import Runner
+    from bootstrap.core.process.runner import Runner
 
 # What upstream runs ASAN-built programs with (.github/workflows/integration-tests-amd.yml, step "Run asan
 # tests on AMD"): no leak report (MLIR's crash recovery leaks by design), no alloc/dealloc mismatch report.

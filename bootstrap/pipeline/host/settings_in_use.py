@@ -6,9 +6,9 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
-from bootstrap.core.interpreter import WORKSPACE_VENV, path_python
-from bootstrap.core.settings import SettingRow, describe
-from bootstrap.core.settings_table import BY_NAME
+from bootstrap.core.settings.settings import SettingRow, describe
+from bootstrap.core.settings.settings_table import BY_NAME
+from bootstrap.core.target.interpreter import WORKSPACE_VENV, path_python
 from bootstrap.pipeline.host.jobs import size_for_settings
 
 if TYPE_CHECKING:

@@ -20,8 +20,8 @@ from typing import Literal
 
 from bootstrap.core.errors import CommandFailed, ToolMissing
 from bootstrap.core.fsutil import read_json
-from bootstrap.core.runner import Runner
-from bootstrap.core.writes import replace_json
+from bootstrap.core.io.writes import replace_json
+from bootstrap.core.process.runner import Runner
 
 # Triton's setup.py needs CMake >= 3.20; a checkout may ask for more in its CMakeLists.txt.
 MIN_CMAKE = (3, 20)

@@ -25,8 +25,8 @@ import shutil
 import tarfile
 from pathlib import Path
 
-from bootstrap.core import writes
 from bootstrap.core.errors import ExternalError, WouldLoseData
+from bootstrap.core.io import writes
 
 FILE, FOLDER, SYMLINK, HARDLINK, OTHER = "file", "folder", "symlink", "hardlink", "other"
 

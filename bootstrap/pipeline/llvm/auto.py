@@ -27,9 +27,9 @@ from typing import Literal
 
 from bootstrap.core.errors import ExternalError, MismatchError
 from bootstrap.core.fsutil import parse_json, read_regular
+from bootstrap.core.io.state_files import StateFiles
+from bootstrap.core.io.writes import replace_json
 from bootstrap.core.redact import redact
-from bootstrap.core.state_files import StateFiles
-from bootstrap.core.writes import replace_json
 from bootstrap.git.rawfiles import describe_network_error, is_name_not_resolved
 from bootstrap.pipeline.llvm.download import MISSING_STATUS, session_for
 

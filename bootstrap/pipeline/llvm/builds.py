@@ -27,7 +27,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from bootstrap.core.fsutil import read_json
-from bootstrap.core.writes import replace_json
+from bootstrap.core.io.writes import replace_json
 from bootstrap.git.head import head_commit
 
 if TYPE_CHECKING:

@@ -22,8 +22,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from bootstrap.core import writes
 from bootstrap.core.errors import ExternalError, Offline
+from bootstrap.core.io import writes
 from bootstrap.core.redact import redact
 from bootstrap.git.rawfiles import describe_network_error, is_name_not_resolved
 

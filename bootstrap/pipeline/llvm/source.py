@@ -26,7 +26,7 @@ from typing import TYPE_CHECKING
 
 from bootstrap.core.errors import ConfigError, MismatchError
 from bootstrap.core.fsutil import read_regular_text
-from bootstrap.core.values import LlvmAuto, LlvmFromSource, LlvmPrebuilt, LlvmTree
+from bootstrap.core.settings.values import LlvmAuto, LlvmFromSource, LlvmPrebuilt, LlvmTree
 from bootstrap.git.setup_py import SetupPyArgs
 from bootstrap.pipeline.host.buildtree import read_vcs_revision
 from bootstrap.pipeline.llvm.auto import no_package_reason, observe_auto
@@ -38,8 +38,8 @@ from bootstrap.pipeline.recipe.era import llvm_era
 __all__ = ["SUFFIX_ENV", "Host", "detect_host", "host_suffix", "os_release_id"]
 
 if TYPE_CHECKING:
-    from bootstrap.core.runner import Runner
-    from bootstrap.core.settings_table import Settings
+    from bootstrap.core.process.runner import Runner
+    from bootstrap.core.settings.settings_table import Settings
     from bootstrap.git.pinned import Pins
     from bootstrap.pipeline.llvm.auto import AutoDecision, Learnt
 

@@ -14,8 +14,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from bootstrap.core.runner import Runner
-from bootstrap.core.settings_table import SettingSource, SourceKind
+from bootstrap.core.process.runner import Runner
+from bootstrap.core.settings.settings_table import SettingSource, SourceKind
 from bootstrap.pipeline.built.records import fingerprint
 from bootstrap.pipeline.distcc.client import DistccBuild, build_for
 from bootstrap.pipeline.distcc.proof import compilers_of, prove

@@ -20,9 +20,9 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from bootstrap.core.distcc_hosts import is_off
 from bootstrap.core.errors import MismatchError, ToolMissing, UsageError
-from bootstrap.core.runner import PlannedCommand
+from bootstrap.core.process.runner import PlannedCommand
+from bootstrap.core.settings.distcc_hosts import is_off
 from bootstrap.core.suggest import close_matches
 from bootstrap.git.moves import inspect_checkout
 from bootstrap.pipeline.built.long_commands import run_streamed
@@ -50,7 +50,7 @@ if TYPE_CHECKING:
     from rich.console import Console
 
     from bootstrap.core.context import AppContext
-    from bootstrap.core.runner import Runner
+    from bootstrap.core.process.runner import Runner
 
 _TARGET_RE = re.compile(r"^[A-Za-z0-9_][A-Za-z0-9_.+/-]*$")
 

@@ -13,12 +13,12 @@ import os
 from collections.abc import Iterable, Sequence
 from pathlib import Path
 
-from bootstrap.core import writes
 from bootstrap.core.fsutil import read_regular
-from bootstrap.core.runner import Runner
-from bootstrap.core.state_files import StateFiles
-from bootstrap.core.workspace import Workspace
-from bootstrap.core.writes import replace_text
+from bootstrap.core.io import writes
+from bootstrap.core.io.state_files import StateFiles
+from bootstrap.core.io.workspace import Workspace
+from bootstrap.core.io.writes import replace_text
+from bootstrap.core.process.runner import Runner
 from bootstrap.git import local_changes
 from bootstrap.pipeline.llvm.builds import LlvmLocation
 from bootstrap.pipeline.recipe.editor import CLANGD, EditorConfig

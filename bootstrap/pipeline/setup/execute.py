@@ -32,11 +32,13 @@ import time
 from collections.abc import Callable
 from dataclasses import dataclass
 
-from bootstrap.core import remembered, ui, writes
+from bootstrap.core import ui
 from bootstrap.core.errors import CommandFailed, ExternalError, MismatchError
+from bootstrap.core.io import writes
+from bootstrap.core.io.state_files import StateFiles
+from bootstrap.core.process.runner import PlannedCommand
 from bootstrap.core.redact import redact
-from bootstrap.core.runner import PlannedCommand
-from bootstrap.core.state_files import StateFiles
+from bootstrap.core.settings import remembered
 from bootstrap.git import forks
 from bootstrap.git.checkouts import ensure_checkout
 from bootstrap.pipeline.built.long_commands import run_streamed

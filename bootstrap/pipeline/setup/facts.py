@@ -1,7 +1,7 @@
 """Everything `tritondev setup` needs to know before it plans, gathered once and changing nothing.
 
 Pins, the toolchain, the machine's resources, the target interpreter (probed once, shared with the
-command: bootstrap.core.interpreter.Target), the checkouts as the checkout steps will leave them, where
+command: bootstrap.core.target.interpreter.Target), the checkouts as the checkout steps will leave them, where
 LLVM comes from (`LlvmFacts`: the pinned checkout built here, Triton's package, or your tree), the
 LLVM build folders and their records, the stored step records, the user's build variables.
 Gathering only reads: a bad pin, a missing tool, an --llvm that cannot serve, or a checkout with
@@ -29,12 +29,12 @@ from pathlib import Path
 
 from bootstrap.core.errors import MismatchError, UsageError
 from bootstrap.core.fsutil import read_regular_text
-from bootstrap.core.interpreter import WORKSPACE_VENV, Target, TargetPython
-from bootstrap.core.runner import PlannedCommand, Runner
-from bootstrap.core.settings_table import Settings
-from bootstrap.core.state_files import StateFiles
-from bootstrap.core.values import LlvmFromSource
-from bootstrap.core.workspace import Workspace
+from bootstrap.core.io.state_files import StateFiles
+from bootstrap.core.io.workspace import Workspace
+from bootstrap.core.process.runner import PlannedCommand, Runner
+from bootstrap.core.settings.settings_table import Settings
+from bootstrap.core.settings.values import LlvmFromSource
+from bootstrap.core.target.interpreter import WORKSPACE_VENV, Target, TargetPython
 from bootstrap.git.adopt import check_clone, inspect_clone
 from bootstrap.git.checkouts import CheckoutAction, CheckoutReport, ensure_checkout
 from bootstrap.git.history import History

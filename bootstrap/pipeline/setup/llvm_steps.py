@@ -21,7 +21,7 @@ from bootstrap.pipeline.llvm.source import PrebuiltPackage
 from bootstrap.pipeline.setup.report import ArchiveKept, PackageCopied, PackageDownloaded, PackageFetch
 
 if TYPE_CHECKING:
-    from bootstrap.core.runner import Runner
+    from bootstrap.core.process.runner import Runner
     from bootstrap.pipeline.setup.plan import PlannedStep
     from bootstrap.pipeline.setup.step_run import StepRun
 

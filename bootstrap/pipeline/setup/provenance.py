@@ -8,7 +8,7 @@ MLIR_DIR and LLD_DIR that find_package left in the Triton build folder's CMakeCa
 MLIR and lld libraries its build.ninja links libtriton.so with, must all be inside that LLVM build,
 whose VCSRevision.h holds the pinned commit. A difference names both sides (exit 1 from setup).
 
-What the target says comes from bootstrap/core/scripts/tritondev_provenance.py; what the build trees say
+What the target says comes from bootstrap/core/target/scripts/tritondev_provenance.py; what the build trees say
 from bootstrap.pipeline.host.buildtree. `judge` is the pure comparison of the two with what setup built.
 """
 
@@ -18,8 +18,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from bootstrap.core import inside
-from bootstrap.core.runner import Runner
+from bootstrap.core.process.runner import Runner
+from bootstrap.core.target import inside
 from bootstrap.git.history import checked_out_commit
 from bootstrap.pipeline.host.buildtree import (
     linked_llvm_libraries,

@@ -10,8 +10,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from bootstrap.core.errors import TritondevError
-from bootstrap.core.runner import PlannedCommand
-from bootstrap.core.settings_table import Settings
+from bootstrap.core.process.runner import PlannedCommand
+from bootstrap.core.settings.settings_table import Settings
 from bootstrap.git.checkouts import CheckoutReport
 from bootstrap.git.pinned import Pins
 from bootstrap.kernels.verify import Check, VerifyReport

@@ -25,11 +25,11 @@ from typing import TYPE_CHECKING
 
 from bootstrap.core import ui
 from bootstrap.core.errors import ExitCode, ToolMissing, TritondevError
-from bootstrap.core.interpreter import WORKSPACE_VENV, Target, path_python
-from bootstrap.core.runner import Runner
-from bootstrap.core.settings_table import Settings
-from bootstrap.core.values import parse_remote_url
-from bootstrap.core.workspace import Workspace
+from bootstrap.core.io.workspace import Workspace
+from bootstrap.core.process.runner import Runner
+from bootstrap.core.settings.settings_table import Settings
+from bootstrap.core.settings.values import parse_remote_url
+from bootstrap.core.target.interpreter import WORKSPACE_VENV, Target, path_python
 from bootstrap.git.adopt import check_clone
 from bootstrap.kernels import verify as kernel_verify
 from bootstrap.pipeline.distcc import client as distcc

@@ -13,9 +13,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from bootstrap.core.runner import Runner
-from bootstrap.core.settings_table import Settings
-from bootstrap.core.workspace import Workspace
+from bootstrap.core.io.workspace import Workspace
+from bootstrap.core.process.runner import Runner
+from bootstrap.core.settings.settings_table import Settings
 from bootstrap.git.checkouts import CheckoutReport
 from bootstrap.kernels.verify import Check
 from bootstrap.pipeline.built.records import Records

@@ -1,5 +1,5 @@
 """What tritondev_requirements.py answers (a requirements file read by pip-api in the target), checked and
-typed as bootstrap.core.inside_answers checks the shared answers."""
+typed as bootstrap.core.target.inside_answers checks the shared answers."""
 
 from __future__ import annotations
 
@@ -7,8 +7,8 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from bootstrap.core.inside_answers import parse_answer
-from bootstrap.core.json_fields import Fields
+from bootstrap.core.io.json_fields import Fields
+from bootstrap.core.target.inside_answers import parse_answer
 
 
 @dataclass(frozen=True)

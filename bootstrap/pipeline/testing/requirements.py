@@ -3,8 +3,8 @@
 pip-api's `parse_requirements` reads a requirements file the way pip does (comments, options, line
 continuations, `-r` includes, URLs, editables, markers) through its public API. Importing pip-api runs
 `python -m pip --version` in a process of its own (0.0.35 sets `pip_api.PIP_VERSION` at import), and
-only bootstrap/core/runner.py starts processes in tritondev: so tritondev's own process never imports
-it. The runner starts bootstrap/core/scripts/tritondev_requirements.py in the target interpreter and hands it
+only bootstrap/core/process/runner.py starts processes in tritondev: so tritondev's own process never imports
+it. The runner starts bootstrap/core/target/scripts/tritondev_requirements.py in the target interpreter and hands it
 the folder pip-api is installed in beside tritondev (found by `importlib.util.find_spec`, which imports
 nothing); there pip-api reads the file and evaluates each marker for the target's Python and platform,
 and `importlib.metadata` says which requirements the target lacks or has in a version the specifier
@@ -19,9 +19,9 @@ import os
 import stat
 from pathlib import Path
 
-from bootstrap.core import inside
 from bootstrap.core.errors import ConfigError, ExternalError, ToolMissing
-from bootstrap.core.runner import Runner
+from bootstrap.core.process.runner import Runner
+from bootstrap.core.target import inside
 from bootstrap.pipeline.testing.answers import FileRequirement, RequirementsFile, requirements_file
 
 TEST_REQUIREMENTS = "python/test-requirements.txt"

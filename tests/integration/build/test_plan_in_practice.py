@@ -137,7 +137,7 @@ def test_the_pinned_cmake_minimum_is_required(world: World, tmp_path: Path) -> N
 def _folders_read(checkout: Path) -> int:
     """Folders the check for local changes reads in `checkout` (git's own trace2 counter); -1 when it
     used no untracked cache at all."""
-    from bootstrap.core.runner import Runner
+    from bootstrap.core.process.runner import Runner
     from bootstrap.git import local_changes
 
     trace = checkout.parent / f"{checkout.name}.trace2"

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from bootstrap.core.runner import Runner
+from bootstrap.core.process.runner import Runner
 from bootstrap.pipeline.host.toolchain import detect_toolchain
 
 # --------------------------------------------------------------------------------------------- jobs

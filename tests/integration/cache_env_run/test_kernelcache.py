@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 
 from bootstrap.core.errors import UsageError
-from bootstrap.core.runner import Runner
+from bootstrap.core.process.runner import Runner
 from bootstrap.kernels import cache as kc
 from tests.integration.cache_env_run.conftest import age_entry
 

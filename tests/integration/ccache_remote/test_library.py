@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 from packaging.version import Version
 
-from bootstrap.core.values import parse_remote_url
+from bootstrap.core.settings.values import parse_remote_url
 from bootstrap.pipeline.ccache.remote import env_for, parse_ccache_version, probe
 from bootstrap.pipeline.ccache.stats import delta, parse_print_stats
 from tests.integration.ccache_remote.redis import PASSWORD, USER, RedisServer

@@ -15,7 +15,7 @@ from pathlib import Path
 import pytest
 
 from bootstrap.core.errors import ConfigError
-from bootstrap.core.runner import Runner
+from bootstrap.core.process.runner import Runner
 from bootstrap.pipeline.testing.requirements import TEST_REQUIREMENTS, describe_missing, read_requirements
 
 PYTHON_310 = Path("/root/.pyenv/versions/3.10.13/bin/python3.10")

@@ -7,9 +7,9 @@ from pathlib import Path
 import pytest
 
 from bootstrap import cli
-from bootstrap.core import settings
 from bootstrap.core.errors import ExitCode
-from bootstrap.core.settings_table import Settings
+from bootstrap.core.settings import settings
+from bootstrap.core.settings.settings_table import Settings
 
 
 def run_main(args: list[str]) -> int:

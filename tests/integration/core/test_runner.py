@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 
 from bootstrap.core.errors import CommandFailed, ExitCode
-from bootstrap.core.runner import Runner
+from bootstrap.core.process.runner import Runner
 
 
 def make(tmp_path: Path, dry_run: bool = False) -> tuple[Runner, list[str]]:

@@ -12,9 +12,9 @@ from pathlib import Path
 
 import pytest
 
-from bootstrap.core.distcc_hosts import parse_hosts
 from bootstrap.core.errors import ToolMissing
-from bootstrap.core.runner import Runner
+from bootstrap.core.process.runner import Runner
+from bootstrap.core.settings.distcc_hosts import parse_hosts
 from bootstrap.pipeline.distcc.client import DistccSetup
 from bootstrap.pipeline.distcc.proof import GOOD, Compiler, check_hosts, compilers_of, prove
 from tests.integration.build.harness import base_env, setup_args, tritondev

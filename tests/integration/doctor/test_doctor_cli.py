@@ -278,7 +278,7 @@ def test_stale_cache_entries_are_found_and_only_they_are_cleared(cli: Cli, tmp_p
 
 
 def test_fix_refuses_while_the_workspace_is_locked(cli: Cli, tmp_path: Path) -> None:
-    from bootstrap.core.workspace import Workspace
+    from bootstrap.core.io.workspace import Workspace
 
     py = triton_venv()
     cache = tmp_path / "cache"

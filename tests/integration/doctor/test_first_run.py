@@ -20,7 +20,7 @@ from typing import Any
 
 import pytest
 
-from bootstrap.core.interpreter import PATH_PYTHON
+from bootstrap.core.target.interpreter import PATH_PYTHON
 from tests.conftest import Cli
 from tests.support.venvs import triton_venv
 

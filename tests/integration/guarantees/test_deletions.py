@@ -15,7 +15,7 @@ from pathlib import Path
 import pytest
 
 from bootstrap.core.errors import WouldLoseData
-from bootstrap.core.runner import Runner
+from bootstrap.core.process.runner import Runner
 from bootstrap.git.checkouts import ensure_checkout
 from bootstrap.git.history import History
 from tests.conftest import Cli

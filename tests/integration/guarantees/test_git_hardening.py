@@ -16,7 +16,7 @@ from pathlib import Path
 
 import pytest
 
-from bootstrap.core.runner import Runner
+from bootstrap.core.process.runner import Runner
 from bootstrap.git.adopt import inspect_clone
 from bootstrap.git.local_changes import local_changes
 from bootstrap.git.moves import guarded_move

@@ -19,7 +19,7 @@ from pathlib import Path
 import pytest
 
 from bootstrap.core.errors import ConfigError, DirtyCheckout
-from bootstrap.core.runner import Runner
+from bootstrap.core.process.runner import Runner
 from bootstrap.git.moves import guarded_move
 from tests.conftest import Cli
 from tests.world.world import World

@@ -1,7 +1,7 @@
 """Real IR dumps of the real Triton, made once per session through `tritondev run --dump-ir`, and a
 workspace whose Triton (the test world's) has a triton-opt.
 
-No GPU is needed: tritondev's own ahead-of-time compile script (bootstrap/core/scripts/tritondev_aot.py,
+No GPU is needed: tritondev's own ahead-of-time compile script (bootstrap/core/target/scripts/tritondev_aot.py,
 what `tritondev compile` runs) compiles a vector add for cuda:90 and hip:gfx942 inside the cached
 venvs of Triton 3.9 and 3.2.0 (tests/support/venvs.py), with MLIR_ENABLE_DUMP=1 from `run --dump-ir`.
 """
@@ -22,7 +22,7 @@ from tests.support.venvs import shared_venv, triton_venv
 from tests.world.world import World
 
 REPO = Path(__file__).resolve().parents[3]
-AOT = REPO / "bootstrap" / "core" / "scripts" / "tritondev_aot.py"
+AOT = REPO / "bootstrap" / "core" / "target" / "scripts" / "tritondev_aot.py"
 
 KERNEL = """
 import triton

@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 
 from bootstrap.core.errors import ToolMissing
-from bootstrap.core.runner import Runner
+from bootstrap.core.process.runner import Runner
 from bootstrap.pipeline.host.sanitizer import check_sanitizer
 from tests.integration.build.harness import setup_args, tritondev
 from tests.integration.ir_tools.conftest import Dumps, MiniWorkspace, clean_environment, parse_json

@@ -195,7 +195,7 @@ def test_a_hand_written_test_regenerated_twice_gets_one_note(ws: MiniWorkspace) 
 HOLD = """
 import sys, time
 from pathlib import Path
-from bootstrap.core.workspace import Workspace
+from bootstrap.core.io.workspace import Workspace
 with Workspace(Path(sys.argv[1])).lock(sys.argv[2], shared=sys.argv[3] == "shared"):
     print("held", flush=True)
     sys.stdin.read()

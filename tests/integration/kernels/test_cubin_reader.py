@@ -14,7 +14,7 @@ from pathlib import Path
 
 import pytest
 
-from bootstrap.core.runner import Runner
+from bootstrap.core.process.runner import Runner
 from bootstrap.kernels.cubin import cubin_resource_usage
 from bootstrap.kernels.disasm import read_cubin
 

@@ -14,7 +14,7 @@ from pathlib import Path
 import pytest
 
 from bootstrap.core.errors import ExternalError, Offline
-from bootstrap.core.runner import Runner
+from bootstrap.core.process.runner import Runner
 from bootstrap.pipeline.llvm.archive import UnsafeArchive, staging_folder, unpack
 from bootstrap.pipeline.llvm.download import ChecksumMismatch, NotOnServer, download
 from bootstrap.pipeline.setup.llvm_steps import prove_runs

@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 
 from bootstrap.core.errors import ConfigError, DirtyCheckout, ExitCode, WouldLoseData
-from bootstrap.core.runner import Runner
+from bootstrap.core.process.runner import Runner
 from bootstrap.git.checkouts import ensure_checkout
 from bootstrap.git.moves import PARTIAL_MARK, guarded_move, refuse_ignored_in_range
 from tests.integration.pins.gitrepo import git, make_upstream

@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 
 from bootstrap.core.errors import CommandFailed, MismatchError, WouldLoseData
-from bootstrap.core.runner import Runner
+from bootstrap.core.process.runner import Runner
 from bootstrap.git.checkouts import ensure_checkout
 from bootstrap.git.forks import Candidate, checkout_from_forks, not_in_repository
 from bootstrap.git.moves import PARTIAL_MARK

@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from bootstrap.core.runner import Runner
+from bootstrap.core.process.runner import Runner
 from bootstrap.git import local_changes
 from bootstrap.git.checkouts import ensure_checkout
 from tests.integration.pins.gitrepo import git, make_upstream

@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 
 from bootstrap.core.errors import ExitCode
-from bootstrap.core.runner import Runner
+from bootstrap.core.process.runner import Runner
 from tests.conftest import Cli
 from tests.world.servers import RawServer
 from tests.world.world import World

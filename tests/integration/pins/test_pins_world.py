@@ -16,7 +16,7 @@ import pytest
 
 from bootstrap.core.context import AppContext, make_context
 from bootstrap.core.errors import ConfigError, MismatchError
-from bootstrap.core.runner import Runner
+from bootstrap.core.process.runner import Runner
 from bootstrap.git.checkouts import ensure_checkout
 from bootstrap.git.pins import resolve_pins
 from tests.world.servers import GitDaemon, RawServer

@@ -9,7 +9,7 @@ import subprocess
 from pathlib import Path
 
 from bootstrap.core.errors import MismatchError
-from bootstrap.core.runner import Runner
+from bootstrap.core.process.runner import Runner
 from bootstrap.git.blobs import _read_blob, read_regular_files
 from bootstrap.git.layout import LAYOUT_FILES, detect_layout
 from tests.world.world import World

@@ -7,7 +7,7 @@ import subprocess
 from pathlib import Path
 
 from bootstrap.core.errors import ExitCode
-from bootstrap.core.runner import Runner
+from bootstrap.core.process.runner import Runner
 from bootstrap.git.checkouts import ensure_checkout
 from tests.conftest import Cli
 from tests.integration.pins.gitrepo import commit_files

@@ -7,8 +7,8 @@ from pathlib import Path
 import pytest
 
 from bootstrap.core.errors import ConfigError, DirtyCheckout, ExitCode
-from bootstrap.core.runner import Runner
-from bootstrap.core.settings import load_settings
+from bootstrap.core.process.runner import Runner
+from bootstrap.core.settings.settings import load_settings
 from bootstrap.git.checkouts import ensure_checkout, repository_url
 from bootstrap.git.local_changes import parse_porcelain_z
 from bootstrap.git.moves import PARTIAL_MARK

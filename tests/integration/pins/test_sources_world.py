@@ -6,8 +6,8 @@ import subprocess
 from collections.abc import Callable
 from pathlib import Path
 
-from bootstrap.core.runner import Runner
-from bootstrap.core.settings import load_settings
+from bootstrap.core.process.runner import Runner
+from bootstrap.core.settings.settings import load_settings
 from bootstrap.git.checkouts import ensure_checkout, repository_url
 from bootstrap.git.layout import detect_layout
 from tests.world.servers import GitDaemon

@@ -198,8 +198,8 @@ def test_library_removes_only_what_the_plan_names(venv_copy: VenvCopy, wheels: W
     """setup keeps its own install by narrowing the plan; execute_purge must not widen it again."""
     import dataclasses
 
-    from bootstrap.core.interpreter import inspect_interpreter
-    from bootstrap.core.runner import Runner
+    from bootstrap.core.process.runner import Runner
+    from bootstrap.core.target.interpreter import inspect_interpreter
     from bootstrap.purge import execute_purge, plan_purge, scan_environment
 
     py = venv_copy()

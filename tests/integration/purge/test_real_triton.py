@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from bootstrap.core.runner import Runner
+from bootstrap.core.process.runner import Runner
 from bootstrap.purge import pipbridge
 from tests.conftest import Cli
 from tests.integration.purge.conftest import VenvCopy, listed, run_py, site_packages, snapshot

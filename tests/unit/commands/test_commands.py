@@ -20,7 +20,7 @@ from bootstrap.commands.setup import setup
 from bootstrap.core.context import AppContext, invocation
 from bootstrap.core.errors import ConfigError, UsageError
 from bootstrap.core.outcome import ExitStatus
-from bootstrap.core.settings_table import BY_NAME, SETTINGS
+from bootstrap.core.settings.settings_table import BY_NAME, SETTINGS
 
 
 @pytest.fixture(autouse=True)

@@ -9,7 +9,7 @@ import pytest
 
 from bootstrap import cli
 from bootstrap.commands.options import accepted_options
-from bootstrap.core.json_fields import Fields
+from bootstrap.core.io.json_fields import Fields
 from bootstrap.kernels.verify import describe_active
 from bootstrap.kernels.verify_facts import TritonFacts
 from bootstrap.kernels.verify_facts import triton_facts as _read_triton

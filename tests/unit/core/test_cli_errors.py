@@ -8,7 +8,7 @@ import pytest
 
 from bootstrap import cli
 from bootstrap.core.errors import ExitCode
-from bootstrap.core.settings_table import Settings
+from bootstrap.core.settings.settings_table import Settings
 
 
 def run_main(args: list[str]) -> int:

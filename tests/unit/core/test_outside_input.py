@@ -22,8 +22,8 @@ from hypothesis import strategies as st
 
 from bootstrap.core.errors import ExitCode, TritondevError
 from bootstrap.core.redact import without_credentials
-from bootstrap.core.settings import load_settings
-from bootstrap.core.settings_table import MAX_JOBS
+from bootstrap.core.settings.settings import load_settings
+from bootstrap.core.settings.settings_table import MAX_JOBS
 from bootstrap.env.envfile import read_env_file, update_env_file
 from bootstrap.git.refs import validate_commit, validate_raw_base, validate_ref, validate_repo_url
 from bootstrap.purge import restore
@@ -183,7 +183,7 @@ def test_a_tool_tritondev_that_is_not_a_table_is_an_error(tmp_path: Path, table:
 
 
 def test_every_value_shown_by_config_show_is_masked(tmp_path: Path) -> None:
-    from bootstrap.core.settings import describe
+    from bootstrap.core.settings.settings import describe
 
     (tmp_path / "tritondev.toml").write_text(
         f'triton_url = "https://user:{SECRET}@h/t.git"\nllvm_url = "https://{SECRET}@h/l.git"\n'

@@ -12,8 +12,9 @@ from pathlib import Path
 import pytest
 
 from bootstrap import cli
-from bootstrap.core import fixlines, run_state, writes
+from bootstrap.core import fixlines, run_state
 from bootstrap.core.context import invocation
+from bootstrap.core.io import writes
 
 SECRET = "Zq7runsecret"
 

@@ -227,6 +227,22 @@ def test_pipeline_sub_packages_import_in_their_order() -> None:
     assert " < ".join(PIPELINE_ORDER) in ARCHITECTURE.read_text()
 
 
+# bootstrap/core/'s sub-packages, lowest first. The context (bootstrap/core/context.py) stands above them all.
+CORE_ORDER = ("io", "process", "settings", "target")
+
+
+def test_core_sub_packages_import_in_their_order() -> None:
+    rank = {name: n for n, name in enumerate(CORE_ORDER)}
+    wrong = []
+    for i in imports():
+        mine, theirs = i.importer.split("."), i.imported.split(".")
+        if mine[1:2] == theirs[1:2] == ["core"] and len(mine) > 3 and mine[2] in rank:
+            if theirs[2] == "context" or (len(theirs) > 3 and theirs[2] in rank and rank[theirs[2]] > rank[mine[2]]):
+                wrong.append(f"{i.where}: {i.importer} imports {i.imported}")
+    assert not wrong, "core/ sub-packages importing up:\n" + "\n".join(wrong)
+    assert " < ".join(CORE_ORDER) in ARCHITECTURE.read_text()
+
+
 def test_git_commands_are_run_only_under_git() -> None:
     """Every git command line is built in bootstrap/git/: the rest asks git/ for what it needs, it does
     not spell out `["git", ...]`."""
@@ -252,7 +268,7 @@ def test_setup_is_reached_through_its_api() -> None:
 # included). The one exception: the repro runner is the body every repro.py carries whole, so that the
 # repro runs alone, with no tritondev on the machine.
 MODULE_LINES, FUNCTION_LINES = 400, 60
-WHOLE_BY_DESIGN = {"bootstrap/core/scripts/tritondev_repro_runner.py"}
+WHOLE_BY_DESIGN = {"bootstrap/core/target/scripts/tritondev_repro_runner.py"}
 
 
 def test_modules_and_functions_stay_small() -> None:

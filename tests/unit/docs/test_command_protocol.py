@@ -35,7 +35,7 @@ NOT_YET_ON_THE_PROTOCOL: tuple[str, ...] = ()
 RUNNER_METHODS = {"run", "capture", "stream", "run_attached"}
 # Modules whose import alone means processes or writes: the runner, the one write helper, and the
 # standard library's own ways to start a process or change the disk.
-WORK_MODULES = {"subprocess", "shutil", "tempfile", "bootstrap.core.runner", "bootstrap.core.writes"}
+WORK_MODULES = {"subprocess", "shutil", "tempfile", "bootstrap.core.process.runner", "bootstrap.core.io.writes"}
 CHANGES_THE_DISK = {"unlink", "rmdir", "rmtree", "remove", "removedirs", "rename", "renames", "write_text",
                     "write_bytes", "mkdir", "makedirs", "touch", "symlink_to", "hardlink_to", "chmod", "truncate",
                     "system", "popen", "spawnv", "execv", "fork"}
@@ -155,7 +155,7 @@ def test_no_command_module_reads_dict_keys() -> None:
 def test_the_work_rule_catches_a_command_that_does_work() -> None:
     bad = '''
 import shutil
-from bootstrap.core.writes import replace_text
+from bootstrap.core.io.writes import replace_text
 
 def clear(ctx, folder):
     ctx.runner.run(["git", "gc"], step="gc")
@@ -173,7 +173,7 @@ def clear(ctx, folder):
 '''
     found = work_in_command(bad, "bad.py")
     said = "\n".join(found)
-    assert "imports shutil" in said and "imports bootstrap.core.writes" in said
+    assert "imports shutil" in said and "imports bootstrap.core.io.writes" in said
     assert "starts a process (ctx.runner.run)" in said and "starts a process (runner.capture)" in said
     assert "(folder.unlink)" in said and ".write_text)" in said and "(shutil.rmtree)" in said
     assert "writes a file (writes.replace_json)" in said

@@ -29,7 +29,7 @@ def _is_inside_script(path: Path) -> bool:
 def _imports(inside: bool = False) -> dict[str, set[str]]:
     """Dotted module names imported by tritondev's own code, with the files importing each.
 
-    The scripts bootstrap/core/scripts/tritondev_*.py run inside the *target* interpreter (its torch, triton,
+    The scripts bootstrap/core/target/scripts/tritondev_*.py run inside the *target* interpreter (its torch, triton,
     numpy), never in tritondev's: they are not its dependencies (inside=True: only theirs)."""
     found: dict[str, set[str]] = {}
     for path in (REPO / "bootstrap").rglob("*.py"):
@@ -85,7 +85,7 @@ def test_the_packages_whose_behaviour_the_tests_check_have_a_tested_range() -> N
 
 
 # Declared packages that tritondev lends to a script inside the target (it hands the script their folder).
-LENT = {"pip-api": ("pip_api", "bootstrap/core/scripts/tritondev_requirements.py")}
+LENT = {"pip-api": ("pip_api", "bootstrap/core/target/scripts/tritondev_requirements.py")}
 
 
 def test_every_declared_package_is_used() -> None:
@@ -103,7 +103,7 @@ def test_every_declared_package_is_used() -> None:
 
 def test_pip_api_never_runs_in_tritondevs_own_process() -> None:
     """Importing pip_api runs `python -m pip --version` in a process of its own (0.0.35 reads pip's version
-    at import), and only bootstrap/core/runner.py starts processes in tritondev: no module of tritondev's own
+    at import), and only bootstrap/core/process/runner.py starts processes in tritondev: no module of tritondev's own
     process imports it, at the top or inside a function; only the script run in the target does."""
     assert "pip_api" not in _imports()
     assert not any(m.startswith("pip_api.") for m in _imports())

@@ -28,11 +28,11 @@ def where(path: str, node: ast.AST) -> str:
 
 # -- the workspace's state files ---------------------------------------------------------------------
 
-STATE_OWNERS = ("bootstrap/core/workspace.py", "bootstrap/core/state_files.py")
+STATE_OWNERS = ("bootstrap/core/io/workspace.py", "bootstrap/core/io/state_files.py")
 
 
 def _state_file_names() -> set[str]:
-    from bootstrap.core.state_files import StateFiles
+    from bootstrap.core.io.state_files import StateFiles
 
     files = StateFiles(Path("/s"))
     names = {getattr(files, name).name for name, value in vars(StateFiles).items() if isinstance(value, property)}
@@ -57,9 +57,9 @@ def state_joins(path: str, tree: ast.Module) -> list[str]:
 
 
 def test_state_files_are_named_only_in_the_workspace_layout() -> None:
-    """`<workspace>/state/...` is never joined by hand: every module asks bootstrap/core/state_files.py."""
+    """`<workspace>/state/...` is never joined by hand: every module asks bootstrap/core/io/state_files.py."""
     found = [line for path, tree in sources() if path not in STATE_OWNERS for line in state_joins(path, tree)]
-    assert found == [], "use bootstrap.core.state_files.StateFiles:\n" + "\n".join(found)
+    assert found == [], "use bootstrap.core.io.state_files.StateFiles:\n" + "\n".join(found)
 
 
 def test_a_state_path_joined_by_hand_is_found() -> None:
@@ -180,7 +180,7 @@ def test_nvidia_tools_are_found_only_by_the_one_lookup() -> None:
     nvdisasm and the CUDA toolkit through bootstrap/kernels/nvidia_tools.py. The scripts that run in the
     target ask Triton for its own choice and are not a lookup of ours."""
     found = [line for path, tree in sources()
-             if path != NVIDIA_LOOKUP and not path.startswith("bootstrap/core/scripts/")
+             if path != NVIDIA_LOOKUP and not path.startswith("bootstrap/core/target/scripts/")
              for line in nvidia_lookups(path, tree)]
     assert found == [], "use bootstrap.kernels.nvidia_tools:\n" + "\n".join(found)
 
@@ -196,7 +196,7 @@ def test_an_nvidia_tool_looked_for_by_hand_is_found() -> None:
 # core/ui.py owns the terminal; cli.py's last-resort lines (an error before or without rich, a crash),
 # the runner's default echo of a command line, and the scripts run inside the target interpreter
 # (whose stdout is their answer) write to the streams themselves.
-STREAM_WRITERS = ("bootstrap/core/ui.py", "bootstrap/cli.py", "bootstrap/core/runner.py")
+STREAM_WRITERS = ("bootstrap/core/ui.py", "bootstrap/cli.py", "bootstrap/core/process/runner.py")
 
 
 def _is_std_stream(node: ast.AST) -> bool:
@@ -228,7 +228,7 @@ def test_a_childs_output_is_echoed_only_through_core_ui() -> None:
     terminal through bootstrap.core.ui.ChildOutput (masked, escaped, a closed reader ending the echo
     only), not through a write of a module's own."""
     found = [line for path, tree in sources()
-             if path not in STREAM_WRITERS and not path.startswith("bootstrap/core/scripts/")
+             if path not in STREAM_WRITERS and not path.startswith("bootstrap/core/target/scripts/")
              for line in stream_writes(path, tree)]
     assert found == [], "use bootstrap.core.ui.ChildOutput (or ui's other writers):\n" + "\n".join(found)
 
@@ -333,7 +333,7 @@ def test_no_module_global_changes_during_a_run() -> None:
     """What a run keeps is a part of the run (bootstrap/core/run_state.py), so a second run in one process
     starts clean (tests/unit/core/test_run_state.py): no module keeps a global it changes. The scripts
     run inside the target are programs of their own, one process per question."""
-    trees = {path: tree for path, tree in sources() if not path.startswith("bootstrap/core/scripts/")}
+    trees = {path: tree for path, tree in sources() if not path.startswith("bootstrap/core/target/scripts/")}
     owners = {path: _module_names(tree) for path, tree in trees.items()}
     found = [line for path, tree in trees.items() for line in changed_globals(path, tree, owners)]
     assert found == [], "keep it in a part of the run (bootstrap.core.run_state.part):\n" + "\n".join(found)

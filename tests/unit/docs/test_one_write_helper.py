@@ -1,8 +1,8 @@
-"""Every file tritondev writes is written through bootstrap/core/writes.py, the one write helper (no link
+"""Every file tritondev writes is written through bootstrap/core/io/writes.py, the one write helper (no link
 followed, regular files only, never blocking on a FIFO, whole files renamed into place, text masked).
 
 The code is read with `ast`: a call that would open a file for writing, or copy or dump into one, anywhere
-else in bootstrap/ is a finding. The scripts bootstrap/core/scripts/tritondev_*.py are left out: they run inside
+else in bootstrap/ is a finding. The scripts bootstrap/core/target/scripts/tritondev_*.py are left out: they run inside
 the target interpreter, stdlib only, and cannot import tritondev (docs/safety.md says what they write).
 """
 
@@ -12,7 +12,7 @@ import ast
 from pathlib import Path
 
 REPO = Path(__file__).resolve().parents[3]
-HELPER = REPO / "bootstrap" / "core" / "writes.py"
+HELPER = REPO / "bootstrap" / "core" / "io" / "writes.py"
 
 WRITING_METHODS = {"write_text", "write_bytes", "touch"}  # pathlib
 COPIES = {("shutil", "copy"), ("shutil", "copy2"), ("shutil", "copyfile"), ("shutil", "copyfileobj"),

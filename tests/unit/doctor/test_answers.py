@@ -14,8 +14,8 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from bootstrap.core import inside_answers as answers
-from bootstrap.core.inside import BadAnswer, json_answer
+from bootstrap.core.target import inside_answers as answers
+from bootstrap.core.target.inside import BadAnswer, json_answer
 from bootstrap.doctor import answers as doctor_answers
 from bootstrap.pipeline.testing.answers import requirements_file
 

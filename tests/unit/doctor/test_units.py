@@ -225,7 +225,7 @@ def test_the_disk_estimate_follows_what_llvm_auto_decides() -> None:
     """--llvm auto is no longer "no LLVM built here": its decision, known from this workspace's memory,
     decides the estimate; unknown (the host not asked yet), both sizes are shown and only a shortfall for
     the smaller one is more than a warning."""
-    from bootstrap.core.values import LlvmAuto, LlvmFromSource, LlvmPrebuilt, LlvmTree
+    from bootstrap.core.settings.values import LlvmAuto, LlvmFromSource, LlvmPrebuilt, LlvmTree
     from bootstrap.doctor.checks.machine import disk_outcome, llvm_here
     from bootstrap.pipeline.llvm.auto import AutoDecision
 

@@ -10,7 +10,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from bootstrap.core.errors import ConfigError
-from bootstrap.core.settings import load_settings
+from bootstrap.core.settings.settings import load_settings
 from bootstrap.git.adopt import Clone, looks_like_triton, parse_left_right, working_tree_reader
 
 HEAD = "a" * 40

@@ -10,7 +10,7 @@ import pytest
 import requests
 
 from bootstrap.core.errors import ConfigError
-from bootstrap.core.workspace import Workspace
+from bootstrap.core.io.workspace import Workspace
 from bootstrap.git.rawfiles import is_name_not_resolved
 
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from bootstrap.core.errors import ConfigError, MismatchError
-from bootstrap.core.settings import load_settings
+from bootstrap.core.settings.settings import load_settings
 from bootstrap.git.pins import parse_torch_version_py, read_pytorch_pin, read_triton_version, torch_ref_for
 from bootstrap.git.pins_pytorch import pytorch_pin
 

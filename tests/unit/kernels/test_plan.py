@@ -6,9 +6,9 @@ from pathlib import Path
 
 import pytest
 
-from bootstrap.core import inside
 from bootstrap.core.errors import UsageError
-from bootstrap.core.json_fields import BadField, Fields
+from bootstrap.core.io.json_fields import BadField, Fields
+from bootstrap.core.target import inside
 from bootstrap.kernels.compile import MARKER_FILE, plan_compile
 from bootstrap.kernels.diagnostics import headline, ptxas_fix
 from bootstrap.kernels.targets import parse_targets

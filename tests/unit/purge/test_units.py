@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 
 from bootstrap.core.errors import ConfigError
-from bootstrap.core.state_files import StateFiles
+from bootstrap.core.io.state_files import StateFiles
 from bootstrap.purge import journal, metadata, restore, scan
 from bootstrap.purge.plan import plan_purge
 from bootstrap.purge.scan import Owner, TritonScan

@@ -1,4 +1,4 @@
-"""A record as the capture hook writes it (bootstrap/core/scripts/tritondev_capture_io.py), for the unit tests."""
+"""A record as the capture hook writes it (bootstrap/core/target/scripts/tritondev_capture_io.py), for unit tests."""
 
 from __future__ import annotations
 

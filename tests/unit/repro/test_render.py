@@ -10,7 +10,7 @@ from pathlib import Path
 from hypothesis import given
 from hypothesis import strategies as st
 
-from bootstrap.core import inside
+from bootstrap.core.target import inside
 from bootstrap.kernels.signature import parse_constexprs, parse_signature
 from bootstrap.repro.records import parse_record
 from bootstrap.repro.render import compile_line, repro_text, runner_body

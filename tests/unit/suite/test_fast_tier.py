@@ -17,7 +17,7 @@ from pathlib import Path
 from bootstrap.commands import COMMAND_MODULES
 
 REPO = Path(__file__).resolve().parents[3]
-EXEMPT_PREFIXES = ("bootstrap.core.scripts",)
+EXEMPT_PREFIXES = ("bootstrap.core.target.scripts",)
 EXEMPT = {"bootstrap.__main__"}
 
 

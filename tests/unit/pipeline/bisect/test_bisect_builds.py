@@ -7,7 +7,7 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from bootstrap.core.state_files import StateFiles
+from bootstrap.core.io.state_files import StateFiles
 from bootstrap.pipeline.bisect.builds import BuildFolders, parked_name
 
 PY = "3.11.7"

@@ -16,7 +16,7 @@ from hypothesis import strategies as st
 from packaging.version import Version
 
 from bootstrap.core.errors import ConfigError, ExitCode
-from bootstrap.core.values import REMOTE_DEFAULT_ATTRIBUTES, ccache_url, parse_remote_url
+from bootstrap.core.settings.values import REMOTE_DEFAULT_ATTRIBUTES, ccache_url, parse_remote_url
 from bootstrap.pipeline.ccache.proof import judge, remote_counters
 from bootstrap.pipeline.ccache.remote import (
     ccache_features,

@@ -14,8 +14,8 @@ from pathlib import Path
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from bootstrap.core.distcc_hosts import parse_hosts
-from bootstrap.core.settings_table import Settings
+from bootstrap.core.settings.distcc_hosts import parse_hosts
+from bootstrap.core.settings.settings_table import Settings
 from bootstrap.pipeline.distcc.client import (
     DistccBuild,
     DistccCounts,
@@ -124,7 +124,7 @@ def test_a_logs_folder_that_is_a_link_out_of_the_workspace_gets_no_client_log(tm
     the user's is refused (exit 2 naming it) before the build runs, and nothing is created there."""
     import pytest
 
-    from bootstrap.core import writes
+    from bootstrap.core.io import writes
 
     ws, mine = tmp_path / "ws", tmp_path / "my folder"
     ws.mkdir()

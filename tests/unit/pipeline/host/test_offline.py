@@ -129,7 +129,7 @@ def test_missing_python_headers_are_named(tmp_path: Path) -> None:
 
 
 def test_lit_notice_needs_no_process(monkeypatch: pytest.MonkeyPatch) -> None:
-    from bootstrap.core.runner import Runner
+    from bootstrap.core.process.runner import Runner
 
     runner = Runner(silent=True)
     # Whether this machine has a lit on PATH is not the test's to choose: the lookup answers "none".

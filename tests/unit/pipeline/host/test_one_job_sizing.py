@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from bootstrap.core.settings_table import Settings
+from bootstrap.core.settings.settings_table import Settings
 from bootstrap.pipeline.host.jobs import (
     GIB,
     Resources,

@@ -11,7 +11,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from bootstrap.core.errors import MismatchError
-from bootstrap.core.state_files import StateFiles
+from bootstrap.core.io.state_files import StateFiles
 from bootstrap.pipeline.llvm.auto import (
     AutoDecision,
     Memory,

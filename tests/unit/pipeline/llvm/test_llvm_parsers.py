@@ -14,8 +14,8 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from bootstrap.core.errors import ConfigError, MismatchError
-from bootstrap.core.settings_table import Settings
-from bootstrap.core.values import (
+from bootstrap.core.settings.settings_table import Settings
+from bootstrap.core.settings.values import (
     LlvmAuto,
     LlvmFromSource,
     LlvmPrebuilt,

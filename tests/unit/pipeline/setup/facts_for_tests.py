@@ -6,10 +6,10 @@ from __future__ import annotations
 import dataclasses
 from pathlib import Path
 
-from bootstrap.core.interpreter import WORKSPACE_VENV, Target, TargetPython
-from bootstrap.core.runner import PlannedCommand, Runner
-from bootstrap.core.settings_table import Settings
-from bootstrap.core.workspace import Workspace
+from bootstrap.core.io.workspace import Workspace
+from bootstrap.core.process.runner import PlannedCommand, Runner
+from bootstrap.core.settings.settings_table import Settings
+from bootstrap.core.target.interpreter import WORKSPACE_VENV, Target, TargetPython
 from bootstrap.git.checkouts import CheckoutReport, ensure_checkout
 from bootstrap.git.layout import TritonLayout
 from bootstrap.git.pinned import Pins

@@ -3,7 +3,7 @@ fingerprint), the same flags in the hand-driven preset, and `build --sanitize` s
 
 from __future__ import annotations
 
-from bootstrap.core.settings import load_settings
+from bootstrap.core.settings.settings import load_settings
 from bootstrap.pipeline.recipe.presets import make_presets
 from bootstrap.pipeline.setup.build import with_sanitizer
 from bootstrap.pipeline.setup.plan import stable

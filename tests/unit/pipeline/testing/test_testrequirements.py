@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from bootstrap.core.inside import BadAnswer
+from bootstrap.core.target.inside import BadAnswer
 from bootstrap.pipeline.testing.answers import requirements_file
 from bootstrap.pipeline.testing.requirements import describe_missing, pip_api_root
 
@@ -46,8 +46,8 @@ def test_an_answer_of_another_shape_is_a_bad_answer(answer: dict[str, object]) -
 
 
 def test_the_script_is_one_the_runner_can_start() -> None:
-    from bootstrap.core import inside
+    from bootstrap.core.target import inside
 
     argv = inside.argv(Path("/venv/bin/python"), "tritondev_requirements.py", "/site", "-", isolated=True)
     assert argv[:3] == ["/venv/bin/python", "-I", "-B"]
-    assert argv[3].endswith("bootstrap/core/scripts/tritondev_requirements.py")
+    assert argv[3].endswith("bootstrap/core/target/scripts/tritondev_requirements.py")

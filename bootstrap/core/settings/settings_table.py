@@ -10,7 +10,7 @@ from enum import Enum
 from pathlib import Path
 from typing import Any
 
-from bootstrap.core.values import LlvmSource, parse_llvm_source
+from bootstrap.core.settings.values import LlvmSource, parse_llvm_source
 
 BUILD_TYPES = ("Debug", "Release", "RelWithDebInfo")  # CMake's own: the LLVM build's choices
 

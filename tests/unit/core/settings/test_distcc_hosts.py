@@ -9,9 +9,16 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from bootstrap.core.distcc_hosts import DEFAULT_PORT, LOCAL_SLOTS, REMOTE_SLOTS, is_off, parse_hosts, parse_setting
 from bootstrap.core.errors import ConfigError
-from bootstrap.core.settings import load_settings
+from bootstrap.core.settings.distcc_hosts import (
+    DEFAULT_PORT,
+    LOCAL_SLOTS,
+    REMOTE_SLOTS,
+    is_off,
+    parse_hosts,
+    parse_setting,
+)
+from bootstrap.core.settings.settings import load_settings
 
 SETTINGS = settings(database=None, deadline=None, max_examples=300, suppress_health_check=[HealthCheck.too_slow])
 

@@ -7,9 +7,9 @@ from pathlib import Path
 
 import pytest
 
-from bootstrap.core import remembered
 from bootstrap.core.errors import ConfigError, ExitCode
-from bootstrap.core.settings import load_settings
+from bootstrap.core.settings import remembered
+from bootstrap.core.settings.settings import load_settings
 
 
 def _remember(ws: Path, **settings: object) -> Path:

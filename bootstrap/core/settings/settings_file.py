@@ -15,8 +15,8 @@ from typing import Any
 
 from bootstrap.core.errors import ConfigError
 from bootstrap.core.fsutil import read_regular
-from bootstrap.core.settings_table import CONFIG_FILE
-from bootstrap.core.settings_values import toml_type
+from bootstrap.core.settings.settings_table import CONFIG_FILE
+from bootstrap.core.settings.settings_values import toml_type
 
 # tritondev.toml is a few lines; anything this large is not one.
 MAX_FILE_BYTES = 1 << 20

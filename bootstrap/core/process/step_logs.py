@@ -14,7 +14,7 @@ import shlex
 from pathlib import Path
 from typing import TextIO, cast
 
-from bootstrap.core import writes
+from bootstrap.core.io import writes
 from bootstrap.core.redact import redact
 
 

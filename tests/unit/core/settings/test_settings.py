@@ -9,8 +9,8 @@ from pathlib import Path
 import pytest
 
 from bootstrap.core.errors import ConfigError
-from bootstrap.core.settings import load_settings
-from bootstrap.core.settings_table import BY_NAME, SETTINGS, Setting, Settings
+from bootstrap.core.settings.settings import load_settings
+from bootstrap.core.settings.settings_table import BY_NAME, SETTINGS, Setting, Settings
 
 
 def _env(ws: Path, **extra: str) -> dict[str, str]:
@@ -74,9 +74,9 @@ def test_every_variable_the_scripts_read_is_accepted_and_documented() -> None:
     README names it: the CLI the launcher starts would otherwise reject it."""
     import re
 
-    from bootstrap.core.settings import SCRIPT_VARIABLES
+    from bootstrap.core.settings.settings import SCRIPT_VARIABLES
 
-    repo = Path(__file__).resolve().parents[3]
+    repo = Path(__file__).resolve().parents[4]
     read = {name for script in (repo / "shell").iterdir() if script.is_file()
             for name in re.findall(r"\$\{?(TRITONDEV_[A-Z_]+)", script.read_text())}
     assert {"TRITONDEV_TOOL_VENV", "TRITONDEV_BOOTSTRAP_PYTHON"} <= read
@@ -213,7 +213,7 @@ def test_precedence_of_every_setting(tmp_path: Path, name: str) -> None:
 
 
 def test_readme_settings_table_lists_every_setting() -> None:
-    readme = (Path(__file__).resolve().parents[3] / "README.md").read_text()
+    readme = (Path(__file__).resolve().parents[4] / "README.md").read_text()
     section = readme[readme.index("## Settings") : readme.index("The scripts in `shell/` read")]
     rows = [line for line in section.splitlines() if line.startswith("| `")]
     assert len(rows) == len(SETTINGS)

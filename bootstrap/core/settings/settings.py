@@ -19,11 +19,11 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from bootstrap.core import remembered
 from bootstrap.core.errors import ConfigError
 from bootstrap.core.redact import redact
-from bootstrap.core.settings_file import read_workspace_file
-from bootstrap.core.settings_table import (
+from bootstrap.core.settings import remembered
+from bootstrap.core.settings.settings_file import read_workspace_file
+from bootstrap.core.settings.settings_table import (
     BY_NAME,
     CONFIG_FILE,
     DEFAULT_SOURCE,
@@ -34,7 +34,7 @@ from bootstrap.core.settings_table import (
     SettingSource,
     SourceKind,
 )
-from bootstrap.core.settings_values import coerce
+from bootstrap.core.settings.settings_values import coerce
 from bootstrap.core.suggest import did_you_mean
 
 # Variables of tritondev's own scripts, not settings. The CLI starts with the environment they were

@@ -22,14 +22,14 @@ from typing import TYPE_CHECKING, Any
 
 from bootstrap.core.errors import ConfigError
 from bootstrap.core.fsutil import NotRegularFile, parse_json, read_regular
+from bootstrap.core.io.state_files import StateFiles
+from bootstrap.core.io.workspace import Workspace
+from bootstrap.core.io.writes import replace_json
 from bootstrap.core.redact import without_credentials
-from bootstrap.core.settings_table import DEFAULT_SOURCE, SETTINGS, SettingSource, SourceKind
-from bootstrap.core.state_files import StateFiles
-from bootstrap.core.workspace import Workspace
-from bootstrap.core.writes import replace_json
+from bootstrap.core.settings.settings_table import DEFAULT_SOURCE, SETTINGS, SettingSource, SourceKind
 
 if TYPE_CHECKING:
-    from bootstrap.core.settings_table import Settings
+    from bootstrap.core.settings.settings_table import Settings
 
 NOT_REMEMBERED = ("workspace", "jobs", "link_jobs", "allow_dirty", "skip_verify")
 # Settings that make one choice together: one of them given anew drops the remembered others.

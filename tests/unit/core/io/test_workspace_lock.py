@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 
 from bootstrap.core.errors import WorkspaceLocked
-from bootstrap.core.workspace import Workspace
+from bootstrap.core.io.workspace import Workspace
 
 
 def test_two_readers_share_and_a_builder_waits_for_neither(tmp_path: Path) -> None:

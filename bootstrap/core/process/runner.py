@@ -34,13 +34,14 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TextIO
 
-from bootstrap.core import command_env, run_state
-from bootstrap.core.command_env import resolve_program
-from bootstrap.core.command_record import PlannedCommand, Result
+from bootstrap.core import run_state
 from bootstrap.core.errors import CommandFailed, ToolMissing
-from bootstrap.core.output_lines import hand_over_lines
-from bootstrap.core.step_logs import log_path as step_log_path
-from bootstrap.core.step_logs import note_exit_status, open_log, write_log
+from bootstrap.core.process import command_env
+from bootstrap.core.process.command_env import resolve_program
+from bootstrap.core.process.command_record import PlannedCommand, Result
+from bootstrap.core.process.output_lines import hand_over_lines
+from bootstrap.core.process.step_logs import log_path as step_log_path
+from bootstrap.core.process.step_logs import note_exit_status, open_log, write_log
 
 __all__ = ["TAIL_LINES", "PlannedCommand", "Result", "Runner"]
 

@@ -6,7 +6,7 @@ raises BadAnswer naming the first field that is not as agreed (missing, null whe
 needed, or of another type). A caller turns BadAnswer into a failure of its own probe or check.
 
 Keys a script may leave out (a fact it could not gather) are optional here too; a key present with
-a value of the wrong type is never silently dropped. Fields are read with bootstrap.core.json_fields.
+a value of the wrong type is never silently dropped. Fields are read with bootstrap.core.io.json_fields.
 """
 
 from __future__ import annotations
@@ -16,8 +16,8 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Any, TypeVar
 
-from bootstrap.core.inside import BadAnswer
-from bootstrap.core.json_fields import BadField, Fields
+from bootstrap.core.io.json_fields import BadField, Fields
+from bootstrap.core.target.inside import BadAnswer
 
 T = TypeVar("T")
 

@@ -4,14 +4,14 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from bootstrap.core import remembered
-from bootstrap.core.state_files import StateFiles
-from bootstrap.core.workspace import Workspace
+from bootstrap.core.io.state_files import StateFiles
+from bootstrap.core.io.workspace import Workspace
+from bootstrap.core.settings import remembered
 from bootstrap.pipeline.bisect.journal import journal_path
 from bootstrap.pipeline.built.records import Records
 from bootstrap.pipeline.built.state import state_path
 
-REPO = Path(__file__).resolve().parents[3]
+REPO = Path(__file__).resolve().parents[4]
 
 
 def _every_file(files: StateFiles) -> dict[str, Path]:

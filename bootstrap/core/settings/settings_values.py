@@ -14,12 +14,12 @@ import shutil
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from bootstrap.core.distcc_hosts import parse_setting
 from bootstrap.core.errors import ConfigError
-from bootstrap.core.values import check_backend, parse_llvm_setting, parse_remote_url
+from bootstrap.core.settings.distcc_hosts import parse_setting
+from bootstrap.core.settings.values import check_backend, parse_llvm_setting, parse_remote_url
 
 if TYPE_CHECKING:
-    from bootstrap.core.settings_table import Setting
+    from bootstrap.core.settings.settings_table import Setting
 
 _TRUE = {"1", "true", "yes", "on", "y"}
 _FALSE = {"0", "false", "no", "off", "n", ""}

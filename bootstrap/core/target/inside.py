@@ -15,7 +15,7 @@ Two ways a script answers:
 first on sys.path, so that what a `triton/` folder there does is what the probe sees.
 
 Scripts run with -B: no bytecode is written, neither here nor into an environment being examined.
-What each JSON answer holds, and the parsers that check it, are in bootstrap.core.inside_answers.
+What each JSON answer holds, and the parsers that check it, are in bootstrap.core.target.inside_answers.
 """
 
 from __future__ import annotations
@@ -30,7 +30,7 @@ from bootstrap.core.errors import ToolMissing
 from bootstrap.core.fsutil import parse_json
 
 if TYPE_CHECKING:
-    from bootstrap.core.runner import Result, Runner
+    from bootstrap.core.process.runner import Result, Runner
 
 SCRIPTS = Path(__file__).resolve().parent / "scripts"
 MARKER = "@@tritondev "  # keep in sync with tritondev_protocol.py
@@ -172,7 +172,7 @@ def events(text: str) -> list[dict[str, Any]]:
 
 # The capture hook of `tritondev repro capture`: the files of its private folder (first on the captured
 # command's PYTHONPATH) and the scripts they are copies of. Python imports the folder's sitecustomize.py at
-# start-up; it starts tritondev_capture (bootstrap/core/scripts/tritondev_capture_site.py).
+# start-up; it starts tritondev_capture (bootstrap/core/target/scripts/tritondev_capture_site.py).
 CAPTURE_HOOK = {
     "sitecustomize.py": "tritondev_capture_site.py",
     "tritondev_capture.py": "tritondev_capture.py",

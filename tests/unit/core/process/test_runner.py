@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 
 from bootstrap.core.errors import ExitCode, ToolMissing
-from bootstrap.core.runner import Runner
+from bootstrap.core.process.runner import Runner
 
 
 def make(tmp_path: Path, dry_run: bool = False) -> tuple[Runner, list[str]]:
@@ -36,7 +36,7 @@ def test_missing_tool_is_tool_missing(tmp_path: Path) -> None:
 
 
 def test_a_path_put_in_front_of_the_inherited_one_is_echoed_short(monkeypatch: pytest.MonkeyPatch) -> None:
-    from bootstrap.core.command_record import PlannedCommand
+    from bootstrap.core.process.command_record import PlannedCommand
 
     monkeypatch.setenv("PATH", "/usr/local/bin:/usr/bin:/bin")
     planned = PlannedCommand(("lit", "-v"), None, (("PATH", "/ws/venv/bin:/usr/local/bin:/usr/bin:/bin"),), "test")

@@ -1,7 +1,7 @@
-"""Every git command tritondev runs gets the one git hardening (bootstrap.core.command_env.git_hardening):
+"""Every git command tritondev runs gets the one git hardening (bootstrap.core.process.command_env.git_hardening):
 no hook, no fsmonitor, no filter driver of the repository's or the user's config.
 
-Two halves, both read off the code rather than trusted: no module but bootstrap/core/runner.py can start a
+Two halves, both read off the code rather than trusted: no module but bootstrap/core/process/runner.py can start a
 process (read with `ast`: a subprocess import, os.system, os.exec*, os.spawn*, os.posix_spawn*, pty,
 asyncio's subprocesses), and every way the runner starts one (run, capture, stream, run_attached, and
 the listing of filter drivers itself) hands a git command an environment whose last word on each of
@@ -23,16 +23,16 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from bootstrap.core import run_state
-from bootstrap.core import runner as runner_module
-from bootstrap.core.command_env import filter_drivers, git_global_options, git_hardening, with_git_config
-from bootstrap.core.runner import Runner
+from bootstrap.core.process import runner as runner_module
+from bootstrap.core.process.command_env import filter_drivers, git_global_options, git_hardening, with_git_config
+from bootstrap.core.process.runner import Runner
 
-REPO = Path(__file__).resolve().parents[3]
+REPO = Path(__file__).resolve().parents[4]
 STARTERS = {"system", "popen", "fork", "forkpty", "posix_spawn", "posix_spawnp", "spawnl", "spawnle", "spawnlp",
             "spawnlpe", "spawnv", "spawnve", "spawnvp", "spawnvpe", "execl", "execle", "execlp", "execlpe", "execv",
             "execve", "execvp", "execvpe"}
 # Stdlib-only scripts that run inside the target interpreter (they cannot import tritondev): none runs git.
-INSIDE = REPO / "bootstrap" / "core" / "scripts"
+INSIDE = REPO / "bootstrap" / "core" / "target" / "scripts"
 
 
 def _starts_a_process(tree: ast.AST) -> list[str]:
@@ -52,7 +52,7 @@ def _starts_a_process(tree: ast.AST) -> list[str]:
 def test_only_the_runner_starts_processes() -> None:
     findings = []
     for path in sorted((REPO / "bootstrap").rglob("*.py")):
-        if path.name == "runner.py" and path.parent.name == "core":
+        if path.name == "runner.py" and path.parent.name == "process":
             continue
         starts = _starts_a_process(ast.parse(path.read_text(encoding="utf-8")))
         if path.is_relative_to(INSIDE):

@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from bootstrap.core.interpreter import (
+from bootstrap.core.target.interpreter import (
     PATH_PYTHON,
     WORKSPACE_VENV,
     choose_interpreter,

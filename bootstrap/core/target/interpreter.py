@@ -17,10 +17,10 @@ import os
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from bootstrap.core import inside
-from bootstrap.core import inside_answers as answers
 from bootstrap.core.errors import CommandFailed, ConfigError, ToolMissing
-from bootstrap.core.runner import Runner
+from bootstrap.core.process.runner import Runner
+from bootstrap.core.target import inside
+from bootstrap.core.target import inside_answers as answers
 
 WORKSPACE_VENV = "workspace venv"  # the origin of the default target
 PATH_PYTHON = "first python3 on PATH"  # the origin of the reading commands' last resort

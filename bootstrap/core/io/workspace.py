@@ -19,9 +19,9 @@ from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 
-from bootstrap.core import writes
 from bootstrap.core.errors import ConfigError, WorkspaceLocked
 from bootstrap.core.fsutil import flock
+from bootstrap.core.io import writes
 
 _WRITABLE = "choose a writable workspace with --workspace DIR or TRITONDEV_WORKSPACE"
 

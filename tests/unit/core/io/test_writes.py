@@ -11,8 +11,8 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from bootstrap.core import writes
 from bootstrap.core.errors import ExitCode
+from bootstrap.core.io import writes
 
 
 @pytest.fixture

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from bootstrap.core.step_logs import log_path, note_exit_status, open_log
+from bootstrap.core.process.step_logs import log_path, note_exit_status, open_log
 
 
 def test_an_unwritable_log_folder_skips_the_log_and_its_exit_status(tmp_path: Path) -> None:

@@ -1,10 +1,10 @@
-"""The one rule for fix lines that install a package (bootstrap.core.inside.install_fix)."""
+"""The one rule for fix lines that install a package (bootstrap.core.target.inside.install_fix)."""
 
 from __future__ import annotations
 
 from pathlib import Path
 
-from bootstrap.core.inside import InstallTarget, install_fix
+from bootstrap.core.target.inside import InstallTarget, install_fix
 
 VENV = InstallTarget(Path("/ws/venv/bin/python"), True, "3.6.0+git1234abcd", Path("/ws/venv"))
 
