@@ -15,7 +15,7 @@ from pathlib import Path
 from typing import Any, Literal, cast
 
 from bootstrap.core.errors import UsageError
-from bootstrap.core.fsutil import parse_json
+from bootstrap.core.fsutil import parse_json, read_regular
 from bootstrap.core.io.state_files import StateFiles
 from bootstrap.core.io.writes import replace_json
 from bootstrap.core.redact import MASK, redact
@@ -214,7 +214,7 @@ def read_journal(state_dir: Path) -> Journal | None:
     """The bisect in progress; None when there is none; UsageError (exit 2) when the file is unreadable."""
     path = journal_path(state_dir)
     try:
-        text = path.read_text(encoding="utf-8")
+        text = read_regular(path).decode("utf-8")  # a FIFO or a folder there is refused, never waited on
     except FileNotFoundError:
         return None
     except (OSError, UnicodeDecodeError) as exc:

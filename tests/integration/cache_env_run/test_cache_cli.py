@@ -93,7 +93,7 @@ def test_show_lists_and_prints_artifacts(cli: Cli, real_cache: Path, workspace: 
     assert ptx.stdout == (Path(entry["path"]) / "scale_kernel.ptx").read_text()
     # Binary artifacts go to a pipe or file unchanged.
     raw = subprocess.run(
-        ["python", "-m", "bootstrap", "cache", "show", entry["key"], "cubin", "--dir", str(real_cache)],
+        [sys.executable, "-m", "bootstrap", "cache", "show", entry["key"], "cubin", "--dir", str(real_cache)],
         capture_output=True,
         env={
             **os.environ,

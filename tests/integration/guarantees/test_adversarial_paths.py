@@ -89,6 +89,11 @@ CASES: list[Case] = [
          link_to_my_file("state/settings.json", "not json at all\n")),
     Case("setup-state-is-a-list", ("build", "--workspace", "{ws}"), USAGE, "setup.json",
          file_at("state/setup.json", "[1, 2, 3]")),
+    # the bisect journal: read by reset and resume before anything else, a FIFO there is refused, not waited on
+    Case("bisect-journal-fifo-reset", ("bisect", "reset", "--workspace", "{ws}"), USAGE, "not a regular file",
+         fifo_at("state/bisect.json")),
+    Case("bisect-journal-folder-reset-json", ("bisect", "reset", "--workspace", "{ws}", "--json"), USAGE,
+         "not a regular file", folder_at("state/bisect.json"), json=True),
     # a checkout's place: a link is refused before anything is fetched, a .partial of the user's is kept
     Case("src-triton-link-to-an-empty-folder", SETUP_T, USAGE, LINK, src_link("triton", "empty folder")),
     Case("src-triton-dangling-link", SETUP_T, USAGE, LINK, src_link("triton", "nowhere")),
