@@ -20,24 +20,16 @@ if TYPE_CHECKING:
     from typing import Unpack  # Python 3.11; only mypy reads it here (tests run on 3.10 too)
 
 from tests.conftest import Cli, CliOptions
+from tests.support.kernels import add_kernel_module
 from tests.support.venvs import triton_venv
 
 # A small kernel; the script compiles it for each target named on its command line and prints marker
 # lines on stdout and stderr after each compile, so tests can tell the program's output from dumps.
 KERNEL_SCRIPT = """
 import sys
-import triton
-import triton.language as tl
 from triton.backends.compiler import GPUTarget
 from triton.compiler import ASTSource
-
-
-@triton.jit
-def add_kernel(x_ptr, y_ptr, out_ptr, n, BLOCK: tl.constexpr):
-    offs = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)
-    mask = offs < n
-    tl.store(out_ptr + offs, tl.load(x_ptr + offs, mask=mask) + tl.load(y_ptr + offs, mask=mask), mask=mask)
-
+""" + add_kernel_module() + """
 
 @triton.jit
 def scale_kernel(x_ptr, n, factor, BLOCK: tl.constexpr):

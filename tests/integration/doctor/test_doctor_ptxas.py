@@ -21,23 +21,14 @@ import pytest
 
 from tests.conftest import REPO, Cli
 from tests.integration.doctor.conftest import checks_of
+from tests.support.kernels import add_kernel_module
 from tests.support.venvs import shared_venv, triton_venv
 
 CUDA_PTXAS = Path("/usr/local/cuda/bin/ptxas")
 
 pytestmark = pytest.mark.skipif(not CUDA_PTXAS.exists(), reason="needs the CUDA 13 toolkit's ptxas")
 
-KERNEL = '''
-import triton
-import triton.language as tl
-
-
-@triton.jit
-def add(x_ptr, y_ptr, out_ptr, n, BLOCK: tl.constexpr):
-    offsets = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)
-    mask = offsets < n
-    tl.store(out_ptr + offsets, tl.load(x_ptr + offsets, mask=mask) + tl.load(y_ptr + offsets, mask=mask), mask=mask)
-'''
+KERNEL = add_kernel_module("add")
 
 
 def triton_351() -> Path:

@@ -21,6 +21,7 @@ import pytest
 
 from tests.conftest import Cli
 from tests.integration.guarantees.conftest import ODD, SmallFs, can_mount, stale_kernel_cache
+from tests.support.kernels import add_kernel_module
 from tests.support.snapshot import diff, snapshot
 from tests.support.venvs import triton_venv
 from tests.world.world import World
@@ -176,12 +177,7 @@ def bad_journal(s: Scene) -> None:
 def kernel_file(s: Scene) -> None:
     src = s.tmp / f"kernels {ODD}"
     src.mkdir()
-    (src / "add.py").write_text(
-        "import triton\nimport triton.language as tl\n\n@triton.jit\n"
-        "def add_kernel(x_ptr, y_ptr, out_ptr, n, BLOCK: tl.constexpr):\n"
-        "    pid = tl.program_id(0)\n    offs = pid * BLOCK + tl.arange(0, BLOCK)\n"
-        "    tl.store(out_ptr + offs, tl.load(x_ptr + offs) + tl.load(y_ptr + offs), mask=offs < n)\n"
-    )
+    (src / "add.py").write_text(add_kernel_module())
     s.fields["kernel"] = str(src / "add.py")
     s.fields["out"] = str(src / "out")
     s.roots.append(src)

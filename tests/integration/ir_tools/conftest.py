@@ -24,6 +24,8 @@ from tests.world.world import World
 REPO = Path(__file__).resolve().parents[3]
 AOT = REPO / "bootstrap" / "core" / "target" / "scripts" / "tritondev_aot.py"
 
+# Not the shared vector add (tests/support/kernels.py): the loads are named (x, y) and the program id kept, so
+# that the dumps with line info name their values after them.
 KERNEL = """
 import triton
 import triton.language as tl

@@ -11,21 +11,15 @@ import pytest
 
 from tests.integration.build.harness import tritondev
 from tests.integration.ir_tools.conftest import clean_environment, parse_json
+from tests.support.kernels import IMPORTS, add_kernel_source
 from tests.support.venvs import triton_venv
 
-LAUNCH = """
+LAUNCH = f"""
 import sys
 import torch
-import triton
-import triton.language as tl
+{IMPORTS}
 
-
-@triton.jit
-def add_kernel(x_ptr, y_ptr, out_ptr, n, BLOCK: tl.constexpr):
-    offs = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)
-    mask = offs < n
-    tl.store(out_ptr + offs, tl.load(x_ptr + offs, mask=mask) + tl.load(y_ptr + offs, mask=mask), mask=mask)
-
+{add_kernel_source()}
 
 x = torch.rand(4096, device="cuda")
 y = torch.rand(4096, device="cuda")

@@ -1,16 +1,11 @@
-"""Kernel sources the compile tests write into a temporary folder (real @triton.jit code)."""
+"""Kernel sources the compile tests write into a temporary folder (real @triton.jit code): the shared vector
+add, a matmul, a kernel that does not compile and a function that is no kernel."""
 
-KERNELS = '''
-import triton
-import triton.language as tl
+__all__ = ["ADD_SIGNATURE", "KERNELS", "MATMUL_CONSTEXPRS", "MATMUL_SIGNATURE"]
 
+from tests.support.kernels import ADD_SIGNATURE, add_kernel_module
 
-@triton.jit
-def add_kernel(x_ptr, y_ptr, out_ptr, n, BLOCK: tl.constexpr):
-    offsets = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)
-    mask = offsets < n
-    tl.store(out_ptr + offsets, tl.load(x_ptr + offsets, mask=mask) + tl.load(y_ptr + offsets, mask=mask), mask=mask)
-
+KERNELS = add_kernel_module() + '''
 
 @triton.jit
 def matmul_kernel(a_ptr, b_ptr, c_ptr, M, N, K, stride_am, stride_ak, stride_bk, stride_bn, stride_cm, stride_cn,
@@ -49,4 +44,3 @@ MATMUL_SIGNATURE = (
     "stride_am=i32,stride_ak=i32,stride_bk=i32,stride_bn=i32,stride_cm=i32,stride_cn=i32"
 )
 MATMUL_CONSTEXPRS = ["-c", "BLOCK_M=128", "-c", "BLOCK_N=128", "-c", "BLOCK_K=64"]
-ADD_SIGNATURE = "x_ptr=*fp32,y_ptr=*fp32,out_ptr=*fp32,n=i32"
