@@ -191,7 +191,10 @@ def _build_while_a_host_dies(world: World, ws: Path, env: dict[str, str], dies: 
     assert installed_triton(ws / "venv" / "bin" / "python", ws)["llvm_commit"] == world.llvm_commit
     counts = delta({}, _ccache(env))
     assert sum(b["remote"] + b["local"] for b in report["distcc"]["builds"].values()) == counts.misses
-    assert any(n.startswith("distcc during the LLVM build: ") for n in report["notices"]), report["notices"]
+    # The LLVM build's compiles run on after the stop; on a busy machine the last of them may be under way
+    # already, and the first build to ask the dead host again is Triton's: either one must say so.
+    assert any(n.startswith(("distcc during the LLVM build: ", "distcc during the Triton build: "))
+               for n in report["notices"]), report["notices"]
     return report
 
 
@@ -217,9 +220,11 @@ def test_one_of_two_hosts_goes_down_mid_build(world: World, area: Path) -> None:
     finally:
         dies.remove()
         keeps.remove()
-    llvm = report["distcc"]["builds"]["LLVM build"]
-    assert llvm["hosts"][dies.token] >= 3 and llvm["hosts"][keeps.token] >= 1
-    assert llvm["unreachable"] or llvm["fell_back"], llvm  # it was noticed, whichever way distcc went on
+    builds = report["distcc"]["builds"]
+    assert builds["LLVM build"]["hosts"][dies.token] >= 3
+    assert sum(b["hosts"].get(keeps.token, 0) for b in builds.values()) >= 1
+    # it was noticed, whichever way distcc went on, in whichever build asked the dead host first
+    assert any(b["unreachable"] or b["fell_back"] for b in builds.values()), builds
 
 
 def _dwo_names(obj: Path) -> tuple[bool, list[Path]]:

@@ -208,7 +208,7 @@ def dump_dir_in_use(s: Scene) -> None:
     s.roots.append(dumps)
 
 
-IR_DUMP = Path(__file__).resolve().parents[2] / "unit" / "env" / "dumps" / "triton-3.9-cuda90-warps4"
+IR_DUMP = Path(__file__).resolve().parents[2] / "unit" / "ir" / "dumps" / "triton-3.9-cuda90-warps4"
 
 
 def ir_dump(s: Scene) -> None:
