@@ -1,4 +1,5 @@
-"""What the probe scripts of this folder answer, checked and typed.
+"""What the probe scripts several packages run answer (environment, Triton's import and ptxas, the installed
+Triton, the interpreter), checked and typed; `parse_answer`, the one reader the owners' answer models use.
 
 A script runs in another interpreter, maybe with a broken or unexpected Triton, torch or JAX, so
 its JSON object is outside input: each parser here takes that object and returns typed facts, or

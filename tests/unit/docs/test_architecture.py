@@ -202,6 +202,13 @@ def test_every_module_is_on_the_map() -> None:
     assert not missing, "modules docs/architecture.md does not place:\n" + "\n".join(missing)
 
 
+def test_every_module_has_one_row() -> None:
+    """The module list names each module once: two rows for one module say two different jobs."""
+    listed = ARCHITECTURE.read_text().split("## Every module", 1)[1].split("\n## ", 1)[0]
+    rows = re.findall(r"^\| `(bootstrap/[^`]+)` \|", listed, re.M)
+    assert not sorted({row for row in rows if rows.count(row) > 1})
+
+
 def test_the_map_names_only_modules_that_exist() -> None:
     named = set(re.findall(r"\bbootstrap/[\w/]+(?:\.py)?(?![\w*])", ARCHITECTURE.read_text()))
     assert not [path for path in sorted(named) if not (REPO / path).exists()]
