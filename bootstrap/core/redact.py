@@ -128,7 +128,11 @@ def redact(text: str) -> str:
         return text
     text = _loose(text)
     text = _URL.sub(_url, text)
-    text = _SCP.sub(_scp, text)
+    return _mask_parameters(_SCP.sub(_scp, text))
+
+
+def _mask_parameters(text: str) -> str:
+    """The secret values of query parameters, attributes and headers in `text` masked."""
     text = _QUERY.sub(_value, text)
     text = _ATTRIBUTE.sub(_value, text)
     text = _BEARER.sub(_value, text)
@@ -156,17 +160,31 @@ def without_credentials(url: str) -> str:
     no secret) and its secret query parameters; an scp-like address keeps its login, not its password."""
     if redact(url) == url:
         return url
-    if "://" not in url:  # user:password@host:path
-        login, _, rest = url.partition("@")
-        return f"{login.split(':', 1)[0]}@{rest}"
+    kept, login = _userinfo_and_secret_parameters_removed(url)
+    # What those rules do not take out (a token in a fragment, a password in text urlsplit reads as no URL)
+    # stays masked, so the result holds no secret and comes back unchanged. Only an ssh login that was kept
+    # on purpose is not masked again.
+    if login:
+        return _mask_parameters(kept)
+    return redact(kept)
+
+
+def _userinfo_and_secret_parameters_removed(url: str) -> tuple[str, bool]:
+    """The URL without its userinfo (an ssh login aside) and its secret query parameters, and whether an
+    ssh login was kept."""
+    if "://" not in url:
+        if "@" not in url:
+            return url, False
+        login, _, rest = url.partition("@")  # user:password@host:path
+        return f"{login.split(':', 1)[0]}@{rest}", False
     try:
         parts = urlsplit(url)
         user = parts.username
     except ValueError:
-        return redact(url)
+        return url, False
     host = parts.netloc.rpartition("@")[2]
     # A login is kept only when it is one (RFC 3986 userinfo characters): `ssh://[::1]@h` has none.
     keep_user = parts.scheme.lower() == "ssh" and user and user != MASK and _LOGIN.fullmatch(user) is not None
     netloc = f"{user}@{host}" if keep_user else host
     query = "&".join(q for q in parts.query.split("&") if q and redact(f"?{q}") == f"?{q}")
-    return parts._replace(netloc=netloc, query=query).geturl()
+    return parts._replace(netloc=netloc, query=query).geturl(), bool(keep_user)
