@@ -15,7 +15,7 @@ from typing import Annotated, Optional
 import typer
 
 from bootstrap import __version__
-from bootstrap.commands import COMMAND_MODULES, options
+from bootstrap.commands import COMMAND_MODULES, coercion, options
 from bootstrap.core.errors import ExitCode, TritondevError
 from bootstrap.core.interrupt import CtrlC
 
@@ -166,7 +166,7 @@ def _outcome(argv: list[str] | None, ctrl_c: CtrlC) -> int:
         from bootstrap.core import fixlines
 
         fixlines.know_commands(options.accepted_options(app))
-        command = options.help_as_flag(typer.main.get_command(app))
+        command = coercion.plain_coercion(options.help_as_flag(typer.main.get_command(app)))
         result = command(args=argv, standalone_mode=False, prog_name="tritondev")
         ctrl_c.raising = False  # decided: reporting it is not interrupted by a Ctrl-C
         code = result if isinstance(result, int) else 0

@@ -1,0 +1,74 @@
+"""Option values turned into their Python types without Pydantic, where Typer's own answer is known.
+
+Typer 0.29 coerces every option of the invoked command through a Pydantic TypeAdapter, built when the
+command runs, also for an option that was not given: each start of tritondev imported Pydantic and
+built a dozen or more adapters (about 0.15 s of a 0.3 s start). The options tritondev declares are
+almost all `str`, `Path` and `list[str]`, whose coercion needs none of that. `plain_coercion` gives
+each parameter of the built click tree a coercion that answers those directly, exactly as Typer would,
+and asks Typer's own coercion (built then, once) for anything else: an `int`, a choice, a value of an
+unexpected type. Where Typer's internals are not as this module expects (another Typer release), the
+tree is left as it is: slower, never different.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+try:
+    from typer._coercion import RuntimeParam, TypeDescriptor, build_runtime_param
+    from typer._param_types import coerce_cli_path
+except ImportError:  # another Typer: its own coercion stays
+    RuntimeParam = None  # type: ignore[assignment,misc]
+
+
+def plain_coercion(command: Any) -> Any:
+    """`command` (the built click tree of the app), each Typer parameter of it and of its subcommands
+    coerced by `_PlainValues`, which is Typer's own coercion for the values it answers itself."""
+    if RuntimeParam is None:
+        return command
+    for param in getattr(command, "params", ()):
+        _plain(param)
+    make_help_option = command.get_help_option  # made per run, as a parameter of its own
+
+    def get_help_option(ctx: Any) -> Any:
+        return _plain(make_help_option(ctx))
+
+    command.get_help_option = get_help_option
+    for sub in getattr(command, "commands", {}).values():
+        plain_coercion(sub)
+    return command
+
+
+def _plain(param: Any) -> Any:
+    descriptor = getattr(param, "type_descriptor", None)
+    if isinstance(descriptor, TypeDescriptor) and getattr(param, "_runtime_param", False) is None:
+        param._runtime_param = _PlainValues(descriptor.parameter_info, descriptor.annotation, descriptor)
+    return param
+
+
+if RuntimeParam is not None:
+
+    @dataclass(frozen=True)
+    class _PlainValues(RuntimeParam):
+        """A given `str`, a `Path` (Typer's checks of it included) and a `list[str]` as Typer makes
+        them; anything else through Typer's own coercion. RuntimeParam.coerce answers a missing value
+        (None, or () for a repeatable option) before this is asked."""
+
+        descriptor: TypeDescriptor
+
+        def _coerce_value(self, value: Any, param: Any, ctx: Any) -> Any:
+            annotation, info = self.annotation, self.parameter_info
+            if info.parser is None:
+                if annotation is str and isinstance(value, str):
+                    return value
+                if annotation is Path and info.path_type is None and isinstance(value, str):
+                    # Typer's checks of a path (exists, readable, ...) on the text, then its Path.
+                    checked = coerce_cli_path(value, info, path_type=None, param=param, ctx=ctx)
+                    return Path(checked) if isinstance(checked, str) else checked
+                if annotation == list[str] and isinstance(value, (list, tuple)) and all(
+                    isinstance(item, str) for item in value
+                ):
+                    return list(value)
+            return build_runtime_param(self.descriptor)._coerce_value(value, param=param, ctx=ctx)
