@@ -55,15 +55,18 @@ def doctor(
     from bootstrap.core import fixlines, ui
     from bootstrap.doctor import DoctorOptions, run_doctor
     from bootstrap.doctor.arch import parse_arch
-    from bootstrap.doctor.catalog import load_checks, select
 
     parsed_arch = parse_arch(arch) if arch is not None else None
-    chosen = select(check or [], load_checks())  # validates names before anything runs
+    chosen: tuple[CheckSpec, ...] = ()
+    if check or list_checks:  # names are validated before anything runs; with none, every check runs
+        from bootstrap.doctor.catalog import load_checks, select
+
+        chosen = tuple(select(check or [], load_checks()))
     # A fix that says "tritondev doctor --fix" applies to what this run looked at.
     narrowed = [w for name in check or [] for w in ("--check", name)]
     fixlines.narrow("doctor", [*narrowed, "--arch", arch] if arch else narrowed)
     if list_checks:
-        return CheckList(tuple(chosen))
+        return CheckList(chosen)
     if ctx.dry_run and not fix:
         ui.info("doctor only reads; --dry-run matters with --fix")
     report = run_doctor(ctx, DoctorOptions(arch=parsed_arch, checks=check or [], deep=deep, fix=fix))

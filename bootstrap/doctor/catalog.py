@@ -12,6 +12,7 @@ from bootstrap.doctor.registry import GROUPS, REGISTRY
 
 def load_checks() -> dict[str, CheckSpec]:
     """Import every check module (they register themselves) and return the registry in report order."""
+    import bootstrap.doctor.checks  # noqa: F401  (each check module registers its checks on import)
 
     order = list(GROUPS)
     return dict(sorted(REGISTRY.items(), key=lambda item: (order.index(item[1].group), 0)))

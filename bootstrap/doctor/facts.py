@@ -83,7 +83,8 @@ class Facts:
         self._guard = threading.Lock()
         self._tmp: list[Path] = []
         self._started: list[threading.Thread] = []
-        self.selected: frozenset[str] = frozenset()  # the checks this run asked for (set by the engine)
+        # The checks this run asked for (Facts.start); None: every check.
+        self.selected: frozenset[str] | None = frozenset()
 
     # -- memo -------------------------------------------------------------------------------------
     def memo(self, key: str, compute: Callable[[], T]) -> T:
@@ -114,18 +115,23 @@ class Facts:
         for folder in self._tmp:
             shutil.rmtree(folder, ignore_errors=True)
 
-    def start(self, selected: frozenset[str]) -> None:
+    def start(self, selected: frozenset[str] | None) -> None:
         """Begin, beside the interpreter's own probe, the in-target probes that the selected checks ask
         for (the packages, cache and workspace checks: the environment listing and `import triton`), so
-        that neither waits for the other; a check then finds its answer made or being made."""
+        that neither waits for the other; a check then finds its answer made or being made.
+        `selected` None: every check (so known before the catalog of checks is imported)."""
         self.selected = selected
-        if not any(name.startswith(PROBING_GROUPS) for name in selected):
+        if selected is not None and not any(name.startswith(PROBING_GROUPS) for name in selected):
             return
         self.ctx.target_choice()  # chosen once, here, before the threads ask
         for ask in (self.environment, self.triton_probe):
             thread = threading.Thread(target=_quietly(ask), name=f"doctor-{ask.__name__}")
             thread.start()
             self._started.append(thread)
+
+    def runs(self, check: str) -> bool:
+        """Whether this run asked for `check` (every check, where it named none)."""
+        return self.selected is None or check in self.selected
 
     def tempdir(self, prefix: str) -> Path:
         folder = Path(tempfile.mkdtemp(prefix=f"tritondev-doctor-{prefix}-"))
@@ -198,7 +204,7 @@ class Facts:
         Where this run proves the arch (ptxas.arch), one start of the target answers all three: the
         import, the ptxas, and the compile proof (compile_for(arch, {}) then finds it known), and the
         import facts without an arch are that same answer's."""
-        if arch is None and ARCH_PROOF in self.selected:
+        if arch is None and self.runs(ARCH_PROOF):
             with_arch = self._arch_if_known()
             if with_arch is not None:
                 try:
@@ -209,7 +215,7 @@ class Facts:
 
     def _triton_probe(self, arch: int | None) -> answers.TritonImport:
         plain = (answers.triton_import, "tritondev_triton.py", str(arch or ""))
-        if arch is None or ARCH_PROOF not in self.selected:
+        if arch is None or not self.runs(ARCH_PROOF):
             return self.probe(*plain, step="doctor-triton-probe")
         try:
             result, (found, proof) = self._probe(
