@@ -23,15 +23,57 @@ def python_of(venv: Path) -> Path:
 
 
 def fresh_venv(path: Path, packages: list[str] | None = None, system_site_packages: bool = False) -> Path:
-    """A new venv at `path` with `packages` installed by pip; returns its python."""
-    args = [sys.executable, "-m", "venv", str(path)]
+    """A new venv at `path`, as `python -m venv` makes it (pip and setuptools in it), with `packages`
+    installed by pip; returns its python.
+
+    `python -m venv` spends 3-4 s of CPU in ensurepip (pip installs its own two wheels and compiles
+    them) and the tests make dozens: the venv is made without pip, and pip's and setuptools' installed
+    files (and pip's scripts, for this python) are copied in from one venv that ensurepip made once
+    per machine. Venvs of the product's own (setup's workspace venv) are never made this way."""
+    args = [sys.executable, "-m", "venv", "--without-pip", str(path)]
     if system_site_packages:
         args.append("--system-site-packages")
     subprocess.run(args, check=True)
     py = python_of(path)
+    _copy_pip_from(_ensurepip_venv(), path)
     if packages:
         pip_install(py, packages)
     return py
+
+
+def _site_packages(venv: Path) -> Path:
+    return venv / "lib" / f"python{sys.version_info.major}.{sys.version_info.minor}" / "site-packages"
+
+
+def _ensurepip_venv() -> Path:
+    """A venv that `python -m venv` (ensurepip) made, with nothing else installed: the source of pip."""
+    CACHE.mkdir(exist_ok=True)
+    venv = CACHE / f"ensurepip-{sys.version_info.major}.{sys.version_info.minor}"
+    stamp_value = sys.version
+    with (CACHE / f"{venv.name}.lock").open("w") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)
+        stamp = venv / ".stamp"
+        if not (stamp.is_file() and stamp.read_text() == stamp_value):
+            shutil.rmtree(venv, ignore_errors=True)
+            subprocess.run([sys.executable, "-m", "venv", str(venv)], check=True)
+            stamp.write_text(stamp_value)
+    return venv
+
+
+def _copy_pip_from(source: Path, venv: Path) -> None:
+    """What ensurepip installed in `source` (site-packages entries, and bin/pip* with their first line
+    naming `venv`'s python) into `venv`."""
+    target = _site_packages(venv)
+    for entry in _site_packages(source).iterdir():
+        if entry.is_dir():
+            shutil.copytree(entry, target / entry.name, symlinks=True)
+        else:
+            shutil.copy2(entry, target / entry.name)
+    for script in sorted((source / "bin").glob("pip*")):
+        lines = script.read_text().splitlines(keepends=True)
+        lines[0] = f"#!{python_of(venv)}\n"
+        (venv / "bin" / script.name).write_text("".join(lines))
+        (venv / "bin" / script.name).chmod(0o755)
 
 
 def pip_install(py: Path, packages: list[str]) -> None:

@@ -4,10 +4,11 @@ from __future__ import annotations
 
 import os
 import subprocess
-import sys
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, TypedDict
+
+from tests.support.venvs import fresh_venv
 
 if TYPE_CHECKING:
     from typing import Unpack  # Python 3.11; only mypy reads it here (tests run on 3.10 too)
@@ -125,7 +126,6 @@ def build_llvm(source: Path, build: Path, env: dict[str, str] | None = None,
 
 def make_build_venv(path: Path, bindings: str) -> Path:
     """A fresh venv with what `pip install --no-build-isolation` of the mini Triton needs."""
-    run([sys.executable, "-m", "venv", path])
-    py = path / "bin" / "python"
+    py = fresh_venv(path)
     run([py, "-m", "pip", "install", "-q", *BUILD_REQUIREMENTS[bindings]])
     return py

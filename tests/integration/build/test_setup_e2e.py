@@ -31,6 +31,7 @@ from tests.integration.build.harness import (
     tritondev,
 )
 from tests.support.run_shared import warm_ccache
+from tests.support.venvs import fresh_venv
 from tests.world.world import World
 
 pytestmark = [pytest.mark.slow, pytest.mark.timeout(3600)]
@@ -448,8 +449,7 @@ def test_failed_llvm_build_leaves_the_users_triton_installed(world: World, share
     # A registry of its own: the other tests' finished LLVM build must not be reused here.
     env = base_env(tmp_path / "home", xdg=tmp_path / "xdg", ccache_dir=warm_ccache())
     venv = tmp_path / "user-venv"
-    subprocess.run([sys.executable, "-m", "venv", str(venv)], check=True)
-    python = venv / "bin/python"
+    python = fresh_venv(venv)
     project = tmp_path / "their-triton"
     (project / "triton").mkdir(parents=True)
     (project / "triton/__init__.py").write_text("__version__ = '3.5.0'\n")

@@ -19,7 +19,7 @@ from tests.integration.ir_tools.conftest import clean_environment, dump_with_run
 from tests.integration.ir_tools.views import DOT_LINE, Matmul, dumped_passes, make_matmul
 from tests.support.browser import Browser, chromium
 from tests.support.snapshot import diff, snapshot
-from tests.support.venvs import triton_venv
+from tests.support.venvs import fresh_venv, triton_venv
 
 REPO = Path(__file__).resolve().parents[3]
 needs_chromium = pytest.mark.skipif(chromium() is None, reason="no chromium on PATH (Debian: apt-get install chromium)")
@@ -262,7 +262,7 @@ def test_pip_install_ships_the_page(tmp_path: Path) -> None:
     (wheel,) = (tmp_path / "dist").glob("tritondev-*.whl")
     names = zipfile.ZipFile(wheel).namelist()
     assert {f"bootstrap/ir/view/assets/{n}" for n in ("page.html", "page.css", "page.js")} <= set(names)
-    subprocess.run([sys.executable, "-m", "venv", str(tmp_path / "venv")], check=True)
+    fresh_venv(tmp_path / "venv")
     python = tmp_path / "venv" / "bin" / "python"
     subprocess.run([str(python), "-m", "pip", "install", "-q", "--no-deps", str(wheel)], check=True,
                    capture_output=True)

@@ -3,12 +3,12 @@
 from __future__ import annotations
 
 import json
-import sys
 import sysconfig
 from pathlib import Path
 
 import pytest
 
+from tests.support.venvs import fresh_venv
 from tests.world import World
 from tests.world.build import LLVMBuild, clean_env, clone_at, make_build_venv, run
 from tests.world.downloads import json_header
@@ -102,7 +102,7 @@ def test_release_branch_isolated_install(world: World, mini_llvm: LLVMBuild, che
     # isolated environment (pip fetches setuptools, wheel and pybind11 from the index).
     src = clone_at(world.url("triton"), checkouts / "release-3.7", world.triton_branches["release/3.7.x"])
     run(["git", "-C", src, "checkout", "-q", "release/3.7.x"])
-    run([sys.executable, "-m", "venv", tmp_path / "venv"])
+    fresh_venv(tmp_path / "venv")
     py = tmp_path / "venv/bin/python"
     env = clean_env(
         LLVM_SYSPATH=str(mini_llvm.build), REL_WITH_DEB_INFO="1", TRITON_BUILD_WITH_CCACHE="0",
