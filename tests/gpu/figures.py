@@ -3,7 +3,8 @@
     python3 tests/gpu/figures.py [--out FILE.json]
 
 Runs the real CLI with this interpreter as the target environment: `doctor` (median wall time of
-three runs), `verify` (vector-add bandwidth beside a torch device-to-device copy) and `compile` for
+three runs, and its ratio to `python -m torch.utils.collect_env` as tests/perf/bench_doctor_gpu.py
+measures it), `verify` (vector-add bandwidth beside a torch device-to-device copy) and `compile` for
 the local arch and three other targets (wall time per target). Prints a Markdown table and, with
 --out, the raw figures as JSON.
 """
@@ -22,17 +23,10 @@ from importlib import metadata
 from pathlib import Path
 
 REPO = Path(__file__).resolve().parents[2]
-KERNEL = '''
-import triton
-import triton.language as tl
+sys.path.insert(0, str(REPO))  # run as a file: the tests' helpers and the benchmark are imported from the checkout
 
-
-@triton.jit
-def add_kernel(x_ptr, y_ptr, out_ptr, n, BLOCK: tl.constexpr):
-    offsets = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)
-    mask = offsets < n
-    tl.store(out_ptr + offsets, tl.load(x_ptr + offsets, mask=mask) + tl.load(y_ptr + offsets, mask=mask), mask=mask)
-'''
+from tests.perf import bench_doctor_gpu  # noqa: E402
+from tests.support.kernels import add_kernel_module  # noqa: E402
 
 
 def tritondev(*args: str, env: dict[str, str]) -> tuple[subprocess.CompletedProcess[str], float]:
@@ -81,6 +75,9 @@ def main() -> int:
     figures["doctor_checks"] = len(doctor_summary["checks"])
     figures["doctor_summary"] = doctor_summary.get("summary")
     figures["doctor_exit"] = proc.returncode
+    with tempfile.TemporaryDirectory(prefix="tritondev-figures-doctor-") as folder:
+        ratio = bench_doctor_gpu.measure(sys.executable, env, folder)
+    figures["doctor_over_collect_env"] = ratio["measured"]  # "0.25 (1.10 s / 4.40 s)", medians of alternating runs
 
     proc, seconds = tritondev("verify", "--json", "--python", sys.executable, env=env)
     report = json.loads(proc.stdout)
@@ -90,7 +87,7 @@ def main() -> int:
     bw: dict[str, float] = report.get("bandwidth") or {}
 
     kernel = home / "k.py"
-    kernel.write_text(KERNEL)
+    kernel.write_text(add_kernel_module())
     major, minor = str(figures["compute_capability"]).split(".")
     compile_times: dict[str, dict[str, float]] = {}
     for target in (f"cuda:{major}{minor}", "cuda:80", "cuda:120", "hip:gfx942"):
@@ -101,13 +98,14 @@ def main() -> int:
         compile_times[target] = {"seconds": round(seconds, 2), "exit": proc.returncode}
     figures["compile"] = compile_times
 
-    print("| GPU | driver | CC | torch | triton | jax | doctor (median, checks) | verify: vector add vs torch copy | "
-          "compile per target |")
-    print("|---|---|---|---|---|---|---|---|---|")
+    print("| GPU | driver | CC | torch | triton | jax | doctor (median, checks) | doctor / collect_env | "
+          "verify: vector add vs torch copy | compile per target |")
+    print("|---|---|---|---|---|---|---|---|---|---|")
     per_target = ", ".join(f"{t} {v['seconds']} s" for t, v in compile_times.items())
     print(f"| {figures['gpu']} | {figures['driver']} | {figures['compute_capability']} | {figures['torch']} | "
           f"{figures['triton']} | {figures['jax']} | {figures['doctor_seconds_median']} s, "
-          f"{figures['doctor_checks']} checks | {bw.get('add_gbps', 0):.0f} / {bw.get('copy_gbps', 0):.0f} GB/s "
+          f"{figures['doctor_checks']} checks | {figures['doctor_over_collect_env']} | "
+          f"{bw.get('add_gbps', 0):.0f} / {bw.get('copy_gbps', 0):.0f} GB/s "
           f"= {bw.get('ratio', 0):.2f} | {per_target} |")  # fmt: skip
     print(json.dumps(figures, indent=2, default=str))
     if args.out:
