@@ -6,6 +6,11 @@ per block of `n` elements); test programs put it after their imports, under the 
 
 from __future__ import annotations
 
+import ast
+from pathlib import Path
+
+# The kernels `tritondev verify` runs: the tests compile its matmul rather than a copy of it.
+SAMPLES = Path(__file__).resolve().parents[2] / "bootstrap/core/target/scripts/tritondev_samples.py"
 IMPORTS = "import triton\nimport triton.language as tl\n"
 
 _ADD_KERNEL = '''@triton.jit
@@ -26,3 +31,13 @@ def add_kernel_source(name: str = "add_kernel") -> str:
 def add_kernel_module(name: str = "add_kernel") -> str:
     """A module of its own: the imports, then the vector add."""
     return f"{IMPORTS}\n\n{add_kernel_source(name)}"
+
+
+def sample_kernel_source(name: str) -> str:
+    """The @triton.jit source (decorator included) of kernel `name` of the samples `tritondev verify` runs."""
+    text = SAMPLES.read_text()
+    for node in ast.parse(text).body:
+        if isinstance(node, ast.FunctionDef) and node.name == name:
+            lines = text.splitlines(keepends=True)
+            return "".join(lines[node.decorator_list[0].lineno - 1:node.end_lineno])
+    raise LookupError(f"no kernel {name} in {SAMPLES}")
