@@ -53,8 +53,8 @@ def doctor(
     Exit 0 when no errors (with --strict: no warnings either), 1 otherwise, 2 for bad input.
     """
     from bootstrap.core import fixlines, ui
-    from bootstrap.doctor import DoctorOptions, run_doctor
     from bootstrap.doctor.arch import parse_arch
+    from bootstrap.doctor.options import DoctorOptions, start_facts
 
     parsed_arch = parse_arch(arch) if arch is not None else None
     chosen: tuple[CheckSpec, ...] = ()
@@ -69,7 +69,11 @@ def doctor(
         return CheckList(chosen)
     if ctx.dry_run and not fix:
         ui.info("doctor only reads; --dry-run matters with --fix")
-    report = run_doctor(ctx, DoctorOptions(arch=parsed_arch, checks=check or [], deep=deep, fix=fix))
+    asked = DoctorOptions(arch=parsed_arch, checks=check or [], deep=deep, fix=fix)
+    facts = start_facts(ctx, asked)  # the target's probes run while the checks' modules are imported
+    from bootstrap.doctor.run import run_doctor
+
+    report = run_doctor(ctx, asked, facts)
     return DoctorOutcome(report, ctx.workspace.root, ctx.chosen_target().reason, parsed_arch, ctx.dry_run,
                          strict=strict, verbose=ctx.verbose)
 

@@ -6,13 +6,13 @@ from collections.abc import Iterable
 
 from bootstrap.core.errors import UsageError
 from bootstrap.core.suggest import did_you_mean
+from bootstrap.doctor import checks  # noqa: F401  (each check module registers its checks on import)
 from bootstrap.doctor.model import CheckSpec
 from bootstrap.doctor.registry import GROUPS, REGISTRY
 
 
 def load_checks() -> dict[str, CheckSpec]:
-    """Import every check module (they register themselves) and return the registry in report order."""
-    import bootstrap.doctor.checks  # noqa: F401  (each check module registers its checks on import)
+    """Every check (their modules, imported with this one, registered them), in report order."""
 
     order = list(GROUPS)
     return dict(sorted(REGISTRY.items(), key=lambda item: (order.index(item[1].group), 0)))
