@@ -70,10 +70,12 @@ def doctor(
     if ctx.dry_run and not fix:
         ui.info("doctor only reads; --dry-run matters with --fix")
     asked = DoctorOptions(arch=parsed_arch, checks=check or [], deep=deep, fix=fix)
-    facts = start_facts(ctx, asked)  # the target's probes run while the checks' modules are imported
-    from bootstrap.doctor.run import run_doctor
+    # The target's probes run while the checks' modules are imported; the facts are closed (probes
+    # awaited, temporary folders removed) however this ends, a Ctrl-C during that import included.
+    with start_facts(ctx, asked) as facts:
+        from bootstrap.doctor.run import run_doctor
 
-    report = run_doctor(ctx, asked, facts)
+        report = run_doctor(ctx, asked, facts)
     return DoctorOutcome(report, ctx.workspace.root, ctx.chosen_target().reason, parsed_arch, ctx.dry_run,
                          strict=strict, verbose=ctx.verbose)
 

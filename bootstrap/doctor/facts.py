@@ -110,10 +110,20 @@ class Facts:
             self._values.setdefault(key, (True, value))
 
     def close(self) -> None:
+        """Wait for the probes begun and remove the temporary folders; again, nothing more to do."""
         for thread in self._started:
             thread.join()
-        for folder in self._tmp:
+        self._started.clear()
+        with self._guard:
+            folders, self._tmp = self._tmp, []
+        for folder in folders:
             shutil.rmtree(folder, ignore_errors=True)
+
+    def __enter__(self) -> Facts:
+        return self
+
+    def __exit__(self, *_exc: object) -> None:
+        self.close()
 
     def start(self, selected: frozenset[str] | None) -> None:
         """Begin, beside the interpreter's own probe, the in-target probes that the selected checks ask

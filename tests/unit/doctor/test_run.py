@@ -45,3 +45,17 @@ def test_each_distinct_fix_is_applied_once_and_a_failing_one_is_reported(ctx: Ap
     assert [(d.action, d.status, d.checks) for d in done] == [("env", FixStatus.FAILED, ("cache.stale", "cache.size"))]
     assert results[0].applied == results[1].applied and results[0].applied is not None
     assert results[0].applied.status is FixStatus.FAILED and results[2].applied is None
+
+
+def test_the_facts_remove_their_folders_however_the_run_ends(ctx: AppContext) -> None:
+    """The command holds the facts in a `with`: a Ctrl-C while the checks' modules import (after the
+    probes began) still removes the probes' temporary folders; closing twice is closing once."""
+    from bootstrap.doctor.facts import Facts
+
+    with pytest.raises(KeyboardInterrupt), Facts(ctx) as facts:
+        folder = facts.tempdir("cache")
+        assert folder.is_dir()
+        raise KeyboardInterrupt
+    assert not folder.exists()
+    facts.close()
+    assert not folder.exists()
