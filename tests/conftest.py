@@ -5,13 +5,14 @@ from __future__ import annotations
 import os
 import shutil
 import subprocess
-import sys
 from collections.abc import Iterator
 from pathlib import Path
 from typing import TYPE_CHECKING, Protocol, TypedDict
 
 import pytest
 from hypothesis import HealthCheck, settings
+
+from tests.support.cli import tritondev_argv
 
 if TYPE_CHECKING:
     from typing import Unpack  # Python 3.11; only mypy reads it here (tests run on 3.10 too)
@@ -115,7 +116,7 @@ def run_cli(
     """Run the real `tritondev` CLI in a subprocess (as users do), returning its output."""
     full_env = dict(os.environ if env is None else env)
     return subprocess.run(
-        [sys.executable, "-m", "bootstrap", *args],
+        tritondev_argv(*args),
         capture_output=True,
         text=True,
         errors="surrogateescape",  # output for a terminal that is not UTF-8 (a latin-1 one) still reads

@@ -22,6 +22,8 @@ import time
 from importlib import metadata
 from pathlib import Path
 
+from tests.support.cli import tritondev_argv
+
 REPO = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(REPO))  # run as a file: the tests' helpers and the benchmark are imported from the checkout
 
@@ -31,7 +33,7 @@ from tests.support.kernels import add_kernel_module  # noqa: E402
 
 def tritondev(*args: str, env: dict[str, str]) -> tuple[subprocess.CompletedProcess[str], float]:
     started = time.perf_counter()
-    proc = subprocess.run([sys.executable, "-m", "bootstrap", *args], capture_output=True, text=True, env=env,
+    proc = subprocess.run(tritondev_argv(*args), capture_output=True, text=True, env=env,
                           cwd=env["HOME"], timeout=900)  # fmt: skip
     return proc, time.perf_counter() - started
 

@@ -34,6 +34,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from tests.support.cli import tritondev_argv
+
 REPO = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(REPO))
 
@@ -84,7 +86,7 @@ def _run(argv: list[str], env: dict[str, str], cwd: Path | None = None, check: b
 
 
 def _tritondev(args: list[str], env: dict[str, str], cwd: Path) -> dict[str, Any]:
-    proc = _run([sys.executable, "-m", "bootstrap", *args], env, cwd)
+    proc = _run(tritondev_argv(*args), env, cwd)
     result: dict[str, Any] = json.loads(proc.stdout) if "--json" in args else {}
     return result
 

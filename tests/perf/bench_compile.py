@@ -20,6 +20,8 @@ import tempfile
 import time
 from pathlib import Path
 
+from tests.support.cli import tritondev_argv
+
 if __package__ in (None, ""):
     sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
 
@@ -79,8 +81,8 @@ def run() -> list[dict[str, object]]:
         source = root / "my_kernels.py"
         source.write_text(KERNELS)
         loop_argv = [str(python), "-c", LOOP, str(source), MATMUL_SIGNATURE, *TARGETS]
-        tool_argv = [sys.executable, "-m", "bootstrap", "compile", f"{source}::matmul_kernel", "--python", str(python),
-                     "--signature", MATMUL_SIGNATURE, "--num-warps", str(NUM_WARPS)]  # fmt: skip
+        tool_argv = tritondev_argv("compile", f"{source}::matmul_kernel", "--python", str(python),
+                     "--signature", MATMUL_SIGNATURE, "--num-warps", str(NUM_WARPS))  # fmt: skip
         for name, value in CONSTEXPRS.items():
             tool_argv += ["--constexpr", f"{name}={value}"]
         for target in TARGETS:

@@ -16,6 +16,8 @@ import tempfile
 import time
 from pathlib import Path
 
+from tests.support.cli import tritondev_argv
+
 HERE = Path(__file__).resolve()
 sys.path.insert(0, str(HERE.parents[2]))
 
@@ -39,8 +41,8 @@ def run() -> list[dict[str, object]]:
     env.pop("VIRTUAL_ENV", None)
     env["PYTHONPATH"] = repo
     with tempfile.TemporaryDirectory(prefix="bench-doctor-") as tmp:
-        doctor = [sys.executable, "-m", "bootstrap", "doctor", "--python", str(py),
-                  "--workspace", os.path.join(tmp, "ws"), "--json"]
+        doctor = tritondev_argv("doctor", "--python", str(py),
+                  "--workspace", os.path.join(tmp, "ws"), "--json")
         collect = [str(py), "-m", "torch.utils.collect_env"]
         # one warm-up each: the first import of torch or triton reads cold files
         _, first = _timed(doctor, env, tmp)

@@ -23,6 +23,8 @@ import tempfile
 import time
 from pathlib import Path
 
+from tests.support.cli import tritondev_argv
+
 REPO = Path(__file__).resolve().parents[2]
 GOAL_RATIO = 0.25
 RUNS = 5
@@ -52,8 +54,8 @@ def why_no_gpu(python: str, env: dict[str, str]) -> str | None:
 
 
 def measure(python: str, env: dict[str, str], folder: str) -> dict[str, object]:
-    doctor = [sys.executable, "-m", "bootstrap", "doctor", "--python", python,
-              "--workspace", os.path.join(folder, "ws"), "--json"]
+    doctor = tritondev_argv("doctor", "--python", python,
+              "--workspace", os.path.join(folder, "ws"), "--json")
     collect = [python, "-m", "torch.utils.collect_env"]
     _, first = _timed(doctor, env, folder)
     _, reference = _timed(collect, env, folder)

@@ -18,6 +18,8 @@ import tempfile
 import time
 from pathlib import Path
 
+from tests.support.cli import tritondev_argv
+
 REPO = Path(__file__).resolve().parents[2]
 if str(REPO) not in sys.path:
     sys.path.insert(0, str(REPO))
@@ -40,7 +42,7 @@ def run() -> list[dict[str, object]]:
     times = []
     for _ in range(3):
         started = time.perf_counter()
-        proc = subprocess.run([sys.executable, "-m", "bootstrap", "ir", "view", str(matmul.dump), "--json"],
+        proc = subprocess.run(tritondev_argv("ir", "view", str(matmul.dump), "--json"),
                               env=matmul.env, capture_output=True, text=True, timeout=600, cwd=REPO)
         times.append(time.perf_counter() - started)
         if proc.returncode != 0:

@@ -25,6 +25,8 @@ import tempfile
 import time
 from pathlib import Path
 
+from tests.support.cli import tritondev_argv
+
 if __package__ in (None, ""):
     sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
 
@@ -83,7 +85,7 @@ def _env(home: Path, extra: dict[str, str]) -> dict[str, str]:
 
 def _once(words: list[str], env: dict[str, str], cwd: Path) -> tuple[float, float]:
     started = time.perf_counter()
-    proc = subprocess.run([sys.executable, "-m", "bootstrap", *words], capture_output=True, text=True, env=env,
+    proc = subprocess.run(tritondev_argv(*words), capture_output=True, text=True, env=env,
                           cwd=cwd, timeout=1200)
     seconds = time.perf_counter() - started
     if proc.returncode != 0:

@@ -57,8 +57,8 @@ from tests.perf.setup_runs import (  # noqa: E402
     report_of,
     setup,
     step_seconds,
-    tritondev_argv,
 )
+from tests.support.cli import tritondev_argv  # noqa: E402
 
 UNITS = int(os.environ.get("BENCH_SCALE_UNITS", str(DEFAULT_UNITS)))
 BUDGET = int(float(os.environ.get("BENCH_SCALE_BUDGET_GIB", "3")) * GIB)
@@ -149,7 +149,7 @@ def measure(root: Path) -> list[dict[str, object]]:
     try:
         enforced = method.kind != "rss"
         a = _workspace(root, scale, "A", None if enforced else expected, "--ccache-remote", redis.url)
-        budgeted = run_measured(tritondev_argv(a.args), env=a.env, cwd=REPO, limit=BUDGET, method=method)
+        budgeted = run_measured(tritondev_argv(*a.args), env=a.env, cwd=REPO, limit=BUDGET, method=method)
         cold = report_of(budgeted.stdout, budgeted.stderr, budgeted.returncode)
         sized = _jobs_used(cold, expected)
         # The later runs are outside the cgroup: they keep the cold build's jobs, so times compare.
@@ -181,7 +181,7 @@ def measure(root: Path) -> list[dict[str, object]]:
     upstream_jobs = 2 * cpus
     u = _workspace(root, scale, "U", Jobs(upstream_jobs, upstream_jobs, "upstream's MAX_JOBS"))
     cap = 2 * BUDGET + 2 * GIB  # protects the machine's other work; not a budget
-    upstream = run_measured(tritondev_argv(u.args), env=u.env, cwd=REPO, limit=cap, method=method)
+    upstream = run_measured(tritondev_argv(*u.args), env=u.env, cwd=REPO, limit=cap, method=method)
     _log(f"U cold: {upstream.seconds:.0f} s, peak {_gib(upstream.peak)}, exit {upstream.returncode}")
 
     return [*noop, *_cache_rows(size, cold_s, rebuild_s, (hits, calls)),

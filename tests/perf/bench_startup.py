@@ -20,6 +20,8 @@ import sys
 import time
 from pathlib import Path
 
+from tests.support.cli import tritondev_argv
+
 REPO = Path(__file__).resolve().parents[2]
 LAUNCHER = REPO / "shell" / "tritondev"
 TOOL_VENV = REPO / ".venv-tool"
@@ -61,7 +63,7 @@ def run() -> list[dict[str, object]]:
     m = medians({
         "launcher": [str(LAUNCHER), "--help"],
         "entry": [str(TOOL_VENV / "bin" / "tritondev"), "--help"],  # exists once the launcher ran
-        "direct": [sys.executable, "-m", "bootstrap", "--help"],
+        "direct": tritondev_argv("--help"),
         "python": [sys.executable, "-c", "pass"],
     })
     added = m["launcher"] - m["entry"]

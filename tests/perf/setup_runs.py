@@ -6,21 +6,17 @@ import json
 import shutil
 import statistics
 import subprocess
-import sys
 import time
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
 from tests.integration.build.harness import REPO, SHELL_FUNCTIONS
+from tests.support.cli import tritondev_argv
 
 BUILD_STEPS = ("llvm-configure", "llvm-build", "triton-install")
 # The hand recipe: the shell functions that run what setup runs (configure, ninja, pip install -e).
 HAND_STEPS = ("triton-configure-mlir", "triton-build-mlir", "triton-pip-install")
-
-
-def tritondev_argv(args: list[str]) -> list[str]:
-    return [sys.executable, "-m", "bootstrap", *args]
 
 
 def report_of(stdout: str, stderr: str, returncode: int) -> dict[str, Any]:
@@ -33,7 +29,7 @@ def report_of(stdout: str, stderr: str, returncode: int) -> dict[str, Any]:
 def setup(args: list[str], env: dict[str, str]) -> tuple[float, dict[str, Any]]:
     """Wall seconds and the JSON report of one `tritondev setup` (args include --json)."""
     started = time.perf_counter()
-    proc = subprocess.run(tritondev_argv(args), env=env, capture_output=True, text=True, cwd=REPO)
+    proc = subprocess.run(tritondev_argv(*args), env=env, capture_output=True, text=True, cwd=REPO)
     seconds = time.perf_counter() - started
     return seconds, report_of(proc.stdout, proc.stderr, proc.returncode)
 

@@ -11,7 +11,6 @@ import json
 import os
 import signal
 import subprocess
-import sys
 import time
 from pathlib import Path
 from typing import Any
@@ -20,6 +19,7 @@ import pytest
 
 from tests.integration.bisect.steps import wait_for_step
 from tests.integration.build.harness import base_env, checkout_state, git, installed_triton, tritondev
+from tests.support.cli import tritondev_argv
 from tests.support.run_shared import warm_ccache
 from tests.world.bisect_world import CHECK_ADD, CHECK_KERNEL_NAME, BisectWorld
 
@@ -170,7 +170,7 @@ def test_regression_found_broken_commit_skipped_no_llvm_build_interrupt_and_resu
 
 def start(ws: dict[str, Any], *args: str) -> subprocess.Popen[str]:
     """`tritondev bisect ARGS` in a session of its own (a signal to its group reaches pip and ninja too)."""
-    return subprocess.Popen([sys.executable, "-m", "bootstrap", "bisect", *args[:1], *ws["common"], *args[1:]],
+    return subprocess.Popen(tritondev_argv("bisect", *args[:1], *ws["common"], *args[1:]),
                             env=ws["env"], cwd=ws["root"], stdout=subprocess.PIPE, stderr=subprocess.PIPE,
                             text=True, start_new_session=True)
 

@@ -12,7 +12,6 @@ import os
 import shutil
 import signal
 import subprocess
-import sys
 import time
 from pathlib import Path
 from typing import Any
@@ -21,6 +20,7 @@ import pytest
 
 from tests.integration.bisect.steps import wait_for_step
 from tests.integration.build.harness import base_env, git, tritondev
+from tests.support.cli import tritondev_argv
 from tests.support.run_shared import warm_ccache
 from tests.support.snapshot import diff, snapshot
 from tests.world.bisect_world import CHECK_ADD, BisectWorld
@@ -108,8 +108,8 @@ def test_bisect_from_a_shallow_checkout_of_the_bad_commit(ws: dict[str, Any], bi
     assert head == r.bad
     # Ctrl-C during the second step: the checkout goes back to the bad commit, the journal stays.
     since = time.time()
-    proc = subprocess.Popen([sys.executable, "-m", "bootstrap", "bisect", "triton", *ws["common"], "--good", r.good,
-                             "--bad", r.bad, "--", "python", "check_add.py", URL_ARG], env=ws["env"],
+    proc = subprocess.Popen(tritondev_argv("bisect", "triton", *ws["common"], "--good", r.good,
+                             "--bad", r.bad, "--", "python", "check_add.py", URL_ARG), env=ws["env"],
                             cwd=ws["root"], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
                             start_new_session=True)
     wait_for_step(proc, ws["ws"], "02-*", since)
@@ -141,8 +141,8 @@ def test_bisect_resume_fetches_what_a_shallow_checkout_lacks(ws: dict[str, Any],
     it) is resumed by fetching the range again."""
     r = bisect_world.triton
     checkout = ws["ws"] / "src" / "triton"
-    argv = [sys.executable, "-m", "bootstrap", "bisect", "triton", *ws["common"], "--good", r.good, "--bad", r.bad,
-            "--", "python", "check_add.py"]
+    argv = tritondev_argv("bisect", "triton", *ws["common"], "--good", r.good, "--bad", r.bad,
+            "--", "python", "check_add.py")
     # tritondev's git runs no hook of the checkout (core.hooksPath=/dev/null), so a `git` first on PATH
     # holds the fetch that copies the range in until the Ctrl-C, whatever the machine's load.
     held = ws["root"] / "import-held"

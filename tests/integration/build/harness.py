@@ -6,11 +6,11 @@ import json
 import os
 import shlex
 import subprocess
-import sys
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from tests.support.cli import tritondev_argv
 from tests.support.run_shared import ccache_variables
 from tests.world.downloads import fake_nvidia_tool, json_header
 from tests.world.world import World
@@ -55,7 +55,7 @@ def path_without_clang(folder: Path) -> str:
 
 def tritondev(*args: str, env: dict[str, str], cwd: Path | None = None, timeout: float = 900
               ) -> subprocess.CompletedProcess[str]:
-    return subprocess.run([sys.executable, "-m", "bootstrap", *args], env=env, cwd=cwd, capture_output=True,
+    return subprocess.run(tritondev_argv(*args), env=env, cwd=cwd, capture_output=True,
                           text=True, timeout=timeout)
 
 

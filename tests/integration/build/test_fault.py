@@ -17,7 +17,6 @@ import random
 import shutil
 import signal
 import subprocess
-import sys
 import time
 from collections.abc import Callable
 from pathlib import Path
@@ -25,6 +24,7 @@ from pathlib import Path
 import pytest
 
 from tests.integration.build.harness import base_env, checkout_state, installed_triton, setup_args, tritondev
+from tests.support.cli import tritondev_argv
 from tests.support.run_shared import warm_ccache
 from tests.world.world import World
 
@@ -77,7 +77,7 @@ def test_kill_9_at_random_moments_then_rerun(world: World, tmp_path: Path) -> No
             prepare()
             delay = rng.uniform(0.05, estimate[kind])
             begun = time.monotonic()
-            proc = subprocess.Popen([sys.executable, "-m", "bootstrap", *args()], env=env,
+            proc = subprocess.Popen(tritondev_argv(*args()), env=env,
                                     stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, start_new_session=True)
             try:
                 proc.wait(timeout=delay)
@@ -107,7 +107,7 @@ def test_kill_9_at_random_moments_then_rerun(world: World, tmp_path: Path) -> No
     # exit 130, then a re-run finishes.
     for _ in range(2):
         toggle()
-        interrupted = subprocess.Popen([sys.executable, "-m", "bootstrap", *args()], env=env,
+        interrupted = subprocess.Popen(tritondev_argv(*args()), env=env,
                                        stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True,
                                        start_new_session=True)
         time.sleep(rng.uniform(0.5, max(0.6, estimate["triton"])))

@@ -9,7 +9,6 @@ from __future__ import annotations
 import json
 import shutil
 import subprocess
-import sys
 import time
 from pathlib import Path
 from typing import Any
@@ -30,6 +29,7 @@ from tests.integration.build.harness import (
     shell_function_commands,
     tritondev,
 )
+from tests.support.cli import tritondev_argv
 from tests.support.run_shared import warm_ccache
 from tests.support.venvs import fresh_venv
 from tests.world.world import World
@@ -354,7 +354,7 @@ def test_gcc_without_clang_and_two_setups_at_once(world: World, shared: Path) ->
     ws = shared / "ws-python-dir"
     env = _env(shared, "python-dir", path=path_without_clang(shared / "bin-no-clang"))
     args = setup_args(world, ws, "python-dir", "--build-type", "Release")
-    cmd = [sys.executable, "-m", "bootstrap", *args]
+    cmd = tritondev_argv(*args)
     first = subprocess.Popen(cmd, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
     lock = ws / "state" / "lock"
     # The first holds the lock once it wrote its pid there (a deadline only against a hang).

@@ -14,6 +14,7 @@ import pytest
 from tests.conftest import Cli
 from tests.integration.cache_env_run.conftest import age_entry
 from tests.integration.doctor.conftest import odd_interpreter
+from tests.support.cli import tritondev_argv
 
 
 def snapshot(folder: Path) -> dict[str, int]:
@@ -93,7 +94,7 @@ def test_show_lists_and_prints_artifacts(cli: Cli, real_cache: Path, workspace: 
     assert ptx.stdout == (Path(entry["path"]) / "scale_kernel.ptx").read_text()
     # Binary artifacts go to a pipe or file unchanged.
     raw = subprocess.run(
-        [sys.executable, "-m", "bootstrap", "cache", "show", entry["key"], "cubin", "--dir", str(real_cache)],
+        tritondev_argv("cache", "show", entry["key"], "cubin", "--dir", str(real_cache)),
         capture_output=True,
         env={
             **os.environ,

@@ -14,7 +14,6 @@ from __future__ import annotations
 import json
 import os
 import subprocess
-import sys
 import time
 from pathlib import Path
 from typing import Any
@@ -24,6 +23,7 @@ import pytest
 from bootstrap.pipeline.ccache.stats import delta, parse_print_stats
 from tests.integration.build.harness import base_env, installed_triton, setup_args, tritondev
 from tests.integration.ccache_remote.redis import PASSWORD, RedisServer
+from tests.support.cli import tritondev_argv
 from tests.world.world import World
 
 pytestmark = [pytest.mark.slow, pytest.mark.timeout(3600)]
@@ -165,7 +165,7 @@ def test_killed_during_the_build(world: World, area: Path) -> None:
     env = _env(area, "D")
     ws = area / "ws-D"
     args = setup_args(world, ws, LABEL, "--ccache-remote", redis.url, "--json")
-    proc = subprocess.Popen([sys.executable, "-m", "bootstrap", *args], env=env, stdout=subprocess.PIPE,
+    proc = subprocess.Popen(tritondev_argv(*args), env=env, stdout=subprocess.PIPE,
                             stderr=subprocess.PIPE, text=True)
     try:
         # Shut the server down once a few compilations went through it (they stored their results).

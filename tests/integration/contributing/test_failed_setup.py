@@ -11,7 +11,6 @@ import pty
 import select
 import socket
 import subprocess
-import sys
 import time
 from pathlib import Path
 from typing import Any
@@ -19,6 +18,7 @@ from typing import Any
 import pytest
 
 from tests.integration.build.harness import base_env, tritondev
+from tests.support.cli import tritondev_argv
 from tests.world.world import World
 
 pytestmark = pytest.mark.timeout(900)
@@ -111,9 +111,9 @@ def test_on_a_terminal_a_source_build_for_an_unreachable_host_is_asked_first(fai
     ws = failed["root"] / "asked-ws"
     port = closed_port()
     master, slave = pty.openpty()
-    proc = subprocess.Popen([sys.executable, "-m", "bootstrap", "setup", "--workspace", str(ws), "--triton-src",
+    proc = subprocess.Popen(tritondev_argv("setup", "--workspace", str(ws), "--triton-src",
                              str(failed["clone"]), "--llvm-prebuilt-url", f"http://127.0.0.1:{port}/llvm-builds",
-                             "--jobs", "2"], stdin=slave, stderr=slave, stdout=subprocess.DEVNULL, env=failed["env"],
+                             "--jobs", "2"), stdin=slave, stderr=slave, stdout=subprocess.DEVNULL, env=failed["env"],
                             cwd=failed["root"])
     os.close(slave)
     said = b""

@@ -13,7 +13,6 @@ import os
 import shutil
 import signal
 import subprocess
-import sys
 import time
 from pathlib import Path
 from typing import Any
@@ -22,6 +21,7 @@ import pytest
 
 from tests.integration.bisect.steps import wait_for_step
 from tests.integration.build.harness import base_env, installed_triton, tritondev
+from tests.support.cli import tritondev_argv
 from tests.support.run_shared import warm_ccache
 from tests.world.build import LLVMBuild
 from tests.world.world import World
@@ -207,9 +207,9 @@ def test_bisect_works_in_a_worktree_and_leaves_the_clone_byte_identical(contribu
     root, clone, shas, env = contributor["root"], contributor["clone"], contributor["shas"], contributor["env"]
     (root / "check.py").write_text(CHECK)
     since = time.time()
-    started = subprocess.Popen([sys.executable, "-m", "bootstrap", "bisect", "triton", "--workspace",
+    started = subprocess.Popen(tritondev_argv("bisect", "triton", "--workspace",
                                 str(contributor["ws"]), "--good", "origin/main", "--bad", "my-feature", "--", "python",
-                                str(root / "check.py")], env=env, cwd=root, stdout=subprocess.PIPE,
+                                str(root / "check.py")), env=env, cwd=root, stdout=subprocess.PIPE,
                                stderr=subprocess.PIPE, text=True, start_new_session=True)
     wait_for_step(started, contributor["ws"], "01-*", since)
     os.killpg(started.pid, signal.SIGINT)

@@ -7,12 +7,12 @@ import json
 import os
 import pty
 import subprocess
-import sys
 from pathlib import Path
 from typing import Any
 
 from tests.conftest import REPO, Cli
 from tests.integration.ccache_remote.redis import free_port
+from tests.support.cli import tritondev_argv
 from tests.support.terminal import read_until_closed
 
 LONG = "a folder with a rather long name that no eighty-column table would ever show whole"
@@ -21,7 +21,7 @@ LONG = "a folder with a rather long name that no eighty-column table would ever 
 def _in_a_terminal(args: list[str], env: dict[str, str], columns: int) -> str:
     """tritondev's stdout as a terminal `columns` wide shows it (a real pseudo-terminal)."""
     main, child = pty.openpty()
-    proc = subprocess.Popen([sys.executable, "-m", "bootstrap", *args], stdout=child, stderr=subprocess.DEVNULL,
+    proc = subprocess.Popen(tritondev_argv(*args), stdout=child, stderr=subprocess.DEVNULL,
                             env={**env, "COLUMNS": str(columns), "TERM": "xterm"})
     os.close(child)
     shown = read_until_closed(main)

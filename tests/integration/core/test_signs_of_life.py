@@ -6,13 +6,13 @@ from __future__ import annotations
 import os
 import pty
 import subprocess
-import sys
 from pathlib import Path
 
 import pytest
 
 from tests.conftest import REPO
 from tests.integration.kernels.kernels_src import ADD_SIGNATURE, KERNELS
+from tests.support.cli import tritondev_argv
 from tests.support.terminal import read_until_closed
 from tests.support.venvs import triton_venv
 from tests.world.world import World
@@ -23,7 +23,7 @@ SPINNER = set("⠋⠙⠹⠸⠼⠴⠦⠧⠇⠏")  # rich's "dots"
 def _stderr_on_a_terminal(args: list[str], env: dict[str, str], cwd: Path) -> tuple[int, str, str]:
     """(exit status, what the terminal showed on stderr, stdout through a pipe)."""
     main, child = pty.openpty()
-    proc = subprocess.Popen([sys.executable, "-m", "bootstrap", *args], stdin=subprocess.DEVNULL,
+    proc = subprocess.Popen(tritondev_argv(*args), stdin=subprocess.DEVNULL,
                             stdout=subprocess.PIPE, stderr=child, env={**env, "TERM": "xterm", "COLUMNS": "160"},
                             cwd=cwd)
     os.close(child)
@@ -60,7 +60,7 @@ def test_a_spinner_on_a_terminal_and_nothing_in_a_pipe(env: dict[str, str], tmp_
     code, shown, _ = _stderr_on_a_terminal(args, env, tmp_path)
     assert code == 0, shown[-3000:]
     assert says in shown and SPINNER & set(shown), shown[-2000:]
-    piped = subprocess.run([sys.executable, "-m", "bootstrap", *args], capture_output=True, text=True, env=env,
+    piped = subprocess.run(tritondev_argv(*args), capture_output=True, text=True, env=env,
                            cwd=tmp_path, timeout=900)
     assert piped.returncode == 0
     assert says not in piped.stderr and not SPINNER & set(piped.stderr + piped.stdout)
@@ -79,8 +79,8 @@ def test_setup_says_it_creates_the_venv_while_python_m_venv_is_silent(env: dict[
     import time
 
     main, child = pty.openpty()
-    proc = subprocess.Popen([sys.executable, "-m", "bootstrap", "setup", "--mirror", str(world.git_root),
-                             "--triton-commit", world.triton_commits["main"], "--llvm", "source"],
+    proc = subprocess.Popen(tritondev_argv("setup", "--mirror", str(world.git_root),
+                             "--triton-commit", world.triton_commits["main"], "--llvm", "source"),
                             stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=child,
                             env={**env, "TERM": "xterm", "COLUMNS": "200"}, cwd=tmp_path)
     os.close(child)

@@ -16,7 +16,6 @@ from __future__ import annotations
 import json
 import os
 import subprocess
-import sys
 import time
 from pathlib import Path
 from typing import Any
@@ -26,6 +25,7 @@ import pytest
 from bootstrap.pipeline.ccache.stats import delta, parse_print_stats
 from tests.integration.build.harness import base_env, installed_triton, tritondev
 from tests.integration.distcc.daemons import DistccDaemon
+from tests.support.cli import tritondev_argv
 from tests.world.world import World
 
 pytestmark = [pytest.mark.slow, pytest.mark.timeout(3600)]
@@ -171,7 +171,7 @@ def _build_while_a_host_dies(world: World, ws: Path, env: dict[str, str], dies: 
                              ) -> dict[str, Any]:
     """setup --distcc HOSTS, `dies` stopped once it ran a few of the LLVM build's compiles."""
     args = _setup_args(world, ws, "--distcc", hosts)
-    proc = subprocess.Popen([sys.executable, "-m", "bootstrap", *args], env=env, stdout=subprocess.PIPE,
+    proc = subprocess.Popen(tritondev_argv(*args), env=env, stdout=subprocess.PIPE,
                             stderr=subprocess.PIPE, text=True)
     try:
         deadline = time.monotonic() + 300

@@ -8,7 +8,6 @@ from __future__ import annotations
 import json
 import os
 import subprocess
-import sys
 import time
 from pathlib import Path
 
@@ -20,6 +19,7 @@ from bootstrap.git.checkouts import ensure_checkout
 from bootstrap.git.history import History
 from tests.conftest import Cli
 from tests.integration.guarantees.conftest import ODD, Wheels, copy_venv, pip
+from tests.support.cli import tritondev_argv
 from tests.support.snapshot import diff, snapshot
 from tests.world.servers import GitHttpServer
 from tests.world.world import World
@@ -246,8 +246,8 @@ def test_a_closed_stdout_is_not_a_failure(world: World, tmp_path: Path, clean_en
                  ["config", "show"], ["pins", "--help"], ["opt", "--help"]):
         read, write = os.pipe()
         os.close(read)  # nobody reads: every write to stdout fails with EPIPE
-        proc = subprocess.run([sys.executable, "-m", "bootstrap", *argv, "--workspace",
-                               str(tmp_path / "ws")], stdout=write, stderr=subprocess.PIPE, env=env, timeout=120,
+        proc = subprocess.run(tritondev_argv(*argv, "--workspace",
+                               str(tmp_path / "ws")), stdout=write, stderr=subprocess.PIPE, env=env, timeout=120,
                               text=True)
         os.close(write)
         assert proc.returncode == 0, (argv, proc.stderr)
@@ -269,7 +269,7 @@ def test_a_closed_standard_stream_is_not_a_failure(closed: str, tmp_path: Path, 
                        (["run", "-v", "--", "sh", "-c", "echo CHILD-OUT; echo CHILD-ERR >&2; cat"], 0),
                        (["run", "--", "sh", "-c", "exit 3"], 3)):
         script = f'exec "$@" {closed}'
-        proc = subprocess.run(["sh", "-c", script, "sh", sys.executable, "-m", "bootstrap", "--workspace", str(ws),
+        proc = subprocess.run(["sh", "-c", script, "sh", *tritondev_argv(), "--workspace", str(ws),
                                *argv], capture_output=True, env=env, timeout=120, stdin=subprocess.DEVNULL,
                               text=True)
         assert proc.returncode == code, (closed, argv, proc.stdout, proc.stderr)

@@ -18,7 +18,6 @@ import random
 import shutil
 import signal
 import subprocess
-import sys
 import time
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
@@ -28,6 +27,7 @@ import pytest
 
 from tests.integration.build.harness import base_env, checkout_state, installed_triton, setup_args, tritondev
 from tests.integration.guarantees.conftest import ODD, Wheels, copy_venv, installed, pip, stale_kernel_cache
+from tests.support.cli import tritondev_argv
 from tests.support.run_shared import warm_ccache
 from tests.world.world import World
 
@@ -51,7 +51,7 @@ def _seed() -> int:
 
 
 def _start(argv: list[str], env: dict[str, str]) -> subprocess.Popen[str]:
-    return subprocess.Popen([sys.executable, "-m", "bootstrap", *argv], env=env, stdout=subprocess.PIPE,
+    return subprocess.Popen(tritondev_argv(*argv), env=env, stdout=subprocess.PIPE,
                             stderr=subprocess.PIPE, text=True, start_new_session=True)
 
 

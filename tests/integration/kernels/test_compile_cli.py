@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import json
 import re
-import sys
 from pathlib import Path
 from typing import Any
 
@@ -19,6 +18,7 @@ from bootstrap.kernels.usage import parse_amdgcn_info
 from tests.integration.kernels import elfinfo
 from tests.integration.kernels.conftest import RunCli, bare_venv
 from tests.integration.kernels.kernels_src import ADD_SIGNATURE, MATMUL_CONSTEXPRS, MATMUL_SIGNATURE
+from tests.support.cli import tritondev_argv
 
 TARGETS = ("cuda:80", "cuda:90", "cuda:120", "hip:gfx942")
 # The `compile --json` report (untyped JSON) and the folder it wrote into.
@@ -248,7 +248,7 @@ def test_older_triton_with_constants_argument(tdv: RunCli, kernel_file: Path, tm
 def test_help_is_fast_and_lists_the_options() -> None:
     import subprocess
 
-    proc = subprocess.run([sys.executable, "-m", "bootstrap", "compile", "--help"], capture_output=True, text=True)
+    proc = subprocess.run(tritondev_argv("compile", "--help"), capture_output=True, text=True)
     assert proc.returncode == 0
     for option in ("--signature", "--constexpr", "--target", "--out", "--json", "--python"):
         assert option in proc.stdout

@@ -13,6 +13,7 @@ import pytest
 
 from tests.integration.kernels.conftest import RunCli
 from tests.integration.kernels.kernels_src import ADD_SIGNATURE, KERNELS, MATMUL_SIGNATURE
+from tests.support.cli import tritondev_argv
 from tests.support.venvs import shared_venv
 
 ADD = ["compile", "my_kernels.py::add_kernel", "-s", ADD_SIGNATURE, "-c", "BLOCK=1024"]
@@ -162,14 +163,13 @@ def test_cache_show_of_a_cubin_names_an_nvdisasm_that_exists(tdv: RunCli, triton
     """On a terminal a cubin is refused with a disassembler to use: one that is there, not a bare name."""
     import pty
     import subprocess
-    import sys
 
     cache = tmp_path / "cache"
     _json(tdv(*ADD, "-t", "cuda:90", "--python", str(triton_python), "--out", str(tmp_path / "out"), "--json",
               env={"TRITON_CACHE_DIR": str(cache)}))
     main, child = pty.openpty()
-    proc = subprocess.run([sys.executable, "-m", "bootstrap", "cache", "show", "add_kernel", "cubin", "--dir",
-                           str(cache), "--python", str(triton_python)], stdout=child, stderr=subprocess.PIPE,
+    proc = subprocess.run(tritondev_argv("cache", "show", "add_kernel", "cubin", "--dir",
+                           str(cache), "--python", str(triton_python)), stdout=child, stderr=subprocess.PIPE,
                           text=True, env=kernel_env, timeout=120)
     os.close(child)
     os.close(main)

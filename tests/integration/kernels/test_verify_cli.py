@@ -8,7 +8,6 @@ numpy are real venvs (the last two see the triton venv's packages minus the one 
 from __future__ import annotations
 
 import json
-import sys
 from pathlib import Path
 from typing import Any
 
@@ -16,6 +15,7 @@ import pytest
 
 from tests.conftest import HAS_GPU
 from tests.integration.kernels.conftest import RunCli, bare_venv
+from tests.support.cli import tritondev_argv
 
 
 @pytest.fixture(scope="module")
@@ -108,7 +108,7 @@ def test_target_without_torch_or_numpy_exits_3_naming_it(
 def test_help_lists_the_options() -> None:
     import subprocess
 
-    proc = subprocess.run([sys.executable, "-m", "bootstrap", "verify", "--help"], capture_output=True, text=True)
+    proc = subprocess.run(tritondev_argv("verify", "--help"), capture_output=True, text=True)
     assert proc.returncode == 0
     for option in ("--target", "--json", "--python", "--workspace", "--verbose"):
         assert option in proc.stdout

@@ -21,6 +21,7 @@ from pathlib import Path
 
 from tests.perf.scale.world import Tree
 from tests.perf.setup_runs import HAND_STEPS, hand_recipe, noop_median
+from tests.support.cli import tritondev_argv
 
 WARM_NOOPS, COLD_NOOPS, WARM_HANDS, COLD_HANDS = 5, 3, 3, 2
 GOAL_SECONDS, GOAL_SPEEDUP = 1.0, 20.0
@@ -85,7 +86,7 @@ def floor_row(size: str, env: dict[str, str], ws: Path) -> dict[str, object]:
     least a check for local changes does without a file-system monitor), and starting tritondev."""
     lstat = _median_seconds(["git", "--no-optional-locks", "-C", str(ws / "src" / "llvm-project"), "status",
                              "--porcelain", "--untracked-files=no"], env)
-    start = _median_seconds([sys.executable, "-m", "bootstrap", "--help"], env)
+    start = _median_seconds(tritondev_argv("--help"), env)
     return {"metric": f"{size}:   what a no-op cannot skip, warm, medians of {WARM_NOOPS}",
             "measured": f"{lstat:.2f} s: git's lstat of every tracked llvm-project file (git status "
                         f"--untracked-files=no); {start:.2f} s: starting tritondev (python -m bootstrap --help)",
