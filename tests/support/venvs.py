@@ -29,7 +29,8 @@ def fresh_venv(path: Path, packages: list[str] | None = None, system_site_packag
     `python -m venv` spends 3-4 s of CPU in ensurepip (pip installs its own two wheels and compiles
     them) and the tests make dozens: the venv is made without pip, and pip's and setuptools' installed
     files (and pip's scripts, for this python) are copied in from one venv that ensurepip made once
-    per machine. Venvs of the product's own (setup's workspace venv) are never made this way."""
+    per machine. Setup's own `python -m venv` is what makes a workspace venv, except where a test
+    hands setup one made ahead (`workspace_venv`)."""
     args = [sys.executable, "-m", "venv", "--without-pip", str(path)]
     if system_site_packages:
         args.append("--system-site-packages")
@@ -39,6 +40,15 @@ def fresh_venv(path: Path, packages: list[str] | None = None, system_site_packag
     if packages:
         pip_install(py, packages)
     return py
+
+
+def workspace_venv(workspace: Path) -> Path:
+    """The venv that setup makes in a new workspace (`<workspace>/venv`), made ahead of the first setup,
+    which finds it there and uses it as every later setup does; returns its python.
+
+    For tests whose subject is not the making of that venv: setup's own `python -m venv` runs in the
+    setup, fault, layout and first-run tests, and wherever a test deletes the venv or the workspace."""
+    return fresh_venv(workspace / "venv")
 
 
 def _site_packages(venv: Path) -> Path:

@@ -21,6 +21,7 @@ from tests.integration.bisect.steps import wait_for_step
 from tests.integration.build.harness import base_env, checkout_state, git, installed_triton, tritondev
 from tests.support.cli import tritondev_argv
 from tests.support.run_shared import warm_ccache
+from tests.support.venvs import workspace_venv
 from tests.world.bisect_world import CHECK_ADD, CHECK_KERNEL_NAME, BisectWorld
 
 pytestmark = [pytest.mark.slow, pytest.mark.timeout(3600)]
@@ -35,6 +36,7 @@ def ws(bisect_world: BisectWorld, tmp_path_factory: pytest.TempPathFactory) -> d
     root = tmp_path_factory.mktemp("bisect-ws")
     env = base_env(root / "home", xdg=root / "xdg", ccache_dir=warm_ccache())
     workspace = root / "ws"
+    workspace_venv(workspace)
     common = ["--workspace", str(workspace), "--mirror", str(bisect_world.world.git_root), "--jobs", "2",
               "--link-jobs", "2"]
     proc = tritondev("setup", *common, "--llvm", "source", "--triton-commit", bisect_world.triton.good, env=env)

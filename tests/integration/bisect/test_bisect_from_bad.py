@@ -23,6 +23,7 @@ from tests.integration.build.harness import base_env, git, tritondev
 from tests.support.cli import tritondev_argv
 from tests.support.run_shared import warm_ccache
 from tests.support.snapshot import diff, snapshot
+from tests.support.venvs import workspace_venv
 from tests.world.bisect_world import CHECK_ADD, BisectWorld
 
 pytestmark = [pytest.mark.slow, pytest.mark.timeout(3600)]
@@ -69,6 +70,7 @@ def ws(bisect_world: BisectWorld, tmp_path_factory: pytest.TempPathFactory) -> d
     root = tmp_path_factory.mktemp("bisect-from-bad")
     env = base_env(root / "home", xdg=root / "xdg", ccache_dir=warm_ccache())
     workspace = root / "ws"
+    workspace_venv(workspace)
     common = ["--workspace", str(workspace), "--mirror", str(bisect_world.world.git_root), "--jobs", "2",
               "--link-jobs", "2"]
     proc = tritondev("setup", *common, "--triton-commit", bisect_world.triton.bad, env=env)

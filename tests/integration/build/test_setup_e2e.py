@@ -31,7 +31,7 @@ from tests.integration.build.harness import (
 )
 from tests.support.cli import tritondev_argv
 from tests.support.run_shared import warm_ccache
-from tests.support.venvs import fresh_venv
+from tests.support.venvs import fresh_venv, workspace_venv
 from tests.world.world import World
 
 pytestmark = [pytest.mark.slow, pytest.mark.timeout(3600)]
@@ -332,6 +332,7 @@ def test_another_triton_is_purged_and_ours_kept(root_json: dict[str, Any], world
 def test_second_workspace_reuses_the_llvm_build(root_json: dict[str, Any], world: World, shared: Path) -> None:
     """A Triton bump that keeps the LLVM commit (root-hash era), in a new workspace: LLVM is reused."""
     ws = shared / "ws-root-hash"
+    workspace_venv(ws)
     env = _env(shared, "root-hash")
     first = root_json["real"]
     report = setup_json(world, ws, "root-hash", "--build-type", "Release", env=env)

@@ -24,6 +24,7 @@ from bootstrap.pipeline.ccache.stats import delta, parse_print_stats
 from tests.integration.build.harness import base_env, installed_triton, setup_args, tritondev
 from tests.integration.ccache_remote.redis import PASSWORD, RedisServer
 from tests.support.cli import tritondev_argv
+from tests.support.venvs import workspace_venv
 from tests.world.world import World
 
 pytestmark = [pytest.mark.slow, pytest.mark.timeout(3600)]
@@ -92,6 +93,7 @@ def team(world: World, area: Path, password_redis: RedisServer) -> dict[str, Any
     for name in ("A", "B"):
         env = _env(area, name)
         ws = area / f"ws-{name}"
+        workspace_venv(ws)
         proc = _run(*setup_args(world, ws, LABEL, "--ccache-remote", url, "--json"), env=env)
         out[name] = {"ws": ws, "env": env, "report": _report(proc), "stats": _counters(env), "stderr": proc.stderr}
         if name == "A":

@@ -23,6 +23,7 @@ from tests.integration.bisect.steps import wait_for_step
 from tests.integration.build.harness import base_env, installed_triton, tritondev
 from tests.support.cli import tritondev_argv
 from tests.support.run_shared import warm_ccache
+from tests.support.venvs import workspace_venv
 from tests.world.build import LLVMBuild
 from tests.world.world import World
 
@@ -96,6 +97,7 @@ def contributor(world: World, mini_llvm: LLVMBuild, tmp_path_factory: pytest.Tem
     before = state_of(clone)
     env = base_env(root / "home", xdg=root / "xdg", ccache_dir=warm_ccache())
     ws = root / "ws"
+    workspace_venv(ws)
     common = ["--workspace", str(ws), "--jobs", "2", "--link-jobs", "2"]
     setup = run("setup", *common, "--triton-src", str(clone), "--mirror", str(world.git_root), "--llvm",
                 str(mini_llvm.build), "--skip-verify", "--json", env=env)

@@ -26,6 +26,7 @@ from bootstrap.pipeline.ccache.stats import delta, parse_print_stats
 from tests.integration.build.harness import base_env, installed_triton, tritondev
 from tests.integration.distcc.daemons import DistccDaemon
 from tests.support.cli import tritondev_argv
+from tests.support.venvs import workspace_venv
 from tests.world.world import World
 
 pytestmark = [pytest.mark.slow, pytest.mark.timeout(3600)]
@@ -70,6 +71,7 @@ def builds(world: World, area: Path, good_hosts: tuple[DistccDaemon, DistccDaemo
     for name, extra in (("A", ("--distcc", hosts)), ("B", ())):
         env = _env(area, name)
         ws = area / f"ws-{name}"
+        workspace_venv(ws)
         proc = tritondev(*_setup_args(world, ws, *extra), env=env)
         out[name] = {"ws": ws, "env": env, "report": _report(proc), "ccache": _ccache(env), "stderr": proc.stderr}
         if name == "A":
