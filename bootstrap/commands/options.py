@@ -118,7 +118,8 @@ def root_option(name: str) -> Any:
 def give_before_command(**given: Any) -> None:
     """Record the common options given before the command name; None or False: not given."""
     run_state.part(_BeforeCommand).given.update(
-        {name: value for name, value in given.items() if value not in (None, False)})
+        {name: value for name, value in given.items() if value not in (None, False)}
+    )
 
 
 def _option_name(name: str) -> str:
@@ -132,8 +133,10 @@ def _merge_before_command(takes: tuple[str, ...], values: dict[str, Any]) -> Non
         if name not in takes:
             from bootstrap.core.errors import UsageError
 
-            raise UsageError(f"this command has no option {_option_name(name)} (given before the command name)",
-                             fix="leave it out; `--help` after the command lists its options")
+            raise UsageError(
+                f"this command has no option {_option_name(name)} (given before the command name)",
+                fix="leave it out; `--help` after the command lists its options",
+            )
         if values.get(name) in (None, False):
             values[name] = value
 
@@ -171,8 +174,10 @@ def command(
     echo: which commands it runs are echoed (Echo).
     """
     keyword = inspect.Parameter.KEYWORD_ONLY
-    added = [inspect.Parameter(name, keyword, default=False if name in _FLAGS else None,
-                               annotation=_annotation(name)) for name in takes]
+    added = [
+        inspect.Parameter(name, keyword, default=False if name in _FLAGS else None, annotation=_annotation(name))
+        for name in takes
+    ]
     declared = _Declared(takes, writes_logs, reads_target, lock, echo)
 
     def decorate(body: CommandBody) -> Callable[..., Any]:
@@ -190,23 +195,34 @@ def command(
 
             return deliver(outcome, json=ctx.json)
 
-        own = list(inspect.signature(body).parameters.values())[1:]  # the first is the AppContext
-        # The body's annotations are strings (postponed evaluation): get_type_hints evaluates them
-        # in the body's module, which it finds through __wrapped__.
-        invoke.__annotations__ = {p.name: p.annotation for p in own}
-        hints = typing.get_type_hints(invoke, include_extras=True)
-        signature = inspect.Signature(
-            [*(p.replace(kind=keyword, annotation=hints[p.name]) for p in own), *added], return_annotation=None
-        )
-        # What Typer reads also asks for its context (a parameter of that type is given, never parsed).
-        running = inspect.Parameter(_RUNNING, keyword, default=None, annotation=typer.Context)
-        shown = signature.replace(parameters=[*signature.parameters.values(), running])
-        invoke.__signature__ = shown  # type: ignore[attr-defined]
+        signature = _declare_parameters(invoke, body, added)
         invoke.tritondev_takes = takes  # type: ignore[attr-defined]  # read by accepted_options
-        invoke.__annotations__ = {p.name: p.annotation for p in shown.parameters.values()}
         return invoke
 
     return decorate
+
+
+def _declare_parameters(
+    invoke: Callable[..., Any], body: CommandBody, shared: list[inspect.Parameter]
+) -> inspect.Signature:
+    """Give `invoke` the parameters Typer reads: the body's own after `ctx` (keyword-only, their annotations
+    evaluated), then the `shared` options, then Typer's context. Returns them without that context: the
+    signature a call's values are bound to."""
+    keyword = inspect.Parameter.KEYWORD_ONLY
+    own = list(inspect.signature(body).parameters.values())[1:]  # the first is the AppContext
+    # The body's annotations are strings (postponed evaluation): get_type_hints evaluates them
+    # in the body's module, which it finds through __wrapped__.
+    invoke.__annotations__ = {p.name: p.annotation for p in own}
+    hints = typing.get_type_hints(invoke, include_extras=True)
+    signature = inspect.Signature(
+        [*(p.replace(kind=keyword, annotation=hints[p.name]) for p in own), *shared], return_annotation=None
+    )
+    # What Typer reads also asks for its context (a parameter of that type is given, never parsed).
+    running = inspect.Parameter(_RUNNING, keyword, default=None, annotation=typer.Context)
+    shown = signature.replace(parameters=[*signature.parameters.values(), running])
+    invoke.__signature__ = shown  # type: ignore[attr-defined]
+    invoke.__annotations__ = {p.name: p.annotation for p in shown.parameters.values()}
+    return signature
 
 
 @dataclass(frozen=True)
@@ -233,8 +249,13 @@ def _context(declared: _Declared, values: dict[str, Any], holder: str) -> AppCon
     settings = {name: values.pop(name) for name in takes if name in BY_NAME}
     json, dry_run, verbose = (flags.get(name, False) for name in ("json", "dry_run", "verbose"))
     ctx: AppContext = make_context(
-        settings, json=json, dry_run=dry_run, verbose=verbose, logs=declared.writes_logs and not dry_run,
-        reads_target=declared.reads_target, quiet=_quiet(declared.echo, json=json, dry_run=dry_run, verbose=verbose),
+        settings,
+        json=json,
+        dry_run=dry_run,
+        verbose=verbose,
+        logs=declared.writes_logs and not dry_run,
+        reads_target=declared.reads_target,
+        quiet=_quiet(declared.echo, json=json, dry_run=dry_run, verbose=verbose),
         lock=LockDeclaration(declared.lock, holder) if declared.lock is not None else None,
     )
     clone = asked_clone(ctx)
@@ -341,8 +362,9 @@ def dump_kernel(dump_ir: bool, kernel: str | None) -> str | None:
     if kernel is not None and not dump_ir:
         from bootstrap.core.errors import UsageError
 
-        raise UsageError("--kernel chooses the kernel --dump-ir dumps",
-                         fix=f"add --dump-ir: --dump-ir --kernel {kernel}")
+        raise UsageError(
+            "--kernel chooses the kernel --dump-ir dumps", fix=f"add --dump-ir: --dump-ir --kernel {kernel}"
+        )
     if kernel is not None and not kernel.strip():
         from bootstrap.core.errors import UsageError
 

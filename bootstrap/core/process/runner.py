@@ -15,58 +15,39 @@ and `Runner.run_attached` runs a user's own command on this terminal. Each of th
 - raises CommandFailed (command, exit status, log path, last lines) or ToolMissing.
 
 A runner is not changed once made: `quiet()`, `logging_to(folder)`, `with_variables(...)`, `recording()`
-and `rehearsal()` derive another one, which shares the history of commands unless it says otherwise.
+and `rehearsal()` derive another one, which shares the history of commands unless it says otherwise
+(runner_setup: what a runner is set up with and keeps, none of which starts a process).
 """
 
 from __future__ import annotations
 
 import collections
 import contextlib
-import dataclasses
 import os
 import shutil
 import subprocess
-import sys
-import threading
 import time
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TextIO
 
-from bootstrap.core import run_state
 from bootstrap.core.errors import CommandFailed, ToolMissing
 from bootstrap.core.process import command_env
 from bootstrap.core.process.command_env import resolve_program
 from bootstrap.core.process.command_record import PlannedCommand, Result
+from bootstrap.core.process.git_filter_drivers import filter_drivers_where
 from bootstrap.core.process.output_lines import hand_over_lines
+from bootstrap.core.process.runner_setup import RunnerSetup
 from bootstrap.core.process.step_logs import log_path as step_log_path
-from bootstrap.core.process.step_logs import note_exit_status, open_log, write_log
+from bootstrap.core.process.step_logs import note_exit_status, write_log
 
 __all__ = ["TAIL_LINES", "PlannedCommand", "Result", "Runner"]
 
 TAIL_LINES = 25
-Echo = Callable[[str], None]
 
 
-def _default_echo(text: str) -> None:
-    print(text, file=sys.stderr, flush=True)
-
-
-@dataclass
-class Runner:
-    log_dir: Path | None = None
-    dry_run: bool = False
-    verbose: bool = False
-    echo: Echo = _default_echo
-    silent: bool = False  # no command echo (e.g. --json where stderr should stay calm)
-    history: list[PlannedCommand] = field(default_factory=list)
-    # Variables set (value) or removed (None) for every command of this runner, under each call's own
-    # `env` (verify: a private Triton cache, no tool-path variables).
-    environment: Mapping[str, str | None] = field(default_factory=dict)
-    _opened_logs: set[Path] = field(default_factory=set)
-    # Independent probes may run in threads (doctor); the log bookkeeping is shared state.
-    _lock: threading.Lock = field(default_factory=threading.Lock, repr=False)
+class Runner(RunnerSetup):
+    """A runner (its setup and history: runner_setup) with the entry points that start its commands."""
 
     # -- entry points ------------------------------------------------------------------------
     def run(
@@ -84,8 +65,17 @@ class Runner:
         """Run a command that changes the machine: echoed, recorded, only shown under --dry-run; its
         output captured and logged. env: variables set (value) or removed (None) on top of the
         inherited environment."""
-        return self._start(argv, step=step, cwd=cwd, env=env, reads_only=False, check=check, timeout=timeout,
-                           input_text=input_text, fix=fix)
+        return self._start(
+            argv,
+            step=step,
+            cwd=cwd,
+            env=env,
+            reads_only=False,
+            check=check,
+            timeout=timeout,
+            input_text=input_text,
+            fix=fix,
+        )
 
     def capture(
         self,
@@ -100,8 +90,17 @@ class Runner:
         fix: str | None = None,
     ) -> Result:
         """Run a command that only reads: it runs under --dry-run too and is echoed only with -v."""
-        return self._start(argv, step=step, cwd=cwd, env=env, reads_only=True, check=check, timeout=timeout,
-                           input_text=input_text, fix=fix)
+        return self._start(
+            argv,
+            step=step,
+            cwd=cwd,
+            env=env,
+            reads_only=True,
+            check=check,
+            timeout=timeout,
+            input_text=input_text,
+            fix=fix,
+        )
 
     def stream(
         self,
@@ -118,30 +117,18 @@ class Runner:
     ) -> Result:
         """Run a long step: stdout and stderr merged, each line to `on_line` and to the step's log as it
         arrives. reads_only: the command only reads (it runs under --dry-run too)."""
-        return self._start(argv, step=step, cwd=cwd, env=env, reads_only=reads_only, check=check,
-                           timeout=timeout, on_line=on_line, streamed=True, fix=fix)
-
-    # -- derived runners: the original is left as it is -------------------------------------------
-    def quiet(self, on: bool = True) -> Runner:
-        """This runner without the echo of its commands (on=False: with it); history and logs shared."""
-        return dataclasses.replace(self, silent=on)
-
-    def logging_to(self, folder: Path | None) -> Runner:
-        """This runner writing its step logs into `folder` (None: no log files, for probes that run
-        before the workspace may exist); each step's first command there starts its log afresh."""
-        return dataclasses.replace(self, log_dir=folder, _opened_logs=set())
-
-    def with_variables(self, environment: Mapping[str, str | None]) -> Runner:
-        """This runner with more variables set (value) or removed (None) for every command."""
-        return dataclasses.replace(self, environment={**self.environment, **environment})
-
-    def recording(self) -> Runner:
-        """This runner with a history of its own: what one part of a command ran, apart."""
-        return dataclasses.replace(self, history=[])
-
-    def rehearsal(self) -> Runner:
-        """A dry, silent runner with a history of its own: a plan simulated, its commands listed."""
-        return dataclasses.replace(self, dry_run=True, silent=True, history=[])
+        return self._start(
+            argv,
+            step=step,
+            cwd=cwd,
+            env=env,
+            reads_only=reads_only,
+            check=check,
+            timeout=timeout,
+            on_line=on_line,
+            streamed=True,
+            fix=fix,
+        )
 
     def _start(
         self,
@@ -237,36 +224,21 @@ class Runner:
         return Result(args, returncode, "", "", None, seconds=time.monotonic() - started)
 
     # -- internals --------------------------------------------------------------------------
-    def _record(self, argv: Sequence[str | os.PathLike[str]], *, step: str, cwd: Path | str | None,
-                env: Mapping[str, str | None] | None, probe: bool) -> PlannedCommand:
-        """The command as it will run, added to the history (dry run or not)."""
-        args = tuple(os.fspath(a) for a in argv)
-        if not args:
-            raise ValueError("empty command")
-        overrides = tuple((k, v) for k, v in (env or {}).items() if v is not None)
-        planned = PlannedCommand(args, os.fspath(cwd) if cwd is not None else None, overrides, step, probe)
-        with self._lock:
-            self.history.append(planned)
-        return planned
-
-    def _dry_run(self, planned: PlannedCommand) -> Result:
-        if not self.silent:
-            self.echo(f"[dry-run] {planned.render()}")
-        return Result(planned.argv, 0, "", "", None, dry_run=True)
-
-    def _environment(self, args: tuple[str, ...], env: Mapping[str, str | None] | None,
-                     cwd: Path | str | None, *, users_command: bool = False) -> dict[str, str]:
-        return command_env.environment(args, os.environ, [self.environment, env or {}], harden=not users_command,
-                                       drivers=lambda base: _filter_drivers(args, cwd, base))
-
-    def _open_log(self, log_path: Path | None, args: tuple[str, ...], cwd: object) -> TextIO | None:
-        if log_path is None:
-            return None
-        # The first command of a step in this run starts the log afresh; later ones append.
-        with self._lock:
-            fresh = log_path not in self._opened_logs
-            self._opened_logs.add(log_path)
-        return open_log(log_path, args, cwd, fresh=fresh)
+    def _environment(
+        self,
+        args: tuple[str, ...],
+        env: Mapping[str, str | None] | None,
+        cwd: Path | str | None,
+        *,
+        users_command: bool = False,
+    ) -> dict[str, str]:
+        return command_env.environment(
+            args,
+            os.environ,
+            [self.environment, env or {}],
+            harden=not users_command,
+            drivers=lambda base: filter_drivers_where(args, cwd, base, _list_git_config),
+        )
 
     def _run_captured(
         self,
@@ -319,21 +291,7 @@ class Runner:
     ) -> Result:
         log = self._open_log(log_path, args, cwd)
         tail: collections.deque[str] = collections.deque(maxlen=400)
-        try:
-            proc = subprocess.Popen(
-                [exe, *args[1:]],
-                cwd=cwd,
-                env=env,
-                stdout=subprocess.PIPE,
-                stderr=subprocess.STDOUT,
-                stdin=subprocess.DEVNULL,
-                text=True,
-                errors="replace",
-                bufsize=1,
-            )
-        except OSError as exc:
-            write_log(log, f"# could not start: {exc}\n")
-            raise ToolMissing(f"cannot run {args[0]}: {exc.strerror}", fix=fix) from None
+        proc = _start_merged(args, exe, cwd, env, log, fix)
         deadline = None if timeout is None else time.monotonic() + timeout
         try:
             assert proc.stdout is not None
@@ -349,13 +307,7 @@ class Runner:
             returncode = proc.wait()
         except BaseException:
             # Ctrl-C reaches the child too (same process group); make sure it is gone before we go.
-            if proc.poll() is None:
-                proc.terminate()
-                try:
-                    proc.wait(timeout=10)
-                except subprocess.TimeoutExpired:
-                    proc.kill()
-                    proc.wait()
+            _stop(proc)
             write_log(log, "# interrupted\n")
             raise
         finally:
@@ -366,31 +318,41 @@ class Runner:
         return Result(args, returncode, "\n".join(tail), "", log_path)
 
 
-@dataclass
-class _GitDrivers:
-    """The filter drivers git listed this run, by place (bootstrap.core.run_state): a config the user edits
-    between two runs in one process is read afresh."""
+def _start_merged(
+    args: tuple[str, ...], exe: str, cwd: Path | str | None, env: dict[str, str], log: TextIO | None, fix: str | None
+) -> subprocess.Popen[str]:
+    """A long step started with stdout and stderr merged into one pipe of text lines."""
+    try:
+        return subprocess.Popen(
+            [exe, *args[1:]],
+            cwd=cwd,
+            env=env,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.STDOUT,
+            stdin=subprocess.DEVNULL,
+            text=True,
+            errors="replace",
+            bufsize=1,
+        )
+    except OSError as exc:
+        write_log(log, f"# could not start: {exc}\n")
+        raise ToolMissing(f"cannot run {args[0]}: {exc.strerror}", fix=fix) from None
 
-    listed: dict[tuple[str | None, ...], tuple[str, ...]] = field(default_factory=dict)
+
+def _stop(proc: subprocess.Popen[str]) -> None:
+    """Terminate the child if it still runs; kill it if it has not ended 10 s later."""
+    if proc.poll() is None:
+        proc.terminate()
+        try:
+            proc.wait(timeout=10)
+        except subprocess.TimeoutExpired:
+            proc.kill()
+            proc.wait()
 
 
-_DRIVERS_LOCK = threading.Lock()
-
-
-def _filter_drivers(args: tuple[str, ...], cwd: Path | str | None, env: dict[str, str]) -> tuple[str, ...]:
-    """The filter drivers defined by the config git reads where `args` runs (the repository's, the user's),
-    listed by git once per place and process; where no repository is yet (a clone's), the user's."""
-    key = (os.path.abspath(cwd or os.getcwd()), *command_env.git_global_options(args), env.get("HOME"),
-           env.get("XDG_CONFIG_HOME"))
-    known = run_state.part(_GitDrivers).listed
-    with _DRIVERS_LOCK:
-        if key in known:
-            return known[key]
-    quiet = command_env.hardened(env, ())
-    listed = subprocess.run(command_env.driver_listing(args), cwd=cwd, env=quiet, capture_output=True, text=True,
-                            errors="surrogateescape", check=False)
-    if listed.returncode not in (0, 1):  # not a repository (yet): the user's own config
-        listed = subprocess.run(command_env.driver_listing(args, global_only=True), env=quiet, capture_output=True,
-                                text=True, errors="surrogateescape", check=False)
-    with _DRIVERS_LOCK:
-        return known.setdefault(key, command_env.filter_drivers(listed.stdout))
+def _list_git_config(argv: Sequence[str], cwd: Path | str | None, env: dict[str, str]) -> tuple[int, str]:
+    """A git command that lists config (git_filter_drivers): its exit status and stdout, never logged."""
+    listed = subprocess.run(
+        argv, cwd=cwd, env=env, capture_output=True, text=True, errors="surrogateescape", check=False
+    )
+    return listed.returncode, listed.stdout

@@ -196,7 +196,7 @@ def test_an_nvidia_tool_looked_for_by_hand_is_found() -> None:
 # core/ui.py owns the terminal; cli.py's last-resort lines (an error before or without rich, a crash),
 # the runner's default echo of a command line, and the scripts run inside the target interpreter
 # (whose stdout is their answer) write to the streams themselves.
-STREAM_WRITERS = ("bootstrap/core/ui.py", "bootstrap/cli.py", "bootstrap/core/process/runner.py")
+STREAM_WRITERS = ("bootstrap/core/ui.py", "bootstrap/cli.py", "bootstrap/core/process/runner_setup.py")
 
 
 def _is_std_stream(node: ast.AST) -> bool:
