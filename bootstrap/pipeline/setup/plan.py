@@ -36,7 +36,8 @@ from bootstrap.pipeline.recipe.era import BACKENDS_BUILT, llvm_era
 from bootstrap.pipeline.recipe.inputs import Command, Paths, PresetInputs
 from bootstrap.pipeline.recipe.presets import Presets, make_presets
 from bootstrap.pipeline.recipe.triton import downloaded_pybind11
-from bootstrap.pipeline.setup.facts import COMPILER_ENV, CheckoutFacts, LlvmCheckout, SetupFacts
+from bootstrap.pipeline.setup.checkout_facts import CheckoutFacts
+from bootstrap.pipeline.setup.facts import COMPILER_ENV, LlvmCheckout, SetupFacts
 from bootstrap.pipeline.setup.plan_notices import plan_notes, plan_notices
 
 # Variables whose value changes how fast a build runs, never what it produces: kept out of
