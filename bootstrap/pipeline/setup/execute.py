@@ -57,7 +57,8 @@ from bootstrap.pipeline.setup import checkout_files, distcc_steps
 from bootstrap.pipeline.setup import llvm_steps as llvm_install
 from bootstrap.pipeline.setup.checkout_facts import CheckoutFacts, history_of
 from bootstrap.pipeline.setup.facts import LlvmCheckout, SetupFacts
-from bootstrap.pipeline.setup.plan import PlannedStep, Record, SetupPlan, target_bin
+from bootstrap.pipeline.setup.plan import PlannedStep, Record, SetupPlan
+from bootstrap.pipeline.setup.plan_inputs import target_bin
 from bootstrap.pipeline.setup.report import ForkFetch, LlvmReport, SetupReport
 from bootstrap.pipeline.setup.step_run import StepRun
 from bootstrap.pipeline.setup.verify_step import run_verify
