@@ -26,7 +26,8 @@ from bootstrap.pipeline.recipe.presets import Presets, make_presets
 from bootstrap.pipeline.setup.build import BuildResult, run_build
 from bootstrap.pipeline.setup.entry import SETUP_STEPS, adopt_the_clone_around, build_workspace, setup_workspace
 from bootstrap.pipeline.setup.facts import LlvmCheckout, gather_facts
-from bootstrap.pipeline.setup.plan import VOLATILE, SetupPlan, plan_setup, preset_inputs, size_for, stable
+from bootstrap.pipeline.setup.plan import SetupPlan, plan_setup
+from bootstrap.pipeline.setup.plan_inputs import VOLATILE, preset_inputs, size_for, stable
 from bootstrap.pipeline.setup.report import LlvmReport, SetupReport
 from bootstrap.pipeline.setup.run import precheck, run_setup
 

@@ -44,7 +44,8 @@ from bootstrap.pipeline.recipe.triton import ASAN_VARIABLE
 from bootstrap.pipeline.setup import target_env as install
 from bootstrap.pipeline.setup.execute import commands_of
 from bootstrap.pipeline.setup.facts import COMPILER_ENV, TRITON_USER_ENV, ambient
-from bootstrap.pipeline.setup.plan import reinstall_reasons, stable
+from bootstrap.pipeline.setup.plan import reinstall_reasons
+from bootstrap.pipeline.setup.plan_inputs import stable
 
 if TYPE_CHECKING:
     from rich.console import Console

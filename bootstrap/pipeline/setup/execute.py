@@ -32,15 +32,10 @@ import time
 from collections.abc import Callable
 from dataclasses import dataclass
 
-from bootstrap.core import ui
-from bootstrap.core.errors import CommandFailed, ExternalError, MismatchError
-from bootstrap.core.io import writes
+from bootstrap.core.errors import ExternalError
 from bootstrap.core.io.state_files import StateFiles
 from bootstrap.core.process.runner import PlannedCommand
-from bootstrap.core.redact import redact
 from bootstrap.core.settings import remembered
-from bootstrap.git import forks
-from bootstrap.git.checkouts import ensure_checkout
 from bootstrap.pipeline.built.long_commands import run_streamed
 from bootstrap.pipeline.built.records import StepOutcome, StepStatus
 from bootstrap.pipeline.built.state import SetupState, write_state
@@ -53,14 +48,15 @@ from bootstrap.pipeline.llvm import builds as llvm_builds
 from bootstrap.pipeline.llvm import plan as llvm_steps
 from bootstrap.pipeline.llvm.auto import remember_answer, remember_choice
 from bootstrap.pipeline.recipe.inputs import Command
-from bootstrap.pipeline.setup import checkout_files, distcc_steps
+from bootstrap.pipeline.setup import checkout_files, distcc_steps, environment_steps
 from bootstrap.pipeline.setup import llvm_steps as llvm_install
-from bootstrap.pipeline.setup.facts import CheckoutFacts, LlvmCheckout, SetupFacts, history_of
-from bootstrap.pipeline.setup.plan import PlannedStep, Record, SetupPlan, target_bin
-from bootstrap.pipeline.setup.report import ForkFetch, LlvmReport, SetupReport
+from bootstrap.pipeline.setup.checkout_steps import run_checkout
+from bootstrap.pipeline.setup.facts import SetupFacts
+from bootstrap.pipeline.setup.plan import PlannedStep, Record, SetupPlan
+from bootstrap.pipeline.setup.plan_inputs import target_bin
+from bootstrap.pipeline.setup.report import LlvmReport, SetupReport
 from bootstrap.pipeline.setup.step_run import StepRun
 from bootstrap.pipeline.setup.verify_step import run_verify
-from bootstrap.purge.run import purge_others
 
 BUILD_STEPS = distcc_steps.BUILD_STEPS
 
@@ -86,15 +82,22 @@ class Execution(StepRun):
             self.report.steps.append(StepOutcome(step.name, StepStatus.UP_TO_DATE, turned_out, seconds))
             return False
         if step.record == Record.STEPS and not self.dry_run:
-            self.records.finished(step.name, step.inputs, {d: self.plan.step(d).fingerprint for d in step.after},
-                                  seconds)
+            self.records.finished(
+                step.name, step.inputs, {d: self.plan.step(d).fingerprint for d in step.after}, seconds
+            )
         status = StepStatus.WOULD_RUN if self.dry_run else StepStatus.RAN
         self.report.steps.append(StepOutcome(step.name, status, forced or step.reason, seconds))
         return True
 
     def streamed(self, command: Command, label: str) -> None:
-        run_streamed(self.runner, command, label, self.console, show_progress=not self.json,
-                     extra_env=distcc_steps.build_env(self, command.step))
+        run_streamed(
+            self.runner,
+            command,
+            label,
+            self.console,
+            show_progress=not self.json,
+            extra_env=distcc_steps.build_env(self, command.step),
+        )
 
     def counted(self, label: str, step: str, action: Callable[[], object]) -> None:
         """`action` with ccache's figures for it (and distcc's) in the report."""
@@ -111,10 +114,15 @@ class Execution(StepRun):
         if name in BUILD_STEPS and not self.prechecked and self.plan.step(name).runs and not self.dry_run:
             self.prechecked = True
             facts = self.facts
-            self.report.notices += check_prerequisites(self.runner, facts.toolchain, facts.target.python,
-                                                       facts.pins.layout.build_requires, target_bin(facts))
-        if name == "triton-install" and self.plan.step(name).runs and not self.dry_run \
-                and self.facts.pins.layout.setup_args.gsan_cuda_path:
+            self.report.notices += check_prerequisites(
+                self.runner, facts.toolchain, facts.target.python, facts.pins.layout.build_requires, target_bin(facts)
+            )
+        if (
+            name == "triton-install"
+            and self.plan.step(name).runs
+            and not self.dry_run
+            and self.facts.pins.layout.setup_args.gsan_cuda_path
+        ):
             # 3.7 compiles the GSan runtime during the build with --cuda-path=third_party/nvidia/backend:
             # offline nothing is downloaded there, so the tools and headers go in before, not after.
             self.place_offline_tools()
@@ -125,8 +133,15 @@ class Execution(StepRun):
             llvm_builds.link_reused(self.facts.llvm_folders.mine, self.plan.llvm)
             here = self.plan.for_this_machine()  # what builds by hand run with
             self.report.notices += checkout_files.write_local_files(
-                ws, self.facts.triton.path, here.presets, here.llvm, here.jobs.compile, self.touched,
-                adopted=self.facts.triton.adopted, llvm_elsewhere=self.facts.llvm.elsewhere(here.llvm.build))
+                ws,
+                self.facts.triton.path,
+                here.presets,
+                here.llvm,
+                here.jobs.compile,
+                self.touched,
+                adopted=self.facts.triton.adopted,
+                llvm_elsewhere=self.facts.llvm.elsewhere(here.llvm.build),
+            )
 
     def before_anything(self, confirm: Callable[[str], bool] | None) -> None:
         """A cold LLVM source build ahead: what it costs, said before anything is fetched. When --llvm auto
@@ -134,8 +149,12 @@ class Execution(StepRun):
         that does not exist), the user's yes first on a terminal (`confirm`); without one, go on, said first."""
         if not any(s.name == "llvm-configure" and s.runs for s in self.plan.steps):
             return
-        cost = llvm_steps.source_build_cost(self.facts.resources, self.plan.jobs, self.settings.llvm_build_type,
-                                            offer_prebuilt=self.facts.llvm.auto is None)
+        cost = llvm_steps.source_build_cost(
+            self.facts.resources,
+            self.plan.jobs,
+            self.settings.llvm_build_type,
+            offer_prebuilt=self.facts.llvm.auto is None,
+        )
         if self.report.llvm is not None:
             self.report.llvm.source_build_cost = cost
         self.say(f"note: {cost}")
@@ -143,22 +162,28 @@ class Execution(StepRun):
         if auto is None or not auto.unreachable or self.dry_run:
             return
         if confirm is None:
-            self.say(f"note: {auto.why}: going on with the source build without asking (no terminal); Ctrl-C "
-                     "stops it, and `tritondev setup` again once the host answers takes the package")
+            self.say(
+                f"note: {auto.why}: going on with the source build without asking (no terminal); Ctrl-C "
+                "stops it, and `tritondev setup` again once the host answers takes the package"
+            )
         elif not confirm(f"{auto.why}. Build LLVM {self.facts.pins.llvm_commit[:12]} from source instead?"):
-            raise ExternalError(f"no LLVM source build without a yes: {auto.why}",
-                                fix="run `tritondev setup` again once the host answers (an unreachable host is not"
-                                    " remembered), or pass --llvm source to build it, or --llvm-prebuilt-url URL")
+            raise ExternalError(
+                f"no LLVM source build without a yes: {auto.why}",
+                fix="run `tritondev setup` again once the host answers (an unreachable host is not"
+                " remembered), or pass --llvm source to build it, or --llvm-prebuilt-url URL",
+            )
 
     def after(self, name: str) -> None:
         if self.dry_run:
             return
         if name in ("llvm-build", "llvm-download") and self.facts.llvm.auto is not None:
-            remember_choice(self.workspace.state, self.facts.pins.llvm_commit,
-                            "source" if name == "llvm-build" else "prebuilt")
+            remember_choice(
+                self.workspace.state, self.facts.pins.llvm_commit, "source" if name == "llvm-build" else "prebuilt"
+            )
         if name == "llvm-build":
-            checkout_files.link_compile_commands(self.plan.llvm.build, self.plan.llvm.source,
-                                                 self.workspace.llvm_builds)
+            checkout_files.link_compile_commands(
+                self.plan.llvm.build, self.plan.llvm.source, self.workspace.llvm_builds
+            )
         elif name == "triton-install":
             self.editor_files()
             self.place_offline_tools()
@@ -181,8 +206,9 @@ class Execution(StepRun):
             return
         checkout_files.link_compile_commands(dirs[0], self.facts.triton.path, dirs[0].parent)
         if checkout_files.write_clangd(self.facts.triton.path, dirs[0]):
-            self.report.notices.append(f"wrote {self.facts.triton.path / '.clangd'}: clangd reads the compile"
-                                       f" commands of {dirs[0]}")
+            self.report.notices.append(
+                f"wrote {self.facts.triton.path / '.clangd'}: clangd reads the compile commands of {dirs[0]}"
+            )
 
     def finish(self) -> None:
         facts, plan = self.facts, self.plan
@@ -197,90 +223,26 @@ class Execution(StepRun):
         if facts.records.get("purge") is None or facts.records["purge"].fingerprint != purge.fingerprint:
             self.records.finished("purge", purge.inputs, {})
         install_command = plan.for_this_machine().presets.pip_install  # `build` sizes its own
-        write_state(self.workspace.state, SetupState(
-            triton_src=facts.triton.path, setup_dir=facts.setup_dir, python=plan.python,
-            python_origin=facts.target.origin, llvm_build=plan.llvm.build, triton_commit=facts.pins.triton_commit,
-            install=install_command, ccache=facts.toolchain.ccache, llvm_pin=facts.pins.llvm_commit,
-        ))
+        write_state(
+            self.workspace.state,
+            SetupState(
+                triton_src=facts.triton.path,
+                setup_dir=facts.setup_dir,
+                python=plan.python,
+                python_origin=facts.target.origin,
+                llvm_build=plan.llvm.build,
+                triton_commit=facts.pins.triton_commit,
+                install=install_command,
+                ccache=facts.toolchain.ccache,
+                llvm_pin=facts.pins.llvm_commit,
+            ),
+        )
         remembered.remember(self.workspace.root, self.settings)  # what the next run starts from
 
 
 # -- the steps ------------------------------------------------------------------------------------------
-# A handler runs its step's commands; it returns None, or why the step turned out to be up to date.
-
-
-def _venv(run: Execution, step: PlannedStep) -> str | None:
-    marker = StateFiles(run.workspace.state).venv_marker
-    if not run.dry_run:
-        writes.replace_text(marker, "")  # a creation cut short is finished with --clear next time
-    # python -m venv puts pip into the venv and prints nothing meanwhile (about 10 s): a spinner says so.
-    with ui.working(f"creating the venv {step.commands[0].argv[-1]} (python -m venv installs pip into it)",
-                    json=run.json):
-        run.runner.run(step.commands[0].argv, step="venv", fix="install the venv module: apt-get install python3-venv")
-    if not run.dry_run:
-        marker.unlink(missing_ok=True)
-    return None
-
-
-def _checkout_of(run: Execution, step: PlannedStep) -> CheckoutFacts | None:
-    if step.name == "checkout-triton":
-        return run.facts.triton
-    llvm = run.facts.llvm
-    return llvm.checkout if isinstance(llvm, LlvmCheckout) else None
-
-
-def _checkout(run: Execution, step: PlannedStep) -> str | None:
-    facts = _checkout_of(run, step)
-    if facts is None:
-        return "LLVM is not built from source"
-    s = run.settings
-    url = run.facts.pins.triton_url if facts.name == "triton" else run.facts.pins.llvm_url
-    history = history_of(facts.name)
-    try:
-        run.checkouts[facts.name] = ensure_checkout(facts.name, url, facts.commit, facts.path, run.runner,
-                                                    allow_dirty=s.allow_dirty, full_history=s.full_history,
-                                                    history=history)
-        if run.checkouts[facts.name].action in ("cloned", "fetched"):
-            run.touched.add(facts.path)
-    except CommandFailed as exc:
-        if facts.name == "llvm-project" and not forks.not_in_repository(exc):
-            exc.fix = llvm_steps.unreachable_llvm_fix(exc.fix)
-        if facts.name != "llvm-project" or not forks.not_in_repository(exc):
-            raise
-        if s.source_of("llvm_url").given or s.mirror is not None:  # the user's choice: theirs to change
-            raise _name_a_fork(run, exc) from None
-        layout = run.facts.pins.layout
-        tried = forks.candidates(layout.llvm_repository, layout.llvm_forks, url)
-
-        def say(line: str) -> None:
-            if run.console is not None:
-                from rich.markup import escape
-
-                run.console.print(escape(line), highlight=False)
-
-        report, used = forks.checkout_from_forks(facts.name, facts.commit, facts.path, run.runner, url, tried,
-                                                 say=say, allow_dirty=s.allow_dirty, full_history=s.full_history,
-                                                 history=history)
-        run.checkouts[facts.name] = report
-        if report.action in ("cloned", "fetched"):
-            run.touched.add(facts.path)
-        if run.report.llvm is not None:
-            run.report.llvm.fetched_from = ForkFetch(used.url, used.why, redact(url))
-    return None
-
-
-def _name_a_fork(run: Execution, exc: CommandFailed) -> MismatchError:
-    """The pinned LLVM commit is not in the repository the user chose: name the one to try instead."""
-    pins = run.facts.pins
-    layout = pins.layout
-    candidates = forks.candidates(layout.llvm_repository, layout.llvm_forks, pins.llvm_url)
-    log = f" (git's answer: {exc.log_path})" if exc.log_path else ""
-    message = f"LLVM commit {pins.llvm_commit} is not in {pins.llvm_url} ({pins.llvm_url_source}){log}"
-    if not candidates:
-        return MismatchError(message, fix="pass --llvm-url with a repository that has it")
-    first, rest = candidates[0], candidates[1:]
-    fix = f"pass --llvm-url {first.url} ({first.why})"
-    return MismatchError(message, fix=fix + (f"; other candidates: {', '.join(c.slug for c in rest)}" if rest else ""))
+# A handler runs its step's commands; it returns None, or why the step turned out to be up to date. The build
+# steps' handlers are here; the checkouts', the target environment's, LLVM's package and verify's are beside.
 
 
 def _fresh_start(run: Execution, step: PlannedStep) -> None:
@@ -304,11 +266,19 @@ def _llvm_configure(run: Execution, step: PlannedStep) -> str | None:
         run.stamp.update(configure_fingerprint=None, build_fingerprint=None)
         llvm_builds.write_stamp(where.build, run.stamp)
     command = step.commands[0]
-    run.runner.run(command.argv, step=command.step, env=command.runner_env(),
-                   fix="see the log; a missing tool or a bad flag is named near its end")
+    run.runner.run(
+        command.argv,
+        step=command.step,
+        env=command.runner_env(),
+        fix="see the log; a missing tool or a bad flag is named near its end",
+    )
     if not run.dry_run:
-        run.stamp.update(configure_fingerprint=step.fingerprint, build_fingerprint=None, source=str(where.source),
-                         key=run.plan.presets.llvm_key)
+        run.stamp.update(
+            configure_fingerprint=step.fingerprint,
+            build_fingerprint=None,
+            source=str(where.source),
+            key=run.plan.presets.llvm_key,
+        )
         llvm_builds.write_stamp(where.build, run.stamp)
     return None
 
@@ -317,31 +287,14 @@ def _llvm_build(run: Execution, step: PlannedStep) -> str | None:
     where = run.plan.llvm
     run.counted("LLVM build", step.name, lambda: run.streamed(step.commands[0], "LLVM/MLIR"))
     if not run.dry_run:
-        run.stamp.update(build_fingerprint=step.fingerprint, commit=run.facts.pins.llvm_commit,
-                         source=str(where.source), key=run.plan.presets.llvm_key)
+        run.stamp.update(
+            build_fingerprint=step.fingerprint,
+            commit=run.facts.pins.llvm_commit,
+            source=str(where.source),
+            key=run.plan.presets.llvm_key,
+        )
         llvm_builds.write_stamp(where.build, run.stamp)
         llvm_builds.register(run.plan.presets.llvm_key, where.build.resolve(), where.source.resolve())
-    return None
-
-
-def _purge(run: Execution, step: PlannedStep) -> str | None:
-    target = run.facts.target.python
-    if target is None:
-        return "the environment does not exist yet"
-    ws = run.workspace
-    removed = purge_others(target, run.runner, workspace=ws.root, triton_src=run.facts.triton.path,
-                                   setup_dir=run.facts.setup_dir, journal=StateFiles(ws.state).purge_journal)
-    if not removed:
-        return "no other triton installed"
-    # Removing another distribution can take files that ours needs: verify again.
-    run.forced["verify"] = "another triton was removed"
-    return None
-
-
-def _pip(run: Execution, step: PlannedStep) -> str | None:
-    command = step.commands[0]
-    run.runner.run(command.argv, step=command.step, env=command.runner_env(),
-                   fix="check that the package index is reachable (pip's own output is in the log)")
     return None
 
 
@@ -352,13 +305,13 @@ def _install(run: Execution, step: PlannedStep) -> str | None:
 
 
 HANDLERS: dict[str, Callable[[Execution, PlannedStep], str | None]] = {
-    "venv": _venv,
-    "checkout-triton": _checkout,
-    "checkout-llvm-project": _checkout,
+    "venv": environment_steps.run_venv,
+    "checkout-triton": run_checkout,
+    "checkout-llvm-project": run_checkout,
     "llvm-configure": _llvm_configure,
     "llvm-build": _llvm_build,
-    "purge": _purge,
-    "triton-requirements": _pip,
+    "purge": environment_steps.run_purge,
+    "triton-requirements": environment_steps.run_requirements,
     "triton-install": _install,
     "verify": run_verify,
     **llvm_install.HANDLERS,
@@ -367,10 +320,17 @@ HANDLERS: dict[str, Callable[[Execution, PlannedStep], str | None]] = {
 
 def start_report(facts: SetupFacts, plan: SetupPlan) -> SetupReport:
     return SetupReport(
-        workspace=facts.workspace.root, dry_run=facts.dry_run, pins=facts.pins,
-        toolchain=facts.toolchain, jobs=plan.jobs, resources=facts.resources, presets=plan.presets,
-        llvm_build=str(plan.llvm.build), llvm_reused_from=plan.llvm.reused_from,
-        target_python=str(plan.python), notices=list(plan.notices),
+        workspace=facts.workspace.root,
+        dry_run=facts.dry_run,
+        pins=facts.pins,
+        toolchain=facts.toolchain,
+        jobs=plan.jobs,
+        resources=facts.resources,
+        presets=plan.presets,
+        llvm_build=str(plan.llvm.build),
+        llvm_reused_from=plan.llvm.reused_from,
+        target_python=str(plan.python),
+        notices=list(plan.notices),
         notes=list(plan.notes),
         llvm=LlvmReport(facts.llvm, plan.llvm.build),
     )

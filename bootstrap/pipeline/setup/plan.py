@@ -12,6 +12,9 @@ same inputs is the same build (llvm-build carries llvm-configure's fingerprint a
 The others hash the fingerprints of the steps named in `after`, so a changed input re-runs that
 step and the steps after it that depend on it, and nothing else.
 
+What the steps are made from (the recipe's inputs, the jobs, the inputs each build step is fingerprinted
+by) is bootstrap.pipeline.setup.plan_inputs.
+
 Which inputs of triton-install mean "pip must install again" and which mean "ninja rebuilds" is
 decided here too (`reinstall_reasons`), for setup and for `tritondev build` alike.
 """
@@ -27,21 +30,19 @@ from typing import Any
 from bootstrap.pipeline.built.records import StepRecord, StepStatus, changed_keys, decide, fingerprint
 from bootstrap.pipeline.host.fresh_cache import FreshStart, fresh_argument, llvm_expectations
 from bootstrap.pipeline.host.fresh_cache import decide as decide_cache
-from bootstrap.pipeline.host.jobs import Jobs, size_for_settings
+from bootstrap.pipeline.host.jobs import Jobs
 from bootstrap.pipeline.host.triton_configure import triton_configure_of, triton_expectations
 from bootstrap.pipeline.llvm.auto import Learnt
 from bootstrap.pipeline.llvm.builds import LlvmLocation, locate
 from bootstrap.pipeline.llvm.plan import LLVM_STEPS, prebuilt_or_tree_location, prebuilt_or_tree_step
-from bootstrap.pipeline.recipe.era import BACKENDS_BUILT, llvm_era
-from bootstrap.pipeline.recipe.inputs import Command, Paths, PresetInputs
+from bootstrap.pipeline.recipe.era import BACKENDS_BUILT
+from bootstrap.pipeline.recipe.inputs import Command
 from bootstrap.pipeline.recipe.presets import Presets, make_presets
-from bootstrap.pipeline.recipe.triton import downloaded_pybind11
-from bootstrap.pipeline.setup.facts import COMPILER_ENV, CheckoutFacts, LlvmCheckout, SetupFacts
+from bootstrap.pipeline.setup.checkout_facts import CheckoutFacts
+from bootstrap.pipeline.setup.facts import LlvmCheckout, SetupFacts
+from bootstrap.pipeline.setup.plan_inputs import VOLATILE, install_inputs, llvm_inputs, preset_inputs, size_for
 from bootstrap.pipeline.setup.plan_notices import plan_notes, plan_notices
 
-# Variables whose value changes how fast a build runs, never what it produces: kept out of
-# fingerprints so that a different --jobs (or a machine with less free memory) rebuilds nothing.
-VOLATILE = {"MAX_JOBS", "TRITON_PARALLEL_LINK_JOBS", "LLVM_PARALLEL_LINK_JOBS", "LLVM_PARALLEL_TABLEGEN_JOBS", "PATH"}
 # Inputs of triton-install that only ninja needs to see (an editable install picks up what it
 # rebuilds); every other input changed means pip must install again.
 REBUILD_ONLY = ("edits",)
@@ -97,30 +98,26 @@ class SetupPlan:
         return [c for s in self.steps if s.runs for c in s.commands]
 
 
-def stable(items: Sequence[tuple[str, str]]) -> dict[str, str]:
-    """A preset's variables without the volatile ones (for fingerprints)."""
-    return {k: v for k, v in items if k not in VOLATILE}
-
-
-def size_for(facts: SetupFacts) -> Jobs:
-    """One sizing for both builds, by the hungrier build type of the two; with distcc, the compiles
-    from the slots of its hosts (links and tablegen still from this machine)."""
-    slots = facts.distcc.hosts.slots if facts.distcc is not None else None
-    return size_for_settings(facts.settings, facts.resources, distcc_slots=slots)
-
-
-def _step(name: str, inputs: Mapping[str, Any], parents: Mapping[str, str], record: StepRecord | None,
-          missing: str | None = None, commands: Sequence[Command] = ()) -> PlannedStep:
+def _step(
+    name: str,
+    inputs: Mapping[str, Any],
+    parents: Mapping[str, str],
+    record: StepRecord | None,
+    missing: str | None = None,
+    commands: Sequence[Command] = (),
+) -> PlannedStep:
     fp = fingerprint(inputs, parents)
     status, reason = decide(record, fp, inputs, parents, missing)
     return PlannedStep(name, dict(inputs), tuple(parents), fp, status, reason, tuple(commands))
 
 
-def _observed(name: str, inputs: Mapping[str, Any], up_to_date: bool, reason: str,
-              commands: Sequence[Command] = ()) -> PlannedStep:
+def _observed(
+    name: str, inputs: Mapping[str, Any], up_to_date: bool, reason: str, commands: Sequence[Command] = ()
+) -> PlannedStep:
     status = StepStatus.UP_TO_DATE if up_to_date else StepStatus.WOULD_RUN
-    return PlannedStep(name, dict(inputs), (), fingerprint(inputs, {}), status, reason, tuple(commands),
-                       Record.OBSERVED)
+    return PlannedStep(
+        name, dict(inputs), (), fingerprint(inputs, {}), status, reason, tuple(commands), Record.OBSERVED
+    )
 
 
 def venv_step(facts: SetupFacts) -> PlannedStep | None:
@@ -130,8 +127,7 @@ def venv_step(facts: SetupFacts) -> PlannedStep | None:
     argv = (target.base_python, "-m", "venv", *(["--clear"] if target.clear_venv else []), str(target.venv))
     command = Command("venv", argv)
     if target.clear_venv:
-        return _observed("venv", {"path": str(target.venv)}, False, "its creation was cut short: made again",
-                         [command])
+        return _observed("venv", {"path": str(target.venv)}, False, "its creation was cut short: made again", [command])
     if target.create_venv:
         return _observed("venv", {"path": str(target.venv)}, False, f"no venv at {target.venv} yet", [command])
     return _observed("venv", {"path": str(target.venv)}, True, "the workspace venv is there")
@@ -153,52 +149,9 @@ def checkout_step(checkout: CheckoutFacts) -> PlannedStep:
     return _observed(f"checkout-{checkout.name}", inputs, True, f"at the pin {checkout.commit[:12]}")
 
 
-def target_bin(facts: SetupFacts) -> Path | None:
-    """The target environment's scripts folder when it is a venv (or conda env), else None: a system
-    Python's bin folder is not put first on PATH."""
-    target = facts.target
-    if target.python is not None:
-        return target.python.scripts if target.python.is_venv else None
-    return target.venv / "bin" if target.venv is not None else None
-
-
-def preset_inputs(facts: SetupFacts, jobs: Jobs, llvm_build: Path, llvm_source: Path) -> PresetInputs:
-    s, pins, ws = facts.settings, facts.pins, facts.workspace
-    version = pins.layout.version or pins.triton_version
-    python = facts.target.python
-    return PresetInputs(
-        paths=Paths(ws.root, facts.triton.path, llvm_source, llvm_build, facts.target.executable,
-                      ws.triton_home),
-        setup_py_dir=pins.layout.setup_py_dir, build_requires=pins.layout.build_requires,
-        llvm_commit=pins.llvm_commit, build_type=s.build_type, llvm_build_type=s.llvm_build_type,
-        era=llvm_era(facts.llvm_projects, version, s.backend), toolchain=facts.toolchain, jobs=jobs,
-        offline=facts.offline, sanitize=s.sanitize, setup_args=pins.layout.setup_args,
-        triton_version=f"{version}+git{facts.triton.head[:8]}" if version and facts.triton.head else version,
-        target_bin=target_bin(facts), base_path=facts.base_path,
-        python_include=python.include if python else None, site_packages=python.purelib if python else None,
-        user_cmake_args=facts.environment.get("TRITON_APPEND_CMAKE_ARGS"), pybind11_include=downloaded_pybind11(
-            pins.layout.setup_args.pybind11_version, facts.environment, facts.home), distcc=facts.distcc is not None,
-    )
-
-
-
-def llvm_inputs(facts: SetupFacts, presets: Presets, checkout: CheckoutFacts) -> tuple[dict[str, Any], dict[str, Any]]:
-    """(configure inputs, build inputs): no paths, so a build made elsewhere with them is the same build."""
-    tc = facts.toolchain
-    configure = {
-        "key": presets.llvm_key,
-        "cmake": stable(presets.llvm_cache),
-        "cmake_version": tc.cmake.version,
-        "ccache": tc.ccache.version if tc.ccache else None,
-        "environment": {k: v for k, v in facts.environment.items() if k in COMPILER_ENV},
-    }
-    build = {"commit": facts.pins.llvm_commit, "head": checkout.head, "edits": checkout.edits,
-             "ninja": tc.ninja.version, "configure": fingerprint(configure, {})}
-    return configure, build
-
-
-def plan_llvm_steps(facts: SetupFacts, presets: Presets, where: LlvmLocation, configure: Mapping[str, Any],
-               build: Mapping[str, Any]) -> tuple[PlannedStep, PlannedStep]:
+def plan_llvm_steps(
+    facts: SetupFacts, presets: Presets, where: LlvmLocation, configure: Mapping[str, Any], build: Mapping[str, Any]
+) -> tuple[PlannedStep, PlannedStep]:
     """Decided by the record in the build folder itself, so any workspace that uses it agrees."""
     configure_fp, build_fp = fingerprint(configure, {}), fingerprint(build, {})
     stamp = where.stamp
@@ -216,14 +169,23 @@ def plan_llvm_steps(facts: SetupFacts, presets: Presets, where: LlvmLocation, co
         if fresh.by_argument:
             command = dataclasses.replace(command, argv=(command.argv[0], "--fresh", *command.argv[1:]))
     status = StepStatus.UP_TO_DATE if done else StepStatus.WOULD_RUN
-    configure_step = PlannedStep("llvm-configure", dict(configure), (), configure_fp, status, why,
-                                 (command,), Record.LLVM_STAMP, fresh)
+    configure_step = PlannedStep(
+        "llvm-configure", dict(configure), (), configure_fp, status, why, (command,), Record.LLVM_STAMP, fresh
+    )
     built = stamp.get("build_fingerprint") == build_fp and where.configured
     build_step = PlannedStep(
-        "llvm-build", dict(build), (), build_fp, StepStatus.UP_TO_DATE if built else StepStatus.WOULD_RUN,
-        "LLVM commit and flags unchanged" if built
-        else "never built here" if not stamp.get("build_fingerprint") else "LLVM commit, flags or sources changed",
-        (presets.llvm_build,), Record.LLVM_STAMP,
+        "llvm-build",
+        dict(build),
+        (),
+        build_fp,
+        StepStatus.UP_TO_DATE if built else StepStatus.WOULD_RUN,
+        "LLVM commit and flags unchanged"
+        if built
+        else "never built here"
+        if not stamp.get("build_fingerprint")
+        else "LLVM commit, flags or sources changed",
+        (presets.llvm_build,),
+        Record.LLVM_STAMP,
     )
     return configure_step, build_step
 
@@ -251,30 +213,18 @@ def requirements_step(facts: SetupFacts, presets: Presets) -> PlannedStep | None
         # pip killed mid-install leaves packages whose metadata says "installed" and whose files
         # are half there; only a forced reinstall repairs them.
         argv = command.argv
-        command = Command(command.step, (*argv[:5], "--force-reinstall", *argv[5:]), command.cwd, command.env,
-                            command.unset)
+        command = Command(
+            command.step, (*argv[:5], "--force-reinstall", *argv[5:]), command.cwd, command.env, command.unset
+        )
     target = facts.target
-    inputs = {"python": str(target.executable), "version": target.python.version if target.python else None,
-              "requires": list(facts.pins.layout.build_requires)}
+    inputs = {
+        "python": str(target.executable),
+        "version": target.python.version if target.python else None,
+        "requires": list(facts.pins.layout.build_requires),
+    }
     # A recreated venv (or a user's pip uninstall) needs them again.
     missing = None if target.requirements_present else "the build requirements are not installed"
     return _step("triton-requirements", inputs, {}, record, missing, [command])
-
-
-def install_inputs(facts: SetupFacts, presets: Presets) -> dict[str, Any]:
-    target, tc = facts.target, facts.toolchain
-    return {
-        "python": str(target.executable),
-        "version": target.python.version if target.python else None,
-        "triton_commit": facts.pins.triton_commit,
-        "head": facts.triton.head,
-        "edits": facts.triton.edits,
-        "setup_files": facts.setup_files,
-        "env": stable(presets.pip_install.env),
-        "environment": dict(facts.environment),
-        "toolchain": tc.identity(),
-        "ccache": tc.ccache is not None,
-    }
 
 
 def install_step(facts: SetupFacts, presets: Presets, parents: Mapping[str, str]) -> PlannedStep:
@@ -283,8 +233,14 @@ def install_step(facts: SetupFacts, presets: Presets, parents: Mapping[str, str]
         missing = "triton is not installed from this checkout"
     elif not facts.triton_built:  # an editable install needs setup.py's build folder too
         missing = "setup.py's build folder is gone"
-    step = _step("triton-install", install_inputs(facts, presets), parents, facts.records.get("triton-install"),
-                 missing, [presets.pip_install])
+    step = _step(
+        "triton-install",
+        install_inputs(facts, presets),
+        parents,
+        facts.records.get("triton-install"),
+        missing,
+        [presets.pip_install],
+    )
     fresh = triton_fresh_start(facts, presets)
     if fresh is None:
         return step
@@ -302,9 +258,16 @@ def triton_fresh_start(facts: SetupFacts, presets: Presets) -> FreshStart | None
     env = {**kept, **dict(presets.pip_install.env)}
     ccache = facts.toolchain.ccache.path if facts.toolchain.ccache else None
     args = facts.pins.layout.setup_args
-    wanted = triton_configure_of(env, facts.triton.path, ccache, ";".join(BACKENDS_BUILT), facts.resolve,
-                                 tools_cached=args.downloads_in_cmake, cxx_launcher_only=args.cxx_launcher_only,
-                                 appends=args.append_cmake_args)
+    wanted = triton_configure_of(
+        env,
+        facts.triton.path,
+        ccache,
+        ";".join(BACKENDS_BUILT),
+        facts.resolve,
+        tools_cached=args.downloads_in_cmake,
+        cxx_launcher_only=args.cxx_launcher_only,
+        appends=args.append_cmake_args,
+    )
     decision = decide_cache(triton_expectations(wanted), cache)
     return FreshStart(cache.folder, decision) if decision.fresh else None
 
@@ -328,8 +291,9 @@ def plan_setup(facts: SetupFacts) -> SetupPlan:
     match facts.llvm:
         case LlvmCheckout(checkout=checkout):
             mine = facts.llvm_folders.mine
-            configure, build = llvm_inputs(facts, make_presets(preset_inputs(facts, jobs, mine, checkout.path)),
-                                           checkout)
+            configure, build = llvm_inputs(
+                facts, make_presets(preset_inputs(facts, jobs, mine, checkout.path)), checkout
+            )
             where = locate(facts.llvm_folders, checkout.path, fingerprint(build, {}), facts.pins.llvm_commit)
             presets = make_presets(preset_inputs(facts, jobs, where.build, where.source))
             llvm = [checkout_step(checkout), *plan_llvm_steps(facts, presets, where, configure, build)]
@@ -345,18 +309,34 @@ def plan_setup(facts: SetupFacts) -> SetupPlan:
     if requirements is not None:
         steps.append(requirements)
     fps = {s.name: s.fingerprint for s in steps}
-    install = install_step(facts, presets, {d: fps[d] for d in (*LLVM_STEPS, "triton-requirements")
-                                            if d in fps})
-    verify = _step("verify", {"skip_verify": facts.settings.skip_verify, "env": facts.target.listing},
-                   {"triton-install": install.fingerprint}, facts.records.get("verify"))
-    return SetupPlan((*steps, install, verify), presets, jobs, where, facts.target.executable,
-                     plan_notices(facts, where), plan_notes(facts.llvm, where), facts.learnt,
-                     plan_setup(dataclasses.replace(facts, distcc=None)) if facts.distcc is not None else None)
+    install = install_step(facts, presets, {d: fps[d] for d in (*LLVM_STEPS, "triton-requirements") if d in fps})
+    verify = _step(
+        "verify",
+        {"skip_verify": facts.settings.skip_verify, "env": facts.target.listing},
+        {"triton-install": install.fingerprint},
+        facts.records.get("verify"),
+    )
+    return SetupPlan(
+        (*steps, install, verify),
+        presets,
+        jobs,
+        where,
+        facts.target.executable,
+        plan_notices(facts, where),
+        plan_notes(facts.llvm, where),
+        facts.learnt,
+        plan_setup(dataclasses.replace(facts, distcc=None)) if facts.distcc is not None else None,
+    )
 
 
-_REINSTALL_TEXT = {"setup_files": "setup.py or pyproject.toml changed", "python": "the target interpreter changed",
-                   "version": "the target interpreter changed", "environment": "the build environment changed",
-                   "env": "the build environment changed", "toolchain": "the compilers or build tools changed"}
+_REINSTALL_TEXT = {
+    "setup_files": "setup.py or pyproject.toml changed",
+    "python": "the target interpreter changed",
+    "version": "the target interpreter changed",
+    "environment": "the build environment changed",
+    "env": "the build environment changed",
+    "toolchain": "the compilers or build tools changed",
+}
 
 
 def reinstall_reasons(record: StepRecord | None, current: Mapping[str, Any], installed: bool) -> list[str]:

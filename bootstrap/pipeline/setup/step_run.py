@@ -1,9 +1,9 @@
 """What one setup run carries from step to step: what the steps run with (settings, the workspace, a
 runner, output flags), the facts and plan the driver hands over, and the report as it grows.
 
-The step handlers of bootstrap.pipeline.setup.execute and of the modules beside it (LLVM, distcc, verify)
-take this, so none of them imports the executor that calls them. It holds no command context: each
-handler gets what it uses and nothing above it.
+The step handlers of bootstrap.pipeline.setup.execute and of the modules beside it (the checkouts, the
+target environment, LLVM, distcc, verify) take this, so none of them imports the executor that calls
+them. It holds no command context: each handler gets what it uses and nothing above it.
 """
 
 from __future__ import annotations

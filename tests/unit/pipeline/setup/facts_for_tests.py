@@ -21,10 +21,12 @@ from bootstrap.pipeline.host.toolchain import Tool, Toolchain
 from bootstrap.pipeline.llvm.builds import LlvmFolders, LlvmSite
 from bootstrap.pipeline.recipe.era import llvm_era
 from bootstrap.pipeline.recipe.llvm import llvm_build_key
-from bootstrap.pipeline.setup.facts import CheckoutFacts, LlvmCheckout, SetupFacts, TargetFacts, history_of
+from bootstrap.pipeline.setup.checkout_facts import CheckoutFacts, history_of
+from bootstrap.pipeline.setup.facts import LlvmCheckout, SetupFacts
 from bootstrap.pipeline.setup.plan import Record, SetupPlan
 from bootstrap.pipeline.setup.report import KernelCheck, SetupReport
 from bootstrap.pipeline.setup.run import drive
+from bootstrap.pipeline.setup.target_facts import TargetFacts
 
 WS = Path("/ws")
 TRITON = "d0210c3edb46fe315ff281b673c8b8fcf0e4225f"

@@ -8,7 +8,8 @@ import dataclasses
 from pathlib import Path
 
 from bootstrap.git.checkouts import CheckoutReport
-from bootstrap.pipeline.setup.facts import ADOPTED, CheckoutFacts, SetupFacts
+from bootstrap.pipeline.setup.checkout_facts import ADOPTED, CheckoutFacts
+from bootstrap.pipeline.setup.facts import SetupFacts
 from bootstrap.pipeline.setup.plan import plan_setup, reinstall_reasons
 from tests.unit.pipeline.setup.facts_for_tests import TRITON, finished, fresh, in_place
 

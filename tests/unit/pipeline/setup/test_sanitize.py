@@ -6,7 +6,7 @@ from __future__ import annotations
 from bootstrap.core.settings.settings import load_settings
 from bootstrap.pipeline.recipe.presets import make_presets
 from bootstrap.pipeline.setup.build import with_sanitizer
-from bootstrap.pipeline.setup.plan import stable
+from bootstrap.pipeline.setup.plan_inputs import stable
 from tests.unit.pipeline.test_units import _inputs
 
 
