@@ -15,8 +15,8 @@ if TYPE_CHECKING:
     from bootstrap.core.context import AppContext
     from bootstrap.core.errors import TritondevError
     from bootstrap.pipeline.bisect.journal import BuildFailureMode
+    from bootstrap.pipeline.bisect.outcome import BisectOutcome
     from bootstrap.pipeline.bisect.restore import ResetOutcome
-    from bootstrap.pipeline.bisect.run import BisectOutcome
 
 # The settings that decide how each commit is built (as setup's), and where missing commits come from.
 BUILD_SETTINGS = ("workspace", "build_type", "llvm_build_type", "backend", "triton_url", "llvm_url", "mirror",

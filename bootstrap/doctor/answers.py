@@ -1,5 +1,6 @@
 """What the in-target scripts only doctor runs answer (tritondev_compile_check.py, tritondev_torch_compile.py,
-tritondev_jax.py), checked and typed as bootstrap.core.target.inside_answers checks the shared ones."""
+tritondev_jax.py), and the compile proof only doctor asks of the shared tritondev_triton.py, checked and
+typed as bootstrap.core.target.inside_answers checks the shared ones."""
 
 from __future__ import annotations
 
@@ -8,7 +9,8 @@ from dataclasses import dataclass
 from typing import Any
 
 from bootstrap.core.io.json_fields import Fields
-from bootstrap.core.target.inside_answers import parse_answer
+from bootstrap.core.target.inside import BadAnswer
+from bootstrap.core.target.inside_answers import TritonImport, parse_answer, triton_import
 
 
 @dataclass(frozen=True)
@@ -55,3 +57,11 @@ def _jax_triton(data: Fields) -> JaxTriton:
 
 def jax_triton(data: Mapping[str, Any]) -> JaxTriton:
     return parse_answer(_jax_triton, data, "tritondev_jax.py")
+
+
+def triton_and_proof(data: dict[str, Any]) -> tuple[TritonImport, CompileCheck | None]:
+    """tritondev_triton.py's answer with a compile proof (None where it left the proof to its own run)."""
+    proof = data.get("compile")
+    if proof is not None and not isinstance(proof, dict):
+        raise BadAnswer(f"compile is {type(proof).__name__}, not an object")
+    return triton_import(data), compile_check(proof) if proof is not None else None

@@ -8,14 +8,12 @@ bootstrap.core.target.inside_answers, and an answer that is not as agreed is tha
 
 from __future__ import annotations
 
-import ctypes
 import json
 import os
 import shutil
 import tempfile
 import threading
 from collections.abc import Callable, Mapping
-from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any, TypeVar
@@ -27,8 +25,8 @@ from bootstrap.core.target import inside
 from bootstrap.core.target import inside_answers as answers
 from bootstrap.core.target.interpreter import TargetPython
 from bootstrap.doctor import answers as doctor_answers
-from bootstrap.kernels.gpus import NVIDIA_QUERY, GpuInfo, parse_nvidia_smi
-from bootstrap.kernels.gpus import TIMEOUT as SMI_TIMEOUT
+from bootstrap.doctor.gpu_readings import nvidia_smi_readings, nvml_gpu0_in_time
+from bootstrap.kernels.gpus import GpuInfo, parse_nvidia_smi
 from bootstrap.pipeline.host.toolchain import version_numbers, version_output
 
 T = TypeVar("T")
@@ -38,7 +36,6 @@ TOOL_TIMEOUT = 20.0
 COMPILE_TIMEOUT = 240.0
 # Checks whose groups ask the target's in-target probes (Facts.start begins those at once).
 PROBING_GROUPS = ("packages.", "cache.", "workspace.", "ptxas.")
-NVML_TIMEOUT = 5.0  # a wedged driver can hang NVML: then nvidia-smi (with its own timeout) answers
 ARCH_PROOF = "ptxas.arch"  # the check that compiles for the arch (its triton probe compiles in the same process)
 
 
@@ -186,8 +183,15 @@ class Facts:
         python = self.ctx.target_choice()[0]
         try:
             result, data = inside.run_json(
-                self.ctx.runner, python, name, *args, step=step, timeout=timeout, env=env,
-                cwd=cwd or self.cwd, as_user_runs=as_user,
+                self.ctx.runner,
+                python,
+                name,
+                *args,
+                step=step,
+                timeout=timeout,
+                env=env,
+                cwd=cwd or self.cwd,
+                as_user_runs=as_user,
             )
         except (TritondevError, inside.BadAnswer) as exc:
             self.target()  # an unusable target is the asking check's Skip, whatever the script did
@@ -229,8 +233,12 @@ class Facts:
             return self.probe(*plain, step="doctor-triton-probe")
         try:
             result, (found, proof) = self._probe(
-                _triton_and_proof, "tritondev_triton.py", str(arch), str(self.tempdir("cache")),
-                step="doctor-triton-probe", timeout=COMPILE_TIMEOUT,
+                doctor_answers.triton_and_proof,
+                "tritondev_triton.py",
+                str(arch),
+                str(self.tempdir("cache")),
+                step="doctor-triton-probe",
+                timeout=COMPILE_TIMEOUT,
             )
         except ProbeFailed:
             # Perhaps the compile, not the import: ask for the import alone; compile_for then proves it
@@ -276,15 +284,8 @@ class Facts:
             smi = self._smi()
             if smi is None:
                 return None
-
-            def read(*args: str) -> Result:
-                return self.ctx.runner.capture([smi, *args], step="doctor-nvidia-smi", check=False,
-                                               timeout=SMI_TIMEOUT, cwd=self.cwd)
-
             try:
-                with ThreadPoolExecutor(max_workers=2) as pool:
-                    query, banner = pool.submit(read, *NVIDIA_QUERY), pool.submit(read)
-                    q, b = query.result(), banner.result()
+                q, b = nvidia_smi_readings(self.ctx.runner, smi, self.cwd)
             except CommandFailed as exc:
                 raise ProbeFailed(exc.message) from None
             return parse_nvidia_smi(q.stdout if q.ok else "", b.stdout if b.ok else "")
@@ -318,11 +319,7 @@ class Facts:
         where there is no nvidia-smi (no driver: as before), no NVML, or it does not answer in time."""
         if self._smi() is None:
             return None
-        answer: list[tuple[int, str] | None] = [None]
-        reader = threading.Thread(target=lambda: answer.__setitem__(0, nvml_gpu0()), daemon=True)
-        reader.start()
-        reader.join(NVML_TIMEOUT)
-        return answer[0]
+        return nvml_gpu0_in_time()
 
     def compile_for(self, arch: int, env: Mapping[str, str | None]) -> doctor_answers.CompileCheck:
         """Compile the tiny kernel for cuda:<arch> in the target env with `env` on top (fresh cache)."""
@@ -332,8 +329,14 @@ class Facts:
             full: dict[str, str | None] = {"TRITON_CACHE_DIR": str(cache), "TRITON_ALWAYS_COMPILE": None, **env}
             # Run as a file from a folder of its own, not as the user: the proof is about the installed Triton.
             result, answer = self._probe(
-                doctor_answers.compile_check, "tritondev_compile_check.py", str(arch), step="doctor-compile",
-                timeout=COMPILE_TIMEOUT, env=full, cwd=self.tempdir("compile"), as_user=False,
+                doctor_answers.compile_check,
+                "tritondev_compile_check.py",
+                str(arch),
+                step="doctor-compile",
+                timeout=COMPILE_TIMEOUT,
+                env=full,
+                cwd=self.tempdir("compile"),
+                as_user=False,
             )
             return replace(answer, stderr=result.stderr[-3000:])
 
@@ -354,33 +357,3 @@ def _quietly(ask: Callable[[], object]) -> Callable[[], None]:
             pass
 
     return run
-
-
-def _triton_and_proof(data: dict[str, Any]) -> tuple[answers.TritonImport, doctor_answers.CompileCheck | None]:
-    """tritondev_triton.py's answer with a compile proof (None where it left the proof to its own run)."""
-    proof = data.get("compile")
-    if proof is not None and not isinstance(proof, dict):
-        raise inside.BadAnswer(f"compile is {type(proof).__name__}, not an object")
-    return answers.triton_import(data), doctor_answers.compile_check(proof) if proof is not None else None
-
-
-def nvml_gpu0() -> tuple[int, str] | None:
-    """NVML's compute capability and name of GPU 0 (index 0, as nvidia-smi numbers them); None on any
-    failure. NVML only reads the driver's state: no CUDA context is made."""
-    try:
-        nvml = ctypes.CDLL("libnvidia-ml.so.1")
-    except OSError:
-        return None
-    if nvml.nvmlInit_v2() != 0:
-        return None
-    try:
-        device = ctypes.c_void_p()
-        major, minor = ctypes.c_int(), ctypes.c_int()
-        name = ctypes.create_string_buffer(96)
-        if (nvml.nvmlDeviceGetHandleByIndex_v2(0, ctypes.byref(device)) != 0
-                or nvml.nvmlDeviceGetCudaComputeCapability(device, ctypes.byref(major), ctypes.byref(minor)) != 0
-                or nvml.nvmlDeviceGetName(device, name, len(name)) != 0):
-            return None
-        return major.value * 10 + minor.value, name.value.decode(errors="replace")
-    finally:
-        nvml.nvmlShutdown()

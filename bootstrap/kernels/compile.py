@@ -20,6 +20,7 @@ from typing import TYPE_CHECKING, Any
 
 from bootstrap.core.errors import CommandFailed, ExternalError, TritondevError, UsageError
 from bootstrap.core.io import writes
+from bootstrap.core.process.runner import Result
 from bootstrap.core.target import inside
 from bootstrap.kernels import install_target
 from bootstrap.kernels import usage as kernel_usage
@@ -106,10 +107,6 @@ def plan_compile(
     return CompilePlan(path.resolve(), kernel, args, tuple(targets), out, dict(options or {}), config)
 
 
-
-
-
-
 class _Driver:
     """State of one compile run: events as they arrive, disassembly jobs running beside the compiler."""
 
@@ -161,8 +158,9 @@ class _Driver:
             self.targets[label] = event
             cubin = event.get("files", {}).get("cubin") if event.get("ok") else None
             if cubin:
-                self.jobs[label] = self.pool.submit(read_cubin, self.ctx.runner, Path(cubin), str(event.get("name")),
-                                                    self.nvdisasms)
+                self.jobs[label] = self.pool.submit(
+                    read_cubin, self.ctx.runner, Path(cubin), str(event.get("name")), self.nvdisasms
+                )
 
     def result_for(self, target: Target) -> TargetResult:
         event = self.targets.get(target.label)
@@ -170,13 +168,20 @@ class _Driver:
             return TargetResult(target, False, error="not compiled", tail=self.output[-TAIL_LINES:])
         said = [str(w) for w in event.get("warnings") or []] + printed_warnings(event.get("printed") or [])
         if not event.get("ok"):
-            return TargetResult(target, False, error=str(event.get("error")), tail=list(event.get("tail") or []),
-                                warnings=said, output=list(event.get("printed_all") or []))
+            return TargetResult(
+                target,
+                False,
+                error=str(event.get("error")),
+                tail=list(event.get("tail") or []),
+                warnings=said,
+                output=list(event.get("printed_all") or []),
+            )
         files = {k: str(v) for k, v in dict(event.get("files") or {}).items()}
         metadata = dict(event.get("metadata") or {})
         folder = Path(files["metadata"]).parent if "metadata" in files else self.plan.out_dir / target.folder
-        result = TargetResult(target, True, folder=folder, files=files, warnings=said,
-                              output=list(event.get("printed") or []))
+        result = TargetResult(
+            target, True, folder=folder, files=files, warnings=said, output=list(event.get("printed") or [])
+        )
         if target.backend == "cuda":
             job = self.jobs.get(target.label)
             usage = None
@@ -241,39 +246,26 @@ def run_plan(ctx: AppContext, plan: CompilePlan, extra_env: Mapping[str, str] | 
         remaining = list(plan.run_order)
         request_file = Path(tmp) / "request.json"
         # The caller's runner may already give the commands a cache (verify's private one, or the user's).
-        env = {**compile_environment(Path(tmp), environment_seen(ctx.runner.environment, os.environ)),
-               **(extra_env or {})}
+        env = {
+            **compile_environment(Path(tmp), environment_seen(ctx.runner.environment, os.environ)),
+            **(extra_env or {}),
+        }
         while remaining:
             writes.replace_text(request_file, json.dumps(plan.request(remaining)), verbatim=True)
             result = ctx.runner.stream(
-                [python, inside.script("tritondev_aot.py"), request_file], step="compile", reads_only=True, check=False,
-                on_line=driver.on_line, env=env,
+                [python, inside.script("tritondev_aot.py"), request_file],
+                step="compile",
+                reads_only=True,
+                check=False,
+                on_line=driver.on_line,
+                env=env,
             )
             if driver.error is not None:
                 raise_script_error(ctx, python, driver.error)
             remaining = [t for t in remaining if t.label not in driver.targets]
             if result.returncode == 0 or not remaining:
                 break
-            if not driver.hello:
-                # Died before Triton was even imported: nothing target-specific to report.
-                raise CommandFailed(result.argv, result.returncode, None, driver.output[-TAIL_LINES:])
-            if driver.loaded is None:
-                # Died while the user's file was being imported: the file's doing, not the compiler's.
-                raise UsageError(
-                    f"{plan.source} ended the process while tritondev imported it ({_exit_text(result.returncode)})",
-                    fix=f"run `python {plan.source}` to see why; importing the file must only define its kernels",
-                    details="\n".join(driver.since_event[-TAIL_LINES:]) or None,
-                )
-            # LLVM aborts the whole process on some errors: blame the target it was compiling, go on
-            # with the others in a fresh process.
-            crashed = remaining.pop(0)
-            driver.targets[crashed.label] = {
-                "label": crashed.label,
-                "ok": False,
-                "error": f"the compiler died ({_exit_text(result.returncode)})",
-                "tail": driver.since_event[-TAIL_LINES:],
-            }
-            driver.since_event = []
+            remaining = _after_a_death(plan, driver, result, remaining)
         results = [driver.result_for(t) for t in plan.targets]
     kernel = driver.kernel
     return CompileReport(
@@ -290,6 +282,32 @@ def run_plan(ctx: AppContext, plan: CompilePlan, extra_env: Mapping[str, str] | 
         autotune=_autotune(kernel),
         cache_dir=str(os.environ.get("TRITON_CACHE_DIR") or "a temporary folder, removed afterwards"),
     )
+
+
+def _after_a_death(plan: CompilePlan, driver: _Driver, result: Result, remaining: list[Target]) -> list[Target]:
+    """The targets left to compile in a fresh process after the script died with `remaining` to go: a death
+    before the compiler ran stops the whole compile; a death in the compiler is the first target's."""
+    if not driver.hello:
+        # Died before Triton was even imported: nothing target-specific to report.
+        raise CommandFailed(result.argv, result.returncode, None, driver.output[-TAIL_LINES:])
+    if driver.loaded is None:
+        # Died while the user's file was being imported: the file's doing, not the compiler's.
+        raise UsageError(
+            f"{plan.source} ended the process while tritondev imported it ({_exit_text(result.returncode)})",
+            fix=f"run `python {plan.source}` to see why; importing the file must only define its kernels",
+            details="\n".join(driver.since_event[-TAIL_LINES:]) or None,
+        )
+    # LLVM aborts the whole process on some errors: blame the target it was compiling, go on
+    # with the others in a fresh process.
+    crashed, *rest = remaining
+    driver.targets[crashed.label] = {
+        "label": crashed.label,
+        "ok": False,
+        "error": f"the compiler died ({_exit_text(result.returncode)})",
+        "tail": driver.since_event[-TAIL_LINES:],
+    }
+    driver.since_event = []
+    return rest
 
 
 def _autotune(kernel: dict[str, Any]) -> Autotune | None:
@@ -312,7 +330,3 @@ def raise_script_error(ctx: AppContext, python: Path, event: dict[str, Any]) -> 
     if kind == "write":
         raise ExternalError(message, fix="free disk space there (df -h), or choose another --out DIR", details=tail)
     raise ExternalError(message, fix="check the Triton install: tritondev doctor", details=tail)
-
-
-
-

@@ -13,6 +13,7 @@ from bootstrap.git.commit_range import split_ref
 from bootstrap.pipeline.bisect import run as bisect
 from bootstrap.pipeline.bisect.checks import setup_state
 from bootstrap.pipeline.bisect.journal import BisectKind, BuildFailureMode, journal_path
+from bootstrap.pipeline.bisect.outcome import BisectOutcome
 from bootstrap.pipeline.bisect.restore import ResetOutcome
 
 if TYPE_CHECKING:
@@ -22,7 +23,7 @@ if TYPE_CHECKING:
 
 
 def bisect_range(ctx: AppContext, kind: BisectKind, good: str, bad: str, build_failure: BuildFailureMode,
-                 command: Sequence[str] | None) -> bisect.BisectOutcome:
+                 command: Sequence[str] | None) -> BisectOutcome:
     """`tritondev bisect triton|llvm`: a new bisect (or the one recorded, when it is the same)."""
     if not command:
         raise UsageError("no command to judge each commit with",
@@ -37,7 +38,7 @@ def bisect_range(ctx: AppContext, kind: BisectKind, good: str, bad: str, build_f
         return bisect.start(ctx, request, _progress(ctx))
 
 
-def resume_bisect(ctx: AppContext) -> bisect.BisectOutcome:
+def resume_bisect(ctx: AppContext) -> BisectOutcome:
     """`tritondev bisect resume`."""
     setup_state(ctx)
     with ctx.locked():

@@ -16,7 +16,7 @@ from hypothesis import strategies as st
 from bootstrap.core.errors import UsageError
 from bootstrap.git.commit_range import CommitRange, RangeCommit, pin_at
 from bootstrap.pipeline.bisect.journal import BisectStep, Journal, Start, read_journal, write_journal
-from bootstrap.pipeline.bisect.run import BisectOutcome
+from bootstrap.pipeline.bisect.outcome import BisectOutcome
 from bootstrap.pipeline.bisect.search import Verdict, search
 from bootstrap.pipeline.bisect.steps import verdict_of
 
