@@ -4,6 +4,7 @@
 Runs in the target interpreter: `python tritondev_aot.py REQUEST.json`. Writes every stage Triton
 produces into <out>/<backend>-<arch>/ and reports each target as an event (tritondev_protocol).
 Works with Triton releases whose ASTSource takes `constexprs=` (3.3+) or `constants=` (3.2).
+The request's types and values are paired with the kernel's arguments by tritondev_aot_arguments.py.
 """
 
 import importlib.util
@@ -14,6 +15,7 @@ import shutil
 import sys
 import warnings
 
+from tritondev_aot_arguments import choose_config, describe_config, from_positional, match_arguments
 from tritondev_protocol import EXIT_FAILED, EXIT_MISSING, EXIT_USAGE, emit, error_tail, fail, import_triton
 
 MARKER_FILE = ".tritondev-compile"
@@ -32,12 +34,20 @@ def load_module(path):
         spec.loader.exec_module(module)
     except SystemExit as exc:
         # The file ran its script part at import: its own exit, not the compiler's.
-        fail("usage", f"{path} called sys.exit({exc.code!r}) while tritondev imported it to find the kernel",
-             EXIT_USAGE, fix="put the file's script part under `if __name__ == \"__main__\":` so that importing "
-             "it only defines the kernels")
+        fail(
+            "usage",
+            f"{path} called sys.exit({exc.code!r}) while tritondev imported it to find the kernel",
+            EXIT_USAGE,
+            fix='put the file\'s script part under `if __name__ == "__main__":` so that importing '
+            "it only defines the kernels",
+        )
     except ModuleNotFoundError as exc:
-        fail("missing", f"{path} imports {exc.name}, which is not installed in this environment",
-             EXIT_MISSING, module=exc.name)
+        fail(
+            "missing",
+            f"{path} imports {exc.name}, which is not installed in this environment",
+            EXIT_MISSING,
+            module=exc.name,
+        )
     except Exception as exc:
         fail("usage", f"{path} failed to import: {type(exc).__name__}: {exc}", EXIT_USAGE, tail=error_tail(exc))
     return module
@@ -85,138 +95,26 @@ def autotune_configs(obj):
     return None
 
 
-def describe_config(index, config):
-    parts = [f"{k}={v}" for k, v in config.kwargs.items()]
-    parts += [f"{k}={getattr(config, k)}" for k in ("num_warps", "num_stages", "num_ctas", "maxnreg")
-              if getattr(config, k, None) is not None and not (k == "num_ctas" and config.num_ctas == 1)]
-    return f"--config {index}: {', '.join(parts)}"
-
-
-def choose_config(fn, configs, index, constexprs, options):
-    """The constexprs and options of autotune config `index`; the user's own --constexpr and options win."""
-    name = fn.__name__
-    if not configs:
-        fail("usage", f"{name} is not @triton.autotune'd: it has no configs to choose from", EXIT_USAGE,
-             fix="drop --config and give each tl.constexpr with --constexpr NAME=VALUE")
-    if not 0 <= index < len(configs):
-        listing = "; ".join(describe_config(i, c) for i, c in enumerate(configs))
-        fail("usage", f"{name} has {len(configs)} autotune configs, numbered from 0: no config {index}", EXIT_USAGE,
-             fix=f"choose one: {listing}")
-    config = configs[index]
-    chosen = {k: getattr(config, k) for k in ("num_warps", "num_stages", "num_ctas", "maxnreg")
-              if getattr(config, k, None) is not None}
-    return {**config.kwargs, **constexprs}, {**chosen, **options}
-
-
 def find_kernel(module, path, kernel):
     kernels = sorted(name for name, value in vars(module).items() if unwrap(value) is not None)
     found = getattr(module, kernel, None)
     listing = ", ".join(kernels) if kernels else "none"
     if found is None:
-        fail("usage", f"{path} has no kernel named {kernel!r} (its @triton.jit kernels: {listing})", EXIT_USAGE,
-             kernels=kernels)
+        fail(
+            "usage",
+            f"{path} has no kernel named {kernel!r} (its @triton.jit kernels: {listing})",
+            EXIT_USAGE,
+            kernels=kernels,
+        )
     fn = unwrap(found)
     if fn is None:
-        fail("usage", f"{kernel!r} in {path} is not a @triton.jit kernel (its kernels: {listing})", EXIT_USAGE,
-             kernels=kernels)
+        fail(
+            "usage",
+            f"{kernel!r} in {path} is not a @triton.jit kernel (its kernels: {listing})",
+            EXIT_USAGE,
+            kernels=kernels,
+        )
     return fn, autotune_configs(found)
-
-
-def describe_args(fn):
-    parts = []
-    for p in fn.params:
-        parts.append(f"{p.name}: tl.constexpr" if p.is_constexpr else p.name)
-    return ", ".join(parts)
-
-
-def guess_type(name):
-    return "*fp32" if "ptr" in name.lower() else "i32"
-
-
-def suggested_arguments(fn, types, constexprs):
-    """This kernel's own argument list as the options that compile it: the types given, guesses for the
-    others, and a --constexpr for each tl.constexpr without a value or default."""
-    defaults = inspect.signature(fn.fn).parameters
-    named, values = [], []
-    for p in fn.params:
-        if p.is_constexpr:
-            if p.name not in constexprs and defaults[p.name].default is inspect.Parameter.empty:
-                values.append(f"--constexpr {p.name}=VALUE")
-        elif p.name in types:
-            hint = types[p.name].get("divisibility")
-            named.append(f"{p.name}={types[p.name]['type']}" + (f":{hint}" if hint else ""))
-        elif p.name not in constexprs:
-            named.append(f"{p.name}={guess_type(p.name)}")
-    return f"{fn.__name__}({describe_args(fn)}): --signature \"{','.join(named)}\"" + "".join(f" {v}" for v in values)
-
-
-def from_positional(fn, positional, constexprs):
-    """Upstream's positional form (triton.tools.compile): entry i is argument i, a type or a constexpr value."""
-    names = list(fn.arg_names)
-    if len(positional) > len(names):
-        fail("usage", f"--signature has {len(positional)} entries; {fn.__name__} takes {len(names)} arguments "
-             f"({describe_args(fn)})", EXIT_USAGE,
-             fix=f"give one entry per argument: {suggested_arguments(fn, {}, {})}")
-    params, values = [], dict(constexprs)
-    for i, entry in enumerate(positional):  # no zip(strict=...): the target may run Python 3.9
-        name = names[i]
-        if name in constexprs:
-            fail("usage", f"{name} of {fn.__name__} is given both in --signature (entry {names.index(name) + 1}) "
-                 "and as --constexpr", EXIT_USAGE, fix="give it once")
-        if entry.get("type") is None:
-            values[name] = entry.get("value")
-        else:
-            params.append({"name": name, "type": entry["type"], "divisibility": entry.get("divisibility")})
-    return params, values
-
-
-def match_arguments(fn, params, constexprs, configs=None):
-    """Pair the user's types and values with the kernel's arguments; usage errors name what is wrong."""
-    names = list(fn.arg_names)
-    types = {p["name"]: p for p in params}
-    unknown = [n for n in list(types) + list(constexprs) if n not in names]
-    if unknown:
-        fail("usage", f"{fn.__name__} has no argument {', '.join(unknown)} (its arguments: {describe_args(fn)})",
-             EXIT_USAGE)
-    defaults = inspect.signature(fn.fn).parameters
-    plan, missing_types, missing_values, typed_constexprs = [], [], [], []
-    for i, p in enumerate(fn.params):
-        name = p.name
-        if p.is_constexpr:
-            if name in types:
-                typed_constexprs.append(name)
-            elif name in constexprs:
-                plan.append((i, name, "constexpr", constexprs[name], None))
-            elif defaults[name].default is not inspect.Parameter.empty:
-                plan.append((i, name, "constexpr", defaults[name].default, None))
-            else:
-                missing_values.append(name)
-        elif name in types:
-            plan.append((i, name, types[name]["type"], None, types[name].get("divisibility")))
-        elif name in constexprs:
-            # A plain argument fixed to a value at compile time, as Triton's own AOT compiler allows.
-            plan.append((i, name, "constexpr", constexprs[name], None))
-        else:
-            missing_types.append(name)
-    if typed_constexprs:
-        example = " ".join(f"--constexpr {n}=VALUE" for n in typed_constexprs)
-        fail("usage", f"{', '.join(typed_constexprs)} of {fn.__name__} is a tl.constexpr, not a typed argument",
-             EXIT_USAGE, fix=f"drop it from --signature and give {example}")
-    if missing_types:
-        fail("usage", f"--signature gives no type for {', '.join(missing_types)} of {fn.__name__}"
-             f"({describe_args(fn)})", EXIT_USAGE,
-             fix=f"{suggested_arguments(fn, types, constexprs)}  (types of {', '.join(missing_types)} guessed: "
-             "check them)")
-    if missing_values and configs:
-        listing = "; ".join(describe_config(i, c) for i, c in enumerate(configs))
-        fail("usage", f"tl.constexpr {', '.join(missing_values)} of {fn.__name__} has no value: the kernel is "
-             f"@triton.autotune'd with {len(configs)} config(s)", EXIT_USAGE,
-             fix=f"compile one of them with --config N ({listing}), or give --constexpr NAME=VALUE",
-             configs=[describe_config(i, c) for i, c in enumerate(configs)])
-    if missing_values:
-        fail("usage", f"tl.constexpr {', '.join(missing_values)} of {fn.__name__} has no value and no default",
-             EXIT_USAGE, fix=suggested_arguments(fn, types, constexprs))
-    return plan
 
 
 def make_source(triton, fn, plan):
@@ -238,8 +136,11 @@ def make_source(triton, fn, plan):
         values = {name: value for _, name, ty, value, _ in plan if ty == "constexpr"}
         attrs = AttrsDescriptor.from_hints(hinted)
         return ASTSource(fn, signature=signature, constants=values, attrs=attrs)
-    fail("unsupported", f"this Triton's ASTSource takes ({', '.join(accepted)}); tritondev knows constexprs= "
-         "and constants=", EXIT_USAGE)
+    fail(
+        "unsupported",
+        f"this Triton's ASTSource takes ({', '.join(accepted)}); tritondev knows constexprs= and constants=",
+        EXIT_USAGE,
+    )
 
 
 def json_safe(value):
@@ -302,16 +203,81 @@ def _fill_and_swap(out, folder, final, tmp, kernel, compiled):
     return files, metadata
 
 
-def main():
-    with open(sys.argv[1], encoding="utf-8") as fh:
-        request = json.load(fh)
-    triton = import_triton()
+def import_gpu_target(triton):
+    """Triton's GPUTarget: a Triton without its backends stops here, before anything is compiled."""
     try:
         from triton.backends.compiler import GPUTarget
     except ImportError as exc:
         # A triton/ folder without its backends: a half-removed or foreign install, not a Triton that compiles.
-        fail("broken", f"triton at {os.path.dirname(triton.__file__)} is incomplete: {exc}", EXIT_FAILED,
-             module="triton", tail=error_tail(exc))
+        fail(
+            "broken",
+            f"triton at {os.path.dirname(triton.__file__)} is incomplete: {exc}",
+            EXIT_FAILED,
+            module="triton",
+            tail=error_tail(exc),
+        )
+    return GPUTarget
+
+
+def plan_from_request(fn, configs, request):
+    """The compile plan and the options the request asks for: its autotune config (if it chose one) under
+    the user's own values, and upstream's positional --signature (if given) read as named entries."""
+    constexprs = request["constexprs"]
+    options = {k: v for k, v in request.get("options", {}).items() if v is not None}
+    if request.get("config") is not None:
+        constexprs, options = choose_config(fn, configs, request["config"], constexprs, options)
+    params = request["params"]
+    if request.get("positional"):
+        params, constexprs = from_positional(fn, request["positional"], constexprs)
+    return match_arguments(fn, params, constexprs, configs), options
+
+
+def compile_target(triton, gpu_target, source, options, target, name, out, triton_dir):
+    """One target compiled and its stages written, reported as a `target` event; a compile error is that
+    target's failure, and the next target is still compiled."""
+    label = target["label"]
+    context, caught = recording()
+    try:
+        compiled = triton.compile(
+            source, target=gpu_target(target["backend"], target["arch"], target["warp_size"]), options=options
+        )
+    except Exception as exc:
+        emit(
+            "target",
+            label=label,
+            ok=False,
+            error=f"{type(exc).__name__}",
+            tail=error_tail(exc),
+            warnings=shown_warnings(caught, triton_dir),
+        )
+        return
+    finally:
+        context.__exit__(None, None, None)
+    try:
+        files, metadata = write_target(out, target["folder"], name, compiled)
+    except OSError as exc:
+        # A full disk or an unwritable --out: nothing half-written stays behind (write_target's tmp folder).
+        fail(
+            "write",
+            f"cannot write the stages into {out}: {exc.strerror}" + (f" ({exc.filename})" if exc.filename else ""),
+            EXIT_FAILED,
+        )
+    emit(
+        "target",
+        label=label,
+        ok=True,
+        name=metadata.get("name", name),
+        files=files,
+        metadata=metadata,
+        warnings=shown_warnings(caught, triton_dir),
+    )
+
+
+def main():
+    with open(sys.argv[1], encoding="utf-8") as fh:
+        request = json.load(fh)
+    triton = import_triton()
+    gpu_target = import_gpu_target(triton)
 
     triton_dir = os.path.dirname(os.path.abspath(triton.__file__))
     tools = os.path.join(triton_dir, "backends", "nvidia", "bin")
@@ -321,38 +287,18 @@ def main():
     context.__exit__(None, None, None)
     emit("loaded", warnings=shown_warnings(caught, triton_dir))  # the user's file is in; what dies now is Triton
     fn, configs = find_kernel(module, request["source"], request["kernel"])
-    constexprs = request["constexprs"]
-    options = {k: v for k, v in request.get("options", {}).items() if v is not None}
-    if request.get("config") is not None:
-        constexprs, options = choose_config(fn, configs, request["config"], constexprs, options)
-    params = request["params"]
-    if request.get("positional"):
-        params, constexprs = from_positional(fn, request["positional"], constexprs)
-    plan = match_arguments(fn, params, constexprs, configs)
+    plan, options = plan_from_request(fn, configs, request)
     source = make_source(triton, fn, plan)
     name = fn.__name__
-    emit("kernel", name=name, configs=[describe_config(i, c) for i, c in enumerate(configs or [])],
-         config=request.get("config"), options=options)
+    emit(
+        "kernel",
+        name=name,
+        configs=[describe_config(i, c) for i, c in enumerate(configs or [])],
+        config=request.get("config"),
+        options=options,
+    )
     for target in request["targets"]:
-        label = target["label"]
-        context, caught = recording()
-        try:
-            compiled = triton.compile(source, target=GPUTarget(target["backend"], target["arch"],
-                                                               target["warp_size"]), options=options)
-        except Exception as exc:
-            emit("target", label=label, ok=False, error=f"{type(exc).__name__}", tail=error_tail(exc),
-                 warnings=shown_warnings(caught, triton_dir))
-            continue
-        finally:
-            context.__exit__(None, None, None)
-        try:
-            files, metadata = write_target(request["out"], target["folder"], name, compiled)
-        except OSError as exc:
-            # A full disk or an unwritable --out: nothing half-written stays behind (write_target's tmp folder).
-            fail("write", f"cannot write the stages into {request['out']}: {exc.strerror}"
-                 + (f" ({exc.filename})" if exc.filename else ""), EXIT_FAILED)
-        emit("target", label=label, ok=True, name=metadata.get("name", name), files=files, metadata=metadata,
-             warnings=shown_warnings(caught, triton_dir))
+        compile_target(triton, gpu_target, source, options, target, name, request["out"], triton_dir)
     emit("done")
 
 

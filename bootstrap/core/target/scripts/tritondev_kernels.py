@@ -29,8 +29,15 @@ def check(name, run):
         emit("kernel", name=name, ok=False, error=f"{type(exc).__name__}", tail=error_tail(exc, 15))
         return
     ok = error <= tolerance
-    emit("kernel", name=name, ok=ok, max_abs_err=error, tolerance=tolerance, shape=shape,
-         seconds=round(time.perf_counter() - started, 3))
+    emit(
+        "kernel",
+        name=name,
+        ok=ok,
+        max_abs_err=error,
+        tolerance=tolerance,
+        shape=shape,
+        seconds=round(time.perf_counter() - started, 3),
+    )
 
 
 def main():
@@ -43,46 +50,75 @@ def main():
     import tritondev_samples as samples
 
     gpu = mode == "gpu"
-    device = "cuda" if gpu else "cpu"
-    gen = torch.Generator(device=device).manual_seed(0)
-
-    def rand(*shape, dtype=torch.float32):
-        return torch.rand(*shape, generator=gen, device=device, dtype=torch.float32).to(dtype)
-
-    def vector_add():
-        n = (1 << 20) + 17 if gpu else 4096 + 17  # not a multiple of BLOCK: the mask is exercised
-        x, y = rand(n), rand(n)
-        out = torch.empty_like(x)
-        samples.add_kernel[(triton.cdiv(n, 1024),)](x, y, out, n, BLOCK=1024)
-        return [n], (out - (x + y)).abs().max().item(), 0.0
-
-    def softmax():
-        rows, cols = (1823, 781) if gpu else (37, 100)
-        x = rand(rows, cols) * 10
-        out = torch.empty_like(x)
-        block = triton.next_power_of_2(cols)
-        samples.softmax_kernel[(rows,)](out, x, cols, x.stride(0), out.stride(0), BLOCK=block)
-        return [rows, cols], (out - torch.softmax(x, dim=1)).abs().max().item(), 1e-5
-
-    def matmul():
-        # fp16 on the GPU (the tensor-core path), fp32 in the interpreter (numpy has no fast fp16 dot).
-        m, n, k = (512, 384, 320) if gpu else (64, 48, 40)
-        dtype = torch.float16 if gpu else torch.float32
-        a, b = rand(m, k, dtype=dtype) - 0.5, rand(k, n, dtype=dtype) - 0.5
-        c = torch.empty((m, n), device=device, dtype=dtype)
-        bm, bn, bk = (64, 64, 32) if gpu else (32, 32, 16)
-        grid = (triton.cdiv(m, bm), triton.cdiv(n, bn))
-        samples.matmul_kernel[grid](a, b, c, m, n, k, a.stride(0), a.stride(1), b.stride(0), b.stride(1),
-                                    c.stride(0), c.stride(1), BLOCK_M=bm, BLOCK_N=bn, BLOCK_K=bk)
-        expected = a.float() @ b.float()
-        return [m, n, k], (c.float() - expected).abs().max().item(), 2e-2 if gpu else 1e-4
-
-    check("vector_add", vector_add)
-    check("softmax", softmax)
-    check("matmul", matmul)
+    runs = SampleRuns(torch, triton, samples, gpu)
+    check("vector_add", runs.vector_add)
+    check("softmax", runs.softmax)
+    check("matmul", runs.matmul)
     if gpu:
         bandwidth(torch, triton, samples)
     emit("done")
+
+
+class SampleRuns:
+    """Each sample kernel run once on seeded random inputs (small ones in the interpreter), as `check` wants
+    it: (shape, max abs error against torch, tolerance)."""
+
+    def __init__(self, torch, triton, samples, gpu):
+        self.torch, self.triton, self.samples, self.gpu = torch, triton, samples, gpu
+        self.device = "cuda" if gpu else "cpu"
+        self.gen = torch.Generator(device=self.device).manual_seed(0)
+
+    def rand(self, *shape, dtype=None):
+        torch = self.torch
+        return torch.rand(*shape, generator=self.gen, device=self.device, dtype=torch.float32).to(
+            dtype or torch.float32
+        )
+
+    def vector_add(self):
+        torch, triton, gpu = self.torch, self.triton, self.gpu
+        n = (1 << 20) + 17 if gpu else 4096 + 17  # not a multiple of BLOCK: the mask is exercised
+        x, y = self.rand(n), self.rand(n)
+        out = torch.empty_like(x)
+        self.samples.add_kernel[(triton.cdiv(n, 1024),)](x, y, out, n, BLOCK=1024)
+        return [n], (out - (x + y)).abs().max().item(), 0.0
+
+    def softmax(self):
+        torch, triton, gpu = self.torch, self.triton, self.gpu
+        rows, cols = (1823, 781) if gpu else (37, 100)
+        x = self.rand(rows, cols) * 10
+        out = torch.empty_like(x)
+        block = triton.next_power_of_2(cols)
+        self.samples.softmax_kernel[(rows,)](out, x, cols, x.stride(0), out.stride(0), BLOCK=block)
+        return [rows, cols], (out - torch.softmax(x, dim=1)).abs().max().item(), 1e-5
+
+    def matmul(self):
+        torch, triton, gpu = self.torch, self.triton, self.gpu
+        # fp16 on the GPU (the tensor-core path), fp32 in the interpreter (numpy has no fast fp16 dot).
+        m, n, k = (512, 384, 320) if gpu else (64, 48, 40)
+        dtype = torch.float16 if gpu else torch.float32
+        a, b = self.rand(m, k, dtype=dtype) - 0.5, self.rand(k, n, dtype=dtype) - 0.5
+        c = torch.empty((m, n), device=self.device, dtype=dtype)
+        bm, bn, bk = (64, 64, 32) if gpu else (32, 32, 16)
+        grid = (triton.cdiv(m, bm), triton.cdiv(n, bn))
+        self.samples.matmul_kernel[grid](
+            a,
+            b,
+            c,
+            m,
+            n,
+            k,
+            a.stride(0),
+            a.stride(1),
+            b.stride(0),
+            b.stride(1),
+            c.stride(0),
+            c.stride(1),
+            BLOCK_M=bm,
+            BLOCK_N=bn,
+            BLOCK_K=bk,
+        )
+        expected = a.float() @ b.float()
+        return [m, n, k], (c.float() - expected).abs().max().item(), 2e-2 if gpu else 1e-4
 
 
 def bandwidth(torch, triton, samples):
@@ -102,8 +138,16 @@ def bandwidth(torch, triton, samples):
         return
     add_gbps = 3 * n * x.element_size() / (add_ms * 1e-3) / 1e9
     copy_gbps = 2 * n * x.element_size() / (copy_ms * 1e-3) / 1e9
-    emit("bandwidth", ok=True, elements=n, add_ms=add_ms, copy_ms=copy_ms, add_gbps=round(add_gbps, 1),
-         copy_gbps=round(copy_gbps, 1), ratio=round(add_gbps / copy_gbps, 3))
+    emit(
+        "bandwidth",
+        ok=True,
+        elements=n,
+        add_ms=add_ms,
+        copy_ms=copy_ms,
+        add_gbps=round(add_gbps, 1),
+        copy_gbps=round(copy_gbps, 1),
+        ratio=round(add_gbps / copy_gbps, 3),
+    )
 
 
 if __name__ == "__main__":
