@@ -260,8 +260,9 @@ def _interrupted() -> int:
     """Say "interrupted" and how to go on (also as the JSON document of a command run with --json, or,
     before any command parsed its options, of a command line that asked for it)."""
     fix = "run the same command again: it resumes where it stopped"
-    _error_document({"error": "Interrupted", "message": "interrupted", "fix": fix,
-                     "exit_code": int(ExitCode.INTERRUPTED)})
+    _error_document(
+        {"error": "Interrupted", "message": "interrupted", "fix": fix, "exit_code": int(ExitCode.INTERRUPTED)}
+    )
     print(f"\ninterrupted\nfix: {fix}", file=sys.stderr)
     return int(ExitCode.INTERRUPTED)
 
@@ -282,8 +283,15 @@ def _internal_error(exc: BaseException) -> int:
     path = _write_crash_log(exc)
     message = redact(f"internal error in tritondev: {type(exc).__name__}: {exc}")
     fix = f"a crash log was written to {path}; please attach it to a bug report"
-    _error_document({"error": "InternalError", "message": message.splitlines()[0] if message else message,
-                     "fix": fix, "exit_code": int(ExitCode.INTERNAL), "crash_log": path})
+    _error_document(
+        {
+            "error": "InternalError",
+            "message": message.splitlines()[0] if message else message,
+            "fix": fix,
+            "exit_code": int(ExitCode.INTERNAL),
+            "crash_log": path,
+        }
+    )
     print(f"error: {message}\nA crash log was written to {path}; please attach it to a bug report.", file=sys.stderr)
     return int(ExitCode.INTERNAL)
 

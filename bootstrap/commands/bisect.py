@@ -19,8 +19,22 @@ if TYPE_CHECKING:
     from bootstrap.pipeline.bisect.restore import ResetOutcome
 
 # The settings that decide how each commit is built (as setup's), and where missing commits come from.
-BUILD_SETTINGS = ("workspace", "build_type", "llvm_build_type", "backend", "triton_url", "llvm_url", "mirror",
-                  "jobs", "link_jobs", "ccache", "lld", "ccache_remote", "distcc", "skip_verify")
+BUILD_SETTINGS = (
+    "workspace",
+    "build_type",
+    "llvm_build_type",
+    "backend",
+    "triton_url",
+    "llvm_url",
+    "mirror",
+    "jobs",
+    "link_jobs",
+    "ccache",
+    "lld",
+    "ccache_remote",
+    "distcc",
+    "skip_verify",
+)
 
 
 class BuildFailure(str, Enum):
@@ -32,18 +46,26 @@ def _mode(choice: BuildFailure) -> BuildFailureMode:
     return "bad" if choice is BuildFailure.bad else "skip"
 
 
-Good = Annotated[str, typer.Option("--good", help="A commit (tag, branch, id) where the command passes.",
-                                   show_default=False)]
+Good = Annotated[
+    str, typer.Option("--good", help="A commit (tag, branch, id) where the command passes.", show_default=False)
+]
 Bad = Annotated[str, typer.Option("--bad", help="A later commit where it fails.", show_default=False)]
-OnBuildFailure = Annotated[BuildFailure, typer.Option(
-    "--build-failure", help="A commit that does not build is skipped (skip), or is what is hunted (bad).")]
-Command = Annotated[Optional[list[str]], typer.Argument(  # noqa: UP045 - Typer needs Optional on Python 3.10
-    help="The test (after --): exit 0 good, 125 skip, 1-127 or a crash bad.", metavar="-- CMD",
-    show_default=False)]
+OnBuildFailure = Annotated[
+    BuildFailure,
+    typer.Option("--build-failure", help="A commit that does not build is skipped (skip), or is what is hunted (bad)."),
+]
+Command = Annotated[
+    Optional[list[str]],  # noqa: UP045 - Typer needs Optional on Python 3.10
+    typer.Argument(
+        help="The test (after --): exit 0 good, 125 skip, 1-127 or a crash bad.", metavar="-- CMD", show_default=False
+    ),
+]
+
 
 @options.command(*BUILD_SETTINGS, "dry_run", "json", "verbose", writes_logs=True, lock="exclusive", echo="verbose")
-def triton(ctx: AppContext, good: Good, bad: Bad, command: Command = None,
-           build_failure: OnBuildFailure = BuildFailure.skip) -> BisectShown:
+def triton(
+    ctx: AppContext, good: Good, bad: Bad, command: Command = None, build_failure: OnBuildFailure = BuildFailure.skip
+) -> BisectShown:
     """Find the first Triton commit between --good and --bad for which COMMAND fails.
 
     Each step checks a commit out, builds it as `tritondev setup` would (its own LLVM pin: a kept LLVM build is reused, another is built once), reinstalls it and runs COMMAND with the target environment first on PATH. A commit that does not build is skipped. At the end the checkout is back at its starting commit with the starting build installed.
@@ -56,8 +78,9 @@ def triton(ctx: AppContext, good: Good, bad: Bad, command: Command = None,
 
 
 @options.command(*BUILD_SETTINGS, "dry_run", "json", "verbose", writes_logs=True, lock="exclusive", echo="verbose")
-def llvm(ctx: AppContext, good: Good, bad: Bad, command: Command = None,
-         build_failure: OnBuildFailure = BuildFailure.skip) -> BisectShown:
+def llvm(
+    ctx: AppContext, good: Good, bad: Bad, command: Command = None, build_failure: OnBuildFailure = BuildFailure.skip
+) -> BisectShown:
     """Find the first LLVM commit between --good and --bad for which COMMAND fails, Triton fixed.
 
     Each step checks the LLVM commit out and builds it incrementally in one folder (build/llvm-bisect/, ccache), rebuilds Triton against it and runs COMMAND. --build-failure bad finds the first LLVM that Triton no longer builds against.
@@ -86,8 +109,9 @@ def reset(ctx: AppContext) -> ResetShown:
 
 
 def register(app: typer.Typer) -> None:
-    bisect_app = typer.Typer(help="Find the first bad Triton or LLVM commit for a command, in few rebuilds.",
-                             no_args_is_help=True)
+    bisect_app = typer.Typer(
+        help="Find the first bad Triton or LLVM commit for a command, in few rebuilds.", no_args_is_help=True
+    )
     bisect_app.command("triton", cls=options.OwnOptionsThenCommand)(triton)
     bisect_app.command("llvm", cls=options.OwnOptionsThenCommand)(llvm)
     bisect_app.command("resume")(resume)
@@ -136,10 +160,12 @@ class BisectShown(Outcome):
         state, journal = outcome.state, outcome.journal
         out = ui.out()
         if outcome.dry_run:
-            out.print(f"would bisect {len(journal.range.commits)} {journal.kind} commits between "
-                      f"{journal.range.good[:12]} (good) and {journal.range.bad[:12]} (bad) in about "
-                      f"{state.steps_left} steps; the first to test: {state.next and state.next[:12]} "
-                      f"{escape(journal.range.subject(state.next or ''))}")
+            out.print(
+                f"would bisect {len(journal.range.commits)} {journal.kind} commits between "
+                f"{journal.range.good[:12]} (good) and {journal.range.bad[:12]} (bad) in about "
+                f"{state.steps_left} steps; the first to test: {state.next and state.next[:12]} "
+                f"{escape(journal.range.subject(state.next or ''))}"
+            )
             return
         table = Table(title=f"tritondev bisect {journal.kind} ({outcome.workspace})", title_justify="left")
         for column in ("step", "commit", "verdict", "seconds", "LLVM", "subject"):
@@ -166,12 +192,16 @@ def _result_lines(outcome: BisectOutcome) -> list[str]:
             if before == at:
                 lines.append(f"LLVM pin: {str(at)[:12]} before it and at it (unchanged)")
             else:
-                lines.append(f"LLVM pin: {str(before)[:12]} before it, {str(at)[:12]} at it: an LLVM bump. With Triton "
-                             f"at a commit that builds against both, `tritondev bisect llvm --good {before} --bad "
-                             f"{at} -- ...` looks for the LLVM commit")
-    lines.append(f"{len(journal.steps)} steps over {len(journal.range.commits)} commits, {outcome.llvm_builds} "
-                 f"LLVM builds, {sum(s.seconds for s in journal.steps):.1f} s; logs in "
-                 f"{outcome.workspace / 'logs' / 'bisect'}")
+                lines.append(
+                    f"LLVM pin: {str(before)[:12]} before it, {str(at)[:12]} at it: an LLVM bump. With Triton "
+                    f"at a commit that builds against both, `tritondev bisect llvm --good {before} --bad "
+                    f"{at} -- ...` looks for the LLVM commit"
+                )
+    lines.append(
+        f"{len(journal.steps)} steps over {len(journal.range.commits)} commits, {outcome.llvm_builds} "
+        f"LLVM builds, {sum(s.seconds for s in journal.steps):.1f} s; logs in "
+        f"{outcome.workspace / 'logs' / 'bisect'}"
+    )
     if outcome.restored is not None:
         lines.append(f"restored: {outcome.restored.text()}")
     return lines

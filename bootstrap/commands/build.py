@@ -21,8 +21,9 @@ Target = Annotated[
 ]
 
 
-@options.command("workspace", "sanitize", "distcc", "dry_run", "json", "verbose", writes_logs=True, lock="exclusive",
-                 echo="text")
+@options.command(
+    "workspace", "sanitize", "distcc", "dry_run", "json", "verbose", writes_logs=True, lock="exclusive", echo="text"
+)
 def build(ctx: AppContext, target: Target = None) -> BuildOutcome:
     """Rebuild Triton after editing it: ninja in setup's Triton build folder.
 

@@ -67,8 +67,10 @@ if RuntimeParam is not None:
                     # Typer's checks of a path (exists, readable, ...) on the text, then its Path.
                     checked = coerce_cli_path(value, info, path_type=None, param=param, ctx=ctx)
                     return Path(checked) if isinstance(checked, str) else checked
-                if annotation == list[str] and isinstance(value, (list, tuple)) and all(
-                    isinstance(item, str) for item in value
+                if (
+                    annotation == list[str]
+                    and isinstance(value, (list, tuple))
+                    and all(isinstance(item, str) for item in value)
                 ):
                     return list(value)
             return build_runtime_param(self.descriptor)._coerce_value(value, param=param, ctx=ctx)

@@ -48,8 +48,12 @@ NumStages = Annotated[Optional[int], typer.Option("--num-stages", help="Software
 
 Config = Annotated[
     Optional[int],  # noqa: UP045
-    typer.Option("--config", help="For an @triton.autotune kernel: compile its config N (from 0), its values and "
-                 "options; --constexpr and --num-warps/--num-stages still win.", min=0),
+    typer.Option(
+        "--config",
+        help="For an @triton.autotune kernel: compile its config N (from 0), its values and "
+        "options; --constexpr and --num-warps/--num-stages still win.",
+        min=0,
+    ),
 ]
 KernelRef = Annotated[str, typer.Argument(metavar="FILE.py::KERNEL", help="The @triton.jit kernel.")]
 
@@ -113,13 +117,16 @@ class CompileOutcome(Outcome):
         retry = next((r for r in report.retries if r.target == first.target.label), None)
         fix = ptxas_fix(first.tail) or "the compiler's message is above; fix the kernel or drop that --target"
         if retry is not None:
-            fix = (f"no ptxas on this machine knows {retry.gpu_name} (Triton's: {retry.failed_with}; "
-                   f"tried {len(retry.tried)} more): install a CUDA toolkit whose ptxas knows it and point "
-                   f"{' / '.join(retry.variables)} at that ptxas (compile finds it by itself in CUDA_HOME or on "
-                   "PATH), or upgrade Triton")
+            fix = (
+                f"no ptxas on this machine knows {retry.gpu_name} (Triton's: {retry.failed_with}; "
+                f"tried {len(retry.tried)} more): install a CUDA toolkit whose ptxas knows it and point "
+                f"{' / '.join(retry.variables)} at that ptxas (compile finds it by itself in CUDA_HOME or on "
+                "PATH), or upgrade Triton"
+            )
         return ExternalError(
             f"Triton failed to compile {report.kernel} for {', '.join(r.target.label for r in report.failed)}",
-            fix=fix, details="\n".join(first.tail[-25:]) or None,
+            fix=fix,
+            details="\n".join(first.tail[-25:]) or None,
         )
 
     def render(self) -> None:
@@ -167,8 +174,10 @@ class CompileOutcome(Outcome):
             for tried in retry.tried:
                 ui.note(f"{retry.target}: tried {tried}")
             if retry.used:
-                ui.info(f"{retry.target}: to make Triton use {retry.used} for {retry.gpu_name} itself: "
-                        + "; ".join(retry.exports))
+                ui.info(
+                    f"{retry.target}: to make Triton use {retry.used} for {retry.gpu_name} itself: "
+                    + "; ".join(retry.exports)
+                )
 
 
 def _resource_line(res: CudaResources | HipResources) -> str:

@@ -47,8 +47,10 @@ class SettingsShown(Outcome):
             console.print(f"# tritondev settings (workspace {self.workspace})", markup=False)
             for r in self.rows:
                 note = f"; {r.note}" if r.note else ""
-                console.print(f"{r.row.name} ={' ' + r.shown if r.shown else ''}  ({r.row.source}, {r.row.env}{note})",
-                              markup=False)
+                console.print(
+                    f"{r.row.name} ={' ' + r.shown if r.shown else ''}  ({r.row.source}, {r.row.env}{note})",
+                    markup=False,
+                )
             return
         from rich.markup import escape
         from rich.table import Table

@@ -33,8 +33,9 @@ Deep = Annotated[bool, options.flag("--deep", help="Also run a tiny torch.compil
 
 
 # logs: none while reading, so that a read-only run never creates the workspace (--fix takes the lock to act).
-@options.command("workspace", "python", "triton_src", "json", "dry_run", "verbose", reads_target=True,
-                 lock="exclusive", echo="text")
+@options.command(
+    "workspace", "python", "triton_src", "json", "dry_run", "verbose", reads_target=True, lock="exclusive", echo="text"
+)
 def doctor(
     ctx: AppContext,
     arch: Arch = None,
@@ -76,8 +77,15 @@ def doctor(
         from bootstrap.doctor.run import run_doctor
 
         report = run_doctor(ctx, asked, facts)
-    return DoctorOutcome(report, ctx.workspace.root, ctx.chosen_target().reason, parsed_arch, ctx.dry_run,
-                         strict=strict, verbose=ctx.verbose)
+    return DoctorOutcome(
+        report,
+        ctx.workspace.root,
+        ctx.chosen_target().reason,
+        parsed_arch,
+        ctx.dry_run,
+        strict=strict,
+        verbose=ctx.verbose,
+    )
 
 
 @dataclass(frozen=True)
@@ -117,8 +125,14 @@ class DoctorOutcome(Outcome):
     def to_json(self) -> dict[str, object]:
         from bootstrap.doctor.render import report_json
 
-        return report_json(self.report, strict=self.strict, workspace=self.workspace,
-                           target_reason=self.target_reason, arch=self.arch, dry_run=self.dry_run)
+        return report_json(
+            self.report,
+            strict=self.strict,
+            workspace=self.workspace,
+            target_reason=self.target_reason,
+            arch=self.arch,
+            dry_run=self.dry_run,
+        )
 
     def render(self) -> None:
         from bootstrap.core import ui

@@ -34,8 +34,9 @@ Editor = Annotated[
 
 
 @options.command("backend", "workspace", "python", reads_target=True)
-def env(ctx: AppContext, dump_ir: DumpIr = False, shell: Shell = None, kernel: DumpKernel = None,
-        editor: Editor = False) -> Outcome:
+def env(
+    ctx: AppContext, dump_ir: DumpIr = False, shell: Shell = None, kernel: DumpKernel = None, editor: Editor = False
+) -> Outcome:
     """Print exports for `eval "$(tritondev env)"` (fish: `tritondev env --shell fish | source`).
 
     The workspace env file's variables: the ptxas and cache settings `tritondev doctor --fix` proved.
@@ -69,8 +70,10 @@ class ExportsOutcome(Outcome):
 
         if not self.exports.text:
             # stdout stays empty, for eval; the reason goes where the user reads it.
-            ui.info(f"nothing to export: no {self.exports.env_file} (doctor --fix writes one), no --dump-ir, and "
-                    "python3 on PATH already is the target")
+            ui.info(
+                f"nothing to export: no {self.exports.env_file} (doctor --fix writes one), no --dump-ir, and "
+                "python3 on PATH already is the target"
+            )
         # Unmasked on purpose: the shell evaluates these exports (docs/safety.md, "Secrets").
         out = ui.raw_stdout()
         out.write(self.exports.text)

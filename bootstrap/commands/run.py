@@ -30,15 +30,24 @@ DumpDir = Annotated[
 
 Reproducer = Annotated[
     Optional[Path],  # noqa: UP045
-    typer.Option("--reproducer", help="Have Triton write its MLIR crash reproducers into this folder "
-                 "(TRITON_REPRODUCER_PATH, with TRITON_ALWAYS_COMPILE=1); replay one with "
-                 "`tritondev opt --reproducer`."),
+    typer.Option(
+        "--reproducer",
+        help="Have Triton write its MLIR crash reproducers into this folder "
+        "(TRITON_REPRODUCER_PATH, with TRITON_ALWAYS_COMPILE=1); replay one with "
+        "`tritondev opt --reproducer`.",
+    ),
 ]
 
 
 @options.command("backend", "workspace", "python", "dry_run", "verbose", reads_target=True)
-def run(ctx: AppContext, command: Command = None, dump_ir: DumpIr = False, dump_dir: DumpDir = None,
-        reproducer: Reproducer = None, kernel: DumpKernel = None) -> Outcome:
+def run(
+    ctx: AppContext,
+    command: Command = None,
+    dump_ir: DumpIr = False,
+    dump_dir: DumpDir = None,
+    reproducer: Reproducer = None,
+    kernel: DumpKernel = None,
+) -> Outcome:
     """Run COMMAND with the variables `tritondev env` prints; its exit status is passed through.
 
     tritondev's own options come before `--`, the command and its options after it.

@@ -131,8 +131,10 @@ def _render_plan(report: SetupReport, plan: str, llvm: str | None) -> None:
         pins = "the error below" if report.failure is not None else report.unresolved.pins
         out.print(f"# not resolved: pins: {escape(pins)}")
         out.print(f"# not resolved: steps: {escape(report.unresolved.steps)}")
-        out.print(f"# tritondev setup --dry-run: target Python {escape(report.target_python)}; the rest of the "
-                  "plan needs the pins")
+        out.print(
+            f"# tritondev setup --dry-run: target Python {escape(report.target_python)}; the rest of the "
+            "plan needs the pins"
+        )
         return
     out.print(f"# tritondev setup --dry-run: {len(report.commands)} command(s) a real run would execute")
     step = None

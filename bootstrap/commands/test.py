@@ -23,27 +23,47 @@ if TYPE_CHECKING:
 
 Args = Annotated[
     Optional[list[str]],  # noqa: UP045
-    typer.Argument(metavar="[ARGS]...", help="pytest's arguments (-k EXPR, -x, -n 2, a test file or FILE::TEST:"
-                   " paths replace the target's own), or ctest's for cpp; after `--` when they look like tritondev's"),
+    typer.Argument(
+        metavar="[ARGS]...",
+        help="pytest's arguments (-k EXPR, -x, -n 2, a test file or FILE::TEST:"
+        " paths replace the target's own), or ctest's for cpp; after `--` when they look like tritondev's",
+    ),
 ]
-InstallRequirements = Annotated[bool, options.flag(
-    "--install-requirements", help="Install python/test-requirements.txt into the target environment first"
-    " when something of it is missing (the Makefile's dev-install-requires).")]
+InstallRequirements = Annotated[
+    bool,
+    options.flag(
+        "--install-requirements",
+        help="Install python/test-requirements.txt into the target environment first"
+        " when something of it is missing (the Makefile's dev-install-requires).",
+    ),
+]
 Pattern = Annotated[
     Optional[str],  # noqa: UP045
-    typer.Argument(metavar="PATTERN", help="A test file or folder under test/ (TritonGPU/coalesce.mlir, or"
-                   " test/TritonGPU/coalesce.mlir), else a regex for lit --filter. Left out: every lit test (the"
-                   " Makefile's test-lit)."),
+    typer.Argument(
+        metavar="PATTERN",
+        help="A test file or folder under test/ (TritonGPU/coalesce.mlir, or"
+        " test/TritonGPU/coalesce.mlir), else a regex for lit --filter. Left out: every lit test (the"
+        " Makefile's test-lit).",
+    ),
 ]
 Update = Annotated[
     Optional[Path],  # noqa: UP045
-    typer.Option("--update", metavar="PATH", help="Regenerate the CHECK lines of this golden lit test (one that"
-                 " carries generate-test-checks.py's NOTE header) the way upstream's golden-samples target does;"
-                 " write only this file and show the diff."),
+    typer.Option(
+        "--update",
+        metavar="PATH",
+        help="Regenerate the CHECK lines of this golden lit test (one that"
+        " carries generate-test-checks.py's NOTE header) the way upstream's golden-samples target does;"
+        " write only this file and show the diff.",
+    ),
 ]
-HandWritten = Annotated[bool, options.flag(
-    "--hand-written", help="With --update: regenerate a test whose CHECK lines were written by hand (no NOTE"
-    " header); its own CHECK lines are replaced by generated ones.")]
+HandWritten = Annotated[
+    bool,
+    options.flag(
+        "--hand-written",
+        help="With --update: regenerate a test whose CHECK lines were written by hand (no NOTE"
+        " header); its own CHECK lines are replaced by generated ones.",
+    ),
+]
 _EXTRA = {"allow_extra_args": True, "ignore_unknown_options": True}
 TARGETS: dict[str, str] = {
     "cpp": "the C++ unit tests: ninja check-triton-unit-tests (ctest; before 3.3: ninja, then ctest). No GPU needed.",
@@ -54,11 +74,15 @@ TARGETS: dict[str, str] = {
     "proton": "the Proton profiler's tests (third_party/proton/test), on the GPU.",
     "nogpu": "the Makefile's test-nogpu: test-lit, test-cpp and (3.6 on) the frontend's pytest files. No GPU needed.",
 }
-_CODES = ("Exit codes: 0 all passed; 1 a test failed, or none ran; 2 no Triton build, no such target at this commit,"
-          " or a GPU needed; 3 a requirement missing; 4 the build or the runner itself failed; 6 a setup, build or"
-          " bisect of the workspace is running.")
-_ANY = ("Any other target of the checkout's Makefile runs by its name, test-NAME or NAME: tritondev test python,"
-        " tritondev test plugins, tritondev test golden-samples.")
+_CODES = (
+    "Exit codes: 0 all passed; 1 a test failed, or none ran; 2 no Triton build, no such target at this commit,"
+    " or a GPU needed; 3 a requirement missing; 4 the build or the runner itself failed; 6 a setup, build or"
+    " bisect of the workspace is running."
+)
+_ANY = (
+    "Any other target of the checkout's Makefile runs by its name, test-NAME or NAME: tritondev test python,"
+    " tritondev test plugins, tritondev test golden-samples."
+)
 
 
 def _target_command(name: str, what: str) -> Callable[..., Any]:
@@ -69,12 +93,15 @@ def _target_command(name: str, what: str) -> Callable[..., Any]:
         return TestsRan(name, run_tests(ctx, request))
 
     body.__name__ = name.replace("-", "_")
-    body.__doc__ = (f"Run {what}\n\nThe commands are the checkout's own Makefile target, at this commit, in setup's"
-                    " build folder and target environment; the counts come from each runner's own report."
-                    f"\n\n{_CODES}")
+    body.__doc__ = (
+        f"Run {what}\n\nThe commands are the checkout's own Makefile target, at this commit, in setup's"
+        " build folder and target environment; the counts come from each runner's own report."
+        f"\n\n{_CODES}"
+    )
     # The lock shared: a test target only reads the build folder (one that builds takes it exclusive).
-    return options.command("workspace", "dry_run", "json", "verbose", writes_logs=True, lock="shared",
-                           echo="text")(body)
+    return options.command("workspace", "dry_run", "json", "verbose", writes_logs=True, lock="shared", echo="text")(
+        body
+    )
 
 
 @dataclass(frozen=True)
@@ -101,8 +128,11 @@ class TestsRan(Outcome):
             ui.info(f"test {name}: {len(report.outcomes)} command(s) ran, none of them a test runner that counts")
             return
         unknown = next((o for o in report.outcomes if o.counts is None and o.step.counter != "none"), None)
-        ui.info(f"test {name}: {counts.describe()}" if counts is not None else
-                f"test {name}: counts unknown (`{unknown.step.argv[0] if unknown else '?'} ...` wrote no report)")
+        ui.info(
+            f"test {name}: {counts.describe()}"
+            if counts is not None
+            else f"test {name}: counts unknown (`{unknown.step.argv[0] if unknown else '?'} ...` wrote no report)"
+        )
 
     @property
     def failure(self) -> TritondevError | None:
@@ -111,19 +141,29 @@ class TestsRan(Outcome):
         report, name, counts = self.report, self.name, self.report.counts
         broken = report.first("failed")
         if broken is not None:
-            return CommandFailed(broken.step.argv, broken.returncode, None, (),
-                                 fix="the lines above say why; `tritondev build` shows build errors alone")
+            return CommandFailed(
+                broken.step.argv,
+                broken.returncode,
+                None,
+                (),
+                fix="the lines above say why; `tritondev build` shows build errors alone",
+            )
         tests = report.first("tests-failed")
         if tests is not None:
             lit = [t.split(" :: ", 1)[-1] for o in report.outcomes for t in o.failed_tests]
             say = f"{counts.failed} failed, {counts.errors} errors" if counts is not None else "tests failed"
-            fix = (f"their output is above; re-run one: tritondev test lit {lit[0]}" if lit else
-                   f"their output is above; re-run one: tritondev test {name} FILE::TEST")
+            fix = (
+                f"their output is above; re-run one: tritondev test lit {lit[0]}"
+                if lit
+                else f"their output is above; re-run one: tritondev test {name} FILE::TEST"
+            )
             return CheckFailed(f"test {name}: {say}{': ' + ', '.join(lit[:5]) if lit else ''}", fix=fix)
         empty = report.first("no-tests")
         if empty is not None:
-            return CheckFailed(f"test {name}: no test ran (`{' '.join(empty.step.argv[:6])}` found none)",
-                               fix="check the test paths and filters given (-k, -R, the lit PATTERN)")
+            return CheckFailed(
+                f"test {name}: no test ran (`{' '.join(empty.step.argv[:6])}` found none)",
+                fix="check the test paths and filters given (-k, -R, the lit PATTERN)",
+            )
         return None
 
 
@@ -138,8 +178,9 @@ def lit(ctx: AppContext, pattern: Pattern = None, update: Update = None, hand_wr
     from bootstrap.core.errors import UsageError
 
     if hand_written and update is None:
-        raise UsageError("--hand-written goes with --update PATH",
-                         fix="tritondev test lit --update PATH --hand-written")
+        raise UsageError(
+            "--hand-written goes with --update PATH", fix="tritondev test lit --update PATH --hand-written"
+        )
     if update is not None:
         from bootstrap.ir.litupdate import run_update
 
@@ -182,13 +223,17 @@ class TargetGroup(TyperGroup):
             return found
         single = typer.Typer()
         single.command(cmd_name, context_settings=_EXTRA)(
-            _target_command(cmd_name, f"the Makefile's target test-{cmd_name} (or {cmd_name})."))
+            _target_command(cmd_name, f"the Makefile's target test-{cmd_name} (or {cmd_name}).")
+        )
         return typer.main.get_command(single)
 
 
 def register(app: typer.Typer) -> None:
-    test_app = typer.Typer(cls=TargetGroup, no_args_is_help=True,
-                           help=f"Run Triton's own tests, its Makefile's targets, from the workspace's build. {_ANY}")
+    test_app = typer.Typer(
+        cls=TargetGroup,
+        no_args_is_help=True,
+        help=f"Run Triton's own tests, its Makefile's targets, from the workspace's build. {_ANY}",
+    )
     test_app.command("lit")(lit)
     for name, what in TARGETS.items():
         test_app.command(name, context_settings=_EXTRA)(_target_command(name, what))

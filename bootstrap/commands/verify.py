@@ -85,15 +85,19 @@ class VerifyOutcome(Outcome):
 
         report, console = self.report, ui.out()
         triton, torch = report.triton, report.environment.torch
-        dists = ", ".join(f"{d.name} {d.version}" + (" (editable)" if d.editable else "")
-                          for d in triton.distributions) or "no distribution metadata"
+        dists = (
+            ", ".join(f"{d.name} {d.version}" + (" (editable)" if d.editable else "") for d in triton.distributions)
+            or "no distribution metadata"
+        )
         console.print(f"[bold]triton {escape(triton.version)}[/bold] from {escape(triton.file)}")
         console.print(f"  installed as: {escape(dists)}; commit: {escape(triton.commit or 'release build')}")
         backend = describe_active(triton)
         console.print(f"  backends: {escape(', '.join(triton.backends) or '?')}; active: {escape(backend)}")
         device = f", GPU {torch.device}" if torch is not None and torch.device else ", no GPU"
-        console.print(f"  torch {escape(str(torch.version if torch is not None else None))}{escape(device)};"
-                      f" numpy {escape(str(report.environment.numpy_version))}")
+        console.print(
+            f"  torch {escape(str(torch.version if torch is not None else None))}{escape(device)};"
+            f" numpy {escape(str(report.environment.numpy_version))}"
+        )
         where = "on the GPU" if report.mode == "gpu" else "under the interpreter (TRITON_INTERPRET=1)"
         console.print(f"checks (kernels {where}):")
         for check in report.checks:

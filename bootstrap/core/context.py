@@ -94,7 +94,9 @@ class AppContext:
         if self._target is None:
             on_path = path_python() if self.reads_target else None
             executable, origin = choose_interpreter(
-                self.settings.python, self.workspace.venv, python_source=self.settings.source_of("python"),
+                self.settings.python,
+                self.workspace.venv,
+                python_source=self.settings.source_of("python"),
                 path_python=on_path,
             )
             self._target = Target(executable, origin)
@@ -201,8 +203,13 @@ def make_context(
     running.json = json
     settings = load_settings(options or {})
 
-    fixlines.remember_given({BY_NAME[name].option: str(getattr(settings, name)) for name in fixlines.TARGET_SETTINGS
-                             if settings.source_of(name).kind is SourceKind.CLI})
+    fixlines.remember_given(
+        {
+            BY_NAME[name].option: str(getattr(settings, name))
+            for name in fixlines.TARGET_SETTINGS
+            if settings.source_of(name).kind is SourceKind.CLI
+        }
+    )
     workspace = Workspace(settings.workspace)
     running.workspace = workspace.root
     running.writes_logs = logs
@@ -210,5 +217,6 @@ def make_context(
 
     log_dir = workspace.logs if logs else None
     runner = Runner(log_dir=log_dir, dry_run=dry_run, verbose=verbose, echo=ui.echo_command, silent=quiet)
-    return AppContext(settings, workspace, runner, json=json, dry_run=dry_run, verbose=verbose,
-                      reads_target=reads_target, lock=lock)
+    return AppContext(
+        settings, workspace, runner, json=json, dry_run=dry_run, verbose=verbose, reads_target=reads_target, lock=lock
+    )

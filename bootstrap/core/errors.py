@@ -114,8 +114,9 @@ class Offline(ExternalError):
 # What a command that ran out of disk says (strerror of ENOSPC and EDQUOT, as C programs, Python, git, pip,
 # cmake and ninja print it): whatever else failed with it, the full disk is the cause to name.
 FULL_DISK_WORDS = ("No space left on device", "Disk quota exceeded", "[Errno 28]", "[Errno 122]")
-FULL_DISK_FIX = ("free disk space there (df -h shows what is left), then run the command again: it resumes where it"
-                 " stopped")
+FULL_DISK_FIX = (
+    "free disk space there (df -h shows what is left), then run the command again: it resumes where it stopped"
+)
 
 
 def disk_full_after(log_path: Path | None, lines: Sequence[str]) -> str | None:

@@ -112,4 +112,3 @@ def full_filesystem(paths: list[str]) -> str | None:
         if facts.f_files and not facts.f_favail:
             return f"no free inode on the filesystem of {where}"
     return None
-

@@ -85,7 +85,7 @@ def _loose(text: str) -> str:
         # With no host before it (`redis://:0/@host`) there is no port: the digits are a password.
         if found is None or (found["user"] and _PORT.match(found["pw"])):
             continue
-        out += [text[done:scheme.end()], _mask_userinfo(f"{found['user']}:{found['pw']}"), "@"]
+        out += [text[done : scheme.end()], _mask_userinfo(f"{found['user']}:{found['pw']}"), "@"]
         done = found.end()
     return "".join(out) + text[done:] if out else text
 
@@ -106,11 +106,11 @@ def _url(match: re.Match[str]) -> str:
     if ":" in userinfo_part and "@" in rest[end:] and not userinfo_part.startswith("["):
         if userinfo_part.startswith(":") or not userinfo_part.split(":", 1)[1].isdigit():
             end = rest.rfind("@")
-            authority = rest[:end + 1]
+            authority = rest[: end + 1]
     if "@" not in authority:
         return match.group(0)
     userinfo, _, host = authority.rpartition("@")
-    return f"{scheme}{_mask_userinfo(userinfo)}@{host}{rest[len(authority):]}"
+    return f"{scheme}{_mask_userinfo(userinfo)}@{host}{rest[len(authority) :]}"
 
 
 def _scp(match: re.Match[str]) -> str:

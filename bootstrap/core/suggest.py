@@ -24,6 +24,6 @@ def closest(word: str, candidates: Iterable[str], *, cutoff: float = DEFAULT_CUT
 
 
 def did_you_mean(word: str, candidates: Iterable[str], *, cutoff: float = DEFAULT_CUTOFF) -> str:
-    """" (did you mean 'x'?)" for the closest candidate, or "" when none is alike enough."""
+    """ " (did you mean 'x'?)" for the closest candidate, or "" when none is alike enough."""
     found = closest(word, candidates, cutoff=cutoff)
     return f" (did you mean '{found}'?)" if found is not None else ""

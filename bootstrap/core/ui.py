@@ -79,7 +79,7 @@ def _escape_unencodable(error: UnicodeError) -> tuple[str | bytes, int]:
     goes out as that byte, anything else as a backslash escape."""
     if not isinstance(error, UnicodeEncodeError):
         raise error
-    bad = error.object[error.start:error.end]
+    bad = error.object[error.start : error.end]
     if all(0xDC80 <= ord(c) <= 0xDCFF for c in bad):
         return bytes(ord(c) - 0xDC00 for c in bad), error.end
     return bad.encode("ascii", "backslashreplace").decode("ascii"), error.end
@@ -169,8 +169,13 @@ def _console(name: str) -> Console:
             # of the command: cli.main turns this into exit 0.
             raise StdoutClosed
 
-    return _Console(file=_RedactingStream(name), highlight=False, soft_wrap=True, emoji=False,  # type: ignore[arg-type]
-                    _environ=_usable_environ())
+    return _Console(
+        file=_RedactingStream(name),  # type: ignore[arg-type]
+        highlight=False,
+        soft_wrap=True,
+        emoji=False,
+        _environ=_usable_environ(),
+    )
 
 
 @lru_cache(maxsize=1)
@@ -227,6 +232,7 @@ def working(text: str, *, json: bool = False) -> Iterator[Callable[[str], None]]
     from rich.text import Text
 
     with console.status(Text(text), spinner="dots") as status:
+
         def say(new: str) -> None:
             status.update(Text(new))
 

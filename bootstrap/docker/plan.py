@@ -248,15 +248,3 @@ def read_ca_certs(paths: Sequence[Path]) -> str | None:
 
 # -- asking the machine and running the plans ---------------------------------------------------
 # Everything above is pure; below, read-only probes and the engine itself, through the runner.
-
-
-
-
-
-
-
-
-
-
-
-

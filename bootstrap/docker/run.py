@@ -208,8 +208,15 @@ def docker_build(ctx: AppContext, request: ImageRequest) -> DockerResult:
     check_ids(uid, gid)
     found = detect_engine(ctx.runner, request.engine, host_uid=os.getuid(), probe_rootless=False)
     return build_image(
-        ctx.runner, engine=found, context=source, tag=request.tag or default_tag(), uid=uid, gid=gid,
-        base=request.base, isolation=request.isolation, ca_certs=request.ca_certs,
+        ctx.runner,
+        engine=found,
+        context=source,
+        tag=request.tag or default_tag(),
+        uid=uid,
+        gid=gid,
+        base=request.base,
+        isolation=request.isolation,
+        ca_certs=request.ca_certs,
         on_line=ui.ChildOutput("stderr").line,  # the engine's output: progress, never part of --json output
     )
 
@@ -229,11 +236,19 @@ def docker_run(ctx: AppContext, request: ContainerRequest) -> DockerResult:
     """The image run with the workspace at /workspace and a ccache folder at /ccache; with --json the
     container's output goes to stderr (stdout holds the one document), and it gets no terminal."""
     found = detect_engine(ctx.runner, request.engine, host_uid=os.getuid(), probe_rootless=True)
-    ccache_dir = (request.ccache_dir.absolute() if request.ccache_dir is not None
-                  else default_ccache_dir(os.environ, Path.home()))
+    ccache_dir = (
+        request.ccache_dir.absolute() if request.ccache_dir is not None else default_ccache_dir(os.environ, Path.home())
+    )
     return run_container(
-        ctx.runner, engine=found, image=request.tag or default_tag(), workspace=ctx.workspace.root,
-        ccache_dir=ccache_dir, host_uid=os.getuid(), host_gid=os.getgid(), gpus=request.gpus,
-        tty=not ctx.json and sys.stdin.isatty() and sys.stdout.isatty(), args=request.args,
+        ctx.runner,
+        engine=found,
+        image=request.tag or default_tag(),
+        workspace=ctx.workspace.root,
+        ccache_dir=ccache_dir,
+        host_uid=os.getuid(),
+        host_gid=os.getgid(),
+        gpus=request.gpus,
+        tty=not ctx.json and sys.stdin.isatty() and sys.stdout.isatty(),
+        args=request.args,
         on_stdout=ui.ChildOutput("stderr").text if ctx.json else None,
     )

@@ -24,8 +24,11 @@ class CompileCheck:
 
 
 def compile_check(data: Mapping[str, Any]) -> CompileCheck:
-    return parse_answer(lambda f: CompileCheck(f.flag("ok"), f.text("stage"), f.optional_text("error") or ""), data,
-                   "tritondev_compile_check.py")
+    return parse_answer(
+        lambda f: CompileCheck(f.flag("ok"), f.text("stage"), f.optional_text("error") or ""),
+        data,
+        "tritondev_compile_check.py",
+    )
 
 
 @dataclass(frozen=True)
@@ -38,8 +41,11 @@ class TorchCompile:
 
 
 def torch_compile(data: Mapping[str, Any]) -> TorchCompile:
-    return parse_answer(lambda f: TorchCompile(f.flag("ok"), f.optional_text("device"), f.optional_text("error")), data,
-                   "tritondev_torch_compile.py")
+    return parse_answer(
+        lambda f: TorchCompile(f.flag("ok"), f.optional_text("device"), f.optional_text("error")),
+        data,
+        "tritondev_torch_compile.py",
+    )
 
 
 @dataclass(frozen=True)

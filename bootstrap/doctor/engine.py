@@ -20,7 +20,11 @@ def run_one(spec: CheckSpec, facts: Facts) -> CheckResult:
     try:
         outcome = spec.function(facts)
         status, summary, details, fix, figures = (
-            outcome.status, outcome.summary, outcome.details, outcome.fix, outcome.figures
+            outcome.status,
+            outcome.summary,
+            outcome.details,
+            outcome.fix,
+            outcome.figures,
         )
     except Skip as exc:
         status, summary, details, fix, figures = Status.SKIPPED, str(exc), (), Fix(exc.fix) if exc.fix else None, None

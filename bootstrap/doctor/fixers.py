@@ -42,8 +42,10 @@ def _purge(facts: Facts, affected: list[CheckResult], dry_run: bool, runner: Run
     target = facts.target()
     if target.origin == PATH_PYTHON:
         # Found only as a last resort: reading it is fine, uninstalling from it needs the user's word.
-        raise RuntimeError(f"not uninstalling from {target.executable}, which was only found on PATH: "
-                           f"run `tritondev doctor --fix --python {target.executable}` to let --fix change it")
+        raise RuntimeError(
+            f"not uninstalling from {target.executable}, which was only found on PATH: "
+            f"run `tritondev doctor --fix --python {target.executable}` to let --fix change it"
+        )
     journal = StateFiles(facts.ctx.workspace.state).purge_journal
     _, plan = plan_target(target, runner, journal, cwd=facts.cwd, environ=facts.environ)
     if plan.blocked:
@@ -80,8 +82,11 @@ def _clear_cache(facts: Facts, affected: list[CheckResult], dry_run: bool, _runn
     # (bootstrap/kernels/cache/contents.py), whatever folder TRITON_CACHE_DIR names.
     plan = plan_prune(report.entries, now(), stale=True)
     done = plan if dry_run else remove_entries(report.root, plan)
-    left = f"; {len(plan) - len(done)} could not be removed (changed meanwhile, or not writable)" if len(done) < len(
-        plan) else ""
+    left = (
+        f"; {len(plan) - len(done)} could not be removed (changed meanwhile, or not writable)"
+        if len(done) < len(plan)
+        else ""
+    )
     verb = "would remove" if dry_run else "removed"
     return f"{verb} {len(done)} stale entries ({sum(r.entry.size for r in done) // 1024} KiB) from {report.root}{left}"
 

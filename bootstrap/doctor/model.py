@@ -154,5 +154,9 @@ class AppliedFix:
     checks: tuple[str, ...]
 
     def to_json(self) -> dict[str, object]:
-        return {"action": self.action, "status": self.status.value, "message": self.message,
-                "checks": list(self.checks)}
+        return {
+            "action": self.action,
+            "status": self.status.value,
+            "message": self.message,
+            "checks": list(self.checks),
+        }

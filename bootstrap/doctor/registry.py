@@ -36,7 +36,3 @@ def check(name: str, title: str, *, slow: bool = False) -> Callable[[CheckFuncti
         return function
 
     return register
-
-
-
-

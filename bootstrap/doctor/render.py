@@ -39,8 +39,8 @@ def render_text(report: Report, *, verbose: bool, strict: bool, header: str) -> 
         timing = f" [dim]({result.duration_ms} ms)[/dim]" if verbose else ""
         name = result.name.ljust(width)
         summary_style = "dim" if result.status is Status.SKIPPED else ""
-        summary = f"[{summary_style}]{escape(result.summary)}[/{summary_style}]" if summary_style else escape(
-            result.summary
+        summary = (
+            f"[{summary_style}]{escape(result.summary)}[/{summary_style}]" if summary_style else escape(result.summary)
         )
         lines.append(f"  [{colour}]{mark}[/{colour}] {escape(name)}  {summary}{timing}")
         indent = " " * (width + 6)
@@ -85,8 +85,9 @@ def summary_line(report: Report, strict: bool) -> str:
     return f"{verdict} {', '.join(parts)} in {report.seconds:.1f} s"
 
 
-def report_json(report: Report, *, strict: bool, workspace: Path, target_reason: str, arch: int | None,
-                dry_run: bool) -> dict[str, Any]:
+def report_json(
+    report: Report, *, strict: bool, workspace: Path, target_reason: str, arch: int | None, dry_run: bool
+) -> dict[str, Any]:
     """The one JSON document of `doctor --json`: what it looked at (target_reason: why that interpreter),
     the summary, each check and each fix."""
     target = report.target

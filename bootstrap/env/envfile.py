@@ -28,7 +28,7 @@ from bootstrap.env.shellword import UnsupportedWord, expand_word
 
 _LINE = re.compile(r"^\s*export\s+([A-Za-z_][A-Za-z0-9_]*)=(.*)$")
 _NAME = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*$")
-HEADER = "# Written by tritondev (doctor --fix and friends). Load with: eval \"$(tritondev env)\"\n"
+HEADER = '# Written by tritondev (doctor --fix and friends). Load with: eval "$(tritondev env)"\n'
 _MAX_BYTES = 1 << 20  # an env file is a few lines
 
 
@@ -64,9 +64,12 @@ def _value(path: Path, number: int, raw: str, environ: Mapping[str, str]) -> str
     try:
         return expand_word(raw.strip(), environ)
     except UnsupportedWord as exc:
-        raise _bad(path, f"has a line {number} tritondev does not read as the shell would ({exc}): {raw[:80]!r}"
-                   if "quote is not closed" not in str(exc) else
-                   f"has a malformed line {number} ({exc}): {raw[:80]!r}") from None
+        raise _bad(
+            path,
+            f"has a line {number} tritondev does not read as the shell would ({exc}): {raw[:80]!r}"
+            if "quote is not closed" not in str(exc)
+            else f"has a malformed line {number} ({exc}): {raw[:80]!r}",
+        ) from None
 
 
 def read_env_file(path: Path, environ: Mapping[str, str] | None = None) -> dict[str, str]:
@@ -95,8 +98,10 @@ def update_env_file(path: Path, updates: Mapping[str, str | None]) -> dict[str, 
     Only the `export` lines of the updated names change; every other line is kept as it was."""
     for key, new in updates.items():
         if not _NAME.match(key) or (new is not None and any(ord(ch) < 32 for ch in new)):
-            raise ConfigError(f"cannot write {key}={new!r} to {path}: one line per variable, no control characters",
-                              fix="report this value; set the variable in your shell instead")
+            raise ConfigError(
+                f"cannot write {key}={new!r} to {path}: one line per variable, no control characters",
+                fix="report this value; set the variable in your shell instead",
+            )
     values = read_env_file(path)  # refuses a malformed file before anything is written
     lines = _lines(path)
     if lines is None:

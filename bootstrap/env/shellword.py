@@ -28,7 +28,7 @@ class UnsupportedWord(ValueError):
 
 def _parameter(raw: str, at: int, environ: Mapping[str, str]) -> tuple[str, int]:
     """The expansion starting at raw[at] == '$': (its value, the index after it)."""
-    rest = raw[at + 1:]
+    rest = raw[at + 1 :]
     if rest.startswith("{"):
         close = rest.find("}")
         inner = rest[1:close] if close != -1 else ""
@@ -50,7 +50,7 @@ def _parameter(raw: str, at: int, environ: Mapping[str, str]) -> tuple[str, int]
 def _tilde(raw: str, environ: Mapping[str, str]) -> tuple[str, int]:
     """A leading `~` or `~/...`: the home folder, as the shell expands it in an assignment."""
     end = raw.find("/")
-    login = raw[1:end if end != -1 else len(raw)]
+    login = raw[1 : end if end != -1 else len(raw)]
     if login and not login[0].isspace():
         raise UnsupportedWord(f"`~{login}` names another user's home")
     if "HOME" not in environ:
@@ -94,7 +94,7 @@ def expand_word(raw: str, environ: Mapping[str, str]) -> str:
             close = raw.find("'", i + 1)
             if close == -1:
                 raise UnsupportedWord("a single quote is not closed")
-            out.append(raw[i + 1:close])
+            out.append(raw[i + 1 : close])
             i = close + 1
         elif ch == '"':
             value, i = _double_quoted(raw, i, environ)
@@ -107,12 +107,13 @@ def expand_word(raw: str, environ: Mapping[str, str]) -> str:
         elif ch == "$":
             value, i = _parameter(raw, i, environ)
             if any(c.isspace() for c in value):
-                raise UnsupportedWord("an unquoted expansion holds a space (shells split it differently); "
-                                      "put it in double quotes")
+                raise UnsupportedWord(
+                    "an unquoted expansion holds a space (shells split it differently); put it in double quotes"
+                )
             out.append(value)
         elif ch == "`":
             raise UnsupportedWord("a backtick runs a command")
-        elif ch == "~" and raw[i - 1:i] == ":":
+        elif ch == "~" and raw[i - 1 : i] == ":":
             raise UnsupportedWord("`:~` is expanded by some shells and not by others; write the folder out")
         elif ch in _OPERATORS:
             raise UnsupportedWord(f"`{ch}` outside quotes starts another command")

@@ -60,10 +60,18 @@ class Clone:
         return f"{where}, {len(rest)} {'other ' if self.conflicts else ''}uncommitted file(s): {_names(rest)}"
 
     def to_json(self) -> dict[str, object]:
-        return {"root": str(self.root), "head": self.head, "branch": self.branch, "upstream": self.upstream,
-                "ahead_behind": list(self.ahead_behind) if self.ahead_behind else None,
-                "remotes": list(self.remotes), "changes": list(self.changes), "operation": self.operation,
-                "conflicts": list(self.conflicts), "summary": self.describe()}
+        return {
+            "root": str(self.root),
+            "head": self.head,
+            "branch": self.branch,
+            "upstream": self.upstream,
+            "ahead_behind": list(self.ahead_behind) if self.ahead_behind else None,
+            "remotes": list(self.remotes),
+            "changes": list(self.changes),
+            "operation": self.operation,
+            "conflicts": list(self.conflicts),
+            "summary": self.describe(),
+        }
 
 
 def _names(files: tuple[str, ...]) -> str:
@@ -98,19 +106,24 @@ def triton_checkout_around(start: Path, runner: Runner) -> Path | None:
 
 def check_clone(path: Path, runner: Runner) -> Path:
     """The root of the clone at `path`; ConfigError (exit 2) when it is not a Triton checkout."""
-    fix = ("give the folder of your Triton clone (the one holding setup.py or python/setup.py),"
-           " e.g. --triton-src ~/triton")
+    fix = (
+        "give the folder of your Triton clone (the one holding setup.py or python/setup.py), e.g. --triton-src ~/triton"
+    )
     if not path.is_dir():
         raise ConfigError(f"--triton-src {path}: no such folder", fix=fix)
     root = toplevel(path, runner)
     if root is None:
         raise ConfigError(f"--triton-src {path} is not a git checkout", fix=fix)
     if root.resolve() != path.resolve():
-        raise ConfigError(f"--triton-src {path} is inside the checkout {root}, not its root",
-                          fix=f"--triton-src {root}")
+        raise ConfigError(
+            f"--triton-src {path} is inside the checkout {root}, not its root", fix=f"--triton-src {root}"
+        )
     if not looks_like_triton(root):
-        raise ConfigError(f"--triton-src {path} is not a Triton checkout (no setup.py with cmake/llvm-hash.txt or"
-                          " cmake/llvm-info.json)", fix=fix)
+        raise ConfigError(
+            f"--triton-src {path} is not a Triton checkout (no setup.py with cmake/llvm-hash.txt or"
+            " cmake/llvm-info.json)",
+            fix=fix,
+        )
     if not read_git(runner, root, "rev-parse", "--verify", "--quiet", "HEAD^{commit}").strip():
         raise ConfigError(f"--triton-src {path} has no commit yet", fix="commit something first, then run again")
     return root
@@ -125,16 +138,30 @@ def inspect_clone(root: Path, runner: Runner) -> Clone:
     if branch is not None:
         upstream = read_git(runner, root, "rev-parse", "--abbrev-ref", "--symbolic-full-name", "@{upstream}").strip()
         # A branch made with `git switch -c` has no upstream: origin's default branch says as much.
-        upstream = upstream or read_git(runner, root, "rev-parse", "--abbrev-ref", "--verify", "--quiet",
-                                        "origin/HEAD").strip() or None
+        upstream = (
+            upstream
+            or read_git(runner, root, "rev-parse", "--abbrev-ref", "--verify", "--quiet", "origin/HEAD").strip()
+            or None
+        )
         if upstream is not None:
-            ahead_behind = parse_left_right(read_git(runner, root, "rev-list", "--left-right", "--count",
-                                                     f"HEAD...{upstream}"))
+            ahead_behind = parse_left_right(
+                read_git(runner, root, "rev-list", "--left-right", "--count", f"HEAD...{upstream}")
+            )
     remotes = tuple(read_git(runner, root, "remote").split())
-    status = read_git(runner, root, "status", "--porcelain=v1", "-z", "--untracked-files=all",
-                      "--ignore-submodules=none", check=True)
-    return Clone(root, head, branch, upstream, ahead_behind, remotes, parse_porcelain_z(status),
-                 operation_in_progress(root, runner, STEP), unmerged_z(status))
+    status = read_git(
+        runner, root, "status", "--porcelain=v1", "-z", "--untracked-files=all", "--ignore-submodules=none", check=True
+    )
+    return Clone(
+        root,
+        head,
+        branch,
+        upstream,
+        ahead_behind,
+        remotes,
+        parse_porcelain_z(status),
+        operation_in_progress(root, runner, STEP),
+        unmerged_z(status),
+    )
 
 
 def parse_left_right(text: str) -> tuple[int, int] | None:

@@ -34,9 +34,7 @@ def git_dir_of(path: Path, runner: Runner) -> Path | None:
     """The git directory of a checkout or bare repository at `path`, or None when it is neither."""
     if not path.is_dir():
         return None
-    result = runner.capture(
-        ["git", "-C", str(path), "rev-parse", "--absolute-git-dir"], step="pins", check=False
-    )
+    result = runner.capture(["git", "-C", str(path), "rev-parse", "--absolute-git-dir"], step="pins", check=False)
     if result.returncode != 0:
         return None
     return Path(result.stdout.strip())
@@ -85,8 +83,12 @@ def read_regular_files(
         # Each object is announced by a header line holding a token no file contains: the contents are
         # what lies between, whatever bytes they hold (sizes would count bytes, and this is text).
         token = f"@@tritondev-{uuid.uuid4().hex}"
-        out = runner.capture(["git", "--git-dir", str(git_dir), "cat-file", f"--batch={token} %(objectname)"],
-                             step=step, input_text="".join(f"{oid}\n" for oid in blobs), timeout=600).stdout
+        out = runner.capture(
+            ["git", "--git-dir", str(git_dir), "cat-file", f"--batch={token} %(objectname)"],
+            step=step,
+            input_text="".join(f"{oid}\n" for oid in blobs),
+            timeout=600,
+        ).stdout
         for chunk in out.split(f"{token} ")[1:]:
             oid, _, text = chunk.partition("\n")
             files[blobs[oid]] = text[:-1]  # cat-file ends each object with a newline of its own
@@ -214,9 +216,7 @@ class GitFetchReader:
             "--end-of-options",
         ]
         target = f"{FETCHED_REF_PREFIX}{_ref_key(self.ref)}"
-        result = self.runner.capture(
-            ["git", *args, f"+{self.ref}:{target}"], step=self.step, check=False, timeout=900
-        )
+        result = self.runner.capture(["git", *args, f"+{self.ref}:{target}"], step=self.step, check=False, timeout=900)
         if result.returncode != 0:
             raise _fetch_error(self.url, self.ref, result.stderr or result.stdout, result.log_path)
         commit = _git(

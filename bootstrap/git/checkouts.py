@@ -182,7 +182,8 @@ def ensure_checkout(
             f"{dest} is a symbolic link to {os.readlink(dest)}, not a {name} checkout; tritondev makes its clones"
             " in place and never clones through a link",
             fix=f"remove the link (rm {dest}; what it points to stays), or point it at a clone of {name};"
-                " then run the command again")
+            " then run the command again",
+        )
     if dest.exists() and not dest.is_dir():
         raise DirtyCheckout(
             f"{dest} is a file, not a {name} checkout; it is left alone",
@@ -241,7 +242,9 @@ def _clone_new(
     target = ["-b", branch_for(commit), commit] if history == "blobless" else ["--detach", commit]
     runner.run(  # a partial clone fetches the blobs of the pin's tree here, from origin
         ["git", "-C", str(partial), "-c", "advice.detachedHead=false", "checkout", "--quiet", *target],
-        step=step, env=env, timeout=6 * 3600,
+        step=step,
+        env=env,
+        timeout=6 * 3600,
     )
     if not runner.dry_run:
         if dest.is_dir():
@@ -267,8 +270,13 @@ def _finish_cut_short_rename(dest: Path) -> None:
     """A clone renamed into place whose mark was not removed yet (a run cut short right there): it is
     ours and complete; removing the mark finishes it."""
     mark = dest / PARTIAL_MARK
-    if not dest.is_symlink() and dest.is_dir() and (dest / ".git").is_dir() and mark.exists() \
-            and writes.describe(mark) is None:
+    if (
+        not dest.is_symlink()
+        and dest.is_dir()
+        and (dest / ".git").is_dir()
+        and mark.exists()
+        and writes.describe(mark) is None
+    ):
         mark.unlink()
 
 
@@ -315,15 +323,14 @@ def _update_existing(
     else:
         _remember_pin(dest, commit, runner, step)
     # A checkout tritondev made with history is on its branch (tritondev/<pin8>), made when missing.
-    guarded_move(name, dest, commit, runner, step, branch_for(commit) if partial else None,
-                 create_branch=partial, env=env)
+    guarded_move(
+        name, dest, commit, runner, step, branch_for(commit) if partial else None, create_branch=partial, env=env
+    )
     return CheckoutReport(dest, commit, commit if not runner.dry_run else head, (), (), "fetched")
 
 
 def _remember_pin(dest: Path, commit: str, runner: Runner, step: str) -> None:
     ref = f"{PIN_REF_PREFIX}{commit}"
-    result = runner.capture(
-        ["git", "-C", str(dest), "rev-parse", "--verify", "--quiet", ref], step=step, check=False
-    )
+    result = runner.capture(["git", "-C", str(dest), "rev-parse", "--verify", "--quiet", ref], step=step, check=False)
     if result.returncode != 0:
         runner.run(["git", "-C", str(dest), "update-ref", ref, commit], step=step)

@@ -85,15 +85,21 @@ class _Scratch:
     def _borrow_promisor(self, checkout_git: Path) -> None:
         """A blobless checkout's old file contents are on its origin: the scratch repository fetches the
         few it reads (the pin files) from there too, as the checkout itself would."""
-        said = self.runner.capture(["git", "--git-dir", str(checkout_git), "config", "--get", "remote.origin.promisor"],
-                                   step=STEP, check=False)
+        said = self.runner.capture(
+            ["git", "--git-dir", str(checkout_git), "config", "--get", "remote.origin.promisor"], step=STEP, check=False
+        )
         if said.stdout.strip() != "true":
             return
-        url = self.runner.capture(["git", "--git-dir", str(checkout_git), "remote", "get-url", "origin"], step=STEP,
-                                  check=False).stdout.strip()
-        for key, value in (("core.repositoryformatversion", "1"), ("extensions.partialClone", "origin"),
-                           ("remote.origin.url", url), ("remote.origin.promisor", "true"),
-                           ("remote.origin.partialclonefilter", "blob:none")):
+        url = self.runner.capture(
+            ["git", "--git-dir", str(checkout_git), "remote", "get-url", "origin"], step=STEP, check=False
+        ).stdout.strip()
+        for key, value in (
+            ("core.repositoryformatversion", "1"),
+            ("extensions.partialClone", "origin"),
+            ("remote.origin.url", url),
+            ("remote.origin.promisor", "true"),
+            ("remote.origin.partialclonefilter", "blob:none"),
+        ):
             self.git("config", key, value)
 
     def git(self, *args: str, bare: bool = False, check: bool = True) -> str:
@@ -131,11 +137,12 @@ def _local(runner: Runner, checkout: Path, ref: str) -> str | None:
 
 def _remote(runner: Runner, url: str, ref: str) -> str | None:
     """`ref` as the remote names it: a tag (peeled), a branch, or a full ref name."""
-    result = runner.capture(["git", "ls-remote", "--end-of-options", url, ref], step=STEP, check=False,
-                            timeout=600)
+    result = runner.capture(["git", "ls-remote", "--end-of-options", url, ref], step=STEP, check=False, timeout=600)
     if result.returncode != 0:
-        raise ExternalError(f"cannot list the refs of {redact(url)}: {(result.stderr or '').strip()[-200:]}",
-                            fix="check the network and the checkout's origin URL (git remote -v)")
+        raise ExternalError(
+            f"cannot list the refs of {redact(url)}: {(result.stderr or '').strip()[-200:]}",
+            fix="check the network and the checkout's origin URL (git remote -v)",
+        )
     found: dict[str, str] = {}
     for line in result.stdout.splitlines():
         sha, _, name = line.partition("\t")
@@ -169,14 +176,17 @@ def resolve(runner: Runner, checkout: Path, url: str, ref: str, what: str) -> st
     if sha is None and is_commit_like(ref):
         sha = ref.lower()
     if sha is None and ref != base:
-        raise UsageError(f"{what} {ref!r}: a ref with ~N or ^ is read in the checkout {checkout}, which does not "
-                         f"have {base!r}", fix="give the commit id itself, or a tag or branch name without ~N")
+        raise UsageError(
+            f"{what} {ref!r}: a ref with ~N or ^ is read in the checkout {checkout}, which does not have {base!r}",
+            fix="give the commit id itself, or a tag or branch name without ~N",
+        )
     if sha is None:
         sha = _remote(runner, url, ref)
     if sha is None:
-        raise UsageError(f"{what} {ref!r} is not a tag, branch or commit of {checkout} or {redact(url)}",
-                         fix="give a tag, a branch, or a full 40-hex commit id (an abbreviated one only when the "
-                             "checkout has it)")
+        raise UsageError(
+            f"{what} {ref!r} is not a tag, branch or commit of {checkout} or {redact(url)}",
+            fix="give a tag, a branch, or a full 40-hex commit id (an abbreviated one only when the checkout has it)",
+        )
     return sha
 
 
@@ -185,15 +195,20 @@ def _fetch(scratch: _Scratch, url: str, sha: str, ref: str, what: str, since: in
     if not depth and scratch.shallow:
         depth = ["--depth", "1"]
     try:
-        scratch.git("fetch", "--quiet", "--no-tags", "--no-write-fetch-head", *depth, "--end-of-options", url,
-                    f"+{sha}:{ref}")
+        scratch.git(
+            "fetch", "--quiet", "--no-tags", "--no-write-fetch-head", *depth, "--end-of-options", url, f"+{sha}:{ref}"
+        )
     except CommandFailed as exc:
         text = "\n".join(exc.tail).lower()
         if "not our ref" in text or "couldn't find remote ref" in text or "no such remote ref" in text:
-            raise UsageError(f"{what} {sha} is not a commit of {redact(url)}",
-                             fix="check the commit id (git log in the checkout, or on the remote)") from None
-        raise ExternalError(f"cannot fetch {sha[:12]} from {redact(url)}: {(exc.tail or ('no output',))[-1]}",
-                            fix="check the network and the checkout's origin URL (git remote -v)") from None
+            raise UsageError(
+                f"{what} {sha} is not a commit of {redact(url)}",
+                fix="check the commit id (git log in the checkout, or on the remote)",
+            ) from None
+        raise ExternalError(
+            f"cannot fetch {sha[:12]} from {redact(url)}: {(exc.tail or ('no output',))[-1]}",
+            fix="check the network and the checkout's origin URL (git remote -v)",
+        ) from None
 
 
 def fetch_range(scratch: _Scratch, url: str, good: str, bad: str) -> None:
@@ -216,15 +231,19 @@ def fetch_range(scratch: _Scratch, url: str, good: str, bad: str) -> None:
 
 
 def _not_ancestor(good: str, bad: str) -> UsageError:
-    return UsageError(f"--good {good[:12]} is not an ancestor of --bad {bad[:12]}",
-                      fix="--good is an older commit that passes, --bad a newer one that fails (are they swapped?)")
+    return UsageError(
+        f"--good {good[:12]} is not an ancestor of --bad {bad[:12]}",
+        fix="--good is an older commit that passes, --bad a newer one that fails (are they swapped?)",
+    )
 
 
 def list_range(scratch: _Scratch, good: str, bad: str, *, triton: bool) -> CommitRange:
     """The commits from --good (excluded) to --bad, oldest first; for Triton with the LLVM pins."""
     if good == bad:
-        raise UsageError(f"--good and --bad are the same commit {good[:12]}",
-                         fix="give an older commit that passes as --good and a newer one that fails as --bad")
+        raise UsageError(
+            f"--good and --bad are the same commit {good[:12]}",
+            fix="give an older commit that passes as --good and a newer one that fails as --bad",
+        )
     if not _is_ancestor(scratch, good, bad):
         raise _not_ancestor(good, bad)
     lines = scratch.git("log", "--first-parent", "--format=%H%x00%s", bad, f"^{good}").splitlines()
@@ -238,8 +257,9 @@ def list_range(scratch: _Scratch, good: str, bad: str, *, triton: bool) -> Commi
 
 
 def _is_ancestor(scratch: _Scratch, good: str, bad: str) -> bool:
-    result = scratch.runner.capture(["git", "--git-dir", str(scratch.repo), "merge-base", "--is-ancestor", good, bad],
-                                    step=STEP, check=False)
+    result = scratch.runner.capture(
+        ["git", "--git-dir", str(scratch.repo), "merge-base", "--is-ancestor", good, bad], step=STEP, check=False
+    )
     return result.returncode == 0
 
 
@@ -257,29 +277,51 @@ def import_range(runner: Runner, checkout: Path, scratch: _Scratch) -> None:
     A shallow checkout (setup's depth-1 clone, often of the --bad commit itself) already has --bad, so
     a plain fetch would bring nothing behind it: it is deepened to the same date as the scratch."""
     deepen = [f"--shallow-since={scratch.since}"] if scratch.since is not None else []
-    runner.run(["git", "-C", str(checkout), "fetch", "--quiet", "--no-tags", "--no-write-fetch-head",
-                "--update-shallow", *deepen, "--end-of-options", str(scratch.repo),
-                *(f"+{BISECT_REF_PREFIX}{end}:{BISECT_REF_PREFIX}{end}" for end in ("good", "bad"))], step=STEP)
+    runner.run(
+        [
+            "git",
+            "-C",
+            str(checkout),
+            "fetch",
+            "--quiet",
+            "--no-tags",
+            "--no-write-fetch-head",
+            "--update-shallow",
+            *deepen,
+            "--end-of-options",
+            str(scratch.repo),
+            *(f"+{BISECT_REF_PREFIX}{end}:{BISECT_REF_PREFIX}{end}" for end in ("good", "bad")),
+        ],
+        step=STEP,
+    )
 
 
 def missing(runner: Runner, checkout: Path, shas: Sequence[str]) -> list[str]:
     """The commits of `shas` the checkout does not have (a range imported by an older run may lack some)."""
-    result = runner.capture(["git", "-C", str(checkout), "cat-file", "--batch-check=%(objectname) %(objecttype)"],
-                            step=STEP, check=False, input_text="".join(f"{s}\n" for s in shas))
+    result = runner.capture(
+        ["git", "-C", str(checkout), "cat-file", "--batch-check=%(objectname) %(objecttype)"],
+        step=STEP,
+        check=False,
+        input_text="".join(f"{s}\n" for s in shas),
+    )
     present = {line.split()[0] for line in result.stdout.splitlines() if line.endswith(" commit")}
     return [s for s in shas if s not in present]
 
 
 def drop_refs(runner: Runner, checkout: Path, keep: Sequence[str]) -> None:
     """Remove refs/tritondev/bisect/* and the pin refs the bisect's steps added (not those in `keep`)."""
-    listing = runner.capture(["git", "-C", str(checkout), "for-each-ref", "--format=%(refname)", BISECT_REF_PREFIX,
-                          PIN_REF_PREFIX], step=STEP, check=False).stdout.split()
+    listing = runner.capture(
+        ["git", "-C", str(checkout), "for-each-ref", "--format=%(refname)", BISECT_REF_PREFIX, PIN_REF_PREFIX],
+        step=STEP,
+        check=False,
+    ).stdout.split()
     for ref in listing:
         if ref not in keep:
             runner.run(["git", "-C", str(checkout), "update-ref", "-d", ref], step=STEP, check=False)
 
 
 def pin_refs(runner: Runner, checkout: Path) -> tuple[str, ...]:
-    listing = runner.capture(["git", "-C", str(checkout), "for-each-ref", "--format=%(refname)",
-                              PIN_REF_PREFIX], step=STEP, check=False)
+    listing = runner.capture(
+        ["git", "-C", str(checkout), "for-each-ref", "--format=%(refname)", PIN_REF_PREFIX], step=STEP, check=False
+    )
     return tuple(listing.stdout.split())

@@ -75,8 +75,11 @@ class FallbackReader:
                     raise
                 # Neither name resolves: one line that says both, not only the last one tried.
                 hosts = tuple(dict.fromkeys((*exc.hosts, *second.hosts)))
-                raise Offline(f"cannot resolve {' nor '.join(hosts)} (raw download, then git): no network, or no "
-                              "DNS for them", hosts=hosts, fix=second.fix) from None
+                raise Offline(
+                    f"cannot resolve {' nor '.join(hosts)} (raw download, then git): no network, or no DNS for them",
+                    hosts=hosts,
+                    fix=second.fix,
+                ) from None
 
 
 # -- choosing a reader ---------------------------------------------------------------------------
@@ -112,6 +115,7 @@ def open_reader(
         yield RawReader(location.url, ref, notify=retry_notices(runner))
         return
     with _bare_repo(cache) as repo:
+
         def through_git() -> FileReader:
             return GitFetchReader(location.url, ref, repo, runner, step, borrow_from=borrow_from)
 

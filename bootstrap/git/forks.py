@@ -50,8 +50,10 @@ def not_in_repository(exc: CommandFailed) -> bool:
 
 def candidates(primary: str, forks: Sequence[str], tried_url: str) -> list[Candidate]:
     """The GitHub repositories to try for the pin, most likely first, less the one tried. Pure."""
-    why = {TRITON_LLVM_FORK: "Triton pins LLVM backports there",
-           primary: "the repository this Triton commit's own files name"}
+    why = {
+        TRITON_LLVM_FORK: "Triton pins LLVM backports there",
+        primary: "the repository this Triton commit's own files name",
+    }
     tried = tried_url.removesuffix("/").removesuffix(".git")
     found = []
     for slug in dict.fromkeys((primary, *forks)):
@@ -61,9 +63,19 @@ def candidates(primary: str, forks: Sequence[str], tried_url: str) -> list[Candi
     return found
 
 
-def checkout_from_forks(name: str, commit: str, dest: Path, runner: Runner, tried_url: str,
-                        tried: Sequence[Candidate], *, say: Callable[[str], None], allow_dirty: bool = False,
-                        full_history: bool = False, history: History = "pin") -> tuple[CheckoutReport, Candidate]:
+def checkout_from_forks(
+    name: str,
+    commit: str,
+    dest: Path,
+    runner: Runner,
+    tried_url: str,
+    tried: Sequence[Candidate],
+    *,
+    say: Callable[[str], None],
+    allow_dirty: bool = False,
+    full_history: bool = False,
+    history: History = "pin",
+) -> tuple[CheckoutReport, Candidate]:
     """`dest` at `commit` from the first candidate that has it; each attempt said in one line.
 
     MismatchError (exit 5) naming every repository asked when none has it; any other failure of an
@@ -72,14 +84,23 @@ def checkout_from_forks(name: str, commit: str, dest: Path, runner: Runner, trie
     for candidate in tried:
         say(candidate.line(commit, tried_url))
         try:
-            report = ensure_checkout(name, candidate.url, commit, dest, runner, allow_dirty=allow_dirty,
-                                     full_history=full_history, history=history)
+            report = ensure_checkout(
+                name,
+                candidate.url,
+                commit,
+                dest,
+                runner,
+                allow_dirty=allow_dirty,
+                full_history=full_history,
+                history=history,
+            )
         except CommandFailed as exc:
             if not not_in_repository(exc):
                 raise
             asked.append(candidate.url)
             continue
         return report, candidate
-    raise MismatchError(f"LLVM commit {commit} is in none of {', '.join(asked)}",
-                        fix="pass --llvm-url with a repository that has it (a fork the Triton commit's pull request"
-                            " names)")
+    raise MismatchError(
+        f"LLVM commit {commit} is in none of {', '.join(asked)}",
+        fix="pass --llvm-url with a repository that has it (a fork the Triton commit's pull request names)",
+    )

@@ -28,7 +28,7 @@ def git_dir(checkout: Path) -> Path | None:
     text = _read(dot)
     if text is None or not text.startswith("gitdir:"):
         return None
-    target = Path(text[len("gitdir:"):].strip())
+    target = Path(text[len("gitdir:") :].strip())
     return target if target.is_absolute() else (checkout / target)
 
 
@@ -68,5 +68,5 @@ def head_commit(checkout: Path) -> str | None:
     if _SHA.fullmatch(head):
         return head
     if head.startswith("ref:"):
-        return _ref_commit(gdir, head[len("ref:"):].strip())
+        return _ref_commit(gdir, head[len("ref:") :].strip())
     return None

@@ -40,8 +40,14 @@ def credential_env(url: str) -> dict[str, str]:
 
 def blobless_fetch(commit: str, pin_ref: str) -> list[str]:
     """Every branch of origin (commits and trees; tags that point into them follow) and the pin."""
-    return ["fetch", "--filter=blob:none", "--no-write-fetch-head", "origin", "+refs/heads/*:refs/remotes/origin/*",
-            f"+{commit}:{pin_ref}"]
+    return [
+        "fetch",
+        "--filter=blob:none",
+        "--no-write-fetch-head",
+        "origin",
+        "+refs/heads/*:refs/remotes/origin/*",
+        f"+{commit}:{pin_ref}",
+    ]
 
 
 def is_partial(repo: Path, runner: Runner, step: str) -> bool:
@@ -52,8 +58,12 @@ def is_partial(repo: Path, runner: Runner, step: str) -> bool:
 def checked_out_commit(repo: Path, runner: Runner, step: str) -> str:
     """The commit HEAD names in the checkout `repo` ('' when it names none: unborn, or no repository),
     asked of git (reads only). git/head.py reads the same from the files, without a process."""
-    result = runner.capture(["git", "-C", str(repo), "rev-parse", "--verify", "--quiet", "HEAD^{commit}"], step=step,
-                            check=False, timeout=3600)
+    result = runner.capture(
+        ["git", "-C", str(repo), "rev-parse", "--verify", "--quiet", "HEAD^{commit}"],
+        step=step,
+        check=False,
+        timeout=3600,
+    )
     return result.stdout.strip() if result.returncode == 0 else ""
 
 
@@ -66,5 +76,3 @@ def current_branch(repo: Path, runner: Runner, step: str) -> str | None:
 def origin_url(repo: Path, runner: Runner, step: str) -> str:
     result = runner.capture(["git", "-C", str(repo), "remote", "get-url", "origin"], step=step, check=False)
     return result.stdout.strip()
-
-

@@ -43,11 +43,23 @@ TOP_CMAKELISTS = "CMakeLists.txt"
 # Every file detect_layout may read, in any era: read ahead in one go where the reader can (a local
 # checkout), a file not listed is still read when asked, one by one.
 LAYOUT_FILES = (
-    "setup.py", "python/setup.py", "pyproject.toml", "python/pyproject.toml", "python/requirements.txt",
-    "python/build_helpers.py", LLVM_INFO, LLVM_HASH, LLVM_BUILD_INFO, AMD_LLVM_INFO, AMD_LLVM_BUILD_INFO,
-    BUILD_LLVM_SCRIPT, TOP_CMAKELISTS,
+    "setup.py",
+    "python/setup.py",
+    "pyproject.toml",
+    "python/pyproject.toml",
+    "python/requirements.txt",
+    "python/build_helpers.py",
+    LLVM_INFO,
+    LLVM_HASH,
+    LLVM_BUILD_INFO,
+    AMD_LLVM_INFO,
+    AMD_LLVM_BUILD_INFO,
+    BUILD_LLVM_SCRIPT,
+    TOP_CMAKELISTS,
     # read by setup_py's era rules: pybind11's pin (3.0/3.1), the backends' -Werror and CUPTI lines
-    "cmake/pybind11-version.txt", "third_party/nvidia/CMakeLists.txt", "third_party/amd/CMakeLists.txt",
+    "cmake/pybind11-version.txt",
+    "third_party/nvidia/CMakeLists.txt",
+    "third_party/amd/CMakeLists.txt",
 )
 DEFAULT_LLVM_REPOSITORY = "llvm/llvm-project"
 # The fork Triton's release branches pin LLVM backports in (release/3.5.x #8081, release/3.8.x #10719).
@@ -75,8 +87,12 @@ class AmdLlvm:
     published: tuple[str, ...]  # platform suffixes with a published codegen package (sha256sum keys)
 
     def to_json(self) -> dict[str, object]:
-        return {"llvm_hash": self.commit, "build_number": self.build_number, "repository": self.repository,
-                "published": list(self.published)}
+        return {
+            "llvm_hash": self.commit,
+            "build_number": self.build_number,
+            "repository": self.repository,
+            "published": list(self.published),
+        }
 
 
 @dataclass(frozen=True)
@@ -172,13 +188,17 @@ def llvm_pin(read: ReadFile) -> tuple[str, str]:
         return LLVM_INFO, _hash_in(_json_object(info, LLVM_INFO), LLVM_INFO)
     text = read(LLVM_HASH)
     if (old := triton_2_version(read)) is not None:  # Triton 2.x (2.2/2.3 already with llvm-hash.txt)
-        raise MismatchError(f"Triton {old} (the Triton PyTorch 2.0 to 2.3 pin) predates what tritondev builds,"
-                            " Triton 3.0 and newer: its python/setup.py downloads the one LLVM package it names",
-                            fix=f"use PyTorch {OLDEST_TORCH} or newer (--torch-ref v{OLDEST_TORCH}.0), or"
-                            " --triton-commit of a Triton 3.x commit")
+        raise MismatchError(
+            f"Triton {old} (the Triton PyTorch 2.0 to 2.3 pin) predates what tritondev builds,"
+            " Triton 3.0 and newer: its python/setup.py downloads the one LLVM package it names",
+            fix=f"use PyTorch {OLDEST_TORCH} or newer (--torch-ref v{OLDEST_TORCH}.0), or"
+            " --triton-commit of a Triton 3.x commit",
+        )
     if text is None:
-        raise MismatchError(f"neither {LLVM_INFO} nor {LLVM_HASH} exists at this Triton commit", fix="check"
-                            " --triton-commit; Triton pins LLVM in one of these files")
+        raise MismatchError(
+            f"neither {LLVM_INFO} nor {LLVM_HASH} exists at this Triton commit",
+            fix="check --triton-commit; Triton pins LLVM in one of these files",
+        )
     return LLVM_HASH, parse_pin_file(text, LLVM_HASH)
 
 

@@ -55,15 +55,25 @@ def parse_config_z(output: str) -> StatusConfig:
 
 
 def read_config(dest: Path, runner: Runner, step: str) -> StatusConfig:
-    result = runner.capture(["git", "-C", str(dest), "config", "--show-scope", "-z", "--get-regexp", _CONFIG_KEYS],
-                            step=step, check=False)
+    result = runner.capture(
+        ["git", "-C", str(dest), "config", "--show-scope", "-z", "--get-regexp", _CONFIG_KEYS], step=step, check=False
+    )
     return parse_config_z(result.stdout) if result.returncode == 0 else StatusConfig()
 
 
 def _status_argv(dest: Path, config: StatusConfig, *, write: bool) -> list[str]:
     options = ["-c", "core.untrackedCache=true"] if write else ["--no-optional-locks"]
-    return ["git", *options, "-C", str(dest), "status", "--porcelain=v1", "-z",
-            f"--untracked-files={config.untracked}", "--ignore-submodules=none"]
+    return [
+        "git",
+        *options,
+        "-C",
+        str(dest),
+        "status",
+        "--porcelain=v1",
+        "-z",
+        f"--untracked-files={config.untracked}",
+        "--ignore-submodules=none",
+    ]
 
 
 def parse_porcelain_z(output: str) -> tuple[str, ...]:
@@ -118,9 +128,11 @@ def describe_operation(git_dir: Path) -> str | None:
         what = f"a rebase of {head}" if head and head != "detached HEAD" else "a rebase"
         onto = text(f"{folder}/onto")
         return f"{what}{f' onto {onto[:12]}' if onto else ''} in progress (git rebase --continue, --skip or --abort)"
-    for name, what, ends in (("MERGE_HEAD", "a merge", "git merge --continue or --abort"),
-                             ("CHERRY_PICK_HEAD", "a cherry-pick", "git cherry-pick --continue or --abort"),
-                             ("REVERT_HEAD", "a revert", "git revert --continue or --abort")):
+    for name, what, ends in (
+        ("MERGE_HEAD", "a merge", "git merge --continue or --abort"),
+        ("CHERRY_PICK_HEAD", "a cherry-pick", "git cherry-pick --continue or --abort"),
+        ("REVERT_HEAD", "a revert", "git revert --continue or --abort"),
+    ):
         if (git_dir / name).is_file():
             commit = text(name).split()[:1]
             return f"{what}{f' of {commit[0][:12]}' if commit else ''} in progress ({ends})"
@@ -140,12 +152,26 @@ def local_changes(dest: Path, runner: Runner, step: str) -> tuple[str, ...]:
     return _with_folders_listed(dest, names, folders, config, runner, step)
 
 
-def _with_folders_listed(dest: Path, names: tuple[str, ...], folders: list[str], config: StatusConfig,
-                         runner: Runner, step: str) -> tuple[str, ...]:
+def _with_folders_listed(
+    dest: Path, names: tuple[str, ...], folders: list[str], config: StatusConfig, runner: Runner, step: str
+) -> tuple[str, ...]:
     """Untracked folders (`dir/`) replaced by the untracked files in them."""
     pathspecs = [f":(literal){folder}" for folder in folders] if len(folders) <= MAX_FOLDERS_BY_NAME else []
-    out = runner.capture(["git", "--no-optional-locks", "-C", str(dest), "ls-files", "-z",
-                      "--others", "--exclude-standard", "--", *pathspecs], step=step).stdout
+    out = runner.capture(
+        [
+            "git",
+            "--no-optional-locks",
+            "-C",
+            str(dest),
+            "ls-files",
+            "-z",
+            "--others",
+            "--exclude-standard",
+            "--",
+            *pathspecs,
+        ],
+        step=step,
+    ).stdout
     files = [f for f in out.split("\0") if f]
     listed: list[str] = []
     for name in names:
@@ -171,8 +197,24 @@ def prime(dest: Path, runner: Runner, step: str) -> None:
 def unsaved_changes(dest: Path, relative: str, runner: Runner, step: str) -> bool | None:
     """Does the file `relative` of the checkout differ from what git has of it (unstaged changes, or
     untracked)? A staged change is kept by the index and is not one. None: git could not say."""
-    result = runner.capture(["git", "--no-optional-locks", "-c", "core.fsmonitor=false", "-C", str(dest), "status",
-                             "--porcelain=v1", "-z", "--untracked-files=all", "--", relative], step=step, check=False)
+    result = runner.capture(
+        [
+            "git",
+            "--no-optional-locks",
+            "-c",
+            "core.fsmonitor=false",
+            "-C",
+            str(dest),
+            "status",
+            "--porcelain=v1",
+            "-z",
+            "--untracked-files=all",
+            "--",
+            relative,
+        ],
+        step=step,
+        check=False,
+    )
     if result.returncode != 0:
         return None
     entries = [entry for entry in result.stdout.split("\0") if len(entry) > 3]

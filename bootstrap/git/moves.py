@@ -51,9 +51,7 @@ def inspect_checkout(
 
 
 def has_commit(repo: Path, commit: str, runner: Runner, step: str) -> bool:
-    result = runner.capture(
-        ["git", "-C", str(repo), "cat-file", "-e", f"{commit}^{{commit}}"], step=step, check=False
-    )
+    result = runner.capture(["git", "-C", str(repo), "cat-file", "-e", f"{commit}^{{commit}}"], step=step, check=False)
     return result.returncode == 0
 
 
@@ -62,8 +60,17 @@ def shown_names(files: tuple[str, ...]) -> str:
     return shown + (f" and {len(files) - _SHOWN_NAMES} more" if len(files) > _SHOWN_NAMES else "")
 
 
-def guarded_move(name: str, dest: Path, commit: str, runner: Runner, step: str, branch: str | None = None,
-                 *, create_branch: bool = False, env: Mapping[str, str] | None = None) -> None:
+def guarded_move(
+    name: str,
+    dest: Path,
+    commit: str,
+    runner: Runner,
+    step: str,
+    branch: str | None = None,
+    *,
+    create_branch: bool = False,
+    env: Mapping[str, str] | None = None,
+) -> None:
     """The one way any command moves a checkout to another commit (or onto `branch` where it points
     there): never over local work. Modified, staged or untracked files stop it (DirtyCheckout, exit 6),
     and so do ignored files at paths the commit tracks, which `git checkout` would silently replace
@@ -77,8 +84,9 @@ def guarded_move(name: str, dest: Path, commit: str, runner: Runner, step: str, 
         return
     target = ["--detach", commit]
     if branch is not None:
-        tip = git_out(runner, dest, "rev-parse", "--verify", "--quiet", f"refs/heads/{branch}", step=step, probe=True,
-                   check=False).strip()
+        tip = git_out(
+            runner, dest, "rev-parse", "--verify", "--quiet", f"refs/heads/{branch}", step=step, probe=True, check=False
+        ).strip()
         # `<branch> --`: a ref, never a path (git 2.39's checkout takes no --end-of-options before it).
         if tip == commit:
             target = [branch, "--"]
@@ -92,32 +100,46 @@ def guarded_move(name: str, dest: Path, commit: str, runner: Runner, step: str, 
             raise DirtyCheckout(
                 f"{name} checkout {dest} has {operation}{changes}; moving it to {commit[:12]} would break that, so"
                 " nothing was changed",
-                fix=f"finish or abort it in {dest}, then run again")
+                fix=f"finish or abort it in {dest}, then run again",
+            )
         if dirty:
             raise DirtyCheckout(
                 f"{name} checkout {dest} has local changes ({shown_names(dirty)}); moving it to {commit[:12]} could"
                 " lose them, so nothing was changed",
-                fix="commit them, or move them away yourself (git stash -u), then run again")
+                fix="commit them, or move them away yourself (git stash -u), then run again",
+            )
         refuse_overwriting_ignored(name, dest, commit, runner, step)
-    runner.run(["git", "-C", str(dest), "-c", "advice.detachedHead=false", "checkout", "--quiet", *target],
-               step=step, env=dict(env or {}), timeout=6 * 3600,
-               fix=f"the checkout must be clean; `git -C {dest} status` says what is in the way")
+    runner.run(
+        ["git", "-C", str(dest), "-c", "advice.detachedHead=false", "checkout", "--quiet", *target],
+        step=step,
+        env=dict(env or {}),
+        timeout=6 * 3600,
+        fix=f"the checkout must be clean; `git -C {dest} status` says what is in the way",
+    )
 
 
-def refuse_ignored_in_range(name: str, dest: Path, repo: Path, commits: list[str], runner: Runner,
-                            step: str) -> None:
+def refuse_ignored_in_range(name: str, dest: Path, repo: Path, commits: list[str], runner: Runner, step: str) -> None:
     """Before a series of moves (a bisect over `commits`, whose objects `repo` holds): stop with exit 6,
     naming them, when ignored files of `dest` lie at paths any of those commits tracks."""
-    ignored = [p for p in git_out(runner, dest, "ls-files", "-z", "--others", "--ignored", "--exclude-standard",
-                               step=step, probe=True).split("\0") if p]
+    ignored = [
+        p
+        for p in git_out(
+            runner, dest, "ls-files", "-z", "--others", "--ignored", "--exclude-standard", step=step, probe=True
+        ).split("\0")
+        if p
+    ]
     if not ignored or not commits:
         return
     tracked: set[str] = set()
     for end in (commits[0], commits[-1]):
-        tracked.update(p for p in git_out(runner, repo, "ls-tree", "-r", "-z", "--name-only", end, step=step,
-                                       probe=True).split("\0") if p)
-    changed = git_out(runner, repo, "log", "-z", "--name-only", "--format=", commits[-1], f"^{commits[0]}", step=step,
-                   probe=True)
+        tracked.update(
+            p
+            for p in git_out(runner, repo, "ls-tree", "-r", "-z", "--name-only", end, step=step, probe=True).split("\0")
+            if p
+        )
+    changed = git_out(
+        runner, repo, "log", "-z", "--name-only", "--format=", commits[-1], f"^{commits[0]}", step=step, probe=True
+    )
     tracked.update(p.strip("\n") for p in changed.split("\0") if p.strip("\n"))
     conflicts = overwritten_by_checkout(ignored, sorted(tracked))
     if conflicts:
@@ -125,19 +147,19 @@ def refuse_ignored_in_range(name: str, dest: Path, repo: Path, commits: list[str
             f"{name} checkout {dest}: the commits from {commits[0][:12]} to {commits[-1][:12]} track paths where"
             f" ignored files of yours lie ({shown_names(tuple(conflicts))}); checking them out would overwrite those"
             " files, so nothing was changed",
-            fix="move those files away (or commit them), then run again")
+            fix="move those files away (or commit them), then run again",
+        )
 
 
 def refuse_overwriting_ignored(name: str, dest: Path, commit: str, runner: Runner, step: str) -> None:
     """git checkout replaces ignored files (and folders of them) at paths the new commit tracks: for
     git they are expendable, for the user they are often work (notes, local configs kept out of git by
     .git/info/exclude). Such files make the move stop with exit 6, naming them; nothing is changed."""
-    ignored = git_out(runner, dest, "ls-files", "-z", "--others", "--ignored", "--exclude-standard", step=step,
-                   probe=True)
-    tracked = git_out(runner, dest, "ls-tree", "-r", "-z", "--name-only", commit, step=step, probe=True)
-    conflicts = overwritten_by_checkout(
-        [p for p in ignored.split("\0") if p], [p for p in tracked.split("\0") if p]
+    ignored = git_out(
+        runner, dest, "ls-files", "-z", "--others", "--ignored", "--exclude-standard", step=step, probe=True
     )
+    tracked = git_out(runner, dest, "ls-tree", "-r", "-z", "--name-only", commit, step=step, probe=True)
+    conflicts = overwritten_by_checkout([p for p in ignored.split("\0") if p], [p for p in tracked.split("\0") if p])
     if conflicts:
         raise WouldLoseData(
             f"{name} checkout {dest}: moving to {commit[:12]} would overwrite ignored files that commit tracks"

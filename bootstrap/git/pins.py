@@ -59,8 +59,6 @@ DEFAULT_TORCH_REF = "main"
 _SOURCE_RANK = {"cli": 3, "env": 2, "file": 1, "default": 0}
 
 
-
-
 # -- the installed torch ------------------------------------------------------------------------
 
 _ASSIGN_RE = re.compile(
@@ -136,8 +134,6 @@ def _rank(source: str) -> int:
     return _SOURCE_RANK.get(source.split(":", 1)[0], 0)
 
 
-
-
 def read_pytorch_pin(reader: PinReader, backend: str) -> tuple[str, str, list[str]]:
     """(Triton commit, pin file path, notes) from PyTorch's files at one ref."""
     pin = pytorch_pin(reader, backend)
@@ -207,7 +203,6 @@ def resolve(where: PinInputs, *, use_cache: bool | None = None) -> Pins:
     if settings.llvm_url:  # checked before any git call, as the Triton URL is
         validate_repo_url(settings.llvm_url, "LLVM URL")
     if settings.triton_src is not None:  # your own clone: its HEAD, its own LLVM pin
-
         return adopted_pins(settings, where.runner, settings.triton_src)
     validate_repo_url(repository_url(settings, "triton", settings.triton_url), "Triton URL")
     notes: list[str] = []
@@ -249,8 +244,10 @@ def pins_here(ctx: AppContext) -> Pins:
     so nothing is asked."""
     around = clone_around(ctx.settings, ctx.runner, ctx.workspace.triton_src)
     if around is not None:
-        ui.note(f"reading the Triton checkout you are in, {around} (as --triton-src); --torch-ref or "
-                "--triton-commit asks PyTorch's pin instead")
+        ui.note(
+            f"reading the Triton checkout you are in, {around} (as --triton-src); --torch-ref or "
+            "--triton-commit asks PyTorch's pin instead"
+        )
         ctx = ctx.adopting(around)
     return resolve_pins(ctx, use_cache=False)
 
@@ -295,9 +292,12 @@ def _pytorch_pin(where: PinInputs, notes: list[str], use_cache: bool | None) -> 
     pytorch_url = repository_url(settings, "pytorch", settings.pytorch_url)
     location = validate_repo_url(pytorch_url, "PyTorch URL")
     borrow = cache_repo if (not use_cache and (cache_repo / "objects").is_dir()) else None
-    with _offline_said(where, torch_ref), open_reader(
-        location, torch_ref, where.runner, cache=cache_repo if use_cache else None, borrow_from=borrow
-    ) as reader:
+    with (
+        _offline_said(where, torch_ref),
+        open_reader(
+            location, torch_ref, where.runner, cache=cache_repo if use_cache else None, borrow_from=borrow
+        ) as reader,
+    ):
         pin = pytorch_pin(reader, settings.backend)
         notes.extend(pin.notes)
         version = read_triton_version(reader)
@@ -328,8 +328,12 @@ def _offline_said(where: PinInputs, torch_ref: str) -> Iterator[None]:
     except Offline as exc:
         target = where.target.python_if_present(where.runner)
         known = installed_torch_requirement(target.site_packages) if target is not None else None
-        here = (f"; known here: the installed torch {known[0]} requires {known[1]} (its METADATA), but the commit "
-                "is in PyTorch's pin file" if known else "")
+        here = (
+            f"; known here: the installed torch {known[0]} requires {known[1]} (its METADATA), but the commit "
+            "is in PyTorch's pin file"
+            if known
+            else ""
+        )
         raise Offline(
             f"{exc.message}: PyTorch's Triton pin at {torch_ref} cannot be read{here}",
             hosts=exc.hosts,
@@ -346,8 +350,6 @@ def _triton_location(settings: Settings, choice: _TritonChoice, notes: list[str]
             return validate_repo_url(ROCM_TRITON_URL, "Triton URL")
         notes.append("triton-rocm.txt names a commit of the ROCm fork (ROCm/triton): the Triton URL must have it")
     return validate_repo_url(repository_url(settings, "triton", settings.triton_url), "Triton URL")
-
-
 
 
 def _read_layout(where: PinInputs, location: RepoUrl, commit: str) -> tuple[TritonLayout, str]:

@@ -31,14 +31,11 @@ UNIFIED_SINCE = (2, 5)  # the first PyTorch whose ROCm wheels use triton.txt
 ROCM_TRITON_URL = "https://github.com/ROCm/triton.git"
 
 
-
 class PinReader(Protocol):
     @property
     def description(self) -> str: ...
 
     def read(self, path: str) -> str | None: ...
-
-
 
 
 def torch_version_at(reader: PinReader) -> tuple[int, int] | None:

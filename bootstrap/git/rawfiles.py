@@ -74,8 +74,10 @@ class RawReader:
             if attempt:
                 delay = self.backoff * 2 ** (attempt - 1)
                 if self.notify is not None:
-                    self.notify(f"{redact(url)}: {problem}; retrying in {delay:g} s "
-                                f"(attempt {attempt + 1} of {self.retries + 1})")
+                    self.notify(
+                        f"{redact(url)}: {problem}; retrying in {delay:g} s "
+                        f"(attempt {attempt + 1} of {self.retries + 1})"
+                    )
                 time.sleep(delay)
             try:
                 response = self._session_for().get(url, timeout=self.timeout, allow_redirects=True, stream=True)
@@ -125,9 +127,15 @@ def _read_body(response: requests.Response) -> bytes | None:
     return body
 
 
-_NOT_RESOLVED = ("Name or service not known", "Temporary failure in name resolution", "nodename nor servname",
-                 "No address associated with hostname", "NameResolutionError", "Could not resolve host",
-                 "could not resolve host")
+_NOT_RESOLVED = (
+    "Name or service not known",
+    "Temporary failure in name resolution",
+    "nodename nor servname",
+    "No address associated with hostname",
+    "NameResolutionError",
+    "Could not resolve host",
+    "could not resolve host",
+)
 
 
 def is_name_not_resolved(exc: BaseException) -> bool:
@@ -160,8 +168,10 @@ def offline(url: str, what: str) -> Offline:
     )
 
 
-OFFLINE_FIX = ("connect to the network, or work from what is here: a local repository or mirror (--pytorch-url, "
-               "--triton-url PATH, --mirror DIR)")
+OFFLINE_FIX = (
+    "connect to the network, or work from what is here: a local repository or mirror (--pytorch-url, "
+    "--triton-url PATH, --mirror DIR)"
+)
 
 
 def describe_network_error(exc: Exception) -> str:

@@ -99,7 +99,6 @@ class SetupPyArgs:
             "python_requires": self.python_requires,
         }
 
-
     @property
     def python_requires(self) -> str | None:
         bounds = [f">={self.python_min[0]}.{self.python_min[1]}"] if self.python_min else []
@@ -115,8 +114,10 @@ class SetupPyArgs:
         return bool((self.python_min and parts < self.python_min) or (self.python_max and parts > self.python_max))
 
 
-_BOUND = {name: re.compile(rf"^{name}\s*=\s*\(\s*(\d+)\s*,\s*(\d+)\s*\)", re.MULTILINE)
-          for name in ("MIN_PYTHON", "MAX_PYTHON")}
+_BOUND = {
+    name: re.compile(rf"^{name}\s*=\s*\(\s*(\d+)\s*,\s*(\d+)\s*\)", re.MULTILINE)
+    for name in ("MIN_PYTHON", "MAX_PYTHON")
+}
 _REQUIRES = re.compile(r"""python_requires\s*=\s*["']\s*>=\s*(\d+)\.(\d+)\s*(?:,\s*<\s*(\d+)\.(\d+)\s*)?["']""")
 
 
@@ -190,5 +191,6 @@ def read_setup_py_args(read: ReadFile, where: str) -> SetupPyArgs:
         centos_x64="centos-x64" in both,
         finds_lld=bool(re.search(r"find_package\(\s*LLD\b", amd)),
         finds_clangxx="TRITON_GSAN_CLANGXX" in nvidia,
-        python_min=python_bounds(setup)[0], python_max=python_bounds(setup)[1],
+        python_min=python_bounds(setup)[0],
+        python_max=python_bounds(setup)[1],
     )

@@ -18,8 +18,11 @@ from bootstrap.git.refs import SHA_RE
 def commit_of(runner: Runner, repo: Path, ref: str, step: str) -> str | None:
     """The commit `ref` names in `repo` (any rev-parse expression: a branch, a tag, main~20), or None.
     Reads only."""
-    said = runner.capture(["git", "-C", str(repo), "rev-parse", "--verify", "--quiet", "--end-of-options",
-                           f"{ref}^{{commit}}"], step=step, check=False)
+    said = runner.capture(
+        ["git", "-C", str(repo), "rev-parse", "--verify", "--quiet", "--end-of-options", f"{ref}^{{commit}}"],
+        step=step,
+        check=False,
+    )
     sha = said.stdout.strip()
     return sha if said.returncode == 0 and SHA_RE.match(sha) else None
 
@@ -28,9 +31,13 @@ def commits_lacking(runner: Runner, repo: Path, shas: list[str], step: str) -> l
     """The commits of `shas` that `repo` does not have. Reads only: no index refresh, and no lazy fetch
     from a partial clone's promisor (GIT_NO_LAZY_FETCH, git 2.44 on; commits of a blobless clone are all
     local anyway)."""
-    result = runner.capture(["git", "--no-optional-locks", "-C", str(repo), "cat-file",
-                             "--batch-check=%(objectname) %(objecttype)"], step=step, check=False,
-                            env={"GIT_NO_LAZY_FETCH": "1"}, input_text="".join(f"{sha}\n" for sha in shas))
+    result = runner.capture(
+        ["git", "--no-optional-locks", "-C", str(repo), "cat-file", "--batch-check=%(objectname) %(objecttype)"],
+        step=step,
+        check=False,
+        env={"GIT_NO_LAZY_FETCH": "1"},
+        input_text="".join(f"{sha}\n" for sha in shas),
+    )
     present = {line.split()[0] for line in result.stdout.splitlines() if line.endswith(" commit")}
     return [sha for sha in shas if sha not in present]
 
@@ -41,10 +48,15 @@ def add_worktree(runner: Runner, clone: Path, path: Path, commit: str, step: str
     if (path / ".git").is_file():
         return
     if path.exists():
-        raise UsageError(f"{path} exists and is not the bisect's worktree; it is left alone",
-                         fix=f"move {path} away, then run the bisect again")
-    runner.run(["git", "-C", str(clone), "worktree", "add", "--detach", "--quiet", str(path), commit], step=step,
-               fix="`git worktree list` in your clone says what is in the way")
+        raise UsageError(
+            f"{path} exists and is not the bisect's worktree; it is left alone",
+            fix=f"move {path} away, then run the bisect again",
+        )
+    runner.run(
+        ["git", "-C", str(clone), "worktree", "add", "--detach", "--quiet", str(path), commit],
+        step=step,
+        fix="`git worktree list` in your clone says what is in the way",
+    )
 
 
 def remove_worktree(runner: Runner, clone: Path, path: Path, step: str) -> None:

@@ -38,8 +38,9 @@ def run_command(ctx: AppContext, request: RunRequest) -> int:
     """Run the command attached to this terminal with the env file's variables, the reproducer's and
     the target's folder first on PATH; its exit status (128+N for a signal N)."""
     values: dict[str, str | None] = dict(
-        collect_variables(ctx.workspace.env_file, dump_ir=request.dump_ir, backend=ctx.settings.backend,
-                          kernel=request.kernel)
+        collect_variables(
+            ctx.workspace.env_file, dump_ir=request.dump_ir, backend=ctx.settings.backend, kernel=request.kernel
+        )
     )
     if request.reproducer is not None:
         # Checked before the target is chosen, so that a bad folder is the first and only line said.
@@ -52,8 +53,10 @@ def run_command(ctx: AppContext, request: RunRequest) -> int:
         values["PYTHONPATH"] = os.pathsep.join([str(request.pythonpath_first), *([rest] if rest else [])])
     argv = _checked_command(list(request.command), values.get("PATH"))
     if request.dump_ir and _interpreted(values):
-        ui.warn("TRITON_INTERPRET=1 is set: Triton's interpreter compiles nothing, so there is no IR to dump; "
-                "unset TRITON_INTERPRET for this run to see the compiler's passes")
+        ui.warn(
+            "TRITON_INTERPRET=1 is set: Triton's interpreter compiles nothing, so there is no IR to dump; "
+            "unset TRITON_INTERPRET for this run to see the compiler's passes"
+        )
     if not request.dump_ir:
         # The program's stdout to stderr, as it wrote it (a JSON document of tritondev's own owns stdout).
         to_stderr = ui.ChildOutput("stderr", verbatim=True).text if request.output_to_stderr else None
@@ -68,14 +71,18 @@ def _checked_command(command: list[str], path: str | None) -> list[str]:
     """
     program = command[0]
     if program.startswith("-"):
-        raise UsageError(f"tritondev run has no option {program}",
-                         fix=f"put the command and its options after `--`: {USAGE} (see tritondev run --help)")
+        raise UsageError(
+            f"tritondev run has no option {program}",
+            fix=f"put the command and its options after `--`: {USAGE} (see tritondev run --help)",
+        )
     if not program.strip():
         raise UsageError("the command to run is empty (an empty first word after --)", fix=USAGE)
     if os.sep not in program:
         if shutil.which(program, path=path) is None:
-            raise ToolMissing(f"command '{program}' is not on PATH",
-                              fix=f"install it, give its full path, or check the spelling: {USAGE}")
+            raise ToolMissing(
+                f"command '{program}' is not on PATH",
+                fix=f"install it, give its full path, or check the spelling: {USAGE}",
+            )
         return list(command)
     if not os.path.exists(program):
         raise ToolMissing(f"{program} does not exist", fix=f"give the path of a program: {USAGE}")
@@ -116,9 +123,7 @@ def _empty_dump_folder(ctx: AppContext, dump_dir: Path | None) -> Path:
     return folder
 
 
-def _run_with_dumps(
-    ctx: AppContext, command: list[str], values: dict[str, str | None], dump_dir: Path | None
-) -> int:
+def _run_with_dumps(ctx: AppContext, command: list[str], values: dict[str, str | None], dump_dir: Path | None) -> int:
     folder = _empty_dump_folder(ctx, dump_dir)
     # Python buffers stdout in a pipe; unbuffered, the NVPTX/AMDGCN dumps (stdout) and the MLIR
     # dumps (stderr) arrive in the order they were printed, so the pass numbers follow the pipeline.
@@ -143,8 +148,11 @@ def _run_with_dumps(
             f"index: {folder / 'index.txt'}"
         )
     else:
-        why = ("TRITON_INTERPRET=1 ran the kernels in the interpreter, which compiles nothing"
-               if _interpreted(values) else "the command compiled no Triton kernel, or its dumps went elsewhere")
+        why = (
+            "TRITON_INTERPRET=1 ran the kernels in the interpreter, which compiles nothing"
+            if _interpreted(values)
+            else "the command compiled no Triton kernel, or its dumps went elsewhere"
+        )
         ui.warn(f"no IR dump was captured (index written to {folder}): {why}")
     return returncode
 

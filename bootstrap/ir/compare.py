@@ -20,8 +20,14 @@ class DumpComparison:
     difference: Difference
 
     def to_json(self) -> dict[str, object]:
-        return {"a": str(self.a), "b": str(self.b), "kernel": {"a": self.kernel_a, "b": self.kernel_b},
-                "keep_locations": self.keep_locations, "keep_names": self.keep_names, **self.difference.to_json()}
+        return {
+            "a": str(self.a),
+            "b": str(self.b),
+            "kernel": {"a": self.kernel_a, "b": self.kernel_b},
+            "keep_locations": self.keep_locations,
+            "keep_names": self.keep_names,
+            **self.difference.to_json(),
+        }
 
 
 def compare_dumps(a: Path, b: Path, kernel: str | None, *, keep_locations: bool, keep_names: bool) -> DumpComparison:
@@ -29,8 +35,9 @@ def compare_dumps(a: Path, b: Path, kernel: str | None, *, keep_locations: bool,
     missing or malformed, or a kernel not in both."""
     dump_a, dump_b = load_dump(a), load_dump(b)
     name_a, name_b = _kernels(dump_a, dump_b, kernel)
-    found = first_difference(dump_a.of_kernel(name_a), dump_b.of_kernel(name_b), keep_locations=keep_locations,
-                             keep_names=keep_names)
+    found = first_difference(
+        dump_a.of_kernel(name_a), dump_b.of_kernel(name_b), keep_locations=keep_locations, keep_names=keep_names
+    )
     return DumpComparison(a, b, name_a, name_b, keep_locations, keep_names, found)
 
 

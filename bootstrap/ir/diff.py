@@ -59,13 +59,18 @@ def compared_stages(stages: Sequence[Stage]) -> list[Stage]:
 
 def what_counts(keep_locations: bool, keep_names: bool) -> str:
     locations = "with locations" if keep_locations else "without locations (--keep-locations compares them)"
-    names = ("with value names" if keep_names else "values renamed in order of appearance, so that names from line "
-             "info (which --dump-ir turns off) do not count (--keep-names compares them)")
+    names = (
+        "with value names"
+        if keep_names
+        else "values renamed in order of appearance, so that names from line "
+        "info (which --dump-ir turns off) do not count (--keep-names compares them)"
+    )
     return f"compared {locations}, {names}"
 
 
-def first_difference(a: Sequence[Stage], b: Sequence[Stage], *, keep_locations: bool = False,
-                     keep_names: bool = False) -> Difference:
+def first_difference(
+    a: Sequence[Stage], b: Sequence[Stage], *, keep_locations: bool = False, keep_names: bool = False
+) -> Difference:
     from dataclasses import replace
 
     found = _first_difference(a, b, keep_locations, keep_names)
@@ -76,8 +81,9 @@ def _shown_diff(a: Stage, b: Stage, renamed: tuple[str, str], keep_locations: bo
     """The diff of the pair as written (locations aside) when it is no longer than the renamed one."""
     labels = (f"a/{a.origin}", f"b/{b.origin}")
     of_renamed = unified_diff(*renamed, *labels)
-    as_written = unified_diff(comparable(a.body, a.kind, keep_locations), comparable(b.body, b.kind, keep_locations),
-                              *labels)
+    as_written = unified_diff(
+        comparable(a.body, a.kind, keep_locations), comparable(b.body, b.kind, keep_locations), *labels
+    )
     return as_written if changed_lines(as_written) <= changed_lines(of_renamed) else of_renamed
 
 
@@ -100,8 +106,14 @@ def _first_difference(a: Sequence[Stage], b: Sequence[Stage], keep_locations: bo
                 diff = _shown_diff(*pair, (texts_a[i], texts_b[j]), keep_locations)
                 before = (stages_a[previous[0]], stages_b[previous[1]]) if previous else None
                 verdict = _verdict(pair, before, gap)
-                return Difference(verdict[0], verdict[1], before if verdict[0] in ("pass", "after-mlir") else None,
-                                  pair, diff, differences)
+                return Difference(
+                    verdict[0],
+                    verdict[1],
+                    before if verdict[0] in ("pass", "after-mlir") else None,
+                    pair,
+                    diff,
+                    differences,
+                )
             previous, gap = (i, j), None
     if not stages_a or not stages_b:
         return Difference("same", "nothing to compare: no MLIR pass dump for this kernel", None, None, "", differences)
@@ -114,16 +126,22 @@ def _verdict(pair: tuple[Stage, Stage], before: tuple[Stage, Stage] | None, gap:
     if gap is not None:
         return "pipeline", (f"the pipelines differ ({gap}); after that, the IR before {a.label()} differs")
     if before is None:
-        return "frontend", (f"the IR differs before the first pass ({a.label()}): it comes from the front end "
-                            "(the kernel's source, its arguments and constexprs, Triton's code generator)")
+        return "frontend", (
+            f"the IR differs before the first pass ({a.label()}): it comes from the front end "
+            "(the kernel's source, its arguments and constexprs, Triton's code generator)"
+        )
     pass_a, pass_b = before
     name = pass_a.key
     options = _options_text(pass_a.options, pass_b.options)
     if a.is_assembly:
-        return "after-mlir", (f"every MLIR pass gave the same IR up to {name}; the {a.kind} assembly differs: the "
-                              f"difference comes from {name} or the LLVM steps after the MLIR passes{options}")
-    return "pass", (f"{name} is the first pass whose output differs: its input was the same in both dumps "
-                    f"(a: {pass_a.origin}, b: {pass_b.origin}), its output is not{options}")
+        return "after-mlir", (
+            f"every MLIR pass gave the same IR up to {name}; the {a.kind} assembly differs: the "
+            f"difference comes from {name} or the LLVM steps after the MLIR passes{options}"
+        )
+    return "pass", (
+        f"{name} is the first pass whose output differs: its input was the same in both dumps "
+        f"(a: {pass_a.origin}, b: {pass_b.origin}), its output is not{options}"
+    )
 
 
 def _gap_text(only_a: Sequence[Stage], only_b: Sequence[Stage]) -> str:

@@ -245,6 +245,8 @@ def _read_text(path: Path, dump: Path) -> str:
     except OSError as exc:
         raise DumpError(f"cannot read {path}: {exc.strerror}", fix=f"check the permissions of {dump}") from None
     if len(data) > MAX_DUMP_BYTES:
-        raise DumpError(f"{path} is larger than {MAX_DUMP_BYTES >> 20} MiB: not an IR dump",
-                        fix="give the dump folder `tritondev run --dump-ir` wrote, or a file of its output")
+        raise DumpError(
+            f"{path} is larger than {MAX_DUMP_BYTES >> 20} MiB: not an IR dump",
+            fix="give the dump folder `tritondev run --dump-ir` wrote, or a file of its output",
+        )
     return data.decode("utf-8", "surrogateescape")

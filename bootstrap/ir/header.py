@@ -18,6 +18,7 @@ _LLVM_START = re.compile(r"^(?:;|#)?[ \t]*\*\*\* IR Dump (?P<when>Before|After) 
 _OP_SUFFIX = re.compile(r"\('(?P<op>[^']+)' operation(?::\s*@(?P<name>[^)]*))?\)")
 _TARGET = re.compile(r"\[module\]|\(.*\)|\S+")
 
+
 def _header(
     kind: str,
     when: str | None,
@@ -27,8 +28,16 @@ def _header(
     op: str | None = None,
     kernel: str | None = None,
 ) -> dict[str, str | None]:
-    return {"kind": kind, "when": when, "pass": pass_name, "arg": arg, "op": op, "kernel": kernel,
-            "options": None, "failed": None}
+    return {
+        "kind": kind,
+        "when": when,
+        "pass": pass_name,
+        "arg": arg,
+        "op": op,
+        "kernel": kernel,
+        "options": None,
+        "failed": None,
+    }
 
 
 def parse_header(line: str) -> dict[str, str | None] | None:

@@ -69,8 +69,10 @@ def lit_plan(build: TritonBuild, python: Path | None, pattern: str, cwd: Path | 
     the tests PATTERN names; lit's counts are read as the check target's are."""
     tests = build.triton_src / "test"
     argv = (lit_program(build.build_dir, python), *lit_arguments(tests, build.build_dir, pattern, cwd))
-    steps = (TestStep("ninja", ("ninja", "-C", str(build.build_dir), "triton-opt"), build.build_dir),
-             TestStep("lit", argv, build.build_dir))
+    steps = (
+        TestStep("ninja", ("ninja", "-C", str(build.build_dir), "triton-opt"), build.build_dir),
+        TestStep("lit", argv, build.build_dir),
+    )
     return TestPlan("lit", None, steps, False, build.triton_src, build.build_dir, python or Path("python"))
 
 

@@ -63,19 +63,24 @@ def run_opt(ctx: AppContext, request: OptRequest) -> OptResult:
     it: UsageError for a bad request, ToolMissing when there is still no triton-opt."""
     if request.reproducer is not None:
         if request.dump is not None or request.kernel is not None or request.occurrence != 1:
-            raise UsageError("--reproducer replays a file: --dump, --kernel and --occurrence do not go with it",
-                             fix=f"tritondev opt --reproducer {request.reproducer}")
+            raise UsageError(
+                "--reproducer replays a file: --dump, --kernel and --occurrence do not go with it",
+                fix=f"tritondev opt --reproducer {request.reproducer}",
+            )
         replay = _from_reproducer(ctx, request.reproducer, request.pass_name, request.debug, request.out)
         dump_path = None
     else:
         if not request.pass_name:
             raise UsageError("no PASS given", fix="tritondev opt tritongpu-coalesce (or --reproducer FILE)")
-        replay, dump_path = _from_dump(ctx, request.pass_name, request.dump, request.kernel, request.occurrence,
-                                       request.debug, request.out)
+        replay, dump_path = _from_dump(
+            ctx, request.pass_name, request.dump, request.kernel, request.occurrence, request.debug, request.out
+        )
     build = _build_or_none(ctx)
     if build is None:
-        replay.notes.append("no Triton build in this workspace yet (`tritondev setup` builds one): the command "
-                            "names the triton-opt on PATH")
+        replay.notes.append(
+            "no Triton build in this workspace yet (`tritondev setup` builds one): the command "
+            "names the triton-opt on PATH"
+        )
     else:
         replay.env = runtime_env(build, os.environ)
     replay.command = command_for(replay, build.triton_opt if build else Path("triton-opt"))
@@ -85,14 +90,23 @@ def run_opt(ctx: AppContext, request: OptRequest) -> OptResult:
     write_inputs(replay, dump_path)
     if not ctx.dry_run:
         if build is None or not build.triton_opt.is_file():
-            raise ToolMissing(f"no triton-opt at {build.triton_opt if build else 'the workspace build'} after "
-                              "building it", fix="run `tritondev build --target triton-opt` and read its log")
+            raise ToolMissing(
+                f"no triton-opt at {build.triton_opt if build else 'the workspace build'} after building it",
+                fix="run `tritondev build --target triton-opt` and read its log",
+            )
         run_replay(replay, ctx.runner)
     return OptResult(replay, dump_path, commands, ctx.dry_run)
 
 
-def _from_dump(ctx: AppContext, pass_name: str, dump: Path | None, kernel: str | None, occurrence: int,
-               debug: bool, out: Path | None) -> tuple[Replay, Path]:
+def _from_dump(
+    ctx: AppContext,
+    pass_name: str,
+    dump: Path | None,
+    kernel: str | None,
+    occurrence: int,
+    debug: bool,
+    out: Path | None,
+) -> tuple[Replay, Path]:
 
     dump_path = dump if dump is not None else latest_dump(ctx.workspace.root)
     loaded = load_dump(dump_path)
@@ -101,15 +115,15 @@ def _from_dump(ctx: AppContext, pass_name: str, dump: Path | None, kernel: str |
     index = _index(ctx)
     stage, after, runs = select_stage(loaded, chosen, pass_name, occurrence, index)
     folder = out if out is not None else default_folder(dump_path, stage)
-    replay = Replay(folder, folder / "input.mlir", stage=stage, after=after, occurrence=occurrence,
-                    occurrences=runs, kernel=chosen)
+    replay = Replay(
+        folder, folder / "input.mlir", stage=stage, after=after, occurrence=occurrence, occurrences=runs, kernel=chosen
+    )
     if debug:
         replay.debug_types = debug_types_for([stage.key], index, replay.notes, replay.sources)
     return replay, dump_path
 
 
-def _from_reproducer(ctx: AppContext, reproducer: Path, pass_name: str | None, debug: bool,
-                     out: Path | None) -> Replay:
+def _from_reproducer(ctx: AppContext, reproducer: Path, pass_name: str | None, debug: bool, out: Path | None) -> Replay:
 
     passes = reproducer_passes(reproducer)
     folder = out if out is not None else reproducer.with_name(reproducer.name + ".replay")

@@ -96,8 +96,18 @@ class PassIndex:
                 debug_type, debug_at = located[0], f"{_shown(located[1], found.root)}:{located[2]}"
             else:
                 nearby = tuple((t, _shown(p, found.root)) for t, p in nearby_debug_types(cpp))
-        return PassSource(argument, found.definition, found.td, found.line, found.options, cpp, debug_type,
-                          debug_at, nearby, found.root)
+        return PassSource(
+            argument,
+            found.definition,
+            found.td,
+            found.line,
+            found.options,
+            cpp,
+            debug_type,
+            debug_at,
+            nearby,
+            found.root,
+        )
 
     def _sources_of(self, root: Path) -> dict[str, Path]:
         """GEN_PASS_DEF_<NAME> -> the source file that defines it, for one root (read once)."""
@@ -110,8 +120,6 @@ class PassIndex:
                         table.setdefault(name, path)
             self._sources[root] = table
         return self._sources[root]
-
-
 
 
 def debug_type_of(source: Path, include_dirs: Sequence[Path]) -> tuple[str, Path, int] | None:

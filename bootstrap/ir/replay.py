@@ -75,8 +75,9 @@ class Replay:
         return " ".join([*(f"{k}={shlex.quote(v)}" for k, v in self.env.items()), shlex.join(self.command)])
 
 
-def select_stage(dump: Dump, kernel: str | None, wanted: str, occurrence: int,
-                 index: PassIndex) -> tuple[Stage, Stage | None, int]:
+def select_stage(
+    dump: Dump, kernel: str | None, wanted: str, occurrence: int, index: PassIndex
+) -> tuple[Stage, Stage | None, int]:
     """The dumped IR before run `occurrence` of pass `wanted` of `kernel`, the IR after it, and how many
     times the pass ran; a UsageError naming the passes that did run otherwise."""
     stages = dump.of_kernel(kernel)
@@ -87,15 +88,21 @@ def select_stage(dump: Dump, kernel: str | None, wanted: str, occurrence: int,
     if not runs:
         if name in index.declared() or any(name in (s.arg, s.name) for s in dump.stages):
             more = ", ..." if len(ran) > 8 else ""
-            raise UsageError(f"pass '{name}' did not run{whose} in the dump {dump.path}",
-                             fix=f"replay one that ran: {', '.join(ran[:8]) or 'none'}{more}")
+            raise UsageError(
+                f"pass '{name}' did not run{whose} in the dump {dump.path}",
+                fix=f"replay one that ran: {', '.join(ran[:8]) or 'none'}{more}",
+            )
         close = closest(name, ran) or closest(name, index.arguments())
         hint = f" (did you mean '{close}'?)" if close else ""
-        raise UsageError(f"unknown pass '{name}'{hint}",
-                         fix=f"use {close}" if close else f"the passes that ran are listed in {dump.path}")
+        raise UsageError(
+            f"unknown pass '{name}'{hint}",
+            fix=f"use {close}" if close else f"the passes that ran are listed in {dump.path}",
+        )
     if not 1 <= occurrence <= len(runs):
-        raise UsageError(f"{name} ran {len(runs)} time(s){whose}; --occurrence {occurrence} is not one of them",
-                         fix=f"use --occurrence 1 to {len(runs)}")
+        raise UsageError(
+            f"{name} ran {len(runs)} time(s){whose}; --occurrence {occurrence} is not one of them",
+            fix=f"use --occurrence 1 to {len(runs)}",
+        )
     at = runs[occurrence - 1]
     after = next((s for s in stages[at + 1 :] if s.is_pass_input), None)
     return stages[at], after, len(runs)
@@ -109,14 +116,18 @@ def default_folder(dump_path: Path, stage: Stage) -> Path:
 
 def input_text(stage: Stage, dump_path: Path) -> str:
     """The IR before the pass as a standalone file triton-opt reads (the dump's body, as printed)."""
-    where = ", ".join(x for x in (f"kernel {stage.kernel}" if stage.kernel else "",
-                                  f"target {stage.target}" if stage.target else "") if x)
-    return (f"// The IR before {stage.label()}, from {dump_path} ({stage.origin}){', ' if where else ''}{where}.\n"
-            f"{stage.body.rstrip()}\n")
+    where = ", ".join(
+        x
+        for x in (f"kernel {stage.kernel}" if stage.kernel else "", f"target {stage.target}" if stage.target else "")
+        if x
+    )
+    return (
+        f"// The IR before {stage.label()}, from {dump_path} ({stage.origin}){', ' if where else ''}{where}.\n"
+        f"{stage.body.rstrip()}\n"
+    )
 
 
-def debug_types_for(names: Sequence[str], index: PassIndex, notes: list[str],
-                    sources: list[PassSource]) -> list[str]:
+def debug_types_for(names: Sequence[str], index: PassIndex, notes: list[str], sources: list[PassSource]) -> list[str]:
     """The DEBUG_TYPEs `-debug-only=` needs for these passes, read from their sources; what is missing is
     said in `notes` (passes alike in one note: a reproducer's pipeline names dozens)."""
     types: list[str] = []
@@ -132,19 +143,24 @@ def debug_types_for(names: Sequence[str], index: PassIndex, notes: list[str],
             silent.append(source)
             continue
         if source.debug_type != name:
-            notes.append(f"{name} logs under DEBUG_TYPE '{source.debug_type}' ({source.debug_type_at}), "
-                         "not under its own name")
+            notes.append(
+                f"{name} logs under DEBUG_TYPE '{source.debug_type}' ({source.debug_type_at}), not under its own name"
+            )
         types.append(source.debug_type)
     if undeclared:
-        notes.append(f"not declared in any *Passes.td of the workspace's checkouts, so no DEBUG_TYPE: "
-                     f"{', '.join(undeclared)}")
+        notes.append(
+            f"not declared in any *Passes.td of the workspace's checkouts, so no DEBUG_TYPE: {', '.join(undeclared)}"
+        )
     if len(silent) == 1:
         source = silent[0]
-        where = (f"in {source.cpp}" if source.cpp
-                 else f"(no source file defines GEN_PASS_DEF_{source.definition.upper()})")
+        where = (
+            f"in {source.cpp}" if source.cpp else f"(no source file defines GEN_PASS_DEF_{source.definition.upper()})"
+        )
         helpers = ", ".join(f"{t} ({f})" for t, f in source.nearby)
-        notes.append(f"{source.argument} defines no DEBUG_TYPE {where}: -debug-only prints nothing from it"
-                     + (f"; its helpers log under: {helpers}" if helpers else ""))
+        notes.append(
+            f"{source.argument} defines no DEBUG_TYPE {where}: -debug-only prints nothing from it"
+            + (f"; its helpers log under: {helpers}" if helpers else "")
+        )
     elif silent:
         notes.append(f"no DEBUG_TYPE in the sources of: {', '.join(s.argument for s in silent)}")
     return list(dict.fromkeys(types))
@@ -155,16 +171,22 @@ def reproducer_passes(path: Path) -> list[str]:
     try:
         text = read_regular(path, limit=MAX_DUMP_BYTES).decode("utf-8", "replace")
     except NotRegularFile:
-        raise UsageError(f"the reproducer {path} is not a regular file",
-                         fix="give a file TRITON_REPRODUCER_PATH wrote (tritondev run --reproducer DIR)") from None
+        raise UsageError(
+            f"the reproducer {path} is not a regular file",
+            fix="give a file TRITON_REPRODUCER_PATH wrote (tritondev run --reproducer DIR)",
+        ) from None
     except OSError as exc:
         why = "it does not exist" if not path.exists() else exc.strerror
-        raise UsageError(f"cannot read the reproducer {path}: {why}",
-                         fix="give a file TRITON_REPRODUCER_PATH wrote (tritondev run --reproducer DIR)") from None
+        raise UsageError(
+            f"cannot read the reproducer {path}: {why}",
+            fix="give a file TRITON_REPRODUCER_PATH wrote (tritondev run --reproducer DIR)",
+        ) from None
     pipeline = reproducer_pipeline(text)
     if pipeline is None:
-        raise UsageError(f"{path} is not an MLIR reproducer: it has no mlir_reproducer resource with a pipeline",
-                         fix="give a file TRITON_REPRODUCER_PATH wrote (tritondev run --reproducer DIR)")
+        raise UsageError(
+            f"{path} is not an MLIR reproducer: it has no mlir_reproducer resource with a pipeline",
+            fix="give a file TRITON_REPRODUCER_PATH wrote (tritondev run --reproducer DIR)",
+        )
     return pipeline_passes(pipeline)
 
 
@@ -211,8 +233,12 @@ def run_replay(replay: Replay, runner: Runner) -> None:
     if result.returncode == 0 and replay.output.is_file():
         produced = replay.output.read_bytes().decode("utf-8", "surrogateescape")
         given = replay.input.read_bytes().decode("utf-8", "surrogateescape")
-        _write(replay.replay_diff, unified_diff(comparable(given, "mlir", False), comparable(produced, "mlir", False),
-                                                "input.mlir", "output.mlir"))
+        _write(
+            replay.replay_diff,
+            unified_diff(
+                comparable(given, "mlir", False), comparable(produced, "mlir", False), "input.mlir", "output.mlir"
+            ),
+        )
 
 
 def write_inputs(replay: Replay, dump_path: Path | None) -> None:
@@ -223,9 +249,15 @@ def write_inputs(replay: Replay, dump_path: Path | None) -> None:
     _write(replay.input, input_text(replay.stage, dump_path))
     if replay.after is not None:
         before, after = replay.stage, replay.after
-        _write(replay.pass_diff, unified_diff(comparable(before.body, "mlir", False),
-                                              comparable(after.body, "mlir", False),
-                                              f"a/{before.origin}", f"b/{after.origin}"))
+        _write(
+            replay.pass_diff,
+            unified_diff(
+                comparable(before.body, "mlir", False),
+                comparable(after.body, "mlir", False),
+                f"a/{before.origin}",
+                f"b/{after.origin}",
+            ),
+        )
     # Without IR after the pass there is no diff to write; a pass.diff already there is left alone
     # (with --out it may be the user's) and is not shown as this pass's (pass_diff_written).
 

@@ -20,18 +20,23 @@ PREFIX = "triton"
 def reproducer_variables(folder: Path, *, dry_run: bool) -> dict[str, str]:
     """The variables that make Triton write its reproducers into `folder` (created unless dry_run)."""
     if folder.exists() and not folder.is_dir():
-        raise UsageError(f"--reproducer {folder} is a file, not a folder",
-                         fix="give a folder for the reproducers, e.g. --reproducer repro/")
+        raise UsageError(
+            f"--reproducer {folder} is a file, not a folder",
+            fix="give a folder for the reproducers, e.g. --reproducer repro/",
+        )
     if not dry_run:
         try:
             folder.mkdir(parents=True, exist_ok=True)
         except OSError as exc:
-            raise UsageError(f"cannot create {folder}: {exc.strerror}",
-                             fix="give a folder you can write, e.g. --reproducer repro/") from None
+            raise UsageError(
+                f"cannot create {folder}: {exc.strerror}", fix="give a folder you can write, e.g. --reproducer repro/"
+            ) from None
     return {"TRITON_REPRODUCER_PATH": str(folder.absolute() / PREFIX), "TRITON_ALWAYS_COMPILE": "1"}
 
 
 def describe(folder: Path) -> str:
     base = folder / PREFIX
-    return (f"reproducers go to {base}.<stage>.repro.mlir (Triton before 3.6: {base}, the last stage's); "
-            f"replay one with `tritondev opt --reproducer {base}.make_ttgir.repro.mlir`")
+    return (
+        f"reproducers go to {base}.<stage>.repro.mlir (Triton before 3.6: {base}, the last stage's); "
+        f"replay one with `tritondev opt --reproducer {base}.make_ttgir.repro.mlir`"
+    )

@@ -85,9 +85,18 @@ class DumpSection:
     @classmethod
     def of_header(cls, number: int, line: str, header: dict[str, str | None]) -> DumpSection:
         """A section, still without its body, from its header line and what parse_header read in it."""
-        return cls(number=number, kind=str(header["kind"]), pass_name=str(header["pass"]), header=line,
-                   when=header["when"], pass_arg=header["arg"], op=header["op"], kernel=header["kernel"],
-                   options=header["options"], failed=header["failed"] is not None)
+        return cls(
+            number=number,
+            kind=str(header["kind"]),
+            pass_name=str(header["pass"]),
+            header=line,
+            when=header["when"],
+            pass_arg=header["arg"],
+            op=header["op"],
+            kernel=header["kernel"],
+            options=header["options"],
+            failed=header["failed"] is not None,
+        )
 
     def text(self) -> str:
         body = list(self.lines)

@@ -150,6 +150,4 @@ def unified_diff(before: str, after: str, before_label: str, after_label: str, c
 
 def changed_lines(diff: str) -> int:
     """How many lines a unified diff removes or adds."""
-    return sum(
-        1 for line in diff.split("\n") if line[:1] in "+-" and not line.startswith(("+++ ", "--- "))
-    )
+    return sum(1 for line in diff.split("\n") if line[:1] in "+-" and not line.startswith(("+++ ", "--- ")))

@@ -22,12 +22,6 @@ from bootstrap.pipeline.setup.api import BuildResult, run_build
 _PIPELINE = re.compile(r'mlir_reproducer\s*:\s*\{[^}]*?pipeline\s*:\s*"((?:[^"\\]|\\.)*)"', re.S)
 
 
-
-
-
-
-
-
 def pass_arguments(stage: Stage) -> list[str]:
     """The triton-opt arguments that run the pass whose input `stage` is, with the options the dump
     recorded, on the operation it ran on (a pass nested under tt.func needs a pipeline)."""
@@ -42,8 +36,9 @@ def debug_flags(debug_types: Sequence[str]) -> list[str]:
     return [f"-debug-only={','.join(dict.fromkeys(debug_types))}"] if debug_types else []
 
 
-def opt_command(triton_opt: Path, input_file: Path, output: Path, passes: Sequence[str],
-                debug_types: Sequence[str]) -> list[str]:
+def opt_command(
+    triton_opt: Path, input_file: Path, output: Path, passes: Sequence[str], debug_types: Sequence[str]
+) -> list[str]:
     return [str(triton_opt), str(input_file), *passes, *debug_flags(debug_types), "-o", str(output)]
 
 

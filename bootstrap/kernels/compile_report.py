@@ -117,10 +117,20 @@ class Retry:
         name is no shell variable, as Triton's TRITON_PTXAS-BLACKWELL_PATH of some releases is)."""
         if self.used is None:
             return []
-        return [f"export {v}={self.used}" if re.fullmatch(r"[A-Za-z_]\w*", v) else f"env '{v}={self.used}' python3 ..."
-                for v in self.variables]
+        return [
+            f"export {v}={self.used}" if re.fullmatch(r"[A-Za-z_]\w*", v) else f"env '{v}={self.used}' python3 ..."
+            for v in self.variables
+        ]
 
     def to_json(self) -> dict[str, object]:
-        return {"target": self.target, "gpu_name": self.gpu_name, "failed_with": self.failed_with,
-                "variables": list(self.variables), "used": self.used, "release": self.release,
-                "failed_ptx": self.failed_ptx, "tried": self.tried, "exports": self.exports}
+        return {
+            "target": self.target,
+            "gpu_name": self.gpu_name,
+            "failed_with": self.failed_with,
+            "variables": list(self.variables),
+            "used": self.used,
+            "release": self.release,
+            "failed_ptx": self.failed_ptx,
+            "tried": self.tried,
+            "exports": self.exports,
+        }

@@ -54,8 +54,9 @@ def read_cubin(runner: Runner, cubin: Path, kernel: str, nvdisasms: list[str]) -
             break
         refused.append(f"{nvdisasm} could not disassemble {cubin.name}: {_last_line(result)}")
     if not nvdisasms:
-        reading.warnings.append("no nvdisasm found (Triton's bundled one, $CUDA_HOME, /usr/local/cuda, PATH): "
-                                "SASS not written")
+        reading.warnings.append(
+            "no nvdisasm found (Triton's bundled one, $CUDA_HOME, /usr/local/cuda, PATH): SASS not written"
+        )
     elif reading.sass_by is None:
         reading.warnings += refused
     else:

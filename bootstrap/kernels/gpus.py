@@ -80,9 +80,7 @@ def read_nvidia(runner: Runner, smi: str, *, step: str, cwd: Path | None = None,
     """What nvidia-smi says; banner=False skips the second run that reads the driver's CUDA version."""
     query = runner.capture([smi, *NVIDIA_QUERY], step=step, check=False, timeout=TIMEOUT, cwd=cwd)
     header = runner.capture([smi], step=step, check=False, timeout=TIMEOUT, cwd=cwd) if banner else None
-    return parse_nvidia_smi(
-        query.stdout if query.ok else "", header.stdout if header is not None and header.ok else ""
-    )
+    return parse_nvidia_smi(query.stdout if query.ok else "", header.stdout if header is not None and header.ok else "")
 
 
 def parse_rocminfo(text: str) -> list[str]:

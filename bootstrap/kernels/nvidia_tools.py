@@ -37,8 +37,9 @@ def _toolkit_version(folder: str) -> tuple[int, ...]:
     return tuple(int(n) for n in match.group(1).split(".")) if match else ()
 
 
-def _toolkit_candidates(name: str, environ: Mapping[str, str], which: Which,
-                        site_packages: Sequence[str | os.PathLike[str]]) -> Iterable[str | None]:
+def _toolkit_candidates(
+    name: str, environ: Mapping[str, str], which: Which, site_packages: Sequence[str | os.PathLike[str]]
+) -> Iterable[str | None]:
     yield from (os.path.join(environ[var], "bin", name) for var in TOOLKIT_VARIABLES if environ.get(var))
     yield str(DEFAULT_TOOLKIT / "bin" / name)
     yield which(name)
@@ -62,16 +63,25 @@ def _path_lookup(environ: Mapping[str, str]) -> Which:
     return lambda name: shutil.which(name, path=environ.get("PATH", ""))
 
 
-def toolkit_copies(name: str, environ: Mapping[str, str] | None = None, which: Which | None = None,
-                   site_packages: Sequence[str | os.PathLike[str]] = ()) -> list[str]:
+def toolkit_copies(
+    name: str,
+    environ: Mapping[str, str] | None = None,
+    which: Which | None = None,
+    site_packages: Sequence[str | os.PathLike[str]] = (),
+) -> list[str]:
     """Every copy of tool `name` on this machine outside Triton, most conventional first (see the module's
     docstring). which: the PATH lookup (default: `environ`'s PATH)."""
     env = os.environ if environ is None else environ
     return _existing(_toolkit_candidates(name, env, which or _path_lookup(env), site_packages))
 
 
-def nvidia_tools(name: str, bundled_dir: str | None, environ: Mapping[str, str] | None = None,
-                 which: Which | None = None, site_packages: Sequence[str | os.PathLike[str]] = ()) -> list[str]:
+def nvidia_tools(
+    name: str,
+    bundled_dir: str | None,
+    environ: Mapping[str, str] | None = None,
+    which: Which | None = None,
+    site_packages: Sequence[str | os.PathLike[str]] = (),
+) -> list[str]:
     """Every copy of an NVIDIA tool worth trying, in order: Triton's knob variable and its bundled copy
     (bundled_dir; the way Triton itself chooses), then the machine's (toolkit_copies). A later one is
     the answer when an earlier one cannot read a cubin, as a bundled 12.8 nvdisasm cannot decode
@@ -83,8 +93,9 @@ def nvidia_tools(name: str, bundled_dir: str | None, environ: Mapping[str, str] 
     return _existing([*own, *toolkit_copies(name, env, which, site_packages)])
 
 
-def nvidia_tool(name: str, bundled_dir: str | None, environ: Mapping[str, str] | None = None,
-                which: Which | None = None) -> str | None:
+def nvidia_tool(
+    name: str, bundled_dir: str | None, environ: Mapping[str, str] | None = None, which: Which | None = None
+) -> str | None:
     """The first of nvidia_tools: the one Triton itself would use, where it has one."""
     tools = nvidia_tools(name, bundled_dir, environ, which)
     return tools[0] if tools else None

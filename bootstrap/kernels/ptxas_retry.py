@@ -47,8 +47,6 @@ _PTX_LINE = re.compile(
 _PTX_RUN = 5  # this many PTX lines in a compiler's output are a dump, not a message
 
 
-
-
 def unknown_arch(tail: list[str]) -> str | None:
     """The sm_ name a ptxas said it does not know, else None. Pure."""
     match = _UNKNOWN_ARCH.search("\n".join(tail))
@@ -99,8 +97,9 @@ def keep_failed_output(result: TargetResult, out_dir: Path) -> Path | None:
             written.append(f"the PTX its ptxas was given: {out_dir / f'{folder}.failed.ptx'}")
         if taken:
             writes.replace_text(out_dir / f"{folder}.failed.txt", "\n".join(printed) + "\n", verbatim=True)
-            written.append(f"what the compiler printed ({len(taken)} lines of PTX among them): "
-                           f"{out_dir / f'{folder}.failed.txt'}")
+            written.append(
+                f"what the compiler printed ({len(taken)} lines of PTX among them): {out_dir / f'{folder}.failed.txt'}"
+            )
     except writes.NotWritable as exc:
         written.append(f"the failed attempt's PTX was not kept: {exc.message}")
     except OSError as exc:
@@ -127,8 +126,14 @@ def _release(ctx: AppContext, path: str) -> str | None:
 def triton_ptxas(ctx: AppContext, arch: int) -> answers.ChosenPtxas | None:
     """The ptxas the target's Triton uses for `arch` and the variables that name it (tritondev_triton.py)."""
     try:
-        _, data = inside.run_json(ctx.runner, ctx.target_python().executable, "tritondev_triton.py", str(arch),
-                                  step="compile-ptxas", timeout=120)
+        _, data = inside.run_json(
+            ctx.runner,
+            ctx.target_python().executable,
+            "tritondev_triton.py",
+            str(arch),
+            step="compile-ptxas",
+            timeout=120,
+        )
         probe = answers.triton_import(data)
     except (inside.BadAnswer, TritondevError, ValueError):
         return None
@@ -145,8 +150,13 @@ def retry_unknown_arch(ctx: AppContext, plan: CompilePlan, report: CompileReport
         chosen = triton_ptxas(ctx, int(result.target.arch)) if gpu_name else None
         if gpu_name is None or chosen is None or not chosen.env:
             continue
-        retry = Retry(result.target.label, gpu_name, f"{chosen.path} (CUDA {chosen.version})", chosen.env,
-                      failed_ptx=str(kept) if kept is not None else None)
+        retry = Retry(
+            result.target.label,
+            gpu_name,
+            f"{chosen.path} (CUDA {chosen.version})",
+            chosen.env,
+            failed_ptx=str(kept) if kept is not None else None,
+        )
         report.retries.append(retry)
         seen: set[str | None] = set()
         for candidate in toolkit_ptxas(ctx, {os.path.realpath(chosen.path)}):
@@ -162,8 +172,11 @@ def retry_unknown_arch(ctx: AppContext, plan: CompilePlan, report: CompileReport
                 retry.tried.append(f"{candidate} (CUDA {release}): Triton still failed: {headline(again.tail)}")
                 continue
             retry.used, retry.release = candidate, release
-            again.notes = [*result.notes, f"{chosen.path} (CUDA {chosen.version}, Triton's own for {gpu_name}) does "
-                           f"not know {gpu_name}: compiled with {candidate} (CUDA {release})"]
+            again.notes = [
+                *result.notes,
+                f"{chosen.path} (CUDA {chosen.version}, Triton's own for {gpu_name}) does "
+                f"not know {gpu_name}: compiled with {candidate} (CUDA {release})",
+            ]
             report.results[index] = again
             break
 

@@ -27,7 +27,7 @@ SCALAR_TYPES: tuple[str, ...] = (
 )  # fmt: skip
 DIVISIBILITY_HINTS: tuple[int, ...] = (16,)
 _NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
-_EXAMPLE = 'x_ptr=*fp32,y_ptr=*fp32,n=i32 (pointers: *fp16, *kfp16 read-only, *fp32:16 aligned)'
+_EXAMPLE = "x_ptr=*fp32,y_ptr=*fp32,n=i32 (pointers: *fp16, *kfp16 read-only, *fp32:16 aligned)"
 
 ConstValue = int | float | bool | str | None
 
@@ -63,8 +63,11 @@ class KernelArgs:
     positional: tuple[Positional, ...] = ()  # upstream's form: the kernel's arguments from the first, in order
 
     def to_json(self) -> dict[str, object]:
-        return {"params": [p.to_json() for p in self.params], "constexprs": dict(self.constexprs),
-                "positional": [p.to_json() for p in self.positional]}
+        return {
+            "params": [p.to_json() for p in self.params],
+            "constexprs": dict(self.constexprs),
+            "positional": [p.to_json() for p in self.positional],
+        }
 
 
 def valid_types_text() -> str:
@@ -119,8 +122,10 @@ def parse_positional(text: str) -> tuple[Positional, ...]:
     for raw in text.split(","):
         item = raw.strip()
         if not item:
-            raise UsageError(f"--signature: empty entry in {text!r} (two commas, or a trailing comma)",
-                             fix='one entry per kernel argument, e.g. "*fp32:16, *fp32:16, i32, 1024"')
+            raise UsageError(
+                f"--signature: empty entry in {text!r} (two commas, or a trailing comma)",
+                fix='one entry per kernel argument, e.g. "*fp32:16, *fp32:16, i32, 1024"',
+            )
         type_text, colon, hint = item.partition(":")
         if colon and hint.strip() == "1":
             entries.append(Positional(None, None, 1))  # upstream: `:1` is the value 1

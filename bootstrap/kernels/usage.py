@@ -164,8 +164,11 @@ def cuda_summary(metadata: Mapping[str, Any], usage: Mapping[str, int] | None, w
     # The cubin's static shared memory already holds the 1 KB the system keeps per CTA (seen on sm_90:
     # 1,200 bytes declared, 2,224 in the section); occupancy() adds that KB itself, so it is not counted twice.
     static = max((usage.get("shared") or 0) - RESERVED_SHARED, 0)
-    fit = (occupancy(arch, registers, (shared or 0) + static, num_warps)
-           if arch is not None and registers is not None and num_warps is not None else None)
+    fit = (
+        occupancy(arch, registers, (shared or 0) + static, num_warps)
+        if arch is not None and registers is not None and num_warps is not None
+        else None
+    )
     return CudaResources(
         registers=usage.get("registers"),
         spills=frame // 4 if frame is not None else None,
@@ -183,8 +186,11 @@ def cuda_summary(metadata: Mapping[str, Any], usage: Mapping[str, int] | None, w
 
 def has_agprs(arch: str) -> bool:
     """Accumulation VGPRs exist on CDNA (gfx908, gfx90a, gfx94x, gfx950), not on RDNA (gfx10-12) or older GCN."""
-    return arch.startswith("gfx9") and arch[:6] not in ("gfx900", "gfx902", "gfx904", "gfx906", "gfx909") \
+    return (
+        arch.startswith("gfx9")
+        and arch[:6] not in ("gfx900", "gfx902", "gfx904", "gfx906", "gfx909")
         and not arch.startswith("gfx90c")
+    )
 
 
 def hip_summary(

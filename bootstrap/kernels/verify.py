@@ -49,8 +49,14 @@ MATMUL_SIGNATURE = (
 MATMUL_CONSTEXPRS = {"BLOCK_M": "64", "BLOCK_N": "64", "BLOCK_K": "32"}
 KERNEL_TIMEOUT_S = 900.0
 # What a build or `tritondev env` may set and a fresh shell does not have.
-FRESH_SHELL_UNSET = ("LLVM_SYSPATH", "LLVM_INCLUDE_DIRS", "LLVM_LIBRARY_DIR", "JSON_SYSPATH", "TRITON_OFFLINE_BUILD",
-                     *SKIP_VARIABLES)
+FRESH_SHELL_UNSET = (
+    "LLVM_SYSPATH",
+    "LLVM_INCLUDE_DIRS",
+    "LLVM_LIBRARY_DIR",
+    "JSON_SYSPATH",
+    "TRITON_OFFLINE_BUILD",
+    *SKIP_VARIABLES,
+)
 
 
 @dataclass
@@ -124,8 +130,10 @@ def probe_environment(ctx: AppContext, python: Path) -> ProbedEnvironment:
             try:
                 return probed_environment(Fields(event, "tritondev_probe.py"))
             except BadField as exc:
-                raise CheckFailed(f"the probe did not answer as agreed: {exc}",
-                                  fix="reinstall Triton in the target environment, or see tritondev doctor") from None
+                raise CheckFailed(
+                    f"the probe did not answer as agreed: {exc}",
+                    fix="reinstall Triton in the target environment, or see tritondev doctor",
+                ) from None
     tail = (result.stdout + result.stderr).strip().splitlines()[-25:]
     raise CommandFailed(result.argv, result.returncode, None, tail)
 
@@ -273,8 +281,15 @@ def runtime_tools(runner: Runner, python: Path, preload: Mapping[str, str] | Non
     fresh = runner.with_variables(dict.fromkeys(FRESH_SHELL_UNSET))
     with tempfile.TemporaryDirectory(prefix="tritondev-tools-") as neutral:
         try:
-            _, answer = inside.run_json(fresh, python, "tritondev_runtime_tools.py", step="verify-tools",
-                                        timeout=300, cwd=neutral, env=dict(preload or {}))
+            _, answer = inside.run_json(
+                fresh,
+                python,
+                "tritondev_runtime_tools.py",
+                step="verify-tools",
+                timeout=300,
+                cwd=neutral,
+                env=dict(preload or {}),
+            )
         except inside.BadAnswer as exc:
             return Check("ptxas", False, f"the tool probe did not answer: {exc}")
     tools = answer.get("tools") or {}
@@ -285,8 +300,10 @@ def runtime_tools(runner: Runner, python: Path, preload: Mapping[str, str] | Non
         why = answer.get("error") or "; ".join(f"{name}: {error}" for name, error in failed.items()) or "no ptxas"
         shell = [name for name in SKIP_VARIABLES if name in os.environ]
         hint = f" (your shell sets {', '.join(shell)}: the install works only where they are set)" if shell else ""
-        data["tail"] = [f"fix: run `tritondev setup` again: it leaves ptxas & co. in third_party/nvidia/backend/bin,"
-                        f" where Triton looks for them{hint}"]
+        data["tail"] = [
+            f"fix: run `tritondev setup` again: it leaves ptxas & co. in third_party/nvidia/backend/bin,"
+            f" where Triton looks for them{hint}"
+        ]
         return Check("ptxas", False, f"the installed Triton cannot find its tools without TRITON_*_PATH: {why}", data)
     shown = ", ".join(f"{name} {t.get('version')} at {t.get('path')}" for name, t in found.items())
     return Check("ptxas", True, f"Triton finds {shown} by itself ({answer.get('lookup')})", data)
@@ -301,8 +318,9 @@ def _gpu_target(environment: ProbedEnvironment) -> list[Target]:
     return parse_targets([f"cuda:{capability[0]}{capability[1]}"])
 
 
-def run_verify(ctx: AppContext, targets: list[Target], *, keep_user_cache: bool = False,
-               tools: Check | None = None) -> VerifyReport:
+def run_verify(
+    ctx: AppContext, targets: list[Target], *, keep_user_cache: bool = False, tools: Check | None = None
+) -> VerifyReport:
     """Check the target environment's Triton end to end. `.ok` False: a kernel or a check failed (exit 1).
 
     Raises ToolMissing (exit 3) when triton, torch or (without a GPU) numpy is missing there.
@@ -326,8 +344,11 @@ def _verify(ctx: AppContext, targets: list[Target], tools: Check | None) -> Veri
         say("verify: running the kernels " + ("on the GPU" if mode == "gpu" else "under Triton's interpreter"))
         kernels, bandwidth = run_kernels(ctx, python, mode)
         checks += kernels
-        chosen = list(targets) if targets else (parse_targets(DEFAULT_TARGETS) if mode == "interpreter"
-                                                else _gpu_target(environment))
+        chosen = (
+            list(targets)
+            if targets
+            else (parse_targets(DEFAULT_TARGETS) if mode == "interpreter" else _gpu_target(environment))
+        )
         if chosen:
             say(f"verify: compiling ahead of time for {', '.join(t.label for t in chosen)}")
             checks.extend(compile_targets(fresh_shell(ctx), chosen))

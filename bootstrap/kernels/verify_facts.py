@@ -45,11 +45,16 @@ class TritonFacts:
     active_error: str | None  # why there is no active target
 
     def to_json(self) -> dict[str, object]:
-        return {"version": self.version, "file": self.file,
-                "distributions": [d.to_json() for d in self.distributions], "commit": self.commit,
-                "source_build": self.source_build, "backends": list(self.backends),
-                "active": self.active.to_json() if self.active is not None else None,
-                "active_error": self.active_error}
+        return {
+            "version": self.version,
+            "file": self.file,
+            "distributions": [d.to_json() for d in self.distributions],
+            "commit": self.commit,
+            "source_build": self.source_build,
+            "backends": list(self.backends),
+            "active": self.active.to_json() if self.active is not None else None,
+            "active_error": self.active_error,
+        }
 
 
 @dataclass(frozen=True)
@@ -64,8 +69,14 @@ class TorchFacts:
     gpu_error: str | None = None  # asking for the GPU failed
 
     def to_json(self) -> dict[str, object]:
-        facts: dict[str, object] = {"version": self.version, "file": self.file, "cuda": self.cuda, "hip": self.hip,
-                                    "gpu": self.gpu, "device": self.device}
+        facts: dict[str, object] = {
+            "version": self.version,
+            "file": self.file,
+            "cuda": self.cuda,
+            "hip": self.hip,
+            "gpu": self.gpu,
+            "device": self.device,
+        }
         if self.capability is not None:
             facts["capability"] = list(self.capability)
         if self.gpu_error is not None:
@@ -94,26 +105,42 @@ def _provider(data: Fields) -> Provider:
 def triton_facts(data: Fields) -> TritonFacts:
     active = data.optional_object("active")
     return TritonFacts(
-        data.text("version"), data.text("file"), tuple(_provider(d) for d in data.objects("distributions") or ()),
-        data.optional_text("commit"), data.flag("source_build"), data.texts("backends"),
+        data.text("version"),
+        data.text("file"),
+        tuple(_provider(d) for d in data.objects("distributions") or ()),
+        data.optional_text("commit"),
+        data.flag("source_build"),
+        data.texts("backends"),
         ActiveTarget(active.text("backend"), active.text_or_integer("arch"), active.integer("warp_size"))
-        if active is not None else None,
+        if active is not None
+        else None,
         data.optional_text("active_error"),
     )
 
 
 def _torch(data: Fields) -> TorchFacts:
-    return TorchFacts(data.text("version"), data.text("file"), data.optional_text("cuda"), data.optional_text("hip"),
-                      data.flag("gpu"), data.optional_text("device"), data.numbers("capability"),
-                      data.optional_text("gpu_error"))
+    return TorchFacts(
+        data.text("version"),
+        data.text("file"),
+        data.optional_text("cuda"),
+        data.optional_text("hip"),
+        data.flag("gpu"),
+        data.optional_text("device"),
+        data.numbers("capability"),
+        data.optional_text("gpu_error"),
+    )
 
 
 def probed_environment(data: Fields) -> ProbedEnvironment:
     """The probe's `env` event, each field checked (BadField names the first that is not as agreed)."""
     torch, numpy = data.optional_object("torch"), data.optional_object("numpy")
-    return ProbedEnvironment(triton_facts(data.object("triton")), _torch(torch) if torch is not None else None,
-                             data.optional_text("torch_error"), numpy.text("version") if numpy is not None else None,
-                             data.optional_text("numpy_error"))
+    return ProbedEnvironment(
+        triton_facts(data.object("triton")),
+        _torch(torch) if torch is not None else None,
+        data.optional_text("torch_error"),
+        numpy.text("version") if numpy is not None else None,
+        data.optional_text("numpy_error"),
+    )
 
 
 @dataclass(frozen=True)
@@ -133,13 +160,26 @@ class Bandwidth:
     def to_json(self) -> dict[str, object]:
         if not self.ok:
             return {"ok": False, "error": self.error, "tail": list(self.tail)}
-        return {"ok": True, "elements": self.elements, "add_ms": self.add_ms, "copy_ms": self.copy_ms,
-                "add_gbps": self.add_gbps, "copy_gbps": self.copy_gbps, "ratio": self.ratio}
+        return {
+            "ok": True,
+            "elements": self.elements,
+            "add_ms": self.add_ms,
+            "copy_ms": self.copy_ms,
+            "add_gbps": self.add_gbps,
+            "copy_gbps": self.copy_gbps,
+            "ratio": self.ratio,
+        }
 
 
 def bandwidth(data: Fields) -> Bandwidth:
     if not data.flag("ok"):
         return Bandwidth(False, error=data.optional_text("error"), tail=data.texts("tail"))
-    return Bandwidth(True, data.optional_integer("elements"), data.optional_number("add_ms"),
-                     data.optional_number("copy_ms"), data.optional_number("add_gbps"),
-                     data.optional_number("copy_gbps"), data.optional_number("ratio"))
+    return Bandwidth(
+        True,
+        data.optional_integer("elements"),
+        data.optional_number("add_ms"),
+        data.optional_number("copy_ms"),
+        data.optional_number("add_gbps"),
+        data.optional_number("copy_gbps"),
+        data.optional_number("ratio"),
+    )

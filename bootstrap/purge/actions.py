@@ -30,14 +30,6 @@ from bootstrap.purge.scan import Owner
 MAX_ROUNDS = 5
 
 
-
-
-
-
-
-
-
-
 @dataclass
 class PurgeReport:
     removed: list[JournalEntry] = field(default_factory=list)
@@ -61,9 +53,7 @@ class PurgeReport:
 
 
 def require_pip(target: TargetPython, runner: Runner) -> None:
-    result = runner.capture(
-        [target.executable, "-m", "pip", "--version"], step="purge-probe", env=PIP_ENV, check=False
-    )
+    result = runner.capture([target.executable, "-m", "pip", "--version"], step="purge-probe", env=PIP_ENV, check=False)
     if not result.ok:
         raise ToolMissing(
             f"pip is not installed in the target environment {target.prefix}",

@@ -88,8 +88,11 @@ def source_of(owner: Owner, index: IndexConfig) -> Source:
             path = metadata.file_url_path(url)
             return Source("directory", path=path) if path else Source("url", url=redact(url))
         return Source("url", url=redact(url))
-    return Source("index", index_url=redact(index.index_url) if index.index_url else None,
-                  extra_index_urls=tuple(redact(u) for u in index.extra_index_urls))
+    return Source(
+        "index",
+        index_url=redact(index.index_url) if index.index_url else None,
+        extra_index_urls=tuple(redact(u) for u in index.extra_index_urls),
+    )
 
 
 def installed_at(owner: Owner) -> float | None:
@@ -120,15 +123,31 @@ class JournalEntry:
     package_files: tuple[str, ...]
 
     def to_json(self) -> dict[str, object]:
-        return {"installed_at": self.installed_at, "name": self.name, "version": self.version,
-                "source": self.source.to_json(), "editable": self.editable, "placeholder": self.placeholder,
-                "installer": self.installer, "dist_info": str(self.dist_info),
-                "package_files": list(self.package_files)}
+        return {
+            "installed_at": self.installed_at,
+            "name": self.name,
+            "version": self.version,
+            "source": self.source.to_json(),
+            "editable": self.editable,
+            "placeholder": self.placeholder,
+            "installer": self.installer,
+            "dist_info": str(self.dist_info),
+            "package_files": list(self.package_files),
+        }
 
 
 def entry_for(owner: Owner, index: IndexConfig) -> JournalEntry:
-    return JournalEntry(installed_at(owner), owner.name, owner.version, source_of(owner, index), owner.editable,
-                        owner.placeholder, owner.installer, owner.dist_info, tuple(owner.files))
+    return JournalEntry(
+        installed_at(owner),
+        owner.name,
+        owner.version,
+        source_of(owner, index),
+        owner.editable,
+        owner.placeholder,
+        owner.installer,
+        owner.dist_info,
+        tuple(owner.files),
+    )
 
 
 def recorded_package_files(path: Path, site_packages: Sequence[Path]) -> frozenset[str]:

@@ -73,8 +73,11 @@ def listed_triton_files(site_packages: Path, dists: Iterable[InstalledDist]) -> 
     """`triton/...` paths some RECORD in `site_packages` lists: of the distributions read, and of pip's
     stashed metadata folders (`~...dist-info`)."""
     listed: set[str] = set()
-    stashes = [metadata.read_dist(site_packages / n) for n in _names(site_packages)
-               if n.startswith("~") and n.endswith(_META_SUFFIXES)]
+    stashes = [
+        metadata.read_dist(site_packages / n)
+        for n in _names(site_packages)
+        if n.startswith("~") and n.endswith(_META_SUFFIXES)
+    ]
     for dist in (*dists, *stashes):
         listed.update(metadata.package_files(dist, (site_packages,)))
     return listed
@@ -141,9 +144,13 @@ def metadata_proof(folder: Path, dist: InstalledDist) -> str | None:
     return None
 
 
-def find(site_packages: tuple[Path, ...], owned: bool, dists: list[InstalledDist],
-         removed_packages: frozenset[Path] = frozenset(),
-         removed_files: frozenset[str] = frozenset()) -> tuple[list[Leftover], list[Kept]]:
+def find(
+    site_packages: tuple[Path, ...],
+    owned: bool,
+    dists: list[InstalledDist],
+    removed_packages: frozenset[Path] = frozenset(),
+    removed_files: frozenset[str] = frozenset(),
+) -> tuple[list[Leftover], list[Kept]]:
     """The leftovers of `site_packages` (proven) and what looks left over but is not proven (kept).
 
     owned: some distribution still owns files in triton/ (or its files are unknown): triton/ is no
@@ -165,8 +172,11 @@ def find(site_packages: tuple[Path, ...], owned: bool, dists: list[InstalledDist
             if os.path.islink(package):
                 judge(package, "a link (only the link goes, never what it points to)", "")
             else:
-                judge(package, package_proof(package, listed, package in removed_packages),
-                      "files in it that no Triton RECORD lists")
+                judge(
+                    package,
+                    package_proof(package, listed, package in removed_packages),
+                    "files in it that no Triton RECORD lists",
+                )
         for name in _names(sp):
             path = sp / name
             if not metadata.is_stash_name(name) or os.path.islink(path) or not path.is_dir():

@@ -58,7 +58,9 @@ def script_names(dist: InstalledDist) -> tuple[str, ...]:
     except configparser.Error:
         return ("(an entry_points.txt that cannot be read)",)
     return tuple(
-        name for section in ("console_scripts", "gui_scripts") if parser.has_section(section)
+        name
+        for section in ("console_scripts", "gui_scripts")
+        if parser.has_section(section)
         for name in parser.options(section)
     )
 

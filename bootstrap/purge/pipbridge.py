@@ -37,8 +37,9 @@ class Listed:
 def installed(runner: Runner, python: Path, cwd: Path | None = None) -> dict[str, Listed]:
     """`pip list` of the target interpreter; keys are canonical names. ValueError for an answer not as pip
     writes it; CommandFailed/ToolMissing from the runner when pip cannot run."""
-    result = runner.capture([python, "-m", "pip", "list", "-v", "--format=json"], step="pip-query", cwd=cwd,
-                            env=QUERY_ENV, timeout=300)
+    result = runner.capture(
+        [python, "-m", "pip", "list", "-v", "--format=json"], step="pip-query", cwd=cwd, env=QUERY_ENV, timeout=300
+    )
     return parse_pip_list(result.stdout)
 
 

@@ -100,7 +100,11 @@ def _removed(entry: Fields) -> Removed:
     if any(url.startswith("-") for url in extras):
         raise BadField(f"{source.where}: 'extra_index_urls' is not a list of URLs", where=source.where)
     return Removed(
-        name, version, installed_at, placeholder, kind,
+        name,
+        version,
+        installed_at,
+        placeholder,
+        kind,
         path=_absolute(source, "path") if kind in ("editable", "directory") else None,
         url=_not_option(source, "url") if kind in ("url", "vcs") else None,
         index_url=_not_option(source, "index_url", required=False),
@@ -197,8 +201,12 @@ class RestoreReport:
     failed: list[RestoreStep] = field(default_factory=list)  # `cannot` says why
 
     def to_json(self) -> dict[str, object]:
-        return {"run_id": self.run_id, "restored": [s.to_json() for s in self.restored],
-                "skipped": [s.to_json() for s in self.skipped], "failed": [s.to_json() for s in self.failed]}
+        return {
+            "run_id": self.run_id,
+            "restored": [s.to_json() for s in self.restored],
+            "skipped": [s.to_json() for s in self.skipped],
+            "failed": [s.to_json() for s in self.failed],
+        }
 
 
 def installed_versions(target: TargetPython) -> dict[str, str]:

@@ -46,8 +46,13 @@ class PurgeResult:
     dry_run: bool
 
     def to_json(self) -> dict[str, object]:
-        return {"target": self.target.to_json(), "dry_run": self.dry_run, "scan": self.scan.to_json(),
-                "plan": self.plan.to_json(), "result": self.report.to_json() if self.report else None}
+        return {
+            "target": self.target.to_json(),
+            "dry_run": self.dry_run,
+            "scan": self.scan.to_json(),
+            "plan": self.plan.to_json(),
+            "result": self.report.to_json() if self.report else None,
+        }
 
 
 @dataclass(frozen=True)
@@ -162,8 +167,12 @@ def purge_others(
     plan = dataclasses.replace(plan, owners=foreign, leftovers=leftovers)
     if runner.dry_run:
         if plan.owners:
-            runner.run([target.executable, "-m", "pip", *plan.pip_args()], step="purge-uninstall", env=PIP_ENV,
-                       cwd=target.prefix)
+            runner.run(
+                [target.executable, "-m", "pip", *plan.pip_args()],
+                step="purge-uninstall",
+                env=PIP_ENV,
+                cwd=target.prefix,
+            )
         return True
     execute_purge(plan, target, runner, journal)  # its checks (preflight) run first, under the environment's lock
     return True

@@ -143,9 +143,14 @@ def with_foreign_entries(owners: list[Owner], dists: list[InstalledDist], target
     owning = {o.dist_info for o in owners}
     claimed = ownership.claims(d for d in dists if d.meta_dir not in owning)  # what stays installed
     return [
-        replace(o, foreign=ownership.foreign_entries(
-            by_folder[o.dist_info], target.site_packages, target.scripts, target.executable, claimed))
-        if o.dist_info in by_folder else o
+        replace(
+            o,
+            foreign=ownership.foreign_entries(
+                by_folder[o.dist_info], target.site_packages, target.scripts, target.executable, claimed
+            ),
+        )
+        if o.dist_info in by_folder
+        else o
         for o in owners
     ]
 
@@ -191,9 +196,13 @@ def find_overlaps(owners: list[Owner]) -> dict[str, tuple[str, ...]]:
     return {path: tuple(names) for path, names in claims.items() if len(names) > 1}
 
 
-def find_leftovers(site_packages: tuple[Path, ...], owners: list[Owner], dists: list[InstalledDist],
-                   removed: Collection[Owner] = (), recorded_files: frozenset[str] = frozenset()
-                   ) -> tuple[list[Leftover], list[Kept]]:
+def find_leftovers(
+    site_packages: tuple[Path, ...],
+    owners: list[Owner],
+    dists: list[InstalledDist],
+    removed: Collection[Owner] = (),
+    recorded_files: frozenset[str] = frozenset(),
+) -> tuple[list[Leftover], list[Kept]]:
     """triton/ with no owner, pip's `~riton` stash folders, and metadata folders pip cannot read: those
     whose content proves them Triton's (leftovers.py), and those that only look like it (kept).
 
@@ -278,8 +287,15 @@ def import_probe(
         env["PYTHONPATH"] = environ.get("PYTHONPATH") or None
     try:
         _, data = inside.run_json(
-            runner, target.executable, "tritondev_triton.py", step="purge-probe", timeout=300, env=env,
-            cwd=target.prefix if isolated else cwd, isolated=isolated, as_user_runs=not isolated,
+            runner,
+            target.executable,
+            "tritondev_triton.py",
+            step="purge-probe",
+            timeout=300,
+            env=env,
+            cwd=target.prefix if isolated else cwd,
+            isolated=isolated,
+            as_user_runs=not isolated,
         )
         found = answers.triton_import(data)
     except (CommandFailed, ToolMissing) as exc:

@@ -60,8 +60,10 @@ class CaptureReport:
 def check_request(request: CaptureRequest) -> None:
     """Bad input stops before anything is created."""
     if request.kernel is not None and (not request.kernel.strip() or any(c in request.kernel for c in "/\x00\n")):
-        raise UsageError(f"--kernel {request.kernel!r} is not a kernel name or glob",
-                         fix="give a kernel name or a glob of names: --kernel 'triton_per_*'")
+        raise UsageError(
+            f"--kernel {request.kernel!r} is not a kernel name or glob",
+            fix="give a kernel name or a glob of names: --kernel 'triton_per_*'",
+        )
     if request.io_limit <= 0:
         raise UsageError("--io-limit must be more than 0 bytes", fix="give a size: --io-limit 512M")
 
@@ -69,8 +71,10 @@ def check_request(request: CaptureRequest) -> None:
 def _capture_folder(ctx: AppContext, out: Path | None) -> Path:
     folder = (out or new_capture_folder(captures_root(ctx.workspace.root))).absolute()
     if folder.exists() and (not folder.is_dir() or folder.is_symlink() or any(folder.iterdir())):
-        raise UsageError(f"capture folder {folder} already exists and is not empty",
-                         fix="choose a new --out (or leave it out for a fresh <workspace>/repro/<timestamp>/)")
+        raise UsageError(
+            f"capture folder {folder} already exists and is not empty",
+            fix="choose a new --out (or leave it out for a fresh <workspace>/repro/<timestamp>/)",
+        )
     return folder
 
 
@@ -93,10 +97,19 @@ def _variables(request: CaptureRequest, folder: Path) -> dict[str, str | None]:
 
 
 def _info(ctx: AppContext, request: CaptureRequest, started: float, returncode: int | None) -> dict[str, Any]:
-    return {"format": 1, "tritondev": __version__, "command": list(request.command), "cwd": os.getcwd(),
-            "kernel": request.kernel, "save_io": request.save_io, "io_limit": request.io_limit,
-            "python": str(ctx.target_choice()[0]), "started": started, "returncode": returncode,
-            "finished": None if returncode is None else time.time()}
+    return {
+        "format": 1,
+        "tritondev": __version__,
+        "command": list(request.command),
+        "cwd": os.getcwd(),
+        "kernel": request.kernel,
+        "save_io": request.save_io,
+        "io_limit": request.io_limit,
+        "python": str(ctx.target_choice()[0]),
+        "started": started,
+        "returncode": returncode,
+        "finished": None if returncode is None else time.time(),
+    }
 
 
 def run_capture(ctx: AppContext, request: CaptureRequest) -> CaptureReport:
@@ -111,8 +124,9 @@ def run_capture(ctx: AppContext, request: CaptureRequest) -> CaptureReport:
     try:
         folder.mkdir(parents=True, exist_ok=True)
     except OSError as exc:
-        raise ConfigError(f"cannot create capture folder {folder}: {exc.strerror}",
-                          fix="choose a writable --out") from None
+        raise ConfigError(
+            f"cannot create capture folder {folder}: {exc.strerror}", fix="choose a writable --out"
+        ) from None
     writes.anchor(folder)
     started = time.time()
     writes.replace_json(folder / CAPTURE_FILE, _info(ctx, request, started, None))
@@ -126,6 +140,6 @@ def run_capture(ctx: AppContext, request: CaptureRequest) -> CaptureReport:
 
 
 def _with_hook(run: RunRequest, hook: Path) -> RunRequest:
-    return RunRequest(run.command, variables=run.variables, pythonpath_first=hook,
-                      output_to_stderr=run.output_to_stderr)
-
+    return RunRequest(
+        run.command, variables=run.variables, pythonpath_first=hook, output_to_stderr=run.output_to_stderr
+    )

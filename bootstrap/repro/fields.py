@@ -16,11 +16,30 @@ MAX_TEXT = 20000
 BIG = 1 << 62
 IDENTIFIER = re.compile(r"^[A-Za-z_][A-Za-z0-9_]{0,199}$")
 DEVICE = re.compile(r"^(cpu|cuda|hip|xpu|mps|meta)(:[0-9]{1,4})?$")
-DTYPES = frozenset({
-    "float64", "float32", "float16", "bfloat16", "float8_e4m3fn", "float8_e5m2", "float8_e4m3fnuz", "float8_e5m2fnuz",
-    "float8_e8m0fnu", "int64", "int32", "int16", "int8", "uint64", "uint32", "uint16", "uint8", "bool", "complex64",
-    "complex128",
-})
+DTYPES = frozenset(
+    {
+        "float64",
+        "float32",
+        "float16",
+        "bfloat16",
+        "float8_e4m3fn",
+        "float8_e5m2",
+        "float8_e4m3fnuz",
+        "float8_e5m2fnuz",
+        "float8_e8m0fnu",
+        "int64",
+        "int32",
+        "int16",
+        "int8",
+        "uint64",
+        "uint32",
+        "uint16",
+        "uint8",
+        "bool",
+        "complex64",
+        "complex128",
+    }
+)
 ARG_KINDS = ("tensor", "tensor_descriptor", "int", "float", "bool", "none", "constant", "unsupported")
 
 
@@ -77,7 +96,7 @@ def json_value(value: object, where: str, depth: int = 0) -> Any:
             raise fail(where, "a list of more than 64 values")
         return [json_value(v, f"{where}[{i}]", depth + 1) for i, v in enumerate(value)]
     if isinstance(value, dict) and len(value) == 1:
-        (key, inner), = value.items()
+        ((key, inner),) = value.items()
         if key == "float" and inner in ("nan", "inf", "-inf"):
             return {"float": inner}
         if key in ("tl_dtype", "torch_dtype") and isinstance(inner, str) and IDENTIFIER.match(inner):
@@ -116,10 +135,18 @@ def parse_tensor(value: object, where: str, storages: int) -> dict[str, Any]:
     if (all(shape) and (last + 1) * size > nbytes) or nbytes % size:
         raise fail(where, "the view does not fit its storage")
     aligned = data.get("aligned16", True)
-    return {"kind": "tensor", "dtype": dtype, "shape": shape, "stride": stride, "storage_offset": offset,
-            "storage_bytes": nbytes, "element_size": size, "device": device,
-            "storage": as_int(data.get("storage"), f"{where}.storage", 0, storages - 1),
-            "aligned16": aligned if isinstance(aligned, bool) else True}
+    return {
+        "kind": "tensor",
+        "dtype": dtype,
+        "shape": shape,
+        "stride": stride,
+        "storage_offset": offset,
+        "storage_bytes": nbytes,
+        "element_size": size,
+        "device": device,
+        "storage": as_int(data.get("storage"), f"{where}.storage", 0, storages - 1),
+        "aligned16": aligned if isinstance(aligned, bool) else True,
+    }
 
 
 def parse_arg(value: object, where: str, storages: int) -> dict[str, Any]:
@@ -128,10 +155,14 @@ def parse_arg(value: object, where: str, storages: int) -> dict[str, Any]:
     if kind == "tensor":
         return {"name": name, **parse_tensor(data, where, storages)}
     if kind == "tensor_descriptor":
-        return {"name": name, "kind": kind, "base": parse_tensor(data.get("base"), f"{where}.base", storages),
-                "shape": as_dims(data.get("shape"), f"{where}.shape", 0),
-                "strides": as_dims(data.get("strides"), f"{where}.strides", -BIG),
-                "block_shape": as_dims(data.get("block_shape"), f"{where}.block_shape", 0)}
+        return {
+            "name": name,
+            "kind": kind,
+            "base": parse_tensor(data.get("base"), f"{where}.base", storages),
+            "shape": as_dims(data.get("shape"), f"{where}.shape", 0),
+            "strides": as_dims(data.get("strides"), f"{where}.strides", -BIG),
+            "block_shape": as_dims(data.get("block_shape"), f"{where}.block_shape", 0),
+        }
     if kind == "none":
         return {"name": name, "kind": kind}
     if kind in ("int", "float", "bool", "constant"):

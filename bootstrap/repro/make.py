@@ -52,8 +52,10 @@ def _previous_files(folder: Path) -> list[str]:
     marker = folder / MARKER
     if not is_regular(marker) or marker.is_symlink():
         if any(folder.iterdir()):
-            raise UsageError(f"{folder} already holds files that `tritondev repro make` did not write",
-                             fix="choose a new or empty --out")
+            raise UsageError(
+                f"{folder} already holds files that `tritondev repro make` did not write",
+                fix="choose a new or empty --out",
+            )
         return []
     listed = read_regular(marker, 1 << 20).decode("utf-8", "replace").splitlines()
     return [name for name in listed if OWN_FILE.match(name)]
@@ -74,8 +76,9 @@ def _remove_stale(folder: Path, previous: list[str], keep: set[str]) -> None:
 def _source(record_folder: Path, name: str) -> Path:
     path = record_folder / name
     if path.is_symlink() or not is_regular(path):
-        raise UsageError(f"the capture has no regular file {path}",
-                         fix="capture the program again: tritondev repro capture -- ...")
+        raise UsageError(
+            f"the capture has no regular file {path}", fix="capture the program again: tritondev repro capture -- ..."
+        )
     return path
 
 
@@ -102,8 +105,13 @@ def write_repro(capture: Capture, record: KernelRecord, out: Path | None) -> Mak
 def check_repro(ctx: AppContext, folder: Path) -> Verdict:
     """Run the repro in the target environment and read its answer."""
     python = ctx.target_python().executable
-    result = ctx.runner.capture([str(python), str(folder / "repro.py"), "--json"], step="repro-check", check=False,
-                                timeout=CHECK_TIMEOUT, cwd=folder)
+    result = ctx.runner.capture(
+        [str(python), str(folder / "repro.py"), "--json"],
+        step="repro-check",
+        check=False,
+        timeout=CHECK_TIMEOUT,
+        cwd=folder,
+    )
     return parse_verdict(result.returncode, result.stdout or "", result.stderr or "")
 
 

@@ -50,9 +50,14 @@ class Spec:
     options: dict[str, Any]
 
     def to_launch(self) -> dict[str, Any]:
-        return {"arg_names": list(self.arg_names), "signature": dict(self.signature),
-                "constexprs": dict(self.constexprs), "target": self.target, "options": dict(self.options),
-                "attrs": {k: [list(a) for a in v] for k, v in self.attrs.items()}}
+        return {
+            "arg_names": list(self.arg_names),
+            "signature": dict(self.signature),
+            "constexprs": dict(self.constexprs),
+            "target": self.target,
+            "options": dict(self.options),
+            "attrs": {k: [list(a) for a in v] for k, v in self.attrs.items()},
+        }
 
 
 def _target(value: object, where: str) -> dict[str, Any]:
@@ -96,10 +101,18 @@ def parse_spec(value: object, where: str = "spec") -> Spec:
             raise fail(at, "not a Triton type")
         return text
 
-    options = {as_name(k, f"{where}.options"): json_value(v, f"{where}.options.{k}")
-               for k, v in as_dict(data.get("options", {}), f"{where}.options").items()}
-    return Spec(names, by_name("signature", sig_type), by_name("constexprs", json_value), by_name("attrs", attrs),
-                optional(data.get("target"), _target, f"{where}.target"), options)
+    options = {
+        as_name(k, f"{where}.options"): json_value(v, f"{where}.options.{k}")
+        for k, v in as_dict(data.get("options", {}), f"{where}.options").items()
+    }
+    return Spec(
+        names,
+        by_name("signature", sig_type),
+        by_name("constexprs", json_value),
+        by_name("attrs", attrs),
+        optional(data.get("target"), _target, f"{where}.target"),
+        options,
+    )
 
 
 @dataclass(frozen=True)
@@ -116,8 +129,13 @@ class IoStorage:
 
     def to_launch(self) -> dict[str, Any]:
         found: dict[str, Any] = {"bytes": self.size, "changed": self.changed}
-        for key, value in (("in", self.inputs), ("out", self.outputs), ("nonfinite_before", self.nonfinite_before),
-                           ("nonfinite_after", self.nonfinite_after), ("skipped", self.skipped)):
+        for key, value in (
+            ("in", self.inputs),
+            ("out", self.outputs),
+            ("nonfinite_before", self.nonfinite_before),
+            ("nonfinite_after", self.nonfinite_after),
+            ("skipped", self.skipped),
+        ):
             if value is not None:
                 found[key] = value
         return found
@@ -142,11 +160,14 @@ def parse_io(value: object, where: str = "io") -> tuple[bool, dict[int, IoStorag
         if not isinstance(changed, bool):
             raise fail(f"{at}.changed", "not true or false")
         storages[int(key)] = IoStorage(
-            as_int(entry.get("bytes"), f"{at}.bytes", 0, BIG), optional(entry.get("in"), _io_file, f"{at}.in"),
-            optional(entry.get("out"), _io_file, f"{at}.out"), changed,
+            as_int(entry.get("bytes"), f"{at}.bytes", 0, BIG),
+            optional(entry.get("in"), _io_file, f"{at}.in"),
+            optional(entry.get("out"), _io_file, f"{at}.out"),
+            changed,
             optional(entry.get("nonfinite_before"), lambda v, w: as_int(v, w, 0, BIG), f"{at}.nonfinite_before"),
             optional(entry.get("nonfinite_after"), lambda v, w: as_int(v, w, 0, BIG), f"{at}.nonfinite_after"),
-            optional(entry.get("skipped"), as_text, f"{at}.skipped"))
+            optional(entry.get("skipped"), as_text, f"{at}.skipped"),
+        )
     saved = data.get("saved", False)
     if not isinstance(saved, bool):
         raise fail(f"{where}.saved", "not true or false")
@@ -215,17 +236,25 @@ class KernelRecord:
     def to_launch(self) -> dict[str, Any]:
         """What repro.py's LAUNCH holds: only checked fields."""
         return {
-            "kernel": self.kernel, "status": self.status, "mode": self.mode, "grid": list(self.grid or ()),
-            "args": [dict(a) for a in self.args], "spec": self.spec.to_launch() if self.spec else None,
-            "metadata": dict(self.metadata), "interpreter": self.interpreter, "error": self.error,
+            "kernel": self.kernel,
+            "status": self.status,
+            "mode": self.mode,
+            "grid": list(self.grid or ()),
+            "args": [dict(a) for a in self.args],
+            "spec": self.spec.to_launch() if self.spec else None,
+            "metadata": dict(self.metadata),
+            "interpreter": self.interpreter,
+            "error": self.error,
             "io": {"saved": self.io_saved, "storages": {str(k): v.to_launch() for k, v in sorted(self.io.items())}},
         }
 
 
 def _error(value: object) -> dict[str, Any]:
     data = as_dict(value, "error")
-    found: dict[str, Any] = {"type": as_text(data.get("type", "?"), "error.type", 200),
-                             "message": as_text(data.get("message", ""), "error.message")}
+    found: dict[str, Any] = {
+        "type": as_text(data.get("type", "?"), "error.type", 200),
+        "message": as_text(data.get("message", ""), "error.message"),
+    }
     if "stages_done" in data:
         stages = data["stages_done"]
         if not isinstance(stages, list) or len(stages) > 32:
@@ -293,18 +322,31 @@ def parse_record(value: object) -> KernelRecord:
     source = as_dict(data.get("source") or {}, "source")
     problems = source.get("problems", [])
     return KernelRecord(
-        id=record_id, kernel=as_name(data.get("kernel"), "kernel"), status=status, mode=mode,
-        launches=as_int(data.get("launches", 0), "launches", 0, BIG), autotuning=autotuning is True, grid=grid,
-        args=args, spec=spec, spec_problem=optional(data.get("spec_problem"), as_text, "spec_problem"),
-        io_saved=saved, io=io, metadata=_metadata(data.get("metadata")),
+        id=record_id,
+        kernel=as_name(data.get("kernel"), "kernel"),
+        status=status,
+        mode=mode,
+        launches=as_int(data.get("launches", 0), "launches", 0, BIG),
+        autotuning=autotuning is True,
+        grid=grid,
+        args=args,
+        spec=spec,
+        spec_problem=optional(data.get("spec_problem"), as_text, "spec_problem"),
+        io_saved=saved,
+        io=io,
+        metadata=_metadata(data.get("metadata")),
         error=optional(data.get("error"), lambda v, w: _error(v), "error"),
         origin=_strings(data.get("origin"), "origin", ("kind", "file", "line", "module", "name")),
-        source_problems=tuple(as_text(p, "source.problems", 1000) for p in problems) if isinstance(problems, list)
-        else (), versions=_strings(data.get("versions"), "versions", ("python", "triton", "torch")),
+        source_problems=tuple(as_text(p, "source.problems", 1000) for p in problems)
+        if isinstance(problems, list)
+        else (),
+        versions=_strings(data.get("versions"), "versions", ("python", "triton", "torch")),
         interpreter=_interpreter(data.get("interpreter")),
-        captured_at=float(data["captured_at"]) if isinstance(data.get("captured_at"), (int, float)) and
-        math.isfinite(data["captured_at"]) else 0.0,
-        has_module=data.get("module_file") == "module.py")
+        captured_at=float(data["captured_at"])
+        if isinstance(data.get("captured_at"), (int, float)) and math.isfinite(data["captured_at"])
+        else 0.0,
+        has_module=data.get("module_file") == "module.py",
+    )
 
 
 def _interpreter(value: object) -> dict[str, Any] | None:
@@ -314,6 +356,10 @@ def _interpreter(value: object) -> dict[str, Any] | None:
     names = data.get("constexprs", [])
     if not isinstance(names, list) or len(names) > MAX_ARGS:
         raise fail("interpreter.constexprs", "not a list of names")
-    return {"constexprs": [as_name(n, "interpreter.constexprs") for n in names],
-            "options": {as_name(k, "interpreter.options"): json_value(v, f"interpreter.options.{k}")
-                        for k, v in as_dict(data.get("options", {}), "interpreter.options").items()}}
+    return {
+        "constexprs": [as_name(n, "interpreter.constexprs") for n in names],
+        "options": {
+            as_name(k, "interpreter.options"): json_value(v, f"interpreter.options.{k}")
+            for k, v in as_dict(data.get("options", {}), "interpreter.options").items()
+        },
+    }

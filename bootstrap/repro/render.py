@@ -19,9 +19,23 @@ from bootstrap.repro.records import KernelRecord
 
 RUNNER_MARKER = "# ---- repro.py ----"
 # torch dtype -> Triton's type name, for a `--signature` derived from an interpreter launch's arguments.
-TRITON_TYPES = {"float32": "fp32", "float16": "fp16", "bfloat16": "bf16", "float64": "fp64", "int8": "i8",
-                "int16": "i16", "int32": "i32", "int64": "i64", "uint8": "u8", "uint16": "u16", "uint32": "u32",
-                "uint64": "u64", "bool": "i1", "float8_e4m3fn": "fp8e4nv", "float8_e5m2": "fp8e5"}
+TRITON_TYPES = {
+    "float32": "fp32",
+    "float16": "fp16",
+    "bfloat16": "bf16",
+    "float64": "fp64",
+    "int8": "i8",
+    "int16": "i16",
+    "int32": "i32",
+    "int64": "i64",
+    "uint8": "u8",
+    "uint16": "u16",
+    "uint32": "u32",
+    "uint64": "u64",
+    "bool": "i1",
+    "float8_e4m3fn": "fp8e4nv",
+    "float8_e5m2": "fp8e5",
+}
 
 
 def _clean(text: object) -> str:
@@ -57,8 +71,9 @@ def _signature_items(record: KernelRecord) -> tuple[list[str], dict[str, Any], s
     if record.spec is not None:
         divisible = {n for n, attrs in record.spec.attrs.items() if ["tt.divisibility", 16] in attrs}
         signature = record.spec.signature
-        items = [f"{n}={signature[n]}" + (":16" if n in divisible else "") for n in record.spec.arg_names
-                 if n in signature]
+        items = [
+            f"{n}={signature[n]}" + (":16" if n in divisible else "") for n in record.spec.arg_names if n in signature
+        ]
         types = list(record.spec.signature.values())
         return items, dict(record.spec.constexprs), _unknown_types(types)
     constexpr_names = set((record.interpreter or {}).get("constexprs", []))
@@ -113,8 +128,15 @@ def launch_summary(record: KernelRecord) -> str:
 
 
 def config_text(record: KernelRecord) -> str:
-    constexprs = record.spec.constexprs if record.spec else {
-        a["name"]: a.get("value") for a in record.args if a["name"] in (record.interpreter or {}).get("constexprs", [])}
+    constexprs = (
+        record.spec.constexprs
+        if record.spec
+        else {
+            a["name"]: a.get("value")
+            for a in record.args
+            if a["name"] in (record.interpreter or {}).get("constexprs", [])
+        }
+    )
     parts = [f"{k}={v}" for k, v in constexprs.items()]
     for option in ("num_warps", "num_stages", "num_ctas"):
         value = record.metadata.get(option, (record.spec.options if record.spec else {}).get(option))
@@ -134,8 +156,11 @@ def arg_text(arg: dict[str, Any]) -> str:
 def header(record: KernelRecord, folder: Path, captured_by: str) -> list[str]:
     versions = record.versions
     compile_text, why = compile_line(record, folder)
-    inputs = ("recorded values (io/)" if record.io_files
-              else "deterministic random data of the recorded shapes, strides and dtypes")
+    inputs = (
+        "recorded values (io/)"
+        if record.io_files
+        else "deterministic random data of the recorded shapes, strides and dtypes"
+    )
     checks = "a crash or compile error"
     if any(s.outputs or s.inputs for s in record.io.values()):
         checks += "; a mismatch against the recorded outputs; NaN/Inf where the recording had none"
@@ -157,11 +182,16 @@ def header(record: KernelRecord, folder: Path, captured_by: str) -> list[str]:
         f"Bisect:   tritondev bisect triton --good GOOD --bad BAD -- python {folder / 'repro.py'}",
     ]
     if compile_text and target_label(record) is None:
-        lines.insert(lines.index(f"Compile:  {compile_text}") + 1,
-                     "          (no target was recorded: cuda:90 stands for the one you want)")
+        lines.insert(
+            lines.index(f"Compile:  {compile_text}") + 1,
+            "          (no target was recorded: cuda:90 stands for the one you want)",
+        )
     if record.mode == "interpreter":
-        lines.insert(4, "          (captured under TRITON_INTERPRET=1: repro.py runs the interpreter too, unless "
-                        "TRITON_INTERPRET is set otherwise)")
+        lines.insert(
+            4,
+            "          (captured under TRITON_INTERPRET=1: repro.py runs the interpreter too, unless "
+            "TRITON_INTERPRET is set otherwise)",
+        )
     if record.source_problems:
         lines.append("Warning:  kernel.py could not copy everything the kernel refers to (see its docstring)")
     return [_clean(line) for line in lines]

@@ -50,8 +50,9 @@ def is_capture(folder: Path) -> bool:
 def latest_capture(root: Path) -> Path | None:
     if not root.is_dir():
         return None
-    found = sorted((p for p in root.iterdir() if p.is_dir() and not p.is_symlink() and is_capture(p)),
-                   key=lambda p: p.name)
+    found = sorted(
+        (p for p in root.iterdir() if p.is_dir() and not p.is_symlink() and is_capture(p)), key=lambda p: p.name
+    )
     return found[-1] if found else None
 
 
@@ -60,9 +61,11 @@ def choose_capture(root: Path, given: Path | None) -> Path:
     if given is not None:
         folder = given.absolute()
         if not is_capture(folder):
-            raise UsageError(f"{folder} is not a capture (no {CAPTURE_FILE})",
-                             fix="give a folder `tritondev repro capture` wrote (--capture DIR), or leave "
-                             "--capture out for the newest one in the workspace")
+            raise UsageError(
+                f"{folder} is not a capture (no {CAPTURE_FILE})",
+                fix="give a folder `tritondev repro capture` wrote (--capture DIR), or leave "
+                "--capture out for the newest one in the workspace",
+            )
         return folder
     latest = latest_capture(root)
     if latest is None:
@@ -87,8 +90,9 @@ def _capture_info(data: object) -> CaptureInfo:
     """What capture.json says, each field checked; a file not as written says nothing (never fatal)."""
     try:
         fields = Fields(data, CAPTURE_FILE)
-        return CaptureInfo(fields.optional_texts("command"), fields.optional_integer("returncode"),
-                           fields.optional_number("started"))
+        return CaptureInfo(
+            fields.optional_texts("command"), fields.optional_integer("returncode"), fields.optional_number("started")
+        )
     except BadField:
         return CaptureInfo()
 
@@ -156,11 +160,15 @@ def select(records: list[KernelRecord], ref: str) -> KernelRecord:
         return matching[0]
     listing = ", ".join(f"{records.index(r) + 1} ({r.id})" for r in matching[:12])
     if matching:
-        raise UsageError(f"{len(matching)} records match {ref!r}: {listing}",
-                         fix="name one by its number or id (tritondev repro ls lists them)")
+        raise UsageError(
+            f"{len(matching)} records match {ref!r}: {listing}",
+            fix="name one by its number or id (tritondev repro ls lists them)",
+        )
     known = ", ".join(sorted({r.kernel for r in records})[:12]) or "none"
-    raise UsageError(f"no captured kernel matches {ref!r} (captured: {known})",
-                     fix="give a kernel name, its number in `tritondev repro ls`, or a record id")
+    raise UsageError(
+        f"no captured kernel matches {ref!r} (captured: {known})",
+        fix="give a kernel name, its number in `tritondev repro ls`, or a record id",
+    )
 
 
 def open_capture(workspace_root: Path, given: Path | None) -> Capture:

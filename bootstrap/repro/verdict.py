@@ -26,8 +26,14 @@ class Verdict:
     facts: dict[str, Any] = field(default_factory=dict)
 
     def to_json(self) -> dict[str, Any]:
-        return {"reproduces": self.reproduces, "exit_code": self.exit_code, "summary": self.summary,
-                "findings": self.findings, "notes": self.notes, **self.facts}
+        return {
+            "reproduces": self.reproduces,
+            "exit_code": self.exit_code,
+            "summary": self.summary,
+            "findings": self.findings,
+            "notes": self.notes,
+            **self.facts,
+        }
 
 
 def _from_status(returncode: int, tail: str) -> Verdict:
@@ -64,6 +70,9 @@ def parse_verdict(returncode: int, stdout: str, stderr: str) -> Verdict:
         return _from_status(returncode, tail)
     findings = [f for f in document.get("findings", []) if isinstance(f, dict)][:50]
     notes = [str(n)[:500] for n in document.get("notes", []) if isinstance(n, str)][:20]
-    facts = {k: document[k] for k in ("kernel", "path", "triton", "torch", "device", "seconds", "target")
-             if isinstance(document.get(k), (str, int, float))}
+    facts = {
+        k: document[k]
+        for k in ("kernel", "path", "triton", "torch", "device", "seconds", "target")
+        if isinstance(document.get(k), (str, int, float))
+    }
     return Verdict(reproduces, returncode, summary[:2000], findings, notes, facts)

@@ -46,10 +46,16 @@ def version(name: str) -> str:
 
 
 def gpu_facts() -> dict[str, str]:
-    out = subprocess.run(
-        ["nvidia-smi", "--query-gpu=name,driver_version,compute_cap", "--format=csv,noheader"],
-        capture_output=True, text=True, check=True,
-    ).stdout.strip().splitlines()[0]
+    out = (
+        subprocess.run(
+            ["nvidia-smi", "--query-gpu=name,driver_version,compute_cap", "--format=csv,noheader"],
+            capture_output=True,
+            text=True,
+            check=True,
+        )
+        .stdout.strip()
+        .splitlines()[0]
+    )
     name, driver, cap = (part.strip() for part in out.split(","))
     return {"gpu": name, "driver": driver, "compute_capability": cap}
 
@@ -100,8 +106,10 @@ def main() -> int:
         compile_times[target] = {"seconds": round(seconds, 2), "exit": proc.returncode}
     figures["compile"] = compile_times
 
-    print("| GPU | driver | CC | torch | triton | jax | doctor (median, checks) | doctor / collect_env | "
-          "verify: vector add vs torch copy | compile per target |")
+    print(
+        "| GPU | driver | CC | torch | triton | jax | doctor (median, checks) | doctor / collect_env | "
+        "verify: vector add vs torch copy | compile per target |"
+    )
     print("|---|---|---|---|---|---|---|---|---|---|")
     per_target = ", ".join(f"{t} {v['seconds']} s" for t, v in compile_times.items())
     print(f"| {figures['gpu']} | {figures['driver']} | {figures['compute_capability']} | {figures['torch']} | "

@@ -73,12 +73,15 @@ class Bisected:
     first_bad: str
 
     def describe(self) -> str:
-        return (f"{self.builds} builds, {self.llvm_builds} LLVM builds, {self.seconds:.1f} s, "
-                f"first bad {self.first_bad[:8]}")
+        return (
+            f"{self.builds} builds, {self.llvm_builds} LLVM builds, {self.seconds:.1f} s, "
+            f"first bad {self.first_bad[:8]}"
+        )
 
 
-def _run(argv: list[str], env: dict[str, str], cwd: Path | None = None, check: bool = True
-         ) -> subprocess.CompletedProcess[str]:
+def _run(
+    argv: list[str], env: dict[str, str], cwd: Path | None = None, check: bool = True
+) -> subprocess.CompletedProcess[str]:
     proc = subprocess.run(argv, env=env, cwd=cwd, capture_output=True, text=True)
     if check and proc.returncode != 0:
         raise RuntimeError(f"{' '.join(argv[:4])} failed ({proc.returncode}):\n{proc.stderr[-3000:]}")
@@ -93,11 +96,15 @@ def _tritondev(args: list[str], env: dict[str, str], cwd: Path) -> dict[str, Any
 
 def tritondev_bisect(common: list[str], rng: Range, env: dict[str, str], cwd: Path) -> Bisected:
     started = time.perf_counter()
-    report = _tritondev(["bisect", "triton", *common, "--good", rng.good, "--bad", rng.bad, "--json", "--",
-                         "python", "check_add.py"], env, cwd)
+    report = _tritondev(
+        ["bisect", "triton", *common, "--good", rng.good, "--bad", rng.bad, "--json", "--", "python", "check_add.py"],
+        env,
+        cwd,
+    )
     seconds = time.perf_counter() - started
-    return Bisected(report["range"], len(report["steps"]), report["llvm_builds"], seconds,
-                    report["first_bad"]["commit"])
+    return Bisected(
+        report["range"], len(report["steps"]), report["llvm_builds"], seconds, report["first_bad"]["commit"]
+    )
 
 
 class Hand:
@@ -109,15 +116,26 @@ class Hand:
         self.triton, self.llvm, self.build = root / "triton", root / "llvm-project", root / "llvm-build"
         for name, path in (("triton", self.triton), ("llvm-project", self.llvm)):
             _run(["git", "clone", "-q", urls[name], str(path)], env)
-        build_env = {**env, **dict(state["install"]["env"]), "LLVM_SYSPATH": str(self.build),
-                     "LLVM_INCLUDE_DIRS": str(self.build / "include"), "LLVM_LIBRARY_DIR": str(self.build / "lib")}
+        build_env = {
+            **env,
+            **dict(state["install"]["env"]),
+            "LLVM_SYSPATH": str(self.build),
+            "LLVM_INCLUDE_DIRS": str(self.build / "include"),
+            "LLVM_LIBRARY_DIR": str(self.build / "lib"),
+        }
         configure = self._configure_command(ws)
         install = [self.python, "-m", "pip", "install", "--no-build-isolation", "-e", "."]
         exports = " ".join(f"{k}={shlex.quote(v)}" for k, v in sorted(build_env.items()) if env.get(k) != v)
         self.script = root / "rebuild.sh"
-        self.script.write_text(REBUILD.format(hand=shlex.quote(str(root)), python=shlex.quote(self.python),
-                                              configure=shlex.join(configure), cwd=shlex.quote(str(cwd)),
-                                              install=f"env {exports} {shlex.join(install)}"))
+        self.script.write_text(
+            REBUILD.format(
+                hand=shlex.quote(str(root)),
+                python=shlex.quote(self.python),
+                configure=shlex.join(configure),
+                cwd=shlex.quote(str(cwd)),
+                install=f"env {exports} {shlex.join(install)}",
+            )
+        )
         self.script.chmod(0o755)
 
     def _configure_command(self, ws: Path) -> list[str]:
@@ -151,11 +169,13 @@ class Hand:
 def _row(what: str, tool: Bisected, hand: Bisected, llvm_goal: str, llvm_ok: bool) -> dict[str, object]:
     ratio = tool.seconds / hand.seconds
     same = tool.first_bad == hand.first_bad
-    return {"metric": f"bisect of {tool.commits} commits {what}: tritondev bisect / hand `git bisect run` with "
-                      "a rebuild script, wall time",
-            "measured": f"{ratio:.2f}: tritondev {tool.describe()}; hand {hand.describe()}",
-            "goal": f"<= {GOAL_RATIO}, same commit, LLVM builds {llvm_goal}",
-            "pass": ratio <= GOAL_RATIO and same and llvm_ok}
+    return {
+        "metric": f"bisect of {tool.commits} commits {what}: tritondev bisect / hand `git bisect run` with "
+        "a rebuild script, wall time",
+        "measured": f"{ratio:.2f}: tritondev {tool.describe()}; hand {hand.describe()}",
+        "goal": f"<= {GOAL_RATIO}, same commit, LLVM builds {llvm_goal}",
+        "pass": ratio <= GOAL_RATIO and same and llvm_ok,
+    }
 
 
 def measure(root: Path) -> list[dict[str, object]]:
@@ -177,10 +197,20 @@ def measure(root: Path) -> list[dict[str, object]]:
         if found.first_bad != rng.labels["regression"]:
             raise RuntimeError(f"tritondev bisect named {found.first_bad}, not {rng.labels['regression']}")
     return [
-        _row("(constant LLVM pin, one commit that does not build)", constant, hand_constant, "0",
-             constant.llvm_builds == 0),
-        _row("across an LLVM bump", bump, hand_bump, "1 (each pin once), <= hand's",
-             bump.llvm_builds == 1 and bump.llvm_builds <= hand_bump.llvm_builds),
+        _row(
+            "(constant LLVM pin, one commit that does not build)",
+            constant,
+            hand_constant,
+            "0",
+            constant.llvm_builds == 0,
+        ),
+        _row(
+            "across an LLVM bump",
+            bump,
+            hand_bump,
+            "1 (each pin once), <= hand's",
+            bump.llvm_builds == 1 and bump.llvm_builds <= hand_bump.llvm_builds,
+        ),
     ]
 
 

@@ -38,8 +38,9 @@ def measure(root: Path) -> list[dict[str, object]]:
         counters: dict[str, dict[str, int]] = {}
         for name in ("A", "B"):
             env = base_env(root / f"home-{name}", xdg=root / f"xdg-{name}", ccache_dir=root / f"ccache-{name}")
-            _, report = setup([*setup_args(world, root / f"ws-{name}", "root-json", "--ccache-remote", redis.url),
-                               "--json"], env)
+            _, report = setup(
+                [*setup_args(world, root / f"ws-{name}", "root-json", "--ccache-remote", redis.url), "--json"], env
+            )
             if not report["verify"]["provenance"]["ok"]:
                 raise RuntimeError(f"workspace {name} did not verify: {report['verify']}")
             ran = [s["step"] for s in report["steps"] if s["step"] in BUILD_STEPS and s["status"] == "ran"]
@@ -55,12 +56,18 @@ def measure(root: Path) -> list[dict[str, object]]:
     ratio = a_total / b_total if b_total else 0.0
     per_step = ", ".join(f"{k} {seconds['A'][k]:.1f}/{seconds['B'][k]:.1f} s" for k in BUILD_STEPS)
     return [
-        {"metric": "ccache remote: B's compilations answered by the remote (A cold, B empty local cache)",
-         "measured": f"{b.remote_rate:.0%} ({b.remote_hits}/{b.calls}, {b.local_hits} local, {b.misses} misses)",
-         "goal": f">= {RATE_GOAL:.0%}", "pass": b.remote_rate >= RATE_GOAL},
-        {"metric": "ccache remote: A/B time of the build steps (configure, LLVM build, Triton build+install)",
-         "measured": f"{ratio:.1f}x ({a_total:.1f} s / {b_total:.1f} s; {per_step})",
-         "goal": f">= {SPEEDUP_GOAL:.0f}x", "pass": ratio >= SPEEDUP_GOAL},
+        {
+            "metric": "ccache remote: B's compilations answered by the remote (A cold, B empty local cache)",
+            "measured": f"{b.remote_rate:.0%} ({b.remote_hits}/{b.calls}, {b.local_hits} local, {b.misses} misses)",
+            "goal": f">= {RATE_GOAL:.0%}",
+            "pass": b.remote_rate >= RATE_GOAL,
+        },
+        {
+            "metric": "ccache remote: A/B time of the build steps (configure, LLVM build, Triton build+install)",
+            "measured": f"{ratio:.1f}x ({a_total:.1f} s / {b_total:.1f} s; {per_step})",
+            "goal": f">= {SPEEDUP_GOAL:.0f}x",
+            "pass": ratio >= SPEEDUP_GOAL,
+        },
     ]
 
 

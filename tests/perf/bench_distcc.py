@@ -35,8 +35,17 @@ LABEL = "root-json"
 
 
 def _args(world_root: Path, triton_commit: str, ws: Path, *extra: str) -> list[str]:
-    return ["setup", "--workspace", str(ws), "--mirror", str(world_root), "--triton-commit", triton_commit, "--json",
-            *extra]
+    return [
+        "setup",
+        "--workspace",
+        str(ws),
+        "--mirror",
+        str(world_root),
+        "--triton-commit",
+        triton_commit,
+        "--json",
+        *extra,
+    ]
 
 
 def _misses(env: dict[str, str]) -> int:
@@ -44,11 +53,17 @@ def _misses(env: dict[str, str]) -> int:
     return parse_print_stats(out).get("cache_miss", 0)
 
 
-def _run_one(world_root: Path, commit: str, root: Path, name: str, daemons: list[DistccDaemon] | None
-             ) -> tuple[float, dict[str, Any], int, int]:
+def _run_one(
+    world_root: Path, commit: str, root: Path, name: str, daemons: list[DistccDaemon] | None
+) -> tuple[float, dict[str, Any], int, int]:
     """One cold setup: the LLVM build's seconds, the report, compiles the daemons ran, ccache's misses."""
-    env = {k: v for k, v in base_env(root / f"home-{name}", xdg=root / f"xdg-{name}",
-                                      ccache_dir=root / f"ccache-{name}").items() if not k.startswith("DISTCC_")}
+    env = {
+        k: v
+        for k, v in base_env(
+            root / f"home-{name}", xdg=root / f"xdg-{name}", ccache_dir=root / f"ccache-{name}"
+        ).items()
+        if not k.startswith("DISTCC_")
+    }
     extra = ("--distcc", " ".join(d.token for d in daemons)) if daemons else ()
     before = sum(d.compiles() for d in daemons or ())
     _, report = setup(_args(world_root, commit, root / f"ws-{name}", *extra), env)
@@ -85,14 +100,21 @@ def measure(root: Path) -> list[dict[str, object]]:
     shown = ", ".join(f"{r[0]:.1f}" for r in runs["D"]), ", ".join(f"{r[0]:.1f}" for r in runs["L"])
     jobs = runs["D"][0][1]["jobs"]["compile"], runs["L"][0][1]["jobs"]["compile"]
     return [
-        {"metric": "distcc: the test world's LLVM compiles that ran on 2 loopback distccd daemons (2 cold builds; "
-                   "client log and the daemons' own statistics)",
-         "measured": f"{remote}/{compiles} ({compiles - remote} here; statistics {'agree' if agrees else 'DISAGREE'})",
-         "goal": "all of them", "pass": remote == compiles > 0 and agrees},
-        {"metric": "distcc: wall time of that LLVM build, 2 loopback daemons (1 slot each) vs here (2 jobs), same "
-                   "2 cores, order D L L D",
-         "measured": f"{ratio:.2f}x (D {shown[0]} s, L {shown[1]} s; jobs {jobs[0]} vs {jobs[1]})",
-         "goal": f"<= {OVERHEAD_GOAL}x (loopback: distcc's cost, not its gain)", "pass": ratio <= OVERHEAD_GOAL},
+        {
+            "metric": "distcc: the test world's LLVM compiles that ran on 2 loopback distccd daemons (2 cold builds; "
+            "client log and the daemons' own statistics)",
+            "measured": f"{remote}/{compiles} ({compiles - remote} here; "
+            f"statistics {'agree' if agrees else 'DISAGREE'})",
+            "goal": "all of them",
+            "pass": remote == compiles > 0 and agrees,
+        },
+        {
+            "metric": "distcc: wall time of that LLVM build, 2 loopback daemons (1 slot each) vs here (2 jobs), same "
+            "2 cores, order D L L D",
+            "measured": f"{ratio:.2f}x (D {shown[0]} s, L {shown[1]} s; jobs {jobs[0]} vs {jobs[1]})",
+            "goal": f"<= {OVERHEAD_GOAL}x (loopback: distcc's cost, not its gain)",
+            "pass": ratio <= OVERHEAD_GOAL,
+        },
     ]
 
 

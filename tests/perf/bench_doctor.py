@@ -41,8 +41,7 @@ def run() -> list[dict[str, object]]:
     env.pop("VIRTUAL_ENV", None)
     env["PYTHONPATH"] = repo
     with tempfile.TemporaryDirectory(prefix="bench-doctor-") as tmp:
-        doctor = tritondev_argv("doctor", "--python", str(py),
-                  "--workspace", os.path.join(tmp, "ws"), "--json")
+        doctor = tritondev_argv("doctor", "--python", str(py), "--workspace", os.path.join(tmp, "ws"), "--json")
         collect = [str(py), "-m", "torch.utils.collect_env"]
         # one warm-up each: the first import of torch or triton reads cold files
         _, first = _timed(doctor, env, tmp)

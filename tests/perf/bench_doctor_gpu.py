@@ -44,8 +44,9 @@ def why_no_gpu(python: str, env: dict[str, str]) -> str | None:
     listing = subprocess.run(["nvidia-smi", "-L"], capture_output=True, text=True)
     if listing.returncode != 0 or "GPU" not in listing.stdout:
         return f"nvidia-smi -L lists no GPU (exit {listing.returncode})"
-    probe = subprocess.run([python, "-c", "import torch; print(torch.cuda.device_count())"], env=env,
-                           capture_output=True, text=True)
+    probe = subprocess.run(
+        [python, "-c", "import torch; print(torch.cuda.device_count())"], env=env, capture_output=True, text=True
+    )
     if probe.returncode != 0:
         return f"{python} cannot import torch"
     if probe.stdout.strip() in ("", "0"):
@@ -54,8 +55,7 @@ def why_no_gpu(python: str, env: dict[str, str]) -> str | None:
 
 
 def measure(python: str, env: dict[str, str], folder: str) -> dict[str, object]:
-    doctor = tritondev_argv("doctor", "--python", python,
-              "--workspace", os.path.join(folder, "ws"), "--json")
+    doctor = tritondev_argv("doctor", "--python", python, "--workspace", os.path.join(folder, "ws"), "--json")
     collect = [python, "-m", "torch.utils.collect_env"]
     _, first = _timed(doctor, env, folder)
     _, reference = _timed(collect, env, folder)
@@ -68,11 +68,18 @@ def measure(python: str, env: dict[str, str], folder: str) -> dict[str, object]:
     for _ in range(RUNS):
         doctor_times.append(_timed(doctor, env, folder)[0])
         collect_times.append(_timed(collect, env, folder)[0])
-    gpu = subprocess.run(["nvidia-smi", "--query-gpu=name", "--format=csv,noheader"], capture_output=True,
-                         text=True).stdout.strip().splitlines()[0]
+    gpu = (
+        subprocess.run(["nvidia-smi", "--query-gpu=name", "--format=csv,noheader"], capture_output=True, text=True)
+        .stdout.strip()
+        .splitlines()[0]
+    )
     d, c = statistics.median(doctor_times), statistics.median(collect_times)
-    return {"metric": f"{METRIC} ({gpu}, {len(report['checks'])} checks)",
-            "measured": f"{d / c:.2f} ({d:.2f} s / {c:.2f} s)", "goal": f"<= {GOAL_RATIO}", "pass": d / c <= GOAL_RATIO}
+    return {
+        "metric": f"{METRIC} ({gpu}, {len(report['checks'])} checks)",
+        "measured": f"{d / c:.2f} ({d:.2f} s / {c:.2f} s)",
+        "goal": f"<= {GOAL_RATIO}",
+        "pass": d / c <= GOAL_RATIO,
+    }
 
 
 def run() -> list[dict[str, object]]:

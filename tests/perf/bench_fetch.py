@@ -278,7 +278,7 @@ def blobless_rows(m: dict[str, float]) -> list[dict[str, object]]:
         {
             "metric": f"blobless clone (all {COMMITS} commits and trees, the pin's files) vs depth 1 vs full: bytes",
             "measured": f"{_mib(int(m['blobless_bytes']))} vs {_mib(int(m['pinned_bytes']))} vs"
-                        f" {_mib(int(m['full_bytes']))} ({ratio:.1%} of a full clone)",
+            f" {_mib(int(m['full_bytes']))} ({ratio:.1%} of a full clone)",
             "goal": f"<= {BLOBLESS_GOAL:.0%} of a full clone",
             "pass": ratio <= BLOBLESS_GOAL,
         },
@@ -291,7 +291,7 @@ def blobless_rows(m: dict[str, float]) -> list[dict[str, object]]:
         {
             "metric": "move to a pin 500 commits newer: blobless vs depth 1 (bytes, time)",
             "measured": f"{_mib(int(m['blobless_update_bytes']))} in {m['blobless_update_s']:.2f} s vs"
-                        f" {_mib(int(m['pinned_update_bytes']))} in {m['pinned_update_s']:.2f} s",
+            f" {_mib(int(m['pinned_update_bytes']))} in {m['pinned_update_s']:.2f} s",
             "goal": "at most twice depth 1's bytes (the new commits and trees come too)",
             "pass": m["blobless_update_bytes"] <= 2 * m["pinned_update_bytes"],
         },

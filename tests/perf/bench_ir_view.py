@@ -42,8 +42,14 @@ def run() -> list[dict[str, object]]:
     times = []
     for _ in range(3):
         started = time.perf_counter()
-        proc = subprocess.run(tritondev_argv("ir", "view", str(matmul.dump), "--json"),
-                              env=matmul.env, capture_output=True, text=True, timeout=600, cwd=REPO)
+        proc = subprocess.run(
+            tritondev_argv("ir", "view", str(matmul.dump), "--json"),
+            env=matmul.env,
+            capture_output=True,
+            text=True,
+            timeout=600,
+            cwd=REPO,
+        )
         times.append(time.perf_counter() - started)
         if proc.returncode != 0:
             raise RuntimeError(f"ir view exited {proc.returncode}: {proc.stderr[-1500:]}")
@@ -52,15 +58,28 @@ def run() -> list[dict[str, object]]:
     page, size, dumped = Path(data["path"]), int(data["bytes"]), _folder_bytes(matmul.dump)
     what = f"{kernel['dumps']} dumps, {kernel['passes']} passes"
     rows: list[dict[str, object]] = [
-        {"metric": f"ir view page of the matmul dump ({what}, line info): size vs the dump folder",
-         "measured": f"{size / 1024:.0f} KiB vs {dumped / (1 << 20):.1f} MiB ({100 * size / dumped:.1f}%)",
-         "goal": f"<= {PAGE_GOAL >> 20} MiB", "pass": size <= PAGE_GOAL},
-        {"metric": "  `tritondev ir view` of that dump, median wall time of 3",
-         "measured": f"{statistics.median(times):.2f} s", "goal": "-", "pass": True},
+        {
+            "metric": f"ir view page of the matmul dump ({what}, line info): size vs the dump folder",
+            "measured": f"{size / 1024:.0f} KiB vs {dumped / (1 << 20):.1f} MiB ({100 * size / dumped:.1f}%)",
+            "goal": f"<= {PAGE_GOAL >> 20} MiB",
+            "pass": size <= PAGE_GOAL,
+        },
+        {
+            "metric": "  `tritondev ir view` of that dump, median wall time of 3",
+            "measured": f"{statistics.median(times):.2f} s",
+            "goal": "-",
+            "pass": True,
+        },
     ]
     if chromium() is None:
-        rows.append({"metric": "ir view page: time to first render in headless Chromium",
-                     "measured": "skipped: no chromium on PATH", "goal": f"< {RENDER_GOAL} s", "pass": None})
+        rows.append(
+            {
+                "metric": "ir view page: time to first render in headless Chromium",
+                "measured": "skipped: no chromium on PATH",
+                "goal": f"< {RENDER_GOAL} s",
+                "pass": None,
+            }
+        )
         return rows
     renders = []
     with Browser() as browser:
@@ -70,10 +89,15 @@ def run() -> list[dict[str, object]]:
                 raise RuntimeError(f"the page reported errors: {opened.errors()}")
             renders.append(float(browser.evaluate("window.irview.renderMs")) / 1000)
     median = statistics.median(renders)
-    rows.append({"metric": f"ir view page of that dump: time to first render in headless Chromium, file URL, "
-                           f"network off, median of {LOADS}",
-                 "measured": f"{median:.2f} s (min {min(renders):.2f}, max {max(renders):.2f})",
-                 "goal": f"< {RENDER_GOAL} s", "pass": median < RENDER_GOAL})
+    rows.append(
+        {
+            "metric": f"ir view page of that dump: time to first render in headless Chromium, file URL, "
+            f"network off, median of {LOADS}",
+            "measured": f"{median:.2f} s (min {min(renders):.2f}, max {max(renders):.2f})",
+            "goal": f"< {RENDER_GOAL} s",
+            "pass": median < RENDER_GOAL,
+        }
+    )
     return rows
 
 

@@ -40,8 +40,12 @@ def _first_run(venv: Path) -> float:
 def _the_way_before(folder: Path) -> float:
     started = time.perf_counter()
     subprocess.run([sys.executable, "-m", "venv", str(folder)], check=True, capture_output=True, timeout=900)
-    subprocess.run([str(folder / "bin" / "python"), "-m", "pip", "install", "--disable-pip-version-check", "-e",
-                    str(REPO)], check=True, capture_output=True, timeout=900)
+    subprocess.run(
+        [str(folder / "bin" / "python"), "-m", "pip", "install", "--disable-pip-version-check", "-e", str(REPO)],
+        check=True,
+        capture_output=True,
+        timeout=900,
+    )
     return time.perf_counter() - started
 
 
@@ -53,9 +57,16 @@ def run() -> list[dict[str, object]]:
         before = _the_way_before(scratch / "before")
     load = os.getloadavg()[0]
     return [
-        {"metric": "launcher's first run (`./shell/tritondev --help`, no venv yet, pip cache warm), wall time",
-         "measured": f"{first:.1f} s (load average {load:.1f})", "goal": f"<= {GOAL_SECONDS:g} s",
-         "pass": first <= GOAL_SECONDS},
-        {"metric": "  the way before: `python -m venv` + `pip install -e .`, same cache",
-         "measured": f"{before:.1f} s ({before / first:.1f}x the first run)", "goal": "-", "pass": True},
+        {
+            "metric": "launcher's first run (`./shell/tritondev --help`, no venv yet, pip cache warm), wall time",
+            "measured": f"{first:.1f} s (load average {load:.1f})",
+            "goal": f"<= {GOAL_SECONDS:g} s",
+            "pass": first <= GOAL_SECONDS,
+        },
+        {
+            "metric": "  the way before: `python -m venv` + `pip install -e .`, same cache",
+            "measured": f"{before:.1f} s ({before / first:.1f}x the first run)",
+            "goal": "-",
+            "pass": True,
+        },
     ]

@@ -68,19 +68,45 @@ def measure_setups(root: Path) -> list[dict[str, object]]:
     server = PackageServer(root / "packages").start()
     try:
         prebuilt_env = base_env(root / "home-p", xdg=root / "xdg-p", ccache_dir=root / "ccache-p")
-        args = ["setup", "--workspace", str(root / "ws-prebuilt"), "--mirror", str(world.git_root), "--triton-commit",
-                pin, "--jobs", "2", "--link-jobs", "2", "--build-type", "Release", "--skip-verify", "--llvm",
-                "prebuilt", "--llvm-prebuilt-url", server.base_url, "--json"]
+        args = [
+            "setup",
+            "--workspace",
+            str(root / "ws-prebuilt"),
+            "--mirror",
+            str(world.git_root),
+            "--triton-commit",
+            pin,
+            "--jobs",
+            "2",
+            "--link-jobs",
+            "2",
+            "--build-type",
+            "Release",
+            "--skip-verify",
+            "--llvm",
+            "prebuilt",
+            "--llvm-prebuilt-url",
+            server.base_url,
+            "--json",
+        ]
         prebuilt_s, prebuilt = _setup(args, prebuilt_env)
     finally:
         server.stop()
     llvm_source, llvm_prebuilt = _step_seconds(source, SOURCE_LLVM), _step_seconds(prebuilt, ("llvm-download",))
     whole, part = source_s / prebuilt_s, llvm_source / max(llvm_prebuilt, 1e-3)
     return [
-        {"metric": "setup --llvm prebuilt vs --llvm source, mini world, cold ccache: speed-up",
-         "measured": f"{whole:.1f}x ({source_s:.1f} s -> {prebuilt_s:.1f} s)", "goal": "> 1x", "pass": whole > 1},
-        {"metric": "  its LLVM part: clone+configure+build vs download+check+unpack",
-         "measured": f"{part:.0f}x ({llvm_source:.1f} s -> {llvm_prebuilt:.2f} s)", "goal": "> 1x", "pass": part > 1},
+        {
+            "metric": "setup --llvm prebuilt vs --llvm source, mini world, cold ccache: speed-up",
+            "measured": f"{whole:.1f}x ({source_s:.1f} s -> {prebuilt_s:.1f} s)",
+            "goal": "> 1x",
+            "pass": whole > 1,
+        },
+        {
+            "metric": "  its LLVM part: clone+configure+build vs download+check+unpack",
+            "measured": f"{part:.0f}x ({llvm_source:.1f} s -> {llvm_prebuilt:.2f} s)",
+            "goal": "> 1x",
+            "pass": part > 1,
+        },
     ]
 
 
@@ -100,8 +126,9 @@ def measure_download(root: Path) -> list[dict[str, object]]:
             fh.write(os.urandom(1 << 20))
     # The server runs in a process of its own: an in-process one would share the interpreter (and its
     # lock) with the client being measured, and not with curl.
-    server_process = subprocess.Popen([sys.executable, "-m", "tests.world.packages", str(served)], cwd=REPO,
-                                      stdout=subprocess.PIPE, text=True)
+    server_process = subprocess.Popen(
+        [sys.executable, "-m", "tests.world.packages", str(served)], cwd=REPO, stdout=subprocess.PIPE, text=True
+    )
     assert server_process.stdout is not None
     url = server_process.stdout.readline().strip() + "/big.bin"
     curl = shutil.which("curl")
@@ -122,19 +149,35 @@ def measure_download(root: Path) -> list[dict[str, object]]:
             (out / "ours.bin").unlink()
         mib = BIG / 2**20
         if curl is None:
-            rows.append({"metric": "download throughput vs curl", "measured": "curl is not installed",
-                         "goal": ">= 0.9x", "pass": False})
+            rows.append(
+                {
+                    "metric": "download throughput vs curl",
+                    "measured": "curl is not installed",
+                    "goal": ">= 0.9x",
+                    "pass": False,
+                }
+            )
         else:
             ratio = statistics.median(theirs) / statistics.median(ours)
-            rows.append({"metric": f"download throughput vs plain curl, {mib:.0f} MiB local, median of "
-                                   f"{DOWNLOAD_RUNS} (sha256 included)",
-                         "measured": f"{ratio:.2f}x ({mib / statistics.median(ours):.0f} vs"
-                                     f" {mib / statistics.median(theirs):.0f} MiB/s)",
-                         "goal": ">= 0.9x", "pass": ratio >= 0.9})
+            rows.append(
+                {
+                    "metric": f"download throughput vs plain curl, {mib:.0f} MiB local, median of "
+                    f"{DOWNLOAD_RUNS} (sha256 included)",
+                    "measured": f"{ratio:.2f}x ({mib / statistics.median(ours):.0f} vs"
+                    f" {mib / statistics.median(theirs):.0f} MiB/s)",
+                    "goal": ">= 0.9x",
+                    "pass": ratio >= 0.9,
+                }
+            )
             summed = statistics.median(then_summed) / statistics.median(ours)
-            rows.append({"metric": "  vs curl and then sha256 of the file (Triton's own way), median",
-                         "measured": f"{summed:.2f}x ({mib / statistics.median(then_summed):.0f} MiB/s)",
-                         "goal": "-", "pass": True})
+            rows.append(
+                {
+                    "metric": "  vs curl and then sha256 of the file (Triton's own way), median",
+                    "measured": f"{summed:.2f}x ({mib / statistics.median(then_summed):.0f} MiB/s)",
+                    "goal": "-",
+                    "pass": True,
+                }
+            )
     finally:
         server_process.terminate()
         server_process.wait()
@@ -155,13 +198,16 @@ def _resumed(server: PackageServer, url: str, out: Path) -> dict[str, object]:
     except ExternalError:
         pass  # the connection was dropped: the .part keeps what came
     got = download(url, out / "resumed.bin", sha256=None, retries=0)
-    second = server.served()[before + 1:]
+    second = server.served()[before + 1 :]
     sent = sum(r.sent for r in second)
     rest = BIG - half
     ratio = sent / rest
-    return {"metric": "resumed download: bytes fetched after the drop vs the rest of the file",
-            "measured": f"{ratio:.3f}x ({sent} / {rest} bytes; resumed at {got.resumed_from})",
-            "goal": "<= 1.05x", "pass": ratio <= 1.05 and got.size == BIG}
+    return {
+        "metric": "resumed download: bytes fetched after the drop vs the rest of the file",
+        "measured": f"{ratio:.3f}x ({sent} / {rest} bytes; resumed at {got.resumed_from})",
+        "goal": "<= 1.05x",
+        "pass": ratio <= 1.05 and got.size == BIG,
+    }
 
 
 AUTO_RUNS = 15
@@ -202,13 +248,21 @@ def measure_auto(root: Path) -> list[dict[str, object]]:
         dead = f"http://127.0.0.1:{closed.getsockname()[1]}/llvm-builds/x.tar.gz"
     unreachable = [timed(root / "state-0", dead) for _ in range(5)]
     per_pin = len(requests) / AUTO_RUNS
-    return [{"metric": f"--llvm auto decision: requests per pin (first run, then remembered; {AUTO_RUNS} pins)",
-             "measured": f"{per_pin:.0f} HEAD, then {0 if all(r.method == 'HEAD' for r in requests) else '?'}",
-             "goal": "1, then 0", "pass": per_pin == 1 and all(r.method == "HEAD" for r in requests)},
-            {"metric": "--llvm auto decision: time (median; asked a local host / remembered / host unreachable)",
-             "measured": f"{statistics.median(first) * 1e3:.1f} ms / {statistics.median(again) * 1e3:.2f} ms /"
-                         f" {statistics.median(unreachable) * 1e3:.1f} ms",
-             "goal": "< 1 s each", "pass": max(statistics.median(v) for v in (first, again, unreachable)) < 1.0}]
+    return [
+        {
+            "metric": f"--llvm auto decision: requests per pin (first run, then remembered; {AUTO_RUNS} pins)",
+            "measured": f"{per_pin:.0f} HEAD, then {0 if all(r.method == 'HEAD' for r in requests) else '?'}",
+            "goal": "1, then 0",
+            "pass": per_pin == 1 and all(r.method == "HEAD" for r in requests),
+        },
+        {
+            "metric": "--llvm auto decision: time (median; asked a local host / remembered / host unreachable)",
+            "measured": f"{statistics.median(first) * 1e3:.1f} ms / {statistics.median(again) * 1e3:.2f} ms /"
+            f" {statistics.median(unreachable) * 1e3:.1f} ms",
+            "goal": "< 1 s each",
+            "pass": max(statistics.median(v) for v in (first, again, unreachable)) < 1.0,
+        },
+    ]
 
 
 def run() -> list[dict[str, object]]:

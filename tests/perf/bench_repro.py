@@ -74,19 +74,26 @@ print("per-call-us", (time.perf_counter() - started) / 2000 * 1e6)
 
 
 def _env(home: Path, extra: dict[str, str]) -> dict[str, str]:
-    env = {k: v for k, v in os.environ.items()
-           if not k.startswith(("TRITONDEV_", "TRITON_", "TORCHINDUCTOR_")) and k not in ("VIRTUAL_ENV",)}
+    env = {
+        k: v
+        for k, v in os.environ.items()
+        if not k.startswith(("TRITONDEV_", "TRITON_", "TORCHINDUCTOR_")) and k not in ("VIRTUAL_ENV",)
+    }
     python_path = os.pathsep.join(filter(None, [str(REPO), os.environ.get("PYTHONPATH")]))
-    env.update(HOME=str(home), PYTHONPATH=python_path, TRITONDEV_WORKSPACE=str(home / "ws"),
-               TRITON_CACHE_DIR=str(home / "triton-cache"), TORCHINDUCTOR_CACHE_DIR=str(home / "inductor-cache"),
-               **extra)
+    env.update(
+        HOME=str(home),
+        PYTHONPATH=python_path,
+        TRITONDEV_WORKSPACE=str(home / "ws"),
+        TRITON_CACHE_DIR=str(home / "triton-cache"),
+        TORCHINDUCTOR_CACHE_DIR=str(home / "inductor-cache"),
+        **extra,
+    )
     return env
 
 
 def _once(words: list[str], env: dict[str, str], cwd: Path) -> tuple[float, float]:
     started = time.perf_counter()
-    proc = subprocess.run(tritondev_argv(*words), capture_output=True, text=True, env=env,
-                          cwd=cwd, timeout=1200)
+    proc = subprocess.run(tritondev_argv(*words), capture_output=True, text=True, env=env, cwd=cwd, timeout=1200)
     seconds = time.perf_counter() - started
     if proc.returncode != 0:
         raise RuntimeError(f"{' '.join(words[:3])} exited {proc.returncode}: {proc.stderr[-1500:]}")
@@ -108,32 +115,52 @@ def measure(python: Path, program_text: str, extra: dict[str, str]) -> dict[str,
         for _ in range(REPETITIONS):
             runs["plain"].append(_once(plain, env, home))
             runs["capture"].append(_once(captured, env, home))
-    return {f"{side}_{what}": statistics.median(r[i] for r in runs[side])
-            for side in runs for i, what in enumerate(("s", "us"))}
+    return {
+        f"{side}_{what}": statistics.median(r[i] for r in runs[side])
+        for side in runs
+        for i, what in enumerate(("s", "us"))
+    }
 
 
 def _row(label: str, figures: dict[str, float]) -> dict[str, object]:
     ratio = figures["capture_s"] / figures["plain_s"]
-    return {"metric": f"repro capture / tritondev run, same command, wall time: {label} (median of {REPETITIONS})",
-            "measured": f"{ratio:.2f}x ({figures['capture_s']:.2f} s vs {figures['plain_s']:.2f} s; per launch "
-                        f"{figures['capture_us']:.1f} vs {figures['plain_us']:.1f} us)",
-            "goal": f"<= {GOAL}x", "pass": ratio <= GOAL}
+    return {
+        "metric": f"repro capture / tritondev run, same command, wall time: {label} (median of {REPETITIONS})",
+        "measured": f"{ratio:.2f}x ({figures['capture_s']:.2f} s vs {figures['plain_s']:.2f} s; per launch "
+        f"{figures['capture_us']:.1f} vs {figures['plain_us']:.1f} us)",
+        "goal": f"<= {GOAL}x",
+        "pass": ratio <= GOAL,
+    }
 
 
 def _gpu_python() -> Path | None:
     python = Path(os.environ.get("BENCH_REPRO_GPU_PYTHON") or sys.executable)
-    probe = subprocess.run([str(python), "-c", "import torch; print(torch.cuda.is_available())"],
-                           capture_output=True, text=True, timeout=300)
+    probe = subprocess.run(
+        [str(python), "-c", "import torch; print(torch.cuda.is_available())"],
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
     return python if probe.stdout.strip() == "True" else None
 
 
 def run() -> list[dict[str, object]]:
-    rows = [_row("2 kernels x 100 launches under TRITON_INTERPRET=1 (Triton 3.9 wheel)",
-                 measure(triton_venv(), INTERPRETED, {"TRITON_INTERPRET": "1"}))]
+    rows = [
+        _row(
+            "2 kernels x 100 launches under TRITON_INTERPRET=1 (Triton 3.9 wheel)",
+            measure(triton_venv(), INTERPRETED, {"TRITON_INTERPRET": "1"}),
+        )
+    ]
     python = _gpu_python()
     if python is None:
-        rows.append({"metric": "repro capture / tritondev run, torch.compile'd function x 2000 calls on the GPU",
-                     "measured": "skipped: the target's torch sees no GPU", "goal": f"<= {GOAL}x", "pass": None})
+        rows.append(
+            {
+                "metric": "repro capture / tritondev run, torch.compile'd function x 2000 calls on the GPU",
+                "measured": "skipped: the target's torch sees no GPU",
+                "goal": f"<= {GOAL}x",
+                "pass": None,
+            }
+        )
     else:
         rows.append(_row("torch.compile'd pointwise+reduction x 2000 calls on the GPU", measure(python, COMPILED, {})))
     return rows

@@ -80,8 +80,22 @@ def _workspace(root: Path, scale: ScaleWorld, name: str, jobs: Jobs | None, *ext
     ws = root / f"ws-{name}"
     given = ["--jobs", str(jobs.compile), "--link-jobs", str(jobs.link)] if jobs else []
     commit = scale.triton_commit if name == "A" else scale.lean_triton_commit
-    args = ["setup", "--workspace", str(ws), "--mirror", str(scale.world.git_root), "--triton-commit",
-            commit, "--build-type", BUILD_TYPE, "--llvm", "source", *given, *extra, "--json"]
+    args = [
+        "setup",
+        "--workspace",
+        str(ws),
+        "--mirror",
+        str(scale.world.git_root),
+        "--triton-commit",
+        commit,
+        "--build-type",
+        BUILD_TYPE,
+        "--llvm",
+        "source",
+        *given,
+        *extra,
+        "--json",
+    ]
     return Workspace(ws, env, args)
 
 
@@ -115,8 +129,16 @@ def _log(message: str) -> None:
     print(f"  scale: {message}", file=sys.stderr, flush=True)
 
 
-def _memory_rows(size: str, heavy: int, method: Method, sized: Jobs, budgeted: Measured, upstream: Measured,
-                 upstream_jobs: int, cap: int) -> list[dict[str, object]]:
+def _memory_rows(
+    size: str,
+    heavy: int,
+    method: Method,
+    sized: Jobs,
+    budgeted: Measured,
+    upstream: Measured,
+    upstream_jobs: int,
+    cap: int,
+) -> list[dict[str, object]]:
     fits = budgeted.returncode == 0 and budgeted.oom_kills == 0 and budgeted.peak <= BUDGET
     killed = f", killed at the {_gib(cap)} safety cap" if upstream.oom_kills else ""
     charged = f"; page cache included {_gib(upstream.peak_charged)}" if upstream.peak_charged else ""
@@ -124,17 +146,23 @@ def _memory_rows(size: str, heavy: int, method: Method, sized: Jobs, budgeted: M
     from_cgroup = ", sized by tritondev from the cgroup's limit" if method.kind != "rss" else ""
     return [
         {"metric": f"{size}: memory measured by", "measured": method.describe(), "goal": "-", "pass": True},
-        {"metric": f"{size}: cold build in a {_gib(BUDGET)} budget, jobs from tritondev's sizing of it "
-                   f"({sized.compile} compile, {sized.link} link{from_cgroup}; "
-                   f"{heavy} compiles of {HEAVY_COMPILE_MIB:,} MiB)",
-         "measured": f"peak {_gib(budgeted.peak)}, {'finished' if budgeted.returncode == 0 else 'FAILED'}, "
-                     f"{budgeted.oom_kills} OOM kills",
-         "goal": f"<= {_gib(BUDGET)}, finishes", "pass": fits},
-        {"metric": f"{size}: same cold build with upstream's default jobs (MAX_JOBS = 2 x cores = "
-                   f"{upstream_jobs}, no link pool)",
-         "measured": f"peak {_gib(upstream.peak)}, {upstream.peak / BUDGET:.1f}x: {verdict} the budget"
-                     f"{killed}{charged}",
-         "goal": "- (reference)", "pass": True},
+        {
+            "metric": f"{size}: cold build in a {_gib(BUDGET)} budget, jobs from tritondev's sizing of it "
+            f"({sized.compile} compile, {sized.link} link{from_cgroup}; "
+            f"{heavy} compiles of {HEAVY_COMPILE_MIB:,} MiB)",
+            "measured": f"peak {_gib(budgeted.peak)}, {'finished' if budgeted.returncode == 0 else 'FAILED'}, "
+            f"{budgeted.oom_kills} OOM kills",
+            "goal": f"<= {_gib(BUDGET)}, finishes",
+            "pass": fits,
+        },
+        {
+            "metric": f"{size}: same cold build with upstream's default jobs (MAX_JOBS = 2 x cores = "
+            f"{upstream_jobs}, no link pool)",
+            "measured": f"peak {_gib(upstream.peak)}, {upstream.peak / BUDGET:.1f}x: {verdict} the budget"
+            f"{killed}{charged}",
+            "goal": "- (reference)",
+            "pass": True,
+        },
     ]
 
 
@@ -184,9 +212,12 @@ def measure(root: Path) -> list[dict[str, object]]:
     upstream = run_measured(tritondev_argv(*u.args), env=u.env, cwd=REPO, limit=cap, method=method)
     _log(f"U cold: {upstream.seconds:.0f} s, peak {_gib(upstream.peak)}, exit {upstream.returncode}")
 
-    return [*noop, *_cache_rows(size, cold_s, rebuild_s, (hits, calls)),
-            *_memory_rows(size, heavy, method, sized, budgeted, upstream, upstream_jobs, cap),
-            *_team_rows(size, remote, cold_s, team_s)]
+    return [
+        *noop,
+        *_cache_rows(size, cold_s, rebuild_s, (hits, calls)),
+        *_memory_rows(size, heavy, method, sized, budgeted, upstream, upstream_jobs, cap),
+        *_team_rows(size, remote, cold_s, team_s),
+    ]
 
 
 def _cache_rows(size: str, cold_s: float, rebuild_s: float, counts: tuple[int, int]) -> list[dict[str, object]]:
@@ -194,24 +225,37 @@ def _cache_rows(size: str, cold_s: float, rebuild_s: float, counts: tuple[int, i
     build_speedup = cold_s / rebuild_s if rebuild_s else 0.0
     rate = hits / calls if calls else 0.0
     return [
-        {"metric": f"{size}: rebuild after deleting build folders, ccache hit rate",
-         "measured": f"{rate:.1%} ({hits}/{calls})", "goal": ">= 95%", "pass": rate >= 0.95},
-        {"metric": f"{size}: rebuild (warm ccache) vs cold build, speed-up of the build steps",
-         "measured": f"{build_speedup:.1f}x ({cold_s:.1f} s -> {rebuild_s:.1f} s)", "goal": ">= 3x",
-         "pass": build_speedup >= 3},
+        {
+            "metric": f"{size}: rebuild after deleting build folders, ccache hit rate",
+            "measured": f"{rate:.1%} ({hits}/{calls})",
+            "goal": ">= 95%",
+            "pass": rate >= 0.95,
+        },
+        {
+            "metric": f"{size}: rebuild (warm ccache) vs cold build, speed-up of the build steps",
+            "measured": f"{build_speedup:.1f}x ({cold_s:.1f} s -> {rebuild_s:.1f} s)",
+            "goal": ">= 3x",
+            "pass": build_speedup >= 3,
+        },
     ]
 
 
 def _team_rows(size: str, remote: CcacheDelta, cold_s: float, team_s: float) -> list[dict[str, object]]:
     team_ratio = cold_s / team_s if team_s else 0.0
     return [
-        {"metric": f"{size}: team cache, B's compilations answered by the remote (A cold, B empty local cache)",
-         "measured": f"{remote.remote_rate:.1%} ({remote.remote_hits}/{remote.calls}, {remote.local_hits} local, "
-                     f"{remote.misses} misses)",
-         "goal": ">= 90%", "pass": remote.remote_rate >= 0.90},
-        {"metric": f"{size}: team cache, A/B time of the build steps",
-         "measured": f"{team_ratio:.1f}x ({cold_s:.1f} s / {team_s:.1f} s)", "goal": ">= 3x",
-         "pass": team_ratio >= 3},
+        {
+            "metric": f"{size}: team cache, B's compilations answered by the remote (A cold, B empty local cache)",
+            "measured": f"{remote.remote_rate:.1%} ({remote.remote_hits}/{remote.calls}, {remote.local_hits} local, "
+            f"{remote.misses} misses)",
+            "goal": ">= 90%",
+            "pass": remote.remote_rate >= 0.90,
+        },
+        {
+            "metric": f"{size}: team cache, A/B time of the build steps",
+            "measured": f"{team_ratio:.1f}x ({cold_s:.1f} s / {team_s:.1f} s)",
+            "goal": ">= 3x",
+            "pass": team_ratio >= 3,
+        },
     ]
 
 

@@ -60,25 +60,41 @@ def medians(commands: dict[str, list[str]], runs: int = RUNS) -> dict[str, float
 
 
 def run() -> list[dict[str, object]]:
-    m = medians({
-        "launcher": [str(LAUNCHER), "--help"],
-        "entry": [str(TOOL_VENV / "bin" / "tritondev"), "--help"],  # exists once the launcher ran
-        "direct": tritondev_argv("--help"),
-        "python": [sys.executable, "-c", "pass"],
-    })
+    m = medians(
+        {
+            "launcher": [str(LAUNCHER), "--help"],
+            "entry": [str(TOOL_VENV / "bin" / "tritondev"), "--help"],  # exists once the launcher ran
+            "direct": tritondev_argv("--help"),
+            "python": [sys.executable, "-c", "pass"],
+        }
+    )
     added = m["launcher"] - m["entry"]
     return [
-        {"metric": "`./shell/tritondev --help` (the README's command), median wall time",
-         "measured": f"{m['launcher']:.3f} s", "goal": f"<= {GOAL_SECONDS} s", "pass": m["launcher"] <= GOAL_SECONDS},
-        {"metric": "  `python -m bootstrap --help` from the checkout (no launcher), median",
-         "measured": f"{m['direct']:.3f} s; launcher {m['launcher'] / m['direct']:.2f}x it", "goal": "-",
-         "pass": True},
-        {"metric": "what the launcher adds: `./shell/tritondev --help` minus the `.venv-tool/bin/tritondev --help` "
-                   "it execs, medians",
-         "measured": f"{added:+.3f} s ({m['launcher']:.3f} s vs {m['entry']:.3f} s)",
-         "goal": f"<= {LAUNCHER_GOAL} s", "pass": added <= LAUNCHER_GOAL},
-        {"metric": "  (python start-up alone, for scale)", "measured": f"{m['python']:.3f} s", "goal": "-",
-         "pass": True},
+        {
+            "metric": "`./shell/tritondev --help` (the README's command), median wall time",
+            "measured": f"{m['launcher']:.3f} s",
+            "goal": f"<= {GOAL_SECONDS} s",
+            "pass": m["launcher"] <= GOAL_SECONDS,
+        },
+        {
+            "metric": "  `python -m bootstrap --help` from the checkout (no launcher), median",
+            "measured": f"{m['direct']:.3f} s; launcher {m['launcher'] / m['direct']:.2f}x it",
+            "goal": "-",
+            "pass": True,
+        },
+        {
+            "metric": "what the launcher adds: `./shell/tritondev --help` minus the `.venv-tool/bin/tritondev --help` "
+            "it execs, medians",
+            "measured": f"{added:+.3f} s ({m['launcher']:.3f} s vs {m['entry']:.3f} s)",
+            "goal": f"<= {LAUNCHER_GOAL} s",
+            "pass": added <= LAUNCHER_GOAL,
+        },
+        {
+            "metric": "  (python start-up alone, for scale)",
+            "measured": f"{m['python']:.3f} s",
+            "goal": "-",
+            "pass": True,
+        },
     ]
 
 

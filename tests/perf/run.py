@@ -53,8 +53,14 @@ Row = dict[str, object]
 WIDTH = 120  # the table fits a terminal this wide
 HEADERS = ("metric", "measured", "goal", "pass")
 # Where each benchmark's private folders go (variable -> folder under its root).
-PRIVATE_FOLDERS = {"HOME": "home", "XDG_CACHE_HOME": "xdg-cache", "XDG_CONFIG_HOME": "xdg-config",
-                   "XDG_DATA_HOME": "xdg-data", "CCACHE_DIR": "ccache", "TMPDIR": "tmp"}
+PRIVATE_FOLDERS = {
+    "HOME": "home",
+    "XDG_CACHE_HOME": "xdg-cache",
+    "XDG_CONFIG_HOME": "xdg-config",
+    "XDG_DATA_HOME": "xdg-data",
+    "CCACHE_DIR": "ccache",
+    "TMPDIR": "tmp",
+}
 # Variables of the caller that would steer a benchmark's tools: never passed into one.
 DROPPED_PREFIXES = ("TRITONDEV_", "TRITON_", "CCACHE_", "MINI_WORLD_")
 # Modules a benchmark may import and that are dropped after it, so the next imports them afresh.
@@ -73,8 +79,15 @@ class Result:
     def table_rows(self) -> list[Row]:
         if self.error is None:
             return self.rows
-        return [{"metric": f"{self.name}: failed to run (traceback below the table)", "measured": self.summary,
-                 "goal": "-", "pass": False, "benchmark": self.name}]
+        return [
+            {
+                "metric": f"{self.name}: failed to run (traceback below the table)",
+                "measured": self.summary,
+                "goal": "-",
+                "pass": False,
+                "benchmark": self.name,
+            }
+        ]
 
 
 def discover(filters: list[str], folder: Path | None = None) -> list[str]:
@@ -124,10 +137,12 @@ def remove_in_background(folders: list[Path]) -> None:
     if folders:
         # A shell that starts rm in the background and exits at once: nothing of ours is left running
         # (a Popen object dropped while its process runs is a ResourceWarning).
-        subprocess.run(["sh", "-c", 'rm -rf -- "$@" >/dev/null 2>&1 &', "sh", *map(str, folders)],
-                       check=True, start_new_session=True)
-        print(f"removing the benchmarks' files in the background: {' '.join(map(str, folders))}",
-              file=sys.stderr)
+        subprocess.run(
+            ["sh", "-c", 'rm -rf -- "$@" >/dev/null 2>&1 &', "sh", *map(str, folders)],
+            check=True,
+            start_new_session=True,
+        )
+        print(f"removing the benchmarks' files in the background: {' '.join(map(str, folders))}", file=sys.stderr)
 
 
 def run_isolated(name: str, produce: Callable[[], list[Row]], leftovers: list[Path] | None = None) -> Result:
@@ -179,8 +194,10 @@ def column_widths(cells: list[list[str]], width: int = WIDTH) -> list[int]:
 def format_table(rows: list[Row], width: int = WIDTH) -> list[str]:
     cells = [[str(r["metric"]), str(r["measured"]), str(r["goal"]), verdict(r["pass"])] for r in rows]
     widths = column_widths(cells, width)
-    lines = ["  ".join(h.ljust(w) for h, w in zip(HEADERS, widths, strict=True)).rstrip(),
-             "  ".join("-" * w for w in widths)]
+    lines = [
+        "  ".join(h.ljust(w) for h, w in zip(HEADERS, widths, strict=True)).rstrip(),
+        "  ".join("-" * w for w in widths),
+    ]
     for row in cells:
         wrapped = [textwrap.wrap(text, w, break_on_hyphens=False) or [""] for text, w in zip(row, widths, strict=True)]
         for i in range(max(len(w) for w in wrapped)):
@@ -202,8 +219,18 @@ def report(results: list[Result], total: float, as_json: bool) -> None:
     rows = [row for result in results for row in result.table_rows()]
     if as_json:
         failures = {r.name: r.error for r in results if r.error}
-        print(json.dumps({"rows": rows, "failures": failures, "seconds": {r.name: round(r.seconds, 1)
-                          for r in results}, "total_seconds": round(total, 1)}, indent=2, default=str))
+        print(
+            json.dumps(
+                {
+                    "rows": rows,
+                    "failures": failures,
+                    "seconds": {r.name: round(r.seconds, 1) for r in results},
+                    "total_seconds": round(total, 1),
+                },
+                indent=2,
+                default=str,
+            )
+        )
         return
     print("\n".join(format_table(rows)))
     timings = ", ".join(f"{r.name} {r.seconds / 60:.1f}" for r in results)
@@ -230,8 +257,7 @@ def main(argv: list[str] | None = None) -> int:
     for name in names:
         print(f"running {name} ...", file=sys.stderr, flush=True)
         result = run_isolated(name, functools.partial(load_and_run, name), leftovers)
-        print(f"  {name} took {result.seconds:.1f}s{' (failed)' if result.error else ''}", file=sys.stderr,
-              flush=True)
+        print(f"  {name} took {result.seconds:.1f}s{' (failed)' if result.error else ''}", file=sys.stderr, flush=True)
         results.append(result)
     report(results, time.monotonic() - started, args.json)
     remove_in_background(leftovers)

@@ -55,8 +55,7 @@ def delete_build_folders(workspace: Path) -> None:
         shutil.rmtree(folder, ignore_errors=True)
 
 
-def noop_median(args: list[str], env: dict[str, str], runs: int, before: Callable[[], object] | None = None
-                ) -> float:
+def noop_median(args: list[str], env: dict[str, str], runs: int, before: Callable[[], object] | None = None) -> float:
     """Median wall time of `runs` re-runs with nothing changed; each must report itself up to date.
     `before` runs before each (not timed)."""
     times = []
@@ -70,8 +69,13 @@ def noop_median(args: list[str], env: dict[str, str], runs: int, before: Callabl
     return statistics.median(times)
 
 
-def hand_recipe(workspace: Path, env: dict[str, str], runs: int, before: Callable[[], object] | None = None,
-                steps: tuple[str, ...] = HAND_STEPS) -> tuple[float, dict[str, float]]:
+def hand_recipe(
+    workspace: Path,
+    env: dict[str, str],
+    runs: int,
+    before: Callable[[], object] | None = None,
+    steps: tuple[str, ...] = HAND_STEPS,
+) -> tuple[float, dict[str, float]]:
     """Median wall time of the whole hand recipe (`steps`, shell functions) over `runs` rounds, and the
     median of each step. `before` runs before each round (not timed)."""
     times: dict[str, list[float]] = {step: [] for step in steps}
@@ -80,8 +84,12 @@ def hand_recipe(workspace: Path, env: dict[str, str], runs: int, before: Callabl
             before()
         for step in steps:
             started = time.perf_counter()
-            subprocess.run(["bash", "-c", f"source {SHELL_FUNCTIONS}\n{step} >/dev/null"],
-                           env={**env, "TRITONDEV_WORKSPACE": str(workspace)}, check=True, capture_output=True)
+            subprocess.run(
+                ["bash", "-c", f"source {SHELL_FUNCTIONS}\n{step} >/dev/null"],
+                env={**env, "TRITONDEV_WORKSPACE": str(workspace)},
+                check=True,
+                capture_output=True,
+            )
             times[step].append(time.perf_counter() - started)
     totals = [sum(times[step][i] for step in steps) for i in range(runs)]
     return statistics.median(totals), {step: statistics.median(t) for step, t in times.items()}

@@ -23,9 +23,19 @@ from pathlib import Path
 from typing import Any
 
 CANDIDATES = ("chromium", "chromium-browser", "google-chrome", "chrome")
-FLAGS = ("--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking",
-         "--disable-component-update", "--disable-sync", "--no-first-run", "--no-default-browser-check",
-         "--disable-extensions", "--mute-audio", "--remote-debugging-pipe")
+FLAGS = (
+    "--headless",
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+    "--no-first-run",
+    "--no-default-browser-check",
+    "--disable-extensions",
+    "--mute-audio",
+    "--remote-debugging-pipe",
+)
 
 
 def chromium() -> str | None:
@@ -47,8 +57,11 @@ class Page:
     loaded: bool = False
 
     def errors(self) -> list[str]:
-        said = [" ".join(str(a.get("value", a.get("description", ""))) for a in m.get("args", []))
-                for m in self.console if m.get("type") in ("error", "assert")]
+        said = [
+            " ".join(str(a.get("value", a.get("description", ""))) for a in m.get("args", []))
+            for m in self.console
+            if m.get("type") in ("error", "assert")
+        ]
         return said + self.exceptions
 
 
@@ -69,8 +82,11 @@ class Browser:
 
         self.proc = subprocess.Popen(
             [exe, *FLAGS, f"--user-data-dir={self.profile}", f"--window-size={width},{height}", "about:blank"],
-            pass_fds=(3, 4, to_browser, from_browser), preexec_fn=descriptors,
-            stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+            pass_fds=(3, 4, to_browser, from_browser),
+            preexec_fn=descriptors,
+            stdin=subprocess.DEVNULL,
+            stdout=subprocess.DEVNULL,
+            stderr=subprocess.DEVNULL,
         )
         os.close(to_browser)
         os.close(from_browser)
@@ -83,8 +99,11 @@ class Browser:
         for domain in ("Runtime", "Page", "Network", "Log"):
             self.call(f"{domain}.enable", session=True)
         # No request may leave the machine: the browser is offline as far as the page can tell.
-        self.call("Network.emulateNetworkConditions", {"offline": True, "latency": 0, "downloadThroughput": -1,
-                                                       "uploadThroughput": -1}, session=True)
+        self.call(
+            "Network.emulateNetworkConditions",
+            {"offline": True, "latency": 0, "downloadThroughput": -1, "uploadThroughput": -1},
+            session=True,
+        )
 
     def __enter__(self) -> Browser:
         return self
@@ -144,8 +163,9 @@ class Browser:
         elif method == "Page.loadEventFired":
             self.page.loaded = True
 
-    def call(self, method: str, params: dict[str, Any] | None = None, session: bool = False,
-             timeout: float = 30) -> dict[str, Any]:
+    def call(
+        self, method: str, params: dict[str, Any] | None = None, session: bool = False, timeout: float = 30
+    ) -> dict[str, Any]:
         wanted = self._send(method, params or {}, self.session if session else None)
         deadline = time.monotonic() + timeout
         while True:
@@ -159,8 +179,9 @@ class Browser:
                 return result
 
     # -- what tests use ------------------------------------------------------------------------------------
-    def open(self, path: Path, ready: str = "document.body && document.body.dataset.ready === '1'",
-             timeout: float = 30) -> Page:
+    def open(
+        self, path: Path, ready: str = "document.body && document.body.dataset.ready === '1'", timeout: float = 30
+    ) -> Page:
         """Load `path` as a file:// URL and wait until `ready` (a JS expression) holds or an error shows."""
         self.page = Page()
         self.call("Page.navigate", {"url": path.resolve().as_uri()}, session=True)
@@ -173,15 +194,18 @@ class Browser:
 
     def evaluate(self, expression: str) -> Any:
         """The value of a JS expression in the page (awaited when it is a promise)."""
-        answer = self.call("Runtime.evaluate", {"expression": expression, "returnByValue": True,
-                                                "awaitPromise": True}, session=True)
+        answer = self.call(
+            "Runtime.evaluate", {"expression": expression, "returnByValue": True, "awaitPromise": True}, session=True
+        )
         if "exceptionDetails" in answer:
             raise BrowserError(f"{expression}: {answer['exceptionDetails'].get('exception', {}).get('description')}")
         return answer.get("result", {}).get("value")
 
     def click(self, selector: str) -> None:
-        found = self.evaluate(f"(() => {{ const n = document.querySelector({json.dumps(selector)}); "
-                              "if (!n) return false; n.click(); return true; })()")
+        found = self.evaluate(
+            f"(() => {{ const n = document.querySelector({json.dumps(selector)}); "
+            "if (!n) return false; n.click(); return true; })()"
+        )
         if not found:
             raise BrowserError(f"nothing matches {selector}")
 

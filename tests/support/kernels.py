@@ -13,12 +13,12 @@ from pathlib import Path
 SAMPLES = Path(__file__).resolve().parents[2] / "bootstrap/core/target/scripts/tritondev_samples.py"
 IMPORTS = "import triton\nimport triton.language as tl\n"
 
-_ADD_KERNEL = '''@triton.jit
+_ADD_KERNEL = """@triton.jit
 def {name}(x_ptr, y_ptr, out_ptr, n, BLOCK: tl.constexpr):
     offsets = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)
     mask = offsets < n
     tl.store(out_ptr + offsets, tl.load(x_ptr + offsets, mask=mask) + tl.load(y_ptr + offsets, mask=mask), mask=mask)
-'''
+"""
 
 ADD_SIGNATURE = "x_ptr=*fp32,y_ptr=*fp32,out_ptr=*fp32,n=i32"
 
@@ -39,5 +39,5 @@ def sample_kernel_source(name: str) -> str:
     for node in ast.parse(text).body:
         if isinstance(node, ast.FunctionDef) and node.name == name:
             lines = text.splitlines(keepends=True)
-            return "".join(lines[node.decorator_list[0].lineno - 1:node.end_lineno])
+            return "".join(lines[node.decorator_list[0].lineno - 1 : node.end_lineno])
     raise LookupError(f"no kernel {name} in {SAMPLES}")

@@ -25,8 +25,11 @@ def _digest(path: str, info: os.stat_result) -> str:
         return known[5]
     hashed_at = time.time_ns()
     with open(path, "rb") as fh:
-        digest = hashlib.file_digest(fh, "sha256").hexdigest() if hasattr(hashlib, "file_digest") else \
-            hashlib.sha256(fh.read()).hexdigest()
+        digest = (
+            hashlib.file_digest(fh, "sha256").hexdigest()
+            if hasattr(hashlib, "file_digest")
+            else hashlib.sha256(fh.read()).hexdigest()
+        )
     if info.st_ctime_ns < hashed_at - RACY_NS:
         _HASHES[path] = (*key, digest)
     return digest

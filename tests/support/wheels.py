@@ -24,9 +24,20 @@ def project(root: Path, name: str, version: str, files: dict[str, str]) -> Path:
 def build_wheels(projects: list[Path], out: Path) -> Path:
     """Build one wheel per project into `out` (no index needed); returns `out`."""
     subprocess.run(
-        [sys.executable, "-m", "pip", "wheel", "-q", "--no-deps", "--no-build-isolation", "-w", str(out),
-         *map(str, projects)],
-        check=True, capture_output=True,
+        [
+            sys.executable,
+            "-m",
+            "pip",
+            "wheel",
+            "-q",
+            "--no-deps",
+            "--no-build-isolation",
+            "-w",
+            str(out),
+            *map(str, projects),
+        ],
+        check=True,
+        capture_output=True,
     )
     return out
 

@@ -86,9 +86,16 @@ class _Git:
     def __call__(self, *args: str) -> str:
         stamp = f"@{_EPOCH + self.clock * 3600} +0000"
         env = {k: v for k, v in os.environ.items() if not k.startswith("GIT_")}
-        env.update(GIT_CONFIG_NOSYSTEM="1", GIT_CONFIG_GLOBAL=os.devnull, GIT_AUTHOR_NAME="World Builder",
-                   GIT_AUTHOR_EMAIL="world@example.invalid", GIT_COMMITTER_NAME="World Builder",
-                   GIT_COMMITTER_EMAIL="world@example.invalid", GIT_AUTHOR_DATE=stamp, GIT_COMMITTER_DATE=stamp)
+        env.update(
+            GIT_CONFIG_NOSYSTEM="1",
+            GIT_CONFIG_GLOBAL=os.devnull,
+            GIT_AUTHOR_NAME="World Builder",
+            GIT_AUTHOR_EMAIL="world@example.invalid",
+            GIT_COMMITTER_NAME="World Builder",
+            GIT_COMMITTER_EMAIL="world@example.invalid",
+            GIT_AUTHOR_DATE=stamp,
+            GIT_COMMITTER_DATE=stamp,
+        )
         proc = subprocess.run(["git", *args], cwd=self.repo, env=env, capture_output=True, text=True, check=False)
         if proc.returncode != 0:
             raise RuntimeError(f"git {' '.join(args)} failed in {self.repo}:\n{proc.stderr}")
@@ -174,8 +181,9 @@ def _triton_range(git: _Git) -> Range:
         _replace(types, _UNFINISHED, "")
         return "Revert the unfinished tensor type rank helper", "fixed"
 
-    return _triton_history(_Branch(git, "bisect", "main"), 16, 2100,
-                           {7: broken, 8: fixed, 10: lambda: _regression(git)})
+    return _triton_history(
+        _Branch(git, "bisect", "main"), 16, 2100, {7: broken, 8: fixed, 10: lambda: _regression(git)}
+    )
 
 
 def _bump_range(git: _Git, world: World) -> Range:
@@ -193,11 +201,17 @@ def _llvm_range(git: _Git, world: World) -> Range:
     b = _Branch(git, "bisect-range", world.llvm_commits["pinned"])
     b.note("llvm/lib/Support/Hashing.cpp", 0, "[Support] Document the hash mixing constants")
     b.note("mlir/lib/IR/Operation.cpp", 1, "[MLIR][NFC] Comment the operation storage")
-    _replace(git.repo / "mlir/lib/IR/AsmPrinter.cpp", "if (!attributes.empty()) {",
-             "if (printGenericAttributes && !attributes.empty()) {")
-    _replace(git.repo / "mlir/lib/IR/AsmPrinter.cpp", "namespace mlir {\n",
-             "namespace mlir {\n\n// Attributes are elided by the generic printer.\nstatic constexpr bool "
-             "printGenericAttributes = false;\n")
+    _replace(
+        git.repo / "mlir/lib/IR/AsmPrinter.cpp",
+        "if (!attributes.empty()) {",
+        "if (printGenericAttributes && !attributes.empty()) {",
+    )
+    _replace(
+        git.repo / "mlir/lib/IR/AsmPrinter.cpp",
+        "namespace mlir {\n",
+        "namespace mlir {\n\n// Attributes are elided by the generic printer.\nstatic constexpr bool "
+        "printGenericAttributes = false;\n",
+    )
     b.commit("[MLIR] Elide attributes in the generic op printer", "behaviour")
     b.note("llvm/lib/Support/StringUtils.cpp", 3, "[Support][NFC] Tidy the string helpers")
     shutil.copytree(TEMPLATES / "llvm-project-other", git.repo, dirs_exist_ok=True)
@@ -207,8 +221,11 @@ def _llvm_range(git: _Git, world: World) -> Range:
 
 
 def _publish(work: Path, bare: Path, *branches: str) -> None:
-    subprocess.run(["git", "-C", str(work), "push", "-q", str(bare), *(f"refs/heads/{b}" for b in branches)],
-                   check=True, capture_output=True)
+    subprocess.run(
+        ["git", "-C", str(work), "push", "-q", str(bare), *(f"refs/heads/{b}" for b in branches)],
+        check=True,
+        capture_output=True,
+    )
 
 
 def build_bisect_world(root: Path) -> BisectWorld:

@@ -40,8 +40,9 @@ def clean_env(**extra: str) -> dict[str, str]:
     return env
 
 
-def run(args: list[str | Path], cwd: Path | None = None, env: dict[str, str] | None = None, check: bool = True
-        ) -> subprocess.CompletedProcess[str]:
+def run(
+    args: list[str | Path], cwd: Path | None = None, env: dict[str, str] | None = None, check: bool = True
+) -> subprocess.CompletedProcess[str]:
     """Run a command, capturing output; on failure (with check) raise with the output attached."""
     proc = subprocess.run(
         [str(a) for a in args], cwd=cwd, env=env or clean_env(), capture_output=True, text=True, check=False
@@ -109,8 +110,9 @@ class ConfigureOptions(TypedDict, total=False):
     check: bool
 
 
-def build_llvm(source: Path, build: Path, env: dict[str, str] | None = None,
-               **configure: Unpack[ConfigureOptions]) -> LLVMBuild:
+def build_llvm(
+    source: Path, build: Path, env: dict[str, str] | None = None, **configure: Unpack[ConfigureOptions]
+) -> LLVMBuild:
     """Configure and build the mini LLVM in `source` into `build`.
 
     CCACHE_BASEDIR defaults to the checkout's parent, so that builds of other checkouts laid out the

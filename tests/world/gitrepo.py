@@ -14,8 +14,6 @@ TEMPLATES = Path(__file__).resolve().parent / "templates"
 _BASE_EPOCH = 1767225600  # 2026-01-01T00:00:00Z: fixed dates make commit ids reproducible
 
 
-
-
 class Git:
     """Runs git in one repository with an isolated configuration and a deterministic clock."""
 

@@ -57,9 +57,25 @@ def sha256_of(path: Path) -> str:
 
 # LLVM_DISTRIBUTION_COMPONENTS of .github/workflows/llvm-build.yml @ 5838701f l.17.
 DISTRIBUTION_COMPONENTS = (
-    "llvm-headers", "llvm-libraries", "cmake-exports", "mlir-headers", "mlir-libraries", "mlir-cmake-exports",
-    "lld-headers", "lld-libraries", "lld-cmake-exports", "clang", "clang-resource-headers", "FileCheck", "not",
-    "split-file", "llc", "opt", "llvm-config", "mlir-tblgen", "mlir-translate",
+    "llvm-headers",
+    "llvm-libraries",
+    "cmake-exports",
+    "mlir-headers",
+    "mlir-libraries",
+    "mlir-cmake-exports",
+    "lld-headers",
+    "lld-libraries",
+    "lld-cmake-exports",
+    "clang",
+    "clang-resource-headers",
+    "FileCheck",
+    "not",
+    "split-file",
+    "llc",
+    "opt",
+    "llvm-config",
+    "mlir-tblgen",
+    "mlir-translate",
 )
 
 
@@ -67,11 +83,16 @@ def install_tree(build: Path, prefix: Path) -> Path:
     """The distribution components of an LLVM build installed into `prefix` (what `ninja
     install-distribution` installs): the tree Triton's packages hold."""
     for component in DISTRIBUTION_COMPONENTS:
-        proc = subprocess.run(["cmake", "--install", str(build), "--prefix", str(prefix), "--component", component],
-                              capture_output=True, text=True, check=False)
+        proc = subprocess.run(
+            ["cmake", "--install", str(build), "--prefix", str(prefix), "--component", component],
+            capture_output=True,
+            text=True,
+            check=False,
+        )
         if proc.returncode != 0:
-            raise AssertionError(f"cmake --install --component {component} failed:\n{proc.stdout[-3000:]}\n"
-                                 f"{proc.stderr[-3000:]}")
+            raise AssertionError(
+                f"cmake --install --component {component} failed:\n{proc.stdout[-3000:]}\n{proc.stderr[-3000:]}"
+            )
     return prefix
 
 
@@ -181,7 +202,7 @@ class PackageServer(LocalHttpServer):
 
             def _answer(self, body: bool) -> Served:
                 path = unquote(urlsplit(self.path).path)
-                name = path[len(PREFIX):] if path.startswith(PREFIX) else ""
+                name = path[len(PREFIX) :] if path.startswith(PREFIX) else ""
                 wanted = self.headers.get("Range")
                 file = outer.root / name if name and "/" not in name else None
                 if name in outer.status or file is None or not file.is_file():
@@ -204,8 +225,13 @@ class PackageServer(LocalHttpServer):
                 sent = self._send(file, first, size - first, outer.drop_after.pop(name, None)) if body else 0
                 return Served(path, wanted, 206 if first else 200, sent)
 
-            def _head(self, code: int, length: int, kind: str = "application/octet-stream",
-                      extra: dict[str, str] | None = None) -> None:
+            def _head(
+                self,
+                code: int,
+                length: int,
+                kind: str = "application/octet-stream",
+                extra: dict[str, str] | None = None,
+            ) -> None:
                 self.send_response(code)
                 self.send_header("Content-Type", kind)
                 self.send_header("Content-Length", str(length))

@@ -21,7 +21,6 @@ class PinnedRef(NamedTuple):
     triton: str
 
 
-
 # (tag, torch version, triton label, triton_version.txt); v2.0.0 predates .ci/docker pins. Which Triton
 # release each torch release requires: docs/test-world.md (conformance table).
 PYTORCH_RELEASES = [
@@ -48,8 +47,9 @@ def pytorch_common(repo: Path, version: str) -> None:
 XPU_PIN = "fd464927dfaafb392dedfcbf3c1f288196f502ed"
 
 
-def pytorch_pins(repo: Path, triton_sha: str, triton_version: str | None, pin_text: str | None = None,
-                  rocm: str | None = None) -> None:
+def pytorch_pins(
+    repo: Path, triton_sha: str, triton_version: str | None, pin_text: str | None = None, rocm: str | None = None
+) -> None:
     """Pin files of one PyTorch commit; triton-rocm.txt only where `rocm` is given (before the pins
     were unified in 2.5, and one stale copy after), triton-xpu.txt always."""
     text = pin_text if pin_text is not None else triton_sha + "\n"

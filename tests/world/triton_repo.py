@@ -88,10 +88,21 @@ def era_substitutions(state: TritonState) -> dict[str, str]:
     version = state.version_key
     passthrough = ["TRITON_BUILD_PROTON", "TRITON_BUILD_WITH_CCACHE", "TRITON_PARALLEL_LINK_JOBS"]
     if state.era in ("root-hash", "root-json"):  # since the downloads moved into CMake (3.7): setup.py @ 6d2e38bf
-        passthrough += ["TRITON_OFFLINE_BUILD", "TRITON_LLVM_SYSTEM_SUFFIX", "LLVM_SYSPATH", "JSON_SYSPATH",
-                        "TRITON_CUDACRT_PATH", "TRITON_CUDART_PATH", "TRITON_CUOBJDUMP_PATH",
-                        "TRITON_CUPTI_INCLUDE_PATH", "TRITON_CUPTI_LIB_PATH", "TRITON_CUPTI_LIB_BLACKWELL_PATH",
-                        "TRITON_NVDISASM_PATH", "TRITON_PTXAS_PATH", "TRITON_PTXAS_BLACKWELL_PATH"]
+        passthrough += [
+            "TRITON_OFFLINE_BUILD",
+            "TRITON_LLVM_SYSTEM_SUFFIX",
+            "LLVM_SYSPATH",
+            "JSON_SYSPATH",
+            "TRITON_CUDACRT_PATH",
+            "TRITON_CUDART_PATH",
+            "TRITON_CUOBJDUMP_PATH",
+            "TRITON_CUPTI_INCLUDE_PATH",
+            "TRITON_CUPTI_LIB_PATH",
+            "TRITON_CUPTI_LIB_BLACKWELL_PATH",
+            "TRITON_NVDISASM_PATH",
+            "TRITON_PTXAS_PATH",
+            "TRITON_PTXAS_BLACKWELL_PATH",
+        ]
     if state.amd_llvm:
         passthrough.append("TRITON_AMD_CODEGEN_PATH")
     return {
@@ -174,36 +185,56 @@ def triton_tree(repo: Path, state: TritonState) -> None:
         build["build_number"] = 1
         write_file(repo, "cmake/llvm-build-info.json", json.dumps(build, indent=2) + "\n")
     if state.amd_llvm:
-        amd = {"llvm_hash": downloads.AMD_LLVM_HASH, "build_number": downloads.AMD_LLVM_BUILD_NUMBER,
-               "sha256sum": downloads.amd_codegen_sha256()}
+        amd = {
+            "llvm_hash": downloads.AMD_LLVM_HASH,
+            "build_number": downloads.AMD_LLVM_BUILD_NUMBER,
+            "sha256sum": downloads.amd_codegen_sha256(),
+        }
         write_file(repo, "cmake/amd-llvm-info.json", json.dumps(amd, indent=2) + "\n")
         amd_build = {"llvm_hash": downloads.AMD_LLVM_HASH, "repository": "ROCm/llvm-project", "build_number": 1}
         write_file(repo, "cmake/amd-llvm-build-info.json", json.dumps(amd_build, indent=2) + "\n")
 
 
-def triton2_commit(git: Git, repo: Path, commits: dict[str, str], states: dict[str, TritonState], label: str,
-                   version: str, llvm_hash: str | None, message: str) -> None:
+def triton2_commit(
+    git: Git,
+    repo: Path,
+    commits: dict[str, str],
+    states: dict[str, TritonState],
+    label: str,
+    version: str,
+    llvm_hash: str | None,
+    message: str,
+) -> None:
     """A Triton 2.x commit: the files tritondev reads to tell its layout (no stub of its build)."""
     clear_tree(repo)
     write_file(repo, "README.md", f"# Triton {version}\n")
     write_file(repo, "CMakeLists.txt", "cmake_minimum_required(VERSION 3.18)\nproject(triton)\n")
     write_file(repo, "cmake/FindLLVM.cmake", "# Triton 2.x finds LLVM itself\n")
     if llvm_hash is None:
-        package = ("    name = f'llvm+mlir-14.0.6-x86_64-{system_suffix}-{release_suffix}'\n"
-                   '    url = f"https://github.com/ptillet/triton-llvm-releases/releases/download/llvm-14.0.6-f28c006a5895'
-                   '/{name}.tar.xz"\n')
+        package = (
+            "    name = f'llvm+mlir-14.0.6-x86_64-{system_suffix}-{release_suffix}'\n"
+            '    url = f"https://github.com/ptillet/triton-llvm-releases/releases/download/llvm-14.0.6-f28c006a5895'
+            '/{name}.tar.xz"\n'
+        )
         suffix = ""
     else:
         write_file(repo, "cmake/llvm-hash.txt", llvm_hash + "\n")
-        package = ('    llvm_hash_file = open("../cmake/llvm-hash.txt", "r")\n    rev = llvm_hash_file.read(8)\n'
-                   '    name = f"llvm-{rev}-{system_suffix}"\n'
-                   '    url = f"https://tritonlang.blob.core.windows.net/llvm-builds/{name}.tar.gz"\n')
+        package = (
+            '    llvm_hash_file = open("../cmake/llvm-hash.txt", "r")\n    rev = llvm_hash_file.read(8)\n'
+            '    name = f"llvm-{rev}-{system_suffix}"\n'
+            '    url = f"https://tritonlang.blob.core.windows.net/llvm-builds/{name}.tar.gz"\n'
+        )
         suffix = ' + os.environ.get("TRITON_WHEEL_VERSION_SUFFIX", "")'
-    write_file(repo, "python/setup.py", (
-        "import os\nimport platform\n\nfrom setuptools import setup\n\n\n"
-        "def get_llvm_package_info():\n    system_suffix = 'ubuntu-x64'\n    release_suffix = 'release'\n"
-        f"{package}    return name, url\n\n\n"
-        f'setup(\n    name="triton",\n    version="{version}"{suffix},\n    author="Philippe Tillet",\n)\n'))
+    write_file(
+        repo,
+        "python/setup.py",
+        (
+            "import os\nimport platform\n\nfrom setuptools import setup\n\n\n"
+            "def get_llvm_package_info():\n    system_suffix = 'ubuntu-x64'\n    release_suffix = 'release'\n"
+            f"{package}    return name, url\n\n\n"
+            f'setup(\n    name="triton",\n    version="{version}"{suffix},\n    author="Philippe Tillet",\n)\n'
+        ),
+    )
     commits[label] = git.commit(message)
     states[commits[label]] = TritonState("triton-2", version, llvm_hash or "")
 
@@ -251,8 +282,11 @@ def build_triton(
         "Fix building source distributions (#6381): setup.py moves to the repository root",
     )
     release("release/3.4.x", "release-3.4", TritonState("root-setup", "3.4.0", pinned), "Fix a 3.4 crash")
-    commit("root-setup-3.5", TritonState("root-setup", "3.5.0", pinned),
-           "[AMD] Link lld as a package (#7548); [Build] Symlink compile_commands.json to root dir (#7305)")
+    commit(
+        "root-setup-3.5",
+        TritonState("root-setup", "3.5.0", pinned),
+        "[AMD] Link lld as a package (#7548); [Build] Symlink compile_commands.json to root dir (#7305)",
+    )
     release("release/3.5.x", "release-3.5", TritonState("root-setup", "3.5.0", pinned), "Fix a 3.5 crash")
     commit("root-setup", TritonState("root-setup", "3.6.0", pinned), "Bump version to 3.6.0")
     commit(
@@ -269,8 +303,7 @@ def build_triton(
     # pin (llvm-build-info.json names a commit of the triton-lang fork that Triton does not use yet).
     commit(
         "root-json",
-        TritonState("root-json", "3.8.0", pinned, build_info=(llvm["fork"], "triton-lang/llvm-project"),
-                     amd_llvm=True),
+        TritonState("root-json", "3.8.0", pinned, build_info=(llvm["fork"], "triton-lang/llvm-project"), amd_llvm=True),
         "Switch Python bindings to nanobind (#10283); [BUILD] Build LLVM at the fork's commit first",
     )
     commits["main"] = commits["root-json"]
@@ -280,14 +313,22 @@ def build_triton(
     git("checkout", "-q", "main")
     # A pin that only the triton-lang/llvm-project fork has, as release/3.8.x pinned one (#10719).
     git("checkout", "-q", "-b", "llvm-fork")
-    fork_state = TritonState("root-json", "3.8.0", llvm["fork"], build_info=(llvm["fork"], "triton-lang/llvm-project"),
-                              llvm_project_url="https://github.com/triton-lang/llvm-project")
+    fork_state = TritonState(
+        "root-json",
+        "3.8.0",
+        llvm["fork"],
+        build_info=(llvm["fork"], "triton-lang/llvm-project"),
+        llvm_project_url="https://github.com/triton-lang/llvm-project",
+    )
     commit("llvm-fork", fork_state, "[release/3.8.x] Pin LLVM to the triton-lang/llvm-project backport")
     # release/3.7.x after #10631: cmake/llvm-hash.txt names a commit only the fork has, with no build-info
     # file, and its build script still clones llvm/llvm-project: nothing in the commit names the fork.
     git("checkout", "-q", "-b", "llvm-fork-3.7", commits["release-3.7"])
-    commit("llvm-fork-3.7", TritonState("root-hash", "3.7.1", llvm["fork"]),
-           "[Release/3.7] Pin LLVM to triton-lang/llvm-project's backport (#10631)")
+    commit(
+        "llvm-fork-3.7",
+        TritonState("root-hash", "3.7.1", llvm["fork"]),
+        "[Release/3.7] Pin LLVM to triton-lang/llvm-project's backport (#10631)",
+    )
     git("checkout", "-q", "main")
     branches = {b: git("rev-parse", b) for b in git("for-each-ref", "--format=%(refname:short)", "refs/heads").split()}
     return commits, states, branches

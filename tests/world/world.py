@@ -37,6 +37,7 @@ GITHUB_NAMES: dict[str, str] = {
     "ROCmSoftwarePlatform/triton": "rocm-triton",  # its earlier name
 }
 
+
 @dataclass(frozen=True)
 class World:
     root: Path
@@ -98,8 +99,9 @@ def _build_llvm(repo: Path, clock: list[int]) -> dict[str, str]:
     return {"pinned": pinned, "other": other}
 
 
-def _fork(source: Path, dest: Path, clock: list[int], base: str, branch: str, files: Mapping[str, str],
-          message: str) -> str:
+def _fork(
+    source: Path, dest: Path, clock: list[int], base: str, branch: str, files: Mapping[str, str], message: str
+) -> str:
     """A fork of `source`: its history, plus one commit on `branch` (from `base`) that only the fork has."""
     dest.parent.mkdir(parents=True, exist_ok=True)
     subprocess.run(["git", "clone", "-q", str(source), str(dest)], check=True, capture_output=True)
@@ -130,14 +132,23 @@ def build_world(root: Path) -> World:
 
     llvm = _build_llvm(work["llvm-project"], clock)
     llvm_fork = _fork(
-        work["llvm-project"], work["llvm-project-fork"], clock, llvm["pinned"], "release/triton-3.8",
+        work["llvm-project"],
+        work["llvm-project-fork"],
+        clock,
+        llvm["pinned"],
+        "release/triton-3.8",
         {"llvm/lib/Transforms/Vectorize/SLPBackport.txt": "Backport of an SLP vectorizer fix.\n"},
         "[SLP] Backport a vectorizer fix for the Triton 3.8 release",
     )
     triton, states, branches = build_triton(work["triton"], clock, {**llvm, "fork": llvm_fork})
     rocm_triton = _fork(
-        work["triton"], work["rocm-triton"], clock, triton["release-3.0"], "release/pytorch_2.4",
-        {"RELEASE_NOTES.md": "# ROCm Triton for PyTorch 2.4\n"}, "[ROCm] Triton for PyTorch 2.4",
+        work["triton"],
+        work["rocm-triton"],
+        clock,
+        triton["release-3.0"],
+        "release/pytorch_2.4",
+        {"RELEASE_NOTES.md": "# ROCm Triton for PyTorch 2.4\n"},
+        "[ROCm] Triton for PyTorch 2.4",
     )
     triton_versions = {sha: s.version for sha, s in states.items()}
     tags, tag_versions, bad, main, torch_versions = build_pytorch(

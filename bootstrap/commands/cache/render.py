@@ -84,8 +84,6 @@ class Removed(Outcome):
         )
 
 
-
-
 def _columns(rows: list[list[str]], right: set[int]) -> list[str]:
     """Plain aligned columns: never truncated, whatever the terminal width (and easy to grep)."""
     widths = [max(len(row[i]) for row in rows) for i in range(len(rows[0]))]

@@ -31,7 +31,11 @@ CcacheDir = Annotated[
 
 @options.command("workspace", "dry_run", "json", "verbose")
 def run(
-    ctx: AppContext, args: Args = None, engine: Engine = None, tag: Tag = None, gpus: Gpus = True,
+    ctx: AppContext,
+    args: Args = None,
+    engine: Engine = None,
+    tag: Tag = None,
+    gpus: Gpus = True,
     ccache_dir: CcacheDir = None,
 ) -> Outcome:
     """Run the image with the workspace at /workspace and a ccache folder at /ccache.

@@ -17,23 +17,45 @@ if TYPE_CHECKING:
     from bootstrap.ir.compare import DumpComparison
     from bootstrap.ir.view.write import ViewPage
 
-DumpA = Annotated[Path, typer.Argument(metavar="DUMP_A", help="A folder `tritondev run --dump-ir` wrote, or a file "
-                                       "of MLIR_ENABLE_DUMP=1 output.")]
+DumpA = Annotated[
+    Path,
+    typer.Argument(
+        metavar="DUMP_A", help="A folder `tritondev run --dump-ir` wrote, or a file of MLIR_ENABLE_DUMP=1 output."
+    ),
+]
 DumpB = Annotated[Path, typer.Argument(metavar="DUMP_B", help="The dump to compare it with.")]
 Kernel = Annotated[
     Optional[str],  # noqa: UP045
     typer.Option("--kernel", help="The kernel to compare, when the dumps hold several."),
 ]
-KeepLocations = Annotated[bool, options.flag("--keep-locations", help="Compare loc(...) too (left out by default: "
-                                             "they change when the kernel's file does, not when the compiler does).")]
-KeepNames = Annotated[bool, options.flag("--keep-names", help="Compare SSA value names too (by default values are "
-                                         "renamed in order: with line info Triton names them after the kernel's "
-                                         "variables, without it, as --dump-ir runs, it numbers them).")]
+KeepLocations = Annotated[
+    bool,
+    options.flag(
+        "--keep-locations",
+        help="Compare loc(...) too (left out by default: "
+        "they change when the kernel's file does, not when the compiler does).",
+    ),
+]
+KeepNames = Annotated[
+    bool,
+    options.flag(
+        "--keep-names",
+        help="Compare SSA value names too (by default values are "
+        "renamed in order: with line info Triton names them after the kernel's "
+        "variables, without it, as --dump-ir runs, it numbers them).",
+    ),
+]
 
 
 @options.command("workspace", "json", "verbose")
-def diff(ctx: AppContext, dump_a: DumpA, dump_b: DumpB, kernel: Kernel = None,
-         keep_locations: KeepLocations = False, keep_names: KeepNames = False) -> Outcome:
+def diff(
+    ctx: AppContext,
+    dump_a: DumpA,
+    dump_b: DumpB,
+    kernel: Kernel = None,
+    keep_locations: KeepLocations = False,
+    keep_names: KeepNames = False,
+) -> Outcome:
     """Name the first pass whose output differs between two dumps of one kernel, with that pass's diff.
 
     Compares the IR before each MLIR pass, then the final assembly; the two pipelines are lined up by pass, so passes one Triton version added or dropped do not shift the rest. Locations are left out unless --keep-locations, and values are renamed in order unless --keep-names, so that a --dump-ir dump and a plain MLIR_ENABLE_DUMP=1 capture of one compile compare equal.
@@ -71,25 +93,47 @@ class Compared(Outcome):
             out.print(escape(found.diff.rstrip()))
 
 
-ViewPath = Annotated[Path, typer.Argument(metavar="PATH", help="A folder `tritondev run --dump-ir` wrote, a file of "
-                                          "MLIR_ENABLE_DUMP=1 output, or a folder `tritondev compile --out` wrote.")]
+ViewPath = Annotated[
+    Path,
+    typer.Argument(
+        metavar="PATH",
+        help="A folder `tritondev run --dump-ir` wrote, a file of "
+        "MLIR_ENABLE_DUMP=1 output, or a folder `tritondev compile --out` wrote.",
+    ),
+]
 ViewPathB = Annotated[
     Optional[Path],  # noqa: UP045
-    typer.Argument(metavar="[PATH_B]", help="A second dump: both side by side, the first pass whose output "
-                   "differs selected (as `ir diff` names it)."),
+    typer.Argument(
+        metavar="[PATH_B]",
+        help="A second dump: both side by side, the first pass whose output differs selected (as `ir diff` names it).",
+    ),
 ]
 ViewOut = Annotated[
     Optional[Path],  # noqa: UP045
-    typer.Option("--out", help="The HTML file to write (default: ir-view.html in PATH's folder, or PATH.html beside "
-                 "a dump file; with PATH_B, ir-view-vs-<PATH_B>.html)."),
+    typer.Option(
+        "--out",
+        help="The HTML file to write (default: ir-view.html in PATH's folder, or PATH.html beside "
+        "a dump file; with PATH_B, ir-view-vs-<PATH_B>.html).",
+    ),
 ]
-ViewOpen = Annotated[bool, options.flag("--open", help="Open the page with the desktop's browser ($BROWSER, "
-                                        "xdg-open, macOS open); where there is none, say so.")]
+ViewOpen = Annotated[
+    bool,
+    options.flag(
+        "--open",
+        help="Open the page with the desktop's browser ($BROWSER, xdg-open, macOS open); where there is none, say so.",
+    ),
+]
 
 
 @options.command("workspace", "json", "verbose")
-def view(ctx: AppContext, path: ViewPath, path_b: ViewPathB = None, kernel: Kernel = None, out: ViewOut = None,
-         open_page: ViewOpen = False) -> Outcome:
+def view(
+    ctx: AppContext,
+    path: ViewPath,
+    path_b: ViewPathB = None,
+    kernel: Kernel = None,
+    out: ViewOut = None,
+    open_page: ViewOpen = False,
+) -> Outcome:
     """Write one self-contained HTML page of a kernel's compiler passes, and print its path.
 
     The page shows each pass as changed or unchanged with the size of its change, its IR and its diff (unified or side by side), a search across all passes, the kernel's Python with each line's ops (where the IR has line info), and the resource summary of a compile --out folder. It loads nothing from the network: it works on a cluster node and as an attachment to an issue.
@@ -121,8 +165,10 @@ class Viewed(Outcome):
 
 
 def register(app: typer.Typer) -> None:
-    ir_app = typer.Typer(help="Compare and view IR dumps of `tritondev run --dump-ir` and `tritondev compile --out`.",
-                         no_args_is_help=True)
+    ir_app = typer.Typer(
+        help="Compare and view IR dumps of `tritondev run --dump-ir` and `tritondev compile --out`.",
+        no_args_is_help=True,
+    )
     ir_app.command("diff")(diff)
     ir_app.command("view")(view)
     app.add_typer(ir_app, name="ir")

@@ -36,8 +36,7 @@ def _shown_diff(replay: Replay, dry_run: bool) -> Path | None:
     return replay.pass_diff_written
 
 
-def to_json(replay: Replay, dump_path: Path | None, commands: list[PlannedCommand],
-            dry_run: bool) -> dict[str, object]:
+def to_json(replay: Replay, dump_path: Path | None, commands: list[PlannedCommand], dry_run: bool) -> dict[str, object]:
     stage = replay.stage
     shown = _shown_diff(replay, dry_run)
     return {
@@ -54,7 +53,9 @@ def to_json(replay: Replay, dump_path: Path | None, commands: list[PlannedComman
             "target": stage.target,
             "occurrence": replay.occurrence,
             "occurrences": replay.occurrences,
-        } if stage else None,
+        }
+        if stage
+        else None,
         "pipeline": replay.passes,
         "input": str(replay.input),
         "command": replay.command,
@@ -86,8 +87,10 @@ def render(replay: Replay, dump_path: Path | None, dry_run: bool) -> None:
     if stage is not None:
         runs = f", run {replay.occurrence} of {replay.occurrences}" if replay.occurrences > 1 else ""
         where = ", ".join(x for x in (replay.kernel, stage.target) if x)
-        out.print(f"[bold]{escape(stage.label())}[/bold]{escape(runs)} in {escape(str(dump_path))}"
-                  + (f" ({escape(where)})" if where else ""))
+        out.print(
+            f"[bold]{escape(stage.label())}[/bold]{escape(runs)} in {escape(str(dump_path))}"
+            + (f" ({escape(where)})" if where else "")
+        )
     else:
         out.print(f"[bold]reproducer[/bold] {escape(str(replay.input))}: {escape(', '.join(replay.passes))}")
     for note in replay.notes:

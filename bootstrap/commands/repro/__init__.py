@@ -22,8 +22,14 @@ KernelGlob = Annotated[
     Optional[str],  # noqa: UP045
     typer.Option("--kernel", help="Record only kernels whose name matches this glob ('triton_per_*'); default: all."),
 ]
-SaveIo = Annotated[bool, options.flag("--save-io", help="Also keep each recorded launch's tensors before and after "
-                                      "it (up to --io-limit), so wrong results and data-dependent failures replay.")]
+SaveIo = Annotated[
+    bool,
+    options.flag(
+        "--save-io",
+        help="Also keep each recorded launch's tensors before and after "
+        "it (up to --io-limit), so wrong results and data-dependent failures replay.",
+    ),
+]
 IoLimit = Annotated[
     Optional[str],  # noqa: UP045
     typer.Option("--io-limit", help="Most tensor bytes --save-io keeps per process (default 256M; 500M, 2G, ...)."),
@@ -36,20 +42,31 @@ CaptureDir = Annotated[
     Optional[Path],  # noqa: UP045
     typer.Option("--capture", help="The capture to read (default: the newest under <workspace>/repro/)."),
 ]
-KernelRef = Annotated[str, typer.Argument(metavar="KERNEL",
-                                          help="A kernel name or glob, its number in `repro ls`, or a record id.")]
+KernelRef = Annotated[
+    str, typer.Argument(metavar="KERNEL", help="A kernel name or glob, its number in `repro ls`, or a record id.")
+]
 MakeOut = Annotated[
     Optional[Path],  # noqa: UP045
-    typer.Option("--out", help="The repro folder: new, empty, or one `repro make` wrote (default: "
-                 "<capture>/repros/<record id>/)."),
+    typer.Option(
+        "--out",
+        help="The repro folder: new, empty, or one `repro make` wrote (default: <capture>/repros/<record id>/).",
+    ),
 ]
-Check = Annotated[bool, options.flag("--check", help="Run the repro in the target environment and say whether it "
-                                     "reproduces the symptom.")]
+Check = Annotated[
+    bool,
+    options.flag("--check", help="Run the repro in the target environment and say whether it reproduces the symptom."),
+]
 
 
 @options.command("workspace", "python", "json", "dry_run", "verbose", reads_target=True)
-def capture(ctx: AppContext, command: Command = None, kernel: KernelGlob = None, save_io: SaveIo = False,
-            io_limit: IoLimit = None, out: CaptureOut = None) -> Outcome:
+def capture(
+    ctx: AppContext,
+    command: Command = None,
+    kernel: KernelGlob = None,
+    save_io: SaveIo = False,
+    io_limit: IoLimit = None,
+    out: CaptureOut = None,
+) -> Outcome:
     """Run COMMAND as `tritondev run` does, recording each distinct Triton kernel launch and failed compile.
 
     Per kernel: its source made standalone, the specialization, grid, options, config and arguments.
@@ -88,8 +105,9 @@ def show(ctx: AppContext, kernel: KernelRef, capture_dir: CaptureDir = None) -> 
 
 
 @options.command("workspace", "python", "json", "dry_run", "verbose", reads_target=True)
-def make(ctx: AppContext, kernel: KernelRef, capture_dir: CaptureDir = None, out: MakeOut = None,
-         check: Check = False) -> Outcome:
+def make(
+    ctx: AppContext, kernel: KernelRef, capture_dir: CaptureDir = None, out: MakeOut = None, check: Check = False
+) -> Outcome:
     """Write a standalone repro folder for one captured kernel: kernel.py, repro.py (and recorded tensors).
 
     repro.py launches the kernel through Triton directly at the recorded specialization and configuration,
@@ -104,8 +122,9 @@ def make(ctx: AppContext, kernel: KernelRef, capture_dir: CaptureDir = None, out
 
 
 def register(app: typer.Typer) -> None:
-    repro_app = typer.Typer(help="From a failing program to a standalone kernel repro: capture, list, show, make.",
-                            no_args_is_help=True)
+    repro_app = typer.Typer(
+        help="From a failing program to a standalone kernel repro: capture, list, show, make.", no_args_is_help=True
+    )
     # capture's own options come first; the command starts after `--` (or at its first word).
     repro_app.command("capture", cls=options.OwnOptionsThenCommand)(capture)
     repro_app.command("ls")(ls)

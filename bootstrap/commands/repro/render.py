@@ -30,22 +30,36 @@ def _io_text(record: KernelRecord) -> str:
 
 
 def record_row(index: int, record: KernelRecord) -> dict[str, Any]:
-    return {"number": index, "id": record.id, "kernel": record.kernel, "status": record.status,
-            "autotuning": record.autotuning, "launches": record.launches, "mode": record.mode,
-            "grid": list(record.grid) if record.grid else None, "config": config_text(record),
-            "args": [arg_text(a) for a in record.args], "target": target_label(record),
-            "origin": record.origin_kind, "io_saved": record.io_saved,
-            "io_bytes": sum(s.size for s in record.io.values() if s.inputs),
-            "io_skipped": [k for k, s in sorted(record.io.items()) if s.skipped],
-            "error": record.error_type}
+    return {
+        "number": index,
+        "id": record.id,
+        "kernel": record.kernel,
+        "status": record.status,
+        "autotuning": record.autotuning,
+        "launches": record.launches,
+        "mode": record.mode,
+        "grid": list(record.grid) if record.grid else None,
+        "config": config_text(record),
+        "args": [arg_text(a) for a in record.args],
+        "target": target_label(record),
+        "origin": record.origin_kind,
+        "io_saved": record.io_saved,
+        "io_bytes": sum(s.size for s in record.io.values() if s.inputs),
+        "io_skipped": [k for k, s in sorted(record.io.items()) if s.skipped],
+        "error": record.error_type,
+    }
 
 
 def listing_json(capture: Capture) -> dict[str, Any]:
     command = capture.info.command
-    return {"capture": str(capture.folder), "command": list(command) if command is not None else None,
-            "returncode": capture.info.returncode,
-            "kernels": [record_row(i, r) for i, r in enumerate(capture.records, 1)],
-            "unreadable": [{"id": i, "why": w} for i, w in capture.unreadable], "hook_errors": capture.hook_errors}
+    return {
+        "capture": str(capture.folder),
+        "command": list(command) if command is not None else None,
+        "returncode": capture.info.returncode,
+        "kernels": [record_row(i, r) for i, r in enumerate(capture.records, 1)],
+        "unreadable": [{"id": i, "why": w} for i, w in capture.unreadable],
+        "hook_errors": capture.hook_errors,
+    }
 
 
 def print_listing(capture: Capture, root: Path) -> None:
@@ -55,8 +69,12 @@ def print_listing(capture: Capture, root: Path) -> None:
     if not capture.records:
         ui.info("no kernel was captured")
     for index, record in enumerate(capture.records, 1):
-        ui.out().print(ui.cell(f"{index:>3}  {record.kernel}  {_status(record)}  x{record.launches}  "
-                               f"{launch_summary(record)}  io: {_io_text(record)}"))
+        ui.out().print(
+            ui.cell(
+                f"{index:>3}  {record.kernel}  {_status(record)}  x{record.launches}  "
+                f"{launch_summary(record)}  io: {_io_text(record)}"
+            )
+        )
     _problems(capture)
     others = [p for p in root.iterdir() if p.is_dir() and p != capture.folder] if root.is_dir() else []
     if others:
@@ -73,11 +91,18 @@ def _problems(capture: Capture) -> None:
 def record_json(capture: Capture, record: KernelRecord) -> dict[str, Any]:
     folder = record_folder(capture, record)
     line, why = compile_line(record, folder)
-    return {**record_row(capture.records.index(record) + 1, record), "folder": str(folder),
-            "launch": record.to_launch(), "origin": record.origin, "versions": record.versions,
-            "spec_problem": record.spec_problem, "source_problems": list(record.source_problems),
-            "module_file": str(folder / "module.py") if record.has_module else None,
-            "compile_command": line, "compile_command_missing": why}
+    return {
+        **record_row(capture.records.index(record) + 1, record),
+        "folder": str(folder),
+        "launch": record.to_launch(),
+        "origin": record.origin,
+        "versions": record.versions,
+        "spec_problem": record.spec_problem,
+        "source_problems": list(record.source_problems),
+        "module_file": str(folder / "module.py") if record.has_module else None,
+        "compile_command": line,
+        "compile_command_missing": why,
+    }
 
 
 def record_folder(capture: Capture, record: KernelRecord) -> Path:
@@ -90,19 +115,31 @@ def print_record(capture: Capture, record: KernelRecord) -> None:
     out = ui.out()
     title = f"{record.kernel}  ({record.id}, {_status(record)}, {record.launches} launch(es), {record.mode})"
     out.print(ui.cell(title))
-    rows = [("folder", str(folder)), ("origin", record.origin_place),
-            ("versions", ", ".join(f"{k} {v}" for k, v in record.versions.items())),
-            ("launch", launch_summary(record)), ("target", target_label(record) or "-")]
+    rows = [
+        ("folder", str(folder)),
+        ("origin", record.origin_place),
+        ("versions", ", ".join(f"{k} {v}" for k, v in record.versions.items())),
+        ("launch", launch_summary(record)),
+        ("target", target_label(record) or "-"),
+    ]
     if record.spec:
-        rows += [("signature", ", ".join(f"{k}: {v}" for k, v in record.spec.signature.items())),
-                 ("constexprs", ", ".join(f"{k}={v}" for k, v in record.spec.constexprs.items()) or "-"),
-                 ("attrs", ", ".join(f"{k}: {v}" for k, v in record.spec.attrs.items()) or "-"),
-                 ("options", ", ".join(f"{k}={v}" for k, v in record.spec.options.items()) or "-")]
+        rows += [
+            ("signature", ", ".join(f"{k}: {v}" for k, v in record.spec.signature.items())),
+            ("constexprs", ", ".join(f"{k}={v}" for k, v in record.spec.constexprs.items()) or "-"),
+            ("attrs", ", ".join(f"{k}: {v}" for k, v in record.spec.attrs.items()) or "-"),
+            ("options", ", ".join(f"{k}={v}" for k, v in record.spec.options.items()) or "-"),
+        ]
     elif record.spec_problem:
         rows.append(("specialization", f"unknown: {record.spec_problem}"))
     for index, storage in sorted(record.io.items()):
-        rows.append((f"storage {index}", f"{human_size(storage.size)}" + (", changed by the launch" if storage.changed
-                     else "") + (f", not kept: {storage.skipped}" if storage.skipped else "")))
+        rows.append(
+            (
+                f"storage {index}",
+                f"{human_size(storage.size)}"
+                + (", changed by the launch" if storage.changed else "")
+                + (f", not kept: {storage.skipped}" if storage.skipped else ""),
+            )
+        )
     if record.error_text is not None:
         rows.append(("error", record.error_text))
         if record.stages_text is not None:
@@ -116,9 +153,14 @@ def print_record(capture: Capture, record: KernelRecord) -> None:
 
 def capture_json(report: CaptureReport) -> dict[str, Any]:
     capture = report.capture
-    document: dict[str, Any] = {"capture": str(report.folder), "command": list(report.request.command),
-                                "returncode": report.returncode, "dry_run": capture is None,
-                                "save_io": report.request.save_io, "kernel": report.request.kernel}
+    document: dict[str, Any] = {
+        "capture": str(report.folder),
+        "command": list(report.request.command),
+        "returncode": report.returncode,
+        "dry_run": capture is None,
+        "save_io": report.request.save_io,
+        "kernel": report.request.kernel,
+    }
     if capture is not None:
         document.update(listing_json(capture))
     return document
@@ -131,23 +173,35 @@ def print_capture(report: CaptureReport) -> None:
     launched = [r for r in capture.records if r.status != "compile-failed"]
     failed = [r for r in capture.records if r.status == "compile-failed"]
     if not capture.records:
-        ui.warn(f"nothing was captured into {report.folder}: the command launched no Triton kernel"
-                + (f" named {report.request.kernel}" if report.request.kernel else "")
-                + ", or its Python ignored PYTHONPATH (-I, -E) or site (-S)")
+        ui.warn(
+            f"nothing was captured into {report.folder}: the command launched no Triton kernel"
+            + (f" named {report.request.kernel}" if report.request.kernel else "")
+            + ", or its Python ignored PYTHONPATH (-I, -E) or site (-S)"
+        )
     else:
         kernels = sorted({r.kernel for r in capture.records})
-        ui.info(f"captured {len(launched)} launch(es) and {len(failed)} failed compile(s) of {len(kernels)} "
-                f"kernel(s) into {report.folder}: {', '.join(kernels[:8])}{' ...' if len(kernels) > 8 else ''}")
+        ui.info(
+            f"captured {len(launched)} launch(es) and {len(failed)} failed compile(s) of {len(kernels)} "
+            f"kernel(s) into {report.folder}: {', '.join(kernels[:8])}{' ...' if len(kernels) > 8 else ''}"
+        )
         ui.info("next: tritondev repro ls; tritondev repro make KERNEL --check")
     _problems(capture)
 
 
 def make_json(report: MakeReport, dry_run: bool) -> dict[str, Any]:
     line, why = compile_line(report.record, report.folder)
-    return {"kernel": report.record.kernel, "id": report.record.id, "folder": str(report.folder),
-            "files": report.files, "dry_run": dry_run, "compile_command": line, "compile_command_missing": why,
-            "dump_command": _dump_command(report), "run_command": _run_command(report),
-            "check": report.verdict.to_json() if report.verdict else None}
+    return {
+        "kernel": report.record.kernel,
+        "id": report.record.id,
+        "folder": str(report.folder),
+        "files": report.files,
+        "dry_run": dry_run,
+        "compile_command": line,
+        "compile_command_missing": why,
+        "dump_command": _dump_command(report),
+        "run_command": _run_command(report),
+        "check": report.verdict.to_json() if report.verdict else None,
+    }
 
 
 def _run_command(report: MakeReport) -> str:

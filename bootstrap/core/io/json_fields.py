@@ -98,8 +98,10 @@ class Fields:
             return None
         for index, item in enumerate(value):
             if not isinstance(item, kind) or (isinstance(item, bool) and kind is not bool):
-                raise BadField(f"{self.where}: {key}[{index}] is {_kind(item)}, not {_KIND_NAMES.get(kind, 'str')}",
-                               where=self.where)
+                raise BadField(
+                    f"{self.where}: {key}[{index}] is {_kind(item)}, not {_KIND_NAMES.get(kind, 'str')}",
+                    where=self.where,
+                )
         return list(value)
 
     def texts(self, key: str) -> tuple[str, ...]:

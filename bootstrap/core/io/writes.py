@@ -238,8 +238,12 @@ def _replace(path: Path | str, fill: Callable[[IO[bytes]], object]) -> None:
     with target(path) as where:
         _refuse_unless_regular(where)
         tmp = f".{where.name}.{os.getpid()}.{os.urandom(4).hex()}.tmp"
-        fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW | getattr(os, "O_CLOEXEC", 0), 0o644,
-                     dir_fd=where.folder_fd)
+        fd = os.open(
+            tmp,
+            os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW | getattr(os, "O_CLOEXEC", 0),
+            0o644,
+            dir_fd=where.folder_fd,
+        )
         try:
             with os.fdopen(fd, "wb") as fh:
                 fill(fh)

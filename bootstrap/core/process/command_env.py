@@ -58,8 +58,20 @@ def is_git(argv: Sequence[str]) -> bool:
 
 
 # git's options that take the next word as their value (before the subcommand).
-_GIT_OPTIONS_WITH_VALUE = frozenset({"-C", "-c", "--git-dir", "--work-tree", "--namespace", "--exec-path",
-                                     "--config-env", "--super-prefix", "--list-cmds", "--attr-source"})
+_GIT_OPTIONS_WITH_VALUE = frozenset(
+    {
+        "-C",
+        "-c",
+        "--git-dir",
+        "--work-tree",
+        "--namespace",
+        "--exec-path",
+        "--config-env",
+        "--super-prefix",
+        "--list-cmds",
+        "--attr-source",
+    }
+)
 # What lists the filter drivers the config of a repository defines (`filter.<name>.<key>`, NUL-separated).
 FILTER_LISTING = ("config", "-z", "--name-only", "--get-regexp", r"^filter\.")
 
@@ -84,7 +96,7 @@ def filter_drivers(listing: str) -> tuple[str, ...]:
     for key in listing.split("\0"):
         head, dot, _ = key.rpartition(".")
         if dot and head.lower().startswith("filter.") and len(head) > len("filter."):
-            names.append(head[len("filter."):])
+            names.append(head[len("filter.") :])
     return tuple(dict.fromkeys(names))
 
 
@@ -92,8 +104,12 @@ def git_hardening(drivers: Sequence[str]) -> list[tuple[str, str]]:
     """The config every git command runs with: no hooks, no fsmonitor, none of `drivers` (filters)."""
     pairs = [("core.hooksPath", os.devnull), ("core.fsmonitor", "false")]
     for name in drivers:
-        pairs += [(f"filter.{name}.clean", ""), (f"filter.{name}.smudge", ""), (f"filter.{name}.process", ""),
-                  (f"filter.{name}.required", "false")]
+        pairs += [
+            (f"filter.{name}.clean", ""),
+            (f"filter.{name}.smudge", ""),
+            (f"filter.{name}.process", ""),
+            (f"filter.{name}.required", "false"),
+        ]
     return pairs
 
 
@@ -139,7 +155,8 @@ def refuse_unsafe_repository(output: str) -> None:
     raise ConfigError(
         f"git refuses to work in {path}: it belongs to another user (git said: detected dubious ownership in"
         f" repository at '{path}')",
-        fix=f"if you trust that repository: git config --global --add safe.directory {shlex.quote(path)}")
+        fix=f"if you trust that repository: git config --global --add safe.directory {shlex.quote(path)}",
+    )
 
 
 def resolve_program(program: str, fix: str | None, path: str | None = None) -> str:
@@ -158,8 +175,14 @@ def resolve_program(program: str, fix: str | None, path: str | None = None) -> s
     return found
 
 
-def environment(args: Sequence[str], base: Mapping[str, str], layers: Sequence[Mapping[str, str | None]], *,
-                harden: bool, drivers: Callable[[dict[str, str]], tuple[str, ...]]) -> dict[str, str]:
+def environment(
+    args: Sequence[str],
+    base: Mapping[str, str],
+    layers: Sequence[Mapping[str, str | None]],
+    *,
+    harden: bool,
+    drivers: Callable[[dict[str, str]], tuple[str, ...]],
+) -> dict[str, str]:
     """The environment `args` runs with: `base` with each layer applied in turn (None removes a variable).
     A git command tritondev runs (`harden`) gets git's environment first and its hardening last, so that
     nothing a caller sets undoes it; `drivers(env)` lists the filter drivers to turn off there. A user's

@@ -19,7 +19,7 @@ def _shown(name: str, value: str) -> str:
     has is shown as `PATH=<folders>:$PATH` (the inherited PATH is some 250 characters nobody reads)."""
     inherited = os.environ.get("PATH", "")
     if name == "PATH" and inherited and value.endswith(os.pathsep + inherited) and len(value) > len(inherited) + 1:
-        return f"{shlex.quote(value[:-len(inherited) - 1])}{os.pathsep}$PATH"
+        return f"{shlex.quote(value[: -len(inherited) - 1])}{os.pathsep}$PATH"
     return shlex.quote(value)
 
 

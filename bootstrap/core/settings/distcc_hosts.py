@@ -99,13 +99,14 @@ def parse_hosts(text: str) -> DistccHosts:
             keywords.append(_keyword(token))
             continue
         if token == "+zeroconf":
-            raise ValueError("+zeroconf is not supported: hosts found at build time cannot be proven before it; "
-                             "name each host")
+            raise ValueError(
+                "+zeroconf is not supported: hosts found at build time cannot be proven before it; name each host"
+            )
         if "@" in token:
-            raise ValueError(f"{token!r} is an ssh host: not supported; run distccd on it and name it "
-                             "HOST[:PORT][/LIMIT]")
-        hosts.append(_local(token) if token == "localhost" or token.startswith("localhost/")
-                     else _tcp(token))
+            raise ValueError(
+                f"{token!r} is an ssh host: not supported; run distccd on it and name it HOST[:PORT][/LIMIT]"
+            )
+        hosts.append(_local(token) if token == "localhost" or token.startswith("localhost/") else _tcp(token))
     seen: dict[str, str] = {}
     for host in hosts:
         if host.address in seen:
@@ -137,7 +138,7 @@ def _keyword(token: str) -> str:
         return token
     for name in KEYWORDS[1:]:
         if token.startswith(name):
-            _limit(token[len(name):], token, required=True, marks="/=")
+            _limit(token[len(name) :], token, required=True, marks="/=")
             return token
     raise ValueError(f"unknown keyword {token!r} (distcc knows --randomize, --localslots=N, --localslots_cpp=N)")
 
@@ -153,12 +154,12 @@ def _limit(rest: str, token: str, *, required: bool = False, marks: str = "/") -
     if not 1 <= value <= MAX_SLOTS:
         raise ValueError(f"{token!r}: a host takes 1 to {MAX_SLOTS} jobs, not {value}")
     if required and match.end() != len(rest):
-        raise ValueError(f"{token!r}: unexpected {rest[match.end():]!r} after the number")
-    return value, rest[match.end():]
+        raise ValueError(f"{token!r}: unexpected {rest[match.end() :]!r} after the number")
+    return value, rest[match.end() :]
 
 
 def _local(token: str) -> HostSpec:
-    slots, rest = _limit(token[len("localhost"):], token)
+    slots, rest = _limit(token[len("localhost") :], token)
     if rest:
         raise ValueError(f"{token!r}: localhost takes only /LIMIT")
     return HostSpec(token, "localhost", None, slots or LOCAL_SLOTS)
@@ -172,7 +173,7 @@ def _tcp(token: str) -> HostSpec:
         digits = re.match(r"\d+", rest[1:])
         if digits is None or not 1 <= int(digits.group(0)) <= 65535:
             raise ValueError(f"{token!r}: the port must be a number from 1 to 65535")
-        port, rest = int(digits.group(0)), rest[1 + digits.end():]
+        port, rest = int(digits.group(0)), rest[1 + digits.end() :]
     later, rest = _limit(rest, token)
     if slots is not None and later is not None:
         raise ValueError(f"{token!r}: /LIMIT given twice")
@@ -189,7 +190,7 @@ def _host_part(token: str) -> tuple[str, str]:
     host = re.split(r"[/:,]", token, maxsplit=1)[0]
     if not _NAME.match(host):
         raise ValueError(f"{token!r}: {host!r} is not a host name or address")
-    return host, token[len(host):]
+    return host, token[len(host) :]
 
 
 def _options(rest: str, token: str) -> tuple[str, ...]:
@@ -204,8 +205,9 @@ def _options(rest: str, token: str) -> tuple[str, ...]:
             if not _NAME.match(value):
                 raise ValueError(f"{token!r}: {value!r} is not a host name (distcc's form is auth=AUTH_NAME)")
         elif option not in OPTIONS:
-            raise ValueError(f"{token!r}: unknown option {option!r} (distcc's are {', '.join(OPTIONS)},"
-                             " auth=AUTH_NAME)")
+            raise ValueError(
+                f"{token!r}: unknown option {option!r} (distcc's are {', '.join(OPTIONS)}, auth=AUTH_NAME)"
+            )
     if "cpp" in options and "lzo" not in options:
         raise ValueError(f"{token!r}: pump mode (,cpp) needs compression (,lzo), as distcc says")
     return options

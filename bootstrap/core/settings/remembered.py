@@ -56,13 +56,16 @@ def read(workspace: Path) -> tuple[dict[str, Any], SettingSource]:
     except (FileNotFoundError, NotADirectoryError):
         return {}, source  # never set up here (or the workspace is not a folder: said elsewhere)
     except NotRegularFile:
-        raise ConfigError(f"{path} is not a regular file", fix=f"remove {path}: the next successful "
-                          "`tritondev setup` writes it again") from None
+        raise ConfigError(
+            f"{path} is not a regular file", fix=f"remove {path}: the next successful `tritondev setup` writes it again"
+        ) from None
     except OSError as exc:
         raise ConfigError(f"cannot read {path}: {exc.strerror}", fix=f"check the permissions of {path}") from None
     if len(raw) > _MAX_BYTES:
-        raise ConfigError(f"{path} is larger than any settings file tritondev writes",
-                          fix=f"remove {path}: the next successful `tritondev setup` writes it again")
+        raise ConfigError(
+            f"{path} is larger than any settings file tritondev writes",
+            fix=f"remove {path}: the next successful `tritondev setup` writes it again",
+        )
     try:
         data = parse_json(raw.decode("utf-8"))
         settings = data["settings"]

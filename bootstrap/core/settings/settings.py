@@ -42,7 +42,7 @@ from bootstrap.core.suggest import did_you_mean
 SCRIPT_VARIABLES = {
     "TRITONDEV_TOOL_VENV": "shell/tritondev: where its private venv lives (default: <checkout>/.venv-tool)",
     "TRITONDEV_BOOTSTRAP_PYTHON": "shell/tritondev: the Python >= 3.10 its venv is built with (default: the one it"
-                                  " was built with, at first python3)",
+    " was built with, at first python3)",
     "TRITONDEV_TEST_PYTHON": "shell/test: the Python its test venv is built with (default: python3)",
     "TRITONDEV_GPU_OUT": "shell/test-gpu: where the GPU tier writes its figures",
     "TRITONDEV_CAPTURE": "tritondev repro capture: what the capture hook in the captured command records",
@@ -57,22 +57,6 @@ def _default_workspace() -> Path:
         if os.path.lexists(folder / CONFIG_FILE):
             return folder
     return Path.home() / "tritondev"
-
-
-
-
-
-
-
-
-
-
-
-
-
-
-
-
 
 
 def load_settings(
@@ -130,8 +114,9 @@ def load_settings(
     return Settings(**values, sources=sources)
 
 
-def _environment_and_options(values: dict[str, Any], sources: dict[str, SettingSource], cli: Mapping[str, Any],
-                             environ: Mapping[str, str]) -> None:
+def _environment_and_options(
+    values: dict[str, Any], sources: dict[str, SettingSource], cli: Mapping[str, Any], environ: Mapping[str, str]
+) -> None:
     """TRITONDEV_* variables, then command-line options, over what the lower levels set."""
     known_env = {s.env_var for s in SETTINGS} | set(SCRIPT_VARIABLES)
     for var in environ:
@@ -165,9 +150,11 @@ def _refuse_a_commit_with_a_clone(values: dict[str, Any], sources: dict[str, Set
         theirs = rank.get(sources.get(name, DEFAULT_SOURCE).kind, 0)
         option = "--" + name.replace("_", "-")
         if theirs == mine:
-            raise ConfigError(f"--triton-src builds your clone at its own HEAD; {option} chooses another commit",
-                              fix=f"give only one of them (check out that commit in your clone yourself, or drop"
-                                  f" --triton-src to let tritondev make a checkout of {option}'s commit)")
+            raise ConfigError(
+                f"--triton-src builds your clone at its own HEAD; {option} chooses another commit",
+                fix=f"give only one of them (check out that commit in your clone yourself, or drop"
+                f" --triton-src to let tritondev make a checkout of {option}'s commit)",
+            )
         loser = name if theirs < mine else "triton_src"
         del values[loser], sources[loser]
         if loser == "triton_src":

@@ -58,8 +58,9 @@ def read_workspace_file(workspace: Path) -> tuple[dict[str, Any], Path | None]:
         # Accept both a flat file and one with a [tritondev] table.
         table = data.get("tritondev", data) if set(data) == {"tritondev"} else data
         if not isinstance(table, dict):
-            raise ConfigError(f"{toml_path}: [tritondev] must be a table of key = value pairs",
-                              fix="see README, Settings")
+            raise ConfigError(
+                f"{toml_path}: [tritondev] must be a table of key = value pairs", fix="see README, Settings"
+            )
         return dict(table), toml_path
     pyproject = workspace / "pyproject.toml"
     if os.path.lexists(pyproject):
@@ -69,7 +70,9 @@ def read_workspace_file(workspace: Path) -> tuple[dict[str, Any], Path | None]:
             return {}, None
         table = tool["tritondev"]
         if not isinstance(table, dict):
-            raise ConfigError(f"{pyproject}: tool.tritondev must be a table ([tool.tritondev]), not "
-                              f"{toml_type(table)}", fix="write the settings under a [tool.tritondev] header")
+            raise ConfigError(
+                f"{pyproject}: tool.tritondev must be a table ([tool.tritondev]), not {toml_type(table)}",
+                fix="write the settings under a [tool.tritondev] header",
+            )
         return dict(table), pyproject
     return {}, None

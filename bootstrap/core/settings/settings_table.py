@@ -235,8 +235,10 @@ class Settings:
     )
     llvm_prebuilt_url: str = field(
         default="https://oaitriton.blob.core.windows.net/public/llvm-builds",
-        metadata=setting("Base URL of Triton's prebuilt LLVM packages (--llvm prebuilt), e.g. a mirror",
-                         default_help="the one Triton's setup.py uses"),
+        metadata=setting(
+            "Base URL of Triton's prebuilt LLVM packages (--llvm prebuilt), e.g. a mirror",
+            default_help="the one Triton's setup.py uses",
+        ),
     )
     allow_llvm_mismatch: bool = field(
         default=False, metadata=setting("Build against an LLVM (--llvm PATH) whose revision is not the pin")
@@ -245,9 +247,8 @@ class Settings:
         default=None, metadata=setting("Folder of bare mirrors pytorch.git, triton.git, llvm-project.git")
     )
     jobs: int | None = field(
-        default=None, metadata=setting(
-            "Compile jobs", default_help="sized from cores and memory", short="-j", maximum=MAX_JOBS
-        )
+        default=None,
+        metadata=setting("Compile jobs", default_help="sized from cores and memory", short="-j", maximum=MAX_JOBS),
     )
     link_jobs: int | None = field(
         default=None, metadata=setting("Parallel link jobs", default_help="sized from memory", maximum=MAX_JOBS)

@@ -104,7 +104,11 @@ def run_json(
     """
     result = runner.capture(
         argv(python, name, *args, isolated=isolated, as_user_runs=as_user_runs),
-        step=step, check=False, timeout=timeout, env=env, cwd=cwd,
+        step=step,
+        check=False,
+        timeout=timeout,
+        env=env,
+        cwd=cwd,
     )
     try:
         return result, json_answer(result.stdout)
@@ -132,16 +136,20 @@ def install_fix(package: str, into: InstallTarget) -> str:
     python = os.fspath(into.python)
     if not into.is_venv:
         venv = into.workspace_venv or Path("~/tritondev/venv")
-        return (f"not into the system Python {python}: `tritondev setup` builds Triton into {venv}, which every "
-                f"command uses once it exists; or make it yourself (python3 -m venv {venv}) and install {package} "
-                "there")
+        return (
+            f"not into the system Python {python}: `tritondev setup` builds Triton into {venv}, which every "
+            f"command uses once it exists; or make it yourself (python3 -m venv {venv}) and install {package} "
+            "there"
+        )
     if package == "triton":
         return f"{python} -m pip install triton  (or build it from source: tritondev setup)"
     if package == "torch" and into.triton_version:
         # torch requires triton==X: a plain `pip install torch` may replace this Triton (a source build) with a
         # wheel. Naming the installed one keeps it: pip takes a torch whose pin it satisfies, or stops.
-        return (f"{python} -m pip install torch 'triton=={into.triton_version}'  (keeps the installed Triton "
-                f"{into.triton_version}: pip takes a torch that pins it, or stops without changing anything)")
+        return (
+            f"{python} -m pip install torch 'triton=={into.triton_version}'  (keeps the installed Triton "
+            f"{into.triton_version}: pip takes a torch that pins it, or stops without changing anything)"
+        )
     return f"{python} -m pip install {package}"
 
 
@@ -149,8 +157,10 @@ def missing_module_error(into: InstallTarget, event: Mapping[str, Any]) -> ToolM
     """A script's "missing" event (tritondev_protocol) as 'X is not installed', with the exact install."""
     module = str(event.get("module") or "triton")
     package = PIP_NAMES.get(module, module)
-    return ToolMissing(f"{event.get('message') or module + ' is not installed'} ({os.fspath(into.python)})",
-                       fix=install_fix(package, into))
+    return ToolMissing(
+        f"{event.get('message') or module + ' is not installed'} ({os.fspath(into.python)})",
+        fix=install_fix(package, into),
+    )
 
 
 def parse_event(line: str) -> dict[str, Any] | None:
@@ -166,8 +176,6 @@ def parse_event(line: str) -> dict[str, Any] | None:
 
 def events(text: str) -> list[dict[str, Any]]:
     return [e for e in (parse_event(line) for line in text.splitlines()) if e is not None]
-
-
 
 
 # The capture hook of `tritondev repro capture`: the files of its private folder (first on the captured

@@ -22,6 +22,7 @@ from bootstrap.core.target.inside import BadAnswer
 
 T = TypeVar("T")
 
+
 def parse_answer(parse: Callable[[Fields], T], data: Mapping[str, Any], where: str) -> T:
     """`parse` of the script's JSON object, read through core.json_fields: BadAnswer names the field."""
     try:
@@ -140,8 +141,12 @@ def _ptxas(data: Fields) -> Ptxas:
         tool = Fields(listed.data[name], f"{data.where}: tools[{name!r}]") if listed is not None else None
         assert tool is not None
         tools[str(name)] = PtxasTool(
-            tool.text("binary"), tool.text("env"), tool.optional_text("default"), tool.optional_text("path"),
-            tool.optional_text("version"), tool.optional_text("error"),
+            tool.text("binary"),
+            tool.text("env"),
+            tool.optional_text("default"),
+            tool.optional_text("path"),
+            tool.optional_text("version"),
+            tool.optional_text("error"),
         )
     chosen = data.optional_object("chosen")
     picked = None
@@ -182,8 +187,11 @@ class InstalledTriton:
 
 
 def installed_triton(data: Mapping[str, Any]) -> InstalledTriton:
-    return parse_answer(lambda f: InstalledTriton(f.optional_text("version"), f.optional_number("changed_at")), data,
-                   "tritondev_triton_version.py")
+    return parse_answer(
+        lambda f: InstalledTriton(f.optional_text("version"), f.optional_number("changed_at")),
+        data,
+        "tritondev_triton_version.py",
+    )
 
 
 def triton_version(data: Mapping[str, Any]) -> str | None:
@@ -216,8 +224,9 @@ def _interpreter(data: Fields) -> InterpreterFacts:
     parts = version.split(".")
     if len(parts) != 3 or not all(part.isdigit() and part.isascii() for part in parts):
         raise BadField(f"{data.where}: 'version' is not MAJOR.MINOR.MICRO: {version[:40]!r}", where=data.where)
-    paths = {key: _absolute_path(data, key) for key in ("prefix", "base_prefix", "purelib", "platlib", "include",
-                                                         "scripts")}
+    paths = {
+        key: _absolute_path(data, key) for key in ("prefix", "base_prefix", "purelib", "platlib", "include", "scripts")
+    }
     return InterpreterFacts(version=version, **paths)
 
 

@@ -25,9 +25,12 @@ from bootstrap.core.target import inside_answers as answers
 WORKSPACE_VENV = "workspace venv"  # the origin of the default target
 PATH_PYTHON = "first python3 on PATH"  # the origin of the reading commands' last resort
 # How the python setting was given (Settings.source_of) -> the origin shown to the user.
-_ORIGIN_OF_SOURCE = {"cli": "--python", "env": "$TRITONDEV_PYTHON", "file": "python in {where}",
-                     "workspace": "python remembered from setup ({where})"}
-
+_ORIGIN_OF_SOURCE = {
+    "cli": "--python",
+    "env": "$TRITONDEV_PYTHON",
+    "file": "python in {where}",
+    "workspace": "python remembered from setup ({where})",
+}
 
 
 @dataclass(frozen=True)
@@ -153,8 +156,10 @@ def path_python() -> Path | None:
 def why_chosen(origin: str, workspace_venv: Path) -> str:
     """One sentence saying why the target is the one it is (for notes and --json)."""
     if origin == PATH_PYTHON:
-        return (f"no --python, no active virtualenv or conda env, and no workspace venv at {workspace_venv}: "
-                "the first python3 on PATH (not tritondev's own)")
+        return (
+            f"no --python, no active virtualenv or conda env, and no workspace venv at {workspace_venv}: "
+            "the first python3 on PATH (not tritondev's own)"
+        )
     if origin == WORKSPACE_VENV:
         return "no --python and no active virtualenv or conda env: the workspace venv"
     if origin in ("$VIRTUAL_ENV", "$CONDA_PREFIX"):
@@ -176,8 +181,9 @@ def inspect_interpreter(executable: Path, origin: str, runner: Runner) -> Target
             fix="pass --python with a Python interpreter (e.g. /path/to/venv/bin/python)",
         )
     try:
-        _, data = inside.run_json(runner, executable, "tritondev_interpreter.py", step="probe-python", timeout=60,
-                                  isolated=True)
+        _, data = inside.run_json(
+            runner, executable, "tritondev_interpreter.py", step="probe-python", timeout=60, isolated=True
+        )
         facts = answers.interpreter(data)  # types checked: the answer is outside input
     except (CommandFailed, ToolMissing, inside.BadAnswer):
         raise ConfigError(

@@ -16,5 +16,18 @@ from bootstrap.doctor.checks import (
     workspace,
 )
 
-ALL_MODULES = (python_env, packages, toolchain, ccache_remote, distcc, machine, gpu, ptxas, settings, cache, workspace,
-               clone, jax)
+ALL_MODULES = (
+    python_env,
+    packages,
+    toolchain,
+    ccache_remote,
+    distcc,
+    machine,
+    gpu,
+    ptxas,
+    settings,
+    cache,
+    workspace,
+    clone,
+    jax,
+)

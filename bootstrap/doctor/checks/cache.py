@@ -12,8 +12,25 @@ from bootstrap.kernels.cache.locate import cache_dir as triton_cache_dir
 
 GIB = 1024**3
 LARGE_CACHE = 5 * GIB
-NETWORK_FS = {"nfs", "nfs4", "lustre", "cifs", "smb3", "smbfs", "fuse.sshfs", "9p", "gpfs", "beegfs", "ceph",
-              "fuse.gcsfuse", "fuse.s3fs", "glusterfs", "fuse.glusterfs", "afs", "virtiofs"}
+NETWORK_FS = {
+    "nfs",
+    "nfs4",
+    "lustre",
+    "cifs",
+    "smb3",
+    "smbfs",
+    "fuse.sshfs",
+    "9p",
+    "gpfs",
+    "beegfs",
+    "ceph",
+    "fuse.gcsfuse",
+    "fuse.s3fs",
+    "glusterfs",
+    "fuse.glusterfs",
+    "afs",
+    "virtiofs",
+}
 
 
 def cache_dir(environ: dict[str, str]) -> Path:
@@ -36,8 +53,9 @@ def judged_cache(facts: Facts) -> CacheReport:
             return None
 
     root, source = _located(facts.environ)
-    return judge_cache(root, source, facts.ctx.runner, python, "no target environment (see python.interpreter)",
-                       resources=False)
+    return judge_cache(
+        root, source, facts.ctx.runner, python, "no target environment (see python.interpreter)", resources=False
+    )
 
 
 def _judged(facts: Facts) -> CacheReport:
@@ -80,8 +98,9 @@ def stale(facts: Facts) -> CheckOutcome:
     return warn(
         f"{len(found)} of {len(report.entries)} entries are stale ({_human(sum(e.size for e in found))})"
         f"{_not_tritons(report)}",
-        Fix("tritondev doctor --fix (removes only those entries)", action="clear-cache",
-            args={"root": str(report.root)}),
+        Fix(
+            "tritondev doctor --fix (removes only those entries)", action="clear-cache", args={"root": str(report.root)}
+        ),
         *[f"{e.path}: {'; '.join(e.stale)}" for e in found[:20]],
     )
 

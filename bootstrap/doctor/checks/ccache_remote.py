@@ -27,8 +27,10 @@ from bootstrap.pipeline.ccache.remote import (
 
 PROBE_TIMEOUT = 3.0
 COMPILERS = ("cc", "gcc", "clang")  # any C compiler proves the remote; the build's own is not needed
-_FIX = ("check the URL's host, port, user and password: redis://[USER:]PASSWORD@HOST[:PORT], "
-        "http://[USER:PASSWORD@]HOST/PATH (tritondev hands ccache redis://:PASSWORD@HOST as redis://PASSWORD@HOST)")
+_FIX = (
+    "check the URL's host, port, user and password: redis://[USER:]PASSWORD@HOST[:PORT], "
+    "http://[USER:PASSWORD@]HOST/PATH (tritondev hands ccache redis://:PASSWORD@HOST as redis://PASSWORD@HOST)"
+)
 
 
 @dataclass(frozen=True)
@@ -46,8 +48,12 @@ class RemoteFigures:
         if self.proven is not None:
             figures["proven"] = self.proven
         if self.proof is not None:
-            figures.update(stored=self.proof.stored, fetched=self.proof.fetched, remote_errors=self.proof.errors,
-                           remote_timeouts=self.proof.timeouts)
+            figures.update(
+                stored=self.proof.stored,
+                fetched=self.proof.fetched,
+                remote_errors=self.proof.errors,
+                remote_timeouts=self.proof.timeouts,
+            )
         return figures
 
 
@@ -66,21 +72,29 @@ def ccache_remote(facts: Facts) -> CheckOutcome:
     shown = remote.shown
     tool = facts.tool("ccache")
     if tool.path is None:
-        return warn(f"remote {shown} configured, but ccache is not installed: builds use no cache at all",
-                    "apt-get install ccache")
+        return warn(
+            f"remote {shown} configured, but ccache is not installed: builds use no cache at all",
+            "apt-get install ccache",
+        )
     version = parse_ccache_version(tool.output)
     if version is not None and version < MIN_CCACHE:
-        return error(f"ccache {version} has no remote storage (needs >= {MIN_CCACHE}); setup refuses the remote",
-                     "upgrade ccache (e.g. pip install ccache), or drop the ccache_remote setting")
+        return error(
+            f"ccache {version} has no remote storage (needs >= {MIN_CCACHE}); setup refuses the remote",
+            "upgrade ccache (e.g. pip install ccache), or drop the ccache_remote setting",
+        )
     features = ccache_features(tool.output)
     needed = FEATURE_OF[remote.scheme]
     if features and needed not in features:
-        return error(f"this ccache was built without {needed}: it cannot use {shown}",
-                     "install a ccache built with it (pip install ccache has every backend)",
-                     f"features: {' '.join(sorted(features))}")
+        return error(
+            f"this ccache was built without {needed}: it cannot use {shown}",
+            "install a ccache built with it (pip install ccache has every backend)",
+            f"features: {' '.join(sorted(features))}",
+        )
     if remote.scheme == "https":
-        return warn(f"ccache's HTTP backend speaks no HTTPS: every lookup in {shown} fails, builds go on "
-                    "without it", "put the cache behind plain http:// on a trusted network, or use redis://")
+        return warn(
+            f"ccache's HTTP backend speaks no HTTPS: every lookup in {shown} fails, builds go on without it",
+            "put the cache behind plain http:// on a trusted network, or use redis://",
+        )
     reach = probe(remote, timeout=PROBE_TIMEOUT)
     version_text = f"ccache {version}" if version else "ccache"
     if not reach.answered:
@@ -95,8 +109,9 @@ def ccache_remote(facts: Facts) -> CheckOutcome:
     compiler = next((found for name in COMPILERS if (found := shutil.which(name, path=path))), None)
     if compiler is None:
         return _answered_only(reach, shown, version_text)
-    proof = prove_remote(facts.ctx.runner, tool.path, compiler, remote, version, facts.tempdir("ccache-remote"),
-                         facts.environ)
+    proof = prove_remote(
+        facts.ctx.runner, tool.path, compiler, remote, version, facts.tempdir("ccache-remote"), facts.environ
+    )
     return _verdict(proof, reach, shown, version_text)
 
 
@@ -104,10 +119,17 @@ def _answered_only(reach: Reachability, shown: str, version_text: str) -> CheckO
     """No C compiler to prove it through ccache: only what the server said to our own client."""
     why = "not proven through ccache: no C compiler (clang, gcc, cc) on PATH"
     if not reach.ok:
-        return error(f"{shown} refused tritondev's request ({reach.detail}); {why}", _FIX,
-                     figures=RemoteFigures(shown, reachable=True, proven=False))
-    return warn(f"{shown} answers ({reach.detail}); {why}", "install a C compiler (apt-get install gcc)",
-                version_text, figures=RemoteFigures(shown, reachable=True, proven=False))
+        return error(
+            f"{shown} refused tritondev's request ({reach.detail}); {why}",
+            _FIX,
+            figures=RemoteFigures(shown, reachable=True, proven=False),
+        )
+    return warn(
+        f"{shown} answers ({reach.detail}); {why}",
+        "install a C compiler (apt-get install gcc)",
+        version_text,
+        figures=RemoteFigures(shown, reachable=True, proven=False),
+    )
 
 
 def _verdict(proof: RemoteProof, reach: Reachability, shown: str, version_text: str) -> CheckOutcome:
@@ -117,14 +139,23 @@ def _verdict(proof: RemoteProof, reach: Reachability, shown: str, version_text: 
     data = RemoteFigures(shown, reachable=True, proven=proof.ok, proof=proof)
     if proof.errors or proof.timeouts:
         said = proof.reasons[0] if proof.reasons else f"{proof.errors} error(s), {proof.timeouts} timeout(s)"
-        return error(f"ccache cannot use {shown}: {said}; every build would compile without it", _FIX, *details,
-                     figures=data)
+        return error(
+            f"ccache cannot use {shown}: {said}; every build would compile without it", _FIX, *details, figures=data
+        )
     if proof.read_only:
-        return ok(f"{version_text} reads {shown} (read-only: nothing stored, as configured; {took})", *details,
-                  figures=data)
+        return ok(
+            f"{version_text} reads {shown} (read-only: nothing stored, as configured; {took})", *details, figures=data
+        )
     if not proof.fetched:
-        return error(f"ccache stored an object in {shown} but did not get it back from there",
-                     "check the server's memory limit and eviction policy, and that the user may read its keys",
-                     *details, figures=data)
-    return ok(f"{shown} answers ({reach.detail}, {reach.seconds * 1000:.0f} ms); {version_text} stored an object "
-              f"there and fetched it back ({took})", *details, figures=data)
+        return error(
+            f"ccache stored an object in {shown} but did not get it back from there",
+            "check the server's memory limit and eviction policy, and that the user may read its keys",
+            *details,
+            figures=data,
+        )
+    return ok(
+        f"{shown} answers ({reach.detail}, {reach.seconds * 1000:.0f} ms); {version_text} stored an object "
+        f"there and fetched it back ({took})",
+        *details,
+        figures=data,
+    )

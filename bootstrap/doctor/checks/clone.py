@@ -40,18 +40,26 @@ def clone_against_pin(facts: Facts) -> CheckOutcome:
         raise ProbeFailed(f"the installed torch's pin could not be read: {exc.message}") from None
     mine = llvm_pin(working_tree_reader(root))[1]
     where = f"{pins.triton_commit[:12]} ({pins.triton_commit_source})"
-    llvm = (f"both need LLVM {mine[:12]}" if mine == pins.llvm_commit
-            else f"your clone needs LLVM {mine[:12]}, the pin LLVM {pins.llvm_commit[:12]}")
+    llvm = (
+        f"both need LLVM {mine[:12]}"
+        if mine == pins.llvm_commit
+        else f"your clone needs LLVM {mine[:12]}, the pin LLVM {pins.llvm_commit[:12]}"
+    )
     details = [f"clone: {root}, {clone.describe()}", f"pin: {pins.triton_commit}", llvm]
     if clone.head == pins.triton_commit:
         return ok(f"your clone is at the installed torch's pin {where}; {llvm}", *details)
     known = set(read_git(runner, root, "rev-list", "--all").split())
     if pins.triton_commit not in known:
-        return warn(f"your clone {root} does not have the installed torch's pin {where}; {llvm}",
-                    f"git -C {root} fetch origin (then `tritondev doctor` says how far apart they are)", *details)
+        return warn(
+            f"your clone {root} does not have the installed torch's pin {where}; {llvm}",
+            f"git -C {root} fetch origin (then `tritondev doctor` says how far apart they are)",
+            *details,
+        )
     counts = read_git(runner, root, "rev-list", "--left-right", "--count", f"HEAD...{pins.triton_commit}").split()
     ahead, behind = (int(n) for n in counts) if len(counts) == 2 else (0, 0)
-    return warn(f"your clone is {ahead} commit(s) ahead of and {behind} behind the installed torch's pin {where};"
-                f" {llvm}",
-                "torch.compile uses private Triton APIs: a Triton far from the pin may break it; `git -C"
-                f" {root} log --oneline {pins.triton_commit[:12]}..HEAD` lists what differs", *details)
+    return warn(
+        f"your clone is {ahead} commit(s) ahead of and {behind} behind the installed torch's pin {where}; {llvm}",
+        "torch.compile uses private Triton APIs: a Triton far from the pin may break it; `git -C"
+        f" {root} log --oneline {pins.triton_commit[:12]}..HEAD` lists what differs",
+        *details,
+    )

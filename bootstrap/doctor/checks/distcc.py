@@ -22,8 +22,11 @@ from bootstrap.pipeline.host.toolchain import Toolchain, detect_toolchain
 def distcc(facts: Facts) -> CheckOutcome:
     settings = facts.ctx.settings
     if is_off(settings.distcc):
-        raise Skip("no distcc hosts configured", f"set distcc in tritondev.toml, {BY_NAME['distcc'].env_var}, or pass "
-                   "setup --distcc HOSTS (docs/distributed-builds.md)")
+        raise Skip(
+            "no distcc hosts configured",
+            f"set distcc in tritondev.toml, {BY_NAME['distcc'].env_var}, or pass "
+            "setup --distcc HOSTS (docs/distributed-builds.md)",
+        )
     chain = _toolchain_of(facts)
     try:
         setup = observe(settings, chain.ccache is not None)
@@ -44,8 +47,11 @@ def _toolchain_of(facts: Facts) -> Toolchain:
     try:
         return facts.memo("toolchain-detected", detect)
     except TritondevError as exc:
-        raise Skip("needs the build's compilers (see the other toolchain checks)", exc.fix,
-                   f"no toolchain to prove the hosts with: {exc.message}") from None
+        raise Skip(
+            "needs the build's compilers (see the other toolchain checks)",
+            exc.fix,
+            f"no toolchain to prove the hosts with: {exc.message}",
+        ) from None
 
 
 def _verdict(proven: DistccSetup, compiler: str) -> CheckOutcome:
@@ -53,14 +59,21 @@ def _verdict(proven: DistccSetup, compiler: str) -> CheckOutcome:
     good = [v for v in verdicts if v.ok]
     details = [v.describe() for v in verdicts]
     if not good:
-        return error(f"no distcc host compiles as this machine does ({compiler}): setup would stop (exit 3)",
-                     "start distccd on the hosts with this machine's compilers (docs/distributed-builds.md), or "
-                     "change the distcc setting", *details, figures=proven)
+        return error(
+            f"no distcc host compiles as this machine does ({compiler}): setup would stop (exit 3)",
+            "start distccd on the hosts with this machine's compilers (docs/distributed-builds.md), or "
+            "change the distcc setting",
+            *details,
+            figures=proven,
+        )
     used = f"{len(good)} of {len(verdicts)} host(s) compile as this machine does ({compiler}; "
     used += f"{proven.hosts.slots} slot(s))"
     if len(good) < len(verdicts):
         left = ", ".join(f"{v.host.token} {v.reason}" for v in verdicts if not v.ok)
-        return warn(f"{used}; left out of builds: {left}",
-                    "start distccd there with the same compiler, or drop the host from the distcc setting",
-                    *details, figures=proven)
+        return warn(
+            f"{used}; left out of builds: {left}",
+            "start distccd there with the same compiler, or drop the host from the distcc setting",
+            *details,
+            figures=proven,
+        )
     return ok(used, *details, figures=proven)

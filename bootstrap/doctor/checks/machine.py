@@ -66,9 +66,11 @@ def memory(facts: Facts) -> CheckOutcome:
     per_job = res.mem_available / jobs.compile / GIB
     shown = f"{res.mem_available / GIB:.1f} GiB available, {jobs.compile} jobs -> {per_job:.1f} GiB per job"
     need = per_compile(build_type) / GIB
-    lighter = " ".join(f"{option} Release" for option, name in (("--build-type", "build_type"),
-                                                                ("--llvm-build-type", "llvm_build_type"))
-                       if getattr(settings, name) == build_type)
+    lighter = " ".join(
+        f"{option} Release"
+        for option, name in (("--build-type", "build_type"), ("--llvm-build-type", "llvm_build_type"))
+        if getattr(settings, name) == build_type
+    )
     if res.mem_available < per_link(build_type):
         return error(
             f"only {res.mem_available / GIB:.1f} GiB available: one {build_type} link needs about"
@@ -102,11 +104,17 @@ def llvm_here(llvm: LlvmSource, have_build: bool, decision: AutoDecision | None,
     if not isinstance(llvm, LlvmAuto):
         return LlvmHere(False, "")  # prebuilt, or an LLVM build of yours (PATH)
     if decision is None:
-        return LlvmHere(None, f"--llvm auto decides at setup{f' for LLVM {pin[:12]}' if pin else ''}: Triton's"
-                              " package when its host has one, else a source build")
+        return LlvmHere(
+            None,
+            f"--llvm auto decides at setup{f' for LLVM {pin[:12]}' if pin else ''}: Triton's"
+            " package when its host has one, else a source build",
+        )
     built = decision.choice == "source"
-    return LlvmHere(built, f"--llvm auto: {'a source build' if built else 'the prebuilt package'} for LLVM"
-                           f" {(pin or '?')[:12]} ({decision.why})")
+    return LlvmHere(
+        built,
+        f"--llvm auto: {'a source build' if built else 'the prebuilt package'} for LLVM"
+        f" {(pin or '?')[:12]} ({decision.why})",
+    )
 
 
 def disk_outcome(free: float, where: Path, build_type: str, llvm_build_type: str, llvm: LlvmHere) -> CheckOutcome:
@@ -115,19 +123,26 @@ def disk_outcome(free: float, where: Path, build_type: str, llvm_build_type: str
     with_llvm = disk_needed(build_type, llvm_build_type, False)
     why = f" ({llvm.why})" if llvm.why else ""
     if llvm.built is None:
-        shown = (f"{free:.0f} GiB free at {where}; a {build_type} Triton build needs about {without} GiB with a"
-                 f" prebuilt LLVM, {with_llvm} GiB with a {llvm_build_type} LLVM built here{why}")
+        shown = (
+            f"{free:.0f} GiB free at {where}; a {build_type} Triton build needs about {without} GiB with a"
+            f" prebuilt LLVM, {with_llvm} GiB with a {llvm_build_type} LLVM built here{why}"
+        )
     else:
-        shown = (f"{free:.0f} GiB free at {where}; a {build_type} Triton"
-                 + (f" + {llvm_build_type} LLVM" if llvm.built else "") + f" build needs about "
-                 f"{with_llvm if llvm.built else without} GiB{why}")
+        shown = (
+            f"{free:.0f} GiB free at {where}; a {build_type} Triton"
+            + (f" + {llvm_build_type} LLVM" if llvm.built else "")
+            + f" build needs about "
+            f"{with_llvm if llvm.built else without} GiB{why}"
+        )
     need = without if llvm.built is False else with_llvm
     if free >= need:
         return ok(shown)
     smaller = "" if build_type == "Release" else "; or a smaller build: --build-type Release"
     if llvm.built is None and free >= without:
-        return warn(shown + ": enough unless LLVM is built here",
-                    "free space, or take Triton's package: --llvm prebuilt (fails where there is none)" + smaller)
+        return warn(
+            shown + ": enough unless LLVM is built here",
+            "free space, or take Triton's package: --llvm prebuilt (fails where there is none)" + smaller,
+        )
     fix = "free space, or choose another workspace: --workspace DIR" + smaller
     return (error if free < need / 2 else warn)(shown, fix)
 
@@ -152,13 +167,17 @@ def _auto_decision(facts: Facts) -> tuple[AutoDecision | None, str | None]:
         return None, None
     url, no_package = None, ""
     try:
-        url = package_for(read(LLVM_INFO), pin, rules, detect_host(), facts.environ,
-                          settings.llvm_prebuilt_url).url
+        url = package_for(read(LLVM_INFO), pin, rules, detect_host(), facts.environ, settings.llvm_prebuilt_url).url
     except MismatchError as exc:
         no_package = no_package_reason(exc)
-    decision = plan_auto(pin=pin, url=url, no_package=no_package, offline=settings.offline,
-                         url_given=settings.source_of("llvm_prebuilt_url").given,
-                         memory=read_memory(workspace.state))
+    decision = plan_auto(
+        pin=pin,
+        url=url,
+        no_package=no_package,
+        offline=settings.offline,
+        url_given=settings.source_of("llvm_prebuilt_url").given,
+        memory=read_memory(workspace.state),
+    )
     return (None if decision.ask else decision), pin
 
 

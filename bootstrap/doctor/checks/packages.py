@@ -110,11 +110,7 @@ def shadowing(facts: Facts) -> CheckOutcome:
     wins = namespace or (location is not None and Path(location).resolve().is_relative_to(first.resolve()))
     what = "is what `import triton` loads here" if wins else "sits before site-packages on sys.path"
     in_cwd = first.parent == Path(os.path.normpath(facts.cwd.absolute()))
-    fix = (
-        f"run from another directory, or rename {first}"
-        if in_cwd
-        else f"remove {first.parent} from PYTHONPATH"
-    )
+    fix = f"run from another directory, or rename {first}" if in_cwd else f"remove {first.parent} from PYTHONPATH"
     where = "the current directory" if in_cwd else "PYTHONPATH"
     outcome = error if wins else warn
     return outcome(f"{first} in {where} {what}", fix, *[str(p) for p in shadows])
@@ -223,8 +219,10 @@ def verify_needs(facts: Facts) -> CheckOutcome:
         return ok(f"{' and '.join(f'{n} {installed[n]}' for n in needed)}: verify runs its kernels {where}")
     into = InstallTarget(target.executable, target.is_venv, triton, facts.ctx.workspace.venv)
     fixes = list(dict.fromkeys(install_fix(name, into) for name in missing))
-    summary = (f"{' and '.join(missing)} not installed in {target.executable}: `tritondev verify` would stop there "
-               f"(it checks the kernels' results with torch and runs them {where})")
+    summary = (
+        f"{' and '.join(missing)} not installed in {target.executable}: `tritondev verify` would stop there "
+        f"(it checks the kernels' results with torch and runs them {where})"
+    )
     # Without torch the environment is for Triton alone (compile, lit tests): worth a warning. With torch,
     # kernels are meant to run here, and a missing numpy is what stops them: an error.
     judge = warn if "torch" in missing else error

@@ -123,9 +123,7 @@ def ptxas_release(facts: Facts, path: str) -> tuple[str | None, str]:
 
     def probe() -> tuple[str | None, str]:
         try:
-            result = facts.ctx.runner.capture(
-                [path, "--version"], step="doctor-ptxas-version", check=False, timeout=20
-            )
+            result = facts.ctx.runner.capture([path, "--version"], step="doctor-ptxas-version", check=False, timeout=20)
         except Exception as exc:
             return None, str(exc)
         text = result.stdout + result.stderr
@@ -205,7 +203,8 @@ def arch_check(facts: Facts) -> CheckOutcome:
     # fix applied earlier (doctor --fix) and only waiting for eval "$(tritondev env)".
 
     saved = {
-        k: v for k, v in read_env_file(facts.ctx.workspace.env_file).items()
+        k: v
+        for k, v in read_env_file(facts.ctx.workspace.env_file).items()
         if k.startswith("TRITON_PTXAS") and facts.environ.get(k) != v
     }
     others: list[Attempt] = []
@@ -264,12 +263,17 @@ def variable_fix(env: dict[str, str], env_file: Path, arch: int) -> Fix:
     """How to set `env` for the installed Triton: 3.3 and 3.6 read TRITON_PTXAS-BLACKWELL_PATH (3.7 on: #8945's
     TRITON_PTXAS_BLACKWELL_PATH), which no shell exports, so `env` goes before the command."""
     if all(name.isidentifier() for name in env):
-        return Fix(f"export {' '.join(f'{k}={v}' for k, v in env.items())}  (tritondev doctor --fix writes it to"
-                   f' {env_file}; then eval "$(tritondev env)")', action="env",
-                   args={"variables": env, "reason": f"ptxas for sm_{arch}"})
+        return Fix(
+            f"export {' '.join(f'{k}={v}' for k, v in env.items())}  (tritondev doctor --fix writes it to"
+            f' {env_file}; then eval "$(tritondev env)")',
+            action="env",
+            args={"variables": env, "reason": f"ptxas for sm_{arch}"},
+        )
     quoted = " ".join(shlex.quote(f"{k}={v}") for k, v in env.items())
-    return Fix(f"run your program as: env {quoted} python3 your_script.py  (this Triton reads a name with a"
-               " hyphen, which `export` cannot set; Triton 3.7 on reads TRITON_PTXAS_BLACKWELL_PATH)")
+    return Fix(
+        f"run your program as: env {quoted} python3 your_script.py  (this Triton reads a name with a"
+        " hyphen, which `export` cannot set; Triton 3.7 on reads TRITON_PTXAS_BLACKWELL_PATH)"
+    )
 
 
 def _verdict_outcome(

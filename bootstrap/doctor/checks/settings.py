@@ -25,8 +25,16 @@ RISKY: dict[str, str] = {
 }
 
 # Build variables users set by hand that fight tritondev's own choices.
-BUILD_VARS = ("MAX_JOBS", "TRITON_PARALLEL_LINK_JOBS", "TRITON_BUILD_WITH_CLANG_LLD", "TRITON_BUILD_WITH_CCACHE",
-              "LLVM_SYSPATH", "TRITON_OFFLINE_BUILD", "CC", "CXX")
+BUILD_VARS = (
+    "MAX_JOBS",
+    "TRITON_PARALLEL_LINK_JOBS",
+    "TRITON_BUILD_WITH_CLANG_LLD",
+    "TRITON_BUILD_WITH_CCACHE",
+    "LLVM_SYSPATH",
+    "TRITON_OFFLINE_BUILD",
+    "CC",
+    "CXX",
+)
 
 
 def _is_on(value: str) -> bool:

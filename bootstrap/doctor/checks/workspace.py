@@ -221,9 +221,11 @@ def python_bounds(facts: Facts) -> CheckOutcome:
         return ok(f"{triton} names no Python bound")
     target = facts.target()  # Skip with its fix when there is none
     if args.refuses(target.version):
-        return error(f"the checkout's setup.py requires Python {args.python_requires}; the target"
-                     f" {target.executable} is {target.version}: pip would refuse the install after the build",
-                     f"tritondev setup --python <a Python {args.python_requires}>")
+        return error(
+            f"the checkout's setup.py requires Python {args.python_requires}; the target"
+            f" {target.executable} is {target.version}: pip would refuse the install after the build",
+            f"tritondev setup --python <a Python {args.python_requires}>",
+        )
     return ok(f"Python {target.version} is within {args.python_requires}")
 
 
@@ -234,14 +236,16 @@ def last_setup(facts: Facts) -> CheckOutcome:
     workspace = facts.ctx.workspace
     last = read_last_setup(workspace.state)
     partial = sorted(p for p in workspace.src.glob("*.partial") if p.is_dir()) if workspace.src.is_dir() else []
-    left = [f"{p}: a clone that did not finish (the next `tritondev setup` starts it again; or remove it)"
-            for p in partial]
+    left = [
+        f"{p}: a clone that did not finish (the next `tritondev setup` starts it again; or remove it)" for p in partial
+    ]
     if last is None and not left:
         raise Skip(f"no `tritondev setup` has run in {workspace.root} yet", "tritondev setup")
     if last is not None and last.outcome == "failed":
         details = [*([f"log: {last.log}"] if last.log else []), *left]
-        return error(last.describe(), last.fix or "tritondev setup (after fixing the cause; the steps done stay done)",
-                     *details)
+        return error(
+            last.describe(), last.fix or "tritondev setup (after fixing the cause; the steps done stay done)", *details
+        )
     if last is not None and last.outcome != "done":
         return warn(last.describe(), "tritondev setup (it goes on where it stopped)", *left)
     if left:

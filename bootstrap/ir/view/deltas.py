@@ -144,8 +144,12 @@ def apply(before: Sequence[str], steps: Sequence[Step]) -> list[str]:
             at += step
         else:
             dropped, inserted = step
-            if not isinstance(dropped, int) or not isinstance(inserted, list) or dropped < 0 \
-                    or at + dropped > len(before):
+            if (
+                not isinstance(dropped, int)
+                or not isinstance(inserted, list)
+                or dropped < 0
+                or at + dropped > len(before)
+            ):
                 raise ValueError("a step drops lines the text does not have")
             out.extend(str(line) for line in inserted)
             at += dropped

@@ -23,10 +23,18 @@ from bootstrap.kernels.cubin import MAX_KERNEL_FILE_BYTES, cubin_resource_usage
 
 COMPILE_MARKER = ".tritondev-compile"  # what `tritondev compile` leaves in each target folder it wrote
 # The stages of a compile folder in pipeline order: (file extension, stage, kind of text).
-COMPILE_STAGES = (("ttir", "ttir", "mlir"), ("ttgir", "ttgir", "mlir"), ("llir", "llir", "llvm"),
-                  ("ptx", "ptx", "nvptx"), ("amdgcn", "amdgcn", "amdgcn"), ("sass", "sass", "other"))
-FIX = ("give a folder `tritondev run --dump-ir` wrote (it holds index.json), a file of MLIR_ENABLE_DUMP=1 output, "
-       "or a folder `tritondev compile --out` wrote")
+COMPILE_STAGES = (
+    ("ttir", "ttir", "mlir"),
+    ("ttgir", "ttgir", "mlir"),
+    ("llir", "llir", "llvm"),
+    ("ptx", "ptx", "nvptx"),
+    ("amdgcn", "amdgcn", "amdgcn"),
+    ("sass", "sass", "other"),
+)
+FIX = (
+    "give a folder `tritondev run --dump-ir` wrote (it holds index.json), a file of MLIR_ENABLE_DUMP=1 output, "
+    "or a folder `tritondev compile --out` wrote"
+)
 
 
 @dataclass(frozen=True)
@@ -56,15 +64,20 @@ def load_input(path: Path) -> ViewInput:
         folders = compile_folders(path)
         if folders:
             return ViewInput(path, "compile", [_compile_track(folder) for folder in folders])
-        raise DumpError(f"{path} is neither an IR dump nor a compile folder: it has no {INDEX} and no target "
-                        f"folder with {COMPILE_MARKER}", fix=FIX)
+        raise DumpError(
+            f"{path} is neither an IR dump nor a compile folder: it has no {INDEX} and no target "
+            f"folder with {COMPILE_MARKER}",
+            fix=FIX,
+        )
     if not path.exists() and not path.is_symlink():
         raise DumpError(f"no dump at {path}: it does not exist", fix=FIX)
     dump = load_dump(path)
     tracks = [Track(kernel, _target_of(stages), stages) for kernel, stages in by_kernel(dump.stages)]
     if not any(s.is_pass_input for t in tracks for s in t.stages):
-        raise DumpError(f"the dump {path} holds no MLIR pass: its command compiled no Triton kernel",
-                        fix="make a dump of a run that compiles the kernel: `tritondev run --dump-ir -- python k.py`")
+        raise DumpError(
+            f"the dump {path} holds no MLIR pass: its command compiled no Triton kernel",
+            fix="make a dump of a run that compiles the kernel: `tritondev run --dump-ir -- python k.py`",
+        )
     return ViewInput(path, "dump", tracks)
 
 
@@ -110,8 +123,10 @@ def pick_kernels(a: ViewInput, b: ViewInput | None, wanted: str | None) -> tuple
                 known = side.kernels()
                 close = closest(wanted, known)
                 hint = f" (did you mean '{close}'?)" if close else ""
-                raise DumpError(f"kernel '{wanted}' is not in {side.path}{hint}; it holds: {', '.join(known)}",
-                                fix=f"use --kernel {close or known[0]}")
+                raise DumpError(
+                    f"kernel '{wanted}' is not in {side.path}{hint}; it holds: {', '.join(known)}",
+                    fix=f"use --kernel {close or known[0]}",
+                )
         return wanted, wanted if b is not None else None
     kernels_a = a.kernels()
     if b is None:
@@ -122,13 +137,16 @@ def pick_kernels(a: ViewInput, b: ViewInput | None, wanted: str | None) -> tuple
         return shared[0], shared[0]
     if len(kernels_a) == 1 and len(kernels_b) == 1:
         return kernels_a[0], kernels_b[0]
-    raise DumpError(f"the dumps hold several kernels (a: {', '.join(kernels_a)}; b: {', '.join(kernels_b)})",
-                    fix=f"name the one to show with --kernel, e.g. --kernel {(shared or kernels_a)[0]}")
+    raise DumpError(
+        f"the dumps hold several kernels (a: {', '.join(kernels_a)}; b: {', '.join(kernels_b)})",
+        fix=f"name the one to show with --kernel, e.g. --kernel {(shared or kernels_a)[0]}",
+    )
 
 
 def _target_of(stages: list[Stage]) -> str | None:
-    return next((s.target for s in stages if s.target and ":" in s.target),
-                next((s.target for s in stages if s.target), None))
+    return next(
+        (s.target for s in stages if s.target and ":" in s.target), next((s.target for s in stages if s.target), None)
+    )
 
 
 def _compile_track(folder: Path) -> Track:
@@ -145,9 +163,23 @@ def _compile_track(folder: Path) -> Track:
     for number, (ext, stage_name, kind) in enumerate(COMPILE_STAGES, start=1):
         if ext in files:
             body = _read_text(files[ext], MAX_DUMP_BYTES)
-            stages.append(Stage(number=number, kind=kind, when=None, name=stage_name.upper(), arg=stage_name,
-                                options=None, op=None, kernel=kernel, target=label, failed=False, header="",
-                                body=body.rstrip("\n"), origin=files[ext].name))
+            stages.append(
+                Stage(
+                    number=number,
+                    kind=kind,
+                    when=None,
+                    name=stage_name.upper(),
+                    arg=stage_name,
+                    options=None,
+                    op=None,
+                    kernel=kernel,
+                    target=label,
+                    failed=False,
+                    header="",
+                    body=body.rstrip("\n"),
+                    origin=files[ext].name,
+                )
+            )
     resources, note = _resources(folder, kernel, metadata, target)
     return Track(kernel, label, stages, resources, note)
 
@@ -172,8 +204,9 @@ def _metadata(folder: Path) -> dict[str, Any]:
     return data if isinstance(data, dict) else {}
 
 
-def _resources(folder: Path, kernel: str, metadata: dict[str, Any], target: dict[str, Any]
-               ) -> tuple[dict[str, int | None] | None, str]:
+def _resources(
+    folder: Path, kernel: str, metadata: dict[str, Any], target: dict[str, Any]
+) -> tuple[dict[str, int | None] | None, str]:
     """The compile's resource summary, read as `tritondev compile` reads it (kernels/usage.py)."""
     given = target.get("warp_size")
     warp_size = given if isinstance(given, int) and not isinstance(given, bool) else 32

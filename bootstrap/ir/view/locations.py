@@ -49,8 +49,11 @@ def located_lines(text: str, kind: str) -> Located:
     if kind == "mlir":
         lines, where = _mlir_lines(raw)
     else:
-        found = _llvm_locations(raw) if kind == "llvm" else (
-            _asm_locations(raw) if kind in ("nvptx", "amdgcn") else [None] * len(raw))
+        found = (
+            _llvm_locations(raw)
+            if kind == "llvm"
+            else (_asm_locations(raw) if kind in ("nvptx", "amdgcn") else [None] * len(raw))
+        )
         lines, where = [], []
         for line, place in zip(raw, found, strict=True):
             shown = strip_locations(line, kind)

@@ -75,22 +75,42 @@ def build_track(track: Track, sources: SourceTable, what: str) -> tuple[dict[str
     for i, stage in enumerate(track.stages):
         effect = _effect_index(track.stages, i, what)
         change = steps[effect] if effect is not None else None
-        rows.append({
-            "n": stage.number, "name": stage.name, "arg": stage.arg, "options": stage.options, "when": stage.when,
-            "op": stage.op, "stage": stage_of(stage), "kind": stage.kind, "file": stage.origin,
-            "failed": stage.failed, "nlines": len(shown[i].lines), "delta": steps[i].steps,
-            "locs": run_lengths([sources.id_of(w) for w in shown[i].where]),
-            "effect": effect, "added": change.added if change else None, "removed": change.removed if change else None,
-            "changed": change.changed if change else None,
-            "pass": stage.is_pass_input,
-        })
+        rows.append(
+            {
+                "n": stage.number,
+                "name": stage.name,
+                "arg": stage.arg,
+                "options": stage.options,
+                "when": stage.when,
+                "op": stage.op,
+                "stage": stage_of(stage),
+                "kind": stage.kind,
+                "file": stage.origin,
+                "failed": stage.failed,
+                "nlines": len(shown[i].lines),
+                "delta": steps[i].steps,
+                "locs": run_lengths([sources.id_of(w) for w in shown[i].where]),
+                "effect": effect,
+                "added": change.added if change else None,
+                "removed": change.removed if change else None,
+                "changed": change.changed if change else None,
+                "pass": stage.is_pass_input,
+            }
+        )
     changed = [r for r in rows if r["changed"]]
     counted = [r for r in rows if r["pass"]] if what == "dump" else rows
     data = {
-        "name": track.kernel, "target": track.target, "resources": track.resources,
-        "resources_note": track.resources_note, "passes": rows,
-        "count": {"dumps": len(rows), "passes": len(counted), "changed": sum(1 for r in counted if r["changed"]),
-                  "unchanged": sum(1 for r in counted if r["changed"] is False)},
+        "name": track.kernel,
+        "target": track.target,
+        "resources": track.resources,
+        "resources_note": track.resources_note,
+        "passes": rows,
+        "count": {
+            "dumps": len(rows),
+            "passes": len(counted),
+            "changed": sum(1 for r in counted if r["changed"]),
+            "unchanged": sum(1 for r in counted if r["changed"] is False),
+        },
         "first_changed": rows.index(changed[0]) if changed else None,
     }
     return data, shown
@@ -106,16 +126,22 @@ def _effect_index(stages: Sequence[Stage], i: int, what: str) -> int | None:
     return None
 
 
-def build_model(inputs: Sequence[ViewInput], kernels: Sequence[str | None], source_texts: dict[str, list[str] | None],
-                sources: SourceTable, title: str, tool: str, notes: dict[str, str] | None = None) -> dict[str, Any]:
+def build_model(
+    inputs: Sequence[ViewInput],
+    kernels: Sequence[str | None],
+    source_texts: dict[str, list[str] | None],
+    sources: SourceTable,
+    title: str,
+    tool: str,
+    notes: dict[str, str] | None = None,
+) -> dict[str, Any]:
     """The page's data for one input (all its kernels) or two (the picked kernel of each, side by side)."""
     dumps: list[dict[str, Any]] = []
     shown_of: list[list[Located]] = []
     for label, (given, kernel) in zip("ab", zip(inputs, kernels, strict=True), strict=False):
         tracks = [t for t in given.tracks if kernel is None or t.kernel == kernel]
         built = [build_track(t, sources, given.what) for t in tracks]
-        dumps.append({"label": label, "path": str(given.path), "what": given.what,
-                      "kernels": [b[0] for b in built]})
+        dumps.append({"label": label, "path": str(given.path), "what": given.what, "kernels": [b[0] for b in built]})
         shown_of.append(built[0][1] if built else [])
     compare = None
     if len(inputs) == 2:
@@ -144,15 +170,26 @@ def compare_tracks(a: Track, b: Track, shown_a: Sequence[Located], shown_b: Sequ
             continue
         sa, sb = a.stages[i], b.stages[j]
         same = comparable(sa.body, sa.kind, False, False) == comparable(sb.body, sb.kind, False, False)
-        pair += [same, None if shown_a[i].lines == shown_b[j].lines else delta(shown_a[i].lines,
-                                                                              shown_b[j].lines).steps]
+        pair += [
+            same,
+            None if shown_a[i].lines == shown_b[j].lines else delta(shown_a[i].lines, shown_b[j].lines).steps,
+        ]
     found = first_difference(a.stages, b.stages)
     selected = None
     picked = found.guilty or found.inputs
     if picked is not None:
         index_a, index_b = a.stages.index(picked[0]), b.stages.index(picked[1])
-        selected = next((n for n, p in enumerate(pairs) if p[0] == index_a and p[1] == index_b),
-                        next((n for n, p in enumerate(pairs) if p[0] == index_a), None))
-    return {"kernel_a": a.kernel, "kernel_b": b.kernel, "pairs": pairs, "first": selected,
-            "verdict": found.verdict, "summary": found.summary, "compared": found.compared,
-            "pipeline_differences": found.pipeline_differences}
+        selected = next(
+            (n for n, p in enumerate(pairs) if p[0] == index_a and p[1] == index_b),
+            next((n for n, p in enumerate(pairs) if p[0] == index_a), None),
+        )
+    return {
+        "kernel_a": a.kernel,
+        "kernel_b": b.kernel,
+        "pairs": pairs,
+        "first": selected,
+        "verdict": found.verdict,
+        "summary": found.summary,
+        "compared": found.compared,
+        "pipeline_differences": found.pipeline_differences,
+    }

@@ -24,8 +24,9 @@ class Opener:
     why: str  # where it came from
 
 
-def find_opener(environ: Mapping[str, str], which: Callable[[str], str | None],
-                platform: str = sys.platform) -> Opener | str:
+def find_opener(
+    environ: Mapping[str, str], which: Callable[[str], str | None], platform: str = sys.platform
+) -> Opener | str:
     """The command that opens a page in this desktop's browser, or (a str) why there is none."""
     for entry in environ.get("BROWSER", "").split(":"):
         words = shlex.split(entry) if entry.strip() else []

@@ -45,9 +45,16 @@ def _escape_html(text: str) -> str:
 def render_page(model: dict[str, Any]) -> str:
     """The whole page for `model`."""
     style, script = asset("page.css"), asset("page.js")
-    policy = (f"default-src 'none'; script-src {_digest(script)}; style-src {_digest(style)}; img-src data:; "
-              "base-uri 'none'; form-action 'none'")
-    values = {"POLICY": _escape_html(policy), "TITLE": _escape_html(str(model.get("title", ""))),
-              "DATA": encode_data(model), "STYLE": style, "SCRIPT": script}
+    policy = (
+        f"default-src 'none'; script-src {_digest(script)}; style-src {_digest(style)}; img-src data:; "
+        "base-uri 'none'; form-action 'none'"
+    )
+    values = {
+        "POLICY": _escape_html(policy),
+        "TITLE": _escape_html(str(model.get("title", ""))),
+        "DATA": encode_data(model),
+        "STYLE": style,
+        "SCRIPT": script,
+    }
     # One pass over the template: a value (a title holding "{{SCRIPT}}") is never read as a placeholder.
     return _PLACEHOLDER.sub(lambda match: values[match.group(1)], asset("page.html"))

@@ -43,9 +43,16 @@ class KernelShown:
     resources: dict[str, int | None] | None  # a compile folder's resource summary (kernels/usage.py)
 
     def to_json(self) -> dict[str, object]:
-        return {"name": self.name, "target": self.target, "dumps": self.dumps, "passes": self.passes,
-                "changed": self.changed, "unchanged": self.unchanged, "first_changed": self.first_changed,
-                "resources": self.resources}
+        return {
+            "name": self.name,
+            "target": self.target,
+            "dumps": self.dumps,
+            "passes": self.passes,
+            "changed": self.changed,
+            "unchanged": self.unchanged,
+            "first_changed": self.first_changed,
+            "resources": self.resources,
+        }
 
 
 @dataclass(frozen=True)
@@ -69,8 +76,13 @@ class ComparisonShown:
     first: int | None  # the pair selected on the page
 
     def to_json(self) -> dict[str, object]:
-        return {"verdict": self.verdict, "summary": self.summary, "pairs": self.pairs, "differ": self.differ,
-                "first": self.first}
+        return {
+            "verdict": self.verdict,
+            "summary": self.summary,
+            "pairs": self.pairs,
+            "differ": self.differ,
+            "first": self.first,
+        }
 
 
 @dataclass(frozen=True)
@@ -83,22 +95,45 @@ class ViewResult:
     notes: list[str] = field(default_factory=list)
 
     def to_json(self) -> dict[str, object]:
-        return {"path": str(self.out), "bytes": self.bytes, "dumps": [d.to_json() for d in self.dumps],
-                "sources": [{"path": path, "found": found} for path, found in self.sources],
-                "compare": self.compare.to_json() if self.compare is not None else None, "notes": self.notes}
+        return {
+            "path": str(self.out),
+            "bytes": self.bytes,
+            "dumps": [d.to_json() for d in self.dumps],
+            "sources": [{"path": path, "found": found} for path, found in self.sources],
+            "compare": self.compare.to_json() if self.compare is not None else None,
+            "notes": self.notes,
+        }
 
 
 def _shown(inputs: list[ViewInput], model: dict[str, Any]) -> tuple[tuple[DumpShown, ...], ComparisonShown | None]:
     """What the result says of the page's model (built here, so its shape is known)."""
-    dumps = tuple(DumpShown(given.path, given.what, tuple(
-        KernelShown(k["name"], k["target"], first_changed=_row_name(k, k["first_changed"]), resources=k["resources"],
-                    **k["count"]) for k in data["kernels"]))
-        for given, data in zip(inputs, model["dumps"], strict=True))
+    dumps = tuple(
+        DumpShown(
+            given.path,
+            given.what,
+            tuple(
+                KernelShown(
+                    k["name"],
+                    k["target"],
+                    first_changed=_row_name(k, k["first_changed"]),
+                    resources=k["resources"],
+                    **k["count"],
+                )
+                for k in data["kernels"]
+            ),
+        )
+        for given, data in zip(inputs, model["dumps"], strict=True)
+    )
     compare = model["compare"]
     if compare is None:
         return dumps, None
-    return dumps, ComparisonShown(compare["verdict"], compare["summary"], len(compare["pairs"]),
-                                  sum(1 for p in compare["pairs"] if p[2] is False), compare["first"])
+    return dumps, ComparisonShown(
+        compare["verdict"],
+        compare["summary"],
+        len(compare["pairs"]),
+        sum(1 for p in compare["pairs"] if p[2] is False),
+        compare["first"],
+    )
 
 
 def _row_name(kernel: dict[str, Any], index: int | None) -> str | None:
@@ -134,8 +169,10 @@ def write_view(a: Path, b: Path | None, kernel: str | None, out: Path | None) ->
     missing = [p for p, lines in texts.items() if lines is None]
     said = [f"source not shown: {p} ({notes.get(p, 'not here')})" for p in missing[:3]]
     if not table.paths:
-        said.append("the IR names no source lines (run --dump-ir turns line info off: "
-                    "TRITON_DISABLE_LINE_INFO=0 tritondev run --dump-ir ... keeps it)")
+        said.append(
+            "the IR names no source lines (run --dump-ir turns line info off: "
+            "TRITON_DISABLE_LINE_INFO=0 tritondev run --dump-ir ... keeps it)"
+        )
     dumps, compare = _shown(inputs, model)
     sources = tuple((f["path"], f["lines"] is not None) for f in model["files"])
     return ViewResult(target, os.path.getsize(target), dumps, sources, compare, said)
@@ -152,8 +189,9 @@ class ViewPage:
         return {**self.result.to_json(), "opened": self.opened}
 
 
-def open_view(ctx: AppContext, a: Path, b: Path | None, kernel: str | None, out: Path | None, *,
-              open_page: bool) -> ViewPage:
+def open_view(
+    ctx: AppContext, a: Path, b: Path | None, kernel: str | None, out: Path | None, *, open_page: bool
+) -> ViewPage:
     """`ir view`: the page written, then opened with the desktop's browser when asked and there is one
     (where there is none, or it fails, a warning says where the page is)."""
     result = write_view(a, b, kernel, out)

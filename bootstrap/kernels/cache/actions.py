@@ -31,9 +31,13 @@ class ArtifactRead:
     content: bytes
 
     def to_json(self) -> dict[str, object]:
-        return {"key": self.entry.key, "artifact": self.artifact.name, "path": str(self.path),
-                "binary": self.artifact.binary,
-                "content": None if self.artifact.binary else self.content.decode("utf-8", "replace")}
+        return {
+            "key": self.entry.key,
+            "artifact": self.artifact.name,
+            "path": str(self.path),
+            "binary": self.artifact.binary,
+            "content": None if self.artifact.binary else self.content.decode("utf-8", "replace"),
+        }
 
 
 def show_entry(ctx: AppContext, dir_option: Path | None, wanted: str) -> Entry:
@@ -41,8 +45,9 @@ def show_entry(ctx: AppContext, dir_option: Path | None, wanted: str) -> Entry:
     return find_entry(inspect_cache(ctx, dir_option).entries, wanted)
 
 
-def read_artifact(ctx: AppContext, dir_option: Path | None, wanted: str, artifact: str, *,
-                  to_terminal: bool) -> ArtifactRead:
+def read_artifact(
+    ctx: AppContext, dir_option: Path | None, wanted: str, artifact: str, *, to_terminal: bool
+) -> ArtifactRead:
     """One artifact of an entry. A binary one is refused where it would go to a terminal as text
     (to_terminal, not under --json): the error says how to look inside it."""
     found = show_entry(ctx, dir_option, wanted)
@@ -65,8 +70,10 @@ def binary_hint(name: str, path: Path, nvdisasm: str | None = None) -> str:
     """How to look inside a binary artifact; for a cubin, with an nvdisasm that exists here."""
     if name.endswith(".cubin"):
         if nvdisasm is None:
-            return ("disassemble it with nvdisasm (in Triton's wheel and the CUDA toolkit; none found here: "
-                    "pass --python with the environment Triton is installed in)")
+            return (
+                "disassemble it with nvdisasm (in Triton's wheel and the CUDA toolkit; none found here: "
+                "pass --python with the environment Triton is installed in)"
+            )
         return f"disassemble it: {nvdisasm} -c {path}"
     if name.endswith(".hsaco"):
         return f"disassemble it: llvm-objdump -d {path}"
@@ -79,8 +86,18 @@ def _nvdisasm(ctx: AppContext) -> str | None:
         target = ctx.target_python_if_present()
     except TritondevError:
         target = None
-    bundled = next((str(site / "triton" / "backends" / "nvidia" / "bin") for site in target.site_packages
-                    if (site / "triton").is_dir()), None) if target else None
+    bundled = (
+        next(
+            (
+                str(site / "triton" / "backends" / "nvidia" / "bin")
+                for site in target.site_packages
+                if (site / "triton").is_dir()
+            ),
+            None,
+        )
+        if target
+        else None
+    )
     return nvidia_tool("nvdisasm", bundled, which=shutil.which)
 
 
@@ -102,8 +119,16 @@ class CacheRemoval:
         return {
             "dir": str(self.root),
             "dry_run": self.dry_run,
-            "removed": [{"key": r.entry.key, "name": r.entry.name, "kind": r.entry.kind, "size": r.entry.size,
-                         "reason": r.reason} for r in self.done],
+            "removed": [
+                {
+                    "key": r.entry.key,
+                    "name": r.entry.name,
+                    "kind": r.entry.kind,
+                    "size": r.entry.size,
+                    "reason": r.reason,
+                }
+                for r in self.done
+            ],
             "failed": [{"key": r.entry.key, "name": r.entry.name, "reason": r.reason} for r in self.failed],
             "freed_bytes": self.freed,
             "kept": self.kept,
@@ -116,8 +141,9 @@ def clear_cache(ctx: AppContext, dir_option: Path | None, kernel: str | None) ->
     return _apply(report, plan_clear(report.entries, kernel), ctx.dry_run)
 
 
-def prune_cache(ctx: AppContext, dir_option: Path | None, *, older_than: str | None, max_size: str | None,
-                stale: bool) -> CacheRemoval:
+def prune_cache(
+    ctx: AppContext, dir_option: Path | None, *, older_than: str | None, max_size: str | None, stale: bool
+) -> CacheRemoval:
     """Old entries, stale ones, then the oldest beyond a size, removed; UsageError without a rule."""
     if older_than is None and max_size is None and not stale:
         raise UsageError(

@@ -38,8 +38,13 @@ STAGE_SUFFIXES = frozenset(
 )
 TRITON_SUFFIXES = STAGE_SUFFIXES | {"json", "so", "pyd"}
 _TMP_DIR = re.compile(r"^tmp\.pid_\d+_[0-9a-f-]+$")  # pid, then a uuid4
-_ODD_KINDS = {stat.S_IFIFO: "a FIFO", stat.S_IFCHR: "a device", stat.S_IFBLK: "a device", stat.S_IFSOCK: "a socket",
-              stat.S_IFLNK: "a symbolic link"}
+_ODD_KINDS = {
+    stat.S_IFIFO: "a FIFO",
+    stat.S_IFCHR: "a device",
+    stat.S_IFBLK: "a device",
+    stat.S_IFSOCK: "a socket",
+    stat.S_IFLNK: "a symbolic link",
+}
 
 
 def _suffix(name: str) -> str:
@@ -95,6 +100,9 @@ def content_problem(folder: Path) -> str | None:
 
 def is_trash_of_ours(path: Path) -> bool:
     """A folder an interrupted `cache clear` of tritondev left: its name and Triton-only contents."""
-    return bool(TRASH_NAME.match(path.name)) and not path.is_symlink() and path.is_dir() and (
-        content_problem(path) is None
+    return (
+        bool(TRASH_NAME.match(path.name))
+        and not path.is_symlink()
+        and path.is_dir()
+        and (content_problem(path) is None)
     )

@@ -23,8 +23,9 @@ def now() -> float:
     return time.time()
 
 
-def stale_reasons(entry: Entry, installed_version: str | None, local_targets: Sequence[str],
-                  key_changed_at: float | None = None) -> list[str]:
+def stale_reasons(
+    entry: Entry, installed_version: str | None, local_targets: Sequence[str], key_changed_at: float | None = None
+) -> list[str]:
     """Why an entry is stale (empty: fresh, or not known to be stale): the one meaning of "stale" for
     `cache ls`, `cache prune --stale`, doctor's cache check and `doctor --fix`.
 
@@ -55,11 +56,17 @@ def stale_reasons(entry: Entry, installed_version: str | None, local_targets: Se
     return reasons
 
 
-def with_staleness(entries: Sequence[Entry], installed_version: str | None, local_targets: Sequence[str],
-                   key_changed_at: float | None = None) -> list[Entry]:
+def with_staleness(
+    entries: Sequence[Entry],
+    installed_version: str | None,
+    local_targets: Sequence[str],
+    key_changed_at: float | None = None,
+) -> list[Entry]:
     """The entries, each with its stale reasons (new entries: the given ones are left as they are)."""
-    return [dataclasses.replace(e, stale=stale_reasons(e, installed_version, local_targets, key_changed_at))
-            for e in entries]
+    return [
+        dataclasses.replace(e, stale=stale_reasons(e, installed_version, local_targets, key_changed_at))
+        for e in entries
+    ]
 
 
 @dataclass(frozen=True)

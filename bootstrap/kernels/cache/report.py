@@ -30,7 +30,11 @@ def installed_triton(python: Path, runner: Runner) -> answers.InstalledTriton:
     cache key last changed), read without importing triton. BadAnswer when the interpreter does not
     answer as agreed."""
     _, data = inside.run_json(
-        runner, python, "tritondev_triton_version.py", step="probe-triton-version", timeout=VERSION_TIMEOUT,
+        runner,
+        python,
+        "tritondev_triton_version.py",
+        step="probe-triton-version",
+        timeout=VERSION_TIMEOUT,
         isolated=True,
     )
     return answers.installed_triton(data)
@@ -89,12 +93,20 @@ def inspect_cache(ctx: AppContext, dir_option: Path | None, *, check_stale: bool
         target = ctx.target_python_if_present()  # a target the user named but that is broken: exit 2
         return target.executable if target else None
 
-    return judge_cache(root, source, ctx.runner, python, "no target environment (no --python, virtualenv or"
-                       " workspace venv)")
+    return judge_cache(
+        root, source, ctx.runner, python, "no target environment (no --python, virtualenv or workspace venv)"
+    )
 
 
-def judge_cache(root: Path, source: str, runner: Runner, python: Callable[[], Path | None], no_python: str,
-                *, resources: bool = True) -> CacheReport:
+def judge_cache(
+    root: Path,
+    source: str,
+    runner: Runner,
+    python: Callable[[], Path | None],
+    no_python: str,
+    *,
+    resources: bool = True,
+) -> CacheReport:
     """The cache at `root`, each entry with its stale reasons (plan.stale_reasons) against the Triton of
     the interpreter `python()` gives (asked only when an entry needs it; None: not known, `no_python`
     says why) and this machine's GPUs: the one picture of the cache that `cache ls/show/prune` and

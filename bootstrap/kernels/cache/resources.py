@@ -42,9 +42,3 @@ def kernel_resources(folder: Path, name: str) -> Resources:
     info = parse_amdgcn_info(text, name)
     spills = info["vgpr_spills"] + info.get("sgpr_spills", 0) if "vgpr_spills" in info else None
     return Resources(info.get("vgprs"), None, spills)
-
-
-
-
-
-

@@ -83,8 +83,11 @@ class Entry:
 
     def launch_fields(self) -> list[tuple[str, str]]:
         """How Triton launches it, as its metadata says: (name, value) for those it gives."""
-        return [(key, str(self.metadata[key])) for key in ("num_warps", "num_stages", "num_ctas", "shared")
-                if key in self.metadata]
+        return [
+            (key, str(self.metadata[key]))
+            for key in ("num_warps", "num_stages", "num_ctas", "shared")
+            if key in self.metadata
+        ]
 
     def age(self, now: float) -> float:
         return max(0.0, now - self.mtime)

@@ -1,2 +1,1 @@
-"""`bisect`: the commit range, the search, one step, its journal and checks.
-"""
+"""`bisect`: the commit range, the search, one step, its journal and checks."""

@@ -70,8 +70,12 @@ class BuildFolders:
         wanted = self.learnt.get(pin or "")
         folder = setup_py_build_folder(setup_dir, python_version)
         current = llvm_build_of(folder) if folder is not None else None
-        if folder is not None and current is not None and current != wanted and (
-                wanted is not None or current in self.learnt.values()):
+        if (
+            folder is not None
+            and current is not None
+            and current != wanted
+            and (wanted is not None or current in self.learnt.values())
+        ):
             self._park(folder, current)
         if wanted is None or current == wanted or wanted not in self.parked:
             return
@@ -125,8 +129,12 @@ def _remove_outputs_outside(folder: Path) -> None:
     except OSError:
         return
     for entry in Path(out).iterdir():
-        if entry.suffix in _LIBRARY_SUFFIXES and not entry.is_symlink() and entry.is_file() \
-                and str(entry).encode() in rules:
+        if (
+            entry.suffix in _LIBRARY_SUFFIXES
+            and not entry.is_symlink()
+            and entry.is_file()
+            and str(entry).encode() in rules
+        ):
             entry.unlink()
 
 
@@ -137,5 +145,8 @@ def _read(path: Path) -> dict[str, Any]:
         return {}
     if not isinstance(data, dict):
         return {}
-    return {key: {str(k): str(v) for k, v in value.items()} for key, value in data.items()
-            if key in ("learnt", "parked", "start") and isinstance(value, dict)}
+    return {
+        key: {str(k): str(v) for k, v in value.items()}
+        for key, value in data.items()
+        if key in ("learnt", "parked", "start") and isinstance(value, dict)
+    }

@@ -50,8 +50,10 @@ class Check:
 def setup_state(ctx: AppContext) -> SetupState:
     state = read_state(ctx.workspace.state) if ctx.workspace.state.is_dir() else None
     if state is None:
-        raise UsageError(f"no finished `tritondev setup` in workspace {ctx.workspace.root}",
-                         fix="run `tritondev setup` first: a bisect rebuilds that setup at other commits")
+        raise UsageError(
+            f"no finished `tritondev setup` in workspace {ctx.workspace.root}",
+            fix="run `tritondev setup` first: a bisect rebuilds that setup at other commits",
+        )
     return state
 
 
@@ -80,8 +82,10 @@ def _refuse_changes(runner: Runner, repo: Path, commit: str) -> None:
     _, dirty, _ = inspect_checkout(repo, commit, runner, STEP)
     if dirty:
         shown = ", ".join(dirty[:10]) + (f" and {len(dirty) - 10} more" if len(dirty) > 10 else "")
-        raise DirtyCheckout(f"{repo} has local changes ({shown}); a bisect checks out other commits there, "
-                            "so nothing was changed", fix="commit or stash them (git stash -u), then run again")
+        raise DirtyCheckout(
+            f"{repo} has local changes ({shown}); a bisect checks out other commits there, so nothing was changed",
+            fix="commit or stash them (git stash -u), then run again",
+        )
 
 
 def urls(ctx: AppContext) -> dict[str, str]:
@@ -103,15 +107,21 @@ def inconsistencies(ctx: AppContext, triton_commit: str, links: Mapping[str, str
     these settings and the end would reinstall with them, so they must be setup's own."""
 
     plan = setup.plan_at(ctx, triton_commit=triton_commit, allow_dirty=True, **links)
-    problems = [f"{s.name}: {s.reason}" for s in plan.steps if s.runs and s.name in (
-        "checkout-llvm-project", "llvm-configure", "llvm-build")]
+    problems = [
+        f"{s.name}: {s.reason}"
+        for s in plan.steps
+        if s.runs and s.name in ("checkout-llvm-project", "llvm-configure", "llvm-build")
+    ]
     install = plan.step("triton-install")
     record = plan_record(ctx, "triton-install")
     if record is None or not record.finished:
         problems.append("triton-install: no finished install is recorded")
     else:
-        changed = [_detail(k, record.inputs.get(k), install.inputs.get(k))
-                   for k in changed_keys(record.inputs, install.inputs) if k not in ("head", "edits", "setup_files")]
+        changed = [
+            _detail(k, record.inputs.get(k), install.inputs.get(k))
+            for k in changed_keys(record.inputs, install.inputs)
+            if k not in ("head", "edits", "setup_files")
+        ]
         if changed:
             problems.append("triton-install: would build differently (changed: " + ", ".join(changed) + ")")
     return problems

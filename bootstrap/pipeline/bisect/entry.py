@@ -22,12 +22,20 @@ if TYPE_CHECKING:
     from bootstrap.core.context import AppContext
 
 
-def bisect_range(ctx: AppContext, kind: BisectKind, good: str, bad: str, build_failure: BuildFailureMode,
-                 command: Sequence[str] | None) -> BisectOutcome:
+def bisect_range(
+    ctx: AppContext,
+    kind: BisectKind,
+    good: str,
+    bad: str,
+    build_failure: BuildFailureMode,
+    command: Sequence[str] | None,
+) -> BisectOutcome:
     """`tritondev bisect triton|llvm`: a new bisect (or the one recorded, when it is the same)."""
     if not command:
-        raise UsageError("no command to judge each commit with",
-                         fix=f"tritondev bisect {kind} --good REF --bad REF -- python my_test.py")
+        raise UsageError(
+            "no command to judge each commit with",
+            fix=f"tritondev bisect {kind} --good REF --bad REF -- python my_test.py",
+        )
     for ref, what in ((good, "--good"), (bad, "--bad")):
         split_ref(ref, what)  # a malformed ref says so in any workspace, set up or not
     setup_state(ctx)  # before the lock, which would create the workspace

@@ -56,9 +56,16 @@ class BisectStep:
 
     def to_json(self) -> dict[str, object]:
         return {
-            "step": self.number, "commit": self.commit, "subject": self.subject, "verdict": self.verdict.value,
-            "seconds": round(self.seconds, 3), "llvm_rebuilt": self.llvm_rebuilt, "llvm_commit": self.llvm_commit,
-            "exit_code": self.exit_code, "reason": self.reason, "log": self.log,
+            "step": self.number,
+            "commit": self.commit,
+            "subject": self.subject,
+            "verdict": self.verdict.value,
+            "seconds": round(self.seconds, 3),
+            "llvm_rebuilt": self.llvm_rebuilt,
+            "llvm_commit": self.llvm_commit,
+            "exit_code": self.exit_code,
+            "reason": self.reason,
+            "log": self.log,
         }
 
 
@@ -89,7 +96,12 @@ class Journal:
         """The same bisect asked for again (refs as given): it goes on where it stopped. The journal keeps
         the command masked (core.writes), so the command given now is compared masked too."""
         return (self.kind, self.good_ref, self.bad_ref, self.command, self.build_failure) == (
-            kind, good, bad, tuple(redact(part) for part in command), build_failure)
+            kind,
+            good,
+            bad,
+            tuple(redact(part) for part in command),
+            build_failure,
+        )
 
     @property
     def command_was_masked(self) -> bool:
@@ -101,24 +113,39 @@ class Journal:
 
     def to_json(self) -> dict[str, object]:
         return {
-            "kind_of_file": KIND, "schema": self.schema, "kind": self.kind, "good_ref": self.good_ref,
-            "bad_ref": self.bad_ref, "good": self.range.good, "bad": self.range.bad,
-            "commits": [c.to_json() for c in self.range.commits], "pins": dict(self.range.pins),
-            "command": list(self.command), "cwd": self.cwd, "build_failure": self.build_failure,
+            "kind_of_file": KIND,
+            "schema": self.schema,
+            "kind": self.kind,
+            "good_ref": self.good_ref,
+            "bad_ref": self.bad_ref,
+            "good": self.range.good,
+            "bad": self.range.bad,
+            "commits": [c.to_json() for c in self.range.commits],
+            "pins": dict(self.range.pins),
+            "command": list(self.command),
+            "cwd": self.cwd,
+            "build_failure": self.build_failure,
             "start": {name: s.to_json() for name, s in self.start.items()},
-            "steps": [s.to_json() for s in self.steps], "restored": self.restored, "started": self.started,
+            "steps": [s.to_json() for s in self.steps],
+            "restored": self.restored,
+            "started": self.started,
         }
 
     @staticmethod
     def from_json(data: Any) -> Journal:
         """The journal in `data`; ValueError naming the first field that is not what this schema says."""
-        if not isinstance(data, dict) or data.get("kind_of_file") != KIND or type(data.get("schema")) is not int \
-                or data["schema"] != SCHEMA:
+        if (
+            not isinstance(data, dict)
+            or data.get("kind_of_file") != KIND
+            or type(data.get("schema")) is not int
+            or data["schema"] != SCHEMA
+        ):
             raise ValueError("not a bisect record of this tritondev")
         commits = tuple(RangeCommit(_sha(c, "commit"), _text(c, "subject", empty=True)) for c in _list(data, "commits"))
         pins = data.get("pins")
-        if not isinstance(pins, dict) or not all(SHA_RE.match(k) and (v is None or SHA_RE.match(str(v)))
-                                                 for k, v in pins.items()):
+        if not isinstance(pins, dict) or not all(
+            SHA_RE.match(k) and (v is None or SHA_RE.match(str(v))) for k, v in pins.items()
+        ):
             raise ValueError("'pins' is not a map of commits to LLVM commits")
         starts = data.get("start")
         # Triton always; LLVM's checkout only where there is one (a prebuilt LLVM or --llvm PATH has none).
@@ -129,13 +156,16 @@ class Journal:
             raise ValueError("no commits or no command")
         return Journal(
             kind=cast(BisectKind, _choice(data, "kind", KINDS)),  # _choice checked it is one of them
-            good_ref=_text(data, "good_ref"), bad_ref=_text(data, "bad_ref"),
-            range=CommitRange(_sha(data, "good"), _sha(data, "bad"), commits, dict(pins)), command=command,
+            good_ref=_text(data, "good_ref"),
+            bad_ref=_text(data, "bad_ref"),
+            range=CommitRange(_sha(data, "good"), _sha(data, "bad"), commits, dict(pins)),
+            command=command,
             cwd=_text(data, "cwd"),
             build_failure=cast(BuildFailureMode, _choice(data, "build_failure", ("skip", "bad"))),
             start={name: _start(s) for name, s in starts.items()},
             steps=tuple(_step(s) for s in _list(data, "steps")),
-            restored=_bool(data, "restored"), started=_number(data, "started"),
+            restored=_bool(data, "restored"),
+            started=_number(data, "started"),
         )
 
 
@@ -200,10 +230,18 @@ def _step(data: Any) -> BisectStep:
         raise ValueError("a step is not an object")
     verdict = _choice(data, "verdict", tuple(v.value for v in Verdict))
     llvm = _optional(data, "llvm_commit", str)
-    return BisectStep(int(_number(data, "step")), _sha(data, "commit"), _text(data, "subject", empty=True),
-                      Verdict(verdict), _number(data, "seconds"), _bool(data, "llvm_rebuilt"),
-                      llvm, _optional(data, "exit_code", int), _text(data, "reason", empty=True), _text(data, "log",
-                                                                                                        empty=True))
+    return BisectStep(
+        int(_number(data, "step")),
+        _sha(data, "commit"),
+        _text(data, "subject", empty=True),
+        Verdict(verdict),
+        _number(data, "seconds"),
+        _bool(data, "llvm_rebuilt"),
+        llvm,
+        _optional(data, "exit_code", int),
+        _text(data, "reason", empty=True),
+        _text(data, "log", empty=True),
+    )
 
 
 def journal_path(state_dir: Path) -> Path:
@@ -226,8 +264,10 @@ def read_journal(state_dir: Path) -> Journal | None:
 
 
 def _unreadable(path: Path, why: str) -> UsageError:
-    return UsageError(f"{path} is not a bisect record this tritondev can read ({why})",
-                      fix=f"remove {path}; `tritondev setup` then puts the pinned build back")
+    return UsageError(
+        f"{path} is not a bisect record this tritondev can read ({why})",
+        fix=f"remove {path}; `tritondev setup` then puts the pinned build back",
+    )
 
 
 def write_journal(state_dir: Path, journal: Journal) -> None:

@@ -21,8 +21,14 @@ if TYPE_CHECKING:
     from bootstrap.core.context import AppContext
 
 
-def restore(ctx: AppContext, runner: Runner, starts: Mapping[str, tuple[str, str | None]],
-            urls: Mapping[str, str], console: Console | None, said: set[str] | None = None) -> None:
+def restore(
+    ctx: AppContext,
+    runner: Runner,
+    starts: Mapping[str, tuple[str, str | None]],
+    urls: Mapping[str, str],
+    console: Console | None,
+    said: set[str] | None = None,
+) -> None:
     """Both checkouts back at their starting commits (and branches), the starting build installed again;
     with your own clone (--triton-src) the clone, never moved, is installed again and the bisect's
     worktree removed."""
@@ -54,14 +60,31 @@ class Restored:
         if self.clone is None:
             return ", ".join(parts) + ", and the starting build installed again"
         untouched = f"your clone {self.clone} untouched (never moved: HEAD {self.clone_head[:12]} as it stands)"
-        worktree = (f"the worktree {self.worktree} still there (`tritondev bisect reset` removes it)"
-                    if self.worktree_left else f"the worktree {self.worktree} removed")
+        worktree = (
+            f"the worktree {self.worktree} still there (`tritondev bisect reset` removes it)"
+            if self.worktree_left
+            else f"the worktree {self.worktree} removed"
+        )
         return ", ".join([untouched, worktree, *parts]) + ", and your clone installed again"
 
     def to_json(self) -> dict[str, object]:
-        return {**self.moved, **({"clone": {"path": str(self.clone), "head": self.clone_head, "moved": False,
-                                            "worktree": str(self.worktree), "worktree_removed": not self.worktree_left,
-                                            "installed": True}} if self.clone is not None else {})}
+        return {
+            **self.moved,
+            **(
+                {
+                    "clone": {
+                        "path": str(self.clone),
+                        "head": self.clone_head,
+                        "moved": False,
+                        "worktree": str(self.worktree),
+                        "worktree_removed": not self.worktree_left,
+                        "installed": True,
+                    }
+                }
+                if self.clone is not None
+                else {}
+            ),
+        }
 
 
 def restored_of(journal: Journal, clone: Path | None, worktree: Path | None, worktree_left: bool) -> Restored:
@@ -86,5 +109,11 @@ class ResetOutcome:
     def to_json(self) -> dict[str, object]:
         if self.start is None:
             return {"reset": False, "message": self.message}
-        return {"reset": True, "restored_now": self.restored_now, "steps": self.steps, "start": self.start,
-                "restored": self.restored.to_json() if self.restored else None, "message": self.message}
+        return {
+            "reset": True,
+            "restored_now": self.restored_now,
+            "steps": self.steps,
+            "start": self.start,
+            "restored": self.restored.to_json() if self.restored else None,
+            "message": self.message,
+        }

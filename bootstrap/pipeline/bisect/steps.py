@@ -106,8 +106,14 @@ def failed_build(exc: CommandFailed, what: str, root: Path) -> BuildFailed:
 class TritonStepper:
     """`bisect triton`: each commit through setup's pipeline."""
 
-    def __init__(self, ctx: AppContext, urls: Mapping[str, str], console: Console | None,
-                 said: set[str] | None = None, pin_of: Callable[[str], str | None] | None = None) -> None:
+    def __init__(
+        self,
+        ctx: AppContext,
+        urls: Mapping[str, str],
+        console: Console | None,
+        said: set[str] | None = None,
+        pin_of: Callable[[str], str | None] | None = None,
+    ) -> None:
         self.ctx, self.urls, self.console = ctx, dict(urls), console
         self.said: set[str] = set() if said is None else said  # setup's first lines, said once per bisect
         self.pin_of = pin_of or (lambda commit: None)  # the LLVM pin of a commit of the range
@@ -118,8 +124,16 @@ class TritonStepper:
         prepare_build_folder(self.ctx, self.folders, self.pin_of(commit))
         note = ""
         try:
-            setup.rebuild(self.ctx, runner, self.console, self.said, triton_commit=commit, allow_dirty=True,
-                          skip_verify=True, **self.urls)
+            setup.rebuild(
+                self.ctx,
+                runner,
+                self.console,
+                self.said,
+                triton_commit=commit,
+                allow_dirty=True,
+                skip_verify=True,
+                **self.urls,
+            )
         except CommandFailed as exc:
             step = runner.history[-1].step if runner.history else ""
             if step not in BUILD_STEPS:
@@ -165,8 +179,9 @@ class LlvmStepper:
                 raise failed_build(exc, "LLVM does not configure", self.ctx.workspace.src) from None
             llvm_builds.write_stamp(self.folder, stamp)
         try:
-            counts = ccache_counted(runner, self.llvm.ccache,
-                                    lambda: self._streamed(runner, self.presets.llvm_build, "LLVM/MLIR"))
+            counts = ccache_counted(
+                runner, self.llvm.ccache, lambda: self._streamed(runner, self.presets.llvm_build, "LLVM/MLIR")
+            )
         except CommandFailed as exc:
             raise failed_build(exc, "LLVM does not build", self.ctx.workspace.src) from None
         if counts is not None and self.console is not None:
@@ -188,8 +203,9 @@ class LlvmStepper:
         The rule is bootstrap.pipeline.host.fresh_cache's."""
 
         command = self.presets.llvm_configure
-        fresh = fresh_for_llvm(self.folder, self.source, self.presets.llvm_cache, self.llvm.cmake_version,
-                               setup.VOLATILE)
+        fresh = fresh_for_llvm(
+            self.folder, self.source, self.presets.llvm_cache, self.llvm.cmake_version, setup.VOLATILE
+        )
         if fresh is None:
             return command
         if not fresh.by_argument:
@@ -204,8 +220,14 @@ class LlvmStepper:
         llvm = self.llvm
         folder = setup_py_build_folder(llvm.setup_dir, llvm.python_version) if llvm.python_version else None
         install = self.presets.pip_install
-        fresh = fresh_for_install(dict(install.env), install.unset, folder, llvm.triton_src,
-                                  llvm.ccache.path if llvm.ccache else None, ";".join(BACKENDS_BUILT))
+        fresh = fresh_for_install(
+            dict(install.env),
+            install.unset,
+            folder,
+            llvm.triton_src,
+            llvm.ccache.path if llvm.ccache else None,
+            ";".join(BACKENDS_BUILT),
+        )
         if fresh is not None:
             if self.console is not None and not self.ctx.json:
                 self.console.print(f"fresh CMake cache for {fresh.notice()}", highlight=False, markup=False)
@@ -218,8 +240,6 @@ class LlvmStepper:
         run_streamed(runner, command, label, self.console, show_progress=not self.ctx.json, extra_env=env)
 
 
-
-
 # -- the command --------------------------------------------------------------------------------
 
 
@@ -228,8 +248,9 @@ def check_environment(ctx: AppContext, python: Path) -> dict[str, str | None]:
     first on PATH (so `python` is the one Triton is installed into), and TRITON_ALWAYS_COMPILE=1 unless
     set (the kernel cache must not answer for another commit's compiler)."""
 
-    values: dict[str, str | None] = dict(collect_variables(ctx.workspace.env_file, dump_ir=False,
-                                                           backend=ctx.settings.backend))
+    values: dict[str, str | None] = dict(
+        collect_variables(ctx.workspace.env_file, dump_ir=False, backend=ctx.settings.backend)
+    )
     folder = python.parent
     values["PATH"] = f"{folder}{os.pathsep}{os.environ.get('PATH', '')}"
     if (folder.parent / "pyvenv.cfg").is_file():
@@ -246,8 +267,10 @@ def resolve_command(command: Sequence[str], cwd: Path, env: Mapping[str, str | N
         path = Path(program) if Path(program).is_absolute() else cwd / program
         if path.is_file() and os.access(path, os.X_OK):
             return (str(path), *command[1:])
-        raise ToolMissing(f"{program} does not exist or is not executable (from {cwd})",
-                          fix="give the path of an executable script, or `python3 script.py`")
+        raise ToolMissing(
+            f"{program} does not exist or is not executable (from {cwd})",
+            fix="give the path of an executable script, or `python3 script.py`",
+        )
     found = shutil.which(program, path=env.get("PATH") or None)
     if found is None:
         raise ToolMissing(f"command {program!r} is not on PATH", fix="install it, or give its full path")

@@ -64,8 +64,9 @@ def _recorded_clone(ctx: AppContext) -> Path | None:
 
 
 def record_clone(ctx: AppContext, clone: Path) -> None:
-    replace_json(StateFiles(ctx.workspace.state).bisect_clone,
-                 {"clone": str(clone), "worktree": str(worktree_path(ctx))})
+    replace_json(
+        StateFiles(ctx.workspace.state).bisect_clone, {"clone": str(clone), "worktree": str(worktree_path(ctx))}
+    )
 
 
 def worktree_path(ctx: AppContext) -> Path:
@@ -78,8 +79,10 @@ def local_commit(runner: Runner, clone: Path, ref: str, what: str) -> str:
     _, ref = split_ref(ref, what)
     sha = commit_of(runner, clone, ref, STEP)
     if sha is None:
-        raise UsageError(f"{what} {ref!r} is not a commit of your clone {clone} (tritondev never fetches into it)",
-                         fix=f"fetch it yourself (git -C {clone} fetch origin), then run the bisect again")
+        raise UsageError(
+            f"{what} {ref!r} is not a commit of your clone {clone} (tritondev never fetches into it)",
+            fix=f"fetch it yourself (git -C {clone} fetch origin), then run the bisect again",
+        )
     return sha
 
 
@@ -89,19 +92,28 @@ def check_range_in_clone(runner: Runner, clone: Path, shas: list[str]) -> None:
 
     lacking = commits_lacking(runner, clone, shas, STEP)
     if lacking:
-        shown = ", ".join(sha[:12] for sha in lacking[:5]) + (f" and {len(lacking) - 5} more" if len(lacking) > 5
-                                                            else "")
-        raise UsageError(f"your clone {clone} no longer has {len(lacking)} commit(s) of the recorded bisect "
-                         f"({shown}); tritondev never fetches into it",
-                         fix=f"fetch them yourself (git -C {clone} fetch origin) and run `tritondev bisect resume`, "
-                             "or `tritondev bisect reset` and start again")
+        shown = ", ".join(sha[:12] for sha in lacking[:5]) + (
+            f" and {len(lacking) - 5} more" if len(lacking) > 5 else ""
+        )
+        raise UsageError(
+            f"your clone {clone} no longer has {len(lacking)} commit(s) of the recorded bisect "
+            f"({shown}); tritondev never fetches into it",
+            fix=f"fetch them yourself (git -C {clone} fetch origin) and run `tritondev bisect resume`, "
+            "or `tritondev bisect reset` and start again",
+        )
 
 
 class WorktreeStepper:
     """Each commit built in the worktree, through setup's pipeline with the worktree as the clone."""
 
-    def __init__(self, ctx: AppContext, clone: Path, urls: Mapping[str, str], console: Console | None,
-                 said: set[str] | None = None) -> None:
+    def __init__(
+        self,
+        ctx: AppContext,
+        clone: Path,
+        urls: Mapping[str, str],
+        console: Console | None,
+        said: set[str] | None = None,
+    ) -> None:
         self.ctx, self.clone, self.urls, self.console = ctx, clone, dict(urls), console
         self.path = worktree_path(ctx)
         self.said: set[str] = set() if said is None else said  # setup's first lines, said once per bisect
@@ -112,11 +124,22 @@ class WorktreeStepper:
         checkout(runner, self.path, commit)
         note = ""
         try:
-            setup.rebuild(self.ctx, runner, self.console, self.said, triton_src=self.path, allow_dirty=True,
-                          skip_verify=True, **self.urls)
+            setup.rebuild(
+                self.ctx,
+                runner,
+                self.console,
+                self.said,
+                triton_src=self.path,
+                allow_dirty=True,
+                skip_verify=True,
+                **self.urls,
+            )
         except CommandFailed as exc:
-            if (runner.history[-1].step if runner.history else "") not in ("llvm-configure", "llvm-build",
-                                                                             "triton-install"):
+            if (runner.history[-1].step if runner.history else "") not in (
+                "llvm-configure",
+                "llvm-build",
+                "triton-install",
+            ):
                 raise
             raise failed_build(exc, "does not build", self.path) from None
         except MismatchError as exc:
@@ -126,8 +149,14 @@ class WorktreeStepper:
         return Built(llvm_built(runner), note)
 
 
-def restore_clone(ctx: AppContext, runner: Runner, clone: Path, urls: Mapping[str, str],
-                  console: Console | None, said: set[str] | None = None) -> None:
+def restore_clone(
+    ctx: AppContext,
+    runner: Runner,
+    clone: Path,
+    urls: Mapping[str, str],
+    console: Console | None,
+    said: set[str] | None = None,
+) -> None:
     """Your clone installed again as it stands, and the worktree gone."""
 
     try:

@@ -49,8 +49,15 @@ class LastSetup:
     log: str = ""  # that step's log
 
     def to_json(self) -> dict[str, object]:
-        return {"kind": KIND, "triton_src": str(self.triton_src) if self.triton_src else None,
-                "outcome": self.outcome, "step": self.step, "error": self.error, "fix": self.fix, "log": self.log}
+        return {
+            "kind": KIND,
+            "triton_src": str(self.triton_src) if self.triton_src else None,
+            "outcome": self.outcome,
+            "step": self.step,
+            "error": self.error,
+            "fix": self.fix,
+            "log": self.log,
+        }
 
     @staticmethod
     def from_json(data: Any) -> LastSetup | None:

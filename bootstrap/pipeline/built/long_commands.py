@@ -37,7 +37,12 @@ def failure_excerpt(lines: Sequence[str], limit: int = 25) -> list[str]:
 
 
 def run_streamed(
-    runner: Runner, command: Command, label: str, console: Console | None, *, show_progress: bool,
+    runner: Runner,
+    command: Command,
+    label: str,
+    console: Console | None,
+    *,
+    show_progress: bool,
     extra_env: Mapping[str, str | None] | None = None,
 ) -> Result:
     """Run a long command with a progress bar; on failure, the log's telling lines and a fix."""
@@ -45,9 +50,14 @@ def run_streamed(
     fix = f"see the log; fix the cause and run `tritondev setup` again (it resumes at {command.step})"
     with NinjaProgress(label, console, enabled=show_progress) as progress:
         try:
-            return runner.stream(command.argv, step=command.step, cwd=command.cwd,
-                                 env=command.runner_env(dict(extra_env or {})), on_line=progress.on_line,
-                                 fix=fix)
+            return runner.stream(
+                command.argv,
+                step=command.step,
+                cwd=command.cwd,
+                env=command.runner_env(dict(extra_env or {})),
+                on_line=progress.on_line,
+                fix=fix,
+            )
         except CommandFailed as exc:
             if exc.log_path is None or exc.timed_out:
                 raise
@@ -56,9 +66,3 @@ def run_streamed(
             except OSError:
                 raise exc from None
             raise CommandFailed(exc.argv, exc.returncode, exc.log_path, failure_excerpt(lines), fix=fix) from None
-
-
-
-
-
-

@@ -52,8 +52,12 @@ class StepOutcome:
     seconds: float = 0.0
 
     def to_json(self) -> dict[str, object]:
-        return {"step": self.name, "status": self.status.value, "reason": self.reason,
-                "seconds": round(self.seconds, 3)}
+        return {
+            "step": self.name,
+            "status": self.status.value,
+            "reason": self.reason,
+            "seconds": round(self.seconds, 3),
+        }
 
 
 @dataclass(frozen=True)
@@ -82,6 +86,7 @@ class StepRecord:
 
 def changed_keys(old: Mapping[str, Any], new: Mapping[str, Any]) -> list[str]:
     """Names of the inputs whose values differ (present in one only counts as changed)."""
+
     def shown(value: Any) -> str:
         return json.dumps(value, sort_keys=True, default=str)
 
@@ -134,13 +139,17 @@ class Records:
         """Replace the record by a "started" mark: not done, and the next run knows it was cut short."""
         replace_json(self.path(name), {"started": time.time()})
 
-    def finished(
-        self, name: str, inputs: Mapping[str, Any], after: Mapping[str, str], seconds: float = 0.0
-    ) -> str:
+    def finished(self, name: str, inputs: Mapping[str, Any], after: Mapping[str, str], seconds: float = 0.0) -> str:
         """Record `name` as finished with these inputs and parent fingerprints; returns its fingerprint."""
         fp = fingerprint(inputs, after)
-        replace_json(self.path(name), {
-            "fingerprint": fp, "inputs": dict(inputs), "after": dict(after), "finished": time.time(),
-            "seconds": round(seconds, 3),
-        })
+        replace_json(
+            self.path(name),
+            {
+                "fingerprint": fp,
+                "inputs": dict(inputs),
+                "after": dict(after),
+                "finished": time.time(),
+                "seconds": round(seconds, 3),
+            },
+        )
         return fp

@@ -60,8 +60,13 @@ class SetupState:
             "llvm_build": str(self.llvm_build),
             "triton_commit": self.triton_commit,
             # env as [name, value] pairs: the order the command sets them in is kept
-            "install": {"step": self.install.step, "argv": list(self.install.argv), "cwd": self.install.cwd,
-                        "env": [list(pair) for pair in self.install.env], "unset": list(self.install.unset)},
+            "install": {
+                "step": self.install.step,
+                "argv": list(self.install.argv),
+                "cwd": self.install.cwd,
+                "env": [list(pair) for pair in self.install.env],
+                "unset": list(self.install.unset),
+            },
             "ccache": self.ccache.to_json() if self.ccache is not None else None,
             "llvm_pin": self.llvm_pin,
         }
@@ -173,8 +178,10 @@ def parse_state(raw: bytes, path: Path) -> SetupState:
 
 
 def _refused(path: Path, why: str) -> StateError:
-    return StateError(f"{path} is not a setup state this tritondev can read ({why})",
-                      fix="run `tritondev setup` again (it rewrites the file)")
+    return StateError(
+        f"{path} is not a setup state this tritondev can read ({why})",
+        fix="run `tritondev setup` again (it rewrites the file)",
+    )
 
 
 def write_state(state_dir: Path, state: SetupState) -> None:

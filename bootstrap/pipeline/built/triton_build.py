@@ -69,9 +69,11 @@ class PinMoved:
     llvm_build: Path
 
     def message(self) -> str:
-        return (f"{self.checkout} now pins LLVM {self.pin[:12]} ({self.pin_file}), but the workspace's Triton build"
-                f" is against LLVM {self.built[:12]} ({self.llvm_build}): building it now would compile against the "
-                "old MLIR")
+        return (
+            f"{self.checkout} now pins LLVM {self.pin[:12]} ({self.pin_file}), but the workspace's Triton build"
+            f" is against LLVM {self.built[:12]} ({self.llvm_build}): building it now would compile against the "
+            "old MLIR"
+        )
 
     @property
     def fix(self) -> str:

@@ -1,2 +1,1 @@
-"""ccache: remote storage, hit counts over a build, proof that a remote works.
-"""
+"""ccache: remote storage, hit counts over a build, proof that a remote works."""

@@ -54,12 +54,21 @@ class RemoteProof:
 
 def remote_counters(stats: Mapping[str, int]) -> dict[str, int]:
     """The remote counters of `ccache --print-stats`; ccache < 4.7 called them secondary_storage_*."""
-    return {key.replace("secondary_storage", "remote_storage"): value for key, value in stats.items()
-            if key.startswith(("remote_storage", "secondary_storage"))}
+    return {
+        key.replace("secondary_storage", "remote_storage"): value
+        for key, value in stats.items()
+        if key.startswith(("remote_storage", "secondary_storage"))
+    }
 
 
-def judge(first: Mapping[str, int], second: Mapping[str, int], *, read_only: bool,
-          reasons: tuple[str, ...] = (), seconds: float = 0.0) -> RemoteProof:
+def judge(
+    first: Mapping[str, int],
+    second: Mapping[str, int],
+    *,
+    read_only: bool,
+    reasons: tuple[str, ...] = (),
+    seconds: float = 0.0,
+) -> RemoteProof:
     """What the counters of the two private caches say. Pure: unit-tested."""
     one, two = remote_counters(first), remote_counters(second)
     written = one.get("remote_storage_write")
@@ -91,8 +100,11 @@ def prove_remote(
     started = time.monotonic()
     source = scratch / "tritondev_remote_probe.c"
     token = secrets.token_hex(8)
-    writes.replace_text(source, f"/* tritondev: a ccache remote storage round trip, {token} */\n"
-                        f"int tritondev_remote_probe_{token}(void) {{ return 0x{token[:6]}; }}\n")
+    writes.replace_text(
+        source,
+        f"/* tritondev: a ccache remote storage round trip, {token} */\n"
+        f"int tritondev_remote_probe_{token}(void) {{ return 0x{token[:6]}; }}\n",
+    )
     remote_env = env_for(remote, version, base_dir=scratch, environ=environ)
     counters = []
     log_lines: list[str] = []
@@ -100,14 +112,24 @@ def prove_remote(
         local = scratch / f"local-{n}"
         log = scratch / f"ccache-{n}.log"
         env: dict[str, str | None] = {**remote_env, "CCACHE_DIR": str(local), "CCACHE_LOGFILE": str(log)}
-        runner.capture([ccache, compiler, "-c", source.name, "-o", f"probe-{n}.o"], step="doctor-ccache-remote",
-                       cwd=scratch, env=env, timeout=COMPILE_TIMEOUT,
-                       fix="the C compiler failed on a one-line file: see toolchain checks")
+        runner.capture(
+            [ccache, compiler, "-c", source.name, "-o", f"probe-{n}.o"],
+            step="doctor-ccache-remote",
+            cwd=scratch,
+            env=env,
+            timeout=COMPILE_TIMEOUT,
+            fix="the C compiler failed on a one-line file: see toolchain checks",
+        )
         stats = runner.capture([ccache, "--print-stats"], step="doctor-ccache-remote", env=env, timeout=COMPILE_TIMEOUT)
         counters.append(parse_print_stats(stats.stdout))
         log_lines += _remote_failures(log)
-    return judge(counters[0], counters[1], read_only=remote.read_only,
-                 reasons=tuple(dict.fromkeys(log_lines)), seconds=time.monotonic() - started)
+    return judge(
+        counters[0],
+        counters[1],
+        read_only=remote.read_only,
+        reasons=tuple(dict.fromkeys(log_lines)),
+        seconds=time.monotonic() - started,
+    )
 
 
 def _remote_failures(log: Path) -> list[str]:

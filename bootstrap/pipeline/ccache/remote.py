@@ -36,14 +36,12 @@ MIN_CCACHE = Version("4.4")
 # ccache 4.4-4.6 called it secondary storage; 4.7 renamed it to remote storage.
 RENAMED_IN = Version("4.7")
 # The storage backend (`ccache --version`, "Features:") each scheme needs.
-FEATURE_OF = {"redis": "redis-storage", "redis+unix": "redis+unix-storage", "http": "http-storage",
-              "https": "http-storage"}
-
-
-
-
-
-
+FEATURE_OF = {
+    "redis": "redis-storage",
+    "redis+unix": "redis+unix-storage",
+    "http": "http-storage",
+    "https": "http-storage",
+}
 
 
 def env_for(
@@ -187,8 +185,9 @@ def _http_head(remote: RemoteStorage, timeout: float) -> str:
     return f"HTTP {response.status_code}"
 
 
-def remote_env(url: str | None, ccache: Tool | None, workspace: Path,
-               environ: Mapping[str, str] | None = None) -> dict[str, str]:
+def remote_env(
+    url: str | None, ccache: Tool | None, workspace: Path, environ: Mapping[str, str] | None = None
+) -> dict[str, str]:
     """CCACHE_REMOTE_STORAGE for the build commands only (the runner's echo and logs mask the password),
     with the workspace as ccache's base_dir so that other workspaces' entries match."""
     if not url or ccache is None:

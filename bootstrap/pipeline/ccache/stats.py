@@ -68,8 +68,14 @@ class CcacheDelta:
         return text
 
     def to_json(self) -> dict[str, object]:
-        return {"hits": self.hits, "misses": self.misses, "hit_rate": self.hit_rate, "local_hits": self.local_hits,
-                "remote_hits": self.remote_hits, "remote_errors": self.remote_errors}
+        return {
+            "hits": self.hits,
+            "misses": self.misses,
+            "hit_rate": self.hit_rate,
+            "local_hits": self.local_hits,
+            "remote_hits": self.remote_hits,
+            "remote_errors": self.remote_errors,
+        }
 
 
 def delta(before: Mapping[str, int], after: Mapping[str, int]) -> CcacheDelta:
@@ -114,5 +120,7 @@ def ccache_counted(runner: Runner, ccache: Tool | None, action: Callable[[], obj
 
 
 def remote_failed_notice(label: str, failures: int) -> str:
-    return (f"ccache remote storage failed {failures} time(s) during the {label} (errors or timeouts): the build "
-            "went on with the local cache; check the server with `tritondev doctor --check toolchain.ccache-remote`")
+    return (
+        f"ccache remote storage failed {failures} time(s) during the {label} (errors or timeouts): the build "
+        "went on with the local cache; check the server with `tritondev doctor --check toolchain.ccache-remote`"
+    )

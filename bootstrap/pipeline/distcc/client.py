@@ -47,7 +47,8 @@ _FELL_BACK = re.compile(r"running locally instead|failed, retrying locally")
 _LINE = re.compile(r"^distcc\[(\d+)\] (.*)$")
 _EXEC = re.compile(r"^exec on (\S+): ")
 _UNREACHABLE = re.compile(
-    r"ERROR: (?:nonblocking connect to \S+ failed|failed to connect to |server provided no answer)")
+    r"ERROR: (?:nonblocking connect to \S+ failed|failed to connect to |server provided no answer)"
+)
 
 
 @dataclass(frozen=True)
@@ -89,12 +90,19 @@ class DistccSetup:
         return [v for v in self.verdicts or () if not v.ok]
 
     def to_json(self) -> dict[str, object]:
-        return {"given": self.given.value, "used": self.hosts.value if self.proven else None,
-                "slots": self.hosts.slots, "hosts": [v.to_json() for v in self.verdicts or ()]}
+        return {
+            "given": self.given.value,
+            "used": self.hosts.value if self.proven else None,
+            "slots": self.hosts.slots,
+            "hosts": [v.to_json() for v in self.verdicts or ()],
+        }
 
 
-def observe(settings: Settings, ccache_found: bool, which: Callable[[str], str | None] = shutil.which,
-            ) -> DistccSetup | None:
+def observe(
+    settings: Settings,
+    ccache_found: bool,
+    which: Callable[[str], str | None] = shutil.which,
+) -> DistccSetup | None:
     """The distcc setting checked against this machine (no process started): None when it is off;
     exit 3 without distcc or ccache, exit 2 when ccache is turned off."""
     if is_off(settings.distcc):
@@ -103,14 +111,20 @@ def observe(settings: Settings, ccache_found: bool, which: Callable[[str], str |
     given = parse_hosts(settings.distcc)
     client = which("distcc")
     if client is None:
-        raise ToolMissing("distcc is not installed, and the distcc setting asks for it",
-                          fix="apt-get install distcc (or set distcc = none)")
+        raise ToolMissing(
+            "distcc is not installed, and the distcc setting asks for it",
+            fix="apt-get install distcc (or set distcc = none)",
+        )
     if not settings.ccache:
-        raise ConfigError("distcc runs behind ccache (its prefix command), and ccache is turned off",
-                          fix="drop --no-ccache (or ccache = false), or set distcc none")
+        raise ConfigError(
+            "distcc runs behind ccache (its prefix command), and ccache is turned off",
+            fix="drop --no-ccache (or ccache = false), or set distcc none",
+        )
     if not ccache_found:
-        raise ToolMissing("distcc runs behind ccache (its prefix command), and ccache is not installed",
-                          fix="apt-get install ccache (or set distcc none)")
+        raise ToolMissing(
+            "distcc runs behind ccache (its prefix command), and ccache is not installed",
+            fix="apt-get install ccache (or set distcc none)",
+        )
     return DistccSetup(client, given)
 
 
@@ -128,11 +142,14 @@ class DistccBuild:
     def env(self, step: str) -> dict[str, str | None]:
         """Variables set (and removed: None) for a build command of `step`."""
         env: dict[str, str | None] = {
-            "CCACHE_PREFIX": self.client, "DISTCC_HOSTS": self.hosts.value,
+            "CCACHE_PREFIX": self.client,
+            "DISTCC_HOSTS": self.hosts.value,
             # distcc's defaults, whatever the user's shell says: a compile a failed host did not run
             # runs here (DISTCC_FALLBACK=0 would fail the build), and so does one that failed there
             # (DISTCC_SKIP_LOCAL_RETRY skips that retry when set to anything, "0" included).
-            "DISTCC_FALLBACK": None, "DISTCC_SKIP_LOCAL_RETRY": None}
+            "DISTCC_FALLBACK": None,
+            "DISTCC_SKIP_LOCAL_RETRY": None,
+        }
         log = self.log_file(step)
         if log is not None:
             env["DISTCC_LOG"] = str(log)
@@ -183,8 +200,14 @@ class DistccCounts:
         return text
 
     def to_json(self) -> dict[str, object]:
-        return {"remote": self.remote_total, "hosts": dict(self.remote), "local": self.local,
-                "fell_back": self.fell_back, "unreachable": dict(self.unreachable), "log": self.log}
+        return {
+            "remote": self.remote_total,
+            "hosts": dict(self.remote),
+            "local": self.local,
+            "fell_back": self.fell_back,
+            "unreachable": dict(self.unreachable),
+            "log": self.log,
+        }
 
 
 def parse_client_log(lines: Iterable[str]) -> DistccCounts:
@@ -234,8 +257,10 @@ def trouble_notice(label: str, counts: DistccCounts) -> str:
         said.append(f"{', '.join(sorted(counts.unreachable))} refused or dropped compiles")
     if counts.fell_back:
         said.append(f"{counts.fell_back} compile(s) ran here because a host failed or refused them")
-    return (f"distcc during the {label}: {'; '.join(said)} (distcc's log: {counts.log}); the build finished; "
-            f"check the hosts with `{DOCTOR}`")
+    return (
+        f"distcc during the {label}: {'; '.join(said)} (distcc's log: {counts.log}); the build finished; "
+        f"check the hosts with `{DOCTOR}`"
+    )
 
 
 def left_out_notice(verdict: HostVerdict) -> str:

@@ -70,9 +70,12 @@ _WHY = (
     ("no route to host", "is unreachable"),
     ("timeout", "did not answer in time"),
     ("timed out", "did not answer in time"),
-    ("server provided no answer", "took the connection but answered nothing: distccd refuses this machine "
-     "(--allow) or may not run {compiler} (distccd runs only compilers listed in /usr/lib/distcc, by "
-     "name or under /usr/bin)"),
+    (
+        "server provided no answer",
+        "took the connection but answered nothing: distccd refuses this machine "
+        "(--allow) or may not run {compiler} (distccd runs only compilers listed in /usr/lib/distcc, by "
+        "name or under /usr/bin)",
+    ),
 )
 
 
@@ -86,8 +89,13 @@ def compilers_of(cc: str, cxx: str) -> tuple[Compiler, ...]:
     return (Compiler(cc, ".c"), Compiler(cxx, ".cpp"))
 
 
-def prove(runner: Runner, setup: DistccSetup, compilers: Sequence[Compiler], console: Console | None = None,
-          debug_flags: Sequence[str] = DEBUG_FLAGS) -> DistccSetup:
+def prove(
+    runner: Runner,
+    setup: DistccSetup,
+    compilers: Sequence[Compiler],
+    console: Console | None = None,
+    debug_flags: Sequence[str] = DEBUG_FLAGS,
+) -> DistccSetup:
     """`setup` with each remote host's verdict; ToolMissing (exit 3) when none of them is usable."""
     if setup.proven:
         return setup
@@ -95,15 +103,17 @@ def prove(runner: Runner, setup: DistccSetup, compilers: Sequence[Compiler], con
     _say(console, proven)
     if not proven.hosts.remote:
         raise ToolMissing(
-            "no distcc host can compile for this build: " + "; ".join(
-                f"{v.host.token} {v.reason}" for v in proven.verdicts or ()),
+            "no distcc host can compile for this build: "
+            + "; ".join(f"{v.host.token} {v.reason}" for v in proven.verdicts or ()),
             fix=f"start distccd on them with the compilers of this machine (docs/distributed-builds.md), or "
-                f"change or turn off the host list (--distcc '{setup.given.value}', or --distcc none)")
+            f"change or turn off the host list (--distcc '{setup.given.value}', or --distcc none)",
+        )
     return proven
 
 
-def check_hosts(runner: Runner, setup: DistccSetup, compilers: Sequence[Compiler],
-                debug_flags: Sequence[str] = DEBUG_FLAGS) -> DistccSetup:
+def check_hosts(
+    runner: Runner, setup: DistccSetup, compilers: Sequence[Compiler], debug_flags: Sequence[str] = DEBUG_FLAGS
+) -> DistccSetup:
     """`setup` with a verdict for each of its remote hosts, proven at once."""
     folder = Path(tempfile.mkdtemp(prefix="tritondev-distcc-"))
     try:
@@ -111,8 +121,12 @@ def check_hosts(runner: Runner, setup: DistccSetup, compilers: Sequence[Compiler
         debug = _debug_here(runner, compilers[-1], debug_flags, folder)
         hosts = setup.given.remote
         with ThreadPoolExecutor(max_workers=min(16, len(hosts))) as pool:
-            verdicts = list(pool.map(lambda n: _prove_one(runner, setup.client, hosts[n], n, compilers, reference,
-                                                          folder, debug), range(len(hosts))))
+            verdicts = list(
+                pool.map(
+                    lambda n: _prove_one(runner, setup.client, hosts[n], n, compilers, reference, folder, debug),
+                    range(len(hosts)),
+                )
+            )
     finally:
         shutil.rmtree(folder, ignore_errors=True)
     return DistccSetup(setup.client, setup.given, tuple(verdicts))
@@ -136,11 +150,18 @@ def _compile_here(runner: Runner, compilers: Sequence[Compiler], folder: Path) -
         writes.replace_text(source, SOURCES[compiler.suffix], verbatim=True)
         target = folder / f"here-{n}.o"
         try:
-            runner.capture([compiler.path, "-O2", "-c", source.name, "-o", target.name], step=STEP, cwd=folder,
-                           timeout=PROBE_TIMEOUT, fix="see the log: this machine's compiler failed on it")
+            runner.capture(
+                [compiler.path, "-O2", "-c", source.name, "-o", target.name],
+                step=STEP,
+                cwd=folder,
+                timeout=PROBE_TIMEOUT,
+                fix="see the log: this machine's compiler failed on it",
+            )
         except CommandFailed as exc:
-            raise ToolMissing(f"{compiler.path} cannot compile a test file here, so no distcc host can be "
-                              "compared with it", fix=exc.fix) from None
+            raise ToolMissing(
+                f"{compiler.path} cannot compile a test file here, so no distcc host can be compared with it",
+                fix=exc.fix,
+            ) from None
         objects[compiler.path] = target.read_bytes()
     return objects
 
@@ -160,11 +181,17 @@ def _debug_here(runner: Runner, compiler: Compiler, flags: Sequence[str], folder
     work.mkdir()
     writes.replace_text(work / f"probe{compiler.suffix}", SOURCES[compiler.suffix], verbatim=True)
     try:
-        runner.capture([compiler.path, *flags, "-c", f"probe{compiler.suffix}", "-o", "probe.o"], step=STEP, cwd=work,
-                       timeout=PROBE_TIMEOUT, fix="see the log: this machine's compiler failed on it")
+        runner.capture(
+            [compiler.path, *flags, "-c", f"probe{compiler.suffix}", "-o", "probe.o"],
+            step=STEP,
+            cwd=work,
+            timeout=PROBE_TIMEOUT,
+            fix="see the log: this machine's compiler failed on it",
+        )
     except CommandFailed as exc:
-        raise ToolMissing(f"{compiler.path} cannot compile a test file with {' '.join(flags)} here", fix=exc.fix
-                          ) from None
+        raise ToolMissing(
+            f"{compiler.path} cannot compile a test file with {' '.join(flags)} here", fix=exc.fix
+        ) from None
     return DebugProbe(compiler, tuple(flags), _beside(work, compiler.suffix))
 
 
@@ -178,46 +205,80 @@ def debug_difference(probe: DebugProbe, there: bytes, beside: Sequence[str]) -> 
     """None when the host's debug compile brought back what the one here made; else what it lacks."""
     missing = [s for s in probe.beside if s not in beside]
     if missing:
-        return (f"brings back no {', '.join(missing)} file of a {' '.join(probe.flags)} compile (distcc returns the"
-                " object alone), so its debug info would be lost")
+        return (
+            f"brings back no {', '.join(missing)} file of a {' '.join(probe.flags)} compile (distcc returns the"
+            " object alone), so its debug info would be lost"
+        )
     sections = elf_sections(there)
     if sections is None or ".debug_info" not in sections:
         return f"its {probe.compiler.path} compiled {' '.join(probe.flags)} without debug info"
     return None
 
 
-def _prove_debug(runner: Runner, client: str, probe: DebugProbe, folder: Path, n: int, env: dict[str, str | None]
-                 ) -> str | None:
+def _prove_debug(
+    runner: Runner, client: str, probe: DebugProbe, folder: Path, n: int, env: dict[str, str | None]
+) -> str | None:
     """The host's compile with debug info: None when it is as the one here, else why not."""
     work = folder / f"debug-{n}"
     work.mkdir()
     source = f"probe{probe.compiler.suffix}"
     writes.replace_text(work / source, SOURCES[probe.compiler.suffix], verbatim=True)
-    result = runner.capture([client, probe.compiler.path, *probe.flags, "-c", source, "-o", "probe.o"], step=STEP,
-                            cwd=work, env=env, check=False, timeout=PROBE_TIMEOUT)
+    result = runner.capture(
+        [client, probe.compiler.path, *probe.flags, "-c", source, "-o", "probe.o"],
+        step=STEP,
+        cwd=work,
+        env=env,
+        check=False,
+        timeout=PROBE_TIMEOUT,
+    )
     target = work / "probe.o"
     if not result.ok or not target.is_file():
         return failure_reason(_read(Path(str(env["DISTCC_LOG"]))), result.stderr, probe.compiler.path)
     return debug_difference(probe, target.read_bytes(), _beside(work, probe.compiler.suffix))
 
 
-def _prove_one(runner: Runner, client: str, host: HostSpec, n: int, compilers: Sequence[Compiler],
-               reference: dict[str, bytes], folder: Path, debug: DebugProbe) -> HostVerdict:
+def _prove_one(
+    runner: Runner,
+    client: str,
+    host: HostSpec,
+    n: int,
+    compilers: Sequence[Compiler],
+    reference: dict[str, bytes],
+    folder: Path,
+    debug: DebugProbe,
+) -> HostVerdict:
     started = time.monotonic()
     state = folder / f"distcc-{n}"
     state.mkdir()
     log = folder / f"client-{n}.log"
-    env = {"DISTCC_HOSTS": host.token, "DISTCC_FALLBACK": "0", "DISTCC_SKIP_LOCAL_RETRY": "1",
-           "DISTCC_DIR": str(state), "DISTCC_LOG": str(log), "DISTCC_IO_TIMEOUT": IO_TIMEOUT, "DISTCC_VERBOSE": None}
+    env = {
+        "DISTCC_HOSTS": host.token,
+        "DISTCC_FALLBACK": "0",
+        "DISTCC_SKIP_LOCAL_RETRY": "1",
+        "DISTCC_DIR": str(state),
+        "DISTCC_LOG": str(log),
+        "DISTCC_IO_TIMEOUT": IO_TIMEOUT,
+        "DISTCC_VERBOSE": None,
+    }
     for k, compiler in enumerate(compilers):
         target = folder / f"host{n}-{k}.o"
         log.unlink(missing_ok=True)
         try:
-            result = runner.capture([client, compiler.path, "-O2", "-c", f"probe{compiler.suffix}", "-o", target.name],
-                                    step=STEP, cwd=folder, env=env, check=False, timeout=PROBE_TIMEOUT)
+            result = runner.capture(
+                [client, compiler.path, "-O2", "-c", f"probe{compiler.suffix}", "-o", target.name],
+                step=STEP,
+                cwd=folder,
+                env=env,
+                check=False,
+                timeout=PROBE_TIMEOUT,
+            )
         except CommandFailed:  # timed out
-            return HostVerdict(host, False, f"did not finish compiling a test file in {PROBE_TIMEOUT:.0f} s",
-                               time.monotonic() - started)
+            return HostVerdict(
+                host,
+                False,
+                f"did not finish compiling a test file in {PROBE_TIMEOUT:.0f} s",
+                time.monotonic() - started,
+            )
         said = _read(log)
         if not result.ok or not target.is_file():
             why = failure_reason(said, result.stderr, compiler.path)
@@ -249,8 +310,9 @@ def failure_reason(client_log: str, stderr: str, compiler: str) -> str:
     lowered = client_log.lower()
     for marker, meaning in _WHY:
         if marker in lowered:
-            return f"{meaning.format(compiler=compiler)} (distcc: {first})" if first else meaning.format(
-                compiler=compiler)
+            return (
+                f"{meaning.format(compiler=compiler)} (distcc: {first})" if first else meaning.format(compiler=compiler)
+            )
     output = " ".join(stderr.split())[:300]
     if output:
         return f"could not compile a test file with {compiler} there: {output}"
@@ -285,7 +347,7 @@ def _elf(data: bytes) -> tuple[int, dict[bytes, tuple[int, int]]] | None:
         named: dict[bytes, tuple[int, int]] = {}
         for name, offset, size in sections:
             end = data.index(b"\0", names_offset + name)
-            named.setdefault(data[names_offset + name:end], (offset, size))
+            named.setdefault(data[names_offset + name : end], (offset, size))
         return machine, named
     except (struct.error, IndexError, ValueError, OverflowError):  # a damaged object: not one
         return None
@@ -298,7 +360,7 @@ def elf_facts(data: bytes) -> tuple[int, str] | None:
         return None
     machine, sections = elf
     offset, size = sections.get(b".comment", (0, 0))
-    parts = data[offset:offset + size].split(b"\0") if size else []
+    parts = data[offset : offset + size].split(b"\0") if size else []
     return machine, "; ".join(p.decode("utf-8", "replace").strip() for p in parts if p.strip())
 
 

@@ -101,13 +101,13 @@ def ninja_paths(line: str) -> list[str]:
 
 def split_build_line(line: str) -> tuple[list[str], str]:
     """A `build OUTPUTS: RULE INPUTS` line -> (outputs, what follows the first colon ninja did not escape)."""
-    body, i = line[len("build "):], 0
+    body, i = line[len("build ") :], 0
     while i < len(body):
         if body[i] == "$":
             i += 2
             continue
         if body[i] == ":":
-            return ninja_paths(body[:i]), body[i + 1:]
+            return ninja_paths(body[:i]), body[i + 1 :]
         i += 1
     return ninja_paths(body), ""
 

@@ -161,9 +161,13 @@ def _mismatch(expect: Expect, cached: str | None) -> Change | None:
         differs = have != expect.value
     if not differs:
         return None
-    wanted = expect.value if expect.kind in ("equals", "path", "switch") else f"inside {expect.value}" if (
-        expect.kind == "under") else (
-        f"with {expect.value}" if expect.kind == "has_flag" else f"without {expect.value}")
+    wanted = (
+        expect.value
+        if expect.kind in ("equals", "path", "switch")
+        else f"inside {expect.value}"
+        if (expect.kind == "under")
+        else (f"with {expect.value}" if expect.kind == "has_flag" else f"without {expect.value}")
+    )
     return Change(expect.name, expect.input, have, wanted)
 
 
@@ -179,15 +183,24 @@ def decide(expectations: Iterable[Expect], cache: CacheView | None) -> CacheDeci
 # -- what a configure needs --------------------------------------------------------------------------
 
 # LLVM entries a configure sets only in some runs: unset when this run does not pass them.
-_LLVM_SOMETIMES = {"CMAKE_C_COMPILER_LAUNCHER": Input.LAUNCHER, "CMAKE_CXX_COMPILER_LAUNCHER": Input.LAUNCHER,
-                   "LLVM_ENABLE_LLD": Input.LINKER, "LLVM_USE_SPLIT_DWARF": Input.FLAGS}
-_LLVM_KIND: Mapping[str, Input] = {"CMAKE_C_COMPILER": Input.COMPILER, "CMAKE_CXX_COMPILER": Input.COMPILER,
-                                   "CMAKE_BUILD_TYPE": Input.BUILD_TYPE, **_LLVM_SOMETIMES}
+_LLVM_SOMETIMES = {
+    "CMAKE_C_COMPILER_LAUNCHER": Input.LAUNCHER,
+    "CMAKE_CXX_COMPILER_LAUNCHER": Input.LAUNCHER,
+    "LLVM_ENABLE_LLD": Input.LINKER,
+    "LLVM_USE_SPLIT_DWARF": Input.FLAGS,
+}
+_LLVM_KIND: Mapping[str, Input] = {
+    "CMAKE_C_COMPILER": Input.COMPILER,
+    "CMAKE_CXX_COMPILER": Input.COMPILER,
+    "CMAKE_BUILD_TYPE": Input.BUILD_TYPE,
+    **_LLVM_SOMETIMES,
+}
 _SWITCH_VALUES = {"ON", "OFF"}
 
 
-def llvm_expectations(source: Path, cache_args: Sequence[tuple[str, str]], volatile: Iterable[str] = ()
-                      ) -> list[Expect]:
+def llvm_expectations(
+    source: Path, cache_args: Sequence[tuple[str, str]], volatile: Iterable[str] = ()
+) -> list[Expect]:
     """An LLVM build folder: every -D the configure passes, as given (paths resolved by the caller), the
     entries it passes only sometimes unset when it does not, and its source folder."""
     skip = set(volatile)
@@ -273,8 +286,9 @@ def start_fresh(folder: Path) -> list[Path]:
     return removed
 
 
-def fresh_for_llvm(folder: Path, source: Path, cache_args: Sequence[tuple[str, str]], cmake_version: str,
-                   volatile: Iterable[str] = ()) -> FreshStart | None:
+def fresh_for_llvm(
+    folder: Path, source: Path, cache_args: Sequence[tuple[str, str]], cmake_version: str, volatile: Iterable[str] = ()
+) -> FreshStart | None:
     """An LLVM build folder configured outside setup's plan (`bisect llvm`'s), likewise."""
     cache = read_cache(folder)
     if cache is None:

@@ -24,8 +24,12 @@ UNLIMITED_V1 = 1 << 60  # cgroup v1 writes "no limit" as a page-rounded LONG_MAX
 # LLVM tools then read all of it (split DWARF keeps most of it out of the link, hence "several GB"
 # rather than tens).
 # TritonRelBuildWithAsserts (-O2 -g, Triton's default) costs what RelWithDebInfo (-O2 -g -DNDEBUG) does.
-COMPILE_MEMORY = {"Debug": int(2.5 * GIB), "RelWithDebInfo": 2 * GIB, "TritonRelBuildWithAsserts": 2 * GIB,
-                  "Release": int(1.5 * GIB)}
+COMPILE_MEMORY = {
+    "Debug": int(2.5 * GIB),
+    "RelWithDebInfo": 2 * GIB,
+    "TritonRelBuildWithAsserts": 2 * GIB,
+    "Release": int(1.5 * GIB),
+}
 LINK_MEMORY = {"Debug": 8 * GIB, "RelWithDebInfo": 5 * GIB, "TritonRelBuildWithAsserts": 5 * GIB, "Release": 3 * GIB}
 # A compile that runs on a distcc host keeps only its preprocessor (and ccache, distcc's client) here:
 # an LLVM translation unit preprocesses in a few hundred MB.
@@ -63,8 +67,11 @@ class Resources:
     machine_cpus: int = 0  # the machine's CPUs, affinity aside (0: not known)
 
     def to_json(self) -> dict[str, object]:
-        return {"cpus": self.cpus, "mem_available_gib": round(self.mem_available / GIB, 1),
-                "memory_source": self.memory_source}
+        return {
+            "cpus": self.cpus,
+            "mem_available_gib": round(self.mem_available / GIB, 1),
+            "memory_source": self.memory_source,
+        }
 
 
 @dataclass(frozen=True)
@@ -105,9 +112,7 @@ def hungriest(build_type: str, llvm_build_type: str) -> str:
     return next((t for t in order if t in (build_type, llvm_build_type)), "Debug")
 
 
-def size_jobs(
-    res: Resources, build_type: str, *, jobs: int | None = None, link_jobs: int | None = None
-) -> Jobs:
+def size_jobs(res: Resources, build_type: str, *, jobs: int | None = None, link_jobs: int | None = None) -> Jobs:
     """Compile jobs = min(cpus, memory / per-compile); link jobs = min(compile, memory / per-link).
 
     Explicit `jobs` / `link_jobs` win; link jobs never exceed compile jobs (ninja could not run more).
@@ -150,15 +155,22 @@ def size_distributed(
         compile_jobs = int(min(slots, by_memory))
         why = f"{slots} distcc slot(s) of the hosts used"
         if by_memory < slots:
-            why += (f", limited to {compile_jobs} by {res.mem_available / GIB:.1f} GiB here at"
-                    f" {PREPROCESS_MEMORY / GIB:g} GiB per preprocessor")
+            why += (
+                f", limited to {compile_jobs} by {res.mem_available / GIB:.1f} GiB here at"
+                f" {PREPROCESS_MEMORY / GIB:g} GiB per preprocessor"
+            )
     link, link_why = _link_jobs(res, build_type, compile_jobs, link_jobs)
     why += f"{link_why}; {local.compile} tablegen job(s) here, as local compiles would be"
     return Jobs(compile=int(compile_jobs), link=link, reason=why, tablegen=min(local.compile, compile_jobs))
 
 
 def size_for_build_types(
-    res: Resources, build_type: str, llvm_build_type: str, *, jobs: int | None = None, link_jobs: int | None = None,
+    res: Resources,
+    build_type: str,
+    llvm_build_type: str,
+    *,
+    jobs: int | None = None,
+    link_jobs: int | None = None,
     distcc_slots: int | None = None,
 ) -> Jobs:
     """One sizing for both builds (Triton's and LLVM's), by the hungrier build type of the two; with
@@ -172,8 +184,14 @@ def size_for_build_types(
 def size_for_settings(settings: Settings, res: Resources | None = None, *, distcc_slots: int | None = None) -> Jobs:
     """The jobs the builds of `settings` run with on this machine (or `res`): its build types, --jobs and
     --link-jobs; what setup uses, `config show` shows and doctor checks the memory against."""
-    return size_for_build_types(res or detect(), settings.build_type, settings.llvm_build_type, jobs=settings.jobs,
-                                link_jobs=settings.link_jobs, distcc_slots=distcc_slots)
+    return size_for_build_types(
+        res or detect(),
+        settings.build_type,
+        settings.llvm_build_type,
+        jobs=settings.jobs,
+        link_jobs=settings.link_jobs,
+        distcc_slots=distcc_slots,
+    )
 
 
 def read_mem_available(meminfo: Path = Path("/proc/meminfo")) -> int | None:
@@ -271,7 +289,9 @@ def read_cgroup_limit(
 
 
 def usable_memory(
-    cpus: int, meminfo: Path = Path("/proc/meminfo"), proc_cgroup: Path = Path("/proc/self/cgroup"),
+    cpus: int,
+    meminfo: Path = Path("/proc/meminfo"),
+    proc_cgroup: Path = Path("/proc/self/cgroup"),
     mountinfo: Path = Path("/proc/self/mountinfo"),
 ) -> tuple[int, str]:
     """Bytes the build may use and where the figure comes from: MemAvailable, or the cgroup's memory
@@ -293,5 +313,6 @@ def detect() -> Resources:
     except (AttributeError, OSError):  # not Linux
         cpus = os.cpu_count() or 1
     mem, source = usable_memory(max(1, cpus))
-    return Resources(cpus=max(1, cpus), mem_available=mem, memory_source=source,
-                     machine_cpus=os.cpu_count() or max(1, cpus))
+    return Resources(
+        cpus=max(1, cpus), mem_available=mem, memory_source=source, machine_cpus=os.cpu_count() or max(1, cpus)
+    )

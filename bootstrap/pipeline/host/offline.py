@@ -71,8 +71,9 @@ def _flag_off(environ: Mapping[str, str], name: str) -> bool:
     return environ.get(name, "").strip().upper() in ("0", "OFF", "NO", "FALSE", "N")
 
 
-def plan_offline(offline: bool, backend: str, layout: TritonLayout,
-                 environ: Mapping[str, str] | None = None) -> OfflineBuild | None:
+def plan_offline(
+    offline: bool, backend: str, layout: TritonLayout, environ: Mapping[str, str] | None = None
+) -> OfflineBuild | None:
     """What an offline build of `layout` needs here; None when not asked for (online: upstream's downloads).
 
     Raises UsageError (exit 2) for a Triton without TRITON_OFFLINE_BUILD, ToolMissing (exit 3) naming
@@ -111,19 +112,25 @@ def plan_offline(offline: bool, backend: str, layout: TritonLayout,
         if "TRITON_PTXAS_BLACKWELL_PATH" in paths:
             place.append(("bin/ptxas-blackwell", str(paths["TRITON_PTXAS_BLACKWELL_PATH"])))
         place.append(("include", str(paths["TRITON_CUDART_PATH"])))
-        when = ("before and after the install (3.7's build compiles the GSan runtime against that folder)"
-                if layout.setup_args.gsan_cuda_path else "after the install")
-        notes.append(f"offline: {when}, this machine's ptxas, cuobjdump, nvdisasm and CUDA headers are"
-                     f" copied into {NVIDIA_BACKEND} (TRITON_OFFLINE_BUILD skips upstream's download of its pinned"
-                     " ones), where the installed Triton looks for them")
+        when = (
+            "before and after the install (3.7's build compiles the GSan runtime against that folder)"
+            if layout.setup_args.gsan_cuda_path
+            else "after the install"
+        )
+        notes.append(
+            f"offline: {when}, this machine's ptxas, cuobjdump, nvdisasm and CUDA headers are"
+            f" copied into {NVIDIA_BACKEND} (TRITON_OFFLINE_BUILD skips upstream's download of its pinned"
+            " ones), where the installed Triton looks for them"
+        )
     env_, note = _amd_codegen(layout, backend, environ)
     env += env_
     notes += note
     return OfflineBuild(tuple(env), tuple(place), tuple(notes))
 
 
-def _amd_codegen(layout: TritonLayout, backend: str, environ: Mapping[str, str]) -> tuple[list[tuple[str, str]],
-                                                                                          list[str]]:
+def _amd_codegen(
+    layout: TritonLayout, backend: str, environ: Mapping[str, str]
+) -> tuple[list[tuple[str, str]], list[str]]:
     amd = layout.amd_llvm
     if amd is None:
         return [], []

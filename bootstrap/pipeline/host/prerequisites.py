@@ -53,13 +53,18 @@ def check_zlib(runner: Runner, toolchain: Toolchain) -> None:
         try:
             result = runner.capture(
                 [toolchain.cxx.path, "-x", "c++", "-", "-o", str(Path(tmp) / "probe"), "-lz"],
-                step=STEP, check=False, input_text=_ZLIB_PROBE, timeout=120,
+                step=STEP,
+                check=False,
+                input_text=_ZLIB_PROBE,
+                timeout=120,
             )
         except (CommandFailed, ToolMissing):
             return  # the compiler itself is checked elsewhere; this probe only looks for zlib
     if result.returncode != 0:
-        why = next((line.strip() for line in (result.stderr or result.stdout).splitlines() if "zlib" in line
-                    or "-lz" in line), "compiling against zlib failed")
+        why = next(
+            (line.strip() for line in (result.stderr or result.stdout).splitlines() if "zlib" in line or "-lz" in line),
+            "compiling against zlib failed",
+        )
         raise ToolMissing(
             f"zlib's development files are missing: Triton's Python module links -lz ({why})",
             fix="install them: apt-get install zlib1g-dev  (dnf install zlib-devel)",
@@ -71,20 +76,25 @@ def cmake_notices(toolchain: Toolchain, requires: Sequence[str], target_bin: Pat
     if "cmake" in _names(requires) and target_bin is not None:
         return []  # the requirements put a cmake<4 into the target, first on setup.py's PATH
     if version_tuple(toolchain.cmake.version)[:1] >= CMAKE_TOO_NEW:
-        return [f"cmake {toolchain.cmake.version} ({toolchain.cmake.path}) is 4.0 or newer, and Triton asks for"
-                " cmake>=3.20,<4.0: if its configure fails, pip install 'cmake>=3.20,<4' into the target environment"]
+        return [
+            f"cmake {toolchain.cmake.version} ({toolchain.cmake.path}) is 4.0 or newer, and Triton asks for"
+            " cmake>=3.20,<4.0: if its configure fails, pip install 'cmake>=3.20,<4' into the target environment"
+        ]
     return []
 
 
 def lit_notices(runner: Runner, requires: Sequence[str], target_bin: Path | None) -> list[str]:
     if "lit" in _names(requires) or (target_bin is not None and (target_bin / "lit").exists()) or runner.which("lit"):
         return []
-    return ["lit not found: Triton's lit tests (ninja check-triton-lit-tests) need it; pip install lit into the"
-            " target environment"]
+    return [
+        "lit not found: Triton's lit tests (ninja check-triton-lit-tests) need it; pip install lit into the"
+        " target environment"
+    ]
 
 
-def check_prerequisites(runner: Runner, toolchain: Toolchain, target: TargetPython | None,
-                        requires: Sequence[str], target_bin: Path | None) -> list[str]:
+def check_prerequisites(
+    runner: Runner, toolchain: Toolchain, target: TargetPython | None, requires: Sequence[str], target_bin: Path | None
+) -> list[str]:
     """Raises ToolMissing (exit 3) for what would stop Triton's build; returns notices for the rest."""
     if target is not None:
         check_python_headers(target)

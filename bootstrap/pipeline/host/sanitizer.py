@@ -35,19 +35,31 @@ def check_sanitizer(runner: Runner, cxx: str, use_lld: bool, sanitize: str | Non
     with tempfile.TemporaryDirectory(prefix="tritondev-asan-") as tmp:
         source = Path(tmp) / "probe.cpp"
         writes.replace_text(source, _PROGRAM)
-        argv = [cxx, "-fsanitize=address", *(["-fuse-ld=lld"] if use_lld else []), str(source),
-                "-o", str(Path(tmp) / "probe")]
+        argv = [
+            cxx,
+            "-fsanitize=address",
+            *(["-fuse-ld=lld"] if use_lld else []),
+            str(source),
+            "-o",
+            str(Path(tmp) / "probe"),
+        ]
         result = runner.capture(argv, step="sanitizer-probe", check=False)
     if result.returncode == 0:
         return
     output = (result.stdout + "\n" + result.stderr).strip()
     clang = "clang" in Path(cxx).name or "libclang_rt" in output
-    fix = ("install this clang's compiler-rt (Debian/Ubuntu: apt-get install libclang-rt-<version>-dev, or "
-           "libclang-common-<version>-dev on older releases), or build with gcc: --no-lld"
-           if clang else "install gcc's AddressSanitizer runtime (Debian/Ubuntu: apt-get install libasan8, "
-           "Fedora: dnf install libasan)")
-    raise ToolMissing(f"{cxx} cannot link a program with -fsanitize=address: its AddressSanitizer runtime is "
-                      "missing", fix=fix, details="\n".join(output.splitlines()[-5:]) or None)
+    fix = (
+        "install this clang's compiler-rt (Debian/Ubuntu: apt-get install libclang-rt-<version>-dev, or "
+        "libclang-common-<version>-dev on older releases), or build with gcc: --no-lld"
+        if clang
+        else "install gcc's AddressSanitizer runtime (Debian/Ubuntu: apt-get install libasan8, "
+        "Fedora: dnf install libasan)"
+    )
+    raise ToolMissing(
+        f"{cxx} cannot link a program with -fsanitize=address: its AddressSanitizer runtime is missing",
+        fix=fix,
+        details="\n".join(output.splitlines()[-5:]) or None,
+    )
 
 
 def sanitized_build(build_dir: Path) -> bool:

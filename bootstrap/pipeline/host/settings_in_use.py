@@ -31,8 +31,13 @@ class SettingInUse:
         return "" if self.effective is None else str(self.effective)
 
     def to_json(self) -> dict[str, object]:
-        return {"value": self.row.value, "source": str(self.row.source), "env": self.row.env,
-                "effective": self.effective, "note": self.note}
+        return {
+            "value": self.row.value,
+            "source": str(self.row.source),
+            "env": self.row.env,
+            "effective": self.effective,
+            "note": self.note,
+        }
 
 
 def settings_in_use(ctx: AppContext) -> list[SettingInUse]:
@@ -60,6 +65,9 @@ def _python_in_use(ctx: AppContext, row: SettingRow) -> SettingInUse:
     if executable.exists():
         return SettingInUse(row, str(executable), "the workspace venv")
     on_path = path_python()
-    readers = (f"doctor, verify, compile, cache, env and run read {on_path} (the first python3 on PATH) until then"
-               if on_path else "no python3 on PATH for doctor, verify and compile until then")
+    readers = (
+        f"doctor, verify, compile, cache, env and run read {on_path} (the first python3 on PATH) until then"
+        if on_path
+        else "no python3 on PATH for doctor, verify and compile until then"
+    )
     return SettingInUse(row, str(executable), f"the workspace venv setup creates; {readers}")

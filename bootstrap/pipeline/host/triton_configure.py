@@ -24,15 +24,33 @@ from bootstrap.pipeline.host.fresh_cache import Expect, FreshStart, Input, decid
 
 # Entries of a Triton build folder that name a place in the LLVM tree it is built against: each one an
 # earlier configure cached (find_package's *_DIR, find_program's result) or was given.
-_LLVM_ENTRIES = ("LLVM_DIR", "MLIR_DIR", "LLD_DIR", "LLVM_SYSPATH", "LLVM_LIBRARY_DIR", "LLVM_INCLUDE_DIRS",
-                 "TRITON_GSAN_CLANGXX")
+_LLVM_ENTRIES = (
+    "LLVM_DIR",
+    "MLIR_DIR",
+    "LLD_DIR",
+    "LLVM_SYSPATH",
+    "LLVM_LIBRARY_DIR",
+    "LLVM_INCLUDE_DIRS",
+    "TRITON_GSAN_CLANGXX",
+)
 # From 3.7 cache options that setup.py passes only when set in its environment: an online configure
 # must find them unset (else the downloads stay skipped); an offline one, as it sets them now.
 # setup.py @ 6d2e38bf l.334-352 (3.7), @ 1d2da15d l.350-370 (main: the ROCprofiler SDK paths too).
-TOOL_ENTRIES = ("JSON_SYSPATH", "TRITON_PTXAS_PATH", "TRITON_PTXAS_BLACKWELL_PATH", "TRITON_CUOBJDUMP_PATH",
-                "TRITON_NVDISASM_PATH", "TRITON_CUDART_PATH", "TRITON_CUDACRT_PATH", "TRITON_CUPTI_INCLUDE_PATH",
-                "TRITON_CUPTI_LIB_PATH", "TRITON_CUPTI_LIB_BLACKWELL_PATH", "TRITON_AMD_CODEGEN_PATH",
-                "TRITON_ROCPROFILER_SDK_INCLUDE_PATH", "TRITON_ROCPROFILER_SDK_LIB_PATH")
+TOOL_ENTRIES = (
+    "JSON_SYSPATH",
+    "TRITON_PTXAS_PATH",
+    "TRITON_PTXAS_BLACKWELL_PATH",
+    "TRITON_CUOBJDUMP_PATH",
+    "TRITON_NVDISASM_PATH",
+    "TRITON_CUDART_PATH",
+    "TRITON_CUDACRT_PATH",
+    "TRITON_CUPTI_INCLUDE_PATH",
+    "TRITON_CUPTI_LIB_PATH",
+    "TRITON_CUPTI_LIB_BLACKWELL_PATH",
+    "TRITON_AMD_CODEGEN_PATH",
+    "TRITON_ROCPROFILER_SDK_INCLUDE_PATH",
+    "TRITON_ROCPROFILER_SDK_LIB_PATH",
+)
 # Cache options setup.py passes only when set (passthrough; TRITON_BUILD_PROTON=OFF only when off before
 # 3.3), with their option() defaults: a one-off value stays in the folder unless the next configure
 # finds the default again. TRITON_STABLE_ABI: CMakeLists.txt @ 1d2da15d l.22.
@@ -69,19 +87,26 @@ def triton_expectations(c: TritonConfigure) -> list[Expect]:
         Expect("TRITON_BUILD_UT", Input.OFFLINE, "switch", "OFF" if c.offline else "ON", if_present=True),
     ]
     if c.tools_cached:  # set now: as given (where the era caches it); not set now: not in the cache either
-        out += [Expect(name, Input.TOOLS, "path", c.tools[name], if_present=True) if name in c.tools
-                else Expect(name, Input.TOOLS, "path", "") for name in TOOL_ENTRIES]
+        out += [
+            Expect(name, Input.TOOLS, "path", c.tools[name], if_present=True)
+            if name in c.tools
+            else Expect(name, Input.TOOLS, "path", "")
+            for name in TOOL_ENTRIES
+        ]
     for lang in ("C", "CXX"):
-        out.append(Expect(f"CMAKE_{lang}_FLAGS", Input.SANITIZER, "has_flag" if c.sanitize else "lacks_flag",
-                          ASAN_FLAG))
+        out.append(
+            Expect(f"CMAKE_{lang}_FLAGS", Input.SANITIZER, "has_flag" if c.sanitize else "lacks_flag", ASAN_FLAG)
+        )
         # <= 3.2 the C launcher is never set: python/setup.py @ 107465b8 l.414-417, @ dbc771e8 l.465-468.
         launcher = "" if lang == "C" and c.cxx_launcher_only else c.ccache or ""
         out.append(Expect(f"CMAKE_{lang}_COMPILER_LAUNCHER", Input.LAUNCHER, "path", launcher))
-    out += [Expect(name, Input.OPTIONS, "switch", "ON" if on else "OFF", if_present=True)
-            for name, on in c.options.items()]
+    out += [
+        Expect(name, Input.OPTIONS, "switch", "ON" if on else "OFF", if_present=True) for name, on in c.options.items()
+    ]
     for kind in ("SHARED", "MODULE", "EXE"):
-        out.append(Expect(f"CMAKE_{kind}_LINKER_FLAGS", Input.LINKER, "has_flag" if c.clang_lld else "lacks_flag",
-                          LLD_FLAG))
+        out.append(
+            Expect(f"CMAKE_{kind}_LINKER_FLAGS", Input.LINKER, "has_flag" if c.clang_lld else "lacks_flag", LLD_FLAG)
+        )
     out += [
         Expect("CMAKE_CXX_COMPILER", Input.COMPILER, "path", c.cxx, if_present=True),
         Expect("CMAKE_BUILD_TYPE", Input.BUILD_TYPE, "equals", c.build_type, if_present=True),
@@ -91,9 +116,12 @@ def triton_expectations(c: TritonConfigure) -> list[Expect]:
 
 
 # setup.py's get_build_type() (every era since 3.0): the first of these set wins, else its default.
-SETUP_PY_BUILD_TYPES = (("DEBUG", "Debug"), ("REL_WITH_DEB_INFO", "RelWithDebInfo"),
-                        ("TRITON_REL_BUILD_WITH_ASSERTS", "TritonRelBuildWithAsserts"),
-                        ("TRITON_BUILD_WITH_O1", "TritonBuildWithO1"))
+SETUP_PY_BUILD_TYPES = (
+    ("DEBUG", "Debug"),
+    ("REL_WITH_DEB_INFO", "RelWithDebInfo"),
+    ("TRITON_REL_BUILD_WITH_ASSERTS", "TritonRelBuildWithAsserts"),
+    ("TRITON_BUILD_WITH_O1", "TritonBuildWithO1"),
+)
 SETUP_PY_DEFAULT_BUILD_TYPE = "TritonRelBuildWithAsserts"
 
 
@@ -128,9 +156,16 @@ def setup_py_build_type(env: Mapping[str, str], appends: bool = True) -> str:
     return appended or chosen
 
 
-def triton_configure_of(env: Mapping[str, str], source: Path, ccache: str | None, backends: str,
-                        resolve: Callable[[str], str], tools_cached: bool = True, cxx_launcher_only: bool = False,
-                        appends: bool = True) -> TritonConfigure:
+def triton_configure_of(
+    env: Mapping[str, str],
+    source: Path,
+    ccache: str | None,
+    backends: str,
+    resolve: Callable[[str], str],
+    tools_cached: bool = True,
+    cxx_launcher_only: bool = False,
+    appends: bool = True,
+) -> TritonConfigure:
     """What setup.py's configure is given, from the environment pip runs it with (`resolve` turns a path
     or a bare program name into the file it is: realpath and PATH lookup in use, the identity in tests).
 
@@ -144,11 +179,17 @@ def triton_configure_of(env: Mapping[str, str], source: Path, ccache: str | None
     else:
         launcher = ccache if is_on(env.get("TRITON_BUILD_WITH_CCACHE", "ON")) else None
     return TritonConfigure(
-        source=Path(resolve(str(source))), llvm=Path(resolve(env.get("LLVM_SYSPATH", ""))),
-        build_type=setup_py_build_type(env, appends), backends=backends, cxx=resolve(cxx),
-        ccache=resolve(launcher) if launcher else None, clang_lld=clang_lld,
-        sanitize=_flag(env, "TRITON_BUILD_WITH_ASAN"), offline=_flag(env, "TRITON_OFFLINE_BUILD"),
-        tools={name: resolve(env[name]) for name in TOOL_ENTRIES if env.get(name)}, tools_cached=tools_cached,
+        source=Path(resolve(str(source))),
+        llvm=Path(resolve(env.get("LLVM_SYSPATH", ""))),
+        build_type=setup_py_build_type(env, appends),
+        backends=backends,
+        cxx=resolve(cxx),
+        ccache=resolve(launcher) if launcher else None,
+        clang_lld=clang_lld,
+        sanitize=_flag(env, "TRITON_BUILD_WITH_ASAN"),
+        offline=_flag(env, "TRITON_OFFLINE_BUILD"),
+        tools={name: resolve(env[name]) for name in TOOL_ENTRIES if env.get(name)},
+        tools_cached=tools_cached,
         cxx_launcher_only=cxx_launcher_only,
         options={name: is_on(env[name]) if name in env else default for name, default in OPTION_DEFAULTS},
     )
@@ -165,8 +206,9 @@ def _appends(source: Path) -> bool:
     return False
 
 
-def fresh_for_install(env: Mapping[str, str], unset: Iterable[str], folder: Path | None, source: Path,
-                      ccache: str | None, backends: str) -> FreshStart | None:
+def fresh_for_install(
+    env: Mapping[str, str], unset: Iterable[str], folder: Path | None, source: Path, ccache: str | None, backends: str
+) -> FreshStart | None:
     """setup.py's build folder (None: not there yet), when its cache differs from what a pip install with
     `env` configures it with: for the steps that run setup's install outside setup's plan (`bisect llvm`,
     `build` with another sanitizer)."""
@@ -177,9 +219,15 @@ def fresh_for_install(env: Mapping[str, str], unset: Iterable[str], folder: Path
     inherited = {k: v for k, v in os.environ.items() if k not in removed}
     # 3.7's CMakeLists.txt declares TRITON_OFFLINE_BUILD: from then on the tool paths are cache options.
     # Before 3.3 CMake has no TRITON_BUILD_WITH_CCACHE option (setup.py passes the C++ launcher alone).
-    wanted = triton_configure_of({**inherited, **env}, source, ccache, backends, resolve_path,
-                                 tools_cached="TRITON_OFFLINE_BUILD" in cache.values,
-                                 cxx_launcher_only="TRITON_BUILD_WITH_CCACHE" not in cache.values,
-                                 appends=_appends(source))
+    wanted = triton_configure_of(
+        {**inherited, **env},
+        source,
+        ccache,
+        backends,
+        resolve_path,
+        tools_cached="TRITON_OFFLINE_BUILD" in cache.values,
+        cxx_launcher_only="TRITON_BUILD_WITH_CCACHE" not in cache.values,
+        appends=_appends(source),
+    )
     decision = decide(triton_expectations(wanted), cache)
     return FreshStart(cache.folder, decision) if decision.fresh else None

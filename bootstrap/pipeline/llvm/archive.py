@@ -128,24 +128,32 @@ def remove_staging(staging: Path) -> None:
     if not os.path.lexists(staging):
         return
     mark = staging / STAGING_MARK
-    if staging.is_symlink() or not staging.is_dir() or not (
-            (os.path.lexists(mark) and writes.describe(mark) is None) or not any(staging.iterdir())):
-        raise WouldLoseData(f"{staging} is in the way of unpacking and is not a folder tritondev made; it is left"
-                            " alone", fix=f"move {staging} away, then run the command again")
+    if (
+        staging.is_symlink()
+        or not staging.is_dir()
+        or not ((os.path.lexists(mark) and writes.describe(mark) is None) or not any(staging.iterdir()))
+    ):
+        raise WouldLoseData(
+            f"{staging} is in the way of unpacking and is not a folder tritondev made; it is left alone",
+            fix=f"move {staging} away, then run the command again",
+        )
     shutil.rmtree(staging)
 
 
 def _refused(archive: Path, name: str, problem: str) -> UnsafeArchive:
-    return UnsafeArchive(f"{archive.name} holds {name!r}: {problem}; refused, nothing unpacked",
-                         fix="the package is not what Triton publishes: use --llvm source, or check the mirror given"
-                         " by --llvm-prebuilt-url")
+    return UnsafeArchive(
+        f"{archive.name} holds {name!r}: {problem}; refused, nothing unpacked",
+        fix="the package is not what Triton publishes: use --llvm source, or check the mirror given"
+        " by --llvm-prebuilt-url",
+    )
 
 
 def _extract(tar: tarfile.TarFile, member: tarfile.TarInfo, archive: Path, staging: Path, top: str) -> None:
     """One member, judged by its name and by the disk, written without the archive's owners or set-id bits."""
     name, kind = member.name.rstrip("/") or member.name, kind_of(member)
-    problem = member_problem(name, kind, member.linkname, top) or on_disk_problem(staging, posixpath.normpath(name),
-                                                                                   kind, member.linkname, top)
+    problem = member_problem(name, kind, member.linkname, top) or on_disk_problem(
+        staging, posixpath.normpath(name), kind, member.linkname, top
+    )
     if problem is not None:
         raise _refused(archive, member.name, problem)
     if hasattr(tarfile, "data_filter"):  # a second guard where Python has it; the checks above are the guard
@@ -178,18 +186,23 @@ def unpack(archive: Path, into: Path, top: str) -> Path:
     except (tarfile.TarError, EOFError, OSError) as exc:
         remove_staging(staging)
         if isinstance(exc, OSError) and exc.errno == 28:
-            raise ExternalError(f"the disk is full: {archive.name} could not be unpacked into {into}",
-                                fix="free space and run the same command again") from None
-        raise UnsafeArchive(f"{archive.name} cannot be unpacked: {exc}",
-                            fix="run again to download it afresh, or use --llvm source") from None
+            raise ExternalError(
+                f"the disk is full: {archive.name} could not be unpacked into {into}",
+                fix="free space and run the same command again",
+            ) from None
+        raise UnsafeArchive(
+            f"{archive.name} cannot be unpacked: {exc}", fix="run again to download it afresh, or use --llvm source"
+        ) from None
     except BaseException:
         remove_staging(staging)
         raise
     unpacked = staging / top
     if not (unpacked / "bin").is_dir() or not (unpacked / "lib").is_dir():
         remove_staging(staging)
-        raise UnsafeArchive(f"{archive.name} does not hold {top}/bin and {top}/lib, as Triton's packages do",
-                            fix="use --llvm source, or check the mirror given by --llvm-prebuilt-url")
+        raise UnsafeArchive(
+            f"{archive.name} does not hold {top}/bin and {top}/lib, as Triton's packages do",
+            fix="use --llvm source, or check the mirror given by --llvm-prebuilt-url",
+        )
     return unpacked
 
 

@@ -76,8 +76,17 @@ class PrebuiltUnavailable(ExternalError):
         self.url, self.why = url, why
 
 
-def plan_auto(*, pin: str, url: str | None, no_package: str, offline: bool, url_given: bool,
-              memory: Memory, probe: Probe | None = None, local: Path | None = None) -> AutoDecision:
+def plan_auto(
+    *,
+    pin: str,
+    url: str | None,
+    no_package: str,
+    offline: bool,
+    url_given: bool,
+    memory: Memory,
+    probe: Probe | None = None,
+    local: Path | None = None,
+) -> AutoDecision:
     """The choice for one pin. Pure.
 
     url: the package Triton publishes for this pin and machine (None: none, `no_package` says why);
@@ -87,16 +96,23 @@ def plan_auto(*, pin: str, url: str | None, no_package: str, offline: bool, url_
     """
     kept = memory.chosen.get(pin)
     if kept is not None:
-        return AutoDecision(kept, f"kept from an earlier setup of LLVM {pin[:12]} in this workspace"
-                            f" (--llvm {'source' if kept == 'prebuilt' else 'prebuilt'} switches)")
+        return AutoDecision(
+            kept,
+            f"kept from an earlier setup of LLVM {pin[:12]} in this workspace"
+            f" (--llvm {'source' if kept == 'prebuilt' else 'prebuilt'} switches)",
+        )
     if url is None:
         return AutoDecision("source", f"no prebuilt package: {no_package}")
     if local is not None:
-        return AutoDecision("prebuilt", f"Triton's package for this pin is already on this machine ({local}, left by"
-                            " an earlier `pip install -e .`): copied, not downloaded")
+        return AutoDecision(
+            "prebuilt",
+            f"Triton's package for this pin is already on this machine ({local}, left by"
+            " an earlier `pip install -e .`): copied, not downloaded",
+        )
     if offline and not url_given:
-        return AutoDecision("source", "--offline: the package host is not asked (--llvm-prebuilt-url names a"
-                            " mirror to use one)")
+        return AutoDecision(
+            "source", "--offline: the package host is not asked (--llvm-prebuilt-url names a mirror to use one)"
+        )
     answer = probe if probe is not None else memory.answers.get(url)
     if answer is None:
         return AutoDecision("source", f"{redact(url)} not asked yet", ask=True)
@@ -104,13 +120,16 @@ def plan_auto(*, pin: str, url: str | None, no_package: str, offline: bool, url_
     if answer.answer == "present":
         return AutoDecision("prebuilt", f"Triton's package for this pin exists ({shown})")
     if answer.answer == "absent":
-        return AutoDecision("source", f"Triton publishes no package for this pin ({shown}: {answer.detail});"
-                            " a new pin or a fork's")
+        return AutoDecision(
+            "source", f"Triton publishes no package for this pin ({shown}: {answer.detail}); a new pin or a fork's"
+        )
     if answer.answer == "unusable":
-        return AutoDecision("source", f"the package could not be used here ({answer.detail}); --llvm prebuilt"
-                            " tries it again")
-    return AutoDecision("source", f"the package host cannot be reached ({answer.detail}); --llvm prebuilt"
-                        " insists", unreachable=True)
+        return AutoDecision(
+            "source", f"the package could not be used here ({answer.detail}); --llvm prebuilt tries it again"
+        )
+    return AutoDecision(
+        "source", f"the package host cannot be reached ({answer.detail}); --llvm prebuilt insists", unreachable=True
+    )
 
 
 # -- the server -------------------------------------------------------------------------------------------
@@ -162,12 +181,17 @@ def read_memory(state: Path) -> Memory:
 
 
 def _write(state: Path, memory: Memory) -> None:
-    replace_json(StateFiles(state).llvm_auto, {
-        "written_by": "tritondev setup (--llvm auto): the package host's answers, and the LLVM chosen per pin",
-        "answers": {url: {"answer": p.answer, "detail": p.detail, "at": int(time.time())}
-                    for url, p in sorted(memory.answers.items())},
-        "chosen": dict(sorted(memory.chosen.items())),
-    })
+    replace_json(
+        StateFiles(state).llvm_auto,
+        {
+            "written_by": "tritondev setup (--llvm auto): the package host's answers, and the LLVM chosen per pin",
+            "answers": {
+                url: {"answer": p.answer, "detail": p.detail, "at": int(time.time())}
+                for url, p in sorted(memory.answers.items())
+            },
+            "chosen": dict(sorted(memory.chosen.items())),
+        },
+    )
 
 
 def remember_answer(state: Path, url: str, answer: Probe) -> None:
@@ -210,18 +234,40 @@ class AutoOutcome:
     learnt: Learnt | None  # the answer of the request made this run (None: none was made)
 
 
-def observe_auto(state: Path, pin: str, package_url: str | None, no_package: str, *, offline: bool,
-                 url_given: bool, local: Path | None = None) -> AutoOutcome:
+def observe_auto(
+    state: Path,
+    pin: str,
+    package_url: str | None,
+    no_package: str,
+    *,
+    offline: bool,
+    url_given: bool,
+    local: Path | None = None,
+) -> AutoOutcome:
     """Decide, asking the server at most once. Only reads: the answer comes back to be recorded by the
     caller that changes the workspace (setup's execution), never here."""
     memory = read_memory(state)
-    decision = plan_auto(pin=pin, url=package_url, no_package=no_package, offline=offline, url_given=url_given,
-                         memory=memory, local=local)
+    decision = plan_auto(
+        pin=pin,
+        url=package_url,
+        no_package=no_package,
+        offline=offline,
+        url_given=url_given,
+        memory=memory,
+        local=local,
+    )
     if not decision.ask or package_url is None:
         return AutoOutcome(decision, package_url, None)
     answer = probe(package_url)
-    decision = plan_auto(pin=pin, url=package_url, no_package=no_package, offline=offline, url_given=url_given,
-                         memory=memory, probe=answer)
+    decision = plan_auto(
+        pin=pin,
+        url=package_url,
+        no_package=no_package,
+        offline=offline,
+        url_given=url_given,
+        memory=memory,
+        probe=answer,
+    )
     return AutoOutcome(decision, package_url, Learnt(package_url, answer))
 
 

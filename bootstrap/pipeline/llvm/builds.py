@@ -125,8 +125,12 @@ def locate(folders: LlvmFolders, llvm_src: Path, build_fp: str, commit: str) -> 
     if folders.own is not None:
         return LlvmLocation(mine, llvm_src, None, folders.own.stamp, folders.own.configured)
     for site in folders.registered:
-        if (site.stamp.get("build_fingerprint") == build_fp and site.usable and site.source is not None
-                and site.source_head == commit):
+        if (
+            site.stamp.get("build_fingerprint") == build_fp
+            and site.usable
+            and site.source is not None
+            and site.source_head == commit
+        ):
             return LlvmLocation(site.build, site.source, str(site.build), site.stamp, True, link_to=site.build)
     return LlvmLocation(mine, llvm_src, None)
 
@@ -137,8 +141,12 @@ PREBUILT_KIND = "prebuilt"
 def package_ready(site: LlvmSite, package: Package) -> bool:
     """The site is `package`, unpacked completely (its stamp is written last) with the right sum."""
     stamp = site.stamp
-    return (stamp.get("kind") == PREBUILT_KIND and stamp.get("package") == package.name
-            and (package.sha256 is None or stamp.get("sha256") == package.sha256) and site.has_bin)
+    return (
+        stamp.get("kind") == PREBUILT_KIND
+        and stamp.get("package") == package.name
+        and (package.sha256 is None or stamp.get("sha256") == package.sha256)
+        and site.has_bin
+    )
 
 
 def locate_package(folders: LlvmFolders, package: Package) -> LlvmLocation:

@@ -121,8 +121,15 @@ class Meter:
                 TransferSpeedColumn,
             )
 
-            self._bar = Progress(TextColumn("{task.description}"), BarColumn(), DownloadColumn(),
-                                 TransferSpeedColumn(), TimeRemainingColumn(), console=self.console, transient=True)
+            self._bar = Progress(
+                TextColumn("{task.description}"),
+                BarColumn(),
+                DownloadColumn(),
+                TransferSpeedColumn(),
+                TimeRemainingColumn(),
+                console=self.console,
+                transient=True,
+            )
             self._bar.start()
             self._task = self._bar.add_task(self.label, total=total, completed=done)
         elif self._task is not None:
@@ -189,8 +196,17 @@ def _retry_wait(attempt: int, backoff: float) -> None:
     time.sleep(min(backoff * 2 ** (attempt - 1), MAX_BACKOFF))
 
 
-def download(url: str, dest: Path, *, sha256: str | None, console: Console | None = None, label: str = "download",
-             retries: int = RETRIES, backoff: float = BACKOFF, timeout: tuple[float, float] = TIMEOUT) -> Fetched:
+def download(
+    url: str,
+    dest: Path,
+    *,
+    sha256: str | None,
+    console: Console | None = None,
+    label: str = "download",
+    retries: int = RETRIES,
+    backoff: float = BACKOFF,
+    timeout: tuple[float, float] = TIMEOUT,
+) -> Fetched:
     """Fetch `url` into `dest` (resuming `<dest>.part`), check its sha256, and only then name it `dest`."""
     import requests
 
@@ -205,7 +221,8 @@ def download(url: str, dest: Path, *, sha256: str | None, console: Console | Non
                 raise ExternalError(
                     f"downloading {redact(url)} failed after {attempts} attempt{'s' * (attempts != 1)}: {problem}",
                     fix=f"check the network and run the same command again: the {part.size} bytes received are"
-                    f" kept in {part.path} and the download resumes there")
+                    f" kept in {part.path} and the download resumes there",
+                )
             if attempts:
                 _retry_wait(attempts, backoff)
             attempts += 1
@@ -213,8 +230,10 @@ def download(url: str, dest: Path, *, sha256: str | None, console: Console | Non
                 outcome = _one_request(session, url, part, meter, timeout)
             except (requests.RequestException, OSError) as exc:
                 if isinstance(exc, OSError) and exc.errno == errno.ENOSPC:
-                    raise ExternalError(f"the disk is full: {part.path} could not be written",
-                                        fix="free space and run the same command again (it resumes)") from None
+                    raise ExternalError(
+                        f"the disk is full: {part.path} could not be written",
+                        fix="free space and run the same command again (it resumes)",
+                    ) from None
                 if is_name_not_resolved(exc):  # it will not resolve in seconds either: no retry
                     raise unresolved(url, part) from None
                 problem = _describe(exc)
@@ -232,7 +251,8 @@ def download(url: str, dest: Path, *, sha256: str | None, console: Console | Non
         part.path.unlink(missing_ok=True)
         raise ChecksumMismatch(
             f"{redact(url)} is not the expected file: sha256 {actual}, expected {sha256.lower()}; nothing was kept",
-            fix="run again to download it afresh; if it persists, the server (or a proxy) serves another file")
+            fix="run again to download it afresh; if it persists, the server (or a proxy) serves another file",
+        )
     part.path.replace(dest)
     return Fetched(dest, actual, part.size, received, resumed_from, attempts)
 
@@ -243,8 +263,9 @@ class _Outcome:
     problem: str = ""  # "" : complete
 
 
-def _one_request(session: requests.Session, url: str, part: _Part, meter: Meter,
-                 timeout: tuple[float, float]) -> _Outcome:
+def _one_request(
+    session: requests.Session, url: str, part: _Part, meter: Meter, timeout: tuple[float, float]
+) -> _Outcome:
     headers = {"Range": f"bytes={part.size}-"} if part.size else {}
     expected: int | None  # bytes this answer should carry
     with session.get(url, headers=headers, stream=True, timeout=timeout, allow_redirects=True) as response:
@@ -270,8 +291,10 @@ def _one_request(session: requests.Session, url: str, part: _Part, meter: Meter,
             expected = parse_content_length(response.headers.get("Content-Length"))
             total = expected
         else:
-            raise ExternalError(f"downloading {redact(url)} failed: HTTP {status}",
-                                fix="check the URL (--llvm-prebuilt-url) and that the server allows anonymous reads")
+            raise ExternalError(
+                f"downloading {redact(url)} failed: HTTP {status}",
+                fix="check the URL (--llvm-prebuilt-url) and that the server allows anonymous reads",
+            )
         return _stream(response, part, meter, expected, total)
 
 
@@ -315,8 +338,9 @@ class _Sink:
             raise self.error
 
 
-def _stream(response: requests.Response, part: _Part, meter: Meter, expected: int | None,
-            total: int | None) -> _Outcome:
+def _stream(
+    response: requests.Response, part: _Part, meter: Meter, expected: int | None, total: int | None
+) -> _Outcome:
     """Append the body to the .part file as it arrives. read1 hands over what came before a dropped
     connection (a plain read of a large chunk would lose it), so a resume starts at the last byte."""
     import urllib3
@@ -351,10 +375,12 @@ def unresolved(url: str, part: _Part) -> Offline:
 
     host = urlsplit(url).hostname or url
     kept = f" (the {part.size} bytes received are kept in {part.path})" if part.size else ""
-    return Offline(f"cannot resolve {host}, the host of {redact(url)}: no network, or no DNS for it{kept}",
-                   hosts=(host,),
-                   fix="connect to the network and run the same command again; or build LLVM from source"
-                       " (--llvm source), or point --llvm-prebuilt-url at a host this machine reaches")
+    return Offline(
+        f"cannot resolve {host}, the host of {redact(url)}: no network, or no DNS for it{kept}",
+        hosts=(host,),
+        fix="connect to the network and run the same command again; or build LLVM from source"
+        " (--llvm source), or point --llvm-prebuilt-url at a host this machine reaches",
+    )
 
 
 def _describe(exc: Exception) -> str:

@@ -84,8 +84,15 @@ class Package:
         return f"{self.name}.tar.gz"
 
     def to_json(self) -> dict[str, object]:
-        return {"name": self.name, "url": redact(self.url), "sha256": self.sha256, "suffix": self.suffix,
-                "suffix_reason": self.suffix_reason, "llvm_hash": self.llvm_hash, "build_number": self.build_number}
+        return {
+            "name": self.name,
+            "url": redact(self.url),
+            "sha256": self.sha256,
+            "suffix": self.suffix,
+            "suffix_reason": self.suffix_reason,
+            "llvm_hash": self.llvm_hash,
+            "build_number": self.build_number,
+        }
 
 
 def local_package(package: Package, environ: Mapping[str, str]) -> Path | None:
@@ -109,25 +116,28 @@ def local_package(package: Package, environ: Mapping[str, str]) -> Path | None:
     return folder if url.rsplit("/", 1)[-1] == package.archive else None
 
 
-def package_for(info_text: str | None, pin: str, rules: SetupPyArgs, host: Host, environ: Mapping[str, str],
-                base_url: str) -> Package:
+def package_for(
+    info_text: str | None, pin: str, rules: SetupPyArgs, host: Host, environ: Mapping[str, str], base_url: str
+) -> Package:
     """The package Triton at this pin downloads on this host (`rules`: what its setup.py / build_helpers.py
     say of the suffix). MismatchError when there is none."""
     suffix, why = host_suffix(host, rules, environ)
     if suffix is None:
-        raise MismatchError(f"no prebuilt LLVM for this machine: {why}",
-                            fix="build LLVM from source: --llvm source")
+        raise MismatchError(f"no prebuilt LLVM for this machine: {why}", fix="build LLVM from source: --llvm source")
     if info_text is None:  # cmake/llvm-hash.txt era: no build number, no sums
-        return Package(f"llvm-{pin[:8]}-{suffix}", f"{base_url}/llvm-{pin[:8]}-{suffix}.tar.gz", None, suffix, pin,
-                       None, why)
+        return Package(
+            f"llvm-{pin[:8]}-{suffix}", f"{base_url}/llvm-{pin[:8]}-{suffix}.tar.gz", None, suffix, pin, None, why
+        )
     info = parse_llvm_info(info_text)
     name = f"llvm-{info.llvm_hash[:8]}-{suffix}-{info.build_number}"
     sha = info.sha256sum.get(suffix)
     if sha is None:
         state = "a malformed sha256 for" if suffix in info.malformed else "no sha256 for"
         known = ", ".join(sorted(info.sha256sum)) or "none"
-        raise MismatchError(f"{LLVM_INFO} at this Triton commit has {state} {suffix} (packages with sums: {known})",
-                            fix=f"set {SUFFIX_ENV} to one of them, or build LLVM from source: --llvm source")
+        raise MismatchError(
+            f"{LLVM_INFO} at this Triton commit has {state} {suffix} (packages with sums: {known})",
+            fix=f"set {SUFFIX_ENV} to one of them, or build LLVM from source: --llvm source",
+        )
     return Package(name, f"{base_url}/{name}.tar.gz", sha, suffix, info.llvm_hash, info.build_number, why)
 
 

@@ -15,11 +15,15 @@ from pathlib import Path
 
 from bootstrap.git.setup_py import SetupPyArgs
 
-LLD_PACKAGE = ("lib/cmake/lld/LLDConfig.cmake",
-               "the AMD backend's find_package(LLD REQUIRED CONFIG PATHS ${LLD_DIR}) (LLVM_ENABLE_PROJECTS with lld)")
-GSAN_CLANGXX = ("bin/clang++",
-                "the NVIDIA backend's find_program(TRITON_GSAN_CLANGXX clang++ PATHS ${LLVM_SYSPATH}/bin REQUIRED)"
-                " (LLVM_ENABLE_PROJECTS with clang)")
+LLD_PACKAGE = (
+    "lib/cmake/lld/LLDConfig.cmake",
+    "the AMD backend's find_package(LLD REQUIRED CONFIG PATHS ${LLD_DIR}) (LLVM_ENABLE_PROJECTS with lld)",
+)
+GSAN_CLANGXX = (
+    "bin/clang++",
+    "the NVIDIA backend's find_program(TRITON_GSAN_CLANGXX clang++ PATHS ${LLVM_SYSPATH}/bin REQUIRED)"
+    " (LLVM_ENABLE_PROJECTS with clang)",
+)
 
 
 def tree_requirements(rules: SetupPyArgs) -> list[tuple[str, str]]:

@@ -76,17 +76,26 @@ class TreeReport:
     revision: str | None  # None: no VCSRevision.h (llvm-config may still know)
 
     def to_json(self) -> dict[str, object]:
-        return {"path": str(self.path), "missing": list(self.missing),
-                "targets": list(self.targets) if self.targets is not None else None, "revision": self.revision}
+        return {
+            "path": str(self.path),
+            "missing": list(self.missing),
+            "targets": list(self.targets) if self.targets is not None else None,
+            "revision": self.revision,
+        }
 
 
 def inspect_tree(path: Path) -> TreeReport:
     if not path.is_dir():
-        raise ConfigError(f"--llvm {path}: no such folder", fix="give the folder of an LLVM build or install"
-                          " (the one holding bin/ and lib/cmake/), or use --llvm source or --llvm prebuilt")
+        raise ConfigError(
+            f"--llvm {path}: no such folder",
+            fix="give the folder of an LLVM build or install"
+            " (the one holding bin/ and lib/cmake/), or use --llvm source or --llvm prebuilt",
+        )
     if (path / "llvm" / "CMakeLists.txt").is_file() and not (path / LLVM_CONFIG_CMAKE).is_file():
-        raise ConfigError(f"--llvm {path} is an llvm-project source checkout, not a build",
-                          fix="give its build folder (the -B folder of its cmake configure)")
+        raise ConfigError(
+            f"--llvm {path} is an llvm-project source checkout, not a build",
+            fix="give its build folder (the -B folder of its cmake configure)",
+        )
     missing = tuple(why for rel, why in _WHY_MISSING.items() if not (path / rel).is_file())
     try:
         targets = parse_targets(read_regular_text(path / LLVM_CONFIG_CMAKE, limit=1 << 24))  # never a FIFO
@@ -103,38 +112,51 @@ def needed_targets(backend: str) -> tuple[str, ...]:
 def check_contents(tree: TreeReport, backend: str) -> None:
     """ConfigError (exit 2) when the tree lacks what Triton's build needs."""
     if tree.missing:
-        raise ConfigError(f"--llvm {tree.path} is not an LLVM build Triton can use: it lacks "
-                          + "; ".join(tree.missing),
-                          fix="build LLVM with Triton's flags (docs/llvm-sources.md), or use --llvm source or"
-                          " --llvm prebuilt")
+        raise ConfigError(
+            f"--llvm {tree.path} is not an LLVM build Triton can use: it lacks " + "; ".join(tree.missing),
+            fix="build LLVM with Triton's flags (docs/llvm-sources.md), or use --llvm source or --llvm prebuilt",
+        )
     lacking = [t for t in needed_targets(backend) if tree.targets is not None and t not in tree.targets]
     if lacking:
-        raise ConfigError(f"--llvm {tree.path} was built without the {' and '.join(lacking)} target(s) Triton links"
-                          f" (it has {';'.join(tree.targets or ())})",
-                          fix="configure it with -DLLVM_TARGETS_TO_BUILD=Native;NVPTX;AMDGPU, or use --llvm source")
+        raise ConfigError(
+            f"--llvm {tree.path} was built without the {' and '.join(lacking)} target(s) Triton links"
+            f" (it has {';'.join(tree.targets or ())})",
+            fix="configure it with -DLLVM_TARGETS_TO_BUILD=Native;NVPTX;AMDGPU, or use --llvm source",
+        )
 
 
-def judge_tree(tree: TreeReport, pin: str, backend: str, allow_mismatch: bool,
-               triton_version: str | None = None, rules: SetupPyArgs | None = None) -> tuple[str, ...]:
+def judge_tree(
+    tree: TreeReport,
+    pin: str,
+    backend: str,
+    allow_mismatch: bool,
+    triton_version: str | None = None,
+    rules: SetupPyArgs | None = None,
+) -> tuple[str, ...]:
     """Raise when the tree cannot serve (exit 2) or is at another revision than the pin (exit 5,
     unless allowed); else the notices to show. `rules`: what the checkout's CMake requires of the tree
     (None: what the newest does)."""
     check_contents(tree, backend)
     missing = era_missing(tree.path, rules or SetupPyArgs())
     if missing:
-        raise ConfigError(f"--llvm {tree.path} lacks what Triton {triton_version}'s configure requires: "
-                          + "; ".join(missing),
-                          fix="build LLVM with the projects Triton's scripts/build-llvm-project.sh names at this"
-                          " commit (docs/llvm-sources.md), or use --llvm source or --llvm prebuilt")
+        raise ConfigError(
+            f"--llvm {tree.path} lacks what Triton {triton_version}'s configure requires: " + "; ".join(missing),
+            fix="build LLVM with the projects Triton's scripts/build-llvm-project.sh names at this"
+            " commit (docs/llvm-sources.md), or use --llvm source or --llvm prebuilt",
+        )
     if tree.revision == pin:
         return ()
     shown = tree.revision or "an unknown revision (no include/llvm/Support/VCSRevision.h, no llvm-config answer)"
     if not allow_mismatch:
-        raise MismatchError(f"--llvm {tree.path} is LLVM {shown}; this Triton pins LLVM {pin}",
-                            fix="use an LLVM built at the pin, --llvm source or --llvm prebuilt; or build against"
-                            " it anyway with --allow-llvm-mismatch (LLVM has no stable API: expect compile errors)")
-    return (f"--llvm {tree.path} is LLVM {shown}, not the pin {pin}: building against it anyway"
-            " (--allow-llvm-mismatch); LLVM has no stable C++ API, so the build may fail",)
+        raise MismatchError(
+            f"--llvm {tree.path} is LLVM {shown}; this Triton pins LLVM {pin}",
+            fix="use an LLVM built at the pin, --llvm source or --llvm prebuilt; or build against"
+            " it anyway with --allow-llvm-mismatch (LLVM has no stable API: expect compile errors)",
+        )
+    return (
+        f"--llvm {tree.path} is LLVM {shown}, not the pin {pin}: building against it anyway"
+        " (--allow-llvm-mismatch); LLVM has no stable C++ API, so the build may fail",
+    )
 
 
 def precheck(settings: Settings) -> None:
@@ -180,8 +202,12 @@ class PrebuiltPackage:
         return f"LLVM comes from Triton's prebuilt package unpacked in {build} (--llvm prebuilt)"
 
     def to_json(self) -> dict[str, object]:
-        return {"kind": "prebuilt", "accepted_revision": self.package.llvm_hash, "package": self.package.to_json(),
-                **_auto_json(self.auto)}
+        return {
+            "kind": "prebuilt",
+            "accepted_revision": self.package.llvm_hash,
+            "package": self.package.to_json(),
+            **_auto_json(self.auto),
+        }
 
 
 @dataclass(frozen=True)
@@ -231,8 +257,15 @@ def ask_llvm_config(tree: TreeReport, runner: Runner) -> TreeReport:
     return dataclasses.replace(tree, revision=revision, targets=targets)
 
 
-def observe(settings: Settings, pins: Pins, info_text: str | None, runner: Runner,
-            environ: Mapping[str, str] | None = None, *, state: Path | None = None) -> LlvmObserved:
+def observe(
+    settings: Settings,
+    pins: Pins,
+    info_text: str | None,
+    runner: Runner,
+    environ: Mapping[str, str] | None = None,
+    *,
+    state: Path | None = None,
+) -> LlvmObserved:
     """The LLVM source setup will use, and what --llvm auto learnt from the package host (for the plan to
     remember). Raises (before anything is created) when it cannot serve. Only reads.
 
@@ -249,8 +282,14 @@ def observe(settings: Settings, pins: Pins, info_text: str | None, runner: Runne
             return LlvmObserved(_prebuilt(package, version))
         case LlvmTree(path=path):
             tree = ask_llvm_config(inspect_tree(path), runner)
-            notices = judge_tree(tree, pins.llvm_commit, settings.backend, settings.allow_llvm_mismatch,
-                                 pins.layout.version or pins.triton_version, pins.layout.setup_args)
+            notices = judge_tree(
+                tree,
+                pins.llvm_commit,
+                settings.backend,
+                settings.allow_llvm_mismatch,
+                pins.layout.version or pins.triton_version,
+                pins.layout.setup_args,
+            )
             return LlvmObserved(UserTree(tree, tree.revision if notices else None, notices))
 
 
@@ -264,14 +303,20 @@ class LlvmObserved:
 
 
 def _prebuilt(package: Package, version: str | None, auto: AutoDecision | None = None) -> PrebuiltPackage:
-    notices: tuple[str, ...] = () if package.sha256 else (
-        f"Triton {version or ''} publishes no sha256 for its LLVM packages (cmake/llvm-info.json came with 3.8):"
-        f" {package.archive} is unverified",)
+    notices: tuple[str, ...] = (
+        ()
+        if package.sha256
+        else (
+            f"Triton {version or ''} publishes no sha256 for its LLVM packages (cmake/llvm-info.json came with 3.8):"
+            f" {package.archive} is unverified",
+        )
+    )
     return PrebuiltPackage(package, notices, auto)
 
 
-def _observe_auto(settings: Settings, url: str, pins: Pins, info_text: str | None, environ: Mapping[str, str],
-                  state: Path | None) -> LlvmObserved:
+def _observe_auto(
+    settings: Settings, url: str, pins: Pins, info_text: str | None, environ: Mapping[str, str], state: Path | None
+) -> LlvmObserved:
 
     version = pins.layout.version or pins.triton_version
     package: Package | None = None
@@ -281,9 +326,15 @@ def _observe_auto(settings: Settings, url: str, pins: Pins, info_text: str | Non
     except MismatchError as exc:
         why_not = no_package_reason(exc)
     local = local_package(package, environ) if package is not None else None
-    outcome = observe_auto(state or Path("/nonexistent"), pins.llvm_commit, package.url if package else None, why_not,
-                           offline=settings.offline, url_given=settings.source_of("llvm_prebuilt_url").given,
-                           local=local)
+    outcome = observe_auto(
+        state or Path("/nonexistent"),
+        pins.llvm_commit,
+        package.url if package else None,
+        why_not,
+        offline=settings.offline,
+        url_given=settings.source_of("llvm_prebuilt_url").given,
+        local=local,
+    )
     if outcome.decision.choice == "prebuilt" and package is not None:
         return LlvmObserved(_prebuilt(package, version, outcome.decision), outcome.learnt)
     return LlvmObserved(SourceBuild(outcome.decision), outcome.learnt)

@@ -60,8 +60,10 @@ def host_suffix(host: Host, rules: SetupPyArgs, environ: Mapping[str, str]) -> t
     chosen = environ.get(SUFFIX_ENV, "").strip()
     if chosen and rules.suffix_env:
         if not _SUFFIX.match(chosen):
-            raise ConfigError(f"{SUFFIX_ENV}={chosen!r} is not a package suffix such as ubuntu-x64",
-                              fix=f"unset {SUFFIX_ENV}, or set it to e.g. almalinux-x64")
+            raise ConfigError(
+                f"{SUFFIX_ENV}={chosen!r} is not a package suffix such as ubuntu-x64",
+                fix=f"unset {SUFFIX_ENV}, or set it to e.g. almalinux-x64",
+            )
         return chosen, f"{SUFFIX_ENV}"
     arch = {"x86_64": "x64", "arm64": "arm64", "aarch64": "arm64"}.get(host.machine)
     ignored = f"; {SUFFIX_ENV} is ignored by this Triton (#7430 came later)" if chosen else ""

@@ -1,2 +1,1 @@
-"""The build recipe: pure functions from facts to commands and flags.
-"""
+"""The build recipe: pure functions from facts to commands and flags."""

@@ -30,9 +30,11 @@ class EditorConfig:
 
     def clangd(self) -> str:
         """The .clangd text. Pure."""
-        return (f"{MARK} for {self.checkout}: clangd reads the compile commands of the Triton build.\n"
-                "CompileFlags:\n"
-                f"  CompilationDatabase: {self.build_dir}\n")
+        return (
+            f"{MARK} for {self.checkout}: clangd reads the compile commands of the Triton build.\n"
+            "CompileFlags:\n"
+            f"  CompilationDatabase: {self.build_dir}\n"
+        )
 
     def advice(self) -> str:
         """The .clangd text after what clangd already finds by itself: the compile_commands.json linked
@@ -40,23 +42,36 @@ class EditorConfig:
         .gitignore (it ignores a `.clangd/` folder): the exclude line keeps it out of `git status`.
         Reads only whether those files are there."""
         linked, clangd, git_dir = self.checkout / COMPILE_COMMANDS, self.checkout / CLANGD, self.checkout / ".git"
-        exclude = (f"echo /{CLANGD} >> {git_dir / 'info' / 'exclude'}" if git_dir.is_dir()
-                   else f"echo /{CLANGD} >> \"$(git -C {self.checkout} rev-parse --git-path info/exclude)\"")
+        exclude = (
+            f"echo /{CLANGD} >> {git_dir / 'info' / 'exclude'}"
+            if git_dir.is_dir()
+            else f'echo /{CLANGD} >> "$(git -C {self.checkout} rev-parse --git-path info/exclude)"'
+        )
         lines = []
         if linked.exists() and linked.resolve() == self.compile_commands.resolve():
-            lines.append(f"# clangd already finds the compile commands: {linked} links to {self.compile_commands};"
-                         " nothing to save for that.")
-            lines.append(f"# To name the build folder yourself (a link that points at another build), save what"
-                         f" follows as {clangd}, or pass --compile-commands-dir={self.build_dir}.")
+            lines.append(
+                f"# clangd already finds the compile commands: {linked} links to {self.compile_commands};"
+                " nothing to save for that."
+            )
+            lines.append(
+                f"# To name the build folder yourself (a link that points at another build), save what"
+                f" follows as {clangd}, or pass --compile-commands-dir={self.build_dir}."
+            )
         else:
             lines.append(f"# Save what follows as {clangd} (clangd), or pass --compile-commands-dir={self.build_dir}.")
             lines.append(f"# The compile commands: {self.compile_commands}.")
         if not clangd.exists():
-            lines.append("# upstream's .gitignore ignores a .clangd/ folder, not this file; keep it out of"
-                         f" `git status`: {exclude}")
+            lines.append(
+                "# upstream's .gitignore ignores a .clangd/ folder, not this file; keep it out of"
+                f" `git status`: {exclude}"
+            )
         return "\n".join(lines) + "\n" + self.clangd()
 
     def to_json(self) -> dict[str, object]:
-        return {"checkout": str(self.checkout), "build_dir": str(self.build_dir),
-                "compile_commands": str(self.compile_commands), "clangd": self.clangd(),
-                "clangd_path": str(self.checkout / CLANGD)}
+        return {
+            "checkout": str(self.checkout),
+            "build_dir": str(self.build_dir),
+            "compile_commands": str(self.compile_commands),
+            "clangd": self.clangd(),
+            "clangd_path": str(self.checkout / CLANGD),
+        }

@@ -14,9 +14,7 @@ from bootstrap.pipeline.recipe.presets import PRESET_NAME, Presets
 PRESETS_MARK = "Written by tritondev setup; re-run it to refresh."
 
 
-def render_cmake_user_presets(
-    cache: Sequence[tuple[str, str]], binary_dir: Path, jobs: int, *, display: str
-) -> str:
+def render_cmake_user_presets(cache: Sequence[tuple[str, str]], binary_dir: Path, jobs: int, *, display: str) -> str:
     """CMakeUserPresets.json: `cmake --preset tritondev` and `cmake --build --preset tritondev`."""
     data = {
         "version": 3,

@@ -27,26 +27,12 @@ from bootstrap.pipeline.recipe.triton import triton_cache_variables, triton_envi
 PRESET_NAME = "tritondev"
 
 
-
-
 # ------------------------------------------------------------------------------------------------
 # Era: which LLVM projects and targets Triton's own recipe used at the pinned commit
 
 
-
-
-
-
-
-
 # ------------------------------------------------------------------------------------------------
 # Inputs and outputs
-
-
-
-
-
-
 
 
 @dataclass(frozen=True)
@@ -82,10 +68,6 @@ class Presets:
         }
 
 
-
-
-
-
 def _defines(cache: Sequence[tuple[str, str]]) -> list[str]:
     return [f"-D{name}={value}" for name, value in cache]
 
@@ -106,9 +88,7 @@ def make_presets(inputs: PresetInputs) -> Presets:
     env, unset = triton_environment(inputs)
     triton_dir = p.triton_src / "build" / f"{PRESET_NAME}-{inputs.build_type}"
     pip = (str(p.python), "-m", "pip", "install", "--disable-pip-version-check")
-    requirements = (
-        Command("triton-requirements", (*pip, *inputs.build_requires)) if inputs.build_requires else None
-    )
+    requirements = Command("triton-requirements", (*pip, *inputs.build_requires)) if inputs.build_requires else None
     # --no-build-isolation: the build uses the cmake/ninja installed above, the same path every time, so
     # ninja rebuilds only what changed (a fresh isolated env would change it and rebuild everything).
     install = Command(
@@ -141,13 +121,3 @@ def make_presets(inputs: PresetInputs) -> Presets:
 
 # ------------------------------------------------------------------------------------------------
 # Renderers
-
-
-
-
-
-
-
-
-
-

@@ -29,8 +29,12 @@ _BUILD_TYPE_VARS = ("DEBUG", "REL_WITH_DEB_INFO", "TRITON_REL_BUILD_WITH_ASSERTS
 # TritonRelBuildWithAsserts: none, so setup.py builds its default (-O2 -g, assertions kept; every era's
 # get_build_type()). Release has no variable of its own in any era: CMake's Release goes in through
 # TRITON_APPEND_CMAKE_ARGS, which setup.py appends after its own -DCMAKE_BUILD_TYPE (3.2 on).
-TRITON_BUILD_TYPE_ENV = {"Debug": "DEBUG", "RelWithDebInfo": "REL_WITH_DEB_INFO", "TritonRelBuildWithAsserts": None,
-                         "Release": None}
+TRITON_BUILD_TYPE_ENV = {
+    "Debug": "DEBUG",
+    "RelWithDebInfo": "REL_WITH_DEB_INFO",
+    "TritonRelBuildWithAsserts": None,
+    "Release": None,
+}
 APPEND_VARIABLE = "TRITON_APPEND_CMAKE_ARGS"
 RELEASE_ARGUMENT = "-DCMAKE_BUILD_TYPE=Release"
 # Removed from setup.py's environment whatever the user's shell holds:
@@ -125,8 +129,9 @@ def _bindings(inputs: PresetInputs) -> list[tuple[str, str]]:
     return [(name, str(paths[name])) for name in inputs.setup_args.bindings if name in paths]
 
 
-def triton_cache_variables(inputs: PresetInputs, env: Sequence[tuple[str, str]], build_dir: Path
-                           ) -> list[tuple[str, str]]:
+def triton_cache_variables(
+    inputs: PresetInputs, env: Sequence[tuple[str, str]], build_dir: Path
+) -> list[tuple[str, str]]:
     """A hand-configured Triton build folder: the cmake arguments the pinned commit's setup.py passes,
     from the same environment (`TRITON_WHEEL_DIR` inside the folder: nothing lands in the package)."""
     tc = inputs.toolchain

@@ -36,9 +36,25 @@ if TYPE_CHECKING:
 
     from bootstrap.core.context import AppContext
 
-__all__ = ["SETUP_STEPS", "VOLATILE", "BuildResult", "LlvmBisectBuild", "LlvmReport", "SetupPlan", "SetupReport",
-           "adopt_the_clone_around", "build_workspace", "llvm_bisect_build", "plan_at", "precheck", "rebuild",
-           "run_build", "run_setup", "setup_workspace", "with_settings"]
+__all__ = [
+    "SETUP_STEPS",
+    "VOLATILE",
+    "BuildResult",
+    "LlvmBisectBuild",
+    "LlvmReport",
+    "SetupPlan",
+    "SetupReport",
+    "adopt_the_clone_around",
+    "build_workspace",
+    "llvm_bisect_build",
+    "plan_at",
+    "precheck",
+    "rebuild",
+    "run_build",
+    "run_setup",
+    "setup_workspace",
+    "with_settings",
+]
 
 BISECT_LLVM_FOLDER = "llvm-bisect"  # <workspace>/build/llvm-bisect/<key without the commit>
 
@@ -51,8 +67,9 @@ def with_settings(ctx: AppContext, runner: Runner, /, **settings: object) -> App
     return dataclasses.replace(ctx, settings=changed, runner=runner)
 
 
-def rebuild(ctx: AppContext, runner: Runner, console: Console | None, said: set[str] | None = None, /,
-            **settings: object) -> None:
+def rebuild(
+    ctx: AppContext, runner: Runner, console: Console | None, said: set[str] | None = None, /, **settings: object
+) -> None:
     """Setup's whole pipeline with `settings` changed (a commit to build, a clone, --skip-verify): what
     the workspace has is rebuilt incrementally and installed. The caller holds the workspace lock. `said`:
     what setup said and checked before in this command, not again (a bisect rebuilds at every step)."""
@@ -85,8 +102,9 @@ class LlvmBisectBuild:
     python_version: str | None  # the target's, which names setup.py's build folder
 
 
-def llvm_bisect_build(ctx: AppContext, triton_commit: str, urls: dict[str, str],
-                      console: Console | None) -> LlvmBisectBuild:
+def llvm_bisect_build(
+    ctx: AppContext, triton_commit: str, urls: dict[str, str], console: Console | None
+) -> LlvmBisectBuild:
     """The LLVM build of `bisect llvm`, Triton fixed at `triton_commit`: always from source, whatever
     `llvm` the workspace otherwise uses; distcc's hosts proven once here."""
     step = with_settings(ctx, ctx.runner, triton_commit=triton_commit, allow_dirty=True, llvm="source", **urls)
@@ -95,15 +113,35 @@ def llvm_bisect_build(ctx: AppContext, triton_commit: str, urls: dict[str, str],
     assert isinstance(llvm, LlvmCheckout)  # llvm="source" always observes the LLVM checkout
     tc = facts.toolchain
     if facts.distcc is not None:  # its slots size the compiles
-        facts = dataclasses.replace(facts, distcc=prove(ctx.runner, facts.distcc, compilers_of(
-            tc.cc.path, tc.cxx.path), console if not ctx.json else None))
+        facts = dataclasses.replace(
+            facts,
+            distcc=prove(
+                ctx.runner, facts.distcc, compilers_of(tc.cc.path, tc.cxx.path), console if not ctx.json else None
+            ),
+        )
     source = llvm.checkout.path
     era = llvm_era(facts.llvm_projects, facts.pins.layout.version or facts.pins.triton_version, ctx.settings.backend)
     folder = ctx.workspace.build / BISECT_LLVM_FOLDER / llvm_flags_key(ctx.settings.llvm_build_type, era, tc)
     presets = make_presets(preset_inputs(facts, size_for(facts), folder, source))
-    configure = fingerprint({"cmake": stable(presets.llvm_cache), "cmake_version": tc.cmake.version,
-                             "ccache": tc.ccache.version if tc.ccache else None}, {})
+    configure = fingerprint(
+        {
+            "cmake": stable(presets.llvm_cache),
+            "cmake_version": tc.cmake.version,
+            "ccache": tc.ccache.version if tc.ccache else None,
+        },
+        {},
+    )
     python = facts.target.python
-    return LlvmBisectBuild(source, folder, presets, configure, tc.cmake.version, tc.ccache, dict(facts.remote_env),
-                           build_for(facts.distcc, None if ctx.dry_run else ctx.workspace.logs), facts.setup_dir,
-                           facts.triton.path, python.version if python else None)
+    return LlvmBisectBuild(
+        source,
+        folder,
+        presets,
+        configure,
+        tc.cmake.version,
+        tc.ccache,
+        dict(facts.remote_env),
+        build_for(facts.distcc, None if ctx.dry_run else ctx.workspace.logs),
+        facts.setup_dir,
+        facts.triton.path,
+        python.version if python else None,
+    )

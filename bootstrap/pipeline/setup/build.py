@@ -65,8 +65,10 @@ def check_target(runner: Runner, build_dir: Path, target: str) -> None:
     if names and target not in names:
         close = close_matches(target, sorted(names), n=3)
         hint = f" (did you mean {', '.join(close)}?)" if close else ""
-        raise UsageError(f"no ninja target {target!r} in {build_dir}{hint}",
-                         fix=f"list them with: ninja -C {build_dir} -t targets all")
+        raise UsageError(
+            f"no ninja target {target!r} in {build_dir}{hint}",
+            fix=f"list them with: ninja -C {build_dir} -t targets all",
+        )
 
 
 def with_sanitizer(install: Command, sanitize: str | None) -> Command:
@@ -94,8 +96,13 @@ def install_inputs_now(ctx: AppContext, state: SetupState, recorded: dict[str, A
     return {**recorded, **observed}, install.own_install_present(target.site_packages, state.setup_dir)
 
 
-def install_if_needed(ctx: AppContext, state: SetupState, console: Console | None,
-                      extra_env: Mapping[str, str | None], install: Command | None = None) -> list[str]:
+def install_if_needed(
+    ctx: AppContext,
+    state: SetupState,
+    console: Console | None,
+    extra_env: Mapping[str, str | None],
+    install: Command | None = None,
+) -> list[str]:
     """Run setup's pip install (or `install`, setup's with other variables) when the install is out of
     date; the reasons (empty: it was not)."""
     records = Records(ctx.workspace.state)
@@ -111,20 +118,30 @@ def install_if_needed(ctx: AppContext, state: SetupState, console: Console | Non
     if reasons:
         if not ctx.dry_run:
             records.started("triton-install")
-        run_streamed(ctx.runner, install, "Triton install", console, show_progress=not ctx.json,
-                     extra_env=extra_env)
+        run_streamed(ctx.runner, install, "Triton install", console, show_progress=not ctx.json, extra_env=extra_env)
     if finished and record is not None and not ctx.dry_run:
         records.finished("triton-install", current, record.after)  # the sources as built now
     return reasons
 
 
-def reinstall_with_flags(ctx: AppContext, state: SetupState, install: Command, build_dir: Path,
-                         console: Console | None, extra_env: Mapping[str, str | None], summary: list[str]) -> list[str]:
+def reinstall_with_flags(
+    ctx: AppContext,
+    state: SetupState,
+    install: Command,
+    build_dir: Path,
+    console: Console | None,
+    extra_env: Mapping[str, str | None],
+    summary: list[str],
+) -> list[str]:
     """setup's install with other compile flags (another sanitizer): from a fresh CMake cache when the
     folder's holds the old ones (bootstrap.pipeline.host.fresh_cache); the new install becomes setup's."""
     variables = dict(install.env)
-    check_sanitizer(ctx.runner, variables.get("CXX", "c++"), variables.get("TRITON_BUILD_WITH_CLANG_LLD") == "1",
-                    ctx.settings.sanitize)
+    check_sanitizer(
+        ctx.runner,
+        variables.get("CXX", "c++"),
+        variables.get("TRITON_BUILD_WITH_CLANG_LLD") == "1",
+        ctx.settings.sanitize,
+    )
     ccache = state.ccache.path if state.ccache else None
     fresh = fresh_for_install(variables, install.unset, build_dir, state.triton_src, ccache, ";".join(BACKENDS_BUILT))
     if fresh is not None:  # setup.py passes the sanitizer flags only when set: the old ones would stay
@@ -165,10 +182,16 @@ class BuildResult:
     summary: list[str]
 
     def to_json(self) -> dict[str, object]:
-        return {"workspace": str(self.workspace), "build_dir": str(self.build_dir), "target": self.target,
-                "reinstalled": bool(self.reasons), "reasons": self.reasons,
-                "commands": [c.to_json() for c in self.commands],
-                **(self.counts.to_json() if self.counts is not None else {}), "summary": self.summary}
+        return {
+            "workspace": str(self.workspace),
+            "build_dir": str(self.build_dir),
+            "target": self.target,
+            "reinstalled": bool(self.reasons),
+            "reasons": self.reasons,
+            "commands": [c.to_json() for c in self.commands],
+            **(self.counts.to_json() if self.counts is not None else {}),
+            "summary": self.summary,
+        }
 
 
 def run_build(ctx: AppContext, target: str | None, console: Console | None) -> BuildResult:
@@ -190,8 +213,9 @@ def run_build(ctx: AppContext, target: str | None, console: Console | None) -> B
     if target is not None:
         check_target(ctx.runner, build_dir, target)
     first = len(ctx.runner.history)
-    how = BuildEnv(remote_env(ctx.settings.ccache_remote, state.ccache, ws.root),
-                   *distcc_for_build(ctx, state, console))
+    how = BuildEnv(
+        remote_env(ctx.settings.ccache_remote, state.ccache, ws.root), *distcc_for_build(ctx, state, console)
+    )
     install = state.install
     if ctx.settings.source_of("sanitize").given:  # else the sanitizer setup built with stays
         install = with_sanitizer(state.install, ctx.settings.sanitize)
@@ -226,8 +250,15 @@ class BuildEnv:
         return env
 
 
-def _ninja(ctx: AppContext, state: SetupState, build_dir: Path, target: str | None, console: Console | None,
-           how: BuildEnv, summary: list[str]) -> NinjaCounts:
+def _ninja(
+    ctx: AppContext,
+    state: SetupState,
+    build_dir: Path,
+    target: str | None,
+    console: Console | None,
+    how: BuildEnv,
+    summary: list[str],
+) -> NinjaCounts:
     """ninja in the build folder, counted by ccache (and distcc); the counts for the JSON document."""
     jobs = str(how.jobs) if how.jobs is not None else dict(state.install.env).get("MAX_JOBS", "1")
     ninja = Command("triton-build", ("ninja", "-C", str(build_dir), "-j", jobs, *([target] if target else [])))
@@ -235,8 +266,14 @@ def _ninja(ctx: AppContext, state: SetupState, build_dir: Path, target: str | No
 
     def build() -> None:
         def run() -> None:
-            run_streamed(ctx.runner, ninja, f"Triton {target or 'build'}", console, show_progress=not ctx.json,
-                         extra_env=how.env(ninja.step))
+            run_streamed(
+                ctx.runner,
+                ninja,
+                f"Triton {target or 'build'}",
+                console,
+                show_progress=not ctx.json,
+                extra_env=how.env(ninja.step),
+            )
 
         if how.distcc is None:
             run()
@@ -256,15 +293,18 @@ def _ninja(ctx: AppContext, state: SetupState, build_dir: Path, target: str | No
     return NinjaCounts(counts, where)
 
 
-def distcc_for_build(ctx: AppContext, state: SetupState, console: Console | None
-                     ) -> tuple[DistccBuild | None, int | None]:
+def distcc_for_build(
+    ctx: AppContext, state: SetupState, console: Console | None
+) -> tuple[DistccBuild | None, int | None]:
     """distcc for `build` when its setting is on: the hosts proven with the compilers setup built with,
     and the compile jobs sized from their slots."""
     if is_off(ctx.settings.distcc):
         return None, None
     if state.ccache is None:
-        raise ToolMissing("distcc runs behind ccache (its prefix command), and this workspace's Triton was built "
-                          "without ccache", fix="install ccache and run `tritondev setup` again, or pass --distcc none")
+        raise ToolMissing(
+            "distcc runs behind ccache (its prefix command), and this workspace's Triton was built without ccache",
+            fix="install ccache and run `tritondev setup` again, or pass --distcc none",
+        )
     setup = observe(ctx.settings, True)
     assert setup is not None
     variables = dict(state.install.env)

@@ -43,10 +43,14 @@ def exclude_locally(checkout: Path, names: Sequence[str], touched: set[Path] | N
     lines = text.splitlines()
     missing = [f"/{n}" for n in names if f"/{n}" not in lines]
     if missing:
-        header = [] if any(line.startswith("# tritondev") for line in lines) else [
-            "# tritondev: files it writes into this checkout"]
-        replace_text(exclude, text + ("" if not text or text.endswith("\n") else "\n")
-                          + "\n".join([*header, *missing]) + "\n")
+        header = (
+            []
+            if any(line.startswith("# tritondev") for line in lines)
+            else ["# tritondev: files it writes into this checkout"]
+        )
+        replace_text(
+            exclude, text + ("" if not text or text.endswith("\n") else "\n") + "\n".join([*header, *missing]) + "\n"
+        )
         if touched is not None:
             touched.add(checkout)
 
@@ -139,8 +143,15 @@ def write_clangd(checkout: Path, build_dir: Path) -> bool:
 
 
 def write_local_files(
-    ws: Workspace, triton_src: Path, presets: Presets, llvm: LlvmLocation, jobs: int, touched: set[Path],
-    *, adopted: bool = False, llvm_elsewhere: str = ""
+    ws: Workspace,
+    triton_src: Path,
+    presets: Presets,
+    llvm: LlvmLocation,
+    jobs: int,
+    touched: set[Path],
+    *,
+    adopted: bool = False,
+    llvm_elsewhere: str = "",
 ) -> list[str]:
     """CMakeUserPresets.json in each checkout and the values the shell functions run; returns notices.
 
@@ -151,23 +162,35 @@ def write_local_files(
     """
     notices: list[str | None] = []
     if not llvm_elsewhere and (llvm.source / "llvm").is_dir() and llvm.reused_from is None:
-        exclude_locally(llvm.source, ["llvm/CMakeUserPresets.json", "compile_commands.json", *TEMP_PATTERNS,
-                                      *[f"llvm/{t}" for t in TEMP_PATTERNS]], touched)
+        exclude_locally(
+            llvm.source,
+            [
+                "llvm/CMakeUserPresets.json",
+                "compile_commands.json",
+                *TEMP_PATTERNS,
+                *[f"llvm/{t}" for t in TEMP_PATTERNS],
+            ],
+            touched,
+        )
         remove_stale_temporaries(llvm.source / "llvm")
         remove_stale_temporaries(llvm.source)
-        notices.append(write_presets(
-            llvm.source / "llvm" / "CMakeUserPresets.json",
-            render_cmake_user_presets(presets.llvm_cache, llvm.build, jobs, display="LLVM/MLIR for Triton"),
-        ))
+        notices.append(
+            write_presets(
+                llvm.source / "llvm" / "CMakeUserPresets.json",
+                render_cmake_user_presets(presets.llvm_cache, llvm.build, jobs, display="LLVM/MLIR for Triton"),
+            )
+        )
     if triton_src.is_dir() and not adopted:
         exclude_locally(triton_src, [*LOCAL_FILES, *TEMP_PATTERNS], touched)
         remove_stale_temporaries(triton_src)
-        notices.append(write_presets(
-            triton_src / "CMakeUserPresets.json",
-            render_cmake_user_presets(presets.triton_cache, presets.triton_cmake_build_dir, jobs,
-                                        display="Triton (hand-configured build)"),
-        ))
-    paths = Paths(ws.root, triton_src, llvm.source, llvm.build, Path(presets.pip_install.argv[0]),
-                    ws.triton_home)
+        notices.append(
+            write_presets(
+                triton_src / "CMakeUserPresets.json",
+                render_cmake_user_presets(
+                    presets.triton_cache, presets.triton_cmake_build_dir, jobs, display="Triton (hand-configured build)"
+                ),
+            )
+        )
+    paths = Paths(ws.root, triton_src, llvm.source, llvm.build, Path(presets.pip_install.argv[0]), ws.triton_home)
     write_if_changed(StateFiles(ws.state).shell_values, render_shell_values(presets, paths, llvm_elsewhere))
     return [n for n in notices if n]

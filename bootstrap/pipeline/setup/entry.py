@@ -40,13 +40,17 @@ def adopt_the_clone_around(ctx: AppContext, ask: Ask | None) -> AppContext:
     if around is None:
         return ctx
     if ask is not None and not ctx.json:
-        if not ask(f"You are in the Triton checkout {around}. Build it as it stands (--triton-src) instead of a"
-                   " new checkout of the pin?"):
+        if not ask(
+            f"You are in the Triton checkout {around}. Build it as it stands (--triton-src) instead of a"
+            " new checkout of the pin?"
+        ):
             return ctx
         fixlines.setup_asked_for(str(around))
         return ctx.adopting(around)
-    ui.note(f"you are in the Triton checkout {around}: `tritondev setup --triton-src {around}` builds it as it"
-            " stands (this run makes its own checkout of the pin)")
+    ui.note(
+        f"you are in the Triton checkout {around}: `tritondev setup --triton-src {around}` builds it as it"
+        " stands (this run makes its own checkout of the pin)"
+    )
     return ctx
 
 
@@ -54,7 +58,8 @@ def build_workspace(ctx: AppContext, target: str | None, console: Console | None
     """`tritondev build`: ninja in setup's build folder under the workspace lock (see run_build)."""
     if not ctx.workspace.state.is_dir():
         # Said before the lock, which would create the workspace (a typo in --workspace included).
-        raise UsageError(f"no finished `tritondev setup` in workspace {ctx.workspace.root}",
-                         fix="run `tritondev setup` first")
+        raise UsageError(
+            f"no finished `tritondev setup` in workspace {ctx.workspace.root}", fix="run `tritondev setup` first"
+        )
     with ctx.locked():
         return run_build(ctx, target, console)

@@ -57,7 +57,8 @@ def _does_not_run(folder: Path, why: str) -> ExternalError:
     return ExternalError(
         f"the prebuilt LLVM {folder.name} does not run on this machine: {why}",
         fix="build LLVM from source: --llvm source (an older glibc or libstdc++ than the package's is the usual"
-        " cause; for Triton >= 3.5 TRITON_LLVM_SYSTEM_SUFFIX=almalinux-x64 picks the manylinux_2_28 package)")
+        " cause; for Triton >= 3.5 TRITON_LLVM_SYSTEM_SUFFIX=almalinux-x64 picks the manylinux_2_28 package)",
+    )
 
 
 def file_sha256(path: Path) -> str | None:
@@ -87,15 +88,18 @@ def _kept_archive(package: Package, archive: Path) -> ArchiveKept | None:
         return None
     digest, wanted = file_sha256(archive), package.sha256
     if digest is not None and wanted is None:
-        return ArchiveKept(archive, digest,
-                           "archive of an earlier run unpacked again (this Triton publishes no sha256 to check it)")
+        return ArchiveKept(
+            archive, digest, "archive of an earlier run unpacked again (this Triton publishes no sha256 to check it)"
+        )
     if digest is not None and wanted is not None and digest == wanted.lower():
         return ArchiveKept(archive, digest, "archive of an earlier run, its sha256 checked again, unpacked again")
     if archive.is_symlink() or archive.is_file():
         archive.unlink()
         return None
-    raise WouldLoseData(f"{archive} is in the way of the LLVM package and is not a file tritondev downloaded; it is"
-                        " left alone", fix=f"move {archive} away, then run the command again")
+    raise WouldLoseData(
+        f"{archive} is in the way of the LLVM package and is not a file tritondev downloaded; it is left alone",
+        fix=f"move {archive} away, then run the command again",
+    )
 
 
 def _fetch(run: StepRun, package: Package, archive: Path) -> PackageFetch:
@@ -122,8 +126,10 @@ def _remove_older_unpacking(folder: Path) -> None:
     of that name without it is not ours and stops the step (exit 6), left as it is."""
     stamp = llvm_builds.read_site(folder, None).stamp
     if stamp.get("kind") != llvm_builds.PREBUILT_KIND:
-        raise WouldLoseData(f"{folder} is in the way of the LLVM package and is not one tritondev unpacked; it is"
-                            " left alone", fix=f"move {folder} away, then run the command again")
+        raise WouldLoseData(
+            f"{folder} is in the way of the LLVM package and is not one tritondev unpacked; it is left alone",
+            fix=f"move {folder} away, then run the command again",
+        )
     shutil.rmtree(folder)
 
 
@@ -149,8 +155,12 @@ def _download(run: StepRun, package: Package) -> str | None:
     if local is not None:  # Triton's own unpacking of this very package: copied, nothing downloaded
         fetched = PackageCopied(local)
         if run.console is not None:
-            run.console.print(f"LLVM {package.name}: copied from {local} (Triton's own unpacking, left by an earlier"
-                              " `pip install -e .`), not downloaded", markup=False, highlight=False)
+            run.console.print(
+                f"LLVM {package.name}: copied from {local} (Triton's own unpacking, left by an earlier"
+                " `pip install -e .`), not downloaded",
+                markup=False,
+                highlight=False,
+            )
         unpacked = copy_unpacked(local, folder.parent, package.name)
     else:
         fetched = _fetch(run, package, archive)
@@ -159,11 +169,19 @@ def _download(run: StepRun, package: Package) -> str | None:
         run.report.llvm.download = fetched
     try:
         version = prove_runs(run.runner, unpacked)
-        llvm_builds.write_stamp(unpacked, {
-            "kind": llvm_builds.PREBUILT_KIND, "package": package.name, "sha256": package.sha256,
-            "url": redact(package.url), "llvm_hash": package.llvm_hash, "build_number": package.build_number,
-            "suffix": package.suffix, "runs": version,
-        })
+        llvm_builds.write_stamp(
+            unpacked,
+            {
+                "kind": llvm_builds.PREBUILT_KIND,
+                "package": package.name,
+                "sha256": package.sha256,
+                "url": redact(package.url),
+                "llvm_hash": package.llvm_hash,
+                "build_number": package.build_number,
+                "suffix": package.suffix,
+                "runs": version,
+            },
+        )
         if folder.is_symlink():
             folder.unlink()  # a link to another workspace's build: only the link goes
         elif folder.exists():

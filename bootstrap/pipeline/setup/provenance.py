@@ -60,9 +60,11 @@ def built_with(build: Path, llvm: Path) -> BuiltWith:
     """Read the folder's cache and build.ninja against the LLVM build `llvm`."""
     cache = read_cache(build)
     values = cache.values if cache is not None else {}
-    cached = tuple((name, values[name]) for name in CACHED_LLVM_ENTRIES
-                   if values.get(name) and not values[name].endswith("-NOTFOUND")
-                   and outside_tree([values[name]], llvm))
+    cached = tuple(
+        (name, values[name])
+        for name in CACHED_LLVM_ENTRIES
+        if values.get(name) and not values[name].endswith("-NOTFOUND") and outside_tree([values[name]], llvm)
+    )
     return BuiltWith(llvm_build_of(build), cached, tuple(outside_tree(linked_llvm_libraries(build), llvm)))
 
 
@@ -87,8 +89,10 @@ def _llvm_problems(expected: Expected, built: BuiltWith | None) -> list[str]:
         problems.append(f"the Triton build folder's {name} is {value}, not inside {expected.llvm_build}")
     if built.linked_elsewhere:
         where = sorted({str(Path(p).parent) for p in built.linked_elsewhere})
-        problems.append(f"libtriton.so is linked with {len(built.linked_elsewhere)} LLVM libraries from"
-                        f" {', '.join(where)}, not from {expected.llvm_build}")
+        problems.append(
+            f"libtriton.so is linked with {len(built.linked_elsewhere)} LLVM libraries from"
+            f" {', '.join(where)}, not from {expected.llvm_build}"
+        )
     return problems
 
 
@@ -111,18 +115,26 @@ class Provenance:
         return not self.problems
 
     def to_json(self) -> dict[str, object]:
-        return {"ok": self.ok, "version": self.version, "file": self.file, "triton_head": self.triton_head,
-                "llvm_syspath": self.llvm_syspath, "llvm_cached_elsewhere": dict(self.llvm_cached_elsewhere),
-                "llvm_linked_elsewhere": list(self.llvm_linked_elsewhere), "llvm_revision": self.llvm_revision,
-                "problems": list(self.problems)}
+        return {
+            "ok": self.ok,
+            "version": self.version,
+            "file": self.file,
+            "triton_head": self.triton_head,
+            "llvm_syspath": self.llvm_syspath,
+            "llvm_cached_elsewhere": dict(self.llvm_cached_elsewhere),
+            "llvm_linked_elsewhere": list(self.llvm_linked_elsewhere),
+            "llvm_revision": self.llvm_revision,
+            "problems": list(self.problems),
+        }
 
 
 def _text(value: object) -> str | None:
     return value if isinstance(value, str) and value else None
 
 
-def judge(expected: Expected, installed: dict[str, Any], head: str, built: BuiltWith | None,
-          revision: str | None) -> Provenance:
+def judge(
+    expected: Expected, installed: dict[str, Any], head: str, built: BuiltWith | None, revision: str | None
+) -> Provenance:
     """The findings: each difference named in `problems`. Pure."""
     problems: list[str] = []
     version = _text(installed.get("version"))
@@ -137,11 +149,20 @@ def judge(expected: Expected, installed: dict[str, Any], head: str, built: Built
         problems.append(f"`import triton` loads {file}, not the checkout's {wanted}")
     problems += _llvm_problems(expected, built)
     if revision != expected.llvm_commit:
-        problems.append(f"the LLVM build {expected.llvm_build} is at {revision or 'an unknown revision'},"
-                        f" the pin is {expected.llvm_commit}")
-    return Provenance(version, file, head, built.llvm_syspath if built else None,
-                      built.cached_elsewhere if built else (), built.linked_elsewhere if built else (), revision,
-                      tuple(problems))
+        problems.append(
+            f"the LLVM build {expected.llvm_build} is at {revision or 'an unknown revision'},"
+            f" the pin is {expected.llvm_commit}"
+        )
+    return Provenance(
+        version,
+        file,
+        head,
+        built.llvm_syspath if built else None,
+        built.cached_elsewhere if built else (),
+        built.linked_elsewhere if built else (),
+        revision,
+        tuple(problems),
+    )
 
 
 def verify_provenance(runner: Runner, python: Path, expected: Expected, cwd: Path) -> Provenance:
@@ -149,8 +170,9 @@ def verify_provenance(runner: Runner, python: Path, expected: Expected, cwd: Pat
     dirs = triton_cmake_dirs(expected.setup_dir)
     env = preload_env(runner, dirs[0]) if dirs else {}  # an ASAN build (--sanitize address) loads only so
     try:
-        _, installed = inside.run_json(runner, python, "tritondev_provenance.py", step="verify", timeout=600, cwd=cwd,
-                                       env=dict(env))
+        _, installed = inside.run_json(
+            runner, python, "tritondev_provenance.py", step="verify", timeout=600, cwd=cwd, env=dict(env)
+        )
     except inside.BadAnswer as exc:
         installed = {"version": None, "file": None, "error": f"the provenance probe did not answer: {exc}"}
     head = checked_out_commit(expected.triton_src, runner, "verify")

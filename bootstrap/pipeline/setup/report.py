@@ -106,8 +106,14 @@ class PackageDownloaded:
     sha256: str
 
     def to_json(self) -> dict[str, object]:
-        return {"archive": str(self.archive), "size": self.size, "received": self.received,
-                "resumed_from": self.resumed_from, "attempts": self.attempts, "sha256": self.sha256}
+        return {
+            "archive": str(self.archive),
+            "size": self.size,
+            "received": self.received,
+            "resumed_from": self.resumed_from,
+            "attempts": self.attempts,
+            "sha256": self.sha256,
+        }
 
 
 # How the prebuilt package got here.
@@ -151,13 +157,21 @@ class UnresolvedPins:
     @staticmethod
     def of(settings: Settings, why: str) -> UnresolvedPins:
         s = settings
-        return UnresolvedPins(s.torch_ref, s.triton_commit, s.backend, s.pytorch_url, s.triton_url, s.llvm_url,
-                              s.mirror, why)
+        return UnresolvedPins(
+            s.torch_ref, s.triton_commit, s.backend, s.pytorch_url, s.triton_url, s.llvm_url, s.mirror, why
+        )
 
     def to_json(self) -> dict[str, object]:
-        return {"torch_ref": self.torch_ref, "triton_commit": self.triton_commit, "backend": self.backend,
-                "pytorch_url": self.pytorch_url, "triton_url": self.triton_url, "llvm_url": self.llvm_url,
-                "mirror": str(self.mirror) if self.mirror else None, "unresolved": self.why}
+        return {
+            "torch_ref": self.torch_ref,
+            "triton_commit": self.triton_commit,
+            "backend": self.backend,
+            "pytorch_url": self.pytorch_url,
+            "triton_url": self.triton_url,
+            "llvm_url": self.llvm_url,
+            "mirror": str(self.mirror) if self.mirror else None,
+            "unresolved": self.why,
+        }
 
 
 @dataclass(frozen=True)
@@ -212,8 +226,10 @@ class SetupReport:
             "pins": self.pins.to_json() if self.pins is not None else {},
             "target_python": self.target_python,
             "toolchain": self.toolchain.to_json() if self.toolchain is not None else {},
-            "jobs": {**(self.jobs.to_json() if self.jobs is not None else {}),
-                     **(self.resources.to_json() if self.resources is not None else {})},
+            "jobs": {
+                **(self.jobs.to_json() if self.jobs is not None else {}),
+                **(self.resources.to_json() if self.resources is not None else {}),
+            },
             "llvm_build": self.llvm_build,
             "llvm_reused_from": self.llvm_reused_from,
             "llvm": self.llvm.to_json() if self.llvm is not None else {},
@@ -222,7 +238,8 @@ class SetupReport:
             "commands": [c.to_json() for c in self.commands],
             "ccache": {label: delta.to_json() for label, delta in self.ccache},
             "distcc": {**self.distcc.to_json(), "builds": {label: c.to_json() for label, c in self.distcc_builds}}
-            if self.distcc is not None else None,
+            if self.distcc is not None
+            else None,
             "verify": self.verify.to_json() if self.verify is not None else None,
             "notices": self.notices,
             "notes": self.notes,

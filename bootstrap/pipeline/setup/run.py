@@ -71,7 +71,6 @@ def precheck(ctx: AppContext) -> None:
     distcc.observe(ctx.settings, shutil.which("ccache") is not None)  # distcc without distcc or ccache
     llvm_source.precheck(ctx.settings)  # --llvm PATH that is no LLVM build
     if ctx.settings.triton_src is not None:  # --triton-src that is no Triton clone
-
         check_clone(ctx.settings.triton_src, ctx.runner.logging_to(None))
     if ctx.dry_run:
         ctx.workspace.check_creatable()  # the real run would stop there: the dry run says so, with its exit code
@@ -93,12 +92,15 @@ def _say_where_it_installs(venv_python: Path, json: bool) -> None:
     if on_path is None or venv_python.exists() or json:
         return
 
-    ui.note(f"installing into the workspace venv {venv_python.parent.parent}, not into "
-            f"{on_path} (first python3 on PATH): pass --python {on_path} to install there")
+    ui.note(
+        f"installing into the workspace venv {venv_python.parent.parent}, not into "
+        f"{on_path} (first python3 on PATH): pass --python {on_path} to install there"
+    )
 
 
-def run_setup(ctx: AppContext, console: Console | None, said: set[str] | None = None,
-              confirm: Callable[[str], bool] | None = None) -> SetupReport:
+def run_setup(
+    ctx: AppContext, console: Console | None, said: set[str] | None = None, confirm: Callable[[str], bool] | None = None
+) -> SetupReport:
     """The whole pipeline; the caller holds the workspace lock (unless --dry-run). `said`: the lines said
     and the checks made before in this command (a bisect runs setup at every step), not again; `confirm`:
     asks the user yes or no (on a terminal; None: there is nobody to ask)."""
@@ -119,16 +121,18 @@ def run_setup(ctx: AppContext, console: Console | None, said: set[str] | None = 
     _say_first(console, facts, said)
     check_kernels = _kernel_check(ctx)
     try:
-        return drive(facts, runner, target, console, json=ctx.json, check_kernels=check_kernels, confirm=confirm,
-                     said=said)
+        return drive(
+            facts, runner, target, console, json=ctx.json, check_kernels=check_kernels, confirm=confirm, said=said
+        )
     except PrebuiltUnavailable as exc:
         # --llvm auto never fails where --llvm source would succeed: the package is remembered as
         # unusable, and the same setup goes on with a source build (the steps done stay done).
         remember_answer(workspace.state, exc.url, Probe("unusable", exc.why))
         facts = gather_facts(settings, workspace, runner, target, dry_run=ctx.dry_run)
         _say_first(console, facts, said)
-        return drive(facts, runner, target, console, json=ctx.json, check_kernels=check_kernels, confirm=confirm,
-                     said=said)
+        return drive(
+            facts, runner, target, console, json=ctx.json, check_kernels=check_kernels, confirm=confirm, said=said
+        )
 
 
 def _kernel_check(ctx: AppContext) -> KernelChecker:
@@ -144,17 +148,36 @@ def _kernel_check(ctx: AppContext) -> KernelChecker:
     return check
 
 
-def drive(facts: SetupFacts, runner: Runner, target: Target, console: Console | None, *, json: bool,
-          check_kernels: KernelChecker, confirm: Callable[[str], bool] | None = None,
-          said: set[str] | None = None) -> SetupReport:
+def drive(
+    facts: SetupFacts,
+    runner: Runner,
+    target: Target,
+    console: Console | None,
+    *,
+    json: bool,
+    check_kernels: KernelChecker,
+    confirm: Callable[[str], bool] | None = None,
+    said: set[str] | None = None,
+) -> SetupReport:
     """Plan from `facts` and execute the plan step by step; after each step that ran, read again what it
     changed and plan the rest anew. The report says what each step did and what ran. `said`: what this
     command did before (a bisect runs setup at every step): the prerequisites of a build, checked once."""
     plan = plan_setup(facts)
     said = set() if said is None else said
-    run = Execution(facts.settings, facts.workspace, runner, facts.dry_run, json, console, facts, plan,
-                    start_report(facts, plan), check_kernels, stamp=dict(plan.llvm.stamp),
-                    prechecked=PREREQUISITES in said)
+    run = Execution(
+        facts.settings,
+        facts.workspace,
+        runner,
+        facts.dry_run,
+        json,
+        console,
+        facts,
+        plan,
+        start_report(facts, plan),
+        check_kernels,
+        stamp=dict(plan.llvm.stamp),
+        prechecked=PREREQUISITES in said,
+    )
     run.remember()
     _prove_distcc(run)  # before anything changes, when a build step would run
     run.before_anything(confirm)
@@ -195,8 +218,9 @@ def _say_first(console: Console | None, facts: SetupFacts, said: set[str]) -> No
         console.print(line, style="dim", highlight=False, markup=False, soft_wrap=True)
 
 
-def unresolved_plan(settings: Settings, workspace: Workspace, runner: Runner, target: Target,
-                    failure: TritondevError) -> SetupReport:
+def unresolved_plan(
+    settings: Settings, workspace: Workspace, runner: Runner, target: Target, failure: TritondevError
+) -> SetupReport:
     """A dry run's report when the pins could not be read: the settings, the target, the tools and
     jobs, and what could not be resolved (the pins, hence the checkouts and builds that follow them)."""
 
@@ -206,7 +230,13 @@ def unresolved_plan(settings: Settings, workspace: Workspace, runner: Runner, ta
     toolchain = detect_toolchain(runner, use_lld=s.lld, use_ccache=s.ccache)
     why = failure.message + (f" (fix: {failure.fix})" if failure.fix else "")
     return SetupReport(
-        workspace=workspace.root, dry_run=True, pins=UnresolvedPins.of(s, why),
-        toolchain=toolchain, jobs=jobs, resources=resources, target_python=str(target.executable),
-        unresolved=Unresolved(why), failure=failure,
+        workspace=workspace.root,
+        dry_run=True,
+        pins=UnresolvedPins.of(s, why),
+        toolchain=toolchain,
+        jobs=jobs,
+        resources=resources,
+        target_python=str(target.executable),
+        unresolved=Unresolved(why),
+        failure=failure,
     )

@@ -91,4 +91,3 @@ def setup_files_digest(setup_dir: Path) -> str:
         except OSError:
             digest.update(name.encode() + b"\0-")
     return digest.hexdigest()
-

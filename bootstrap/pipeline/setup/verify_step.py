@@ -23,13 +23,20 @@ def run_verify(run: StepRun, step: PlannedStep) -> str | None:
     if run.dry_run:
         return None
     facts, plan, settings = run.facts, run.plan, run.settings
-    expected = Expected(facts.triton.path, facts.setup_dir, plan.llvm.build,
-                        facts.llvm.expected_revision(facts.pins.llvm_commit), facts.pins.layout.version)
+    expected = Expected(
+        facts.triton.path,
+        facts.setup_dir,
+        plan.llvm.build,
+        facts.llvm.expected_revision(facts.pins.llvm_commit),
+        facts.pins.layout.version,
+    )
     findings = verify_provenance(run.runner, plan.python, expected, run.workspace.state)
     run.report.verify = verification = Verification(findings)
     if not findings.ok:
-        raise CheckFailed(f"the installed triton is not the one just built: {'; '.join(findings.problems)}",
-                          fix="run `tritondev setup` again; if it persists, `tritondev doctor` says more")
+        raise CheckFailed(
+            f"the installed triton is not the one just built: {'; '.join(findings.problems)}",
+            fix="run `tritondev setup` again; if it persists, `tritondev doctor` says more",
+        )
     asan = settings.sanitize == "address"  # setup.py: "asan doesn't work with binaries that use the GPU"
     # --skip-verify: provenance only (a bisect step's command judges the build; the tools serve the kernel check).
     tools = _runtime_tools(run) if not settings.skip_verify else None
@@ -43,8 +50,9 @@ def run_verify(run: StepRun, step: PlannedStep) -> str | None:
         if isinstance(kernel, KernelsSkipped):
             run.report.notices.append(f"kernel check skipped: {kernel.why}")
         if not kernel.ok:
-            raise CheckFailed("the kernel check failed on the installed triton",
-                              fix="see `tritondev verify` for details")
+            raise CheckFailed(
+                "the kernel check failed on the installed triton", fix="see `tritondev verify` for details"
+            )
     return None
 
 
@@ -61,6 +69,8 @@ def _runtime_tools(run: StepRun) -> Check | None:
     if run.report.verify is not None:
         run.report.verify.tools = check  # in the report even when it fails
     if not check.ok:
-        raise CheckFailed(check.summary, fix="see docs/setup-and-build.md (Offline builds); `tritondev verify` shows"
-                          " what Triton finds")
+        raise CheckFailed(
+            check.summary,
+            fix="see docs/setup-and-build.md (Offline builds); `tritondev verify` shows what Triton finds",
+        )
     return check

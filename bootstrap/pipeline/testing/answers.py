@@ -38,12 +38,21 @@ def _requirements_file(data: Fields) -> RequirementsFile:
     error = data.optional_text("error")
     if error is not None:
         return RequirementsFile((), (), error)
-    found = tuple(FileRequirement(item.text("text"), item.text("name"), item.optional_text("file"),
-                                  item.optional_integer("line"), item.optional_text("installed"),
-                                  item.flag("satisfied"))
-                  for item in data.objects("requirements") or [])
-    invalid = tuple((i.text("file"), i.optional_integer("line"), i.text("text"), i.text("error"))
-                    for i in data.objects("invalid") or [])
+    found = tuple(
+        FileRequirement(
+            item.text("text"),
+            item.text("name"),
+            item.optional_text("file"),
+            item.optional_integer("line"),
+            item.optional_text("installed"),
+            item.flag("satisfied"),
+        )
+        for item in data.objects("requirements") or []
+    )
+    invalid = tuple(
+        (i.text("file"), i.optional_integer("line"), i.text("text"), i.text("error"))
+        for i in data.objects("invalid") or []
+    )
     return RequirementsFile(found, invalid)
 
 

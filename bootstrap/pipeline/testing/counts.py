@@ -20,8 +20,10 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
-_CTEST_TEST = re.compile(r"^\s*\d+/\d+\s+Test\s+#\d+:\s+\S+\s+\.*\s*(\*{0,3})(Passed|Failed|Skipped|Not Run|"
-                         r"Exception|Timeout|\w+)")
+_CTEST_TEST = re.compile(
+    r"^\s*\d+/\d+\s+Test\s+#\d+:\s+\S+\s+\.*\s*(\*{0,3})(Passed|Failed|Skipped|Not Run|"
+    r"Exception|Timeout|\w+)"
+)
 _CTEST_STARTED = ("Test project ", "No tests were found")
 _EXCLUDED = "Test not selected"  # lit's message for a test its --filter left out
 REPORT_LIMIT = 256 << 20
@@ -39,15 +41,25 @@ class Counts:
         other = dict(self.other)
         for key, value in more.other.items():
             other[key] = other.get(key, 0) + value
-        return Counts(self.passed + more.passed, self.failed + more.failed, self.skipped + more.skipped,
-                      self.errors + more.errors, other)
+        return Counts(
+            self.passed + more.passed,
+            self.failed + more.failed,
+            self.skipped + more.skipped,
+            self.errors + more.errors,
+            other,
+        )
 
     @property
     def ran(self) -> int:
         """How many tests the runner reported on (skipped ones included, those a filter left out not):
         zero is a failure, as pytest's exit 5 and lit's empty filter are."""
-        return self.passed + self.failed + self.skipped + self.errors + sum(
-            v for k, v in self.other.items() if k not in ("excluded", "deselected"))
+        return (
+            self.passed
+            + self.failed
+            + self.skipped
+            + self.errors
+            + sum(v for k, v in self.other.items() if k not in ("excluded", "deselected"))
+        )
 
     def describe(self) -> str:
         words = [f"{self.passed} passed", f"{self.failed} failed", f"{self.skipped} skipped"]
@@ -57,8 +69,13 @@ class Counts:
         return ", ".join(words)
 
     def to_json(self) -> dict[str, object]:
-        return {"passed": self.passed, "failed": self.failed, "skipped": self.skipped, "errors": self.errors,
-                **dict(sorted(self.other.items()))}
+        return {
+            "passed": self.passed,
+            "failed": self.failed,
+            "skipped": self.skipped,
+            "errors": self.errors,
+            **dict(sorted(self.other.items())),
+        }
 
 
 def junit_counts(reports: Iterable[Path]) -> Counts | None:
@@ -86,8 +103,13 @@ def _testcases(cases: Iterable[ET.Element]) -> Counts:
         elif case.find("error") is not None:
             errors += 1
         elif (skip := case.find("skipped")) is not None:
-            kind = "xfailed" if skip.get("type") == "pytest.xfail" else \
-                "excluded" if (skip.get("message") or "").startswith(_EXCLUDED) else None
+            kind = (
+                "xfailed"
+                if skip.get("type") == "pytest.xfail"
+                else "excluded"
+                if (skip.get("message") or "").startswith(_EXCLUDED)
+                else None
+            )
             if kind is None:
                 skipped += 1
             else:
@@ -117,8 +139,10 @@ def ctest_counts(lines: Sequence[str]) -> Counts | None:
     return Counts(passed, failed, skipped) if seen else None
 
 
-_COUNT = re.compile(r"^\s*(Passed|Failed|Unsupported|Expectedly Failed|Unexpectedly Passed|Skipped|Excluded|"
-                    r"Timed Out)\s*:\s*(\d+)")
+_COUNT = re.compile(
+    r"^\s*(Passed|Failed|Unsupported|Expectedly Failed|Unexpectedly Passed|Skipped|Excluded|"
+    r"Timed Out)\s*:\s*(\d+)"
+)
 
 
 _FAILED_TEST = re.compile(r"^\s+(\S.* :: \S.*)$")

@@ -74,7 +74,7 @@ def expand(text: str, lookup: Mapping[str, str | Unevaluable], depth: int = 0) -
             i += 2
         elif after in "({":
             end = _closing(text, i + 1)
-            out.append(_reference(text[i + 2:end], lookup, depth))
+            out.append(_reference(text[i + 2 : end], lookup, depth))
             i = end + 1
         else:
             raise Unevaluable(f"${after} (an automatic variable)")
@@ -129,8 +129,9 @@ def _split_arguments(text: str) -> list[str]:
     return parts
 
 
-def evaluate(assignments: Sequence[Assignment], overrides: Mapping[str, str], environment: Mapping[str, str]
-             ) -> dict[str, str | Unevaluable]:
+def evaluate(
+    assignments: Sequence[Assignment], overrides: Mapping[str, str], environment: Mapping[str, str]
+) -> dict[str, str | Unevaluable]:
     """Every variable's value after the Makefile's assignments: tritondev's overrides win, the
     environment is what `?=` defers to and what an undefined name falls back on."""
     values: dict[str, str | Unevaluable] = dict(environment)
@@ -168,10 +169,14 @@ def expand_line(line: str, values: Mapping[str, str | Unevaluable]) -> str:
     try:
         return expand(line, values)
     except Unevaluable as exc:
-        raise UsageError(f"the Makefile line `{line}` uses {exc}, which tritondev does not evaluate",
-                         fix="run that target with make yourself, or `tritondev run -- <its command>`") from None
+        raise UsageError(
+            f"the Makefile line `{line}` uses {exc}, which tritondev does not evaluate",
+            fix="run that target with make yourself, or `tritondev run -- <its command>`",
+        ) from None
     except KeyError as exc:
-        raise UsageError(f"the Makefile line `{line}` uses $({exc.args[0]}), which neither the Makefile, tritondev"
-                         " nor the environment defines",
-                         fix=f"set {exc.args[0]} in the environment (make takes it from there), or run that target"
-                             " with make yourself") from None
+        raise UsageError(
+            f"the Makefile line `{line}` uses $({exc.args[0]}), which neither the Makefile, tritondev"
+            " nor the environment defines",
+            fix=f"set {exc.args[0]} in the environment (make takes it from there), or run that target"
+            " with make yourself",
+        ) from None

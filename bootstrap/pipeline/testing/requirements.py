@@ -33,9 +33,11 @@ def pip_api_root() -> Path:
     spec = importlib.util.find_spec("pip_api")
     locations = list(spec.submodule_search_locations or []) if spec is not None else []
     if not locations:
-        raise ToolMissing("pip-api, which reads requirements files for tritondev, is not installed with it",
-                          fix=f"install it where tritondev runs: python -m pip install '{PIP_API}' (shell/tritondev's"
-                              " own venv has it)")
+        raise ToolMissing(
+            "pip-api, which reads requirements files for tritondev, is not installed with it",
+            fix=f"install it where tritondev runs: python -m pip install '{PIP_API}' (shell/tritondev's"
+            " own venv has it)",
+        )
     return Path(locations[0]).parent
 
 
@@ -50,23 +52,39 @@ def read_requirements(runner: Runner, python: Path, checkout: Path) -> Requireme
     except FileNotFoundError:
         mode = None
     if mode is not None and not stat.S_ISREG(mode):
-        raise ConfigError(f"{path} is not a regular file; nothing reads it",
-                          fix=f"restore it: git -C {checkout} checkout -- {TEST_REQUIREMENTS}")
+        raise ConfigError(
+            f"{path} is not a regular file; nothing reads it",
+            fix=f"restore it: git -C {checkout} checkout -- {TEST_REQUIREMENTS}",
+        )
     argument = str(path) if mode is not None else "-"
     try:
-        _, data = inside.run_json(runner, python, "tritondev_requirements.py", str(pip_api_root()), argument,
-                                  step="test-requirements", timeout=300, isolated=True)
+        _, data = inside.run_json(
+            runner,
+            python,
+            "tritondev_requirements.py",
+            str(pip_api_root()),
+            argument,
+            step="test-requirements",
+            timeout=300,
+            isolated=True,
+        )
         read = requirements_file(data)
     except inside.BadAnswer as exc:
-        raise ExternalError(f"the test requirements could not be read in {python}: {exc}",
-                            fix="see the log of the step test-requirements") from None
+        raise ExternalError(
+            f"the test requirements could not be read in {python}: {exc}",
+            fix="see the log of the step test-requirements",
+        ) from None
     if read.error is not None:
-        raise ExternalError(f"pip-api could not read {path} in {python}: {read.error}",
-                            fix=f"check {TEST_REQUIREMENTS} (pip would refuse it too), and that pip runs in {python}")
+        raise ExternalError(
+            f"pip-api could not read {path} in {python}: {read.error}",
+            fix=f"check {TEST_REQUIREMENTS} (pip would refuse it too), and that pip runs in {python}",
+        )
     if read.invalid:
         file, line, text, why = read.invalid[0]
-        raise ConfigError(f"{file}, line {line}: {text!r} is not a requirement pip reads ({why})",
-                          fix=f"correct it (pip install -r {path} refuses it too)")
+        raise ConfigError(
+            f"{file}, line {line}: {text!r} is not a requirement pip reads ({why})",
+            fix=f"correct it (pip install -r {path} refuses it too)",
+        )
     return read
 
 

@@ -90,9 +90,13 @@ class StepOutcome:
     failed_tests: tuple[str, ...] = ()  # lit's own list ("TRITON :: Triton/reproducer.mlir")
 
     def to_json(self) -> dict[str, object]:
-        return {**self.step.to_json(), "returncode": self.returncode, "verdict": self.verdict,
-                "counts": self.counts.to_json() if self.counts is not None else None,
-                "failed_tests": list(self.failed_tests)}
+        return {
+            **self.step.to_json(),
+            "returncode": self.returncode,
+            "verdict": self.verdict,
+            "counts": self.counts.to_json() if self.counts is not None else None,
+            "failed_tests": list(self.failed_tests),
+        }
 
 
 @dataclass(frozen=True)
@@ -119,15 +123,28 @@ class TestReport:
 
     def to_json(self) -> dict[str, object]:
         counts = self.counts
-        return {"target": self.plan.name, "makefile_target": self.plan.makefile_target,
-                "checkout": str(self.plan.checkout), "build_dir": str(self.plan.build_dir),
-                "python": str(self.plan.python), "installed_requirements": self.installed_requirements,
-                "counts": counts.to_json() if counts is not None and not self.dry_run else None,
-                "notes": list(self.plan.notes), "steps": [o.to_json() for o in self.outcomes]}
+        return {
+            "target": self.plan.name,
+            "makefile_target": self.plan.makefile_target,
+            "checkout": str(self.plan.checkout),
+            "build_dir": str(self.plan.build_dir),
+            "python": str(self.plan.python),
+            "installed_requirements": self.installed_requirements,
+            "counts": counts.to_json() if counts is not None and not self.dry_run else None,
+            "notes": list(self.plan.notes),
+            "steps": [o.to_json() for o in self.outcomes],
+        }
 
 
-def plan_tests(request: TestRequest, checkout: Path, build_dir: Path, python: Path, environ: Mapping[str, str],
-               cores: int, locate: Callable[[str], str]) -> TestPlan:
+def plan_tests(
+    request: TestRequest,
+    checkout: Path,
+    build_dir: Path,
+    python: Path,
+    environ: Mapping[str, str],
+    cores: int,
+    locate: Callable[[str], str],
+) -> TestPlan:
     """The commands of `request.name` at this checkout. Reads the Makefile; starts nothing."""
     try:
         text = read_regular_text(checkout / MAKEFILE, limit=1 << 20)
@@ -140,8 +157,9 @@ def plan_tests(request: TestRequest, checkout: Path, build_dir: Path, python: Pa
     target = resolve_target(rules, request.name, checkout)
     asked = workers(request.args)
     overrides = (("NUM_PROCS", asked),) if asked is not None and asked.isdigit() else ()
-    variables = Variables(python, build_dir, checkout, makevars.parse_assignments(text), overrides,
-                          tuple(environ.items()))
+    variables = Variables(
+        python, build_dir, checkout, makevars.parse_assignments(text), overrides, tuple(environ.items())
+    )
     steps = target_steps(rules, target, variables)
     if request.name == "cpp" and request.args:
         steps = ctest_steps(build_dir, request.args)
@@ -159,20 +177,28 @@ def resolve_target(rules: Mapping[str, object], name: str, checkout: Path) -> st
         if candidate in rules:
             return candidate
     tests = sorted(r.removeprefix("test-") for r in rules if r.startswith("test-"))
-    raise UsageError(f"the Makefile of {checkout} has no target test-{name} or {name} at this commit (its test"
-                     f" targets: {', '.join(tests) or 'none'})",
-                     fix=f"run one of them: tritondev test {tests[0] if tests else 'NAME'}")
+    raise UsageError(
+        f"the Makefile of {checkout} has no target test-{name} or {name} at this commit (its test"
+        f" targets: {', '.join(tests) or 'none'})",
+        fix=f"run one of them: tritondev test {tests[0] if tests else 'NAME'}",
+    )
 
 
 def _worker_notes(name: str, steps: Sequence[TestStep], cores: int) -> tuple[str, ...]:
     """What to say when the Makefile starts more pytest workers than the machine has cores."""
-    counts = [int(w) for s in steps if s.kind in ("pytest", "runner")
-              for w in [workers(s.argv[3:]) if s.kind == "pytest" else _after(s.argv, "--num-procs")]
-              if w is not None and w.isdigit()]
+    counts = [
+        int(w)
+        for s in steps
+        if s.kind in ("pytest", "runner")
+        for w in [workers(s.argv[3:]) if s.kind == "pytest" else _after(s.argv, "--num-procs")]
+        if w is not None and w.isdigit()
+    ]
     if not counts or max(counts) <= cores:
         return ()
-    return (f"test {name} starts {max(counts)} pytest workers (the Makefile's -n/NUM_PROCS) on a machine with"
-            f" {cores} cores; fewer: tritondev test {name} -- -n {max(1, cores)}",)
+    return (
+        f"test {name} starts {max(counts)} pytest workers (the Makefile's -n/NUM_PROCS) on a machine with"
+        f" {cores} cores; fewer: tritondev test {name} -- -n {max(1, cores)}",
+    )
 
 
 def _after(argv: Sequence[str], option: str) -> str | None:
@@ -190,9 +216,11 @@ def _without_makefile(request: TestRequest, build_dir: Path, checkout: Path) -> 
         return ctest_steps(build_dir, request.args)
     if request.name == "nogpu":
         return (*lit, *ctest_steps(build_dir, ()))
-    raise UsageError(f"{checkout} has no Makefile at this commit (Triton added it in 3.3), so there is no"
-                     f" test-{request.name} target to run",
-                     fix="run its pytest yourself: tritondev run -- python -m pytest python/test/unit")
+    raise UsageError(
+        f"{checkout} has no Makefile at this commit (Triton added it in 3.3), so there is no"
+        f" test-{request.name} target to run",
+        fix="run its pytest yourself: tritondev run -- python -m pytest python/test/unit",
+    )
 
 
 def locate_path(path: str, cwd: Path, checkout: Path) -> str:
@@ -203,12 +231,15 @@ def locate_path(path: str, cwd: Path, checkout: Path) -> str:
         candidate = (base / file).resolve()
         if candidate.exists():
             return f"{candidate}{sep}{rest}"
-    raise UsageError(f"no test file or folder {file} (looked in {cwd} and {checkout})",
-                     fix="give a path under python/test/ (or a node id such as FILE::TEST)")
+    raise UsageError(
+        f"no test file or folder {file} (looked in {cwd} and {checkout})",
+        fix="give a path under python/test/ (or a node id such as FILE::TEST)",
+    )
 
 
-def run_plan(ctx: AppContext, plan: TestPlan, env: dict[str, str], show: Callable[[str], None]
-             ) -> tuple[StepOutcome, ...]:
+def run_plan(
+    ctx: AppContext, plan: TestPlan, env: dict[str, str], show: Callable[[str], None]
+) -> tuple[StepOutcome, ...]:
     """Each command in order, its output shown as it comes, its report read; stops at a command that
     failed without a test failing (the build broke: the tests after it would only test the old build).
     Reports go to a folder of their own, removed afterwards."""
@@ -224,8 +255,9 @@ def run_plan(ctx: AppContext, plan: TestPlan, env: dict[str, str], show: Callabl
     return tuple(outcomes)
 
 
-def _run_step(ctx: AppContext, step: TestStep, env: dict[str, str], show: Callable[[str], None], folder: Path
-              ) -> StepOutcome:
+def _run_step(
+    ctx: AppContext, step: TestStep, env: dict[str, str], show: Callable[[str], None], folder: Path
+) -> StepOutcome:
     lines: list[str] = []
 
     def collect(line: str) -> None:
@@ -235,8 +267,15 @@ def _run_step(ctx: AppContext, step: TestStep, env: dict[str, str], show: Callab
     variables = {**env, **dict(step.env)}
     # Under --dry-run no report is asked for: the command shown is the Makefile's, with nothing temporary.
     reporting, report = ({}, None) if ctx.dry_run else report_env(step, {**os.environ, **variables}, folder)
-    result = ctx.runner.stream(list(step.argv), step="test", cwd=step.cwd, env={**variables, **reporting},
-                               check=False, on_line=collect, timeout=24 * 3600)
+    result = ctx.runner.stream(
+        list(step.argv),
+        step="test",
+        cwd=step.cwd,
+        env={**variables, **reporting},
+        check=False,
+        on_line=collect,
+        timeout=24 * 3600,
+    )
     if result.dry_run:
         return StepOutcome(step, 0, None, "not-run")
     counts = read_counts(step, report, lines)
@@ -247,8 +286,11 @@ def _run_step(ctx: AppContext, step: TestStep, env: dict[str, str], show: Callab
 def environment(ctx: AppContext, python: Path) -> dict[str, str]:
     """What the commands run with: `tritondev env`'s variables and the target environment first on PATH."""
 
-    values = {k: v for k, v in collect_variables(ctx.workspace.env_file, dump_ir=False,
-                                                 backend=ctx.settings.backend).items() if v is not None}
+    values = {
+        k: v
+        for k, v in collect_variables(ctx.workspace.env_file, dump_ir=False, backend=ctx.settings.backend).items()
+        if v is not None
+    }
     folder = python.parent
     values["PATH"] = f"{folder}{os.pathsep}{os.environ.get('PATH', '')}"
     if (folder.parent / "pyvenv.cfg").is_file():
@@ -264,9 +306,11 @@ def stream_to(json_mode: bool) -> Callable[[str], None]:
 def refuse_without_gpu(plan: TestPlan, gpus: Sequence[str]) -> None:
     name = plan.name
     if not gpus:
-        raise UsageError(f"test {name} runs on a GPU, and this machine has none (nvidia-smi and rocminfo list no GPU)",
-                         fix="here: tritondev test interpret (the interpreter, on the CPU), tritondev test nogpu"
-                             f" (lit and C++); test {name} on a machine with a GPU")
+        raise UsageError(
+            f"test {name} runs on a GPU, and this machine has none (nvidia-smi and rocminfo list no GPU)",
+            fix="here: tritondev test interpret (the interpreter, on the CPU), tritondev test nogpu"
+            f" (lit and C++); test {name} on a machine with a GPU",
+        )
 
 
 def requirements_fix(request: TestRequest) -> str:
@@ -276,9 +320,11 @@ def requirements_fix(request: TestRequest) -> str:
 
 def check_requirements(missing: tuple[FileRequirement, ...], request: TestRequest, python: Path) -> None:
     if missing:
-        raise ToolMissing(f"{describe_missing(missing)} ({TEST_REQUIREMENTS}) not installed in {python}",
-                          fix=f"{requirements_fix(request)} (installs {TEST_REQUIREMENTS} there, as the Makefile's"
-                              " dev-install-requires does)")
+        raise ToolMissing(
+            f"{describe_missing(missing)} ({TEST_REQUIREMENTS}) not installed in {python}",
+            fix=f"{requirements_fix(request)} (installs {TEST_REQUIREMENTS} there, as the Makefile's"
+            " dev-install-requires does)",
+        )
 
 
 def install_requirements(ctx: AppContext, python: Path, checkout: Path) -> bool:
@@ -289,9 +335,11 @@ def install_requirements(ctx: AppContext, python: Path, checkout: Path) -> bool:
         return False
     requirements = checkout / TEST_REQUIREMENTS
     wanted = ["-r", str(requirements)] if requirements.is_file() else [r.text for r in read.missing]
-    ctx.runner.run([str(python), "-m", "pip", "install", "--disable-pip-version-check", *wanted],
-                   step="test-requirements",
-                   fix="check that the package index is reachable (pip's own output is in the log)")
+    ctx.runner.run(
+        [str(python), "-m", "pip", "install", "--disable-pip-version-check", *wanted],
+        step="test-requirements",
+        fix="check that the package index is reachable (pip's own output is in the log)",
+    )
     return True
 
 
@@ -303,8 +351,15 @@ def run_tests(ctx: AppContext, request: TestRequest) -> TestReport:
     state = read_state(ctx.workspace.state)
     assert state is not None  # find_build said so
     env = environment(ctx, state.python)
-    plan = plan_tests(request, build.triton_src, build.build_dir, state.python, {**os.environ, **env},
-                      detect().cpus, lambda path: locate_path(path, request.cwd, build.triton_src))
+    plan = plan_tests(
+        request,
+        build.triton_src,
+        build.build_dir,
+        state.python,
+        {**os.environ, **env},
+        detect().cpus,
+        lambda path: locate_path(path, request.cwd, build.triton_src),
+    )
     if plan.makefile_target in NEEDS_GPU and not ctx.dry_run:  # a dry run shows the plan on any machine
         refuse_without_gpu(plan, local_gpu_targets(ctx.runner.logging_to(None)))
     installed = False
@@ -314,8 +369,10 @@ def run_tests(ctx: AppContext, request: TestRequest) -> TestReport:
         else:
             missing = read_requirements(ctx.runner, state.python, build.triton_src).missing
             if ctx.dry_run and missing:
-                ui.note(f"the run would stop here: {describe_missing(missing)} not installed in {state.python}"
-                        f" ({requirements_fix(request)})")
+                ui.note(
+                    f"the run would stop here: {describe_missing(missing)} not installed in {state.python}"
+                    f" ({requirements_fix(request)})"
+                )
             else:
                 check_requirements(missing, request, state.python)
     for note in plan.notes:

@@ -25,17 +25,50 @@ from typing import Literal
 from bootstrap.core.errors import UsageError
 from bootstrap.pipeline.testing import makevars
 
-NEEDS_GPU: frozenset[str] = frozenset({"test-unit", "test-regression", "test-gluon", "test-proton", "test-gsan",
-                                      "test-distributed", "test-plugins", "test-warmup"})
+NEEDS_GPU: frozenset[str] = frozenset(
+    {
+        "test-unit",
+        "test-regression",
+        "test-gluon",
+        "test-proton",
+        "test-gsan",
+        "test-distributed",
+        "test-plugins",
+        "test-warmup",
+    }
+)
 StepKind = Literal["ninja", "pytest", "runner", "ctest", "lit", "command", "shell"]
 Counter = Literal["pytest", "junit-dir", "lit", "ctest", "none"]
 LIT_TARGET = "check-triton-lit-tests"
 UNIT_TARGET = "check-triton-unit-tests"
 TEST_RUNNER = "triton._test_runner"  # main after #11098: `$(PYTHON) -m triton._test_runner suite unit ...`
 # pytest options whose value is the next word (`-k expr`, `-n 8`); any other word after an option is a path.
-_VALUED = frozenset({"-k", "-m", "-n", "-p", "-c", "-o", "-W", "--deselect", "--ignore", "--ignore-glob", "--rootdir",
-                     "--maxfail", "--tb", "--junitxml", "--junit-xml", "--device", "--durations", "--basetemp",
-                     "--confcutdir", "--dist", "--capture", "--numprocesses"})
+_VALUED = frozenset(
+    {
+        "-k",
+        "-m",
+        "-n",
+        "-p",
+        "-c",
+        "-o",
+        "-W",
+        "--deselect",
+        "--ignore",
+        "--ignore-glob",
+        "--rootdir",
+        "--maxfail",
+        "--tb",
+        "--junitxml",
+        "--junit-xml",
+        "--device",
+        "--durations",
+        "--basetemp",
+        "--confcutdir",
+        "--dist",
+        "--capture",
+        "--numprocesses",
+    }
+)
 _RULE = re.compile(r"^([A-Za-z0-9_.-]+)\s*:(?!=)\s*(.*)$")
 _SHELL_WORDS = ("&&", "||", ";", "|", ">", ">>", "<", "2>", "2>&1", "&")
 
@@ -68,8 +101,13 @@ class TestStep:
         return "lit" if self.kind == "lit" or (self.kind == "ninja" and LIT_TARGET in self.argv) else "none"
 
     def to_json(self) -> dict[str, object]:
-        return {"kind": self.kind, "argv": list(self.argv), "cwd": str(self.cwd), "env": dict(self.env),
-                "makefile_line": self.line}
+        return {
+            "kind": self.kind,
+            "argv": list(self.argv),
+            "cwd": str(self.cwd),
+            "env": dict(self.env),
+            "makefile_line": self.line,
+        }
 
 
 @dataclass(frozen=True)
@@ -84,8 +122,12 @@ class Variables:
     environment: tuple[tuple[str, str], ...] = ()  # what the commands run with
 
     def values(self) -> dict[str, str | makevars.Unevaluable]:
-        fixed = {"PYTHON": shlex.quote(str(self.python)), "BUILD_DIR": shlex.quote(str(self.build_dir)),
-                 "ROOT_DIR": shlex.quote(str(self.root)), **dict(self.overrides)}
+        fixed = {
+            "PYTHON": shlex.quote(str(self.python)),
+            "BUILD_DIR": shlex.quote(str(self.build_dir)),
+            "ROOT_DIR": shlex.quote(str(self.root)),
+            **dict(self.overrides),
+        }
         values = makevars.evaluate(self.assignments, fixed, dict(self.environment))
         # Two the Makefile defines from $(BUILD_DIR) and $(PYTHON): the same values where it does not.
         values.setdefault("PYTEST", f"{fixed['PYTHON']} -m pytest")
@@ -120,16 +162,19 @@ def parse_makefile(text: str) -> dict[str, MakeRule]:
     return rules
 
 
-def step_of(line: str, variables: Variables, values: Mapping[str, str | makevars.Unevaluable] | None = None
-            ) -> TestStep:
+def step_of(
+    line: str, variables: Variables, values: Mapping[str, str | makevars.Unevaluable] | None = None
+) -> TestStep:
     """One recipe line as a command: `cd DIR &&`, `NAME=value` words, then the program. A line with
     other shell syntax (a pipeline, `;`, a redirection) runs as make runs every line: `sh -c LINE`."""
     text = makevars.expand_line(line, variables.values() if values is None else values)
     try:
         words = shlex.split(text)
     except ValueError:
-        raise UsageError(f"the Makefile line `{line}` is not shell words tritondev can read",
-                         fix="run that target with make yourself") from None
+        raise UsageError(
+            f"the Makefile line `{line}` is not shell words tritondev can read",
+            fix="run that target with make yourself",
+        ) from None
     cwd = variables.root
     if len(words) > 3 and words[0] == "cd" and words[2] == "&&":
         cwd = (variables.root / words[1]).resolve()
@@ -202,8 +247,9 @@ def workers(words: Sequence[str]) -> str | None:
     return found
 
 
-def with_user_args(steps: Sequence[TestStep], args: Sequence[str], python: Path, locate: Mapping[str, str]
-                   ) -> tuple[TestStep, ...]:
+def with_user_args(
+    steps: Sequence[TestStep], args: Sequence[str], python: Path, locate: Mapping[str, str]
+) -> tuple[TestStep, ...]:
     """The user's pytest arguments added: options to every pytest command (and, through PYTEST_ADDOPTS,
     to the pytest processes of upstream's test runner); test paths (already made absolute in `locate`)
     replace the paths of the first pytest command, which then runs alone."""
@@ -213,11 +259,16 @@ def with_user_args(steps: Sequence[TestStep], args: Sequence[str], python: Path,
     for step in steps:
         if step.kind == "runner":
             if paths:
-                raise UsageError(f"`{step.line}` runs upstream's test runner, which takes no test paths",
-                                 fix="run one file with pytest itself: tritondev run -- python -m pytest PATH")
+                raise UsageError(
+                    f"`{step.line}` runs upstream's test runner, which takes no test paths",
+                    fix="run one file with pytest itself: tritondev run -- python -m pytest PATH",
+                )
             addopts = " ".join(shlex.quote(o) for o in _without_workers(options))
-            runs.append(TestStep(step.kind, step.argv, step.cwd, (*step.env, ("PYTEST_ADDOPTS", addopts)), step.line)
-                        if addopts else step)
+            runs.append(
+                TestStep(step.kind, step.argv, step.cwd, (*step.env, ("PYTEST_ADDOPTS", addopts)), step.line)
+                if addopts
+                else step
+            )
             continue
         if step.kind != "pytest":
             runs.append(step)
@@ -226,8 +277,11 @@ def with_user_args(steps: Sequence[TestStep], args: Sequence[str], python: Path,
             if any(s.kind == "pytest" for s in runs):
                 continue
             own, _ = split_args(step.argv[3:])
-            runs.append(TestStep("pytest", (*prefix, *own, *(locate[p] for p in paths), *options), step.cwd,
-                                 step.env, step.line))
+            runs.append(
+                TestStep(
+                    "pytest", (*prefix, *own, *(locate[p] for p in paths), *options), step.cwd, step.env, step.line
+                )
+            )
         else:
             runs.append(TestStep("pytest", (*step.argv, *options), step.cwd, step.env, step.line))
     return tuple(runs)
@@ -250,5 +304,7 @@ def _without_workers(options: Sequence[str]) -> list[str]:
 def ctest_steps(build_dir: Path, args: Sequence[str]) -> tuple[TestStep, ...]:
     """`test cpp ARGS`: the check target takes no arguments, so the tests are built (`ninja`) and ctest
     runs with them, as check-triton-unit-tests runs it (--output-on-failure, from the build folder)."""
-    return (TestStep("ninja", ("ninja", "-C", str(build_dir)), build_dir),
-            TestStep("ctest", ("ctest", "--output-on-failure", *args), build_dir))
+    return (
+        TestStep("ninja", ("ninja", "-C", str(build_dir)), build_dir),
+        TestStep("ctest", ("ctest", "--output-on-failure", *args), build_dir),
+    )

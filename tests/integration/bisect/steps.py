@@ -7,8 +7,9 @@ import time
 from pathlib import Path
 
 
-def wait_for_step(proc: subprocess.Popen[str], workspace: Path, pattern: str, since: float,
-                  timeout: float = 1800) -> None:
+def wait_for_step(
+    proc: subprocess.Popen[str], workspace: Path, pattern: str, since: float, timeout: float = 1800
+) -> None:
     """Wait until this run has recorded its bisect (state/bisect.json) and started the step whose logs
     match `pattern` under logs/bisect/, written after `since` (the time before the run
     started): an earlier bisect's step folders stay until the new one has recorded itself and cleared

@@ -37,8 +37,16 @@ def ws(bisect_world: BisectWorld, tmp_path_factory: pytest.TempPathFactory) -> d
     env = base_env(root / "home", xdg=root / "xdg", ccache_dir=warm_ccache())
     workspace = root / "ws"
     workspace_venv(workspace)
-    common = ["--workspace", str(workspace), "--mirror", str(bisect_world.world.git_root), "--jobs", "2",
-              "--link-jobs", "2"]
+    common = [
+        "--workspace",
+        str(workspace),
+        "--mirror",
+        str(bisect_world.world.git_root),
+        "--jobs",
+        "2",
+        "--link-jobs",
+        "2",
+    ]
     proc = tritondev("setup", *common, "--llvm", "source", "--triton-commit", bisect_world.triton.good, env=env)
     assert proc.returncode == 0, proc.stderr[-3000:]
     for name, text in (("check_add.py", CHECK_ADD), ("check_name.py", CHECK_KERNEL_NAME), ("smoke.py", SMOKE)):
@@ -61,9 +69,13 @@ def where_things_are(ws: dict[str, Any], refs: bool = True) -> dict[str, Any]:
     that can be resumed keeps the range under refs/tritondev/: `refs=False` leaves refs out)."""
     workspace = ws["ws"]
     return {
-        **{name: (*checkout_state(workspace / "src" / name),
-                  git(workspace / "src" / name, "for-each-ref") if refs else "")
-           for name in ("triton", "llvm-project")},
+        **{
+            name: (
+                *checkout_state(workspace / "src" / name),
+                git(workspace / "src" / name, "for-each-ref") if refs else "",
+            )
+            for name in ("triton", "llvm-project")
+        },
         "installed": installed_triton(workspace / "venv" / "bin" / "python", ws["root"]),
         "journal": (workspace / "state" / "bisect.json").exists(),
     }
@@ -107,8 +119,18 @@ def test_bad_inputs_change_nothing(ws: dict[str, Any], bisect_world: BisectWorld
         assert text in proc.stderr and lines[-1].startswith("fix: ") and "Traceback" not in proc.stderr, args
         assert diff(before, snapshot(ws["ws"])) == [], args
     # Without --mirror, missing commits come from the checkout's origin: still nothing written.
-    no_mirror = tritondev("bisect", "triton", "--workspace", str(ws["ws"]), *good, "--bad", "no-such-branch", *run,
-                          env=ws["env"], cwd=ws["root"])
+    no_mirror = tritondev(
+        "bisect",
+        "triton",
+        "--workspace",
+        str(ws["ws"]),
+        *good,
+        "--bad",
+        "no-such-branch",
+        *run,
+        env=ws["env"],
+        cwd=ws["root"],
+    )
     assert no_mirror.returncode == 2 and str(bisect_world.world.git_root) in no_mirror.stderr
     assert diff(before, snapshot(ws["ws"])) == []
     as_one = bisect(ws, "triton", "--good", r.bad, "--bad", r.good, "--json", *run)
@@ -133,7 +155,8 @@ def test_bad_inputs_change_nothing(ws: dict[str, Any], bisect_world: BisectWorld
 
 
 def test_regression_found_broken_commit_skipped_no_llvm_build_interrupt_and_resume(
-        ws: dict[str, Any], bisect_world: BisectWorld) -> None:
+    ws: dict[str, Any], bisect_world: BisectWorld
+) -> None:
     r = bisect_world.triton
     before = where_things_are(ws)
     argv = ["--good", r.good, "--bad", "bisect"]
@@ -172,15 +195,20 @@ def test_regression_found_broken_commit_skipped_no_llvm_build_interrupt_and_resu
 
 def start(ws: dict[str, Any], *args: str) -> subprocess.Popen[str]:
     """`tritondev bisect ARGS` in a session of its own (a signal to its group reaches pip and ninja too)."""
-    return subprocess.Popen(tritondev_argv("bisect", *args[:1], *ws["common"], *args[1:]),
-                            env=ws["env"], cwd=ws["root"], stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-                            text=True, start_new_session=True)
-
-
+    return subprocess.Popen(
+        tritondev_argv("bisect", *args[:1], *ws["common"], *args[1:]),
+        env=ws["env"],
+        cwd=ws["root"],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        start_new_session=True,
+    )
 
 
 def test_a_range_across_an_llvm_bump_builds_each_llvm_once_and_a_killed_bisect_is_reset(
-        ws: dict[str, Any], bisect_world: BisectWorld) -> None:
+    ws: dict[str, Any], bisect_world: BisectWorld
+) -> None:
     r, world = bisect_world.bump, bisect_world.world
     before = where_things_are(ws)
     argv = ("triton", "--good", r.good, "--bad", r.bad)
@@ -213,7 +241,8 @@ def test_a_range_across_an_llvm_bump_builds_each_llvm_once_and_a_killed_bisect_i
 
 
 def test_bisect_llvm_finds_the_llvm_commit_that_breaks_a_triton_test(
-        ws: dict[str, Any], bisect_world: BisectWorld) -> None:
+    ws: dict[str, Any], bisect_world: BisectWorld
+) -> None:
     r, world = bisect_world.llvm, bisect_world.world
     before = where_things_are(ws)
     behaviour = r.labels["behaviour"]
@@ -233,8 +262,22 @@ def test_bisect_llvm_finds_the_llvm_commit_that_breaks_a_triton_test(
     # Compatibility: the first LLVM that this Triton no longer builds against, in the same LLVM folder.
     api_break = r.labels["api_break"]
     before_it = r.commits[r.commits.index(api_break) - 1]
-    data = as_json(bisect(ws, "llvm", "--good", before_it, "--bad", r.bad, "--build-failure", "bad", "--json",
-                          "--", "python", "smoke.py"))
+    data = as_json(
+        bisect(
+            ws,
+            "llvm",
+            "--good",
+            before_it,
+            "--bad",
+            r.bad,
+            "--build-failure",
+            "bad",
+            "--json",
+            "--",
+            "python",
+            "smoke.py",
+        )
+    )
     assert data["first_bad"]["commit"] == api_break
     failed = next(s for s in data["steps"] if s["commit"] == api_break)
     assert failed["verdict"] == "bad" and failed["exit_code"] is None
@@ -264,15 +307,17 @@ def reports(steps: list[dict[str, Any]]) -> dict[str, dict[str, Any]]:
     return found
 
 
-def test_each_step_across_an_llvm_bump_is_built_against_its_own_pin(ws: dict[str, Any],
-                                                                    bisect_world: BisectWorld) -> None:
+def test_each_step_across_an_llvm_bump_is_built_against_its_own_pin(
+    ws: dict[str, Any], bisect_world: BisectWorld
+) -> None:
     """`bisect triton` across a bump: every step's library reports the LLVM that step's commit pins, in
     the headers it was compiled with and the libraries it was linked with (one Triton build folder)."""
     r, world = bisect_world.bump, bisect_world.world
     (ws["root"] / "report_then_add.py").write_text(REPORT + CHECK_ADD)
     before = where_things_are(ws)
-    data = as_json(bisect(ws, "triton", "--good", r.good, "--bad", r.bad, "--json", "--", "python",
-                          "report_then_add.py"))
+    data = as_json(
+        bisect(ws, "triton", "--good", r.good, "--bad", r.bad, "--json", "--", "python", "report_then_add.py")
+    )
     assert data["first_bad"]["commit"] == r.labels["regression"]
     seen = reports(data["steps"])
     assert any(s["step"]["llvm_commit"] == world.llvm_commits["other"] for s in seen.values()), data["steps"]
@@ -284,14 +329,17 @@ def test_each_step_across_an_llvm_bump_is_built_against_its_own_pin(ws: dict[str
     # the commits changed, not every file from a fresh CMake cache as the first step past the bump did.
     logs = ws["ws"] / "logs" / "bisect"
     crossed = next(s for s in data["steps"] if s["llvm_commit"] == world.llvm_commits["other"])
-    compiled = {name: (logs / name / "triton-install.log").read_text().count("Building CXX object")
-                for name in ("restore", Path(crossed["log"]).name)}
+    compiled = {
+        name: (logs / name / "triton-install.log").read_text().count("Building CXX object")
+        for name in ("restore", Path(crossed["log"]).name)
+    }
     assert compiled["restore"] < compiled[Path(crossed["log"]).name], compiled
     assert not list((ws["ws"] / "src" / "triton" / "build").glob(".tritondev-bisect-*"))  # parked ones gone
 
 
-def test_bisect_llvm_builds_each_of_three_commits_into_the_library(ws: dict[str, Any],
-                                                                    bisect_world: BisectWorld) -> None:
+def test_bisect_llvm_builds_each_of_three_commits_into_the_library(
+    ws: dict[str, Any], bisect_world: BisectWorld
+) -> None:
     """`bisect llvm` over three LLVM commits: each step's library is that commit's LLVM, and the
     starting build (set up against setup's own LLVM folder) is back afterwards."""
     r = bisect_world.llvm
@@ -313,7 +361,12 @@ def test_bisect_llvm_builds_each_of_three_commits_into_the_library(ws: dict[str,
 
 
 def fresh_library(ws: dict[str, Any]) -> dict[str, Any]:
-    proc = subprocess.run([str(ws["ws"] / "venv" / "bin" / "python"), "-c", REPORT], capture_output=True, text=True,
-                          cwd=ws["root"], check=True)
+    proc = subprocess.run(
+        [str(ws["ws"] / "venv" / "bin" / "python"), "-c", REPORT],
+        capture_output=True,
+        text=True,
+        cwd=ws["root"],
+        check=True,
+    )
     result: dict[str, Any] = json.loads(proc.stdout.removeprefix("LLVM-REPORT "))
     return result

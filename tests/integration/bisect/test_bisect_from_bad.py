@@ -37,14 +37,21 @@ URL_ARG = f"https://{SECRET}:x-oauth-basic@example.invalid/simple"
 def _add_branch_that_tracks_a_file_for_a_while(world: BisectWorld) -> tuple[str, str]:
     """Branch `bisect-notes` from main: docs/NOTES.md added, then removed; (good, bad)."""
     work = world.world.work["triton"]
-    env = {**{k: v for k, v in os.environ.items() if not k.startswith("GIT_")}, "GIT_CONFIG_NOSYSTEM": "1",
-           "GIT_AUTHOR_NAME": "W", "GIT_AUTHOR_EMAIL": "w@example.invalid", "GIT_COMMITTER_NAME": "W",
-           "GIT_COMMITTER_EMAIL": "w@example.invalid", "GIT_AUTHOR_DATE": "@1769990000 +0000",
-           "GIT_COMMITTER_DATE": "@1769990000 +0000"}
+    env = {
+        **{k: v for k, v in os.environ.items() if not k.startswith("GIT_")},
+        "GIT_CONFIG_NOSYSTEM": "1",
+        "GIT_AUTHOR_NAME": "W",
+        "GIT_AUTHOR_EMAIL": "w@example.invalid",
+        "GIT_COMMITTER_NAME": "W",
+        "GIT_COMMITTER_EMAIL": "w@example.invalid",
+        "GIT_AUTHOR_DATE": "@1769990000 +0000",
+        "GIT_COMMITTER_DATE": "@1769990000 +0000",
+    }
 
     def g(*args: str) -> str:
-        return subprocess.run(["git", *args], cwd=work, env=env, check=True, capture_output=True,
-                              text=True).stdout.strip()
+        return subprocess.run(
+            ["git", *args], cwd=work, env=env, check=True, capture_output=True, text=True
+        ).stdout.strip()
 
     good = g("rev-parse", "main")
     g("checkout", "-q", "-b", "bisect-notes", "main")
@@ -56,8 +63,11 @@ def _add_branch_that_tracks_a_file_for_a_while(world: BisectWorld) -> tuple[str,
     g("commit", "-q", "-m", "Move the release notes to the wiki")
     bad = g("rev-parse", "HEAD")
     g("checkout", "-q", "main")
-    subprocess.run(["git", "-C", str(work), "push", "-q", str(world.world.bare["triton"]), "refs/heads/bisect-notes"],
-                   check=True, capture_output=True)
+    subprocess.run(
+        ["git", "-C", str(work), "push", "-q", str(world.world.bare["triton"]), "refs/heads/bisect-notes"],
+        check=True,
+        capture_output=True,
+    )
     return good, bad
 
 
@@ -71,8 +81,16 @@ def ws(bisect_world: BisectWorld, tmp_path_factory: pytest.TempPathFactory) -> d
     env = base_env(root / "home", xdg=root / "xdg", ccache_dir=warm_ccache())
     workspace = root / "ws"
     workspace_venv(workspace)
-    common = ["--workspace", str(workspace), "--mirror", str(bisect_world.world.git_root), "--jobs", "2",
-              "--link-jobs", "2"]
+    common = [
+        "--workspace",
+        str(workspace),
+        "--mirror",
+        str(bisect_world.world.git_root),
+        "--jobs",
+        "2",
+        "--link-jobs",
+        "2",
+    ]
     proc = tritondev("setup", *common, "--triton-commit", bisect_world.triton.bad, env=env)
     assert proc.returncode == 0, proc.stderr[-3000:]
     triton, bad = workspace / "src" / "triton", bisect_world.triton.bad
@@ -82,8 +100,13 @@ def ws(bisect_world: BisectWorld, tmp_path_factory: pytest.TempPathFactory) -> d
     origin = git(triton, "remote", "get-url", "origin")
     shutil.rmtree(triton)
     triton.mkdir()
-    for args in (("init", "-q"), ("remote", "add", "origin", origin), ("fetch", "-q", "--depth", "1", "origin", bad),
-                 ("checkout", "-q", "--detach", bad), ("update-ref", f"refs/tritondev/pins/{bad}", bad)):
+    for args in (
+        ("init", "-q"),
+        ("remote", "add", "origin", origin),
+        ("fetch", "-q", "--depth", "1", "origin", bad),
+        ("checkout", "-q", "--detach", bad),
+        ("update-ref", f"refs/tritondev/pins/{bad}", bad),
+    ):
         git(triton, *args)
     assert git(triton, "rev-parse", "--is-shallow-repository") == "true"
     assert git(triton, "rev-list", "--count", "HEAD") == "1"
@@ -110,10 +133,17 @@ def test_bisect_from_a_shallow_checkout_of_the_bad_commit(ws: dict[str, Any], bi
     assert head == r.bad
     # Ctrl-C during the second step: the checkout goes back to the bad commit, the journal stays.
     since = time.time()
-    proc = subprocess.Popen(tritondev_argv("bisect", "triton", *ws["common"], "--good", r.good,
-                             "--bad", r.bad, "--", "python", "check_add.py", URL_ARG), env=ws["env"],
-                            cwd=ws["root"], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
-                            start_new_session=True)
+    proc = subprocess.Popen(
+        tritondev_argv(
+            "bisect", "triton", *ws["common"], "--good", r.good, "--bad", r.bad, "--", "python", "check_add.py", URL_ARG
+        ),
+        env=ws["env"],
+        cwd=ws["root"],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        start_new_session=True,
+    )
     wait_for_step(proc, ws["ws"], "02-*", since)
     os.killpg(proc.pid, signal.SIGINT)
     _, stderr = proc.communicate(timeout=600)
@@ -143,19 +173,23 @@ def test_bisect_resume_fetches_what_a_shallow_checkout_lacks(ws: dict[str, Any],
     it) is resumed by fetching the range again."""
     r = bisect_world.triton
     checkout = ws["ws"] / "src" / "triton"
-    argv = tritondev_argv("bisect", "triton", *ws["common"], "--good", r.good, "--bad", r.bad,
-            "--", "python", "check_add.py")
+    argv = tritondev_argv(
+        "bisect", "triton", *ws["common"], "--good", r.good, "--bad", r.bad, "--", "python", "check_add.py"
+    )
     # tritondev's git runs no hook of the checkout (core.hooksPath=/dev/null), so a `git` first on PATH
     # holds the fetch that copies the range in until the Ctrl-C, whatever the machine's load.
     held = ws["root"] / "import-held"
     wrapper = ws["root"] / "held-git" / "git"
     wrapper.parent.mkdir(exist_ok=True)
-    wrapper.write_text(f"#!/bin/sh\ncase \"$*\" in *fetch*refs/tritondev/bisect/good:*) touch '{held}';"
-                       f" exec sleep 600;; esac\nexec '{shutil.which('git')}' \"$@\"\n")
+    wrapper.write_text(
+        f"#!/bin/sh\ncase \"$*\" in *fetch*refs/tritondev/bisect/good:*) touch '{held}';"
+        f" exec sleep 600;; esac\nexec '{shutil.which('git')}' \"$@\"\n"
+    )
     wrapper.chmod(0o755)
     env = {**ws["env"], "PATH": f"{wrapper.parent}{os.pathsep}{ws['env'].get('PATH', os.environ['PATH'])}"}
-    proc = subprocess.Popen(argv, env=env, cwd=ws["root"], stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-                            text=True, start_new_session=True)
+    proc = subprocess.Popen(
+        argv, env=env, cwd=ws["root"], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, start_new_session=True
+    )
     deadline = time.monotonic() + 600
     while not held.exists():
         assert proc.poll() is None and time.monotonic() < deadline, proc.communicate()[1][-3000:]
@@ -169,8 +203,15 @@ def test_bisect_resume_fetches_what_a_shallow_checkout_lacks(ws: dict[str, Any],
 
     # The same command again goes on (the range copied in now), and a Ctrl-C as step 01 starts.
     since = time.time()
-    proc = subprocess.Popen(argv, env=ws["env"], cwd=ws["root"], stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-                            text=True, start_new_session=True)
+    proc = subprocess.Popen(
+        argv,
+        env=ws["env"],
+        cwd=ws["root"],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        start_new_session=True,
+    )
     wait_for_step(proc, ws["ws"], "01-*", since)
     os.killpg(proc.pid, signal.SIGINT)
     _, stderr = proc.communicate(timeout=600)
@@ -203,5 +244,3 @@ def test_ignored_files_a_commit_of_the_range_tracks_stop_it_before_anything_move
     assert "docs/NOTES.md" in proc.stderr and "fix: " in proc.stderr and "Traceback" not in proc.stderr
     assert diff(before, snapshot(ws["ws"])) == []
     assert (checkout / "docs" / "NOTES.md").read_text() == "my own notes, kept out of git\n"
-
-

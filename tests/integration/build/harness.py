@@ -26,8 +26,10 @@ def base_env(home: Path, *, xdg: Path, ccache_dir: Path, path: str | None = None
     """A clean environment: no TRITONDEV_*/TRITON_*/venv variables, private HOME and cache; the ccache
     folder given (a private one where the test counts compilations, else the run's `warm_ccache()`)."""
     env = {
-        k: v for k, v in os.environ.items()
-        if not k.startswith(("TRITONDEV_", "TRITON_", "CCACHE_")) and k not in ("VIRTUAL_ENV", "CONDA_PREFIX")
+        k: v
+        for k, v in os.environ.items()
+        if not k.startswith(("TRITONDEV_", "TRITON_", "CCACHE_"))
+        and k not in ("VIRTUAL_ENV", "CONDA_PREFIX")
         and k not in ("DEBUG", "REL_WITH_DEB_INFO", "MAX_JOBS", "PYTHONDONTWRITEBYTECODE")
     }
     home.mkdir(parents=True, exist_ok=True)
@@ -53,10 +55,10 @@ def path_without_clang(folder: Path) -> str:
     return str(folder)
 
 
-def tritondev(*args: str, env: dict[str, str], cwd: Path | None = None, timeout: float = 900
-              ) -> subprocess.CompletedProcess[str]:
-    return subprocess.run(tritondev_argv(*args), env=env, cwd=cwd, capture_output=True,
-                          text=True, timeout=timeout)
+def tritondev(
+    *args: str, env: dict[str, str], cwd: Path | None = None, timeout: float = 900
+) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(tritondev_argv(*args), env=env, cwd=cwd, capture_output=True, text=True, timeout=timeout)
 
 
 def setup_args(world: World, workspace: Path, label: str, *extra: str) -> list[str]:
@@ -64,8 +66,21 @@ def setup_args(world: World, workspace: Path, label: str, *extra: str) -> list[s
     the mini LLVM from source (`--llvm source`, unless `extra` names another `--llvm`): these tests are
     about the source build, and the default `auto` would ask Triton's real package host first."""
     llvm = [] if "--llvm" in extra else ["--llvm", "source"]
-    return ["setup", "--workspace", str(workspace), "--mirror", str(world.git_root),
-            "--triton-commit", world.triton_commits[label], "--jobs", "2", "--link-jobs", "2", *llvm, *extra]
+    return [
+        "setup",
+        "--workspace",
+        str(workspace),
+        "--mirror",
+        str(world.git_root),
+        "--triton-commit",
+        world.triton_commits[label],
+        "--jobs",
+        "2",
+        "--link-jobs",
+        "2",
+        *llvm,
+        *extra,
+    ]
 
 
 def setup_json(world: Any, workspace: Path, label: str, *extra: str, env: dict[str, str]) -> dict[str, Any]:
@@ -89,13 +104,16 @@ def commands(report: dict[str, Any], *steps: str) -> list[Cmd]:
     return [Cmd.of(c) for c in report["commands"] if not steps or c["step"] in steps]
 
 
-def shell_function_commands(workspace: Path, env: dict[str, str], *functions: str, shell: str = "bash"
-                            ) -> list[Cmd]:
+def shell_function_commands(workspace: Path, env: dict[str, str], *functions: str, shell: str = "bash") -> list[Cmd]:
     """What the shell functions run, in their print mode: argv and variables of each command."""
     script = f"source {shlex.quote(str(SHELL_FUNCTIONS))}\n" + "\n".join(f"{f} || exit $?" for f in functions)
-    proc = subprocess.run([shell, "-c", script], env={**env, "TRITONDEV_WORKSPACE": str(workspace),
-                                                        "TRITON_DEV_PRINT": "1"},
-                          capture_output=True, text=True, check=True)
+    proc = subprocess.run(
+        [shell, "-c", script],
+        env={**env, "TRITONDEV_WORKSPACE": str(workspace), "TRITON_DEV_PRINT": "1"},
+        capture_output=True,
+        text=True,
+        check=True,
+    )
     out = []
     for line in proc.stdout.splitlines():
         words = shlex.split(line)

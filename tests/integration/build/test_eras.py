@@ -46,8 +46,11 @@ def root_setup(world: World, tmp_path_factory: pytest.TempPathFactory) -> dict[s
     TRITON_BUILD_DIR in the environment and an offline build possible on this machine."""
     root = tmp_path_factory.mktemp("eras")
     env = base_env(root / "home", xdg=root / "xdg", ccache_dir=warm_ccache())
-    env.update(system_cuda_and_json(root), TRITON_PTXAS_PATH=str(root / "cuda/bin/ptxas"),
-               TRITON_BUILD_DIR=str(root / "elsewhere"))
+    env.update(
+        system_cuda_and_json(root),
+        TRITON_PTXAS_PATH=str(root / "cuda/bin/ptxas"),
+        TRITON_BUILD_DIR=str(root / "elsewhere"),
+    )
     target = fresh_venv(root / "target", ["cmake>=3.20,<4"])
     ws = root / "ws"
     report = setup_json(world, ws, "root-setup", "--python", str(target), env=env)
@@ -75,8 +78,9 @@ def test_online_setup_bundles_the_pinned_tools_found_in_a_fresh_shell(root_setup
 def test_the_hand_configured_preset_configures_this_era(root_setup: dict[str, Any]) -> None:
     """3.4-3.6 CMakeLists.txt stops without LLVM_SYSPATH and TRITON_WHEEL_DIR: the preset passes both."""
     ws, env = root_setup["ws"], root_setup["env"]
-    proc = subprocess.run(["cmake", "--preset", "tritondev"], cwd=ws / "src/triton", env=env, capture_output=True,
-                          text=True)
+    proc = subprocess.run(
+        ["cmake", "--preset", "tritondev"], cwd=ws / "src/triton", env=env, capture_output=True, text=True
+    )
     assert proc.returncode == 0, proc.stdout[-2000:] + proc.stderr[-2000:]
     preset = json.loads((ws / "src/triton/CMakeUserPresets.json").read_text())["configurePresets"][0]
     variables = preset["cacheVariables"]
@@ -112,8 +116,10 @@ def test_a_pin_only_a_fork_has_names_the_fork(world: World, tmp_path: Path) -> N
     assert "--llvm-url https://github.com/triton-lang/llvm-project.git" in error["fix"]
     assert not (ws / "build" / "llvm").exists() or not any((ws / "build" / "llvm").iterdir())
     # The fork named has it: the same checkout from there gets the pinned commit.
-    fork = tritondev(*setup_args(world, ws, "llvm-fork", "--llvm-url", str(world.bare["llvm-project-fork"]),
-                                 "--dry-run", "--json"), env=env)
+    fork = tritondev(
+        *setup_args(world, ws, "llvm-fork", "--llvm-url", str(world.bare["llvm-project-fork"]), "--dry-run", "--json"),
+        env=env,
+    )
     assert fork.returncode == 0, fork.stderr[-3000:]
     assert json.loads(fork.stdout)["pins"]["llvm_url"] == str(world.bare["llvm-project-fork"])
 
@@ -129,24 +135,57 @@ def test_a_pin_only_a_fork_has_and_no_file_names_is_fetched_from_the_fork(world:
         for slug, name in (("llvm/llvm-project", "llvm-project"), ("triton-lang/llvm-project", "llvm-project-fork")):
             config.write(f'[url "{world.url(name)}"]\n\tinsteadOf = https://github.com/{slug}.git\n')
     ws, sha = tmp_path / "ws", world.triton_commits["llvm-fork-3.7"]
-    proc = tritondev("setup", "--workspace", str(ws), "--triton-url", str(world.bare["triton"]), "--triton-commit",
-                     sha, "--llvm", "source", "--jobs", "2", "--link-jobs", "2", "--skip-verify", "--json", env=env)
+    proc = tritondev(
+        "setup",
+        "--workspace",
+        str(ws),
+        "--triton-url",
+        str(world.bare["triton"]),
+        "--triton-commit",
+        sha,
+        "--llvm",
+        "source",
+        "--jobs",
+        "2",
+        "--link-jobs",
+        "2",
+        "--skip-verify",
+        "--json",
+        env=env,
+    )
     assert proc.returncode == 0, proc.stderr[-4000:]
     report = json.loads(proc.stdout)
-    line = (f"LLVM {world.llvm_fork_commit[:12]} is not in https://github.com/llvm/llvm-project.git: fetching it from"
-            " https://github.com/triton-lang/llvm-project.git (Triton pins LLVM backports there)")
+    line = (
+        f"LLVM {world.llvm_fork_commit[:12]} is not in https://github.com/llvm/llvm-project.git: fetching it from"
+        " https://github.com/triton-lang/llvm-project.git (Triton pins LLVM backports there)"
+    )
     assert proc.stderr.count(line) == 1, proc.stderr[-3000:]
     assert report["pins"]["llvm_commit"] == world.llvm_fork_commit
-    assert report["llvm"]["fetched_from"] == {"url": "https://github.com/triton-lang/llvm-project.git",
-                                              "why": "Triton pins LLVM backports there",
-                                              "not_in": "https://github.com/llvm/llvm-project.git"}
-    head = subprocess.run(["git", "-C", str(ws / "src" / "llvm-project"), "rev-parse", "HEAD"], capture_output=True,
-                          text=True, check=True).stdout.strip()
+    assert report["llvm"]["fetched_from"] == {
+        "url": "https://github.com/triton-lang/llvm-project.git",
+        "why": "Triton pins LLVM backports there",
+        "not_in": "https://github.com/llvm/llvm-project.git",
+    }
+    head = subprocess.run(
+        ["git", "-C", str(ws / "src" / "llvm-project"), "rev-parse", "HEAD"], capture_output=True, text=True, check=True
+    ).stdout.strip()
     assert head == world.llvm_fork_commit and not (ws / "src" / "llvm-project.partial").exists()
     steps = {s["step"]: s["status"] for s in report["steps"]}
     assert steps["llvm-build"] == "ran" and steps["triton-install"] == "ran"
-    again = tritondev("setup", "--workspace", str(ws), "--triton-url", str(world.bare["triton"]), "--triton-commit",
-                      sha, "--llvm", "source", "--skip-verify", "--json", env=env)
+    again = tritondev(
+        "setup",
+        "--workspace",
+        str(ws),
+        "--triton-url",
+        str(world.bare["triton"]),
+        "--triton-commit",
+        sha,
+        "--llvm",
+        "source",
+        "--skip-verify",
+        "--json",
+        env=env,
+    )
     assert again.returncode == 0 and json.loads(again.stdout)["up_to_date"] is True, again.stderr[-3000:]
     assert "is not in" not in again.stderr
 
@@ -156,8 +195,18 @@ def test_pytorch_2_3_is_refused_before_anything_is_made(world: World, tmp_path: 
     cmake/llvm-hash.txt): one line, the fix, exit 5, no workspace."""
     env = base_env(tmp_path / "home", xdg=tmp_path / "xdg", ccache_dir=tmp_path / "ccache")
     ws = tmp_path / "ws"
-    proc = tritondev("setup", "--workspace", str(ws), "--mirror", str(world.git_root), "--torch-ref", "v2.3.1",
-                     "--llvm", "source", env=env)
+    proc = tritondev(
+        "setup",
+        "--workspace",
+        str(ws),
+        "--mirror",
+        str(world.git_root),
+        "--torch-ref",
+        "v2.3.1",
+        "--llvm",
+        "source",
+        env=env,
+    )
     assert proc.returncode == 5, proc.stderr[-3000:]
     errors = [line for line in proc.stderr.splitlines() if line.startswith("error: ")]
     assert len(errors) == 1 and "Triton 2.3.1 (the Triton PyTorch 2.0 to 2.3 pin) predates" in errors[0]

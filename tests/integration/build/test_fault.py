@@ -77,8 +77,13 @@ def test_kill_9_at_random_moments_then_rerun(world: World, tmp_path: Path) -> No
             prepare()
             delay = rng.uniform(0.05, estimate[kind])
             begun = time.monotonic()
-            proc = subprocess.Popen(tritondev_argv(*args()), env=env,
-                                    stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, start_new_session=True)
+            proc = subprocess.Popen(
+                tritondev_argv(*args()),
+                env=env,
+                stdout=subprocess.DEVNULL,
+                stderr=subprocess.DEVNULL,
+                start_new_session=True,
+            )
             try:
                 proc.wait(timeout=delay)
             except subprocess.TimeoutExpired:
@@ -87,7 +92,8 @@ def test_kill_9_at_random_moments_then_rerun(world: World, tmp_path: Path) -> No
                 break
             # It finished: that must have been a success (a failure here would be a bug of its own).
             assert proc.returncode == 0, f"{kind}: setup failed on its own (exit {proc.returncode})\n" + "\n".join(
-                history)
+                history
+            )
             estimate[kind] = max(0.1, time.monotonic() - begun)
         else:
             pytest.fail(f"setup of kind {kind} always finished before the kill: " + "\n".join(history))
@@ -107,9 +113,14 @@ def test_kill_9_at_random_moments_then_rerun(world: World, tmp_path: Path) -> No
     # exit 130, then a re-run finishes.
     for _ in range(2):
         toggle()
-        interrupted = subprocess.Popen(tritondev_argv(*args()), env=env,
-                                       stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True,
-                                       start_new_session=True)
+        interrupted = subprocess.Popen(
+            tritondev_argv(*args()),
+            env=env,
+            stdout=subprocess.DEVNULL,
+            stderr=subprocess.PIPE,
+            text=True,
+            start_new_session=True,
+        )
         time.sleep(rng.uniform(0.5, max(0.6, estimate["triton"])))
         os.killpg(interrupted.pid, signal.SIGINT)
         _, err = interrupted.communicate(timeout=600)

@@ -15,8 +15,19 @@ import pytest
 
 from bootstrap.pipeline.host.buildtree import linked_llvm_libraries
 
-ODD_NAMES = ["plain", "with space", "colon:inside", "dollar$sign", "quote'single", 'quote"double', "back\\slash",
-             "hash#amp&star*paren(", "backquote`", "accents é ü", "all $ : ' é"]
+ODD_NAMES = [
+    "plain",
+    "with space",
+    "colon:inside",
+    "dollar$sign",
+    "quote'single",
+    'quote"double',
+    "back\\slash",
+    "hash#amp&star*paren(",
+    "backquote`",
+    "accents é ü",
+    "all $ : ' é",
+]
 
 
 @pytest.mark.parametrize("name", ODD_NAMES)

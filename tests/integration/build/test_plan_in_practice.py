@@ -65,8 +65,7 @@ def test_build_records_the_edits_it_built(built: dict[str, Any], world: World) -
         assert proc.returncode == 0, proc.stderr[-3000:]
         data = json.loads(proc.stdout)
         assert data["reinstalled"] is False and [c["argv"][0] for c in data["commands"]] == ["ninja"]
-        again = setup_json(world, ws, "root-json", "--build-type", "Release", "--skip-verify", "--allow-dirty",
-                           env=env)
+        again = setup_json(world, ws, "root-json", "--build-type", "Release", "--skip-verify", "--allow-dirty", env=env)
         status = {s["step"]: s["status"] for s in again["steps"]}
         assert status["triton-install"] == "up to date", again["steps"]
         assert status["checkout-triton"] == "up to date"
@@ -81,8 +80,9 @@ def test_build_records_the_edits_it_built(built: dict[str, Any], world: World) -
     assert [name for name, value in status.items() if value != "up to date"] == ["verify"]
 
 
-@pytest.mark.parametrize("content", ["{ not json", json.dumps({"triton_src": "/x", "python": "/y"})],
-                         ids=["not-json", "old-untyped"])
+@pytest.mark.parametrize(
+    "content", ["{ not json", json.dumps({"triton_src": "/x", "python": "/y"})], ids=["not-json", "old-untyped"]
+)
 def test_build_refuses_a_state_file_that_is_not_ours(tmp_path: Path, content: str) -> None:
     ws = tmp_path / "ws"
     (ws / "state").mkdir(parents=True)
@@ -141,8 +141,9 @@ def _folders_read(checkout: Path) -> int:
     from bootstrap.git import local_changes
 
     trace = checkout.parent / f"{checkout.name}.trace2"
-    argv = local_changes._status_argv(checkout, local_changes.read_config(checkout, Runner(silent=True), "t"),
-                                      write=False)
+    argv = local_changes._status_argv(
+        checkout, local_changes.read_config(checkout, Runner(silent=True), "t"), write=False
+    )
     subprocess.run(argv, env={"PATH": "/usr/bin:/bin", "GIT_TRACE2_PERF": str(trace)}, check=True, capture_output=True)
     counts = [int(line.rsplit("opendir:", 1)[1]) for line in trace.read_text().splitlines() if "opendir:" in line]
     trace.unlink()

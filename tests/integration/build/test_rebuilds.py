@@ -45,8 +45,7 @@ def workspace_env(shared: Path, root: Path) -> dict[str, str]:
 
 
 def fresh_import(python: Path, cwd: Path) -> dict[str, Any]:
-    env = {k: v for k, v in os.environ.items()
-           if not k.startswith(("TRITON", "LLVM_", "JSON_", "LD_PRELOAD", "ASAN_"))}
+    env = {k: v for k, v in os.environ.items() if not k.startswith(("TRITON", "LLVM_", "JSON_", "LD_PRELOAD", "ASAN_"))}
     proc = subprocess.run([str(python), "-c", FRESH_IMPORT], env=env, cwd=cwd, capture_output=True, text=True)
     assert proc.returncode == 0, f"`import triton` in a fresh shell failed:\n{proc.stderr[-3000:]}"
     result: dict[str, Any] = json.loads(proc.stdout)
@@ -58,8 +57,7 @@ def llvm_build_of(report: dict[str, Any]) -> Path:
     return Path(report["llvm"]["build"]).resolve()
 
 
-def test_setup_after_an_llvm_bump_builds_against_the_bumped_llvm(world: World, shared: Path, tmp_path: Path
-                                                                  ) -> None:
+def test_setup_after_an_llvm_bump_builds_against_the_bumped_llvm(world: World, shared: Path, tmp_path: Path) -> None:
     """Triton main, then a commit pinning another LLVM, in one workspace: the library is the new LLVM's."""
     env = workspace_env(shared, tmp_path)
     ws = tmp_path / "ws"

@@ -109,8 +109,9 @@ def test_clang_and_ccache_were_used(root_json: dict[str, Any]) -> None:
     ws, real = root_json["ws"], root_json["real"]
     for checkout in (ws / "src/triton", ws / "src/llvm-project"):
         entries = compile_commands(checkout)  # linked into each checkout for clangd
-        assert entries and all(e["command"].split()[0].endswith("clang++") or e["command"].split()[0].endswith(
-            "clang") for e in entries), entries[0]["command"]
+        assert entries and all(
+            e["command"].split()[0].endswith("clang++") or e["command"].split()[0].endswith("clang") for e in entries
+        ), entries[0]["command"]
     build = Path(real["llvm_build"])
     cache = read_cmake_cache(build / "CMakeCache.txt")
     assert cache["CMAKE_CXX_COMPILER_LAUNCHER"].endswith("ccache")
@@ -132,7 +133,8 @@ def test_dry_run_equals_real_run_equals_shell_functions(root_json: dict[str, Any
     assert commands(dry) == commands(real)
     assert [c["step"] for c in dry["commands"]] == [c["step"] for c in real["commands"]]
     assert {"venv", "checkout-triton", "llvm-configure", "llvm-build", "triton-install"} <= {
-        c["step"] for c in real["commands"]}
+        c["step"] for c in real["commands"]
+    }
     functions = ("triton-configure-mlir", "triton-build-mlir", "triton-pip-install")
     assert shell_function_commands(ws, env, *functions) == commands(real, *BUILD_STEPS)
     if shutil.which("zsh"):
@@ -146,15 +148,17 @@ def test_dry_run_equals_real_run_equals_shell_functions(root_json: dict[str, Any
     triton_presets = json.loads((ws / "src/triton/CMakeUserPresets.json").read_text())["configurePresets"][0]
     triton_cmake = shell_function_commands(ws, env, "triton-cmake")[0].argv
     assert [f"-D{k}={v}" for k, v in triton_presets["cacheVariables"].items()] == [
-        a for a in triton_cmake if a.startswith("-D")]
+        a for a in triton_cmake if a.startswith("-D")
+    ]
     assert triton_presets["cacheVariables"]["LLVM_SYSPATH"] == real["llvm_build"]
 
 
 def test_triton_cmake_preset_configures_by_hand(root_json: dict[str, Any]) -> None:
     """The Triton preset is usable as it stands: `cmake --preset tritondev` configures."""
     ws, env = root_json["ws"], root_json["env"]
-    proc = subprocess.run(["cmake", "--preset", "tritondev"], cwd=ws / "src/triton", env=env, capture_output=True,
-                          text=True)
+    proc = subprocess.run(
+        ["cmake", "--preset", "tritondev"], cwd=ws / "src/triton", env=env, capture_output=True, text=True
+    )
     assert proc.returncode == 0, proc.stdout[-2000:] + proc.stderr[-2000:]
     assert "Using LLVM" in proc.stdout
 
@@ -288,8 +292,12 @@ def test_werror_and_the_documented_way_around_it(root_json: dict[str, Any], worl
         assert "tritondev_unused_function" in stopped.stderr and "-Werror" in stopped.stderr
         # The advice this page gave before: LLVM_ENABLE_WERROR=OFF is read by no CMake file of Triton.
         ignored = {**env, "TRITON_APPEND_CMAKE_ARGS": "-DLLVM_ENABLE_WERROR=OFF"}
-        assert tritondev(*setup_args(world, ws, "root-json", "--build-type", "Release", "--allow-dirty"),
-                         env=ignored).returncode == 4
+        assert (
+            tritondev(
+                *setup_args(world, ws, "root-json", "--build-type", "Release", "--allow-dirty"), env=ignored
+            ).returncode
+            == 4
+        )
         around = {**env, "TRITON_APPEND_CMAKE_ARGS": f"-DCMAKE_PROJECT_INCLUDE={include}"}
         report = setup_json(world, ws, "root-json", "--build-type", "Release", "--allow-dirty", env=around)
         assert report["verify"]["provenance"]["ok"] is True
@@ -313,15 +321,21 @@ def test_another_triton_is_purged_and_ours_kept(root_json: dict[str, Any], world
     (project / "triton").mkdir(parents=True)
     (project / "triton/__init__.py").write_text("__version__ = '0.0.1'\n")
     (project / "setup.py").write_text(
-        "from setuptools import setup\nsetup(name='pytorch-triton', version='3.0.0', packages=['triton'])\n")
-    subprocess.run([str(python), "-m", "pip", "install", "-q", "--no-build-isolation", str(project)], env=env,
-                   check=True, capture_output=True)
+        "from setuptools import setup\nsetup(name='pytorch-triton', version='3.0.0', packages=['triton'])\n"
+    )
+    subprocess.run(
+        [str(python), "-m", "pip", "install", "-q", "--no-build-isolation", str(project)],
+        env=env,
+        check=True,
+        capture_output=True,
+    )
     report = setup_json(world, ws, "root-json", "--build-type", "Release", env=env)
     status = {s["step"]: s["status"] for s in report["steps"]}
     assert status["purge"] == "ran" and status["verify"] == "ran"
     assert status["triton-install"] in ("up to date", "ran")
-    listed = subprocess.run([str(python), "-m", "pip", "list", "--format=json"], capture_output=True, text=True,
-                            check=True).stdout
+    listed = subprocess.run(
+        [str(python), "-m", "pip", "list", "--format=json"], capture_output=True, text=True, check=True
+    ).stdout
     names = {p["name"].lower() for p in json.loads(listed)}
     assert "pytorch-triton" not in names and "triton" in names
     facts = installed_triton(python, ws)
@@ -393,8 +407,9 @@ def test_hand_configured_preset_of_the_python_dir_era(shared: Path) -> None:
     the preset, and `cmake --preset tritondev` configures (the workspace of the test above)."""
     ws = shared / "ws-python-dir"
     env = _env(shared, "python-dir", path=path_without_clang(shared / "bin-no-clang"))
-    proc = subprocess.run(["cmake", "--preset", "tritondev"], cwd=ws / "src/triton", env=env, capture_output=True,
-                          text=True)
+    proc = subprocess.run(
+        ["cmake", "--preset", "tritondev"], cwd=ws / "src/triton", env=env, capture_output=True, text=True
+    )
     assert proc.returncode == 0, proc.stdout[-2000:] + proc.stderr[-2000:]
     preset = json.loads((ws / "src/triton/CMakeUserPresets.json").read_text())["configurePresets"][0]
     variables = preset["cacheVariables"]
@@ -406,8 +421,15 @@ def test_hand_configured_preset_of_the_python_dir_era(shared: Path) -> None:
 
 def test_ccache_remote_reaches_the_builds_masked(world: World, tmp_path: Path) -> None:
     env = base_env(tmp_path / "home", xdg=tmp_path / "xdg", ccache_dir=tmp_path / "ccache")
-    plan = setup_json(world, tmp_path / "ws", "root-json", "--dry-run", "--ccache-remote",
-                      "redis://user:s3cret@127.0.0.1:6379", env=env)
+    plan = setup_json(
+        world,
+        tmp_path / "ws",
+        "root-json",
+        "--dry-run",
+        "--ccache-remote",
+        "redis://user:s3cret@127.0.0.1:6379",
+        env=env,
+    )
     builds = [c for c in plan["commands"] if c["step"] in ("llvm-build", "triton-install")]
     assert len(builds) == 2
     for command in builds:
@@ -428,7 +450,7 @@ def test_bad_input_changes_nothing(world: World, tmp_path: Path, extra: list[str
     ws = tmp_path / "ws"
     env = base_env(tmp_path / "home", xdg=tmp_path / "xdg", ccache_dir=tmp_path / "ccache")
     args = setup_args(world, ws, "root-json")
-    args[args.index("--triton-commit"):args.index("--triton-commit") + 2] = []
+    args[args.index("--triton-commit") : args.index("--triton-commit") + 2] = []
     if "--triton-commit" not in extra:
         args += ["--triton-commit", world.triton_commits["root-json"]]
     proc = tritondev(*args, *extra, env=env)
@@ -455,7 +477,8 @@ def test_failed_llvm_build_leaves_the_users_triton_installed(world: World, share
     (project / "triton").mkdir(parents=True)
     (project / "triton/__init__.py").write_text("__version__ = '3.5.0'\n")
     (project / "setup.py").write_text(
-        "from setuptools import setup\nsetup(name='triton', version='3.5.0', packages=['triton'])\n")
+        "from setuptools import setup\nsetup(name='triton', version='3.5.0', packages=['triton'])\n"
+    )
     subprocess.run([str(python), "-m", "pip", "install", "-q", str(project)], check=True, capture_output=True)
     bin_dir = tmp_path / "bin"
     bin_dir.mkdir()
@@ -466,30 +489,36 @@ def test_failed_llvm_build_leaves_the_users_triton_installed(world: World, share
         "#!/bin/bash\n"
         f'case " $* " in *" --version "*|*" -t "*) exec "{real_ninja}" "$@";; esac\n'
         'if [[ " $* " == *" -C "* ]]; then kill -9 $$; fi\n'
-        f'exec "{real_ninja}" "$@"\n')
+        f'exec "{real_ninja}" "$@"\n'
+    )
     (bin_dir / "ninja").chmod(0o755)
     crashing = {**env, "PATH": f"{bin_dir}:{env['PATH']}"}
     proc = tritondev(*setup_args(world, ws, "root-json", "--python", str(python)), env=crashing)
     assert proc.returncode == 4, proc.stderr[-3000:]
-    still = subprocess.run([str(python), "-c", "import triton; print(triton.__version__)"], capture_output=True,
-                           text=True)
+    still = subprocess.run(
+        [str(python), "-c", "import triton; print(triton.__version__)"], capture_output=True, text=True
+    )
     assert still.stdout.strip() == "3.5.0", still.stderr
 
 
 @pytest.mark.slow
-@pytest.mark.parametrize(("label", "version"), [
-    # python/setup.py, no -DLLVM_SYSPATH, tools downloaded at import; the version has no +git part
-    # before 3.2 (`version="3.0.0" + TRITON_WHEEL_VERSION_SUFFIX`); 3.0/3.1 download pybind11.
-    ("python-dir-3.0", "3.0.0"),
-    ("python-dir-3.1", "3.1.0"),
-    ("python-dir-3.2", "3.2.0+git{sha8}"),  # -DPYTHON_INCLUDE_DIRS, TRITON_OFFLINE_BUILD, TRITON_APPEND_CMAKE_ARGS
-    ("root-setup-3.4", "3.4.0+git{sha8}"),  # root setup.py, no TRITON_BUILD_DIR, no lld package
-    ("root-setup-3.5", "3.5.0+git{sha8}"),  # lld's package, compile_commands.json linked by setup.py
-    ("root-hash", "3.7.0+git{sha8}"),  # root setup.py, downloads by CMake, llvm-hash.txt, the GSan runtime
-    ("root-json-3.8", "3.8.0+git{sha8}"),  # llvm-info.json with a build-info at the same commit
-])
-def test_every_other_era_from_nothing_to_a_verified_install(world: World, shared: Path, label: str,
-                                                            version: str) -> None:
+@pytest.mark.parametrize(
+    ("label", "version"),
+    [
+        # python/setup.py, no -DLLVM_SYSPATH, tools downloaded at import; the version has no +git part
+        # before 3.2 (`version="3.0.0" + TRITON_WHEEL_VERSION_SUFFIX`); 3.0/3.1 download pybind11.
+        ("python-dir-3.0", "3.0.0"),
+        ("python-dir-3.1", "3.1.0"),
+        ("python-dir-3.2", "3.2.0+git{sha8}"),  # -DPYTHON_INCLUDE_DIRS, TRITON_OFFLINE_BUILD, TRITON_APPEND_CMAKE_ARGS
+        ("root-setup-3.4", "3.4.0+git{sha8}"),  # root setup.py, no TRITON_BUILD_DIR, no lld package
+        ("root-setup-3.5", "3.5.0+git{sha8}"),  # lld's package, compile_commands.json linked by setup.py
+        ("root-hash", "3.7.0+git{sha8}"),  # root setup.py, downloads by CMake, llvm-hash.txt, the GSan runtime
+        ("root-json-3.8", "3.8.0+git{sha8}"),  # llvm-info.json with a build-info at the same commit
+    ],
+)
+def test_every_other_era_from_nothing_to_a_verified_install(
+    world: World, shared: Path, label: str, version: str
+) -> None:
     """The eras the other tests of this module do not set up (python-dir, root-setup, root-json and the
     forks are): each from an empty workspace to a verified install with the default build type, the LLVM
     build shared by key. What upstream's `pip install -e .` builds: TritonRelBuildWithAsserts, no NDEBUG;

@@ -19,8 +19,13 @@ from tests.unit.pipeline.test_units import _inputs
 
 def call(workspace: Path, function: str) -> subprocess.CompletedProcess[str]:
     env = {**os.environ, "TRITONDEV_WORKSPACE": str(workspace), "TRITON_DEV_PRINT": "1"}
-    return subprocess.run(["bash", "-c", f'source "$1" && {function}', "bash", str(SHELL_FUNCTIONS)],
-                          env=env, capture_output=True, text=True, timeout=300)
+    return subprocess.run(
+        ["bash", "-c", f'source "$1" && {function}', "bash", str(SHELL_FUNCTIONS)],
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
 
 
 @pytest.mark.parametrize("kind", ["prebuilt", "path", "source"])

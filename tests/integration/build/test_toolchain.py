@@ -28,5 +28,3 @@ def test_toolchain_without_lld_falls_back_to_gcc(tmp_path: Path) -> None:
     chain = detect_toolchain(Runner(), use_lld=False)
     assert chain.compiler == "gcc" and chain.linker == "default"
     assert any("--no-lld" in n for n in chain.notices)
-
-

@@ -25,11 +25,14 @@ from tests.support.venvs import triton_venv
 
 # A small kernel; the script compiles it for each target named on its command line and prints marker
 # lines on stdout and stderr after each compile, so tests can tell the program's output from dumps.
-KERNEL_SCRIPT = """
+KERNEL_SCRIPT = (
+    """
 import sys
 from triton.backends.compiler import GPUTarget
 from triton.compiler import ASTSource
-""" + add_kernel_module() + """
+"""
+    + add_kernel_module()
+    + """
 
 @triton.jit
 def scale_kernel(x_ptr, n, factor, BLOCK: tl.constexpr):
@@ -54,6 +57,7 @@ for spec in sys.argv[1:]:
     print(f"program-stderr: done {name} {target}", file=sys.stderr, flush=True)
 sys.exit(int(__import__("os").environ.get("KERNEL_SCRIPT_EXIT", "0")))
 """
+)
 
 # A launcher-like shared object built by Triton's own build helper (as cuda_utils and the launchers
 # are on a GPU machine): a cache entry without kernel metadata.

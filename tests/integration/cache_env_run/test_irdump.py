@@ -109,5 +109,3 @@ def test_sections_by_kind_and_kernel(real_dump: RealDump) -> None:
         if s.op == "builtin.module":
             code = re.sub(r'"(?:[^"\\]|\\.)*"', "", s.text())
             assert code.count("{") == code.count("}") > 0, s.header
-
-

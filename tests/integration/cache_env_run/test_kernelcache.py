@@ -64,9 +64,6 @@ def test_cuda_registers_match_ptxas(real_cache: Path, triton_python: Path, tmp_p
     assert frame is not None and entry.stack_bytes == int(frame.group(1))
 
 
-
-
-
 def test_amd_registers_from_code_object_metadata(real_cache: Path) -> None:
     entry = by_target(kc.scan(real_cache))["hip:gfx942"]
     text = (entry.path / f"{entry.name}.amdgcn").read_text()
@@ -150,5 +147,3 @@ def test_entry_without_metadata_is_incomplete(real_cache: Path) -> None:
     (entry.path / f"__grp__{entry.name}.json").unlink()
     read = kc.read_entry(entry.path)
     assert read.kind == kc.INCOMPLETE and read.name == entry.name and read.target is None
-
-

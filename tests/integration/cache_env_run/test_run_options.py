@@ -15,8 +15,18 @@ from tests.support.venvs import triton_venv
 def test_options_before_the_separator_are_tritondevs(cli: Cli, tmp_path: Path) -> None:
     python = triton_venv()
     dumps = tmp_path / "dumps"
-    result = cli("run", "--python", str(python), "--dump-ir", "--dump-dir", str(dumps), "--",
-                 "python", "-c", "import sys; print(sys.prefix)")
+    result = cli(
+        "run",
+        "--python",
+        str(python),
+        "--dump-ir",
+        "--dump-dir",
+        str(dumps),
+        "--",
+        "python",
+        "-c",
+        "import sys; print(sys.prefix)",
+    )
     assert result.returncode == 0, result.stderr
     assert result.stdout.strip() == str(python.parent.parent)  # `python` is the target's
     assert (dumps / "index.json").is_file()
@@ -28,13 +38,16 @@ def test_options_before_the_separator_are_tritondevs(cli: Cli, tmp_path: Path) -
     assert passed.returncode == 0 and passed.stdout.strip() == "['-v']", passed.stderr
 
 
-@pytest.mark.parametrize(("command", "code", "needle"), [
-    (["/etc/passwd"], 2, "is not executable"),
-    ([""], 2, "the command to run is empty"),
-    (["/etc"], 2, "is a folder, not a program"),
-    (["/nonexistent/tool"], 3, "does not exist"),
-    (["no-such-tool-anywhere"], 3, "is not on PATH"),
-])
+@pytest.mark.parametrize(
+    ("command", "code", "needle"),
+    [
+        (["/etc/passwd"], 2, "is not executable"),
+        ([""], 2, "the command to run is empty"),
+        (["/etc"], 2, "is a folder, not a program"),
+        (["/nonexistent/tool"], 3, "does not exist"),
+        (["no-such-tool-anywhere"], 3, "is not on PATH"),
+    ],
+)
 def test_a_bad_command_says_how_to_fix_it(cli: Cli, command: list[str], code: int, needle: str) -> None:
     result = cli("run", "--", *command)
     assert result.returncode == code, result.stderr
@@ -42,8 +55,7 @@ def test_a_bad_command_says_how_to_fix_it(cli: Cli, command: list[str], code: in
 
 
 def test_dump_ir_under_the_interpreter_says_it_compiles_nothing(cli: Cli, tmp_path: Path) -> None:
-    result = cli("run", "--dump-ir", "--dump-dir", str(tmp_path / "d"), "--", "true",
-                 env={"TRITON_INTERPRET": "1"})
+    result = cli("run", "--dump-ir", "--dump-dir", str(tmp_path / "d"), "--", "true", env={"TRITON_INTERPRET": "1"})
     assert result.returncode == 0
     assert "TRITON_INTERPRET=1 is set: Triton's interpreter compiles nothing" in result.stderr
     assert "TRITON_INTERPRET=1 ran the kernels in the interpreter" in result.stderr

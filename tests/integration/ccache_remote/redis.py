@@ -50,10 +50,23 @@ class RedisServer:
         # The server holds its own copy of the log's descriptor: ours closes once it started.
         with (self.folder / "redis.log").open("wb") as log:
             self.proc = subprocess.Popen(
-                [exe, "--port", str(self.port), "--bind", "127.0.0.1", "--save", "", "--appendonly", "no",
-                 "--dir", str(self.folder), *self._auth_options(),
-                 *(["--unixsocket", str(self.socket), "--unixsocketperm", "700"] if self.socket else [])],
-                stdout=log, stderr=subprocess.STDOUT,
+                [
+                    exe,
+                    "--port",
+                    str(self.port),
+                    "--bind",
+                    "127.0.0.1",
+                    "--save",
+                    "",
+                    "--appendonly",
+                    "no",
+                    "--dir",
+                    str(self.folder),
+                    *self._auth_options(),
+                    *(["--unixsocket", str(self.socket), "--unixsocketperm", "700"] if self.socket else []),
+                ],
+                stdout=log,
+                stderr=subprocess.STDOUT,
             )
         deadline = time.monotonic() + 300  # a guard against a hang, not a speed goal
         while time.monotonic() < deadline:

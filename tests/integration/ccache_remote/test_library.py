@@ -22,6 +22,7 @@ CC = shutil.which("clang") or shutil.which("gcc")
 
 # -- URLs ------------------------------------------------------------------------------------------
 
+
 @pytest.fixture(scope="module")
 def ccache_version_text() -> str:
     if CCACHE is None:
@@ -38,8 +39,13 @@ def _compile(folder: Path, ccache_dir: Path, extra: dict[str, str]) -> dict[str,
     (folder / "k.c").write_text('#include "k.h"\nint k(void) { return K; }\n')
     env = {k: v for k, v in os.environ.items() if not k.startswith("CCACHE_")}
     env.update(CCACHE_DIR=str(ccache_dir), **extra)
-    subprocess.run([CCACHE, CC, "-g", "-c", f"-I{folder / 'inc'}", str(folder / "k.c"), "-o", str(folder / "k.o")],
-                   cwd=folder, env=env, check=True, capture_output=True)
+    subprocess.run(
+        [CCACHE, CC, "-g", "-c", f"-I{folder / 'inc'}", str(folder / "k.c"), "-o", str(folder / "k.o")],
+        cwd=folder,
+        env=env,
+        check=True,
+        capture_output=True,
+    )
     assert (folder / "k.o").stat().st_size > 0
     stats = subprocess.run([CCACHE, "--print-stats"], env=env, capture_output=True, text=True, check=True).stdout
     return parse_print_stats(stats)
@@ -107,8 +113,6 @@ def test_probe_stopped_redis_fails_fast(stopped_redis: RedisServer) -> None:
     assert PASSWORD not in reach.detail
 
 
-
-
 def test_probe_redis_with_credentials(redis_server: RedisServer) -> None:
     reach = probe(parse_remote_url(redis_server.url))
     assert reach.ok and reach.detail == "PONG"
@@ -120,11 +124,10 @@ def test_probe_redis_over_a_unix_socket(redis_server: RedisServer) -> None:
     assert reach.ok, reach.detail
 
 
-@pytest.mark.parametrize(("userinfo", "needle"),
-                         [("user:wrong-pw@", "refused the credentials"), ("", "needs a password")])
+@pytest.mark.parametrize(
+    ("userinfo", "needle"), [("user:wrong-pw@", "refused the credentials"), ("", "needs a password")]
+)
 def test_probe_redis_refused(redis_server: RedisServer, userinfo: str, needle: str) -> None:
     reach = probe(parse_remote_url(f"redis://{userinfo}127.0.0.1:{redis_server.port}"))
     assert not reach.ok and needle in reach.detail
     assert "wrong-pw" not in reach.detail
-
-

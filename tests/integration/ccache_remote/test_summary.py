@@ -12,8 +12,10 @@ from tests.integration.build.harness import base_env, tritondev
 def test_bad_remote_url_is_exit_2_and_builds_nothing(tmp_path: Path) -> None:
     env = base_env(tmp_path / "home", xdg=tmp_path / "xdg", ccache_dir=tmp_path / "ccache")
     ws = tmp_path / "ws"
-    for url, needle in (("ftp://u:hunter2@h/x", "unsupported ccache remote URL"),
-                        ("redis://u:hunt@er2@h", "percent-encode")):
+    for url, needle in (
+        ("ftp://u:hunter2@h/x", "unsupported ccache remote URL"),
+        ("redis://u:hunt@er2@h", "percent-encode"),
+    ):
         proc = tritondev("setup", "--workspace", str(ws), "--ccache-remote", url, "--json", env=env, timeout=120)
         assert proc.returncode == 2, proc.stderr
         error = json.loads(proc.stdout)

@@ -64,8 +64,12 @@ def _summary_figures(report: dict[str, Any]) -> tuple[int, int, int, int]:
     remote errors), as CcacheDelta.figures gives them."""
     entries = list(report["ccache"].values())
     assert entries, "the report has no ccache summary"
-    return (sum(e["local_hits"] for e in entries), sum(e["remote_hits"] for e in entries),
-            sum(e["misses"] for e in entries), sum(e["remote_errors"] for e in entries))
+    return (
+        sum(e["local_hits"] for e in entries),
+        sum(e["remote_hits"] for e in entries),
+        sum(e["misses"] for e in entries),
+        sum(e["remote_errors"] for e in entries),
+    )
 
 
 OUTPUTS: list[str] = []  # everything any command printed in this module, for the password test
@@ -167,8 +171,7 @@ def test_killed_during_the_build(world: World, area: Path) -> None:
     env = _env(area, "D")
     ws = area / "ws-D"
     args = setup_args(world, ws, LABEL, "--ccache-remote", redis.url, "--json")
-    proc = subprocess.Popen(tritondev_argv(*args), env=env, stdout=subprocess.PIPE,
-                            stderr=subprocess.PIPE, text=True)
+    proc = subprocess.Popen(tritondev_argv(*args), env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
     try:
         # Shut the server down once a few compilations went through it (they stored their results).
         deadline = time.monotonic() + 300
@@ -207,20 +210,28 @@ def test_doctor_reports_a_running_remote_ok(redis_server: RedisServer, area: Pat
     assert check["status"] == "ok" and "PONG" in check["summary"], check
     assert check["data"]["proven"] and check["data"]["fetched"] and check["data"]["remote_errors"] == 0, check
     assert returncode == 0
-    plain = _run("doctor", "--check", "toolchain.ccache-remote", env={k: v for k, v in env.items()
-                                                                      if k != "TRITONDEV_CCACHE_REMOTE"})
+    plain = _run(
+        "doctor",
+        "--check",
+        "toolchain.ccache-remote",
+        env={k: v for k, v in env.items() if k != "TRITONDEV_CCACHE_REMOTE"},
+    )
     assert plain.returncode == 0 and "no ccache remote configured" in plain.stderr + plain.stdout
 
 
-@pytest.mark.parametrize(("userinfo", "status", "needle"), [
-    (f":{PASSWORD}", "ok", "fetched it back"),  # the usual URL, as ccache is handed it
-    (PASSWORD, "ok", "fetched it back"),
-    (f"default:{PASSWORD}", "ok", "fetched it back"),
-    (":wrong-password", "error", "WRONGPASS"),
-    ("", "error", "NOAUTH"),
-])
-def test_doctor_proves_the_remote_through_ccache(password_redis: RedisServer, area: Path, userinfo: str,
-                                                  status: str, needle: str) -> None:
+@pytest.mark.parametrize(
+    ("userinfo", "status", "needle"),
+    [
+        (f":{PASSWORD}", "ok", "fetched it back"),  # the usual URL, as ccache is handed it
+        (PASSWORD, "ok", "fetched it back"),
+        (f"default:{PASSWORD}", "ok", "fetched it back"),
+        (":wrong-password", "error", "WRONGPASS"),
+        ("", "error", "NOAUTH"),
+    ],
+)
+def test_doctor_proves_the_remote_through_ccache(
+    password_redis: RedisServer, area: Path, userinfo: str, status: str, needle: str
+) -> None:
     """What ccache itself gets from the server: a store and a fetch, or the server's refusal."""
     url = password_redis.url_with(userinfo) if userinfo else f"redis://127.0.0.1:{password_redis.port}"
     env = _env(area, "doctor-proof")
@@ -249,8 +260,9 @@ def test_build_command_uses_the_remote(team: dict[str, Any]) -> None:
     assert stats["remote_hits"] >= 1 and stats["misses"] == 0 and stats["remote_errors"] == 0, stats
 
 
-def test_the_password_appears_nowhere(team: dict[str, Any], world: World, area: Path,
-                                      redis_server: RedisServer) -> None:
+def test_the_password_appears_nowhere(
+    team: dict[str, Any], world: World, area: Path, redis_server: RedisServer
+) -> None:
     url = redis_server.url
     env = _env(area, "shown", TRITONDEV_CCACHE_REMOTE=url)
     ws = area / "ws-shown"

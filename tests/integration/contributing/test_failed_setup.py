@@ -44,14 +44,26 @@ def failed(world: World, tmp_path_factory: pytest.TempPathFactory) -> dict[str, 
     env = base_env(root / "home", xdg=root / "xdg", ccache_dir=root / "ccache")
     ws = root / "ws"
     port = closed_port()
-    proc = tritondev("setup", "--workspace", str(ws), "--triton-src", str(clone), "--llvm-prebuilt-url",
-                     f"http://127.0.0.1:{port}/llvm-builds", "--llvm-url", f"http://127.0.0.1:{port}/llvm-project.git",
-                     "--jobs", "2", env=env)
+    proc = tritondev(
+        "setup",
+        "--workspace",
+        str(ws),
+        "--triton-src",
+        str(clone),
+        "--llvm-prebuilt-url",
+        f"http://127.0.0.1:{port}/llvm-builds",
+        "--llvm-url",
+        f"http://127.0.0.1:{port}/llvm-project.git",
+        "--jobs",
+        "2",
+        env=env,
+    )
     return {"root": root, "clone": clone, "env": env, "ws": ws, "proc": proc}
 
 
 def test_setup_says_what_it_builds_and_what_a_source_build_costs_before_anything_is_fetched(
-        failed: dict[str, Any]) -> None:
+    failed: dict[str, Any],
+) -> None:
     proc, clone = failed["proc"], failed["clone"]
     assert proc.returncode == 4, proc.stderr[-3000:]
     lines = proc.stderr.splitlines()
@@ -77,8 +89,9 @@ def test_doctor_names_the_failed_step_and_what_it_left(failed: dict[str, Any]) -
     assert proc.returncode == 1, proc.stderr[-3000:]
     found = {c["name"]: c for c in json.loads(proc.stdout)["checks"]}["workspace.last-setup"]
     assert found["status"] == "error", found
-    assert found["summary"].startswith(f"the last `tritondev setup --triton-src {failed['clone']}` failed at step "
-                                       "checkout-llvm-project: ")
+    assert found["summary"].startswith(
+        f"the last `tritondev setup --triton-src {failed['clone']}` failed at step checkout-llvm-project: "
+    )
     assert "--llvm PATH" in found["fix"]
     assert any(f"{ws / 'src' / 'llvm-project.partial'}: a clone that did not finish" in d for d in found["details"])
 
@@ -97,8 +110,17 @@ def test_pins_reads_the_clone_it_is_given_or_runs_in(failed: dict[str, Any]) -> 
     clone, env = failed["clone"], failed["env"]
     head = git(clone, "rev-parse", "HEAD")
     for args, cwd in ((("--triton-src", str(clone)), failed["root"]), ((), clone / "python")):
-        proc = tritondev("pins", "--workspace", str(failed["ws"]), "--pytorch-url", "http://127.0.0.1:9/pytorch.git",
-                         *args, "--json", env=env, cwd=cwd)
+        proc = tritondev(
+            "pins",
+            "--workspace",
+            str(failed["ws"]),
+            "--pytorch-url",
+            "http://127.0.0.1:9/pytorch.git",
+            *args,
+            "--json",
+            env=env,
+            cwd=cwd,
+        )
         assert proc.returncode == 0, proc.stderr[-3000:]
         data = json.loads(proc.stdout)
         assert data["triton_commit"] == head and data["llvm_commit_source"].startswith("cmake/llvm-info.json in your")
@@ -111,10 +133,24 @@ def test_on_a_terminal_a_source_build_for_an_unreachable_host_is_asked_first(fai
     ws = failed["root"] / "asked-ws"
     port = closed_port()
     master, slave = pty.openpty()
-    proc = subprocess.Popen(tritondev_argv("setup", "--workspace", str(ws), "--triton-src",
-                             str(failed["clone"]), "--llvm-prebuilt-url", f"http://127.0.0.1:{port}/llvm-builds",
-                             "--jobs", "2"), stdin=slave, stderr=slave, stdout=subprocess.DEVNULL, env=failed["env"],
-                            cwd=failed["root"])
+    proc = subprocess.Popen(
+        tritondev_argv(
+            "setup",
+            "--workspace",
+            str(ws),
+            "--triton-src",
+            str(failed["clone"]),
+            "--llvm-prebuilt-url",
+            f"http://127.0.0.1:{port}/llvm-builds",
+            "--jobs",
+            "2",
+        ),
+        stdin=slave,
+        stderr=slave,
+        stdout=subprocess.DEVNULL,
+        env=failed["env"],
+        cwd=failed["root"],
+    )
     os.close(slave)
     said = b""
     deadline = time.monotonic() + 600

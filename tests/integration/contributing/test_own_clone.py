@@ -29,7 +29,7 @@ from tests.world.world import World
 
 pytestmark = [pytest.mark.slow, pytest.mark.timeout(3600)]
 # The bug the bisect finds: a commit of the feature branch breaks compile_vector_add's result.
-BROKEN = "        result[\"llir\"] = result[\"llir\"].replace(\"add_kernel\", \"oops\")\n"
+BROKEN = '        result["llir"] = result["llir"].replace("add_kernel", "oops")\n'
 CHECK = "import triton\nassert 'define void @add_kernel' in triton.compile_vector_add()['llir']\n"
 
 
@@ -54,7 +54,7 @@ def make_clone(world: World, root: Path) -> tuple[Path, list[str]]:
     for i, text in enumerate(("# a refactoring\n", BROKEN, "# a later change\n")):
         source = init.read_text()
         if text == BROKEN:
-            anchor = "        result[\"cubin\"]"
+            anchor = '        result["cubin"]'
             source = source.replace("    return result\n", text.replace("        ", "    ") + "    return result\n", 1)
             assert anchor in source
         else:
@@ -99,10 +99,30 @@ def contributor(world: World, mini_llvm: LLVMBuild, tmp_path_factory: pytest.Tem
     ws = root / "ws"
     workspace_venv(ws)
     common = ["--workspace", str(ws), "--jobs", "2", "--link-jobs", "2"]
-    setup = run("setup", *common, "--triton-src", str(clone), "--mirror", str(world.git_root), "--llvm",
-                str(mini_llvm.build), "--skip-verify", "--json", env=env)
-    return {"root": root, "clone": clone, "shas": shas, "before": before, "env": env, "ws": ws, "common": common,
-            "setup": json.loads(setup.stdout), "setup_stderr": setup.stderr}
+    setup = run(
+        "setup",
+        *common,
+        "--triton-src",
+        str(clone),
+        "--mirror",
+        str(world.git_root),
+        "--llvm",
+        str(mini_llvm.build),
+        "--skip-verify",
+        "--json",
+        env=env,
+    )
+    return {
+        "root": root,
+        "clone": clone,
+        "shas": shas,
+        "before": before,
+        "env": env,
+        "ws": ws,
+        "common": common,
+        "setup": json.loads(setup.stdout),
+        "setup_stderr": setup.stderr,
+    }
 
 
 def test_setup_builds_the_clone_as_it_stands_and_says_what_is_uncommitted(contributor: dict[str, Any]) -> None:
@@ -134,8 +154,9 @@ def test_build_and_upstreams_test_targets_report_counts(contributor: dict[str, A
     device = Path("/dev/nvidiactl").exists() or Path("/dev/kfd").exists()  # the device test runs, else skips
     assert cpp["makefile_target"] == "test-cpp"
     assert (cpp["counts"]["passed"], cpp["counts"]["skipped"]) == ((3, 0) if device else (2, 1))
-    interpret = json.loads(run("test", "interpret", *common, "--install-requirements", "--json", "--", "-n", "2",
-                               env=env).stdout)
+    interpret = json.loads(
+        run("test", "interpret", *common, "--install-requirements", "--json", "--", "-n", "2", env=env).stdout
+    )
     assert interpret["installed_requirements"] is True
     # test_core.py's two interpreter tests (one skips on the CPU), test_line_info.py, and the node id
     # runtime/test_autotuner.py::test_kwargs[False] the Makefile names.
@@ -173,8 +194,9 @@ def test_the_contributor_loop_edit_build_test(contributor: dict[str, Any]) -> No
     assert (again["counts"]["passed"], again["counts"]["failed"]) == (5, 0)
 
 
-def test_a_clone_whose_llvm_pin_moved_is_not_built_against_the_old_llvm(contributor: dict[str, Any],
-                                                                      world: World) -> None:
+def test_a_clone_whose_llvm_pin_moved_is_not_built_against_the_old_llvm(
+    contributor: dict[str, Any], world: World
+) -> None:
     """The clone's pin file as a rebase onto an LLVM bump leaves it (llvm-bump's, which pins the other LLVM):
     `build` stops naming both commits and what to run (never "install unchanged" against the old MLIR), the
     test commands say it first, and doctor reads the clone's pin, not <workspace>/src/triton's."""
@@ -182,8 +204,9 @@ def test_a_clone_whose_llvm_pin_moved_is_not_built_against_the_old_llvm(contribu
     pinned, other = world.llvm_commits["pinned"], world.llvm_commits["other"]
     info = clone / "cmake" / "llvm-info.json"
     original = info.read_bytes()
-    bumped = subprocess.run(["git", "-C", str(clone), "show", "origin/llvm-bump:cmake/llvm-info.json"],
-                            capture_output=True, check=True).stdout
+    bumped = subprocess.run(
+        ["git", "-C", str(clone), "show", "origin/llvm-bump:cmake/llvm-info.json"], capture_output=True, check=True
+    ).stdout
     assert other.encode() in bumped
     info.write_bytes(bumped)
     try:
@@ -209,10 +232,27 @@ def test_bisect_works_in_a_worktree_and_leaves_the_clone_byte_identical(contribu
     root, clone, shas, env = contributor["root"], contributor["clone"], contributor["shas"], contributor["env"]
     (root / "check.py").write_text(CHECK)
     since = time.time()
-    started = subprocess.Popen(tritondev_argv("bisect", "triton", "--workspace",
-                                str(contributor["ws"]), "--good", "origin/main", "--bad", "my-feature", "--", "python",
-                                str(root / "check.py")), env=env, cwd=root, stdout=subprocess.PIPE,
-                               stderr=subprocess.PIPE, text=True, start_new_session=True)
+    started = subprocess.Popen(
+        tritondev_argv(
+            "bisect",
+            "triton",
+            "--workspace",
+            str(contributor["ws"]),
+            "--good",
+            "origin/main",
+            "--bad",
+            "my-feature",
+            "--",
+            "python",
+            str(root / "check.py"),
+        ),
+        env=env,
+        cwd=root,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        start_new_session=True,
+    )
     wait_for_step(started, contributor["ws"], "01-*", since)
     os.killpg(started.pid, signal.SIGINT)
     _, stderr = started.communicate(timeout=600)
@@ -226,26 +266,44 @@ def test_bisect_works_in_a_worktree_and_leaves_the_clone_byte_identical(contribu
     assert not worktree.exists()
     # What the end says it restored is what happened: the clone never moved, the worktree gone.
     restored = [line for line in proc.stdout.splitlines() if line.startswith("restored: ")]
-    assert restored == [f"restored: your clone {clone} untouched (never moved: HEAD {shas[-1][:12]} as it stands), "
-                        f"the worktree {worktree} removed, and your clone installed again"], proc.stdout[-2000:]
-    assert result["restored"] == {"clone": {"path": str(clone), "head": shas[-1], "moved": False,
-                                            "worktree": str(worktree), "worktree_removed": True, "installed": True}}
+    assert restored == [
+        f"restored: your clone {clone} untouched (never moved: HEAD {shas[-1][:12]} as it stands), "
+        f"the worktree {worktree} removed, and your clone installed again"
+    ], proc.stdout[-2000:]
+    assert result["restored"] == {
+        "clone": {
+            "path": str(clone),
+            "head": shas[-1],
+            "moved": False,
+            "worktree": str(worktree),
+            "worktree_removed": True,
+            "installed": True,
+        }
+    }
     assert git(clone, "worktree", "list", "--porcelain").count("worktree ") == 1
     facts = installed_triton(contributor["ws"] / "venv" / "bin" / "python", root)
     assert Path(facts["file"]).resolve().is_relative_to(clone.resolve())  # your clone installed again
     assert state_of(clone) == contributor["before"]
 
 
-def test_doctor_says_how_far_the_clone_is_from_the_installed_torchs_pin(contributor: dict[str, Any],
-                                                                       world: World) -> None:
+def test_doctor_says_how_far_the_clone_is_from_the_installed_torchs_pin(
+    contributor: dict[str, Any], world: World
+) -> None:
     """torch 2.14.0 in the target (its version.py): PyTorch pins the tip of release/3.8.x, which the clone
     has as origin/release/3.8.x; the feature branch is 3 commits ahead of main, not of that pin."""
     site = next((contributor["ws"] / "venv" / "lib").glob("python*/site-packages"))
     (site / "torch").mkdir()
     (site / "torch" / "version.py").write_text(world.torch_version_py("v2.14.0"))
     try:
-        proc = tritondev("doctor", "--workspace", str(contributor["ws"]), "--check", "workspace.clone", "--json",
-                         env=contributor["env"])
+        proc = tritondev(
+            "doctor",
+            "--workspace",
+            str(contributor["ws"]),
+            "--check",
+            "workspace.clone",
+            "--json",
+            env=contributor["env"],
+        )
     finally:
         (site / "torch" / "version.py").unlink()
         (site / "torch").rmdir()
@@ -253,19 +311,32 @@ def test_doctor_says_how_far_the_clone_is_from_the_installed_torchs_pin(contribu
     pin = world.pytorch_tags["v2.14.0"].triton
     assert found["status"] == "warn", found
     counts = git(contributor["clone"], "rev-list", "--left-right", "--count", f"HEAD...{pin}").split()
-    assert f"your clone is {counts[0]} commit(s) ahead of and {counts[1]} behind the installed torch's pin" \
-           f" {pin[:12]}" in found["summary"]
+    assert (
+        f"your clone is {counts[0]} commit(s) ahead of and {counts[1]} behind the installed torch's pin"
+        f" {pin[:12]}" in found["summary"]
+    )
     assert f"both need LLVM {world.llvm_commit[:12]}" in found["summary"]
     assert state_of(contributor["clone"]) == contributor["before"]
 
 
-def test_run_inside_a_clone_setup_says_how_to_adopt_it_and_asks_nothing(contributor: dict[str, Any],
-                                                                         world: World) -> None:
+def test_run_inside_a_clone_setup_says_how_to_adopt_it_and_asks_nothing(
+    contributor: dict[str, Any], world: World
+) -> None:
     """stdin is no terminal here: no question (nothing hangs), a note with the command, and the plan is
     the usual checkout of the pin."""
     clone = contributor["clone"]
-    proc = tritondev("setup", "--workspace", str(contributor["root"] / "other-ws"), "--mirror", str(world.git_root),
-                     "--llvm", "source", "--dry-run", env=contributor["env"], cwd=clone / "python")
+    proc = tritondev(
+        "setup",
+        "--workspace",
+        str(contributor["root"] / "other-ws"),
+        "--mirror",
+        str(world.git_root),
+        "--llvm",
+        "source",
+        "--dry-run",
+        env=contributor["env"],
+        cwd=clone / "python",
+    )
     assert proc.returncode == 0, proc.stderr[-3000:]
     assert f"you are in the Triton checkout {clone}: `tritondev setup --triton-src {clone}`" in proc.stderr
     assert "checkout-triton (would run)" in proc.stdout
@@ -279,8 +350,7 @@ def test_unit_and_cpp_run_on_a_gpu_machine(contributor: dict[str, Any]) -> None:
     instrumentation test alone with TRITON_DISABLE_LINE_INFO=0, counted from the JUnit files it writes;
     test cpp's device test runs instead of being skipped."""
     env, common = contributor["env"], ["--workspace", str(contributor["ws"])]
-    unit = json.loads(run("test", "unit", *common, "--install-requirements", "--json", "--", "-n", "2",
-                          env=env).stdout)
+    unit = json.loads(run("test", "unit", *common, "--install-requirements", "--json", "--", "-n", "2", env=env).stdout)
     runner = unit["steps"][-1]
     assert runner["kind"] == "runner" and runner["argv"][-4:] == ["--num-gpus", "1", "--num-procs", "2"]
     # test_core (3), test_line_info, test_frontend, test_autotuner (2), test_debug; gpuhello skips in the

@@ -41,19 +41,30 @@ def checkout_with(tmp_path: Path, text: str, **more: str) -> Path:
 
 
 def test_the_file_is_read_as_pip_reads_it_for_the_target(target: Path, tmp_path: Path) -> None:
-    setuptools = subprocess.run([str(target), "-c", "import setuptools; print(setuptools.__version__)"],
-                                capture_output=True, text=True, check=True).stdout.strip()
-    checkout = checkout_with(tmp_path, "\n".join([
-        "# what Triton's tests need",
-        "pip",
-        "setuptools<1.0            # installed, in a version this does not allow",
-        'tomli ; python_version < "3.11"',
-        'colorama ; python_version >= "3.11"',
-        "tritondev-no-such-package==1.0 \\",
-        "    --hash=sha256:" + "0" * 64,
-        "--index-url https://example.invalid/simple",
-        "-r more-requirements.txt",
-        ""]), **{"more-requirements.txt": "packaging\n"})
+    setuptools = subprocess.run(
+        [str(target), "-c", "import setuptools; print(setuptools.__version__)"],
+        capture_output=True,
+        text=True,
+        check=True,
+    ).stdout.strip()
+    checkout = checkout_with(
+        tmp_path,
+        "\n".join(
+            [
+                "# what Triton's tests need",
+                "pip",
+                "setuptools<1.0            # installed, in a version this does not allow",
+                'tomli ; python_version < "3.11"',
+                'colorama ; python_version >= "3.11"',
+                "tritondev-no-such-package==1.0 \\",
+                "    --hash=sha256:" + "0" * 64,
+                "--index-url https://example.invalid/simple",
+                "-r more-requirements.txt",
+                "",
+            ]
+        ),
+        **{"more-requirements.txt": "packaging\n"},
+    )
     read = read_requirements(Runner(silent=True), target, checkout)
     by_name = {r.name: r for r in read.requirements}
     assert set(by_name) == {"pip", "setuptools", "tomli", "tritondev-no-such-package", "packaging"}  # no colorama

@@ -73,5 +73,3 @@ def test_a_crash_log_is_private_and_unpredictable(
         assert log.parent.parent == tmp_path and "RuntimeError: kaboom" in log.read_text()
         assert stat.S_IMODE(log.stat().st_mode) == 0o600 and not log.is_symlink()
         assert stat.S_IMODE(log.parent.stat().st_mode) == 0o700 and log.parent.stat().st_uid == os.getuid()
-
-

@@ -57,8 +57,14 @@ run()
 
 
 def _program(code: str, *args: str, cwd: Path) -> subprocess.CompletedProcess[str]:
-    return subprocess.run([sys.executable, "-c", code, *args], capture_output=True, text=True, timeout=120,
-                          cwd=cwd, env={"PATH": "/usr/bin:/bin", "HOME": str(cwd), "PYTHONPATH": str(REPO)})
+    return subprocess.run(
+        [sys.executable, "-c", code, *args],
+        capture_output=True,
+        text=True,
+        timeout=120,
+        cwd=cwd,
+        env={"PATH": "/usr/bin:/bin", "HOME": str(cwd), "PYTHONPATH": str(REPO)},
+    )
 
 
 def test_ctrl_c_during_start_up_stops_the_command_before_it_starts(tmp_path: Path) -> None:
@@ -81,8 +87,9 @@ def test_ctrl_c_after_the_outcome_changes_nothing(tmp_path: Path) -> None:
 
 
 def test_ctrl_c_while_an_error_is_reported_keeps_the_error(tmp_path: Path) -> None:
-    proc = _program(WHILE_REPORTING, "setup", "--workspace", str(tmp_path / "ws"), "--build-type", "Nope", "--json",
-                    cwd=tmp_path)
+    proc = _program(
+        WHILE_REPORTING, "setup", "--workspace", str(tmp_path / "ws"), "--build-type", "Nope", "--json", cwd=tmp_path
+    )
     assert proc.returncode == 2, proc.stderr
     assert json.loads(proc.stdout)["exit_code"] == 2
     assert "interrupted" not in proc.stderr and "Traceback" not in proc.stderr

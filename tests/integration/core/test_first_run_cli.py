@@ -21,8 +21,12 @@ LONG = "a folder with a rather long name that no eighty-column table would ever 
 def _in_a_terminal(args: list[str], env: dict[str, str], columns: int) -> str:
     """tritondev's stdout as a terminal `columns` wide shows it (a real pseudo-terminal)."""
     main, child = pty.openpty()
-    proc = subprocess.Popen(tritondev_argv(*args), stdout=child, stderr=subprocess.DEVNULL,
-                            env={**env, "COLUMNS": str(columns), "TERM": "xterm"})
+    proc = subprocess.Popen(
+        tritondev_argv(*args),
+        stdout=child,
+        stderr=subprocess.DEVNULL,
+        env={**env, "COLUMNS": str(columns), "TERM": "xterm"},
+    )
     os.close(child)
     shown = read_until_closed(main)
     proc.wait(timeout=60)
@@ -95,8 +99,9 @@ def test_config_show_names_the_remembered_setup(cli: Cli, tmp_path: Path) -> Non
     data = json.loads(cli("config", "show", "--workspace", str(ws), "--json").stdout)["settings"]
     assert data["torch_ref"] == {**data["torch_ref"], "value": "v2.5.1", "source": f"workspace:{state}"}
     assert data["mirror"]["source"] == f"workspace:{state}"
-    given = json.loads(cli("config", "show", "--workspace", str(ws), "--json",
-                           env={"TRITONDEV_TRITON_COMMIT": "c" * 40}).stdout)["settings"]
+    given = json.loads(
+        cli("config", "show", "--workspace", str(ws), "--json", env={"TRITONDEV_TRITON_COMMIT": "c" * 40}).stdout
+    )["settings"]
     assert given["torch_ref"]["value"] is None and given["mirror"]["source"] == f"workspace:{state}"
     state.write_text("{broken")
     bad = cli("config", "show", "--workspace", str(ws))

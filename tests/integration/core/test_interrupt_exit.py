@@ -34,7 +34,13 @@ program.run()
 
 def test_a_handled_interruption_exits_130_not_by_the_signal(tmp_path: Path) -> None:
     (tmp_path / "interrupted_entry.py").write_text(PROGRAM)  # run as -m, as `python -m bootstrap` is
-    proc = subprocess.run([sys.executable, "-m", "interrupted_entry"], cwd=tmp_path, capture_output=True, text=True,
-                          timeout=60, env={"PATH": "/usr/bin:/bin", "PYTHONPATH": f"{tmp_path}:{REPO}"})
+    proc = subprocess.run(
+        [sys.executable, "-m", "interrupted_entry"],
+        cwd=tmp_path,
+        capture_output=True,
+        text=True,
+        timeout=60,
+        env={"PATH": "/usr/bin:/bin", "PYTHONPATH": f"{tmp_path}:{REPO}"},
+    )
     assert proc.returncode == 130, (proc.returncode, proc.stderr)
     assert proc.stderr == "interrupted\n"

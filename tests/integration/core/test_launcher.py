@@ -30,7 +30,9 @@ def checkout(tmp_path_factory: pytest.TempPathFactory) -> Path:
     dest = tmp_path_factory.mktemp("clone") / "tritondev"
     files = subprocess.run(
         ["git", "ls-files", "-z", "--cached", "--others", "--exclude-standard"],
-        cwd=REPO, capture_output=True, check=True,
+        cwd=REPO,
+        capture_output=True,
+        check=True,
     ).stdout.split(b"\0")
     for name in filter(None, files):
         src = REPO / os.fsdecode(name)
@@ -56,8 +58,13 @@ def launch(checkout: Path, *args: str, **extra: str) -> subprocess.CompletedProc
 def launch_in_a_terminal(checkout: Path, *args: str, **extra: str) -> tuple[int, str]:
     """The launcher with stderr on a real pseudo-terminal: (exit status, what the terminal showed)."""
     main, child = pty.openpty()
-    proc = subprocess.Popen([str(checkout / "shell/tritondev"), *args], stdin=subprocess.DEVNULL,
-                            stdout=subprocess.DEVNULL, stderr=child, env=_env(TERM="xterm", **extra))
+    proc = subprocess.Popen(
+        [str(checkout / "shell/tritondev"), *args],
+        stdin=subprocess.DEVNULL,
+        stdout=subprocess.DEVNULL,
+        stderr=child,
+        env=_env(TERM="xterm", **extra),
+    )
     os.close(child)
     shown = read_until_closed(main)
     return proc.wait(timeout=900), shown
@@ -106,8 +113,9 @@ def test_a_link_to_the_launcher_finds_its_checkout(checkout: Path, tmp_path: Pat
     link = tmp_path / "bin" / "tritondev"
     link.parent.mkdir()
     link.symlink_to(checkout / "shell" / "tritondev")
-    result = subprocess.run([str(link), "--version"], capture_output=True, text=True, env=_env(), cwd=tmp_path,
-                            timeout=900)
+    result = subprocess.run(
+        [str(link), "--version"], capture_output=True, text=True, env=_env(), cwd=tmp_path, timeout=900
+    )
     assert result.returncode == 0 and result.stderr == "", result.stderr
     assert not (tmp_path / ".venv-tool").exists() and not (tmp_path / "bin" / ".venv-tool").exists()
 
@@ -115,8 +123,15 @@ def test_a_link_to_the_launcher_finds_its_checkout(checkout: Path, tmp_path: Pat
 def test_the_launchers_own_variables_are_accepted_by_the_cli(checkout: Path) -> None:
     """TRITONDEV_TOOL_VENV and TRITONDEV_BOOTSTRAP_PYTHON are read by the launcher and passed on in the
     environment: the CLI must not call them unknown settings."""
-    result = launch(checkout, "config", "show", "--workspace", "/proc/definitely/not",
-                    TRITONDEV_TOOL_VENV=str(checkout / ".venv-tool"), TRITONDEV_BOOTSTRAP_PYTHON="python3")
+    result = launch(
+        checkout,
+        "config",
+        "show",
+        "--workspace",
+        "/proc/definitely/not",
+        TRITONDEV_TOOL_VENV=str(checkout / ".venv-tool"),
+        TRITONDEV_BOOTSTRAP_PYTHON="python3",
+    )
     assert result.returncode == 0, result.stderr
     assert "unknown environment variable" not in result.stderr
 
@@ -140,8 +155,16 @@ def test_changed_pyproject_rebuilds_venv(checkout: Path) -> None:
 
 def _two_pythons() -> tuple[Path, Path]:
     """Two real interpreters >= 3.10 with different files (the launcher tells them apart without running them)."""
-    found = [p for p in (PYENV / "3.11.7/bin/python3.11", Path("/usr/bin/python3.11"), PYENV / "3.12.1/bin/python3.12",
-                         PYENV / "3.10.13/bin/python3.10") if p.is_file()]
+    found = [
+        p
+        for p in (
+            PYENV / "3.11.7/bin/python3.11",
+            Path("/usr/bin/python3.11"),
+            PYENV / "3.12.1/bin/python3.12",
+            PYENV / "3.10.13/bin/python3.10",
+        )
+        if p.is_file()
+    ]
     distinct = [p for i, p in enumerate(found) if all(p.stat().st_mtime != q.stat().st_mtime for q in found[:i])]
     if len(distinct) < 2:
         pytest.skip("needs two Python >= 3.10 interpreters with different modification times")
@@ -218,10 +241,16 @@ def test_two_launchers_with_different_paths_at_once_both_run(checkout: Path, tmp
     folders = _other_pythons(tmp_path)
     pyproject.write_text(original + "\n# changed for two at once\n")
     try:
-        procs = [subprocess.Popen([str(checkout / "shell/tritondev"), "--version"], stdout=subprocess.PIPE,
-                                  stderr=subprocess.PIPE, text=True,
-                                  env=_env(PATH=f"{folder}{os.pathsep}{os.environ['PATH']}"))
-                 for folder in (folders[0], folders[-1])]
+        procs = [
+            subprocess.Popen(
+                [str(checkout / "shell/tritondev"), "--version"],
+                stdout=subprocess.PIPE,
+                stderr=subprocess.PIPE,
+                text=True,
+                env=_env(PATH=f"{folder}{os.pathsep}{os.environ['PATH']}"),
+            )
+            for folder in (folders[0], folders[-1])
+        ]
         outputs = [proc.communicate(timeout=900) for proc in procs]
         for proc, (out, err) in zip(procs, outputs, strict=True):
             assert proc.returncode == 0 and out.startswith("tritondev "), err
@@ -239,9 +268,21 @@ def test_a_rebuild_never_deletes_the_env_a_running_command_uses(checkout: Path, 
     old = venv / _env_in_use(venv)
     gate = tmp_path / "gate"
     running = subprocess.Popen(
-        [str(checkout / "shell/tritondev"), "run", "--workspace", str(tmp_path / "ws"), "--", "sh", "-c",
-         f"while [ ! -e '{gate}' ]; do sleep 0.1; done"],
-        stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=_env())
+        [
+            str(checkout / "shell/tritondev"),
+            "run",
+            "--workspace",
+            str(tmp_path / "ws"),
+            "--",
+            "sh",
+            "-c",
+            f"while [ ! -e '{gate}' ]; do sleep 0.1; done",
+        ],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        env=_env(),
+    )
     pyproject = checkout / "pyproject.toml"
     original = pyproject.read_text()
     try:
@@ -274,8 +315,9 @@ def _holds(env: Path, pid: int) -> bool:
         return False
 
 
-@pytest.mark.parametrize("kind", ["user-files", "link-to-user-folder", "non-venv-folder", "a-file",
-                                  "crafted-stamp-link", "stamp-is-a-link"])
+@pytest.mark.parametrize(
+    "kind", ["user-files", "link-to-user-folder", "non-venv-folder", "a-file", "crafted-stamp-link", "stamp-is-a-link"]
+)
 def test_a_folder_of_the_users_is_never_deleted(checkout: Path, tmp_path: Path, kind: str) -> None:
     """TRITONDEV_TOOL_VENV pointing at anything but a new/empty folder or one the launcher made: exit 2,
     nothing removed or changed, not even a lock file beside it."""
@@ -337,18 +379,27 @@ def test_no_package_index_is_one_line_naming_pip_index_url(checkout: Path, tmp_p
         port = s.getsockname()[1]
     venv = tmp_path / "venv"
     env = {k: v for k, v in _env().items() if not k.startswith("PIP_")}
-    env.update(TRITONDEV_TOOL_VENV=str(venv), PIP_CONFIG_FILE=os.devnull, PIP_INDEX_URL=f"http://127.0.0.1:{port}/simple",
-               PIP_RETRIES="0", PIP_TIMEOUT="5")
+    env.update(
+        TRITONDEV_TOOL_VENV=str(venv),
+        PIP_CONFIG_FILE=os.devnull,
+        PIP_INDEX_URL=f"http://127.0.0.1:{port}/simple",
+        PIP_RETRIES="0",
+        PIP_TIMEOUT="5",
+    )
     started = time.monotonic()
-    result = subprocess.run([str(checkout / "shell/tritondev"), "--version"], capture_output=True, text=True, env=env,
-                            timeout=900)
+    result = subprocess.run(
+        [str(checkout / "shell/tritondev"), "--version"], capture_output=True, text=True, env=env, timeout=900
+    )
     assert result.returncode == 4, result.stderr
     lines = [line for line in result.stderr.splitlines() if ": done in " not in line]
     assert lines[0].startswith("tritondev: preparing its own environment"), lines
-    assert lines[1] == (f"tritondev: error: installing tritondev's dependencies into {venv} needs a Python package "
-                        "index, and pip reached none"), lines
-    assert lines[2].startswith("tritondev: fix: set PIP_INDEX_URL to a reachable index (a mirror) or "
-                               "PIP_FIND_LINKS"), lines
+    assert lines[1] == (
+        f"tritondev: error: installing tritondev's dependencies into {venv} needs a Python package "
+        "index, and pip reached none"
+    ), lines
+    assert lines[2].startswith("tritondev: fix: set PIP_INDEX_URL to a reachable index (a mirror) or PIP_FIND_LINKS"), (
+        lines
+    )
     assert len(lines) == 3 and "Traceback" not in result.stderr
     assert not venv.exists()
     assert time.monotonic() - started < 600

@@ -14,10 +14,13 @@ REPO = Path(__file__).resolve().parents[3]
 def test_a_command_starts_without_importing_pydantic(tmp_path: Path) -> None:
     """The point of the plain coercion: a start of tritondev with options given imports no Pydantic."""
     env = {**os.environ, "PYTHONPATH": str(REPO)}
-    probe = ("import sys, runpy; sys.argv = ['tritondev', 'config', 'show', '--workspace', sys.argv[1], '--json']\n"
-             "try:\n    runpy.run_module('bootstrap', run_name='__main__')\n"
-             "except SystemExit:\n    pass\n"
-             "print('PYDANTIC' if any(m.startswith('pydantic') for m in sys.modules) else 'NONE', file=sys.stderr)")
-    done = subprocess.run([sys.executable, "-c", probe, str(tmp_path / "ws")], env=env, capture_output=True,
-                          text=True, timeout=60)
+    probe = (
+        "import sys, runpy; sys.argv = ['tritondev', 'config', 'show', '--workspace', sys.argv[1], '--json']\n"
+        "try:\n    runpy.run_module('bootstrap', run_name='__main__')\n"
+        "except SystemExit:\n    pass\n"
+        "print('PYDANTIC' if any(m.startswith('pydantic') for m in sys.modules) else 'NONE', file=sys.stderr)"
+    )
+    done = subprocess.run(
+        [sys.executable, "-c", probe, str(tmp_path / "ws")], env=env, capture_output=True, text=True, timeout=60
+    )
     assert done.stderr.strip().splitlines()[-1] == "NONE", done.stderr

@@ -26,8 +26,15 @@ def good_hosts() -> Iterator[tuple[DistccDaemon, DistccDaemon]]:
 @pytest.fixture(scope="package")
 def other_compiler() -> Iterator[DistccDaemon]:
     """A host whose clang and clang++ are gcc and g++ (as another machine's could be)."""
-    daemon = DistccDaemon(slots=4, other_compilers={"clang": "/usr/bin/gcc", "clang++": "/usr/bin/g++",
-                                                    "gcc": "/usr/bin/clang", "g++": "/usr/bin/clang++"}).start()
+    daemon = DistccDaemon(
+        slots=4,
+        other_compilers={
+            "clang": "/usr/bin/gcc",
+            "clang++": "/usr/bin/g++",
+            "gcc": "/usr/bin/clang",
+            "g++": "/usr/bin/clang++",
+        },
+    ).start()
     yield daemon
     daemon.remove()
 

@@ -31,8 +31,14 @@ def free_port() -> int:
 
 
 class DistccDaemon:
-    def __init__(self, *, slots: int = 2, jobs: int | None = None, other_compilers: dict[str, str] | None = None,
-                 allow: str = "127.0.0.1") -> None:
+    def __init__(
+        self,
+        *,
+        slots: int = 2,
+        jobs: int | None = None,
+        other_compilers: dict[str, str] | None = None,
+        allow: str = "127.0.0.1",
+    ) -> None:
         """slots: the /LIMIT of its host token; jobs: distccd's --jobs (default: slots);
         other_compilers: compiler name -> program this host runs instead (DISTCC_CMDLIST)."""
         self.slots = slots
@@ -75,10 +81,29 @@ class DistccDaemon:
         self.log.touch()
         self.log.chmod(0o666)
         self.proc = subprocess.Popen(
-            [exe, "--daemon", "--no-detach", "--listen", "127.0.0.1", "--allow", self.allow, "--port", str(self.port),
-             "--jobs", str(self.jobs), "--stats", "--stats-port", str(self.stats_port), "--log-file", str(self.log),
-             "--log-level", "info"],
-            env=self._environment(), stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+            [
+                exe,
+                "--daemon",
+                "--no-detach",
+                "--listen",
+                "127.0.0.1",
+                "--allow",
+                self.allow,
+                "--port",
+                str(self.port),
+                "--jobs",
+                str(self.jobs),
+                "--stats",
+                "--stats-port",
+                str(self.stats_port),
+                "--log-file",
+                str(self.log),
+                "--log-level",
+                "info",
+            ],
+            env=self._environment(),
+            stdout=subprocess.DEVNULL,
+            stderr=subprocess.DEVNULL,
             start_new_session=True,  # its own process group: stop() ends the daemon and every child it forked
         )
         deadline = time.monotonic() + 300  # a guard against a hang, not a speed goal

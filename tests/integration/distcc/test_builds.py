@@ -41,8 +41,17 @@ def _env(area: Path, name: str) -> dict[str, str]:
 
 def _setup_args(world: World, ws: Path, *extra: str, json: bool = True) -> list[str]:
     """setup for the world's main Triton, jobs left to tritondev (the distcc slots size them)."""
-    return ["setup", "--workspace", str(ws), "--mirror", str(world.git_root), "--triton-commit",
-            world.triton_commits[LABEL], *(["--json"] if json else []), *extra]
+    return [
+        "setup",
+        "--workspace",
+        str(ws),
+        "--mirror",
+        str(world.git_root),
+        "--triton-commit",
+        world.triton_commits[LABEL],
+        *(["--json"] if json else []),
+        *extra,
+    ]
 
 
 def _report(proc: subprocess.CompletedProcess[str]) -> dict[str, Any]:
@@ -62,8 +71,13 @@ def area(tmp_path_factory: pytest.TempPathFactory) -> Path:
 
 
 @pytest.fixture(scope="module")
-def builds(world: World, area: Path, good_hosts: tuple[DistccDaemon, DistccDaemon], other_compiler: DistccDaemon,
-           down_host: str) -> dict[str, Any]:
+def builds(
+    world: World,
+    area: Path,
+    good_hosts: tuple[DistccDaemon, DistccDaemon],
+    other_compiler: DistccDaemon,
+    down_host: str,
+) -> dict[str, Any]:
     first, second = good_hosts
     hosts = f"{first.token} {down_host} {second.token} {other_compiler.token}"
     out: dict[str, Any] = {"hosts": hosts}
@@ -79,8 +93,9 @@ def builds(world: World, area: Path, good_hosts: tuple[DistccDaemon, DistccDaemo
     return out
 
 
-def test_every_compile_went_to_the_daemons(builds: dict[str, Any], good_hosts: tuple[DistccDaemon, DistccDaemon]
-                                           ) -> None:
+def test_every_compile_went_to_the_daemons(
+    builds: dict[str, Any], good_hosts: tuple[DistccDaemon, DistccDaemon]
+) -> None:
     a = builds["A"]
     report, first, second = a["report"], *good_hosts
     distcc = report["distcc"]
@@ -98,8 +113,9 @@ def test_every_compile_went_to_the_daemons(builds: dict[str, Any], good_hosts: t
         assert daemon.compiles_logged() == daemon.compiles()
 
 
-def test_unfit_hosts_are_named_and_left_out(builds: dict[str, Any], other_compiler: DistccDaemon,
-                                            down_host: str) -> None:
+def test_unfit_hosts_are_named_and_left_out(
+    builds: dict[str, Any], other_compiler: DistccDaemon, down_host: str
+) -> None:
     report = builds["A"]["report"]
     left = {h["token"]: h["reason"] for h in report["distcc"]["hosts"] if not h["ok"]}
     assert set(left) == {down_host, other_compiler.token}
@@ -140,7 +156,8 @@ def test_the_same_triton_as_a_build_here(builds: dict[str, Any], world: World) -
 
 
 def test_the_workspace_remembers_distcc_and_build_compiles_remotely(
-        builds: dict[str, Any], good_hosts: tuple[DistccDaemon, DistccDaemon]) -> None:
+    builds: dict[str, Any], good_hosts: tuple[DistccDaemon, DistccDaemon]
+) -> None:
     a = builds["A"]
     ws, env = a["ws"], a["env"]
     saved = json.loads((ws / "state" / "settings.json").read_text())["settings"]
@@ -169,12 +186,12 @@ def test_the_workspace_remembers_distcc_and_build_compiles_remotely(
     assert off.returncode == 0 and "distcc" not in json.loads(off.stdout)
 
 
-def _build_while_a_host_dies(world: World, ws: Path, env: dict[str, str], dies: DistccDaemon, hosts: str
-                             ) -> dict[str, Any]:
+def _build_while_a_host_dies(
+    world: World, ws: Path, env: dict[str, str], dies: DistccDaemon, hosts: str
+) -> dict[str, Any]:
     """setup --distcc HOSTS, `dies` stopped once it ran a few of the LLVM build's compiles."""
     args = _setup_args(world, ws, "--distcc", hosts)
-    proc = subprocess.Popen(tritondev_argv(*args), env=env, stdout=subprocess.PIPE,
-                            stderr=subprocess.PIPE, text=True)
+    proc = subprocess.Popen(tritondev_argv(*args), env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
     try:
         deadline = time.monotonic() + 300
         while dies.compiles_logged() < 3 + 3:  # the proof's three, then a few of the LLVM build's
@@ -195,8 +212,9 @@ def _build_while_a_host_dies(world: World, ws: Path, env: dict[str, str], dies: 
     assert sum(b["remote"] + b["local"] for b in report["distcc"]["builds"].values()) == counts.misses
     # The LLVM build's compiles run on after the stop; on a busy machine the last of them may be under way
     # already, and the first build to ask the dead host again is Triton's: either one must say so.
-    assert any(n.startswith(("distcc during the LLVM build: ", "distcc during the Triton build: "))
-               for n in report["notices"]), report["notices"]
+    assert any(
+        n.startswith(("distcc during the LLVM build: ", "distcc during the Triton build: ")) for n in report["notices"]
+    ), report["notices"]
     return report
 
 
@@ -233,8 +251,9 @@ def _dwo_names(obj: Path) -> tuple[bool, list[Path]]:
     """(whether the object carries debug info, the .dwo files its skeleton units name). readelf also
     dumps the units of a .dwo it finds: only skeleton units (DW_TAG_skeleton_unit, or DWARF 4's unit
     with DW_AT_GNU_dwo_name) are the object's own references."""
-    out = subprocess.run(["readelf", "--debug-dump=info", "--dwarf-depth=1", str(obj)], capture_output=True,
-                         text=True, check=True).stdout
+    out = subprocess.run(
+        ["readelf", "--debug-dump=info", "--dwarf-depth=1", str(obj)], capture_output=True, text=True, check=True
+    ).stdout
     units: list[dict[str, str]] = []
     for line in out.splitlines():
         if line.lstrip().startswith("<0><") and "DW_TAG_" in line:
@@ -242,20 +261,25 @@ def _dwo_names(obj: Path) -> tuple[bool, list[Path]]:
         elif units and ("DW_AT_comp_dir" in line or "dwo_name" in line):
             name = "GNU_dwo_name" if "DW_AT_GNU_dwo_name" in line else line.split()[1].removeprefix("DW_AT_")
             units[-1][name] = line.rsplit("): ", 1)[-1].strip()
-    names = [Path(u.get("comp_dir", str(obj.parent))) / (u.get("dwo_name") or u["GNU_dwo_name"]) for u in units
-             if (u["tag"] == "DW_TAG_skeleton_unit" and "dwo_name" in u) or "GNU_dwo_name" in u]
+    names = [
+        Path(u.get("comp_dir", str(obj.parent))) / (u.get("dwo_name") or u["GNU_dwo_name"])
+        for u in units
+        if (u["tag"] == "DW_TAG_skeleton_unit" and "dwo_name" in u) or "GNU_dwo_name" in u
+    ]
     return bool(units), names
 
 
 @pytest.mark.slow
-def test_a_debug_llvm_through_distcc_keeps_its_debug_info(world: World, area: Path,
-                                                         good_hosts: tuple[DistccDaemon, DistccDaemon]) -> None:
+def test_a_debug_llvm_through_distcc_keeps_its_debug_info(
+    world: World, area: Path, good_hosts: tuple[DistccDaemon, DistccDaemon]
+) -> None:
     """`--llvm-build-type Debug --distcc`: every object carries its debug info, and none names a .dwo that
     is not on disk (distcc brings back no .dwo: LLVM_USE_SPLIT_DWARF stays off while distcc is on)."""
     first, _ = good_hosts
     env, ws = _env(area, "G"), area / "ws-G"
-    proc = tritondev(*_setup_args(world, ws, "--distcc", first.token, "--llvm-build-type", "Debug", "--skip-verify"),
-                     env=env)
+    proc = tritondev(
+        *_setup_args(world, ws, "--distcc", first.token, "--llvm-build-type", "Debug", "--skip-verify"), env=env
+    )
     report = _report(proc)
     assert report["distcc"]["builds"]["LLVM build"]["remote"] > 0
     llvm = Path(report["llvm_build"])
@@ -272,8 +296,9 @@ def test_a_debug_llvm_through_distcc_keeps_its_debug_info(world: World, area: Pa
     assert any("without split DWARF" in n for n in report["notices"])
 
 
-def test_no_usable_host_stops_before_anything_is_built(world: World, area: Path, down_host: str,
-                                                       other_compiler: DistccDaemon) -> None:
+def test_no_usable_host_stops_before_anything_is_built(
+    world: World, area: Path, down_host: str, other_compiler: DistccDaemon
+) -> None:
     env = _env(area, "E")
     ws = area / "ws-E"
     hosts = f"{down_host} {other_compiler.token}"

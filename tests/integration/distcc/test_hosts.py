@@ -37,8 +37,9 @@ def _env(tmp_path: Path, **extra: str) -> dict[str, str]:
     return env
 
 
-def test_each_host_is_proven_by_its_own_compile(good_hosts: tuple[DistccDaemon, DistccDaemon],
-                                                other_compiler: DistccDaemon, down_host: str) -> None:
+def test_each_host_is_proven_by_its_own_compile(
+    good_hosts: tuple[DistccDaemon, DistccDaemon], other_compiler: DistccDaemon, down_host: str
+) -> None:
     first, second = good_hosts
     before = first.compiles(), second.compiles(), other_compiler.compiles()
     refusing = DistccDaemon(slots=1, allow="10.11.12.13").start()  # a daemon for another network only
@@ -75,14 +76,16 @@ def test_a_compiler_path_distccd_may_not_run(good_hosts: tuple[DistccDaemon, Dis
     assert any("cannot be an absolute path" in line for line in first.log.read_text().splitlines())
 
 
-def test_doctor_checks_the_hosts(good_hosts: tuple[DistccDaemon, DistccDaemon], down_host: str,
-                                 other_compiler: DistccDaemon, tmp_path: Path) -> None:
+def test_doctor_checks_the_hosts(
+    good_hosts: tuple[DistccDaemon, DistccDaemon], down_host: str, other_compiler: DistccDaemon, tmp_path: Path
+) -> None:
     first, second = good_hosts
 
     def check(hosts: str | None) -> tuple[dict[str, object], int]:
         env = _env(tmp_path, **({"TRITONDEV_DISTCC": hosts} if hosts else {}))
-        proc = tritondev("doctor", "--check", "toolchain.distcc", "--json", "--workspace", str(tmp_path / "ws"),
-                         env=env)
+        proc = tritondev(
+            "doctor", "--check", "toolchain.distcc", "--json", "--workspace", str(tmp_path / "ws"), env=env
+        )
         (found,) = json.loads(proc.stdout)["checks"]
         assert isinstance(found, dict)
         return found, proc.returncode
@@ -114,17 +117,21 @@ def _path_without(folder: Path, *names: str) -> str:
     return str(folder)
 
 
-@pytest.mark.parametrize(("extra", "env_extra", "code", "said"), [
-    (["--distcc", "user@build1"], {}, 2, "is an ssh host"),
-    (["--distcc", "build1:99999"], {}, 2, "port must be a number"),
-    (["--distcc", "localhost/8"], {}, 2, "names no remote host"),
-    (["--distcc", "build1/8", "--no-ccache"], {}, 2, "ccache is turned off"),
-    ([], {"TRITONDEV_DISTCC": "build1 build1"}, 2, "listed twice"),
-    (["--distcc", "build1/8"], {"PATH": "no-distcc"}, 3, "distcc is not installed"),
-    (["--distcc", "build1/8"], {"PATH": "no-ccache"}, 3, "ccache is not installed"),
-])
-def test_bad_input_stops_setup_before_anything_is_made(world: World, tmp_path: Path, extra: list[str],
-                                                       env_extra: dict[str, str], code: int, said: str) -> None:
+@pytest.mark.parametrize(
+    ("extra", "env_extra", "code", "said"),
+    [
+        (["--distcc", "user@build1"], {}, 2, "is an ssh host"),
+        (["--distcc", "build1:99999"], {}, 2, "port must be a number"),
+        (["--distcc", "localhost/8"], {}, 2, "names no remote host"),
+        (["--distcc", "build1/8", "--no-ccache"], {}, 2, "ccache is turned off"),
+        ([], {"TRITONDEV_DISTCC": "build1 build1"}, 2, "listed twice"),
+        (["--distcc", "build1/8"], {"PATH": "no-distcc"}, 3, "distcc is not installed"),
+        (["--distcc", "build1/8"], {"PATH": "no-ccache"}, 3, "ccache is not installed"),
+    ],
+)
+def test_bad_input_stops_setup_before_anything_is_made(
+    world: World, tmp_path: Path, extra: list[str], env_extra: dict[str, str], code: int, said: str
+) -> None:
     env = _env(tmp_path, **env_extra)
     if env_extra.get("PATH") in ("no-distcc", "no-ccache"):
         env["PATH"] = _path_without(tmp_path / "bin", "distcc" if env_extra["PATH"] == "no-distcc" else "ccache")

@@ -16,7 +16,10 @@ REPO = Path(__file__).resolve().parents[3]
 def test_perf_runner_prints_table() -> None:
     # One round instead of fifteen: the table is what is tested here, not the figures.
     result = subprocess.run(
-        [sys.executable, str(REPO / "tests/perf/run.py"), "startup"], capture_output=True, text=True, timeout=900,
+        [sys.executable, str(REPO / "tests/perf/run.py"), "startup"],
+        capture_output=True,
+        text=True,
+        timeout=900,
         env={**os.environ, "BENCH_STARTUP_RUNS": "1"},
     )
     lines = result.stdout.splitlines()

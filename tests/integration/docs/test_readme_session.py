@@ -29,7 +29,7 @@ SOURCE_BUILD = "setup --build-type"
 def session_commands() -> list[str]:
     """The block's commands, one string each (a here-document or a continued line kept whole)."""
     readme = (REPO / "README.md").read_text()
-    section = readme[readme.index("## What a session looks like"):readme.index("## Commands")]
+    section = readme[readme.index("## What a session looks like") : readme.index("## Commands")]
     block = re.search(r"```bash\n(.*?)```", section, re.DOTALL)
     assert block is not None
     commands: list[str] = []
@@ -82,8 +82,11 @@ def _a_checkout(tmp_path: Path) -> Path:
 def _first_run_env(tmp_path: Path, python_dir: Path | None) -> dict[str, str]:
     home = tmp_path / "home"
     home.mkdir()
-    env = {k: v for k, v in os.environ.items()
-           if not k.startswith(("TRITONDEV_", "TRITON_")) and k not in ("VIRTUAL_ENV", "CONDA_PREFIX")}
+    env = {
+        k: v
+        for k, v in os.environ.items()
+        if not k.startswith(("TRITONDEV_", "TRITON_")) and k not in ("VIRTUAL_ENV", "CONDA_PREFIX")
+    }
     path = os.pathsep.join([str(python_dir), env["PATH"]]) if python_dir else env["PATH"]
     env.update(HOME=str(home), PATH=path, PYTHONPATH=str(REPO))
     return env
@@ -100,7 +103,7 @@ def test_the_block_is_what_this_test_runs() -> None:
 @pytest.mark.slow
 def test_the_session_before_the_source_build(tmp_path: Path) -> None:
     commands = session_commands()
-    before = commands[:next(i for i, c in enumerate(commands) if SOURCE_BUILD in c)]
+    before = commands[: next(i for i, c in enumerate(commands) if SOURCE_BUILD in c)]
     here = [c for c in before if "run --dump-ir" not in c]
     assert len(here) == len(before) - 1
     env = _first_run_env(tmp_path, triton_venv().parent)
@@ -119,7 +122,7 @@ def test_the_session_before_the_source_build(tmp_path: Path) -> None:
 def test_the_session_before_the_source_build_on_the_gpu(tmp_path: Path) -> None:
     """On the GPU machine, with its own python3 as it is: run --dump-ir launches the kernel too."""
     commands = session_commands()
-    before = commands[:next(i for i, c in enumerate(commands) if SOURCE_BUILD in c)]
+    before = commands[: next(i for i, c in enumerate(commands) if SOURCE_BUILD in c)]
     _run_session(before, _a_checkout(tmp_path), _first_run_env(tmp_path, None))
     dumps = list((tmp_path / "home" / "tritondev" / "dumps").glob("*/index.json"))
     assert dumps, "run --dump-ir captured no IR"

@@ -30,19 +30,9 @@ def odd_interpreter(folder: Path, real: Path, answers: dict[str, str]) -> Path:
     A real executable, not a mock: it stands in for a Triton, torch or JAX that prints something
     tritondev does not expect, which no installable package does on purpose.
     """
-    cases = "".join(
-        f"    *{name}) printf '%s\\n' '{answer}'; exit 0;;\n" for name, answer in answers.items()
-    )
+    cases = "".join(f"    *{name}) printf '%s\\n' '{answer}'; exit 0;;\n" for name, answer in answers.items())
     script = folder / "python"
     folder.mkdir(parents=True, exist_ok=True)
-    script.write_text(
-        "#!/bin/sh\n"
-        'for arg in "$@"; do\n'
-        '  case "$arg" in\n'
-        f"{cases}"
-        "  esac\n"
-        "done\n"
-        f'exec {real} "$@"\n'
-    )
+    script.write_text(f'#!/bin/sh\nfor arg in "$@"; do\n  case "$arg" in\n{cases}  esac\ndone\nexec {real} "$@"\n')
     script.chmod(0o755)
     return script

@@ -11,12 +11,26 @@ from tests.integration.doctor.conftest import checks_of, odd_interpreter
 
 
 def test_malformed_answers_fail_their_checks(cli: Cli, bare_venv: Path, tmp_path: Path) -> None:
-    python = odd_interpreter(tmp_path / "odd" / "bin", bare_venv, {
-        "tritondev_environment.py": json.dumps({"distributions": [{"name": "triton", "version": 3}]}),
-        "tritondev_triton.py": json.dumps({"file": 7}),
-    })
-    result = cli("doctor", "--python", str(python), "--workspace", str(tmp_path / "ws"), "--json",
-                 "--check", "packages", "--check", "python.interpreter")
+    python = odd_interpreter(
+        tmp_path / "odd" / "bin",
+        bare_venv,
+        {
+            "tritondev_environment.py": json.dumps({"distributions": [{"name": "triton", "version": 3}]}),
+            "tritondev_triton.py": json.dumps({"file": 7}),
+        },
+    )
+    result = cli(
+        "doctor",
+        "--python",
+        str(python),
+        "--workspace",
+        str(tmp_path / "ws"),
+        "--json",
+        "--check",
+        "packages",
+        "--check",
+        "python.interpreter",
+    )
     assert result.returncode == 1, result.stdout + result.stderr
     checks = checks_of(result.stdout)
     assert checks["python.interpreter"]["status"] == "ok"  # the interpreter itself answers as agreed
@@ -30,8 +44,16 @@ def test_malformed_answers_fail_their_checks(cli: Cli, bare_venv: Path, tmp_path
 
 def test_a_probe_without_an_answer_fails_its_check(cli: Cli, bare_venv: Path, tmp_path: Path) -> None:
     python = odd_interpreter(tmp_path / "odd" / "bin", bare_venv, {"tritondev_environment.py": "[1, 2]"})
-    result = cli("doctor", "--python", str(python), "--workspace", str(tmp_path / "ws"), "--json",
-                 "--check", "packages.triton-owners")
+    result = cli(
+        "doctor",
+        "--python",
+        str(python),
+        "--workspace",
+        str(tmp_path / "ws"),
+        "--json",
+        "--check",
+        "packages.triton-owners",
+    )
     assert result.returncode == 1, result.stdout + result.stderr
     summary = checks_of(result.stdout)["packages.triton-owners"]["summary"]
     assert "tritondev_environment.py exited with status 0 without an answer (not a JSON object" in summary

@@ -23,7 +23,7 @@ def test_list_checks_names_every_check(cli: Cli) -> None:
     assert len(names) >= 25 and len(set(names)) == len(names)
     assert {"ptxas.arch", "packages.triton-owners", "toolchain.cmake", "jax.triton-ffi"} <= set(names)
     text = cli("doctor", "--list-checks", "--check", "ptxas")
-    assert text.stdout.split() [0] == "ptxas.arch" and "toolchain" not in text.stdout
+    assert text.stdout.split()[0] == "ptxas.arch" and "toolchain" not in text.stdout
 
 
 def test_bad_input_exits_2_with_a_suggestion_and_no_traceback(cli: Cli, tmp_path: Path) -> None:
@@ -52,8 +52,11 @@ def test_missing_target_env_is_an_error_with_the_fix_and_creates_nothing(cli: Cl
     checks = checks_of(result.stdout)
     assert checks["python.interpreter"]["status"] == "error"
     assert "tritondev setup" in checks["python.interpreter"]["fix"]
-    assert {checks[n]["status"] for n in checks if n != "python.interpreter" and n != "python.c-compiler"
-            and n != "python.env-traps"} == {"skipped"}
+    assert {
+        checks[n]["status"]
+        for n in checks
+        if n != "python.interpreter" and n != "python.c-compiler" and n != "python.env-traps"
+    } == {"skipped"}
     assert "error:" not in result.stderr  # the report is the one document; the exit code says it failed
     text = cli("doctor", "--workspace", str(ws), "--check", "python", env=env)
     assert text.returncode == 1 and "Doctor found" in text.stdout
@@ -86,8 +89,9 @@ def test_missing_tools_are_errors_with_install_fixes(cli: Cli, tmp_path: Path) -
         found = shutil.which(tool)
         if found:
             (bin_dir / tool).symlink_to(found)
-    result = cli("doctor", "--check", "toolchain", "--json", "--workspace", str(tmp_path / "ws"),
-                 env={"PATH": str(bin_dir)})
+    result = cli(
+        "doctor", "--check", "toolchain", "--json", "--workspace", str(tmp_path / "ws"), env={"PATH": str(bin_dir)}
+    )
     assert result.returncode == 1, result.stderr
     checks = checks_of(result.stdout)
     assert checks["toolchain.cmake"]["status"] == "error"
@@ -96,8 +100,16 @@ def test_missing_tools_are_errors_with_install_fixes(cli: Cli, tmp_path: Path) -
     assert "ninja" in checks["toolchain.ninja"]["fix"]
     assert checks["toolchain.git"]["status"] == "ok"
     # and with every tool on PATH the same checks pass
-    full = cli("doctor", "--check", "toolchain.cmake", "--check", "toolchain.ninja", "--json",
-               "--workspace", str(tmp_path / "ws"))
+    full = cli(
+        "doctor",
+        "--check",
+        "toolchain.cmake",
+        "--check",
+        "toolchain.ninja",
+        "--json",
+        "--workspace",
+        str(tmp_path / "ws"),
+    )
     assert full.returncode == 0 and {c["status"] for c in checks_of(full.stdout).values()} == {"ok"}
 
 
@@ -112,8 +124,15 @@ def test_strict_turns_warnings_into_failure(cli: Cli, tmp_path: Path) -> None:
 
 
 def test_environment_traps(cli: Cli, tmp_path: Path) -> None:
-    result = cli("doctor", "--check", "python.env-traps", "--json", "--workspace", str(tmp_path / "ws"),
-                 env={"PYTHONSAFEPATH": "1", "LLVM_SYSPATH": "../llvm-project/build"})
+    result = cli(
+        "doctor",
+        "--check",
+        "python.env-traps",
+        "--json",
+        "--workspace",
+        str(tmp_path / "ws"),
+        env={"PYTHONSAFEPATH": "1", "LLVM_SYSPATH": "../llvm-project/build"},
+    )
     check = checks_of(result.stdout)["python.env-traps"]
     assert check["status"] == "warn" and "PYTHONSAFEPATH" in check["summary"]
     assert check["fix"].startswith("unset PYTHONSAFEPATH")
@@ -125,8 +144,9 @@ def test_shadowing_triton_folder_in_the_cwd(cli: Cli, tmp_path: Path) -> None:
     work = tmp_path / "work"
     (work / "triton").mkdir(parents=True)
     (work / "triton" / "__init__.py").write_text("# a checkout's python folder, say\n")
-    result = cli("doctor", "--python", str(py), "--workspace", str(tmp_path / "ws"), "--json",
-                 "--check", "packages", cwd=work)
+    result = cli(
+        "doctor", "--python", str(py), "--workspace", str(tmp_path / "ws"), "--json", "--check", "packages", cwd=work
+    )
     assert result.returncode == 1
     checks = checks_of(result.stdout)
     assert checks["packages.shadowing"]["status"] == "error"
@@ -134,8 +154,17 @@ def test_shadowing_triton_folder_in_the_cwd(cli: Cli, tmp_path: Path) -> None:
     assert checks["packages.triton-import"]["status"] == "warn"
     assert str(work / "triton") in checks["packages.triton-import"]["summary"]
     # from another directory the same environment is healthy
-    other = cli("doctor", "--python", str(py), "--workspace", str(tmp_path / "ws"), "--json",
-                "--check", "packages.shadowing", cwd=tmp_path)
+    other = cli(
+        "doctor",
+        "--python",
+        str(py),
+        "--workspace",
+        str(tmp_path / "ws"),
+        "--json",
+        "--check",
+        "packages.shadowing",
+        cwd=tmp_path,
+    )
     assert checks_of(other.stdout)["packages.shadowing"]["status"] == "ok"
 
 
@@ -143,8 +172,9 @@ def test_empty_triton_folder_becomes_a_namespace_package(cli: Cli, bare_venv: Pa
     work = tmp_path / "work"
     (work / "triton").mkdir(parents=True)
     py = bare_venv
-    result = cli("doctor", "--python", str(py), "--workspace", str(tmp_path / "ws"), "--json",
-                 "--check", "packages", cwd=work)
+    result = cli(
+        "doctor", "--python", str(py), "--workspace", str(tmp_path / "ws"), "--json", "--check", "packages", cwd=work
+    )
     checks = checks_of(result.stdout)
     assert checks["packages.triton-import"]["status"] == "error"
     assert "namespace package" in checks["packages.triton-import"]["summary"]
@@ -152,8 +182,20 @@ def test_empty_triton_folder_becomes_a_namespace_package(cli: Cli, bare_venv: Pa
 
 
 def _pip_install(py: Path, *wheels: Path) -> None:
-    subprocess.run([str(py), "-m", "pip", "install", "-q", "--no-index", "--no-deps",
-                    "--disable-pip-version-check", *map(str, wheels)], check=True)
+    subprocess.run(
+        [
+            str(py),
+            "-m",
+            "pip",
+            "install",
+            "-q",
+            "--no-index",
+            "--no-deps",
+            "--disable-pip-version-check",
+            *map(str, wheels),
+        ],
+        check=True,
+    )
 
 
 @pytest.mark.slow
@@ -193,8 +235,9 @@ def test_fix_purges_what_purge_would_with_the_files_only_the_journal_knows(cli: 
     py = fresh_venv(tmp_path / "venv")
     wheels, ws = tmp_path / "wheels", tmp_path / "ws"
     init = "__version__ = '3.5.0'\n"
-    renamed = build_wheel(wheels, "pytorch-triton", "3.5.0+git7416ffcb",
-                          {"triton/__init__.py": init, "triton/only_pytorch.py": "Y = 1\n"})
+    renamed = build_wheel(
+        wheels, "pytorch-triton", "3.5.0+git7416ffcb", {"triton/__init__.py": init, "triton/only_pytorch.py": "Y = 1\n"}
+    )
     _pip_install(py, renamed)
     assert cli("purge", "--python", str(py), "--workspace", str(ws)).returncode == 0  # the journal keeps its files
     _pip_install(py, renamed)
@@ -202,8 +245,11 @@ def test_fix_purges_what_purge_would_with_the_files_only_the_journal_knows(cli: 
     (sp / "triton").rename(sp / "~riton")  # pip's stash, whose owner's metadata is gone
     shutil.rmtree(next(sp.glob("pytorch_triton-*.dist-info")))
     # Two other distributions own triton/ now: doctor offers to purge them.
-    _pip_install(py, build_wheel(wheels, "triton", "3.5.0", {"triton/__init__.py": init, "triton/language.py": ""}),
-                 build_wheel(wheels, "triton-xpu", "3.5.0", {"triton/__init__.py": init, "triton/xpu.py": ""}))
+    _pip_install(
+        py,
+        build_wheel(wheels, "triton", "3.5.0", {"triton/__init__.py": init, "triton/language.py": ""}),
+        build_wheel(wheels, "triton-xpu", "3.5.0", {"triton/__init__.py": init, "triton/xpu.py": ""}),
+    )
     planned = json.loads(cli("purge", "--python", str(py), "--workspace", str(ws), "--dry-run", "--json").stdout)
     assert planned["plan"]["leftovers"] == [str(sp / "~riton")], planned["scan"]
 
@@ -237,12 +283,25 @@ def test_triton_commit_differs_from_torch_pin(cli: Cli, tmp_path: Path) -> None:
     # distribution named torch with the same Requires-Dist line stands in for it.
     py = fresh_venv(tmp_path / "venv")
     wheels = tmp_path / "wheels"
-    torch = build_wheel(wheels, "torch", "2.10.0.dev20260101", {"torch/__init__.py": ""},
-                        requires=['triton==3.5.0+git7416ffcb; platform_system == "Linux"'])
+    torch = build_wheel(
+        wheels,
+        "torch",
+        "2.10.0.dev20260101",
+        {"torch/__init__.py": ""},
+        requires=['triton==3.5.0+git7416ffcb; platform_system == "Linux"'],
+    )
     wrong = build_wheel(wheels, "triton", "3.5.0+gitdeadbeef", {"triton/__init__.py": "__version__ = '3.5.0'\n"})
     _pip_install(py, torch, wrong)
-    args = ("doctor", "--python", str(py), "--workspace", str(tmp_path / "ws"), "--json",
-            "--check", "packages.torch-triton")
+    args = (
+        "doctor",
+        "--python",
+        str(py),
+        "--workspace",
+        str(tmp_path / "ws"),
+        "--json",
+        "--check",
+        "packages.torch-triton",
+    )
     result = cli(*args)
     assert result.returncode == 1
     check = checks_of(result.stdout)["packages.torch-triton"]
@@ -297,8 +356,15 @@ def test_fix_refuses_while_the_workspace_is_locked(cli: Cli, tmp_path: Path) -> 
 
 def test_a_cache_on_nfs_would_be_named(cli: Cli, tmp_path: Path) -> None:
     # No network filesystem can be mounted here; the local case is checked live, NFS in test_units.
-    result = cli("doctor", "--check", "cache.filesystem", "--json", "--workspace", str(tmp_path / "ws"),
-                 env={"TRITON_CACHE_DIR": str(tmp_path / "c")})
+    result = cli(
+        "doctor",
+        "--check",
+        "cache.filesystem",
+        "--json",
+        "--workspace",
+        str(tmp_path / "ws"),
+        env={"TRITON_CACHE_DIR": str(tmp_path / "c")},
+    )
     check = checks_of(result.stdout)["cache.filesystem"]
     assert check["status"] == "ok" and str(tmp_path / "c") in check["summary"]
 

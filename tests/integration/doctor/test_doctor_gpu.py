@@ -15,12 +15,37 @@ from tests.integration.doctor.conftest import checks_of
 
 @pytest.mark.gpu
 def test_gpu_machine_is_healthy_for_triton(cli: Cli, tmp_path: Path) -> None:
-    result = cli("doctor", "--python", sys.executable, "--workspace", str(tmp_path / "ws"), "--json", "-v",
-                 "--check", "gpu", "--check", "ptxas", "--check", "jax", "--check", "packages.triton-import",
-                 "--check", "packages.torch-triton", "--deep")
+    result = cli(
+        "doctor",
+        "--python",
+        sys.executable,
+        "--workspace",
+        str(tmp_path / "ws"),
+        "--json",
+        "-v",
+        "--check",
+        "gpu",
+        "--check",
+        "ptxas",
+        "--check",
+        "jax",
+        "--check",
+        "packages.triton-import",
+        "--check",
+        "packages.torch-triton",
+        "--deep",
+    )
     checks = checks_of(result.stdout)
-    for name in ("gpu.driver", "gpu.arch", "gpu.libcuda", "ptxas.arch", "ptxas.overrides", "ptxas.driver",
-                 "packages.triton-import", "packages.torch-triton"):
+    for name in (
+        "gpu.driver",
+        "gpu.arch",
+        "gpu.libcuda",
+        "ptxas.arch",
+        "ptxas.overrides",
+        "ptxas.driver",
+        "packages.triton-import",
+        "packages.torch-triton",
+    ):
         assert checks[name]["status"] == "ok", (name, checks[name]["summary"], checks[name]["details"])
     assert "CUDA" in checks["gpu.driver"]["summary"]
     arch = checks["gpu.arch"]["summary"]

@@ -21,8 +21,21 @@ def started(stderr: str, script: str) -> int:
 
 def test_one_start_of_the_target_answers_import_ptxas_and_the_proof(cli: Cli, tmp_path: Path) -> None:
     py = triton_venv()
-    proc = cli("doctor", "--python", str(py), "--workspace", str(tmp_path / "ws"), "--arch", "sm_90",
-               "--check", "packages", "--check", "ptxas", "--json", "-v")
+    proc = cli(
+        "doctor",
+        "--python",
+        str(py),
+        "--workspace",
+        str(tmp_path / "ws"),
+        "--arch",
+        "sm_90",
+        "--check",
+        "packages",
+        "--check",
+        "ptxas",
+        "--json",
+        "-v",
+    )
     checks = checks_of(proc.stdout)
     assert checks["ptxas.arch"]["status"] == "ok", checks["ptxas.arch"]
     assert "Triton 3.9.0 compiles for sm_90" in checks["ptxas.arch"]["summary"]
@@ -30,4 +43,3 @@ def test_one_start_of_the_target_answers_import_ptxas_and_the_proof(cli: Cli, tm
     assert started(proc.stderr, TRITON_PROBE) == 1, proc.stderr
     assert started(proc.stderr, COMPILE_PROBE) == 0, proc.stderr
     assert proc.returncode == 0
-

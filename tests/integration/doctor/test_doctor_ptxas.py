@@ -89,7 +89,10 @@ def test_bundled_ptxas_too_old_for_sm_121_is_proved_and_fixed(cli: Cli, tmp_path
     assert f"export TRITON_PTXAS_PATH={CUDA_PTXAS}" in before.stderr
     after = subprocess.run(
         ["bash", "-c", f'eval "$({tritondev} env --workspace {shlex.quote(str(ws))})" && {compile_cmd}'],
-        cwd=tmp_path, env=env, capture_output=True, text=True,
+        cwd=tmp_path,
+        env=env,
+        capture_output=True,
+        text=True,
     )
     assert after.returncode == 0, after.stdout + after.stderr
     assert "compiled with" not in after.stderr  # with the variable loaded, Triton's own ptxas is the toolkit's
@@ -115,8 +118,18 @@ def test_triton_too_old_for_the_arch_gets_an_upgrade_not_a_ptxas(cli: Cli, tmp_p
 def test_current_triton_compiles_for_new_and_old_archs(cli: Cli, tmp_path: Path) -> None:
     py = triton_venv()
     for arch in ("sm_121", "sm_90a"):
-        result = cli("doctor", "--python", str(py), "--workspace", str(tmp_path / "ws"), "--arch", arch,
-                     "--check", "ptxas", "--json")
+        result = cli(
+            "doctor",
+            "--python",
+            str(py),
+            "--workspace",
+            str(tmp_path / "ws"),
+            "--arch",
+            arch,
+            "--check",
+            "ptxas",
+            "--json",
+        )
         checks = checks_of(result.stdout)
         assert checks["ptxas.arch"]["status"] == "ok", checks["ptxas.arch"]
         assert "Triton 3.9.0 compiles" in checks["ptxas.arch"]["summary"]
@@ -128,8 +141,19 @@ def test_an_override_that_does_not_run_is_named(cli: Cli, tmp_path: Path) -> Non
     broken.write_text("#!/bin/sh\nexit 1\n")
     broken.chmod(0o755)
     py = triton_351()
-    result = cli("doctor", "--python", str(py), "--workspace", str(tmp_path / "ws"), "--arch", "sm_90",
-                 "--check", "ptxas", "--json", env={"TRITON_PTXAS_PATH": str(broken)})
+    result = cli(
+        "doctor",
+        "--python",
+        str(py),
+        "--workspace",
+        str(tmp_path / "ws"),
+        "--arch",
+        "sm_90",
+        "--check",
+        "ptxas",
+        "--json",
+        env={"TRITON_PTXAS_PATH": str(broken)},
+    )
     checks = checks_of(result.stdout)
     assert checks["ptxas.overrides"]["status"] == "error"
     assert "silently falls back" in checks["ptxas.overrides"]["summary"]
@@ -139,8 +163,19 @@ def test_an_override_that_does_not_run_is_named(cli: Cli, tmp_path: Path) -> Non
 
 def test_a_ptxas_variable_this_triton_does_not_read_for_the_arch_is_named(cli: Cli, tmp_path: Path) -> None:
     # Triton 3.9 uses ptxas-blackwell for sm_121: the old recipe's TRITON_PTXAS_PATH changes nothing.
-    result = cli("doctor", "--python", str(triton_venv()), "--workspace", str(tmp_path / "ws"), "--arch", "sm_121",
-                 "--check", "ptxas", "--json", env={"TRITON_PTXAS_PATH": str(CUDA_PTXAS)})
+    result = cli(
+        "doctor",
+        "--python",
+        str(triton_venv()),
+        "--workspace",
+        str(tmp_path / "ws"),
+        "--arch",
+        "sm_121",
+        "--check",
+        "ptxas",
+        "--json",
+        env={"TRITON_PTXAS_PATH": str(CUDA_PTXAS)},
+    )
     check = checks_of(result.stdout)["ptxas.overrides"]
     assert check["status"] == "warn"
     assert "TRITON_PTXAS_PATH has no effect for sm_121 on Triton 3.9.0" in check["summary"]
@@ -154,13 +189,15 @@ def test_triton_3_3s_ptxas_tuple_is_read_not_skipped(cli: Cli, tmp_path: Path) -
     TRITON_PTXAS-BLACKWELL_PATH (third_party/nvidia/backend/compiler.py @ 96316ce5)."""
     py = shared_venv("triton-3.3.1", ["triton==3.3.1"])
     ws = tmp_path / "ws"
-    result = cli("doctor", "--python", str(py), "--workspace", str(ws), "--arch", "sm_90", "--check", "ptxas.arch",
-                 "--json")
+    result = cli(
+        "doctor", "--python", str(py), "--workspace", str(ws), "--arch", "sm_90", "--check", "ptxas.arch", "--json"
+    )
     check = checks_of(result.stdout)["ptxas.arch"]
     assert check["status"] == "ok", check
     assert "Triton 3.3.1" in check["summary"] or "3.3.1" in json.dumps(check), check
-    blackwell = cli("doctor", "--python", str(py), "--workspace", str(ws), "--arch", "sm_100", "--check",
-                    "ptxas.arch", "--json")
+    blackwell = cli(
+        "doctor", "--python", str(py), "--workspace", str(ws), "--arch", "sm_100", "--check", "ptxas.arch", "--json"
+    )
     found = checks_of(blackwell.stdout)["ptxas.arch"]
     assert found["status"] != "skipped", found
     assert "TRITON_PTXAS-BLACKWELL_PATH" in json.dumps(found) or found["status"] == "ok", found

@@ -87,8 +87,16 @@ def test_no_checkouts_are_skipped_with_the_fix(cli: Cli, tmp_path: Path) -> None
 
 
 def test_text_report_has_marks_fixes_and_a_summary(cli: Cli, tmp_path: Path) -> None:
-    result = cli("doctor", "--workspace", str(tmp_path / "ws"), "--check", "settings", "--check", "workspace",
-                 env={"TRITON_OVERRIDE_ARCH": "sm90"})
+    result = cli(
+        "doctor",
+        "--workspace",
+        str(tmp_path / "ws"),
+        "--check",
+        "settings",
+        "--check",
+        "workspace",
+        env={"TRITON_OVERRIDE_ARCH": "sm90"},
+    )
     lines = result.stdout.splitlines()
     assert any(line.strip().startswith("! settings.triton-env") for line in lines)
     assert any(line.strip().startswith("· workspace.checkouts") for line in lines)

@@ -79,8 +79,9 @@ def test_tritondevs_own_interpreter_is_never_the_fallback(cli: Cli, clean_env: d
     empty = Path(clean_env["HOME"]) / "empty-bin"
     empty.mkdir()
     own = Path(sys.executable).parent
-    proc = cli("doctor", "--json", "--check", "python.interpreter", env={"PATH": os.pathsep.join([str(own),
-                                                                                                    str(empty)])})
+    proc = cli(
+        "doctor", "--json", "--check", "python.interpreter", env={"PATH": os.pathsep.join([str(own), str(empty)])}
+    )
     data = json.loads(proc.stdout)
     assert proc.returncode == 1 and data["target"] is None
     assert data["checks"][0]["status"] == "error" and "tritondev setup" in data["checks"][0]["fix"]

@@ -23,15 +23,29 @@ def test_doctor_on_another_python_suggests_a_fix_for_that_python(cli: Cli, tmp_p
     init = "__version__ = '3.5.0'\n"
     a = build_wheel(wheels, "triton", "3.5.0", {"triton/__init__.py": init, "triton/language.py": ""})
     b = build_wheel(wheels, "pytorch-triton", "3.5.0+git7416ffcb", {"triton/__init__.py": init, "triton/jit.py": ""})
-    subprocess.run([str(py), "-m", "pip", "install", "-q", "--no-index", "--no-deps", "--disable-pip-version-check",
-                    str(a), str(b)], check=True)
+    subprocess.run(
+        [
+            str(py),
+            "-m",
+            "pip",
+            "install",
+            "-q",
+            "--no-index",
+            "--no-deps",
+            "--disable-pip-version-check",
+            str(a),
+            str(b),
+        ],
+        check=True,
+    )
     ws = tmp_path / "ws"
     args = ("doctor", "--python", str(py), "--workspace", str(ws), "--check", "packages")
     result = cli(*args, "--json")
     assert result.returncode == 1
     fix = checks_of(result.stdout)["packages.triton-owners"]["fix"]
-    wanted = (f"tritondev doctor --workspace {shlex.quote(str(ws))} --python {shlex.quote(str(py))} "
-              "--check packages --fix")
+    wanted = (
+        f"tritondev doctor --workspace {shlex.quote(str(ws))} --python {shlex.quote(str(py))} --check packages --fix"
+    )
     assert fix.startswith(wanted), fix
     assert f"tritondev setup --workspace {shlex.quote(str(ws))} --python {shlex.quote(str(py))}" in fix, fix
     text = cli(*args)

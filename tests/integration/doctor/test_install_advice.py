@@ -23,8 +23,11 @@ BUILT = "3.5.0+git7416ffcb"  # as a source build of Triton names itself
 
 
 def _torch(version: str) -> dict[str, str]:
-    return {"torch/__init__.py": f"from . import cuda, version\n__version__ = '{version}'\n",
-            "torch/version.py": "cuda = None\nhip = None\n", "torch/cuda.py": "def is_available():\n    return False\n"}
+    return {
+        "torch/__init__.py": f"from . import cuda, version\n__version__ = '{version}'\n",
+        "torch/version.py": "cuda = None\nhip = None\n",
+        "torch/cuda.py": "def is_available():\n    return False\n",
+    }
 
 
 def _wheels(folder: Path, *, compatible_torch: bool) -> Path:
@@ -38,13 +41,19 @@ def _wheels(folder: Path, *, compatible_torch: bool) -> Path:
 
 def _pip_env(wheels: Path) -> dict[str, str]:
     env = {k: v for k, v in os.environ.items() if not k.startswith("PIP_")}
-    return {**env, "PIP_CONFIG_FILE": os.devnull, "PIP_NO_INDEX": "1", "PIP_FIND_LINKS": str(wheels),
-            "PIP_DISABLE_PIP_VERSION_CHECK": "1"}
+    return {
+        **env,
+        "PIP_CONFIG_FILE": os.devnull,
+        "PIP_NO_INDEX": "1",
+        "PIP_FIND_LINKS": str(wheels),
+        "PIP_DISABLE_PIP_VERSION_CHECK": "1",
+    }
 
 
 def _installed(python: Path) -> dict[str, str]:
-    out = subprocess.run([str(python), "-m", "pip", "list", "--format=freeze"], capture_output=True, text=True,
-                         check=True).stdout
+    out = subprocess.run(
+        [str(python), "-m", "pip", "list", "--format=freeze"], capture_output=True, text=True, check=True
+    ).stdout
     return dict(line.split("==", 1) for line in out.splitlines() if "==" in line)
 
 
@@ -66,7 +75,7 @@ def test_the_torch_fix_keeps_the_triton_that_was_built(cli: Cli, tmp_path: Path,
     python = _venv_with_built_triton(tmp_path / "venv", wheels)
     proc = cli("verify", "--python", str(python), "--workspace", str(tmp_path / "ws"))
     assert proc.returncode == 3, proc.stderr
-    fix = next(line for line in proc.stderr.splitlines() if line.startswith("fix: "))[len("fix: "):]
+    fix = next(line for line in proc.stderr.splitlines() if line.startswith("fix: "))[len("fix: ") :]
     assert fix.startswith(f"{python} -m pip install torch 'triton=={BUILT}'"), fix
     followed = _follow(fix, wheels)
     after = _installed(python)
@@ -88,8 +97,9 @@ def test_doctor_says_what_verify_needs_before_verify_stops(cli: Cli, tmp_path: P
     ws = tmp_path / "ws"
     verify = cli("verify", "--python", str(python), "--workspace", str(ws))
     assert verify.returncode == 3 and "No module named 'numpy'" in verify.stderr  # no GPU: the interpreter
-    doctor = cli("doctor", "--python", str(python), "--workspace", str(ws), "--check", "packages.verify-needs",
-                 "--json")
+    doctor = cli(
+        "doctor", "--python", str(python), "--workspace", str(ws), "--check", "packages.verify-needs", "--json"
+    )
     assert doctor.returncode == 1, doctor.stdout
     found = checks_of(doctor.stdout)["packages.verify-needs"]
     assert found["status"] == "error" and "numpy not installed" in found["summary"]
@@ -98,16 +108,29 @@ def test_doctor_says_what_verify_needs_before_verify_stops(cli: Cli, tmp_path: P
 
 def test_a_system_interpreter_is_never_told_to_pip_install(cli: Cli, tmp_path: Path) -> None:
     system = Path("/usr/bin/python3")
-    probe = subprocess.run([str(system), "-c", "import sys, importlib.util; "
-                            "print(sys.prefix == sys.base_prefix, importlib.util.find_spec('triton') is None)"],
-                           capture_output=True, text=True) if system.exists() else None
+    probe = (
+        subprocess.run(
+            [
+                str(system),
+                "-c",
+                "import sys, importlib.util; "
+                "print(sys.prefix == sys.base_prefix, importlib.util.find_spec('triton') is None)",
+            ],
+            capture_output=True,
+            text=True,
+        )
+        if system.exists()
+        else None
+    )
     if probe is None or probe.stdout.split() != ["True", "True"]:
         pytest.skip("needs a system python3 without triton at /usr/bin/python3")
     ws = tmp_path / "ws"
     verify = cli("verify", "--python", str(system), "--workspace", str(ws))
     assert verify.returncode == 3
-    assert f"fix: not into the system Python {system}: `tritondev setup --workspace {ws} --python {system}` builds " \
-           f"Triton into {ws / 'venv'}" in verify.stderr, verify.stderr
+    assert (
+        f"fix: not into the system Python {system}: `tritondev setup --workspace {ws} --python {system}` builds "
+        f"Triton into {ws / 'venv'}" in verify.stderr
+    ), verify.stderr
     assert "-m pip install triton" not in verify.stderr
     doctor = cli("doctor", "--python", str(system), "--workspace", str(ws), "--check", "python.venv", "--json")
     fix = checks_of(doctor.stdout)["python.venv"]["fix"]

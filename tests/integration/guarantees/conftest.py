@@ -45,25 +45,37 @@ class Wheels:
 def wheels(tmp_path_factory: pytest.TempPathFactory) -> Wheels:
     root = tmp_path_factory.mktemp("guarantee-wheels")
     projects = [
-        project(root / "triton", "triton", "3.5.0", {
-            "triton/__init__.py": "__version__ = '3.5.0'\nDIST = 'triton'\n",
-            "triton/language/__init__.py": "A = 1\n",
-        }),
-        project(root / "pytorch-triton", "pytorch-triton", "3.5.0+git7416ffcb", {
-            "triton/__init__.py": "__version__ = '3.5.0+git7416ffcb'\nDIST = 'pytorch-triton'\n",
-            "triton/language/__init__.py": "A = 2\n",
-            "triton/only_pytorch.py": "B = 1\n",
-        }),
+        project(
+            root / "triton",
+            "triton",
+            "3.5.0",
+            {
+                "triton/__init__.py": "__version__ = '3.5.0'\nDIST = 'triton'\n",
+                "triton/language/__init__.py": "A = 1\n",
+            },
+        ),
+        project(
+            root / "pytorch-triton",
+            "pytorch-triton",
+            "3.5.0+git7416ffcb",
+            {
+                "triton/__init__.py": "__version__ = '3.5.0+git7416ffcb'\nDIST = 'pytorch-triton'\n",
+                "triton/language/__init__.py": "A = 2\n",
+                "triton/only_pytorch.py": "B = 1\n",
+            },
+        ),
         project(root / "unrelated", "unrelated-dist", "1.0", {"unrelated/__init__.py": "Z = 1\n"}),
     ]
     out = build_wheels(projects, root / "dist")
-    return Wheels(one_wheel(out, "triton-*.whl"), one_wheel(out, "pytorch_triton-*.whl"),
-                  one_wheel(out, "unrelated_dist-*.whl"))
+    return Wheels(
+        one_wheel(out, "triton-*.whl"), one_wheel(out, "pytorch_triton-*.whl"), one_wheel(out, "unrelated_dist-*.whl")
+    )
 
 
 def pip(py: Path, *args: str) -> subprocess.CompletedProcess[str]:
-    return subprocess.run([str(py), "-m", "pip", "--disable-pip-version-check", *args],
-                          capture_output=True, text=True, check=True)
+    return subprocess.run(
+        [str(py), "-m", "pip", "--disable-pip-version-check", *args], capture_output=True, text=True, check=True
+    )
 
 
 def installed(py: Path) -> dict[str, str]:
@@ -175,8 +187,11 @@ class SmallFs:
     def __init__(self, where: Path, size: str = "512k") -> None:
         where.mkdir(parents=True, exist_ok=True)
         self.where = where
-        subprocess.run(["mount", "-t", "tmpfs", "-o", f"size={size},mode=0755", "tmpfs", str(where)],
-                       check=True, capture_output=True)
+        subprocess.run(
+            ["mount", "-t", "tmpfs", "-o", f"size={size},mode=0755", "tmpfs", str(where)],
+            check=True,
+            capture_output=True,
+        )
 
     def fill(self) -> None:
         """Use up every free block, so the next write fails with ENOSPC."""
@@ -205,10 +220,16 @@ def stale_kernel_cache(cache: Path) -> Path:
 
     entry = cache / "ABCDEFGHIJKLMNOPQRSTUVWXYZ234567ABCDEFGHIJKLMNOPQRST"
     entry.mkdir(parents=True)
-    (entry / "add_kernel.json").write_text(json.dumps({
-        "name": "add_kernel", "triton_version": "3.4.0",
-        "target": {"backend": "cuda", "arch": 90, "warp_size": 32}, "num_warps": 4,
-    }))
+    (entry / "add_kernel.json").write_text(
+        json.dumps(
+            {
+                "name": "add_kernel",
+                "triton_version": "3.4.0",
+                "target": {"backend": "cuda", "arch": 90, "warp_size": 32},
+                "num_warps": 4,
+            }
+        )
+    )
     (entry / "add_kernel.ttir").write_text("module {}\n")
     for path in (entry / "add_kernel.json", entry / "add_kernel.ttir", entry):
         os.utime(path, (1_500_000_000, 1_500_000_000))
@@ -226,8 +247,12 @@ def scene(tmp_path: Path, world: World, target_venv: Path) -> Iterator[Scene]:
     restore_target_venv(target_venv)
     py = target_venv / "bin" / "python"
     fields = {
-        "tmp": str(tmp), "ws": str(ws), "py": str(py), "mirror": str(world.git_root),
-        "T": world.triton_commits["main"], "closed": str(closed_port()),
+        "tmp": str(tmp),
+        "ws": str(ws),
+        "py": str(py),
+        "mirror": str(world.git_root),
+        "T": world.triton_commits["main"],
+        "closed": str(closed_port()),
     }
     from tests.integration.guarantees.scene import Scene
 

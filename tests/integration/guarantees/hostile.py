@@ -42,8 +42,10 @@ def my_file(s: Scene, name: str = "my notes.txt", text: str = MINE) -> Path:
 
 def link_to_my_file(relative: str, text: str = MINE) -> Prepare:
     """`relative` (in the workspace) is a link to a file of the user's."""
+
     def prepare(s: Scene) -> None:
         _place(s, relative).symlink_to(my_file(s, text=text))
+
     return prepare
 
 
@@ -59,15 +61,18 @@ def link_to_my_folder(relative: str) -> Prepare:
                 child.unlink()
             path.rmdir()
         path.symlink_to(folder)
+
     return prepare
 
 
 def dangling_link(relative: str) -> Prepare:
     """`relative` is a link to a path that does not exist: following it would create a file there."""
+
     def prepare(s: Scene) -> None:
         nowhere = s.tmp / f"nowhere {ODD}" / "created by following a link"
         _place(s, relative).symlink_to(nowhere)
         s.absent.append(nowhere.parent)
+
     return prepare
 
 
@@ -76,12 +81,14 @@ def folder_at(relative: str) -> Prepare:
         path = _place(s, relative)
         path.mkdir()
         (path / "inside.txt").write_text(MINE)
+
     return prepare
 
 
 def fifo_at(relative: str) -> Prepare:
     def prepare(s: Scene) -> None:
         os.mkfifo(_place(s, relative))
+
     return prepare
 
 
@@ -89,6 +96,7 @@ def file_at(relative: str, data: str | bytes) -> Prepare:
     def prepare(s: Scene) -> None:
         path = _place(s, relative)
         path.write_bytes(data.encode() if isinstance(data, str) else data)
+
     return prepare
 
 
@@ -104,6 +112,7 @@ def journal_elsewhere(s: Scene) -> None:
 
 def src_link(name: str, to: str) -> Prepare:
     """src/<name> is a link: to an empty folder of the user's, to nothing, or to a file."""
+
     def prepare(s: Scene) -> None:
         src = s.ws / "src"
         src.mkdir(exist_ok=True)
@@ -118,6 +127,7 @@ def src_link(name: str, to: str) -> Prepare:
             s.absent.append(target)
         (src / name).symlink_to(target)
         s.absent.append(src / f"{name}.partial")
+
     return prepare
 
 
@@ -150,8 +160,10 @@ def broken_tritonclient(s: Scene) -> None:
     sp = site_packages(s)
     meta = sp / "tritonclient-2.41.0.dist-info"
     meta.mkdir()
-    (meta / "RECORD").write_text("tritonclient/__init__.py,,\ntritonclient-2.41.0.dist-info/RECORD,,\n"
-                                 "tritonclient-2.41.0.dist-info/INSTALLER,,\n")
+    (meta / "RECORD").write_text(
+        "tritonclient/__init__.py,,\ntritonclient-2.41.0.dist-info/RECORD,,\n"
+        "tritonclient-2.41.0.dist-info/INSTALLER,,\n"
+    )
     (meta / "INSTALLER").write_text("pip\n")
     (sp / "tritonclient").mkdir()
     (sp / "tritonclient" / "__init__.py").write_text("CLIENT = 1\n")
@@ -175,7 +187,8 @@ def nan_cache_entry(s: Scene) -> None:
     entry.mkdir(parents=True)
     (entry / "add_kernel.json").write_text(
         '{"name": "add_kernel", "triton_version": NaN, "num_warps": Infinity, "num_stages": -Infinity,'
-        ' "shared": NaN, "target": {"backend": "cuda", "arch": NaN, "warp_size": 32}}')
+        ' "shared": NaN, "target": {"backend": "cuda", "arch": NaN, "warp_size": 32}}'
+    )
     (entry / "add_kernel.ttir").write_text("module {}\n")
     s.fields["cache"] = str(cache)
     s.roots.append(cache)

@@ -75,21 +75,25 @@ class Case:
 
 # -- prepare functions ------------------------------------------------------------------------------
 
+
 def toml(text: str) -> Prepare:
     def prepare(s: Scene) -> None:
         (s.ws / "tritondev.toml").write_text(text, encoding="utf-8")
+
     return prepare
 
 
 def pyproject(text: str) -> Prepare:
     def prepare(s: Scene) -> None:
         (s.ws / "pyproject.toml").write_text(text, encoding="utf-8")
+
     return prepare
 
 
 def env(**values: str) -> Prepare:
     def prepare(s: Scene) -> None:
         s.env.update(values)
+
     return prepare
 
 
@@ -136,6 +140,7 @@ def full_disk_out(s: Scene) -> None:
 
 def path_without(*tools: str) -> Prepare:
     """PATH = one folder linking every program on PATH except `tools` (a machine without them)."""
+
     def prepare(s: Scene) -> None:
         folder = s.tmp / f"bin without {'-'.join(tools)}"
         folder.mkdir()
@@ -149,6 +154,7 @@ def path_without(*tools: str) -> Prepare:
                 if target.is_file() and os.access(target, os.X_OK):
                     (folder / name).symlink_to(target)
         s.env["PATH"] = str(folder)
+
     return prepare
 
 
@@ -223,6 +229,7 @@ def both(*prepares: Prepare) -> Prepare:
     def prepare(s: Scene) -> None:
         for p in prepares:
             p(s)
+
     return prepare
 
 
@@ -264,7 +271,7 @@ def run_case(case: Case, scene: Scene, cli: Cli, trunc_url: str) -> subprocess.C
     after = snapshot(*roots)
     check_output(case, proc)
     logs = str(scene.ws / "logs") + os.sep
-    changes = [c for c in diff(before, after) if not (c.startswith("added ") and c[len("added "):].startswith(logs))]
+    changes = [c for c in diff(before, after) if not (c.startswith("added ") and c[len("added ") :].startswith(logs))]
     assert changes == [], f"{case.id} changed the disk:\n" + "\n".join(changes)
     for path in scene.absent:
         assert not path.exists(), f"{case.id} created {path}"

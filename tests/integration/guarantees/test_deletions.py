@@ -33,8 +33,11 @@ def triton_entry(cache: Path, key: str, name: str = "add_kernel") -> Path:
     """A cache entry as Triton writes it (metadata, IR stages, a truncated cubin, the group file)."""
     entry = cache / key
     entry.mkdir(parents=True)
-    (entry / f"{name}.json").write_text(json.dumps(
-        {"name": name, "triton_version": "3.4.0", "target": {"backend": "cuda", "arch": 90, "warp_size": 32}}))
+    (entry / f"{name}.json").write_text(
+        json.dumps(
+            {"name": name, "triton_version": "3.4.0", "target": {"backend": "cuda", "arch": 90, "warp_size": 32}}
+        )
+    )
     (entry / f"{name}.ttir").write_text("module {}\n")
     (entry / f"{name}.cubin").write_bytes(b"\x7fELF\x02\x01\x01" + b"\xff" * 40)  # truncated
     (entry / f"__grp__{name}.json").write_text("{}")
@@ -86,8 +89,11 @@ def crafted_cache(tmp_path: Path) -> tuple[Path, list[Path], list[Path]]:
     return cache, ours, [*theirs, outside]
 
 
-@pytest.mark.parametrize("argv", [("cache", "clear"), ("cache", "prune", "--older-than", "1d"),
-                                  ("cache", "prune", "--max-size", "0")], ids=["clear", "prune-age", "prune-size"])
+@pytest.mark.parametrize(
+    "argv",
+    [("cache", "clear"), ("cache", "prune", "--older-than", "1d"), ("cache", "prune", "--max-size", "0")],
+    ids=["clear", "prune-age", "prune-size"],
+)
 @pytest.mark.parametrize("how", ["--dir", "TRITON_CACHE_DIR"])
 def test_cache_removal_touches_only_triton_entries(
     cli: Cli, crafted_cache: tuple[Path, list[Path], list[Path]], argv: tuple[str, ...], how: str, tmp_path: Path
@@ -101,8 +107,11 @@ def test_cache_removal_touches_only_triton_entries(
     removed = {r["key"] for r in json.loads(proc.stdout)["removed"]}
     assert removed == {p.name for p in ours}
     gone = tuple(str(p) for p in ours)
-    changes = [c for c in diff(before, snapshot(cache, theirs[-1]))
-               if not (c.startswith("removed ") and c[len("removed "):].startswith(gone))]
+    changes = [
+        c
+        for c in diff(before, snapshot(cache, theirs[-1]))
+        if not (c.startswith("removed ") and c[len("removed ") :].startswith(gone))
+    ]
     assert changes == [], changes
 
 
@@ -115,8 +124,9 @@ def test_cache_ls_with_fifos_and_truncated_files_still_works(
     assert listed.returncode == 0, listed.stderr
     entries = {e["key"]: e for e in json.loads(listed.stdout)["entries"]}
     assert {k for k, e in entries.items() if e["kind"] == "kernel"} == {p.name for p in ours}
-    assert all(entries[p.name]["kind"] == "foreign" and entries[p.name]["foreign_reason"]
-               for p in theirs if p.name in entries)
+    assert all(
+        entries[p.name]["kind"] == "foreign" and entries[p.name]["foreign_reason"] for p in theirs if p.name in entries
+    )
     human = cli("cache", "ls", "--dir", str(cache), "--workspace", str(tmp_path / "ws"), timeout=300)
     assert human.returncode == 0 and "never removed" in human.stderr
     assert diff(before, snapshot(cache)) == []
@@ -129,18 +139,32 @@ def test_doctor_fix_clears_only_triton_entries(
     at folders of the user's loses nothing."""
     cache, ours, theirs = crafted_cache
     before = snapshot(cache, theirs[-1])
-    proc = cli("doctor", "--fix", "--check", "cache", "--workspace", str(tmp_path / "ws"), "--python",
-               str(target_venv / "bin" / "python"), env={"TRITON_CACHE_DIR": str(cache)}, timeout=300)
+    proc = cli(
+        "doctor",
+        "--fix",
+        "--check",
+        "cache",
+        "--workspace",
+        str(tmp_path / "ws"),
+        "--python",
+        str(target_venv / "bin" / "python"),
+        env={"TRITON_CACHE_DIR": str(cache)},
+        timeout=300,
+    )
     assert "Traceback" not in proc.stderr and proc.returncode in (0, 1), proc.stderr
     gone = tuple(str(p) for p in ours)
-    changes = [c for c in diff(before, snapshot(cache, theirs[-1]))
-               if not (c.startswith("removed ") and c[len("removed "):].startswith(gone))]
+    changes = [
+        c
+        for c in diff(before, snapshot(cache, theirs[-1]))
+        if not (c.startswith("removed ") and c[len("removed ") :].startswith(gone))
+    ]
     assert changes == [], changes
     assert not any(p.exists() for p in ours)
 
 
-def test_doctor_fix_in_a_folder_of_hex_named_folders_deletes_nothing(cli: Cli, target_venv: Path,
-                                                                     tmp_path: Path) -> None:
+def test_doctor_fix_in_a_folder_of_hex_named_folders_deletes_nothing(
+    cli: Cli, target_venv: Path, tmp_path: Path
+) -> None:
     """TRITON_CACHE_DIR mistyped to a folder of the user's whose folders have cache-key names (hex, as
     Triton 2.x named them): doctor --fix decides what to delete by the one rule `cache clear` uses
     (bootstrap/kernels/cache/contents.py), so even a folder with a stale kernel's metadata in it stays
@@ -151,16 +175,28 @@ def test_doctor_fix_in_a_folder_of_hex_named_folders_deletes_nothing(cli: Cli, t
     (photos / "holiday.jpg").write_bytes(b"\xff\xd8 not a kernel")
     mixed = folder / ("fedcba9876543210" * 2)
     mixed.mkdir()
-    (mixed / "add_kernel.json").write_text(json.dumps({"name": "add_kernel", "triton_version": "3.4.0",
-                                                       "target": {"backend": "cuda", "arch": 90}}))
+    (mixed / "add_kernel.json").write_text(
+        json.dumps({"name": "add_kernel", "triton_version": "3.4.0", "target": {"backend": "cuda", "arch": 90}})
+    )
     (mixed / "add_kernel.ttir").write_text("module {}\n")
     (mixed / "my notes.txt").write_text("mine\n")
     (folder / ("a" * 64) / "nested").mkdir(parents=True)
     (folder / ("b" * 32)).mkdir()
     age([photos, mixed])
     before = snapshot(folder)
-    proc = cli("doctor", "--fix", "--check", "cache", "--workspace", str(tmp_path / "ws"), "--python",
-               str(target_venv / "bin" / "python"), "--json", env={"TRITON_CACHE_DIR": str(folder)}, timeout=300)
+    proc = cli(
+        "doctor",
+        "--fix",
+        "--check",
+        "cache",
+        "--workspace",
+        str(tmp_path / "ws"),
+        "--python",
+        str(target_venv / "bin" / "python"),
+        "--json",
+        env={"TRITON_CACHE_DIR": str(folder)},
+        timeout=300,
+    )
     assert "Traceback" not in proc.stderr and proc.returncode in (0, 1), proc.stderr
     assert diff(before, snapshot(folder)) == []
     # The stale-cache check judges as `cache ls` does: none of these folders is Triton's, so none is
@@ -169,9 +205,7 @@ def test_doctor_fix_in_a_folder_of_hex_named_folders_deletes_nothing(cli: Cli, t
     assert stale["status"] == "ok" and "4 folder(s) there are not Triton's (never removed)" in stale["summary"], stale
 
 
-def test_purge_removes_triton_and_nothing_else(
-    cli: Cli, base_venv: Path, wheels: Wheels, tmp_path: Path
-) -> None:
+def test_purge_removes_triton_and_nothing_else(cli: Cli, base_venv: Path, wheels: Wheels, tmp_path: Path) -> None:
     """A purge's whole effect on the environment: files under triton/ and the owners' metadata go,
     a distribution without RECORD that is not Triton (tritonclient) and every other file stay."""
     py = copy_venv(base_venv, tmp_path / f"venv {ODD}")
@@ -222,8 +256,9 @@ def test_checkout_move_never_replaces_ignored_work(world: World, tmp_path: Path)
 
 
 @pytest.mark.parametrize("history", ["pin", "blobless"])
-def test_credentials_never_reach_the_disk(world: World, git_http_server: GitHttpServer, tmp_path: Path,
-                                          history: History) -> None:
+def test_credentials_never_reach_the_disk(
+    world: World, git_http_server: GitHttpServer, tmp_path: Path, history: History
+) -> None:
     """A token in the repository URL: the clone works (a blobless one fetches its blobs through it too),
     and neither .git/config nor the log keeps it."""
     url = git_http_server.url("triton").replace("http://", f"http://user:{SECRET}@")
@@ -231,8 +266,11 @@ def test_credentials_never_reach_the_disk(world: World, git_http_server: GitHttp
     logs = tmp_path / "logs"
     report = ensure_checkout("triton", url, world.triton_commits["main"], dest, Runner(log_dir=logs), history=history)
     assert report.action == "cloned"
-    leaked = [p for p in [*dest.joinpath(".git").rglob("*"), *logs.rglob("*")]
-              if p.is_file() and SECRET.encode() in p.read_bytes()]
+    leaked = [
+        p
+        for p in [*dest.joinpath(".git").rglob("*"), *logs.rglob("*")]
+        if p.is_file() and SECRET.encode() in p.read_bytes()
+    ]
     assert leaked == []
 
 
@@ -241,14 +279,23 @@ def test_a_closed_stdout_is_not_a_failure(world: World, tmp_path: Path, clean_en
     from tests.conftest import REPO
 
     env = {**clean_env, "PYTHONPATH": str(REPO)}
-    for argv in (["pins", "--mirror", str(world.git_root), "--torch-ref", "v2.5.0"],
-                 ["pins", "--mirror", str(world.git_root), "--torch-ref", "v2.5.0", "--json"],
-                 ["config", "show"], ["pins", "--help"], ["opt", "--help"]):
+    for argv in (
+        ["pins", "--mirror", str(world.git_root), "--torch-ref", "v2.5.0"],
+        ["pins", "--mirror", str(world.git_root), "--torch-ref", "v2.5.0", "--json"],
+        ["config", "show"],
+        ["pins", "--help"],
+        ["opt", "--help"],
+    ):
         read, write = os.pipe()
         os.close(read)  # nobody reads: every write to stdout fails with EPIPE
-        proc = subprocess.run(tritondev_argv(*argv, "--workspace",
-                               str(tmp_path / "ws")), stdout=write, stderr=subprocess.PIPE, env=env, timeout=120,
-                              text=True)
+        proc = subprocess.run(
+            tritondev_argv(*argv, "--workspace", str(tmp_path / "ws")),
+            stdout=write,
+            stderr=subprocess.PIPE,
+            env=env,
+            timeout=120,
+            text=True,
+        )
         os.close(write)
         assert proc.returncode == 0, (argv, proc.stderr)
         assert "Traceback" not in proc.stderr and "Exception ignored" not in proc.stderr, proc.stderr
@@ -265,13 +312,22 @@ def test_a_closed_standard_stream_is_not_a_failure(closed: str, tmp_path: Path, 
     tmp.mkdir()
     env = {**clean_env, "PYTHONPATH": str(REPO), "TMPDIR": str(tmp)}
     ws = tmp_path / "ws"
-    for argv, code in ((["config", "show"], 0), (["config", "show", "--json"], 0), (["config", "show", "--bogus"], 2),
-                       (["run", "-v", "--", "sh", "-c", "echo CHILD-OUT; echo CHILD-ERR >&2; cat"], 0),
-                       (["run", "--", "sh", "-c", "exit 3"], 3)):
+    for argv, code in (
+        (["config", "show"], 0),
+        (["config", "show", "--json"], 0),
+        (["config", "show", "--bogus"], 2),
+        (["run", "-v", "--", "sh", "-c", "echo CHILD-OUT; echo CHILD-ERR >&2; cat"], 0),
+        (["run", "--", "sh", "-c", "exit 3"], 3),
+    ):
         script = f'exec "$@" {closed}'
-        proc = subprocess.run(["sh", "-c", script, "sh", *tritondev_argv(), "--workspace", str(ws),
-                               *argv], capture_output=True, env=env, timeout=120, stdin=subprocess.DEVNULL,
-                              text=True)
+        proc = subprocess.run(
+            ["sh", "-c", script, "sh", *tritondev_argv(), "--workspace", str(ws), *argv],
+            capture_output=True,
+            env=env,
+            timeout=120,
+            stdin=subprocess.DEVNULL,
+            text=True,
+        )
         assert proc.returncode == code, (closed, argv, proc.stdout, proc.stderr)
         assert "Traceback" not in proc.stderr and "internal error" not in proc.stderr, proc.stderr
         assert not list(tmp.glob("*crash-*")), (closed, argv)

@@ -16,15 +16,44 @@ from hypothesis import strategies as st
 from bootstrap.env.shellword import UnsupportedWord, expand_word
 
 ENV = {"HOME": "/home/me é", "CUDA": "/usr/local/cuda", "EMPTY": "", "PATH": "/usr/bin:/bin"}
-PIECES = ["a", "/", "-", ".", "é", "x y", "$HOME", "${CUDA}", "$EMPTY", "$UNSET", "~", "~/", ":", "=", "$",
-          "\\$", "\\\\", "\\\"", "'", '"', "'lit $HOME'", '"dq $HOME ${CUDA}"', '"\\$ \\\\ \\" \\`"', "#", "*"]
+PIECES = [
+    "a",
+    "/",
+    "-",
+    ".",
+    "é",
+    "x y",
+    "$HOME",
+    "${CUDA}",
+    "$EMPTY",
+    "$UNSET",
+    "~",
+    "~/",
+    ":",
+    "=",
+    "$",
+    "\\$",
+    "\\\\",
+    '\\"',
+    "'",
+    '"',
+    "'lit $HOME'",
+    '"dq $HOME ${CUDA}"',
+    '"\\$ \\\\ \\" \\`"',
+    "#",
+    "*",
+]
 words = st.lists(st.sampled_from(PIECES), min_size=1, max_size=6).map("".join)
 SHELLS = [s for s in ("sh", "bash") if shutil.which(s)]
 
 
 def shell_value(shell: str, env_file: Path) -> str | None:
-    proc = subprocess.run([shell, "-c", '. "$1" && printf %s "${X-unset}"', shell, str(env_file)],
-                          capture_output=True, env=ENV, timeout=300)
+    proc = subprocess.run(
+        [shell, "-c", '. "$1" && printf %s "${X-unset}"', shell, str(env_file)],
+        capture_output=True,
+        env=ENV,
+        timeout=300,
+    )
     return proc.stdout.decode("utf-8", "surrogateescape") if proc.returncode == 0 and not proc.stderr else None
 
 

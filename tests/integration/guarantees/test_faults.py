@@ -51,8 +51,14 @@ def _seed() -> int:
 
 
 def _start(argv: list[str], env: dict[str, str]) -> subprocess.Popen[str]:
-    return subprocess.Popen(tritondev_argv(*argv), env=env, stdout=subprocess.PIPE,
-                            stderr=subprocess.PIPE, text=True, start_new_session=True)
+    return subprocess.Popen(
+        tritondev_argv(*argv),
+        env=env,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        start_new_session=True,
+    )
 
 
 def _interrupt(proc: subprocess.Popen[str], delay: float, sig: int) -> tuple[bool, str]:
@@ -79,6 +85,7 @@ def _interrupt(proc: subprocess.Popen[str], delay: float, sig: int) -> tuple[boo
 
 
 # -- setup on the test world, in a workspace whose path has spaces and non-ASCII letters -----------------
+
 
 @dataclass
 class Built:
@@ -153,8 +160,9 @@ def test_sigint_during_setup_then_rerun(built: Built) -> None:
         delay = rng.uniform(0.3, max(0.6, built.seconds * share))
         proc = _start(built.args(), built.env)
         signalled, err = _interrupt(proc, delay, signal.SIGINT)
-        history.append(f"{i}: {kind}, Ctrl-C at {delay:.2f}s -> exit {proc.returncode}"
-                       f"{'' if signalled else ' (had finished)'}")
+        history.append(
+            f"{i}: {kind}, Ctrl-C at {delay:.2f}s -> exit {proc.returncode}{'' if signalled else ' (had finished)'}"
+        )
         assert "Traceback" not in err, "\n".join(history) + "\n" + err[-3000:]
         if signalled:
             assert proc.returncode in (0, *INTERRUPTED), "\n".join(history) + "\n" + err[-3000:]
@@ -252,11 +260,12 @@ def test_two_commands_at_once(built: Built, tmp_path: Path) -> None:
     first = _start(built.args(), {**built.env, "PATH": f"{slow}{os.pathsep}{built.env['PATH']}"})
     try:
         holder = _wait_for_lock(built.ws, first)
-        for argv in (["purge", "--workspace", str(built.ws), "--python", str(built.python)],
-                     built.args(),
-                     ["build", "--workspace", str(built.ws)],
-                     ["doctor", "--workspace", str(built.ws), "--python", str(built.python), "--fix",
-                      "--check", "cache"]):
+        for argv in (
+            ["purge", "--workspace", str(built.ws), "--python", str(built.python)],
+            built.args(),
+            ["build", "--workspace", str(built.ws)],
+            ["doctor", "--workspace", str(built.ws), "--python", str(built.python), "--fix", "--check", "cache"],
+        ):
             second = tritondev(*argv, env=doctor_env if argv[0] == "doctor" else built.env)
             assert second.returncode == 6, f"{argv[0]}: exit {second.returncode}\n{second.stderr[-2000:]}"
             assert "is locked" in second.stderr and holder.split()[1] in second.stderr, second.stderr
@@ -273,6 +282,7 @@ def test_two_commands_at_once(built: Built, tmp_path: Path) -> None:
 
 
 # -- purge, interrupted ----------------------------------------------------------------------------------
+
 
 @pytest.fixture
 def purge_env(
@@ -329,8 +339,10 @@ def test_purge_interrupted_at_random_moments(
             time.sleep(0.005)
         delay = rng.uniform(0.0, 0.9)
         signalled, err = _interrupt(proc, delay, sig)
-        history.append(f"{i}: signal {delay:.2f}s after the journal -> exit {proc.returncode}"
-                       f"{'' if signalled else ' (had finished)'}, left {sorted(_owners(py))}")
+        history.append(
+            f"{i}: signal {delay:.2f}s after the journal -> exit {proc.returncode}"
+            f"{'' if signalled else ' (had finished)'}, left {sorted(_owners(py))}"
+        )
         assert "Traceback" not in err, "\n".join(history) + "\n" + err
         if signalled and sig == signal.SIGINT:
             assert proc.returncode in (0, *INTERRUPTED), "\n".join(history) + "\n" + err
@@ -340,8 +352,14 @@ def test_purge_interrupted_at_random_moments(
         assert _owners(py) == set(), history
         assert not _imports_triton(py), history
         assert "unrelated-dist" in installed(py), history
-        site = Path(subprocess.run([str(py), "-c", "import sysconfig; print(sysconfig.get_paths()['purelib'])"],
-                                   capture_output=True, text=True, check=True).stdout.strip())
+        site = Path(
+            subprocess.run(
+                [str(py), "-c", "import sysconfig; print(sysconfig.get_paths()['purelib'])"],
+                capture_output=True,
+                text=True,
+                check=True,
+            ).stdout.strip()
+        )
         stashes = [p for p in site.iterdir() if p.name.startswith("~")]
         assert not stashes, "\n".join([*history, *_listing(stashes), rerun.stdout[-3000:]])  # no pip stash left
         journal = json.loads((ws / "state" / "purge-journal.json").read_text())

@@ -24,10 +24,19 @@ from bootstrap.git.worktrees import add_worktree, remove_worktree
 from tests.conftest import Cli
 from tests.world.world import World
 
-HOOKS = ("post-checkout", "post-index-change", "reference-transaction", "post-merge", "pre-auto-gc",
-         "post-rewrite", "pre-commit", "post-commit", "fsmonitor-watchman")
+HOOKS = (
+    "post-checkout",
+    "post-index-change",
+    "reference-transaction",
+    "post-merge",
+    "pre-auto-gc",
+    "post-rewrite",
+    "pre-commit",
+    "post-commit",
+    "fsmonitor-watchman",
+)
 MARK = '#!/bin/sh\necho "$0 $*" >> "{markers}/{name}"\n'
-FILTER = "sh -c 'echo \"$0\" >> \"{markers}/{name}\"; cat' {name}"
+FILTER = 'sh -c \'echo "$0" >> "{markers}/{name}"; cat\' {name}'
 
 
 def git(repo: Path, *args: str) -> str:
@@ -55,9 +64,12 @@ def hostile_clone(world: World, root: Path, home: Path) -> tuple[Path, Path]:
     (clone / ".git" / "info" / "attributes").write_text("*.py filter=evil\n")
     attributes = root / "global-attributes"
     attributes.write_text("*.md filter=gevil\n*.txt filter=gevil\n*.json filter=gevil\n")
-    for key, value in (("core.hooksPath", str(root / "global-hooks")), ("core.attributesFile", str(attributes)),
-                       ("filter.gevil.clean", FILTER.format(markers=markers, name="global-clean")),
-                       ("filter.gevil.smudge", FILTER.format(markers=markers, name="global-smudge"))):
+    for key, value in (
+        ("core.hooksPath", str(root / "global-hooks")),
+        ("core.attributesFile", str(attributes)),
+        ("filter.gevil.clean", FILTER.format(markers=markers, name="global-clean")),
+        ("filter.gevil.smudge", FILTER.format(markers=markers, name="global-smudge")),
+    ):
         subprocess.run(["git", "config", "--file", str(home / ".gitconfig"), key, value], check=True)
     return clone, markers
 
@@ -88,21 +100,42 @@ def test_plain_git_runs_them_all(hostile: tuple[Path, Path], world: World) -> No
     for name in ("clone-clean", "global-clean", "fsmonitor"):
         assert name in found, found
     assert any(name.startswith("global-hook-") for name in found), found  # global hooksPath wins over .git/hooks
-    git(clone, "-c", f"core.hooksPath={clone / '.git' / 'hooks'}", "worktree", "add", "--detach",
-        str(clone.parent / "wt2"), world.triton_commits["root-json"])
+    git(
+        clone,
+        "-c",
+        f"core.hooksPath={clone / '.git' / 'hooks'}",
+        "worktree",
+        "add",
+        "--detach",
+        str(clone.parent / "wt2"),
+        world.triton_commits["root-json"],
+    )
     found = ran(markers)
     assert {"clone-hook-post-checkout", "clone-hook-reference-transaction"} <= set(found), found
 
 
-def test_setup_dry_run_and_doctor_run_nothing_of_the_clones(hostile: tuple[Path, Path], cli: Cli, world: World,
-                                                               tmp_path: Path) -> None:
+def test_setup_dry_run_and_doctor_run_nothing_of_the_clones(
+    hostile: tuple[Path, Path], cli: Cli, world: World, tmp_path: Path
+) -> None:
     clone, markers = hostile
     (clone / "README.md").write_text("edited\n")  # what makes `git status` run the clean filters
     init = next(clone.rglob("__init__.py"))
     init.write_text(init.read_text() + "# edited\n")
     ws = tmp_path / "ws"
-    dry = cli("setup", "--workspace", str(ws), "--triton-src", str(clone), "--mirror", str(world.git_root), "--llvm",
-              "source", "--dry-run", "--json", timeout=300)
+    dry = cli(
+        "setup",
+        "--workspace",
+        str(ws),
+        "--triton-src",
+        str(clone),
+        "--mirror",
+        str(world.git_root),
+        "--llvm",
+        "source",
+        "--dry-run",
+        "--json",
+        timeout=300,
+    )
     assert dry.returncode == 0, dry.stderr[-3000:]
     assert "2 uncommitted file(s)" in dry.stdout, dry.stdout[-2000:]
     assert ran(markers) == []
@@ -111,8 +144,9 @@ def test_setup_dry_run_and_doctor_run_nothing_of_the_clones(hostile: tuple[Path,
     assert ran(markers) == []
 
 
-def test_the_bisects_worktree_and_its_moves_run_nothing_of_the_clones(hostile: tuple[Path, Path],
-                                                                        world: World, tmp_path: Path) -> None:
+def test_the_bisects_worktree_and_its_moves_run_nothing_of_the_clones(
+    hostile: tuple[Path, Path], world: World, tmp_path: Path
+) -> None:
     """What `bisect triton` does in your clone, through the same functions: a worktree added at one commit,
     moved to others (the one guarded move), looked at, removed."""
     clone, markers = hostile
@@ -139,24 +173,31 @@ def test_a_caller_cannot_turn_the_hardening_off(hostile: tuple[Path, Path]) -> N
     so a hooksPath or filter given there is overridden too."""
     clone, markers = hostile
     (clone / "README.md").write_text("edited again\n")
-    env = {"GIT_CONFIG_COUNT": "2", "GIT_CONFIG_KEY_0": "core.hooksPath",
-           "GIT_CONFIG_VALUE_0": str(clone / ".git" / "hooks"), "GIT_CONFIG_KEY_1": "core.fsmonitor",
-           "GIT_CONFIG_VALUE_1": str(clone.parent / "fsmonitor")}
-    Runner(silent=True).run(["git", "-C", str(clone), "-c", "advice.detachedHead=false", "checkout", "-q", "-b",
-                             "x"], step="t", env=env)
+    env = {
+        "GIT_CONFIG_COUNT": "2",
+        "GIT_CONFIG_KEY_0": "core.hooksPath",
+        "GIT_CONFIG_VALUE_0": str(clone / ".git" / "hooks"),
+        "GIT_CONFIG_KEY_1": "core.fsmonitor",
+        "GIT_CONFIG_VALUE_1": str(clone.parent / "fsmonitor"),
+    }
+    Runner(silent=True).run(
+        ["git", "-C", str(clone), "-c", "advice.detachedHead=false", "checkout", "-q", "-b", "x"], step="t", env=env
+    )
     Runner(silent=True).capture(["git", "-C", str(clone), "status", "--porcelain"], step="t", env=env)
     assert ran(markers) == []
     assert os.environ.get("GIT_CONFIG_COUNT") is None
 
 
-def test_a_users_own_git_command_under_run_keeps_its_hooks(hostile: tuple[Path, Path], cli: Cli,
-                                                           tmp_path: Path) -> None:
+def test_a_users_own_git_command_under_run_keeps_its_hooks(
+    hostile: tuple[Path, Path], cli: Cli, tmp_path: Path
+) -> None:
     """`tritondev run -- git ...` is the user's own command: their hooks and filters are theirs, so it runs as
     plain git would. Only the git commands tritondev runs itself are hardened."""
     clone, markers = hostile
     (clone / "README.md").write_text("edited by the user\n")
-    result = cli("run", "--workspace", str(tmp_path / "ws"), "--", "git", "-C", str(clone), "status", "--porcelain",
-                 timeout=300)
+    result = cli(
+        "run", "--workspace", str(tmp_path / "ws"), "--", "git", "-C", str(clone), "status", "--porcelain", timeout=300
+    )
     assert result.returncode == 0, result.stderr[-3000:]
     found = ran(markers)
     assert "global-clean" in found or "fsmonitor" in found, found

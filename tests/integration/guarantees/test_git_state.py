@@ -28,8 +28,9 @@ ME = ("-c", "user.name=Me", "-c", "user.email=me@example.invalid")
 
 
 def git(repo: Path, *args: str, check: bool = True) -> str:
-    return subprocess.run(["git", "-C", str(repo), *ME, *args], capture_output=True, text=True,
-                          check=check).stdout.strip()
+    return subprocess.run(
+        ["git", "-C", str(repo), *ME, *args], capture_output=True, text=True, check=check
+    ).stdout.strip()
 
 
 def diverged(world: World, where: Path) -> Path:
@@ -46,8 +47,20 @@ def diverged(world: World, where: Path) -> Path:
 
 
 def summary(cli: Cli, clone: Path, world: World, tmp_path: Path) -> str:
-    proc = cli("setup", "--workspace", str(tmp_path / "ws"), "--triton-src", str(clone), "--mirror",
-               str(world.git_root), "--llvm", "source", "--dry-run", "--json", timeout=300)
+    proc = cli(
+        "setup",
+        "--workspace",
+        str(tmp_path / "ws"),
+        "--triton-src",
+        str(clone),
+        "--mirror",
+        str(world.git_root),
+        "--llvm",
+        "source",
+        "--dry-run",
+        "--json",
+        timeout=300,
+    )
     assert proc.returncode == 0, proc.stderr[-3000:]
     steps = {s["step"]: s for s in json.loads(proc.stdout)["steps"]}
     return str(steps["checkout-triton"]["reason"])
@@ -86,14 +99,25 @@ def test_a_checkout_in_the_middle_of_a_rebase_is_never_moved(world: World, tmp_p
 
 
 @pytest.mark.skipif(os.geteuid() != 0 or shutil.which("chown") is None, reason="needs root to give a clone away")
-def test_a_clone_of_another_user_says_what_git_said_and_how_to_allow_it(cli: Cli, world: World,
-                                                                          tmp_path: Path) -> None:
+def test_a_clone_of_another_user_says_what_git_said_and_how_to_allow_it(cli: Cli, world: World, tmp_path: Path) -> None:
     clone = tmp_path / "their triton"
     subprocess.run(["git", "clone", "-q", str(world.bare["triton"]), str(clone)], check=True)
     subprocess.run(["chown", "-R", "65534:65534", str(clone)], check=True)  # nobody's
     env = {k: v for k, v in os.environ.items() if k != "SUDO_UID"}  # root by sudo is trusted for its user's
-    proc = cli("setup", "--workspace", str(tmp_path / "ws"), "--triton-src", str(clone), "--mirror",
-               str(world.git_root), "--llvm", "source", "--dry-run", env=env, timeout=300)
+    proc = cli(
+        "setup",
+        "--workspace",
+        str(tmp_path / "ws"),
+        "--triton-src",
+        str(clone),
+        "--mirror",
+        str(world.git_root),
+        "--llvm",
+        "source",
+        "--dry-run",
+        env=env,
+        timeout=300,
+    )
     assert proc.returncode == 2, proc.stderr[-3000:]
     assert "not a git checkout" not in proc.stderr and "Traceback" not in proc.stderr
     assert f"git refuses to work in {clone}: it belongs to another user" in proc.stderr, proc.stderr
@@ -103,8 +127,21 @@ def test_a_clone_of_another_user_says_what_git_said_and_how_to_allow_it(cli: Cli
     with pytest.raises(ConfigError):  # any git command there, through the runner: the same refusal
         Runner(silent=True).capture(["git", "-C", str(clone), "status"], step="t", check=False)
     home = tmp_path / "home"
-    subprocess.run(["git", "config", "--file", str(home / ".gitconfig"), "--add", "safe.directory", str(clone)],
-                   check=True)
-    allowed = cli("setup", "--workspace", str(tmp_path / "ws"), "--triton-src", str(clone), "--mirror",
-                  str(world.git_root), "--llvm", "source", "--dry-run", env={**env, "HOME": str(home)}, timeout=300)
+    subprocess.run(
+        ["git", "config", "--file", str(home / ".gitconfig"), "--add", "safe.directory", str(clone)], check=True
+    )
+    allowed = cli(
+        "setup",
+        "--workspace",
+        str(tmp_path / "ws"),
+        "--triton-src",
+        str(clone),
+        "--mirror",
+        str(world.git_root),
+        "--llvm",
+        "source",
+        "--dry-run",
+        env={**env, "HOME": str(home)},
+        timeout=300,
+    )
     assert allowed.returncode == 0, allowed.stderr[-3000:]  # the line given works

@@ -27,10 +27,24 @@ from tests.world.world import World
 
 # What tritondev writes or reads in a workspace (files and the folders that hold them).
 PATHS = (
-    "state/lock", "state/settings.json", "state/setup.json", "state/purge-journal.json", "state/bisect.json",
-    "state/steps", "state/steps/triton-install.json", "logs/purge-probe.log", "logs/purge-restore.log",
-    "logs/bisect", "logs/bisect/result.json", "logs", "state", "env.sh", "tritondev.toml", "src/triton",
-    "src/triton.partial", "src",
+    "state/lock",
+    "state/settings.json",
+    "state/setup.json",
+    "state/purge-journal.json",
+    "state/bisect.json",
+    "state/steps",
+    "state/steps/triton-install.json",
+    "logs/purge-probe.log",
+    "logs/purge-restore.log",
+    "logs/bisect",
+    "logs/bisect/result.json",
+    "logs",
+    "state",
+    "env.sh",
+    "tritondev.toml",
+    "src/triton",
+    "src/triton.partial",
+    "src",
 )
 KINDS = ("link to my file", "link to my folder", "dangling link", "folder", "fifo", "garbage", "json of the wrong kind")
 W = ("--workspace", "{ws}")
@@ -109,8 +123,13 @@ def test_any_workspace_layout(layout: dict[str, str], cli: Cli, world: World, ta
         cache = stale_kernel_cache(root / f"cache {ODD}")
         for relative, kind in sorted(layout.items(), key=lambda item: item[0].count("/")):
             make(ws, mine, relative, kind)
-        fields = {"ws": str(ws), "mirror": str(world.git_root), "T": world.triton_commits["main"],
-                  "py": str(target_venv / "bin" / "python"), "cache": str(cache)}
+        fields = {
+            "ws": str(ws),
+            "mirror": str(world.git_root),
+            "T": world.triton_commits["main"],
+            "py": str(target_venv / "bin" / "python"),
+            "cache": str(cache),
+        }
         outside = [mine, target_venv]
         before = snapshot(*outside)
         for command in COMMANDS:

@@ -42,8 +42,9 @@ def test_benchmark_module_has_run_and_goals(module: str) -> None:
         assert key in text, f"{module}: rows need {key}"
 
 
-def test_a_broken_benchmark_is_a_failed_row(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
-                                             capsys: pytest.CaptureFixture[str]) -> None:
+def test_a_broken_benchmark_is_a_failed_row(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
     runner = _runner()
     package = tmp_path / "tests" / "perf"
     package.mkdir(parents=True)

@@ -34,15 +34,29 @@ def test_a_common_word_as_password_leaves_tritondevs_own_files_readable(
     ws = tmp_path / "triton-ws"
     remote = f"redis://:{WORD}@127.0.0.1:{closed_port()}"
     common = ["--workspace", str(ws)]
-    setup = tritondev("setup", *common, "--triton-src", str(clone), "--mirror", str(world.git_root), "--llvm",
-                      str(mini_llvm.build), "--ccache-remote", remote, "--skip-verify", "--jobs", "2", "--json",
-                      env=env)
+    setup = tritondev(
+        "setup",
+        *common,
+        "--triton-src",
+        str(clone),
+        "--mirror",
+        str(world.git_root),
+        "--llvm",
+        str(mini_llvm.build),
+        "--ccache-remote",
+        remote,
+        "--skip-verify",
+        "--jobs",
+        "2",
+        "--json",
+        env=env,
+    )
     assert setup.returncode == 0, setup.stderr[-3000:]
     report = json.loads(setup.stdout)
     assert "triton-install" in [s["step"] for s in report["steps"]]
     # Only the password is masked (ccache is handed the Redis form without the empty user: redis://PASSWORD@).
     text = re.sub(r"redis://\*\*\*(:\*\*\*)?@", "redis://MASKED@", json.dumps(report))
-    assert "***" not in text, [text[max(0, m.start() - 80):m.start() + 40] for m in re.finditer(r"\*\*\*", text)]
+    assert "***" not in text, [text[max(0, m.start() - 80) : m.start() + 40] for m in re.finditer(r"\*\*\*", text)]
     state = json.loads((ws / "state" / "setup.json").read_text())
     assert state["kind"] == "tritondev-setup-state" and state["triton_src"] == str(clone)
     assert all("***" not in json.dumps(v) for k, v in state.items() if k != "install")

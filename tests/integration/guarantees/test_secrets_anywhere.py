@@ -20,9 +20,11 @@ from tests.integration.guarantees.conftest import ODD, closed_port
 from tests.world.world import World
 
 passwords = st.text(alphabet=st.sampled_from(list("abcXYZ019'\"\\ $%:/?#;&|=-_.~é")), min_size=4, max_size=14).map(
-    lambda s: "Qz9" + s + "9zQ")
+    lambda s: "Qz9" + s + "9zQ"
+)
 tokens = st.text(alphabet="abcdefghijklmnopqrstuvwxyzABCDEF0123456789", min_size=20, max_size=30).map(
-    lambda s: "ghp_" + s)
+    lambda s: "ghp_" + s
+)
 forms = st.sampled_from(["password", "token-user", "oauth-basic"])
 places = st.sampled_from(["option", "env", "toml", "pip-index", "command"])
 
@@ -37,16 +39,20 @@ def credential_url(form: str, password: str, token: str, port: int) -> tuple[str
 
 def written(ws: Path) -> str:
     """Every file in the workspace but the user's own tritondev.toml (where the test put the secret)."""
-    return "\n".join(p.read_text(errors="replace") for p in ws.rglob("*")
-                     if p.is_file() and not p.is_symlink() and p.name != "tritondev.toml")
+    return "\n".join(
+        p.read_text(errors="replace")
+        for p in ws.rglob("*")
+        if p.is_file() and not p.is_symlink() and p.name != "tritondev.toml"
+    )
 
 
 @pytest.mark.slow
 @pytest.mark.timeout(1800)
 @settings(database=None, deadline=None, max_examples=20, suppress_health_check=list(HealthCheck))
 @given(form=forms, password=passwords, token=tokens, place=places)
-def test_no_credential_in_any_output_or_file(form: str, password: str, token: str, place: str, cli: Cli,
-                                             world: World, target_venv: Path) -> None:
+def test_no_credential_in_any_output_or_file(
+    form: str, password: str, token: str, place: str, cli: Cli, world: World, target_venv: Path
+) -> None:
     url, secret = credential_url(form, password, token, closed_port())
     with tempfile.TemporaryDirectory(prefix="tritondev-secrets-") as tmp:
         ws = Path(tmp) / ODD / "ws"
@@ -62,8 +68,16 @@ def test_no_credential_in_any_output_or_file(form: str, password: str, token: st
         elif place == "pip-index":
             env["PIP_INDEX_URL"] = url
             env["PIP_EXTRA_INDEX_URL"] = url
-            argv = ["purge", "--workspace", str(ws), "--python", str(target_venv / "bin" / "python"), "--dry-run",
-                    "--json", "--restore"]
+            argv = [
+                "purge",
+                "--workspace",
+                str(ws),
+                "--python",
+                str(target_venv / "bin" / "python"),
+                "--dry-run",
+                "--json",
+                "--restore",
+            ]
             (ws / "state" / "purge-journal.json").write_text("[1]")  # an error that quotes the journal
         else:
             # What tritondev itself prints of a command (the command's own output goes to the terminal

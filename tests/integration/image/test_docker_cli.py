@@ -18,6 +18,8 @@ import pytest
 from tests.conftest import Cli
 
 REPO = Path(__file__).resolve().parents[3]
+
+
 def _pairs(argv: list[str], flag: str) -> list[str]:
     return [argv[i + 1] for i, a in enumerate(argv[:-1]) if a == flag]
 
@@ -35,8 +37,20 @@ def _json(proc: subprocess.CompletedProcess[str]) -> dict[str, Any]:
 def test_cli_run_dry_run_per_engine(cli: Cli, tmp_path: Path) -> None:
     ws = tmp_path / "ws"
     for engine, gpu in (("docker", ["--gpus", "all"]), ("podman", ["--device", "nvidia.com/gpu=all"])):
-        proc = cli("docker", "run", "--engine", engine, "--workspace", str(ws), "--dry-run", "--json", "--",
-                   "setup", "--build-type", "Debug")
+        proc = cli(
+            "docker",
+            "run",
+            "--engine",
+            engine,
+            "--workspace",
+            str(ws),
+            "--dry-run",
+            "--json",
+            "--",
+            "setup",
+            "--build-type",
+            "Debug",
+        )
         data = _json(proc)
         argv = data["argv"]
         assert data["dry_run"] is True and data["engine"]["flavour"] == engine
@@ -61,8 +75,22 @@ def test_cli_run_dry_run_per_engine(cli: Cli, tmp_path: Path) -> None:
 
 
 def test_cli_run_dry_run_human_output_and_no_gpus(cli: Cli, tmp_path: Path) -> None:
-    proc = cli("docker", "run", "--engine", "podman", "--no-gpus", "--workspace", str(tmp_path / "w"), "--dry-run",
-               "--tag", "localhost/x:1", "--", "bash", "-c", "echo hi")
+    proc = cli(
+        "docker",
+        "run",
+        "--engine",
+        "podman",
+        "--no-gpus",
+        "--workspace",
+        str(tmp_path / "w"),
+        "--dry-run",
+        "--tag",
+        "localhost/x:1",
+        "--",
+        "bash",
+        "-c",
+        "echo hi",
+    )
     assert proc.returncode == 0, proc.stderr
     assert proc.stdout == ""
     line = next(ln for ln in proc.stderr.splitlines() if ln.startswith("[dry-run]"))
@@ -72,8 +100,24 @@ def test_cli_run_dry_run_human_output_and_no_gpus(cli: Cli, tmp_path: Path) -> N
 
 
 def test_cli_build_dry_run(cli: Cli, tmp_path: Path) -> None:
-    proc = cli("docker", "build", "--engine", "podman", "--isolation", "chroot", "--base", "localhost/b:1",
-               "--uid", "4321", "--gid", "4322", "--workspace", str(tmp_path / "w"), "--dry-run", "--json")
+    proc = cli(
+        "docker",
+        "build",
+        "--engine",
+        "podman",
+        "--isolation",
+        "chroot",
+        "--base",
+        "localhost/b:1",
+        "--uid",
+        "4321",
+        "--gid",
+        "4322",
+        "--workspace",
+        str(tmp_path / "w"),
+        "--dry-run",
+        "--json",
+    )
     data = _json(proc)
     argv = data["argv"]
     assert argv[:2] == ["podman", "build"]
@@ -115,7 +159,9 @@ def test_shellcheck_docker_and_shell_scripts() -> None:
     import subprocess
 
     scripts = sorted(
-        p for folder in ("docker", "shell") for p in (REPO / folder).iterdir()
+        p
+        for folder in ("docker", "shell")
+        for p in (REPO / folder).iterdir()
         if p.is_file() and p.read_bytes()[:2] == b"#!" and b"sh" in p.read_bytes().splitlines()[0]
     )
     assert REPO / "docker" / "entrypoint.sh" in scripts
@@ -171,8 +217,15 @@ def test_cli_run_creates_the_folders_and_starts_the_planned_command(
 
 
 def test_cli_run_returns_the_containers_status(cli: Cli, tmp_path: Path, fake_docker: dict[str, str]) -> None:
-    proc = cli("docker", "run", "--workspace", str(tmp_path / "ws"), "--", "false",
-               env={**fake_docker, "FAKE_DOCKER_STATUS": "3"})
+    proc = cli(
+        "docker",
+        "run",
+        "--workspace",
+        str(tmp_path / "ws"),
+        "--",
+        "false",
+        env={**fake_docker, "FAKE_DOCKER_STATUS": "3"},
+    )
     assert proc.returncode == 3, proc.stderr
 
 

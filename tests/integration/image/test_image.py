@@ -113,9 +113,26 @@ def image(tmp_path_factory: pytest.TempPathFactory) -> str:
         base = _base_image()
         started = time.monotonic()
         proc = run_cli(
-            "docker", "build", "--engine", "podman", "--isolation", "chroot", "--base", base, "--tag", IMAGE,
-            "--uid", str(BUILD_UID), "--gid", str(BUILD_GID), "--workspace", str(home / "ws"), *_local_ca_certs(),
-            env=env, cwd=home, timeout=1800,
+            "docker",
+            "build",
+            "--engine",
+            "podman",
+            "--isolation",
+            "chroot",
+            "--base",
+            base,
+            "--tag",
+            IMAGE,
+            "--uid",
+            str(BUILD_UID),
+            "--gid",
+            str(BUILD_GID),
+            "--workspace",
+            str(home / "ws"),
+            *_local_ca_certs(),
+            env=env,
+            cwd=home,
+            timeout=1800,
         )
         assert proc.returncode == 0, proc.stderr[-5000:]
         image_id = _check(["podman", "image", "inspect", "--format", "{{.Id}}", IMAGE]).strip()
@@ -195,8 +212,14 @@ def test_doctor_json(image: str) -> None:
     report = json.loads(proc.stdout)
     status = {check["name"]: check["status"] for check in report["checks"]}
     # The toolchain the image exists to provide.
-    for name in ("toolchain.git", "toolchain.cmake", "toolchain.ninja", "toolchain.compilers", "toolchain.lld",
-                 "toolchain.ccache"):
+    for name in (
+        "toolchain.git",
+        "toolchain.cmake",
+        "toolchain.ninja",
+        "toolchain.compilers",
+        "toolchain.lld",
+        "toolchain.ccache",
+    ):
         assert status[name] == "ok", (name, report)
     assert report["workspace"] == "/workspace"
 
@@ -211,8 +234,9 @@ def test_setup_dry_run(image: str, tmp_path: Path) -> None:
             os.lchown(name, BUILD_UID, BUILD_GID)  # git refuses repositories owned by someone else
     ws = _folder(tmp_path / "ws", BUILD_UID, BUILD_GID)
     with container(image) as ctr:
-        proc = entry(ctr, "setup", "--dry-run", "--mirror", "/mirror", volumes=[(ws, "/workspace"),
-                                                                                  (world.git_root, "/mirror")])
+        proc = entry(
+            ctr, "setup", "--dry-run", "--mirror", "/mirror", volumes=[(ws, "/workspace"), (world.git_root, "/mirror")]
+        )
     assert proc.returncode == 0, proc.stdout + proc.stderr
     plan = proc.stdout + proc.stderr
     assert world.pytorch_main.triton in plan  # the pinned Triton commit, read inside the container
@@ -247,8 +271,22 @@ def test_tini_forwards_a_signal_to_the_command(image: str) -> None:
     # and the TERM is sent from outside, to tini's pid, as an engine's `stop` would.
     script = 'trap "echo got-TERM-as-$(id -un); kill $!; exit 0" TERM; echo $PPID; sleep 60 >/dev/null & wait'
     with container(image) as ctr:
-        argv = ["buildah", "run", "--isolation", "chroot", "--env", "TINI_SUBREAPER=1", ctr, "--",
-                "/usr/bin/tini", "--", ENTRYPOINT, "bash", "-c", script]
+        argv = [
+            "buildah",
+            "run",
+            "--isolation",
+            "chroot",
+            "--env",
+            "TINI_SUBREAPER=1",
+            ctr,
+            "--",
+            "/usr/bin/tini",
+            "--",
+            ENTRYPOINT,
+            "bash",
+            "-c",
+            script,
+        ]
         with subprocess.Popen(argv, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True) as proc:
             assert proc.stdout is not None
             tini = int(proc.stdout.readline())
@@ -271,8 +309,9 @@ def test_no_arguments_doctor_summary_then_a_shell(image: str) -> None:
 
 
 def _ids_and_file(ctr: str, ws: Path, env: dict[str, str] | None = None) -> tuple[list[str], os.stat_result]:
-    proc = entry(ctr, "sh", "-c", "id -u; id -g; touch /workspace/made-in-container", volumes=[(ws, "/workspace")],
-                 env=env)
+    proc = entry(
+        ctr, "sh", "-c", "id -u; id -g; touch /workspace/made-in-container", volumes=[(ws, "/workspace")], env=env
+    )
     assert proc.returncode == 0, proc.stderr
     return proc.stdout.split(), (ws / "made-in-container").stat()
 
@@ -291,8 +330,7 @@ def test_host_uid_remaps_the_user_at_start(image: str, tmp_path: Path) -> None:
     ws = _folder(tmp_path / "ws", 5555, 5556)
     with container(image) as ctr:
         ids, made = _ids_and_file(ctr, ws, env={"HOST_UID": "5555", "HOST_GID": "5556"})
-        home = entry(ctr, "sh", "-c", 'stat -c %u "$HOME"; echo "$HOME"', env={"HOST_UID": "5555",
-                                                                           "HOST_GID": "5556"})
+        home = entry(ctr, "sh", "-c", 'stat -c %u "$HOME"; echo "$HOME"', env={"HOST_UID": "5555", "HOST_GID": "5556"})
     assert ids == ["5555", "5556"]
     assert (made.st_uid, made.st_gid) == (5555, 5556)
     assert home.stdout.split() == ["5555", "/home/triton"]

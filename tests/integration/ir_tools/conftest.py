@@ -66,20 +66,43 @@ def clean_environment(home: Path) -> dict[str, str]:
     return env
 
 
-def dump_with_run(python: Path, kernel_file: Path, target: str, num_warps: int, folder: Path, env: dict[str, str],
-                  *extra: str) -> subprocess.CompletedProcess[str]:
+def dump_with_run(
+    python: Path, kernel_file: Path, target: str, num_warps: int, folder: Path, env: dict[str, str], *extra: str
+) -> subprocess.CompletedProcess[str]:
     """`tritondev run --dump-ir --dump-dir FOLDER [extra] -- python tritondev_aot.py REQUEST` for one target."""
     request = folder.with_suffix(".request.json")
-    request.write_text(json.dumps({
-        "source": str(kernel_file), "kernel": "add_kernel",
-        "params": [{"name": n, "type": t} for n, t in
-                   (("x_ptr", "*fp32"), ("y_ptr", "*fp32"), ("out_ptr", "*fp32"), ("n", "i32"))],
-        "constexprs": {"BLOCK": 1024}, "targets": [TARGETS[target]], "out": str(folder.with_suffix(".out")),
-        "options": {"num_warps": num_warps},
-    }))
+    request.write_text(
+        json.dumps(
+            {
+                "source": str(kernel_file),
+                "kernel": "add_kernel",
+                "params": [
+                    {"name": n, "type": t}
+                    for n, t in (("x_ptr", "*fp32"), ("y_ptr", "*fp32"), ("out_ptr", "*fp32"), ("n", "i32"))
+                ],
+                "constexprs": {"BLOCK": 1024},
+                "targets": [TARGETS[target]],
+                "out": str(folder.with_suffix(".out")),
+                "options": {"num_warps": num_warps},
+            }
+        )
+    )
     backend = "amd" if target.startswith("hip") else "nvidia"
-    return tritondev("run", "--dump-ir", "--dump-dir", str(folder), "--backend", backend, *extra, "--",
-                     str(python), str(AOT), str(request), env=env, timeout=600)
+    return tritondev(
+        "run",
+        "--dump-ir",
+        "--dump-dir",
+        str(folder),
+        "--backend",
+        backend,
+        *extra,
+        "--",
+        str(python),
+        str(AOT),
+        str(request),
+        env=env,
+        timeout=600,
+    )
 
 
 @pytest.fixture(scope="session")

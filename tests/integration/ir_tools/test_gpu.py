@@ -38,11 +38,31 @@ def test_dumps_of_real_launches(tmp_path: Path) -> None:
     script.write_text(LAUNCH)
     env = clean_environment(tmp_path / "home")
     for warps in (4, 8):
-        proc = tritondev("run", "--dump-ir", "--dump-dir", str(tmp_path / f"w{warps}"), "--",
-                         str(python), str(script), str(warps), env=env)
+        proc = tritondev(
+            "run",
+            "--dump-ir",
+            "--dump-dir",
+            str(tmp_path / f"w{warps}"),
+            "--",
+            str(python),
+            str(script),
+            str(warps),
+            env=env,
+        )
         assert proc.returncode == 0, proc.stderr[-3000:]
     data = parse_json(tritondev("ir", "diff", str(tmp_path / "w4"), str(tmp_path / "w8"), "--json", env=env))
     assert data["verdict"] == "pass" and data["pass"] == "convert-triton-to-tritongpu"
-    opt = parse_json(tritondev("opt", "tritongpu-coalesce", "--dump", str(tmp_path / "w4"), "--dry-run", "--json",
-                               "--workspace", str(tmp_path / "ws"), env=env))
-    assert "ttg.target = \"cuda:" in Path(str(opt["input"])).read_text()
+    opt = parse_json(
+        tritondev(
+            "opt",
+            "tritongpu-coalesce",
+            "--dump",
+            str(tmp_path / "w4"),
+            "--dry-run",
+            "--json",
+            "--workspace",
+            str(tmp_path / "ws"),
+            env=env,
+        )
+    )
+    assert 'ttg.target = "cuda:' in Path(str(opt["input"])).read_text()

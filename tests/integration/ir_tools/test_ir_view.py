@@ -72,7 +72,8 @@ def open_clean(browser: Browser, page: Path) -> None:
 def rows_named(browser: Browser, name: str) -> list[int]:
     found: list[int] = browser.evaluate(
         f"[...document.querySelectorAll('.pass')].filter(n => n.querySelector('.name').firstChild.textContent === "
-        f"{json.dumps(name)}).map(n => Number(n.dataset.index))")
+        f"{json.dumps(name)}).map(n => Number(n.dataset.index))"
+    )
     return found
 
 
@@ -88,7 +89,7 @@ def test_a_matmul_dump_opens_offline_with_its_passes_changes_and_source(matmul: 
     summary = browser.evaluate("({...document.getElementById('summary').dataset})")
     assert int(summary["passes"]) == kernel["passes"] and int(summary["changed"]) == kernel["changed"]
     assert browser.evaluate("document.querySelectorAll('.pass').length") == kernel["dumps"]
-    changed_passes = "document.querySelectorAll('.pass[data-pass=\"true\"][data-changed=\"true\"]').length"
+    changed_passes = 'document.querySelectorAll(\'.pass[data-pass="true"][data-changed="true"]\').length'
     assert browser.evaluate(changed_passes) == kernel["changed"]
     # The first pass that changed the IR is selected: the inliner's canonicalize (the inliner itself left it as it was).
     assert browser.evaluate("document.querySelector('.pass.selected .name').firstChild.textContent") == "canonicalize"
@@ -107,16 +108,21 @@ def test_a_matmul_dump_opens_offline_with_its_passes_changes_and_source(matmul: 
     browser.click('#views button[data-view="diff"]')
     # Selecting the Python line of tl.dot highlights its ops in this pass, and the other way round.
     browser.click(f'#source .src-line[data-line="{DOT_LINE}"]')
-    lit = browser.evaluate("[...document.querySelectorAll('#content .line.hl')].map(n => [Number(n.dataset.src), "
-                           "n.querySelector('.text').textContent])")
+    lit = browser.evaluate(
+        "[...document.querySelectorAll('#content .line.hl')].map(n => [Number(n.dataset.src), "
+        "n.querySelector('.text').textContent])"
+    )
     assert lit and all(src == DOT_LINE for src, _ in lit)  # file 0 (mm.py), line 19
     assert any("warp_group_dot" in text for _, text in lit)
     browser.click(f'#content .line[data-src="{DOT_LINE}"]')
     assert browser.evaluate("[...document.querySelectorAll('#source .src-line.hl')].map(n => n.dataset.line)") == [
-        str(DOT_LINE)]
+        str(DOT_LINE)
+    ]
     # Search across all passes.
-    browser.evaluate("(() => { const s = document.getElementById('search'); s.value = 'ttng.warp_group_dot'; "
-                     "s.dispatchEvent(new KeyboardEvent('keydown', {key: 'Enter'})); })()")
+    browser.evaluate(
+        "(() => { const s = document.getElementById('search'); s.value = 'ttng.warp_group_dot'; "
+        "s.dispatchEvent(new KeyboardEvent('keydown', {key: 'Enter'})); })()"
+    )
     assert int(browser.evaluate("document.getElementById('search-result').dataset.rows")) > 10
     assert browser.page.errors() == []
 
@@ -131,20 +137,25 @@ def test_a_compile_folder_shows_its_stages_and_resources(matmul: Matmul, browser
     open_clean(browser, Path(str(data["path"])))
     stages = browser.evaluate("[...document.querySelectorAll('.stage-head')].map(n => n.textContent)")
     assert stages == ["TTIR", "TTGIR", "LLIR", "PTX", "SASS"]
-    registers = browser.evaluate("document.querySelector('#resource-table tr[data-key=\"registers\"] td:last-child')"
-                                 ".textContent")
+    registers = browser.evaluate(
+        "document.querySelector('#resource-table tr[data-key=\"registers\"] td:last-child').textContent"
+    )
     assert int(registers) == reported["cuda:90"]["registers"]
-    browser.evaluate("(() => { const s = document.getElementById('kernel'); s.value = '1'; "
-                     "s.dispatchEvent(new Event('change')); })()")
-    occupancy = browser.evaluate("document.querySelector('#resource-table tr[data-key=\"occupancy\"] td:last-child')"
-                                 ".textContent")
+    browser.evaluate(
+        "(() => { const s = document.getElementById('kernel'); s.value = '1'; "
+        "s.dispatchEvent(new Event('change')); })()"
+    )
+    occupancy = browser.evaluate(
+        "document.querySelector('#resource-table tr[data-key=\"occupancy\"] td:last-child').textContent"
+    )
     assert int(occupancy) == reported["hip:gfx942"]["occupancy"]
     assert browser.page.errors() == []
 
 
 @needs_chromium
-def test_two_dumps_open_side_by_side_at_the_pass_ir_diff_names(add_dumps: dict[str, Path], browser: Browser,
-                                                                tmp_path: Path) -> None:
+def test_two_dumps_open_side_by_side_at_the_pass_ir_diff_names(
+    add_dumps: dict[str, Path], browser: Browser, tmp_path: Path
+) -> None:
     env = clean_environment(tmp_path / "home")
     a, b = add_dumps["w4"], add_dumps["w8"]
     named = parse_json(tritondev("ir", "diff", str(a), str(b), "--json", env=env))
@@ -157,15 +168,18 @@ def test_two_dumps_open_side_by_side_at_the_pass_ir_diff_names(add_dumps: dict[s
     assert int(browser.evaluate("document.getElementById('summary').dataset.differ")) == data["compare"]["differ"] > 0
     # Its output differs: the pair after it shows a's IR against b's, warpsPerCTA 4 against 8.
     browser.click(f'.pass[data-index="{data["compare"]["first"] + 1}"]')
-    lines = browser.evaluate("[...document.querySelectorAll('#content .line.add .text, #content .line.del .text')]"
-                             ".map(n => n.textContent).join('\\n')")
+    lines = browser.evaluate(
+        "[...document.querySelectorAll('#content .line.add .text, #content .line.del .text')]"
+        ".map(n => n.textContent).join('\\n')"
+    )
     assert "warpsPerCTA = [4]" in lines and "warpsPerCTA = [8]" in lines
     assert browser.page.errors() == []
 
 
 @needs_chromium
-def test_run_dump_ir_then_ir_view_selects_the_first_changed_pass(add_dumps: dict[str, Path], browser: Browser,
-                                                                  tmp_path: Path) -> None:
+def test_run_dump_ir_then_ir_view_selects_the_first_changed_pass(
+    add_dumps: dict[str, Path], browser: Browser, tmp_path: Path
+) -> None:
     """The acceptance path: `tritondev run --dump-ir` (line info off, as it runs by default), then `ir view`."""
     env = clean_environment(tmp_path / "home")
     proc = tritondev("ir", "view", str(add_dumps["w4"]), env=env)
@@ -188,8 +202,10 @@ def test_a_crafted_dump_is_shown_as_text(add_dumps: dict[str, Path], browser: Br
     target.write_text(target.read_text().replace("tt.return", f"tt.return {payload}"))
     data = view(str(crafted), env=clean_environment(tmp_path / "home"))
     open_clean(browser, Path(str(data["path"])))
-    browser.evaluate("(() => { const s = document.getElementById('search'); s.value = 'onerror'; "
-                     "s.dispatchEvent(new KeyboardEvent('keydown', {key: 'Enter'})); })()")
+    browser.evaluate(
+        "(() => { const s = document.getElementById('search'); s.value = 'onerror'; "
+        "s.dispatchEvent(new KeyboardEvent('keydown', {key: 'Enter'})); })()"
+    )
     assert browser.evaluate("document.title") != "owned"
     assert browser.evaluate("document.querySelectorAll('#content img').length") == 0
     assert "onerror=alert(1)" in browser.evaluate("document.getElementById('content').textContent")
@@ -207,8 +223,16 @@ def test_open_uses_the_browser_variable_and_says_when_there_is_none(add_dumps: d
     # A real program as $BROWSER: what matters is the contract (the page's path as its argument), not a desktop.
     opener.write_text(f"#!/bin/sh\necho \"browser says hello\"\nprintf '%s' \"$1\" > '{seen}'\n")
     opener.chmod(0o755)
-    proc = tritondev("ir", "view", str(add_dumps["w4"]), "--out", str(tmp_path / "p.html"), "--open", "--json",
-                     env={**env, "BROWSER": f"nothing-here:'{opener}'"})
+    proc = tritondev(
+        "ir",
+        "view",
+        str(add_dumps["w4"]),
+        "--out",
+        str(tmp_path / "p.html"),
+        "--open",
+        "--json",
+        env={**env, "BROWSER": f"nothing-here:'{opener}'"},
+    )
     assert proc.returncode == 0, proc.stderr
     assert parse_json(proc)["opened"] is True  # stdout is the one JSON document: the browser's words went to stderr
     assert "browser says hello" in proc.stderr
@@ -237,8 +261,13 @@ def test_bad_input(case: str, json_mode: bool, add_dumps: dict[str, Path], tmp_p
     (scratch / "mine.txt").write_text("mine")
     (scratch / "link.html").symlink_to(scratch / "mine.txt")
     before = snapshot(dump, scratch)
-    proc = tritondev("ir", "view", *make_args(dump, scratch), *(["--json"] if json_mode else []),
-                     env=clean_environment(tmp_path / "home"))
+    proc = tritondev(
+        "ir",
+        "view",
+        *make_args(dump, scratch),
+        *(["--json"] if json_mode else []),
+        env=clean_environment(tmp_path / "home"),
+    )
     assert proc.returncode == 2, (proc.stdout, proc.stderr)
     assert diff(before, snapshot(dump, scratch)) == []
     assert "Traceback" not in proc.stderr
@@ -257,17 +286,34 @@ def test_pip_install_ships_the_page(tmp_path: Path) -> None:
     shutil.copytree(REPO / "bootstrap", source / "bootstrap", ignore=shutil.ignore_patterns("__pycache__"))
     for name in ("pyproject.toml", "README.md"):
         shutil.copy(REPO / name, source / name)
-    subprocess.run([sys.executable, "-m", "pip", "wheel", "-q", "--no-deps", "--no-build-isolation", "-w",
-                    str(tmp_path / "dist"), str(source)], check=True, capture_output=True)
+    subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "pip",
+            "wheel",
+            "-q",
+            "--no-deps",
+            "--no-build-isolation",
+            "-w",
+            str(tmp_path / "dist"),
+            str(source),
+        ],
+        check=True,
+        capture_output=True,
+    )
     (wheel,) = (tmp_path / "dist").glob("tritondev-*.whl")
     names = zipfile.ZipFile(wheel).namelist()
     assert {f"bootstrap/ir/view/assets/{n}" for n in ("page.html", "page.css", "page.js")} <= set(names)
     fresh_venv(tmp_path / "venv")
     python = tmp_path / "venv" / "bin" / "python"
-    subprocess.run([str(python), "-m", "pip", "install", "-q", "--no-deps", str(wheel)], check=True,
-                   capture_output=True)
-    probe = ("from bootstrap.ir.view.page import render_page; "
-             "page = render_page({'title': 't', 'dumps': [], 'files': [], 'compare': None}); "
-             "assert 'DecompressionStream' in page; print(len(page))")
+    subprocess.run(
+        [str(python), "-m", "pip", "install", "-q", "--no-deps", str(wheel)], check=True, capture_output=True
+    )
+    probe = (
+        "from bootstrap.ir.view.page import render_page; "
+        "page = render_page({'title': 't', 'dumps': [], 'files': [], 'compare': None}); "
+        "assert 'DecompressionStream' in page; print(len(page))"
+    )
     out = subprocess.run([str(python), "-c", probe], check=True, capture_output=True, text=True, cwd=tmp_path)
     assert int(out.stdout) > 10000

@@ -22,15 +22,22 @@ from tests.world.world import World
 pytestmark = pytest.mark.slow
 
 
-def test_opt_replays_a_real_pass_with_the_workspace_triton_opt(real_dumps: Dumps, mini_workspace: MiniWorkspace,
-                                                                 tmp_path: Path) -> None:
-    proc = mini_workspace.cli("opt", "tritongpu-coalesce", "--dump", str(real_dumps["3.9-cuda90-w4"]), "--out",
-                              str(tmp_path / "replay"), "--json")
+def test_opt_replays_a_real_pass_with_the_workspace_triton_opt(
+    real_dumps: Dumps, mini_workspace: MiniWorkspace, tmp_path: Path
+) -> None:
+    proc = mini_workspace.cli(
+        "opt",
+        "tritongpu-coalesce",
+        "--dump",
+        str(real_dumps["3.9-cuda90-w4"]),
+        "--out",
+        str(tmp_path / "replay"),
+        "--json",
+    )
     assert proc.returncode == 0, proc.stderr
     data = parse_json(proc)
     triton_opt = mini_workspace.build_dir / "bin" / "triton-opt"
-    assert data["command"][:3] == [str(triton_opt), str(tmp_path / "replay/input.mlir"),
-                                   "-tritongpu-coalesce"]
+    assert data["command"][:3] == [str(triton_opt), str(tmp_path / "replay/input.mlir"), "-tritongpu-coalesce"]
     assert data["ran"] is True and data["returncode"] == 0
     output = Path(str(data["output"])).read_text()
     assert "%coalesced0 = ttg.convert_layout %8 : tensor<1024x!tt.ptr<f32>, #blocked>" in output
@@ -41,21 +48,31 @@ def test_opt_replays_a_real_pass_with_the_workspace_triton_opt(real_dumps: Dumps
     words = [w if w != str(data["output"]) else str(again) for w in shlex.split(str(data["shell"]))]
     subprocess.run(words, check=True)
     assert again.read_text() == output
-    human = mini_workspace.cli("opt", "tritongpu-coalesce", "--dump", str(real_dumps["3.9-cuda90-w4"]), "--out",
-                               str(tmp_path / "replay"))
+    human = mini_workspace.cli(
+        "opt", "tritongpu-coalesce", "--dump", str(real_dumps["3.9-cuda90-w4"]), "--out", str(tmp_path / "replay")
+    )
     assert f"ran: {triton_opt} " in human.stdout and "+    %coalesced0 = ttg.convert_layout" in human.stdout
 
 
-@pytest.mark.parametrize(("pass_name", "debug_type", "says"), [
-    ("tritongpu-coalesce", "tritongpu-coalesce", "[tritongpu-coalesce]: Considering op: %9 = tt.load %8, %6"),
-    ("tritongpu-assign-latencies", "triton-loop-pipeline", "[triton-loop-pipeline]: No loop to pipeline"),
-    ("tritongpu-accelerate-matmul", None, None),
-])
-def test_debug_only_uses_the_debug_type_of_the_source(pass_name: str, debug_type: str | None, says: str | None,
-                                                      real_dumps: Dumps, mini_workspace: MiniWorkspace,
-                                                      tmp_path: Path) -> None:
-    proc = mini_workspace.cli("opt", pass_name, "--debug", "--dump", str(real_dumps["3.9-cuda90-w4"]), "--out",
-                              str(tmp_path), "--json")
+@pytest.mark.parametrize(
+    ("pass_name", "debug_type", "says"),
+    [
+        ("tritongpu-coalesce", "tritongpu-coalesce", "[tritongpu-coalesce]: Considering op: %9 = tt.load %8, %6"),
+        ("tritongpu-assign-latencies", "triton-loop-pipeline", "[triton-loop-pipeline]: No loop to pipeline"),
+        ("tritongpu-accelerate-matmul", None, None),
+    ],
+)
+def test_debug_only_uses_the_debug_type_of_the_source(
+    pass_name: str,
+    debug_type: str | None,
+    says: str | None,
+    real_dumps: Dumps,
+    mini_workspace: MiniWorkspace,
+    tmp_path: Path,
+) -> None:
+    proc = mini_workspace.cli(
+        "opt", pass_name, "--debug", "--dump", str(real_dumps["3.9-cuda90-w4"]), "--out", str(tmp_path), "--json"
+    )
     assert proc.returncode == 0, proc.stderr
     data = parse_json(proc)
     notes = " ".join(str(n) for n in data["notes"])
@@ -83,8 +100,9 @@ def test_debug_only_uses_the_debug_type_of_the_source(pass_name: str, debug_type
 def test_a_missing_triton_opt_is_built_first(real_dumps: Dumps, mini_workspace: MiniWorkspace, tmp_path: Path) -> None:
     binary = mini_workspace.build_dir / "bin" / "triton-opt"
     binary.unlink()
-    proc = mini_workspace.cli("opt", "tritongpu-coalesce", "--dump", str(real_dumps["3.9-cuda90-w4"]), "--out",
-                              str(tmp_path), "--json")
+    proc = mini_workspace.cli(
+        "opt", "tritongpu-coalesce", "--dump", str(real_dumps["3.9-cuda90-w4"]), "--out", str(tmp_path), "--json"
+    )
     assert proc.returncode == 0, proc.stderr
     data = parse_json(proc)
     assert binary.is_file() and data["returncode"] == 0
@@ -95,9 +113,11 @@ def test_reproducers_are_replayed(real_dumps: Dumps, mini_workspace: MiniWorkspa
     # A local reproducer as MLIR writes one when a pass fails: the IR before it, and a one-pass pipeline.
     module = next(real_dumps["3.9-cuda90-w4"].glob("*-TritonGPUCoalesce.mlir")).read_text().split("\n", 1)[1]
     local = tmp_path / "local.mlir"
-    local.write_text(module + '\n{-#\n  external_resources: {\n    mlir_reproducer: {\n'
-                     '      pipeline: "builtin.module(any(tritongpu-coalesce))",\n      disable_threading: true,\n'
-                     '      verify_each: true\n    }\n  }\n#-}\n')
+    local.write_text(
+        module + "\n{-#\n  external_resources: {\n    mlir_reproducer: {\n"
+        '      pipeline: "builtin.module(any(tritongpu-coalesce))",\n      disable_threading: true,\n'
+        "      verify_each: true\n    }\n  }\n#-}\n"
+    )
     proc = mini_workspace.cli("opt", "--reproducer", str(local), "--debug", "--json")
     assert proc.returncode == 0, proc.stderr
     data = parse_json(proc)
@@ -106,9 +126,11 @@ def test_reproducers_are_replayed(real_dumps: Dumps, mini_workspace: MiniWorkspa
     # Real Triton's whole make_ttgir pipeline names passes the miniature does not have: triton-opt says so.
     whole = tmp_path / "whole.mlir"
     pipeline = "builtin.module(any(convert-triton-to-tritongpu{num-warps=4},tritongpu-coalesce))"
-    whole.write_text(module + '\n{-#\n  external_resources: {\n    mlir_reproducer: {\n'
-                     f'      pipeline: "{pipeline}",'
-                     '\n      disable_threading: false,\n      verify_each: false\n    }\n  }\n#-}\n')
+    whole.write_text(
+        module + "\n{-#\n  external_resources: {\n    mlir_reproducer: {\n"
+        f'      pipeline: "{pipeline}",'
+        "\n      disable_threading: false,\n      verify_each: false\n    }\n  }\n#-}\n"
+    )
     failed = mini_workspace.cli("opt", "--reproducer", str(whole), "--json")
     assert failed.returncode == 4
     report = json.loads(failed.stdout)  # one document: the report, with triton-opt's status
@@ -155,12 +177,25 @@ def test_sanitize_address_builds_triton_opt_with_asan(world: World, real_dumps: 
     build = next((workspace / "src/triton/build").glob("cmake.*"))
     assert "-fsanitize=address" in (build / "CMakeCache.txt").read_text()
     assert "GPU programs do not run under ASAN" in json.dumps(report)
-    data = parse_json(tritondev("opt", "tritongpu-coalesce", "--dump", str(real_dumps["3.9-cuda90-w4"]), "--out",
-                                str(tmp_path / "replay"), "--json", "--workspace", str(workspace), env=env))
+    data = parse_json(
+        tritondev(
+            "opt",
+            "tritongpu-coalesce",
+            "--dump",
+            str(real_dumps["3.9-cuda90-w4"]),
+            "--out",
+            str(tmp_path / "replay"),
+            "--json",
+            "--workspace",
+            str(workspace),
+            env=env,
+        )
+    )
     assert data["env"] == {"ASAN_OPTIONS": "detect_leaks=0,alloc_dealloc_mismatch=0"} and data["returncode"] == 0
     assert "ttg.convert_layout" in (tmp_path / "replay" / "output.mlir").read_text()
-    back = parse_json(tritondev("build", "--sanitize", "none", "--dry-run", "--json", "--workspace", str(workspace),
-                                env=env))
+    back = parse_json(
+        tritondev("build", "--sanitize", "none", "--dry-run", "--json", "--workspace", str(workspace), env=env)
+    )
     pip = [c for c in back["commands"] if "pip" in " ".join(c["argv"])]
     assert pip and "TRITON_BUILD_WITH_ASAN" not in pip[0]["env"]
 

@@ -40,8 +40,9 @@ def matmul_kernel(a_ptr, b_ptr, c_ptr, M, N, K, stride_am, stride_ak, stride_bk,
 """
 DOT_LINE = 19  # acc += tl.dot(a, b)
 PARAMS = [("a_ptr", "*fp16"), ("b_ptr", "*fp16"), ("c_ptr", "*fp16")] + [
-    (name, "i32") for name in ("M", "N", "K", "stride_am", "stride_ak", "stride_bk", "stride_bn", "stride_cm",
-                               "stride_cn")]
+    (name, "i32")
+    for name in ("M", "N", "K", "stride_am", "stride_ak", "stride_bk", "stride_bn", "stride_cm", "stride_cn")
+]
 CONSTEXPRS = {"BLOCK_M": 128, "BLOCK_N": 128, "BLOCK_K": 64}
 
 
@@ -61,20 +62,59 @@ def make_matmul(root: Path) -> Matmul:
     env = clean_environment(root / "home")
     python = triton_venv()
     request = root / "request.json"
-    request.write_text(json.dumps({
-        "source": str(kernel_file), "kernel": "matmul_kernel", "params": [{"name": n, "type": t} for n, t in PARAMS],
-        "constexprs": CONSTEXPRS, "targets": [TARGETS["cuda:90"]], "out": str(root / "aot-out"),
-        "options": {"num_warps": 8, "num_stages": 3}}))
+    request.write_text(
+        json.dumps(
+            {
+                "source": str(kernel_file),
+                "kernel": "matmul_kernel",
+                "params": [{"name": n, "type": t} for n, t in PARAMS],
+                "constexprs": CONSTEXPRS,
+                "targets": [TARGETS["cuda:90"]],
+                "out": str(root / "aot-out"),
+                "options": {"num_warps": 8, "num_stages": 3},
+            }
+        )
+    )
     dump = root / "dump"
-    proc = tritondev("run", "--dump-ir", "--dump-dir", str(dump), "--", str(python), str(AOT), str(request),
-                     env={**env, "TRITON_DISABLE_LINE_INFO": "0"}, timeout=600)
+    proc = tritondev(
+        "run",
+        "--dump-ir",
+        "--dump-dir",
+        str(dump),
+        "--",
+        str(python),
+        str(AOT),
+        str(request),
+        env={**env, "TRITON_DISABLE_LINE_INFO": "0"},
+        timeout=600,
+    )
     assert proc.returncode == 0, proc.stderr[-3000:]
     compiled = root / "compiled"
     signature = ",".join(f"{n}={t}" for n, t in PARAMS)
-    proc = tritondev("compile", f"{kernel_file}::matmul_kernel", "--signature", signature,
-                     *[f"--constexpr={k}={v}" for k, v in CONSTEXPRS.items()], "--num-warps", "8", "--num-stages", "3",
-                     "--target", "cuda:90", "--target", "hip:gfx942", "--out", str(compiled), "--python", str(python),
-                     "--workspace", str(root / "ws"), "--json", env=env, timeout=600)
+    proc = tritondev(
+        "compile",
+        f"{kernel_file}::matmul_kernel",
+        "--signature",
+        signature,
+        *[f"--constexpr={k}={v}" for k, v in CONSTEXPRS.items()],
+        "--num-warps",
+        "8",
+        "--num-stages",
+        "3",
+        "--target",
+        "cuda:90",
+        "--target",
+        "hip:gfx942",
+        "--out",
+        str(compiled),
+        "--python",
+        str(python),
+        "--workspace",
+        str(root / "ws"),
+        "--json",
+        env=env,
+        timeout=600,
+    )
     assert proc.returncode == 0, proc.stderr[-3000:]
     return Matmul(kernel_file, dump, compiled, json.loads(proc.stdout), env)
 

@@ -5,7 +5,11 @@ __all__ = ["ADD_SIGNATURE", "KERNELS", "MATMUL_CONSTEXPRS", "MATMUL_SIGNATURE"]
 
 from tests.support.kernels import ADD_SIGNATURE, add_kernel_module, sample_kernel_source
 
-KERNELS = add_kernel_module() + "\n\n" + sample_kernel_source("matmul_kernel") + '''
+KERNELS = (
+    add_kernel_module()
+    + "\n\n"
+    + sample_kernel_source("matmul_kernel")
+    + """
 
 @triton.jit
 def broken_kernel(x_ptr, n, BLOCK: tl.constexpr):
@@ -15,7 +19,8 @@ def broken_kernel(x_ptr, n, BLOCK: tl.constexpr):
 
 def not_a_kernel(x):
     return x
-'''
+"""
+)
 
 MATMUL_SIGNATURE = (
     "a_ptr=*fp16:16,b_ptr=*fp16:16,c_ptr=*fp16:16,M=i32,N=i32,K=i32,"

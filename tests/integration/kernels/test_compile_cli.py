@@ -156,11 +156,19 @@ def test_bad_signature_or_target_exit_2_before_anything_runs(
     [
         ("missing.py::add_kernel", [], "does not exist", "FILE.py::KERNEL"),
         ("{file}", [], "names no kernel", "FILE.py::KERNEL"),
-        ("{file}::nope", [], "has no kernel named 'nope' (its @triton.jit kernels: add_kernel, broken_kernel, "
-         "matmul_kernel)", ""),
+        (
+            "{file}::nope",
+            [],
+            "has no kernel named 'nope' (its @triton.jit kernels: add_kernel, broken_kernel, matmul_kernel)",
+            "",
+        ),
         ("{file}::not_a_kernel", [], "is not a @triton.jit kernel", ""),
-        ("{file}::add_kernel", ["-s", "x_ptr=*fp32,y_ptr=*fp32"], "gives no type for out_ptr, n",
-         "out_ptr=*fp32,n=i32"),
+        (
+            "{file}::add_kernel",
+            ["-s", "x_ptr=*fp32,y_ptr=*fp32"],
+            "gives no type for out_ptr, n",
+            "out_ptr=*fp32,n=i32",
+        ),
         ("{file}::add_kernel", ["-s", ADD_SIGNATURE + ",z=i32"], "has no argument z", ""),
         ("{file}::add_kernel", ["-s", ADD_SIGNATURE + ",BLOCK=i32"], "BLOCK of add_kernel is a tl.constexpr", ""),
     ],

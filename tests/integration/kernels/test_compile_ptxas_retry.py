@@ -46,13 +46,16 @@ def _script(path: Path, body: str) -> Path:
 
 
 def _bundled_that_refuses(tmp_path: Path, real: Path) -> Path:
-    return _script(tmp_path / "bundled" / "ptxas-blackwell", f"""case " $* " in
+    return _script(
+        tmp_path / "bundled" / "ptxas-blackwell",
+        f"""case " $* " in
   *" --version "*) exec {real} --version ;;
   *sm_110a*) echo "ptxas-blackwell fatal   : Value 'sm_110a' is not defined for option 'gpu-name'" >&2; exit 255 ;;
   *sm_107a*) echo "ptxas-blackwell fatal   : Value 'sm_107a' is not defined for option 'gpu-name'" >&2; exit 255 ;;
 esac
 exec {real} "$@"
-""")
+""",
+    )
 
 
 def _machine_ptxas_knows(arch: str) -> bool:
@@ -63,8 +66,9 @@ def _machine_ptxas_knows(arch: str) -> bool:
 
 
 @pytest.mark.parametrize("toolkit", ["machine", "stand-in"])
-def test_a_toolkit_ptxas_compiles_the_target_and_is_named(tdv: RunCli, triton_python: Path, kernel_file: Path,
-                                                          tmp_path: Path, toolkit: str) -> None:
+def test_a_toolkit_ptxas_compiles_the_target_and_is_named(
+    tdv: RunCli, triton_python: Path, kernel_file: Path, tmp_path: Path, toolkit: str
+) -> None:
     real = _wheel_ptxas(triton_python)
     bundled = _bundled_that_refuses(tmp_path, real)
     env = {"TRITON_PTXAS_BLACKWELL_PATH": str(bundled), "NVPTX_ENABLE_DUMP": "1"}  # Triton prints the PTX too
@@ -77,8 +81,20 @@ def test_a_toolkit_ptxas_compiles_the_target_and_is_named(tdv: RunCli, triton_py
         expected = str(_script(cuda / "bin" / "ptxas", f'exec {real} "$@"\n'))
         env["CUDA_HOME"] = str(cuda)
     out = tmp_path / "out"
-    args = ("compile", f"{kernel_file}::add_kernel", "-s", SIGNATURE, "-t", "cuda:110", "-t", "cuda:90", "-o", str(out),
-            "--python", str(triton_python))
+    args = (
+        "compile",
+        f"{kernel_file}::add_kernel",
+        "-s",
+        SIGNATURE,
+        "-t",
+        "cuda:110",
+        "-t",
+        "cuda:90",
+        "-o",
+        str(out),
+        "--python",
+        str(triton_python),
+    )
     # Each run with its own Triton cache: a kernel compiled with the toolkit's ptxas is a cache hit after.
     proc = tdv(*args, "--json", env={**env, "TRITON_CACHE_DIR": str(tmp_path / "cache-1")})
     assert proc.returncode == 0, proc.stderr[-3000:]
@@ -105,16 +121,27 @@ def test_a_toolkit_ptxas_compiles_the_target_and_is_named(tdv: RunCli, triton_py
     assert [line for line in (text.stdout + text.stderr).splitlines() if PTX_LINE.match(line)] == []
 
 
-def test_no_ptxas_that_knows_the_arch_is_one_error_without_ptx(tdv: RunCli, triton_python: Path, kernel_file: Path,
-                                                               tmp_path: Path) -> None:
+def test_no_ptxas_that_knows_the_arch_is_one_error_without_ptx(
+    tdv: RunCli, triton_python: Path, kernel_file: Path, tmp_path: Path
+) -> None:
     """sm_107a: no ptxas on the machine compiles it for Triton (the toolkit's is tried and fails too)."""
     bundled = _bundled_that_refuses(tmp_path, _wheel_ptxas(triton_python))
     refusing_toolkit = tmp_path / "cuda"
     _script(refusing_toolkit / "bin" / "ptxas", f'exec {bundled} "$@"\n')
     out = tmp_path / "out"
-    proc = tdv("compile", f"{kernel_file}::add_kernel", "-s", SIGNATURE, "-t", "cuda:107", "-o", str(out),
-               "--python", str(triton_python),
-               env={"TRITON_PTXAS_BLACKWELL_PATH": str(bundled), "CUDA_HOME": str(refusing_toolkit)})
+    proc = tdv(
+        "compile",
+        f"{kernel_file}::add_kernel",
+        "-s",
+        SIGNATURE,
+        "-t",
+        "cuda:107",
+        "-o",
+        str(out),
+        "--python",
+        str(triton_python),
+        env={"TRITON_PTXAS_BLACKWELL_PATH": str(bundled), "CUDA_HOME": str(refusing_toolkit)},
+    )
     assert proc.returncode == 4, proc.stderr[-3000:]
     assert "fix: no ptxas on this machine knows sm_107a" in proc.stderr
     assert "Value 'sm_107a' is not defined" in proc.stderr  # ptxas's own line is kept
@@ -123,8 +150,9 @@ def test_no_ptxas_that_knows_the_arch_is_one_error_without_ptx(tdv: RunCli, trit
     assert not (out / "cuda-107").exists()
 
 
-def test_the_failed_ptx_is_never_written_through_a_link(tdv: RunCli, triton_python: Path, kernel_file: Path,
-                                                       tmp_path: Path) -> None:
+def test_the_failed_ptx_is_never_written_through_a_link(
+    tdv: RunCli, triton_python: Path, kernel_file: Path, tmp_path: Path
+) -> None:
     """A link already at <out>/<target>.failed.ptx (or .failed.txt) to a file of the user's: that file keeps its
     bytes, the link stays a link, and the report says the PTX was not kept and why."""
     bundled = _bundled_that_refuses(tmp_path, _wheel_ptxas(triton_python))
@@ -134,9 +162,19 @@ def test_the_failed_ptx_is_never_written_through_a_link(tdv: RunCli, triton_pyth
     mine.write_text("my notes\n")
     out.mkdir()
     (out / "cuda-107.failed.ptx").symlink_to(mine)
-    proc = tdv("compile", f"{kernel_file}::add_kernel", "-s", SIGNATURE, "-t", "cuda:107", "-o", str(out),
-               "--python", str(triton_python),
-               env={"TRITON_PTXAS_BLACKWELL_PATH": str(bundled), "CUDA_HOME": str(refusing_toolkit)})
+    proc = tdv(
+        "compile",
+        f"{kernel_file}::add_kernel",
+        "-s",
+        SIGNATURE,
+        "-t",
+        "cuda:107",
+        "-o",
+        str(out),
+        "--python",
+        str(triton_python),
+        env={"TRITON_PTXAS_BLACKWELL_PATH": str(bundled), "CUDA_HOME": str(refusing_toolkit)},
+    )
     assert proc.returncode == 4, proc.stderr[-3000:]
     assert mine.read_text() == "my notes\n" and (out / "cuda-107.failed.ptx").is_symlink()
     assert f"the failed attempt's PTX was not kept: {out / 'cuda-107.failed.ptx'} is a symbolic link" in proc.stderr
@@ -151,8 +189,19 @@ def test_real_triton_on_a_cuda_13_machine_compiles_sm_110a(tdv: RunCli, kernel_f
     if not _machine_ptxas_knows("sm_110a"):
         pytest.skip("needs /usr/local/cuda/bin/ptxas from a CUDA 13 toolkit")
     out = tmp_path / "out"
-    proc = tdv("compile", f"{kernel_file}::add_kernel", "-s", SIGNATURE, "-t", "cuda:110", "-o", str(out),
-               "--python", sys.executable, "--json")
+    proc = tdv(
+        "compile",
+        f"{kernel_file}::add_kernel",
+        "-s",
+        SIGNATURE,
+        "-t",
+        "cuda:110",
+        "-o",
+        str(out),
+        "--python",
+        sys.executable,
+        "--json",
+    )
     assert proc.returncode == 0, proc.stderr[-3000:]
     report = json.loads(proc.stdout)
     assert report["targets"][0]["ok"] and (out / "cuda-110" / "add_kernel.cubin").stat().st_size > 0

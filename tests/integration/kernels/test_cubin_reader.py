@@ -55,8 +55,11 @@ def _ptxas_says(text: str) -> dict[str, dict[str, int]]:
         if entry:
             current = entry.group(1)
             said[current] = {"smem": 0}
-        for key, pattern in (("stack", r"(\d+) bytes stack frame"), ("registers", r"Used (\d+) registers"),
-                             ("smem", r"(\d+) bytes smem")):
+        for key, pattern in (
+            ("stack", r"(\d+) bytes stack frame"),
+            ("registers", r"Used (\d+) registers"),
+            ("smem", r"(\d+) bytes smem"),
+        ):
             found = re.search(pattern, line)
             if found and current:
                 said[current][key] = int(found.group(1))
@@ -67,8 +70,13 @@ def _ptxas_says(text: str) -> dict[str, dict[str, int]]:
 def test_registers_frame_and_shared_memory_are_what_ptxas_assembled(arch: str, tmp_path: Path) -> None:
     (tmp_path / "k.cu").write_text(SOURCE)
     cubin = tmp_path / "k.cubin"
-    built = subprocess.run(["nvcc", "-cubin", f"-arch={arch}", "-Xptxas", "-v", "-maxrregcount=16", "k.cu", "-o",
-                            str(cubin)], cwd=tmp_path, capture_output=True, text=True, timeout=300)
+    built = subprocess.run(
+        ["nvcc", "-cubin", f"-arch={arch}", "-Xptxas", "-v", "-maxrregcount=16", "k.cu", "-o", str(cubin)],
+        cwd=tmp_path,
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
     if built.returncode != 0 and "Unsupported gpu architecture" in built.stderr:
         pytest.skip(f"this nvcc does not know {arch}")
     assert built.returncode == 0, built.stderr
@@ -87,5 +95,6 @@ def test_registers_frame_and_shared_memory_are_what_ptxas_assembled(arch: str, t
     # What `tritondev compile` reports for a kernel: the same reading, with no tool run for it.
     reading = read_cubin(Runner(silent=True), cubin, "spilling", [])
     assert reading.usage == cubin_resource_usage(data, "spilling")
-    assert reading.warnings == ["no nvdisasm found (Triton's bundled one, $CUDA_HOME, /usr/local/cuda, PATH): "
-                                "SASS not written"]
+    assert reading.warnings == [
+        "no nvdisasm found (Triton's bundled one, $CUDA_HOME, /usr/local/cuda, PATH): SASS not written"
+    ]

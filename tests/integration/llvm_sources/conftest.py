@@ -40,8 +40,12 @@ class PrebuiltWorld:
 
 def llvm_info(world: World, build_number: int, suffix: str, sha256: str) -> dict[str, object]:
     """cmake/llvm-info.json as Triton writes it: every platform's sum, ours the real one."""
-    sums = {s: f"{i:x}" * 64 for i, s in enumerate(("almalinux-arm64", "almalinux-x64", "macos-arm64",
-                                                    "macos-x64", "ubuntu-arm64", "ubuntu-x64"), start=1)}
+    sums = {
+        s: f"{i:x}" * 64
+        for i, s in enumerate(
+            ("almalinux-arm64", "almalinux-x64", "macos-arm64", "macos-x64", "ubuntu-arm64", "ubuntu-x64"), start=1
+        )
+    }
     return {"llvm_hash": world.llvm_commit, "build_number": build_number, "sha256sum": {**sums, suffix: sha256}}
 
 
@@ -63,10 +67,12 @@ def _prebuilt_world(root: Path, mini_llvm: LLVMBuild) -> PrebuiltWorld:
     package = package_llvm(mini_llvm.build, packages, name)
     # A package whose bytes are not the pinned ones: served under its name, another sum pinned.
     wrong = package_llvm(mini_llvm.build, packages, f"llvm-{world.llvm_commit[:8]}-{suffix}-{WRONG_SUM}")
-    pins = {GOOD: commit_llvm_info(world, "root-json", llvm_info(world, GOOD, suffix, package.sha256), "good"),
-            WRONG_SUM: commit_llvm_info(world, "root-json", llvm_info(world, WRONG_SUM, suffix, "0" * 64), "wrong"),
-            MISSING: commit_llvm_info(world, "root-json", llvm_info(world, MISSING, suffix, "1" * 64), "missing"),
-            RETIRED: commit_llvm_info(world, "root-json", llvm_info(world, RETIRED, suffix, "2" * 64), "retired")}
+    pins = {
+        GOOD: commit_llvm_info(world, "root-json", llvm_info(world, GOOD, suffix, package.sha256), "good"),
+        WRONG_SUM: commit_llvm_info(world, "root-json", llvm_info(world, WRONG_SUM, suffix, "0" * 64), "wrong"),
+        MISSING: commit_llvm_info(world, "root-json", llvm_info(world, MISSING, suffix, "1" * 64), "missing"),
+        RETIRED: commit_llvm_info(world, "root-json", llvm_info(world, RETIRED, suffix, "2" * 64), "retired"),
+    }
     assert wrong.sha256 != "0" * 64
     return PrebuiltWorld(world, suffix, packages, package, pins)
 
@@ -78,12 +84,31 @@ def package_server(prebuilt_world: PrebuiltWorld) -> Iterator[PackageServer]:
     server.stop()
 
 
-def setup_prebuilt(pw: PrebuiltWorld, server: PackageServer, ws: Path, build_number: int, *extra: str,
-                   env: dict[str, str]) -> subprocess.CompletedProcess[str]:
+def setup_prebuilt(
+    pw: PrebuiltWorld, server: PackageServer, ws: Path, build_number: int, *extra: str, env: dict[str, str]
+) -> subprocess.CompletedProcess[str]:
     """`tritondev setup --llvm prebuilt` of the Triton commit pinning package `build_number`."""
-    return tritondev("setup", "--workspace", str(ws), "--mirror", str(pw.world.git_root), "--triton-commit",
-                     pw.pins[build_number], "--jobs", "2", "--link-jobs", "2", "--build-type", "Release",
-                     "--llvm", "prebuilt", "--llvm-prebuilt-url", server.base_url, *extra, env=env)
+    return tritondev(
+        "setup",
+        "--workspace",
+        str(ws),
+        "--mirror",
+        str(pw.world.git_root),
+        "--triton-commit",
+        pw.pins[build_number],
+        "--jobs",
+        "2",
+        "--link-jobs",
+        "2",
+        "--build-type",
+        "Release",
+        "--llvm",
+        "prebuilt",
+        "--llvm-prebuilt-url",
+        server.base_url,
+        *extra,
+        env=env,
+    )
 
 
 def fresh_env(root: Path, shared_ccache: Path) -> dict[str, str]:

@@ -17,14 +17,16 @@ from tests.integration.llvm_sources.conftest import GOOD, MISSING, WRONG_SUM, Pr
 from tests.world.packages import PackageServer
 
 
-def plain_setup(pw: PrebuiltWorld, base_url: str, ws: Path, build_number: int, env: dict[str, str],
-                *args: str) -> subprocess.CompletedProcess[str]:
+def plain_setup(
+    pw: PrebuiltWorld, base_url: str, ws: Path, build_number: int, env: dict[str, str], *args: str
+) -> subprocess.CompletedProcess[str]:
     """`tritondev setup` with no option: run in the workspace, whose tritondev.toml holds the mirror,
     the pin and where the packages are served (this machine cannot reach Triton's real host)."""
     ws.mkdir(parents=True, exist_ok=True)
     (ws / "tritondev.toml").write_text(
         f'mirror = "{pw.world.git_root}"\ntriton_commit = "{pw.pins[build_number]}"\n'
-        f'llvm_prebuilt_url = "{base_url}"\njobs = 2\nlink_jobs = 2\nbuild_type = "Release"\n')
+        f'llvm_prebuilt_url = "{base_url}"\njobs = 2\nlink_jobs = 2\nbuild_type = "Release"\n'
+    )
     return tritondev("setup", *args, env=env, cwd=ws)
 
 
@@ -40,7 +42,8 @@ def heads(server: PackageServer, since: int) -> list[str]:
 
 @pytest.mark.slow
 def test_the_pin_has_a_package_it_is_taken_and_asked_for_once(
-        prebuilt_world: PrebuiltWorld, package_server: PackageServer, shared_ccache: Path, tmp_path: Path) -> None:
+    prebuilt_world: PrebuiltWorld, package_server: PackageServer, shared_ccache: Path, tmp_path: Path
+) -> None:
     env, ws = fresh_env(tmp_path, shared_ccache), tmp_path / "ws"
     before = len(package_server.served())
     proc = plain_setup(prebuilt_world, package_server.base_url, ws, GOOD, env)
@@ -60,7 +63,8 @@ def test_the_pin_has_a_package_it_is_taken_and_asked_for_once(
 
 
 def test_a_pin_without_a_package_is_built_from_source_and_says_why(
-        prebuilt_world: PrebuiltWorld, package_server: PackageServer, shared_ccache: Path, tmp_path: Path) -> None:
+    prebuilt_world: PrebuiltWorld, package_server: PackageServer, shared_ccache: Path, tmp_path: Path
+) -> None:
     env, ws = fresh_env(tmp_path, shared_ccache), tmp_path / "ws"
     before = len(package_server.served())
     proc = plain_setup(prebuilt_world, package_server.base_url, ws, MISSING, env, "--json")
@@ -78,7 +82,8 @@ def test_a_pin_without_a_package_is_built_from_source_and_says_why(
 
 @pytest.mark.slow
 def test_a_package_that_fails_its_sum_falls_back_to_a_source_build(
-        prebuilt_world: PrebuiltWorld, package_server: PackageServer, shared_ccache: Path, tmp_path: Path) -> None:
+    prebuilt_world: PrebuiltWorld, package_server: PackageServer, shared_ccache: Path, tmp_path: Path
+) -> None:
     env, ws = fresh_env(tmp_path, shared_ccache), tmp_path / "ws"
     proc = plain_setup(prebuilt_world, package_server.base_url, ws, WRONG_SUM, env, "--json")
     ran = steps(proc)  # exit 0: where --llvm source succeeds, auto does too
@@ -91,8 +96,9 @@ def test_a_package_that_fails_its_sum_falls_back_to_a_source_build(
     assert [a["answer"] for a in memory["answers"].values()] == ["unusable"]
 
 
-def test_an_unreachable_host_plans_a_source_build(prebuilt_world: PrebuiltWorld, shared_ccache: Path,
-                                                  tmp_path: Path) -> None:
+def test_an_unreachable_host_plans_a_source_build(
+    prebuilt_world: PrebuiltWorld, shared_ccache: Path, tmp_path: Path
+) -> None:
     import socket
 
     with socket.socket() as closed:
@@ -108,7 +114,8 @@ def test_an_unreachable_host_plans_a_source_build(prebuilt_world: PrebuiltWorld,
 
 @pytest.mark.slow
 def test_the_package_an_earlier_pip_install_left_in_triton_home_is_copied_not_downloaded(
-        prebuilt_world: PrebuiltWorld, shared_ccache: Path, tmp_path: Path) -> None:
+    prebuilt_world: PrebuiltWorld, shared_ccache: Path, tmp_path: Path
+) -> None:
     """Triton's own setup.py unpacked the pin's package into ~/.triton/llvm/<name> for an earlier `pip install
     -e .`; the host cannot be reached now. auto takes that package (it names the pin), copies it into the
     workspace and says so: nothing is asked of the host, no source build."""

@@ -33,8 +33,9 @@ def server(tmp_path: Path, prebuilt_world: PrebuiltWorld) -> Iterator[PackageSer
     started.stop()
 
 
-def test_a_download_cut_short_resumes_in_the_next_run(server: PackageServer, prebuilt_world: PrebuiltWorld,
-                                                      tmp_path: Path) -> None:
+def test_a_download_cut_short_resumes_in_the_next_run(
+    server: PackageServer, prebuilt_world: PrebuiltWorld, tmp_path: Path
+) -> None:
     package = prebuilt_world.package
     size = package.path.stat().st_size
     dest = tmp_path / "dl" / package.archive
@@ -50,8 +51,9 @@ def test_a_download_cut_short_resumes_in_the_next_run(server: PackageServer, pre
     assert sha256_of(dest) == package.sha256 and not part.exists()
 
 
-def test_a_server_that_ignores_range_gets_a_fresh_download(server: PackageServer, prebuilt_world: PrebuiltWorld,
-                                                           tmp_path: Path) -> None:
+def test_a_server_that_ignores_range_gets_a_fresh_download(
+    server: PackageServer, prebuilt_world: PrebuiltWorld, tmp_path: Path
+) -> None:
     package = prebuilt_world.package
     dest = tmp_path / package.archive
     dest.with_name(dest.name + ".part").write_bytes(b"x" * 1000)  # not even the right bytes
@@ -60,8 +62,9 @@ def test_a_server_that_ignores_range_gets_a_fresh_download(server: PackageServer
     assert got.received == got.size == package.path.stat().st_size and sha256_of(dest) == package.sha256
 
 
-def test_a_part_that_is_already_whole_is_not_downloaded_again(server: PackageServer, prebuilt_world: PrebuiltWorld,
-                                                              tmp_path: Path) -> None:
+def test_a_part_that_is_already_whole_is_not_downloaded_again(
+    server: PackageServer, prebuilt_world: PrebuiltWorld, tmp_path: Path
+) -> None:
     package = prebuilt_world.package
     dest = tmp_path / package.archive
     shutil.copy(package.path, dest.with_name(dest.name + ".part"))
@@ -69,9 +72,9 @@ def test_a_part_that_is_already_whole_is_not_downloaded_again(server: PackageSer
     assert got.received == 0 and server.served()[-1].status == 416 and dest.is_file()
 
 
-def test_a_wrong_sum_keeps_nothing_and_a_missing_file_says_its_status(server: PackageServer,
-                                                                      prebuilt_world: PrebuiltWorld,
-                                                                      tmp_path: Path) -> None:
+def test_a_wrong_sum_keeps_nothing_and_a_missing_file_says_its_status(
+    server: PackageServer, prebuilt_world: PrebuiltWorld, tmp_path: Path
+) -> None:
     package = prebuilt_world.package
     dest = tmp_path / "dl" / package.archive
     with pytest.raises(ChecksumMismatch, match=f"sha256 {package.sha256}, expected {'0' * 64}"):
@@ -97,8 +100,13 @@ def test_a_host_that_does_not_resolve_is_one_error_without_retries(tmp_path: Pat
     resolves, RFC 2606): one Offline error naming the host, at once, and nothing written."""
     started = time.monotonic()
     with pytest.raises(Offline) as failed:
-        download("https://llvm.nowhere.invalid/public/llvm-builds/llvm.tar.gz", tmp_path / "llvm.tar.gz",
-                 sha256=None, retries=5, backoff=600.0)
+        download(
+            "https://llvm.nowhere.invalid/public/llvm-builds/llvm.tar.gz",
+            tmp_path / "llvm.tar.gz",
+            sha256=None,
+            retries=5,
+            backoff=600.0,
+        )
     # The first retry alone would wait 600 s: what a loaded machine adds to one resolution is far less.
     assert time.monotonic() - started < 600
     assert failed.value.exit_code == 4 and failed.value.hosts == ("llvm.nowhere.invalid",)
@@ -113,17 +121,20 @@ def _member(name: str, kind: bytes = tarfile.REGTYPE, link: str = "") -> tarfile
     return info
 
 
-@pytest.mark.parametrize(("member", "why"), [
-    (_member("/tmp/escaped"), "an absolute path"),
-    (_member("{top}/../escaped"), "'..'"),
-    (_member("{top}/bin/evil", tarfile.SYMTYPE, "../../../../etc/passwd"), "pointing out"),
-    (_member("{top}/bin/abs", tarfile.SYMTYPE, "/etc/passwd"), "absolute path"),
-    (_member("{top}/dev/null", tarfile.CHRTYPE), "device file"),
-    (_member("{top}/fifo", tarfile.FIFOTYPE), "device file, FIFO"),
-])
-def test_members_that_would_escape_are_refused_and_nothing_is_left(member: tarfile.TarInfo, why: str,
-                                                                   prebuilt_world: PrebuiltWorld,
-                                                                   mini_llvm_tree: Path, tmp_path: Path) -> None:
+@pytest.mark.parametrize(
+    ("member", "why"),
+    [
+        (_member("/tmp/escaped"), "an absolute path"),
+        (_member("{top}/../escaped"), "'..'"),
+        (_member("{top}/bin/evil", tarfile.SYMTYPE, "../../../../etc/passwd"), "pointing out"),
+        (_member("{top}/bin/abs", tarfile.SYMTYPE, "/etc/passwd"), "absolute path"),
+        (_member("{top}/dev/null", tarfile.CHRTYPE), "device file"),
+        (_member("{top}/fifo", tarfile.FIFOTYPE), "device file, FIFO"),
+    ],
+)
+def test_members_that_would_escape_are_refused_and_nothing_is_left(
+    member: tarfile.TarInfo, why: str, prebuilt_world: PrebuiltWorld, mini_llvm_tree: Path, tmp_path: Path
+) -> None:
     top = mini_llvm_tree.name
     member.name = member.name.format(top=top)
     archive = tar_folder(mini_llvm_tree, tmp_path / f"{top}.tar.gz", [member])
@@ -145,8 +156,9 @@ def test_an_archive_without_the_packages_folder_is_refused(mini_llvm_tree: Path,
     assert not staging_folder(tmp_path / "llvm", mini_llvm_tree.name).exists()
 
 
-def test_a_package_whose_tools_cannot_start_here_is_refused_with_the_way_out(mini_llvm_tree: Path,
-                                                                             tmp_path: Path) -> None:
+def test_a_package_whose_tools_cannot_start_here_is_refused_with_the_way_out(
+    mini_llvm_tree: Path, tmp_path: Path
+) -> None:
     """A real program the dynamic loader cannot start (its shared library is not shipped), as a
     package built for a newer glibc or libstdc++ fails: `version GLIBC_2.33 not found`."""
     cc = shutil.which("cc") or shutil.which("clang") or shutil.which("gcc")
@@ -159,8 +171,7 @@ def test_a_package_whose_tools_cannot_start_here_is_refused_with_the_way_out(min
     subprocess.run([cc, "-shared", "-fPIC", "-o", build / "libneeded.so", build / "needed.c"], check=True)
     package = tmp_path / "pkg" / mini_llvm_tree.name
     shutil.copytree(mini_llvm_tree, package)
-    subprocess.run([cc, "-o", package / "bin" / "llvm-config", build / "main.c", f"-L{build}", "-lneeded"],
-                   check=True)
+    subprocess.run([cc, "-o", package / "bin" / "llvm-config", build / "main.c", f"-L{build}", "-lneeded"], check=True)
     with pytest.raises(ExternalError) as refused:
         prove_runs(Runner(silent=True), package)
     assert "does not run on this machine: " in refused.value.message and "libneeded.so" in refused.value.message
@@ -174,4 +185,3 @@ def mini_llvm_tree(prebuilt_world: PrebuiltWorld, tmp_path: Path) -> Path:
     with tarfile.open(prebuilt_world.package.path) as tar:
         tar.extractall(tmp_path / "tree", filter="data")
     return tmp_path / "tree" / prebuilt_world.package.name
-

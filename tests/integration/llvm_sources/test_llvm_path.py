@@ -30,9 +30,25 @@ pytestmark = pytest.mark.slow
 
 
 def setup_with(world: World, ws: Path, llvm: str, *extra: str, env: dict[str, str]) -> subprocess.CompletedProcess[str]:
-    return tritondev("setup", "--workspace", str(ws), "--mirror", str(world.git_root), "--triton-commit",
-                     world.triton_commits["root-json"], "--jobs", "2", "--link-jobs", "2", "--build-type", "Release",
-                     "--llvm", llvm, *extra, env=env)
+    return tritondev(
+        "setup",
+        "--workspace",
+        str(ws),
+        "--mirror",
+        str(world.git_root),
+        "--triton-commit",
+        world.triton_commits["root-json"],
+        "--jobs",
+        "2",
+        "--link-jobs",
+        "2",
+        "--build-type",
+        "Release",
+        "--llvm",
+        llvm,
+        *extra,
+        env=env,
+    )
 
 
 def tree_state(tree: Path) -> dict[str, tuple[int, int]]:
@@ -58,8 +74,9 @@ def moved_llvm(world: World, tmp_path_factory: pytest.TempPathFactory, shared_cc
 
 
 @pytest.fixture(scope="module")
-def matching(world: World, mini_llvm: LLVMBuild, shared_ccache: Path,
-             tmp_path_factory: pytest.TempPathFactory) -> dict[str, Any]:
+def matching(
+    world: World, mini_llvm: LLVMBuild, shared_ccache: Path, tmp_path_factory: pytest.TempPathFactory
+) -> dict[str, Any]:
     root = tmp_path_factory.mktemp("llvm-path")
     env = fresh_env(root, shared_ccache)
     before = tree_state(mini_llvm.build)
@@ -68,8 +85,9 @@ def matching(world: World, mini_llvm: LLVMBuild, shared_ccache: Path,
     return {"ws": root / "ws", "env": env, "report": json.loads(proc.stdout), "before": before}
 
 
-def test_a_tree_at_the_pin_is_built_against_and_left_untouched(matching: dict[str, Any], mini_llvm: LLVMBuild,
-                                                               world: World) -> None:
+def test_a_tree_at_the_pin_is_built_against_and_left_untouched(
+    matching: dict[str, Any], mini_llvm: LLVMBuild, world: World
+) -> None:
     ws, report = matching["ws"], matching["report"]
     steps = {s["step"]: s["status"] for s in report["steps"]}
     assert steps["llvm-use"] == "up to date" and "llvm-configure" not in steps and "checkout-llvm-project" not in steps
@@ -82,8 +100,9 @@ def test_a_tree_at_the_pin_is_built_against_and_left_untouched(matching: dict[st
     assert tree_state(mini_llvm.build) == matching["before"]  # not one file of the user's tree changed
 
 
-def test_another_revision_is_exit_5_naming_both_and_changes_nothing(world: World, moved_llvm: LLVMBuild,
-                                                                   shared_ccache: Path, tmp_path: Path) -> None:
+def test_another_revision_is_exit_5_naming_both_and_changes_nothing(
+    world: World, moved_llvm: LLVMBuild, shared_ccache: Path, tmp_path: Path
+) -> None:
     ws = tmp_path / "ws"
     proc = setup_with(world, ws, str(moved_llvm.build), "--json", env=fresh_env(tmp_path, shared_ccache))
     assert proc.returncode == 5, proc.stderr[-3000:]
@@ -93,8 +112,9 @@ def test_another_revision_is_exit_5_naming_both_and_changes_nothing(world: World
     assert not (ws / "venv").exists() and not (ws / "src").exists()
 
 
-def test_an_allowed_mismatch_is_built_with_a_warning(world: World, moved_llvm: LLVMBuild, shared_ccache: Path,
-                                                     tmp_path: Path) -> None:
+def test_an_allowed_mismatch_is_built_with_a_warning(
+    world: World, moved_llvm: LLVMBuild, shared_ccache: Path, tmp_path: Path
+) -> None:
     ws = tmp_path / "ws"
     proc = setup_with(world, ws, str(moved_llvm.build), "--allow-llvm-mismatch", env=fresh_env(tmp_path, shared_ccache))
     assert proc.returncode == 0, proc.stderr[-3000:]
@@ -105,10 +125,16 @@ def test_an_allowed_mismatch_is_built_with_a_warning(world: World, moved_llvm: L
 
 
 def test_what_is_not_an_llvm_build_for_triton_is_exit_2_before_anything_is_created(
-        world: World, mini_llvm: LLVMBuild, shared_ccache: Path, tmp_path: Path) -> None:
+    world: World, mini_llvm: LLVMBuild, shared_ccache: Path, tmp_path: Path
+) -> None:
     env = fresh_env(tmp_path, shared_ccache)
-    no_amdgpu = build_llvm(mini_llvm.source, tmp_path / "no-amdgpu", env={**env, "CCACHE_BASEDIR": str(tmp_path)},
-                           projects="mlir;llvm", targets="host;NVPTX").build
+    no_amdgpu = build_llvm(
+        mini_llvm.source,
+        tmp_path / "no-amdgpu",
+        env={**env, "CCACHE_BASEDIR": str(tmp_path)},
+        projects="mlir;llvm",
+        targets="host;NVPTX",
+    ).build
     cases = {
         str(tmp_path / "nowhere"): "no such folder",
         str(mini_llvm.source): "is an llvm-project source checkout, not a build",

@@ -32,8 +32,12 @@ def steps(report: dict[str, Any]) -> dict[str, str]:
 
 
 @pytest.fixture(scope="module")
-def first(prebuilt_world: PrebuiltWorld, package_server: PackageServer, shared_ccache: Path,
-          tmp_path_factory: pytest.TempPathFactory) -> dict[str, Any]:
+def first(
+    prebuilt_world: PrebuiltWorld,
+    package_server: PackageServer,
+    shared_ccache: Path,
+    tmp_path_factory: pytest.TempPathFactory,
+) -> dict[str, Any]:
     """A setup from nothing with --llvm prebuilt, whose first download the server cuts off halfway."""
     root = tmp_path_factory.mktemp("prebuilt-first")
     env = fresh_env(root, shared_ccache)
@@ -43,16 +47,30 @@ def first(prebuilt_world: PrebuiltWorld, package_server: PackageServer, shared_c
     before = len(package_server.served())
     proc = setup_prebuilt(prebuilt_world, package_server, root / "ws", GOOD, "--json", env=env)
     assert proc.returncode == 0, proc.stderr[-4000:]
-    return {"ws": root / "ws", "env": env, "root": root, "report": json.loads(proc.stdout), "size": size,
-            "requests": package_server.served()[before:]}
+    return {
+        "ws": root / "ws",
+        "env": env,
+        "root": root,
+        "report": json.loads(proc.stdout),
+        "size": size,
+        "requests": package_server.served()[before:],
+    }
 
 
-def test_setup_completes_and_verifies_without_building_llvm(first: dict[str, Any],
-                                                            prebuilt_world: PrebuiltWorld) -> None:
+def test_setup_completes_and_verifies_without_building_llvm(
+    first: dict[str, Any], prebuilt_world: PrebuiltWorld
+) -> None:
     ws, report = first["ws"], first["report"]
     folder = ws / "build" / "llvm" / prebuilt_world.package.name
-    assert steps(report) == {"venv": "ran", "checkout-triton": "ran", "llvm-download": "ran", "purge": "up to date",
-                             "triton-requirements": "ran", "triton-install": "ran", "verify": "ran"}
+    assert steps(report) == {
+        "venv": "ran",
+        "checkout-triton": "ran",
+        "llvm-download": "ran",
+        "purge": "up to date",
+        "triton-requirements": "ran",
+        "triton-install": "ran",
+        "verify": "ran",
+    }
     assert not any(c["step"].startswith(("llvm-configure", "llvm-build", "checkout-llvm")) for c in report["commands"])
     assert not (ws / "src" / "llvm-project").exists()
     provenance = report["verify"]["provenance"]
@@ -67,9 +85,15 @@ def test_setup_completes_and_verifies_without_building_llvm(first: dict[str, Any
     assert report["llvm"]["package"]["sha256"] == prebuilt_world.package.sha256
     # The layout of Triton's packages (llvm-build.yml @ 5838701f: install-distribution of its components):
     # what Triton's configure reads (3.7 on: the tree's clang++ for the GSan runtime) is there.
-    for rel in ("bin/clang++", "bin/FileCheck", "bin/mlir-tblgen", "include/llvm/Support/VCSRevision.h",
-                "lib/cmake/llvm/LLVMConfig.cmake", "lib/cmake/mlir/MLIRConfig.cmake",
-                "lib/cmake/lld/LLDConfig.cmake"):
+    for rel in (
+        "bin/clang++",
+        "bin/FileCheck",
+        "bin/mlir-tblgen",
+        "include/llvm/Support/VCSRevision.h",
+        "lib/cmake/llvm/LLVMConfig.cmake",
+        "lib/cmake/mlir/MLIRConfig.cmake",
+        "lib/cmake/lld/LLDConfig.cmake",
+    ):
         assert (folder / rel).exists(), rel
     assert list(folder.glob("lib/clang/*/include")), "clang's resource headers"
     assert not (folder / "lib" / "libclangBasic.a").exists()  # not a distribution component
@@ -84,7 +108,8 @@ def test_an_interrupted_download_resumes_and_fetches_only_the_rest(first: dict[s
 
 
 def test_a_rerun_does_nothing_and_another_workspace_reuses_the_package(
-        first: dict[str, Any], prebuilt_world: PrebuiltWorld, package_server: PackageServer) -> None:
+    first: dict[str, Any], prebuilt_world: PrebuiltWorld, package_server: PackageServer
+) -> None:
     before = len(package_server.served())
     again = setup_prebuilt(prebuilt_world, package_server, first["ws"], GOOD, env=first["env"])
     assert again.returncode == 0, again.stderr[-3000:]
@@ -100,7 +125,8 @@ def test_a_rerun_does_nothing_and_another_workspace_reuses_the_package(
 
 
 def test_an_archive_left_by_an_earlier_run_is_hashed_again_before_it_is_unpacked(
-        first: dict[str, Any], prebuilt_world: PrebuiltWorld, package_server: PackageServer) -> None:
+    first: dict[str, Any], prebuilt_world: PrebuiltWorld, package_server: PackageServer
+) -> None:
     """A run cut short between the download and the unpacking leaves <name>.tar.gz in build/llvm: the
     next run hashes it again (it may have changed since) and downloads the package afresh when it no
     longer is the pinned one."""
@@ -110,8 +136,9 @@ def test_an_archive_left_by_an_earlier_run_is_hashed_again_before_it_is_unpacked
     archive = folder.parent / package.archive
     shutil.copyfile(prebuilt_world.packages / f"{prebuilt_world.name(WRONG_SUM)}.tar.gz", archive)  # other bytes
     before = len(package_server.served())
-    proc = setup_prebuilt(prebuilt_world, package_server, first["ws"], GOOD, "--json", "--skip-verify",
-                          env=first["env"])
+    proc = setup_prebuilt(
+        prebuilt_world, package_server, first["ws"], GOOD, "--json", "--skip-verify", env=first["env"]
+    )
     assert proc.returncode == 0, proc.stderr[-3000:]
     report = json.loads(proc.stdout)
     assert steps(report)["llvm-download"] == "ran"
@@ -124,7 +151,8 @@ def test_an_archive_left_by_an_earlier_run_is_hashed_again_before_it_is_unpacked
 
 
 def test_dry_run_shows_url_sum_and_destination_and_downloads_nothing(
-        prebuilt_world: PrebuiltWorld, package_server: PackageServer, shared_ccache: Path, tmp_path: Path) -> None:
+    prebuilt_world: PrebuiltWorld, package_server: PackageServer, shared_ccache: Path, tmp_path: Path
+) -> None:
     before = len(package_server.served())
     ws = tmp_path / "ws"
     proc = setup_prebuilt(prebuilt_world, package_server, ws, GOOD, "--dry-run", env=fresh_env(tmp_path, shared_ccache))
@@ -144,9 +172,11 @@ def _nothing_installed(ws: Path, name: str) -> None:
 
 
 def test_a_package_with_the_wrong_sum_is_refused_and_nothing_installed(
-        prebuilt_world: PrebuiltWorld, package_server: PackageServer, shared_ccache: Path, tmp_path: Path) -> None:
-    proc = setup_prebuilt(prebuilt_world, package_server, tmp_path / "ws", WRONG_SUM, "--json",
-                          env=fresh_env(tmp_path, shared_ccache))
+    prebuilt_world: PrebuiltWorld, package_server: PackageServer, shared_ccache: Path, tmp_path: Path
+) -> None:
+    proc = setup_prebuilt(
+        prebuilt_world, package_server, tmp_path / "ws", WRONG_SUM, "--json", env=fresh_env(tmp_path, shared_ccache)
+    )
     assert proc.returncode == 4, proc.stderr[-3000:]
     error = json.loads(proc.stdout)
     actual = prebuilt_world.packages / f"{prebuilt_world.name(WRONG_SUM)}.tar.gz"
@@ -156,16 +186,24 @@ def test_a_package_with_the_wrong_sum_is_refused_and_nothing_installed(
     assert "Traceback" not in proc.stderr
 
 
-@pytest.mark.parametrize(("build_number", "status", "words"), [(MISSING, 404, "HTTP 404"),
-                                                               (RETIRED, 409, "HTTP 409 (a retired host)")])
+@pytest.mark.parametrize(
+    ("build_number", "status", "words"), [(MISSING, 404, "HTTP 404"), (RETIRED, 409, "HTTP 409 (a retired host)")]
+)
 def test_a_missing_package_names_the_pin_and_offers_a_source_build(
-        build_number: int, status: int, words: str, prebuilt_world: PrebuiltWorld, package_server: PackageServer,
-        shared_ccache: Path, tmp_path: Path) -> None:
+    build_number: int,
+    status: int,
+    words: str,
+    prebuilt_world: PrebuiltWorld,
+    package_server: PackageServer,
+    shared_ccache: Path,
+    tmp_path: Path,
+) -> None:
     name = f"{prebuilt_world.name(build_number)}.tar.gz"
     if status != 404:
         package_server.status[name] = status
-    proc = setup_prebuilt(prebuilt_world, package_server, tmp_path / "ws", build_number,
-                          env=fresh_env(tmp_path, shared_ccache))
+    proc = setup_prebuilt(
+        prebuilt_world, package_server, tmp_path / "ws", build_number, env=fresh_env(tmp_path, shared_ccache)
+    )
     assert proc.returncode == 5, proc.stderr[-3000:]
     commit, llvm = prebuilt_world.pins[build_number][:12], prebuilt_world.world.llvm_commit[:12]
     assert f"there is no prebuilt LLVM for this pin: Triton {commit} pins LLVM {llvm}" in proc.stderr
@@ -173,16 +211,25 @@ def test_a_missing_package_names_the_pin_and_offers_a_source_build(
     _nothing_installed(tmp_path / "ws", name)
 
 
-def test_a_package_host_that_does_not_resolve_is_one_line(prebuilt_world: PrebuiltWorld, package_server: PackageServer,
-                                                          shared_ccache: Path, tmp_path: Path) -> None:
+def test_a_package_host_that_does_not_resolve_is_one_line(
+    prebuilt_world: PrebuiltWorld, package_server: PackageServer, shared_ccache: Path, tmp_path: Path
+) -> None:
     """--llvm prebuilt from a host name that does not resolve: exit 4 with one line naming the host, no
     retries, and nothing of the package left (a later --llvm-prebuilt-url that resolves starts clean)."""
-    proc = setup_prebuilt(prebuilt_world, package_server, tmp_path / "ws", GOOD, "--llvm-prebuilt-url",
-                          "https://llvm.nowhere.invalid/public/llvm-builds", env=fresh_env(tmp_path, shared_ccache))
+    proc = setup_prebuilt(
+        prebuilt_world,
+        package_server,
+        tmp_path / "ws",
+        GOOD,
+        "--llvm-prebuilt-url",
+        "https://llvm.nowhere.invalid/public/llvm-builds",
+        env=fresh_env(tmp_path, shared_ccache),
+    )
     assert proc.returncode == 4, proc.stderr[-3000:]
     errors = [line for line in proc.stderr.splitlines() if line.startswith("error: ")]
-    assert len(errors) == 1 and errors[0].startswith("error: cannot resolve llvm.nowhere.invalid, the host of "), \
+    assert len(errors) == 1 and errors[0].startswith("error: cannot resolve llvm.nowhere.invalid, the host of "), (
         proc.stderr[-3000:]
+    )
     assert "no network, or no DNS for it" in errors[0] and "retrying" not in proc.stderr
     assert "fix: connect to the network" in proc.stderr and "Traceback" not in proc.stderr
     _nothing_installed(tmp_path / "ws", prebuilt_world.package.archive)

@@ -24,8 +24,14 @@ LINKED = "import json, triton\nprint(json.dumps({'commit': triton.llvm_commit(),
 
 def linked(ws: Path, cwd: Path) -> dict[str, Any]:
     env = {k: v for k, v in os.environ.items() if not k.startswith(("TRITON", "LLVM_"))}
-    proc = subprocess.run([str(ws / "venv" / "bin" / "python"), "-c", LINKED], env=env, cwd=cwd, capture_output=True,
-                          text=True, check=True)
+    proc = subprocess.run(
+        [str(ws / "venv" / "bin" / "python"), "-c", LINKED],
+        env=env,
+        cwd=cwd,
+        capture_output=True,
+        text=True,
+        check=True,
+    )
     result: dict[str, Any] = json.loads(proc.stdout)
     return result
 
@@ -40,8 +46,13 @@ def install_reason(report: dict[str, Any]) -> str:
     return str(next(s for s in report["steps"] if s["step"] == "triton-install")["reason"])
 
 
-def test_prebuilt_then_source_then_path(prebuilt_world: PrebuiltWorld, package_server: PackageServer,
-                                        mini_llvm: LLVMBuild, shared_ccache: Path, tmp_path: Path) -> None:
+def test_prebuilt_then_source_then_path(
+    prebuilt_world: PrebuiltWorld,
+    package_server: PackageServer,
+    mini_llvm: LLVMBuild,
+    shared_ccache: Path,
+    tmp_path: Path,
+) -> None:
     env = fresh_env(tmp_path, shared_ccache)
     ws, pin = tmp_path / "ws", prebuilt_world.world.llvm_commit
     first = as_report(setup_prebuilt(prebuilt_world, package_server, ws, GOOD, "--json", env=env))
@@ -50,15 +61,30 @@ def test_prebuilt_then_source_then_path(prebuilt_world: PrebuiltWorld, package_s
     assert said["revision"] == said["commit"] == pin and Path(said["build_tree"]) == mini_llvm.build, said
     assert first["llvm"]["kind"] == "prebuilt"
 
-    common = ["setup", "--workspace", str(ws), "--mirror", str(prebuilt_world.world.git_root), "--triton-commit",
-              prebuilt_world.pins[GOOD], "--jobs", "2", "--link-jobs", "2", "--build-type", "Release", "--json"]
+    common = [
+        "setup",
+        "--workspace",
+        str(ws),
+        "--mirror",
+        str(prebuilt_world.world.git_root),
+        "--triton-commit",
+        prebuilt_world.pins[GOOD],
+        "--jobs",
+        "2",
+        "--link-jobs",
+        "2",
+        "--build-type",
+        "Release",
+        "--json",
+    ]
     source = as_report(tritondev(*common, "--llvm", "source", env=env))
     assert install_reason(source).startswith("LLVM changed: fresh CMake cache"), source["steps"]
     said = linked(ws, tmp_path)
     assert said["revision"] == pin and Path(said["build_tree"]).resolve() == Path(source["llvm_build"]).resolve()
 
-    theirs = build_llvm(mini_llvm.source, tmp_path / "their-llvm",
-                        env={**env, "CCACHE_BASEDIR": str(mini_llvm.source.parent)})
+    theirs = build_llvm(
+        mini_llvm.source, tmp_path / "their-llvm", env={**env, "CCACHE_BASEDIR": str(mini_llvm.source.parent)}
+    )
     given = as_report(tritondev(*common, "--llvm", str(theirs.build), env=env))
     assert install_reason(given).startswith("LLVM changed: fresh CMake cache"), given["steps"]
     said = linked(ws, tmp_path)

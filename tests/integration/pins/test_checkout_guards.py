@@ -28,7 +28,8 @@ def full_clone(bare: Path, dest: Path, commit: str) -> Path:
 
 
 def test_the_guarded_move_refuses_over_ignored_and_untracked_files(
-        tmp_path: Path, upstream: tuple[Path, list[str], str]) -> None:
+    tmp_path: Path, upstream: tuple[Path, list[str], str]
+) -> None:
     bare, shas, _ = upstream
     repo = full_clone(bare, tmp_path / "triton", shas[1])
     (repo / "lib" / "f3.cc").write_text("my own experiment, kept out of git\n")  # shas[3] tracks lib/f3.cc
@@ -51,7 +52,8 @@ def test_the_guarded_move_refuses_over_ignored_and_untracked_files(
 
 @pytest.mark.parametrize("kind", ["link to an empty folder", "dangling link", "link to a file"])
 def test_a_destination_that_is_a_link_is_refused_before_anything_is_fetched(
-        tmp_path: Path, upstream: tuple[Path, list[str], str], kind: str) -> None:
+    tmp_path: Path, upstream: tuple[Path, list[str], str], kind: str
+) -> None:
     bare, shas, _ = upstream
     src = tmp_path / "ws" / "src"
     src.mkdir(parents=True)
@@ -85,7 +87,8 @@ def test_a_link_to_an_existing_clone_is_used_as_it_is(tmp_path: Path, upstream: 
 
 
 def test_a_clone_cut_short_between_its_rename_and_its_mark_is_finished(
-        tmp_path: Path, upstream: tuple[Path, list[str], str]) -> None:
+    tmp_path: Path, upstream: tuple[Path, list[str], str]
+) -> None:
     bare, shas, _ = upstream
     dest = tmp_path / "ws" / "src" / "triton"
     ensure_checkout("triton", str(bare), shas[1], dest, Runner())
@@ -95,7 +98,8 @@ def test_a_clone_cut_short_between_its_rename_and_its_mark_is_finished(
 
 
 def test_a_partial_folder_that_is_a_link_is_never_deleted(
-        tmp_path: Path, upstream: tuple[Path, list[str], str]) -> None:
+    tmp_path: Path, upstream: tuple[Path, list[str], str]
+) -> None:
     bare, shas, _ = upstream
     src = tmp_path / "ws" / "src"
     src.mkdir(parents=True)

@@ -18,8 +18,17 @@ from bootstrap.git.checkouts import ensure_checkout
 from tests.integration.pins.gitrepo import git, make_upstream
 from tests.support.snapshot import diff, snapshot
 
-ODD_NAMES = ("with space.txt", "ünïcode-ß.txt", "star*.txt", "q?mark.txt", "[bracket].txt", "-dash.txt",
-             ":(literal)magic.txt", "new\nline.txt", "tab\tname.txt")
+ODD_NAMES = (
+    "with space.txt",
+    "ünïcode-ß.txt",
+    "star*.txt",
+    "q?mark.txt",
+    "[bracket].txt",
+    "-dash.txt",
+    ":(literal)magic.txt",
+    "new\nline.txt",
+    "tab\tname.txt",
+)
 
 
 @pytest.fixture
@@ -37,9 +46,22 @@ def checkout(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
 
 def all_untracked(dest: Path) -> set[str]:
     """What git itself names, file by file (the reference)."""
-    out = subprocess.run(["git", "-C", str(dest), "--no-optional-locks", "status", "--porcelain=v1", "-z",
-                          "--untracked-files=all", "--ignore-submodules=none"], capture_output=True, text=True,
-                         check=True).stdout
+    out = subprocess.run(
+        [
+            "git",
+            "-C",
+            str(dest),
+            "--no-optional-locks",
+            "status",
+            "--porcelain=v1",
+            "-z",
+            "--untracked-files=all",
+            "--ignore-submodules=none",
+        ],
+        capture_output=True,
+        text=True,
+        check=True,
+    ).stdout
     return set(local_changes.parse_porcelain_z(out))
 
 
@@ -84,8 +106,16 @@ def test_names_every_file_git_status_all_names(checkout: Path, tmp_path: Path, m
     make_local_work(checkout)
     found = local_changes.local_changes(checkout, Runner(silent=True), "t")
     assert set(found) == all_untracked(checkout)
-    assert {"setup.py", "lib/staged.cc", "lib/renamed.cc", "lib/a.cc", "notes.txt", "new/top.txt",
-            "new/deeper/deepest/work.cc", *(f"odd dir é/{n}" for n in ODD_NAMES)} == set(found)
+    assert {
+        "setup.py",
+        "lib/staged.cc",
+        "lib/renamed.cc",
+        "lib/a.cc",
+        "notes.txt",
+        "new/top.txt",
+        "new/deeper/deepest/work.cc",
+        *(f"odd dir é/{n}" for n in ODD_NAMES),
+    } == set(found)
     assert not any(name.endswith("/") for name in found)  # a folder is never named instead of its files
 
 
@@ -133,8 +163,9 @@ def test_an_fsmonitor_hook_never_runs(checkout: Path, tmp_path: Path) -> None:
     assert not marker.exists()
 
 
-def test_more_untracked_folders_than_named_are_listed_by_one_walk(checkout: Path,
-                                                                   monkeypatch: pytest.MonkeyPatch) -> None:
+def test_more_untracked_folders_than_named_are_listed_by_one_walk(
+    checkout: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     monkeypatch.setattr(local_changes, "MAX_FOLDERS_BY_NAME", 2)
     for i in range(5):
         (checkout / f"dir{i}" / "sub").mkdir(parents=True)

@@ -36,9 +36,11 @@ def test_what_is_known_here_is_said(cli: Cli, tmp_path: Path) -> None:
     site = next((tmp_path / "venv" / "lib").glob("python3*/site-packages"))
     info = site / "torch-2.11.0.dist-info"
     info.mkdir()
-    (info / "METADATA").write_text("Metadata-Version: 2.1\nName: torch\nVersion: 2.11.0\n"
-                                   "Requires-Dist: filelock\n"
-                                   'Requires-Dist: triton==3.6.0; platform_system == "Linux"\n')
+    (info / "METADATA").write_text(
+        "Metadata-Version: 2.1\nName: torch\nVersion: 2.11.0\n"
+        "Requires-Dist: filelock\n"
+        'Requires-Dist: triton==3.6.0; platform_system == "Linux"\n'
+    )
     proc = cli("pins", "--workspace", str(tmp_path / "ws"), "--python", str(python), "--pytorch-url", RAW)
     assert proc.returncode == 4
     assert "known here: the installed torch 2.11.0 requires triton==3.6.0 (its METADATA)" in proc.stderr

@@ -98,8 +98,9 @@ def test_cli_offline_and_404(world: World, cli: Cli, raw_http_server: RawServer,
     port = _closed_port()
 
     def pins(ref: str, pytorch_url: str, *extra: str) -> subprocess.CompletedProcess[str]:
-        return cli("pins", "--torch-ref", ref, "--pytorch-url", pytorch_url, *extra, "--workspace",
-                   str(tmp_path / "ws"))
+        return cli(
+            "pins", "--torch-ref", ref, "--pytorch-url", pytorch_url, *extra, "--workspace", str(tmp_path / "ws")
+        )
 
     offline = pins("v2.5.0", f"git://127.0.0.1:{port}/pytorch.git")
     assert offline.returncode == ExitCode.EXTERNAL_FAILED, offline.stderr
@@ -107,8 +108,9 @@ def test_cli_offline_and_404(world: World, cli: Cli, raw_http_server: RawServer,
     raw_offline = pins("v2.5.0", f"raw+http://127.0.0.1:{port}/pytorch/pytorch")
     assert raw_offline.returncode == ExitCode.EXTERNAL_FAILED, raw_offline.stderr
     assert "cannot download" in raw_offline.stderr and "offline" in raw_offline.stderr
-    missing = pins("v0.0.1", f"raw+{raw_http_server.base_url}/pytorch/pytorch", "--triton-url",
-                   str(world.bare["triton"]))
+    missing = pins(
+        "v0.0.1", f"raw+{raw_http_server.base_url}/pytorch/pytorch", "--triton-url", str(world.bare["triton"])
+    )
     assert missing.returncode == ExitCode.MISMATCH, missing.stderr
     assert "no Triton pin" in missing.stderr
 

@@ -66,8 +66,9 @@ def test_every_tag_every_era_through_file_paths(world: World, paths: dict[str, s
 
 
 @pytest.mark.parametrize(("tag", "version"), [("v2.0.0", "2.0.0"), ("v2.3.1", "2.3.1")])
-def test_pytorch_2_0_to_2_3_pin_a_triton_2_that_is_refused(world: World, paths: dict[str, str], tmp_path: Path,
-                                                           tag: str, version: str) -> None:
+def test_pytorch_2_0_to_2_3_pin_a_triton_2_that_is_refused(
+    world: World, paths: dict[str, str], tmp_path: Path, tag: str, version: str
+) -> None:
     """v2.0.0's pin is only .github/ci_commit_pins/triton.txt (read as the fallback); both pin a Triton 2.x
     (2.3 already with cmake/llvm-hash.txt), which tritondev refuses, naming the oldest PyTorch it builds."""
     with pytest.raises(MismatchError) as caught:
@@ -106,8 +107,10 @@ def test_backend_amd_follows_the_pytorch_version(world: World, paths: dict[str, 
     assert pins.triton_url == str(world.bare["rocm-triton"]) and pins.layout.setup_py_dir == "python"
     assert any("ROCm fork" in note for note in pins.notes)
     # nvidia at the same ref: triton-lang's commit from triton.txt.
-    assert resolve_pins(context(tmp_path, torch_ref="v2.4.1", **paths)).triton_commit == world.triton_commits[
-        "release-3.0"]
+    assert (
+        resolve_pins(context(tmp_path, torch_ref="v2.4.1", **paths)).triton_commit
+        == world.triton_commits["release-3.0"]
+    )
 
 
 def test_rocm_fork_is_the_default_triton_url_before_2_5(
@@ -117,7 +120,10 @@ def test_rocm_fork_is_the_default_triton_url_before_2_5(
     choice is asked of the function that makes it, after the real pin read)."""
     from bootstrap.git.pins import PinInputs, _pytorch_pin, _triton_location
 
-    for tag, url in (("v2.4.1", "https://github.com/ROCm/triton.git"), ("v2.5.0", "https://github.com/triton-lang/triton.git")):
+    for tag, url in (
+        ("v2.4.1", "https://github.com/ROCm/triton.git"),
+        ("v2.5.0", "https://github.com/triton-lang/triton.git"),
+    ):
         ctx = context(tmp_path, torch_ref=tag, backend="amd", pytorch_url=str(world.bare["pytorch"]))
         where = PinInputs(ctx.settings, ctx.workspace, ctx.runner, ctx.target())
         assert _triton_location(ctx.settings, _pytorch_pin(where, [], False), []).url == url, tag

@@ -37,8 +37,9 @@ def test_new_checkout_fetches_one_commit(tmp_path: Path, upstream: tuple[Path, l
     assert not dest.with_name("triton.partial").exists()
 
 
-def test_triton_history_is_a_blobless_clone_on_a_named_branch(tmp_path: Path,
-                                                              upstream: tuple[Path, list[str], str]) -> None:
+def test_triton_history_is_a_blobless_clone_on_a_named_branch(
+    tmp_path: Path, upstream: tuple[Path, list[str], str]
+) -> None:
     """Every commit and tree (log, bisect, rebase work), only the pin's file contents, the branch
     tritondev/<pin8>, origin the repository it came from; a new pin arrives through origin, its branch
     made beside the old one."""
@@ -52,8 +53,11 @@ def test_triton_history_is_a_blobless_clone_on_a_named_branch(tmp_path: Path,
     assert git(dest, "rev-parse", "origin/release/1.x") == release
     assert git(dest, "config", "remote.origin.promisor") == "true"
     assert git(dest, "remote", "get-url", "origin") == str(bare)
-    missing = [line for line in git(dest, "rev-list", "--objects", "--missing=print", "--all").splitlines()
-               if line.startswith("?")]
+    missing = [
+        line
+        for line in git(dest, "rev-list", "--objects", "--missing=print", "--all").splitlines()
+        if line.startswith("?")
+    ]
     assert missing, "a blobless clone has blobs of other commits missing until they are needed"
     assert git(dest, "show", f"{shas[0]}:setup.py") == "print('v0')"  # fetched from origin when asked
     assert git(dest, "status", "--porcelain") == ""

@@ -70,8 +70,12 @@ def wheels(tmp_path_factory: pytest.TempPathFactory) -> Wheels:
         {"triton/__init__.py": "__version__ = '3.6.0+dev'\nDIST = 'editable'\n", common: "A = 1\n"},
     )
 
-    return Wheels(one_wheel(out, "triton-*.whl"), one_wheel(out, "pytorch_triton-*.whl"),
-                  one_wheel(out, "unrelated_dist-*.whl"), editable)
+    return Wheels(
+        one_wheel(out, "triton-*.whl"),
+        one_wheel(out, "pytorch_triton-*.whl"),
+        one_wheel(out, "unrelated_dist-*.whl"),
+        editable,
+    )
 
 
 @pytest.fixture(scope="session")

@@ -28,12 +28,17 @@ def repro_env(tmp_path: Path) -> dict[str, str]:
     home = tmp_path / "home"
     home.mkdir()
     dropped = ("TRITONDEV_", "TRITON_", "TORCHINDUCTOR_")
-    env = {k: v for k, v in os.environ.items()
-           if not k.startswith(dropped) and k not in ("VIRTUAL_ENV", "CONDA_PREFIX")}
+    env = {
+        k: v for k, v in os.environ.items() if not k.startswith(dropped) and k not in ("VIRTUAL_ENV", "CONDA_PREFIX")
+    }
     # The caller's PYTHONPATH stays behind tritondev's checkout (a GPU machine may bring packages that way).
     python_path = os.pathsep.join(filter(None, [str(REPO), os.environ.get("PYTHONPATH")]))
-    env.update(HOME=str(home), PYTHONPATH=python_path, TRITON_CACHE_DIR=str(home / "triton-cache"),
-               TRITONDEV_WORKSPACE=str(home / "ws"))
+    env.update(
+        HOME=str(home),
+        PYTHONPATH=python_path,
+        TRITON_CACHE_DIR=str(home / "triton-cache"),
+        TRITONDEV_WORKSPACE=str(home / "ws"),
+    )
     return env
 
 
@@ -61,7 +66,9 @@ def json_of(proc: subprocess.CompletedProcess[str]) -> Any:
     return json.loads(proc.stdout)
 
 
-def run_repro(python: Path, folder: Path, *args: str, env: dict[str, str] | None = None
-              ) -> subprocess.CompletedProcess[str]:
-    return subprocess.run([str(python), str(folder / "repro.py"), *args], capture_output=True, text=True,
-                          env=env, timeout=900)
+def run_repro(
+    python: Path, folder: Path, *args: str, env: dict[str, str] | None = None
+) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        [str(python), str(folder / "repro.py"), *args], capture_output=True, text=True, env=env, timeout=900
+    )

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 # Under the interpreter (TRITON_INTERPRET=1, CPU torch): a kernel with a @triton.jit helper and a constexpr
 # global, launched three times with the same arguments (one distinct launch).
-ADD = '''
+ADD = """
 import torch
 import triton
 import triton.language as tl
@@ -44,10 +44,10 @@ if __name__ == "__main__":
     z = torch.ones(64, device=device)
     scale_kernel[(1,)](z, z.numel(), BLOCK=64)
     print("program: ok")
-'''
+"""
 
 # A kernel that makes NaN from finite inputs where x < 0 (0/0), next to a correct one.
-NAN = '''
+NAN = """
 import torch
 import triton
 import triton.language as tl
@@ -78,11 +78,11 @@ if __name__ == "__main__":
     good = torch.empty_like(x)
     good_kernel[(4,)](x, good, 512, BLOCK=128)
     print("NaN in the output:", int(out.isnan().sum()))
-'''
+"""
 
 # triton.autotune over two configs: the tuner's benchmark launches, then the chosen config. Its timer is a plain
 # clock: Triton's own benchmarker needs a GPU driver, which the interpreter does not have.
-AUTOTUNED = '''
+AUTOTUNED = """
 import time
 
 import torch
@@ -109,10 +109,10 @@ if __name__ == "__main__":
     out = torch.empty_like(x)
     copy_kernel[lambda meta: (triton.cdiv(256, meta["BLOCK"]),)](x, out, 256)
     torch.testing.assert_close(out, x)
-'''
+"""
 
 # An ahead-of-time compile for cuda:90 that fails in ptxas (no GPU needed): the PTX names no instruction.
-AOT_FAILURE = '''
+AOT_FAILURE = """
 import triton
 import triton.language as tl
 from triton.backends.compiler import GPUTarget
@@ -132,7 +132,7 @@ if __name__ == "__main__":
                        constexprs={"BLOCK": 128},
                        attrs={(0,): [["tt.divisibility", 16]], (1,): [["tt.divisibility", 16]]})
     triton.compile(source, target=GPUTarget("cuda", 90, 32), options={"num_warps": 4})
-'''
+"""
 
 # What the bad inline assembly becomes once fixed: a plain move.
 AOT_FIXED_ASM = '"mov.b32 $0, $1;"'

@@ -22,7 +22,7 @@ from tests.integration.repro.programs import ADD, NAN
 
 pytestmark = pytest.mark.gpu
 
-POINTWISE_REDUCTION = '''
+POINTWISE_REDUCTION = """
 import torch
 
 f = torch.compile(lambda x, y: torch.relu(x * y + 1.0).sum(dim=-1))
@@ -32,9 +32,9 @@ for _ in range(3):
     r = f(x, y)
 torch.testing.assert_close(r, torch.relu(x * y + 1.0).sum(dim=-1))
 print("program: ok")
-'''
+"""
 
-MATMUL = '''
+MATMUL = """
 import torch
 
 g = torch.compile(lambda a, b: torch.relu(a @ b), mode="max-autotune")
@@ -43,9 +43,9 @@ b = torch.randn(128, 192, device="cuda", dtype=torch.float16)
 r = g(a, b)
 torch.testing.assert_close(r, torch.relu(a @ b), atol=1e-2, rtol=1e-2)
 print("program: ok")
-'''
+"""
 
-USER_KERNEL = '''
+USER_KERNEL = """
 import torch
 import triton
 import triton.language as tl
@@ -66,9 +66,9 @@ def fn(x):
 
 x = torch.randn(1000, device="cuda")
 torch.testing.assert_close(torch.compile(fn)(x), (x + 1) * 2)
-'''
+"""
 
-CRASH = '''
+CRASH = """
 import torch
 import triton
 import triton.language as tl
@@ -84,11 +84,11 @@ x = torch.randn(128, device="cuda")
 out = torch.empty_like(x)
 far_load[(1,)](x, out, BLOCK=128)
 torch.cuda.synchronize()
-'''
+"""
 
 # Runs a repro as `python repro.py --json` would, with Inductor's CachingAutotuner.run made to fail loudly: a
 # repro that went through it would say so.
-NO_AUTOTUNER = '''
+NO_AUTOTUNER = """
 import json, runpy, sys
 import torch._inductor.runtime.triton_heuristics as heuristics
 called = []
@@ -103,12 +103,23 @@ try:
 except SystemExit as exc:
     code = exc.code
 print(json.dumps({"code": code, "autotuner_called": called}))
-'''
+"""
 
 
 def _capture(tdv: Tdv, program: Path, *extra: str, env: dict[str, str] | None = None) -> dict[str, Any]:
-    proc = tdv("repro", "capture", "--python", sys.executable, "--save-io", "--json", *extra, "--",
-               sys.executable, str(program), env=env)
+    proc = tdv(
+        "repro",
+        "capture",
+        "--python",
+        sys.executable,
+        "--save-io",
+        "--json",
+        *extra,
+        "--",
+        sys.executable,
+        str(program),
+        env=env,
+    )
     assert proc.returncode == 0, proc.stderr[-3000:]
     document: dict[str, Any] = json_of(proc)
     assert not document["unreadable"] and not document["hook_errors"], document
@@ -148,8 +159,9 @@ def test_every_inductor_kernel_of_a_pointwise_reduction_replays_and_matches(tdv:
         folder = Path(made["folder"])
         assert _imports_of(folder / "kernel.py") <= {"triton", "torch"}, (folder / "kernel.py").read_text()
     folder = Path(made["folder"])
-    probe = subprocess.run([sys.executable, "-c", NO_AUTOTUNER, str(folder / "repro.py")], capture_output=True,
-                           text=True, timeout=600)
+    probe = subprocess.run(
+        [sys.executable, "-c", NO_AUTOTUNER, str(folder / "repro.py")], capture_output=True, text=True, timeout=600
+    )
     answer = json.loads(probe.stdout.strip().splitlines()[-1])
     assert answer == {"code": 0, "autotuner_called": []}, probe.stderr[-2000:]
 
@@ -165,8 +177,18 @@ def test_a_user_kernel_called_from_compiled_code_is_captured(tdv: Tdv, tmp_path:
 
 def test_a_broken_kernel_reproduces_and_a_correct_one_runs_clean(tdv: Tdv, tmp_path: Path) -> None:
     program = write_program(tmp_path, "nan.py", NAN)
-    proc = tdv("repro", "capture", "--python", sys.executable, "--save-io", "--json", "--", sys.executable,
-               str(program), "cuda")
+    proc = tdv(
+        "repro",
+        "capture",
+        "--python",
+        sys.executable,
+        "--save-io",
+        "--json",
+        "--",
+        sys.executable,
+        str(program),
+        "cuda",
+    )
     document = json_of(proc)
     by_name = {k["kernel"]: k for k in document["kernels"]}
     broken = _check(tdv, document["capture"], by_name["nan_kernel"]["number"])["check"]
@@ -187,8 +209,18 @@ def test_a_kernel_that_crashes_the_program_reproduces_the_crash(tdv: Tdv, tmp_pa
 
 def test_eager_launches_replay_on_the_gpu(tdv: Tdv, tmp_path: Path) -> None:
     program = write_program(tmp_path, "add.py", ADD)
-    proc = tdv("repro", "capture", "--python", sys.executable, "--save-io", "--json", "--", sys.executable,
-               str(program), "cuda")
+    proc = tdv(
+        "repro",
+        "capture",
+        "--python",
+        sys.executable,
+        "--save-io",
+        "--json",
+        "--",
+        sys.executable,
+        str(program),
+        "cuda",
+    )
     document = json_of(proc)
     row = next(k for k in document["kernels"] if k["kernel"] == "add_kernel")
     assert row["target"] and row["target"].startswith("cuda:"), row
@@ -196,8 +228,13 @@ def test_eager_launches_replay_on_the_gpu(tdv: Tdv, tmp_path: Path) -> None:
     assert made["check"]["reproduces"] is False, made
     kernel_py = Path(made["folder"]) / "kernel.py"
     kernel_py.write_text(kernel_py.read_text().replace("mask = offs < n\n", "mask = offs < n - 37\n"))
-    rerun = subprocess.run([sys.executable, str(Path(made["folder"]) / "repro.py")], capture_output=True, text=True,
-                           timeout=600, env={**os.environ, "TRITON_ALWAYS_COMPILE": "1"})
+    rerun = subprocess.run(
+        [sys.executable, str(Path(made["folder"]) / "repro.py")],
+        capture_output=True,
+        text=True,
+        timeout=600,
+        env={**os.environ, "TRITON_ALWAYS_COMPILE": "1"},
+    )
     assert rerun.returncode == 1 and "mismatch in out_ptr: 37 of 1000 elements" in rerun.stdout, rerun
 
 

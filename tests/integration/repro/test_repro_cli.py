@@ -51,10 +51,21 @@ def test_a_program_without_triton_is_run_and_nothing_is_captured(tdv: Tdv, tmp_p
     marker = tmp_path / "own-sitecustomize-ran"
     # tritondev's own Python runs it too; the captured program is the one with TRITONDEV_CAPTURE set.
     (own_site / "sitecustomize.py").write_text(
-        f"import os\nopen({str(marker)!r}, 'a').write(str('TRITONDEV_CAPTURE' in os.environ) + chr(10))\n")
+        f"import os\nopen({str(marker)!r}, 'a').write(str('TRITONDEV_CAPTURE' in os.environ) + chr(10))\n"
+    )
     program = "import sys; print('program output'); sys.exit(7)"
-    proc = tdv("repro", "capture", "--json", "--python", sys.executable, "--", sys.executable, "-c", program,
-               env={"PYTHONPATH": os.pathsep.join([str(Path(__file__).resolve().parents[3]), str(own_site)])})
+    proc = tdv(
+        "repro",
+        "capture",
+        "--json",
+        "--python",
+        sys.executable,
+        "--",
+        sys.executable,
+        "-c",
+        program,
+        env={"PYTHONPATH": os.pathsep.join([str(Path(__file__).resolve().parents[3]), str(own_site)])},
+    )
     assert proc.returncode == 7  # the command's own status
     document = json.loads(proc.stdout)  # the program's output went to stderr: stdout is the one document
     assert document["returncode"] == 7 and document["kernels"] == []

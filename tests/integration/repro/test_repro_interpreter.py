@@ -19,10 +19,12 @@ from tests.support.snapshot import diff, snapshot
 INTERPRET = {"TRITON_INTERPRET": "1"}
 
 
-def _capture(tdv: Tdv, python: Path, program: Path, *options: str, env: dict[str, str] | None = None,
-             args: tuple[str, ...] = ()) -> dict[str, Any]:
-    proc = tdv("repro", "capture", "--python", str(python), "--json", *options, "--", str(python), str(program),
-               *args, env=env)
+def _capture(
+    tdv: Tdv, python: Path, program: Path, *options: str, env: dict[str, str] | None = None, args: tuple[str, ...] = ()
+) -> dict[str, Any]:
+    proc = tdv(
+        "repro", "capture", "--python", str(python), "--json", *options, "--", str(python), str(program), *args, env=env
+    )
     document: dict[str, Any] = json_of(proc)
     assert document["returncode"] == proc.returncode
     return document
@@ -30,7 +32,8 @@ def _capture(tdv: Tdv, python: Path, program: Path, *options: str, env: dict[str
 
 @pytest.mark.slow  # about 40 s: two snapshots of the whole venv (torch included) around the capture
 def test_an_interpreted_kernel_is_captured_made_standalone_and_replays(
-        tdv: Tdv, triton_python: Path, tmp_path: Path) -> None:
+    tdv: Tdv, triton_python: Path, tmp_path: Path
+) -> None:
     program = write_program(tmp_path, "add.py", ADD)
     venv = triton_python.parent.parent
     before = snapshot(venv)
@@ -41,8 +44,13 @@ def test_an_interpreted_kernel_is_captured_made_standalone_and_replays(
     assert set(rows) == {"add_kernel", "scale_kernel"}
     add = rows["add_kernel"]
     assert add["launches"] == 3 and add["grid"] == [4, 1, 1] and add["status"] == "launched"
-    assert add["args"] == ["x_ptr: float32[1000]", "y_ptr: float32[1000]", "out_ptr: float32[1000]", "n=1000",
-                           "BLOCK=256"]
+    assert add["args"] == [
+        "x_ptr: float32[1000]",
+        "y_ptr: float32[1000]",
+        "out_ptr: float32[1000]",
+        "n=1000",
+        "BLOCK=256",
+    ]
     made = json_of(tdv("repro", "make", "add_kernel", "--check", "--json", "--python", str(triton_python)))
     folder = Path(made["folder"])
     assert sorted(made["files"]) == ["io/0.in", "io/1.in", "io/2.in", "io/2.out", "kernel.py", "repro.py"]
@@ -71,12 +79,14 @@ def test_an_in_place_kernel_replays_from_its_recorded_input(tdv: Tdv, triton_pyt
     listing = json_of(tdv("repro", "ls", "--json"))
     assert [row["kernel"] for row in listing["kernels"]] == ["scale_kernel"]  # --kernel kept only it
     made = json_of(tdv("repro", "make", "1", "--check", "--json", "--python", str(triton_python)))
-    assert made["check"]["reproduces"] is False and "x_ptr matches the recording: 64 elements" in \
-        made["check"]["summary"]
+    assert (
+        made["check"]["reproduces"] is False and "x_ptr matches the recording: 64 elements" in made["check"]["summary"]
+    )
 
 
 def test_nan_from_finite_inputs_reproduces_and_the_correct_kernel_runs_clean(
-        tdv: Tdv, triton_python: Path, tmp_path: Path) -> None:
+    tdv: Tdv, triton_python: Path, tmp_path: Path
+) -> None:
     program = write_program(tmp_path, "nan.py", NAN)
     _capture(tdv, triton_python, program, "--save-io", env=INTERPRET)
     nan = json_of(tdv("repro", "make", "nan_kernel", "--check", "--json", "--python", str(triton_python)))["check"]
@@ -87,7 +97,8 @@ def test_nan_from_finite_inputs_reproduces_and_the_correct_kernel_runs_clean(
 
 
 def test_a_compile_that_fails_for_a_target_is_captured_and_replayed_without_a_gpu(
-        tdv: Tdv, triton_python: Path, tmp_path: Path) -> None:
+    tdv: Tdv, triton_python: Path, tmp_path: Path
+) -> None:
     program = write_program(tmp_path, "aot.py", AOT_FAILURE)
     document = _capture(tdv, triton_python, program)
     assert document["returncode"] == 1  # the program's own failure, passed through
@@ -112,16 +123,19 @@ def test_a_compile_that_fails_for_a_target_is_captured_and_replayed_without_a_gp
     # so a package of that surface stands in for it here). There a repro cannot run: 125, a bisect's skip.
     mini = tmp_path / "mini-world-site" / "triton"
     mini.mkdir(parents=True)
-    mini.joinpath("__init__.py").write_text('__version__ = "3.5.0+git0123abcd"\n'
-                                            "def llvm_commit():\n    return '0' * 40\n"
-                                            "def compile_vector_add(**kwargs):\n    return {}\n")
+    mini.joinpath("__init__.py").write_text(
+        '__version__ = "3.5.0+git0123abcd"\n'
+        "def llvm_commit():\n    return '0' * 40\n"
+        "def compile_vector_add(**kwargs):\n    return {}\n"
+    )
     skipped = run_repro(triton_python, folder, env={**os.environ, "PYTHONPATH": str(mini.parent)})
     assert skipped.returncode == 125, skipped
     assert skipped.stdout.startswith("cannot run here: this triton (") and "has no triton.jit" in skipped.stdout
 
 
 def test_autotuner_benchmark_launches_are_marked_and_the_chosen_config_is_made(
-        tdv: Tdv, triton_python: Path, tmp_path: Path) -> None:
+    tdv: Tdv, triton_python: Path, tmp_path: Path
+) -> None:
     program = write_program(tmp_path, "tuned.py", AUTOTUNED)
     document = _capture(tdv, triton_python, program, env=INTERPRET)
     rows = document["kernels"]

@@ -39,8 +39,11 @@ def test_forks_hold_commits_upstream_lacks(world: World, tmp_path: Path) -> None
     assert git_maybe(world.bare["triton"], "cat-file", "-e", f"{rocm}^{{commit}}") is None
     repo = tmp_path / "l"
     git(tmp_path, "init", "-q", str(repo))
-    proc = subprocess.run(["git", "-C", str(repo), "fetch", "--depth", "1", world.url("llvm-project"), fork],
-                          capture_output=True, text=True)
+    proc = subprocess.run(
+        ["git", "-C", str(repo), "fetch", "--depth", "1", world.url("llvm-project"), fork],
+        capture_output=True,
+        text=True,
+    )
     assert proc.returncode != 0 and "not our ref" in proc.stderr
     pinned = world.triton_commits["llvm-fork"]
     assert world.triton_llvm_pins[pinned] == fork
@@ -56,48 +59,124 @@ def test_main_builds_llvm_ahead_of_its_pin_and_has_an_amd_codegen_llvm(world: Wo
     amd = json.loads(show(world, "triton", main, "cmake/amd-llvm-info.json"))
     assert set(amd) == {"llvm_hash", "build_number", "sha256sum"} and len(amd["sha256sum"]) == 4
     assert json.loads(show(world, "triton", main, "cmake/amd-llvm-build-info.json"))["repository"] == (
-        "ROCm/llvm-project")
+        "ROCm/llvm-project"
+    )
 
 
-@pytest.mark.parametrize(("label", "present", "absent"), [
-    ("python-dir-3.0", ["-DPYBIND11_INCLUDE_DIR", "pybind11-version.txt", "-DPYTHON_INCLUDE_DIRS",
-                        '"-DCMAKE_CXX_COMPILER_LAUNCHER=ccache"', "-DTRITON_BUILD_PROTON=OFF",
-                        'set(CMAKE_CXX_FLAGS "${CMAKE_C_FLAGS}', "-Werror"],
-     ["TRITON_OFFLINE_BUILD", "TRITON_APPEND_CMAKE_ARGS", "passthrough_args", "option(TRITON_BUILD_WITH_CCACHE",
-      "CMAKE_C_COMPILER_LAUNCHER", "TRITON_PARALLEL_LINK_JOBS", "TRITON_BUILD_WITH_O1", "update_symlink",
-      "LLVM_ENABLE_WERROR)"]),
-    ("python-dir-3.1", ["-D{p.include_flag}", "-DPYBIND11_INCLUDE_DIR", '"-DCMAKE_CXX_COMPILER_LAUNCHER=ccache"'],
-     ["-D{p.syspath_var_name}", "TRITON_OFFLINE_BUILD", "-DTRITON_WHEEL_DIR", "ptxas-blackwell",
-      "option(TRITON_BUILD_WITH_CCACHE"]),
-    ("python-dir-3.2", ["TRITON_OFFLINE_BUILD", "-DPYTHON_INCLUDE_DIRS", "TRITON_APPEND_CMAKE_ARGS",
-                        '"-DCMAKE_CXX_COMPILER_LAUNCHER=ccache"', "pybind11.get_include()"],
-     ["pybind11-version.txt", "passthrough_args", "option(TRITON_BUILD_WITH_CCACHE", "TRITON_PARALLEL_LINK_JOBS",
-      "-Dpybind11_DIR", 'set(CMAKE_CXX_FLAGS "${CMAKE_C_FLAGS}']),
-    ("python-dir", ["-D{p.include_flag}", "TRITON_OFFLINE_BUILD", "ptxas-blackwell", "-Dpybind11_DIR",
-                    "passthrough_args", "option(TRITON_BUILD_WITH_CCACHE", "TRITON_PARALLEL_LINK_JOBS",
-                    "-DPython3_INCLUDE_DIR"],
-     ["-D{p.syspath_var_name}", "-DTRITON_WHEEL_DIR", "-DTRITON_CACHE_PATH", "\"-DCMAKE_CXX_COMPILER_LAUNCHER=ccache\"",
-      "-DPYTHON_INCLUDE_DIRS"]),
-    ("root-setup-3.4", ["-D{p.syspath_var_name}", "-DTRITON_WHEEL_DIR", "CMakeBuild"],
-     ["TRITON_BUILD_DIR", "find_package(LLD", "update_symlink", "ptxas-blackwell"]),
-    ("root-setup-3.5", ["TRITON_BUILD_DIR", "find_package(LLD", "update_symlink"], ["ptxas-blackwell", "GSAN"]),
-    ("root-setup", ["-D{p.syspath_var_name}", "-DTRITON_WHEEL_DIR", "CMakeBuild"], ["-DTRITON_CACHE_PATH"]),
-    ("root-hash", ["-DTRITON_CACHE_PATH", '"LLVM_SYSPATH"', '"TRITON_CUPTI_LIB_BLACKWELL_PATH"',
-                   '"TRITON_CUDACRT_PATH"', "--cuda-path=${CMAKE_CURRENT_SOURCE_DIR}/backend"],
-     ["-D{p.syspath_var_name}", "-DTRITON_VERSION", "-nocudainc", "--jobserver-auth"]),
-    ("root-json", ["-DTRITON_VERSION", "-Dnanobind_ROOT", '"TRITON_AMD_CODEGEN_PATH"', "-nocudainc",
-                   "--jobserver-auth"],
-     ["-D{p.syspath_var_name}", "--cuda-path"]),
-])
-def test_each_commit_holds_only_its_eras_build_code(world: World, label: str, present: list[str],
-                                                   absent: list[str]) -> None:
+@pytest.mark.parametrize(
+    ("label", "present", "absent"),
+    [
+        (
+            "python-dir-3.0",
+            [
+                "-DPYBIND11_INCLUDE_DIR",
+                "pybind11-version.txt",
+                "-DPYTHON_INCLUDE_DIRS",
+                '"-DCMAKE_CXX_COMPILER_LAUNCHER=ccache"',
+                "-DTRITON_BUILD_PROTON=OFF",
+                'set(CMAKE_CXX_FLAGS "${CMAKE_C_FLAGS}',
+                "-Werror",
+            ],
+            [
+                "TRITON_OFFLINE_BUILD",
+                "TRITON_APPEND_CMAKE_ARGS",
+                "passthrough_args",
+                "option(TRITON_BUILD_WITH_CCACHE",
+                "CMAKE_C_COMPILER_LAUNCHER",
+                "TRITON_PARALLEL_LINK_JOBS",
+                "TRITON_BUILD_WITH_O1",
+                "update_symlink",
+                "LLVM_ENABLE_WERROR)",
+            ],
+        ),
+        (
+            "python-dir-3.1",
+            ["-D{p.include_flag}", "-DPYBIND11_INCLUDE_DIR", '"-DCMAKE_CXX_COMPILER_LAUNCHER=ccache"'],
+            [
+                "-D{p.syspath_var_name}",
+                "TRITON_OFFLINE_BUILD",
+                "-DTRITON_WHEEL_DIR",
+                "ptxas-blackwell",
+                "option(TRITON_BUILD_WITH_CCACHE",
+            ],
+        ),
+        (
+            "python-dir-3.2",
+            [
+                "TRITON_OFFLINE_BUILD",
+                "-DPYTHON_INCLUDE_DIRS",
+                "TRITON_APPEND_CMAKE_ARGS",
+                '"-DCMAKE_CXX_COMPILER_LAUNCHER=ccache"',
+                "pybind11.get_include()",
+            ],
+            [
+                "pybind11-version.txt",
+                "passthrough_args",
+                "option(TRITON_BUILD_WITH_CCACHE",
+                "TRITON_PARALLEL_LINK_JOBS",
+                "-Dpybind11_DIR",
+                'set(CMAKE_CXX_FLAGS "${CMAKE_C_FLAGS}',
+            ],
+        ),
+        (
+            "python-dir",
+            [
+                "-D{p.include_flag}",
+                "TRITON_OFFLINE_BUILD",
+                "ptxas-blackwell",
+                "-Dpybind11_DIR",
+                "passthrough_args",
+                "option(TRITON_BUILD_WITH_CCACHE",
+                "TRITON_PARALLEL_LINK_JOBS",
+                "-DPython3_INCLUDE_DIR",
+            ],
+            [
+                "-D{p.syspath_var_name}",
+                "-DTRITON_WHEEL_DIR",
+                "-DTRITON_CACHE_PATH",
+                '"-DCMAKE_CXX_COMPILER_LAUNCHER=ccache"',
+                "-DPYTHON_INCLUDE_DIRS",
+            ],
+        ),
+        (
+            "root-setup-3.4",
+            ["-D{p.syspath_var_name}", "-DTRITON_WHEEL_DIR", "CMakeBuild"],
+            ["TRITON_BUILD_DIR", "find_package(LLD", "update_symlink", "ptxas-blackwell"],
+        ),
+        ("root-setup-3.5", ["TRITON_BUILD_DIR", "find_package(LLD", "update_symlink"], ["ptxas-blackwell", "GSAN"]),
+        ("root-setup", ["-D{p.syspath_var_name}", "-DTRITON_WHEEL_DIR", "CMakeBuild"], ["-DTRITON_CACHE_PATH"]),
+        (
+            "root-hash",
+            [
+                "-DTRITON_CACHE_PATH",
+                '"LLVM_SYSPATH"',
+                '"TRITON_CUPTI_LIB_BLACKWELL_PATH"',
+                '"TRITON_CUDACRT_PATH"',
+                "--cuda-path=${CMAKE_CURRENT_SOURCE_DIR}/backend",
+            ],
+            ["-D{p.syspath_var_name}", "-DTRITON_VERSION", "-nocudainc", "--jobserver-auth"],
+        ),
+        (
+            "root-json",
+            ["-DTRITON_VERSION", "-Dnanobind_ROOT", '"TRITON_AMD_CODEGEN_PATH"', "-nocudainc", "--jobserver-auth"],
+            ["-D{p.syspath_var_name}", "--cuda-path"],
+        ),
+    ],
+)
+def test_each_commit_holds_only_its_eras_build_code(
+    world: World, label: str, present: list[str], absent: list[str]
+) -> None:
     """setup.py, build_helpers.py and the CMake files of each era (docs/test-world.md, conformance table):
     e.g. ccache and the link pool only from 3.3, -Werror whatever LLVM_ENABLE_WERROR says, the GSan runtime
     against the backend folder (3.7) or freestanding (3.8)."""
     sha = world.triton_commits[label]
     text = show(world, "triton", sha, "python/setup.py" if label.startswith("python-dir") else "setup.py")
-    for path in ("python/build_helpers.py", "CMakeLists.txt", "third_party/nvidia/CMakeLists.txt",
-                 "third_party/amd/CMakeLists.txt"):
+    for path in (
+        "python/build_helpers.py",
+        "CMakeLists.txt",
+        "third_party/nvidia/CMakeLists.txt",
+        "third_party/amd/CMakeLists.txt",
+    ):
         text += show(world, "triton", sha, path)
     assert "%%" not in text
     assert [p for p in present if p not in text] == [] and [a for a in absent if a in text] == []
@@ -161,8 +240,16 @@ def test_triton_eras(world: World, label: str, setup: str, pin: str, bindings: s
 
 def test_triton_release_tips_are_not_on_main(world: World) -> None:
     repo = world.bare["triton"]
-    for branch in ("release/3.0.x", "release/3.1.x", "release/3.2.x", "release/3.3.x", "release/3.4.x",
-                   "release/3.5.x", "release/3.7.x", "release/3.8.x"):
+    for branch in (
+        "release/3.0.x",
+        "release/3.1.x",
+        "release/3.2.x",
+        "release/3.3.x",
+        "release/3.4.x",
+        "release/3.5.x",
+        "release/3.7.x",
+        "release/3.8.x",
+    ):
         tip = world.triton_branches[branch]
         assert subprocess.run(["git", "merge-base", "--is-ancestor", tip, "main"], cwd=repo).returncode == 1
     mismatch = world.triton_commits["other-llvm"]
@@ -274,21 +361,57 @@ def test_git_http_server_clone_and_fetch_by_sha(world: World, git_http_server: G
 @pytest.mark.parametrize(
     ("label", "present", "absent"),
     [
-        ("python-dir", ["PYTHON ?= python\n", "\t$(PYTEST) -s -n 8 python/test/unit/test_debug.py --forked\n",
-                        "\t# Run cuda/test_flashattention.py separately", "test_kwargs[False]"],
-         ["NUM_PROCS", "test-gluon", "ROOT_DIR", "--tb=short", "test-gsan", "_test_runner"]),
-        ("root-setup", ["NUM_PROCS ?= 8\n", "--tb=short -s -n $(NUM_PROCS)", "test-distributed:",
-                        "test-microbenchmark:", "\t$(PYTEST) python/test/gluon/test_frontend.py\n"],
-         ["ROOT_DIR", "test-gsan", "test-plugins", "NUM_GPUS"]),
-        ("root-hash", ["ROOT_DIR := $(realpath", 'BUILD_DIR := $(shell PYTHONPATH="$(ROOT_DIR)/python"',
-                       "test-gsan:", "INSTALL_DIR ?="], [" -s ", "--tb=short", "test-plugins:", "NUM_GPUS"]),
-        ("root-json-3.8", ["TRITON_KERNELS_PATH := $(ROOT_DIR)/python/triton_kernels$(if $(PYTHONPATH),",
-                           "test-plugins:", 'PYTHONPATH="$(TRITON_KERNELS_PATH)"'], ["NUM_GPUS", "_test_runner"]),
-        ("root-json", ["NUM_GPUS ?= 1\n", "WARMUP_PROCS ?= $(NUM_PROCS)\n",
-                       "\t$(PYTHON) -m triton._test_runner suite unit --num-gpus $(NUM_GPUS)"
-                       " --num-procs $(NUM_PROCS)\n",
-                       "TRITON_CI_CACHE_PHASE=gluon-frontend", "-p triton._compile_warmup"],
-         ["TRITON_KERNELS_PATH", "INSTALL_DIR"]),
+        (
+            "python-dir",
+            [
+                "PYTHON ?= python\n",
+                "\t$(PYTEST) -s -n 8 python/test/unit/test_debug.py --forked\n",
+                "\t# Run cuda/test_flashattention.py separately",
+                "test_kwargs[False]",
+            ],
+            ["NUM_PROCS", "test-gluon", "ROOT_DIR", "--tb=short", "test-gsan", "_test_runner"],
+        ),
+        (
+            "root-setup",
+            [
+                "NUM_PROCS ?= 8\n",
+                "--tb=short -s -n $(NUM_PROCS)",
+                "test-distributed:",
+                "test-microbenchmark:",
+                "\t$(PYTEST) python/test/gluon/test_frontend.py\n",
+            ],
+            ["ROOT_DIR", "test-gsan", "test-plugins", "NUM_GPUS"],
+        ),
+        (
+            "root-hash",
+            [
+                "ROOT_DIR := $(realpath",
+                'BUILD_DIR := $(shell PYTHONPATH="$(ROOT_DIR)/python"',
+                "test-gsan:",
+                "INSTALL_DIR ?=",
+            ],
+            [" -s ", "--tb=short", "test-plugins:", "NUM_GPUS"],
+        ),
+        (
+            "root-json-3.8",
+            [
+                "TRITON_KERNELS_PATH := $(ROOT_DIR)/python/triton_kernels$(if $(PYTHONPATH),",
+                "test-plugins:",
+                'PYTHONPATH="$(TRITON_KERNELS_PATH)"',
+            ],
+            ["NUM_GPUS", "_test_runner"],
+        ),
+        (
+            "root-json",
+            [
+                "NUM_GPUS ?= 1\n",
+                "WARMUP_PROCS ?= $(NUM_PROCS)\n",
+                "\t$(PYTHON) -m triton._test_runner suite unit --num-gpus $(NUM_GPUS) --num-procs $(NUM_PROCS)\n",
+                "TRITON_CI_CACHE_PHASE=gluon-frontend",
+                "-p triton._compile_warmup",
+            ],
+            ["TRITON_KERNELS_PATH", "INSTALL_DIR"],
+        ),
     ],
 )
 def test_each_eras_makefile_is_upstreams(world: World, label: str, present: list[str], absent: list[str]) -> None:
@@ -297,13 +420,20 @@ def test_each_eras_makefile_is_upstreams(world: World, label: str, present: list
     text = show(world, "triton", world.triton_commits[label], "Makefile")
     assert "%%" not in text
     assert [p for p in present if p not in text] == [] and [a for a in absent if a in text] == []
-    proc = subprocess.run(["make", "-n", "-f", "-", "test-nogpu", "test-interpret", "BUILD_DIR=/b", "PYTHON=py"],
-                          input=text, capture_output=True, text=True, check=False)
+    proc = subprocess.run(
+        ["make", "-n", "-f", "-", "test-nogpu", "test-interpret", "BUILD_DIR=/b", "PYTHON=py"],
+        input=text,
+        capture_output=True,
+        text=True,
+        check=False,
+    )
     assert proc.returncode == 0 and "ninja -C /b check-triton-unit-tests" in proc.stdout, proc.stderr
 
 
-@pytest.mark.parametrize(("label", "target"), [("python-dir-3.0", False), ("python-dir-3.1", False),
-                                               ("python-dir", True), ("root-json", True)])
+@pytest.mark.parametrize(
+    ("label", "target"),
+    [("python-dir-3.0", False), ("python-dir-3.1", False), ("python-dir", True), ("root-json", True)],
+)
 def test_check_triton_unit_tests_only_from_3_3(world: World, label: str, target: bool) -> None:
     """#5150 (8b29bb75) added the target in 3.3; before it the unit tests were plain add_test (ctest)."""
     text = show(world, "triton", world.triton_commits[label], "unittest/CMakeLists.txt")

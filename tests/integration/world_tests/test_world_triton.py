@@ -129,8 +129,16 @@ def failing_venv(tmp_path_factory: pytest.TempPathFactory) -> Path:
 
 
 def pip_fails(py: Path, target: Path, env: dict[str, str], editable: bool = True) -> str:
-    args: list[str | Path] = [py, "-m", "pip", "install", "-v", "--no-build-isolation",
-                              *(["-e"] if editable else []), target]
+    args: list[str | Path] = [
+        py,
+        "-m",
+        "pip",
+        "install",
+        "-v",
+        "--no-build-isolation",
+        *(["-e"] if editable else []),
+        target,
+    ]
     proc = run(args, env=env, check=False)
     assert proc.returncode != 0
     return proc.stdout + proc.stderr
@@ -194,12 +202,18 @@ def test_an_offline_build_leaves_out_the_tools_triton_looks_for(
     json_root = tmp_path / "json"
     (json_root / "include" / "nlohmann").mkdir(parents=True)
     (json_root / "include" / "nlohmann" / "json.hpp").write_bytes(json_header())
-    env = clean_env(LLVM_SYSPATH=str(mini_llvm.build), JSON_SYSPATH=str(json_root), TRITON_OFFLINE_BUILD="1",
-                    MAX_JOBS="2", TRITON_HOME=str(tmp_path / "home"))
+    env = clean_env(
+        LLVM_SYSPATH=str(mini_llvm.build),
+        JSON_SYSPATH=str(json_root),
+        TRITON_OFFLINE_BUILD="1",
+        MAX_JOBS="2",
+        TRITON_HOME=str(tmp_path / "home"),
+    )
     out = run([py, "-m", "pip", "install", "-v", "--no-build-isolation", "-e", src], env=env).stdout
     assert "downloading" not in out and not (src / "third_party/nvidia/backend/bin").exists()
-    lookup = ("from triton import knobs\ntry:\n    print(knobs.nvidia.ptxas.path)\n"
-              "except RuntimeError as e:\n    print(e)\n")
+    lookup = (
+        "from triton import knobs\ntry:\n    print(knobs.nvidia.ptxas.path)\nexcept RuntimeError as e:\n    print(e)\n"
+    )
     assert run([py, "-c", lookup], cwd=tmp_path, env=clean_env()).stdout.strip() == "Cannot find ptxas"
     ptxas = tmp_path / "fake-ptxas"
     ptxas.write_text("#!/bin/sh\necho 'Cuda compilation tools, release 12.8, V12.8.93'\n")

@@ -30,7 +30,7 @@ endif()
 
 def _sources(lib: Library) -> str:
     files = lib.sources
-    return "\n    ".join(" ".join(files[i:i + 6]) for i in range(0, len(files), 6))
+    return "\n    ".join(" ".join(files[i : i + 6]) for i in range(0, len(files), 6))
 
 
 def llvm_library(lib: Library) -> str:
@@ -39,8 +39,9 @@ def llvm_library(lib: Library) -> str:
     outputs = [f"{inc}/{lib.name}Ops.inc"]
     if lib.heavy:
         for backend, name in (("-gen-dag-isel", "GenDAGISel"), ("-gen-instr-info", "GenInstrInfo")):
-            lines.append(f"llvm_tablegen(${{CMAKE_CURRENT_SOURCE_DIR}}/{lib.name}.td {inc}/{lib.target}{name}.inc "
-                         f"{backend})")
+            lines.append(
+                f"llvm_tablegen(${{CMAKE_CURRENT_SOURCE_DIR}}/{lib.name}.td {inc}/{lib.target}{name}.inc {backend})"
+            )
             outputs.append(f"{inc}/{lib.target}{name}.inc")
     lines += [
         f"add_custom_target({lib.name}CommonTableGen DEPENDS {' '.join(outputs)})",
@@ -82,8 +83,10 @@ def triton_library(lib: Library) -> str:
 def llvm_tool(tool: str, libs: list[Library]) -> str:
     names = "\n    ".join(lib.name for lib in libs if lib.target is None)
     kinds = " ".join(f"LLVM${{t}}{k}" for k in TARGET_LIBRARIES)
-    return (f"set(_libs\n    {names})\nforeach(t ${{LLVM_TARGETS_TO_BUILD}})\n  list(APPEND _libs {kinds})\n"
-            f"endforeach()\nllvm_add_executable({tool} EXPORT LLVMExports SOURCES {tool}.cpp LINK ${{_libs}})\n")
+    return (
+        f"set(_libs\n    {names})\nforeach(t ${{LLVM_TARGETS_TO_BUILD}})\n  list(APPEND _libs {kinds})\n"
+        f"endforeach()\nllvm_add_executable({tool} EXPORT LLVMExports SOURCES {tool}.cpp LINK ${{_libs}})\n"
+    )
 
 
 def mlir_tool(tool: str, libs: list[Library]) -> str:
@@ -94,8 +97,7 @@ def mlir_tool(tool: str, libs: list[Library]) -> str:
 def triton_tools(libs: list[Library]) -> str:
     """Appended to the test world's bin/CMakeLists.txt, which the top-level file already adds."""
     names = " ".join(lib.name for lib in libs)
-    tools = "".join(f"add_executable({t} {t}.cpp)\ntarget_link_libraries({t} PRIVATE {names})\n"
-                    for t in TRITON_TOOLS)
+    tools = "".join(f"add_executable({t} {t}.cpp)\ntarget_link_libraries({t} PRIVATE {names})\n" for t in TRITON_TOOLS)
     return f"\n{MARK}--------------------------\n{tools}"
 
 
@@ -104,8 +106,9 @@ def _library_folder(lib: Library, base: str) -> str:
 
 
 def llvm_lib_appendix(plan: Plan) -> str:
-    subdirs = "".join(f"add_subdirectory({_library_folder(lib, 'llvm/lib/')})\n"
-                      for lib in plan.of("llvm") if lib.target is None)
+    subdirs = "".join(
+        f"add_subdirectory({_library_folder(lib, 'llvm/lib/')})\n" for lib in plan.of("llvm") if lib.target is None
+    )
     kinds = "".join(f"  add_subdirectory(Target/${{t}}/{k})\n" for k in TARGET_LIBRARIES[1:])
     return (
         f"\n{MARK}--------------------------\n"
@@ -135,5 +138,7 @@ def triton_appendix(plan: Plan) -> str:
     libs = plan.of("triton")
     subdirs = "".join(f"add_subdirectory({lib.directory})\n" for lib in libs)
     names = " ".join(lib.name for lib in libs)
-    return (f"\n{MARK}--------------------------\n{subdirs}"
-            f"if(TARGET triton)\n  target_link_libraries(triton PRIVATE {names})\nendif()\n")
+    return (
+        f"\n{MARK}--------------------------\n{subdirs}"
+        f"if(TARGET triton)\n  target_link_libraries(triton PRIVATE {names})\nendif()\n"
+    )

@@ -20,22 +20,106 @@ if TYPE_CHECKING:
 
 TESTS_PER_UNIT = 10
 
-ADT = ("bit", "Hashing", "STLForwardCompat", "STLExtras", "iterator", "iterator_range", "ArrayRef",
-       "StringRef", "Twine", "SmallVector", "SmallString", "SmallPtrSet", "SmallSet", "SmallBitVector",
-       "BitVector", "DenseMapInfo", "DenseMap", "DenseSet", "StringMap", "StringSet", "StringSwitch",
-       "StringExtras", "APInt", "APSInt", "APFloat", "FoldingSet", "GraphTraits", "PointerIntPair",
-       "PointerUnion", "MapVector", "SetVector", "SparseBitVector", "SparseSet", "UniqueVector",
-       "TinyPtrVector", "EquivalenceClasses", "ImmutableMap", "IntervalMap", "PostOrderIterator",
-       "SCCIterator", "PriorityQueue", "ScopeExit", "Statistic", "ilist_node", "simple_ilist", "ilist",
-       "edit_distance", "Triple")
-LLVM_IR = ("Use", "Value", "User", "Constant", "Constants", "Argument", "BasicBlock", "Attributes",
-           "CallingConv", "DataLayout", "DebugLoc", "Metadata", "DerivedTypes", "GlobalValue", "GlobalVariable",
-           "Instruction", "InstrTypes", "Instructions", "IntrinsicInst", "Operator", "LLVMContext",
-           "ValueHandle", "Dominators", "PatternMatch", "IRBuilder", "PassManager")
-MLIR_IR = ("Types", "Attributes", "AffineExpr", "AffineMap", "BuiltinTypes", "BuiltinAttributes", "Value",
-           "Region", "BlockSupport", "OperationSupport", "OpDefinition", "OpImplementation", "Diagnostics",
-           "Dialect", "DialectImplementation", "SymbolTable", "TypeUtilities", "Matchers", "PatternMatch",
-           "Visitors")
+ADT = (
+    "bit",
+    "Hashing",
+    "STLForwardCompat",
+    "STLExtras",
+    "iterator",
+    "iterator_range",
+    "ArrayRef",
+    "StringRef",
+    "Twine",
+    "SmallVector",
+    "SmallString",
+    "SmallPtrSet",
+    "SmallSet",
+    "SmallBitVector",
+    "BitVector",
+    "DenseMapInfo",
+    "DenseMap",
+    "DenseSet",
+    "StringMap",
+    "StringSet",
+    "StringSwitch",
+    "StringExtras",
+    "APInt",
+    "APSInt",
+    "APFloat",
+    "FoldingSet",
+    "GraphTraits",
+    "PointerIntPair",
+    "PointerUnion",
+    "MapVector",
+    "SetVector",
+    "SparseBitVector",
+    "SparseSet",
+    "UniqueVector",
+    "TinyPtrVector",
+    "EquivalenceClasses",
+    "ImmutableMap",
+    "IntervalMap",
+    "PostOrderIterator",
+    "SCCIterator",
+    "PriorityQueue",
+    "ScopeExit",
+    "Statistic",
+    "ilist_node",
+    "simple_ilist",
+    "ilist",
+    "edit_distance",
+    "Triple",
+)
+LLVM_IR = (
+    "Use",
+    "Value",
+    "User",
+    "Constant",
+    "Constants",
+    "Argument",
+    "BasicBlock",
+    "Attributes",
+    "CallingConv",
+    "DataLayout",
+    "DebugLoc",
+    "Metadata",
+    "DerivedTypes",
+    "GlobalValue",
+    "GlobalVariable",
+    "Instruction",
+    "InstrTypes",
+    "Instructions",
+    "IntrinsicInst",
+    "Operator",
+    "LLVMContext",
+    "ValueHandle",
+    "Dominators",
+    "PatternMatch",
+    "IRBuilder",
+    "PassManager",
+)
+MLIR_IR = (
+    "Types",
+    "Attributes",
+    "AffineExpr",
+    "AffineMap",
+    "BuiltinTypes",
+    "BuiltinAttributes",
+    "Value",
+    "Region",
+    "BlockSupport",
+    "OperationSupport",
+    "OpDefinition",
+    "OpImplementation",
+    "Diagnostics",
+    "Dialect",
+    "DialectImplementation",
+    "SymbolTable",
+    "TypeUtilities",
+    "Matchers",
+    "PatternMatch",
+    "Visitors",
+)
 
 _ADT_TOP = f"llvm/ADT/{ADT[-1]}.h"
 _CHAINS = (  # folder under include/, names, C++ namespace, the header it starts from and what it calls
@@ -56,7 +140,8 @@ def _chain(folder: str, names: tuple[str, ...], ns: str, first: str | None, seed
             f"//===- {folder}/{name}.h - generated for the benchmark world -------*- C++ -*-===//\n"
             f"#ifndef {guard}\n#define {guard}\n\n{include}\nnamespace {outer} {{\nnamespace {inner} {{\n"
             f"inline unsigned {name}Hash(unsigned X) {{ return {call} * 31u + {i}u; }}\n"
-            f"}} // namespace {inner}\n}} // namespace {outer}\n\n#endif\n")
+            f"}} // namespace {inner}\n}} // namespace {outer}\n\n#endif\n"
+        )
         previous, call = f"{folder}/{name}.h", f"{name}Hash(X)"
     return files
 
@@ -90,12 +175,14 @@ def test_files(lib: Library) -> dict[str, str]:
             if lib.project == "llvm":
                 files[f"{lib.tests}/{name}.ll"] = (
                     f"; RUN: opt -S %s | FileCheck %s\n; CHECK-LABEL: @{name.replace('-', '_')}\n"
-                    f"define i32 @{name.replace('-', '_')}(i32 %x) {{\n  %y = add i32 %x, {k}\n  ret i32 %y\n}}\n")
+                    f"define i32 @{name.replace('-', '_')}(i32 %x) {{\n  %y = add i32 %x, {k}\n  ret i32 %y\n}}\n"
+                )
             else:
                 files[f"{lib.tests}/{name}.mlir"] = (
                     f"// RUN: mlir-opt %s | FileCheck %s\n// CHECK-LABEL: func @{name.replace('-', '_')}\n"
                     f"func.func @{name.replace('-', '_')}(%arg0: i32) -> i32 {{\n"
-                    f"  %c = arith.constant {k} : i32\n  %0 = arith.addi %arg0, %c : i32\n  return %0 : i32\n}}\n")
+                    f"  %c = arith.constant {k} : i32\n  %0 = arith.addi %arg0, %c : i32\n  return %0 : i32\n}}\n"
+                )
     return files
 
 
@@ -138,12 +225,15 @@ def test_suite_files(project: str, depends: str) -> dict[str, str]:
             "include(LitSuites)\n"
             f"configure_file(${{CMAKE_CURRENT_SOURCE_DIR}}/lit.site.cfg.py.in ${{CMAKE_CURRENT_BINARY_DIR}}/"
             "lit.site.cfg.py @ONLY)\n"
-            f"add_lit_testsuites({upper} ${{CMAKE_CURRENT_SOURCE_DIR}} DEPENDS {depends})\n"),
+            f"add_lit_testsuites({upper} ${{CMAKE_CURRENT_SOURCE_DIR}} DEPENDS {depends})\n"
+        ),
         f"{project}/test/lit.site.cfg.py.in": (
             f'config.{project}_obj_root = "@CMAKE_CURRENT_BINARY_DIR@"\n'
             f'config.{project}_tools_dir = "@LLVM_TOOLS_BINARY_DIR@"\n'
-            f'lit_config.load_config(config, "@CMAKE_CURRENT_SOURCE_DIR@/lit.cfg.py")\n'),
+            f'lit_config.load_config(config, "@CMAKE_CURRENT_SOURCE_DIR@/lit.cfg.py")\n'
+        ),
         f"{project}/test/lit.cfg.py": (
             f'config.name = "{upper}"\nconfig.suffixes = [".ll", ".mlir"]\n'
-            f"config.test_source_root = __import__('os').path.dirname(__file__)\n"),
+            f"config.test_source_root = __import__('os').path.dirname(__file__)\n"
+        ),
     }

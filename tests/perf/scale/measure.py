@@ -53,8 +53,13 @@ def measure(build: Path) -> dict[str, tuple[float, float]]:
                 name = f"compile {Path(entry['file']).name}"
                 results[name] = peak_mib(_with_output(argv, Path(scratch) / "heavy.o"), Path(entry["directory"]))
         for tool in LINKED_TOOLS:
-            commands = subprocess.run(["ninja", "-C", str(build), "-t", "commands", tool], capture_output=True,
-                                      text=True, check=True).stdout.strip().splitlines()
+            commands = (
+                subprocess.run(
+                    ["ninja", "-C", str(build), "-t", "commands", tool], capture_output=True, text=True, check=True
+                )
+                .stdout.strip()
+                .splitlines()
+            )
             # CMake writes links as ": && <link command> && :".
             link = shlex.split(next(p for p in commands[-1].split("&&") if p.strip() not in ("", ":")))
             results[f"link {tool}"] = peak_mib(_with_output(link, Path(scratch) / "tool"), build)

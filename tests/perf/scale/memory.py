@@ -38,11 +38,15 @@ class Method:
 
     def describe(self) -> str:
         if self.kind == "cgroup2":
-            return ("cgroup v2: limit memory.max; peak = memory.stat anon sampled every 20 ms "
-                    "(memory.peak, page cache included, kept too)")
+            return (
+                "cgroup v2: limit memory.max; peak = memory.stat anon sampled every 20 ms "
+                "(memory.peak, page cache included, kept too)"
+            )
         if self.kind == "cgroup1":
-            return ("cgroup v1 memory controller: limit memory.limit_in_bytes; peak = memory.stat total_rss "
-                    "sampled every 20 ms (memory.max_usage_in_bytes, page cache included, kept too)")
+            return (
+                "cgroup v1 memory controller: limit memory.limit_in_bytes; peak = memory.stat total_rss "
+                "sampled every 20 ms (memory.max_usage_in_bytes, page cache included, kept too)"
+            )
         return "sum of VmRSS over the process tree sampled every 50 ms (no cgroup here: no limit enforced)"
 
 
@@ -128,8 +132,9 @@ def _tree_rss(root: int) -> int:
             continue
         ppid = int(stat.rpartition(")")[2].split()[1])
         children.setdefault(ppid, []).append(int(entry.name))
-        rss[int(entry.name)] = next((int(s.split()[1]) * 1024 for s in status.splitlines()
-                                     if s.startswith("VmRSS:")), 0)
+        rss[int(entry.name)] = next(
+            (int(s.split()[1]) * 1024 for s in status.splitlines() if s.startswith("VmRSS:")), 0
+        )
     total, todo = 0, [root]
     while todo:
         pid = todo.pop()
@@ -153,31 +158,34 @@ class _Sampler(threading.Thread):
             self.done.wait(self.interval)
 
 
-def run_measured(argv: Sequence[str], *, env: Mapping[str, str], cwd: Path, limit: int | None,
-                 method: Method | None = None) -> Measured:
+def run_measured(
+    argv: Sequence[str], *, env: Mapping[str, str], cwd: Path, limit: int | None, method: Method | None = None
+) -> Measured:
     """Run argv (its whole process tree) in a fresh cgroup with `limit` bytes, sampling its memory."""
     method = method or probe()
     started = time.perf_counter()
     if method.kind == "rss" or method.parent is None:
-        proc = subprocess.Popen(list(argv), env=dict(env), cwd=cwd, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-                                text=True)
+        proc = subprocess.Popen(
+            list(argv), env=dict(env), cwd=cwd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True
+        )
         sampler = _Sampler(lambda: _tree_rss(proc.pid), 0.05)
         sampler.start()
         out, err = proc.communicate()
         sampler.done.set()
         sampler.join()
-        return Measured(method, None, sampler.peak, None, 0, proc.returncode, out, err,
-                        time.perf_counter() - started)
+        return Measured(method, None, sampler.peak, None, 0, proc.returncode, out, err, time.perf_counter() - started)
     group = method.parent / f"tritondev-bench-{os.getpid()}-{time.monotonic_ns()}"
     group.mkdir()
     v2 = method.kind == "cgroup2"
     try:
         (group / ("memory.max" if v2 else "memory.limit_in_bytes")).write_text(
-            str(limit) if limit is not None else ("max" if v2 else "-1"))
+            str(limit) if limit is not None else ("max" if v2 else "-1")
+        )
         # The shell puts itself into the group, then becomes the command: every descendant is inside.
         wrapper = ["sh", "-c", 'echo $$ > "$0/cgroup.procs" && exec "$@"', str(group), *argv]
-        proc = subprocess.Popen(wrapper, env=dict(env), cwd=cwd, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-                                text=True)
+        proc = subprocess.Popen(
+            wrapper, env=dict(env), cwd=cwd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True
+        )
         sampler = _Sampler(lambda: _stat_value(group, "anon" if v2 else "total_rss"), INTERVAL)
         sampler.start()
         out, err = proc.communicate()
@@ -191,8 +199,9 @@ def run_measured(argv: Sequence[str], *, env: Mapping[str, str], cwd: Path, limi
         else:
             charged = int((group / "memory.max_usage_in_bytes").read_text())
             kills = _counter(group / "memory.oom_control", "oom_kill")
-        return Measured(method, limit, sampler.peak, charged, kills, proc.returncode, out, err,
-                        time.perf_counter() - started)
+        return Measured(
+            method, limit, sampler.peak, charged, kills, proc.returncode, out, err, time.perf_counter() - started
+        )
     finally:
         _remove(group)
 

@@ -60,16 +60,19 @@ class NoopFigures:
         return ", ".join(f"{k.removeprefix('triton-')} {v:.2f} s" for k, v in self.hand_steps.items())
 
 
-def _figures(args: list[str], env: dict[str, str], ws: Path, noops: int, hands: int,
-             before: Callable[[], object] | None) -> NoopFigures:
+def _figures(
+    args: list[str], env: dict[str, str], ws: Path, noops: int, hands: int, before: Callable[[], object] | None
+) -> NoopFigures:
     noop = noop_median(args, env, noops, before=before)
     hand, steps = hand_recipe(ws, env, hands, before=before)
     return NoopFigures(noop, hand, steps)
 
 
 def describe_tree(llvm: Tree, triton: Tree, llvm_build: Path, targets: int) -> str:
-    return (f"llvm-project checkout {llvm.describe()}, Triton checkout {triton.describe()}; LLVM build: "
-            f"{ninja_state(llvm_build)}; {targets:,} compile targets (LLVM and Triton)")
+    return (
+        f"llvm-project checkout {llvm.describe()}, Triton checkout {triton.describe()}; LLVM build: "
+        f"{ninja_state(llvm_build)}; {targets:,} compile targets (LLVM and Triton)"
+    )
 
 
 def _median_seconds(argv: list[str], env: dict[str, str], runs: int = WARM_NOOPS) -> float:
@@ -84,13 +87,26 @@ def _median_seconds(argv: list[str], env: dict[str, str], runs: int = WARM_NOOPS
 def floor_row(size: str, env: dict[str, str], ws: Path) -> dict[str, object]:
     """What any no-op pays here whatever it does: git's lstat of every tracked llvm-project file (the
     least a check for local changes does without a file-system monitor), and starting tritondev."""
-    lstat = _median_seconds(["git", "--no-optional-locks", "-C", str(ws / "src" / "llvm-project"), "status",
-                             "--porcelain", "--untracked-files=no"], env)
+    lstat = _median_seconds(
+        [
+            "git",
+            "--no-optional-locks",
+            "-C",
+            str(ws / "src" / "llvm-project"),
+            "status",
+            "--porcelain",
+            "--untracked-files=no",
+        ],
+        env,
+    )
     start = _median_seconds(tritondev_argv("--help"), env)
-    return {"metric": f"{size}:   what a no-op cannot skip, warm, medians of {WARM_NOOPS}",
-            "measured": f"{lstat:.2f} s: git's lstat of every tracked llvm-project file (git status "
-                        f"--untracked-files=no); {start:.2f} s: starting tritondev (python -m bootstrap --help)",
-            "goal": "- (reference)", "pass": True}
+    return {
+        "metric": f"{size}:   what a no-op cannot skip, warm, medians of {WARM_NOOPS}",
+        "measured": f"{lstat:.2f} s: git's lstat of every tracked llvm-project file (git status "
+        f"--untracked-files=no); {start:.2f} s: starting tritondev (python -m bootstrap --help)",
+        "goal": "- (reference)",
+        "pass": True,
+    }
 
 
 def noop_rows(size: str, tree: str, args: list[str], env: dict[str, str], ws: Path) -> list[dict[str, object]]:
@@ -102,20 +118,40 @@ def noop_rows(size: str, tree: str, args: list[str], env: dict[str, str], ws: Pa
     print(f"  scale: no-op rows took {time.monotonic() - started:.0f} s", file=sys.stderr, flush=True)
     rows: list[dict[str, object]] = [
         {"metric": f"{size}: the tree a no-op walks", "measured": tree, "goal": "-", "pass": True},
-        {"metric": f"{size}: setup no-op re-run, warm page cache, median of {WARM_NOOPS}",
-         "measured": f"{warm.noop:.2f} s", "goal": f"<= {GOAL_SECONDS:.0f} s", "pass": warm.noop <= GOAL_SECONDS},
-        {"metric": f"{size}:   hand recipe via shell functions ({', '.join(HAND_STEPS)}), warm, median of "
-                   f"{WARM_HANDS}", "measured": f"{warm.hand:.2f} s ({warm.steps()})", "goal": "-", "pass": True},
-        {"metric": f"{size}: setup no-op re-run vs the hand recipe, warm page cache, speed-up",
-         "measured": f"{warm.speedup:.1f}x ({warm.noop:.2f} s vs {warm.hand:.2f} s)",
-         "goal": f">= {GOAL_SPEEDUP:.0f}x", "pass": warm.speedup >= GOAL_SPEEDUP},
+        {
+            "metric": f"{size}: setup no-op re-run, warm page cache, median of {WARM_NOOPS}",
+            "measured": f"{warm.noop:.2f} s",
+            "goal": f"<= {GOAL_SECONDS:.0f} s",
+            "pass": warm.noop <= GOAL_SECONDS,
+        },
+        {
+            "metric": f"{size}:   hand recipe via shell functions ({', '.join(HAND_STEPS)}), warm, median of "
+            f"{WARM_HANDS}",
+            "measured": f"{warm.hand:.2f} s ({warm.steps()})",
+            "goal": "-",
+            "pass": True,
+        },
+        {
+            "metric": f"{size}: setup no-op re-run vs the hand recipe, warm page cache, speed-up",
+            "measured": f"{warm.speedup:.1f}x ({warm.noop:.2f} s vs {warm.hand:.2f} s)",
+            "goal": f">= {GOAL_SPEEDUP:.0f}x",
+            "pass": warm.speedup >= GOAL_SPEEDUP,
+        },
         floor,
     ]
-    cold_metric = f"{size}: cold page cache (dropped before each run): setup no-op, median of {COLD_NOOPS}, " \
-                  f"vs the hand recipe, median of {COLD_HANDS}"
+    cold_metric = (
+        f"{size}: cold page cache (dropped before each run): setup no-op, median of {COLD_NOOPS}, "
+        f"vs the hand recipe, median of {COLD_HANDS}"
+    )
     if cold is None:
         rows.append({"metric": cold_metric, "measured": f"not measured: {why_not}", "goal": "-", "pass": None})
     else:
-        rows.append({"metric": cold_metric, "measured": f"{cold.speedup:.1f}x ({cold.noop:.2f} s vs {cold.hand:.2f} s;"
-                                                        f" {cold.steps()})", "goal": "- (reference)", "pass": True})
+        rows.append(
+            {
+                "metric": cold_metric,
+                "measured": f"{cold.speedup:.1f}x ({cold.noop:.2f} s vs {cold.hand:.2f} s; {cold.steps()})",
+                "goal": "- (reference)",
+                "pass": True,
+            }
+        )
     return rows

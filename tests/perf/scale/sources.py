@@ -39,8 +39,12 @@ OPS_PER_LIBRARY = 64  # entries of each library's generated op enum
 ALL_TARGETS = ("AArch64", "AMDGPU", "ARM", "NVPTX", "RISCV", "SPIRV", "X86")
 TARGET_LIBRARIES = ("Desc", "Info", "AsmParser", "Disassembler")  # the first one holds the heavy units
 # Heavy units of each target and the generated table each includes (two units share each table).
-HEAVY_UNITS = {"ISelDAGToDAG": "GenDAGISel", "ISelLowering": "GenDAGISel", "MCTargetDesc": "GenInstrInfo",
-               "InstrInfo": "GenInstrInfo"}
+HEAVY_UNITS = {
+    "ISelDAGToDAG": "GenDAGISel",
+    "ISelLowering": "GenDAGISel",
+    "MCTargetDesc": "GenInstrInfo",
+    "InstrInfo": "GenInstrInfo",
+}
 
 LLVM_AREAS = (
     ("Analysis", "Analysis"), ("TransformUtils", "Transforms/Utils"), ("ScalarOpts", "Transforms/Scalar"),
@@ -76,12 +80,67 @@ MLIR_TOOLS = ("mlir-opt", "mlir-reduce")
 TRITON_TOOLS = ("triton-reduce", "triton-llvm-opt")
 
 # Sub-libraries of an area: <Area>, <Area>Utils, <Area>Loop, ... in <area folder>/<word>.
-_PARTS = ("", "Utils", "Loop", "Memory", "Vector", "Call", "Value", "Type", "Block", "Global", "Alias",
-          "Frame", "Symbol", "Layout", "Stack", "Register", "Constant", "Scalar", "Branch", "Module")
-_WORDS_A = ("Alias", "Block", "Branch", "Call", "Constant", "Dominator", "Frame", "Global", "Inst", "Loop",
-            "Memory", "Module", "Register", "Scalar", "Stack", "Symbol", "Type", "Value", "Vector", "Layout")
-_WORDS_B = ("Analysis", "Builder", "Combiner", "Emitter", "Folding", "Info", "Lowering", "Pass", "Printer",
-            "Scheduler", "Selection", "Simplify", "Tracker", "Utils", "Verifier")
+_PARTS = (
+    "",
+    "Utils",
+    "Loop",
+    "Memory",
+    "Vector",
+    "Call",
+    "Value",
+    "Type",
+    "Block",
+    "Global",
+    "Alias",
+    "Frame",
+    "Symbol",
+    "Layout",
+    "Stack",
+    "Register",
+    "Constant",
+    "Scalar",
+    "Branch",
+    "Module",
+)
+_WORDS_A = (
+    "Alias",
+    "Block",
+    "Branch",
+    "Call",
+    "Constant",
+    "Dominator",
+    "Frame",
+    "Global",
+    "Inst",
+    "Loop",
+    "Memory",
+    "Module",
+    "Register",
+    "Scalar",
+    "Stack",
+    "Symbol",
+    "Type",
+    "Value",
+    "Vector",
+    "Layout",
+)
+_WORDS_B = (
+    "Analysis",
+    "Builder",
+    "Combiner",
+    "Emitter",
+    "Folding",
+    "Info",
+    "Lowering",
+    "Pass",
+    "Printer",
+    "Scheduler",
+    "Selection",
+    "Simplify",
+    "Tracker",
+    "Utils",
+    "Verifier",
+)
 
 
 @dataclass(frozen=True)
@@ -126,16 +185,25 @@ def _include(project: str, sub: str) -> str:
     return "triton/" + sub.removeprefix("lib/").replace("third_party/", "").replace("/lib/", "/")
 
 
-def _areas(project: str, areas: tuple[tuple[str, str], ...], units: int, prefix: str, root: str,
-           tests: str | None) -> list[Library]:
+def _areas(
+    project: str, areas: tuple[tuple[str, str], ...], units: int, prefix: str, root: str, tests: str | None
+) -> list[Library]:
     count = max(len(areas), round(units / UNITS_PER_LIBRARY))
     libs = []
     for i, n in enumerate(_split(units, count)):
         j = i // len(areas)
         (area, folder), part = areas[i % len(areas)], _PARTS[j] if j < len(_PARTS) else f"Part{j}"
         sub = f"{folder}/{part}" if part else folder
-        libs.append(Library(project, f"{prefix}{area}{part}", f"{root}{sub}", _include(project, sub), _stems(n),
-                            tests=f"{tests}/{sub}" if tests else None))
+        libs.append(
+            Library(
+                project,
+                f"{prefix}{area}{part}",
+                f"{root}{sub}",
+                _include(project, sub),
+                _stems(n),
+                tests=f"{tests}/{sub}" if tests else None,
+            )
+        )
     return libs
 
 
@@ -149,10 +217,18 @@ def plan(units: int = DEFAULT_UNITS) -> Plan:
     for t, n in zip(ALL_TARGETS, per_target, strict=True):
         for j, (kind, k) in enumerate(zip(TARGET_LIBRARIES, _split(n, len(TARGET_LIBRARIES)), strict=True)):
             folder = "" if j == 0 else f"/{kind}"
-            libs.append(Library("llvm", f"LLVM{t}{kind}", f"llvm/lib/Target/{t}{folder}",
-                                f"llvm/Target/{t}{folder}", tuple(f"{t}{s}" for s in _stems(k)),
-                                heavy=tuple(f"{t}{h}" for h in HEAVY_UNITS) if j == 0 else (), target=t,
-                                tests=f"llvm/test/CodeGen/{t}{folder}"))
+            libs.append(
+                Library(
+                    "llvm",
+                    f"LLVM{t}{kind}",
+                    f"llvm/lib/Target/{t}{folder}",
+                    f"llvm/Target/{t}{folder}",
+                    tuple(f"{t}{s}" for s in _stems(k)),
+                    heavy=tuple(f"{t}{h}" for h in HEAVY_UNITS) if j == 0 else (),
+                    target=t,
+                    tests=f"llvm/test/CodeGen/{t}{folder}",
+                )
+            )
     libs += _areas("mlir", MLIR_AREAS, mlir_n, "MLIR", "mlir/lib/", "mlir/test")
     libs += _areas("triton", TRITON_AREAS, triton_n, "", "", None)
     return Plan(units, tuple(libs))
@@ -172,23 +248,30 @@ def header(lib: Library) -> str:
     if lib.project == "llvm":
         ops = f'#include "{lib.include}/{lib.name}Ops.inc"\n'
     else:  # mlir-tblgen writes an X-macro list of the ops
-        ops = (f'#include "{lib.include}/{lib.name}Ops.h.inc"\n\nnamespace {ns} {{\nnamespace gen {{\n'
-               f"enum class {lib.name}Op : unsigned {{\n#define MLIR_OP(Name, Mnemonic, Operands) Name,\n"
-               f"  MLIR_BUILTIN_OPS\n#undef MLIR_OP\n}};\ninline constexpr unsigned Num{lib.name}Op = 0\n"
-               f"#define MLIR_OP(Name, Mnemonic, Operands) +1\n    MLIR_BUILTIN_OPS\n#undef MLIR_OP\n    ;\n"
-               f"}} // namespace gen\n}} // namespace {ns}\n#undef MLIR_BUILTIN_OPS\n")
+        ops = (
+            f'#include "{lib.include}/{lib.name}Ops.h.inc"\n\nnamespace {ns} {{\nnamespace gen {{\n'
+            f"enum class {lib.name}Op : unsigned {{\n#define MLIR_OP(Name, Mnemonic, Operands) Name,\n"
+            f"  MLIR_BUILTIN_OPS\n#undef MLIR_OP\n}};\ninline constexpr unsigned Num{lib.name}Op = 0\n"
+            f"#define MLIR_OP(Name, Mnemonic, Operands) +1\n    MLIR_BUILTIN_OPS\n#undef MLIR_OP\n    ;\n"
+            f"}} // namespace gen\n}} // namespace {ns}\n#undef MLIR_BUILTIN_OPS\n"
+        )
     decls = "".join(f"unsigned {lib.name}_{s}(unsigned X);\n" for s in (*lib.heavy, *lib.units))
-    return (f"//===- {lib.name}.h - generated for the benchmark world ---------*- C++ -*-===//\n"
-            f'#ifndef {guard}\n#define {guard}\n\n#include "{layers.top_header(lib.project)}"\n{ops}\n'
-            f"namespace {ns} {{\nnamespace gen {{\n{decls}"
-            f"unsigned {lib.name}_all(unsigned X);\n}} // namespace gen\n}} // namespace {ns}\n\n#endif\n")
+    return (
+        f"//===- {lib.name}.h - generated for the benchmark world ---------*- C++ -*-===//\n"
+        f'#ifndef {guard}\n#define {guard}\n\n#include "{layers.top_header(lib.project)}"\n{ops}\n'
+        f"namespace {ns} {{\nnamespace gen {{\n{decls}"
+        f"unsigned {lib.name}_all(unsigned X);\n}} // namespace gen\n}} // namespace {ns}\n\n#endif\n"
+    )
 
 
 def unit(lib: Library, index: int) -> str:
     stem, ns, op = lib.units[index], _namespace(lib), f"{lib.name}Op"
     extra = '#include "llvm/IR/Intrinsics.h"\n' if lib.project == "llvm" else ""
-    intrinsic = (f"  X += static_cast<unsigned>(Intrinsic::Intrinsic_{index % INTRINSICS}) + NumIntrinsic;\n"
-                 if lib.project == "llvm" else "")
+    intrinsic = (
+        f"  X += static_cast<unsigned>(Intrinsic::Intrinsic_{index % INTRINSICS}) + NumIntrinsic;\n"
+        if lib.project == "llvm"
+        else ""
+    )
     cases = "".join(
         f"  case {op}::{op}_{(index * 7 + k) % OPS_PER_LIBRARY}:\n    X = Impl.step(X + {k}u);\n    break;\n"
         for k in range(8)
@@ -225,31 +308,40 @@ def heavy_unit(lib: Library, stem: str) -> str:
 def registry(lib: Library) -> str:
     ns = _namespace(lib)
     calls = "".join(f"  X = {lib.name}_{s}(X);\n" for s in (*lib.heavy, *lib.units))
-    return (f"// Generated: calls every translation unit of {lib.name}, so a tool linking it links them all.\n"
-            f'#include "{lib.include}/{lib.name}.h"\n\nnamespace {ns} {{\nnamespace gen {{\n'
-            f"unsigned {lib.name}_all(unsigned X) {{\n{calls}  return X;\n}}\n"
-            f"}} // namespace gen\n}} // namespace {ns}\n")
+    return (
+        f"// Generated: calls every translation unit of {lib.name}, so a tool linking it links them all.\n"
+        f'#include "{lib.include}/{lib.name}.h"\n\nnamespace {ns} {{\nnamespace gen {{\n'
+        f"unsigned {lib.name}_all(unsigned X) {{\n{calls}  return X;\n}}\n"
+        f"}} // namespace gen\n}} // namespace {ns}\n"
+    )
 
 
 def tool_main(tool: str, libs: list[Library], with_targets: bool) -> str:
     """A tool calling every library of `libs` (and, for LLVM, those of each configured target)."""
     plain = [lib for lib in libs if lib.target is None]
-    decls = "".join(f"namespace {_namespace(lib)} {{ namespace gen {{ unsigned {lib.name}_all(unsigned); }} }}\n"
-                    for lib in plain)
+    decls = "".join(
+        f"namespace {_namespace(lib)} {{ namespace gen {{ unsigned {lib.name}_all(unsigned); }} }}\n" for lib in plain
+    )
     calls = "".join(f"  X = {_namespace(lib)}::gen::{lib.name}_all(X);\n" for lib in plain)
     targets_decl = targets_call = ""
     if with_targets:
         kinds = TARGET_LIBRARIES
-        targets_decl = ("#define LLVM_TARGET(T) namespace llvm { namespace gen { \\\n"
-                        + "".join(f"  unsigned LLVM##T##{k}_all(unsigned); \\\n" for k in kinds)
-                        + "} }\n#include \"llvm/Config/Targets.def\"\n")
-        targets_call = ("#define LLVM_TARGET(T) \\\n"
-                        + "".join(f"  X = llvm::gen::LLVM##T##{k}_all(X); \\\n" for k in kinds)
-                        + "\n#include \"llvm/Config/Targets.def\"\n")
-    return (f"// {tool}: links every library of its project (generated for the benchmark world).\n"
-            f"#include <cstdio>\n\n{decls}{targets_decl}\nint main(int argc, char **) {{\n"
-            f"  unsigned X = static_cast<unsigned>(argc);\n{calls}{targets_call}"
-            f'  std::printf("{tool} %u\\n", X);\n  return 0;\n}}\n')
+        targets_decl = (
+            "#define LLVM_TARGET(T) namespace llvm { namespace gen { \\\n"
+            + "".join(f"  unsigned LLVM##T##{k}_all(unsigned); \\\n" for k in kinds)
+            + '} }\n#include "llvm/Config/Targets.def"\n'
+        )
+        targets_call = (
+            "#define LLVM_TARGET(T) \\\n"
+            + "".join(f"  X = llvm::gen::LLVM##T##{k}_all(X); \\\n" for k in kinds)
+            + '\n#include "llvm/Config/Targets.def"\n'
+        )
+    return (
+        f"// {tool}: links every library of its project (generated for the benchmark world).\n"
+        f"#include <cstdio>\n\n{decls}{targets_decl}\nint main(int argc, char **) {{\n"
+        f"  unsigned X = static_cast<unsigned>(argc);\n{calls}{targets_call}"
+        f'  std::printf("{tool} %u\\n", X);\n  return 0;\n}}\n'
+    )
 
 
 # ------------------------------------------------------------------------------------------------
@@ -261,8 +353,10 @@ def ops_td(lib: Library) -> str:
         lines = [f'def {lib.name}Ops : Enum<"{lib.name}Op", {OPS_PER_LIBRARY}>;']
         if lib.heavy and lib.target:
             t, seed = lib.target, ALL_TARGETS.index(lib.target) * 2
-            lines += [f'def {t}ISel : MatcherTable<"{t}", {HEAVY_TABLE_BYTES}, {seed + 1}>;',
-                      f'def {t}Instrs : InstrTable<"{t}", {HEAVY_TABLE_BYTES}, {seed + 2}>;']
+            lines += [
+                f'def {t}ISel : MatcherTable<"{t}", {HEAVY_TABLE_BYTES}, {seed + 1}>;',
+                f'def {t}Instrs : InstrTable<"{t}", {HEAVY_TABLE_BYTES}, {seed + 2}>;',
+            ]
     else:
         dialect = lib.name.lower()
         lines = [f'def {lib.name}Op_{i} : Op<"{dialect}.op{i}", {i % 3}>;' for i in range(OPS_PER_LIBRARY)]
@@ -270,9 +364,11 @@ def ops_td(lib: Library) -> str:
 
 
 def intrinsics_h() -> str:
-    return ("//===- llvm/IR/Intrinsics.h - the intrinsic enum, generated by llvm-tblgen -===//\n"
-            "#ifndef LLVM_IR_INTRINSICS_H\n#define LLVM_IR_INTRINSICS_H\n"
-            '#include "llvm/IR/IntrinsicEnums.inc"\n#endif\n')
+    return (
+        "//===- llvm/IR/Intrinsics.h - the intrinsic enum, generated by llvm-tblgen -===//\n"
+        "#ifndef LLVM_IR_INTRINSICS_H\n#define LLVM_IR_INTRINSICS_H\n"
+        '#include "llvm/IR/IntrinsicEnums.inc"\n#endif\n'
+    )
 
 
 def intrinsics_td() -> str:

@@ -72,9 +72,16 @@ class ScaleWorld:
 
 def _git_env() -> dict[str, str]:
     env = {k: v for k, v in os.environ.items() if not k.startswith("GIT_")}
-    env.update(GIT_CONFIG_NOSYSTEM="1", GIT_CONFIG_GLOBAL=os.devnull, GIT_AUTHOR_NAME="World Builder",
-               GIT_AUTHOR_EMAIL="world@example.invalid", GIT_COMMITTER_NAME="World Builder",
-               GIT_COMMITTER_EMAIL="world@example.invalid", GIT_AUTHOR_DATE=_DATE, GIT_COMMITTER_DATE=_DATE)
+    env.update(
+        GIT_CONFIG_NOSYSTEM="1",
+        GIT_CONFIG_GLOBAL=os.devnull,
+        GIT_AUTHOR_NAME="World Builder",
+        GIT_AUTHOR_EMAIL="world@example.invalid",
+        GIT_COMMITTER_NAME="World Builder",
+        GIT_COMMITTER_EMAIL="world@example.invalid",
+        GIT_AUTHOR_DATE=_DATE,
+        GIT_COMMITTER_DATE=_DATE,
+    )
     return env
 
 
@@ -105,8 +112,12 @@ def _fast_import(bare: Path, commits: list[NewCommit]) -> list[str]:
     chunks: list[bytes] = []
     for new in commits:
         parent = new.parent if len(new.parent) == 40 else f"refs/heads/{new.parent}"
-        chunks += [f"commit refs/heads/{new.branch}\ncommitter World Builder <world@example.invalid> "
-                   "1767225600 +0000\n".encode(), _data(new.message), f"from {parent}\n".encode()]
+        chunks += [
+            f"commit refs/heads/{new.branch}\ncommitter World Builder <world@example.invalid> "
+            "1767225600 +0000\n".encode(),
+            _data(new.message),
+            f"from {parent}\n".encode(),
+        ]
         for path, text in sorted(new.files.items()):
             if any(c in path for c in '\n"\\') or path.startswith(("/", " ")):
                 raise ValueError(f"{path!r} would need quoting in a fast-import stream")
@@ -120,8 +131,9 @@ def _tracked(bare: Path, commit: str) -> list[str]:
     return [p for p in _git(bare, "ls-tree", "-r", "-z", "--name-only", commit).split("\0") if p]
 
 
-def _filler(bare: Path, parent: str, files: dict[str, str], areas: tuple[shape.Area, ...], label: str
-            ) -> tuple[dict[str, str], Tree]:
+def _filler(
+    bare: Path, parent: str, files: dict[str, str], areas: tuple[shape.Area, ...], label: str
+) -> tuple[dict[str, str], Tree]:
     """The filler that gives the checkout of `parent` plus `files` upstream's files and folders."""
     tracked = set(_tracked(bare, parent)) | set(files)
     filler = shape.filler(sorted(tracked), areas, label)
@@ -135,8 +147,11 @@ def _appended(bare: Path, commit: str, appendix: dict[str, str]) -> dict[str, st
 
 
 def _library_files(lib: sources.Library, cmake_text: str) -> dict[str, str]:
-    files = {f"{lib.directory}/CMakeLists.txt": cmake_text, f"{lib.directory}/{lib.name}.td": sources.ops_td(lib),
-             f"{lib.directory}/{lib.name}Registry.cpp": sources.registry(lib)}
+    files = {
+        f"{lib.directory}/CMakeLists.txt": cmake_text,
+        f"{lib.directory}/{lib.name}.td": sources.ops_td(lib),
+        f"{lib.directory}/{lib.name}Registry.cpp": sources.registry(lib),
+    }
     for i, stem in enumerate(lib.units):
         files[f"{lib.directory}/{stem}.cpp"] = sources.unit(lib, i)
     for stem in lib.heavy:
@@ -188,32 +203,59 @@ def triton_files(plan: Plan) -> dict[str, str]:
 def _add_llvm(world: World, plan: Plan) -> tuple[str, str, Tree]:
     """(full commit, lean commit, the full one's checkout): lean has only the filler a build reads."""
     bare = world.bare["llvm-project"]
-    generated = {**llvm_files(plan), **_appended(bare, world.llvm_commit, {
-        "llvm/lib/CMakeLists.txt": cmake.llvm_lib_appendix(plan),
-        "llvm/tools/CMakeLists.txt": cmake.llvm_tools_appendix(),
-        "mlir/CMakeLists.txt": cmake.mlir_appendix(plan)})}
+    generated = {
+        **llvm_files(plan),
+        **_appended(
+            bare,
+            world.llvm_commit,
+            {
+                "llvm/lib/CMakeLists.txt": cmake.llvm_lib_appendix(plan),
+                "llvm/tools/CMakeLists.txt": cmake.llvm_tools_appendix(),
+                "mlir/CMakeLists.txt": cmake.mlir_appendix(plan),
+            },
+        ),
+    }
     filler, tree = _filler(bare, world.llvm_commit, generated, shape.LLVM_AREAS, "llvm-project")
     read = {path: text for path, text in filler.items() if path.startswith(shape.READ_BY_THE_BUILD)}
     rest = {path: text for path, text in filler.items() if path not in read}
     subject = f"[Bench] LLVM-sized tree: {plan.units} generated translation units"
-    lean, full = _fast_import(bare, [
-        NewCommit(LEAN_BRANCH, world.llvm_commit, {**generated, **read}, f"{subject}, the test folders' files"),
-        NewCommit(BRANCH, LEAN_BRANCH, rest, f"{subject}, llvm-project's files and folders")])
+    lean, full = _fast_import(
+        bare,
+        [
+            NewCommit(LEAN_BRANCH, world.llvm_commit, {**generated, **read}, f"{subject}, the test folders' files"),
+            NewCommit(BRANCH, LEAN_BRANCH, rest, f"{subject}, llvm-project's files and folders"),
+        ],
+    )
     return full, lean, tree
 
 
 def _add_triton(world: World, plan: Plan, llvm: dict[str, str]) -> tuple[list[str], Tree]:
     """A Triton commit per (branch -> LLVM commit it pins), each with Triton's files and folders."""
     bare, main = world.bare["triton"], world.triton_commits["main"]
-    generated = {**triton_files(plan), **_appended(bare, main, {
-        "CMakeLists.txt": cmake.triton_appendix(plan), "bin/CMakeLists.txt": cmake.triton_tools(plan.of("triton"))})}
+    generated = {
+        **triton_files(plan),
+        **_appended(
+            bare,
+            main,
+            {
+                "CMakeLists.txt": cmake.triton_appendix(plan),
+                "bin/CMakeLists.txt": cmake.triton_tools(plan.of("triton")),
+            },
+        ),
+    }
     filler, tree = _filler(bare, main, generated, shape.TRITON_AREAS, "triton")
     info = json.loads(_git(bare, "cat-file", "blob", f"{main}:cmake/llvm-info.json"))
     commits = []
     for branch, llvm_commit in llvm.items():
         pin = json.dumps({**info, "llvm_hash": llvm_commit}, indent=2) + "\n"
-        commits.append(NewCommit(branch, main, {**generated, **filler, "cmake/llvm-info.json": pin},
-                                 "[BUILD] Bump LLVM to the LLVM-sized tree; Triton-sized libraries"))
+        commits.append(
+            NewCommit(
+                branch,
+                main,
+                {**generated, **filler, "cmake/llvm-info.json": pin},
+                "[BUILD] Bump LLVM to the LLVM-sized tree; Triton-sized libraries",
+            )
+        )
     return _fast_import(bare, commits), tree
 
 
@@ -233,10 +275,19 @@ def main() -> int:
     parser.add_argument("--units", type=int, default=sources.DEFAULT_UNITS)
     args = parser.parse_args()
     scale = build_scale_world(args.root, args.units)
-    print(json.dumps({"git_root": str(scale.world.git_root), "llvm_commit": scale.llvm_commit,
-                      "triton_commit": scale.triton_commit, "units": args.units,
-                      "llvm_checkout": scale.llvm_tree.describe(), "triton_checkout": scale.triton_tree.describe()},
-                     indent=2))
+    print(
+        json.dumps(
+            {
+                "git_root": str(scale.world.git_root),
+                "llvm_commit": scale.llvm_commit,
+                "triton_commit": scale.triton_commit,
+                "units": args.units,
+                "llvm_checkout": scale.llvm_tree.describe(),
+                "triton_checkout": scale.triton_tree.describe(),
+            },
+            indent=2,
+        )
+    )
     return 0
 
 

@@ -40,8 +40,10 @@ def _typer_and_plain(command: Any, param: Any, value: Any) -> tuple[Any, Any]:
     ctx = Context(command)
     descriptor = param.type_descriptor
     outcomes = []
-    for coercion in (build_runtime_param(descriptor),
-                     _PlainValues(descriptor.parameter_info, descriptor.annotation, descriptor)):
+    for coercion in (
+        build_runtime_param(descriptor),
+        _PlainValues(descriptor.parameter_info, descriptor.annotation, descriptor),
+    ):
         try:
             outcomes.append(("value", coercion.coerce(value, param=param, ctx=ctx)))
         except BadParameter as exc:

@@ -19,8 +19,9 @@ def _capture(folder: Path, *records: dict[str, object]) -> Capture:
     return Capture(folder, info, [parse_record(r) for r in records], [("4242-0002-x", "not JSON")], ["boom"])
 
 
-def test_the_listing_has_a_row_per_record_and_names_what_was_not_read(tmp_path: Path,
-                                                                      capsys: pytest.CaptureFixture[str]) -> None:
+def test_the_listing_has_a_row_per_record_and_names_what_was_not_read(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
     capture = _capture(tmp_path / "cap", record())
     document = listing_json(capture)
     (row,) = document["kernels"]

@@ -89,10 +89,28 @@ def test_doctor_lists_its_checks_called_directly(tmp_path: Path, capsys: pytest.
 def test_command_signature_is_own_options_then_shared_ones() -> None:
     parameters = list(inspect.signature(doctor).parameters)
     # Last, the parameter Typer gives its context in (never an option): the lock names the command by it.
-    assert parameters == ["arch", "check", "list_checks", "fix", "strict", "deep",
-                          "workspace", "python", "triton_src", "json", "dry_run", "verbose", "tritondev_running"]
-    assert list(inspect.signature(setup).parameters) == [*(s.name for s in SETTINGS), "dry_run", "json", "verbose",
-                                                         "tritondev_running"]
+    assert parameters == [
+        "arch",
+        "check",
+        "list_checks",
+        "fix",
+        "strict",
+        "deep",
+        "workspace",
+        "python",
+        "triton_src",
+        "json",
+        "dry_run",
+        "verbose",
+        "tritondev_running",
+    ]
+    assert list(inspect.signature(setup).parameters) == [
+        *(s.name for s in SETTINGS),
+        "dry_run",
+        "json",
+        "verbose",
+        "tritondev_running",
+    ]
     with pytest.raises(TypeError):
         show(build_type="Debug")  # config show takes no --build-type
 
@@ -128,9 +146,24 @@ def _typer_command(*path: str) -> typer.core.TyperCommand:
     return command
 
 
-COMMANDS = [("setup",), ("build",), ("pins",), ("purge",), ("doctor",), ("verify",), ("compile",), ("env",),
-            ("run",), ("cache", "ls"), ("cache", "show"), ("cache", "clear"), ("cache", "prune"), ("config", "show"),
-            ("docker", "build"), ("docker", "run")]
+COMMANDS = [
+    ("setup",),
+    ("build",),
+    ("pins",),
+    ("purge",),
+    ("doctor",),
+    ("verify",),
+    ("compile",),
+    ("env",),
+    ("run",),
+    ("cache", "ls"),
+    ("cache", "show"),
+    ("cache", "clear"),
+    ("cache", "prune"),
+    ("config", "show"),
+    ("docker", "build"),
+    ("docker", "run"),
+]
 
 
 @pytest.mark.parametrize("path", COMMANDS, ids=[" ".join(p) for p in COMMANDS])

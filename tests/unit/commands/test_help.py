@@ -21,10 +21,14 @@ def help_text(capsys: pytest.CaptureFixture[str], *argv: str) -> str:
 
 
 @pytest.mark.parametrize("columns", [60, 80, 200])
-@pytest.mark.parametrize("path", [(), ("cache",), ("docker",), ("config",), *COMMANDS],
-                         ids=["tritondev", "cache", "docker", "config", *(" ".join(p) for p in COMMANDS)])
-def test_help_text(capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch, path: tuple[str, ...],
-                   columns: int) -> None:
+@pytest.mark.parametrize(
+    "path",
+    [(), ("cache",), ("docker",), ("config",), *COMMANDS],
+    ids=["tritondev", "cache", "docker", "config", *(" ".join(p) for p in COMMANDS)],
+)
+def test_help_text(
+    capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch, path: tuple[str, ...], columns: int
+) -> None:
     """At any width: a narrow terminal wraps the text, and must not leave a space before punctuation."""
     monkeypatch.setenv("COLUMNS", str(columns))
     text = help_text(capsys, *path)

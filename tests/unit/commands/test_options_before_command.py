@@ -22,16 +22,18 @@ def run_main(args: list[str], capsys: pytest.CaptureFixture[str]) -> tuple[int, 
     return int(info.value.code or 0), captured.out, captured.err
 
 
-def test_options_before_the_command_count_as_given(tmp_path: Path, capsys: pytest.CaptureFixture[str],
-                                                   monkeypatch: pytest.MonkeyPatch) -> None:
+def test_options_before_the_command_count_as_given(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
     monkeypatch.delenv("TRITONDEV_WORKSPACE", raising=False)
     code, out, err = run_main(["--workspace", str(tmp_path / "ws"), "--json", "config", "show"], capsys)
     assert code == 0, err
     rows = json.loads(out)["settings"]
     assert rows["workspace"]["value"] == str(tmp_path / "ws") and rows["workspace"]["source"] == "cli:--workspace"
     # Given after it as well, the later one wins.
-    code, out, _ = run_main(["--workspace", "/nowhere", "config", "show", "--json", "--workspace", str(tmp_path)],
-                            capsys)
+    code, out, _ = run_main(
+        ["--workspace", "/nowhere", "config", "show", "--json", "--workspace", str(tmp_path)], capsys
+    )
     assert json.loads(out)["settings"]["workspace"]["value"] == str(tmp_path)
 
 
@@ -49,8 +51,12 @@ def test_every_cache_command_takes_python() -> None:
 
 def _triton(active: dict[str, object] | None = None, active_error: str | None = None) -> TritonFacts:
     """The probe's triton facts as tritondev_probe.py answers them."""
-    return _read_triton(Fields({"version": "3.5.0", "file": "/t", "source_build": False, "active": active,
-                                "active_error": active_error}, "tritondev_probe.py: triton"))
+    return _read_triton(
+        Fields(
+            {"version": "3.5.0", "file": "/t", "source_build": False, "active": active, "active_error": active_error},
+            "tritondev_probe.py: triton",
+        )
+    )
 
 
 def test_no_active_driver_is_said_plainly() -> None:

@@ -12,12 +12,15 @@ from bootstrap.core.errors import UsageError
 TAKES = {"--python": True, "--dump-ir": False, "-v": False, "--verbose": False, "--good": True}
 
 
-@pytest.mark.parametrize(("args", "own", "program"), [
-    (["--python", "p", "--", "python", "-c", "x"], ["--python", "p"], ["python", "-c", "x"]),
-    (["--python=p", "python", "k.py", "-v"], ["--python=p"], ["python", "k.py", "-v"]),
-    (["--good", "-1", "--dump-ir", "--", "--weird"], ["--good", "-1", "--dump-ir"], ["--weird"]),
-    (["-v"], ["-v"], None),
-])
+@pytest.mark.parametrize(
+    ("args", "own", "program"),
+    [
+        (["--python", "p", "--", "python", "-c", "x"], ["--python", "p"], ["python", "-c", "x"]),
+        (["--python=p", "python", "k.py", "-v"], ["--python=p"], ["python", "k.py", "-v"]),
+        (["--good", "-1", "--dump-ir", "--", "--weird"], ["--good", "-1", "--dump-ir"], ["--weird"]),
+        (["-v"], ["-v"], None),
+    ],
+)
 def test_the_split(args: list[str], own: list[str], program: list[str] | None) -> None:
     assert _split_own_options(args, TAKES, "tritondev run") == (own, program)
 
@@ -28,16 +31,26 @@ def run_main(args: list[str], capsys: pytest.CaptureFixture[str]) -> tuple[int, 
     return int(info.value.code or 0), capsys.readouterr().err
 
 
-@pytest.mark.parametrize(("args", "says"), [
-    (["bisect", "triton", "--python", "X", "--good", "A", "--bad", "B", "--", "python", "t.py"],
-     "error: tritondev bisect triton has no option --python\n"),
-    (["bisect", "llvm", "--good", "A", "--bad", "B", "--jsno", "--", "x"],
-     "error: tritondev bisect llvm has no option --jsno (did you mean --json?)\n"),
-    (["run", "--pyton", "/usr/bin/python3", "--", "python", "-c", "pass"],
-     "error: tritondev run has no option --pyton (did you mean --python?)\n"),
-])
-def test_an_unknown_option_before_the_command_is_exit_2(args: list[str], says: str,
-                                                         capsys: pytest.CaptureFixture[str]) -> None:
+@pytest.mark.parametrize(
+    ("args", "says"),
+    [
+        (
+            ["bisect", "triton", "--python", "X", "--good", "A", "--bad", "B", "--", "python", "t.py"],
+            "error: tritondev bisect triton has no option --python\n",
+        ),
+        (
+            ["bisect", "llvm", "--good", "A", "--bad", "B", "--jsno", "--", "x"],
+            "error: tritondev bisect llvm has no option --jsno (did you mean --json?)\n",
+        ),
+        (
+            ["run", "--pyton", "/usr/bin/python3", "--", "python", "-c", "pass"],
+            "error: tritondev run has no option --pyton (did you mean --python?)\n",
+        ),
+    ],
+)
+def test_an_unknown_option_before_the_command_is_exit_2(
+    args: list[str], says: str, capsys: pytest.CaptureFixture[str]
+) -> None:
     code, err = run_main(args, capsys)
     assert code == 2 and err.startswith(says), err
     assert "fix: give only its own options before `--`" in err and "not on PATH" not in err

@@ -12,8 +12,9 @@ import pytest
 from bootstrap import __version__, program
 
 
-def test_run_answers_and_ignores_ctrl_c_after_the_outcome(monkeypatch: pytest.MonkeyPatch,
-                                                          capsys: pytest.CaptureFixture[str]) -> None:
+def test_run_answers_and_ignores_ctrl_c_after_the_outcome(
+    monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
     monkeypatch.setattr(sys, "argv", ["tritondev", "--version"])
     before = signal.getsignal(signal.SIGINT)
     try:

@@ -30,8 +30,10 @@ def given() -> Iterator[None]:
 
 def test_the_options_go_right_after_the_command_it_takes_them(given: None) -> None:
     shown = fixlines.repeat_options("tritondev doctor --fix (purges them), then: tritondev setup")
-    assert shown == (f"tritondev doctor --workspace '{WS}' --python {PY} --fix (purges them), then: "
-                     f"tritondev setup --workspace '{WS}' --python {PY}")
+    assert shown == (
+        f"tritondev doctor --workspace '{WS}' --python {PY} --fix (purges them), then: "
+        f"tritondev setup --workspace '{WS}' --python {PY}"
+    )
     # bisect resume takes no --python: only the workspace is repeated.
     resume = fixlines.repeat_options("`tritondev bisect resume` goes on")
     assert resume == f"`tritondev bisect resume --workspace '{WS}'` goes on"
@@ -58,10 +60,12 @@ def test_nothing_given_changes_nothing() -> None:
 def test_doctor_repeats_its_own_check_and_arch_in_its_own_fix(given: None) -> None:
     fixlines.narrow("doctor", ["--check", "packages"])
     assert fixlines.repeat_options("tritondev doctor --fix") == (
-        f"tritondev doctor --workspace '{WS}' --python {PY} --check packages --fix")
+        f"tritondev doctor --workspace '{WS}' --python {PY} --check packages --fix"
+    )
     assert "--check packages" not in (fixlines.repeat_options("tritondev setup") or "")
     assert fixlines.repeat_options("tritondev doctor --check ptxas.arch -v") == (
-        f"tritondev doctor --workspace '{WS}' --python {PY} --check ptxas.arch -v")
+        f"tritondev doctor --workspace '{WS}' --python {PY} --check ptxas.arch -v"
+    )
 
 
 def test_a_fix_naming_setup_repeats_the_clone_setup_was_asked_to_build(given: None) -> None:
@@ -69,10 +73,12 @@ def test_a_fix_naming_setup_repeats_the_clone_setup_was_asked_to_build(given: No
     clone, not PyTorch's pin; a fix that chooses the commit itself is left as written."""
     fixlines.setup_asked_for("/home/me/my triton")
     error = UsageError("no Triton build in the workspace", fix="run `tritondev setup` first")
-    assert error.shown_fix == (f"run `tritondev setup --workspace '{WS}' --python {PY} --triton-src"
-                               " '/home/me/my triton'` first")
+    assert error.shown_fix == (
+        f"run `tritondev setup --workspace '{WS}' --python {PY} --triton-src '/home/me/my triton'` first"
+    )
     assert fixlines.repeat_options("tritondev setup --triton-commit abc") == (
-        f"tritondev setup --workspace '{WS}' --python {PY} --triton-commit abc")
+        f"tritondev setup --workspace '{WS}' --python {PY} --triton-commit abc"
+    )
     assert "--triton-src" not in (fixlines.repeat_options("tritondev env --editor") or "")
     run_state.start()  # a new run: nothing given on its command line
     fixlines.know_commands(options.accepted_options(cli.build_app()))

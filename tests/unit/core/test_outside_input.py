@@ -32,9 +32,43 @@ from tests.support.snapshot import diff, snapshot
 SETTINGS = settings(database=None, deadline=None, max_examples=150, suppress_health_check=list(HealthCheck))
 
 URL_PARTS = st.sampled_from(
-    ["https://", "http://", "ssh://", "git://", "file://", "raw+https://", "ext::", "ftp://", "", "-", "~", "/", "[",
-     "]", "::1", "[::1]", "@", ":", "user:pw@", "tok@", "host", "127.0.0.1", ":99999", ":80", "/path", "?token=x",
-     "#frag", "%00", "\0", " ", "\n", "..", "HOST", "localhost", "git@github.com:a/b"]
+    [
+        "https://",
+        "http://",
+        "ssh://",
+        "git://",
+        "file://",
+        "raw+https://",
+        "ext::",
+        "ftp://",
+        "",
+        "-",
+        "~",
+        "/",
+        "[",
+        "]",
+        "::1",
+        "[::1]",
+        "@",
+        ":",
+        "user:pw@",
+        "tok@",
+        "host",
+        "127.0.0.1",
+        ":99999",
+        ":80",
+        "/path",
+        "?token=x",
+        "#frag",
+        "%00",
+        "\0",
+        " ",
+        "\n",
+        "..",
+        "HOST",
+        "localhost",
+        "git@github.com:a/b",
+    ]
 )
 urls = st.lists(URL_PARTS | st.text(max_size=6), max_size=8).map("".join)
 
@@ -64,8 +98,19 @@ def test_any_repository_url_is_accepted_or_exit_2(text: str) -> None:
     only_usage_errors(validate_raw_base, text)
 
 
-@pytest.mark.parametrize("url", ["https://user:s3cret@[::1/x.git", "git://[::1", "https://h:99999/x", "file://HOST",
-                                 "file://", "raw+https://[::1", "https://h:port/x", "~nosuchuser-tritondev/x"])
+@pytest.mark.parametrize(
+    "url",
+    [
+        "https://user:s3cret@[::1/x.git",
+        "git://[::1",
+        "https://h:99999/x",
+        "file://HOST",
+        "file://",
+        "raw+https://[::1",
+        "https://h:port/x",
+        "~nosuchuser-tritondev/x",
+    ],
+)
 def test_malformed_urls_are_exit_2(url: str) -> None:
     with pytest.raises(TritondevError) as info:
         validate_repo_url(url, "Triton URL")
@@ -100,12 +145,26 @@ toml_values = st.recursive(
     lambda inner: st.lists(inner, max_size=3) | st.dictionaries(st.text(max_size=5), inner, max_size=3),
     max_leaves=8,
 )
-KEYS = ["build_type", "jobs", "link_jobs", "python", "triton_url", "ccache", "ccache_remote", "backend", "mirror",
-        "torch_ref", "workspace", "tritondev", "tool"]
+KEYS = [
+    "build_type",
+    "jobs",
+    "link_jobs",
+    "python",
+    "triton_url",
+    "ccache",
+    "ccache_remote",
+    "backend",
+    "mirror",
+    "torch_ref",
+    "workspace",
+    "tritondev",
+    "tool",
+]
 
 
 def _toml_text(data: dict[str, Any]) -> str:
     """A TOML rendering good enough for the fuzzer: JSON scalars are TOML scalars; tables inline."""
+
     def value(v: Any) -> str:
         if v is None:
             return '""'
@@ -118,20 +177,26 @@ def _toml_text(data: dict[str, Any]) -> str:
         if isinstance(v, list):
             return "[" + ", ".join(value(x) for x in v) + "]"
         return "{" + ", ".join(f"{json.dumps(k)} = {value(x)}" for k, x in v.items()) + "}"
+
     return "".join(f"{json.dumps(k)} = {value(v)}\n" for k, v in data.items())
 
 
 @SETTINGS
-@given(st.dictionaries(st.sampled_from(KEYS) | st.text(max_size=4), toml_values, max_size=4)
-       | st.binary(max_size=120).map(lambda b: {"__raw__": b}))
+@given(
+    st.dictionaries(st.sampled_from(KEYS) | st.text(max_size=4), toml_values, max_size=4)
+    | st.binary(max_size=120).map(lambda b: {"__raw__": b})
+)
 def test_any_settings_file_loads_or_is_exit_2_and_changes_nothing(
     tmp_path_factory: pytest.TempPathFactory, data: dict[str, Any]
 ) -> None:
     ws = tmp_path_factory.mktemp("ws")
     raw = data.get("__raw__")
     name = "tritondev.toml" if len(data) % 2 or raw is not None else "pyproject.toml"
-    text = raw if isinstance(raw, bytes) else _toml_text(data if name == "tritondev.toml" else {"tool": {
-        "tritondev": data}}).encode()
+    text = (
+        raw
+        if isinstance(raw, bytes)
+        else _toml_text(data if name == "tritondev.toml" else {"tool": {"tritondev": data}}).encode()
+    )
     (ws / name).write_bytes(text)
     before = snapshot(ws)
     loaded = only_usage_errors(load_settings, {"workspace": str(ws)}, {})
@@ -148,7 +213,7 @@ def test_any_settings_file_loads_or_is_exit_2_and_changes_nothing(
         (b"jobs = 100000000000000000000000000000\n", "at most"),
         (b'python = "/a\\u0000b"\n', "control character"),
         (b"backend = 3\n", "expected a string"),
-        (b"ccache = \"maybe\"\n", "true or false"),
+        (b'ccache = "maybe"\n', "true or false"),
         (b"jobs = 2.5\n", "whole number"),
     ],
 )
@@ -197,8 +262,21 @@ def test_every_value_shown_by_config_show_is_masked(tmp_path: Path) -> None:
 # -- the workspace env file -----------------------------------------------------------------------------
 
 env_lines = st.lists(
-    st.sampled_from(["export A=1", "export B='x y'", 'export C="a\\"b"', "export D='unclosed", "echo hi", "# note",
-                     "export E=$HOME", "export F=a#b", "", "export G=", "  export H='ü'"])
+    st.sampled_from(
+        [
+            "export A=1",
+            "export B='x y'",
+            'export C="a\\"b"',
+            "export D='unclosed",
+            "echo hi",
+            "# note",
+            "export E=$HOME",
+            "export F=a#b",
+            "",
+            "export G=",
+            "  export H='ü'",
+        ]
+    )
     | st.text(max_size=20).map(lambda t: "export Z=" + t),
     max_size=6,
 )
@@ -240,11 +318,37 @@ def test_a_fifo_env_file_is_an_error_not_a_hang(tmp_path: Path) -> None:
 # -- the purge journal ----------------------------------------------------------------------------------
 
 journal_values = st.recursive(
-    st.none() | st.booleans() | st.integers() | st.floats(allow_nan=False) | st.text(max_size=12)
+    st.none()
+    | st.booleans()
+    | st.integers()
+    | st.floats(allow_nan=False)
+    | st.text(max_size=12)
     | st.sampled_from(["--index-url=http://evil", "/abs/path", "file:///x.whl", "index", "url", "editable", "triton"]),
-    lambda inner: st.lists(inner, max_size=3) | st.dictionaries(
-        st.sampled_from(["name", "version", "source", "kind", "path", "url", "index_url", "extra_index_urls",
-                         "installed_at", "placeholder", "executable", "id", "target", "removed"]), inner, max_size=4),
+    lambda inner: (
+        st.lists(inner, max_size=3)
+        | st.dictionaries(
+            st.sampled_from(
+                [
+                    "name",
+                    "version",
+                    "source",
+                    "kind",
+                    "path",
+                    "url",
+                    "index_url",
+                    "extra_index_urls",
+                    "installed_at",
+                    "placeholder",
+                    "executable",
+                    "id",
+                    "target",
+                    "removed",
+                ]
+            ),
+            inner,
+            max_size=4,
+        )
+    ),
     max_leaves=12,
 )
 
@@ -267,8 +371,11 @@ def test_any_journal_run_is_read_or_exit_2_and_never_gives_pip_an_option(run: An
 
 def test_a_journal_of_the_wrong_shape_names_the_field(tmp_path: Path) -> None:
     path = tmp_path / "purge-journal.json"
-    path.write_text(json.dumps({"format": 1, "runs": [{"id": "x", "target": ["not", "an", "object"],
-                                                          "removed": [{"name": "triton"}]}]}))
+    path.write_text(
+        json.dumps(
+            {"format": 1, "runs": [{"id": "x", "target": ["not", "an", "object"], "removed": [{"name": "triton"}]}]}
+        )
+    )
     # The file and the field: which run, which key, what it is instead.
     said = r"purge-journal.json is not as tritondev writes it: the last run: 'target' is list, not an object"
     with pytest.raises(TritondevError, match=said) as info:

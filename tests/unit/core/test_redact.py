@@ -24,9 +24,9 @@ from bootstrap.core.redact import redact, redact_data
 SETTINGS = settings(database=None, deadline=None, max_examples=200, suppress_health_check=list(HealthCheck))
 
 # A secret: something no surrounding text holds by chance (a marker, then URL-safe or percent-encoded text).
-secrets = st.text(alphabet="abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789-._~%!$&'()*+,;=",
-                  min_size=1, max_size=16).map(lambda s: "Qz9" + s.replace("'", "").replace("&", "")
-                                                .replace(";", ""))
+secrets = st.text(
+    alphabet="abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789-._~%!$&'()*+,;=", min_size=1, max_size=16
+).map(lambda s: "Qz9" + s.replace("'", "").replace("&", "").replace(";", ""))
 hosts = st.sampled_from(["github.com", "127.0.0.1:8080", "[::1]", "cache.example", "h"])
 schemes = st.sampled_from(["https", "http", "ssh", "git", "redis", "raw+https", "git+https", "redis+unix"])
 paths = st.sampled_from(["", "/", "/org/repo.git", "/a@b/c", "/x?y=1", "/simple/"])
@@ -72,7 +72,9 @@ def test_what_stays_readable() -> None:
     assert redact("ssh://git@github.com/a/b.git") == "ssh://git@github.com/a/b.git"
     assert redact("git@github.com:a/b.git") == "git@github.com:a/b.git"
     assert redact("https://host:8080/a@b") == "https://host:8080/a@b"
-    assert redact("redis://user:pw@127.0.0.1:6379|connect-timeout=5") == "redis://***:***@127.0.0.1:6379|connect-timeout=5"
+    assert (
+        redact("redis://user:pw@127.0.0.1:6379|connect-timeout=5") == "redis://***:***@127.0.0.1:6379|connect-timeout=5"
+    )
 
 
 def test_a_password_with_an_unencoded_at_and_slash_is_masked_whole() -> None:
@@ -86,8 +88,9 @@ def test_a_bearer_token_after_a_space_is_masked() -> None:
 
 def test_redact_data_masks_keys_and_values() -> None:
     data = {"https://t@h/x": ["https://u:p@h", 3, None, {"k": "?token=abc"}]}
-    assert json.dumps(redact_data(data)) == json.dumps({"https://***@h/x": ["https://***:***@h", 3, None,
-                                                                             {"k": "?token=***"}]})
+    assert json.dumps(redact_data(data)) == json.dumps(
+        {"https://***@h/x": ["https://***:***@h", 3, None, {"k": "?token=***"}]}
+    )
 
 
 SECRET = "Qz9secret"
@@ -101,7 +104,7 @@ def test_both_consoles_and_json_mask(capsys: pytest.CaptureFixture[str]) -> None
     ui.emit_json({"url": f"https://u:{SECRET}@h", "n": 1, "obj": object()})
     out, err = capsys.readouterr()
     assert SECRET not in out + err
-    assert json.loads(out[out.index("{"):])["n"] == 1
+    assert json.loads(out[out.index("{") :])["n"] == 1
 
 
 def test_user_text_is_never_markup_or_emoji(capsys: pytest.CaptureFixture[str]) -> None:
@@ -144,10 +147,10 @@ def test_option_errors_are_masked_and_one_json_document(capsys: pytest.CaptureFi
 # -- any URL with credentials, in any position and any quoting ------------------------------------------
 
 # Passwords hold anything but a line break and `@`: quotes, backslashes, spaces, non-ASCII letters.
-passwords = st.text(alphabet=st.characters(exclude_characters="@\n\r", exclude_categories=("Cs", "Cc")),
-                    min_size=1, max_size=20).map(lambda s: "Qz9" + s)
-tokens = st.text(alphabet="abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_-", min_size=20,
-                 max_size=40)
+passwords = st.text(
+    alphabet=st.characters(exclude_characters="@\n\r", exclude_categories=("Cs", "Cc")), min_size=1, max_size=20
+).map(lambda s: "Qz9" + s)
+tokens = st.text(alphabet="abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_-", min_size=20, max_size=40)
 users = st.sampled_from(["user", "x-access-token", "oauth2", "git"])
 
 
@@ -182,6 +185,7 @@ def test_any_url_with_credentials_in_any_position_and_quoting_is_masked(
 
 # -- a secret is masked where it is, never searched for elsewhere -----------------------------------------
 
+
 def _setup_state(remote: str) -> Any:
     """A state/setup.json as setup writes it, the ccache remote (and so its password) in the install's env."""
     from bootstrap.pipeline.built.state import SetupState
@@ -190,12 +194,18 @@ def _setup_state(remote: str) -> Any:
 
     ws = "/home/me/triton work/ws"
     return SetupState(
-        triton_src=Path("/home/me/src/triton"), setup_dir=Path("/home/me/src/triton/python"),
-        python=Path(f"{ws}/venv/bin/python"), python_origin="workspace venv",
-        llvm_build=Path(f"{ws}/build/llvm/llvm-1234abcd-release-0"), triton_commit="0123456789abcdef" * 2 + "01234567",
-        install=Command(step="triton-install", argv=(f"{ws}/venv/bin/python", "-m", "pip", "install", "-e", "."),
-                        cwd="/home/me/src/triton/python",
-                        env=(("TRITON_BUILD_WITH_CCACHE", "true"), ("CCACHE_REMOTE_STORAGE", remote))),
+        triton_src=Path("/home/me/src/triton"),
+        setup_dir=Path("/home/me/src/triton/python"),
+        python=Path(f"{ws}/venv/bin/python"),
+        python_origin="workspace venv",
+        llvm_build=Path(f"{ws}/build/llvm/llvm-1234abcd-release-0"),
+        triton_commit="0123456789abcdef" * 2 + "01234567",
+        install=Command(
+            step="triton-install",
+            argv=(f"{ws}/venv/bin/python", "-m", "pip", "install", "-e", "."),
+            cwd="/home/me/src/triton/python",
+            env=(("TRITON_BUILD_WITH_CCACHE", "true"), ("CCACHE_REMOTE_STORAGE", remote)),
+        ),
         ccache=Tool("ccache", "/usr/bin/ccache", "4.8.3"),
     )
 
@@ -204,18 +214,44 @@ _PLAIN = json.dumps(_setup_state("redis://127.0.0.1:6379").to_json(), indent=2, 
 # Secrets that are words of tritondev's own documents (a key, a path, a step name, JSON syntax), and any
 # other text: a password may be anything but `@`, a line break, or a leading space.
 _substrings = st.tuples(st.integers(0, len(_PLAIN) - 1), st.integers(1, 24)).map(
-    lambda at: _PLAIN[at[0]:at[0] + at[1]])
+    lambda at: _PLAIN[at[0] : at[0] + at[1]]
+)
 any_secrets = st.one_of(
-    st.sampled_from(["triton", "triton_src", "tritondev-setup-state", "kind", "python", "/home/me", '": "',
-                     "install", "ccache", "127.0.0.1", "6379", "***", "src", "e", "-"]),
-    _substrings, st.text(min_size=1, max_size=24)).filter(
-    lambda s: not any(c in s for c in "@\n\r\0") and not s[0].isspace() and s.strip())
+    st.sampled_from(
+        [
+            "triton",
+            "triton_src",
+            "tritondev-setup-state",
+            "kind",
+            "python",
+            "/home/me",
+            '": "',
+            "install",
+            "ccache",
+            "127.0.0.1",
+            "6379",
+            "***",
+            "src",
+            "e",
+            "-",
+        ]
+    ),
+    _substrings,
+    st.text(min_size=1, max_size=24),
+).filter(lambda s: not any(c in s for c in "@\n\r\0") and not s[0].isspace() and s.strip())
 
 
 @settings(database=None, deadline=None, max_examples=100, suppress_health_check=list(HealthCheck))
-@given(secret=any_secrets, forms=st.sampled_from([("redis://:{}@127.0.0.1:6379", "redis://***:***@127.0.0.1:6379"),
-                                     ("redis://user:{}@127.0.0.1:6379", "redis://***:***@127.0.0.1:6379"),
-                                     ("https://cache.example/c|bearer-token={}", "https://cache.example/c|bearer-token=***")]))
+@given(
+    secret=any_secrets,
+    forms=st.sampled_from(
+        [
+            ("redis://:{}@127.0.0.1:6379", "redis://***:***@127.0.0.1:6379"),
+            ("redis://user:{}@127.0.0.1:6379", "redis://***:***@127.0.0.1:6379"),
+            ("https://cache.example/c|bearer-token={}", "https://cache.example/c|bearer-token=***"),
+        ]
+    ),
+)
 def test_a_secret_is_masked_where_it_is_and_nowhere_else(
     secret: str, forms: tuple[str, str], capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
 ) -> None:
@@ -251,4 +287,7 @@ def test_a_secret_is_masked_where_it_is_and_nowhere_else(
 def test_a_common_word_as_password_leaves_tritondevs_own_words_alone() -> None:
     """The report: `--ccache-remote 'redis://:triton@host'` once wrote `"***_src"` into state/setup.json."""
     text = '{"kind": "tritondev-setup-state", "triton_src": "/w/src/triton", "remote": "redis://:triton@h:1"}'
-    assert redact(text) == '{"kind": "tritondev-setup-state", "triton_src": "/w/src/triton", "remote": "redis://***:***@h:1"}'
+    assert (
+        redact(text)
+        == '{"kind": "tritondev-setup-state", "triton_src": "/w/src/triton", "remote": "redis://***:***@h:1"}'
+    )

@@ -26,8 +26,9 @@ def run_main(args: list[str], capsys: pytest.CaptureFixture[str]) -> tuple[int, 
     return int(info.value.code or 0), captured.out, captured.err
 
 
-def test_a_second_command_in_one_process_starts_clean(tmp_path: Path, capsys: pytest.CaptureFixture[str],
-                                                      monkeypatch: pytest.MonkeyPatch) -> None:
+def test_a_second_command_in_one_process_starts_clean(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
     for name in ("TRITONDEV_WORKSPACE", "TRITONDEV_TRITON_URL", "VIRTUAL_ENV", "CONDA_PREFIX"):
         monkeypatch.delenv(name, raising=False)
     first, second = tmp_path / "first", tmp_path / "second"

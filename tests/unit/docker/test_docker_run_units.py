@@ -14,8 +14,13 @@ from bootstrap.docker.run import DockerResult, _make_folder
 
 def test_the_outcome_masks_credentials_and_names_what_it_creates() -> None:
     argv = ("podman", "build", "--build-arg", "PIP_INDEX_URL=https://me:s3cret@pypi.example.com/simple", ".")
-    outcome = DockerResult(Engine("podman", "/usr/bin/podman", rootless=True), "tritondev:0.1.0", argv,
-                            dry_run=True, created=("/home/me/tritondev",))
+    outcome = DockerResult(
+        Engine("podman", "/usr/bin/podman", rootless=True),
+        "tritondev:0.1.0",
+        argv,
+        dry_run=True,
+        created=("/home/me/tritondev",),
+    )
     document = outcome.to_json()
     assert document["engine"] == {"flavour": "podman", "program": "/usr/bin/podman", "rootless": True}
     assert "s3cret" not in str(document) and document["dry_run"] is True

@@ -34,10 +34,18 @@ class RunChanges(TypedDict, total=False):
     args: Sequence[str]
 
 
-def _run(engine: Engine, image: str = "tritondev:t", workspace: Path = Path("/home/u/ws"),
-         **changes: Unpack[RunChanges]) -> list[str]:
-    return dockerplan.run_command(engine, image=image, workspace=workspace, ccache_dir=Path("/home/u/.cache/c"),
-                                  host_uid=1234, host_gid=987, **changes)
+def _run(
+    engine: Engine, image: str = "tritondev:t", workspace: Path = Path("/home/u/ws"), **changes: Unpack[RunChanges]
+) -> list[str]:
+    return dockerplan.run_command(
+        engine,
+        image=image,
+        workspace=workspace,
+        ccache_dir=Path("/home/u/.cache/c"),
+        host_uid=1234,
+        host_gid=987,
+        **changes,
+    )
 
 
 def _pairs(argv: list[str], flag: str) -> list[str]:
@@ -137,7 +145,12 @@ def test_default_ccache_dir_follows_xdg() -> None:
 
 def test_build_command_for_podman_with_base_and_isolation() -> None:
     argv = dockerplan.build_command(
-        PODMAN, context=REPO, tag="localhost/t:1", uid=4321, gid=4322, base="localhost/base:bookworm",
+        PODMAN,
+        context=REPO,
+        tag="localhost/t:1",
+        uid=4321,
+        gid=4322,
+        base="localhost/base:bookworm",
         isolation="chroot",
     )
     assert argv[:2] == ["podman", "build"]
@@ -200,5 +213,3 @@ def test_dockerignore_keeps_the_context_small() -> None:
 
 
 # -- the CLI --------------------------------------------------------------------------------------
-
-

@@ -20,8 +20,22 @@ ARCHITECTURE = REPO / "docs" / "architecture.md"
 
 # The top-level packages of bootstrap/, lowest first: a module imports from its own package and from
 # packages to its left only. docs/architecture.md states the same line (test_the_map_states_the_layers).
-LAYERS = ("core", "git", "env", "purge", "kernels", "docker", "pipeline", "ir", "repro", "doctor", "commands",
-          "cli", "program", "__main__")
+LAYERS = (
+    "core",
+    "git",
+    "env",
+    "purge",
+    "kernels",
+    "docker",
+    "pipeline",
+    "ir",
+    "repro",
+    "doctor",
+    "commands",
+    "cli",
+    "program",
+    "__main__",
+)
 # Where bootstrap imports inside a function are allowed: the command line, so that `--help` stays fast,
 # and the program, whose Ctrl-C handler is in place before the command line's imports.
 LATE_IMPORTS_ALLOWED = ("bootstrap.cli", "bootstrap.commands", "bootstrap.program")
@@ -75,8 +89,7 @@ def imports() -> list[Import]:
             else:
                 names = []
             where = f"{path.relative_to(REPO)}:{node.lineno}"
-            found += [Import(me, name, where, late) for name in names
-                      if name.startswith("bootstrap.") and name != me]
+            found += [Import(me, name, where, late) for name in names if name.startswith("bootstrap.") and name != me]
     return found
 
 
@@ -130,9 +143,13 @@ def test_the_root_package_imports_nothing() -> None:
 
 def test_every_import_points_down() -> None:
     rank = {name: n for n, name in enumerate(LAYERS)}
-    wrong = [f"{i.where}: {i.importer} imports {i.imported}" for i in imports()
-             if top(i.imported) != "bootstrap" and top(i.importer) != top(i.imported)
-             and rank[top(i.imported)] > rank[top(i.importer)]]
+    wrong = [
+        f"{i.where}: {i.importer} imports {i.imported}"
+        for i in imports()
+        if top(i.imported) != "bootstrap"
+        and top(i.importer) != top(i.imported)
+        and rank[top(i.imported)] > rank[top(i.importer)]
+    ]
     assert not wrong, "imports that point up:\n" + "\n".join(wrong)
 
 
@@ -141,7 +158,7 @@ def node_in(package: str, module: str) -> str | None:
     sub-package that holds it (a sub-package counts as one whole), or None (outside the package)."""
     if not module.startswith(package + ".") and module != package:
         return None
-    rest = module[len(package) + 1:].split(".") if module != package else []
+    rest = module[len(package) + 1 :].split(".") if module != package else []
     if not rest:
         return module
     child = f"{package}.{rest[0]}"
@@ -175,8 +192,11 @@ def test_no_two_modules_import_each_other() -> None:
 
 
 def test_imports_inside_functions_only_where_help_must_stay_fast() -> None:
-    late = [f"{i.where}: {i.importer} imports {i.imported} inside a function" for i in imports()
-            if i.late and not i.importer.startswith(LATE_IMPORTS_ALLOWED)]
+    late = [
+        f"{i.where}: {i.importer} imports {i.imported} inside a function"
+        for i in imports()
+        if i.late and not i.importer.startswith(LATE_IMPORTS_ALLOWED)
+    ]
     assert not late, "\n".join(late)
 
 
@@ -185,8 +205,11 @@ def test_a_command_imports_no_other_command() -> None:
     for i in imports():
         if top(i.importer) == "commands" and top(i.imported) == "commands":
             own = ".".join(i.importer.split(".")[:3])
-            if not (i.imported == "bootstrap.commands.options" or i.imported.startswith(own)
-                    or i.importer == "bootstrap.commands"):
+            if not (
+                i.imported == "bootstrap.commands.options"
+                or i.imported.startswith(own)
+                or i.importer == "bootstrap.commands"
+            ):
                 wrong.append(f"{i.where}: {i.importer} imports {i.imported}")
     assert not wrong, "\n".join(wrong)
 
@@ -256,8 +279,12 @@ def test_git_commands_are_run_only_under_git() -> None:
     found = []
     for path in sorted(p for p in PACKAGE.rglob("*.py") if (PACKAGE / "git") not in p.parents):
         for node in ast.walk(ast.parse(path.read_text())):
-            if (isinstance(node, ast.List) and node.elts and isinstance(node.elts[0], ast.Constant)
-                    and node.elts[0].value == "git"):
+            if (
+                isinstance(node, ast.List)
+                and node.elts
+                and isinstance(node.elts[0], ast.Constant)
+                and node.elts[0].value == "git"
+            ):
                 found.append(f"{path.relative_to(REPO)}:{node.lineno}")
     assert not found, "\n".join(found)
 
@@ -265,9 +292,13 @@ def test_git_commands_are_run_only_under_git() -> None:
 def test_setup_is_reached_through_its_api() -> None:
     """What stands above setup (the commands, bisect, the IR tools) uses bootstrap/pipeline/setup/api.py
     alone: setup's other modules can change without them; a finished build is read from pipeline/built/."""
-    wrong = [f"{i.where}: {i.importer} imports {i.imported}" for i in imports()
-             if i.imported.startswith("bootstrap.pipeline.setup.") and not i.importer.startswith(
-                 "bootstrap.pipeline.setup.") and i.imported != "bootstrap.pipeline.setup.api"]
+    wrong = [
+        f"{i.where}: {i.importer} imports {i.imported}"
+        for i in imports()
+        if i.imported.startswith("bootstrap.pipeline.setup.")
+        and not i.importer.startswith("bootstrap.pipeline.setup.")
+        and i.imported != "bootstrap.pipeline.setup.api"
+    ]
     assert not wrong, "\n".join(wrong)
 
 

@@ -36,9 +36,29 @@ RUNNER_METHODS = {"run", "capture", "stream", "run_attached"}
 # Modules whose import alone means processes or writes: the runner, the one write helper, and the
 # standard library's own ways to start a process or change the disk.
 WORK_MODULES = {"subprocess", "shutil", "tempfile", "bootstrap.core.process.runner", "bootstrap.core.io.writes"}
-CHANGES_THE_DISK = {"unlink", "rmdir", "rmtree", "remove", "removedirs", "rename", "renames", "write_text",
-                    "write_bytes", "mkdir", "makedirs", "touch", "symlink_to", "hardlink_to", "chmod", "truncate",
-                    "system", "popen", "spawnv", "execv", "fork"}
+CHANGES_THE_DISK = {
+    "unlink",
+    "rmdir",
+    "rmtree",
+    "remove",
+    "removedirs",
+    "rename",
+    "renames",
+    "write_text",
+    "write_bytes",
+    "mkdir",
+    "makedirs",
+    "touch",
+    "symlink_to",
+    "hardlink_to",
+    "chmod",
+    "truncate",
+    "system",
+    "popen",
+    "spawnv",
+    "execv",
+    "fork",
+}
 DONE_BY_THE_DECORATOR = {
     "quiet": "sets the runner's echo (declare it: @command(echo=...))",
     "lock": "takes the workspace lock (declare it: @command(lock=...); the package takes it with ctx.locked())",
@@ -69,8 +89,7 @@ def _opens_for_writing(call: ast.Call) -> bool:
     position = 0 if isinstance(call.func, ast.Attribute) else 1
     modes = [call.args[position]] if len(call.args) > position else []
     modes += [k.value for k in call.keywords if k.arg == "mode"]
-    return any(isinstance(m, ast.Constant) and isinstance(m.value, str) and set(m.value) & set("wax+")
-               for m in modes)
+    return any(isinstance(m, ast.Constant) and isinstance(m.value, str) and set(m.value) & set("wax+") for m in modes)
 
 
 def work_in_command(source: str, path: str) -> list[str]:
@@ -102,8 +121,11 @@ def protocol_breaches(source: str, path: str) -> list[str]:
     choice between text and JSON, errors marked as shown."""
     found = []
     for node in ast.walk(ast.parse(source)):
-        if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) \
-                and node.func.attr in DONE_BY_THE_DECORATOR:
+        if (
+            isinstance(node, ast.Call)
+            and isinstance(node.func, ast.Attribute)
+            and node.func.attr in DONE_BY_THE_DECORATOR
+        ):
             found.append(f"{path}:{node.lineno}: {DONE_BY_THE_DECORATOR[node.func.attr]}")
         elif isinstance(node, ast.keyword) and node.arg == "reported":
             found.append(f"{path}:{node.value.lineno}: marks an error as shown (return it as the outcome's failure)")
@@ -118,11 +140,21 @@ def dict_key_reads(source: str, path: str) -> list[str]:
     """`data["key"]`, `data.get("key")`: a renderer reading a dict instead of a typed field."""
     found = []
     for node in ast.walk(ast.parse(source)):
-        if isinstance(node, ast.Subscript) and isinstance(node.ctx, ast.Load) \
-                and isinstance(node.slice, ast.Constant) and isinstance(node.slice.value, str):
+        if (
+            isinstance(node, ast.Subscript)
+            and isinstance(node.ctx, ast.Load)
+            and isinstance(node.slice, ast.Constant)
+            and isinstance(node.slice.value, str)
+        ):
             found.append(f"{path}:{node.lineno}: reads the key {node.slice.value!r}")
-        elif isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.func.attr == "get" \
-                and node.args and isinstance(node.args[0], ast.Constant) and isinstance(node.args[0].value, str):
+        elif (
+            isinstance(node, ast.Call)
+            and isinstance(node.func, ast.Attribute)
+            and node.func.attr == "get"
+            and node.args
+            and isinstance(node.args[0], ast.Constant)
+            and isinstance(node.args[0].value, str)
+        ):
             found.append(f"{path}:{node.lineno}: reads the key {node.args[0].value!r}")
     return found
 
@@ -153,7 +185,7 @@ def test_no_command_module_reads_dict_keys() -> None:
 
 
 def test_the_work_rule_catches_a_command_that_does_work() -> None:
-    bad = '''
+    bad = """
 import shutil
 from bootstrap.core.io.writes import replace_text
 
@@ -170,7 +202,7 @@ def clear(ctx, folder):
     with (folder / "b").open(mode="w"):
         pass
     print(open(folder / "c").read(), "x".replace("x", "y"))  # reading and str.replace are fine
-'''
+"""
     found = work_in_command(bad, "bad.py")
     said = "\n".join(found)
     assert "imports shutil" in said and "imports bootstrap.core.io.writes" in said
@@ -182,7 +214,7 @@ def clear(ctx, folder):
 
 
 def test_the_protocol_rule_catches_a_command_that_shows_and_locks_by_itself() -> None:
-    bad = '''
+    bad = """
 def purge(ctx):
     ctx = ctx.with_runner(ctx.runner.quiet(ctx.json))
     with ctx.workspace.lock("purge"):
@@ -192,10 +224,15 @@ def purge(ctx):
     failure = CheckFailed("no", reported=True)
     failure.reported = True
     raise failure
-'''
+"""
     said = "\n".join(protocol_breaches(bad, "bad.py"))
-    for words in ("sets the runner's echo", "takes the workspace lock", "decides by --json itself",
-                  "prints the JSON document", "marks an error as shown"):
+    for words in (
+        "sets the runner's echo",
+        "takes the workspace lock",
+        "decides by --json itself",
+        "prints the JSON document",
+        "marks an error as shown",
+    ):
         assert words in said, (words, said)
     assert said.count("marks an error as shown") == 2 and said.count("decides by --json") == 2
 
@@ -203,7 +240,9 @@ def purge(ctx):
 def test_the_dict_rule_catches_a_renderer_reading_keys() -> None:
     bad = 'def render(data):\n    print(data["torch_ref"], data.get("notes"), data[0], data.get(key))\n'
     assert [line.split(": ", 1)[1] for line in dict_key_reads(bad, "bad.py")] == [
-        "reads the key 'torch_ref'", "reads the key 'notes'"]
+        "reads the key 'torch_ref'",
+        "reads the key 'notes'",
+    ]
 
 
 # -- every command body returns an Outcome ----------------------------------------------------------
@@ -291,8 +330,9 @@ def untyped_report_fields(source: str, path: str) -> list[str]:
                         continue
                     why = _untyped(statement.annotation)
                     if why:
-                        found.append(f"{path}: {node.name}.{statement.target.id} ({ast.unparse(statement.annotation)}:"
-                                     f" {why})")
+                        found.append(
+                            f"{path}: {node.name}.{statement.target.id} ({ast.unparse(statement.annotation)}: {why})"
+                        )
     return found
 
 
@@ -300,13 +340,16 @@ def test_no_report_has_a_field_typed_dict_or_any() -> None:
     found = []
     for path in sorted(PACKAGE.rglob("*.py")):
         rel = path.relative_to(REPO).as_posix()
-        found += [line for line in untyped_report_fields(path.read_text(encoding="utf-8"), rel)
-                  if line.partition(" (")[0] not in NOT_YET_ON_THE_PROTOCOL]
+        found += [
+            line
+            for line in untyped_report_fields(path.read_text(encoding="utf-8"), rel)
+            if line.partition(" (")[0] not in NOT_YET_ON_THE_PROTOCOL
+        ]
     assert not found, "report fields a reader cannot rely on:\n" + "\n".join(found)
 
 
 def test_the_report_rule_catches_untyped_fields() -> None:
-    bad = '''
+    bad = """
 class PinsReport:
     data: dict[str, object]
     extra: dict
@@ -322,8 +365,14 @@ class Shown(Outcome):
 
 class Helper:
     free: dict[str, Any]
-'''
+"""
     found = untyped_report_fields(bad, "bad.py")
     fields = [line.split(": ", 1)[1].split(" (")[0] for line in found]
-    assert fields == ["PinsReport.data", "PinsReport.extra", "PinsReport.anything", "PinsReport.rows",
-                      "PinsReport.maybe", "Shown.raw"], found
+    assert fields == [
+        "PinsReport.data",
+        "PinsReport.extra",
+        "PinsReport.anything",
+        "PinsReport.rows",
+        "PinsReport.maybe",
+        "Shown.raw",
+    ], found

@@ -173,12 +173,14 @@ class Follow:
 
     def _closes_over(self, node: ast.expr, names: set[str]) -> bool:
         """A lambda (or a nested function, by name) that uses the context."""
-        return isinstance(node, ast.Lambda) and any(self.is_context(n, names) for n in ast.walk(node.body)
-                                                    if isinstance(n, (ast.Name, ast.Attribute)))
+        return isinstance(node, ast.Lambda) and any(
+            self.is_context(n, names) for n in ast.walk(node.body) if isinstance(n, (ast.Name, ast.Attribute))
+        )
 
     # -- calls ------------------------------------------------------------------------------------------
-    def callee(self, module: str, func: ast.expr, cls: tuple[str, ast.ClassDef] | None
-               ) -> tuple[str, ast.FunctionDef | ast.ClassDef] | None:
+    def callee(
+        self, module: str, func: ast.expr, cls: tuple[str, ast.ClassDef] | None
+    ) -> tuple[str, ast.FunctionDef | ast.ClassDef] | None:
         mod = self.code.modules[module]
         if isinstance(func, ast.Name):
             return self.code.define(module, func.id)
@@ -194,28 +196,36 @@ class Follow:
         if isinstance(call.func, ast.Attribute) and call.func.attr in ("replace", "with_runner"):
             return True
         node = found[1] if found else None
-        return isinstance(node, ast.FunctionDef) and node.returns is not None and \
-            CONTEXT_TYPE in ast.unparse(node.returns)
+        return (
+            isinstance(node, ast.FunctionDef) and node.returns is not None and CONTEXT_TYPE in ast.unparse(node.returns)
+        )
 
     # -- one function -----------------------------------------------------------------------------------
-    def function(self, module: str, node: ast.FunctionDef, names: set[str],
-                 cls: tuple[str, ast.ClassDef] | None = None) -> None:
+    def function(
+        self, module: str, node: ast.FunctionDef, names: set[str], cls: tuple[str, ast.ClassDef] | None = None
+    ) -> None:
         key = (module, node.lineno, frozenset(names))
         if key in self.seen:
             return
         self.seen.add(key)
         self.reach.files.add(self.code.modules[module].path)
         names, parts = set(names), set[str]()
-        nested = {n.name for n in ast.walk(node) if isinstance(n, ast.FunctionDef) and n is not node
-                  and any(self.is_context(x, names) for x in ast.walk(n) if isinstance(x, (ast.Name, ast.Attribute)))}
+        nested = {
+            n.name
+            for n in ast.walk(node)
+            if isinstance(n, ast.FunctionDef)
+            and n is not node
+            and any(self.is_context(x, names) for x in ast.walk(n) if isinstance(x, (ast.Name, ast.Attribute)))
+        }
         for sub in ast.walk(node):
             self._bind(module, sub, names, parts, cls)
         for sub in ast.walk(node):
             if isinstance(sub, ast.Call):
                 self._call(module, sub, names, parts, nested, cls)
 
-    def _bind(self, module: str, sub: ast.AST, names: set[str], parts: set[str],
-              cls: tuple[str, ast.ClassDef] | None) -> None:
+    def _bind(
+        self, module: str, sub: ast.AST, names: set[str], parts: set[str], cls: tuple[str, ast.ClassDef] | None
+    ) -> None:
         """Names bound to a context made from it, or to a part of it."""
         pairs: list[tuple[ast.expr, ast.expr]] = []
         if isinstance(sub, ast.Assign):
@@ -229,22 +239,36 @@ class Follow:
         for target, value in pairs:
             if not isinstance(target, ast.Name):
                 continue
-            if isinstance(value, ast.Call) and (
+            if (
+                isinstance(value, ast.Call)
+                and (
                     any(self.is_context(a, names) for a in [*value.args, *(k.value for k in value.keywords)])
-                    or (isinstance(value.func, ast.Attribute) and self.is_context(value.func.value, names))) \
-                    and self.returns_context(self.callee(module, value.func, cls), value):
+                    or (isinstance(value.func, ast.Attribute) and self.is_context(value.func.value, names))
+                )
+                and self.returns_context(self.callee(module, value.func, cls), value)
+            ):
                 names.add(target.id)
             elif self.is_context(value, names):
                 names.add(target.id)
             elif self.is_part(value, names, parts):
                 parts.add(target.id)
 
-    def _call(self, module: str, call: ast.Call, names: set[str], parts: set[str], nested: set[str],
-              cls: tuple[str, ast.ClassDef] | None) -> None:
+    def _call(
+        self,
+        module: str,
+        call: ast.Call,
+        names: set[str],
+        parts: set[str],
+        nested: set[str],
+        cls: tuple[str, ast.ClassDef] | None,
+    ) -> None:
         args = list(call.args)
         keywords = {k.arg: k.value for k in call.keywords if k.arg}
-        whole = [i for i, a in enumerate(args) if self.is_context(a, names) or self._closes_over(a, names)
-                 or (isinstance(a, ast.Name) and a.id in nested)]
+        whole = [
+            i
+            for i, a in enumerate(args)
+            if self.is_context(a, names) or self._closes_over(a, names) or (isinstance(a, ast.Name) and a.id in nested)
+        ]
         whole_kw = {k for k, v in keywords.items() if self.is_context(v, names) or self._closes_over(v, names)}
         part = any(self.is_part(a, names, parts) for a in [*args, *keywords.values()])
         if not (whole or whole_kw or part):
@@ -269,8 +293,12 @@ class Follow:
     def _into_class(self, module: str, cls: ast.ClassDef, whole: list[int], whole_kw: set[str]) -> None:
         init = self.code.method(module, cls, "__init__")
         if init is None:  # a dataclass: its fields, in order, from the base classes first
-            fields = [n.target.id for _, k in reversed(list(self.code.bases(module, cls))) for n in k.body
-                      if isinstance(n, ast.AnnAssign) and isinstance(n.target, ast.Name)]
+            fields = [
+                n.target.id
+                for _, k in reversed(list(self.code.bases(module, cls)))
+                for n in k.body
+                if isinstance(n, ast.AnnAssign) and isinstance(n.target, ast.Name)
+            ]
             for name in {fields[i] for i in whole if i < len(fields)} | whole_kw:
                 self._hold(module, cls, name)
             return
@@ -278,8 +306,11 @@ class Follow:
         receiving = {params[i] for i in whole if i < len(params)} | whole_kw
         for node in ast.walk(init[1]):
             if isinstance(node, ast.Assign):
-                for target, value in zip(node.targets[0].elts if isinstance(node.targets[0], ast.Tuple)
-                                         else node.targets, value_list(node.value), strict=False):
+                for target, value in zip(
+                    node.targets[0].elts if isinstance(node.targets[0], ast.Tuple) else node.targets,
+                    value_list(node.value),
+                    strict=False,
+                ):
                     if isinstance(target, ast.Attribute) and isinstance(value, ast.Name) and value.id in receiving:
                         self._hold(module, cls, target.attr)
 
@@ -287,8 +318,10 @@ class Follow:
         """Class `cls` holds the context in `name`: the class that declares the field, its methods (and its
         subclasses'), and every function that takes such an object, see it."""
         for where, klass in self.code.bases(module, cls):
-            if any(isinstance(n, ast.AnnAssign) and isinstance(n.target, ast.Name) and n.target.id == name
-                   for n in klass.body):
+            if any(
+                isinstance(n, ast.AnnAssign) and isinstance(n.target, ast.Name) and n.target.id == name
+                for n in klass.body
+            ):
                 module, cls = where, klass
         if (module, cls.name) in self.held:
             return
@@ -348,14 +381,14 @@ SAMPLE = {
     "pkg/low/__init__.py": "",
     "pkg/low/holder.py": (
         "from dataclasses import dataclass\nfrom pkg.core import AppContext\n\n"
-        "@dataclass\nclass Holder:\n    ctx: AppContext\n"),
+        "@dataclass\nclass Holder:\n    ctx: AppContext\n"
+    ),
     "pkg/low/values.py": "def use(settings):\n    return settings\n",
-    "pkg/mid.py": (
-        "from pkg.low.holder import Holder\n\n"
-        "def handle(run: Holder):\n    return run.ctx\n"),
+    "pkg/mid.py": ("from pkg.low.holder import Holder\n\ndef handle(run: Holder):\n    return run.ctx\n"),
     "pkg/top.py": (
         "from pkg.low.holder import Holder\nfrom pkg.low.values import use\n\n"
-        "def start(ctx):\n    use(ctx.settings)\n    return Holder(ctx)\n"),
+        "def start(ctx):\n    use(ctx.settings)\n    return Holder(ctx)\n"
+    ),
 }
 
 
@@ -376,8 +409,10 @@ def test_the_measure_sees_parts_holders_and_the_way_back_up(tmp_path: Path) -> N
 
 if __name__ == "__main__":
     found = measure(Path(sys.argv[1]).resolve() if len(sys.argv) > 1 else REPO)
-    print(f"setup's context enters {len(found.files)} files (at most {MAX_FILES}), "
-          f"{len(found.ups)} moves back up (at most {MAX_UPS})")
+    print(
+        f"setup's context enters {len(found.files)} files (at most {MAX_FILES}), "
+        f"{len(found.ups)} moves back up (at most {MAX_UPS})"
+    )
     for path in sorted(str(f) for f in found.files):
         print(f"  {path}")
     for move in sorted(m.label for m in found.ups):

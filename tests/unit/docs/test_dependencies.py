@@ -47,8 +47,11 @@ def _imports(inside: bool = False) -> dict[str, set[str]]:
 
 
 def _third_party(modules: dict[str, set[str]]) -> dict[str, set[str]]:
-    return {m: where for m, where in modules.items()
-            if m.split(".")[0] not in sys.stdlib_module_names and m.split(".")[0] != "bootstrap"}
+    return {
+        m: where
+        for m, where in modules.items()
+        if m.split(".")[0] not in sys.stdlib_module_names and m.split(".")[0] != "bootstrap"
+    }
 
 
 def test_every_imported_package_is_declared() -> None:
@@ -77,8 +80,9 @@ PRIVATE_ALLOWED = {
 
 
 def test_only_public_modules_of_other_packages() -> None:
-    private = {m: sorted(w) for m, w in _third_party(_imports()).items()
-               if any(part.startswith("_") for part in m.split("."))}
+    private = {
+        m: sorted(w) for m, w in _third_party(_imports()).items() if any(part.startswith("_") for part in m.split("."))
+    }
     assert private == PRIVATE_ALLOWED, f"private modules of other packages: {private}"
 
 
@@ -102,8 +106,11 @@ def test_every_declared_package_is_used() -> None:
     """Nothing is declared that nothing uses: each is imported by tritondev, or lent to the one script
     inside the target that imports it."""
     owners = packages_distributions()
-    used = {canonicalize_name(d) for module in _third_party(_imports())
-            for d in owners.get(module.split(".")[0], [module.split(".")[0]])}
+    used = {
+        canonicalize_name(d)
+        for module in _third_party(_imports())
+        for d in owners.get(module.split(".")[0], [module.split(".")[0]])
+    }
     inside = _imports(inside=True)
     for name, (module, script) in LENT.items():
         assert script in inside.get(module, set()), f"{name} is declared for {script}, which does not import it"

@@ -47,9 +47,11 @@ def state_joins(path: str, tree: ast.Module) -> list[str]:
     for node in ast.walk(tree):
         if isinstance(node, ast.BinOp) and isinstance(node.op, ast.Div):
             left, right = node.left, node.right
-            if ((isinstance(left, ast.Attribute) and left.attr == "state")
-                    or (isinstance(left, ast.Name) and left.id in ("state", "state_dir"))
-                    or (isinstance(right, ast.Constant) and right.value == "state")):
+            if (
+                (isinstance(left, ast.Attribute) and left.attr == "state")
+                or (isinstance(left, ast.Name) and left.id in ("state", "state_dir"))
+                or (isinstance(right, ast.Constant) and right.value == "state")
+            ):
                 found.append(f"{where(path, node)}: a path joined onto the state folder")
         if isinstance(node, ast.Constant) and node.value in names:
             found.append(f"{where(path, node)}: {node.value!r} named outside StateFiles")
@@ -63,8 +65,10 @@ def test_state_files_are_named_only_in_the_workspace_layout() -> None:
 
 
 def test_a_state_path_joined_by_hand_is_found() -> None:
-    crafted = ast.parse("a = ws.state / 'x.json'\nb = state_dir / NAME\nc = root / 'state' / 'y'\n"
-                        "d = folder / 'purge-journal.json'\ne = root / 'logs' / 'x.log'\n")
+    crafted = ast.parse(
+        "a = ws.state / 'x.json'\nb = state_dir / NAME\nc = root / 'state' / 'y'\n"
+        "d = folder / 'purge-journal.json'\ne = root / 'logs' / 'x.log'\n"
+    )
     found = state_joins("m.py", crafted)
     assert [line.split(":")[1] for line in found] == ["1", "2", "3", "4"], found
 
@@ -129,8 +133,12 @@ def cache_readings(path: str, tree: ast.Module) -> list[str]:
     for node in ast.walk(tree):
         if isinstance(node, ast.ImportFrom) and (node.module or "").startswith("bootstrap.kernels.cache"):
             found += [f"{where(path, node)}: imports {a.name}" for a in node.names if a.name in CACHE_INSIDE]
-        if (isinstance(node, ast.Attribute) and node.attr in CACHE_INSIDE and isinstance(node.value, ast.Name)
-                and node.value.id in ("kc", "cache", "kernel_cache")):
+        if (
+            isinstance(node, ast.Attribute)
+            and node.attr in CACHE_INSIDE
+            and isinstance(node.value, ast.Name)
+            and node.value.id in ("kc", "cache", "kernel_cache")
+        ):
             found.append(f"{where(path, node)}: {node.value.id}.{node.attr}")
         if isinstance(node, ast.Constant) and isinstance(node.value, str) and node.value.startswith("tmp."):
             found.append(f"{where(path, node)}: {node.value!r} (a cache write's leftovers)")
@@ -140,14 +148,17 @@ def cache_readings(path: str, tree: ast.Module) -> list[str]:
 def test_the_kernel_cache_is_read_and_judged_only_by_its_package() -> None:
     """`cache ls/prune`, doctor's cache checks and `doctor --fix` see one judged report of the cache:
     no other module scans it or decides what is stale."""
-    found = [line for path, tree in sources() if not path.startswith(CACHE_PACKAGE)
-             for line in cache_readings(path, tree)]
+    found = [
+        line for path, tree in sources() if not path.startswith(CACHE_PACKAGE) for line in cache_readings(path, tree)
+    ]
     assert found == [], "use bootstrap.kernels.cache.judge_cache / inspect_cache:\n" + "\n".join(found)
 
 
 def test_a_cache_read_by_hand_is_found() -> None:
-    crafted = ast.parse("from bootstrap.kernels.cache import scan, with_staleness\n"
-                        "half = [n for n in names if n.startswith('tmp.')]\nentries = kc.stale_reasons(e)\n")
+    crafted = ast.parse(
+        "from bootstrap.kernels.cache import scan, with_staleness\n"
+        "half = [n for n in names if n.startswith('tmp.')]\nentries = kc.stale_reasons(e)\n"
+    )
     assert len(cache_readings("bootstrap/doctor/checks/cache.py", crafted)) == 4
 
 
@@ -169,8 +180,11 @@ def nvidia_lookups(path: str, tree: ast.Module) -> list[str]:
             first = node.args[0] if node.args else None
             if called == "which" and isinstance(first, ast.Constant) and first.value in NVIDIA_TOOLS:
                 found.append(f"{where(path, node)}: which({first.value!r})")
-        if isinstance(node, ast.Constant) and isinstance(node.value, str) and (
-                node.value in TOOLKIT_NAMES or node.value.startswith(("/usr/local/cuda", "/opt/cuda"))):
+        if (
+            isinstance(node, ast.Constant)
+            and isinstance(node.value, str)
+            and (node.value in TOOLKIT_NAMES or node.value.startswith(("/usr/local/cuda", "/opt/cuda")))
+        ):
             found.append(f"{where(path, node)}: {node.value!r}")
     return found
 
@@ -179,15 +193,20 @@ def test_nvidia_tools_are_found_only_by_the_one_lookup() -> None:
     """compile, its ptxas retry, `cache show`, doctor's ptxas check and an offline build find ptxas,
     nvdisasm and the CUDA toolkit through bootstrap/kernels/nvidia_tools.py. The scripts that run in the
     target ask Triton for its own choice and are not a lookup of ours."""
-    found = [line for path, tree in sources()
-             if path != NVIDIA_LOOKUP and not path.startswith("bootstrap/core/target/scripts/")
-             for line in nvidia_lookups(path, tree)]
+    found = [
+        line
+        for path, tree in sources()
+        if path != NVIDIA_LOOKUP and not path.startswith("bootstrap/core/target/scripts/")
+        for line in nvidia_lookups(path, tree)
+    ]
     assert found == [], "use bootstrap.kernels.nvidia_tools:\n" + "\n".join(found)
 
 
 def test_an_nvidia_tool_looked_for_by_hand_is_found() -> None:
-    crafted = ast.parse("a = shutil.which('ptxas', path=p)\nb = environ.get('CUDA_HOME')\n"
-                        "c = Path('/usr/local/cuda') / 'bin'\nd = runner.which('nvdisasm')\ne = which(name)\n")
+    crafted = ast.parse(
+        "a = shutil.which('ptxas', path=p)\nb = environ.get('CUDA_HOME')\n"
+        "c = Path('/usr/local/cuda') / 'bin'\nd = runner.which('nvdisasm')\ne = which(name)\n"
+    )
     assert len(nvidia_lookups("bootstrap/doctor/checks/ptxas.py", crafted)) == 4
 
 
@@ -203,8 +222,12 @@ def _is_std_stream(node: ast.AST) -> bool:
     """`sys.stdout`, `sys.stderr`, or either's `.buffer`."""
     if isinstance(node, ast.Attribute) and node.attr == "buffer":
         return True
-    return (isinstance(node, ast.Attribute) and node.attr in ("stdout", "stderr")
-            and isinstance(node.value, ast.Name) and node.value.id == "sys")
+    return (
+        isinstance(node, ast.Attribute)
+        and node.attr in ("stdout", "stderr")
+        and isinstance(node.value, ast.Name)
+        and node.value.id == "sys"
+    )
 
 
 def stream_writes(path: str, tree: ast.Module) -> list[str]:
@@ -218,8 +241,11 @@ def stream_writes(path: str, tree: ast.Module) -> list[str]:
         if isinstance(func, ast.Attribute) and func.attr in ("write", "writelines") and _is_std_stream(func.value):
             found.append(f"{where(path, node)}: {ast.unparse(func)}()")
         if isinstance(func, ast.Name) and func.id == "print":
-            found += [f"{where(path, node)}: print(file=...)" for k in node.keywords
-                      if k.arg == "file" and _is_std_stream(k.value)]
+            found += [
+                f"{where(path, node)}: print(file=...)"
+                for k in node.keywords
+                if k.arg == "file" and _is_std_stream(k.value)
+            ]
     return found
 
 
@@ -227,15 +253,20 @@ def test_a_childs_output_is_echoed_only_through_core_ui() -> None:
     """What a build, a test run, a bisect's command, docker or `tritondev run` prints reaches the
     terminal through bootstrap.core.ui.ChildOutput (masked, escaped, a closed reader ending the echo
     only), not through a write of a module's own."""
-    found = [line for path, tree in sources()
-             if path not in STREAM_WRITERS and not path.startswith("bootstrap/core/target/scripts/")
-             for line in stream_writes(path, tree)]
+    found = [
+        line
+        for path, tree in sources()
+        if path not in STREAM_WRITERS and not path.startswith("bootstrap/core/target/scripts/")
+        for line in stream_writes(path, tree)
+    ]
     assert found == [], "use bootstrap.core.ui.ChildOutput (or ui's other writers):\n" + "\n".join(found)
 
 
 def test_an_echo_by_hand_is_found() -> None:
-    crafted = ast.parse("def show(line):\n    sys.stderr.write(line + '\\n')\n"
-                        "sys.stdout.buffer.write(b'x')\nprint(line, file=sys.stderr)\nlog.write(line)\n")
+    crafted = ast.parse(
+        "def show(line):\n    sys.stderr.write(line + '\\n')\n"
+        "sys.stdout.buffer.write(b'x')\nprint(line, file=sys.stderr)\nlog.write(line)\n"
+    )
     assert len(stream_writes("bootstrap/pipeline/bisect/steps.py", crafted)) == 3
 
 
@@ -244,8 +275,16 @@ def test_an_echo_by_hand_is_found() -> None:
 JOBS_OWNER = "bootstrap/pipeline/host/jobs.py"
 # What sizing is made of: the memory of a job, the CPU count, and the sizing steps below the entries
 # (size_for_settings, size_for_build_types, memory_allows) that every caller uses.
-JOB_PARTS = ("COMPILE_MEMORY", "LINK_MEMORY", "PREPROCESS_MEMORY", "cpu_count", "sched_getaffinity",
-             "process_cpu_count", "size_jobs", "size_distributed")
+JOB_PARTS = (
+    "COMPILE_MEMORY",
+    "LINK_MEMORY",
+    "PREPROCESS_MEMORY",
+    "cpu_count",
+    "sched_getaffinity",
+    "process_cpu_count",
+    "size_jobs",
+    "size_distributed",
+)
 
 
 def job_sizings(path: str, tree: ast.Module) -> list[str]:
@@ -268,20 +307,36 @@ def test_job_counts_come_from_the_one_sizing() -> None:
 
 
 def test_a_job_count_by_hand_is_found() -> None:
-    crafted = ast.parse("from bootstrap.pipeline.host.jobs import COMPILE_MEMORY\n"
-                        "safe = mem // COMPILE_MEMORY['Debug']\nn = os.cpu_count()\nj = jobs.size_jobs(r, 'Debug')\n")
+    crafted = ast.parse(
+        "from bootstrap.pipeline.host.jobs import COMPILE_MEMORY\n"
+        "safe = mem // COMPILE_MEMORY['Debug']\nn = os.cpu_count()\nj = jobs.size_jobs(r, 'Debug')\n"
+    )
     assert len(job_sizings("bootstrap/doctor/checks/settings.py", crafted)) == 4
 
 
 # -- state of a run -------------------------------------------------------------------------------------
 
-MUTATORS = {"append", "appendleft", "extend", "insert", "pop", "popleft", "remove", "clear", "add", "discard",
-            "update", "setdefault", "popitem", "sort", "reverse"}
+MUTATORS = {
+    "append",
+    "appendleft",
+    "extend",
+    "insert",
+    "pop",
+    "popleft",
+    "remove",
+    "clear",
+    "add",
+    "discard",
+    "update",
+    "setdefault",
+    "popitem",
+    "sort",
+    "reverse",
+}
 # Module globals that do change, each for a reason that is not a run's.
 ALLOWED_GLOBALS = {
     ("bootstrap/core/run_state.py", "_RUN"): "the run in progress itself, replaced whole by start()",
-    ("bootstrap/doctor/registry.py", "REGISTRY"): "filled while the check modules are imported: the same for "
-                                                  "every run",
+    ("bootstrap/doctor/registry.py", "REGISTRY"): "filled while the check modules are imported: the same for every run",
 }
 
 
@@ -290,8 +345,13 @@ def _module_names(tree: ast.Module) -> set[str]:
     by a call (an instance whose attributes could be set)."""
     names = set()
     for node in tree.body:
-        targets = node.targets if isinstance(node, ast.Assign) else [node.target] if isinstance(
-            node, ast.AnnAssign) and node.value is not None else []
+        targets = (
+            node.targets
+            if isinstance(node, ast.Assign)
+            else [node.target]
+            if isinstance(node, ast.AnnAssign) and node.value is not None
+            else []
+        )
         value = getattr(node, "value", None)
         if isinstance(value, (ast.List, ast.Dict, ast.Set, ast.ListComp, ast.DictComp, ast.SetComp, ast.Call)):
             names |= {t.id for t in targets if isinstance(t, ast.Name)}
@@ -340,9 +400,11 @@ def test_no_module_global_changes_during_a_run() -> None:
 
 
 def test_a_changed_global_is_found() -> None:
-    crafted = ast.parse("SEEN = []\nCURRENT = Invocation()\nFIXED = ('a',)\n"
-                        "def f(x):\n    global COUNT\n    SEEN.append(x)\n    CURRENT.json = True\n"
-                        "    FIXED[0]\n    local = []\n    local.append(x)\n")
+    crafted = ast.parse(
+        "SEEN = []\nCURRENT = Invocation()\nFIXED = ('a',)\n"
+        "def f(x):\n    global COUNT\n    SEEN.append(x)\n    CURRENT.json = True\n"
+        "    FIXED[0]\n    local = []\n    local.append(x)\n"
+    )
     owners = {"bootstrap/m.py": _module_names(crafted)}
     assert owners["bootstrap/m.py"] == {"SEEN", "CURRENT"}
     assert len(changed_globals("bootstrap/m.py", crafted, owners)) == 3

@@ -15,8 +15,15 @@ REPO = Path(__file__).resolve().parents[3]
 HELPER = REPO / "bootstrap" / "core" / "io" / "writes.py"
 
 WRITING_METHODS = {"write_text", "write_bytes", "touch"}  # pathlib
-COPIES = {("shutil", "copy"), ("shutil", "copy2"), ("shutil", "copyfile"), ("shutil", "copyfileobj"),
-          ("shutil", "move"), ("json", "dump"), ("os", "mkfifo")}
+COPIES = {
+    ("shutil", "copy"),
+    ("shutil", "copy2"),
+    ("shutil", "copyfile"),
+    ("shutil", "copyfileobj"),
+    ("shutil", "move"),
+    ("json", "dump"),
+    ("os", "mkfifo"),
+}
 WRITE_FLAGS = {"O_WRONLY", "O_RDWR", "O_CREAT", "O_APPEND", "O_TRUNC"}
 # Not files of tritondev's, each for a reason.
 ALLOWED = {
@@ -50,8 +57,12 @@ def _writes(call: ast.Call) -> str | None:
     if tuple(name.rsplit(".", 1)) in COPIES:
         return name
     mode = None
-    if name == "os.fdopen" and call.args and isinstance(call.args[0], ast.Call) \
-            and _dotted(call.args[0].func) in ("writes.open_file", "open_file"):
+    if (
+        name == "os.fdopen"
+        and call.args
+        and isinstance(call.args[0], ast.Call)
+        and _dotted(call.args[0].func) in ("writes.open_file", "open_file")
+    ):
         return None  # an fd the helper opened
     if name in ("open", "io.open", "os.fdopen", "tarfile.open", "gzip.open", "bz2.open", "lzma.open"):
         mode = _mode(call, 1)
@@ -101,9 +112,15 @@ def test_the_finder_sees_each_way_of_writing(tmp_path: Path) -> None:
         call = ast.parse(source).body[0]
         assert isinstance(call, ast.Expr) and isinstance(call.value, ast.Call)
         assert _writes(call.value) == expected, source
-    for reading in ("os.fdopen(writes.open_file(p, writes.Mode.APPEND), 'ab')", "open(p)", "open(p, 'rb')",
-                    "path.open('r')", "os.open(p, os.O_RDONLY)", "json.dumps(x)",
-                    "tarfile.open(p, 'r:*')"):
+    for reading in (
+        "os.fdopen(writes.open_file(p, writes.Mode.APPEND), 'ab')",
+        "open(p)",
+        "open(p, 'rb')",
+        "path.open('r')",
+        "os.open(p, os.O_RDONLY)",
+        "json.dumps(x)",
+        "tarfile.open(p, 'r:*')",
+    ):
         call = ast.parse(reading).body[0]
         assert isinstance(call, ast.Expr) and isinstance(call.value, ast.Call)
         assert _writes(call.value) is None, reading

@@ -29,13 +29,12 @@ def test_every_named_test_exists() -> None:
         assert re.search(rf"^(async )?def {name}\b", source, re.MULTILINE), f"{path}::{name} is gone"
 
 
-
-
 def test_the_launchers_promise_names_its_tests() -> None:
     """The launcher deletes folders (a stale venv it made): its promise, that a folder of the user's named by
     TRITONDEV_TOOL_VENV is never one of them, is a guarantee row held by the launcher's own tests."""
-    rows = [line for line in guarantees_section().splitlines()
-            if line.startswith("| **") and "TRITONDEV_TOOL_VENV" in line]
+    rows = [
+        line for line in guarantees_section().splitlines() if line.startswith("| **") and "TRITONDEV_TOOL_VENV" in line
+    ]
     assert rows, "no guarantee row for the launcher (TRITONDEV_TOOL_VENV)"
     named = re.findall(r"`tests/integration/core/test_launcher\.py::(\w+)", rows[0])
     assert "test_a_folder_of_the_users_is_never_deleted" in named, rows[0][:200]

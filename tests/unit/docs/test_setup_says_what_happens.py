@@ -10,8 +10,9 @@ from bootstrap import cli
 from tests.conftest import REPO
 
 
-def test_help_names_the_order_and_the_active_env(capsys: pytest.CaptureFixture[str],
-                                                 monkeypatch: pytest.MonkeyPatch) -> None:
+def test_help_names_the_order_and_the_active_env(
+    capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
     monkeypatch.setenv("COLUMNS", "400")
     with pytest.raises(SystemExit):
         cli.main(["setup", "--help"])
@@ -23,7 +24,7 @@ def test_help_names_the_order_and_the_active_env(capsys: pytest.CaptureFixture[s
 
 def test_the_plan_purges_after_llvm_and_before_the_triton_install() -> None:
     source = (REPO / "bootstrap" / "pipeline" / "setup" / "plan.py").read_text()
-    body = source[source.index("steps += [checkout_step(facts.triton), *llvm]"):]
+    body = source[source.index("steps += [checkout_step(facts.triton), *llvm]") :]
     assert body.index("purge_step(facts)") < body.index("install_step(")
 
 

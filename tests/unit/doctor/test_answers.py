@@ -24,7 +24,8 @@ SETTINGS = settings(database=None, deadline=None, max_examples=100, suppress_hea
 
 json_scalars = st.none() | st.booleans() | st.integers() | st.floats(allow_nan=False, allow_infinity=False) | st.text()
 json_values = st.recursive(
-    json_scalars, lambda inner: st.lists(inner, max_size=4) | st.dictionaries(st.text(), inner, max_size=4),
+    json_scalars,
+    lambda inner: st.lists(inner, max_size=4) | st.dictionaries(st.text(), inner, max_size=4),
     max_leaves=12,
 )
 
@@ -34,8 +35,17 @@ def objects_with(keys: list[str]) -> st.SearchStrategy[dict[str, Any]]:
     return st.dictionaries(st.sampled_from(keys) | st.text(max_size=3), json_values, max_size=len(keys) + 1)
 
 
-DISTRIBUTION_KEYS = ["name", "version", "owns_triton_files", "editable", "record_missing", "location",
-                     "installed_at", "placeholder", "direct_url"]
+DISTRIBUTION_KEYS = [
+    "name",
+    "version",
+    "owns_triton_files",
+    "editable",
+    "record_missing",
+    "location",
+    "installed_at",
+    "placeholder",
+    "direct_url",
+]
 PARSERS: list[tuple[Callable[[dict[str, Any]], object], list[str]]] = [
     (answers.environment, ["distributions", "torch_requires", "errors"]),
     (answers.triton_import, ["import_error", "version", "file", "path", "ptxas", "errors"]),
@@ -93,12 +103,19 @@ def test_any_printed_text_gives_an_object_or_bad_answer(text: str) -> None:
         pass
 
 
-distributions = st.fixed_dictionaries({
-    "name": st.text(min_size=1), "version": st.text(), "owns_triton_files": st.integers(0, 10**6),
-    "editable": st.booleans(), "record_missing": st.booleans(), "location": st.text(),
-    "installed_at": st.none() | st.floats(0, 2e9) | st.integers(0, 2**31), "placeholder": st.booleans(),
-    "direct_url": st.none() | st.dictionaries(st.text(), st.text(), max_size=2),
-})
+distributions = st.fixed_dictionaries(
+    {
+        "name": st.text(min_size=1),
+        "version": st.text(),
+        "owns_triton_files": st.integers(0, 10**6),
+        "editable": st.booleans(),
+        "record_missing": st.booleans(),
+        "location": st.text(),
+        "installed_at": st.none() | st.floats(0, 2e9) | st.integers(0, 2**31),
+        "placeholder": st.booleans(),
+        "direct_url": st.none() | st.dictionaries(st.text(), st.text(), max_size=2),
+    }
+)
 
 
 @SETTINGS
@@ -112,13 +129,27 @@ def test_well_formed_environment_answers_are_read_whole(dists: list[dict[str, An
 
 
 def test_the_type_of_each_field_is_checked() -> None:
-    good = {"name": "triton", "version": "3.5.1", "owns_triton_files": 12, "editable": False,
-            "record_missing": False, "location": "/sp", "installed_at": 1.5, "placeholder": False}
+    good = {
+        "name": "triton",
+        "version": "3.5.1",
+        "owns_triton_files": 12,
+        "editable": False,
+        "record_missing": False,
+        "location": "/sp",
+        "installed_at": 1.5,
+        "placeholder": False,
+    }
     assert answers.environment({"distributions": [good]}).distributions == (
         answers.Distribution("triton", "3.5.1", 12, False, False, "/sp", 1.5, False),
     )
-    for key, value in [("owns_triton_files", True), ("owns_triton_files", "12"), ("version", 3), ("editable", 1),
-                       ("name", None), ("installed_at", "yesterday")]:
+    for key, value in [
+        ("owns_triton_files", True),
+        ("owns_triton_files", "12"),
+        ("version", 3),
+        ("editable", 1),
+        ("name", None),
+        ("installed_at", "yesterday"),
+    ]:
         with pytest.raises(BadAnswer, match=key):
             answers.environment({"distributions": [{**good, key: value}]})
     with pytest.raises(BadAnswer, match="distributions"):
@@ -137,10 +168,17 @@ def test_triton_answers() -> None:
     assert namespace.namespace and namespace.location == "/cwd/triton"
     chosen = {"path": "/b/ptxas", "version": "12.8", "env": ["TRITON_PTXAS_PATH"]}
     tool = {"binary": "ptxas", "env": "TRITON_PTXAS_PATH", "default": "/b/ptxas", "path": "/b/ptxas", "version": "12.8"}
-    found = answers.triton_import({"file": "/sp/triton/__init__.py", "path": ["/sp/triton"], "version": "3.5.1",
-                                   "ptxas": {"tools": {"ptxas": tool}, "bundled_dir": "/b", "chosen": chosen}})
-    assert found.ptxas is not None and found.ptxas.chosen == answers.ChosenPtxas("/b/ptxas", "12.8",
-                                                                                  ("TRITON_PTXAS_PATH",))
+    found = answers.triton_import(
+        {
+            "file": "/sp/triton/__init__.py",
+            "path": ["/sp/triton"],
+            "version": "3.5.1",
+            "ptxas": {"tools": {"ptxas": tool}, "bundled_dir": "/b", "chosen": chosen},
+        }
+    )
+    assert found.ptxas is not None and found.ptxas.chosen == answers.ChosenPtxas(
+        "/b/ptxas", "12.8", ("TRITON_PTXAS_PATH",)
+    )
     with pytest.raises(BadAnswer, match="chosen"):
         answers.triton_import({"ptxas": {"tools": {}, "bundled_dir": "/b", "chosen": {"path": "/b/ptxas"}}})
     with pytest.raises(BadAnswer, match="tools"):
@@ -152,7 +190,8 @@ def test_small_answers() -> None:
     with pytest.raises(BadAnswer, match="ok"):
         doctor_answers.compile_check({"ok": "yes", "stage": "done"})
     assert doctor_answers.torch_compile({"ok": False, "error": "boom"}) == doctor_answers.TorchCompile(
-        False, None, "boom")
+        False, None, "boom"
+    )
     assert doctor_answers.jax_triton({"module": "m", "registrations": ["a"]}) == doctor_answers.JaxTriton("m", ("a",))
     with pytest.raises(BadAnswer, match="registrations"):
         doctor_answers.jax_triton({"module": "m", "registrations": "a"})
@@ -164,14 +203,29 @@ def test_small_answers() -> None:
         answers.triton_version({"version": 3.9})
 
 
-INTERPRETER = {"version": "3.12.3", "prefix": "/v", "base_prefix": "/usr", "purelib": "/v/lib/python3.12/site-packages",
-               "platlib": "/v/lib/python3.12/site-packages", "include": "/usr/include/python3.12", "scripts": "/v/bin"}
+INTERPRETER = {
+    "version": "3.12.3",
+    "prefix": "/v",
+    "base_prefix": "/usr",
+    "purelib": "/v/lib/python3.12/site-packages",
+    "platlib": "/v/lib/python3.12/site-packages",
+    "include": "/usr/include/python3.12",
+    "scripts": "/v/bin",
+}
 
 
 @pytest.mark.parametrize(
     ("key", "value"),
-    [("version", "3.12"), ("version", ["3", "12", "3"]), ("prefix", ["/v"]), ("prefix", "relative/path"),
-     ("purelib", "/v/\x00lib"), ("scripts", 3), ("include", None), ("platlib", {"a": 1})],
+    [
+        ("version", "3.12"),
+        ("version", ["3", "12", "3"]),
+        ("prefix", ["/v"]),
+        ("prefix", "relative/path"),
+        ("purelib", "/v/\x00lib"),
+        ("scripts", 3),
+        ("include", None),
+        ("platlib", {"a": 1}),
+    ],
 )
 def test_an_interpreter_answer_of_the_wrong_shape_is_a_bad_answer(key: str, value: object) -> None:
     """A --python that answers the probe with valid but wrong-shaped JSON: the caller says it is not

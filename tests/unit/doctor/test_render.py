@@ -11,12 +11,16 @@ from bootstrap.doctor.render import list_checks_json, render_text, report_json, 
 
 
 def _report() -> Report:
-    return Report([
-        CheckResult("python.interpreter", "python", Status.OK, "/venv/bin/python (Python 3.12)", (), None, 12),
-        CheckResult("python.venv", "python", Status.WARN, "not a venv", ("sys.prefix /usr",),
-                    Fix("python3 -m venv ~/v"), 3),
-        CheckResult("gpu.driver", "gpu", Status.SKIPPED, "no NVIDIA driver here", (), Fix("pass --arch sm_XY"), 0),
-    ], seconds=0.42)
+    return Report(
+        [
+            CheckResult("python.interpreter", "python", Status.OK, "/venv/bin/python (Python 3.12)", (), None, 12),
+            CheckResult(
+                "python.venv", "python", Status.WARN, "not a venv", ("sys.prefix /usr",), Fix("python3 -m venv ~/v"), 3
+            ),
+            CheckResult("gpu.driver", "gpu", Status.SKIPPED, "no NVIDIA driver here", (), Fix("pass --arch sm_XY"), 0),
+        ],
+        seconds=0.42,
+    )
 
 
 def test_text_groups_marks_fixes_and_the_verdict() -> None:
@@ -33,8 +37,9 @@ def test_text_groups_marks_fixes_and_the_verdict() -> None:
 
 def test_strict_counts_the_warning_as_a_problem() -> None:
     assert "Doctor found 1 problem(s) in 1 group(s)" in summary_line(_report(), strict=True)
-    document = report_json(_report(), strict=True, workspace=Path("/ws"), target_reason="given", arch=None,
-                           dry_run=False)
+    document = report_json(
+        _report(), strict=True, workspace=Path("/ws"), target_reason="given", arch=None, dry_run=False
+    )
     assert document["summary"]["exit_code"] != 0 and document["summary"]["warn"] == 1
     assert document["workspace"] == "/ws" and document["checks"][0]["name"] == "python.interpreter"
     lenient = report_json(_report(), strict=False, workspace=Path("/ws"), target_reason="given", arch=90, dry_run=True)

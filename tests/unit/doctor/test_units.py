@@ -23,8 +23,18 @@ from bootstrap.kernels.gpus import parse_nvidia_smi
 
 @pytest.mark.parametrize(
     ("text", "arch"),
-    [("sm_121", 121), ("sm_121a", 121), ("121", 121), ("sm_90a", 90), ("SM_90", 90), ("cuda:100", 100),
-     ("12.1", 121), ("9.0", 90), ("sm_100f", 100), ("sm_80", 80)],
+    [
+        ("sm_121", 121),
+        ("sm_121a", 121),
+        ("121", 121),
+        ("sm_90a", 90),
+        ("SM_90", 90),
+        ("cuda:100", 100),
+        ("12.1", 121),
+        ("9.0", 90),
+        ("sm_100f", 100),
+        ("sm_80", 80),
+    ],
 )
 def test_parse_arch_accepts_the_usual_spellings(text: str, arch: int) -> None:
     assert parse_arch(text) == arch
@@ -77,7 +87,7 @@ def test_jax_floors_over_real_versions(version: str, ffi: bool, graphs: bool) ->
 
 
 def test_pairing_of_a_nightly_torch_and_its_triton() -> None:
-    requires = ["filelock", "triton==3.5.0+git7416ffcb; platform_system == \"Linux\"", "sympy>=1.13.3"]
+    requires = ["filelock", 'triton==3.5.0+git7416ffcb; platform_system == "Linux"', "sympy>=1.13.3"]
     assert check_pairing(requires, {"triton": "3.5.0+git7416ffcb"}).matches is True
     bad = check_pairing(requires, {"triton": "3.5.0+gitdeadbeef"})
     assert bad.matches is False and "7416ffcb" in (bad.requirement or "")
@@ -88,7 +98,7 @@ def test_pairing_of_a_nightly_torch_and_its_triton() -> None:
 
 
 def test_pairing_of_a_release_torch_accepts_a_source_build_of_the_release() -> None:
-    requires = ["triton==3.5.1; platform_system == \"Linux\" and platform_machine == \"x86_64\""]
+    requires = ['triton==3.5.1; platform_system == "Linux" and platform_machine == "x86_64"']
     assert check_pairing(requires, {"triton": "3.5.1"}).matches is True
     assert check_pairing(requires, {"triton": "3.5.1+git12345678"}).matches is True
     assert check_pairing(requires, {"triton": "3.5.0"}).matches is False
@@ -99,17 +109,24 @@ def test_pairing_of_a_release_torch_accepts_a_source_build_of_the_release() -> N
 
 def test_classify_failure_from_real_messages() -> None:
     # Messages as Triton 3.5.1 and 3.2.0 print them (see test_doctor_ptxas.py for the live runs).
-    assert classify_failure(
-        "PTXASError: PTXAS error: Internal Triton PTX codegen error\n`ptxas` stderr:\n"
-        "ptxas fatal   : Value 'sm_121a' is not defined for option 'gpu-name'"
-    ) is Failure.PTXAS_UNKNOWN_ARCH
-    assert classify_failure(
-        "RuntimeError: Triton only support CUDA 10.0 or higher, but got CUDA version: 13.0"
-    ) is Failure.PTXAS_TOO_NEW
-    assert classify_failure(
-        "RuntimeError: ... ptxas fatal   : Value 'sm_121' is not defined for option 'gpu-name'",
-        "'sm_121' is not a recognized processor for this target (ignoring processor)",
-    ) is Failure.LLVM_UNKNOWN_ARCH
+    assert (
+        classify_failure(
+            "PTXASError: PTXAS error: Internal Triton PTX codegen error\n`ptxas` stderr:\n"
+            "ptxas fatal   : Value 'sm_121a' is not defined for option 'gpu-name'"
+        )
+        is Failure.PTXAS_UNKNOWN_ARCH
+    )
+    assert (
+        classify_failure("RuntimeError: Triton only support CUDA 10.0 or higher, but got CUDA version: 13.0")
+        is Failure.PTXAS_TOO_NEW
+    )
+    assert (
+        classify_failure(
+            "RuntimeError: ... ptxas fatal   : Value 'sm_121' is not defined for option 'gpu-name'",
+            "'sm_121' is not a recognized processor for this target (ignoring processor)",
+        )
+        is Failure.LLVM_UNKNOWN_ARCH
+    )
     assert classify_failure("ValueError: something else") is Failure.OTHER
 
 
@@ -126,11 +143,14 @@ def _attempt(label: str, ok_: bool, failure: Failure | None = None) -> Attempt:
 
 def test_verdicts() -> None:
     assert decide(_attempt("default", True), []).status == "ok"
-    fixable = decide(_attempt("default", False, Failure.PTXAS_UNKNOWN_ARCH),
-                     [_attempt("/old", False, Failure.PTXAS_UNKNOWN_ARCH), _attempt("/new", True)])
+    fixable = decide(
+        _attempt("default", False, Failure.PTXAS_UNKNOWN_ARCH),
+        [_attempt("/old", False, Failure.PTXAS_UNKNOWN_ARCH), _attempt("/new", True)],
+    )
     assert fixable.status == "fixable" and fixable.working and fixable.working.label == "/new"
-    too_old = decide(_attempt("default", False, Failure.LLVM_UNKNOWN_ARCH),
-                     [_attempt("/new", False, Failure.PTXAS_TOO_NEW)])
+    too_old = decide(
+        _attempt("default", False, Failure.LLVM_UNKNOWN_ARCH), [_attempt("/new", False, Failure.PTXAS_TOO_NEW)]
+    )
     assert too_old.status == "upgrade-triton" and too_old.working is None
     nothing = decide(_attempt("default", False, Failure.PTXAS_UNKNOWN_ARCH), [])
     assert nothing.status == "no-ptxas"
@@ -175,7 +195,8 @@ def test_shadow_folders(tmp_path: Path) -> None:
     assert shadow_folders(cwd, "", [site]) == []
     (cwd / "triton.py").write_text("")
     assert shadow_folders(cwd, os.pathsep.join([str(site), str(other)]), [site]) == [
-        cwd / "triton.py", other / "triton"
+        cwd / "triton.py",
+        other / "triton",
     ]
 
 
@@ -183,7 +204,16 @@ def test_registry_has_named_checks_in_every_group() -> None:
     registry = load_checks()
     assert len(registry) >= 25
     assert {spec.group for spec in registry.values()} >= {
-        "python", "packages", "toolchain", "resources", "gpu", "ptxas", "settings", "cache", "workspace", "jax"
+        "python",
+        "packages",
+        "toolchain",
+        "resources",
+        "gpu",
+        "ptxas",
+        "settings",
+        "cache",
+        "workspace",
+        "jax",
     }
     assert [s.name for s in select(["ptxas"], registry)] == ["ptxas.arch", "ptxas.overrides", "ptxas.driver"]
     with pytest.raises(UsageError) as info:
@@ -246,8 +276,10 @@ def test_the_disk_estimate_follows_what_llvm_auto_decides() -> None:
     taken = disk_outcome(20.0, where, "RelWithDebInfo", "Release", prebuilt)
     assert taken.status == Status.OK and "needs about 17 GiB (--llvm auto: the prebuilt package" in taken.summary
     both = disk_outcome(20.0, where, "RelWithDebInfo", "Release", unknown)
-    assert both.status == Status.WARN and "17 GiB with a prebuilt LLVM, 29 GiB with a Release LLVM built here" \
-        in both.summary
+    assert (
+        both.status == Status.WARN
+        and "17 GiB with a prebuilt LLVM, 29 GiB with a Release LLVM built here" in both.summary
+    )
     assert "enough unless LLVM is built here" in both.summary
     assert both.fix is not None and "--llvm prebuilt" in both.fix.text
     assert disk_outcome(40.0, where, "RelWithDebInfo", "Release", unknown).status == Status.OK

@@ -24,21 +24,29 @@ def clone(**changes: object) -> Clone:
 def test_the_summary_says_branch_upstream_and_what_is_uncommitted() -> None:
     assert clone().describe() == "branch my-feature (2 ahead, 1 behind origin/main), nothing uncommitted"
     many = clone(changes=tuple(f"lib/f{i}.cpp" for i in range(7)))
-    assert many.describe().endswith("7 uncommitted file(s): lib/f0.cpp, lib/f1.cpp, lib/f2.cpp, lib/f3.cpp,"
-                                    " lib/f4.cpp and 2 more")
+    assert many.describe().endswith(
+        "7 uncommitted file(s): lib/f0.cpp, lib/f1.cpp, lib/f2.cpp, lib/f3.cpp, lib/f4.cpp and 2 more"
+    )
     assert clone(branch=None, upstream=None, ahead_behind=None).describe().startswith("detached HEAD aaaaaaaaaaaa")
 
 
 def test_the_summary_names_what_git_is_in_the_middle_of() -> None:
-    merging = clone(operation="a merge of bbbbbbbbbbbb in progress (git merge --continue or --abort)",
-                    conflicts=("lib/a.cpp",), changes=("lib/a.cpp", "notes.txt"))
-    assert merging.describe() == ("branch my-feature (2 ahead, 1 behind origin/main), a merge of bbbbbbbbbbbb in"
-                                  " progress (git merge --continue or --abort), 1 file(s) with conflicts: lib/a.cpp,"
-                                  " 1 other uncommitted file(s): notes.txt")
-    bisecting = clone(branch=None, upstream=None, ahead_behind=None,
-                      operation="a `git bisect` in progress (git bisect reset ends it)")
-    assert bisecting.describe() == ("detached HEAD aaaaaaaaaaaa, a `git bisect` in progress (git bisect reset ends"
-                                    " it), nothing uncommitted")
+    merging = clone(
+        operation="a merge of bbbbbbbbbbbb in progress (git merge --continue or --abort)",
+        conflicts=("lib/a.cpp",),
+        changes=("lib/a.cpp", "notes.txt"),
+    )
+    assert merging.describe() == (
+        "branch my-feature (2 ahead, 1 behind origin/main), a merge of bbbbbbbbbbbb in"
+        " progress (git merge --continue or --abort), 1 file(s) with conflicts: lib/a.cpp,"
+        " 1 other uncommitted file(s): notes.txt"
+    )
+    bisecting = clone(
+        branch=None, upstream=None, ahead_behind=None, operation="a `git bisect` in progress (git bisect reset ends it)"
+    )
+    assert bisecting.describe() == (
+        "detached HEAD aaaaaaaaaaaa, a `git bisect` in progress (git bisect reset ends it), nothing uncommitted"
+    )
 
 
 def test_each_operation_is_read_from_the_files_git_keeps(tmp_path: Path) -> None:
@@ -48,8 +56,9 @@ def test_each_operation_is_read_from_the_files_git_keeps(tmp_path: Path) -> None
     (tmp_path / "rebase-merge").mkdir()
     (tmp_path / "rebase-merge" / "head-name").write_text("refs/heads/my-feature\n")
     (tmp_path / "rebase-merge" / "onto").write_text("c" * 40 + "\n")
-    assert describe_operation(tmp_path) == ("a rebase of my-feature onto cccccccccccc in progress (git rebase"
-                                            " --continue, --skip or --abort)")
+    assert describe_operation(tmp_path) == (
+        "a rebase of my-feature onto cccccccccccc in progress (git rebase --continue, --skip or --abort)"
+    )
     (tmp_path / "rebase-merge" / "head-name").write_text("detached HEAD\n")
     assert describe_operation(tmp_path).startswith("a rebase onto cccccccccccc in progress")  # type: ignore[union-attr]
     (tmp_path / "rebase-merge" / "head-name").unlink()

@@ -24,7 +24,5 @@ paths = st.lists(st.sampled_from(["a", "b", "c", "d.txt"]), min_size=1, max_size
 def test_a_file_is_flagged_exactly_when_the_tree_needs_its_place(ignored: list[str], tracked: list[str]) -> None:
     flagged = set(overwritten_by_checkout(ignored, tracked))
     for path in ignored:
-        clash = any(
-            path == t or t.startswith(path + "/") or path.startswith(t + "/") for t in tracked
-        )
+        clash = any(path == t or t.startswith(path + "/") or path.startswith(t + "/") for t in tracked)
         assert (path in flagged) == clash, (path, tracked)

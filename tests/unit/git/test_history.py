@@ -20,8 +20,11 @@ def test_a_url_without_credentials_needs_no_environment() -> None:
 def test_credentials_are_given_as_an_insteadof_of_the_stored_url() -> None:
     url = "https://user:s3cret@git.example/triton.git"
     env = credential_env(url)
-    assert env == {"GIT_CONFIG_COUNT": "1", "GIT_CONFIG_KEY_0": f"url.{url}.insteadOf",
-                   "GIT_CONFIG_VALUE_0": "https://git.example/triton.git"}
+    assert env == {
+        "GIT_CONFIG_COUNT": "1",
+        "GIT_CONFIG_KEY_0": f"url.{url}.insteadOf",
+        "GIT_CONFIG_VALUE_0": "https://git.example/triton.git",
+    }
 
 
 def test_the_blobless_fetch_names_origin_every_branch_and_the_pin() -> None:

@@ -156,8 +156,10 @@ def test_llvm_info_json_is_the_pin_even_when_the_build_info_runs_ahead() -> None
     """triton-lang/triton PR #11160: the build workflow is pointed at the next LLVM first; llvm-info.json
     moves to it only once the packages exist. The commit Triton builds against is llvm-info.json's."""
     ahead = "b010a18d" + "0" * 32
-    files = {**ERA_39, "cmake/llvm-build-info.json": LLVM_BUILD_INFO_JSON.replace(
-        "4611156032e1ebac68b2b8f6107b1475a7c60800", ahead)}
+    files = {
+        **ERA_39,
+        "cmake/llvm-build-info.json": LLVM_BUILD_INFO_JSON.replace("4611156032e1ebac68b2b8f6107b1475a7c60800", ahead),
+    }
     assert llvm_pin(reader(files)) == ("cmake/llvm-info.json", "4611156032e1ebac68b2b8f6107b1475a7c60800")
     layout = detect_layout(reader(files))
     assert layout.llvm_commit == "4611156032e1ebac68b2b8f6107b1475a7c60800"
@@ -212,23 +214,33 @@ def test_llvm_sources_read_the_commits_own_scripts() -> None:
     upstream = {**ERA_37, "scripts/build-llvm-project.sh": SCRIPT_MAIN}
     assert llvm_sources(reader(upstream), pin) == ("llvm/llvm-project", ("triton-lang/llvm-project",))
     # llvm-build-info.json naming this very commit outranks the script (release/3.8.x, #10719).
-    assert llvm_sources(reader({**ERA_39, "scripts/build-llvm-project.sh": SCRIPT_MAIN}),
-                        "4611156032e1ebac68b2b8f6107b1475a7c60800")[0] == "triton-lang/llvm-project"
+    assert (
+        llvm_sources(
+            reader({**ERA_39, "scripts/build-llvm-project.sh": SCRIPT_MAIN}), "4611156032e1ebac68b2b8f6107b1475a7c60800"
+        )[0]
+        == "triton-lang/llvm-project"
+    )
 
 
 # cmake/amd-llvm-info.json (triton-lang/triton 1d9554bb) and amd-llvm-build-info.json (3c3d7cd1)
 AMD_LLVM_INFO = '{"llvm_hash": "ce3529423abda3fc4ad0b542daa50af21e539a29", "build_number": 1, "sha256sum": {}}\n'
-AMD_LLVM_BUILD_INFO = ('{"llvm_hash": "d0c52018c28bbf7f4969cae7d115214ff4fd8629", "repository": "ROCm/llvm-project",'
-                       ' "build_number": 1}\n')
+AMD_LLVM_BUILD_INFO = (
+    '{"llvm_hash": "d0c52018c28bbf7f4969cae7d115214ff4fd8629", "repository": "ROCm/llvm-project", "build_number": 1}\n'
+)
 
 
 def test_amd_codegen_llvm() -> None:
     assert amd_llvm(reader(ERA_39)) is None
-    amd = amd_llvm(reader({"cmake/amd-llvm-info.json": AMD_LLVM_INFO,
-                           "cmake/amd-llvm-build-info.json": AMD_LLVM_BUILD_INFO}))
+    amd = amd_llvm(
+        reader({"cmake/amd-llvm-info.json": AMD_LLVM_INFO, "cmake/amd-llvm-build-info.json": AMD_LLVM_BUILD_INFO})
+    )
     assert amd is not None
     assert (amd.commit, amd.build_number, amd.repository, amd.published) == (
-        "ce3529423abda3fc4ad0b542daa50af21e539a29", 1, "ROCm/llvm-project", ())
+        "ce3529423abda3fc4ad0b542daa50af21e539a29",
+        1,
+        "ROCm/llvm-project",
+        (),
+    )
     assert detect_layout(reader({**ERA_39, "cmake/amd-llvm-info.json": AMD_LLVM_INFO})).to_json()["amd_llvm"]
 
 
@@ -275,7 +287,7 @@ def test_detect_layout_whole() -> None:
 
 
 # scripts/build-llvm-project.sh defaults (triton-lang/triton, 2025-07 and 2026-03 shapes)
-SCRIPT_LLD = 'LLVM_TARGETS=${LLVM_TARGETS:-Native;NVPTX;AMDGPU}\nLLVM_PROJECTS=${LLVM_PROJECTS:-mlir;llvm;lld}\n'
+SCRIPT_LLD = "LLVM_TARGETS=${LLVM_TARGETS:-Native;NVPTX;AMDGPU}\nLLVM_PROJECTS=${LLVM_PROJECTS:-mlir;llvm;lld}\n"
 SCRIPT_QUOTED = 'LLVM_PROJECTS="${LLVM_PROJECTS:-"mlir;llvm;lld;clang"}"\n'
 # The top CMakeLists.txt (triton-lang/triton main: a plain minimum; some projects give a range)
 CMAKELISTS = "cmake_minimum_required(VERSION 3.20)\nproject(triton CXX C)\n"
@@ -288,12 +300,15 @@ def test_llvm_projects_of_the_build_script() -> None:
     assert llvm_projects(reader(ERA_33)) is None  # no script before 2025-05
 
 
-@pytest.mark.parametrize(("text", "asked"), [
-    (CMAKELISTS, (3, 20)),
-    ("CMAKE_MINIMUM_REQUIRED( VERSION 3.18.4 )\n", (3, 18, 4)),
-    ("cmake_minimum_required(VERSION 3.18...3.27)\n", (3, 18)),
-    ("project(x)\n", None),
-])
+@pytest.mark.parametrize(
+    ("text", "asked"),
+    [
+        (CMAKELISTS, (3, 20)),
+        ("CMAKE_MINIMUM_REQUIRED( VERSION 3.18.4 )\n", (3, 18, 4)),
+        ("cmake_minimum_required(VERSION 3.18...3.27)\n", (3, 18)),
+        ("project(x)\n", None),
+    ],
+)
 def test_cmake_minimum_required(text: str, asked: tuple[int, ...] | None) -> None:
     assert cmake_minimum_required(reader({"CMakeLists.txt": text})) == asked
     assert cmake_minimum_required(reader({})) is None
@@ -319,8 +334,10 @@ def test_a_triton_2_commit_names_the_oldest_pytorch_supported() -> None:
     assert caught.value.message.startswith("Triton 2.1.0 (the Triton PyTorch 2.0 to 2.3 pin) predates")
     assert "use PyTorch 2.4 or newer (--torch-ref v2.4.0)" in (caught.value.fix or "")
     # Triton 2.3 (PyTorch 2.3's pin) already has cmake/llvm-hash.txt: still refused, by its setup.py.
-    files_23 = {"cmake/llvm-hash.txt": "a" * 40 + "\n",
-                "python/setup.py": 'setup(\n    name="triton",\n    version="2.3.1" + os.environ.get("X", ""),\n)\n'}
+    files_23 = {
+        "cmake/llvm-hash.txt": "a" * 40 + "\n",
+        "python/setup.py": 'setup(\n    name="triton",\n    version="2.3.1" + os.environ.get("X", ""),\n)\n',
+    }
     with pytest.raises(MismatchError) as newer:
         llvm_pin(lambda path: files_23.get(path))
     assert newer.value.message.startswith("Triton 2.3.1 (the Triton PyTorch 2.0 to 2.3 pin) predates")

@@ -26,8 +26,11 @@ def _chained(inner: BaseException) -> requests.exceptions.ConnectionError:
 
 def test_a_gaierror_anywhere_in_the_chain_is_a_name_not_resolved() -> None:
     assert is_name_not_resolved(_chained(socket.gaierror(-2, "Name or service not known")))
-    assert is_name_not_resolved(requests.exceptions.ConnectionError(
-        "Failed to resolve 'raw.githubusercontent.com' ([Errno -3] Temporary failure in name resolution)"))
+    assert is_name_not_resolved(
+        requests.exceptions.ConnectionError(
+            "Failed to resolve 'raw.githubusercontent.com' ([Errno -3] Temporary failure in name resolution)"
+        )
+    )
     assert not is_name_not_resolved(_chained(ConnectionRefusedError(111, "Connection refused")))
     assert not is_name_not_resolved(requests.exceptions.ReadTimeout("read timed out"))
 

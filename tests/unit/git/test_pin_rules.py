@@ -103,8 +103,11 @@ def test_amd_reads_rocm_pin_and_falls_back_to_the_unified_pin() -> None:
 )
 def test_amd_pin_file_by_pytorch_version(torch_version: str, pin: str, fork: bool) -> None:
     rocm = "1" * 40
-    files = {"version.txt": torch_version + "\n", ".ci/docker/ci_commit_pins/triton.txt": SHA,
-             ".ci/docker/ci_commit_pins/triton-rocm.txt": rocm}
+    files = {
+        "version.txt": torch_version + "\n",
+        ".ci/docker/ci_commit_pins/triton.txt": SHA,
+        ".ci/docker/ci_commit_pins/triton-rocm.txt": rocm,
+    }
     chosen = pytorch_pin(DictReader(files), "amd")
     assert chosen.path == f".ci/docker/ci_commit_pins/{pin}" and chosen.rocm_fork is fork
     assert chosen.commit == (rocm if fork else SHA)
@@ -113,8 +116,10 @@ def test_amd_pin_file_by_pytorch_version(torch_version: str, pin: str, fork: boo
     assert not pytorch_pin(DictReader(files), "nvidia").rocm_fork
 
 
-@pytest.mark.parametrize(("value", "says"), [("xpu", "intel/intel-xpu-backend-for-triton"),
-                                             ("XPU", "triton-xpu.txt"), ("cpu", "triton-lang/triton-cpu")])
+@pytest.mark.parametrize(
+    ("value", "says"),
+    [("xpu", "intel/intel-xpu-backend-for-triton"), ("XPU", "triton-xpu.txt"), ("cpu", "triton-lang/triton-cpu")],
+)
 def test_fork_backends_are_refused_with_their_reason(value: str, says: str) -> None:
     with pytest.raises(ConfigError) as info:
         load_settings({"backend": value}, environ={})

@@ -46,9 +46,12 @@ SETUP_34 = """\
             "-DTRITON_WHEEL_DIR=" + wheeldir
 """
 # setup.py and python/build_helpers.py @ 004d7f5f58c2299a714e20c214893d4907dc8509 (3.6)
-SETUP_36 = SETUP_34 + """\
+SETUP_36 = (
+    SETUP_34
+    + """\
         dst_path="bin/ptxas-blackwell",
 """
+)
 HELPERS_36 = """\
     cmake_dir = os.getenv("TRITON_BUILD_DIR", default=_get_cmake_dir())
 """
@@ -112,7 +115,12 @@ def test_cmake_variables_by_era(era: str, syspath: str, dirs: bool, wheel: bool,
     where, files = ERAS[era]
     args = read_setup_py_args(read(files), where)
     assert (args.llvm_syspath, args.llvm_dirs, args.wheel_dir, args.cache_path, args.version) == (
-        syspath, dirs, wheel, cache, version)
+        syspath,
+        dirs,
+        wheel,
+        cache,
+        version,
+    )
     assert args.downloads_in_cmake == (era in ("3.7", "main"))
 
 

@@ -26,8 +26,9 @@ def test_an_edited_pass_output_is_the_first_difference(tmp_path: Path) -> None:
     coalesce = edited / "0010-TritonGPUCoalesce.mlir"
     for later in sorted(edited.glob("00*.mlir")):
         if later.name >= coalesce.name:  # this pass's output, and every one after it, carries the edit
-            later.write_text(later.read_text().replace("tt.load", "tt.load /*edited*/", 1).replace(
-                "arith.addf", "arith.subf"))
+            later.write_text(
+                later.read_text().replace("tt.load", "tt.load /*edited*/", 1).replace("arith.addf", "arith.subf")
+            )
     found = compare_dumps(DUMPS, edited, None, keep_locations=False, keep_names=False)
     assert found.difference.verdict == "pass", found.difference.summary
     # Each file is the IR before its pass: an edit first seen before Coalesce is the output of the pass before.

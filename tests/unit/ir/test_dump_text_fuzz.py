@@ -18,20 +18,44 @@ from bootstrap.ir.text import comparable, strip_locations
 from bootstrap.ir.tritonopt import pipeline_passes, reproducer_pipeline
 from bootstrap.pipeline.testing.counts import parse_summary
 
-SETTINGS = settings(database=None, deadline=None, max_examples=300, suppress_health_check=[HealthCheck.too_slow,
-                                                                                           HealthCheck.function_scoped_fixture])
+SETTINGS = settings(
+    database=None,
+    deadline=None,
+    max_examples=300,
+    suppress_health_check=[HealthCheck.too_slow, HealthCheck.function_scoped_fixture],
+)
 DUMPS = Path(__file__).parent / "dumps"
 
 # Pieces of real dumps, so that the generated text is often close to a dump, not only random.
 HEADER = "// -----// IR Dump Before "
 PIECES = [
-    HEADER, "TritonGPUCoalesce (tritongpu-coalesce) ('builtin.module' operation) //----- //",
-    "ConvertTritonToTritonGPU: convert-triton-to-tritongpu{num-warps=4 target=cuda:90}", " //----- //",
-    "('tt.func' operation: @k)", "// -----// NVPTX Dump //----- //", "; *** IR Dump After InstCombinePass on k ***",
-    "module attributes {ttg.target = \"cuda:90\"} {", "tt.func public @add_kernel(%x: !tt.ptr<f32> loc(\"x\")) {",
-    "  %0 = tt.load %8, %6 : tensor<1024x!tt.ptr<f32>, #blocked> loc(#loc)", "}", "{", "(", ")", "loc(", "\"", "\\",
-    "#loc1 = loc(\"k.py\":3:4)", "{-#", "#-}", "mlir_reproducer: {", "pipeline: \"builtin.module(any(a,b{x=1}))\"",
-    "program: done", " ", "\n", "\t", "\r",
+    HEADER,
+    "TritonGPUCoalesce (tritongpu-coalesce) ('builtin.module' operation) //----- //",
+    "ConvertTritonToTritonGPU: convert-triton-to-tritongpu{num-warps=4 target=cuda:90}",
+    " //----- //",
+    "('tt.func' operation: @k)",
+    "// -----// NVPTX Dump //----- //",
+    "; *** IR Dump After InstCombinePass on k ***",
+    'module attributes {ttg.target = "cuda:90"} {',
+    'tt.func public @add_kernel(%x: !tt.ptr<f32> loc("x")) {',
+    "  %0 = tt.load %8, %6 : tensor<1024x!tt.ptr<f32>, #blocked> loc(#loc)",
+    "}",
+    "{",
+    "(",
+    ")",
+    "loc(",
+    '"',
+    "\\",
+    '#loc1 = loc("k.py":3:4)',
+    "{-#",
+    "#-}",
+    "mlir_reproducer: {",
+    'pipeline: "builtin.module(any(a,b{x=1}))"',
+    "program: done",
+    " ",
+    "\n",
+    "\t",
+    "\r",
 ]
 TEXT = st.lists(st.one_of(st.sampled_from(PIECES), st.text(max_size=20)), max_size=40).map("".join)
 
@@ -73,11 +97,21 @@ def test_reproducer_and_pipeline_text(text: str) -> None:
 
 
 @SETTINGS
-@given(st.one_of(st.text(max_size=200), st.recursive(
-    st.none() | st.booleans() | st.integers() | st.text(max_size=30),
-    lambda children: st.lists(children, max_size=4) | st.dictionaries(st.sampled_from(
-        ["passes", "file", "number", "kernel", "target"]), children, max_size=5),
-    max_leaves=20).map(json.dumps)))
+@given(
+    st.one_of(
+        st.text(max_size=200),
+        st.recursive(
+            st.none() | st.booleans() | st.integers() | st.text(max_size=30),
+            lambda children: (
+                st.lists(children, max_size=4)
+                | st.dictionaries(
+                    st.sampled_from(["passes", "file", "number", "kernel", "target"]), children, max_size=5
+                )
+            ),
+            max_leaves=20,
+        ).map(json.dumps),
+    )
+)
 def test_any_index_json_is_read_or_refused(tmp_path_factory: pytest.TempPathFactory, index: str) -> None:
     folder = tmp_path_factory.mktemp("dump")
     (folder / "index.json").write_text(index)
@@ -90,20 +124,23 @@ def test_any_index_json_is_read_or_refused(tmp_path_factory: pytest.TempPathFact
         assert all(s.header for s in dump.stages)
 
 
-@pytest.mark.parametrize("bad", [
-    HEADER + " " * 50_000 + "x",
-    HEADER + "X (" * 20_000,
-    "  " + "loc(" * 30_000 + "x",
-    "loc(\"" + "\\\"" * 30_000,
-    HEADER + "X: y{" + "{" * 30_000,
-    "{-#" + " mlir_reproducer: { pipeline: \"" + "a," * 30_000,
-    "*** IR Dump After " + "x on (" * 20_000 + " ***",
-    "; *** IR Dump Before " + " ***" * 20_000 + "x",
-    HEADER + "X" + " ('" * 20_000 + "builtin.module' operation)",
-    "// -----// " + "internal IR Dump " * 10_000,
-    "a" * 60_000 + ": " + ";" * 10,
-    ".amdgcn_target \"" + "-" * 60_000,
-])
+@pytest.mark.parametrize(
+    "bad",
+    [
+        HEADER + " " * 50_000 + "x",
+        HEADER + "X (" * 20_000,
+        "  " + "loc(" * 30_000 + "x",
+        'loc("' + '\\"' * 30_000,
+        HEADER + "X: y{" + "{" * 30_000,
+        "{-#" + ' mlir_reproducer: { pipeline: "' + "a," * 30_000,
+        "*** IR Dump After " + "x on (" * 20_000 + " ***",
+        "; *** IR Dump Before " + " ***" * 20_000 + "x",
+        HEADER + "X" + " ('" * 20_000 + "builtin.module' operation)",
+        "// -----// " + "internal IR Dump " * 10_000,
+        "a" * 60_000 + ": " + ";" * 10,
+        '.amdgcn_target "' + "-" * 60_000,
+    ],
+)
 def test_long_pathological_lines_stay_fast(bad: str) -> None:
     started = time.monotonic()
     split_raw(bad + "\n" + bad, "log")

@@ -23,7 +23,11 @@ def test_a_dump_folder_written_by_run() -> None:
     dump = load_dump(WARPS4)
     assert [s.number for s in dump.stages] == [8, 9, 10, 11]
     assert [s.arg for s in dump.stages] == [
-        "triton-loop-unroll", "convert-triton-to-tritongpu", "tritongpu-coalesce", "tritongpu-F32DotTC"]
+        "triton-loop-unroll",
+        "convert-triton-to-tritongpu",
+        "tritongpu-coalesce",
+        "tritongpu-F32DotTC",
+    ]
     convert, coalesce = dump.stages[1], dump.stages[2]
     assert convert.options == "enable-source-remat=false num-ctas=1 num-warps=4 target=cuda:90 threads-per-warp=32"
     assert coalesce.name == "TritonGPUCoalesce" and coalesce.op == "builtin.module"
@@ -53,11 +57,23 @@ def test_one_file_of_a_dump_folder_is_a_dump_too() -> None:
 @pytest.mark.parametrize(
     ("line", "name", "arg", "options", "failed"),
     [
-        ("// -----// IR Dump After TritonGPUCoalesce Failed (tritongpu-coalesce) ('builtin.module' operation)"
-         " //----- //", "TritonGPUCoalesce", "tritongpu-coalesce", None, "true"),
-        ("// -----// IR Dump Before ConvertTritonToTritonGPU: convert-triton-to-tritongpu{num-warps=4 target=cuda:90}"
-         " ('builtin.module' operation) //----- //", "ConvertTritonToTritonGPU", "convert-triton-to-tritongpu",
-         "num-warps=4 target=cuda:90", None),
+        (
+            "// -----// IR Dump After TritonGPUCoalesce Failed (tritongpu-coalesce) ('builtin.module' operation)"
+            " //----- //",
+            "TritonGPUCoalesce",
+            "tritongpu-coalesce",
+            None,
+            "true",
+        ),
+        (
+            "// -----// IR Dump Before ConvertTritonToTritonGPU: "
+            "convert-triton-to-tritongpu{num-warps=4 target=cuda:90}"
+            " ('builtin.module' operation) //----- //",
+            "ConvertTritonToTritonGPU",
+            "convert-triton-to-tritongpu",
+            "num-warps=4 target=cuda:90",
+            None,
+        ),
     ],
 )
 def test_header_options_and_failures(line: str, name: str, arg: str, options: str | None, failed: str | None) -> None:

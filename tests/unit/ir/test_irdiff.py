@@ -33,9 +33,21 @@ def test_the_same_dump_twice() -> None:
 
 
 def _stage(number: int, arg: str, body: str, kind: str = "mlir") -> Stage:
-    return Stage(number=number, kind=kind, when="before" if kind == "mlir" else None, name=arg, arg=arg,
-                 options=None, op="builtin.module", kernel="k", target=None, failed=False, header="", body=body,
-                 origin=f"{number:04d}-{arg}.mlir")
+    return Stage(
+        number=number,
+        kind=kind,
+        when="before" if kind == "mlir" else None,
+        name=arg,
+        arg=arg,
+        options=None,
+        op="builtin.module",
+        kernel="k",
+        target=None,
+        failed=False,
+        header="",
+        body=body,
+        origin=f"{number:04d}-{arg}.mlir",
+    )
 
 
 def test_front_end_pipeline_and_assembly_differences() -> None:
@@ -55,8 +67,10 @@ def test_front_end_pipeline_and_assembly_differences() -> None:
 
 
 def test_locations_are_left_out_unless_kept() -> None:
-    a = [_stage(1, "inline", 'module {\n  tt.return loc("a.py":1:2)\n} loc(#loc)\n#loc = loc("a.py":1:1)'),
-         _stage(2, "cse", "module {}")]
+    a = [
+        _stage(1, "inline", 'module {\n  tt.return loc("a.py":1:2)\n} loc(#loc)\n#loc = loc("a.py":1:1)'),
+        _stage(2, "cse", "module {}"),
+    ]
     b = [dataclasses.replace(a[0], body=a[0].body.replace("a.py", "b.py")), a[1]]
     assert first_difference(a, b).verdict == "same"
     assert first_difference(a, b, keep_locations=True).verdict == "frontend"
@@ -65,12 +79,14 @@ def test_locations_are_left_out_unless_kept() -> None:
 def test_strip_locations() -> None:
     line = '  tt.func @k(%x: !tt.ptr<f32> loc("x"), %n: i32 loc(unknown)) attributes {a = "loc(b)"} {'
     assert strip_locations(line) == '  tt.func @k(%x: !tt.ptr<f32>, %n: i32) attributes {a = "loc(b)"} {'
-    assert strip_locations('#loc3 = loc(callsite(#loc1 at #loc2))\n  %0 = tt.call @alloc(%a) : i32 loc(#loc3)') == \
-        "  %0 = tt.call @alloc(%a) : i32"
+    assert (
+        strip_locations("#loc3 = loc(callsite(#loc1 at #loc2))\n  %0 = tt.call @alloc(%a) : i32 loc(#loc3)")
+        == "  %0 = tt.call @alloc(%a) : i32"
+    )
     assert strip_locations("  .loc 1 12 5\n  add.s32 %r1, %r2, %r3;", "nvptx") == "  add.s32 %r1, %r2, %r3;"
     assert strip_locations("  ret void, !dbg !12\n!12 = !DILocation(line: 3)", "llvm") == "  ret void"
     assert strip_locations("  x loc(unclosed") == "  x loc(unclosed"
     assert comparable("// a comment\nmodule {}\n", "mlir", False) == "module {}"
-    reproducer = 'module {}\n\n{-#\n  external_resources: {\n    mlir_reproducer: {}\n  }\n#-}\n'
+    reproducer = "module {}\n\n{-#\n  external_resources: {\n    mlir_reproducer: {}\n  }\n#-}\n"
     assert comparable(reproducer, "mlir", False) == "module {}"
     assert unified_diff("a", "a", "x", "y") == ""

@@ -39,14 +39,17 @@ def test_the_run_line_gives_the_passes() -> None:
     assert run_line(joined, Path("t.mlir")) == ("-tritongpu-pipeline", "-canonicalize")
 
 
-@pytest.mark.parametrize("text", [
-    "no run line\n",
-    "// RUN: triton-opt %s -a | FileCheck %s\n// RUN: triton-opt %s -b | FileCheck %s --check-prefix=B\n",
-    "// RUN: not triton-opt %s -a 2>&1 | FileCheck %s\n",
-    "// RUN: triton-opt %s -a | FileCheck %s | cat\n",
-    "// RUN: triton-opt %s -a -o %t | FileCheck %s\n",
-    "// RUN: triton-opt %s 'unclosed | FileCheck %s\n",
-])
+@pytest.mark.parametrize(
+    "text",
+    [
+        "no run line\n",
+        "// RUN: triton-opt %s -a | FileCheck %s\n// RUN: triton-opt %s -b | FileCheck %s --check-prefix=B\n",
+        "// RUN: not triton-opt %s -a 2>&1 | FileCheck %s\n",
+        "// RUN: triton-opt %s -a | FileCheck %s | cat\n",
+        "// RUN: triton-opt %s -a -o %t | FileCheck %s\n",
+        "// RUN: triton-opt %s 'unclosed | FileCheck %s\n",
+    ],
+)
 def test_a_test_that_cannot_be_regenerated_is_refused(text: str) -> None:
     with pytest.raises(UsageError):
         run_line(text, Path("t.mlir"))
@@ -62,8 +65,9 @@ def checkout(tmp_path: Path) -> Path:
     samples.mkdir(parents=True)
     (samples / "a.mlir").write_text(f"{NOTE}utils/generate-test-checks.py\nold\n")
     (samples / "a.mlir.in").write_text("// RUN: triton-opt %s -tritongpu-pipeline | FileCheck %s\n")
-    (samples / "b.mlir").write_text(f"{NOTE}utils/generate-test-checks.py\n"
-                                    "// RUN: triton-opt %s -tritongpu-coalesce | FileCheck %s\n")
+    (samples / "b.mlir").write_text(
+        f"{NOTE}utils/generate-test-checks.py\n// RUN: triton-opt %s -tritongpu-coalesce | FileCheck %s\n"
+    )
     (samples / "hand.mlir").write_text("// RUN: triton-opt %s -tritongpu-coalesce | FileCheck %s\n// CHECK: x\n")
     return tmp_path
 
@@ -87,16 +91,29 @@ def test_a_hand_written_test_is_refused_unless_asked(tmp_path: Path) -> None:
     assert plan_update(hand, root, MAKEFILE, hand_written=True).source == hand
 
 
-@pytest.mark.parametrize("word", ["-o", "--o=../victim.txt", "--mlir-print-ir-tree-dir=/tmp/x",
-                                  "--log-actions-to=../log", "--mlir-pass-pipeline-crash-reproducer=r.mlir",
-                                  "--run-reproducer", "other.mlir", "--tritongpu-coalesce-typo"])
+@pytest.mark.parametrize(
+    "word",
+    [
+        "-o",
+        "--o=../victim.txt",
+        "--mlir-print-ir-tree-dir=/tmp/x",
+        "--log-actions-to=../log",
+        "--mlir-pass-pipeline-crash-reproducer=r.mlir",
+        "--run-reproducer",
+        "other.mlir",
+        "--tritongpu-coalesce-typo",
+    ],
+)
 def test_anything_but_passes_on_the_run_line_is_refused(word: str) -> None:
     """triton-opt runs under --dry-run too (to show the diff): it must have no way to write a file."""
     passes = frozenset({"tritongpu-coalesce"})
     with pytest.raises(UsageError, match="no pass"):
         refuse_writers(("-tritongpu-coalesce", word, "../victim.txt"), passes, Path("t.mlir"))
-    refuse_writers(("-split-input-file", "--tritongpu-coalesce=x=1", "-canonicalize",
-                    "--pass-pipeline=builtin.module(cse)"), passes, Path("t.mlir"))
+    refuse_writers(
+        ("-split-input-file", "--tritongpu-coalesce=x=1", "-canonicalize", "--pass-pipeline=builtin.module(cse)"),
+        passes,
+        Path("t.mlir"),
+    )
 
 
 def test_the_scripts_old_note_is_dropped_whole_before_it_runs_again() -> None:
@@ -113,8 +130,13 @@ def test_only_mlir_tests_under_test_are_written_links_never_followed_out(tmp_pat
     (root / "outside.mlir").write_text("// RUN: triton-opt %s -a | FileCheck %s\n")
     os.symlink(root / "outside.mlir", root / "test" / "link.mlir")
     (root / "test" / "notes.txt").write_text("")
-    for path in (root / "outside.mlir", root / "test" / "link.mlir", root / "test" / "notes.txt",
-                 root / "test" / "missing.mlir", root / "test" / ".." / "outside.mlir"):
+    for path in (
+        root / "outside.mlir",
+        root / "test" / "link.mlir",
+        root / "test" / "notes.txt",
+        root / "test" / "missing.mlir",
+        root / "test" / ".." / "outside.mlir",
+    ):
         with pytest.raises(UsageError):
             plan_update(path, root, None)
 

@@ -12,7 +12,7 @@ from bootstrap.ir.passes import PassIndex
 from bootstrap.ir.replay import debug_types_for, select_stage
 
 # Declarations as include/triton/Dialect/TritonGPU/Transforms/Passes.td has them (R36, trimmed).
-PASSES_TD = '''\
+PASSES_TD = """\
 #ifndef TRITONGPU_PASSES
 #define TRITONGPU_PASSES
 
@@ -42,7 +42,7 @@ def TritonGPUAccelerateMatmul : Pass<"tritongpu-accelerate-matmul", "mlir::Modul
   let summary = "accelerate matmul";
 }
 #endif
-'''
+"""
 
 NVIDIA_TD = 'def ConvertTritonGPUToLLVM : Pass<"convert-triton-gpu-to-llvm", "mlir::ModuleOp"> {\n}\n'
 
@@ -51,8 +51,12 @@ def _source(name: str, *, debug_type: str | None = None, includes: tuple[str, ..
     lines = [f'#include "{i}"' for i in includes]
     if debug_type:
         lines.append(f'#define DEBUG_TYPE "{debug_type}"')
-    lines += ["namespace mlir {", f"#define GEN_PASS_DEF_{name.upper()}",
-              '#include "triton/Dialect/TritonGPU/Transforms/Passes.h.inc"', "}"]
+    lines += [
+        "namespace mlir {",
+        f"#define GEN_PASS_DEF_{name.upper()}",
+        '#include "triton/Dialect/TritonGPU/Transforms/Passes.h.inc"',
+        "}",
+    ]
     return "\n".join(lines) + "\n"
 
 
@@ -64,20 +68,25 @@ def checkout(tmp_path: Path) -> Path:
         "lib/Dialect/TritonGPU/Transforms/Coalesce.cpp": _source("TritonGPUCoalesce", debug_type="tritongpu-coalesce"),
         "lib/Dialect/TritonGPU/Transforms/AccelerateMatmul.cpp": _source("TritonGPUAccelerateMatmul"),
         "lib/Dialect/TritonGPU/Transforms/Utility.cpp": '#define DEBUG_TYPE "ttg-utility"\n',
-        "lib/Dialect/TritonGPU/Transforms/Pipeliner/AssignLatencies.cpp":
-            _source("TritonGPUAssignLatencies", debug_type="triton-loop-pipeline"),
+        "lib/Dialect/TritonGPU/Transforms/Pipeliner/AssignLatencies.cpp": _source(
+            "TritonGPUAssignLatencies", debug_type="triton-loop-pipeline"
+        ),
         "lib/Dialect/TritonGPU/Transforms/Pipeliner/SoftwarePipeliner.cpp": _source("TritonGPUPipeline"),
         "lib/Dialect/TritonGPU/Transforms/Pipeliner/LowerLoops.cpp": '#define DEBUG_TYPE "triton-loop-pipeline"\n',
-        "lib/Dialect/TritonGPU/Transforms/Pipeliner/PipelineExpander.cpp":
-            '\n\n#define DEBUG_TYPE "triton-loop-pipelining"\n',
+        "lib/Dialect/TritonGPU/Transforms/Pipeliner/PipelineExpander.cpp": (
+            '\n\n#define DEBUG_TYPE "triton-loop-pipelining"\n'
+        ),
         "third_party/nvidia/include/TritonNVIDIAGPUToLLVM/Passes.td": NVIDIA_TD,
-        "third_party/nvidia/lib/TritonNVIDIAGPUToLLVM/TritonGPUToLLVM.cpp":
-            _source("ConvertTritonGPUToLLVM", includes=("Utility.h", "triton/Conversion/TritonGPUToLLVM/Utility.h")),
-        "third_party/nvidia/lib/TritonNVIDIAGPUToLLVM/Utility.h":
-            '#pragma once\n\n#define DEBUG_TYPE "ttgpu_to_llvm"\n',
+        "third_party/nvidia/lib/TritonNVIDIAGPUToLLVM/TritonGPUToLLVM.cpp": _source(
+            "ConvertTritonGPUToLLVM", includes=("Utility.h", "triton/Conversion/TritonGPUToLLVM/Utility.h")
+        ),
+        "third_party/nvidia/lib/TritonNVIDIAGPUToLLVM/Utility.h": (
+            '#pragma once\n\n#define DEBUG_TYPE "ttgpu_to_llvm"\n'
+        ),
         # A build folder's generated copy must not shadow the source.
-        "build/cmake.linux-x86_64-cpython-3.12/lib/Dialect/TritonGPU/Transforms/Coalesce.cpp":
-            _source("TritonGPUCoalesce", debug_type="from-the-build-folder"),
+        "build/cmake.linux-x86_64-cpython-3.12/lib/Dialect/TritonGPU/Transforms/Coalesce.cpp": _source(
+            "TritonGPUCoalesce", debug_type="from-the-build-folder"
+        ),
     }
     for rel, text in files.items():
         path = root / rel
@@ -88,8 +97,13 @@ def checkout(tmp_path: Path) -> Path:
 
 def test_debug_type_read_from_the_source(checkout: Path) -> None:
     index = PassIndex([checkout])
-    assert index.arguments() == ["convert-triton-gpu-to-llvm", "tritongpu-accelerate-matmul",
-                                 "tritongpu-assign-latencies", "tritongpu-coalesce", "tritongpu-pipeline"]
+    assert index.arguments() == [
+        "convert-triton-gpu-to-llvm",
+        "tritongpu-accelerate-matmul",
+        "tritongpu-assign-latencies",
+        "tritongpu-coalesce",
+        "tritongpu-pipeline",
+    ]
     coalesce = index.find("tritongpu-coalesce")
     assert coalesce is not None and coalesce.debug_type == "tritongpu-coalesce"
     assert coalesce.debug_type_at == "lib/Dialect/TritonGPU/Transforms/Coalesce.cpp:1"
@@ -120,14 +134,31 @@ def test_notes_say_what_debug_only_can_and_cannot_select(checkout: Path) -> None
 
 
 def _stage(number: int, arg: str, when: str = "before") -> Stage:
-    return Stage(number=number, kind="mlir", when=when, name=arg.title(), arg=arg, options=None,
-                 op="builtin.module", kernel="k", target="cuda:90", failed=False, header="", body="module {}",
-                 origin=f"{number:04d}.mlir")
+    return Stage(
+        number=number,
+        kind="mlir",
+        when=when,
+        name=arg.title(),
+        arg=arg,
+        options=None,
+        op="builtin.module",
+        kernel="k",
+        target="cuda:90",
+        failed=False,
+        header="",
+        body="module {}",
+        origin=f"{number:04d}.mlir",
+    )
 
 
 def test_select_stage(checkout: Path) -> None:
-    stages = (_stage(1, "tritongpu-coalesce"), _stage(2, "tritongpu-pipeline"),
-              _stage(3, "SoftwarePipeliner-LowerLoops", "after"), _stage(4, "cse"), _stage(5, "cse"))
+    stages = (
+        _stage(1, "tritongpu-coalesce"),
+        _stage(2, "tritongpu-pipeline"),
+        _stage(3, "SoftwarePipeliner-LowerLoops", "after"),
+        _stage(4, "cse"),
+        _stage(5, "cse"),
+    )
     dump = Dump(Path("/dumps/x"), stages)
     index = PassIndex([checkout])
     stage, after, runs = select_stage(dump, "k", "tritongpu-pipeline", 1, index)

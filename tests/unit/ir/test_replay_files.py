@@ -37,8 +37,9 @@ def test_a_fifo_given_as_dump_or_reproducer_is_refused_without_reading(tmp_path:
 def test_a_pass_name_from_the_dump_stays_one_folder_name(tmp_path: Path) -> None:
     raw = tmp_path / "evil" / "raw.mlir"
     raw.parent.mkdir()
-    raw.write_text("// -----// IR Dump Before Evil (a/../../../../escaped) ('builtin.module' operation) //----- //\n"
-                   "module {\n}\n")
+    raw.write_text(
+        "// -----// IR Dump Before Evil (a/../../../../escaped) ('builtin.module' operation) //----- //\nmodule {\n}\n"
+    )
     stage = load_dump(raw).stages[0]
     folder = default_folder(raw, stage)
     assert folder.parent == raw.with_name("raw.mlir.opt") and folder.name == "0001-a-..-..-..-..-escaped"

@@ -74,8 +74,9 @@ def test_triton_opt_failing_is_an_error_with_the_command_to_rerun(tmp_path: Path
 
 
 def test_the_json_document_of_a_reproducer_replay(tmp_path: Path) -> None:
-    replay = Replay(tmp_path, tmp_path / "triton.make_ttgir.repro.mlir", command=["triton-opt", "x"],
-                    passes=["tritongpu-coalesce"])
+    replay = Replay(
+        tmp_path, tmp_path / "triton.make_ttgir.repro.mlir", command=["triton-opt", "x"], passes=["tritongpu-coalesce"]
+    )
     document = to_json(replay, None, [], dry_run=True)
     assert document["reproducer"] == str(replay.input) and document["pass"] is None
     assert document["pipeline"] == ["tritongpu-coalesce"] and document["ran"] is False

@@ -49,18 +49,31 @@ def test_pass_arguments_carry_the_options_and_the_operation() -> None:
     assert pass_arguments(stages["tritongpu-coalesce"]) == ["-tritongpu-coalesce"]
     assert pass_arguments(stages["convert-triton-to-tritongpu"]) == [
         "--convert-triton-to-tritongpu=enable-source-remat=false num-ctas=1 num-warps=4 target=cuda:90 "
-        "threads-per-warp=32"]
-    nested = dataclasses.replace(stages["tritongpu-coalesce"], op="tt.func", arg="canonicalize",
-                                 options="top-down=true")
+        "threads-per-warp=32"
+    ]
+    nested = dataclasses.replace(
+        stages["tritongpu-coalesce"], op="tt.func", arg="canonicalize", options="top-down=true"
+    )
     assert pass_arguments(nested) == ["--pass-pipeline=builtin.module(tt.func(canonicalize{top-down=true}))"]
 
 
 def test_commands() -> None:
     opt = Path("/b/bin/triton-opt")
     assert opt_command(opt, Path("in.mlir"), Path("out.mlir"), ["-tritongpu-coalesce"], ["tritongpu-coalesce"]) == [
-        "/b/bin/triton-opt", "in.mlir", "-tritongpu-coalesce", "-debug-only=tritongpu-coalesce", "-o", "out.mlir"]
+        "/b/bin/triton-opt",
+        "in.mlir",
+        "-tritongpu-coalesce",
+        "-debug-only=tritongpu-coalesce",
+        "-o",
+        "out.mlir",
+    ]
     assert replay_command(opt, Path("r.mlir"), Path("o.mlir"), []) == [
-        "/b/bin/triton-opt", "r.mlir", "--run-reproducer", "-o", "o.mlir"]
+        "/b/bin/triton-opt",
+        "r.mlir",
+        "--run-reproducer",
+        "-o",
+        "o.mlir",
+    ]
     assert debug_flags(["a", "b", "a"]) == ["-debug-only=a,b"]
 
 
@@ -79,8 +92,15 @@ def test_replay_of_a_dumped_pass(tmp_path: Path) -> None:
 def test_reproducer_pipeline() -> None:
     pipeline = reproducer_pipeline(REPRODUCER)
     assert pipeline == PIPELINE
-    assert pipeline_passes(pipeline) == ["inline", "canonicalize", "triton-combine", "triton-reorder-broadcast", "cse",
-                                         "symbol-dce", "triton-loop-unroll"]
+    assert pipeline_passes(pipeline) == [
+        "inline",
+        "canonicalize",
+        "triton-combine",
+        "triton-reorder-broadcast",
+        "cse",
+        "symbol-dce",
+        "triton-loop-unroll",
+    ]
     assert pipeline_passes("builtin.module(any(a,b{x={y}},tt.func(c)), d)") == ["a", "b", "c", "d"]
     assert reproducer_pipeline("module {}\n") is None
     assert reproducer_pipeline("{-#\n  external_resources: {\n  }\n#-}\n") is None

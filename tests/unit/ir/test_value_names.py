@@ -48,7 +48,8 @@ def test_the_users_kernel_filter_is_kept() -> None:
     assert dump_variables("nvidia", environ={"MLIR_ENABLE_DUMP": "0"})["MLIR_ENABLE_DUMP"] == "1"
     assert dump_variables("nvidia", environ={"MLIR_ENABLE_DUMP": "TRUE"})["MLIR_ENABLE_DUMP"] == "1"
     assert dump_variables("amd", "mul_kernel", environ={"MLIR_ENABLE_DUMP": "add_kernel"})["MLIR_ENABLE_DUMP"] == (
-        "mul_kernel")
+        "mul_kernel"
+    )
 
 
 def test_a_number_run_into_letters_is_one_value() -> None:

@@ -22,10 +22,20 @@ def test_spills_are_the_stack_frame_over_four_as_triton_counts_them() -> None:
     assert usage.cuda_summary({}, None, 32).spills is None
 
 
-@pytest.mark.parametrize(("arch", "has"), [
-    ("gfx908", True), ("gfx90a", True), ("gfx942", True), ("gfx950", True),
-    ("gfx906", False), ("gfx90c", False), ("gfx1030", False), ("gfx1100", False), ("gfx1201", False),
-])
+@pytest.mark.parametrize(
+    ("arch", "has"),
+    [
+        ("gfx908", True),
+        ("gfx90a", True),
+        ("gfx942", True),
+        ("gfx950", True),
+        ("gfx906", False),
+        ("gfx90c", False),
+        ("gfx1030", False),
+        ("gfx1100", False),
+        ("gfx1201", False),
+    ],
+)
 def test_agprs_only_where_the_arch_has_them(arch: str, has: bool) -> None:
     assert usage.has_agprs(arch) is has
     summary = usage.hip_summary({"num_warps": 4}, {"vgprs": 20, "agprs": 0}, 32, arch)
@@ -39,8 +49,13 @@ def test_the_compile_uses_a_private_triton_cache_unless_one_was_chosen(tmp_path:
 
 
 def test_warnings_the_compiler_printed() -> None:
-    lines = ["loc(...): warning: the loop is not pipelined", "some progress", "ptxas warning : Registers spilled",
-             "loc(...): warning: the loop is not pipelined", "forewarning is not one"]
+    lines = [
+        "loc(...): warning: the loop is not pipelined",
+        "some progress",
+        "ptxas warning : Registers spilled",
+        "loc(...): warning: the loop is not pipelined",
+        "forewarning is not one",
+    ]
     assert printed_warnings(lines) == [lines[0], lines[2]]
 
 

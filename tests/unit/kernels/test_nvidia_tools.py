@@ -56,9 +56,13 @@ def test_the_machines_copies_in_order_and_once(tmp_path: Path) -> None:
     torch = _tool(site / "torch" / "bin", "ptxas")
     (tmp_path / "link").mkdir()
     os.symlink(home, tmp_path / "link" / "ptxas")
-    environ = {"CUDA_HOME": str(tmp_path / "home"), "CUDA_PATH": str(tmp_path / "link" / ".."),
-               "CUDA_ROOT": str(tmp_path / "root"), "PATH": str(tmp_path / "path" / "bin"),
-               "TRITON_PTXAS_PATH": path}
+    environ = {
+        "CUDA_HOME": str(tmp_path / "home"),
+        "CUDA_PATH": str(tmp_path / "link" / ".."),
+        "CUDA_ROOT": str(tmp_path / "root"),
+        "PATH": str(tmp_path / "path" / "bin"),
+        "TRITON_PTXAS_PATH": path,
+    }
     found = nvidia_tools.toolkit_copies("ptxas", environ, site_packages=[site])
     system = [p for p in found if not p.startswith(str(tmp_path))]
     assert [p for p in found if p.startswith(str(tmp_path))] == [home, root, path, cu12, cu13, torch]

@@ -31,8 +31,12 @@ def test_no_figure_is_guessed() -> None:
     assert occupancy(90, 32, 300 * 1024, 4) is None  # more shared memory than the SM has: no CTA fits
 
 
-@given(arch=st.sampled_from(sorted(LIMITS)), registers=st.integers(0, 255), shared=st.integers(0, 256 * 1024),
-       warps=st.sampled_from([1, 2, 4, 8, 16, 32]))
+@given(
+    arch=st.sampled_from(sorted(LIMITS)),
+    registers=st.integers(0, 255),
+    shared=st.integers(0, 256 * 1024),
+    warps=st.sampled_from([1, 2, 4, 8, 16, 32]),
+)
 def test_what_fits_never_exceeds_the_sm(arch: int, registers: int, shared: int, warps: int) -> None:
     found = occupancy(arch, registers, shared, warps)
     if found is None:

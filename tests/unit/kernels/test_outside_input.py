@@ -37,12 +37,19 @@ def test_gpu_query_and_targets() -> None:
 
 
 def test_rocminfo_names_each_gpu_arch_once() -> None:
-    text = "\n".join([
-        "Agent 1", "  Name:                    AMD EPYC",
-        "Agent 2", "  Name:                    gfx942", "  Marketing Name:          AMD Instinct MI300X",
-        "      Name:                    amdgcn-amd-amdhsa--gfx942",
-        "Agent 3", "  Name:                    gfx942", "  Name:                    gfx1100",
-    ])
+    text = "\n".join(
+        [
+            "Agent 1",
+            "  Name:                    AMD EPYC",
+            "Agent 2",
+            "  Name:                    gfx942",
+            "  Marketing Name:          AMD Instinct MI300X",
+            "      Name:                    amdgcn-amd-amdhsa--gfx942",
+            "Agent 3",
+            "  Name:                    gfx942",
+            "  Name:                    gfx1100",
+        ]
+    )
     assert parse_rocminfo(text) == ["gfx942", "gfx1100"]
 
 
@@ -55,8 +62,11 @@ def test_any_nvidia_smi_output_parses(query: str, banner: str) -> None:
 
 
 @SETTINGS
-@given(st.lists(st.tuples(st.text(alphabet="0123456789 ,.[]/NA", max_size=6), st.text("GTXRA 0123,-", max_size=8)),
-                max_size=4))
+@given(
+    st.lists(
+        st.tuples(st.text(alphabet="0123456789 ,.[]/NA", max_size=6), st.text("GTXRA 0123,-", max_size=8)), max_size=4
+    )
+)
 def test_csv_like_lines_parse(rows: list[tuple[str, str]]) -> None:
     text = "\n".join(f"{i}, {name}, {cc}, 570.1" for i, (cc, name) in enumerate(rows))
     assert len(parse_gpu_query(text)) <= len(rows)
@@ -99,8 +109,15 @@ def test_not_an_elf_file() -> None:
 
 # Section headers (sh_name, type, flags, addr, offset, size, link, info, align, entsize) with any
 # 64-bit values: offsets and sizes far beyond the file, as a truncated or damaged cubin has.
-sections = st.lists(st.tuples(*[st.integers(0, 2**32 - 1)] * 2, *[st.integers(0, 2**64 - 1)] * 4,
-                              *[st.integers(0, 2**32 - 1)] * 2, *[st.integers(0, 2**64 - 1)] * 2), max_size=4)
+sections = st.lists(
+    st.tuples(
+        *[st.integers(0, 2**32 - 1)] * 2,
+        *[st.integers(0, 2**64 - 1)] * 4,
+        *[st.integers(0, 2**32 - 1)] * 2,
+        *[st.integers(0, 2**64 - 1)] * 2,
+    ),
+    max_size=4,
+)
 
 
 @SETTINGS
@@ -139,14 +156,35 @@ def test_a_crafted_section_table_costs_no_more_than_the_file() -> None:
 # -- cache folders ---------------------------------------------------------------------------------------
 
 KEY = "ABCDEFGHIJKLMNOPQRSTUVWXYZ234567ABCDEFGHIJKLMNOPQRST"
-names = st.sampled_from(["k.json", "k.cubin", "k.ptx", "k.ttir", "__grp__k.json", "k.autotune.json", "notes.txt",
-                         "data.json", "cuda_utils.cpython-311-x86_64-linux-gnu.so", "k.hsaco", "k.amdgcn", ".hidden",
-                         "tmp.pid_1_ab-cd/k.ptx", "sub/k.ptx", "k"])
-contents = st.binary(max_size=80) | st.sampled_from([
-    b'{"name": "k", "target": {"backend": "cuda", "arch": 90, "warp_size": 32}, "triton_version": "3.5.0"}',
-    b'{"name": "../../etc/k", "target": ["cuda", 90]}', b'{"target": 1}', b"[1, 2]", b'{"name": "k\\u0000"}',
-    b"\x7fELF\x02" + b"\xff" * 70,
-])
+names = st.sampled_from(
+    [
+        "k.json",
+        "k.cubin",
+        "k.ptx",
+        "k.ttir",
+        "__grp__k.json",
+        "k.autotune.json",
+        "notes.txt",
+        "data.json",
+        "cuda_utils.cpython-311-x86_64-linux-gnu.so",
+        "k.hsaco",
+        "k.amdgcn",
+        ".hidden",
+        "tmp.pid_1_ab-cd/k.ptx",
+        "sub/k.ptx",
+        "k",
+    ]
+)
+contents = st.binary(max_size=80) | st.sampled_from(
+    [
+        b'{"name": "k", "target": {"backend": "cuda", "arch": 90, "warp_size": 32}, "triton_version": "3.5.0"}',
+        b'{"name": "../../etc/k", "target": ["cuda", 90]}',
+        b'{"target": 1}',
+        b"[1, 2]",
+        b'{"name": "k\\u0000"}',
+        b"\x7fELF\x02" + b"\xff" * 70,
+    ]
+)
 
 
 @SETTINGS

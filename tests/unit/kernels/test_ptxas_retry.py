@@ -37,13 +37,15 @@ PTX = """//
 
 
 def error(ptx_file: str) -> list[str]:
-    return ["================================================================",
-            "please share the reproducer above with Triton project.",
-            "triton.runtime.errors.PTXASError: PTXAS error: Internal Triton PTX codegen error",
-            "`ptxas` stderr:",
-            "ptxas-blackwell fatal   : Value 'sm_110a' is not defined for option 'gpu-name'",
-            f"Repro command: /site/triton/backends/nvidia/bin/ptxas-blackwell -lineinfo -v --gpu-name=sm_110a "
-            f"{ptx_file} -o {ptx_file}.o"]
+    return [
+        "================================================================",
+        "please share the reproducer above with Triton project.",
+        "triton.runtime.errors.PTXASError: PTXAS error: Internal Triton PTX codegen error",
+        "`ptxas` stderr:",
+        "ptxas-blackwell fatal   : Value 'sm_110a' is not defined for option 'gpu-name'",
+        f"Repro command: /site/triton/backends/nvidia/bin/ptxas-blackwell -lineinfo -v --gpu-name=sm_110a "
+        f"{ptx_file} -o {ptx_file}.o",
+    ]
 
 
 def test_the_arch_and_the_kept_ptx_are_read_from_tritons_error(tmp_path: Path) -> None:
@@ -68,8 +70,13 @@ def test_ptx_is_taken_out_of_what_is_shown_and_messages_stay() -> None:
 
 
 def test_the_variables_to_export_are_triton_own_names() -> None:
-    retry = Retry("cuda:110", "sm_110a", "/b/ptxas-blackwell (CUDA 12.9)", ("TRITON_PTXAS_BLACKWELL_PATH",),
-                  used="/usr/local/cuda/bin/ptxas")
+    retry = Retry(
+        "cuda:110",
+        "sm_110a",
+        "/b/ptxas-blackwell (CUDA 12.9)",
+        ("TRITON_PTXAS_BLACKWELL_PATH",),
+        used="/usr/local/cuda/bin/ptxas",
+    )
     assert retry.exports == ["export TRITON_PTXAS_BLACKWELL_PATH=/usr/local/cuda/bin/ptxas"]
     # Releases whose knob is TRITON_PTXAS-BLACKWELL_PATH: no shell can export that name; env(1) can set it.
     odd = Retry("cuda:110", "sm_110a", "x", ("TRITON_PTXAS-BLACKWELL_PATH",), used="/cuda/bin/ptxas")

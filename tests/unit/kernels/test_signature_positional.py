@@ -13,8 +13,13 @@ from bootstrap.kernels.signature import Positional, is_positional, parse_kernel_
 def test_types_hints_and_values_in_order() -> None:
     args = parse_kernel_args("*fp32:16, *kbf16, i32, 1024, i32:1, 0.5", [])
     assert args.params == () and args.positional == (
-        Positional("*fp32", 16), Positional("*kbf16"), Positional("i32"), Positional(None, None, 1024),
-        Positional(None, None, 1), Positional(None, None, 0.5))
+        Positional("*fp32", 16),
+        Positional("*kbf16"),
+        Positional("i32"),
+        Positional(None, None, 1024),
+        Positional(None, None, 1),
+        Positional(None, None, 0.5),
+    )
 
 
 def test_the_named_form_is_not_positional_and_no_signature_asks_the_kernel() -> None:
@@ -22,12 +27,15 @@ def test_the_named_form_is_not_positional_and_no_signature_asks_the_kernel() -> 
     assert parse_kernel_args(None, ["BLOCK=4"]).constexprs == {"BLOCK": 4}
 
 
-@pytest.mark.parametrize(("text", "says"), [
-    ("*fp32,, i32", "empty entry"),
-    ("*fp23, i32", "did you mean *fp32"),
-    ("x_ptr", "'x_ptr' is not name=type, nor a type or a value of the positional form"),
-    ("*fp32:8", "bad hint"),
-])
+@pytest.mark.parametrize(
+    ("text", "says"),
+    [
+        ("*fp32,, i32", "empty entry"),
+        ("*fp23, i32", "did you mean *fp32"),
+        ("x_ptr", "'x_ptr' is not name=type, nor a type or a value of the positional form"),
+        ("*fp32:8", "bad hint"),
+    ],
+)
 def test_bad_entries_name_the_bad_part(text: str, says: str) -> None:
     with pytest.raises(UsageError) as info:
         parse_kernel_args(text, [])

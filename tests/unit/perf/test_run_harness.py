@@ -28,8 +28,11 @@ def mini_triton_build_helpers() -> ModuleType:
     """The mini Triton's python/build_helpers.py of the newest era, rendered as build_world writes it."""
     state = triton_repo.TritonState("root-json", "3.8.0", "0" * 40)
     text = gitrepo.select_lines(BUILD_HELPERS.read_text(), triton_repo.era_flags(state))
-    for key, value in {**triton_repo.era_substitutions(state), "LLVM_PIN_FILE": "cmake/llvm-info.json",
-                       "BUILD_ROOT": "build"}.items():
+    for key, value in {
+        **triton_repo.era_substitutions(state),
+        "LLVM_PIN_FILE": "cmake/llvm-info.json",
+        "BUILD_ROOT": "build",
+    }.items():
         text = text.replace(f"%%{key}%%", value)
     spec = importlib.util.spec_from_loader("mini_build_helpers", loader=None)
     assert spec is not None
@@ -44,8 +47,14 @@ def a_world_reads_its_downloads() -> list[run.Row]:
     url = downloads.provide_downloads(root / "downloads")
     with mini_triton_build_helpers().open_url(JSON_ZIP) as response:
         data = response.read()
-    return [{"metric": "world", "measured": str(root), "goal": url, "pass": data == downloads.archives()[
-        JSON_ZIP.split("://", 1)[1]]}]
+    return [
+        {
+            "metric": "world",
+            "measured": str(root),
+            "goal": url,
+            "pass": data == downloads.archives()[JSON_ZIP.split("://", 1)[1]],
+        }
+    ]
 
 
 def test_two_worlds_in_one_process_each_read_their_own_downloads() -> None:
@@ -85,9 +94,12 @@ def test_a_benchmark_that_raises_is_one_row_and_keeps_its_traceback() -> None:
 
 def test_the_table_fits_120_columns_and_keeps_every_word() -> None:
     rows: list[run.Row] = [
-        {"metric": "scale (172,000 files in 15,800 folders): setup no-op re-run vs the hand recipe " * 3,
-         "measured": "41.3x (0.21 s vs 8.70 s; configure 5.1 s, ninja 1.2 s, pip install 2.4 s) " * 2,
-         "goal": ">= 20x", "pass": True},
+        {
+            "metric": "scale (172,000 files in 15,800 folders): setup no-op re-run vs the hand recipe " * 3,
+            "measured": "41.3x (0.21 s vs 8.70 s; configure 5.1 s, ninja 1.2 s, pip install 2.4 s) " * 2,
+            "goal": ">= 20x",
+            "pass": True,
+        },
         {"metric": "doctor on the GPU / collect_env", "measured": "no GPU here", "goal": "<= 0.25", "pass": None},
         {"metric": "x", "measured": "y" * 300, "goal": "-", "pass": False},
     ]
@@ -95,8 +107,9 @@ def test_the_table_fits_120_columns_and_keeps_every_word() -> None:
     assert all(len(line) <= run.WIDTH for line in lines), max(len(line) for line in lines)
     widths = run.column_widths([[str(r["metric"]), str(r["measured"]), str(r["goal"]), "skip"] for r in rows])
     starts = [sum(widths[:i]) + 2 * i for i in range(len(widths))]
-    columns = ["".join("".join(line[a:a + w].split()) for line in lines[2:])
-               for a, w in zip(starts, widths, strict=True)]
+    columns = [
+        "".join("".join(line[a : a + w].split()) for line in lines[2:]) for a, w in zip(starts, widths, strict=True)
+    ]
     for key, column in zip(("metric", "measured"), columns[:2], strict=True):
         assert column == "".join("".join(str(row[key]).split()) for row in rows)  # wrapped, nothing lost
     assert any(line.rstrip().endswith("skip") for line in lines)

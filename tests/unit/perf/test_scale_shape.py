@@ -66,8 +66,12 @@ def test_any_small_tree_is_filled_to_exactly_the_shape_and_nothing_is_overwritte
     # A tree of files only (a path that is also a folder of another cannot exist in a checkout).
     holding = shape.folders_of(paths)
     existing = sorted({p for p in paths if p not in holding})
-    areas = (shape.Area("a/b", 30, 7), shape.Area("a", 20, 5, place="a/gen"), shape.Area("", 15, 9),
-             shape.Area("c", 2, 6))  # more folders than files: each new folder still holds one
+    areas = (
+        shape.Area("a/b", 30, 7),
+        shape.Area("a", 20, 5, place="a/gen"),
+        shape.Area("", 15, 9),
+        shape.Area("c", 2, 6),
+    )  # more folders than files: each new folder still holds one
     added = shape.filler(existing, areas, "t")
     assert not set(added) & set(existing)
     assert not set(added) & shape.folders_of(existing)

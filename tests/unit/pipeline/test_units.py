@@ -38,8 +38,9 @@ from bootstrap.pipeline.recipe.presets import make_presets
         (8, 64, "Debug", 4, 9, (4, 4)),  # link jobs never exceed compile jobs
     ],
 )
-def test_job_sizing_table(cpus: int, gib: float, build_type: str, jobs: int | None, link_jobs: int | None,
-                          expected: tuple[int, int]) -> None:
+def test_job_sizing_table(
+    cpus: int, gib: float, build_type: str, jobs: int | None, link_jobs: int | None, expected: tuple[int, int]
+) -> None:
     sized = size_jobs(Resources(cpus, int(gib * GIB)), build_type, jobs=jobs, link_jobs=link_jobs)
     assert (sized.compile, sized.link) == expected
     assert sized.reason  # shown in the plan
@@ -61,12 +62,12 @@ def test_mem_available_is_read_from_meminfo(tmp_path: Path) -> None:
 
 # ------------------------------------------------------------------------------------------ LLVM era
 
-SCRIPT_2025_05 = '''#!/usr/bin/env bash
+SCRIPT_2025_05 = """#!/usr/bin/env bash
 REPO_ROOT="$(git rev-parse --show-toplevel)"
 LLVM_TARGETS=${LLVM_TARGETS:-Native;NVPTX;AMDGPU}
 LLVM_PROJECTS=${LLVM_PROJECTS:-mlir;llvm}
 LLVM_BUILD_TYPE=${LLVM_BUILD_TYPE:-Debug}
-'''
+"""
 SCRIPT_2026_03 = SCRIPT_2025_05.replace("mlir;llvm}", "mlir;llvm;lld;clang}").replace("Debug", "RelWithDebInfo")
 
 
@@ -78,7 +79,10 @@ def script(text: str) -> tuple[str, ...] | None:
 def test_llvm_era_follows_the_script_at_the_pinned_commit() -> None:
     assert llvm_era(script(SCRIPT_2025_05), "3.4.0").projects == ("mlir", "llvm")
     assert llvm_era(script(SCRIPT_2025_05.replace("mlir;llvm}", "mlir;llvm;lld}")), "3.5.0").projects == (
-        "mlir", "llvm", "lld")
+        "mlir",
+        "llvm",
+        "lld",
+    )
     era = llvm_era(script(SCRIPT_2026_03), "3.7.0")
     assert era.projects == ("mlir", "llvm", "lld", "clang")
     assert era.origin == "scripts/build-llvm-project.sh"
@@ -104,25 +108,45 @@ def _toolchain(clang: bool = True, ccache: bool = True) -> Toolchain:
     cc = Tool("clang", "/usr/bin/clang", "14.0.6") if clang else Tool("gcc", "/usr/bin/gcc", "12.2.0")
     cxx = Tool("clang++", "/usr/bin/clang++", "14.0.6") if clang else Tool("g++", "/usr/bin/g++", "12.2.0")
     return Toolchain(
-        compiler="clang" if clang else "gcc", cc=cc, cxx=cxx, linker="lld" if clang else "default",
+        compiler="clang" if clang else "gcc",
+        cc=cc,
+        cxx=cxx,
+        linker="lld" if clang else "default",
         lld=Tool("ld.lld", "/usr/bin/ld.lld", "14.0.6") if clang else None,
         ccache=Tool("ccache", "/usr/bin/ccache", "4.7.5") if ccache else None,
-        cmake=Tool("cmake", "/usr/bin/cmake", "3.25.1"), ninja=Tool("ninja", "/usr/bin/ninja", "1.11.1"),
+        cmake=Tool("cmake", "/usr/bin/cmake", "3.25.1"),
+        ninja=Tool("ninja", "/usr/bin/ninja", "1.11.1"),
     )
 
 
-def _inputs(build_type: str = "Debug", llvm_build_type: str = "Release", setup_dir: str = ".",
-            toolchain: Toolchain | None = None, offline: OfflineBuild | None = None, sanitize: str | None = None
-            ) -> PresetInputs:
+def _inputs(
+    build_type: str = "Debug",
+    llvm_build_type: str = "Release",
+    setup_dir: str = ".",
+    toolchain: Toolchain | None = None,
+    offline: OfflineBuild | None = None,
+    sanitize: str | None = None,
+) -> PresetInputs:
     ws = Path("/ws")
     return PresetInputs(
-        paths=Paths(ws, ws / "src/triton", ws / "src/llvm-project", ws / "build/llvm/k", ws / "venv/bin/python",
-                      ws / "triton-home"),
-        setup_py_dir=setup_dir, build_requires=("setuptools>=40.8.0", "cmake>=3.20,<4.0", "ninja>=1.11.1"),
-        llvm_commit="a" * 40, build_type=build_type, llvm_build_type=llvm_build_type,
+        paths=Paths(
+            ws,
+            ws / "src/triton",
+            ws / "src/llvm-project",
+            ws / "build/llvm/k",
+            ws / "venv/bin/python",
+            ws / "triton-home",
+        ),
+        setup_py_dir=setup_dir,
+        build_requires=("setuptools>=40.8.0", "cmake>=3.20,<4.0", "ninja>=1.11.1"),
+        llvm_commit="a" * 40,
+        build_type=build_type,
+        llvm_build_type=llvm_build_type,
         era=llvm_era(script(SCRIPT_2026_03), "3.8.0"),
         toolchain=toolchain if toolchain is not None else _toolchain(),
-        jobs=size_jobs(Resources(8, 64 * GIB), build_type), offline=offline, sanitize=sanitize,
+        jobs=size_jobs(Resources(8, 64 * GIB), build_type),
+        offline=offline,
+        sanitize=sanitize,
     )
 
 
@@ -130,11 +154,19 @@ def test_llvm_flags_are_the_upstream_scripts_plus_developer_speed() -> None:
     presets = make_presets(_inputs(llvm_build_type="Debug"))
     cache = dict(presets.llvm_cache)
     for name, value in {
-        "LLVM_ENABLE_ASSERTIONS": "ON", "LLVM_OPTIMIZED_TABLEGEN": "ON", "MLIR_ENABLE_BINDINGS_PYTHON": "OFF",
-        "LLVM_ENABLE_ZSTD": "OFF", "LLVM_BUILD_UTILS": "ON", "LLVM_INSTALL_UTILS": "ON",
-        "CMAKE_EXPORT_COMPILE_COMMANDS": "ON", "LLVM_ENABLE_PROJECTS": "mlir;llvm;lld;clang",
-        "LLVM_TARGETS_TO_BUILD": "Native;NVPTX;AMDGPU", "CMAKE_BUILD_TYPE": "Debug", "LLVM_ENABLE_LLD": "ON",
-        "CMAKE_CXX_COMPILER_LAUNCHER": "/usr/bin/ccache", "LLVM_USE_SPLIT_DWARF": "ON",
+        "LLVM_ENABLE_ASSERTIONS": "ON",
+        "LLVM_OPTIMIZED_TABLEGEN": "ON",
+        "MLIR_ENABLE_BINDINGS_PYTHON": "OFF",
+        "LLVM_ENABLE_ZSTD": "OFF",
+        "LLVM_BUILD_UTILS": "ON",
+        "LLVM_INSTALL_UTILS": "ON",
+        "CMAKE_EXPORT_COMPILE_COMMANDS": "ON",
+        "LLVM_ENABLE_PROJECTS": "mlir;llvm;lld;clang",
+        "LLVM_TARGETS_TO_BUILD": "Native;NVPTX;AMDGPU",
+        "CMAKE_BUILD_TYPE": "Debug",
+        "LLVM_ENABLE_LLD": "ON",
+        "CMAKE_CXX_COMPILER_LAUNCHER": "/usr/bin/ccache",
+        "LLVM_USE_SPLIT_DWARF": "ON",
         "CMAKE_CXX_COMPILER": "/usr/bin/clang++",
     }.items():
         assert cache[name] == value, name
@@ -153,8 +185,9 @@ def test_release_llvm_has_no_split_dwarf_and_gcc_has_no_lld() -> None:
     assert cache["CMAKE_CXX_COMPILER"] == "/usr/bin/g++"
 
 
-@pytest.mark.parametrize(("build_type", "var"), [("Debug", "DEBUG"), ("RelWithDebInfo", "REL_WITH_DEB_INFO"),
-                                                 ("Release", None)])
+@pytest.mark.parametrize(
+    ("build_type", "var"), [("Debug", "DEBUG"), ("RelWithDebInfo", "REL_WITH_DEB_INFO"), ("Release", None)]
+)
 def test_triton_environment_by_build_type(build_type: str, var: str | None) -> None:
     presets = make_presets(_inputs(build_type=build_type))
     env = dict(presets.triton_env)
@@ -179,12 +212,18 @@ def test_pip_commands_by_layout_era(setup_dir: str, where: str) -> None:
     assert presets.pip_requirements is not None
     assert presets.pip_requirements.argv[-3:] == ("setuptools>=40.8.0", "cmake>=3.20,<4.0", "ninja>=1.11.1")
     assert [c.step for c in presets.commands()] == [
-        "llvm-configure", "llvm-build", "triton-requirements", "triton-install"]
+        "llvm-configure",
+        "llvm-build",
+        "triton-requirements",
+        "triton-install",
+    ]
 
 
 def test_offline_mode_passes_every_path() -> None:
-    offline = OfflineBuild((("TRITON_OFFLINE_BUILD", "1"), ("JSON_SYSPATH", "/usr"),
-                            ("TRITON_PTXAS_PATH", "/usr/local/cuda/bin/ptxas")), ())
+    offline = OfflineBuild(
+        (("TRITON_OFFLINE_BUILD", "1"), ("JSON_SYSPATH", "/usr"), ("TRITON_PTXAS_PATH", "/usr/local/cuda/bin/ptxas")),
+        (),
+    )
     presets = make_presets(_inputs(offline=offline))
     env = dict(presets.triton_env)
     assert env["TRITON_OFFLINE_BUILD"] == "1" and env["JSON_SYSPATH"] == "/usr"
@@ -226,15 +265,20 @@ def test_cmake_user_presets_carry_the_same_variables() -> None:
     assert configure["name"] == "tritondev" and configure["generator"] == "Ninja"
     assert configure["binaryDir"] == "/ws/build/llvm/k"
     assert [f"-D{k}={v}" for k, v in configure["cacheVariables"].items()] == [
-        a for a in presets.llvm_configure.argv if a.startswith("-D")]
+        a for a in presets.llvm_configure.argv if a.startswith("-D")
+    ]
     assert data["buildPresets"][0] == {"name": "tritondev", "configurePreset": "tritondev", "jobs": 4}
 
 
 # ---------------------------------------------------------------------------------------------- steps
 
 
-def _decided(record: StepRecord | None, inputs: dict[str, object], parents: dict[str, str] | None = None,
-             missing: str | None = None) -> tuple[StepStatus, str]:
+def _decided(
+    record: StepRecord | None,
+    inputs: dict[str, object],
+    parents: dict[str, str] | None = None,
+    missing: str | None = None,
+) -> tuple[StepStatus, str]:
     parents = parents or {}
     return decide(record, fingerprint(inputs, parents), inputs, parents, missing)
 
@@ -246,7 +290,9 @@ def test_a_step_is_up_to_date_only_with_its_fingerprint_and_its_result(tmp_path:
     assert _decided(records.load("one"), {"a": 1}) == (StepStatus.UP_TO_DATE, "inputs unchanged")
     assert _decided(records.load("one"), {"a": 2}) == (StepStatus.WOULD_RUN, "changed: a")
     assert _decided(records.load("one"), {"a": 1}, missing="the venv") == (
-        StepStatus.WOULD_RUN, "output missing: the venv")
+        StepStatus.WOULD_RUN,
+        "output missing: the venv",
+    )
 
 
 def test_a_changed_parent_reruns_its_dependents_only(tmp_path: Path) -> None:
@@ -257,7 +303,9 @@ def test_a_changed_parent_reruns_its_dependents_only(tmp_path: Path) -> None:
     new_one = fingerprint({"a": 2}, {})
     assert _decided(records.load("two"), {"b": 1})[0] == StepStatus.UP_TO_DATE
     assert _decided(records.load("three"), {}, {"one": new_one}) == (
-        StepStatus.WOULD_RUN, "depends on re-run step: one")
+        StepStatus.WOULD_RUN,
+        "depends on re-run step: one",
+    )
     assert _decided(records.load("three"), {}, {"one": one})[0] == StepStatus.UP_TO_DATE
 
 

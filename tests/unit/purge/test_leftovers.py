@@ -66,14 +66,16 @@ def test_pip_stashes_only_with_their_content(tmp_path: Path) -> None:
 
 
 names = st.text(alphabet="abcdefghijklmnopqrstuvwxyz_/.", min_size=1, max_size=20).filter(
-    lambda s: not s.startswith("/") and ".." not in s)
+    lambda s: not s.startswith("/") and ".." not in s
+)
 
 
 @settings(database=None, deadline=None, max_examples=150, suppress_health_check=list(HealthCheck))
-@given(st.lists(names, min_size=1, max_size=6), st.sampled_from(["triton-9.dist-info", "tritonclient-1.dist-info",
-                                                                  "~riton-1.dist-info", "x-1.dist-info"]))
-def test_a_record_listing_anything_but_triton_never_proves_a_leftover(
-        entries: list[str], folder: str) -> None:
+@given(
+    st.lists(names, min_size=1, max_size=6),
+    st.sampled_from(["triton-9.dist-info", "tritonclient-1.dist-info", "~riton-1.dist-info", "x-1.dist-info"]),
+)
+def test_a_record_listing_anything_but_triton_never_proves_a_leftover(entries: list[str], folder: str) -> None:
     import tempfile
 
     with tempfile.TemporaryDirectory() as tmp:
@@ -82,8 +84,13 @@ def test_a_record_listing_anything_but_triton_never_proves_a_leftover(
         meta.mkdir()
         (meta / "RECORD").write_text("".join(f"{e},,\n" for e in entries))
         found = proven_paths(sp)
-        outside = [e for e in entries if not (e == "triton" or e.startswith("triton/"))
-                   and not e.startswith(f"{folder}/") and "__pycache__/" not in e]
+        outside = [
+            e
+            for e in entries
+            if not (e == "triton" or e.startswith("triton/"))
+            and not e.startswith(f"{folder}/")
+            and "__pycache__/" not in e
+        ]
         if outside:
             assert found == [], (entries, found)
 
@@ -92,8 +99,10 @@ def test_record_of_a_triton_distribution(tmp_path: Path) -> None:
     sp = site(tmp_path)
     meta = sp / "pytorch_triton-3.5.0.dist-info"
     meta.mkdir()
-    (meta / "RECORD").write_text("triton/__init__.py,,\ntriton/__pycache__/__init__.cpython-312.pyc,,\n"
-                                 "../../../bin/proton,,\npytorch_triton-3.5.0.dist-info/RECORD,,\n")
+    (meta / "RECORD").write_text(
+        "triton/__init__.py,,\ntriton/__pycache__/__init__.cpython-312.pyc,,\n"
+        "../../../bin/proton,,\npytorch_triton-3.5.0.dist-info/RECORD,,\n"
+    )
     dist = scan.read_site_packages((sp,))[0]
     assert leftovers.record_is_tritons(dist)
     (meta / "RECORD").write_text("triton/__init__.py,,\n../../../lib/libc.so,,\n")
@@ -106,8 +115,9 @@ def _stash_left_by_a_killed_uninstall(sp: Path) -> Path:
     info = sp / "triton-3.5.0.dist-info"
     info.mkdir()
     (info / "METADATA").write_text("Metadata-Version: 2.1\nName: triton\nVersion: 3.5.0\n")
-    (info / "RECORD").write_text("triton/__init__.py,,\ntriton-3.5.0.dist-info/METADATA,,\n"
-                                 "triton-3.5.0.dist-info/RECORD,,\n")
+    (info / "RECORD").write_text(
+        "triton/__init__.py,,\ntriton-3.5.0.dist-info/METADATA,,\ntriton-3.5.0.dist-info/RECORD,,\n"
+    )
     stash = sp / "~riton"
     stash.mkdir()
     (stash / "__init__.py").write_text("")
@@ -135,11 +145,14 @@ def test_the_journals_saved_files_count_only_for_the_same_environment(tmp_path: 
     sp, other = tmp_path / "sp", tmp_path / "other"
     journal_file = tmp_path / "purge-journal.json"
     runs = [
-        {"target": {"site_packages": [str(sp)]}, "removed": [
-            {"package_files": ["triton/a.py", "elsewhere/b.py", 3, None]},  # only triton/ strings count
-            "not an entry",
-            {"package_files": "triton/not-a-list.py"},
-        ]},
+        {
+            "target": {"site_packages": [str(sp)]},
+            "removed": [
+                {"package_files": ["triton/a.py", "elsewhere/b.py", 3, None]},  # only triton/ strings count
+                "not an entry",
+                {"package_files": "triton/not-a-list.py"},
+            ],
+        },
         {"target": {"site_packages": [str(other)]}, "removed": [{"package_files": ["triton/other.py"]}]},
         {"target": "crafted", "removed": [{"package_files": ["triton/c.py"]}]},
         "not a run",

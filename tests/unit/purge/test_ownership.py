@@ -43,7 +43,8 @@ class Env:
         (meta / "RECORD").write_text("".join(f"{r},,\n" for r in record))
         if scripts:
             (meta / "entry_points.txt").write_text(
-                "[console_scripts]\n" + "".join(f"{s} = triton.tools:main\n" for s in scripts))
+                "[console_scripts]\n" + "".join(f"{s} = triton.tools:main\n" for s in scripts)
+            )
         return metadata.read_dist(meta)
 
     def foreign(self, dist: InstalledDist) -> tuple[str, ...]:
@@ -51,10 +52,18 @@ class Env:
         return ownership.foreign_entries(dist, (self.sp,), self.bin, self.bin / "python", claimed)
 
 
-REAL_TRITON = ["triton/__init__.py", "triton/language/core.py", "triton-3.5.0.dist-info/RECORD",
-               "triton-3.5.0.dist-info/METADATA", "../../../bin/proton", "../../../bin/proton-viewer",
-               "__editable__.triton-3.5.0.pth", "__editable___triton_3_5_0_finder.py",
-               "__pycache__/__editable___triton_3_5_0_finder.cpython-312.pyc", "triton.libs/libz.so"]
+REAL_TRITON = [
+    "triton/__init__.py",
+    "triton/language/core.py",
+    "triton-3.5.0.dist-info/RECORD",
+    "triton-3.5.0.dist-info/METADATA",
+    "../../../bin/proton",
+    "../../../bin/proton-viewer",
+    "__editable__.triton-3.5.0.pth",
+    "__editable___triton_3_5_0_finder.py",
+    "__pycache__/__editable___triton_3_5_0_finder.cpython-312.pyc",
+    "triton.libs/libz.so",
+]
 
 
 def test_a_real_triton_record_is_all_triton(tmp_path: Path) -> None:
@@ -105,9 +114,28 @@ def test_a_link_out_of_triton_is_flagged(tmp_path: Path) -> None:
     assert env.foreign(crafted) == ("triton/src/keep.py: it leads out of triton/ through a symbolic link",)
 
 
-entries = st.lists(st.sampled_from(["..", "../..", "triton", "torch", "bin", "lib", "/", "etc", "x.py", "~",
-                                    "triton-3.5.0.dist-info", "__editable__.x.pth", "site-packages", "."]),
-                   min_size=1, max_size=6).map("/".join)
+entries = st.lists(
+    st.sampled_from(
+        [
+            "..",
+            "../..",
+            "triton",
+            "torch",
+            "bin",
+            "lib",
+            "/",
+            "etc",
+            "x.py",
+            "~",
+            "triton-3.5.0.dist-info",
+            "__editable__.x.pth",
+            "site-packages",
+            ".",
+        ]
+    ),
+    min_size=1,
+    max_size=6,
+).map("/".join)
 
 
 @SETTINGS

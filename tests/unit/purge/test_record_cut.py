@@ -11,8 +11,11 @@ WHOLE = "triton/__init__.py,sha256=AAAA,10\ntriton/language/core.py,sha256=BBBB,
 
 
 def test_a_record_cut_mid_row_lists_the_rows_before_it() -> None:
-    assert parse_record(WHOLE + '"triton/_C/libtri') == ["triton/__init__.py", "triton/language/core.py",
-                                                            "triton/_C/libtri"]
+    assert parse_record(WHOLE + '"triton/_C/libtri') == [
+        "triton/__init__.py",
+        "triton/language/core.py",
+        "triton/_C/libtri",
+    ]
     assert parse_record(WHOLE + "triton/x.py,sha256=CC")[:2] == ["triton/__init__.py", "triton/language/core.py"]
 
 
@@ -24,7 +27,7 @@ def test_a_damaged_record_of_an_installed_distribution_reads(tmp_path: Path) -> 
     meta = tmp_path / "triton-3.8.0.dist-info"
     meta.mkdir()
     (meta / "METADATA").write_text("Metadata-Version: 2.1\nName: triton\nVersion: 3.8.0\n")
-    (meta / "RECORD").write_bytes((WHOLE + "triton/a\0b.py,sha256=DD,1\n\"triton/cut").encode())
+    (meta / "RECORD").write_bytes((WHOLE + 'triton/a\0b.py,sha256=DD,1\n"triton/cut').encode())
     dist = read_dist(meta)
     assert dist.files is not None and "triton/__init__.py" in dist.files
     assert all("\0" not in f for f in dist.files)

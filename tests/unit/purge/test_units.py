@@ -14,11 +14,27 @@ from bootstrap.purge.plan import plan_purge
 from bootstrap.purge.scan import Owner, TritonScan
 
 
-def owner(name: str, version: str = "1.0", files: tuple[str, ...] = (), *, editable: bool = False,
-          editable_path: str | None = None, direct_url: dict[str, object] | None = None) -> Owner:
-    return Owner(name=name, version=version, files=files, dist_info=Path(f"/sp/{name}-{version}.dist-info"),
-                 editable=editable, editable_path=editable_path, direct_url=direct_url, installer="pip",
-                 placeholder=False, record_missing=False)
+def owner(
+    name: str,
+    version: str = "1.0",
+    files: tuple[str, ...] = (),
+    *,
+    editable: bool = False,
+    editable_path: str | None = None,
+    direct_url: dict[str, object] | None = None,
+) -> Owner:
+    return Owner(
+        name=name,
+        version=version,
+        files=files,
+        dist_info=Path(f"/sp/{name}-{version}.dist-info"),
+        editable=editable,
+        editable_path=editable_path,
+        direct_url=direct_url,
+        installer="pip",
+        placeholder=False,
+        record_missing=False,
+    )
 
 
 def dist_info(sp: Path, folder: str, name: str, version: str, record: list[str] | None, **files: str) -> Path:
@@ -225,7 +241,10 @@ def test_pip_config_and_sources() -> None:
     assert journal.source_of(editable, config).to_json() == {"kind": "editable", "path": "/src/python"}
     repo = "https://github.com/triton-lang/triton"
     vcs = owner("triton", direct_url={"url": repo, "vcs_info": {"vcs": "git", "commit_id": "abc"}})
-    assert journal.source_of(vcs, config).to_json() == {"kind": "vcs", "url": "git+https://github.com/triton-lang/triton@abc"}
+    assert journal.source_of(vcs, config).to_json() == {
+        "kind": "vcs",
+        "url": "git+https://github.com/triton-lang/triton@abc",
+    }
     wheel = owner("triton", direct_url={"url": "file:///w/triton.whl", "archive_info": {}})
     assert journal.source_of(wheel, config).to_json() == {"kind": "url", "url": "file:///w/triton.whl"}
     folder = owner("triton", direct_url={"url": "file:///src/python", "dir_info": {}})
@@ -250,7 +269,7 @@ def test_plan_restore(tmp_path: Path) -> None:
             {"name": "pytorch-triton", "version": "0.0.1", "placeholder": True, "source": {"kind": "index"}},
             {"name": "Here_Already", "version": "3", "source": {"kind": "index"}},
             {"name": "secret", "version": "1", "source": {"kind": "url", "url": "https://***:***@h/x.whl"}},
-        ]
+        ],
     }
     removed = restore.read_run(run, "journal.json").removed
     steps = {s.name: s for s in restore.plan_restore(removed, {"here-already": "3"})}
@@ -284,8 +303,9 @@ def test_runs_of_another_environment_or_finished_ones_are_not_merged(tmp_path: P
     venv: dict[str, object] = {"executable": "/v/bin/python"}
     older = journal.start_run(path, venv, [{"name": "triton", "version": "0.9"}])
     journal.update_run(path, older, status="done")  # a finished purge before: not part of this one
-    cut = journal.start_run(path, venv, [{"name": "pytorch-triton", "version": "3.4"},
-                                         {"name": "triton", "version": "3.5"}])
+    cut = journal.start_run(
+        path, venv, [{"name": "pytorch-triton", "version": "3.4"}, {"name": "triton", "version": "3.5"}]
+    )
     journal.update_run(path, cut, status="interrupted")
     journal.start_run(path, {"executable": "/other/bin/python"}, [{"name": "triton", "version": "2"}])
     rerun = journal.start_run(path, venv, [{"name": "triton", "version": "3.5"}])
@@ -299,8 +319,9 @@ def test_runs_of_another_environment_or_finished_ones_are_not_merged(tmp_path: P
 def test_an_interrupted_purge_right_before_the_rerun_is_merged(tmp_path: Path) -> None:
     path = StateFiles(tmp_path / "state").purge_journal
     venv: dict[str, object] = {"executable": "/v/bin/python"}
-    cut = journal.start_run(path, venv, [{"name": "pytorch-triton", "version": "3.4"},
-                                         {"name": "triton", "version": "3.5"}])
+    cut = journal.start_run(
+        path, venv, [{"name": "pytorch-triton", "version": "3.4"}, {"name": "triton", "version": "3.5"}]
+    )
     journal.update_run(path, cut, status="interrupted")
     killed = journal.start_run(path, venv, [{"name": "Triton", "version": "3.5"}])  # kill -9: stays "started"
     rerun = journal.start_run(path, venv, [{"name": "triton", "version": "3.5"}])

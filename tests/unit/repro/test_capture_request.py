@@ -31,8 +31,12 @@ def test_the_run_gets_the_capture_config_and_inductor_defaults_it_did_not_set(mo
     monkeypatch.setenv("TORCHINDUCTOR_USE_STATIC_CUDA_LAUNCHER", "1")  # the user's own choice stays
     request = CaptureRequest(("python", "m.py"), kernel="add*", save_io=True, io_limit=1024)
     variables = _variables(request, Path("/cap"))
-    assert json.loads(variables["TRITONDEV_CAPTURE"] or "") == {"dir": "/cap", "kernel": "add*", "save_io": True,
-                                                                 "io_limit": 1024}
+    assert json.loads(variables["TRITONDEV_CAPTURE"] or "") == {
+        "dir": "/cap",
+        "kernel": "add*",
+        "save_io": True,
+        "io_limit": 1024,
+    }
     assert variables["TORCHINDUCTOR_COMPILE_THREADS"] == INDUCTOR_DEFAULTS["TORCHINDUCTOR_COMPILE_THREADS"]
     assert "TORCHINDUCTOR_USE_STATIC_CUDA_LAUNCHER" not in variables
 

@@ -29,17 +29,20 @@ def test_a_record_as_the_hook_writes_it_is_read() -> None:
     assert "options_given" not in launch["spec"] and "pid" not in launch and "origin" not in launch
 
 
-@pytest.mark.parametrize(("change", "field"), [
-    ({"format": 2}, "format"),
-    ({"id": "../../etc"}, "id"),
-    ({"kernel": "add_kernel; import os"}, "kernel"),
-    ({"status": "fine"}, "status"),
-    ({"grid": [1, 2]}, "grid"),
-    ({"grid": [-1, 1, 1]}, "grid"),
-    ({"io": {"saved": True, "storages": {"0": {"bytes": 1, "in": "../../secret"}}}}, "io.storages.0.in"),
-    ({"io": {"saved": True, "storages": {"0": {"bytes": 1, "out": "/etc/passwd"}}}}, "io.storages.0.out"),
-    ({"error": {"type": "X", "ir_file": "../last-ir.ptx"}}, "error.ir_file"),
-])
+@pytest.mark.parametrize(
+    ("change", "field"),
+    [
+        ({"format": 2}, "format"),
+        ({"id": "../../etc"}, "id"),
+        ({"kernel": "add_kernel; import os"}, "kernel"),
+        ({"status": "fine"}, "status"),
+        ({"grid": [1, 2]}, "grid"),
+        ({"grid": [-1, 1, 1]}, "grid"),
+        ({"io": {"saved": True, "storages": {"0": {"bytes": 1, "in": "../../secret"}}}}, "io.storages.0.in"),
+        ({"io": {"saved": True, "storages": {"0": {"bytes": 1, "out": "/etc/passwd"}}}}, "io.storages.0.out"),
+        ({"error": {"type": "X", "ir_file": "../last-ir.ptx"}}, "error.ir_file"),
+    ],
+)
 def test_fields_outside_the_hooks_shapes_are_refused(change: dict[str, Any], field: str) -> None:
     with pytest.raises(RecordError, match=f"^{field.replace('.', '[.]')}"):
         parse_record(record(**change))

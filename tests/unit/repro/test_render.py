@@ -43,7 +43,10 @@ def test_the_compile_line_is_one_compile_accepts() -> None:
     assert signature == "x_ptr=*fp32:16,out_ptr=*fp16,n=i32:16"
     params = parse_signature(signature)
     assert [(p.name, p.type, p.divisibility) for p in params] == [
-        ("x_ptr", "*fp32", 16), ("out_ptr", "*fp16", None), ("n", "i32", 16)]
+        ("x_ptr", "*fp32", 16),
+        ("out_ptr", "*fp16", None),
+        ("n", "i32", 16),
+    ]
     constexprs = [words[i + 1] for i, w in enumerate(words) if w == "--constexpr"]
     assert parse_constexprs(constexprs) == {"BLOCK": 256}
     assert words[words.index("--target") + 1] == "cuda:90" and words[-4:] == ["--num-warps", "4", "--num-stages", "3"]

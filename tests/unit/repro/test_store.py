@@ -26,9 +26,18 @@ def _capture(folder: Path, records: dict[str, object]) -> Path:
 
 def test_a_broken_record_is_reported_and_the_others_are_read(tmp_path: Path) -> None:
     other = record(id="4242-0002-add_kernel", autotuning=True, captured_at=1.0)
-    capture = load_capture(_capture(tmp_path / "c", {
-        "4242-0001-add_kernel": record(), "4242-0002-add_kernel": other, "4242-0003-bad": "{not json",
-        "4242-0004-moved": record(), "not-a-record": record()}))
+    capture = load_capture(
+        _capture(
+            tmp_path / "c",
+            {
+                "4242-0001-add_kernel": record(),
+                "4242-0002-add_kernel": other,
+                "4242-0003-bad": "{not json",
+                "4242-0004-moved": record(),
+                "not-a-record": record(),
+            },
+        )
+    )
     assert [r.id for r in capture.records] == ["4242-0002-add_kernel", "4242-0001-add_kernel"]
     assert dict(capture.unreadable).keys() == {"4242-0003-bad", "4242-0004-moved"}
     assert "is not its folder's name" in dict(capture.unreadable)["4242-0004-moved"]
@@ -62,8 +71,11 @@ def test_a_crafted_file_list_removes_nothing_but_the_repros_own_files(tmp_path: 
     (repro / "io" / "3.out").write_text("stale")
     (repro / "io" / "4.in").symlink_to(outside)
     (repro / "notes.txt").write_text("keep")
-    (repro / ".tritondev-repro").write_text("\n".join(
-        ["kernel.py", "../precious.txt", "/etc/passwd", "notes.txt", "io/3.out", "io/4.in", "io/../../precious.txt"]))
+    (repro / ".tritondev-repro").write_text(
+        "\n".join(
+            ["kernel.py", "../precious.txt", "/etc/passwd", "notes.txt", "io/3.out", "io/4.in", "io/../../precious.txt"]
+        )
+    )
     listed = _previous_files(repro)
     assert listed == ["kernel.py", "io/3.out", "io/4.in"]
     _remove_stale(repro, listed, {"kernel.py"})

@@ -11,8 +11,9 @@ from bootstrap.repro.verdict import parse_verdict
 
 
 def _doc(reproduces: bool | None, summary: str) -> str:
-    return "noise printed by the kernel\n" + json.dumps({"reproduces": reproduces, "summary": summary,
-                                                         "findings": [{"kind": "mismatch"}], "path": "compiled"})
+    return "noise printed by the kernel\n" + json.dumps(
+        {"reproduces": reproduces, "summary": summary, "findings": [{"kind": "mismatch"}], "path": "compiled"}
+    )
 
 
 def test_the_repros_own_document_is_read() -> None:

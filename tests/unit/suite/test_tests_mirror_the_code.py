@@ -32,9 +32,12 @@ def imported_modules(path: Path) -> set[str]:
 
 
 def test_every_folder_of_unit_tests_names_a_package_of_bootstrap() -> None:
-    wrong = [folder.relative_to(UNIT).as_posix() for folder in folders_of_tests()
-             if folder.relative_to(UNIT).parts[0] not in NOT_PACKAGES
-             and not (REPO / "bootstrap" / folder.relative_to(UNIT) / "__init__.py").is_file()]
+    wrong = [
+        folder.relative_to(UNIT).as_posix()
+        for folder in folders_of_tests()
+        if folder.relative_to(UNIT).parts[0] not in NOT_PACKAGES
+        and not (REPO / "bootstrap" / folder.relative_to(UNIT) / "__init__.py").is_file()
+    ]
     assert not wrong, f"folders of tests/unit/ with no package of that path in bootstrap/: {wrong}"
 
 

@@ -11,14 +11,45 @@ import sys
 
 # The compile options a repro passes back to triton.compile: what a user or Inductor chooses. Options
 # Triton derives from the target (ptx_version, supported_fp8_dtypes, ...) are left for it to derive again.
-REPLAY_OPTIONS = ("num_warps", "num_stages", "num_ctas", "maxnreg", "enable_fp_fusion", "launch_cooperative_grid",
-                  "launch_pdl", "debug", "sanitize_overflow", "cluster_dims", "default_dot_input_precision",
-                  "max_num_imprecise_acc_default", "matrix_instr_nonkdim", "waves_per_eu", "kpack", "schedule_hint",
-                  "instruction_sched_variant", "num_buffers_warp_spec", "num_consumer_groups", "ir_override")
+REPLAY_OPTIONS = (
+    "num_warps",
+    "num_stages",
+    "num_ctas",
+    "maxnreg",
+    "enable_fp_fusion",
+    "launch_cooperative_grid",
+    "launch_pdl",
+    "debug",
+    "sanitize_overflow",
+    "cluster_dims",
+    "default_dot_input_precision",
+    "max_num_imprecise_acc_default",
+    "matrix_instr_nonkdim",
+    "waves_per_eu",
+    "kpack",
+    "schedule_hint",
+    "instruction_sched_variant",
+    "num_buffers_warp_spec",
+    "num_consumer_groups",
+    "ir_override",
+)
 # What the kernel metadata says about a compiled kernel, shown by `repro show`.
-METADATA_FIELDS = ("name", "num_warps", "num_stages", "num_ctas", "maxnreg", "shared", "cluster_dims", "launch_pdl",
-                   "launch_cooperative_grid", "global_scratch_size", "enable_fp_fusion", "debug", "triton_version",
-                   "hash")
+METADATA_FIELDS = (
+    "name",
+    "num_warps",
+    "num_stages",
+    "num_ctas",
+    "maxnreg",
+    "shared",
+    "cluster_dims",
+    "launch_pdl",
+    "launch_cooperative_grid",
+    "global_scratch_size",
+    "enable_fp_fusion",
+    "debug",
+    "triton_version",
+    "hash",
+)
 # Where launches come from while a tuner measures configurations (module -> functions; None: all of them).
 AUTOTUNING_FRAMES = {
     "triton.testing": None,
@@ -26,8 +57,13 @@ AUTOTUNING_FRAMES = {
     "torch._inductor.runtime.benchmarking": None,
     "torch._inductor.autotune_process": None,
     "torch._inductor.select_algorithm": None,
-    "torch._inductor.runtime.triton_heuristics": {"bench", "benchmark_all_configs", "autotune_to_one_config",
-                                                  "coordinate_descent_tuning", "_benchmark"},
+    "torch._inductor.runtime.triton_heuristics": {
+        "bench",
+        "benchmark_all_configs",
+        "autotune_to_one_config",
+        "coordinate_descent_tuning",
+        "_benchmark",
+    },
 }
 
 
@@ -96,9 +132,13 @@ def describe_arg(value, storages):
         return {"kind": "float", "value": json_value(value)}
     base = getattr(value, "base", None)
     if is_tensor(base) and hasattr(value, "block_shape"):  # triton.tools.tensor_descriptor.TensorDescriptor
-        return {"kind": "tensor_descriptor", "base": describe_tensor(base, storages),
-                "shape": [int(s) for s in value.shape], "strides": [int(s) for s in value.strides],
-                "block_shape": [int(s) for s in value.block_shape]}
+        return {
+            "kind": "tensor_descriptor",
+            "base": describe_tensor(base, storages),
+            "shape": [int(s) for s in value.shape],
+            "strides": [int(s) for s in value.strides],
+            "block_shape": [int(s) for s in value.block_shape],
+        }
     shown = json_value(value)
     if isinstance(shown, dict) and "unsupported" in shown:
         return {"kind": "unsupported", "type": shown["unsupported"], "repr": shown["repr"]}
@@ -108,8 +148,15 @@ def describe_arg(value, storages):
 def arg_key(value):
     """What makes two launches of one compiled kernel different launches for a repro."""
     if is_tensor(value):  # torch's dtype, Size and device hash: no string is made on this path (every launch)
-        return ("T", value.dtype, value.shape, value.stride(), value.storage_offset(), value.device,
-                value.data_ptr() % 16 == 0)
+        return (
+            "T",
+            value.dtype,
+            value.shape,
+            value.stride(),
+            value.storage_offset(),
+            value.device,
+            value.data_ptr() % 16 == 0,
+        )
     if isinstance(value, (bool, int, float, str)) or value is None:
         return value
     return type(value).__name__

@@ -37,8 +37,16 @@ class Variant:
     def __init__(self, state, name, key):
         self.id = f"{state.pid}-{state.next_seq():04d}-{_safe(name)}"
         self.folder = os.path.join(state.dir, "kernels", self.id)
-        self.record = {"format": FORMAT, "id": self.id, "kernel": name, "status": "launching", "launches": 1,
-                       "autotuning": False, "captured_at": time.time(), "pid": state.pid}
+        self.record = {
+            "format": FORMAT,
+            "id": self.id,
+            "kernel": name,
+            "status": "launching",
+            "launches": 1,
+            "autotuning": False,
+            "captured_at": time.time(),
+            "pid": state.pid,
+        }
         self.storages = {}  # storage key -> index, for the arguments of this launch
         self.before = {}  # storage index -> bytes (--save-io)
         self.tensors = {}  # storage index -> one tensor viewing it (--save-io, until the launch returned)
@@ -68,8 +76,11 @@ def _write_json(path, value):
 
 def _write_new(path, payload):
     os.makedirs(os.path.dirname(path), exist_ok=True)
-    with open(path, "xb" if isinstance(payload, bytes) else "x", **({} if isinstance(payload, bytes) else
-                                                                     {"encoding": "utf-8"})) as fh:
+    with open(
+        path,
+        "xb" if isinstance(payload, bytes) else "x",
+        **({} if isinstance(payload, bytes) else {"encoding": "utf-8"}),
+    ) as fh:
         fh.write(payload)
 
 
@@ -87,10 +98,17 @@ def _origin(fn):
     except (OSError, TypeError):
         path, line = None, None
     module = getattr(python_fn, "__module__", None)
-    inductor = any(n in (python_fn.__globals__ if hasattr(python_fn, "__globals__") else {})
-                   for n in ("triton_heuristics", "triton_helpers"))
-    return {"kind": "inductor" if inductor else "triton", "file": path, "line": line, "module": module,
-            "name": getattr(python_fn, "__qualname__", None)}
+    inductor = any(
+        n in (python_fn.__globals__ if hasattr(python_fn, "__globals__") else {})
+        for n in ("triton_heuristics", "triton_helpers")
+    )
+    return {
+        "kind": "inductor" if inductor else "triton",
+        "file": path,
+        "line": line,
+        "module": module,
+        "name": getattr(python_fn, "__qualname__", None),
+    }
 
 
 def _write_sources(variant, fn):
@@ -146,8 +164,9 @@ def _prepare_io(state, variant, args):
         size = tensor.untyped_storage().nbytes()
         entry = {"bytes": size}
         if state.io_used + 2 * size > state.io_limit:
-            entry["skipped"] = (f"over the --io-limit: {size} bytes, {max(state.io_limit - state.io_used, 0)} of "
-                                f"{state.io_limit} left")
+            entry["skipped"] = (
+                f"over the --io-limit: {size} bytes, {max(state.io_limit - state.io_used, 0)} of {state.io_limit} left"
+            )
         else:
             state.io_used += 2 * size
             _synchronize(torch, tensor)
@@ -248,9 +267,14 @@ def interpreted_launch(state, fn, args, kwargs):
     metadata = type("Metadata", (), {"name": name, **{k: v for k, v in options.items()}})()
     first_launch(state, variant, fn, None, metadata, grid, arguments)
     state.local.pending = None
-    variant.record.update(mode="interpreter", spec_problem=None,
-                          interpreter={"constexprs": [p.name for p in params.values() if _is_constexpr(p)],
-                                       "options": {k: data.json_value(v) for k, v in options.items()}})
+    variant.record.update(
+        mode="interpreter",
+        spec_problem=None,
+        interpreter={
+            "constexprs": [p.name for p in params.values() if _is_constexpr(p)],
+            "options": {k: data.json_value(v) for k, v in options.items()},
+        },
+    )
     save(variant)
     return variant
 
@@ -300,10 +324,24 @@ def record_compile_failure(state, track, exc):
         state.failures.add(key)
     variant = Variant(state, fn.__name__, key)
     record = variant.record
-    record.update(status="compile-failed", autotuning=data.in_autotuning(), mode="compile", versions=data.versions(),
-                  spec=spec, spec_problem=None, grid=None, args=[], io={"saved": False, "storages": {}}, launches=0)
-    record["error"] = {"type": type(exc).__name__, "message": str(exc)[-4000:], "stages_done": list(track.done),
-                       "failed_stage": track.running or "frontend (Python AST to TTIR)"}
+    record.update(
+        status="compile-failed",
+        autotuning=data.in_autotuning(),
+        mode="compile",
+        versions=data.versions(),
+        spec=spec,
+        spec_problem=None,
+        grid=None,
+        args=[],
+        io={"saved": False, "storages": {}},
+        launches=0,
+    )
+    record["error"] = {
+        "type": type(exc).__name__,
+        "message": str(exc)[-4000:],
+        "stages_done": list(track.done),
+        "failed_stage": track.running or "frontend (Python AST to TTIR)",
+    }
     _write_sources(variant, fn)
     _keep_failing_ir(variant, track)
     save(variant)
@@ -321,8 +359,11 @@ def _keep_failing_ir(variant, track):
     name = f"last-ir.{data_ext(ext)}"
     _write_new(os.path.join(variant.folder, name), payload[:IR_LIMIT])
     variant.record["error"]["ir_file"] = name
-    variant.record["error"]["ir_note"] = ("the input of the failing stage as that stage left it"
-                                          if not isinstance(given, (bytes, str)) else "the input of the failing stage")
+    variant.record["error"]["ir_note"] = (
+        "the input of the failing stage as that stage left it"
+        if not isinstance(given, (bytes, str))
+        else "the input of the failing stage"
+    )
 
 
 def data_ext(stage):

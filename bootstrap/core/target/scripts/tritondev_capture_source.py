@@ -40,8 +40,9 @@ def _python_fn(fn):
 
 def _is_kernel(value):
     cls = type(value).__name__
-    return cls in ("JITFunction", "InterpretedFunction") or (hasattr(value, "fn") and hasattr(value, "arg_names")
-                                                           and hasattr(value, "run"))
+    return cls in ("JITFunction", "InterpretedFunction") or (
+        hasattr(value, "fn") and hasattr(value, "arg_names") and hasattr(value, "run")
+    )
 
 
 def _def_source(fn):
@@ -50,7 +51,7 @@ def _def_source(fn):
     if not isinstance(text, str):
         text = textwrap.dedent(inspect.getsource(_python_fn(fn)))
     match = _DEF.search(text)
-    return text[match.start():] if match else text
+    return text[match.start() :] if match else text
 
 
 def _decorator(fn, names):
@@ -156,8 +157,9 @@ class _Extractor:
     def bind(self, name, value, python_fn):
         if isinstance(value, types.ModuleType):
             if _portable(value.__name__):
-                self.imports[name] = f"import {value.__name__} as {name}" if name != value.__name__ else \
-                    f"import {value.__name__}"
+                self.imports[name] = (
+                    f"import {value.__name__} as {name}" if name != value.__name__ else f"import {value.__name__}"
+                )
             else:
                 self.problems.append(f"{name} is the module {value.__name__} (not triton or torch): not copied")
             return

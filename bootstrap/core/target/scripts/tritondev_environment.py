@@ -93,8 +93,13 @@ def describe(dist, name, key):
         pass
     placeholder = bool(owns and location and is_placeholder(location))
     return {
-        "name": name, "version": dist.version, "owns_triton_files": owns, "editable": editable,
-        "record_missing": record_missing, "direct_url": direct_url, "location": location,
+        "name": name,
+        "version": dist.version,
+        "owns_triton_files": owns,
+        "editable": editable,
+        "record_missing": record_missing,
+        "direct_url": direct_url,
+        "location": location,
         "installed_at": installed_at,
         "placeholder": placeholder or (key == "pytorch-triton" and dist.version == "0.0.1"),
     }

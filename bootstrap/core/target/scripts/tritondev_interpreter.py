@@ -9,13 +9,17 @@ import sys
 import sysconfig
 
 paths = sysconfig.get_paths()
-print(json.dumps({
-    "executable": sys.executable,
-    "version": ".".join(str(part) for part in sys.version_info[:3]),
-    "prefix": sys.prefix,
-    "base_prefix": getattr(sys, "base_prefix", sys.prefix),
-    "purelib": paths["purelib"],
-    "platlib": paths["platlib"],
-    "include": paths["include"],
-    "scripts": paths["scripts"],
-}))
+print(
+    json.dumps(
+        {
+            "executable": sys.executable,
+            "version": ".".join(str(part) for part in sys.version_info[:3]),
+            "prefix": sys.prefix,
+            "base_prefix": getattr(sys, "base_prefix", sys.prefix),
+            "purelib": paths["purelib"],
+            "platlib": paths["platlib"],
+            "include": paths["include"],
+            "scripts": paths["scripts"],
+        }
+    )
+)

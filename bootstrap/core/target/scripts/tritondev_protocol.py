@@ -43,8 +43,13 @@ def import_triton():
             fail("missing", "triton is not installed in this environment", EXIT_MISSING, module="triton")
         fail("broken", f"import triton failed: {exc}", EXIT_FAILED, module="triton", tail=error_tail(exc))
     except Exception as exc:
-        fail("broken", f"import triton failed: {type(exc).__name__}: {exc}", EXIT_FAILED, module="triton",
-             tail=error_tail(exc))
+        fail(
+            "broken",
+            f"import triton failed: {type(exc).__name__}: {exc}",
+            EXIT_FAILED,
+            module="triton",
+            tail=error_tail(exc),
+        )
     import triton
 
     return triton

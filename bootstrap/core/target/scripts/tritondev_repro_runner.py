@@ -11,6 +11,7 @@ interpreter or with --jit, launched through kernel[grid](...).
 Exit codes as `git bisect run` reads them: 0 good (the symptom is absent), 1 bad (it reproduces),
 125 this Triton or machine cannot run the repro (an API it lacks, no GPU for a GPU launch).
 """
+
 # ---- repro.py ----
 import argparse
 import importlib.util
@@ -25,11 +26,18 @@ EXIT_GOOD, EXIT_BAD, EXIT_CANNOT = 0, 1, 125
 HERE = os.path.dirname(os.path.abspath(__file__))
 SEED = 20240617
 # torch.testing.assert_close's defaults (rtol, atol) per dtype; fp8 has none there.
-TOLERANCES = {"float64": (1e-7, 1e-7), "float32": (1.3e-6, 1e-5), "float16": (1e-3, 1e-5),
-              "bfloat16": (1.6e-2, 1e-5)}
+TOLERANCES = {"float64": (1e-7, 1e-7), "float32": (1.3e-6, 1e-5), "float16": (1e-3, 1e-5), "bfloat16": (1.6e-2, 1e-5)}
 FP8_TOLERANCE = (0.125, 1e-2)
-OPTION_NAMES = ("num_warps", "num_stages", "num_ctas", "maxnreg", "enable_fp_fusion", "launch_cooperative_grid",
-                "launch_pdl", "debug")
+OPTION_NAMES = (
+    "num_warps",
+    "num_stages",
+    "num_ctas",
+    "maxnreg",
+    "enable_fp_fusion",
+    "launch_cooperative_grid",
+    "launch_pdl",
+    "debug",
+)
 
 
 class CannotRun(Exception):
@@ -59,9 +67,16 @@ class Outcome:
     def report(self, as_json, started):
         reproduces, code, line = self.verdict()
         if as_json:
-            document = {"reproduces": reproduces, "exit_code": code, "summary": line, "findings": self.bad,
-                        "checked": self.good, "notes": self.notes, "seconds": round(time.time() - started, 3),
-                        **self.facts}
+            document = {
+                "reproduces": reproduces,
+                "exit_code": code,
+                "summary": line,
+                "findings": self.bad,
+                "checked": self.good,
+                "notes": self.notes,
+                "seconds": round(time.time() - started, 3),
+                **self.facts,
+            }
             sys.__stdout__.write(json.dumps(document, default=str) + "\n")
         else:
             for note in self.notes:
@@ -73,9 +88,12 @@ class Outcome:
 def main(launch, argv=None):
     parser = argparse.ArgumentParser(description=f"Standalone repro of the Triton kernel {launch['kernel']}.")
     parser.add_argument("--json", action="store_true", help="one JSON document on stdout")
-    parser.add_argument("--jit", action="store_true",
-                        help="launch through kernel[grid](...) (Triton derives the specialization) instead of "
-                        "triton.compile at the recorded one")
+    parser.add_argument(
+        "--jit",
+        action="store_true",
+        help="launch through kernel[grid](...) (Triton derives the specialization) instead of "
+        "triton.compile at the recorded one",
+    )
     parser.add_argument("--random", action="store_true", help="random inputs even where values were recorded")
     parser.add_argument("--rtol", type=float, help="relative tolerance of the comparison (default: per dtype)")
     parser.add_argument("--atol", type=float, help="absolute tolerance of the comparison (default: per dtype)")
@@ -225,8 +243,15 @@ def _build_args(launch, torch, device, random_inputs, outcome):
         tensor = arg.get("base") if arg["kind"] == "tensor_descriptor" else arg
         if arg["kind"] in ("tensor", "tensor_descriptor") and tensor["storage"] not in storages:
             dtype = _dtype(torch, tensor["dtype"])
-            storages[tensor["storage"]] = _storage(torch, device, tensor["storage"], dtype, tensor["storage_bytes"],
-                                                   entries.get(str(tensor["storage"])), not random_inputs)
+            storages[tensor["storage"]] = _storage(
+                torch,
+                device,
+                tensor["storage"],
+                dtype,
+                tensor["storage_bytes"],
+                entries.get(str(tensor["storage"])),
+                not random_inputs,
+            )
         if arg["kind"] == "tensor":
             values[arg["name"]] = _view(torch, storages, arg)
         elif arg["kind"] == "tensor_descriptor":
@@ -234,8 +259,9 @@ def _build_args(launch, torch, device, random_inputs, outcome):
                 from triton.tools.tensor_descriptor import TensorDescriptor
             except ImportError:
                 raise CannotRun("this Triton has no triton.tools.tensor_descriptor") from None
-            values[arg["name"]] = TensorDescriptor(_view(torch, storages, tensor), arg["shape"], arg["strides"],
-                                                   arg["block_shape"])
+            values[arg["name"]] = TensorDescriptor(
+                _view(torch, storages, tensor), arg["shape"], arg["strides"], arg["block_shape"]
+            )
         elif arg["kind"] in ("int", "float", "bool", "constant"):
             values[arg["name"]] = _value(arg["value"], triton)
         elif arg["kind"] == "none":
@@ -244,8 +270,10 @@ def _build_args(launch, torch, device, random_inputs, outcome):
             raise CannotRun(f"argument {arg['name']} ({arg.get('type')}) was not recorded in a form a repro rebuilds")
     recorded = sum(1 for s in storages.values() if s[1])
     if storages:
-        outcome.notes.append(f"inputs: {recorded} of {len(storages)} tensor storages hold recorded values, the "
-                             "others deterministic random data of the recorded shapes")
+        outcome.notes.append(
+            f"inputs: {recorded} of {len(storages)} tensor storages hold recorded values, the "
+            "others deterministic random data of the recorded shapes"
+        )
     return storages, values
 
 
@@ -265,8 +293,10 @@ def _ast_source(triton, kernel, spec):
     if hasattr(descriptor, "from_hints"):  # Triton 3.2
         return ASTSource(kernel, dict(spec["signature"]), constants=constexprs, attrs=descriptor.from_hints(hints))
     signature = {index[n]: t for n, t in spec["signature"].items()}  # Triton 3.0-3.1: by position
-    attrs = descriptor(divisible_by_16=tuple(i for i, h in hints.items() if h == 16),
-                       equal_to_1=tuple(i for i, h in hints.items() if h == 1))
+    attrs = descriptor(
+        divisible_by_16=tuple(i for i, h in hints.items() if h == 16),
+        equal_to_1=tuple(i for i, h in hints.items() if h == 1),
+    )
     return ASTSource(kernel, signature, constants={index[n]: v for n, v in constexprs.items()}, attrs=attrs)
 
 
@@ -290,8 +320,10 @@ def _compile(launch, triton, kernel, outcome, target):
         target = triton.runtime.driver.active.get_current_target()
         recorded = spec.get("target") or {}
         if recorded and (recorded.get("backend"), recorded.get("arch")) != (target.backend, target.arch):
-            outcome.notes.append(f"compiled for this GPU ({target.backend}:{target.arch}); the capture ran on "
-                                 f"{recorded.get('backend')}:{recorded.get('arch')}")
+            outcome.notes.append(
+                f"compiled for this GPU ({target.backend}:{target.arch}); the capture ran on "
+                f"{recorded.get('backend')}:{recorded.get('arch')}"
+            )
     try:
         return triton.compile(source, target=target, options=_options(spec))
     except Exception as exc:
@@ -312,8 +344,10 @@ def _compile_only(launch, triton, kernel, outcome):
     error = launch.get("error") or {}
     outcome.facts["target"] = f"{recorded['backend']}:{recorded['arch']}"
     if _compile(launch, triton, kernel, outcome, target) is not None:
-        outcome.good.append(f"compiles for {recorded['backend']}:{recorded['arch']}; the capture failed with "
-                            f"{error.get('type', 'an error')} at stage {error.get('failed_stage', '?')}")
+        outcome.good.append(
+            f"compiles for {recorded['backend']}:{recorded['arch']}; the capture failed with "
+            f"{error.get('type', 'an error')} at stage {error.get('failed_stage', '?')}"
+        )
 
 
 def _launch_compiled(launch, compiled, values):
@@ -372,8 +406,12 @@ def _compare(launch, torch, storages, options, outcome):
         expected_raw = _recorded(torch, entry["out"] if entry.get("changed") else entry["in"], actual.device)
         expected = expected_raw.view(actual.dtype).as_strided(arg["shape"], arg["stride"], arg["storage_offset"])
         compared += 1
-        if entry.get("changed") and (entry.get("nonfinite_after") or 0) > 0 and inputs_finite and \
-                actual.dtype.is_floating_point:
+        if (
+            entry.get("changed")
+            and (entry.get("nonfinite_after") or 0) > 0
+            and inputs_finite
+            and actual.dtype.is_floating_point
+        ):
             _judge_recorded_symptom(torch, arg, actual, outcome)
         else:
             _judge_values(torch, arg, actual, expected, entry, options, outcome)
@@ -382,14 +420,16 @@ def _compare(launch, torch, storages, options, outcome):
         # the replay left them as recorded too.
         outcome.good.append(f"{compared} tensors match the recording; the captured launch changed none of them")
     if compared == 0:
-        outcome.notes.append("no recorded values to compare with (capture with --save-io): crashes and compile "
-                             "errors are checked")
+        outcome.notes.append(
+            "no recorded values to compare with (capture with --save-io): crashes and compile errors are checked"
+        )
         for arg in launch["args"]:
             if arg["kind"] == "tensor" and _dtype(torch, arg["dtype"]).is_floating_point:
                 bad = int((~torch.isfinite(_view(torch, storages, arg).float())).sum())
                 if bad:
-                    outcome.notes.append(f"{arg['name']} holds {bad} NaN/Inf after the launch (not judged: the "
-                                         "capture kept no values)")
+                    outcome.notes.append(
+                        f"{arg['name']} holds {bad} NaN/Inf after the launch (not judged: the capture kept no values)"
+                    )
 
 
 def _judge_recorded_symptom(torch, arg, actual, outcome):
@@ -397,8 +437,13 @@ def _judge_recorded_symptom(torch, arg, actual, outcome):
     bad = int((~torch.isfinite(actual.float())).sum())
     total = actual.numel()
     if bad:
-        outcome.symptom("nonfinite", f"NaN/Inf in {arg['name']}: {bad} of {total} elements, as in the capture",
-                        arg=arg["name"], count=bad, total=total)
+        outcome.symptom(
+            "nonfinite",
+            f"NaN/Inf in {arg['name']}: {bad} of {total} elements, as in the capture",
+            arg=arg["name"],
+            count=bad,
+            total=total,
+        )
     else:
         outcome.good.append(f"{arg['name']} is finite ({total} elements); the capture had NaN/Inf there")
 
@@ -419,15 +464,25 @@ def _judge_values(torch, arg, actual, expected, entry, options, outcome):
         count = int((actual != expected).sum())
     what = "mismatch in" if entry.get("changed") else "write into (the capture left it unchanged)"
     if new_nonfinite:
-        outcome.symptom("nonfinite", f"NaN/Inf in {arg['name']}: {new_nonfinite} of {total} elements where the "
-                        "recording had finite values", arg=arg["name"], count=new_nonfinite, total=total)
+        outcome.symptom(
+            "nonfinite",
+            f"NaN/Inf in {arg['name']}: {new_nonfinite} of {total} elements where the recording had finite values",
+            arg=arg["name"],
+            count=new_nonfinite,
+            total=total,
+        )
     if count:
         shown = f", max abs err {err:.3g}" if err is not None else ""
-        outcome.symptom("mismatch", f"{what} {arg['name']}: {count} of {total} elements{shown}", arg=arg["name"],
-                        count=count, total=total, max_abs_err=err)
+        outcome.symptom(
+            "mismatch",
+            f"{what} {arg['name']}: {count} of {total} elements{shown}",
+            arg=arg["name"],
+            count=count,
+            total=total,
+            max_abs_err=err,
+        )
     elif entry.get("changed"):
         outcome.good.append(f"{arg['name']} matches the recording: {total} elements")
-
 
 
 if __name__ == "__main__":

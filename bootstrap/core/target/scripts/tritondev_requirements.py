@@ -34,17 +34,37 @@ def entry(req):
     satisfied = version is not None
     if satisfied and req.specifier and not getattr(req, "url", None):
         satisfied = req.specifier.contains(version, prereleases=True)
-    return {"text": str(req), "name": req.name, "file": getattr(req, "filename", None),
-            "line": getattr(req, "lineno", None), "installed": version, "satisfied": satisfied}
+    return {
+        "text": str(req),
+        "name": req.name,
+        "file": getattr(req, "filename", None),
+        "line": getattr(req, "lineno", None),
+        "installed": version,
+        "satisfied": satisfied,
+    }
 
 
 def main():
     root, path = sys.argv[1], sys.argv[2]
     if path == "-":
         version = installed_version("pytest")
-        print(json.dumps({"requirements": [{"text": "pytest", "name": "pytest", "file": None, "line": None,
-                                            "installed": version, "satisfied": version is not None}],
-                          "invalid": []}))
+        print(
+            json.dumps(
+                {
+                    "requirements": [
+                        {
+                            "text": "pytest",
+                            "name": "pytest",
+                            "file": None,
+                            "line": None,
+                            "installed": version,
+                            "satisfied": version is not None,
+                        }
+                    ],
+                    "invalid": [],
+                }
+            )
+        )
         return
     sys.path.insert(0, root)
     try:

@@ -43,7 +43,10 @@ def test_docs_safety_accounts_for_every_state_file() -> None:
     """docs/safety.md's table of what tritondev writes names each file of the state folder."""
     safety = (REPO / "docs" / "safety.md").read_text(encoding="utf-8")
     files = StateFiles(Path("state"))
-    missing = [str(p) for name, p in _every_file(files).items()
-               if name not in ("steps", "step") and f"`{p.as_posix()}" not in safety]
+    missing = [
+        str(p)
+        for name, p in _every_file(files).items()
+        if name not in ("steps", "step") and f"`{p.as_posix()}" not in safety
+    ]
     assert "`state/steps/*.json`" in safety
     assert missing == [], f"docs/safety.md does not name {missing}"

@@ -56,7 +56,8 @@ OPERATIONS = {
 @pytest.mark.parametrize("kind", KINDS)
 @pytest.mark.parametrize("operation", sorted(OPERATIONS))
 def test_a_path_that_is_not_a_regular_file_is_exit_2_and_untouched(
-        ws: Path, tmp_path: Path, kind: str, operation: str) -> None:
+    ws: Path, tmp_path: Path, kind: str, operation: str
+) -> None:
     path = ws / "state" / "lock"
     make(kind, path, tmp_path)
     before = os.lstat(path)
@@ -112,9 +113,13 @@ def test_text_is_masked_unless_verbatim(ws: Path) -> None:
     assert (ws / "b").read_text() == "export A='https://u:p@h/x'\n"
 
 
-@given(st.recursive(st.floats() | st.integers() | st.text(max_size=5) | st.none(),
-                    lambda inner: st.lists(inner, max_size=3) | st.dictionaries(st.text(max_size=3), inner, max_size=3),
-                    max_leaves=10))
+@given(
+    st.recursive(
+        st.floats() | st.integers() | st.text(max_size=5) | st.none(),
+        lambda inner: st.lists(inner, max_size=3) | st.dictionaries(st.text(max_size=3), inner, max_size=3),
+        max_leaves=10,
+    )
+)
 def test_json_is_always_rfc_8259(data: object) -> None:
     text = writes.strict_json(data)
 

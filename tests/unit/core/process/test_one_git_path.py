@@ -28,9 +28,30 @@ from bootstrap.core.process.command_env import filter_drivers, git_global_option
 from bootstrap.core.process.runner import Runner
 
 REPO = Path(__file__).resolve().parents[4]
-STARTERS = {"system", "popen", "fork", "forkpty", "posix_spawn", "posix_spawnp", "spawnl", "spawnle", "spawnlp",
-            "spawnlpe", "spawnv", "spawnve", "spawnvp", "spawnvpe", "execl", "execle", "execlp", "execlpe", "execv",
-            "execve", "execvp", "execvpe"}
+STARTERS = {
+    "system",
+    "popen",
+    "fork",
+    "forkpty",
+    "posix_spawn",
+    "posix_spawnp",
+    "spawnl",
+    "spawnle",
+    "spawnlp",
+    "spawnlpe",
+    "spawnv",
+    "spawnve",
+    "spawnvp",
+    "spawnvpe",
+    "execl",
+    "execle",
+    "execlp",
+    "execlpe",
+    "execv",
+    "execve",
+    "execvp",
+    "execvpe",
+}
 # Stdlib-only scripts that run inside the target interpreter (they cannot import tritondev): none runs git.
 INSIDE = REPO / "bootstrap" / "core" / "target" / "scripts"
 
@@ -74,8 +95,9 @@ class _Started:
         self.returncode = 0
         self.args = args
         text = options.get("text") or options.get("universal_newlines")
-        self.stdout = (io.StringIO(said) if text else io.BytesIO(said.encode())) \
-            if options.get("stdout") is not None else None
+        self.stdout = (
+            (io.StringIO(said) if text else io.BytesIO(said.encode())) if options.get("stdout") is not None else None
+        )
         self.stderr = None
 
     def __enter__(self) -> _Started:
@@ -115,13 +137,20 @@ def started(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> list[tuple[list[
     return _Started.calls
 
 
-HOSTILE_CALLER = {"GIT_CONFIG_COUNT": "3", "GIT_CONFIG_KEY_0": "core.hooksPath", "GIT_CONFIG_VALUE_0": "/evil",
-                  "GIT_CONFIG_KEY_1": "core.fsmonitor", "GIT_CONFIG_VALUE_1": "/evil/fsmonitor",
-                  "GIT_CONFIG_KEY_2": "filter.evil.clean", "GIT_CONFIG_VALUE_2": "evil"}
+HOSTILE_CALLER = {
+    "GIT_CONFIG_COUNT": "3",
+    "GIT_CONFIG_KEY_0": "core.hooksPath",
+    "GIT_CONFIG_VALUE_0": "/evil",
+    "GIT_CONFIG_KEY_1": "core.fsmonitor",
+    "GIT_CONFIG_VALUE_1": "/evil/fsmonitor",
+    "GIT_CONFIG_KEY_2": "filter.evil.clean",
+    "GIT_CONFIG_VALUE_2": "evil",
+}
 
 
-def test_every_entry_point_hands_git_the_hardening(started: list[tuple[list[str], dict[str, str]]],
-                                                   tmp_path: Path) -> None:
+def test_every_entry_point_hands_git_the_hardening(
+    started: list[tuple[list[str], dict[str, str]]], tmp_path: Path
+) -> None:
     runner = Runner(log_dir=tmp_path / "logs", silent=True)
     repo = str(tmp_path / "repo")
     argv = ["git", "-C", repo, "checkout", "x"]
@@ -142,8 +171,9 @@ def test_every_entry_point_hands_git_the_hardening(started: list[tuple[list[str]
     assert ["-C", repo] == listings[0][1:3]  # listed where the command runs
 
 
-def test_a_users_own_git_command_is_left_as_the_user_gave_it(started: list[tuple[list[str], dict[str, str]]],
-                                                             tmp_path: Path) -> None:
+def test_a_users_own_git_command_is_left_as_the_user_gave_it(
+    started: list[tuple[list[str], dict[str, str]]], tmp_path: Path
+) -> None:
     """run_attached runs the user's own command (`tritondev run -- git commit`): their hooks are theirs."""
     Runner(log_dir=None, silent=True).run_attached(["git", "-C", str(tmp_path), "commit"], step="run")
     gits = [env for args, env in started if os.path.basename(args[0]) == "git"]
@@ -154,25 +184,37 @@ def test_other_programs_are_left_as_they_are(started: list[tuple[list[str], dict
     Runner(log_dir=None, silent=True).run(["cmake", "--version"], step="a")
     assert [args for args, _ in started] == [["/usr/bin/cmake", "--version"]]
     assert "GIT_CONFIG_COUNT" not in started[0][1] or started[0][1].get("GIT_CONFIG_COUNT") == os.environ.get(
-        "GIT_CONFIG_COUNT")
+        "GIT_CONFIG_COUNT"
+    )
 
 
 def test_global_options_and_driver_names_are_read_as_git_reads_them() -> None:
     assert git_global_options(["git", "-C", "/r", "-c", "a.b=c", "--no-optional-locks", "status", "-C", "x"]) == (
-        "-C", "/r", "-c", "a.b=c", "--no-optional-locks")
+        "-C",
+        "/r",
+        "-c",
+        "a.b=c",
+        "--no-optional-locks",
+    )
     assert git_global_options(["git", "--git-dir=/r/.git", "fetch"]) == ("--git-dir=/r/.git",)
     assert filter_drivers("filter.lfs.clean\0filter.lfs.smudge\0filter.My.Name.process\0filter.x\0") == (
-        "lfs", "My.Name")
+        "lfs",
+        "My.Name",
+    )
 
 
-keys = st.sampled_from(["core.hooksPath", "core.fsmonitor", "filter.evil.clean", "filter.evil.required",
-                        "url.x.insteadOf"])
+keys = st.sampled_from(
+    ["core.hooksPath", "core.fsmonitor", "filter.evil.clean", "filter.evil.required", "url.x.insteadOf"]
+)
 
 
-@given(st.lists(st.text(min_size=1).filter(lambda s: "\0" not in s), max_size=5),
-       st.lists(st.tuples(keys, st.text()), max_size=4))
-def test_the_hardening_has_the_last_word_whatever_came_before(drivers: list[str],
-                                                               before: list[tuple[str, str]]) -> None:
+@given(
+    st.lists(st.text(min_size=1).filter(lambda s: "\0" not in s), max_size=5),
+    st.lists(st.tuples(keys, st.text()), max_size=4),
+)
+def test_the_hardening_has_the_last_word_whatever_came_before(
+    drivers: list[str], before: list[tuple[str, str]]
+) -> None:
     env = with_git_config({}, before)  # a caller's own settings (a URL rewrite), or a hostile caller's
     env = with_git_config(env, git_hardening(["evil", *drivers]))
     config = _config(env)

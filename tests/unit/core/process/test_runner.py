@@ -33,8 +33,6 @@ def test_missing_tool_is_tool_missing(tmp_path: Path) -> None:
     assert info.value.exit_code == ExitCode.TOOL_MISSING
 
 
-
-
 def test_a_path_put_in_front_of_the_inherited_one_is_echoed_short(monkeypatch: pytest.MonkeyPatch) -> None:
     from bootstrap.core.process.command_record import PlannedCommand
 
@@ -48,12 +46,24 @@ def test_a_path_put_in_front_of_the_inherited_one_is_echoed_short(monkeypatch: p
 def test_a_command_that_says_the_disk_is_full_is_a_full_disk_whatever_fix_was_expected(tmp_path: Path) -> None:
     from bootstrap.core.errors import FULL_DISK_FIX, CommandFailed
 
-    for said in ("OSError: [Errno 28] No space left on device: '/w/venv/lib'",
-                 "fatal: write error: Disk quota exceeded"):
-        failed = CommandFailed(["python3", "-m", "venv", "/w/venv"], 1, tmp_path / "venv.log", ["x", said, "y"],
-                               fix="install the venv module: apt-get install python3-venv")
+    for said in (
+        "OSError: [Errno 28] No space left on device: '/w/venv/lib'",
+        "fatal: write error: Disk quota exceeded",
+    ):
+        failed = CommandFailed(
+            ["python3", "-m", "venv", "/w/venv"],
+            1,
+            tmp_path / "venv.log",
+            ["x", said, "y"],
+            fix="install the venv module: apt-get install python3-venv",
+        )
         assert failed.exit_code == ExitCode.EXTERNAL_FAILED
         assert f"failed: the disk is full ({said.strip()})" in failed.message and failed.fix == FULL_DISK_FIX
-    other = CommandFailed(["python3", "-m", "venv", "/w/venv"], 1, tmp_path / "venv.log", ["No module named venv"],
-                          fix="install the venv module: apt-get install python3-venv")
+    other = CommandFailed(
+        ["python3", "-m", "venv", "/w/venv"],
+        1,
+        tmp_path / "venv.log",
+        ["No module named venv"],
+        fix="install the venv module: apt-get install python3-venv",
+    )
     assert "disk" not in other.message and other.fix and "python3-venv" in other.fix

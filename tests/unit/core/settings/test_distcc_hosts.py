@@ -23,20 +23,23 @@ from bootstrap.core.settings.settings import load_settings
 SETTINGS = settings(database=None, deadline=None, max_examples=300, suppress_health_check=[HealthCheck.too_slow])
 
 
-@pytest.mark.parametrize(("text", "expected"), [
-    ("build1", [("build1", DEFAULT_PORT, REMOTE_SLOTS, ())]),
-    ("build1/8,lzo build2/8", [("build1", DEFAULT_PORT, 8, ("lzo",)), ("build2", DEFAULT_PORT, 8, ())]),
-    ("127.0.0.1:4000/2", [("127.0.0.1", 4000, 2, ())]),
-    ("host/3:4000,lzo,cpp", [("host", 4000, 3, ("lzo", "cpp"))]),  # distcc's older order: LIMIT before PORT
-    ("[::1]:4000/6", [("::1", 4000, 6, ())]),
-    ("localhost/3 farm-7.example.com", [("localhost", None, 3, ()), ("farm-7.example.com", DEFAULT_PORT, 4, ())]),
-    ("localhost a", [("localhost", None, LOCAL_SLOTS, ()), ("a", DEFAULT_PORT, REMOTE_SLOTS, ())]),
-    ("localhost:3700", [("localhost", 3700, REMOTE_SLOTS, ())]),  # a distccd on this machine, over TCP
-    ("a # the big one\n", [("a", DEFAULT_PORT, REMOTE_SLOTS, ())]),
-    # distcc(1) 3.4: OPTION = lzo | cpp | auth[=AUTH_NAME] (the service principal's name, e.g. behind a tunnel)
-    ("127.0.0.1:4000/2,auth=build1.example.com", [("127.0.0.1", 4000, 2, ("auth=build1.example.com",))]),
-    ("b,auth,lzo", [("b", DEFAULT_PORT, REMOTE_SLOTS, ("auth", "lzo"))]),
-])
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        ("build1", [("build1", DEFAULT_PORT, REMOTE_SLOTS, ())]),
+        ("build1/8,lzo build2/8", [("build1", DEFAULT_PORT, 8, ("lzo",)), ("build2", DEFAULT_PORT, 8, ())]),
+        ("127.0.0.1:4000/2", [("127.0.0.1", 4000, 2, ())]),
+        ("host/3:4000,lzo,cpp", [("host", 4000, 3, ("lzo", "cpp"))]),  # distcc's older order: LIMIT before PORT
+        ("[::1]:4000/6", [("::1", 4000, 6, ())]),
+        ("localhost/3 farm-7.example.com", [("localhost", None, 3, ()), ("farm-7.example.com", DEFAULT_PORT, 4, ())]),
+        ("localhost a", [("localhost", None, LOCAL_SLOTS, ()), ("a", DEFAULT_PORT, REMOTE_SLOTS, ())]),
+        ("localhost:3700", [("localhost", 3700, REMOTE_SLOTS, ())]),  # a distccd on this machine, over TCP
+        ("a # the big one\n", [("a", DEFAULT_PORT, REMOTE_SLOTS, ())]),
+        # distcc(1) 3.4: OPTION = lzo | cpp | auth[=AUTH_NAME] (the service principal's name, e.g. behind a tunnel)
+        ("127.0.0.1:4000/2,auth=build1.example.com", [("127.0.0.1", 4000, 2, ("auth=build1.example.com",))]),
+        ("b,auth,lzo", [("b", DEFAULT_PORT, REMOTE_SLOTS, ("auth", "lzo"))]),
+    ],
+)
 def test_hosts_as_distcc_reads_them(text: str, expected: list[tuple[str, int | None, int, tuple[str, ...]]]) -> None:
     hosts = parse_hosts(text)
     assert [(h.host, h.port, h.slots, h.options) for h in hosts.hosts] == expected
@@ -57,35 +60,38 @@ def test_keeping_some_hosts_keeps_localhost_and_the_keywords() -> None:
     assert kept.slots == 5
 
 
-@pytest.mark.parametrize(("text", "said"), [
-    ("user@host", "ssh host"),
-    ("@host/4", "ssh host"),
-    ("+zeroconf", "zeroconf is not supported"),
-    ("localhost/4", "no remote host"),
-    ("", "no remote host"),
-    ("# only a comment", "no remote host"),
-    ("a a:3632", "listed twice"),
-    ("a:0", "port"),
-    ("a:65536", "port"),
-    ("a:http", "port"),
-    ("a/0", "1 to 4096"),
-    ("a/99999", "1 to 4096"),
-    ("a/x", "expected /N"),
-    ("a/2/3", "given twice"),
-    ("a,gzip", "unknown option"),
-    ("a,auth=", "not a host name"),
-    ("a,auth=x;y", "not a host name"),
-    ("a,lzo=1", "unknown option"),
-    ("a,cpp", "needs compression"),
-    ("a;rm", "not a host name"),
-    ("-a", "not a host name"),
-    ("a..b/2:4000:5000", "unexpected"),
-    ("[fe80::1", "IPv6"),
-    ("[]:4000", "IPv6"),
-    ("--localslots", "expected /N"),
-    ("--jobs=4 a", "unknown keyword"),
-    ("localhost/2x a", "localhost takes only"),
-])
+@pytest.mark.parametrize(
+    ("text", "said"),
+    [
+        ("user@host", "ssh host"),
+        ("@host/4", "ssh host"),
+        ("+zeroconf", "zeroconf is not supported"),
+        ("localhost/4", "no remote host"),
+        ("", "no remote host"),
+        ("# only a comment", "no remote host"),
+        ("a a:3632", "listed twice"),
+        ("a:0", "port"),
+        ("a:65536", "port"),
+        ("a:http", "port"),
+        ("a/0", "1 to 4096"),
+        ("a/99999", "1 to 4096"),
+        ("a/x", "expected /N"),
+        ("a/2/3", "given twice"),
+        ("a,gzip", "unknown option"),
+        ("a,auth=", "not a host name"),
+        ("a,auth=x;y", "not a host name"),
+        ("a,lzo=1", "unknown option"),
+        ("a,cpp", "needs compression"),
+        ("a;rm", "not a host name"),
+        ("-a", "not a host name"),
+        ("a..b/2:4000:5000", "unexpected"),
+        ("[fe80::1", "IPv6"),
+        ("[]:4000", "IPv6"),
+        ("--localslots", "expected /N"),
+        ("--jobs=4 a", "unknown keyword"),
+        ("localhost/2x a", "localhost takes only"),
+    ],
+)
 def test_what_is_refused_and_why(text: str, said: str) -> None:
     with pytest.raises(ValueError, match=said):
         parse_hosts(text)
@@ -102,9 +108,37 @@ def test_none_turns_it_off_and_a_bad_value_is_exit_2(tmp_path: Path) -> None:
         load_settings({"distcc": "u@h"}, env)
 
 
-_PIECES = st.sampled_from(["a", "b.example", "127.0.0.1", "localhost", "[::1]", ":", "/", "/4", ":3632", ",lzo",
-                           ",cpp", ",zstd", "@", "#", " ", "\t", "--randomize", "--localslots", "=2", "+zeroconf",
-                           "0", "99999", "]", "[", "\n", "é", "x"])
+_PIECES = st.sampled_from(
+    [
+        "a",
+        "b.example",
+        "127.0.0.1",
+        "localhost",
+        "[::1]",
+        ":",
+        "/",
+        "/4",
+        ":3632",
+        ",lzo",
+        ",cpp",
+        ",zstd",
+        "@",
+        "#",
+        " ",
+        "\t",
+        "--randomize",
+        "--localslots",
+        "=2",
+        "+zeroconf",
+        "0",
+        "99999",
+        "]",
+        "[",
+        "\n",
+        "é",
+        "x",
+    ]
+)
 
 
 @SETTINGS

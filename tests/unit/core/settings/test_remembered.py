@@ -21,8 +21,9 @@ def _remember(ws: Path, **settings: object) -> Path:
 
 def test_the_layer_sits_between_the_defaults_and_the_file(tmp_path: Path) -> None:
     ws = tmp_path / "ws"
-    path = _remember(ws, mirror=str(tmp_path / "mirrors"), torch_ref="v2.5.1", build_type="Debug",
-                     some_future_key="ignored")
+    path = _remember(
+        ws, mirror=str(tmp_path / "mirrors"), torch_ref="v2.5.1", build_type="Debug", some_future_key="ignored"
+    )
     source = f"workspace:{path}"
     s = load_settings({"workspace": str(ws)}, environ={})
     assert (s.mirror, s.torch_ref, s.build_type) == (tmp_path / "mirrors", "v2.5.1", "Debug")
@@ -62,26 +63,40 @@ def test_what_is_remembered(tmp_path: Path) -> None:
     assert again.source_of("llvm_build_type").startswith("file:")  # the file still speaks for itself
 
 
-@pytest.mark.parametrize("given", [
-    {"pytorch_url": "https://user:pa'ss w0rd@git.example/pytorch.git"},
-    {"llvm_url": "https://ghp_0123456789abcdefghij0123:x-oauth-basic@github.com/llvm/llvm-project.git"},
-    {"triton_url": "https://TOKEN0123456789abcdefgh@github.com/triton-lang/triton.git?access_token=abc123"},
-])
+@pytest.mark.parametrize(
+    "given",
+    [
+        {"pytorch_url": "https://user:pa'ss w0rd@git.example/pytorch.git"},
+        {"llvm_url": "https://ghp_0123456789abcdefghij0123:x-oauth-basic@github.com/llvm/llvm-project.git"},
+        {"triton_url": "https://TOKEN0123456789abcdefgh@github.com/triton-lang/triton.git?access_token=abc123"},
+    ],
+)
 def test_urls_are_remembered_without_their_credentials(tmp_path: Path, given: dict[str, str]) -> None:
     ws = tmp_path / "ws"
     s = load_settings({"workspace": str(ws), **given}, environ={})
     remembered.remember(ws, s)
     text = remembered.path_in(ws).read_text()
-    (name, url), = given.items()
+    ((name, url),) = given.items()
     for secret in ("pa'ss w0rd", "ghp_0123456789abcdefghij0123", "TOKEN0123456789abcdefgh", "abc123"):
         assert secret not in text
     kept = json.loads(text)["settings"][name]
-    assert kept.startswith("https://") and "@" not in kept and kept.split("://")[1].split("?")[0] == (
-        url.split("@", 1)[1].split("?")[0])  # the repository itself is remembered
+    assert (
+        kept.startswith("https://")
+        and "@" not in kept
+        and kept.split("://")[1].split("?")[0] == (url.split("@", 1)[1].split("?")[0])
+    )  # the repository itself is remembered
 
 
-@pytest.mark.parametrize("text", ["{not json", '{"settings": [1]}', "[]", "[" * 100_000 + "]" * 100_000,
-                                  '{"settings": {"build_type": ' + "[" * 50_000 + "]" * 50_000 + "}}"])
+@pytest.mark.parametrize(
+    "text",
+    [
+        "{not json",
+        '{"settings": [1]}',
+        "[]",
+        "[" * 100_000 + "]" * 100_000,
+        '{"settings": {"build_type": ' + "[" * 50_000 + "]" * 50_000 + "}}",
+    ],
+)
 def test_a_damaged_file_is_a_config_error_that_says_how_to_go_on(tmp_path: Path, text: str) -> None:
     ws = tmp_path / "ws"
     path = remembered.path_in(ws)

@@ -62,8 +62,12 @@ def test_unknown_env_var_suggests(tmp_path: Path) -> None:
 def test_the_scripts_own_variables_are_accepted_and_change_no_setting(tmp_path: Path) -> None:
     """shell/tritondev reads TRITONDEV_TOOL_VENV and TRITONDEV_BOOTSTRAP_PYTHON and execs the CLI with them
     still set: a user whose python3 is too old must be able to use them."""
-    variables = {"TRITONDEV_TOOL_VENV": str(tmp_path / "v"), "TRITONDEV_BOOTSTRAP_PYTHON": "/usr/bin/python3.12",
-                 "TRITONDEV_TEST_PYTHON": "python3", "TRITONDEV_GPU_OUT": str(tmp_path / "f.json")}
+    variables = {
+        "TRITONDEV_TOOL_VENV": str(tmp_path / "v"),
+        "TRITONDEV_BOOTSTRAP_PYTHON": "/usr/bin/python3.12",
+        "TRITONDEV_TEST_PYTHON": "python3",
+        "TRITONDEV_GPU_OUT": str(tmp_path / "f.json"),
+    }
     settings = load_settings({}, _env(tmp_path, **variables))
     assert settings == load_settings({}, _env(tmp_path))
     assert {s for s in settings.sources.values() if s.startswith("env:")} == {"env:TRITONDEV_WORKSPACE"}
@@ -77,8 +81,12 @@ def test_every_variable_the_scripts_read_is_accepted_and_documented() -> None:
     from bootstrap.core.settings.settings import SCRIPT_VARIABLES
 
     repo = Path(__file__).resolve().parents[4]
-    read = {name for script in (repo / "shell").iterdir() if script.is_file()
-            for name in re.findall(r"\$\{?(TRITONDEV_[A-Z_]+)", script.read_text())}
+    read = {
+        name
+        for script in (repo / "shell").iterdir()
+        if script.is_file()
+        for name in re.findall(r"\$\{?(TRITONDEV_[A-Z_]+)", script.read_text())
+    }
     assert {"TRITONDEV_TOOL_VENV", "TRITONDEV_BOOTSTRAP_PYTHON"} <= read
     settings_vars = {s.env_var for s in SETTINGS}
     assert read <= settings_vars | set(SCRIPT_VARIABLES), read - settings_vars - set(SCRIPT_VARIABLES)
@@ -128,8 +136,6 @@ def test_bare_python_name_is_looked_up_on_path(tmp_path: Path) -> None:
 
     settings = load_settings({"python": "python3"}, _env(tmp_path))
     assert settings.python == Path(shutil.which("python3") or "")
-
-
 
 
 # -- the table, derived from the Settings fields ---------------------------------------------------------

@@ -67,8 +67,9 @@ def test_first_python_on_path_skips_tritondevs_own_and_what_is_not_one(tmp_path:
     (a_folder / "python3").mkdir(parents=True)
     system = _python(tmp_path / "usr" / "bin")
     later = _python(tmp_path / "later" / "bin")
-    path = os.pathsep.join(["", str(empty), str(own.parent), str(not_executable), str(a_folder), str(system.parent),
-                            str(later.parent)])
+    path = os.pathsep.join(
+        ["", str(empty), str(own.parent), str(not_executable), str(a_folder), str(system.parent), str(later.parent)]
+    )
     assert first_python_on_path(path, (own.parent,)) == system
     assert first_python_on_path(path) == own
     # The same folder reached through a link is still tritondev's own.
@@ -97,10 +98,10 @@ def test_tritondevs_private_venv_is_skipped(monkeypatch: pytest.MonkeyPatch, tmp
     assert own_interpreter_dirs() == (tmp_path / "venv-tool" / "bin",)
 
 
-@pytest.mark.parametrize("dist", ["torch-2.11.0.dist-info", "triton-3.6.0.dist-info",
-                                  "pytorch_triton-3.4.0.dist-info"])
-def test_a_venv_holding_torch_or_triton_is_the_users(monkeypatch: pytest.MonkeyPatch, tmp_path: Path,
-                                                     dist: str) -> None:
+@pytest.mark.parametrize("dist", ["torch-2.11.0.dist-info", "triton-3.6.0.dist-info", "pytorch_triton-3.4.0.dist-info"])
+def test_a_venv_holding_torch_or_triton_is_the_users(
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path, dist: str
+) -> None:
     """tritondev installed into the user's venv (on PATH, not activated): that python3 is a fair target."""
     site = _as_venv(monkeypatch, tmp_path / "venv")
     (site / dist).mkdir()

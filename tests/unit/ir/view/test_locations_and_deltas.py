@@ -30,17 +30,21 @@ def test_mlir_aliases_and_names_resolve_to_the_kernels_lines() -> None:
 
 
 def test_a_call_into_tritons_library_is_given_the_kernels_line() -> None:
-    text = "\n".join([
-        '#loc1 = loc("/home/me/k.py":15:20)',
-        '#loc2 = loc("/venv/lib/python3.11/site-packages/triton/language/standard.py":43:12)',
-        "#loc3 = loc(callsite(#loc2 at #loc1))",
-        '#loc4 = loc("acc"(#loc3))',
-        "    %0 = arith.constant dense<0.0> : tensor<128xf32> loc(#loc4)",
-        "    %1 = arith.addf %0, %0 : tensor<128xf32> loc(#loc2)",
-    ])
+    text = "\n".join(
+        [
+            '#loc1 = loc("/home/me/k.py":15:20)',
+            '#loc2 = loc("/venv/lib/python3.11/site-packages/triton/language/standard.py":43:12)',
+            "#loc3 = loc(callsite(#loc2 at #loc1))",
+            '#loc4 = loc("acc"(#loc3))',
+            "    %0 = arith.constant dense<0.0> : tensor<128xf32> loc(#loc4)",
+            "    %1 = arith.addf %0, %0 : tensor<128xf32> loc(#loc2)",
+        ]
+    )
     shown = located_lines(text, "mlir")
-    assert shown.lines == ["    %0 = arith.constant dense<0.0> : tensor<128xf32>",
-                           "    %1 = arith.addf %0, %0 : tensor<128xf32>"]
+    assert shown.lines == [
+        "    %0 = arith.constant dense<0.0> : tensor<128xf32>",
+        "    %1 = arith.addf %0, %0 : tensor<128xf32>",
+    ]
     library = "/venv/lib/python3.11/site-packages/triton/language/standard.py"
     assert shown.where == [("/home/me/k.py", 15), (library, 43)]
     assert is_library("/venv/lib/python3.11/site-packages/triton/language/standard.py")
@@ -53,30 +57,46 @@ def test_aliases_that_refer_to_each_other_in_a_circle_resolve_to_nothing() -> No
 
 
 def test_llvm_ir_locations_follow_scopes_and_inlining() -> None:
-    text = "\n".join([
-        "define void @k() !dbg !4 {",
-        "  %1 = fadd float 0.0, 1.0, !dbg !12",
-        "  %2 = fmul float %1, %1, !dbg !13",
-        "  ret void, !dbg !14",
-        "}",
-        '!1 = !DIFile(filename: "k.py", directory: "/home/me")',
-        '!2 = !DIFile(filename: "standard.py", directory: "/venv/site-packages/triton/language")',
-        "!4 = distinct !DISubprogram(name: \"k\", scope: !1, file: !1, line: 6)",
-        "!5 = distinct !DISubprogram(name: \"zeros\", scope: !2, file: !2, line: 40)",
-        "!6 = distinct !DILexicalBlockFile(scope: !4, file: !1, discriminator: 0)",
-        "!12 = !DILocation(line: 8, column: 13, scope: !6)",
-        "!13 = !DILocation(line: 43, column: 3, scope: !5, inlinedAt: !12)",
-        "!14 = !DILocation(line: 0, scope: !4)",
-    ])
+    text = "\n".join(
+        [
+            "define void @k() !dbg !4 {",
+            "  %1 = fadd float 0.0, 1.0, !dbg !12",
+            "  %2 = fmul float %1, %1, !dbg !13",
+            "  ret void, !dbg !14",
+            "}",
+            '!1 = !DIFile(filename: "k.py", directory: "/home/me")',
+            '!2 = !DIFile(filename: "standard.py", directory: "/venv/site-packages/triton/language")',
+            '!4 = distinct !DISubprogram(name: "k", scope: !1, file: !1, line: 6)',
+            '!5 = distinct !DISubprogram(name: "zeros", scope: !2, file: !2, line: 40)',
+            "!6 = distinct !DILexicalBlockFile(scope: !4, file: !1, discriminator: 0)",
+            "!12 = !DILocation(line: 8, column: 13, scope: !6)",
+            "!13 = !DILocation(line: 43, column: 3, scope: !5, inlinedAt: !12)",
+            "!14 = !DILocation(line: 0, scope: !4)",
+        ]
+    )
     shown = located_lines(text, "llvm")
-    assert shown.lines == ["define void @k() !dbg !4 {", "  %1 = fadd float 0.0, 1.0", "  %2 = fmul float %1, %1",
-                           "  ret void", "}"]
+    assert shown.lines == [
+        "define void @k() !dbg !4 {",
+        "  %1 = fadd float 0.0, 1.0",
+        "  %2 = fmul float %1, %1",
+        "  ret void",
+        "}",
+    ]
     assert shown.where[1:4] == [("/home/me/k.py", 8), ("/home/me/k.py", 8), None]
 
 
 def test_ptx_names_its_files_after_the_code_and_amdgcn_before_it() -> None:
-    ptx = "\n".join(["\t.loc\t1 8 13", "\tmov.u32 %r1, %ctaid.x;", "\t.loc\t2 43 1", "\tadd.s32 %r2, %r1, 1;",
-                     "}", '\t.file\t1 "/home/me/k.py"', '\t.file\t2 "/venv/triton/language/standard.py"'])
+    ptx = "\n".join(
+        [
+            "\t.loc\t1 8 13",
+            "\tmov.u32 %r1, %ctaid.x;",
+            "\t.loc\t2 43 1",
+            "\tadd.s32 %r2, %r1, 1;",
+            "}",
+            '\t.file\t1 "/home/me/k.py"',
+            '\t.file\t2 "/venv/triton/language/standard.py"',
+        ]
+    )
     shown = located_lines(ptx, "nvptx")
     assert shown.lines == ["\tmov.u32 %r1, %ctaid.x;", "\tadd.s32 %r2, %r1, 1;", "}"]
     assert shown.where == [("/home/me/k.py", 8), ("/venv/triton/language/standard.py", 43), None]
@@ -84,9 +104,13 @@ def test_ptx_names_its_files_after_the_code_and_amdgcn_before_it() -> None:
     assert located_lines(amdgcn, "amdgcn").where[-1] == ("/home/me/k.py", 10)
 
 
-@given(st.text(alphabet=st.sampled_from(['l', 'o', 'c', '(', ')', '"', "#", "1", ":", " ", "\n", "!", "\\", "=", "a"]),
-               max_size=300),
-       st.sampled_from(["mlir", "llvm", "nvptx", "amdgcn", "other"]))
+@given(
+    st.text(
+        alphabet=st.sampled_from(["l", "o", "c", "(", ")", '"', "#", "1", ":", " ", "\n", "!", "\\", "=", "a"]),
+        max_size=300,
+    ),
+    st.sampled_from(["mlir", "llvm", "nvptx", "amdgcn", "other"]),
+)
 def test_any_text_is_read_without_error_and_never_gains_lines(text: str, kind: str) -> None:
     shown = located_lines(text, kind)
     assert len(shown.lines) == len(shown.where) <= text.count("\n") + 1

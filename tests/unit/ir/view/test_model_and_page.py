@@ -55,7 +55,8 @@ def test_passes_are_marked_changed_or_unchanged_with_the_size_of_their_change() 
     coalesce = rows[9]
     assert coalesce["effect"] == 10 and (coalesce["added"], coalesce["removed"]) == (12, 5)
     assert any("ttg.convert_layout" in line for line in shown[10]) and not any(
-        "ttg.convert_layout" in line for line in shown[9])
+        "ttg.convert_layout" in line for line in shown[9]
+    )
     assert table.paths == ["/tmp/irv/add/add.py"]
 
 
@@ -155,7 +156,7 @@ def test_a_crafted_dump_cannot_put_markup_or_placeholders_into_the_page(tmp_path
     crafted = tmp_path / "crafted"
     shutil.copytree(ENV_DUMPS / "triton-3.9-cuda90-warps4", crafted)
     file = crafted / "0009-ConvertTritonToTritonGPU.mlir"
-    file.write_text(file.read_text().replace('tt.return', 'tt.return "</script><script>alert(1)</script>{{SCRIPT}}"'))
+    file.write_text(file.read_text().replace("tt.return", 'tt.return "</script><script>alert(1)</script>{{SCRIPT}}"'))
     model, _ = model_of(crafted)
     model["title"] = "</title><script>x</script>{{SCRIPT}}"
     page = render_page(model)
@@ -169,6 +170,7 @@ def test_the_browser_opener() -> None:
     assert find_opener({"BROWSER": "nope:firefox --new-tab"}, where) == Opener(["firefox", "--new-tab"], "$BROWSER")
     assert find_opener({"DISPLAY": ":0"}, where) == Opener(["xdg-open"], "xdg-open")
     assert find_opener({"WAYLAND_DISPLAY": "wayland-0"}, lambda name: None) == (
-        "no browser opener here (no $BROWSER program and no xdg-open on PATH)")
+        "no browser opener here (no $BROWSER program and no xdg-open on PATH)"
+    )
     assert "no desktop here" in str(find_opener({}, where))
     assert find_opener({}, where, platform="darwin") == Opener(["open"], "macOS open")

@@ -18,10 +18,18 @@ from bootstrap.kernels.cache.scan import scan
 def _cache(root: Path) -> Path:
     entry = root / "ABCDEFGHIJKLMNOPQRSTUVWXYZ234567ABCDEFGHIJKLMNOPQRST"
     entry.mkdir(parents=True)
-    (entry / "add_kernel.json").write_text(json.dumps({
-        "name": "add_kernel", "triton_version": "3.4.0", "target": {"backend": "cuda", "arch": 90, "warp_size": 32},
-        "num_warps": 4, "n_regs": 24, "n_spills": 0,
-    }))
+    (entry / "add_kernel.json").write_text(
+        json.dumps(
+            {
+                "name": "add_kernel",
+                "triton_version": "3.4.0",
+                "target": {"backend": "cuda", "arch": 90, "warp_size": 32},
+                "num_warps": 4,
+                "n_regs": 24,
+                "n_spills": 0,
+            }
+        )
+    )
     (entry / "add_kernel.ttir").write_text("module {}\n")
     (entry / "add_kernel.cubin").write_bytes(b"\x7fELF" + b"\0" * 60)
     for path in (*entry.iterdir(), entry):

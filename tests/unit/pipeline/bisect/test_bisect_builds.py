@@ -20,8 +20,10 @@ def configured(checkout: Path, llvm: Path) -> Path:
     folder.mkdir(parents=True)
     out = checkout / "python" / "triton" / "_C"
     out.mkdir(parents=True, exist_ok=True)
-    (folder / "CMakeCache.txt").write_text(f"CMAKE_CACHEFILE_DIR:INTERNAL={folder}\nLLVM_SYSPATH:PATH={llvm}\n"
-                                           f"CMAKE_LIBRARY_OUTPUT_DIRECTORY:UNINITIALIZED={out}\n")
+    (folder / "CMakeCache.txt").write_text(
+        f"CMAKE_CACHEFILE_DIR:INTERNAL={folder}\nLLVM_SYSPATH:PATH={llvm}\n"
+        f"CMAKE_LIBRARY_OUTPUT_DIRECTORY:UNINITIALIZED={out}\n"
+    )
     (folder / "build.ninja").write_text(f"build {out / 'libtriton.so'}: CXX_SHARED_LIBRARY_LINKER lib.o\n")
     (out / "libtriton.so").write_text(f"linked against {llvm}")
     return folder

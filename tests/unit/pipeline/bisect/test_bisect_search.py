@@ -82,8 +82,9 @@ def test_the_regression_is_always_among_the_candidates(data: st.DataObject) -> N
     size = data.draw(st.integers(min_value=1, max_value=200))
     commits = [f"c{i}" for i in range(size)]
     first_bad = data.draw(st.integers(min_value=0, max_value=size - 1))
-    unbuildable = set() if size == 1 else data.draw(
-        st.sets(st.integers(min_value=0, max_value=size - 2), max_size=size // 3))
+    unbuildable = (
+        set() if size == 1 else data.draw(st.sets(st.integers(min_value=0, max_value=size - 2), max_size=size // 3))
+    )
     tested, candidates = run_to_the_end(commits, first_bad, unbuildable)
     assert commits[first_bad] in candidates
     if first_bad not in unbuildable:

@@ -39,19 +39,35 @@ def test_the_pin_of_a_commit_is_that_of_the_last_change_before_it() -> None:
     commits = [sha(i) for i in range(1, 8)]
     pins = {sha(0): "llvm-a", sha(4): "llvm-b", sha(6): None}
     assert [pin_at(commits, sha(0), pins, c) for c in commits] == [
-        "llvm-a", "llvm-a", "llvm-a", "llvm-b", "llvm-b", None, None]
+        "llvm-a",
+        "llvm-a",
+        "llvm-a",
+        "llvm-b",
+        "llvm-b",
+        None,
+        None,
+    ]
     assert pin_at(commits, sha(0), pins, sha(0)) == "llvm-a"
 
 
 def journal(steps: tuple[BisectStep, ...] = ()) -> Journal:
     commits = tuple(RangeCommit(sha(i), f"subject {i}") for i in range(1, 17))
     return Journal(
-        kind="triton", good_ref="main", bad_ref="bisect", range=CommitRange(sha(0), sha(16), commits,
-                                                                             {sha(0): sha(99)}),
-        command=("python", "check.py"), cwd="/tmp", build_failure="skip",
-        start={"triton": Start(sha(0), None, ("refs/tritondev/pins/" + sha(0),)),
-               "llvm-project": Start(sha(99), "main")},
-        steps=steps, restored=False, started=1.5)
+        kind="triton",
+        good_ref="main",
+        bad_ref="bisect",
+        range=CommitRange(sha(0), sha(16), commits, {sha(0): sha(99)}),
+        command=("python", "check.py"),
+        cwd="/tmp",
+        build_failure="skip",
+        start={
+            "triton": Start(sha(0), None, ("refs/tritondev/pins/" + sha(0),)),
+            "llvm-project": Start(sha(99), "main"),
+        },
+        steps=steps,
+        restored=False,
+        started=1.5,
+    )
 
 
 def test_the_journal_round_trips(tmp_path: Path) -> None:
@@ -78,11 +94,16 @@ def test_a_journal_without_an_llvm_checkout_round_trips(tmp_path: Path) -> None:
 
 
 @settings(max_examples=80, deadline=None)
-@given(st.recursive(st.none() | st.booleans() | st.integers() | st.text(max_size=8),
-                    lambda inner: st.lists(inner, max_size=4) | st.dictionaries(st.text(max_size=8), inner,
-                                                                               max_size=4), max_leaves=20))
-def test_anything_else_in_the_journal_file_is_refused_in_one_line(tmp_path_factory: pytest.TempPathFactory,
-                                                                  data: object) -> None:
+@given(
+    st.recursive(
+        st.none() | st.booleans() | st.integers() | st.text(max_size=8),
+        lambda inner: st.lists(inner, max_size=4) | st.dictionaries(st.text(max_size=8), inner, max_size=4),
+        max_leaves=20,
+    )
+)
+def test_anything_else_in_the_journal_file_is_refused_in_one_line(
+    tmp_path_factory: pytest.TempPathFactory, data: object
+) -> None:
     folder = tmp_path_factory.mktemp("journal")
     (folder / "bisect.json").write_text(json.dumps(data))
     with pytest.raises(UsageError) as caught:
@@ -117,12 +138,17 @@ def test_the_result_document() -> None:
     first = sha(10)
     steps = tuple(
         BisectStep(n, sha(c), f"subject {c}", v, 2.0, n == 1, sha(99), 0 if v == Verdict.GOOD else 1, "", "")
-        for n, (c, v) in enumerate([(8, Verdict.GOOD), (12, Verdict.BAD), (10, Verdict.BAD), (9, Verdict.GOOD)], 1))
+        for n, (c, v) in enumerate([(8, Verdict.GOOD), (12, Verdict.BAD), (10, Verdict.BAD), (9, Verdict.GOOD)], 1)
+    )
     j = journal(steps)
     outcome = BisectOutcome(j, search([c.sha for c in j.range.commits], j.verdicts), Path("/ws"))
     data: dict[str, Any] = outcome.to_json()
-    assert data["first_bad"] == {"commit": first, "subject": "subject 10", "llvm_commit": sha(99),
-                                 "parent_llvm_commit": sha(99)}
+    assert data["first_bad"] == {
+        "commit": first,
+        "subject": "subject 10",
+        "llvm_commit": sha(99),
+        "parent_llvm_commit": sha(99),
+    }
     assert data["llvm_builds"] == 1 and data["range"] == 16 and data["candidates"] == []
     assert [s["verdict"] for s in data["steps"]] == ["good", "bad", "bad", "good"]
     assert set(data["steps"][0]) >= {"commit", "verdict", "seconds", "llvm_rebuilt"}
@@ -132,8 +158,12 @@ def test_the_result_document() -> None:
 def test_the_result_names_an_llvm_bump_at_the_first_bad_commit() -> None:
     from bootstrap.commands.bisect import _result_lines
 
-    j = journal(tuple(BisectStep(n, sha(c), "", Verdict.BAD if c >= 10 else Verdict.GOOD, 1.0, False, None, 0, "",
-                                 "") for n, c in enumerate((8, 12, 10, 9), 1)))
+    j = journal(
+        tuple(
+            BisectStep(n, sha(c), "", Verdict.BAD if c >= 10 else Verdict.GOOD, 1.0, False, None, 0, "", "")
+            for n, c in enumerate((8, 12, 10, 9), 1)
+        )
+    )
     pins = {**j.range.pins, sha(10): sha(98)}
     j = dataclasses.replace(j, range=dataclasses.replace(j.range, pins=pins), restored=True)
     lines = _result_lines(BisectOutcome(j, search([c.sha for c in j.range.commits], j.verdicts), Path("/ws")))
@@ -147,23 +177,40 @@ def test_the_end_of_a_bisect_in_your_clone_says_what_was_really_restored() -> No
     removed (or still there) and the clone installed again; only src/llvm-project was moved back."""
     from bootstrap.commands.bisect import _result_lines
 
-    j = dataclasses.replace(journal(tuple(BisectStep(n, sha(c), "", Verdict.BAD if c >= 10 else Verdict.GOOD, 1.0,
-                                                     False, None, 0, "", "") for n, c in enumerate((8, 12, 10, 9), 1))),
-                            restored=True)
+    j = dataclasses.replace(
+        journal(
+            tuple(
+                BisectStep(n, sha(c), "", Verdict.BAD if c >= 10 else Verdict.GOOD, 1.0, False, None, 0, "", "")
+                for n, c in enumerate((8, 12, 10, 9), 1)
+            )
+        ),
+        restored=True,
+    )
     clone, worktree = Path("/home/me/triton"), Path("/ws/src/triton-bisect")
     state = search([c.sha for c in j.range.commits], j.verdicts)
     outcome = BisectOutcome(j, state, Path("/ws"), clone=clone, worktree=worktree)
     last = _result_lines(outcome)[-1]
-    assert last == (f"restored: your clone {clone} untouched (never moved: HEAD {sha(0)[:12]} as it stands), the "
-                    f"worktree {worktree} removed, src/llvm-project at {sha(99)[:12]}, and your clone installed again")
+    assert last == (
+        f"restored: your clone {clone} untouched (never moved: HEAD {sha(0)[:12]} as it stands), the "
+        f"worktree {worktree} removed, src/llvm-project at {sha(99)[:12]}, and your clone installed again"
+    )
     assert "src/triton " not in last
     assert outcome.to_json()["restored"] == {
         "llvm-project": sha(99),
-        "clone": {"path": str(clone), "head": sha(0), "moved": False, "worktree": str(worktree),
-                  "worktree_removed": True, "installed": True}}
+        "clone": {
+            "path": str(clone),
+            "head": sha(0),
+            "moved": False,
+            "worktree": str(worktree),
+            "worktree_removed": True,
+            "installed": True,
+        },
+    }
     left = _result_lines(dataclasses.replace(outcome, worktree_left=True))[-1]
     assert f"the worktree {worktree} still there (`tritondev bisect reset` removes it)" in left
     # A checkout tritondev made: both moved back, the starting build installed again.
     plain = _result_lines(BisectOutcome(j, state, Path("/ws")))[-1]
-    assert plain == (f"restored: src/triton at {sha(0)[:12]}, src/llvm-project at {sha(99)[:12]}, and the starting "
-                     "build installed again")
+    assert plain == (
+        f"restored: src/triton at {sha(0)[:12]}, src/llvm-project at {sha(99)[:12]}, and the starting "
+        "build installed again"
+    )

@@ -35,8 +35,14 @@ commands = st.builds(
 )
 states = st.builds(
     SetupState,
-    triton_src=paths, setup_dir=paths, python=paths, python_origin=text, llvm_build=paths, triton_commit=text,
-    install=commands, ccache=st.none() | st.builds(Tool, text, text, text),
+    triton_src=paths,
+    setup_dir=paths,
+    python=paths,
+    python_origin=text,
+    llvm_build=paths,
+    triton_commit=text,
+    install=commands,
+    ccache=st.none() | st.builds(Tool, text, text, text),
 )
 json_values = st.recursive(
     st.none() | st.booleans() | st.integers() | st.floats(allow_nan=False) | st.text(max_size=10),
@@ -46,10 +52,23 @@ json_values = st.recursive(
 
 
 def example() -> SetupState:
-    install = Command("triton-install", ("/ws/venv/bin/python", "-m", "pip", "install", "-e", "/ws/src/triton"),
-                      "/ws/src/triton", (("MAX_JOBS", "2"),), ("DEBUG",))
-    return SetupState(Path("/ws/src/triton"), Path("/ws/src/triton"), Path("/ws/venv/bin/python"), "workspace venv",
-                      Path("/ws/build/llvm/k"), "d" * 40, install, Tool("ccache", "/usr/bin/ccache", "4.7.5"))
+    install = Command(
+        "triton-install",
+        ("/ws/venv/bin/python", "-m", "pip", "install", "-e", "/ws/src/triton"),
+        "/ws/src/triton",
+        (("MAX_JOBS", "2"),),
+        ("DEBUG",),
+    )
+    return SetupState(
+        Path("/ws/src/triton"),
+        Path("/ws/src/triton"),
+        Path("/ws/venv/bin/python"),
+        "workspace venv",
+        Path("/ws/build/llvm/k"),
+        "d" * 40,
+        install,
+        Tool("ccache", "/usr/bin/ccache", "4.7.5"),
+    )
 
 
 WHERE = Path("/ws/state/setup.json")
@@ -79,21 +98,28 @@ def _refused(content: str | bytes) -> StateError:
     return error
 
 
-@pytest.mark.parametrize(("content", "why"), [
-    ("{ not json", "not valid JSON"),
-    (b"\xff\xfe garbage", "cannot be read"),
-    ("[]", "not a JSON object"),
-    # the untyped setup.json of earlier versions
-    (json.dumps({"triton_src": "/ws/src/triton", "setup_py_dir": "/ws/src/triton", "python": "/p"}),
-     "not written by tritondev setup"),
-    (json.dumps({**example().to_json(), "schema": 2}), "schema 2"),
-    (json.dumps({**example().to_json(), "schema": True}), "schema True"),
-    (json.dumps({**example().to_json(), "python": "relative/python"}), "'python' is not an absolute path"),
-    (json.dumps({**example().to_json(), "install": {"step": "x", "argv": [], "env": {}, "unset": []}}),
-     "'install.argv' is empty"),
-    (json.dumps({**example().to_json(), "ccache": {"name": "ccache"}}), "'path' is not a non-empty string"),
-    ("[" * 100000, "not valid JSON"),
-])
+@pytest.mark.parametrize(
+    ("content", "why"),
+    [
+        ("{ not json", "not valid JSON"),
+        (b"\xff\xfe garbage", "cannot be read"),
+        ("[]", "not a JSON object"),
+        # the untyped setup.json of earlier versions
+        (
+            json.dumps({"triton_src": "/ws/src/triton", "setup_py_dir": "/ws/src/triton", "python": "/p"}),
+            "not written by tritondev setup",
+        ),
+        (json.dumps({**example().to_json(), "schema": 2}), "schema 2"),
+        (json.dumps({**example().to_json(), "schema": True}), "schema True"),
+        (json.dumps({**example().to_json(), "python": "relative/python"}), "'python' is not an absolute path"),
+        (
+            json.dumps({**example().to_json(), "install": {"step": "x", "argv": [], "env": {}, "unset": []}}),
+            "'install.argv' is empty",
+        ),
+        (json.dumps({**example().to_json(), "ccache": {"name": "ccache"}}), "'path' is not a non-empty string"),
+        ("[" * 100000, "not valid JSON"),
+    ],
+)
 def test_malformed_or_foreign_files_are_refused(content: str | bytes, why: str) -> None:
     assert why in _refused(content).message
 

@@ -29,26 +29,38 @@ from bootstrap.pipeline.ccache.stats import delta
 from tests.integration.ccache_remote.redis import PASSWORD, free_port
 
 CCACHE = shutil.which("ccache")
-@pytest.mark.parametrize("url", [
-    "redis://cache.example.com", "redis://:pw@10.0.0.5:6380/2", "redis://user:pw@host:6379",
-    "redis+unix:///run/redis/redis.sock", "redis+unix:/run/redis.sock", "http://cache:8080/ccache/",
-    "https://user:token@cache.example.com/ccache|layout=bazel",
-])
+
+
+@pytest.mark.parametrize(
+    "url",
+    [
+        "redis://cache.example.com",
+        "redis://:pw@10.0.0.5:6380/2",
+        "redis://user:pw@host:6379",
+        "redis+unix:///run/redis/redis.sock",
+        "redis+unix:/run/redis.sock",
+        "http://cache:8080/ccache/",
+        "https://user:token@cache.example.com/ccache|layout=bazel",
+    ],
+)
 def test_accepted_urls(url: str) -> None:
     assert parse_remote_url(f"  {url} ").url == url
 
 
-@pytest.mark.parametrize(("url", "needle"), [
-    ("ftp://host/x", "unsupported"),
-    ("cache.example.com:6379", "unsupported"),
-    ("", "unsupported"),
-    ("redis://", "names no host"),
-    ("http:///path", "names no host"),
-    ("redis+unix://", "names no socket path"),
-    ("redis://host:99999", "invalid port"),
-    ("redis://host:abc", "invalid port"),
-    ("redis://host:0", "invalid port"),
-])
+@pytest.mark.parametrize(
+    ("url", "needle"),
+    [
+        ("ftp://host/x", "unsupported"),
+        ("cache.example.com:6379", "unsupported"),
+        ("", "unsupported"),
+        ("redis://", "names no host"),
+        ("http:///path", "names no host"),
+        ("redis+unix://", "names no socket path"),
+        ("redis://host:99999", "invalid port"),
+        ("redis://host:abc", "invalid port"),
+        ("redis://host:0", "invalid port"),
+    ],
+)
 def test_rejected_urls_are_config_errors(url: str, needle: str) -> None:
     with pytest.raises(ConfigError) as info:
         parse_remote_url(url)
@@ -81,18 +93,23 @@ def test_auth_arguments_follow_ccaches_reading_of_the_url() -> None:
     assert redis_auth_args(parse_remote_url("redis://u:p%40ss@h")) == ["u", "p@ss"]
 
 
-@pytest.mark.parametrize(("given", "handed"), [
-    # The usual Redis URL (empty user) would make ccache send no AUTH at all.
-    ("redis://:s3cret@h:6379", "redis://s3cret@h:6379"),
-    ("redis://:s3cret@h:6379/2", "redis://s3cret@h:6379/2"),
-    ("redis+unix://:s3cret@localhost/run/redis.sock", "redis+unix://s3cret@localhost/run/redis.sock"),
-    # ccache splits the decoded user info at its first ':': such a password needs a user.
-    ("redis://:a%3Ab@h", "redis://default:a%3Ab@h"),
-    ("redis://:@h", "redis://h"),
-    # Forms ccache already reads right stay as they are.
-    ("redis://u:p@h", "redis://u:p@h"), ("redis://p@h", "redis://p@h"), ("redis://h", "redis://h"),
-    ("http://:t@h/c", "http://:t@h/c"),
-])
+@pytest.mark.parametrize(
+    ("given", "handed"),
+    [
+        # The usual Redis URL (empty user) would make ccache send no AUTH at all.
+        ("redis://:s3cret@h:6379", "redis://s3cret@h:6379"),
+        ("redis://:s3cret@h:6379/2", "redis://s3cret@h:6379/2"),
+        ("redis+unix://:s3cret@localhost/run/redis.sock", "redis+unix://s3cret@localhost/run/redis.sock"),
+        # ccache splits the decoded user info at its first ':': such a password needs a user.
+        ("redis://:a%3Ab@h", "redis://default:a%3Ab@h"),
+        ("redis://:@h", "redis://h"),
+        # Forms ccache already reads right stay as they are.
+        ("redis://u:p@h", "redis://u:p@h"),
+        ("redis://p@h", "redis://p@h"),
+        ("redis://h", "redis://h"),
+        ("http://:t@h/c", "http://:t@h/c"),
+    ],
+)
 def test_ccache_gets_a_url_it_authenticates_with(given: str, handed: str) -> None:
     assert ccache_url(given) == handed
     assert parse_remote_url(given + "|read-only").ccache_value().startswith(handed + "|read-only|")
@@ -124,6 +141,7 @@ def test_the_round_trip_is_judged_from_ccaches_counters() -> None:
 
 # -- environment -----------------------------------------------------------------------------------
 
+
 def test_env_for_versions() -> None:
     remote = parse_remote_url("redis://h")
     assert env_for(None, Version("4.7")) == {}
@@ -144,6 +162,7 @@ def test_env_for_makes_workspaces_share_entries_unless_the_user_said_otherwise(t
 
 
 # -- the real ccache -------------------------------------------------------------------------------
+
 
 @pytest.fixture(scope="module")
 def ccache_version_text() -> str:
@@ -170,6 +189,7 @@ def test_a_delta_is_never_negative() -> None:
 
 # -- probe -----------------------------------------------------------------------------------------
 
+
 class _Handler(http.server.BaseHTTPRequestHandler):
     status = 404
 
@@ -193,8 +213,7 @@ def http_server() -> Iterator[tuple[http.server.ThreadingHTTPServer, type[_Handl
 
 
 @pytest.mark.parametrize(("status", "ok"), [(404, True), (200, True), (401, False), (503, False)])
-def test_probe_http(http_server: tuple[http.server.ThreadingHTTPServer, type[_Handler]], status: int,
-                    ok: bool) -> None:
+def test_probe_http(http_server: tuple[http.server.ThreadingHTTPServer, type[_Handler]], status: int, ok: bool) -> None:
     server, handler = http_server
     handler.status = status
     reach = probe(parse_remote_url(f"http://u:{PASSWORD}@127.0.0.1:{server.server_address[1]}/ccache"))

@@ -75,17 +75,21 @@ def test_the_client_log_says_where_each_compile_ran(tmp_path: Path) -> None:
     assert dict(counts.remote) == {"127.0.0.1:13632/2": 4, "127.0.0.1:13640/3": 1}
     assert (counts.remote_total, counts.local, counts.fell_back) == (5, 2, 3)
     assert dict(counts.unreachable) == {"127.0.0.1:13699/2": 1, "127.0.0.1:13641/2": 1, "127.0.0.1:13650/2": 1}
-    assert counts.describe() == ("distcc: 5 compiled remotely (127.0.0.1:13632/2: 4, 127.0.0.1:13640/3: 1), 2 here"
-                                 " (3 after a host failed); unreachable: 127.0.0.1:13641/2 1 time(s), 127.0.0.1:13650/2"
-                                 " 1 time(s), 127.0.0.1:13699/2 1 time(s)")
+    assert counts.describe() == (
+        "distcc: 5 compiled remotely (127.0.0.1:13632/2: 4, 127.0.0.1:13640/3: 1), 2 here"
+        " (3 after a host failed); unreachable: 127.0.0.1:13641/2 1 time(s), 127.0.0.1:13650/2"
+        " 1 time(s), 127.0.0.1:13699/2 1 time(s)"
+    )
     assert not parse_client_log(CLIENT_LOG.splitlines()[:8]).troubled
     log = tmp_path / "distcc-llvm-build.log"
     log.write_text(CLIENT_LOG)
     read = read_counts(log)
     assert read is not None and read.log == str(log) and read.to_json()["remote"] == 5
     notice = trouble_notice("LLVM build", read)
-    assert notice.startswith("distcc during the LLVM build: 127.0.0.1:13641/2, 127.0.0.1:13650/2, 127.0.0.1:13699/2 "
-                             "refused or dropped compiles; 3 compile(s) ran here because a host failed or refused them")
+    assert notice.startswith(
+        "distcc during the LLVM build: 127.0.0.1:13641/2, 127.0.0.1:13650/2, 127.0.0.1:13699/2 "
+        "refused or dropped compiles; 3 compile(s) ran here because a host failed or refused them"
+    )
     assert read_counts(tmp_path / "missing.log") is None
     fifo = tmp_path / "fifo.log"
     import os
@@ -98,8 +102,13 @@ def test_the_build_gets_distcc_behind_ccache_with_its_own_log_per_step(tmp_path:
     build = DistccBuild("/usr/bin/distcc", parse_hosts("--randomize a/2 b/3"), tmp_path / "logs")
     env = build.env("llvm-build")
     # distcc reads DISTCC_SKIP_LOCAL_RETRY as "set" whatever its value: the build's environment has none.
-    assert env == {"CCACHE_PREFIX": "/usr/bin/distcc", "DISTCC_HOSTS": "--randomize a/2 b/3", "DISTCC_FALLBACK": None,
-                   "DISTCC_SKIP_LOCAL_RETRY": None, "DISTCC_LOG": str(tmp_path / "logs" / "distcc-llvm-build.log")}
+    assert env == {
+        "CCACHE_PREFIX": "/usr/bin/distcc",
+        "DISTCC_HOSTS": "--randomize a/2 b/3",
+        "DISTCC_FALLBACK": None,
+        "DISTCC_SKIP_LOCAL_RETRY": None,
+        "DISTCC_LOG": str(tmp_path / "logs" / "distcc-llvm-build.log"),
+    }
     assert "DISTCC_LOG" not in DistccBuild("/usr/bin/distcc", parse_hosts("a"), None).env("llvm-build")
 
     def compile_remotely() -> None:  # what distcc would append while ninja runs
@@ -143,8 +152,9 @@ def test_hosts_proven_and_left_out() -> None:
     setup = DistccSetup("/usr/bin/distcc", given_hosts)
     assert not setup.proven and setup.hosts.slots == 10
     a, b, c = given_hosts.remote
-    proven = dataclasses.replace(setup, verdicts=(HostVerdict(a, True, "ok"), HostVerdict(b, False, "refused"),
-                                                  HostVerdict(c, True, "ok")))
+    proven = dataclasses.replace(
+        setup, verdicts=(HostVerdict(a, True, "ok"), HostVerdict(b, False, "refused"), HostVerdict(c, True, "ok"))
+    )
     assert proven.hosts.value == "a/2 localhost/1 c/4" and proven.hosts.slots == 7
     assert [v.host.token for v in proven.left_out()] == ["b/3"]
     assert proven.to_json()["used"] == "a/2 localhost/1 c/4"
@@ -177,8 +187,10 @@ def _elf64(machine: int, comment: bytes, text: bytes = b"\x90" * 8, sections: tu
     count = 4 + len(sections)
     header = b"\x7fELF" + bytes([2, 1, 1]) + b"\0" * 9
     header += struct.pack("<HHIQQQIHHHHHH", 1, machine, 1, 0, 0, shoff, 0, 64, 0, 0, 64, count, count - 1)
-    rows = [(names.index(b"\0.text\0") + 1, text_at, len(text)), (names.index(b"\0.comment\0") + 1, comment_at,
-            len(comment))]
+    rows = [
+        (names.index(b"\0.text\0") + 1, text_at, len(text)),
+        (names.index(b"\0.comment\0") + 1, comment_at, len(comment)),
+    ]
     rows += [(names.index(b"\0" + n + b"\0") + 1, names_at, 0) for n in sections]
     rows.append((names.index(b"\0.shstrtab\0") + 1, names_at, len(names)))
     headers = [struct.pack("<IIQQQQIIQQ", 0, 0, 0, 0, 0, 0, 0, 0, 0, 0)]
@@ -191,9 +203,9 @@ def test_why_a_hosts_object_differs() -> None:
     assert elf_facts(here) == (62, "Debian clang version 14.0.6")
     assert object_difference(here, here, "/usr/bin/clang++") is None
     gcc = _elf64(62, b"\0GCC: (Debian 12.2.0-14) 12.2.0\0")
-    assert object_difference(here, gcc, "/usr/bin/clang++") == ("its /usr/bin/clang++ is another compiler: "
-                                                                "'GCC: (Debian 12.2.0-14) 12.2.0', here "
-                                                                "'Debian clang version 14.0.6'")
+    assert object_difference(here, gcc, "/usr/bin/clang++") == (
+        "its /usr/bin/clang++ is another compiler: 'GCC: (Debian 12.2.0-14) 12.2.0', here 'Debian clang version 14.0.6'"
+    )
     arm = _elf64(183, b"\0Debian clang version 14.0.6\0")
     assert "another target (ELF machine 183, here 62)" in str(object_difference(here, arm, "clang++"))
     other_code = _elf64(62, b"\0Debian clang version 14.0.6\0", b"\xcc" * 8)
@@ -206,23 +218,29 @@ def test_why_a_hosts_object_differs() -> None:
 def test_any_bytes_are_an_elf_or_none(data: bytes, at: int, patch: bytes) -> None:
     """What a host sends back is outside input: a damaged object is None, never an exception."""
     damaged = bytearray(_elf64(62, b"\0clang\0"))
-    damaged[at:at + len(patch)] = patch
+    damaged[at : at + len(patch)] = patch
     for candidate in (data, bytes(damaged), b"\x7fELF" + data):
         facts = elf_facts(candidate)
         assert facts is None or isinstance(facts[1], str)
 
 
 def test_why_a_probe_failed_in_distccs_words() -> None:
-    refused = ("distcc[1717] ERROR: nonblocking connect to 127.0.0.1:1 failed: Connection refused\n"
-               "distcc[1717] (dcc_build_somewhere) ERROR: failed to distribute and fallbacks are disabled\n")
+    refused = (
+        "distcc[1717] ERROR: nonblocking connect to 127.0.0.1:1 failed: Connection refused\n"
+        "distcc[1717] (dcc_build_somewhere) ERROR: failed to distribute and fallbacks are disabled\n"
+    )
     assert failure_reason(refused, "", "/usr/bin/clang") == (
         "refused the connection (no distccd listening there) (distcc: nonblocking connect to 127.0.0.1:1 failed: "
-        "Connection refused)")
-    silent = ("distcc[9965] (dcc_readx) ERROR: unexpected eof on fd6\n"
-              "distcc[9965] (dcc_r_result_header) ERROR: server provided no answer. Is the server configured...\n")
+        "Connection refused)"
+    )
+    silent = (
+        "distcc[9965] (dcc_readx) ERROR: unexpected eof on fd6\n"
+        "distcc[9965] (dcc_r_result_header) ERROR: server provided no answer. Is the server configured...\n"
+    )
     assert "may not run /opt/cc/clang++" in failure_reason(silent, "", "/opt/cc/clang++")
     assert failure_reason("", "clang: error: unknown argument\n", "cc") == (
-        "could not compile a test file with cc there: clang: error: unknown argument")
+        "could not compile a test file with cc there: clang: error: unknown argument"
+    )
 
 
 def test_distributed_jobs_follow_the_slots_and_links_stay_sized_from_memory() -> None:

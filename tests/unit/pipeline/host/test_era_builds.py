@@ -90,10 +90,15 @@ def _cache_after(facts: SetupFacts, **entries: str) -> CacheView:
     """What 3.0-3.2's configure leaves: the C++ launcher setup.py passed by its bare name (resolved as
     CMake's cache reader resolves it: here the identity), no C launcher, no TRITON_BUILD_WITH_CCACHE."""
     folder = facts.setup_dir / "build" / "cmake.linux-x86_64-cpython-3.11"
-    values = {"CMAKE_HOME_DIRECTORY": str(facts.triton.path), "CMAKE_CXX_COMPILER_LAUNCHER": "ccache",
-              "CMAKE_SHARED_LINKER_FLAGS": "-fuse-ld=lld", "CMAKE_MODULE_LINKER_FLAGS": "-fuse-ld=lld",
-              "CMAKE_EXE_LINKER_FLAGS": "-fuse-ld=lld", "CMAKE_BUILD_TYPE": "TritonRelBuildWithAsserts",
-              "TRITON_BUILD_PROTON": "ON"}
+    values = {
+        "CMAKE_HOME_DIRECTORY": str(facts.triton.path),
+        "CMAKE_CXX_COMPILER_LAUNCHER": "ccache",
+        "CMAKE_SHARED_LINKER_FLAGS": "-fuse-ld=lld",
+        "CMAKE_MODULE_LINKER_FLAGS": "-fuse-ld=lld",
+        "CMAKE_EXE_LINKER_FLAGS": "-fuse-ld=lld",
+        "CMAKE_BUILD_TYPE": "TritonRelBuildWithAsserts",
+        "TRITON_BUILD_PROTON": "ON",
+    }
     return CacheView(folder, {**values, **entries})
 
 
@@ -124,16 +129,18 @@ def test_from_3_3_both_launchers_are_expected() -> None:
     assert decide(triton_expectations(old), both).inputs == (Input.LAUNCHER,)
 
 
-@pytest.mark.parametrize(("era", "pool"), [("python-dir-3.0", False), ("python-dir-3.2", False),
-                                           ("python-dir", True), ("root-json", True)])
+@pytest.mark.parametrize(
+    ("era", "pool"), [("python-dir-3.0", False), ("python-dir-3.2", False), ("python-dir", True), ("root-json", True)]
+)
 def test_the_link_pool_only_where_cmake_has_one(era: str, pool: bool) -> None:
     """TRITON_PARALLEL_LINK_JOBS came with #5212 (3.3): before, nothing reads it."""
     plan = plan_setup(fresh(era))
     assert ("TRITON_PARALLEL_LINK_JOBS" in dict(plan.presets.pip_install.env)) == pool
     assert ("TRITON_PARALLEL_LINK_JOBS" in dict(plan.presets.triton_cache)) == pool
     launchers = {k for k, _ in plan.presets.triton_cache if k.endswith("_COMPILER_LAUNCHER")}
-    assert launchers == ({"CMAKE_C_COMPILER_LAUNCHER", "CMAKE_CXX_COMPILER_LAUNCHER"} if pool
-                         else {"CMAKE_CXX_COMPILER_LAUNCHER"})
+    assert launchers == (
+        {"CMAKE_C_COMPILER_LAUNCHER", "CMAKE_CXX_COMPILER_LAUNCHER"} if pool else {"CMAKE_CXX_COMPILER_LAUNCHER"}
+    )
     assert ("TRITON_BUILD_WITH_CCACHE" in dict(plan.presets.triton_cache)) == pool
 
 
@@ -159,41 +166,51 @@ def test_the_hand_preset_of_3_0_names_the_pybind11_setup_py_downloads() -> None:
     ({"TRITON_STABLE_ABI": "ON"}, {"TRITON_STABLE_ABI": "1"}, False),
     ({"TRITON_ROCPROFILER_SDK_LIB_PATH": "/opt/rocm/lib"}, {}, True),
 ])  # fmt: skip
-def test_options_setup_py_passes_only_when_set_do_not_stick(cached: dict[str, str], env: dict[str, str],
-                                                            changed: bool) -> None:
+def test_options_setup_py_passes_only_when_set_do_not_stick(
+    cached: dict[str, str], env: dict[str, str], changed: bool
+) -> None:
     """setup.py @ 1d2da15d l.350-370 passes TRITON_BUILD_PROTON, TRITON_STABLE_ABI and the ROCprofiler
     paths only when set; CMake keeps what an earlier configure left (CMakeLists.txt @ 6d2e38bf l.21)."""
     wanted = triton_configure_of({"LLVM_SYSPATH": "/llvm", **env}, Path("/src"), None, "nvidia;amd", str)
     assert decide(triton_expectations(wanted), CacheView(Path("/b"), cached)).fresh == changed
 
 
-SETUP_30 = '''
+SETUP_30 = """
     pybind11_version_path = os.path.join(get_base_dir(), "cmake", "pybind11-version.txt")
         if check_env_flag("TRITON_BUILD_WITH_CCACHE"):
             cmake_args += [
                 "-DCMAKE_CXX_COMPILER_LAUNCHER=ccache",
             ]
-'''
+"""
 
 
 def test_the_era_facts_are_read_from_the_files_not_the_version() -> None:
     files = {"python/setup.py": SETUP_30, "cmake/pybind11-version.txt": "2.11.1\n", "CMakeLists.txt": "project(t)\n"}
     old = read_setup_py_args(files.get, "python")
     assert (old.cxx_launcher_only, old.link_jobs, old.append_cmake_args, old.pybind11_version) == (
-        True, False, False, "2.11.1")
+        True,
+        False,
+        False,
+        "2.11.1",
+    )
     assert (old.gsan_cuda_path, old.links_compile_commands, old.jobserver_skips_jobs) == (False, False, False)
     files.update({"cmake/pybind11-version.txt": "2.11.1; rm -rf /\n"})
     assert read_setup_py_args(files.get, "python").pybind11_version is None  # only a version is a version
-    new = {"setup.py": 'cmake_args_append = os.getenv("TRITON_APPEND_CMAKE_ARGS")\n'
-                       'update_symlink(Path(self.base_dir) / "compile_commands.json", x)\n'
-                       'elif "--jobserver-auth=fifo:" not in os.environ.get("MAKEFLAGS", ""):\n',
-           "CMakeLists.txt": 'set(CMAKE_C_COMPILER_LAUNCHER "${CCACHE_PROGRAM}"\nset(TRITON_PARALLEL_LINK_JOBS "")\n',
-           "third_party/nvidia/CMakeLists.txt": 'set(X\n      "--cuda-path=${CMAKE_CURRENT_SOURCE_DIR}/backend")\n'}
+    new = {
+        "setup.py": 'cmake_args_append = os.getenv("TRITON_APPEND_CMAKE_ARGS")\n'
+        'update_symlink(Path(self.base_dir) / "compile_commands.json", x)\n'
+        'elif "--jobserver-auth=fifo:" not in os.environ.get("MAKEFLAGS", ""):\n',
+        "CMakeLists.txt": 'set(CMAKE_C_COMPILER_LAUNCHER "${CCACHE_PROGRAM}"\nset(TRITON_PARALLEL_LINK_JOBS "")\n',
+        "third_party/nvidia/CMakeLists.txt": 'set(X\n      "--cuda-path=${CMAKE_CURRENT_SOURCE_DIR}/backend")\n',
+    }
     args = read_setup_py_args(new.get, ".")
     assert (args.cxx_launcher_only, args.link_jobs, args.append_cmake_args, args.pybind11_version) == (
-        False, True, True, None)
+        False,
+        True,
+        True,
+        None,
+    )
     assert (args.gsan_cuda_path, args.links_compile_commands, args.jobserver_skips_jobs) == (True, True, True)
-
 
 
 @pytest.mark.parametrize(("era", "cleared"), [("root-json", True), ("root-hash", False), ("python-dir-3.0", False)])

@@ -32,22 +32,38 @@ SOURCE = Path("/ws/src/triton")
 
 
 def configure(**changes: object) -> TritonConfigure:
-    base = TritonConfigure(source=SOURCE, llvm=NEW, build_type="RelWithDebInfo", backends="nvidia;amd",
-                           cxx="/usr/bin/clang++-14", ccache="/usr/bin/ccache", clang_lld=True, sanitize=False,
-                           offline=False, tools={})
+    base = TritonConfigure(
+        source=SOURCE,
+        llvm=NEW,
+        build_type="RelWithDebInfo",
+        backends="nvidia;amd",
+        cxx="/usr/bin/clang++-14",
+        ccache="/usr/bin/ccache",
+        clang_lld=True,
+        sanitize=False,
+        offline=False,
+        tools={},
+    )
     return dataclasses.replace(base, **changes)  # type: ignore[arg-type]
 
 
 def cache_of(c: TritonConfigure, **entries: str) -> CacheView:
     """What a configure with `c` leaves in the cache (the entries this rule reads), plus `entries`."""
     values = {
-        "CMAKE_HOME_DIRECTORY": str(c.source), "LLVM_DIR": f"{c.llvm}/lib/cmake/llvm", "LLVM_SYSPATH": str(c.llvm),
-        "TRITON_GSAN_CLANGXX": f"{c.llvm}/bin/clang++", "CMAKE_BUILD_TYPE": c.build_type,
-        "TRITON_CODEGEN_BACKENDS": c.backends, "CMAKE_CXX_COMPILER": c.cxx,
-        "CMAKE_CXX_COMPILER_LAUNCHER": c.ccache or "", "CMAKE_C_COMPILER_LAUNCHER": c.ccache or "",
-        "CMAKE_CXX_FLAGS": "-fsanitize=address" if c.sanitize else "", "CMAKE_C_FLAGS": "",
+        "CMAKE_HOME_DIRECTORY": str(c.source),
+        "LLVM_DIR": f"{c.llvm}/lib/cmake/llvm",
+        "LLVM_SYSPATH": str(c.llvm),
+        "TRITON_GSAN_CLANGXX": f"{c.llvm}/bin/clang++",
+        "CMAKE_BUILD_TYPE": c.build_type,
+        "TRITON_CODEGEN_BACKENDS": c.backends,
+        "CMAKE_CXX_COMPILER": c.cxx,
+        "CMAKE_CXX_COMPILER_LAUNCHER": c.ccache or "",
+        "CMAKE_C_COMPILER_LAUNCHER": c.ccache or "",
+        "CMAKE_CXX_FLAGS": "-fsanitize=address" if c.sanitize else "",
+        "CMAKE_C_FLAGS": "",
         "CMAKE_SHARED_LINKER_FLAGS": "-fuse-ld=lld" if c.clang_lld else "",
-        "TRITON_OFFLINE_BUILD": "ON" if c.offline else "OFF", **dict(c.tools),
+        "TRITON_OFFLINE_BUILD": "ON" if c.offline else "OFF",
+        **dict(c.tools),
     }
     if c.sanitize:
         values["CMAKE_C_FLAGS"] = "-fsanitize=address"
@@ -77,8 +93,9 @@ def test_a_cache_that_agrees_is_reused_and_a_folder_without_one_is_no_decision()
     (configure(backends="nvidia"), configure(), (Input.BACKENDS,)),
     (configure(source=Path("/elsewhere/triton")), configure(), (Input.SOURCE,)),
 ])  # fmt: skip
-def test_each_changed_input_starts_fresh_and_says_which(before: TritonConfigure, after: TritonConfigure,
-                                                        inputs: tuple[Input, ...]) -> None:
+def test_each_changed_input_starts_fresh_and_says_which(
+    before: TritonConfigure, after: TritonConfigure, inputs: tuple[Input, ...]
+) -> None:
     decision = decide(triton_expectations(after), cache_of(before))
     assert decision.fresh and decision.inputs == inputs
     assert decision.reason == f"{', '.join(i.value for i in inputs)} changed: fresh CMake cache"
@@ -116,21 +133,41 @@ def test_entries_an_era_does_not_have_are_not_required() -> None:
     """3.0-3.3 have no LLVM_SYSPATH in the cache; MLIR_DIR is cached only when given; no GSan before 3.7."""
     c = configure()
     view = cache_of(c)
-    values = {k: v for k, v in view.values.items() if k not in ("LLVM_SYSPATH", "TRITON_GSAN_CLANGXX",
-                                                               "TRITON_OFFLINE_BUILD")}
+    values = {
+        k: v for k, v in view.values.items() if k not in ("LLVM_SYSPATH", "TRITON_GSAN_CLANGXX", "TRITON_OFFLINE_BUILD")
+    }
     assert not decide(triton_expectations(c), CacheView(view.folder, values)).fresh
 
 
 def test_what_setup_py_is_given_decides_the_configure() -> None:
-    env = {"LLVM_SYSPATH": str(NEW), "REL_WITH_DEB_INFO": "1", "TRITON_BUILD_WITH_CCACHE": "1",
-           "TRITON_BUILD_WITH_CLANG_LLD": "1", "CXX": "/usr/bin/g++", "TRITON_BUILD_WITH_ASAN": "1",
-           "TRITON_OFFLINE_BUILD": "1", "TRITON_PTXAS_PATH": "/cuda/bin/ptxas"}
+    env = {
+        "LLVM_SYSPATH": str(NEW),
+        "REL_WITH_DEB_INFO": "1",
+        "TRITON_BUILD_WITH_CCACHE": "1",
+        "TRITON_BUILD_WITH_CLANG_LLD": "1",
+        "CXX": "/usr/bin/g++",
+        "TRITON_BUILD_WITH_ASAN": "1",
+        "TRITON_OFFLINE_BUILD": "1",
+        "TRITON_PTXAS_PATH": "/cuda/bin/ptxas",
+    }
     c = triton_configure_of(env, SOURCE, "/usr/bin/ccache", "nvidia;amd", str)
     assert (c.llvm, c.build_type, c.cxx, c.ccache, c.clang_lld, c.sanitize, c.offline) == (
-        NEW, "RelWithDebInfo", "clang++", "/usr/bin/ccache", True, True, True)
+        NEW,
+        "RelWithDebInfo",
+        "clang++",
+        "/usr/bin/ccache",
+        True,
+        True,
+        True,
+    )
     assert c.tools == {"TRITON_PTXAS_PATH": "/cuda/bin/ptxas"}
-    plain = triton_configure_of({"LLVM_SYSPATH": str(NEW), "CXX": "/usr/bin/g++", "TRITON_BUILD_WITH_CCACHE": "0"},
-                                SOURCE, "/usr/bin/ccache", "nvidia;amd", str)
+    plain = triton_configure_of(
+        {"LLVM_SYSPATH": str(NEW), "CXX": "/usr/bin/g++", "TRITON_BUILD_WITH_CCACHE": "0"},
+        SOURCE,
+        "/usr/bin/ccache",
+        "nvidia;amd",
+        str,
+    )
     assert (plain.cxx, plain.ccache, plain.clang_lld) == ("/usr/bin/g++", None, False)
 
 
@@ -145,14 +182,24 @@ def test_setup_py_build_type(env: dict[str, str], build_type: str) -> None:
 
 def test_an_llvm_folder_whose_launcher_or_linker_is_no_longer_passed_starts_fresh() -> None:
     source = Path("/ws/src/llvm-project/llvm")
-    args = [("CMAKE_BUILD_TYPE", "Release"), ("LLVM_ENABLE_ASSERTIONS", "ON"), ("CMAKE_CXX_COMPILER", "/usr/bin/g++"),
-            ("LLVM_PARALLEL_LINK_JOBS", "4")]
-    cached = {"CMAKE_HOME_DIRECTORY": str(source), "CMAKE_BUILD_TYPE": "Release", "LLVM_ENABLE_ASSERTIONS": "on",
-              "CMAKE_CXX_COMPILER": "/usr/bin/g++", "LLVM_PARALLEL_LINK_JOBS": "2"}
+    args = [
+        ("CMAKE_BUILD_TYPE", "Release"),
+        ("LLVM_ENABLE_ASSERTIONS", "ON"),
+        ("CMAKE_CXX_COMPILER", "/usr/bin/g++"),
+        ("LLVM_PARALLEL_LINK_JOBS", "4"),
+    ]
+    cached = {
+        "CMAKE_HOME_DIRECTORY": str(source),
+        "CMAKE_BUILD_TYPE": "Release",
+        "LLVM_ENABLE_ASSERTIONS": "on",
+        "CMAKE_CXX_COMPILER": "/usr/bin/g++",
+        "LLVM_PARALLEL_LINK_JOBS": "2",
+    }
     view = CacheView(Path("/ws/build/llvm/k"), cached)
     assert not decide(llvm_expectations(source, args, ("LLVM_PARALLEL_LINK_JOBS",)), view).fresh
-    stale = CacheView(view.folder, {**cached, "CMAKE_CXX_COMPILER_LAUNCHER": "/usr/bin/ccache",
-                                    "LLVM_ENABLE_LLD": "ON"})
+    stale = CacheView(
+        view.folder, {**cached, "CMAKE_CXX_COMPILER_LAUNCHER": "/usr/bin/ccache", "LLVM_ENABLE_LLD": "ON"}
+    )
     decision = decide(llvm_expectations(source, args, ("LLVM_PARALLEL_LINK_JOBS",)), stale)
     assert decision.inputs == (Input.LAUNCHER, Input.LINKER)
 
@@ -169,7 +216,8 @@ def test_reading_keeps_names_and_resolves_paths(tmp_path: Path) -> None:
     link.symlink_to(real)
     (tmp_path / "CMakeCache.txt").write_text(
         "# comment\n//help text\nLLVM_DIR:PATH=" + f"{link}/lib/cmake/llvm\n" + "CMAKE_BUILD_TYPE:STRING=Release\n"
-        "TRITON_CODEGEN_BACKENDS:STRING=nvidia;amd\nEMPTY:PATH=\nno equals sign here\n")
+        "TRITON_CODEGEN_BACKENDS:STRING=nvidia;amd\nEMPTY:PATH=\nno equals sign here\n"
+    )
     view = read_cache(tmp_path)
     assert view is not None
     assert view.values["LLVM_DIR"] == str(real / "lib" / "cmake" / "llvm")
@@ -235,8 +283,14 @@ def test_a_folder_that_is_a_link_is_left_alone(tmp_path: Path) -> None:
     assert (real / "CMakeCache.txt").exists() and (real / "CMakeFiles").is_dir()
 
 
-@given(st.lists(st.sampled_from(["CMakeCache.txt", "CMakeFiles", "build.ninja", "a.o", "CMakeCache.txt.bak",
-                                 "cmakefiles", "CMakeFiles2"]), unique=True))
+@given(
+    st.lists(
+        st.sampled_from(
+            ["CMakeCache.txt", "CMakeFiles", "build.ninja", "a.o", "CMakeCache.txt.bak", "cmakefiles", "CMakeFiles2"]
+        ),
+        unique=True,
+    )
+)
 def test_whatever_the_folder_holds_only_the_two_names_go(names: list[str]) -> None:
     import tempfile
 
@@ -272,10 +326,16 @@ def test_a_triton_folder_built_against_another_llvm_is_reinstalled_from_a_fresh_
     assert not install.runs and install.fresh is None
     llvm = plan.llvm.build
     env = dict(plan.presets.pip_install.env)
-    agreeing = {"CMAKE_HOME_DIRECTORY": str(done.triton.path), "LLVM_DIR": f"{llvm}/lib/cmake/llvm",
-                "CMAKE_CXX_COMPILER_LAUNCHER": "/usr/bin/ccache", "CMAKE_C_COMPILER_LAUNCHER": "/usr/bin/ccache",
-                "CMAKE_SHARED_LINKER_FLAGS": "-fuse-ld=lld", "CMAKE_MODULE_LINKER_FLAGS": "-fuse-ld=lld",
-                "CMAKE_EXE_LINKER_FLAGS": "-fuse-ld=lld", "CMAKE_BUILD_TYPE": "TritonRelBuildWithAsserts"}
+    agreeing = {
+        "CMAKE_HOME_DIRECTORY": str(done.triton.path),
+        "LLVM_DIR": f"{llvm}/lib/cmake/llvm",
+        "CMAKE_CXX_COMPILER_LAUNCHER": "/usr/bin/ccache",
+        "CMAKE_C_COMPILER_LAUNCHER": "/usr/bin/ccache",
+        "CMAKE_SHARED_LINKER_FLAGS": "-fuse-ld=lld",
+        "CMAKE_MODULE_LINKER_FLAGS": "-fuse-ld=lld",
+        "CMAKE_EXE_LINKER_FLAGS": "-fuse-ld=lld",
+        "CMAKE_BUILD_TYPE": "TritonRelBuildWithAsserts",
+    }
     assert env["LLVM_SYSPATH"] == str(llvm)
     folder = done.setup_dir / "build" / "cmake.linux-x86_64-cpython-3.11"
     same = dataclasses.replace(done, triton_cache=CacheView(folder, agreeing))

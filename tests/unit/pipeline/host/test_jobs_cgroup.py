@@ -123,15 +123,24 @@ def test_usable_memory_is_the_lower_of_memavailable_and_the_limit(tmp_path: Path
 
 def test_usable_memory_without_meminfo_or_cgroup(tmp_path: Path) -> None:
     assert usable_memory(4, tmp_path / "none", tmp_path / "none", tmp_path / "none") == (
-        8 * GIB, "2 GiB per core assumed")
+        8 * GIB,
+        "2 GiB per core assumed",
+    )
 
 
 def test_parsers_of_the_real_formats() -> None:
     assert parse_proc_cgroup("4:memory:/process_api/x\n1:cpu,cpuacct:/\n0::/\n9:name=systemd:/s\n") == {
-        "memory": "/process_api/x", "cpu": "/", "cpuacct": "/", "": "/", "name=systemd": "/s"}
+        "memory": "/process_api/x",
+        "cpu": "/",
+        "cpuacct": "/",
+        "": "/",
+        "name=systemd": "/s",
+    }
     line = "35 31 0:32 / /sys/fs/cgroup/memory rw,relatime - cgroup cgroup rw,memory"
-    assert parse_cgroup_mounts(line) == [("rw", Path("/"), Path("/sys/fs/cgroup/memory")),
-                                         ("memory", Path("/"), Path("/sys/fs/cgroup/memory"))]
+    assert parse_cgroup_mounts(line) == [
+        ("rw", Path("/"), Path("/sys/fs/cgroup/memory")),
+        ("memory", Path("/"), Path("/sys/fs/cgroup/memory")),
+    ]
 
 
 @given(st.text())

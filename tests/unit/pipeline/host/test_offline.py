@@ -69,8 +69,15 @@ def test_what_is_missing_is_named(tmp_path: Path) -> None:
         plan_offline(True, "nvidia", ERAS["root-json"], {"CUDA_HOME": str(cuda), "JSON_SYSPATH": json_root})
     assert info.value.fix is not None and "CUDA_HOME" in info.value.fix
     # Without Proton there is nothing to compile against CUPTI.
-    assert plan_offline(True, "nvidia", ERAS["root-json"], {"CUDA_HOME": str(cuda), "JSON_SYSPATH": json_root,
-                                                            "TRITON_BUILD_PROTON": "0"}) is not None
+    assert (
+        plan_offline(
+            True,
+            "nvidia",
+            ERAS["root-json"],
+            {"CUDA_HOME": str(cuda), "JSON_SYSPATH": json_root, "TRITON_BUILD_PROTON": "0"},
+        )
+        is not None
+    )
     no_flag = dataclasses.replace(ERAS["python-dir"], setup_args=SetupPyArgs(offline_flag=False))
     with pytest.raises(UsageError, match=r"came in 3\.2"):
         plan_offline(True, "nvidia", no_flag, {})

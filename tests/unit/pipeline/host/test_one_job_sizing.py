@@ -20,10 +20,15 @@ from bootstrap.pipeline.host.jobs import (
 )
 
 
-@pytest.mark.parametrize(("triton", "llvm", "expected"), [
-    ("Release", "Release", "Release"), ("Release", "Debug", "Debug"), ("RelWithDebInfo", "Release", "RelWithDebInfo"),
-    ("Debug", "RelWithDebInfo", "Debug"),
-])
+@pytest.mark.parametrize(
+    ("triton", "llvm", "expected"),
+    [
+        ("Release", "Release", "Release"),
+        ("Release", "Debug", "Debug"),
+        ("RelWithDebInfo", "Release", "RelWithDebInfo"),
+        ("Debug", "RelWithDebInfo", "Debug"),
+    ],
+)
 def test_both_builds_are_sized_by_the_hungrier_build_type(triton: str, llvm: str, expected: str) -> None:
     assert hungriest(triton, llvm) == expected
     assert per_compile(expected) >= per_compile(triton) and per_link(expected) >= per_link(llvm)

@@ -88,8 +88,9 @@ def unpack_and_check(tmp_path: Path, members: list[Member]) -> Path | None:
         unpacked: Path | None = unpack(path, into, TOP)
     except UnsafeArchive:
         unpacked = None
-    after = {p: what for p, what in everything(root).items() if not p.startswith(str(staging) + os.sep)
-             and p != str(staging)}
+    after = {
+        p: what for p, what in everything(root).items() if not p.startswith(str(staging) + os.sep) and p != str(staging)
+    }
     assert after == before
     if unpacked is not None:
         assert links_out(unpacked) == []
@@ -103,16 +104,27 @@ def unpack_and_check(tmp_path: Path, members: list[Member]) -> Path | None:
 def test_a_chain_of_links_through_dot_never_writes_outside(python: str, tmp_path: Path) -> None:
     """The report: `top/a -> .`, links inside `top` by their names but `/`-ward on disk, a file through them."""
     # On disk: up is the staging folder, up1 build/llvm, up2 build, up3 the folder holding the user's file.
-    climb = [("symlink", "a", "."), ("symlink", "up", "a/.."), ("symlink", "up1", "up/.."),
-             ("symlink", "up2", "up1/.."), ("symlink", "up3", "up2/..")]
+    climb = [
+        ("symlink", "a", "."),
+        ("symlink", "up", "a/.."),
+        ("symlink", "up1", "up/.."),
+        ("symlink", "up2", "up1/.."),
+        ("symlink", "up3", "up2/.."),
+    ]
     for last in ("up3/escaped.txt", "up3/mine.txt"):
         assert unpack_and_check(tmp_path / last.replace("/", "-"), [*climb, ("file", last, "")]) is None
 
 
 def test_a_link_made_safe_then_pointed_elsewhere_is_refused(python: str, tmp_path: Path) -> None:
     """A second member of a name already written would change what earlier links lead to."""
-    members = [("dir", "d1", ""), ("dir", "d1/d2", ""), ("symlink", "a", "d1/d2"), ("symlink", "b", "a/.."),
-               ("symlink", "a", "."), ("file", "b/escaped.txt", "")]
+    members = [
+        ("dir", "d1", ""),
+        ("dir", "d1/d2", ""),
+        ("symlink", "a", "d1/d2"),
+        ("symlink", "b", "a/.."),
+        ("symlink", "a", "."),
+        ("file", "b/escaped.txt", ""),
+    ]
     assert unpack_and_check(tmp_path, members) is None
 
 
@@ -122,9 +134,15 @@ def test_a_hard_link_to_a_link_out_is_refused(python: str, tmp_path: Path) -> No
 
 
 def test_a_package_with_ordinary_links_unpacks(python: str, tmp_path: Path) -> None:
-    members = [("file", "lib/libLLVM.so.19", ""), ("symlink", "lib/libLLVM.so", "libLLVM.so.19"),
-               ("file", "bin/lld", ""), ("hardlink", "bin/ld.lld", "bin/lld"), ("symlink", "bin/up", "../lib"),
-               ("symlink", "here", "."), ("file", "here/lib/through-a-link-inside.txt", "")]
+    members = [
+        ("file", "lib/libLLVM.so.19", ""),
+        ("symlink", "lib/libLLVM.so", "libLLVM.so.19"),
+        ("file", "bin/lld", ""),
+        ("hardlink", "bin/ld.lld", "bin/lld"),
+        ("symlink", "bin/up", "../lib"),
+        ("symlink", "here", "."),
+        ("file", "here/lib/through-a-link-inside.txt", ""),
+    ]
     unpacked = unpack_and_check(tmp_path, members)
     assert unpacked is not None
     assert (unpacked / "lib" / "libLLVM.so").resolve() == (unpacked / "lib" / "libLLVM.so.19").resolve()
@@ -135,16 +153,20 @@ def test_a_package_with_ordinary_links_unpacks(python: str, tmp_path: Path) -> N
 names = st.sampled_from(["a", "b", "c", "bin", "lib"])
 paths = st.lists(names, min_size=1, max_size=3).map("/".join)
 targets = st.lists(st.sampled_from(["a", "b", "c", ".", "..", "..", "lib"]), min_size=1, max_size=4).map("/".join)
-members = st.lists(st.one_of(
-    st.tuples(st.just("symlink"), paths, targets.filter(lambda t: t.count("..") <= 3)),
-    st.tuples(st.just("dir"), paths, st.just("")),
-    st.tuples(st.just("file"), paths, st.just("")),
-    st.tuples(st.just("hardlink"), paths, paths),
-), max_size=10)
+members = st.lists(
+    st.one_of(
+        st.tuples(st.just("symlink"), paths, targets.filter(lambda t: t.count("..") <= 3)),
+        st.tuples(st.just("dir"), paths, st.just("")),
+        st.tuples(st.just("file"), paths, st.just("")),
+        st.tuples(st.just("hardlink"), paths, paths),
+    ),
+    max_size=10,
+)
 
 
 @settings(database=None, deadline=None, max_examples=150, suppress_health_check=list(HealthCheck))
 @given(members)
-def test_any_chain_of_links_stays_inside(python: str, tmp_path_factory: pytest.TempPathFactory,
-                                         members: list[Member]) -> None:
+def test_any_chain_of_links_stays_inside(
+    python: str, tmp_path_factory: pytest.TempPathFactory, members: list[Member]
+) -> None:
     unpack_and_check(tmp_path_factory.mktemp("chain"), members)

@@ -30,17 +30,27 @@ URL = "https://oaitriton.blob.core.windows.net/public/llvm-builds/llvm-62b7cf96-
 EMPTY = Memory({}, {})
 
 
-def decide(url: str | None = URL, *, no_package: str = "", offline: bool = False, url_given: bool = False,
-           memory: Memory = EMPTY, probe: Probe | None = None) -> AutoDecision:
-    return plan_auto(pin=PIN, url=url, no_package=no_package, offline=offline, url_given=url_given, memory=memory,
-                     probe=probe)
+def decide(
+    url: str | None = URL,
+    *,
+    no_package: str = "",
+    offline: bool = False,
+    url_given: bool = False,
+    memory: Memory = EMPTY,
+    probe: Probe | None = None,
+) -> AutoDecision:
+    return plan_auto(
+        pin=PIN, url=url, no_package=no_package, offline=offline, url_given=url_given, memory=memory, probe=probe
+    )
 
 
 def test_no_package_for_this_machine_or_pin_is_a_source_build_without_a_request() -> None:
     decision = decide(None, no_package="Triton publishes no LLVM package for Linux riscv64")
     assert (decision.choice, decision.ask) == ("source", False)
-    assert decision.line() == "llvm: auto -> source: no prebuilt package: Triton publishes no LLVM package for" \
-                              " Linux riscv64"
+    assert (
+        decision.line() == "llvm: auto -> source: no prebuilt package: Triton publishes no LLVM package for"
+        " Linux riscv64"
+    )
 
 
 def test_a_package_not_asked_about_yet_is_asked_once() -> None:
@@ -48,12 +58,15 @@ def test_a_package_not_asked_about_yet_is_asked_once() -> None:
     assert not decide(probe=Probe("present", "HTTP 200")).ask
 
 
-@pytest.mark.parametrize(("answer", "choice", "words"), [
-    ("present", "prebuilt", "exists"),
-    ("absent", "source", "publishes no package for this pin"),
-    ("unusable", "source", "could not be used here"),
-    ("unreachable", "source", "cannot be reached"),
-])
+@pytest.mark.parametrize(
+    ("answer", "choice", "words"),
+    [
+        ("present", "prebuilt", "exists"),
+        ("absent", "source", "publishes no package for this pin"),
+        ("unusable", "source", "could not be used here"),
+        ("unreachable", "source", "cannot be reached"),
+    ],
+)
 def test_each_answer_of_the_server(answer: str, choice: str, words: str) -> None:
     decision = decide(probe=Probe(answer, "detail"))  # type: ignore[arg-type]
     assert decision.choice == choice and words in decision.why and not decision.ask
@@ -84,13 +97,14 @@ def test_the_package_already_unpacked_here_needs_no_server(tmp_path: Path) -> No
     """An earlier `pip install -e .` left Triton's own unpacking of it in ~/.triton/llvm: taken offline, or
     with the host out of reach, without a request; a choice kept for the pin still wins."""
     local = tmp_path / ".triton" / "llvm" / "llvm-62b7cf96-ubuntu-x64-2"
-    for decision in (plan_auto(pin=PIN, url=URL, no_package="", offline=True, url_given=False, memory=EMPTY,
-                               local=local),
-                     plan_auto(pin=PIN, url=URL, no_package="", offline=False, url_given=False, memory=EMPTY,
-                               local=local)):
+    for decision in (
+        plan_auto(pin=PIN, url=URL, no_package="", offline=True, url_given=False, memory=EMPTY, local=local),
+        plan_auto(pin=PIN, url=URL, no_package="", offline=False, url_given=False, memory=EMPTY, local=local),
+    ):
         assert (decision.choice, decision.ask) == ("prebuilt", False) and str(local) in decision.why
-    kept = plan_auto(pin=PIN, url=URL, no_package="", offline=False, url_given=False,
-                     memory=Memory({}, {PIN: "source"}), local=local)
+    kept = plan_auto(
+        pin=PIN, url=URL, no_package="", offline=False, url_given=False, memory=Memory({}, {PIN: "source"}), local=local
+    )
     assert kept.choice == "source"
 
 
@@ -101,8 +115,15 @@ def test_offline_asks_nobody_unless_a_mirror_url_was_given() -> None:
 
 def test_credentials_in_the_package_url_never_reach_the_line() -> None:
     secret = "https://user:hunter2@mirror.example/llvm-62b7cf96-ubuntu-x64-2.tar.gz"
-    decision = plan_auto(pin=PIN, url=secret, no_package="", offline=False, url_given=True, memory=EMPTY,
-                         probe=Probe("present", "HTTP 200"))
+    decision = plan_auto(
+        pin=PIN,
+        url=secret,
+        no_package="",
+        offline=False,
+        url_given=True,
+        memory=EMPTY,
+        probe=Probe("present", "HTTP 200"),
+    )
     assert "hunter2" not in decision.line()
 
 
@@ -128,10 +149,18 @@ def test_nothing_is_written_where_there_is_no_state_folder(tmp_path: Path) -> No
 
 
 @settings(max_examples=60, deadline=None)
-@given(st.one_of(st.binary(max_size=300), st.recursive(
-    st.one_of(st.none(), st.booleans(), st.integers(), st.text(max_size=20)),
-    lambda inner: st.one_of(st.lists(inner, max_size=4), st.dictionaries(st.text(max_size=10), inner, max_size=4)),
-    max_leaves=20).map(lambda value: json.dumps({"answers": value, "chosen": value}).encode())))
+@given(
+    st.one_of(
+        st.binary(max_size=300),
+        st.recursive(
+            st.one_of(st.none(), st.booleans(), st.integers(), st.text(max_size=20)),
+            lambda inner: st.one_of(
+                st.lists(inner, max_size=4), st.dictionaries(st.text(max_size=10), inner, max_size=4)
+            ),
+            max_leaves=20,
+        ).map(lambda value: json.dumps({"answers": value, "chosen": value}).encode()),
+    )
+)
 def test_any_memory_file_is_read_or_ignored(data: bytes) -> None:
     import tempfile
 

@@ -39,20 +39,48 @@ from bootstrap.pipeline.llvm.source import (
 HASH = "62b7cf9623fc310525f39ed69aaecc318a909731"
 BASE = "https://oaitriton.blob.core.windows.net/public/llvm-builds"
 # The shape of cmake/llvm-info.json at Triton's 3.8 cut (triton-build-eras.md §8.2).
-UPSTREAM_INFO = {"llvm_hash": HASH, "build_number": 2, "sha256sum": {
-    s: f"{i:x}" * 64 for i, s in enumerate(("almalinux-arm64", "almalinux-x64", "macos-arm64", "macos-x64",
-                                            "ubuntu-arm64", "ubuntu-x64", "windows-x64"), start=1)}}
+UPSTREAM_INFO = {
+    "llvm_hash": HASH,
+    "build_number": 2,
+    "sha256sum": {
+        s: f"{i:x}" * 64
+        for i, s in enumerate(
+            (
+                "almalinux-arm64",
+                "almalinux-x64",
+                "macos-arm64",
+                "macos-x64",
+                "ubuntu-arm64",
+                "ubuntu-x64",
+                "windows-x64",
+            ),
+            start=1,
+        )
+    },
+}
 # get_llvm_package_info's rules per release, as each setup.py / build_helpers.py has them (read from
 # the files: python/setup.py @ 107465b8, dbc771e8; @ 96316ce5 almalinux-arm64; setup.py @ 004d7f5f
 # TRITON_LLVM_SYSTEM_SUFFIX, no centos-x64).
-_OLD, _ALMA = SetupPyArgs(suffix_env=False, almalinux_arm64=False, centos_x64=True), SetupPyArgs(
-    suffix_env=False, centos_x64=True)
-RULES = {"3.1.0": _OLD, "3.2.0": _OLD, "3.3.0": _ALMA, "3.3.1": _ALMA, "3.4.0": _ALMA,
-         "3.5.0": SetupPyArgs(centos_x64=True), "3.6.0": SetupPyArgs(), "3.8.0": SetupPyArgs()}
-UBUNTU = Host("Linux", "x86_64", (2, 36), 'ID=debian\n')
-JSON = st.recursive(st.none() | st.booleans() | st.integers() | st.floats(allow_nan=False) | st.text(max_size=70),
-                    lambda inner: st.lists(inner, max_size=4) | st.dictionaries(st.text(max_size=12), inner,
-                                                                                max_size=4), max_leaves=12)
+_OLD, _ALMA = (
+    SetupPyArgs(suffix_env=False, almalinux_arm64=False, centos_x64=True),
+    SetupPyArgs(suffix_env=False, centos_x64=True),
+)
+RULES = {
+    "3.1.0": _OLD,
+    "3.2.0": _OLD,
+    "3.3.0": _ALMA,
+    "3.3.1": _ALMA,
+    "3.4.0": _ALMA,
+    "3.5.0": SetupPyArgs(centos_x64=True),
+    "3.6.0": SetupPyArgs(),
+    "3.8.0": SetupPyArgs(),
+}
+UBUNTU = Host("Linux", "x86_64", (2, 36), "ID=debian\n")
+JSON = st.recursive(
+    st.none() | st.booleans() | st.integers() | st.floats(allow_nan=False) | st.text(max_size=70),
+    lambda inner: st.lists(inner, max_size=4) | st.dictionaries(st.text(max_size=12), inner, max_size=4),
+    max_leaves=12,
+)
 
 
 # -- cmake/llvm-info.json ------------------------------------------------------------------------
@@ -64,8 +92,9 @@ def test_the_upstream_file_parses() -> None:
     assert info.sha256sum["ubuntu-x64"] == "6" * 64 and len(info.sha256sum) == 7
 
 
-@given(st.one_of(JSON, st.fixed_dictionaries({"llvm_hash": JSON | st.just(HASH), "build_number": JSON,
-                                                "sha256sum": JSON})))
+@given(
+    st.one_of(JSON, st.fixed_dictionaries({"llvm_hash": JSON | st.just(HASH), "build_number": JSON, "sha256sum": JSON}))
+)
 def test_any_json_is_parsed_or_refused_with_exit_5(data: object) -> None:
     try:
         info = parse_llvm_info(json.dumps(data))
@@ -91,9 +120,17 @@ def test_sums_that_are_not_64_hex_digits_are_set_aside_by_suffix(sums: dict[str,
     assert not set(info.sha256sum) & set(info.malformed)
 
 
-@pytest.mark.parametrize("bad", [{"llvm_hash": HASH[:39], "build_number": 1}, {"llvm_hash": HASH},
-                                 {"llvm_hash": HASH, "build_number": True}, {"llvm_hash": HASH, "build_number": "2"},
-                                 {"llvm_hash": HASH, "build_number": -1}, [HASH]])
+@pytest.mark.parametrize(
+    "bad",
+    [
+        {"llvm_hash": HASH[:39], "build_number": 1},
+        {"llvm_hash": HASH},
+        {"llvm_hash": HASH, "build_number": True},
+        {"llvm_hash": HASH, "build_number": "2"},
+        {"llvm_hash": HASH, "build_number": -1},
+        [HASH],
+    ],
+)
 def test_malformed_files_are_refused(bad: object) -> None:
     with pytest.raises(MismatchError):
         parse_llvm_info(json.dumps(bad))
@@ -116,8 +153,9 @@ def test_the_package_before_3_8_has_neither() -> None:
 
 def test_a_suffix_without_a_sum_is_refused_naming_the_ones_there() -> None:
     with pytest.raises(MismatchError, match=r"no sha256 for centos-x64.*ubuntu-x64"):
-        package_for(json.dumps(UPSTREAM_INFO), HASH, RULES["3.8.0"], UBUNTU,
-                    {"TRITON_LLVM_SYSTEM_SUFFIX": "centos-x64"}, BASE)
+        package_for(
+            json.dumps(UPSTREAM_INFO), HASH, RULES["3.8.0"], UBUNTU, {"TRITON_LLVM_SYSTEM_SUFFIX": "centos-x64"}, BASE
+        )
     broken = {**UPSTREAM_INFO, "sha256sum": {"ubuntu-x64": "not hex"}}
     with pytest.raises(MismatchError, match="a malformed sha256 for ubuntu-x64"):
         package_for(json.dumps(broken), HASH, RULES["3.8.0"], UBUNTU, {}, BASE)
@@ -128,23 +166,27 @@ def test_no_package_for_this_machine_is_a_clear_refusal() -> None:
         package_for(None, HASH, RULES["3.8.0"], Host("Linux", "ppc64le", (2, 36)), {}, BASE)
 
 
-@pytest.mark.parametrize(("host", "version", "env", "suffix"), [
-    (UBUNTU, "3.8.0", {}, "ubuntu-x64"),
-    (Host("Linux", "x86_64", (2, 28)), "3.8.0", {}, "almalinux-x64"),
-    (Host("Linux", "x86_64", (2, 17)), "3.5.0", {}, "centos-x64"),  # CentOS 7 until 3.6
-    (Host("Linux", "x86_64", (2, 17)), "3.6.0", {}, "almalinux-x64"),
-    (Host("Linux", "aarch64", (2, 34), 'ID="almalinux"\n'), "3.3.0", {}, "almalinux-arm64"),
-    (Host("Linux", "aarch64", (2, 34), 'ID="almalinux"\n'), "3.2.0", {}, "ubuntu-arm64"),
-    (Host("Linux", "arm64", (2, 34), "ID=ubuntu\n"), "3.8.0", {}, "ubuntu-arm64"),
-    (Host("Darwin", "arm64", None), "3.8.0", {}, "macos-arm64"),
-    (Host("Darwin", "x86_64", None), "3.1.0", {}, "macos-x64"),
-    (UBUNTU, "3.5.0", {"TRITON_LLVM_SYSTEM_SUFFIX": "almalinux-x64"}, "almalinux-x64"),
-    (UBUNTU, "3.4.0", {"TRITON_LLVM_SYSTEM_SUFFIX": "almalinux-x64"}, "ubuntu-x64"),  # not read by 3.4
-    (Host("Linux", "x86_64", None), "3.8.0", {}, None),  # musl
-    (Host("Windows", "AMD64", None), "3.8.0", {}, None),
-])
-def test_the_suffix_is_chosen_as_upstream_does_in_each_era(host: Host, version: str, env: dict[str, str],
-                                                           suffix: str | None) -> None:
+@pytest.mark.parametrize(
+    ("host", "version", "env", "suffix"),
+    [
+        (UBUNTU, "3.8.0", {}, "ubuntu-x64"),
+        (Host("Linux", "x86_64", (2, 28)), "3.8.0", {}, "almalinux-x64"),
+        (Host("Linux", "x86_64", (2, 17)), "3.5.0", {}, "centos-x64"),  # CentOS 7 until 3.6
+        (Host("Linux", "x86_64", (2, 17)), "3.6.0", {}, "almalinux-x64"),
+        (Host("Linux", "aarch64", (2, 34), 'ID="almalinux"\n'), "3.3.0", {}, "almalinux-arm64"),
+        (Host("Linux", "aarch64", (2, 34), 'ID="almalinux"\n'), "3.2.0", {}, "ubuntu-arm64"),
+        (Host("Linux", "arm64", (2, 34), "ID=ubuntu\n"), "3.8.0", {}, "ubuntu-arm64"),
+        (Host("Darwin", "arm64", None), "3.8.0", {}, "macos-arm64"),
+        (Host("Darwin", "x86_64", None), "3.1.0", {}, "macos-x64"),
+        (UBUNTU, "3.5.0", {"TRITON_LLVM_SYSTEM_SUFFIX": "almalinux-x64"}, "almalinux-x64"),
+        (UBUNTU, "3.4.0", {"TRITON_LLVM_SYSTEM_SUFFIX": "almalinux-x64"}, "ubuntu-x64"),  # not read by 3.4
+        (Host("Linux", "x86_64", None), "3.8.0", {}, None),  # musl
+        (Host("Windows", "AMD64", None), "3.8.0", {}, None),
+    ],
+)
+def test_the_suffix_is_chosen_as_upstream_does_in_each_era(
+    host: Host, version: str, env: dict[str, str], suffix: str | None
+) -> None:
     assert host_suffix(host, RULES[version], env)[0] == suffix
 
 
@@ -187,20 +229,30 @@ def test_any_content_length_is_a_count_or_none(text: str | None) -> None:
 
 
 def test_content_length_and_unsatisfied_range() -> None:
-    assert [parse_content_length(v) for v in ("123", " 7 ", "-1", "1e3", "١٢", None)] == [123, 7, None, None, None,
-                                                                                          None]
+    assert [parse_content_length(v) for v in ("123", " 7 ", "-1", "1e3", "١٢", None)] == [
+        123,
+        7,
+        None,
+        None,
+        None,
+        None,
+    ]
     assert unsatisfied_total("bytes */1234") == 1234 and unsatisfied_total("bytes 0-1/2") is None
 
 
 # -- archive members -------------------------------------------------------------------------------
 
 TOP = "llvm-62b7cf96-ubuntu-x64-2"
-NAMES = st.lists(st.sampled_from([TOP, "..", ".", "bin", "lib", "", "x", "llvm-other"]), min_size=1,
-                 max_size=5).map("/".join)
+NAMES = st.lists(st.sampled_from([TOP, "..", ".", "bin", "lib", "", "x", "llvm-other"]), min_size=1, max_size=5).map(
+    "/".join
+)
 
 
-@given(NAMES | st.text(max_size=40), st.sampled_from([FILE, FOLDER, SYMLINK, HARDLINK, OTHER]),
-       NAMES | st.text(max_size=30))
+@given(
+    NAMES | st.text(max_size=40),
+    st.sampled_from([FILE, FOLDER, SYMLINK, HARDLINK, OTHER]),
+    NAMES | st.text(max_size=30),
+)
 def test_a_member_accepted_stays_inside_the_package_folder(name: str, kind: str, linkname: str) -> None:
     if member_problem(name, kind, linkname, TOP) is not None:
         return
@@ -216,15 +268,18 @@ def test_a_member_accepted_stays_inside_the_package_folder(name: str, kind: str,
         assert target.startswith(f"{dest}/{TOP}")
 
 
-@pytest.mark.parametrize(("name", "kind", "link", "why"), [
-    ("/etc/passwd", FILE, "", "an absolute path"),
-    (f"{TOP}/../evil", FILE, "", "'..'"),
-    ("other/bin/llc", FILE, "", "outside the package's folder"),
-    (f"{TOP}/bin/x", SYMLINK, "/usr/bin/python3", "absolute path"),
-    (f"{TOP}/bin/x", SYMLINK, "../../../etc/passwd", "pointing out"),
-    (f"{TOP}/lib/x", HARDLINK, "etc/passwd", "outside"),
-    (f"{TOP}/dev/sda", OTHER, "", "device file"),
-])
+@pytest.mark.parametrize(
+    ("name", "kind", "link", "why"),
+    [
+        ("/etc/passwd", FILE, "", "an absolute path"),
+        (f"{TOP}/../evil", FILE, "", "'..'"),
+        ("other/bin/llc", FILE, "", "outside the package's folder"),
+        (f"{TOP}/bin/x", SYMLINK, "/usr/bin/python3", "absolute path"),
+        (f"{TOP}/bin/x", SYMLINK, "../../../etc/passwd", "pointing out"),
+        (f"{TOP}/lib/x", HARDLINK, "etc/passwd", "outside"),
+        (f"{TOP}/dev/sda", OTHER, "", "device file"),
+    ],
+)
 def test_members_that_would_escape_are_refused(name: str, kind: str, link: str, why: str) -> None:
     problem = member_problem(name, kind, link, TOP)
     assert problem is not None and why in problem
@@ -289,11 +344,14 @@ def test_an_llvm_tree_whose_config_is_a_fifo_is_read_without_hanging(tmp_path: P
     assert report.targets is None and report.missing
 
 
-@pytest.mark.parametrize(("text", "targets"), [
-    ('set(LLVM_TARGETS_TO_BUILD "X86;NVPTX;AMDGPU")\n', ("X86", "NVPTX", "AMDGPU")),
-    ("set(LLVM_TARGETS_TO_BUILD X86;NVPTX)\n", ("X86", "NVPTX")),
-    ("set(LLVM_PACKAGE_VERSION 19.1.0git)\n", None),
-])
+@pytest.mark.parametrize(
+    ("text", "targets"),
+    [
+        ('set(LLVM_TARGETS_TO_BUILD "X86;NVPTX;AMDGPU")\n', ("X86", "NVPTX", "AMDGPU")),
+        ("set(LLVM_TARGETS_TO_BUILD X86;NVPTX)\n", ("X86", "NVPTX")),
+        ("set(LLVM_PACKAGE_VERSION 19.1.0git)\n", None),
+    ],
+)
 def test_targets_from_llvm_config_cmake(text: str, targets: tuple[str, ...] | None) -> None:
     assert parse_targets(text) == targets
 
@@ -316,9 +374,11 @@ def test_a_tree_without_a_gpu_target_or_mlir_is_refused_with_exit_2() -> None:
 def test_the_suffix_rules_are_the_checkouts_not_its_version_number() -> None:
     """#7430 (TRITON_LLVM_SYSTEM_SUFFIX) landed while main said 3.4.0 and #8191 (no CentOS 7) while it said
     3.5.0: a main commit of either window follows its files."""
-    setup = ('TRITON_VERSION = "3.4.0"\n'
-             'if (env_system_suffix := os.environ.get("TRITON_LLVM_SYSTEM_SUFFIX", None)):\n'
-             '            system_suffix = "almalinux-arm64"\n')
+    setup = (
+        'TRITON_VERSION = "3.4.0"\n'
+        'if (env_system_suffix := os.environ.get("TRITON_LLVM_SYSTEM_SUFFIX", None)):\n'
+        '            system_suffix = "almalinux-arm64"\n'
+    )
     rules = read_setup_py_args({"setup.py": setup}.get, ".")
     assert (rules.suffix_env, rules.almalinux_arm64, rules.centos_x64) == (True, True, False)
     env = {"TRITON_LLVM_SYSTEM_SUFFIX": "almalinux-x64"}

@@ -26,14 +26,20 @@ def test_lld_and_clang_as_the_checkouts_cmake_finds_them(tmp_path: Path) -> None
     before_35 = SetupPyArgs(finds_lld=False, finds_clangxx=False)
     assert era_missing(bare, before_35) == []
     assert [m.split(",")[0] for m in era_missing(bare, SetupPyArgs(finds_clangxx=False))] == [
-        "lib/cmake/lld/LLDConfig.cmake"]
-    assert [m.split(",")[0] for m in era_missing(bare, SetupPyArgs())] == ["lib/cmake/lld/LLDConfig.cmake",
-                                                                            "bin/clang++"]
+        "lib/cmake/lld/LLDConfig.cmake"
+    ]
+    assert [m.split(",")[0] for m in era_missing(bare, SetupPyArgs())] == [
+        "lib/cmake/lld/LLDConfig.cmake",
+        "bin/clang++",
+    ]
     full = tree(tmp_path, "lib/cmake/lld/LLDConfig.cmake", "bin/clang++")
     assert era_missing(full, SetupPyArgs()) == []
     # A main commit after #9568 that still says 3.6.0: its nvidia CMake finds clang++.
-    files = {"setup.py": 'TRITON_VERSION = "3.6.0"\n', "third_party/amd/CMakeLists.txt": "find_package(LLD REQUIRED)\n",
-             "third_party/nvidia/CMakeLists.txt": "find_program(TRITON_GSAN_CLANGXX NAMES clang++)\n"}
+    files = {
+        "setup.py": 'TRITON_VERSION = "3.6.0"\n',
+        "third_party/amd/CMakeLists.txt": "find_package(LLD REQUIRED)\n",
+        "third_party/nvidia/CMakeLists.txt": "find_program(TRITON_GSAN_CLANGXX NAMES clang++)\n",
+    }
     assert read_setup_py_args(files.get, ".").finds_clangxx and read_setup_py_args(files.get, ".").finds_lld
 
 

@@ -20,8 +20,11 @@ from tests.unit.pipeline.test_units import _inputs
 def llvm_use(kind: str, path: Path) -> LlvmUse:
     """Where LLVM comes from, as setup's facts hold it: built here, Triton's package, or a tree at `path`."""
     if kind == "prebuilt":
-        return PrebuiltPackage(Package("llvm-2f82c226-ubuntu-x64", "https://llvm.example/p.tar.gz", None,
-                                       "ubuntu-x64", "2f82c226" * 5, None))
+        return PrebuiltPackage(
+            Package(
+                "llvm-2f82c226-ubuntu-x64", "https://llvm.example/p.tar.gz", None, "ubuntu-x64", "2f82c226" * 5, None
+            )
+        )
     return UserTree(TreeReport(path, (), None, None)) if kind == "path" else SourceBuild()
 
 
@@ -48,10 +51,13 @@ def test_a_source_build_gives_the_functions_its_llvm_commands() -> None:
     assert values["TRITON_DEV_LLVM_BUILD"] == list(presets.llvm_build.argv)
 
 
-@pytest.mark.parametrize(("kind", "words"), [
-    ("prebuilt", "LLVM comes from Triton's prebuilt package unpacked in /ws/build/llvm/k (--llvm prebuilt)"),
-    ("path", "LLVM comes from the given path /ws/build/llvm/k (--llvm /ws/build/llvm/k)"),
-])
+@pytest.mark.parametrize(
+    ("kind", "words"),
+    [
+        ("prebuilt", "LLVM comes from Triton's prebuilt package unpacked in /ws/build/llvm/k (--llvm prebuilt)"),
+        ("path", "LLVM comes from the given path /ws/build/llvm/k (--llvm /ws/build/llvm/k)"),
+    ],
+)
 def test_a_prebuilt_or_given_llvm_leaves_nothing_to_configure_and_says_why(kind: str, words: str) -> None:
     inputs = _inputs()
     presets = make_presets(inputs)
@@ -66,4 +72,5 @@ def test_a_prebuilt_or_given_llvm_leaves_nothing_to_configure_and_says_why(kind:
 def test_a_path_with_spaces_and_quotes_stays_one_word() -> None:
     build = Path("/data/my llvm 'x'/build")
     assert values_of(f"TRITON_DEV_LLVM_ELSEWHERE={shlex.quote(elsewhere('path', build))}\n")[
-        "TRITON_DEV_LLVM_ELSEWHERE"] == [elsewhere("path", build)]
+        "TRITON_DEV_LLVM_ELSEWHERE"
+    ] == [elsewhere("path", build)]

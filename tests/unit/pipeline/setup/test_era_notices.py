@@ -22,9 +22,15 @@ def test_before_3_2_setup_says_where_the_downloads_go(version: str, said: bool) 
         assert "$HOME/.triton" in notes[0]
 
 
-@pytest.mark.parametrize(("build_type", "cmake"), [
-    ("TritonRelBuildWithAsserts", "TritonRelBuildWithAsserts"), ("Debug", "Debug"),
-    ("RelWithDebInfo", "RelWithDebInfo"), ("Release", "Release")])
+@pytest.mark.parametrize(
+    ("build_type", "cmake"),
+    [
+        ("TritonRelBuildWithAsserts", "TritonRelBuildWithAsserts"),
+        ("Debug", "Debug"),
+        ("RelWithDebInfo", "RelWithDebInfo"),
+        ("Release", "Release"),
+    ],
+)
 def test_the_hand_preset_builds_what_setup_py_builds(build_type: str, cmake: str) -> None:
     """setup.py's get_build_type() has no Release: CMake's Release goes in through TRITON_APPEND_CMAKE_ARGS,
     which setup.py appends after its own -DCMAKE_BUILD_TYPE; the preset builds the same."""

@@ -28,10 +28,23 @@ from tests.unit.pipeline.setup.facts_for_tests import (
 if TYPE_CHECKING:
     from typing import Unpack  # Python 3.11; only mypy reads it here (tests run on 3.10 too)
 
-ALL_STEPS = ["venv", "checkout-triton", "checkout-llvm-project", "llvm-configure", "llvm-build", "purge",
-             "triton-requirements", "triton-install", "verify"]
-SETUP_DIR = {"python-dir": WS / "src/triton/python", "root-setup": WS / "src/triton", "root-hash": WS / "src/triton",
-             "root-json": WS / "src/triton"}
+ALL_STEPS = [
+    "venv",
+    "checkout-triton",
+    "checkout-llvm-project",
+    "llvm-configure",
+    "llvm-build",
+    "purge",
+    "triton-requirements",
+    "triton-install",
+    "verify",
+]
+SETUP_DIR = {
+    "python-dir": WS / "src/triton/python",
+    "root-setup": WS / "src/triton",
+    "root-hash": WS / "src/triton",
+    "root-json": WS / "src/triton",
+}
 
 
 def statuses(plan: SetupPlan) -> dict[str, str]:
@@ -62,8 +75,15 @@ def test_first_run_builds_everything_in_order(era: str) -> None:
     assert statuses(plan) == {**dict.fromkeys(ALL_STEPS, "would run"), "purge": "up to date"}
     assert plan.step("purge").reason == "a new environment has no other triton"
     steps = [c.step for c in plan.commands()]
-    assert steps == ["venv", *["checkout-triton"] * 4, *["checkout-llvm-project"] * 4, "llvm-configure",
-                     "llvm-build", "triton-requirements", "triton-install"]
+    assert steps == [
+        "venv",
+        *["checkout-triton"] * 4,
+        *["checkout-llvm-project"] * 4,
+        "llvm-configure",
+        "llvm-build",
+        "triton-requirements",
+        "triton-install",
+    ]
     install = plan.step("triton-install").commands[0]
     assert install.argv[:4] == (str(PYTHON), "-m", "pip", "install")
     assert install.argv[-3:] == ("-v", "-e", str(SETUP_DIR[era]))
@@ -112,7 +132,8 @@ def test_dry_run_runs_the_plans_commands_through_the_dry_run_runner(era: str) ->
     plan = plan_setup(facts)
     report = dry_drive(facts)  # under --dry-run no process starts and nothing is written
     assert [(c.step, c.argv, dict(c.env)) for c in report.commands] == [
-        (c.step, c.argv, dict(c.env)) for c in plan.commands()]
+        (c.step, c.argv, dict(c.env)) for c in plan.commands()
+    ]
     assert {o.name: o.status.value for o in report.steps} == statuses(plan)
     assert not report.up_to_date and report.verify is None
 
@@ -121,8 +142,11 @@ def test_dry_run_runs_the_plans_commands_through_the_dry_run_runner(era: str) ->
 def test_an_llvm_build_of_another_workspace_is_reused(era: str) -> None:
     first = plan_setup(in_place(fresh(era)))
     other = Path("/other/build/llvm") / first.presets.llvm_key
-    stamp = {"configure_fingerprint": first.step("llvm-configure").fingerprint,
-             "build_fingerprint": first.step("llvm-build").fingerprint, "source": "/other/src/llvm-project"}
+    stamp = {
+        "configure_fingerprint": first.step("llvm-configure").fingerprint,
+        "build_fingerprint": first.step("llvm-build").fingerprint,
+        "source": "/other/src/llvm-project",
+    }
     facts = in_place(fresh(era))
     site = LlvmSite(other, Path("/other/src/llvm-project"), stamp, True, True, source_head=facts.pins.llvm_commit)
     facts = dataclasses.replace(facts, llvm_folders=dataclasses.replace(facts.llvm_folders, registered=(site,)))
@@ -141,8 +165,9 @@ def test_an_llvm_build_of_another_workspace_is_reused(era: str) -> None:
     # Once linked, the next run finds the link and keeps using the build; gone, it builds here.
     linked = dataclasses.replace(facts, llvm_folders=LlvmFolders(facts.llvm_folders.mine, None, site))
     assert plan_setup(linked).llvm.build == other
-    gone = dataclasses.replace(facts, llvm_folders=LlvmFolders(facts.llvm_folders.mine, None,
-                                                               dataclasses.replace(site, configured=False)))
+    gone = dataclasses.replace(
+        facts, llvm_folders=LlvmFolders(facts.llvm_folders.mine, None, dataclasses.replace(site, configured=False))
+    )
     assert plan_setup(gone).llvm.unlink and plan_setup(gone).llvm.build == facts.llvm_folders.mine
 
 
@@ -152,8 +177,11 @@ def test_a_build_whose_checkout_moved_on_is_not_reused(era: str) -> None:
     other commit's headers, so it is neither reused nor kept linked."""
     first = plan_setup(in_place(fresh(era)))
     other = Path("/other/build/llvm") / first.presets.llvm_key
-    stamp = {"configure_fingerprint": first.step("llvm-configure").fingerprint,
-             "build_fingerprint": first.step("llvm-build").fingerprint, "source": "/other/src/llvm-project"}
+    stamp = {
+        "configure_fingerprint": first.step("llvm-configure").fingerprint,
+        "build_fingerprint": first.step("llvm-build").fingerprint,
+        "source": "/other/src/llvm-project",
+    }
     facts = in_place(fresh(era))
     moved = LlvmSite(other, Path("/other/src/llvm-project"), stamp, True, True, source_head="1" * 40)
     registered = dataclasses.replace(facts, llvm_folders=dataclasses.replace(facts.llvm_folders, registered=(moved,)))
@@ -167,16 +195,20 @@ def test_a_build_whose_checkout_moved_on_is_not_reused(era: str) -> None:
 def test_a_dirty_checkout_kept_with_allow_dirty_is_built_as_it_stands(era: str) -> None:
     done = in_place(fresh(era, allow_dirty=True))
     done = finished(done, plan_setup(done))
-    report = dataclasses.replace(done.triton.report, head=OTHER_HEAD, dirty_files=("lib/Dialect/Triton/IR/Ops.cpp",),
-                                 local_commits=(OTHER_HEAD,), action="dirty-kept")
+    report = dataclasses.replace(
+        done.triton.report,
+        head=OTHER_HEAD,
+        dirty_files=("lib/Dialect/Triton/IR/Ops.cpp",),
+        local_commits=(OTHER_HEAD,),
+        action="dirty-kept",
+    )
     dirty = dataclasses.replace(done, triton=dataclasses.replace(done.triton, report=report, edits="ops-edited"))
     plan = plan_setup(dirty)
     assert plan.step("checkout-triton").status == StepStatus.UP_TO_DATE
     assert plan.step("checkout-triton").reason == "local work kept as it stands (--allow-dirty)"
     assert plan.step("triton-install").reason == "changed: edits, head"
     assert [c.step for c in plan.commands()] == ["triton-install"]
-    assert any("triton checkout differs from the pin (1 changed file(s), 1 local commit(s))" in n
-               for n in plan.notices)
+    assert any("triton checkout differs from the pin (1 changed file(s), 1 local commit(s))" in n for n in plan.notices)
 
 
 @pytest.mark.parametrize("era", ERAS)
@@ -206,8 +238,9 @@ def test_an_interrupted_requirements_install_is_forced() -> None:
 def test_a_changed_environment_is_scanned_and_a_missing_install_reinstalled() -> None:
     done = in_place(fresh("root-json"))
     done = finished(done, plan_setup(done))
-    changed = dataclasses.replace(done, target=dataclasses.replace(done.target, listing="a wheel came in",
-                                                                   own_install_present=False))
+    changed = dataclasses.replace(
+        done, target=dataclasses.replace(done.target, listing="a wheel came in", own_install_present=False)
+    )
     plan = plan_setup(changed)
     assert plan.step("purge").status == StepStatus.WOULD_RUN and plan.step("purge").commands == ()
     assert plan.step("triton-install").reason == "output missing: triton is not installed from this checkout"
@@ -222,7 +255,9 @@ def test_reinstall_reasons_keep_edits_for_ninja() -> None:
     assert reinstall_reasons(record, now, True) == []
     assert reinstall_reasons(record, {**now, "edits": "Ops.cpp edited"}, True) == []
     assert reinstall_reasons(record, {**now, "setup_files": "x", "head": LLVM}, True) == [
-        f"HEAD moved to {LLVM[:12]} (the version names the commit)", "setup.py or pyproject.toml changed"]
+        f"HEAD moved to {LLVM[:12]} (the version names the commit)",
+        "setup.py or pyproject.toml changed",
+    ]
     assert reinstall_reasons(record, now, False) == ["triton is no longer installed from this checkout"]
     assert reinstall_reasons(StepRecord(None), now, True) == ["the last install did not finish"]
     assert reinstall_reasons(record, {**now, "version": "3.12.1"}, True) == ["the target interpreter changed"]
@@ -230,14 +265,22 @@ def test_reinstall_reasons_keep_edits_for_ninja() -> None:
 
 # What each era's setup.py passes (bootstrap.git.setup_py): the hand-configured build passes the same.
 HAND_CONFIGURED = {
-    "python-dir": ({"LLVM_INCLUDE_DIRS", "LLVM_LIBRARY_DIR", "pybind11_DIR"},
-                   {"LLVM_SYSPATH", "TRITON_WHEEL_DIR", "TRITON_CACHE_PATH", "TRITON_VERSION"}),
-    "root-setup": ({"LLVM_INCLUDE_DIRS", "LLVM_SYSPATH", "TRITON_WHEEL_DIR", "pybind11_DIR"},
-                   {"TRITON_CACHE_PATH", "TRITON_VERSION"}),
-    "root-hash": ({"LLVM_SYSPATH", "TRITON_WHEEL_DIR", "TRITON_CACHE_PATH", "pybind11_DIR"},
-                  {"LLVM_INCLUDE_DIRS", "TRITON_VERSION"}),
-    "root-json": ({"LLVM_SYSPATH", "TRITON_WHEEL_DIR", "TRITON_CACHE_PATH", "TRITON_VERSION", "nanobind_ROOT"},
-                  {"LLVM_INCLUDE_DIRS", "pybind11_DIR"}),
+    "python-dir": (
+        {"LLVM_INCLUDE_DIRS", "LLVM_LIBRARY_DIR", "pybind11_DIR"},
+        {"LLVM_SYSPATH", "TRITON_WHEEL_DIR", "TRITON_CACHE_PATH", "TRITON_VERSION"},
+    ),
+    "root-setup": (
+        {"LLVM_INCLUDE_DIRS", "LLVM_SYSPATH", "TRITON_WHEEL_DIR", "pybind11_DIR"},
+        {"TRITON_CACHE_PATH", "TRITON_VERSION"},
+    ),
+    "root-hash": (
+        {"LLVM_SYSPATH", "TRITON_WHEEL_DIR", "TRITON_CACHE_PATH", "pybind11_DIR"},
+        {"LLVM_INCLUDE_DIRS", "TRITON_VERSION"},
+    ),
+    "root-json": (
+        {"LLVM_SYSPATH", "TRITON_WHEEL_DIR", "TRITON_CACHE_PATH", "TRITON_VERSION", "nanobind_ROOT"},
+        {"LLVM_INCLUDE_DIRS", "pybind11_DIR"},
+    ),
 }
 
 

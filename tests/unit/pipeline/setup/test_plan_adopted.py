@@ -30,8 +30,9 @@ def test_the_clone_is_never_touched_and_the_plan_says_what_it_builds() -> None:
     assert step.reason == "your clone as it stands: branch my-feature, 1 uncommitted file(s)"
     # Said before anything runs (setup.run), not among the warnings at the end.
     assert facts.triton is not None
-    assert facts.triton.adopted_line == (f"building your clone {CLONE} as it stands (--triton-src): branch my-feature,"
-                                         " 1 uncommitted file(s)")
+    assert facts.triton.adopted_line == (
+        f"building your clone {CLONE} as it stands (--triton-src): branch my-feature, 1 uncommitted file(s)"
+    )
     assert not any("building your clone" in n for n in (*plan.notices, *plan.notes))
     assert plan.step("triton-install").inputs["edits"] == "e1"
 

@@ -20,10 +20,24 @@ from tests.unit.pipeline.setup.facts_for_tests import ERAS, LLVM, WS, dry_drive,
 
 SUM = "ab" * 32
 BASE = "https://llvm.example/llvm-builds"
-PACKAGE = Package(f"llvm-{LLVM[:8]}-ubuntu-x64-1", f"{BASE}/llvm-{LLVM[:8]}-ubuntu-x64-1.tar.gz", SUM, "ubuntu-x64",
-                  LLVM, 1, "glibc 2.36 > 2.28")
-PREBUILT_STEPS = ["venv", "checkout-triton", "llvm-download", "purge", "triton-requirements", "triton-install",
-                  "verify"]
+PACKAGE = Package(
+    f"llvm-{LLVM[:8]}-ubuntu-x64-1",
+    f"{BASE}/llvm-{LLVM[:8]}-ubuntu-x64-1.tar.gz",
+    SUM,
+    "ubuntu-x64",
+    LLVM,
+    1,
+    "glibc 2.36 > 2.28",
+)
+PREBUILT_STEPS = [
+    "venv",
+    "checkout-triton",
+    "llvm-download",
+    "purge",
+    "triton-requirements",
+    "triton-install",
+    "verify",
+]
 TREE = Path("/opt/llvm/build")
 
 
@@ -31,13 +45,18 @@ def statuses(plan: SetupPlan) -> dict[str, str]:
     return {s.name: s.status.value for s in plan.steps}
 
 
-def with_package(facts: SetupFacts, package: Package = PACKAGE, site: LlvmSite | None = None,
-                 registered: tuple[LlvmSite, ...] = ()) -> SetupFacts:
+def with_package(
+    facts: SetupFacts, package: Package = PACKAGE, site: LlvmSite | None = None, registered: tuple[LlvmSite, ...] = ()
+) -> SetupFacts:
     """`facts` with --llvm prebuilt: no LLVM checkout, the package's folder under build/llvm."""
     mine = WS / "build" / "llvm" / package.name
     folders = LlvmFolders(mine, site, None, registered)
-    return dataclasses.replace(facts, settings=dataclasses.replace(facts.settings, llvm="prebuilt"),
-                               llvm=PrebuiltPackage(package), llvm_folders=folders)
+    return dataclasses.replace(
+        facts,
+        settings=dataclasses.replace(facts.settings, llvm="prebuilt"),
+        llvm=PrebuiltPackage(package),
+        llvm_folders=folders,
+    )
 
 
 def unpacked(build: Path, package: Package = PACKAGE) -> LlvmSite:
@@ -48,14 +67,21 @@ def unpacked(build: Path, package: Package = PACKAGE) -> LlvmSite:
 
 def with_tree(facts: SetupFacts, revision: str = LLVM, accepted: str | None = None) -> SetupFacts:
     tree = TreeReport(TREE, (), ("X86", "NVPTX", "AMDGPU"), revision)
-    return dataclasses.replace(facts, settings=dataclasses.replace(facts.settings, llvm=str(TREE)),
-                               llvm=UserTree(tree, accepted), llvm_folders=LlvmFolders(TREE, None, None))
+    return dataclasses.replace(
+        facts,
+        settings=dataclasses.replace(facts.settings, llvm=str(TREE)),
+        llvm=UserTree(tree, accepted),
+        llvm_folders=LlvmFolders(TREE, None, None),
+    )
 
 
 def done(facts: SetupFacts, plan: SetupPlan) -> SetupFacts:
     """The records a finished run of `plan` leaves (step records and the purge's)."""
-    records = {s.name: StepRecord(s.fingerprint, s.inputs, {d: plan.step(d).fingerprint for d in s.after})
-               for s in plan.steps if s.record == Record.STEPS}
+    records = {
+        s.name: StepRecord(s.fingerprint, s.inputs, {d: plan.step(d).fingerprint for d in s.after})
+        for s in plan.steps
+        if s.record == Record.STEPS
+    }
     purge = plan.step("purge")
     records["purge"] = StepRecord(purge.fingerprint, purge.inputs, {})
     return dataclasses.replace(facts, records=records)
@@ -126,8 +152,15 @@ def test_an_unverified_package_of_an_old_era_is_planned_and_says_so() -> None:
 @pytest.mark.parametrize("era", ERAS)
 def test_a_tree_of_the_users_is_used_as_it_is(era: str) -> None:
     plan = plan_setup(with_tree(fresh(era)))
-    assert [s.name for s in plan.steps] == ["venv", "checkout-triton", "llvm-use", "purge", "triton-requirements",
-                                            "triton-install", "verify"]
+    assert [s.name for s in plan.steps] == [
+        "venv",
+        "checkout-triton",
+        "llvm-use",
+        "purge",
+        "triton-requirements",
+        "triton-install",
+        "verify",
+    ]
     use = plan.step("llvm-use")
     assert not use.runs and use.reason == f"LLVM {LLVM[:12]} at {TREE} (--llvm PATH)"
     assert dict(plan.step("triton-install").commands[0].env)["LLVM_SYSPATH"] == str(TREE)
@@ -151,8 +184,7 @@ def test_switching_from_source_to_prebuilt_reinstalls_triton_only_after_the_down
     first = plan_setup(source)
     prebuilt = with_package(done(source, first))
     plan = plan_setup(prebuilt)
-    assert [n for n, s in statuses(plan).items() if s == "would run"] == ["llvm-download", "triton-install",
-                                                                          "verify"]
+    assert [n for n, s in statuses(plan).items() if s == "would run"] == ["llvm-download", "triton-install", "verify"]
 
 
 @pytest.mark.parametrize("kind", ["prebuilt", "path"])

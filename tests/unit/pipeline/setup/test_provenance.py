@@ -68,7 +68,8 @@ def _cmake_quoted(path: str) -> str:
 # Workspace folder names: spaces, colons, dollars, quotes, backslashes, non-ASCII letters; no `;` (a
 # CMake list separator) or newline.
 FOLDER = st.text(st.sampled_from(list("ab é:$!%#&'(*`\\\"")), min_size=1, max_size=12).filter(
-    lambda t: t.strip() == t and t not in (".", ".."))
+    lambda t: t.strip() == t and t not in (".", "..")
+)
 
 
 @given(FOLDER, FOLDER)
@@ -77,10 +78,12 @@ def test_libraries_under_any_workspace_path_are_read_whole(ws_name: str, llvm_na
 
     ws = f"/tmp/{ws_name}/ws dir é"
     lib_a, lib_b = f"{ws}/build/llvm/{llvm_name}/lib/libMLIRIR.a", f"{ws}/build/llvm/{llvm_name}/lib/libLLVMCore.a"
-    ninja = (f"build {_ninja_escaped(ws)}/src/triton/python/triton/_C/libtriton.so: CXX_SHARED_LIBRARY_LINKER main.o"
-             f" | libTritonIR.a {_ninja_escaped(lib_a)}\n"
-             f"  LINK_LIBRARIES = libTritonIR.a  -lz  {_cmake_quoted(lib_a)}  {_cmake_quoted(lib_b)}\n"
-             "  SONAME = libtriton.so\n")
+    ninja = (
+        f"build {_ninja_escaped(ws)}/src/triton/python/triton/_C/libtriton.so: CXX_SHARED_LIBRARY_LINKER main.o"
+        f" | libTritonIR.a {_ninja_escaped(lib_a)}\n"
+        f"  LINK_LIBRARIES = libTritonIR.a  -lz  {_cmake_quoted(lib_a)}  {_cmake_quoted(lib_b)}\n"
+        "  SONAME = libtriton.so\n"
+    )
     with tempfile.TemporaryDirectory() as folder:
         Path(folder, "build.ninja").write_text(ninja, encoding="utf-8")
         assert linked_llvm_libraries(Path(folder)) == [lib_a, lib_b]
@@ -102,8 +105,10 @@ def test_a_cached_llvm_dir_and_libraries_of_another_llvm_are_named_with_both_tre
 
 def test_built_with_reads_the_folder(tmp_path: Path) -> None:
     (tmp_path / "build.ninja").write_text(NINJA)
-    (tmp_path / "CMakeCache.txt").write_text(f"LLVM_SYSPATH:PATH={NEW}\nLLVM_DIR:PATH={OLD}/lib/cmake/llvm\n"
-                                             f"MLIR_DIR:PATH=MLIR_DIR-NOTFOUND\nLLD_DIR:PATH={NEW}/lib/cmake/lld\n")
+    (tmp_path / "CMakeCache.txt").write_text(
+        f"LLVM_SYSPATH:PATH={NEW}\nLLVM_DIR:PATH={OLD}/lib/cmake/llvm\n"
+        f"MLIR_DIR:PATH=MLIR_DIR-NOTFOUND\nLLD_DIR:PATH={NEW}/lib/cmake/lld\n"
+    )
     built = built_with(tmp_path, NEW)
     assert built.llvm_syspath == str(NEW)
     assert built.cached_elsewhere == (("LLVM_DIR", f"{OLD}/lib/cmake/llvm"),)
@@ -116,6 +121,7 @@ def test_a_release_branch_version_without_the_git_suffix_is_ours() -> None:
         expected = Expected(EXPECTED.triton_src, EXPECTED.setup_dir, NEW, EXPECTED.llvm_commit, base)
         ok = judge(expected, {**INSTALLED, "version": base}, HEAD, BuiltWith(str(NEW)), EXPECTED.llvm_commit)
         assert ok.ok, ok.problems
-    other = judge(EXPECTED, {**INSTALLED, "version": "3.8.0+git12345678"}, HEAD, BuiltWith(str(NEW)),
-                  EXPECTED.llvm_commit)
+    other = judge(
+        EXPECTED, {**INSTALLED, "version": "3.8.0+git12345678"}, HEAD, BuiltWith(str(NEW)), EXPECTED.llvm_commit
+    )
     assert not other.ok

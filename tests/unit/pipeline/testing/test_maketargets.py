@@ -78,8 +78,18 @@ def test_interpret_runs_in_its_folder_with_the_interpreter_on_the_cpu() -> None:
     assert steps[0].argv == ("ninja", "-C", str(BUILD))
     interpret = steps[1]
     assert interpret.cwd == ROOT / "python" / "test" / "unit" and interpret.env == (("TRITON_INTERPRET", "1"),)
-    assert interpret.argv == (str(PY), "-m", "pytest", "-n", "16", "-m", "interpreter", "cuda",
-                              "language/test_core.py", "--device=cpu")
+    assert interpret.argv == (
+        str(PY),
+        "-m",
+        "pytest",
+        "-n",
+        "16",
+        "-m",
+        "interpreter",
+        "cuda",
+        "language/test_core.py",
+        "--device=cpu",
+    )
     assert interpret.counter == "pytest"
 
 
@@ -106,11 +116,24 @@ def test_user_options_go_to_every_pytest_run_and_paths_replace_the_targets_own()
     steps = target_steps(parse_makefile(MAKEFILE), "test-unit", VARS)
     opts = with_user_args(steps, ["-k", "add", "-x"], PY, {})
     assert [s.argv[-3:] for s in opts if s.kind == "pytest"] == [("-k", "add", "-x")] * 2
-    one = with_user_args(steps, ["language/test_core.py::test_add", "-k", "add"], PY,
-                         {"language/test_core.py::test_add": "/abs/test_core.py::test_add"})
+    one = with_user_args(
+        steps,
+        ["language/test_core.py::test_add", "-k", "add"],
+        PY,
+        {"language/test_core.py::test_add": "/abs/test_core.py::test_add"},
+    )
     pytest_runs = [s for s in one if s.kind == "pytest"]
     assert len(pytest_runs) == 1 and pytest_runs[0].argv == (
-        str(PY), "-m", "pytest", "-n", "8", "--ignore-glob=plugins/*", "/abs/test_core.py::test_add", "-k", "add")
+        str(PY),
+        "-m",
+        "pytest",
+        "-n",
+        "8",
+        "--ignore-glob=plugins/*",
+        "/abs/test_core.py::test_add",
+        "-k",
+        "add",
+    )
 
 
 def test_cpp_with_arguments_builds_then_runs_ctest_in_the_build() -> None:

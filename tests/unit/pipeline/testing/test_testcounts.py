@@ -76,7 +76,8 @@ def test_ctest_lines_give_passed_failed_and_skipped() -> None:
 
 def test_counts_add_up() -> None:
     assert Counts(1, 2, 3, 0, {"deselected": 1}) + Counts(1, 0, 0, 1, {"deselected": 2}) == Counts(
-        2, 2, 3, 1, {"deselected": 3})
+        2, 2, 3, 1, {"deselected": 3}
+    )
     assert Counts(2, 0, 1).describe() == "2 passed, 0 failed, 1 skipped"
 
 

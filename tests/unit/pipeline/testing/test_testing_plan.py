@@ -48,8 +48,15 @@ def test_user_paths_are_found_from_where_the_user_is_then_the_checkout(tmp_path:
     assert locate_path(inside, here, checkout) == str((checkout / inside).resolve())
     with pytest.raises(UsageError, match=r"no test file or folder nowhere\.py"):
         locate_path("nowhere.py", here, checkout)
-    plan = plan_tests(_request("interpret", inside, cwd=here), checkout, build, python, {}, 2,
-                      lambda p: locate_path(p, here, checkout))
+    plan = plan_tests(
+        _request("interpret", inside, cwd=here),
+        checkout,
+        build,
+        python,
+        {},
+        2,
+        lambda p: locate_path(p, here, checkout),
+    )
     assert str((checkout / inside).resolve()) in plan.steps[-1].argv
 
 
@@ -86,8 +93,10 @@ def test_the_report_sums_counts_and_finds_the_step_that_broke(tmp_path: Path) ->
     checkout, build, python = _checkout(tmp_path)
     plan: testing.TestPlan = plan_tests(_request("interpret"), checkout, build, python, {}, 2, str)
     built, tested = plan.steps
-    outcomes = (StepOutcome(built, 0, None, "passed"),
-                StepOutcome(tested, 1, Counts(passed=2, failed=1), "tests-failed"))
+    outcomes = (
+        StepOutcome(built, 0, None, "passed"),
+        StepOutcome(tested, 1, Counts(passed=2, failed=1), "tests-failed"),
+    )
     failing = testing.TestReport(plan, outcomes)
     counts = failing.counts
     assert counts is not None and (counts.passed, counts.failed) == (2, 1)

@@ -100,14 +100,22 @@ test-interpret: all
 PY = Path("/ws/venv/bin/python")
 
 
-def plan(tmp_path: Path, makefile: str | None, name: str, *args: str, env: dict[str, str] | None = None,
-         cores: int = 64) -> run.TestPlan:
+def plan(
+    tmp_path: Path, makefile: str | None, name: str, *args: str, env: dict[str, str] | None = None, cores: int = 64
+) -> run.TestPlan:
     checkout = tmp_path / "triton"
     checkout.mkdir(exist_ok=True)
     if makefile is not None:
         (checkout / "Makefile").write_text(makefile)
-    return plan_tests(run.TestRequest(name, args, False, tmp_path), checkout, checkout / "build" / "cmake.x", PY,
-                      env or {}, cores, lambda p: f"/abs/{p}")
+    return plan_tests(
+        run.TestRequest(name, args, False, tmp_path),
+        checkout,
+        checkout / "build" / "cmake.x",
+        PY,
+        env or {},
+        cores,
+        lambda p: f"/abs/{p}",
+    )
 
 
 def test_main_runs_upstreams_test_runner_with_the_makefiles_own_defaults(tmp_path: Path) -> None:
@@ -115,8 +123,17 @@ def test_main_runs_upstreams_test_runner_with_the_makefiles_own_defaults(tmp_pat
     for name in ("unit", "gluon", "gsan"):
         steps = plan(tmp_path, MAIN, name).steps
         assert steps[-1].kind == "runner" and steps[-1].counter == "junit-dir"
-        assert steps[-1].argv == (str(PY), "-m", "triton._test_runner", "suite", name, "--num-gpus", "1",
-                                  "--num-procs", "8")
+        assert steps[-1].argv == (
+            str(PY),
+            "-m",
+            "triton._test_runner",
+            "suite",
+            name,
+            "--num-gpus",
+            "1",
+            "--num-procs",
+            "8",
+        )
     # make's precedence: the user's -n as `make NUM_PROCS=2`; the environment before `?=`.
     two = plan(tmp_path, MAIN, "unit", "-n", "2", "-k", "add", env={"NUM_GPUS": "2"}).steps[-1]
     assert two.argv[-4:] == ("--num-gpus", "2", "--num-procs", "2")
@@ -133,16 +150,21 @@ def test_num_procs_is_the_makefiles_not_the_machines_and_a_small_machine_is_told
     assert big.steps[1].argv[3:5] == ("-n", "8") and big.notes == ()
     small = plan(tmp_path, V38, "unit", cores=2)
     assert small.steps[1].argv[3:5] == ("-n", "8")
-    assert small.notes == ("test unit starts 8 pytest workers (the Makefile's -n/NUM_PROCS) on a machine with 2"
-                           " cores; fewer: tritondev test unit -- -n 2",)
+    assert small.notes == (
+        "test unit starts 8 pytest workers (the Makefile's -n/NUM_PROCS) on a machine with 2"
+        " cores; fewer: tritondev test unit -- -n 2",
+    )
     asked = plan(tmp_path, V38, "unit", "-n", "2", cores=2)
     assert asked.steps[1].argv[3:5] == ("-n", "2") and asked.steps[1].argv[-2:] == ("-n", "2") and asked.notes == ()
 
 
 def test_3_3_keeps_its_literal_workers_its_node_ids_and_skips_recipe_comments(tmp_path: Path) -> None:
     unit = plan(tmp_path, V33, "unit").steps
-    assert [s.argv[3:6] for s in unit] == [("-s", "-n", "8"), ("-s", "-n", "8"), ("-s", "python/test/unit/cuda/"
-                                                                                 "test_flashattention.py")]
+    assert [s.argv[3:6] for s in unit] == [
+        ("-s", "-n", "8"),
+        ("-s", "-n", "8"),
+        ("-s", "python/test/unit/cuda/test_flashattention.py"),
+    ]
     assert unit[1].argv[-1] == "--forked"
     interpret = plan(tmp_path, V33, "interpret", "-n", "2").steps[0]
     assert "runtime/test_autotuner.py::test_kwargs[False]" in interpret.argv and interpret.argv[-2:] == ("-n", "2")

@@ -20,26 +20,51 @@ def test_pip_api_is_found_without_importing_it() -> None:
 
 
 def test_the_answer_is_checked_and_what_is_missing_is_said() -> None:
-    read = requirements_file({
-        "requirements": [
-            {"text": "pytest", "name": "pytest", "file": "/c/python/test-requirements.txt", "line": 1,
-             "installed": "8.3.4", "satisfied": True},
-            {"text": "pandas<3.0", "name": "pandas", "file": "/c/python/test-requirements.txt", "line": 2,
-             "installed": "3.0.1", "satisfied": False},
-            {"text": "scipy>=1.7.1", "name": "scipy", "file": "/c/python/test-requirements.txt", "line": 3,
-             "installed": None, "satisfied": False}],
-        "invalid": []})
+    read = requirements_file(
+        {
+            "requirements": [
+                {
+                    "text": "pytest",
+                    "name": "pytest",
+                    "file": "/c/python/test-requirements.txt",
+                    "line": 1,
+                    "installed": "8.3.4",
+                    "satisfied": True,
+                },
+                {
+                    "text": "pandas<3.0",
+                    "name": "pandas",
+                    "file": "/c/python/test-requirements.txt",
+                    "line": 2,
+                    "installed": "3.0.1",
+                    "satisfied": False,
+                },
+                {
+                    "text": "scipy>=1.7.1",
+                    "name": "scipy",
+                    "file": "/c/python/test-requirements.txt",
+                    "line": 3,
+                    "installed": None,
+                    "satisfied": False,
+                },
+            ],
+            "invalid": [],
+        }
+    )
     assert [r.name for r in read.missing] == ["pandas", "scipy"]
     assert describe_missing(read.missing) == "pandas<3.0 (3.0.1 installed), scipy>=1.7.1"
     assert requirements_file({"error": "pip-api cannot be imported here: ..."}).error is not None
 
 
-@pytest.mark.parametrize("answer", [
-    {"requirements": [{"text": "pytest", "name": "pytest", "satisfied": "yes"}]},
-    {"requirements": [{"name": "pytest", "satisfied": True}]},
-    {"requirements": "pytest"},
-    {"requirements": [], "invalid": [{"file": "f", "line": "one", "text": "x", "error": "y"}]},
-])
+@pytest.mark.parametrize(
+    "answer",
+    [
+        {"requirements": [{"text": "pytest", "name": "pytest", "satisfied": "yes"}]},
+        {"requirements": [{"name": "pytest", "satisfied": True}]},
+        {"requirements": "pytest"},
+        {"requirements": [], "invalid": [{"file": "f", "line": "one", "text": "x", "error": "y"}]},
+    ],
+)
 def test_an_answer_of_another_shape_is_a_bad_answer(answer: dict[str, object]) -> None:
     with pytest.raises(BadAnswer):
         requirements_file(answer)
