@@ -22,12 +22,11 @@ import time
 from importlib import metadata
 from pathlib import Path
 
-from tests.support.cli import tritondev_argv
-
 REPO = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(REPO))  # run as a file: the tests' helpers and the benchmark are imported from the checkout
 
 from tests.perf import bench_doctor_gpu  # noqa: E402
+from tests.support.cli import tritondev_argv  # noqa: E402
 from tests.support.kernels import add_kernel_module  # noqa: E402
 
 

@@ -34,12 +34,11 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from tests.support.cli import tritondev_argv
-
 REPO = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(REPO))
 
 from tests.integration.build.harness import base_env  # noqa: E402
+from tests.support.cli import tritondev_argv  # noqa: E402
 from tests.world.bisect_world import CHECK_ADD, Range, build_bisect_world  # noqa: E402
 
 GOAL_RATIO = 1.5  # tritondev's wall time may be at most this many times the hand bisect's

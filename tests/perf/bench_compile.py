@@ -20,12 +20,11 @@ import tempfile
 import time
 from pathlib import Path
 
-from tests.support.cli import tritondev_argv
-
 if __package__ in (None, ""):
     sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
 
 from tests.integration.kernels.kernels_src import KERNELS, MATMUL_SIGNATURE
+from tests.support.cli import tritondev_argv
 from tests.support.venvs import REPO, triton_venv
 
 TARGETS = ("cuda:80", "cuda:90", "cuda:120", "hip:gfx942")

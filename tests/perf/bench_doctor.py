@@ -16,11 +16,10 @@ import tempfile
 import time
 from pathlib import Path
 
-from tests.support.cli import tritondev_argv
-
 HERE = Path(__file__).resolve()
 sys.path.insert(0, str(HERE.parents[2]))
 
+from tests.support.cli import tritondev_argv  # noqa: E402
 from tests.support.venvs import triton_venv  # noqa: E402
 
 GOAL_RATIO = 0.5

@@ -23,9 +23,11 @@ import tempfile
 import time
 from pathlib import Path
 
-from tests.support.cli import tritondev_argv
-
 REPO = Path(__file__).resolve().parents[2]
+sys.path.insert(0, str(REPO))  # run as a file: the tests' helpers are imported from the checkout
+
+from tests.support.cli import tritondev_argv  # noqa: E402
+
 GOAL_RATIO = 0.25
 RUNS = 5
 METRIC = "doctor on a GPU machine / torch.utils.collect_env, same interpreter, median wall time"

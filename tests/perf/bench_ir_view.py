@@ -18,9 +18,11 @@ import tempfile
 import time
 from pathlib import Path
 
-from tests.support.cli import tritondev_argv
-
 REPO = Path(__file__).resolve().parents[2]
+sys.path.insert(0, str(REPO))  # run as a file: the tests' helpers are imported from the checkout
+
+from tests.support.cli import tritondev_argv  # noqa: E402
+
 if str(REPO) not in sys.path:
     sys.path.insert(0, str(REPO))
 

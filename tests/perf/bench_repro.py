@@ -25,11 +25,10 @@ import tempfile
 import time
 from pathlib import Path
 
-from tests.support.cli import tritondev_argv
-
 if __package__ in (None, ""):
     sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
 
+from tests.support.cli import tritondev_argv
 from tests.support.venvs import REPO, triton_venv
 
 REPETITIONS = 3  # interleaved, after one warm-up each: a loaded machine moves single runs by 2x

@@ -20,9 +20,11 @@ import sys
 import time
 from pathlib import Path
 
-from tests.support.cli import tritondev_argv
-
 REPO = Path(__file__).resolve().parents[2]
+sys.path.insert(0, str(REPO))  # run as a file: the tests' helpers are imported from the checkout
+
+from tests.support.cli import tritondev_argv  # noqa: E402
+
 LAUNCHER = REPO / "shell" / "tritondev"
 TOOL_VENV = REPO / ".venv-tool"
 GOAL_SECONDS = 0.3
