@@ -80,6 +80,10 @@ def on_disk_problem(staging: Path, name: str, kind: str, linkname: str, top: str
     parent = os.path.realpath(os.path.dirname(where))
     if name != top and not _within(parent, root):
         return f"a path that leads out of {top}/ through a link the archive made"
+    if os.path.exists(parent) and not os.path.isdir(parent):
+        # `b -> a_file` then `b/c`: the member cannot be made there, and for a link tarfile falls back to
+        # extracting the member its name points to, which is itself: a recursion without end.
+        return "a path below something that is not a folder"
     if os.path.lexists(where) and not (kind == FOLDER and os.path.isdir(where) and not os.path.islink(where)):
         return "a second member of that name (it would replace what an earlier one wrote)"
     if kind == SYMLINK and not _within(os.path.realpath(os.path.join(parent, linkname)), root):

@@ -128,6 +128,14 @@ def test_a_link_made_safe_then_pointed_elsewhere_is_refused(python: str, tmp_pat
     assert unpack_and_check(tmp_path, members) is None
 
 
+def test_a_member_below_a_link_to_a_file_is_refused(python: str, tmp_path: Path) -> None:
+    """`b -> a` (a file), then the link `b/c -> c`: tarfile cannot make it, and falls back to extracting
+    the member its target names, `b/c` itself, again and again (a RecursionError, not a refusal)."""
+    for last in (("symlink", "b/c", "c"), ("file", "b/c", ""), ("dir", "b/c", ""), ("hardlink", "b/c", "a")):
+        members = [("file", "a", ""), ("symlink", "b", "a"), last]
+        assert unpack_and_check(tmp_path / last[0], members) is None
+
+
 def test_a_hard_link_to_a_link_out_is_refused(python: str, tmp_path: Path) -> None:
     members = [("symlink", "a", "."), ("symlink", "up", "a/.."), ("hardlink", "lib/h", "up/../../mine.txt")]
     assert unpack_and_check(tmp_path, members) is None
