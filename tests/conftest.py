@@ -96,9 +96,10 @@ def pytest_xdist_make_scheduler(config: pytest.Config, log: object) -> object:
 
 @pytest.fixture
 def clean_env(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> Iterator[dict[str, str]]:
-    """An environment without TRITONDEV_*, venv or Triton variables that would leak into a test."""
+    """An environment without TRITONDEV_*, venv or Triton variables that would leak into a test, nor the
+    suite's own pytest options (PYTEST_ADDOPTS), which a pytest the test starts would read."""
     for var in list(os.environ):
-        if var.startswith(("TRITONDEV_", "TRITON_")) or var in ("VIRTUAL_ENV", "CONDA_PREFIX"):
+        if var.startswith(("TRITONDEV_", "TRITON_")) or var in ("VIRTUAL_ENV", "CONDA_PREFIX", "PYTEST_ADDOPTS"):
             monkeypatch.delenv(var, raising=False)
     home = tmp_path / "home"
     home.mkdir()

@@ -24,11 +24,14 @@ CLANG_NAMES = ("clang", "clang++", "ld.lld", "lld", "clang-")
 
 def base_env(home: Path, *, xdg: Path, ccache_dir: Path, path: str | None = None) -> dict[str, str]:
     """A clean environment: no TRITONDEV_*/TRITON_*/venv variables, private HOME and cache; the ccache
-    folder given (a private one where the test counts compilations, else the run's `warm_ccache()`)."""
+    folder given (a private one where the test counts compilations, else the run's `warm_ccache()`).
+
+    Nor the suite's own PYTEST_* variables: the workspaces' test runs start pytest too, and options meant
+    for the suite (PYTEST_ADDOPTS="--junitxml=...") would change what those runs do or refuse them."""
     env = {
         k: v
         for k, v in os.environ.items()
-        if not k.startswith(("TRITONDEV_", "TRITON_", "CCACHE_"))
+        if not k.startswith(("TRITONDEV_", "TRITON_", "CCACHE_", "PYTEST_"))
         and k not in ("VIRTUAL_ENV", "CONDA_PREFIX")
         and k not in ("DEBUG", "REL_WITH_DEB_INFO", "MAX_JOBS", "PYTHONDONTWRITEBYTECODE")
     }
