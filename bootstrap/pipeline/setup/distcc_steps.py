@@ -3,7 +3,8 @@
 1. Before the first build step that runs, the hosts are proven (bootstrap.pipeline.distcc.proof), and
    setup's driver plans again from the hosts that passed: their slots size the compile jobs. A build step
    that turns out to run later (after the venv was made, say) proves them then.
-2. The build commands get ccache's remote (if any) and distcc's variables for their step.
+2. The build commands get ccache's remote (if any) and distcc's variables for their step, and LLVM's
+   ccache's base_dir (bootstrap.pipeline.ccache.base_dir).
 3. Each build is counted: ccache's hits and misses, and where distcc ran the misses.
 4. What setup leaves for later builds by hand or `tritondev build` (the state's pip command, the
    CMakeUserPresets.json and shell values) is sized for this machine alone (the plan's
@@ -13,9 +14,11 @@
 
 from __future__ import annotations
 
+import os
 from collections.abc import Callable
 from typing import TYPE_CHECKING
 
+from bootstrap.pipeline.ccache.base_dir import llvm_base_dir_env
 from bootstrap.pipeline.ccache.stats import ccache_counted, remote_failed_notice
 from bootstrap.pipeline.distcc.client import DistccBuild, DistccCounts, DistccSetup, build_for, trouble_notice
 from bootstrap.pipeline.distcc.proof import compilers_of, prove
@@ -41,8 +44,12 @@ def distcc_build(run: StepRun) -> DistccBuild | None:
 
 
 def build_env(run: StepRun, step: str) -> dict[str, str | None]:
-    """The variables a build command of `step` runs with besides its own: the team cache's, distcc's."""
-    env: dict[str, str | None] = dict(run.facts.remote_env)
+    """The variables a build command of `step` runs with besides its own: ccache's base_dir for LLVM's
+    steps (bootstrap.pipeline.ccache.base_dir), the team cache's, distcc's."""
+    env: dict[str, str | None] = {}
+    if run.facts.toolchain.ccache is not None:
+        env.update(llvm_base_dir_env(step, run.workspace.root, os.environ))
+    env.update(run.facts.remote_env)
     build = distcc_build(run)
     if build is not None:
         env.update(build.env(step))

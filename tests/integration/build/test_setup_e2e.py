@@ -437,6 +437,22 @@ def test_ccache_remote_reaches_the_builds_masked(world: World, tmp_path: Path) -
     assert "s3cret" not in json.dumps(plan)
 
 
+def test_llvms_build_gets_the_workspace_as_ccaches_base_dir(world: World, tmp_path: Path) -> None:
+    """Each LLVM pin builds in a folder of its own; with the workspace as ccache's base_dir a new
+    folder's compile commands are the old one's, so a file an LLVM bump left alone is a hit. Triton's
+    steps keep absolute paths, and a CCACHE_BASEDIR of the user's is kept."""
+    env = base_env(tmp_path / "home", xdg=tmp_path / "xdg", ccache_dir=tmp_path / "ccache")
+    env.pop("CCACHE_BASEDIR", None)
+    ws = tmp_path / "ws"
+    plan = setup_json(world, ws, "root-json", "--dry-run", env=env)
+    envs = {c["step"]: c["env"] for c in plan["commands"]}
+    assert envs["llvm-build"]["CCACHE_BASEDIR"] == str(ws)
+    assert "CCACHE_BASEDIR" not in envs["triton-install"]
+    mine = setup_json(world, ws, "root-json", "--dry-run", env={**env, "CCACHE_BASEDIR": str(tmp_path)})
+    assert all("CCACHE_BASEDIR" not in c["env"] for c in mine["commands"])
+    assert not ws.exists()
+
+
 @pytest.mark.parametrize(
     ("extra", "needle"),
     [
