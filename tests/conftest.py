@@ -13,6 +13,7 @@ import pytest
 from hypothesis import HealthCheck, settings
 
 from tests.support.cli import tritondev_argv
+from tests.support.environ import dropped
 
 if TYPE_CHECKING:
     from typing import Unpack  # Python 3.11; only mypy reads it here (tests run on 3.10 too)
@@ -96,10 +97,10 @@ def pytest_xdist_make_scheduler(config: pytest.Config, log: object) -> object:
 
 @pytest.fixture
 def clean_env(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> Iterator[dict[str, str]]:
-    """An environment without TRITONDEV_*, venv or Triton variables that would leak into a test, nor the
-    suite's own pytest options (PYTEST_ADDOPTS), which a pytest the test starts would read."""
+    """This process's environment without what tests.support.environ leaves out of a child's (tritondev's
+    and Triton's variables, an active venv, the suite's own PYTEST_*), and a private HOME."""
     for var in list(os.environ):
-        if var.startswith(("TRITONDEV_", "TRITON_")) or var in ("VIRTUAL_ENV", "CONDA_PREFIX", "PYTEST_ADDOPTS"):
+        if dropped(var):
             monkeypatch.delenv(var, raising=False)
     home = tmp_path / "home"
     home.mkdir()

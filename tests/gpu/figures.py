@@ -27,6 +27,7 @@ sys.path.insert(0, str(REPO))  # run as a file: the tests' helpers and the bench
 
 from tests.perf import bench_doctor_gpu  # noqa: E402
 from tests.support.cli import tritondev_argv  # noqa: E402
+from tests.support.environ import child_environ  # noqa: E402
 from tests.support.kernels import add_kernel_module  # noqa: E402
 
 
@@ -64,7 +65,7 @@ def main() -> int:
     parser.add_argument("--out", type=Path)
     args = parser.parse_args()
     home = Path(tempfile.mkdtemp(prefix="tritondev-figures-"))
-    env = {k: v for k, v in os.environ.items() if not k.startswith(("TRITONDEV_", "TRITON_"))}
+    env = child_environ()
     env.update(HOME=str(home), TRITONDEV_WORKSPACE=str(home / "ws"), TRITON_CACHE_DIR=str(home / "cache"),
                PYTHONPATH=os.pathsep.join(filter(None, [str(REPO), os.environ.get("PYTHONPATH")])))  # fmt: skip
     figures: dict[str, object] = {**gpu_facts()}

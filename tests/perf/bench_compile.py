@@ -25,6 +25,7 @@ if __package__ in (None, ""):
 
 from tests.integration.kernels.kernels_src import KERNELS, MATMUL_SIGNATURE
 from tests.support.cli import tritondev_argv
+from tests.support.environ import child_environ
 from tests.support.venvs import REPO, triton_venv
 
 TARGETS = ("cuda:80", "cuda:90", "cuda:120", "hip:gfx942")
@@ -58,8 +59,7 @@ for target in sys.argv[3:]:
 
 
 def _env(cache: Path) -> dict[str, str]:
-    env = {k: v for k, v in os.environ.items() if not k.startswith(("TRITONDEV_", "TRITON_"))}
-    env.pop("VIRTUAL_ENV", None)
+    env = child_environ()
     env.update(TRITON_CACHE_DIR=str(cache), PYTHONPATH=str(REPO), TRITONDEV_WORKSPACE=str(cache / "ws"))
     return env
 

@@ -20,6 +20,7 @@ HERE = Path(__file__).resolve()
 sys.path.insert(0, str(HERE.parents[2]))
 
 from tests.support.cli import tritondev_argv  # noqa: E402
+from tests.support.environ import child_environ  # noqa: E402
 from tests.support.venvs import triton_venv  # noqa: E402
 
 GOAL_RATIO = 0.5
@@ -36,8 +37,7 @@ def _timed(argv: list[str], env: dict[str, str], cwd: str) -> tuple[float, subpr
 def run() -> list[dict[str, object]]:
     py = triton_venv()
     repo = str(HERE.parents[2])
-    env = {k: v for k, v in os.environ.items() if not k.startswith(("TRITONDEV_", "TRITON_"))}
-    env.pop("VIRTUAL_ENV", None)
+    env = child_environ()
     env["PYTHONPATH"] = repo
     with tempfile.TemporaryDirectory(prefix="bench-doctor-") as tmp:
         doctor = tritondev_argv("doctor", "--python", str(py), "--workspace", os.path.join(tmp, "ws"), "--json")

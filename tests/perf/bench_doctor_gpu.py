@@ -27,6 +27,7 @@ REPO = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(REPO))  # run as a file: the tests' helpers are imported from the checkout
 
 from tests.support.cli import tritondev_argv  # noqa: E402
+from tests.support.environ import child_environ  # noqa: E402
 
 GOAL_RATIO = 0.25
 RUNS = 5
@@ -86,8 +87,7 @@ def measure(python: str, env: dict[str, str], folder: str) -> dict[str, object]:
 
 def run() -> list[dict[str, object]]:
     python = os.environ.get("BENCH_GPU_PYTHON") or sys.executable
-    env = {k: v for k, v in os.environ.items() if not k.startswith(("TRITONDEV_", "TRITON_"))}
-    env.pop("VIRTUAL_ENV", None)
+    env = child_environ()
     env["PYTHONPATH"] = os.pathsep.join(filter(None, [str(REPO), os.environ.get("PYTHONPATH")]))
     reason = why_no_gpu(python, env)
     if reason is not None:

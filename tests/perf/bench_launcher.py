@@ -18,12 +18,17 @@ import time
 from pathlib import Path
 
 REPO = Path(__file__).resolve().parents[2]
+if str(REPO) not in sys.path:  # run as a file too
+    sys.path.insert(0, str(REPO))
+
+from tests.support.environ import child_environ  # noqa: E402
+
 LAUNCHER = REPO / "shell" / "tritondev"
 GOAL_SECONDS = 10.0
 
 
 def _env(venv: Path) -> dict[str, str]:
-    env = {k: v for k, v in os.environ.items() if not k.startswith(("TRITONDEV_", "VIRTUAL_ENV"))}
+    env = child_environ()
     env["TRITONDEV_TOOL_VENV"] = str(venv)
     return env
 

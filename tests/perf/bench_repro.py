@@ -29,6 +29,7 @@ if __package__ in (None, ""):
     sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
 
 from tests.support.cli import tritondev_argv
+from tests.support.environ import child_environ
 from tests.support.venvs import REPO, triton_venv
 
 REPETITIONS = 3  # interleaved, after one warm-up each: a loaded machine moves single runs by 2x
@@ -73,11 +74,7 @@ print("per-call-us", (time.perf_counter() - started) / 2000 * 1e6)
 
 
 def _env(home: Path, extra: dict[str, str]) -> dict[str, str]:
-    env = {
-        k: v
-        for k, v in os.environ.items()
-        if not k.startswith(("TRITONDEV_", "TRITON_", "TORCHINDUCTOR_")) and k not in ("VIRTUAL_ENV",)
-    }
+    env = child_environ("TORCHINDUCTOR_")
     python_path = os.pathsep.join(filter(None, [str(REPO), os.environ.get("PYTHONPATH")]))
     env.update(
         HOME=str(home),

@@ -24,6 +24,7 @@ REPO = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(REPO))  # run as a file: the tests' helpers are imported from the checkout
 
 from tests.support.cli import tritondev_argv  # noqa: E402
+from tests.support.environ import child_environ  # noqa: E402
 
 LAUNCHER = REPO / "shell" / "tritondev"
 TOOL_VENV = REPO / ".venv-tool"
@@ -35,8 +36,8 @@ RUNS = int(os.environ.get("BENCH_STARTUP_RUNS", "15"))
 
 def _env() -> dict[str, str]:
     # Users' Pythons cache bytecode; an environment that turns that off would measure compiling.
-    env = {k: v for k, v in os.environ.items() if k not in ("PYTHONDONTWRITEBYTECODE", "TRITONDEV_TOOL_VENV")}
-    env.pop("VIRTUAL_ENV", None)
+    env = child_environ()
+    env.pop("PYTHONDONTWRITEBYTECODE", None)
     return env
 
 

@@ -11,6 +11,7 @@ from pathlib import Path
 from typing import Any
 
 from tests.support.cli import tritondev_argv
+from tests.support.environ import child_environ
 from tests.support.run_shared import ccache_variables
 from tests.world.downloads import fake_nvidia_tool, json_header
 from tests.world.world import World
@@ -23,17 +24,13 @@ CLANG_NAMES = ("clang", "clang++", "ld.lld", "lld", "clang-")
 
 
 def base_env(home: Path, *, xdg: Path, ccache_dir: Path, path: str | None = None) -> dict[str, str]:
-    """A clean environment: no TRITONDEV_*/TRITON_*/venv variables, private HOME and cache; the ccache
-    folder given (a private one where the test counts compilations, else the run's `warm_ccache()`).
-
-    Nor the suite's own PYTEST_* variables: the workspaces' test runs start pytest too, and options meant
-    for the suite (PYTEST_ADDOPTS="--junitxml=...") would change what those runs do or refuse them."""
+    """A clean environment (tests.support.environ, and no CCACHE_* nor setup.py's build variables), private
+    HOME and cache; the ccache folder given (a private one where the test counts compilations, else the
+    run's `warm_ccache()`)."""
     env = {
         k: v
-        for k, v in os.environ.items()
-        if not k.startswith(("TRITONDEV_", "TRITON_", "CCACHE_", "PYTEST_"))
-        and k not in ("VIRTUAL_ENV", "CONDA_PREFIX")
-        and k not in ("DEBUG", "REL_WITH_DEB_INFO", "MAX_JOBS", "PYTHONDONTWRITEBYTECODE")
+        for k, v in child_environ("CCACHE_").items()
+        if k not in ("DEBUG", "REL_WITH_DEB_INFO", "MAX_JOBS", "PYTHONDONTWRITEBYTECODE")
     }
     home.mkdir(parents=True, exist_ok=True)
     env.update(HOME=str(home), XDG_CACHE_HOME=str(xdg), PYTHONPATH=str(REPO), PIP_DISABLE_PIP_VERSION_CHECK="1")

@@ -7,7 +7,6 @@ names the fork. (Real git, cmake, ninja, pip and the test world's downloads: tes
 from __future__ import annotations
 
 import json
-import os
 import subprocess
 from pathlib import Path
 from typing import Any
@@ -23,6 +22,7 @@ from tests.integration.build.harness import (
     system_cuda_and_json,
     tritondev,
 )
+from tests.support.environ import child_environ
 from tests.support.run_shared import warm_ccache
 from tests.support.venvs import fresh_venv
 from tests.world.world import World
@@ -32,7 +32,7 @@ pytestmark = pytest.mark.slow
 
 def fresh_shell_ptxas(python: Path, cwd: Path) -> str:
     """What the installed Triton finds, asked as a user's new shell would (no tritondev variables)."""
-    env = {k: v for k, v in os.environ.items() if not k.startswith(("TRITON", "LLVM_", "JSON_"))}
+    env = child_environ("LLVM_", "JSON_")
     code = "from triton import knobs\nt = knobs.nvidia.ptxas\nprint(t.path, t.version)\n"
     proc = subprocess.run([str(python), "-c", code], env=env, cwd=cwd, capture_output=True, text=True)
     assert proc.returncode == 0, proc.stderr

@@ -12,7 +12,6 @@ wrote it, where its ptxas comes from. Real git, cmake, ninja, clang, lld, ccache
 from __future__ import annotations
 
 import json
-import os
 import re
 import subprocess
 from pathlib import Path
@@ -21,6 +20,7 @@ from typing import Any
 import pytest
 
 from tests.integration.build.harness import base_env, setup_json
+from tests.support.environ import child_environ
 from tests.support.run_shared import warm_ccache
 from tests.world.world import World
 
@@ -45,7 +45,7 @@ def workspace_env(shared: Path, root: Path) -> dict[str, str]:
 
 
 def fresh_import(python: Path, cwd: Path) -> dict[str, Any]:
-    env = {k: v for k, v in os.environ.items() if not k.startswith(("TRITON", "LLVM_", "JSON_", "LD_PRELOAD", "ASAN_"))}
+    env = child_environ("LLVM_", "JSON_", "LD_PRELOAD", "ASAN_")
     proc = subprocess.run([str(python), "-c", FRESH_IMPORT], env=env, cwd=cwd, capture_output=True, text=True)
     assert proc.returncode == 0, f"`import triton` in a fresh shell failed:\n{proc.stderr[-3000:]}"
     result: dict[str, Any] = json.loads(proc.stdout)

@@ -20,6 +20,7 @@ if TYPE_CHECKING:
     from typing import Unpack  # Python 3.11; only mypy reads it here (tests run on 3.10 too)
 
 from tests.conftest import Cli, CliOptions
+from tests.support.environ import child_environ
 from tests.support.kernels import add_kernel_module
 from tests.support.venvs import triton_venv
 
@@ -68,8 +69,7 @@ print(compile_so_from_src("int tritondev_probe(void) { return 7; }\\n", "cuda_ut
 
 
 def quiet_env(**extra: str) -> dict[str, str]:
-    env = {k: v for k, v in os.environ.items() if not k.startswith(("TRITON_", "TRITONDEV_", "MLIR_", "LLVM_"))}
-    env.pop("VIRTUAL_ENV", None)
+    env = child_environ("MLIR_", "LLVM_")
     env["TRITON_DEFAULT_FP_FUSION"] = "1"  # silences a deprecation warning of Triton 3.9
     env.update(extra)
     return env

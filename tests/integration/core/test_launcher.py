@@ -17,6 +17,7 @@ from pathlib import Path
 
 import pytest
 
+from tests.support.environ import child_environ
 from tests.support.snapshot import diff, snapshot
 from tests.support.terminal import read_until_closed
 
@@ -44,7 +45,7 @@ def checkout(tmp_path_factory: pytest.TempPathFactory) -> Path:
 
 
 def _env(**extra: str) -> dict[str, str]:
-    env = {k: v for k, v in os.environ.items() if not k.startswith(("TRITONDEV_", "VIRTUAL_ENV"))}
+    env = child_environ()
     env.update(extra)
     return env
 

@@ -21,6 +21,7 @@ from pathlib import Path
 import pytest
 
 from tests.conftest import REPO
+from tests.support.environ import child_environ
 from tests.support.venvs import triton_venv
 
 SOURCE_BUILD = "setup --build-type"
@@ -82,11 +83,7 @@ def _a_checkout(tmp_path: Path) -> Path:
 def _first_run_env(tmp_path: Path, python_dir: Path | None) -> dict[str, str]:
     home = tmp_path / "home"
     home.mkdir()
-    env = {
-        k: v
-        for k, v in os.environ.items()
-        if not k.startswith(("TRITONDEV_", "TRITON_")) and k not in ("VIRTUAL_ENV", "CONDA_PREFIX")
-    }
+    env = child_environ()
     path = os.pathsep.join([str(python_dir), env["PATH"]]) if python_dir else env["PATH"]
     env.update(HOME=str(home), PATH=path, PYTHONPATH=str(REPO))
     return env

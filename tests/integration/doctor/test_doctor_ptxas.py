@@ -11,7 +11,6 @@ No GPU is needed: the proof is an ahead-of-time compile for the arch.
 from __future__ import annotations
 
 import json
-import os
 import shlex
 import subprocess
 import sys
@@ -21,6 +20,7 @@ import pytest
 
 from tests.conftest import REPO, Cli
 from tests.integration.doctor.conftest import checks_of
+from tests.support.environ import child_environ
 from tests.support.kernels import add_kernel_module
 from tests.support.venvs import shared_venv, triton_venv
 
@@ -77,7 +77,7 @@ def test_bundled_ptxas_too_old_for_sm_121_is_proved_and_fixed(cli: Cli, tmp_path
         f" --constexpr BLOCK=128 --target cuda:121 --python {shlex.quote(str(py))} --out out"
         f" --workspace {shlex.quote(str(ws))}"
     )
-    env = {k: v for k, v in os.environ.items() if not k.startswith(("TRITON", "TRITONDEV_"))}
+    env = child_environ()
     env["PYTHONPATH"] = str(REPO)
     env["HOME"] = str(tmp_path / "home")
     env["TRITON_CACHE_DIR"] = str(tmp_path / "triton-cache")

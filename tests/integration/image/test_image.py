@@ -28,6 +28,7 @@ from pathlib import Path
 import pytest
 
 from tests.conftest import run_cli
+from tests.support.environ import child_environ
 
 pytestmark = [pytest.mark.image, pytest.mark.slow]
 
@@ -106,7 +107,7 @@ def image(tmp_path_factory: pytest.TempPathFactory) -> str:
     if reason:
         pytest.skip(reason)
     home = tmp_path_factory.mktemp("home")
-    env = {k: v for k, v in os.environ.items() if not k.startswith(("TRITONDEV_", "TRITON_"))}
+    env = child_environ()
     env.update(HOME=str(home), PYTHONPATH=str(REPO))
     with MACHINE_LOCK.open("a") as lock:
         fcntl.flock(lock, fcntl.LOCK_EX)

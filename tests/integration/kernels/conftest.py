@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import os
 import subprocess
 from pathlib import Path
 from typing import Protocol
@@ -11,6 +10,7 @@ import pytest
 
 from tests.conftest import REPO, run_cli
 from tests.integration.kernels.kernels_src import KERNELS
+from tests.support.environ import child_environ
 from tests.support.venvs import triton_venv
 
 
@@ -30,11 +30,7 @@ def triton_python() -> Path:
 def kernel_env(tmp_path_factory: pytest.TempPathFactory) -> dict[str, str]:
     """No TRITONDEV_/TRITON_ variables or active venv; a private HOME, Triton cache and workspace."""
     home = tmp_path_factory.mktemp("home")
-    env = {
-        k: v
-        for k, v in os.environ.items()
-        if not k.startswith(("TRITONDEV_", "TRITON_")) and k not in ("VIRTUAL_ENV", "CONDA_PREFIX")
-    }
+    env = child_environ()
     env.update(
         HOME=str(home),
         PYTHONPATH=str(REPO),

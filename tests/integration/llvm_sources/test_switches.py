@@ -6,7 +6,6 @@ CMake cache, and the installed library, asked in a fresh process, is linked with
 from __future__ import annotations
 
 import json
-import os
 import subprocess
 from pathlib import Path
 from typing import Any
@@ -15,6 +14,7 @@ import pytest
 
 from tests.integration.build.harness import tritondev
 from tests.integration.llvm_sources.conftest import GOOD, PrebuiltWorld, fresh_env, setup_prebuilt
+from tests.support.environ import child_environ
 from tests.world.build import LLVMBuild, build_llvm
 from tests.world.packages import PackageServer
 
@@ -23,7 +23,7 @@ LINKED = "import json, triton\nprint(json.dumps({'commit': triton.llvm_commit(),
 
 
 def linked(ws: Path, cwd: Path) -> dict[str, Any]:
-    env = {k: v for k, v in os.environ.items() if not k.startswith(("TRITON", "LLVM_"))}
+    env = child_environ("LLVM_")
     proc = subprocess.run(
         [str(ws / "venv" / "bin" / "python"), "-c", LINKED],
         env=env,

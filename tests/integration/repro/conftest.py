@@ -12,6 +12,7 @@ from typing import Any
 import pytest
 
 from tests.conftest import REPO, run_cli
+from tests.support.environ import child_environ
 from tests.support.venvs import triton_venv
 
 Tdv = Callable[..., subprocess.CompletedProcess[str]]
@@ -27,10 +28,7 @@ def repro_env(tmp_path: Path) -> dict[str, str]:
     """No TRITONDEV_/TRITON_ variables or active venv; a private HOME, Triton cache and workspace."""
     home = tmp_path / "home"
     home.mkdir()
-    dropped = ("TRITONDEV_", "TRITON_", "TORCHINDUCTOR_")
-    env = {
-        k: v for k, v in os.environ.items() if not k.startswith(dropped) and k not in ("VIRTUAL_ENV", "CONDA_PREFIX")
-    }
+    env = child_environ("TORCHINDUCTOR_")
     # The caller's PYTHONPATH stays behind tritondev's checkout (a GPU machine may bring packages that way).
     python_path = os.pathsep.join(filter(None, [str(REPO), os.environ.get("PYTHONPATH")]))
     env.update(

@@ -21,12 +21,13 @@ from bootstrap.core.context import AppContext, invocation
 from bootstrap.core.errors import ConfigError, UsageError
 from bootstrap.core.outcome import ExitStatus
 from bootstrap.core.settings.settings_table import BY_NAME, SETTINGS
+from tests.support.environ import dropped
 
 
 @pytest.fixture(autouse=True)
 def _clean(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
     for var in list(os.environ):
-        if var.startswith(("TRITONDEV_", "TRITON_")) or var in ("VIRTUAL_ENV", "CONDA_PREFIX"):
+        if dropped(var):
             monkeypatch.delenv(var, raising=False)
     monkeypatch.setenv("HOME", str(tmp_path / "home"))
 
