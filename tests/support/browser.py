@@ -11,6 +11,7 @@ on a console error or on any request that is not the page's own file.
 from __future__ import annotations
 
 import base64
+import fcntl
 import json
 import os
 import select
@@ -75,21 +76,32 @@ class Browser:
         self.profile = tempfile.mkdtemp(prefix="tritondev-chromium-")
         to_browser, self._write = os.pipe()
         self._read, from_browser = os.pipe()
-
-        def descriptors() -> None:  # in the child: the protocol's fixed descriptors 3 and 4
-            os.dup2(to_browser, 3)
-            os.dup2(from_browser, 4)
-
-        self.proc = subprocess.Popen(
-            [exe, *FLAGS, f"--user-data-dir={self.profile}", f"--window-size={width},{height}", "about:blank"],
-            pass_fds=(3, 4, to_browser, from_browser),
-            preexec_fn=descriptors,
-            stdin=subprocess.DEVNULL,
-            stdout=subprocess.DEVNULL,
-            stderr=subprocess.DEVNULL,
-        )
+        # The protocol's fixed descriptors are 3 (the browser reads) and 4 (it writes). The child's ends
+        # are copied above them first, so that moving one there cannot overwrite the other whatever
+        # numbers the pipes got, and are moved in the child. Nothing else is inherited (this process's
+        # descriptors are not inheritable), so none has to be open at 3 or 4 here: `pass_fds=(3, 4)`
+        # made Popen fail with EBADF when they were not.
+        child_reads = fcntl.fcntl(to_browser, fcntl.F_DUPFD_CLOEXEC, 10)
+        child_writes = fcntl.fcntl(from_browser, fcntl.F_DUPFD_CLOEXEC, 10)
         os.close(to_browser)
         os.close(from_browser)
+
+        def descriptors() -> None:  # in the child; dup2's copies are inheritable
+            os.dup2(child_reads, 3)
+            os.dup2(child_writes, 4)
+
+        try:
+            self.proc = subprocess.Popen(
+                [exe, *FLAGS, f"--user-data-dir={self.profile}", f"--window-size={width},{height}", "about:blank"],
+                close_fds=False,
+                preexec_fn=descriptors,
+                stdin=subprocess.DEVNULL,
+                stdout=subprocess.DEVNULL,
+                stderr=subprocess.DEVNULL,
+            )
+        finally:
+            os.close(child_reads)
+            os.close(child_writes)
         self._buffer = b""
         self._next_id = 0
         self._events: list[dict[str, Any]] = []
