@@ -4,6 +4,7 @@
     python tests/perf/run.py startup scale   # only modules whose name contains "startup" or "scale"
     python tests/perf/run.py --order random  # any order gives the same figures (the seed is printed)
     python tests/perf/run.py --json          # rows as JSON
+    python tests/perf/run.py --markdown      # rows as the README's Markdown table
 
 The contract of a benchmark: a module tests/perf/bench_<name>.py (found by its name, nothing to
 register) with `run() -> list[dict]`, each row {"metric", "measured", "goal", "pass"}; "pass" is
@@ -215,7 +216,20 @@ def order_of(names: list[str], order: str, seed: int | None) -> tuple[list[str],
     return shuffled, seed
 
 
-def report(results: list[Result], total: float, as_json: bool) -> None:
+def markdown_table(rows: list[Row]) -> list[str]:
+    """The rows as the README's table: one line each, `|` in a cell escaped."""
+
+    def cell(value: object) -> str:
+        return str(value).replace("|", "\\|").replace("\n", " ")
+
+    lines = ["| " + " | ".join(HEADERS) + " |", "|" + "---|" * len(HEADERS)]
+    for r in rows:
+        cells = [cell(r["metric"]), cell(r["measured"]), cell(r["goal"]), verdict(r["pass"])]
+        lines.append("| " + " | ".join(cells) + " |")
+    return lines
+
+
+def report(results: list[Result], total: float, as_json: bool, as_markdown: bool = False) -> None:
     rows = [row for result in results for row in result.table_rows()]
     if as_json:
         failures = {r.name: r.error for r in results if r.error}
@@ -232,7 +246,7 @@ def report(results: list[Result], total: float, as_json: bool) -> None:
             )
         )
         return
-    print("\n".join(format_table(rows)))
+    print("\n".join(markdown_table(rows) if as_markdown else format_table(rows)))
     timings = ", ".join(f"{r.name} {r.seconds / 60:.1f}" for r in results)
     print(f"\nwhole run: {total / 60:.1f} min ({timings}; minutes)")
     for result in results:
@@ -243,7 +257,9 @@ def report(results: list[Result], total: float, as_json: bool) -> None:
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("filters", nargs="*", help="run only benchmarks whose module name contains one of these")
-    parser.add_argument("--json", action="store_true", help="print the rows as JSON")
+    output = parser.add_mutually_exclusive_group()
+    output.add_argument("--json", action="store_true", help="print the rows as JSON")
+    output.add_argument("--markdown", action="store_true", help="print the table in Markdown (the README's)")
     parser.add_argument("--order", choices=("name", "random"), default="name", help="the order to run them in")
     parser.add_argument("--seed", type=int, help="the seed of --order random (printed when not given)")
     args = parser.parse_args(argv)
@@ -259,7 +275,7 @@ def main(argv: list[str] | None = None) -> int:
         result = run_isolated(name, functools.partial(load_and_run, name), leftovers)
         print(f"  {name} took {result.seconds:.1f}s{' (failed)' if result.error else ''}", file=sys.stderr, flush=True)
         results.append(result)
-    report(results, time.monotonic() - started, args.json)
+    report(results, time.monotonic() - started, args.json, args.markdown)
     remove_in_background(leftovers)
     return exit_status(results)
 

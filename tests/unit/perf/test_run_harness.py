@@ -115,6 +115,18 @@ def test_the_table_fits_120_columns_and_keeps_every_word() -> None:
     assert any(line.rstrip().endswith("skip") for line in lines)
 
 
+def test_the_markdown_table_is_one_line_a_row_with_its_bars_escaped() -> None:
+    rows: list[run.Row] = [
+        {"metric": "bisect / hand `git bisect run`", "measured": "1.36: a | b", "goal": "<= 1.5", "pass": True},
+        {"metric": "doctor on the GPU", "measured": "skipped: no GPU", "goal": "<= 0.25", "pass": None},
+        {"metric": "no-op", "measured": "0.43 s", "goal": "<= 0.3 s", "pass": False},
+    ]
+    lines = run.markdown_table(rows)
+    assert lines[:2] == ["| metric | measured | goal | pass |", "|---|---|---|---|"]
+    assert lines[2] == "| bisect / hand `git bisect run` | 1.36: a \\| b | <= 1.5 | yes |"
+    assert [line.rsplit("|", 2)[1].strip() for line in lines[2:]] == ["yes", "skip", "NO"]
+
+
 def test_skipped_rows_fail_nothing_and_no_rows_is_a_failure() -> None:
     skipped = run.Result("bench_gpu", [{"metric": "m", "measured": "no GPU", "goal": "g", "pass": None}])
     assert run.exit_status([skipped]) == 0
