@@ -6,6 +6,7 @@ import ast
 from pathlib import Path
 
 from tests.support.environ import child_environ, dropped
+from tests.support.source_scan import places
 
 TESTS = Path(__file__).resolve().parents[2]
 HELPER = TESTS / "support" / "environ.py"
@@ -22,14 +23,7 @@ def _filters_settings(node: ast.AST) -> bool:
 
 
 def hand_written_filters(root: Path) -> list[str]:
-    found = []
-    for path in sorted(root.rglob("*.py")):
-        if path in (HELPER, THIS_FILE) or "templates" in path.parts:
-            continue
-        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
-            if _filters_settings(node):
-                found.append(f"{path.relative_to(root.parent)}:{getattr(node, 'lineno', '?')}")
-    return found
+    return places(root, _filters_settings, skip=(HELPER, THIS_FILE))
 
 
 def test_no_test_filters_the_environment_itself() -> None:

@@ -7,6 +7,7 @@ import sys
 from pathlib import Path
 
 from tests.support.cli import tritondev_argv
+from tests.support.source_scan import places
 
 TESTS = Path(__file__).resolve().parents[2]
 HELPER = TESTS / "support" / "cli.py"
@@ -22,14 +23,7 @@ def _starts_bootstrap(node: ast.AST) -> bool:
 
 
 def ad_hoc_launches(root: Path) -> list[str]:
-    found = []
-    for path in sorted(root.rglob("*.py")):
-        if path in (HELPER, THIS_FILE) or "templates" in path.parts:
-            continue
-        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
-            if _starts_bootstrap(node):
-                found.append(f"{path.relative_to(root.parent)}:{getattr(node, 'lineno', '?')}")
-    return found
+    return places(root, _starts_bootstrap, skip=(HELPER, THIS_FILE))
 
 
 def test_no_test_builds_the_cli_command_line_itself() -> None:
