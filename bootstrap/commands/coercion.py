@@ -4,14 +4,17 @@ Typer 0.29 coerces every option of the invoked command through a Pydantic TypeAd
 command runs, also for an option that was not given: each start of tritondev imported Pydantic and
 built a dozen or more adapters (about 0.1 s of a 0.3 s start, measured on the 2-core machine). The
 options tritondev declares are almost all `str`, `Path` and `list[str]`, whose coercion needs none of
-that. `plain_coercion` gives each parameter of the built click tree a coercion that answers those
+that, and a few `int`s (`--jobs 8`), which Pydantic turns into the number their plain decimal digits
+say. `plain_coercion` gives each parameter of the built click tree a coercion that answers those
 directly, exactly as Typer would, and asks Typer's own coercion (built when such a value comes) for
-anything else: an `int`, a choice, a value of an unexpected type. Where Typer's internals are not as
+anything else: an `int` written any other way (` 8`, `+8`, `8.0`, `1_000`, each with its own answer
+there), a bounded one, a choice, a value of an unexpected type. Where Typer's internals are not as
 this module expects (another Typer release), the tree is left as it is: slower, never different.
 """
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -48,6 +51,10 @@ def _plain(param: Any) -> Any:
     return param
 
 
+# Digits that int() and Pydantic read alike: ASCII only (int() also reads other scripts' digits), and
+# short of Python's limit on the length of an integer's text.
+_PLAIN_INT = re.compile(r"-?[0-9]{1,18}")
+
 if RuntimeParam is not None:
 
     @dataclass(frozen=True)
@@ -73,4 +80,12 @@ if RuntimeParam is not None:
                     and all(isinstance(item, str) for item in value)
                 ):
                     return list(value)
+                if (
+                    annotation is int
+                    and info.min is None
+                    and info.max is None
+                    and isinstance(value, str)
+                    and _PLAIN_INT.fullmatch(value)
+                ):
+                    return int(value)
             return build_runtime_param(self.descriptor)._coerce_value(value, param=param, ctx=ctx)

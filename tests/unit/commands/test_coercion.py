@@ -67,7 +67,15 @@ def test_every_parameter_is_given_the_plain_coercion() -> None:
 
 
 _TEXT = st.text(st.characters(exclude_categories=["Cs"], exclude_characters="\x00"), max_size=12)
-_VALUES = st.one_of(st.none(), _TEXT, st.lists(_TEXT, max_size=3), st.sampled_from(["12", "-3", "x", "", "0"]))
+# Numbers written every way Pydantic reads or refuses them, for the int options.
+_NUMBERS = st.one_of(
+    st.integers(-(10**20), 10**20).map(str),
+    st.from_regex(r"\A[ +\-]?[0-9_]{0,4}(\.[0-9]{0,2})?[ ]?\Z"),
+    st.sampled_from(["08", "-0", "00", "1e3", "٣", "１２", "9" * 19, "-" + "9" * 18, " 2", "2\n"]),
+)
+_VALUES = st.one_of(
+    st.none(), _TEXT, st.lists(_TEXT, max_size=3), st.sampled_from(["12", "-3", "x", "", "0"]), _NUMBERS
+)
 
 
 @settings(max_examples=200, deadline=None)
@@ -82,14 +90,25 @@ def test_the_plain_coercion_makes_what_typer_makes(index: int, value: Any) -> No
     assert plain_made == typer_made
 
 
-@pytest.mark.parametrize(("annotation_name", "value"), [("int", "nine"), ("int", "7"), ("BuildFailure", "nope")])
+_INT_PARAMETERS = [i for i, (_, p) in enumerate(PARAMETERS) if p.type_descriptor.annotation is int]
+
+
+@settings(max_examples=300, deadline=None)
+@given(index=st.sampled_from(_INT_PARAMETERS), value=_NUMBERS)
+def test_an_int_option_gets_what_typer_makes_of_any_number(index: int, value: str) -> None:
+    command, param = PARAMETERS[index]
+    typer_made, plain_made = _typer_and_plain(command, param, value)
+    assert plain_made == typer_made
+
+
+@pytest.mark.parametrize(("annotation_name", "value"), [("int", "nine"), ("int", "7.0"), ("BuildFailure", "nope")])
 def test_what_it_does_not_answer_goes_through_typer(annotation_name: str, value: str) -> None:
     command, param = next(
         (c, p) for c, p in PARAMETERS if getattr(p.type_descriptor.annotation, "__name__", "") == annotation_name
     )
     typer_made, plain_made = _typer_and_plain(command, param, value)
     assert plain_made == typer_made
-    assert typer_made[0] == ("value" if value == "7" else "error")
+    assert typer_made[0] == ("value" if value == "7.0" else "error")
 
 
 def test_an_unreadable_path_is_refused_as_typer_refuses_it(tmp_path: Path) -> None:
