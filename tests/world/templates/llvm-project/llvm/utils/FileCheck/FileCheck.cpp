@@ -7,11 +7,10 @@
 #include "llvm/Support/StringUtils.h"
 #include "llvm/Support/raw_ostream.h"
 
-#include <fstream>
-#include <iostream>
+#include <regex.h>
+
+#include <cstdio>
 #include <map>
-#include <regex>
-#include <sstream>
 #include <string>
 #include <vector>
 
@@ -25,14 +24,29 @@ struct Directive {
   std::size_t line;
 };
 
+void readAll(std::FILE *f, std::string &out) {
+  char buf[65536];
+  for (std::size_t n; (n = std::fread(buf, 1, sizeof buf, f)) > 0;)
+    out.append(buf, n);
+}
+
 bool readFile(const std::string &path, std::string &out) {
-  std::ifstream in(path);
-  if (!in)
+  std::FILE *f = std::fopen(path.c_str(), "rb");
+  if (!f)
     return false;
-  std::stringstream ss;
-  ss << in.rdbuf();
-  out = ss.str();
+  readAll(f, out);
+  std::fclose(f);
   return true;
+}
+
+// The number of groups a POSIX extended regular expression has (its re_nsub), or -1 if it is invalid.
+long groupCount(const std::string &re) {
+  regex_t compiled;
+  if (regcomp(&compiled, re.c_str(), REG_EXTENDED) != 0)
+    return -1;
+  long n = static_cast<long>(compiled.re_nsub);
+  regfree(&compiled);
+  return n;
 }
 
 std::vector<Directive> parseChecks(const std::string &text, const std::vector<std::string> &prefixes) {
@@ -56,10 +70,14 @@ std::vector<Directive> parseChecks(const std::string &text, const std::vector<st
   return out;
 }
 
-// A pattern as a regular expression: literal text escaped, {{re}} as it is, [[N:re]] a capture whose
-// value becomes variable N, [[N]] the value N has. `defs` gets the names of the captures, in order.
+// A pattern as a POSIX extended regular expression, as the real FileCheck's llvm::Regex reads it:
+// literal text escaped, {{re}} as a group around re, [[N:re]] a group whose match becomes variable N,
+// [[N]] the value N has. `defs` gets the names of the variables and the numbers of their groups, in
+// order (ERE has no non-capturing groups, so the groups of {{re}} and of nested ones are counted).
+// `invalid` is set when a {{re}} or [[N:re]] is not a valid regular expression.
 bool toRegex(const std::string &pattern, const std::map<std::string, std::string> &vars, std::string &re,
-             std::vector<std::string> &defs, std::string &error) {
+             std::vector<std::pair<std::string, std::size_t>> &defs, bool &invalid, std::string &error) {
+  std::size_t groups = 0;
   static const std::string special = "\\^$.|?*+()[]{}";
   for (std::size_t i = 0; i < pattern.size();) {
     if (pattern.compare(i, 2, "{{") == 0) {
@@ -68,7 +86,11 @@ bool toRegex(const std::string &pattern, const std::map<std::string, std::string
         error = "missing '}}' in " + pattern;
         return false;
       }
-      re += "(?:" + pattern.substr(i + 2, end - i - 2) + ")";
+      std::string sub = pattern.substr(i + 2, end - i - 2);
+      long n = groupCount(sub);
+      invalid = invalid || n < 0;
+      groups += 1 + (n < 0 ? 0 : n);
+      re += "(" + sub + ")";
       i = end + 2;
     } else if (pattern.compare(i, 2, "[[") == 0) {
       std::size_t end = pattern.find("]]", i + 2);
@@ -87,8 +109,12 @@ bool toRegex(const std::string &pattern, const std::map<std::string, std::string
         for (char c : found->second)
           re += (special.find(c) != std::string::npos ? std::string("\\") : std::string()) + c;
       } else {
-        defs.push_back(body.substr(0, colon));
-        re += "(" + body.substr(colon + 1) + ")";
+        std::string sub = body.substr(colon + 1);
+        long n = groupCount(sub);
+        invalid = invalid || n < 0;
+        defs.push_back({body.substr(0, colon), ++groups});
+        groups += n < 0 ? 0 : n;
+        re += "(" + sub + ")";
       }
       i = end + 2;
     } else {
@@ -106,20 +132,25 @@ bool matches(const std::string &line, const std::string &pattern, std::map<std::
   if (pattern.find("{{") == std::string::npos && pattern.find("[[") == std::string::npos)
     return line.find(pattern) != std::string::npos;
   std::string re;
-  std::vector<std::string> defs;
-  if (!toRegex(pattern, vars, re, defs, error))
+  std::vector<std::pair<std::string, std::size_t>> defs;
+  bool invalid = false;
+  if (!toRegex(pattern, vars, re, defs, invalid, error))
     return false;
-  std::smatch m;
-  try {
-    if (!std::regex_search(line, m, std::regex(re)))
-      return false;
-  } catch (const std::regex_error &) {
+  regex_t compiled;
+  if (invalid || regcomp(&compiled, re.c_str(), REG_EXTENDED) != 0) {
     error = "invalid regex in " + pattern;
     return false;
   }
-  // Captures are numbered in order of their '(' ; {{...}} groups are non-capturing.
-  for (std::size_t k = 0; k < defs.size() && k + 1 < m.size(); ++k)
-    vars[defs[k]] = m[k + 1].str();
+  std::vector<regmatch_t> m(compiled.re_nsub + 1);
+  bool found = regexec(&compiled, line.c_str(), m.size(), m.data(), 0) == 0;
+  regfree(&compiled);
+  if (!found)
+    return false;
+  // Groups are numbered in order of their '('.
+  for (const auto &[name, group] : defs) {
+    const regmatch_t &g = m[group];
+    vars[name] = g.rm_so < 0 ? std::string() : line.substr(g.rm_so, g.rm_eo - g.rm_so);
+  }
   return true;
 }
 
@@ -153,9 +184,7 @@ int main(int argc, char **argv) {
       return 2;
     }
   } else {
-    std::stringstream ss;
-    ss << std::cin.rdbuf();
-    input = ss.str();
+    readAll(stdin, input);
   }
   std::vector<Directive> checks = parseChecks(checkText, prefixes);
   if (checks.empty()) {
