@@ -5,7 +5,6 @@
 // way the real one prints it (one op per line, attribute and location aliases around the module,
 // an optional {-# ... #-} resource block) and its passes rewrite those lines.
 
-#include <functional>
 #include <memory>
 #include <string>
 #include <vector>
@@ -61,7 +60,8 @@ public:
   virtual bool runOnModule(Module &module, std::string &error) = 0;
 };
 
-using PassFactory = std::function<std::unique_ptr<Pass>()>;
+/// A pass's factory: a plain function (a lambda without captures converts to one).
+using PassFactory = std::unique_ptr<Pass> (*)();
 void registerPass(PassFactory factory);
 /// The registered pass with this command-line name, or nullptr.
 std::unique_ptr<Pass> createPass(const std::string &argument);

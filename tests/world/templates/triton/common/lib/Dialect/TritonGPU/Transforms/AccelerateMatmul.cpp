@@ -30,7 +30,7 @@ struct AccelerateMatmulPass : public impl::TritonGPUAccelerateMatmulBase<Acceler
 } // namespace
 
 void registerTritonGPUAccelerateMatmul() {
-  text::registerPass([] { return std::make_unique<AccelerateMatmulPass>(); });
+  text::registerPass([]() -> std::unique_ptr<text::Pass> { return std::make_unique<AccelerateMatmulPass>(); });
 }
 
 } // namespace gpu

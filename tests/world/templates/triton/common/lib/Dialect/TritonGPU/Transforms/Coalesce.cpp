@@ -56,7 +56,9 @@ struct CoalescePass : public impl::TritonGPUCoalesceBase<CoalescePass> {
 
 } // namespace
 
-void registerTritonGPUCoalesce() { text::registerPass([] { return std::make_unique<CoalescePass>(); }); }
+void registerTritonGPUCoalesce() {
+  text::registerPass([]() -> std::unique_ptr<text::Pass> { return std::make_unique<CoalescePass>(); });
+}
 
 } // namespace gpu
 } // namespace triton

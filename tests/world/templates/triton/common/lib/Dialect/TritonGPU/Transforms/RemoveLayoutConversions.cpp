@@ -73,7 +73,8 @@ struct RemoveLayoutConversionsPass
 } // namespace
 
 void registerTritonGPURemoveLayoutConversions() {
-  text::registerPass([] { return std::make_unique<RemoveLayoutConversionsPass>(); });
+  text::registerPass(
+      []() -> std::unique_ptr<text::Pass> { return std::make_unique<RemoveLayoutConversionsPass>(); });
 }
 
 } // namespace gpu

@@ -76,7 +76,7 @@ struct AssignLatenciesPass : public impl::TritonGPUAssignLatenciesBase<AssignLat
 } // namespace
 
 void registerTritonGPUAssignLatencies() {
-  text::registerPass([] { return std::make_unique<AssignLatenciesPass>(); });
+  text::registerPass([]() -> std::unique_ptr<text::Pass> { return std::make_unique<AssignLatenciesPass>(); });
 }
 
 } // namespace gpu
