@@ -10,11 +10,9 @@
 #include "llvm/Support/raw_ostream.h"
 
 #include <algorithm>
-#include <fstream>
-#include <iostream>
+#include <cstdio>
 #include <memory>
 #include <set>
-#include <sstream>
 #include <string>
 #include <vector>
 
@@ -45,12 +43,21 @@ const char *const kFlags[] = {"o", "split-input-file", "run-reproducer", "mlir-p
 
 std::vector<std::string> splitList(const std::string &text, char sep) {
   std::vector<std::string> parts;
-  std::string part;
-  std::istringstream in(text);
-  while (std::getline(in, part, sep))
-    if (!part.empty())
-      parts.push_back(part);
+  for (std::size_t start = 0; start < text.size();) {
+    std::size_t end = text.find(sep, start);
+    if (end == std::string::npos)
+      end = text.size();
+    if (end > start)
+      parts.push_back(text.substr(start, end - start));
+    start = end + 1;
+  }
   return parts;
+}
+
+void readAll(std::FILE *f, std::string &out) {
+  char buf[65536];
+  for (std::size_t n; (n = std::fread(buf, 1, sizeof buf, f)) > 0;)
+    out.append(buf, n);
 }
 
 std::size_t editDistance(const std::string &a, const std::string &b) {
@@ -274,25 +281,27 @@ int main(int argc, char **argv) {
   int status = parseCommandLine(argc, argv, options);
   if (status >= 0)
     return status;
-  std::stringstream buffer;
+  std::string input, output;
   if (options.input == "-") {
-    buffer << std::cin.rdbuf();
+    readAll(stdin, input);
   } else {
-    std::ifstream in(options.input);
+    std::FILE *in = std::fopen(options.input.c_str(), "rb");
     if (!in) {
       llvm::errs() << "triton-opt: could not open input file '" << options.input << "'\n";
       return 1;
     }
-    buffer << in.rdbuf();
+    readAll(in, input);
+    std::fclose(in);
   }
-  std::string input = buffer.str(), output;
   std::vector<std::pair<std::string, unsigned>> chunks{{input, 1}};
   if (options.splitInputFile) {
     chunks.clear();
     std::string chunk;
     unsigned line = 1, start = 1;
-    std::istringstream in(input);
-    for (std::string text; std::getline(in, text); ++line) {
+    for (std::size_t pos = 0; pos < input.size(); ++line) {
+      std::size_t nl = input.find('\n', pos);
+      std::string text = input.substr(pos, nl == std::string::npos ? std::string::npos : nl - pos);
+      pos = nl == std::string::npos ? input.size() : nl + 1;
       if (text.rfind("// -----", 0) == 0) {
         chunks.push_back({chunk, start});
         chunk.clear();
@@ -315,10 +324,13 @@ int main(int argc, char **argv) {
     llvm::outs() << output;
     return 0;
   }
-  std::ofstream out(options.output);
-  if (!(out << output)) {
+  std::FILE *out = std::fopen(options.output.c_str(), "w");
+  if (!out || std::fwrite(output.data(), 1, output.size(), out) != output.size()) {
+    if (out)
+      std::fclose(out);
     llvm::errs() << "triton-opt: could not open output file '" << options.output << "'\n";
     return 1;
   }
+  std::fclose(out);
   return 0;
 }
