@@ -1,7 +1,6 @@
 #include "llvm/Support/Hashing.h"
 
-#include <iomanip>
-#include <sstream>
+#include <cstdio>
 
 namespace llvm {
 
@@ -19,9 +18,9 @@ hash_code hash_combine(hash_code a, hash_code b) {
 }
 
 std::string toHex(hash_code h) {
-  std::ostringstream os;
-  os << std::hex << std::setw(16) << std::setfill('0') << h;
-  return os.str();
+  char hex[17];
+  std::snprintf(hex, sizeof hex, "%016llx", static_cast<unsigned long long>(h));
+  return hex;
 }
 
 } // namespace llvm

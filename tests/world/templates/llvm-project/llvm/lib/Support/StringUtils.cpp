@@ -2,7 +2,6 @@
 
 #include <algorithm>
 #include <cctype>
-#include <sstream>
 
 namespace llvm {
 
@@ -22,13 +21,13 @@ std::vector<std::string> split(std::string_view s, char sep, bool keepEmpty) {
 }
 
 std::string join(const std::vector<std::string> &parts, std::string_view sep) {
-  std::ostringstream os;
+  std::string out;
   for (std::size_t i = 0; i < parts.size(); ++i) {
     if (i)
-      os << sep;
-    os << parts[i];
+      out += sep;
+    out += parts[i];
   }
-  return os.str();
+  return out;
 }
 
 std::string_view trim(std::string_view s) {

@@ -1,19 +1,15 @@
 #include "triton/Dialect/Triton/IR/Dialect.h"
 
-#include <sstream>
-
 namespace mlir {
 namespace triton {
 
 std::string getPointerType(const std::string &pointee) { return "!tt.ptr<" + pointee + ">"; }
 
 std::string getTensorType(const std::vector<long> &shape, const std::string &elementType) {
-  std::ostringstream os;
-  os << "tensor<";
+  std::string type = "tensor<";
   for (long dim : shape)
-    os << dim << "x";
-  os << elementType << ">";
-  return os.str();
+    type += std::to_string(dim) + "x";
+  return type + elementType + ">";
 }
 
 } // namespace triton

@@ -1,7 +1,5 @@
 #include "triton/Dialect/TritonGPU/IR/Dialect.h"
 
-#include <sstream>
-
 namespace mlir {
 namespace triton {
 namespace gpu {
@@ -9,10 +7,8 @@ namespace gpu {
 void loadTritonGPUDialect(MLIRContext &ctx) { ctx.loadDialect("ttg"); }
 
 std::string getBlockedEncoding(long sizePerThread, int numWarps, int threadsPerWarp) {
-  std::ostringstream os;
-  os << "#ttg.blocked<{sizePerThread = [" << sizePerThread << "], threadsPerWarp = [" << threadsPerWarp
-     << "], warpsPerCTA = [" << numWarps << "], order = [0]}>";
-  return os.str();
+  return "#ttg.blocked<{sizePerThread = [" + std::to_string(sizePerThread) + "], threadsPerWarp = [" +
+         std::to_string(threadsPerWarp) + "], warpsPerCTA = [" + std::to_string(numWarps) + "], order = [0]}>";
 }
 
 } // namespace gpu
