@@ -3,8 +3,8 @@
 #include "llvm/Support/CommandLine.h"
 #include "llvm/Support/raw_ostream.h"
 
-#include <iostream>
-#include <sstream>
+#include <cstdio>
+#include <string>
 
 using namespace llvm;
 
@@ -14,8 +14,10 @@ int main(int argc, char **argv) {
     cl::PrintVersionMessage("opt");
     return 0;
   }
-  std::stringstream ss;
-  ss << std::cin.rdbuf();
-  outs() << ss.str();
+  std::string input;
+  char buf[65536];
+  for (std::size_t n; (n = std::fread(buf, 1, sizeof buf, stdin)) > 0;)
+    input.append(buf, n);
+  outs() << input;
   return 0;
 }

@@ -3,9 +3,29 @@
 #include "llvm/Support/raw_ostream.h"
 
 #include <cerrno>
-#include <fstream>
+#include <cstdio>
 #include <string>
 #include <sys/stat.h>
+#include <vector>
+
+// The lines of a file as std::getline reads them (no empty last line after a final newline); false when
+// the file cannot be opened.
+static bool readLines(const std::string &path, std::vector<std::string> &lines) {
+  std::FILE *f = std::fopen(path.c_str(), "rb");
+  if (!f)
+    return false;
+  std::string text;
+  char buf[65536];
+  for (std::size_t n; (n = std::fread(buf, 1, sizeof buf, f)) > 0;)
+    text.append(buf, n);
+  std::fclose(f);
+  lines = llvm::split(text, '\n', true);
+  if (!text.empty() && text.back() == '\n')
+    lines.pop_back();
+  else if (text.empty())
+    lines.clear();
+  return true;
+}
 
 // mkdir -p
 static bool makeDirs(const std::string &path) {
@@ -24,8 +44,8 @@ int main(int argc, char **argv) {
     llvm::errs() << "usage: split-file <input> <output-directory>\n";
     return 1;
   }
-  std::ifstream in(argv[1]);
-  if (!in) {
+  std::vector<std::string> lines;
+  if (!readLines(argv[1], lines)) {
     llvm::errs() << "error: cannot open " << argv[1] << "\n";
     return 1;
   }
@@ -34,23 +54,27 @@ int main(int argc, char **argv) {
     llvm::errs() << "error: cannot create " << outDir << "\n";
     return 1;
   }
-  std::ofstream out;
-  std::string line;
+  std::FILE *out = nullptr;
   int parts = 0;
-  while (std::getline(in, line)) {
+  for (const std::string &line : lines) {
     std::string_view l = line;
     if (llvm::startsWith(l, "//--- ") || llvm::startsWith(l, "#--- ")) {
       std::string name(llvm::trim(l.substr(l.find(' ') + 1)));
       std::string p = outDir + "/" + name;
       makeDirs(p.substr(0, p.find_last_of('/')));
-      out.close();
-      out.open(p);
+      if (out)
+        std::fclose(out);
+      out = std::fopen(p.c_str(), "w");
       ++parts;
       continue;
     }
-    if (out.is_open())
-      out << line << "\n";
+    if (out) {
+      std::fwrite(line.data(), 1, line.size(), out);
+      std::fputc('\n', out);
+    }
   }
+  if (out)
+    std::fclose(out);
   if (parts == 0) {
     llvm::errs() << "error: " << argv[1] << ": no part separator was found\n";
     return 1;

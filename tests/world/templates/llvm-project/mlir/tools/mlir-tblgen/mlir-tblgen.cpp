@@ -4,8 +4,7 @@
 #include "llvm/Support/StringUtils.h"
 #include "llvm/Support/raw_ostream.h"
 
-#include <fstream>
-#include <sstream>
+#include <cstdio>
 #include <string>
 #include <vector>
 
@@ -33,15 +32,22 @@ int main(int argc, char **argv) {
   std::string output = args.get("o");
   if (output.empty())
     output = args.positional.at(1);
-  std::ifstream in(input);
+  std::FILE *in = std::fopen(input.c_str(), "rb");
   if (!in) {
     errs() << "Could not open input file '" << input << "'\n";
     return 1;
   }
+  std::string text;
+  char buf[65536];
+  for (std::size_t n; (n = std::fread(buf, 1, sizeof buf, in)) > 0;)
+    text.append(buf, n);
+  std::fclose(in);
+  std::vector<std::string> lines = split(text, '\n', true);
+  if (!lines.empty() && lines.back().empty())
+    lines.pop_back(); // as std::getline: no empty line after the last newline
   std::vector<Record> records;
-  std::string line;
   unsigned lineNo = 0;
-  while (std::getline(in, line)) {
+  for (const std::string &line : lines) {
     ++lineNo;
     std::string_view t = trim(line);
     if (t.empty() || startsWith(t, "//"))
@@ -66,15 +72,18 @@ int main(int argc, char **argv) {
     r.operands = static_cast<unsigned>(std::stoul(count));
     records.push_back(r);
   }
-  std::ostringstream os;
-  os << "/*===- TableGen'erated file -------------------------------------*- C++ -*-===*\\\n"
+  std::string inc;
+  inc += "/*===- TableGen'erated file -------------------------------------*- C++ -*-===*\\\n"
         "|* Op Declarations                                                            *|\n"
         "\\*===----------------------------------------------------------------------===*/\n\n";
-  os << "#define MLIR_BUILTIN_OPS \\\n";
+  inc += "#define MLIR_BUILTIN_OPS \\\n";
   for (const Record &r : records)
-    os << "  MLIR_OP(" << r.name << ", \"" << r.mnemonic << "\", " << r.operands << ") \\\n";
-  os << "\n";
-  std::ofstream out(output);
-  out << os.str();
-  return out ? 0 : 1;
+    inc += "  MLIR_OP(" + r.name + ", \"" + r.mnemonic + "\", " + std::to_string(r.operands) + ") \\\n";
+  inc += "\n";
+  std::FILE *out = std::fopen(output.c_str(), "w");
+  if (!out)
+    return 1;
+  bool written = std::fwrite(inc.data(), 1, inc.size(), out) == inc.size();
+  std::fclose(out);
+  return written ? 0 : 1;
 }

@@ -7,7 +7,7 @@
 #include "mlir/IR/Verifier.h"
 #include "mlir/Target/LLVMIR/ModuleTranslation.h"
 
-#include <iostream>
+#include <cstdio>
 #include <string>
 
 using namespace mlir;
@@ -28,8 +28,11 @@ int main(int argc, char **argv) {
   OpBuilder builder(&ctx);
   auto module = builder.createTopLevel("builtin.module");
   Operation *func = nullptr;
-  std::string line;
-  while (std::getline(std::cin, line)) {
+  std::string input;
+  char buf[65536];
+  for (std::size_t n; (n = std::fread(buf, 1, sizeof buf, stdin)) > 0;)
+    input.append(buf, n);
+  for (const std::string &line : llvm::split(input, '\n')) {
     std::string_view t = llvm::trim(line);
     if (t.empty())
       continue;
