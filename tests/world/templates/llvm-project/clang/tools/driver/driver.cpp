@@ -9,13 +9,10 @@
 #include "llvm/Support/raw_ostream.h"
 #include "llvm/Target/TargetRegistry.h"
 
-#include <filesystem>
-#include <fstream>
-#include <sstream>
+#include <cstdio>
 #include <string>
+#include <sys/stat.h>
 #include <vector>
-
-namespace fs = std::filesystem;
 
 namespace {
 
@@ -26,17 +23,32 @@ struct Compile {
 };
 
 bool isDir(const std::string &path) {
-  std::error_code ec;
-  return fs::is_directory(path, ec);
+  struct stat st;
+  return stat(path.c_str(), &st) == 0 && S_ISDIR(st.st_mode);
+}
+
+bool exists(const std::string &path) {
+  struct stat st;
+  return stat(path.c_str(), &st) == 0;
+}
+
+// `dir`/`name` as std::filesystem's operator/ joins them: an absolute name stays as it is, an empty
+// dir adds nothing, a dir that ends with '/' no second one.
+std::string joined(const std::string &dir, const std::string &name) {
+  if (!name.empty() && name[0] == '/')
+    return name;
+  if (dir.empty() || dir.back() == '/')
+    return dir + name;
+  return dir + "/" + name;
 }
 
 // The header `name` of `#include "name"` (quoted: the including file's folder first) or <name>.
 bool findHeader(const std::string &name, bool quoted, const std::string &from, const Compile &c) {
-  std::error_code ec;
-  if (quoted && fs::exists(fs::path(from).parent_path() / name, ec))
+  std::size_t slash = from.rfind('/');
+  if (quoted && exists(joined(slash == std::string::npos ? "" : from.substr(0, slash + 1), name)))
     return true;
   for (const std::string &dir : c.includeDirs)
-    if (fs::exists(fs::path(dir) / name, ec))
+    if (exists(joined(dir, name)))
       return true;
   return false;
 }
@@ -60,15 +72,22 @@ int compileCuda(const Compile &c, clang::DiagnosticsEngine &diags) {
       return 1;
     }
   }
-  std::ifstream source(c.input);
+  std::FILE *source = std::fopen(c.input.c_str(), "rb");
   if (!source) {
     diags.error("no such file or directory: '" + c.input + "'");
     diags.print();
     return 1;
   }
-  std::string line;
+  std::string text;
+  char buf[65536];
+  for (std::size_t n; (n = std::fread(buf, 1, sizeof buf, source)) > 0;)
+    text.append(buf, n);
+  std::fclose(source);
   unsigned number = 0;
-  while (std::getline(source, line)) {
+  for (std::size_t pos = 0; pos < text.size();) { // the lines as std::getline reads them
+    std::size_t nl = text.find('\n', pos);
+    std::string line = text.substr(pos, nl == std::string::npos ? std::string::npos : nl - pos);
+    pos = nl == std::string::npos ? text.size() : nl + 1;
     ++number;
     std::size_t at = line.find("#include");
     if (at == std::string::npos || line.find_first_not_of(" \t") != at)
@@ -84,11 +103,14 @@ int compileCuda(const Compile &c, clang::DiagnosticsEngine &diags) {
       return 1;
     }
   }
-  std::ofstream out(c.output);
-  out << "; ModuleID = '" << c.input << "'\n"
-      << "source_filename = \"" << c.input << "\"\n"
-      << "target triple = \"nvptx64-nvidia-cuda\"\n";
-  return out ? 0 : 1;
+  std::FILE *out = std::fopen(c.output.c_str(), "w");
+  if (!out)
+    return 1;
+  std::string module = "; ModuleID = '" + c.input + "'\n" + "source_filename = \"" + c.input + "\"\n" +
+                       "target triple = \"nvptx64-nvidia-cuda\"\n";
+  bool written = std::fwrite(module.data(), 1, module.size(), out) == module.size();
+  std::fclose(out);
+  return written ? 0 : 1;
 }
 
 } // namespace
