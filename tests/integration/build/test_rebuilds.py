@@ -58,8 +58,14 @@ def llvm_build_of(report: dict[str, Any]) -> Path:
 
 
 def test_setup_after_an_llvm_bump_builds_against_the_bumped_llvm(world: World, shared: Path, tmp_path: Path) -> None:
-    """Triton main, then a commit pinning another LLVM, in one workspace: the library is the new LLVM's."""
-    env = workspace_env(shared, tmp_path)
+    """Triton main, then a commit pinning another LLVM, in one workspace: the library is the new LLVM's.
+
+    With a ccache of its own and no base folder given (the run's warm ccache has one): the new LLVM's
+    build folder is named in every compile command and in the preprocessed text of the files that
+    include a header generated there; the files the bump left as they were are still ccache hits,
+    because setup gives LLVM's build the workspace as ccache's base folder."""
+    env = base_env(tmp_path / "home", xdg=shared / "xdg", ccache_dir=tmp_path / "ccache")
+    assert "CCACHE_BASEDIR" not in env
     ws = tmp_path / "ws"
     first = setup_json(world, ws, "main", "--llvm", "source", env=env)
     python = ws / "venv" / "bin" / "python"
@@ -75,6 +81,12 @@ def test_setup_after_an_llvm_bump_builds_against_the_bumped_llvm(world: World, s
     assert Path(after["linked"]["build_tree"]).resolve() == llvm_build_of(bumped), after
     install = next(s for s in bumped["steps"] if s["step"] == "triton-install")
     assert install["reason"].startswith("LLVM changed: fresh CMake cache"), install
+    cold, warm = first["ccache"]["LLVM build"], bumped["ccache"]["LLVM build"]
+    assert cold["hits"] == 0 and cold["misses"] == 34, cold  # the private ccache started empty
+    # What must miss: the bump's changed sources and the files that include its changed header or the
+    # revision header: 6 of 34. Without the base folder 10 missed, the other 4 being files that include
+    # a header generated in the build folder, whose path the preprocessed text carries.
+    assert warm["misses"] <= 6 and warm["hits"] + warm["misses"] == cold["misses"], warm
 
 
 def comment_section(library: Path) -> str:
