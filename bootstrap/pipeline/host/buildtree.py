@@ -135,9 +135,13 @@ def linked_llvm_libraries(triton_build: Path, library: str = "libtriton.so") -> 
     inside = False
     for line in text.splitlines():
         if line.startswith("build "):
-            outputs, rest = split_build_line(line)
-            inside = any(out == library or out.endswith("/" + library) for out in outputs)
-            words = ninja_paths(rest)
+            # A real Triton's build.ninja holds thousands of statements: only one that names the
+            # library (ninja escapes no character of its name) is split, a character at a time.
+            inside = False
+            if library in line:
+                outputs, rest = split_build_line(line)
+                inside = any(out == library or out.endswith("/" + library) for out in outputs)
+                words = ninja_paths(rest)
         elif inside and not line.startswith(" "):
             inside = False
         if not inside:
