@@ -23,6 +23,7 @@ from bootstrap.pipeline.built.state import (
 from bootstrap.pipeline.host.toolchain import Tool
 from bootstrap.pipeline.recipe.inputs import Command
 
+PATH_FIELDS = frozenset({"triton_src", "setup_dir", "python", "llvm_build"})
 text = st.text(st.characters(exclude_categories=["Cs"], exclude_characters="\0"), min_size=1, max_size=20)
 paths = st.lists(text.filter(lambda t: "/" not in t), min_size=1, max_size=4).map(lambda p: Path("/", *p))
 commands = st.builds(
@@ -151,4 +152,12 @@ def test_one_wrong_field_is_refused_or_read_as_written(key: str, value: object) 
         state = parse_state(json.dumps(data).encode(), WHERE)
     except StateError:
         return
-    assert state.to_json() == data
+    written = state.to_json()
+    if key in PATH_FIELDS:  # a path is read as the same path, and written plainly: "/0/" is "/0"
+        assert Path(str(written.pop(key))) == Path(str(data.pop(key)))
+    assert written == data
+
+
+def test_a_path_field_is_read_as_the_path_it_names() -> None:
+    data = {**example().to_json(), "llvm_build": "/0/"}
+    assert parse_state(json.dumps(data).encode(), WHERE).llvm_build == Path("/0")
