@@ -25,3 +25,18 @@ def test_run_answers_and_ignores_ctrl_c_after_the_outcome(
         signal.signal(signal.SIGINT, before)
     assert info.value.code in (0, None)
     assert __version__ in capsys.readouterr().out
+
+
+def test_the_parser_is_built_for_the_command_named_first_and_whole_otherwise() -> None:
+    """Only the command or group named first is turned into the option parser; anything else (options
+    first, --help, an unknown or missing name) gets the whole app, whose errors name every command."""
+    from bootstrap.cli import _narrowed, build_app
+
+    app = build_app()
+    setup = _narrowed(app, ["setup", "--dry-run"])
+    assert [c.name for c in setup.registered_commands] == ["setup"] and setup.registered_groups == []
+    cache = _narrowed(app, ["cache", "ls"])
+    assert cache.registered_commands == [] and [g.name for g in cache.registered_groups] == ["cache"]
+    for whole in (["--json", "setup"], ["--help"], ["stup"], []):
+        assert _narrowed(app, whole) is app
+    assert len(app.registered_commands) > 1  # the app itself is left whole
