@@ -5,7 +5,6 @@ No work happens here beyond wiring; each command lives in bootstrap/commands/<na
 
 from __future__ import annotations
 
-import copy
 import errno
 import importlib
 import os
@@ -44,7 +43,12 @@ def _root(
     options.give_before_command(workspace=workspace, python=python, json=json, dry_run=dry_run, verbose=verbose)
 
 
-def build_app() -> typer.Typer:
+def build_app(only: str | None = None) -> typer.Typer:
+    """The CLI: every command, or with `only` (a name of COMMAND_MODULES) that one command or group alone.
+
+    Each command module is imported to register its command, and each defines the one of its name
+    (tests/unit/commands/test_program.py). Importing the 17 of them is about 0.05 s, a sixth of a
+    setup that finds nothing to do, so a start imports only the command it runs."""
     app = typer.Typer(
         name="tritondev",
         help="Build the Triton compiler from source, matched to your PyTorch, and keep it healthy.",
@@ -54,24 +58,17 @@ def build_app() -> typer.Typer:
         context_settings={"help_option_names": ["-h", "--help"]},
     )
     app.callback()(_root)
-    for name in COMMAND_MODULES:
+    for name in (only,) if only in COMMAND_MODULES else COMMAND_MODULES:
         importlib.import_module(f"bootstrap.commands.{name}").register(app)
     return app
 
 
-def _narrowed(app: typer.Typer, arguments: list[str]) -> typer.Typer:
-    """The app as the option parser gets it for this command line: only the command or group named
-    first, where the first word names one (Typer turns every command's signature into the parser's,
-    about 0.02 s of each start for all of them); else the whole app: `--help`, `--version`, options
-    before the command, a name it does not know (its error names the commands there are)."""
+def _command_named_first(arguments: list[str]) -> str | None:
+    """The command or group the command line names first, for which alone the app is built; None where
+    the first word is no command's name: `--help`, `--version`, options before the command, a name it
+    does not know (its error names the commands there are), nothing at all. The whole app answers those."""
     name = arguments[0] if arguments else None
-    commands = [info for info in app.registered_commands if info.name == name]
-    groups = [info for info in app.registered_groups if info.name == name]
-    if not commands and not groups:
-        return app
-    narrow = copy.copy(app)
-    narrow.registered_commands, narrow.registered_groups = commands, groups
-    return narrow
+    return name if name in COMMAND_MODULES else None
 
 
 def _report_error(exc: TritondevError) -> None:
@@ -178,11 +175,12 @@ def _outcome(argv: list[str] | None, ctrl_c: CtrlC) -> int:
         ctrl_c.raising = False
         return _interrupted()
     try:
-        app = build_app()
+        app = build_app(_command_named_first(arguments))
         from bootstrap.core import fixlines
 
-        fixlines.know_commands(options.accepted_options(app))
-        command = coercion.plain_coercion(options.help_as_flag(typer.main.get_command(_narrowed(app, arguments))))
+        # A fix that names another command repeats the options it takes: the whole CLI knows them.
+        fixlines.know_commands(lambda: options.accepted_options(build_app()))
+        command = coercion.plain_coercion(options.help_as_flag(typer.main.get_command(app)))
         result = command(args=argv, standalone_mode=False, prog_name="tritondev")
         ctrl_c.raising = False  # decided: reporting it is not interrupted by a Ctrl-C
         code = result if isinstance(result, int) else 0

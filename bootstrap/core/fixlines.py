@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import re
 import shlex
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 
 from bootstrap.core import run_state
@@ -33,7 +33,10 @@ class _Run:
     """What this run's fix lines repeat (bootstrap.core.run_state)."""
 
     given: dict[str, str] = field(default_factory=dict)  # option -> the value the user gave
-    accepts: dict[str, frozenset[str]] = field(default_factory=dict)  # command path -> options it takes
+    # command path -> options it takes: read from the whole CLI only when a fix first needs it, since a
+    # start builds only the command it runs (cli.main)
+    accepts_of: Callable[[], Mapping[str, frozenset[str]]] = dict
+    known: dict[str, frozenset[str]] | None = None
     command: str | None = None  # the running command's path, e.g. "doctor"
     narrowing: tuple[str, ...] = ()  # its own options that narrowed it, as words
     clone: str | None = None  # the clone the workspace's setup was last asked to build (--triton-src)
@@ -43,9 +46,19 @@ def _run() -> _Run:
     return run_state.part(_Run)
 
 
-def know_commands(accepts: Mapping[str, frozenset[str]]) -> None:
-    """The CLI's commands and the options each takes (cli.main, once the app is built)."""
-    _run().accepts = dict(accepts)
+def know_commands(accepts_of: Callable[[], Mapping[str, frozenset[str]]]) -> None:
+    """Where to read the CLI's commands and the options each takes (cli.main): called at most once a run,
+    by the first fix that names a command and has options to repeat."""
+    run = _run()
+    run.accepts_of, run.known = accepts_of, None
+
+
+def accepted() -> dict[str, frozenset[str]]:
+    """The CLI's command paths ("cache prune", "doctor") and the shared options each takes."""
+    run = _run()
+    if run.known is None:
+        run.known = dict(run.accepts_of())
+    return run.known
 
 
 def remember_given(given: Mapping[str, str]) -> None:
@@ -73,7 +86,7 @@ def repeat_options(text: str | None) -> str | None:
     pieces: list[str] = []
     start = 0
     for match in _MENTION.finditer(text):
-        path = _command_path(run, match.group(1).split())
+        path = _command_path(match.group(1).split())
         if path is None:
             continue
         at = match.start(1) + len(" " + path)
@@ -88,17 +101,17 @@ def repeat_options(text: str | None) -> str | None:
     return "".join(pieces)
 
 
-def _command_path(run: _Run, words: list[str]) -> str | None:
+def _command_path(words: list[str]) -> str | None:
     """The longest command path of the CLI that `words` start with ("cache prune", "doctor")."""
     for n in (2, 1):
         path = " ".join(words[:n])
-        if len(words) >= n and path in run.accepts:
+        if len(words) >= n and path in accepted():
             return path
     return None
 
 
 def _words_for(run: _Run, path: str, spelled: str) -> list[str]:
-    taken = run.accepts[path]
+    taken = accepted()[path]
     said = set(re.findall(r"(?<!\S)(--?[\w-]+)", spelled))
     words: list[str] = []
     for option, value in run.given.items():

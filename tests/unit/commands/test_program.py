@@ -27,16 +27,20 @@ def test_run_answers_and_ignores_ctrl_c_after_the_outcome(
     assert __version__ in capsys.readouterr().out
 
 
-def test_the_parser_is_built_for_the_command_named_first_and_whole_otherwise() -> None:
-    """Only the command or group named first is turned into the option parser; anything else (options
-    first, --help, an unknown or missing name) gets the whole app, whose errors name every command."""
-    from bootstrap.cli import _narrowed, build_app
+def test_a_start_builds_only_the_command_named_first_and_the_whole_app_otherwise() -> None:
+    """Each command module registers the one command or group of its name, so that a start imports the
+    module of the command it runs and no other; anything else (options first, --help, an unknown or
+    missing name) gets the whole app, whose errors name every command."""
+    from bootstrap.cli import _command_named_first, build_app
+    from bootstrap.commands import COMMAND_MODULES
 
-    app = build_app()
-    setup = _narrowed(app, ["setup", "--dry-run"])
-    assert [c.name for c in setup.registered_commands] == ["setup"] and setup.registered_groups == []
-    cache = _narrowed(app, ["cache", "ls"])
-    assert cache.registered_commands == [] and [g.name for g in cache.registered_groups] == ["cache"]
-    for whole in (["--json", "setup"], ["--help"], ["stup"], []):
-        assert _narrowed(app, whole) is app
-    assert len(app.registered_commands) > 1  # the app itself is left whole
+    whole = build_app()
+    every = [c.name for c in whole.registered_commands] + [g.name for g in whole.registered_groups]
+    assert sorted(str(name) for name in every) == sorted(COMMAND_MODULES)
+    for name in COMMAND_MODULES:
+        alone = build_app(name)
+        assert [c.name for c in alone.registered_commands] + [g.name for g in alone.registered_groups] == [name]
+    assert _command_named_first(["setup", "--dry-run"]) == "setup"
+    assert _command_named_first(["cache", "ls"]) == "cache"
+    for line in (["--json", "setup"], ["--help"], ["stup"], ["ls"], []):
+        assert _command_named_first(line) is None

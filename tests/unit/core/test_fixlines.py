@@ -22,7 +22,7 @@ PY = "/opt/env/bin/python3"
 
 @pytest.fixture
 def given() -> Iterator[None]:
-    fixlines.know_commands(options.accepted_options(cli.build_app()))
+    fixlines.know_commands(lambda: options.accepted_options(cli.build_app()))
     fixlines.remember_given({"--workspace": WS, "--python": PY})
     yield
     run_state.start()
@@ -53,7 +53,7 @@ def test_words_that_are_no_command_are_left_alone(given: None) -> None:
 
 
 def test_nothing_given_changes_nothing() -> None:
-    fixlines.know_commands(options.accepted_options(cli.build_app()))
+    fixlines.know_commands(lambda: options.accepted_options(cli.build_app()))
     assert fixlines.repeat_options("tritondev doctor --fix") == "tritondev doctor --fix"
 
 
@@ -81,7 +81,7 @@ def test_a_fix_naming_setup_repeats_the_clone_setup_was_asked_to_build(given: No
     )
     assert "--triton-src" not in (fixlines.repeat_options("tritondev env --editor") or "")
     run_state.start()  # a new run: nothing given on its command line
-    fixlines.know_commands(options.accepted_options(cli.build_app()))
+    fixlines.know_commands(lambda: options.accepted_options(cli.build_app()))
     fixlines.setup_asked_for("/home/me/triton")
     assert fixlines.repeat_options("run `tritondev setup`") == "run `tritondev setup --triton-src /home/me/triton`"
 
@@ -126,7 +126,7 @@ def _strings(node: ast.AST) -> Iterator[str]:
 def test_every_fix_that_names_a_command_gets_the_options(given: None) -> None:
     """Each fix in the code that names a tritondev command (72 when this was written) names one the CLI has,
     and shown to a user who gave --workspace, it carries it right after the command."""
-    commands = {path.split()[0] for path in fixlines._run().accepts}
+    commands = {path.split()[0] for path in fixlines.accepted()}
     seen = 0
     for where, text in _fix_texts():
         for match in COMMAND_WORDS.finditer(text):
