@@ -12,7 +12,6 @@ from typing import TYPE_CHECKING
 from bootstrap.core import ui
 from bootstrap.core.io import writes
 from bootstrap.core.io.state_files import StateFiles
-from bootstrap.purge.run import purge_others
 
 if TYPE_CHECKING:
     from bootstrap.pipeline.setup.plan import PlannedStep
@@ -37,6 +36,10 @@ def run_purge(run: StepRun, step: PlannedStep) -> str | None:
     target = run.facts.target.python
     if target is None:
         return "the environment does not exist yet"
+    # Imported when the step runs: purge is the heaviest thing setup imports (metadata parsing, pip's
+    # records), and a setup with nothing to purge, or one that stops at bad input, never needs it.
+    from bootstrap.purge.run import purge_others
+
     ws = run.workspace
     removed = purge_others(
         target,

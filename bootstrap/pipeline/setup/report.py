@@ -8,13 +8,13 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import TYPE_CHECKING, TypeAlias
 
 from bootstrap.core.errors import TritondevError
 from bootstrap.core.process.runner import PlannedCommand
 from bootstrap.core.settings.settings_table import Settings
 from bootstrap.git.checkouts import CheckoutReport
 from bootstrap.git.pinned import Pins
-from bootstrap.kernels.verify import Check, VerifyReport
 from bootstrap.pipeline.built.records import StepOutcome, StepStatus
 from bootstrap.pipeline.ccache.stats import CcacheDelta
 from bootstrap.pipeline.distcc.client import DistccCounts, DistccSetup
@@ -23,6 +23,11 @@ from bootstrap.pipeline.host.toolchain import Toolchain
 from bootstrap.pipeline.recipe.presets import Presets
 from bootstrap.pipeline.setup.facts import LlvmFacts
 from bootstrap.pipeline.setup.provenance import Provenance
+
+if TYPE_CHECKING:
+    # Types only: the kernel check (bootstrap.kernels.verify) is imported by the verify step when it runs,
+    # so that a setup with nothing to do does not import it.
+    from bootstrap.kernels.verify import Check, VerifyReport
 
 
 @dataclass(frozen=True)
@@ -40,7 +45,7 @@ class KernelsSkipped:
 
 
 # The verify command's kernel check as setup's verify step ran it, or why it did not.
-KernelCheck = VerifyReport | KernelsSkipped
+KernelCheck: TypeAlias = "VerifyReport | KernelsSkipped"
 
 
 @dataclass

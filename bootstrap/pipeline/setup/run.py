@@ -31,7 +31,6 @@ from bootstrap.core.settings.settings_table import Settings
 from bootstrap.core.settings.values import parse_remote_url
 from bootstrap.core.target.interpreter import WORKSPACE_VENV, Target, path_python
 from bootstrap.git.adopt import check_clone
-from bootstrap.kernels import verify as kernel_verify
 from bootstrap.pipeline.distcc import client as distcc
 from bootstrap.pipeline.distcc.client import left_out_notice
 from bootstrap.pipeline.host.jobs import detect, size_for_settings
@@ -140,6 +139,8 @@ def _kernel_check(ctx: AppContext) -> KernelChecker:
     target means it cannot run there (provenance stands)."""
 
     def check(tools: Check | None) -> KernelCheck:
+        from bootstrap.kernels import verify as kernel_verify  # late: see bootstrap.pipeline.setup.report
+
         try:
             return kernel_verify.run_verify(ctx, [], tools=tools)
         except ToolMissing as exc:

@@ -11,13 +11,12 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, TypeAlias
 
 from bootstrap.core.io.workspace import Workspace
 from bootstrap.core.process.runner import Runner
 from bootstrap.core.settings.settings_table import Settings
 from bootstrap.git.checkouts import CheckoutReport
-from bootstrap.kernels.verify import Check
 from bootstrap.pipeline.built.records import Records
 from bootstrap.pipeline.setup.facts import SetupFacts
 from bootstrap.pipeline.setup.plan import SetupPlan
@@ -26,9 +25,11 @@ from bootstrap.pipeline.setup.report import KernelCheck, SetupReport
 if TYPE_CHECKING:
     from rich.console import Console
 
+    from bootstrap.kernels.verify import Check
+
 # The verify command's kernel check in the target (given the tools check setup already ran): what setup's
 # verify step runs last (bootstrap.kernels.verify.run_verify, bound by setup's driver).
-KernelChecker = Callable[[Check | None], KernelCheck]
+KernelChecker: TypeAlias = "Callable[[Check | None], KernelCheck]"
 
 
 @dataclass

@@ -7,7 +7,6 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from bootstrap.core.errors import CheckFailed
-from bootstrap.kernels.verify import runtime_tools
 from bootstrap.pipeline.host.buildtree import triton_cmake_dirs
 from bootstrap.pipeline.host.sanitizer import preload_env
 from bootstrap.pipeline.setup.provenance import Expected, verify_provenance
@@ -65,6 +64,8 @@ def _runtime_tools(run: StepRun) -> Check | None:
     if run.settings.sanitize == "address":
         dirs = triton_cmake_dirs(run.facts.setup_dir)
         preload = preload_env(run.runner, dirs[0]) if dirs else {}
+    from bootstrap.kernels.verify import runtime_tools  # late: see bootstrap.pipeline.setup.report
+
     check = runtime_tools(run.runner, run.plan.python, preload)
     if run.report.verify is not None:
         run.report.verify.tools = check  # in the report even when it fails

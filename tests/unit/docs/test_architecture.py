@@ -39,6 +39,14 @@ LAYERS = (
 # Where bootstrap imports inside a function are allowed: the command line, so that `--help` stays fast,
 # and the program, whose Ctrl-C handler is in place before the command line's imports.
 LATE_IMPORTS_ALLOWED = ("bootstrap.cli", "bootstrap.commands", "bootstrap.program")
+# And setup's steps, for the two heaviest packages setup uses (about a tenth of a setup's start): the purge
+# step imports purge, and the verify step the kernel check, when they run. A setup with nothing to do, or one
+# that stops at bad input, runs neither (docs/architecture.md, "How a command flows").
+LATE_STEP_IMPORTS = {
+    ("bootstrap.pipeline.setup.environment_steps", "bootstrap.purge.run"),
+    ("bootstrap.pipeline.setup.verify_step", "bootstrap.kernels.verify"),
+    ("bootstrap.pipeline.setup.run", "bootstrap.kernels.verify"),
+}
 
 
 @dataclass(frozen=True)
@@ -47,6 +55,7 @@ class Import:
     imported: str  # module name
     where: str  # path:line
     late: bool  # inside a function
+    type_only: bool = False  # under `if TYPE_CHECKING:`
 
 
 def module_name(path: Path) -> str:
@@ -68,18 +77,23 @@ def package_of(module: str, path: Path) -> str:
     return module if path.name == "__init__.py" else module.rpartition(".")[0]
 
 
-def _imports_in(node: ast.AST, late: bool) -> Iterator[tuple[ast.Import | ast.ImportFrom, bool]]:
+def _imports_in(
+    node: ast.AST, late: bool, type_only: bool = False
+) -> Iterator[tuple[ast.Import | ast.ImportFrom, bool, bool]]:
     for child in ast.iter_child_nodes(node):
         if isinstance(child, (ast.Import, ast.ImportFrom)):
-            yield child, late
+            yield child, late, type_only
         else:
-            yield from _imports_in(child, late or isinstance(child, (ast.FunctionDef, ast.AsyncFunctionDef)))
+            test = child.test if isinstance(child, ast.If) else None
+            checking = isinstance(test, ast.Name) and test.id == "TYPE_CHECKING"
+            inside = late or isinstance(child, (ast.FunctionDef, ast.AsyncFunctionDef))
+            yield from _imports_in(child, inside, type_only or checking)
 
 
 def imports() -> list[Import]:
     found: list[Import] = []
     for me, path in modules().items():
-        for node, late in _imports_in(ast.parse(path.read_text()), False):
+        for node, late, type_only in _imports_in(ast.parse(path.read_text()), False):
             if isinstance(node, ast.Import):
                 names = [alias.name for alias in node.names]
             elif node.level == 0 and node.module:
@@ -89,7 +103,11 @@ def imports() -> list[Import]:
             else:
                 names = []
             where = f"{path.relative_to(REPO)}:{node.lineno}"
-            found += [Import(me, name, where, late) for name in names if name.startswith("bootstrap.") and name != me]
+            found += [
+                Import(me, name, where, late, type_only)
+                for name in names
+                if name.startswith("bootstrap.") and name != me
+            ]
     return found
 
 
@@ -195,9 +213,34 @@ def test_imports_inside_functions_only_where_help_must_stay_fast() -> None:
     late = [
         f"{i.where}: {i.importer} imports {i.imported} inside a function"
         for i in imports()
-        if i.late and not i.importer.startswith(LATE_IMPORTS_ALLOWED)
+        if i.late
+        and not i.importer.startswith(LATE_IMPORTS_ALLOWED)
+        and (i.importer, i.imported) not in LATE_STEP_IMPORTS
     ]
     assert not late, "\n".join(late)
+
+
+def test_the_late_step_imports_are_still_late() -> None:
+    """Each allowed late import of a step is where it is said to be, and nothing setup's api imports when it
+    is imported (at the top of a module, not for the type checker only) imports those packages: else the
+    late imports would save nothing."""
+    every = imports()
+    for importer, imported in LATE_STEP_IMPORTS:
+        assert any(i.late and (i.importer, i.imported) == (importer, imported) for i in every), (importer, imported)
+    at_import: dict[str, set[str]] = defaultdict(set)
+    for i in every:
+        if not i.late and not i.type_only:
+            at_import[i.importer].add(i.imported)
+    reached, todo = set(), ["bootstrap.pipeline.setup.api"]
+    while todo:
+        module = todo.pop()
+        if module not in reached:
+            reached.add(module)
+            todo += at_import[module]
+            # importing a module imports the packages above it
+            todo += [".".join(module.split(".")[:n]) for n in range(2, module.count(".") + 1)]
+    heavy = sorted(m for m in reached if m.startswith(("bootstrap.purge", "bootstrap.kernels.verify")))
+    assert not heavy, heavy
 
 
 def test_a_command_imports_no_other_command() -> None:
