@@ -14,6 +14,7 @@ unasked.
 from __future__ import annotations
 
 import os
+from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -212,6 +213,7 @@ class Target:
     executable: Path
     origin: str
     _probed: TargetPython | None = field(default=None, repr=False, compare=False)
+    _ahead: Future[TargetPython] | None = field(default=None, repr=False, compare=False)
 
     @property
     def probed(self) -> TargetPython | None:
@@ -226,8 +228,22 @@ class Target:
         """The target inspected (ConfigError when it is not usable); the probe keeps no log: judging an
         input must not create the workspace's log folder."""
         if self._probed is None:
-            self._probed = inspect_interpreter(self.executable, self.origin, runner.logging_to(None))
+            ahead, self._ahead = self._ahead, None
+            # A probe started ahead is awaited, and its error raised here, where a probe of its own would raise it.
+            probed = ahead.result() if ahead is not None else self._probe(runner)
+            self._probed = probed
         return self._probed
+
+    def probe_ahead(self, runner: Runner) -> None:
+        """Start the probe now, beside what the caller does next (setup reads its pins and checkout with git
+        meanwhile); `python` awaits it. Nothing happens when the probe ran or was started already."""
+        if self._probed is None and self._ahead is None:
+            pool = ThreadPoolExecutor(max_workers=1, thread_name_prefix="probe-python")
+            self._ahead = pool.submit(self._probe, runner)
+            pool.shutdown(wait=False)  # its one thread ends with the probe
+
+    def _probe(self, runner: Runner) -> TargetPython:
+        return inspect_interpreter(self.executable, self.origin, runner.logging_to(None))
 
     def python_if_present(self, runner: Runner) -> TargetPython | None:
         """As `python`, but None when the target is a workspace venv that does not exist yet."""
@@ -235,4 +251,4 @@ class Target:
 
     def forget(self) -> None:
         """The target changed on disk (setup created the venv): probe it again when asked."""
-        self._probed = None
+        self._probed = self._ahead = None

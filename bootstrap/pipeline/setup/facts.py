@@ -56,7 +56,7 @@ from bootstrap.pipeline.recipe.llvm import llvm_build_key
 from bootstrap.pipeline.recipe.triton import ALWAYS_UNSET, ONLINE_UNSET
 from bootstrap.pipeline.setup import target_env as install
 from bootstrap.pipeline.setup.checkout_facts import CheckoutFacts, observe_checkout
-from bootstrap.pipeline.setup.target_facts import TargetFacts, check_python_bounds, observe_target
+from bootstrap.pipeline.setup.target_facts import TargetFacts, check_python_bounds, observe_target, will_probe
 
 # The user's own variables that change what a build produces: inputs of the build steps, so that
 # changing one (say CXXFLAGS, or TRITON_APPEND_CMAKE_ARGS) rebuilds what it affects.
@@ -190,6 +190,10 @@ def gather_facts(
     a checkout with local work, a bad --ccache-remote for this ccache, distcc without distcc or ccache."""
 
     s, ws = settings, workspace
+    if will_probe(ws, target):
+        # The target's probe (a start of its Python) runs while git reads the pins and the checkout; its
+        # error, if any, is raised where observe_target asks for it, after theirs.
+        target.probe_ahead(runner)
     # Pins first: a bad commit, ref or pin file stops setup before anything else is looked at.
     pins = resolve(PinInputs(s, ws, runner, target, dry_run))
     tools_cache = StateFiles(ws.state).tool_versions

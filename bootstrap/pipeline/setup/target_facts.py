@@ -44,14 +44,22 @@ def find_python3() -> str:
     return shutil.which("python3") or os.environ.get("PYTHON", "python3")
 
 
+def will_probe(workspace: Workspace, target: Target) -> bool:
+    """Is the target there to probe? Not the workspace venv before setup created it, nor one whose creation
+    was cut short (setup creates it again)."""
+    if target.origin != WORKSPACE_VENV:
+        return True
+    return target.executable.exists() and not StateFiles(workspace.state).venv_marker.exists()
+
+
 def observe_target(
     workspace: Workspace, target: Target, runner: Runner, setup_dir: Path, requires: Sequence[str]
 ) -> TargetFacts:
     """The target environment; inspected through `target` (one probe per command, shared)."""
     executable, origin = target.executable, target.origin
     venv = workspace.venv if origin == WORKSPACE_VENV else None
-    cut_short = venv is not None and StateFiles(workspace.state).venv_marker.exists()
-    if venv is not None and (cut_short or not executable.exists()):
+    if not will_probe(workspace, target):
+        cut_short = StateFiles(workspace.state).venv_marker.exists()
         return TargetFacts(executable, origin, venv, True, cut_short, find_python3(), None)
     python = target.python(runner)
     site = python.site_packages

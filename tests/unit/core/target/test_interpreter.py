@@ -9,9 +9,12 @@ from pathlib import Path
 
 import pytest
 
+from bootstrap.core.errors import ConfigError
+from bootstrap.core.process.runner import Runner
 from bootstrap.core.target.interpreter import (
     PATH_PYTHON,
     WORKSPACE_VENV,
+    Target,
     choose_interpreter,
     first_python_on_path,
     origin_of_setting,
@@ -106,3 +109,17 @@ def test_a_venv_holding_torch_or_triton_is_the_users(
     site = _as_venv(monkeypatch, tmp_path / "venv")
     (site / dist).mkdir()
     assert own_interpreter_dirs() == ()
+
+
+def test_a_probe_started_ahead_raises_where_its_result_is_asked_for(tmp_path: Path) -> None:
+    """setup starts the target's probe beside its git reads; the probe's error (here: no interpreter at the
+    path, found before any process starts) is raised by `python`, as a probe of its own would raise it, and
+    nothing is remembered, so that asking again probes again."""
+    target = Target(tmp_path / "no-python", "--python")
+    runner = Runner(silent=True)
+    target.probe_ahead(runner)
+    target.probe_ahead(runner)  # started once
+    for _ in range(2):
+        with pytest.raises(ConfigError, match="does not exist"):
+            target.python(runner)
+        assert target.probed is None
