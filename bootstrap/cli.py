@@ -18,6 +18,7 @@ from bootstrap import __version__
 from bootstrap.commands import COMMAND_MODULES, coercion, options
 from bootstrap.core.errors import ExitCode, TritondevError
 from bootstrap.core.interrupt import CtrlC
+from bootstrap.core.process import live_children
 
 # OSErrors that mean a full disk, not a bug in tritondev.
 _DISK_FULL = (errno.ENOSPC, errno.EDQUOT)
@@ -156,6 +157,7 @@ def main(argv: list[str] | None = None, ctrl_c: CtrlC | None = None) -> None:
     finally:
         ctrl_c.raising = False
         signal.signal(signal.SIGINT, previous)
+        live_children.stop_all()  # what a background thread still waits on ends with the command
     sys.exit(code)
 
 

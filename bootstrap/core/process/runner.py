@@ -32,7 +32,7 @@ from pathlib import Path
 from typing import TextIO
 
 from bootstrap.core.errors import CommandFailed, ToolMissing
-from bootstrap.core.process import command_env
+from bootstrap.core.process import command_env, live_children
 from bootstrap.core.process.command_env import resolve_program
 from bootstrap.core.process.command_record import PlannedCommand, Result
 from bootstrap.core.process.git_filter_drivers import filter_drivers_where
@@ -256,27 +256,31 @@ class Runner(RunnerSetup):
             if log is not None:
                 stack.callback(log.close)
             try:
-                proc = subprocess.run(
+                child = subprocess.Popen(
                     [exe, *args[1:]],
                     cwd=cwd,
                     env=env,
-                    input=input_text,
-                    capture_output=True,
+                    stdin=subprocess.PIPE if input_text is not None else None,
+                    stdout=subprocess.PIPE,
+                    stderr=subprocess.PIPE,
                     text=True,
                     errors="replace",
-                    timeout=timeout,
-                    check=False,
                 )
-            except subprocess.TimeoutExpired as exc:
-                out = exc.stdout.decode(errors="replace") if isinstance(exc.stdout, bytes) else (exc.stdout or "")
-                write_log(log, out + f"\n# timed out after {timeout}s\n")
-                tail = out.splitlines()[-TAIL_LINES:]
-                raise CommandFailed(args, None, log_path, tail, fix=fix, timed_out=True) from None
             except OSError as exc:
                 write_log(log, f"# could not start: {exc}\n")
                 raise ToolMissing(f"cannot run {args[0]}: {exc.strerror}", fix=fix) from None
-            write_log(log, proc.stdout + proc.stderr + f"# exit status {proc.returncode}\n")
-            return Result(args, proc.returncode, proc.stdout, proc.stderr, log_path)
+            # Tracked while it runs: a command that ends stops it, even where a background thread waits on it.
+            with live_children.tracked(child):
+                try:
+                    stdout, stderr = child.communicate(input_text, timeout=timeout)
+                except subprocess.TimeoutExpired:
+                    child.kill()
+                    out, _ = child.communicate()
+                    write_log(log, out + f"\n# timed out after {timeout}s\n")
+                    tail = out.splitlines()[-TAIL_LINES:]
+                    raise CommandFailed(args, None, log_path, tail, fix=fix, timed_out=True) from None
+            write_log(log, stdout + stderr + f"# exit status {child.returncode}\n")
+            return Result(args, child.returncode, stdout, stderr, log_path)
 
     def _run_streaming(
         self,

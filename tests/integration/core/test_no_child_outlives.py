@@ -1,0 +1,123 @@
+"""A command that ends leaves no process of its own behind and does not wait on one it no longer needs.
+
+setup starts the target's probe in a thread beside its git reads (bootstrap.core.target.interpreter).
+When the pins fail first, the command ends while the probe may still run: here the target interpreter
+hangs. The runner tracks every captured child (bootstrap.core.process.live_children) and the end of the
+command kills what is left, so the error comes at once, not after the probe's 60 s timeout, and the hung
+interpreter does not outlive tritondev.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import sys
+import threading
+import time
+from pathlib import Path
+
+import pytest
+
+from bootstrap.core import run_state
+from bootstrap.core.errors import CommandFailed
+from bootstrap.core.process import live_children
+from bootstrap.core.process.runner import Runner
+from tests.conftest import run_cli
+
+SHA = "0123456789abcdef0123456789abcdef01234567"
+
+
+def _alive(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    # A zombie is not running: only its parent has yet to reap it.
+    stat = Path(f"/proc/{pid}/stat").read_text()
+    return stat.rsplit(")", 1)[1].split()[0] != "Z"
+
+
+def _hanging_interpreter(path: Path, pid_file: Path) -> None:
+    path.parent.mkdir(parents=True)
+    path.write_text(f"#!/bin/sh\necho $$ > {pid_file}\nexec sleep 60\n")
+    path.chmod(0o755)
+
+
+def test_failed_pins_end_setup_at_once_and_kill_the_probe_still_running(
+    clean_env: dict[str, str], tmp_path: Path
+) -> None:
+    workspace, pid_file = tmp_path / "ws", tmp_path / "probe.pid"
+    _hanging_interpreter(workspace / "venv" / "bin" / "python", pid_file)
+    missing = tmp_path / "no-triton"
+    started = time.monotonic()
+    proc = run_cli(
+        "setup",
+        "--workspace",
+        str(workspace),
+        "--triton-commit",
+        SHA,
+        "--triton-url",
+        str(missing),
+        "--json",
+        env=clean_env,
+        timeout=120,
+    )
+    seconds = time.monotonic() - started
+    assert proc.returncode == 2, proc.stderr
+    assert "is not a git repository" in json.loads(proc.stdout)["message"]
+    assert seconds < 30, f"setup waited {seconds:.1f}s for a probe it no longer needed"
+    # The probe may not have started its interpreter before the pins failed; if it did, it is gone.
+    if pid_file.exists():
+        assert not _alive(int(pid_file.read_text())), "the target's probe outlived tritondev"
+
+
+def test_a_child_a_thread_waits_on_is_killed_when_the_command_ends_and_so_is_one_started_after(
+    tmp_path: Path,
+) -> None:
+    run_state.start()
+    runner = Runner(log_dir=tmp_path / "logs", echo=lambda _line: None)
+    outcome: list[BaseException | None] = []
+
+    def wait_on_sleep() -> None:
+        try:
+            runner.capture([sys.executable, "-c", "import time; time.sleep(60)"], step="hang", timeout=90)
+            outcome.append(None)
+        except CommandFailed as exc:
+            outcome.append(exc)
+
+    thread = threading.Thread(target=wait_on_sleep)
+    thread.start()
+    deadline = time.monotonic() + 30
+    while not run_state.part(live_children._LiveChildren).running and time.monotonic() < deadline:
+        time.sleep(0.01)
+    started = time.monotonic()
+    assert live_children.stop_all() == 1
+    thread.join(30)
+    assert not thread.is_alive() and time.monotonic() - started < 10
+    failed = outcome[0]
+    assert isinstance(failed, CommandFailed) and failed.returncode == -9
+    # Started after the command ended: killed as it starts, not left to run out its minute.
+    started = time.monotonic()
+    late = runner.capture([sys.executable, "-c", "import time; time.sleep(60)"], step="late", check=False)
+    assert late.returncode == -9 and time.monotonic() - started < 10
+    run_state.start()
+    fine = runner.capture([sys.executable, "-c", "print('ok')"], step="fine")
+    assert fine.stdout == "ok\n"
+
+
+@pytest.mark.parametrize("input_text", [None, "given"])
+def test_a_captured_child_ends_with_its_block_whatever_ends_it(tmp_path: Path, input_text: str | None) -> None:
+    """An exception in the waiting thread (here a timeout) leaves no child running."""
+    run_state.start()
+    runner = Runner(log_dir=tmp_path / "logs", echo=lambda _line: None)
+    with pytest.raises(CommandFailed) as info:
+        runner.capture(
+            ["/bin/sh", "-c", f"echo $$ > {tmp_path}/pid; exec sleep 60"],
+            step="slow",
+            timeout=0.5,
+            input_text=input_text,
+        )
+    assert info.value.timed_out
+    pid = int((tmp_path / "pid").read_text())
+    assert not _alive(pid)
+    assert not run_state.part(live_children._LiveChildren).running
