@@ -1,21 +1,29 @@
-"""The captured commands that are running now, in any thread of this run.
+"""The captured commands that a command's background threads are running now.
 
-A command that ends (an error, a Ctrl-C) while a background thread still waits on a process the runner
-started, or is about to start one (the target's probe, started ahead while git reads the pins), stops
-that process: it must not outlive tritondev, nor hold up its exit, since Python waits for the thread
-before it exits. The runner keeps each captured child here while it runs; `bootstrap.cli.main` calls
-`stop_all` as the command ends, and a child started after that is killed as soon as it starts. Nothing
-here starts a process.
+A command that ends (an error, a Ctrl-C) while a thread it started in the background still waits on a
+process the runner started, or is about to start one (setup's probe of the target, started ahead while
+git reads the pins), stops that process: it must not outlive tritondev, nor hold up its exit, since
+Python waits for the thread before it exits. Such a thread runs its work through
+`in_background_of_this_command`; the runner keeps each captured child of such a thread here while it
+runs; `bootstrap.cli.main` calls `stop_all` as the command ends, and a child such a thread starts after
+that is killed as soon as it starts.
+
+Only background threads are bound to the command: a child of the main thread ends with its own call (the
+runner kills it on any exception), and whoever calls the runner after a command ended in this process (a
+program that embeds tritondev, a test) runs its children as usual. Nothing here starts a process.
 """
 
 from __future__ import annotations
 
 import threading
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
-from typing import Protocol
+from typing import ParamSpec, Protocol, TypeVar
 
 from bootstrap.core import run_state
+
+P = ParamSpec("P")
+R = TypeVar("R")
 
 
 class Child(Protocol):
@@ -27,36 +35,60 @@ class Child(Protocol):
 
 
 class _LiveChildren:
-    """This run's part: its children running now, and whether the command has ended."""
+    """This run's part: its background threads (by ident, while they run bound work), the children they
+    run now, and whether the command has ended."""
 
     def __init__(self) -> None:
+        self.background: set[int] = set()
         self.running: set[Child] = set()
         self.ended = False
         self.lock = threading.Lock()
 
 
+def in_background_of_this_command(work: Callable[P, R]) -> Callable[P, R]:
+    """`work`, to run in a thread this command starts: the children it starts are stopped when the
+    command ends, and once it ended, one it starts is killed as it starts."""
+    live = run_state.part(_LiveChildren)
+
+    def bound(*args: P.args, **kwargs: P.kwargs) -> R:
+        me = threading.get_ident()
+        with live.lock:
+            live.background.add(me)
+        try:
+            return work(*args, **kwargs)
+        finally:
+            with live.lock:
+                live.background.discard(me)
+
+    return bound
+
+
 @contextmanager
 def tracked(proc: Child) -> Iterator[Child]:
-    """`proc` is known here while the block runs; it is killed (and reaped) if it still runs when the block
-    ends, by an exception or not, and at once where the command already ended."""
+    """The block that waits on `proc`: it is killed (and reaped) if it still runs when the block ends, by an
+    exception or not. In a background thread of a command, it is known here while it runs, and killed at
+    once where the command already ended."""
     live = run_state.part(_LiveChildren)
     with live.lock:
-        live.running.add(proc)
-        if live.ended:
-            proc.kill()
+        background = threading.get_ident() in live.background
+        if background:
+            live.running.add(proc)
+            if live.ended:
+                proc.kill()
     try:
         yield proc
     finally:
         if proc.poll() is None:
             proc.kill()
             proc.wait()
-        with live.lock:
-            live.running.discard(proc)
+        if background:
+            with live.lock:
+                live.running.discard(proc)
 
 
 def stop_all() -> int:
-    """The command ended: kill every child still running (the thread that waits on one sees it end, killed
-    by SIGKILL, and goes on) and any started from now on. The number killed now."""
+    """The command ended: kill every child its background threads still run (each thread sees its child
+    end, killed by SIGKILL, and goes on) and any they start from now on. The number killed now."""
     live = run_state.part(_LiveChildren)
     with live.lock:
         live.ended = True

@@ -19,6 +19,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from bootstrap.core.errors import CommandFailed, ConfigError, ToolMissing
+from bootstrap.core.process import live_children
 from bootstrap.core.process.runner import Runner
 from bootstrap.core.target import inside
 from bootstrap.core.target import inside_answers as answers
@@ -239,7 +240,8 @@ class Target:
         meanwhile); `python` awaits it. Nothing happens when the probe ran or was started already."""
         if self._probed is None and self._ahead is None:
             pool = ThreadPoolExecutor(max_workers=1, thread_name_prefix="probe-python")
-            self._ahead = pool.submit(self._probe, runner)
+            # Bound to this command: if it ends first (bad pins, a Ctrl-C), the probe is killed, not awaited.
+            self._ahead = pool.submit(live_children.in_background_of_this_command(self._probe), runner)
             pool.shutdown(wait=False)  # its one thread ends with the probe
 
     def _probe(self, runner: Runner) -> TargetPython:

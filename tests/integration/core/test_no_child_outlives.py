@@ -71,12 +71,8 @@ def test_failed_pins_end_setup_at_once_and_kill_the_probe_still_running(
         assert not _alive(int(pid_file.read_text())), "the target's probe outlived tritondev"
 
 
-def test_a_child_a_thread_waits_on_is_killed_when_the_command_ends_and_so_is_one_started_after(
-    tmp_path: Path,
-) -> None:
-    run_state.start()
-    runner = Runner(log_dir=tmp_path / "logs", echo=lambda _line: None)
-    outcome: list[BaseException | None] = []
+def _sleep_in_background(runner: Runner, outcome: list[BaseException | None]) -> threading.Thread:
+    """A thread of the command (bound to it) that waits on a child sleeping for a minute."""
 
     def wait_on_sleep() -> None:
         try:
@@ -85,8 +81,18 @@ def test_a_child_a_thread_waits_on_is_killed_when_the_command_ends_and_so_is_one
         except CommandFailed as exc:
             outcome.append(exc)
 
-    thread = threading.Thread(target=wait_on_sleep)
+    thread = threading.Thread(target=live_children.in_background_of_this_command(wait_on_sleep))
     thread.start()
+    return thread
+
+
+def test_a_child_a_background_thread_waits_on_is_killed_when_the_command_ends_and_so_is_one_started_after(
+    tmp_path: Path,
+) -> None:
+    run_state.start()
+    runner = Runner(log_dir=tmp_path / "logs", echo=lambda _line: None)
+    outcome: list[BaseException | None] = []
+    thread = _sleep_in_background(runner, outcome)
     deadline = time.monotonic() + 30
     while not run_state.part(live_children._LiveChildren).running and time.monotonic() < deadline:
         time.sleep(0.01)
@@ -96,13 +102,27 @@ def test_a_child_a_thread_waits_on_is_killed_when_the_command_ends_and_so_is_one
     assert not thread.is_alive() and time.monotonic() - started < 10
     failed = outcome[0]
     assert isinstance(failed, CommandFailed) and failed.returncode == -9
-    # Started after the command ended: killed as it starts, not left to run out its minute.
+    # A background thread of the ended command that starts a child now: killed as it starts.
     started = time.monotonic()
-    late = runner.capture([sys.executable, "-c", "import time; time.sleep(60)"], step="late", check=False)
-    assert late.returncode == -9 and time.monotonic() - started < 10
+    late: list[BaseException | None] = []
+    _sleep_in_background(runner, late).join(30)
+    assert isinstance(late[0], CommandFailed) and late[0].returncode == -9 and time.monotonic() - started < 10
+
+
+def test_after_a_command_ended_the_caller_runs_its_own_children_as_usual(tmp_path: Path) -> None:
+    """A program (or a test) that goes on after tritondev's main returned: its children are its own, in
+    the main thread or in a thread of its own, and nothing kills them."""
     run_state.start()
-    fine = runner.capture([sys.executable, "-c", "print('ok')"], step="fine")
-    assert fine.stdout == "ok\n"
+    live_children.stop_all()  # as bootstrap.cli.main does when a command ends
+    runner = Runner(log_dir=tmp_path / "logs", echo=lambda _line: None)
+    assert runner.capture([sys.executable, "-c", "print('ok')"], step="after").stdout == "ok\n"
+    answers: list[str] = []
+    thread = threading.Thread(
+        target=lambda: answers.append(runner.capture(["sh", "-c", "sleep 0.3; echo fine"], step="mine").stdout)
+    )
+    thread.start()
+    thread.join(30)
+    assert answers == ["fine\n"]
 
 
 @pytest.mark.parametrize("input_text", [None, "given"])
