@@ -42,7 +42,8 @@ def _alive(pid: int) -> bool:
 
 def _hanging_interpreter(path: Path, pid_file: Path) -> None:
     path.parent.mkdir(parents=True)
-    path.write_text(f"#!/bin/sh\necho $$ > {pid_file}\nexec sleep 60\n")
+    # The pid file appears whole (a rename) or not at all: the kill can land between any two of these lines.
+    path.write_text(f"#!/bin/sh\necho $$ > {pid_file}.part\nmv {pid_file}.part {pid_file}\nexec sleep 60\n")
     path.chmod(0o755)
 
 
