@@ -5,9 +5,18 @@ remembered, and the command then does not start; after the outcome is decided it
 Left to Python, a Ctrl-C during the imports would print a traceback, and one during the
 interpreter's shutdown (which puts SIGINT back to its default) would end a command that had succeeded
 by the signal itself, with no message.
+
+`held_until_done` is for the few blocks that must not be cut halfway (a checkout writing files: cut,
+it leaves a tree of two commits that no later move puts back): a Ctrl-C during one is raised as it
+ends, and only a second Ctrl-C raises at once, for a user who insists.
 """
 
 from __future__ import annotations
+
+import signal
+import threading
+from collections.abc import Iterator
+from contextlib import contextmanager
 
 
 class CtrlC:
@@ -17,8 +26,30 @@ class CtrlC:
     def __init__(self) -> None:
         self.seen = False
         self.raising = False
+        self.count = 0
+        # The count when a block held until done began; None outside one.
+        self.held_from: int | None = None
 
     def __call__(self, signum: int, frame: object) -> None:
         self.seen = True
-        if self.raising:
+        self.count += 1
+        if self.raising and (self.held_from is None or self.count - self.held_from >= 2):
             raise KeyboardInterrupt
+
+
+@contextmanager
+def held_until_done() -> Iterator[None]:
+    """The block runs whole: a Ctrl-C during it raises KeyboardInterrupt when it ends, a second one
+    during it raises at once. Only where tritondev's handler raises now (a command runs, in the main
+    thread, which is where Python runs signal handlers); elsewhere the block runs as usual."""
+    handler = signal.getsignal(signal.SIGINT) if threading.current_thread() is threading.main_thread() else None
+    if not isinstance(handler, CtrlC) or not handler.raising or handler.held_from is not None:
+        yield
+        return
+    before = handler.held_from = handler.count
+    try:
+        yield
+    finally:
+        handler.held_from = None
+    if handler.count > before:
+        raise KeyboardInterrupt

@@ -115,6 +115,9 @@ def guarded_move(
         env=dict(env or {}),
         timeout=6 * 3600,
         fix=f"the checkout must be clean; `git -C {dest} status` says what is in the way",
+        # Cut halfway, a checkout leaves HEAD at one commit and files of the other, which no later move
+        # puts back (HEAD is already "there"): a Ctrl-C is raised once it ended.
+        whole=True,
     )
 
 

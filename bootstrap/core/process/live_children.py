@@ -11,10 +11,17 @@ that is killed as soon as it starts.
 Only background threads are bound to the command: a child of the main thread ends with its own call (the
 runner kills it on any exception), and whoever calls the runner after a command ended in this process (a
 program that embeds tritondev, a test) runs its children as usual. Nothing here starts a process.
+
+A child the runner starts in a process group of its own (a background thread's, and a command that must
+run whole) is killed with its group: a grandchild that keeps the output pipe open (a wrapper script that
+does not `exec`) would otherwise hold the waiting thread until it ends.
 """
 
 from __future__ import annotations
 
+import contextlib
+import os
+import signal
 import threading
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
@@ -29,6 +36,8 @@ R = TypeVar("R")
 class Child(Protocol):
     """What this module does with a child the runner started (a subprocess.Popen)."""
 
+    @property
+    def pid(self) -> int: ...
     def poll(self) -> int | None: ...
     def kill(self) -> None: ...
     def wait(self) -> int: ...
@@ -40,7 +49,7 @@ class _LiveChildren:
 
     def __init__(self) -> None:
         self.background: set[int] = set()
-        self.running: set[Child] = set()
+        self.running: dict[Child, bool] = {}  # each child: whether it leads a process group of its own
         self.ended = False
         self.lock = threading.Lock()
 
@@ -63,27 +72,44 @@ def in_background_of_this_command(work: Callable[P, R]) -> Callable[P, R]:
     return bound
 
 
+def in_background() -> bool:
+    """Whether this thread runs work bound to a command (the runner starts its children in a group of their own)."""
+    live = run_state.part(_LiveChildren)
+    with live.lock:
+        return threading.get_ident() in live.background
+
+
+def kill(proc: Child, *, group: bool) -> None:
+    """SIGKILL to `proc`, which still runs (not reaped: its pid is still its own), and to every process of
+    its group where it leads one of its own."""
+    if group:
+        with contextlib.suppress(ProcessLookupError):
+            os.killpg(proc.pid, signal.SIGKILL)
+    else:
+        proc.kill()
+
+
 @contextmanager
-def tracked(proc: Child) -> Iterator[Child]:
-    """The block that waits on `proc`: it is killed (and reaped) if it still runs when the block ends, by an
-    exception or not. In a background thread of a command, it is known here while it runs, and killed at
-    once where the command already ended."""
+def tracked(proc: Child, *, group: bool = False) -> Iterator[Child]:
+    """The block that waits on `proc` (`group`: it leads a process group of its own): it is killed (and
+    reaped) if it still runs when the block ends, by an exception or not. In a background thread of a
+    command, it is known here while it runs, and killed at once where the command already ended."""
     live = run_state.part(_LiveChildren)
     with live.lock:
         background = threading.get_ident() in live.background
         if background:
-            live.running.add(proc)
+            live.running[proc] = group
             if live.ended:
-                proc.kill()
+                kill(proc, group=group)
     try:
         yield proc
     finally:
         if proc.poll() is None:
-            proc.kill()
+            kill(proc, group=group)
             proc.wait()
         if background:
             with live.lock:
-                live.running.discard(proc)
+                live.running.pop(proc, None)
 
 
 def stop_all() -> int:
@@ -92,7 +118,7 @@ def stop_all() -> int:
     live = run_state.part(_LiveChildren)
     with live.lock:
         live.ended = True
-        running = [proc for proc in live.running if proc.poll() is None]
-        for proc in running:
-            proc.kill()
+        running = [(proc, group) for proc, group in live.running.items() if proc.poll() is None]
+        for proc, group in running:
+            kill(proc, group=group)
     return len(running)

@@ -31,6 +31,7 @@ from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 from typing import TextIO
 
+from bootstrap.core import interrupt
 from bootstrap.core.errors import CommandFailed, ToolMissing
 from bootstrap.core.process import command_env, live_children
 from bootstrap.core.process.command_env import resolve_program
@@ -61,10 +62,13 @@ class Runner(RunnerSetup):
         timeout: float | None = None,
         input_text: str | None = None,
         fix: str | None = None,
+        whole: bool = False,
     ) -> Result:
         """Run a command that changes the machine: echoed, recorded, only shown under --dry-run; its
         output captured and logged. env: variables set (value) or removed (None) on top of the
-        inherited environment."""
+        inherited environment. whole: the command must not be cut halfway (a checkout writing files);
+        it runs in a session of its own, which a terminal's Ctrl-C does not reach, and a Ctrl-C to
+        tritondev is raised when it ended (interrupt.held_until_done; a second one stops it at once)."""
         return self._start(
             argv,
             step=step,
@@ -75,6 +79,7 @@ class Runner(RunnerSetup):
             timeout=timeout,
             input_text=input_text,
             fix=fix,
+            whole=whole,
         )
 
     def capture(
@@ -144,6 +149,7 @@ class Runner(RunnerSetup):
         on_line: Callable[[str], None] | None = None,
         streamed: bool = False,
         fix: str | None = None,
+        whole: bool = False,
     ) -> Result:
         planned = self._record(argv, step=step, cwd=cwd, env=env, probe=reads_only)
         args = planned.argv
@@ -159,7 +165,9 @@ class Runner(RunnerSetup):
         if streamed:
             result = self._run_streaming(args, exe, cwd, full_env, log_path, timeout, on_line, fix)
         else:
-            result = self._run_captured(args, exe, cwd, full_env, log_path, timeout, input_text, fix)
+            # A whole command's log is complete before a Ctrl-C held during it is raised.
+            with interrupt.held_until_done() if whole else contextlib.nullcontext():
+                result = self._run_captured(args, exe, cwd, full_env, log_path, timeout, input_text, fix, whole=whole)
         result.seconds = time.monotonic() - started
         if command_env.is_git(args) and result.returncode != 0:
             command_env.refuse_unsafe_repository(result.stdout + result.stderr)
@@ -250,31 +258,39 @@ class Runner(RunnerSetup):
         timeout: float | None,
         input_text: str | None,
         fix: str | None,
+        *,
+        whole: bool = False,
     ) -> Result:
         with contextlib.ExitStack() as stack:
             log = self._open_log(log_path, args, cwd)
             if log is not None:
                 stack.callback(log.close)
+            # A group of its own: a whole command's (a session, which a terminal's Ctrl-C does not reach) and a
+            # background thread's, so that a kill ends its children too. Neither reads the terminal.
+            own_group = whole or live_children.in_background()
+            quiet_stdin = subprocess.DEVNULL if own_group else None
             try:
                 child = subprocess.Popen(
                     [exe, *args[1:]],
                     cwd=cwd,
                     env=env,
-                    stdin=subprocess.PIPE if input_text is not None else None,
+                    stdin=subprocess.PIPE if input_text is not None else quiet_stdin,
                     stdout=subprocess.PIPE,
                     stderr=subprocess.PIPE,
                     text=True,
                     errors="replace",
+                    start_new_session=whole,
+                    process_group=0 if own_group and not whole else None,
                 )
             except OSError as exc:
                 write_log(log, f"# could not start: {exc}\n")
                 raise ToolMissing(f"cannot run {args[0]}: {exc.strerror}", fix=fix) from None
             # Tracked while it runs: a command that ends stops it, even where a background thread waits on it.
-            with live_children.tracked(child):
+            with live_children.tracked(child, group=own_group):
                 try:
                     stdout, stderr = child.communicate(input_text, timeout=timeout)
                 except subprocess.TimeoutExpired:
-                    child.kill()
+                    live_children.kill(child, group=own_group)
                     out, _ = child.communicate()
                     write_log(log, out + f"\n# timed out after {timeout}s\n")
                     tail = out.splitlines()[-TAIL_LINES:]

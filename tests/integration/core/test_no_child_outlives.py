@@ -144,3 +144,32 @@ def test_a_captured_child_ends_with_its_block_whatever_ends_it(tmp_path: Path, i
     assert info.value.timed_out
     pid = int((tmp_path / "pid").read_text())
     assert not _alive(pid)
+
+
+def test_a_background_child_is_killed_with_its_own_children(tmp_path: Path) -> None:
+    """A wrapper script that does not `exec` (a target `python` that is a shell script): its child holds the
+    output pipe, so killing the wrapper alone would leave the thread waiting for the sleep to end."""
+    run_state.start()
+    runner = Runner(log_dir=tmp_path / "logs", echo=lambda _line: None)
+    pid_file = tmp_path / "sleep.pid"
+    wrapper = f"sleep 60 & echo $! > {pid_file}.part; mv {pid_file}.part {pid_file}; wait $!"
+    outcome: list[BaseException | None] = []
+
+    def wait_on_wrapper() -> None:
+        try:
+            runner.capture(["/bin/sh", "-c", wrapper], step="hang", timeout=90)
+            outcome.append(None)
+        except CommandFailed as exc:
+            outcome.append(exc)
+
+    thread = threading.Thread(target=live_children.in_background_of_this_command(wait_on_wrapper))
+    thread.start()
+    deadline = time.monotonic() + 30
+    while not pid_file.exists() and time.monotonic() < deadline:
+        time.sleep(0.01)
+    started = time.monotonic()
+    assert live_children.stop_all() == 1
+    thread.join(30)
+    assert not thread.is_alive() and time.monotonic() - started < 10
+    assert isinstance(outcome[0], CommandFailed) and outcome[0].returncode == -9
+    assert not _alive(int(pid_file.read_text()))
