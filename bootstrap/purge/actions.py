@@ -108,7 +108,8 @@ def preflight(plan: PurgePlan, target: TargetPython, runner: Runner) -> None:
             + (f" (and {len(blocked) - 1} more)" if len(blocked) > 1 else ""),
             fix="run tritondev as the user who owns that environment, or pick a writable one with --python",
         )
-    require_pip(target, runner)
+    if not plan.pip_answered:  # else the scan's listing already proved it, one start of pip fewer
+        require_pip(target, runner)
 
 
 def current_owners(target: TargetPython) -> list[Owner]:

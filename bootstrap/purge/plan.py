@@ -27,6 +27,8 @@ class PurgePlan:
     shadows: tuple[Path, ...]  # reported, never deleted
     blocked: tuple[str, ...]  # why nothing may be done (the reasons of `blockers`)
     blockers: tuple[Blocker, ...] = ()
+    # The scan's `pip list` answered: `python -m pip` runs in the target, which the purge needs.
+    pip_answered: bool = False
 
     @property
     def empty(self) -> bool:
@@ -81,6 +83,7 @@ def plan_purge(found: TritonScan) -> PurgePlan:
         shadows=found.shadows,
         blocked=tuple(b.reason for b in blocked),
         blockers=tuple(blocked),
+        pip_answered=found.pip_listed is not None,
     )
 
 

@@ -187,6 +187,9 @@ def test_record_missing_owner_blocks_and_keeps_triton_owned(tmp_path: Path) -> N
     listed = TritonScan((sp,), (ok, hidden), {}, (), (), None, pip_listed=("triton",))
     assert [b.owner.name for b in plan_purge(listed).blockers] == ["pytorch-triton"]
     assert plan_purge(TritonScan((sp,), (ok,), {}, (), (), None, pip_listed=None)).blocked == ()
+    # Only a pip that answered the scan spares the purge's own check that pip runs (exit 3 with ensurepip).
+    assert plan_purge(listed).pip_answered
+    assert not plan_purge(TritonScan((sp,), (ok,), {}, (), (), None, pip_listed=None)).pip_answered
 
 
 def test_egg_link_owner(tmp_path: Path) -> None:
