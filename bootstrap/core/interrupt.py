@@ -13,7 +13,9 @@ ends, and only a second Ctrl-C raises at once, for a user who insists.
 
 from __future__ import annotations
 
+import contextlib
 import signal
+import sys
 import threading
 from collections.abc import Iterator
 from contextlib import contextmanager
@@ -29,27 +31,41 @@ class CtrlC:
         self.count = 0
         # The count when a block held until done began; None outside one.
         self.held_from: int | None = None
+        self.held_note = ""  # said on the first Ctrl-C a block holds: why nothing stops yet
 
     def __call__(self, signum: int, frame: object) -> None:
         self.seen = True
         self.count += 1
-        if self.raising and (self.held_from is None or self.count - self.held_from >= 2):
+        if not self.raising:
+            return
+        if self.held_from is None or self.count - self.held_from >= 2:
             raise KeyboardInterrupt
+        if self.held_note:
+            # The block holding it only waits on a child (it writes nothing to stderr), and a write that
+            # fails must not stop what is held.
+            with contextlib.suppress(Exception):
+                sys.stderr.write(self.held_note + "\n")
+                sys.stderr.flush()
 
 
 @contextmanager
-def held_until_done() -> Iterator[None]:
+def held_until_done(doing: str = "") -> Iterator[None]:
     """The block runs whole: a Ctrl-C during it raises KeyboardInterrupt when it ends, a second one
-    during it raises at once. Only where tritondev's handler raises now (a command runs, in the main
-    thread, which is where Python runs signal handlers); elsewhere the block runs as usual."""
+    during it raises at once; the first says so, naming what is `doing`. Only where tritondev's handler
+    raises now (a command runs, in the main thread, which is where Python runs signal handlers);
+    elsewhere the block runs as usual."""
     handler = signal.getsignal(signal.SIGINT) if threading.current_thread() is threading.main_thread() else None
     if not isinstance(handler, CtrlC) or not handler.raising or handler.held_from is not None:
         yield
         return
     before = handler.held_from = handler.count
+    handler.held_note = (
+        f"Ctrl-C: letting {doing or 'this step'} finish, so that it does not stop halfway; Ctrl-C again stops it now"
+    )
     try:
         yield
     finally:
         handler.held_from = None
+        handler.held_note = ""
     if handler.count > before:
         raise KeyboardInterrupt

@@ -166,7 +166,7 @@ class Runner(RunnerSetup):
             result = self._run_streaming(args, exe, cwd, full_env, log_path, timeout, on_line, fix)
         else:
             # A whole command's log is complete before a Ctrl-C held during it is raised.
-            with interrupt.held_until_done() if whole else contextlib.nullcontext():
+            with interrupt.held_until_done(f"`{planned.render()}`") if whole else contextlib.nullcontext():
                 result = self._run_captured(args, exe, cwd, full_env, log_path, timeout, input_text, fix, whole=whole)
         result.seconds = time.monotonic() - started
         if command_env.is_git(args) and result.returncode != 0:

@@ -115,6 +115,9 @@ def test_a_ctrl_c_during_the_checkout_is_raised_after_the_move_ended_whole(tmp_p
     assert _head_and_changes(repo) == (target, "")
     assert all((repo / f"file{i}.txt").read_text() == f"commit 1 file {i}\n" for i in range(20))
     assert "# exit status 0" in (tmp_path / "logs" / "move.log").read_text()
+    # The Ctrl-C was answered at once: what it waits for, and how to stop it now.
+    (said,) = [line for line in proc.stderr.splitlines() if line.startswith("Ctrl-C:")]
+    assert f"checkout --quiet --detach {target}` finish" in said and "Ctrl-C again stops it now" in said
 
 
 def test_a_second_ctrl_c_stops_the_checkout_at_once(tmp_path: Path) -> None:

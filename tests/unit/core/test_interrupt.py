@@ -29,13 +29,17 @@ def _ctrl_c() -> None:
     os.kill(os.getpid(), signal.SIGINT)  # the handler runs in this (the main) thread before the next line
 
 
-def test_one_ctrl_c_is_raised_when_the_block_ended(ctrl_c: CtrlC) -> None:
+def test_one_ctrl_c_is_raised_when_the_block_ended(ctrl_c: CtrlC, capsys: pytest.CaptureFixture[str]) -> None:
     done = []
-    with pytest.raises(KeyboardInterrupt), held_until_done():
+    with pytest.raises(KeyboardInterrupt), held_until_done("`git checkout`"):
         _ctrl_c()
         done.append("the rest of the block")
     assert done == ["the rest of the block"]
-    assert ctrl_c.held_from is None and ctrl_c.seen
+    assert ctrl_c.held_from is None and ctrl_c.seen and not ctrl_c.held_note
+    # Said at once: the Ctrl-C was not lost, what it waits for, how to stop it now.
+    assert capsys.readouterr().err == (
+        "Ctrl-C: letting `git checkout` finish, so that it does not stop halfway; Ctrl-C again stops it now\n"
+    )
 
 
 def test_a_second_ctrl_c_raises_at_once(ctrl_c: CtrlC) -> None:
