@@ -172,6 +172,7 @@ def _outcome(argv: list[str] | None, ctrl_c: CtrlC) -> int:
     run_state.start()  # nothing of an earlier run in this process carries over
     invocation().json_asked = _json_requested(arguments)
     ui.install_streams()
+    ctrl_c.say = ui.info  # what a Ctrl-C held until a step is done says (interrupt.held_until_done)
     ctrl_c.raising = True
     if ctrl_c.seen:  # Ctrl-C while the program started: the command does not start
         ctrl_c.raising = False

@@ -15,9 +15,8 @@ from __future__ import annotations
 
 import contextlib
 import signal
-import sys
 import threading
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 
 
@@ -32,6 +31,8 @@ class CtrlC:
         # The count when a block held until done began; None outside one.
         self.held_from: int | None = None
         self.held_note = ""  # said on the first Ctrl-C a block holds: why nothing stops yet
+        # How it is said: bootstrap.cli gives ui's line on stderr (this module is imported before anything else).
+        self.say: Callable[[str], None] = lambda _line: None
 
     def __call__(self, signum: int, frame: object) -> None:
         self.seen = True
@@ -44,8 +45,7 @@ class CtrlC:
             # The block holding it only waits on a child (it writes nothing to stderr), and a write that
             # fails must not stop what is held.
             with contextlib.suppress(Exception):
-                sys.stderr.write(self.held_note + "\n")
-                sys.stderr.flush()
+                self.say(self.held_note)
 
 
 @contextmanager

@@ -43,7 +43,9 @@ from pathlib import Path
 from bootstrap.core.interrupt import CtrlC
 from bootstrap.core.process.runner import Runner
 from bootstrap.git.moves import guarded_move
+from bootstrap.core import ui
 ctrl_c = CtrlC()
+ctrl_c.say = ui.info  # as bootstrap.cli sets it
 signal.signal(signal.SIGINT, ctrl_c)
 ctrl_c.raising = True
 os.environ["MOVER_GROUP"] = str(os.getpgrp())

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import os
 import signal
+import sys
 import threading
 from collections.abc import Iterator
 
@@ -16,6 +17,7 @@ from bootstrap.core.interrupt import CtrlC, held_until_done
 @pytest.fixture
 def ctrl_c() -> Iterator[CtrlC]:
     handler = CtrlC()
+    handler.say = lambda line: print(line, file=sys.stderr)
     previous = signal.signal(signal.SIGINT, handler)
     handler.raising = True
     try:
