@@ -49,6 +49,10 @@ _EXEC = re.compile(r"^exec on (\S+): ")
 _UNREACHABLE = re.compile(
     r"ERROR: (?:nonblocking connect to \S+ failed|failed to connect to |server provided no answer)"
 )
+# The connection to a host broke while a compile went over it (distcc's src/io.c, dcc_readx/dcc_writex): a
+# host that went down mid-compile, before distcc said more (it may then send the compile to the next host).
+# Only after an "exec on HOST" of the same client: the same words on a local file are not a host's doing.
+_DROPPED = re.compile(r"ERROR: (?:failed to write: |failed to read: |unexpected eof on fd)")
 
 
 @dataclass(frozen=True)
@@ -215,6 +219,7 @@ def parse_client_log(lines: Iterable[str]) -> DistccCounts:
     remote: Counter[str] = Counter()
     unreachable: Counter[str] = Counter()
     sent_to: dict[str, str] = {}  # client PID -> the host it last sent a compile to
+    counted: set[str] = set()  # client PIDs whose trouble with that host is counted (once per sending)
     local = fell_back = 0
     for line in lines:
         text = line.rstrip("\n")
@@ -226,9 +231,12 @@ def parse_client_log(lines: Iterable[str]) -> DistccCounts:
         sent = _EXEC.match(message)
         if sent is not None:
             sent_to[pid] = sent.group(1)
+            counted.discard(pid)
             continue
-        if _UNREACHABLE.search(message):
-            unreachable[sent_to.get(pid, "a host")] += 1
+        if _UNREACHABLE.search(message) or (pid in sent_to and _DROPPED.search(message)):
+            if pid not in counted:
+                unreachable[sent_to.get(pid, "a host")] += 1
+                counted.add(pid)
             continue
         match = _DONE.match(text)
         if match is None or match.group(2) != "completed ok":

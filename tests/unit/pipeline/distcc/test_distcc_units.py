@@ -67,27 +67,44 @@ distcc[6583] (dcc_r_token_int) ERROR: read failed while waiting for token "DONE"
 distcc[6583] (dcc_r_result_header) ERROR: server provided no answer. Is the server configured to allow access...
 distcc[6583] exec on 127.0.0.1:13632/2: /usr/bin/clang++ -O3 -c -o Type.cpp.o Type.cpp
 distcc[6583] compile Type.cpp on 127.0.0.1:13632/2 completed ok
+distcc[26108] compile from Error.cpp to Error.cpp.o
+distcc[26108] exec on 127.0.0.1:49539/2: /usr/bin/clang++ -O3 -fPIC -c -o Error.cpp.o Error.cpp
+distcc[26108] (dcc_compile_remote) No authentication requested.
+distcc[26108] (dcc_writex) ERROR: failed to write: Connection reset by peer
+distcc[26108] exec on 127.0.0.1:51327/2: /usr/bin/clang++ -O3 -fPIC -c -o Error.cpp.o Error.cpp
+distcc[26108] cpp Error.cpp on localhost completed ok
+distcc[26108] compile Error.cpp on 127.0.0.1:51327/2 completed ok
+distcc[30001] (dcc_readx) ERROR: failed to read: Input/output error
+distcc[30001] compile y.cpp on localhost completed ok
 """
 
 
 def test_the_client_log_says_where_each_compile_ran(tmp_path: Path) -> None:
     counts = parse_client_log(CLIENT_LOG.splitlines())
-    assert dict(counts.remote) == {"127.0.0.1:13632/2": 4, "127.0.0.1:13640/3": 1}
-    assert (counts.remote_total, counts.local, counts.fell_back) == (5, 2, 3)
-    assert dict(counts.unreachable) == {"127.0.0.1:13699/2": 1, "127.0.0.1:13641/2": 1, "127.0.0.1:13650/2": 1}
+    assert dict(counts.remote) == {"127.0.0.1:13632/2": 4, "127.0.0.1:13640/3": 1, "127.0.0.1:51327/2": 1}
+    assert (counts.remote_total, counts.local, counts.fell_back) == (6, 3, 3)
+    # Each sending that failed counts once, whatever distcc said about it: a refused connection, a host
+    # that answered nothing (three lines), a connection reset mid-compile (the host stopped: then the
+    # next host compiled it). A read error of a client that sent nothing is no host's.
+    assert dict(counts.unreachable) == {
+        "127.0.0.1:13699/2": 1,
+        "127.0.0.1:13641/2": 1,
+        "127.0.0.1:13650/2": 1,
+        "127.0.0.1:49539/2": 1,
+    }
     assert counts.describe() == (
-        "distcc: 5 compiled remotely (127.0.0.1:13632/2: 4, 127.0.0.1:13640/3: 1), 2 here"
+        "distcc: 6 compiled remotely (127.0.0.1:13632/2: 4, 127.0.0.1:13640/3: 1, 127.0.0.1:51327/2: 1), 3 here"
         " (3 after a host failed); unreachable: 127.0.0.1:13641/2 1 time(s), 127.0.0.1:13650/2"
-        " 1 time(s), 127.0.0.1:13699/2 1 time(s)"
+        " 1 time(s), 127.0.0.1:13699/2 1 time(s), 127.0.0.1:49539/2 1 time(s)"
     )
     assert not parse_client_log(CLIENT_LOG.splitlines()[:8]).troubled
     log = tmp_path / "distcc-llvm-build.log"
     log.write_text(CLIENT_LOG)
     read = read_counts(log)
-    assert read is not None and read.log == str(log) and read.to_json()["remote"] == 5
+    assert read is not None and read.log == str(log) and read.to_json()["remote"] == 6
     notice = trouble_notice("LLVM build", read)
     assert notice.startswith(
-        "distcc during the LLVM build: 127.0.0.1:13641/2, 127.0.0.1:13650/2, 127.0.0.1:13699/2 "
+        "distcc during the LLVM build: 127.0.0.1:13641/2, 127.0.0.1:13650/2, 127.0.0.1:13699/2, 127.0.0.1:49539/2 "
         "refused or dropped compiles; 3 compile(s) ran here because a host failed or refused them"
     )
     assert read_counts(tmp_path / "missing.log") is None
