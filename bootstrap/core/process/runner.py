@@ -265,8 +265,8 @@ class Runner(RunnerSetup):
             log = self._open_log(log_path, args, cwd)
             if log is not None:
                 stack.callback(log.close)
-            # A group of its own: a whole command's (a session, which a terminal's Ctrl-C does not reach) and a
-            # background thread's, so that a kill ends its children too. Neither reads the terminal.
+            # A session (and so a process group) of its own: a whole command's, which a terminal's Ctrl-C does not
+            # reach, and a background thread's, so that a kill ends its children too. Neither reads the terminal.
             own_group = whole or live_children.in_background()
             quiet_stdin = subprocess.DEVNULL if own_group else None
             try:
@@ -279,8 +279,8 @@ class Runner(RunnerSetup):
                     stderr=subprocess.PIPE,
                     text=True,
                     errors="replace",
-                    start_new_session=whole,
-                    process_group=0 if own_group and not whole else None,
+                    # A session, not only a group: Popen's process_group needs Python 3.11 (tritondev runs on 3.10).
+                    start_new_session=own_group,
                 )
             except OSError as exc:
                 write_log(log, f"# could not start: {exc}\n")
