@@ -16,7 +16,7 @@ from tests.support.cli import tritondev_argv
 from tests.support.environ import dropped
 
 if TYPE_CHECKING:
-    from typing import Unpack  # Python 3.11; only mypy reads it here (tests run on 3.10 too)
+    from typing_extensions import Unpack  # typing has it from Python 3.11; only mypy reads it here
 
 REPO = Path(__file__).resolve().parents[1]
 

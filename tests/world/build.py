@@ -11,7 +11,7 @@ from typing import TYPE_CHECKING, TypedDict
 from tests.support.venvs import fresh_venv
 
 if TYPE_CHECKING:
-    from typing import Unpack  # Python 3.11; only mypy reads it here (tests run on 3.10 too)
+    from typing_extensions import Unpack  # typing has it from Python 3.11; only mypy reads it here
 
 # The LLVM flags of Triton's scripts/build-llvm-project.sh (facts §1.5), minus the compiler choice.
 TRITON_LLVM_FLAGS = [

@@ -23,7 +23,7 @@ _PLACEHOLDER = re.compile(r"\{\{(POLICY|TITLE|DATA|STYLE|SCRIPT)\}\}")
 
 def asset(name: str) -> str:
     """One of the page's files, shipped as package data beside this module (pyproject's package-data)."""
-    return resources.files("bootstrap.ir.view").joinpath("assets", name).read_text(encoding="utf-8")
+    return resources.files("bootstrap.ir.view").joinpath("assets").joinpath(name).read_text(encoding="utf-8")
 
 
 def encode_data(model: dict[str, Any]) -> str:

@@ -17,7 +17,7 @@ from typing import TYPE_CHECKING
 import pytest
 
 if TYPE_CHECKING:
-    from typing import Unpack  # Python 3.11; only mypy reads it here (tests run on 3.10 too)
+    from typing_extensions import Unpack  # typing has it from Python 3.11; only mypy reads it here
 
 from tests.conftest import Cli, CliOptions
 from tests.support.environ import child_environ

@@ -13,7 +13,7 @@ from typing import TYPE_CHECKING, TypedDict
 import pytest
 
 if TYPE_CHECKING:
-    from typing import Unpack  # Python 3.11; only mypy reads it here (tests run on 3.10 too)
+    from typing_extensions import Unpack  # typing has it from Python 3.11; only mypy reads it here
 
 from bootstrap.core.errors import ToolMissing, UsageError
 from bootstrap.docker import plan as dockerplan

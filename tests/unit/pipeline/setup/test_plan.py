@@ -26,7 +26,7 @@ from tests.unit.pipeline.setup.facts_for_tests import (
 )
 
 if TYPE_CHECKING:
-    from typing import Unpack  # Python 3.11; only mypy reads it here (tests run on 3.10 too)
+    from typing_extensions import Unpack  # typing has it from Python 3.11; only mypy reads it here
 
 ALL_STEPS = [
     "venv",
