@@ -46,11 +46,15 @@ def _imports(inside: bool = False) -> dict[str, set[str]]:
     return found
 
 
+# The standard library of every Python tritondev runs on: tomllib came with 3.11 (imported only there).
+STDLIB = sys.stdlib_module_names | {"tomllib"}
+
+
 def _third_party(modules: dict[str, set[str]]) -> dict[str, set[str]]:
     return {
         m: where
         for m, where in modules.items()
-        if m.split(".")[0] not in sys.stdlib_module_names and m.split(".")[0] != "bootstrap"
+        if m.split(".")[0] not in STDLIB and m.split(".")[0] != "bootstrap"
     }
 
 
