@@ -52,9 +52,7 @@ STDLIB = sys.stdlib_module_names | {"tomllib"}
 
 def _third_party(modules: dict[str, set[str]]) -> dict[str, set[str]]:
     return {
-        m: where
-        for m, where in modules.items()
-        if m.split(".")[0] not in STDLIB and m.split(".")[0] != "bootstrap"
+        m: where for m, where in modules.items() if m.split(".")[0] not in STDLIB and m.split(".")[0] != "bootstrap"
     }
 
 
