@@ -51,7 +51,8 @@ _UNREACHABLE = re.compile(
 )
 # The connection to a host broke while a compile went over it (distcc's src/io.c, dcc_readx/dcc_writex): a
 # host that went down mid-compile, before distcc said more (it may then send the compile to the next host).
-# Only after an "exec on HOST" of the same client: the same words on a local file are not a host's doing.
+# Only after an "exec on HOST" of the same client (not "exec on localhost", its fallback): the same words
+# on a local file are not a host's doing.
 _DROPPED = re.compile(r"ERROR: (?:failed to write: |failed to read: |unexpected eof on fd)")
 
 
@@ -233,7 +234,8 @@ def parse_client_log(lines: Iterable[str]) -> DistccCounts:
             sent_to[pid] = sent.group(1)
             counted.discard(pid)
             continue
-        if _UNREACHABLE.search(message) or (pid in sent_to and _DROPPED.search(message)):
+        sent_remote = sent_to.get(pid, "localhost") != "localhost"  # a compile run here after a fallback is no host's
+        if _UNREACHABLE.search(message) or (sent_remote and _DROPPED.search(message)):
             if pid not in counted:
                 unreachable[sent_to.get(pid, "a host")] += 1
                 counted.add(pid)

@@ -76,6 +76,9 @@ distcc[26108] cpp Error.cpp on localhost completed ok
 distcc[26108] compile Error.cpp on 127.0.0.1:51327/2 completed ok
 distcc[30001] (dcc_readx) ERROR: failed to read: Input/output error
 distcc[30001] compile y.cpp on localhost completed ok
+distcc[30002] exec on localhost: /usr/bin/clang++ -O2 -c z.cpp -o z.o
+distcc[30002] (dcc_readx) ERROR: unexpected eof on fd4
+distcc[30002] compile z.cpp on localhost failed
 """
 
 
@@ -85,7 +88,7 @@ def test_the_client_log_says_where_each_compile_ran(tmp_path: Path) -> None:
     assert (counts.remote_total, counts.local, counts.fell_back) == (6, 3, 3)
     # Each sending that failed counts once, whatever distcc said about it: a refused connection, a host
     # that answered nothing (three lines), a connection reset mid-compile (the host stopped: then the
-    # next host compiled it). A read error of a client that sent nothing is no host's.
+    # next host compiled it). A read error of a client that sent nothing, or that compiles here, is no host's.
     assert dict(counts.unreachable) == {
         "127.0.0.1:13699/2": 1,
         "127.0.0.1:13641/2": 1,
