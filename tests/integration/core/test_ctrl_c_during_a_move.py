@@ -19,6 +19,7 @@ import time
 from pathlib import Path
 
 from tests.conftest import REPO
+from tests.support.processes import outlives_a_kill
 
 GIT = shutil.which("git") or "/usr/bin/git"
 
@@ -131,11 +132,4 @@ def test_a_second_ctrl_c_stops_the_checkout_at_once(tmp_path: Path) -> None:
     # wrapper's own child too (the move's session is killed whole).
     assert _head_and_changes(repo) == (start, "")
     for pid_file in ("wrapper.pid", "wrapper.pid.sleep"):
-        assert not _alive(int((tmp_path / pid_file).read_text()))
-
-
-def _alive(pid: int) -> bool:
-    try:
-        return Path(f"/proc/{pid}/stat").read_text().split(")")[-1].split()[0] != "Z"
-    except FileNotFoundError:
-        return False
+        assert not outlives_a_kill(int((tmp_path / pid_file).read_text()))

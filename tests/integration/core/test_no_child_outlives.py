@@ -10,7 +10,6 @@ interpreter does not outlive tritondev.
 from __future__ import annotations
 
 import json
-import os
 import sys
 import threading
 import time
@@ -23,21 +22,9 @@ from bootstrap.core.errors import CommandFailed
 from bootstrap.core.process import live_children
 from bootstrap.core.process.runner import Runner
 from tests.conftest import run_cli
+from tests.support.processes import outlives_a_kill, running
 
 SHA = "0123456789abcdef0123456789abcdef01234567"
-
-
-def _alive(pid: int) -> bool:
-    try:
-        os.kill(pid, 0)
-    except ProcessLookupError:
-        return False
-    # A zombie is not running: only its parent has yet to reap it.
-    try:
-        stat = Path(f"/proc/{pid}/stat").read_text()
-    except FileNotFoundError:  # reaped between the two looks
-        return False
-    return stat.rsplit(")", 1)[1].split()[0] != "Z"
 
 
 def _hanging_interpreter(path: Path, pid_file: Path) -> None:
@@ -72,7 +59,7 @@ def test_failed_pins_end_setup_at_once_and_kill_the_probe_still_running(
     assert seconds < 30, f"setup waited {seconds:.1f}s for a probe it no longer needed"
     # The probe may not have started its interpreter before the pins failed; if it did, it is gone.
     if pid_file.exists():
-        assert not _alive(int(pid_file.read_text())), "the target's probe outlived tritondev"
+        assert not outlives_a_kill(int(pid_file.read_text())), "the target's probe outlived tritondev"
 
 
 def _sleep_in_background(runner: Runner, outcome: list[BaseException | None]) -> threading.Thread:
@@ -143,7 +130,7 @@ def test_a_captured_child_ends_with_its_block_whatever_ends_it(tmp_path: Path, i
         )
     assert info.value.timed_out
     pid = int((tmp_path / "pid").read_text())
-    assert not _alive(pid)
+    assert not running(pid)
 
 
 def test_a_background_child_is_killed_with_its_own_children(tmp_path: Path) -> None:
@@ -172,4 +159,4 @@ def test_a_background_child_is_killed_with_its_own_children(tmp_path: Path) -> N
     thread.join(30)
     assert not thread.is_alive() and time.monotonic() - started < 10
     assert isinstance(outcome[0], CommandFailed) and outcome[0].returncode == -9
-    assert not _alive(int(pid_file.read_text()))
+    assert not outlives_a_kill(int(pid_file.read_text()))
