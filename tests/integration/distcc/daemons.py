@@ -61,7 +61,12 @@ class DistccDaemon:
 
     def _environment(self) -> dict[str, str]:
         env = {k: v for k, v in os.environ.items() if not k.startswith("DISTCC_")}
-        env["TMPDIR"] = "/tmp"  # distccd's user works there; a private TMPDIR is closed to it
+        # distccd's user (it drops root) needs a TMPDIR it may write: one of this daemon's, world-writable
+        # and sticky like /tmp, so that what a daemon stopped mid-compile leaves goes with its folder.
+        scratch = self.folder / "tmp"
+        scratch.mkdir()
+        scratch.chmod(0o1777)
+        env["TMPDIR"] = str(scratch)
         if self.other_compilers:
             links = self.folder / "compilers"
             links.mkdir()

@@ -36,7 +36,14 @@ BUILDS = ("LLVM build", "Triton build")
 
 def _env(area: Path, name: str) -> dict[str, str]:
     env = base_env(area / f"home-{name}", xdg=area / f"xdg-{name}", ccache_dir=area / f"ccache-{name}")
-    return {k: v for k, v in env.items() if not k.startswith("DISTCC_")}
+    return {k: v for k, v in env.items() if not k.startswith("DISTCC_")} | {"TMPDIR": str(scratch(area, name))}
+
+
+def scratch(area: Path, name: str) -> Path:
+    """The builds' TMPDIR: what a distcc client stopped mid-compile (a host gone) leaves goes with the test."""
+    folder = area / f"tmp-{name}"
+    folder.mkdir(exist_ok=True)
+    return folder
 
 
 def _setup_args(world: World, ws: Path, *extra: str, json: bool = True) -> list[str]:

@@ -33,6 +33,8 @@ def _setup(hosts: str) -> DistccSetup:
 def _env(tmp_path: Path, **extra: str) -> dict[str, str]:
     env = base_env(tmp_path / "home", xdg=tmp_path / "xdg", ccache_dir=tmp_path / "ccache")
     env = {k: v for k, v in env.items() if not k.startswith("DISTCC_")}
+    (tmp_path / "tmp").mkdir(exist_ok=True)
+    env["TMPDIR"] = str(tmp_path / "tmp")  # the distcc client's scratch files stay with the test
     env.update(extra)
     return env
 
