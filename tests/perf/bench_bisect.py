@@ -17,6 +17,11 @@ command), runs `pip install --no-build-isolation -e .` (incremental: the build f
 125 (skip) when a build fails, and runs the test. ccache is warm for both sides (the setup before
 them filled it).
 
+Each ratio is the median of ROUNDS rounds, each in a workspace, LLVM build registry, ccache and hand
+folders of its own (a second bisect in the same ones would find the bumped LLVM already built), the
+two sides paired within a round and taking turns at going first, so that a machine that slows
+down in the middle of a run moves both sides of a round alike.
+
 Run: python tests/perf/run.py bisect
 """
 
@@ -26,6 +31,7 @@ import json
 import os
 import shlex
 import shutil
+import statistics
 import subprocess
 import sys
 import tempfile
@@ -39,9 +45,10 @@ sys.path.insert(0, str(REPO))
 
 from tests.integration.build.harness import base_env  # noqa: E402
 from tests.support.cli import tritondev_argv  # noqa: E402
-from tests.world.bisect_world import CHECK_ADD, Range, build_bisect_world  # noqa: E402
+from tests.world.bisect_world import CHECK_ADD, BisectWorld, Range, build_bisect_world  # noqa: E402
 
 GOAL_RATIO = 1.5  # tritondev's wall time may be at most this many times the hand bisect's
+ROUNDS = 3  # independent rounds per figure: one round moved from 1.18 to 1.80 from run to run
 
 REBUILD = """#!/usr/bin/env bash
 # One step of a hand bisect: the commit's LLVM when its pin changed, Triton (incremental), the test.
@@ -165,50 +172,80 @@ class Hand:
         return Bisected(len(rng.commits), count[0], count[1], seconds, first)
 
 
-def _row(what: str, tool: Bisected, hand: Bisected, llvm_goal: str, llvm_ok: bool) -> dict[str, object]:
-    ratio = tool.seconds / hand.seconds
-    same = tool.first_bad == hand.first_bad
+@dataclass(frozen=True)
+class Round:
+    """One round: both bisects by tritondev and by hand, in folders of its own."""
+
+    constant: Bisected
+    bump: Bisected
+    hand_constant: Bisected
+    hand_bump: Bisected
+
+
+def _row(what: str, pairs: list[tuple[Bisected, Bisected]], llvm_goal: str, llvm_ok: bool) -> dict[str, object]:
+    """The median of the rounds' ratios (tritondev / hand, paired within a round), and the round it came from."""
+    ratios = [tool.seconds / hand.seconds for tool, hand in pairs]
+    ratio = statistics.median(ratios)
+    tool, hand = pairs[min(range(len(ratios)), key=lambda i: abs(ratios[i] - ratio))]
+    same = all(t.first_bad == h.first_bad for t, h in pairs)
+    rounds = ", ".join(f"{r:.2f}" for r in ratios)
     return {
         "metric": f"bisect of {tool.commits} commits {what}: tritondev bisect / hand `git bisect run` with "
-        "a rebuild script, wall time",
-        "measured": f"{ratio:.2f}: tritondev {tool.describe()}; hand {hand.describe()}",
+        f"a rebuild script, wall time, median of {len(pairs)} rounds",
+        "measured": f"{ratio:.2f} ({rounds}); its round: tritondev {tool.describe()}; hand {hand.describe()}",
         "goal": f"<= {GOAL_RATIO}, same commit, LLVM builds {llvm_goal}",
         "pass": ratio <= GOAL_RATIO and same and llvm_ok,
     }
 
 
-def measure(root: Path) -> list[dict[str, object]]:
-    bw = build_bisect_world(root / "world")
+def one_round(root: Path, bw: BisectWorld, cwd: Path, hand_first: bool) -> Round:
+    """Setup at the good commit and a hand build of it (neither timed), then both bisects of each side;
+    the hand's first when `hand_first`. The round's own ccache is warmed by its setup, as in a single
+    round: a cache shared by rounds would hold the later rounds' LLVM build of the bump for setup's
+    workspace (it gives LLVM's build the workspace as ccache's base folder) and not for the hand's."""
     env = base_env(root / "home", xdg=root / "xdg", ccache_dir=root / "ccache")
-    ws, cwd = root / "ws", root / "cwd"
-    cwd.mkdir()
-    (cwd / "check_add.py").write_text(CHECK_ADD)
+    ws = root / "ws"
     common = ["--workspace", str(ws), "--mirror", str(bw.world.git_root), "--jobs", "2", "--link-jobs", "2"]
     _tritondev(["setup", *common, "--llvm", "source", "--triton-commit", bw.triton.good], env, cwd)
-
-    constant = tritondev_bisect(common, bw.triton, env, cwd)
-    bump = tritondev_bisect(common, bw.bump, env, cwd)
     hand = Hand(root / "hand", ws, env, cwd, {n: bw.world.url(n) for n in ("triton", "llvm-project")})
     hand.prepare(bw.triton.good)
-    hand_constant = hand.bisect(bw.triton)
-    hand_bump = hand.bisect(bw.bump)
+
+    def by_tritondev() -> tuple[Bisected, Bisected]:
+        return tritondev_bisect(common, bw.triton, env, cwd), tritondev_bisect(common, bw.bump, env, cwd)
+
+    def by_hand() -> tuple[Bisected, Bisected]:
+        return hand.bisect(bw.triton), hand.bisect(bw.bump)
+
+    if hand_first:
+        hand_constant, hand_bump = by_hand()
+        constant, bump = by_tritondev()
+    else:
+        constant, bump = by_tritondev()
+        hand_constant, hand_bump = by_hand()
     for found, rng in ((constant, bw.triton), (bump, bw.bump)):
         if found.first_bad != rng.labels["regression"]:
             raise RuntimeError(f"tritondev bisect named {found.first_bad}, not {rng.labels['regression']}")
+    return Round(constant, bump, hand_constant, hand_bump)
+
+
+def measure(root: Path) -> list[dict[str, object]]:
+    bw = build_bisect_world(root / "world")
+    cwd = root / "cwd"
+    cwd.mkdir()
+    (cwd / "check_add.py").write_text(CHECK_ADD)
+    rounds = [one_round(root / f"round-{i}", bw, cwd, hand_first=i % 2 == 1) for i in range(ROUNDS)]
     return [
         _row(
             "(constant LLVM pin, one commit that does not build)",
-            constant,
-            hand_constant,
+            [(r.constant, r.hand_constant) for r in rounds],
             "0",
-            constant.llvm_builds == 0,
+            all(r.constant.llvm_builds == 0 for r in rounds),
         ),
         _row(
             "across an LLVM bump",
-            bump,
-            hand_bump,
+            [(r.bump, r.hand_bump) for r in rounds],
             "1 (each pin once), <= hand's",
-            bump.llvm_builds == 1 and bump.llvm_builds <= hand_bump.llvm_builds,
+            all(r.bump.llvm_builds == 1 and r.bump.llvm_builds <= r.hand_bump.llvm_builds for r in rounds),
         ),
     ]
 

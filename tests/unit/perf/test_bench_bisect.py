@@ -1,0 +1,33 @@
+"""The bisect benchmark's figure: the median of its rounds' paired ratios, and the round it names."""
+
+from __future__ import annotations
+
+from tests.perf.bench_bisect import GOAL_RATIO, Bisected, _row
+
+
+def _bisected(seconds: float, first_bad: str = "c0ffee00") -> Bisected:
+    return Bisected(commits=8, builds=3, llvm_builds=1, seconds=seconds, first_bad=first_bad)
+
+
+def test_the_figure_is_the_median_of_paired_ratios_and_names_its_round() -> None:
+    pairs = [(_bisected(18.0), _bisected(10.0)), (_bisected(12.0), _bisected(10.0)), (_bisected(30.0), _bisected(20.0))]
+    row = _row("across an LLVM bump", pairs, "1", True)
+    # Ratios 1.80, 1.20 and 1.50: the median pairs tritondev's 30 s with the hand's 20 s, not 18 s with 10 s.
+    measured = str(row["measured"])
+    assert measured.startswith("1.50 (1.80, 1.20, 1.50); its round: tritondev 3 builds, 1 LLVM builds, 30.0 s")
+    assert "hand 3 builds, 1 LLVM builds, 20.0 s" in measured
+    assert row["pass"] is (1.5 <= GOAL_RATIO)
+    assert "median of 3 rounds" in str(row["metric"])
+
+
+def test_one_slow_round_does_not_fail_the_figure_but_two_do() -> None:
+    fast, slow = (_bisected(12.0), _bisected(10.0)), (_bisected(20.0), _bisected(10.0))
+    assert _row("x", [fast, slow, fast], "1", True)["pass"] is True
+    assert _row("x", [slow, fast, slow], "1", True)["pass"] is False
+
+
+def test_any_round_naming_another_commit_or_building_llvm_wrongly_fails_it() -> None:
+    good = (_bisected(12.0), _bisected(10.0))
+    other = (_bisected(12.0, "deadbeef"), _bisected(10.0))
+    assert _row("x", [good, other, good], "1", True)["pass"] is False
+    assert _row("x", [good, good, good], "1", False)["pass"] is False
