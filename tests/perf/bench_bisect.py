@@ -159,6 +159,16 @@ class Hand:
         if _run([str(self.script)], self.env, self.triton, check=False).returncode not in (0, 1):
             raise RuntimeError(f"the hand build of {good[:12]} failed: {(self.root / 'pip.log').read_text()[-2000:]}")
 
+    def put_back(self) -> float:
+        """Seconds to rebuild the commit `git bisect reset` returned to, as a developer must to use it again:
+        the script at that commit (LLVM rebuilt in place when the last step's pin was another)."""
+        started = time.perf_counter()
+        if _run([str(self.script)], self.env, self.triton, check=False).returncode not in (0, 1):
+            raise RuntimeError(
+                f"the hand rebuild after the bisect failed: {(self.root / 'pip.log').read_text()[-2000:]}"
+            )
+        return time.perf_counter() - started
+
     def bisect(self, rng: Range) -> Bisected:
         for name in ("builds", "llvm-builds"):
             (self.root / name).write_text("")
@@ -180,6 +190,7 @@ class Round:
     bump: Bisected
     hand_constant: Bisected
     hand_bump: Bisected
+    hand_put_back: float  # seconds for the hand to rebuild the starting commit after the bump's bisect
 
 
 def _row(what: str, pairs: list[tuple[Bisected, Bisected]], llvm_goal: str, llvm_ok: bool) -> dict[str, object]:
@@ -213,19 +224,19 @@ def one_round(root: Path, bw: BisectWorld, cwd: Path, hand_first: bool) -> Round
     def by_tritondev() -> tuple[Bisected, Bisected]:
         return tritondev_bisect(common, bw.triton, env, cwd), tritondev_bisect(common, bw.bump, env, cwd)
 
-    def by_hand() -> tuple[Bisected, Bisected]:
-        return hand.bisect(bw.triton), hand.bisect(bw.bump)
+    def by_hand() -> tuple[Bisected, Bisected, float]:
+        return hand.bisect(bw.triton), hand.bisect(bw.bump), hand.put_back()
 
     if hand_first:
-        hand_constant, hand_bump = by_hand()
+        hand_constant, hand_bump, hand_put_back = by_hand()
         constant, bump = by_tritondev()
     else:
         constant, bump = by_tritondev()
-        hand_constant, hand_bump = by_hand()
+        hand_constant, hand_bump, hand_put_back = by_hand()
     for found, rng in ((constant, bw.triton), (bump, bw.bump)):
         if found.first_bad != rng.labels["regression"]:
             raise RuntimeError(f"tritondev bisect named {found.first_bad}, not {rng.labels['regression']}")
-    return Round(constant, bump, hand_constant, hand_bump)
+    return Round(constant, bump, hand_constant, hand_bump, hand_put_back)
 
 
 def measure(root: Path) -> list[dict[str, object]]:
@@ -247,7 +258,23 @@ def measure(root: Path) -> list[dict[str, object]]:
             "1 (each pin once), <= hand's",
             all(r.bump.llvm_builds == 1 and r.bump.llvm_builds <= r.hand_bump.llvm_builds for r in rounds),
         ),
+        _put_back_row(rounds),
     ]
+
+
+def _put_back_row(rounds: list[Round]) -> dict[str, object]:
+    """For reference: tritondev's bisect ends with the starting build installed again, the hand's with the last
+    step's; the hand's time here includes rebuilding the starting commit (LLVM at its pin, then Triton)."""
+    ratios = [r.bump.seconds / (r.hand_bump.seconds + r.hand_put_back) for r in rounds]
+    ratio = statistics.median(ratios)
+    put_back = statistics.median(r.hand_put_back for r in rounds)
+    return {
+        "metric": "  the same, the starting build put back on both sides (the hand: its script again at the commit"
+        " `git bisect reset` returns to), median of rounds",
+        "measured": f"{ratio:.2f} ({', '.join(f'{x:.2f}' for x in ratios)}); the hand's rebuild {put_back:.1f} s",
+        "goal": "- (reference)",
+        "pass": True,
+    }
 
 
 def run() -> list[dict[str, object]]:

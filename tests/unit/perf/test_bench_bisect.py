@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from tests.perf.bench_bisect import GOAL_RATIO, Bisected, _row
+from tests.perf.bench_bisect import GOAL_RATIO, Bisected, Round, _put_back_row, _row
 
 
 def _bisected(seconds: float, first_bad: str = "c0ffee00") -> Bisected:
@@ -31,3 +31,14 @@ def test_any_round_naming_another_commit_or_building_llvm_wrongly_fails_it() -> 
     other = (_bisected(12.0, "deadbeef"), _bisected(10.0))
     assert _row("x", [good, other, good], "1", True)["pass"] is False
     assert _row("x", [good, good, good], "1", False)["pass"] is False
+
+
+def test_the_reference_row_adds_the_hands_rebuild_of_the_starting_commit() -> None:
+    def round_(tool: float, hand: float, put_back: float) -> Round:
+        constant = _bisected(10.0)
+        return Round(constant, _bisected(tool), constant, _bisected(hand), put_back)
+
+    row = _put_back_row([round_(16.0, 10.0, 6.0), round_(15.0, 10.0, 5.0), round_(18.0, 10.0, 2.0)])
+    # 16 / 16, 15 / 15 and 18 / 12: the median is 1.00, the median rebuild 5.0 s.
+    assert row["measured"] == "1.00 (1.00, 1.00, 1.50); the hand's rebuild 5.0 s"
+    assert row["goal"] == "- (reference)" and row["pass"] is True
