@@ -119,6 +119,7 @@ class Hand:
     def __init__(self, root: Path, ws: Path, env: dict[str, str], cwd: Path, urls: dict[str, str]) -> None:
         state = json.loads((ws / "state" / "setup.json").read_text())
         self.root, self.env, self.python = root, env, state["python"]
+        self.start = ""  # the commit the hand's Triton starts at (prepare)
         self.triton, self.llvm, self.build = root / "triton", root / "llvm-project", root / "llvm-build"
         for name, path in (("triton", self.triton), ("llvm-project", self.llvm)):
             _run(["git", "clone", "-q", urls[name], str(path)], env)
@@ -155,6 +156,7 @@ class Hand:
     def prepare(self, good: str) -> None:
         """The starting point a developer has: LLVM and Triton built at the good commit (not timed)."""
         _run(["git", "-C", str(self.triton), "checkout", "-q", "--detach", good], self.env)
+        self.start = _run(["git", "-C", str(self.triton), "rev-parse", "HEAD"], self.env).stdout.strip()
         (self.root / "llvm-built").write_text("none\n")
         if _run([str(self.script)], self.env, self.triton, check=False).returncode not in (0, 1):
             raise RuntimeError(f"the hand build of {good[:12]} failed: {(self.root / 'pip.log').read_text()[-2000:]}")
@@ -162,12 +164,21 @@ class Hand:
     def put_back(self) -> float:
         """Seconds to rebuild the commit `git bisect reset` returned to, as a developer must to use it again:
         the script at that commit (LLVM rebuilt in place when the last step's pin was another)."""
+        head = _run(["git", "-C", str(self.triton), "rev-parse", "HEAD"], self.env).stdout.strip()
+        if head != self.start:
+            raise RuntimeError(f"git bisect reset left the hand's Triton at {head[:12]}, not {self.start[:12]}")
         started = time.perf_counter()
         if _run([str(self.script)], self.env, self.triton, check=False).returncode not in (0, 1):
             raise RuntimeError(
                 f"the hand rebuild after the bisect failed: {(self.root / 'pip.log').read_text()[-2000:]}"
             )
-        return time.perf_counter() - started
+        seconds = time.perf_counter() - started
+        # What was put back: the LLVM built last is the starting commit's pin, and pip sees Triton installed.
+        pin = json.loads((self.triton / "cmake" / "llvm-info.json").read_text())["llvm_hash"]
+        if (self.root / "llvm-built").read_text().strip() != pin:
+            raise RuntimeError(f"the hand rebuild left another LLVM than the starting commit's pin {pin[:12]}")
+        _run([self.python, "-m", "pip", "show", "triton"], self.env)
+        return seconds
 
     def bisect(self, rng: Range) -> Bisected:
         for name in ("builds", "llvm-builds"):
