@@ -24,7 +24,7 @@ from tests.integration.build.harness import (
 )
 from tests.support.environ import child_environ
 from tests.support.run_shared import warm_ccache
-from tests.support.venvs import fresh_venv
+from tests.support.venvs import fresh_venv, workspace_venv
 from tests.world.world import World
 
 pytestmark = pytest.mark.slow
@@ -109,6 +109,7 @@ def test_a_pin_only_a_fork_has_names_the_fork(world: World, tmp_path: Path) -> N
     llvm-project.git) the fetch fails with 'not our ref', and setup says which fork to try."""
     env = base_env(tmp_path / "home", xdg=tmp_path / "xdg", ccache_dir=tmp_path / "ccache")
     ws = tmp_path / "ws"
+    workspace_venv(ws)  # made ahead: making it is the setup tests' subject
     proc = tritondev(*setup_args(world, ws, "llvm-fork", "--json"), env=env)
     assert proc.returncode == 5, proc.stderr[-3000:]
     error = json.loads(proc.stdout)
@@ -135,6 +136,7 @@ def test_a_pin_only_a_fork_has_and_no_file_names_is_fetched_from_the_fork(world:
         for slug, name in (("llvm/llvm-project", "llvm-project"), ("triton-lang/llvm-project", "llvm-project-fork")):
             config.write(f'[url "{world.url(name)}"]\n\tinsteadOf = https://github.com/{slug}.git\n')
     ws, sha = tmp_path / "ws", world.triton_commits["llvm-fork-3.7"]
+    workspace_venv(ws)  # made ahead: making it is the setup tests' subject
     proc = tritondev(
         "setup",
         "--workspace",

@@ -14,6 +14,7 @@ import pytest
 from tests.integration.build.harness import base_env, git, setup_args, setup_json, tritondev
 from tests.support.run_shared import warm_ccache
 from tests.support.snapshot import diff, snapshot
+from tests.support.venvs import workspace_venv
 from tests.world.world import World
 
 pytestmark = pytest.mark.slow
@@ -25,6 +26,7 @@ def built(world: World, tmp_path_factory: pytest.TempPathFactory) -> dict[str, A
     """A finished setup of the root-json era in a workspace venv (Release: the quickest build)."""
     root = tmp_path_factory.mktemp("plan")
     ws = root / "ws"
+    workspace_venv(ws)  # made ahead: making it is the setup tests' subject
     env = base_env(root / "home", xdg=root / "xdg", ccache_dir=warm_ccache())
     report = setup_json(world, ws, "root-json", "--build-type", "Release", "--skip-verify", env=env)
     return {"ws": ws, "env": env, "report": report}

@@ -22,6 +22,7 @@ import pytest
 from tests.integration.build.harness import base_env, setup_json
 from tests.support.environ import child_environ
 from tests.support.run_shared import warm_ccache
+from tests.support.venvs import workspace_venv
 from tests.world.world import World
 
 pytestmark = [pytest.mark.slow, pytest.mark.timeout(3600)]
@@ -67,6 +68,7 @@ def test_setup_after_an_llvm_bump_builds_against_the_bumped_llvm(world: World, s
     env = base_env(tmp_path / "home", xdg=shared / "xdg", ccache_dir=tmp_path / "ccache")
     assert "CCACHE_BASEDIR" not in env
     ws = tmp_path / "ws"
+    workspace_venv(ws)  # made ahead: making it is the setup tests' subject
     first = setup_json(world, ws, "main", "--llvm", "source", env=env)
     python = ws / "venv" / "bin" / "python"
     before = fresh_import(python, tmp_path)
@@ -111,6 +113,7 @@ def test_offline_then_online_brings_the_pinned_tools_back(world: World, shared: 
 
     env = {**workspace_env(shared, tmp_path), **system_cuda_and_json(tmp_path)}
     ws = tmp_path / "ws"
+    workspace_venv(ws)  # made ahead: making it is the setup tests' subject
     python = ws / "venv" / "bin" / "python"
     bundled = ws / "src/triton/python/triton/backends/nvidia/bin/ptxas"
     setup_json(world, ws, "root-json-3.8", "--llvm", "source", "--offline", env=env)
@@ -126,6 +129,7 @@ def test_sanitize_address_then_none_imports_in_a_fresh_shell(world: World, share
     flags stay, and the plain build then needs the ASAN runtime preloaded to import."""
     env = workspace_env(shared, tmp_path)
     ws = tmp_path / "ws"
+    workspace_venv(ws)  # made ahead: making it is the setup tests' subject
     setup_json(world, ws, "main", "--llvm", "source", "--no-lld", "--sanitize", "address", env=env)
     assert "libasan" in subprocess.run(["ldd", str(libtriton(ws))], capture_output=True, text=True).stdout
     plain = setup_json(world, ws, "main", "--llvm", "source", "--no-lld", "--sanitize", "none", env=env)
@@ -138,6 +142,7 @@ def test_no_lld_then_lld_then_no_lld_each_link_as_asked(world: World, shared: Pa
     """With lld, setup.py passes clang and -fuse-ld=lld; without, nothing: the cache must not keep them."""
     env = workspace_env(shared, tmp_path)
     ws = tmp_path / "ws"
+    workspace_venv(ws)  # made ahead: making it is the setup tests' subject
     for lld, linker_seen in ((False, False), (True, True), (False, False)):
         report = setup_json(world, ws, "main", "--llvm", "source", "--lld" if lld else "--no-lld", env=env)
         comment = comment_section(libtriton(ws))

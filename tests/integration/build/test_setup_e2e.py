@@ -367,6 +367,7 @@ def test_gcc_without_clang_and_two_setups_at_once(world: World, shared: Path) ->
     Two setups start at once on the workspace: one runs, the other exits 6 at once naming the PID.
     """
     ws = shared / "ws-python-dir"
+    workspace_venv(ws)  # made ahead: root_json's setup from nothing makes one
     env = _env(shared, "python-dir", path=path_without_clang(shared / "bin-no-clang"))
     args = setup_args(world, ws, "python-dir", "--build-type", "Release")
     cmd = tritondev_argv(*args)
@@ -536,10 +537,12 @@ def test_every_other_era_from_nothing_to_a_verified_install(
     world: World, shared: Path, label: str, version: str
 ) -> None:
     """The eras the other tests of this module do not set up (python-dir, root-setup, root-json and the
-    forks are): each from an empty workspace to a verified install with the default build type, the LLVM
-    build shared by key. What upstream's `pip install -e .` builds: TritonRelBuildWithAsserts, no NDEBUG;
-    the link pool from 3.3; up to 3.2 only the C++ launcher, which a second setup finds up to date."""
+    forks are): each from an empty workspace (its venv made ahead, as root_json's setup from nothing makes
+    one) to a verified install with the default build type, the LLVM build shared by key. What upstream's
+    `pip install -e .` builds: TritonRelBuildWithAsserts, no NDEBUG; the link pool from 3.3; up to 3.2 only
+    the C++ launcher, which a second setup finds up to date."""
     ws = shared / f"ws-era-{label}"  # a workspace of its own: one with settings remembered would keep them
+    workspace_venv(ws)  # made ahead: root_json's setup from nothing makes one
     env = _env(shared, label)
     report = setup_json(world, ws, label, env=env)
     assert report["verify"]["provenance"]["ok"] is True, report["verify"]

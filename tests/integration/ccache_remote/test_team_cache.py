@@ -143,6 +143,7 @@ def test_stopped_before_the_build(world: World, area: Path, stopped_redis: Redis
     """In text mode: the summary and the warning as a user sees them."""
     env = _env(area, "C")
     ws = area / "ws-C"
+    workspace_venv(ws)  # made ahead: making it is the setup tests' subject
     proc = _run(*setup_args(world, ws, LABEL, "--ccache-remote", stopped_redis.url), env=env)
     assert proc.returncode == 0, proc.stderr[-4000:]
     assert "verified: triton" in proc.stdout
@@ -170,6 +171,7 @@ def test_killed_during_the_build(world: World, area: Path) -> None:
     redis = RedisServer(area / "redis-D").start()
     env = _env(area, "D")
     ws = area / "ws-D"
+    workspace_venv(ws)  # made ahead: making it is the setup tests' subject
     args = setup_args(world, ws, LABEL, "--ccache-remote", redis.url, "--json")
     proc = subprocess.Popen(tritondev_argv(*args), env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
     try:

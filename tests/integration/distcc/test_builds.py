@@ -197,6 +197,7 @@ def _build_while_a_host_dies(
     world: World, ws: Path, env: dict[str, str], dies: DistccDaemon, hosts: str
 ) -> dict[str, Any]:
     """setup --distcc HOSTS, `dies` stopped once it ran a few of the LLVM build's compiles."""
+    workspace_venv(ws)  # made ahead: making it is the setup tests' subject
     args = _setup_args(world, ws, "--distcc", hosts)
     proc = subprocess.Popen(tritondev_argv(*args), env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
     try:
@@ -284,6 +285,7 @@ def test_a_debug_llvm_through_distcc_keeps_its_debug_info(
     is not on disk (distcc brings back no .dwo: LLVM_USE_SPLIT_DWARF stays off while distcc is on)."""
     first, _ = good_hosts
     env, ws = _env(area, "G"), area / "ws-G"
+    workspace_venv(ws)  # made ahead: making it is the setup tests' subject
     proc = tritondev(
         *_setup_args(world, ws, "--distcc", first.token, "--llvm-build-type", "Debug", "--skip-verify"), env=env
     )

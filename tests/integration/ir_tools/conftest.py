@@ -18,7 +18,7 @@ import pytest
 
 from tests.integration.build.harness import base_env, setup_args, tritondev
 from tests.support.run_shared import current_run_folder, warm_ccache
-from tests.support.venvs import shared_venv, triton_venv
+from tests.support.venvs import shared_venv, triton_venv, workspace_venv
 from tests.world.world import World
 
 REPO = Path(__file__).resolve().parents[3]
@@ -151,6 +151,7 @@ class MiniWorkspace:
 def mini_workspace(world: World, tmp_path_factory: pytest.TempPathFactory) -> MiniWorkspace:
     root = tmp_path_factory.mktemp("opt-world")
     env = clean_environment(root / "home")
+    workspace_venv(root / "ws")  # made ahead: making it is the setup tests' subject
     proc = tritondev(*setup_args(world, root / "ws", "main"), env=env)
     assert proc.returncode == 0, proc.stderr[-4000:]
     return MiniWorkspace(root / "ws", env, world)

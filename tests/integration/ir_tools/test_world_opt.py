@@ -16,6 +16,7 @@ from bootstrap.core.process.runner import Runner
 from bootstrap.pipeline.host.sanitizer import check_sanitizer
 from tests.integration.build.harness import setup_args, tritondev
 from tests.integration.ir_tools.conftest import Dumps, MiniWorkspace, clean_environment, parse_json
+from tests.support.venvs import workspace_venv
 from tests.world.world import World
 
 # Most tests read the session's workspace, set up for real at first use (a build), and one builds its own.
@@ -168,6 +169,7 @@ def test_lit_tests_of_the_workspace_build(mini_workspace: MiniWorkspace) -> None
 def test_sanitize_address_builds_triton_opt_with_asan(world: World, real_dumps: Dumps, tmp_path: Path) -> None:
     env = clean_environment(tmp_path / "home")
     workspace = tmp_path / "ws"
+    workspace_venv(workspace)  # made ahead: making it is the setup tests' subject
     # gcc: its libasan is installed with it; this machine's clang may lack compiler-rt (proved below).
     proc = tritondev(*setup_args(world, workspace, "main", "--sanitize", "address", "--no-lld", "--json"), env=env)
     assert proc.returncode == 0, proc.stderr[-4000:]

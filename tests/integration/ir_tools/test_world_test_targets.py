@@ -17,6 +17,7 @@ import pytest
 
 from tests.integration.build.harness import setup_args, tritondev
 from tests.integration.ir_tools.conftest import MiniWorkspace, clean_environment, parse_json
+from tests.support.venvs import workspace_venv
 from tests.world.build import LLVMBuild
 from tests.world.world import World
 
@@ -244,6 +245,7 @@ def test_before_the_makefile_cpp_builds_then_runs_ctest(world: World, mini_llvm:
     build with ninja, then run ctest --output-on-failure in the build folder; lit keeps its check target."""
     env = clean_environment(tmp_path / "home")
     workspace = tmp_path / "ws"
+    workspace_venv(workspace)  # made ahead: making it is the setup tests' subject
     proc = tritondev(
         *setup_args(world, workspace, "python-dir-3.1", "--llvm", str(mini_llvm.build), "--skip-verify"), env=env
     )

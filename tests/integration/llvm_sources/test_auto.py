@@ -14,6 +14,7 @@ import pytest
 
 from tests.integration.build.harness import installed_triton, tritondev
 from tests.integration.llvm_sources.conftest import GOOD, MISSING, WRONG_SUM, PrebuiltWorld, fresh_env
+from tests.support.venvs import workspace_venv
 from tests.world.packages import PackageServer
 
 
@@ -21,8 +22,11 @@ def plain_setup(
     pw: PrebuiltWorld, base_url: str, ws: Path, build_number: int, env: dict[str, str], *args: str
 ) -> subprocess.CompletedProcess[str]:
     """`tritondev setup` with no option: run in the workspace, whose tritondev.toml holds the mirror,
-    the pin and where the packages are served (this machine cannot reach Triton's real host)."""
+    the pin and where the packages are served (this machine cannot reach Triton's real host). The
+    workspace venv is made ahead (workspace_venv) except for a dry run, which must find nothing made."""
     ws.mkdir(parents=True, exist_ok=True)
+    if "--dry-run" not in args and not (ws / "venv").exists():
+        workspace_venv(ws)
     (ws / "tritondev.toml").write_text(
         f'mirror = "{pw.world.git_root}"\ntriton_commit = "{pw.pins[build_number]}"\n'
         f'llvm_prebuilt_url = "{base_url}"\njobs = 2\nlink_jobs = 2\nbuild_type = "Release"\n'

@@ -22,6 +22,7 @@ from tests.integration.build.harness import (
     tritondev,
 )
 from tests.integration.llvm_sources.conftest import fresh_env
+from tests.support.venvs import workspace_venv
 from tests.world.build import LLVMBuild, build_llvm, clone_at
 from tests.world.gitrepo import Git
 from tests.world.world import World
@@ -80,6 +81,7 @@ def matching(
     root = tmp_path_factory.mktemp("llvm-path")
     env = fresh_env(root, shared_ccache)
     before = tree_state(mini_llvm.build)
+    workspace_venv(root / "ws")  # made ahead: making it is the setup tests' subject
     proc = setup_with(world, root / "ws", str(mini_llvm.build), "--json", env=env)
     assert proc.returncode == 0, proc.stderr[-4000:]
     return {"ws": root / "ws", "env": env, "report": json.loads(proc.stdout), "before": before}
@@ -116,6 +118,7 @@ def test_an_allowed_mismatch_is_built_with_a_warning(
     world: World, moved_llvm: LLVMBuild, shared_ccache: Path, tmp_path: Path
 ) -> None:
     ws = tmp_path / "ws"
+    workspace_venv(ws)  # made ahead: making it is the setup tests' subject
     proc = setup_with(world, ws, str(moved_llvm.build), "--allow-llvm-mismatch", env=fresh_env(tmp_path, shared_ccache))
     assert proc.returncode == 0, proc.stderr[-3000:]
     warning = next(line for line in proc.stderr.splitlines() if line.startswith("warning: --llvm"))
@@ -159,6 +162,7 @@ def test_offline_3_7_from_nothing_compiles_its_gsan_runtime(world: World, mini_l
     env = base_env(tmp_path / "home", xdg=tmp_path / "xdg", ccache_dir=tmp_path / "ccache")
     env.update(system_cuda_and_json(tmp_path))  # this machine's CUDA toolkit and nlohmann/json
     ws = tmp_path / "ws"
+    workspace_venv(ws)  # made ahead: making it is the setup tests' subject
     report = setup_json(world, ws, "release-3.7", "--offline", "--llvm", str(mini_llvm.build), env=env)
     assert report["verify"]["provenance"]["ok"] is True
     backend = ws / "src/triton/third_party/nvidia/backend"

@@ -22,6 +22,7 @@ from tests.integration.llvm_sources.conftest import (
     fresh_env,
     setup_prebuilt,
 )
+from tests.support.venvs import workspace_venv
 from tests.world.packages import PackageServer, sha256_of
 
 pytestmark = pytest.mark.slow
@@ -115,6 +116,7 @@ def test_a_rerun_does_nothing_and_another_workspace_reuses_the_package(
     assert again.returncode == 0, again.stderr[-3000:]
     assert "Everything is up to date" in again.stdout
     other = first["root"] / "ws-2"
+    workspace_venv(other)  # making it is the first setup's subject, not this one's
     proc = setup_prebuilt(prebuilt_world, package_server, other, GOOD, "--json", "--skip-verify", env=first["env"])
     assert proc.returncode == 0, proc.stderr[-3000:]
     report = json.loads(proc.stdout)
@@ -174,6 +176,7 @@ def _nothing_installed(ws: Path, name: str) -> None:
 def test_a_package_with_the_wrong_sum_is_refused_and_nothing_installed(
     prebuilt_world: PrebuiltWorld, package_server: PackageServer, shared_ccache: Path, tmp_path: Path
 ) -> None:
+    workspace_venv(tmp_path / "ws")  # made ahead: the subject is the package, not the venv
     proc = setup_prebuilt(
         prebuilt_world, package_server, tmp_path / "ws", WRONG_SUM, "--json", env=fresh_env(tmp_path, shared_ccache)
     )
@@ -201,6 +204,7 @@ def test_a_missing_package_names_the_pin_and_offers_a_source_build(
     name = f"{prebuilt_world.name(build_number)}.tar.gz"
     if status != 404:
         package_server.status[name] = status
+    workspace_venv(tmp_path / "ws")  # made ahead: the subject is the package, not the venv
     proc = setup_prebuilt(
         prebuilt_world, package_server, tmp_path / "ws", build_number, env=fresh_env(tmp_path, shared_ccache)
     )
@@ -216,6 +220,7 @@ def test_a_package_host_that_does_not_resolve_is_one_line(
 ) -> None:
     """--llvm prebuilt from a host name that does not resolve: exit 4 with one line naming the host, no
     retries, and nothing of the package left (a later --llvm-prebuilt-url that resolves starts clean)."""
+    workspace_venv(tmp_path / "ws")  # made ahead: the subject is the package host, not the venv
     proc = setup_prebuilt(
         prebuilt_world,
         package_server,

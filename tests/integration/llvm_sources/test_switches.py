@@ -15,6 +15,7 @@ import pytest
 from tests.integration.build.harness import tritondev
 from tests.integration.llvm_sources.conftest import GOOD, PrebuiltWorld, fresh_env, setup_prebuilt
 from tests.support.environ import child_environ
+from tests.support.venvs import workspace_venv
 from tests.world.build import LLVMBuild, build_llvm
 from tests.world.packages import PackageServer
 
@@ -55,6 +56,7 @@ def test_prebuilt_then_source_then_path(
 ) -> None:
     env = fresh_env(tmp_path, shared_ccache)
     ws, pin = tmp_path / "ws", prebuilt_world.world.llvm_commit
+    workspace_venv(ws)  # made ahead: making it is the setup tests' subject
     first = as_report(setup_prebuilt(prebuilt_world, package_server, ws, GOOD, "--json", env=env))
     said = linked(ws, tmp_path)
     # The package was installed from the session's mini LLVM build: its LLVMSupport names that folder.
