@@ -39,6 +39,7 @@ if TYPE_CHECKING:
 
 MARKER_FILE = ".tritondev-compile"  # keep in sync with scripts/tritondev_aot.py
 TAIL_LINES = 25
+TEMPORARY = "tmp"  # the in-target compile's TMPDIR inside its private folder, unless the caller gives one
 STAGES = {"cuda": ("ttir", "ttgir", "llir", "ptx", "cubin"), "hip": ("ttir", "ttgir", "llir", "amdgcn", "hsaco")}
 
 
@@ -226,28 +227,38 @@ def environment_seen(overrides: Mapping[str, str | None], environ: Mapping[str, 
     return seen
 
 
-def compile_environment(tmp: Path, environ: dict[str, str] | None = None) -> dict[str, str | None]:
+def compile_environment(tmp: Path, temporary: Path, environ: dict[str, str] | None = None) -> dict[str, str | None]:
     """The in-target script's variables: no interpreter (it would turn @triton.jit into an interpreted
-    function that cannot be compiled), and a private Triton cache unless the user chose one with
-    TRITON_CACHE_DIR, so that a compile for inspection changes nothing in ~/.triton."""
+    function that cannot be compiled), a private Triton cache unless the user chose one with
+    TRITON_CACHE_DIR, so that a compile for inspection changes nothing in ~/.triton, and `temporary` as
+    TMPDIR: Triton's make_cubin writes the PTX to a temporary file and removes it only when ptxas succeeds
+    (3.2 to 3.9), so each target whose ptxas fails, retried with another, would leave one in the user's
+    temporary folder. Pure."""
     environ = dict(os.environ) if environ is None else environ
-    env: dict[str, str | None] = {"TRITON_INTERPRET": None}
+    env: dict[str, str | None] = {"TRITON_INTERPRET": None, "TMPDIR": str(temporary)}
     if not environ.get("TRITON_CACHE_DIR"):
         env["TRITON_CACHE_DIR"] = str(tmp / "triton-cache")
     return env
 
 
-def run_plan(ctx: AppContext, plan: CompilePlan, extra_env: Mapping[str, str] | None = None) -> CompileReport:
-    """Compile every target of `plan`; extra_env: variables for Triton (another ptxas) on top of ours."""
+def run_plan(
+    ctx: AppContext, plan: CompilePlan, extra_env: Mapping[str, str] | None = None, temporary: Path | None = None
+) -> CompileReport:
+    """Compile every target of `plan`; extra_env: variables for Triton (another ptxas) on top of ours;
+    temporary: the caller's folder for Triton's temporary files (a failed ptxas run's PTX is read from
+    there after this returns), else one inside this run's private folder, removed with it."""
     python = ctx.target_python().executable
     started = time.monotonic()
     with ThreadPoolExecutor(max_workers=2) as pool, tempfile.TemporaryDirectory(prefix="tritondev-") as tmp:
         driver = _Driver(ctx, plan, pool)
         remaining = list(plan.run_order)
         request_file = Path(tmp) / "request.json"
+        if temporary is None:
+            temporary = Path(tmp) / TEMPORARY
+            temporary.mkdir()
         # The caller's runner may already give the commands a cache (verify's private one, or the user's).
         env = {
-            **compile_environment(Path(tmp), environment_seen(ctx.runner.environment, os.environ)),
+            **compile_environment(Path(tmp), temporary, environment_seen(ctx.runner.environment, os.environ)),
             **(extra_env or {}),
         }
         while remaining:

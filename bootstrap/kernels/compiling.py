@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import tempfile
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -33,7 +34,12 @@ def compile_kernel(
     config: the index of an @triton.autotune kernel's config whose values and options to use.
     """
     plan = plan_compile(source, kernel, signature, constexprs, targets, out_dir, options, config)
-    with ui.working(f"compile: {kernel} for {', '.join(t.label for t in targets)}", json=ctx.json):
-        report = run_plan(ctx, plan)
-        retry_unknown_arch(ctx, plan, report)
+    # Triton's temporary files, for the compile and its retries: a failed ptxas run's PTX, which Triton
+    # leaves there, is kept beside the target's folder (ptxas_retry), then goes with the folder.
+    with (
+        ui.working(f"compile: {kernel} for {', '.join(t.label for t in targets)}", json=ctx.json),
+        tempfile.TemporaryDirectory(prefix="tritondev-compile-tmp-") as temporary,
+    ):
+        report = run_plan(ctx, plan, temporary=Path(temporary))
+        retry_unknown_arch(ctx, plan, report, Path(temporary))
     return report

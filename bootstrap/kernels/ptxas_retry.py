@@ -140,8 +140,9 @@ def triton_ptxas(ctx: AppContext, arch: int) -> answers.ChosenPtxas | None:
     return probe.ptxas.chosen if probe.ptxas is not None else None
 
 
-def retry_unknown_arch(ctx: AppContext, plan: CompilePlan, report: CompileReport) -> None:
-    """Each failed cuda target whose ptxas did not know the arch: compiled again with a proven toolkit ptxas."""
+def retry_unknown_arch(ctx: AppContext, plan: CompilePlan, report: CompileReport, temporary: Path) -> None:
+    """Each failed cuda target whose ptxas did not know the arch: compiled again with a proven toolkit ptxas.
+    temporary: the compile's TMPDIR (run_plan), where Triton left the PTX of each failed ptxas run."""
     for index, result in enumerate(report.results):
         if result.ok or result.target.backend != "cuda":
             continue
@@ -166,7 +167,7 @@ def retry_unknown_arch(ctx: AppContext, plan: CompilePlan, report: CompileReport
             seen.add(release)
 
             with ui.working(f"compile: {result.target.label} again, with {candidate}", json=ctx.json):
-                narrowed = run_plan(ctx, _only(plan, result.target), dict.fromkeys(chosen.env, candidate))
+                narrowed = run_plan(ctx, _only(plan, result.target), dict.fromkeys(chosen.env, candidate), temporary)
             again = narrowed.results[0]
             if not again.ok:
                 retry.tried.append(f"{candidate} (CUDA {release}): Triton still failed: {headline(again.tail)}")

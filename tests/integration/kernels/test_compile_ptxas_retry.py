@@ -124,11 +124,14 @@ def test_a_toolkit_ptxas_compiles_the_target_and_is_named(
 def test_no_ptxas_that_knows_the_arch_is_one_error_without_ptx(
     tdv: RunCli, triton_python: Path, kernel_file: Path, tmp_path: Path
 ) -> None:
-    """sm_107a: no ptxas on the machine compiles it for Triton (the toolkit's is tried and fails too)."""
+    """sm_107a: no ptxas on the machine compiles it for Triton (the toolkit's is tried and fails too). Triton
+    leaves the PTX of each failed ptxas in its temporary folder: tritondev's TMPDIR holds nothing after."""
     bundled = _bundled_that_refuses(tmp_path, _wheel_ptxas(triton_python))
     refusing_toolkit = tmp_path / "cuda"
     _script(refusing_toolkit / "bin" / "ptxas", f'exec {bundled} "$@"\n')
     out = tmp_path / "out"
+    temporary = tmp_path / "tmpdir"
+    temporary.mkdir()
     proc = tdv(
         "compile",
         f"{kernel_file}::add_kernel",
@@ -140,9 +143,10 @@ def test_no_ptxas_that_knows_the_arch_is_one_error_without_ptx(
         str(out),
         "--python",
         str(triton_python),
-        env={"TRITON_PTXAS_BLACKWELL_PATH": str(bundled), "CUDA_HOME": str(refusing_toolkit)},
+        env={"TRITON_PTXAS_BLACKWELL_PATH": str(bundled), "CUDA_HOME": str(refusing_toolkit), "TMPDIR": str(temporary)},
     )
     assert proc.returncode == 4, proc.stderr[-3000:]
+    assert list(temporary.iterdir()) == []  # nothing left: no .ptx of Triton's, no folder of tritondev's
     assert "fix: no ptxas on this machine knows sm_107a" in proc.stderr
     assert "Value 'sm_107a' is not defined" in proc.stderr  # ptxas's own line is kept
     assert [line for line in proc.stderr.splitlines() if PTX_LINE.match(line)] == [], proc.stderr

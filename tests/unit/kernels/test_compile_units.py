@@ -43,9 +43,16 @@ def test_agprs_only_where_the_arch_has_them(arch: str, has: bool) -> None:
 
 
 def test_the_compile_uses_a_private_triton_cache_unless_one_was_chosen(tmp_path: Path) -> None:
-    env = compile_environment(tmp_path, {"HOME": "/home/u"})
-    assert env == {"TRITON_INTERPRET": None, "TRITON_CACHE_DIR": str(tmp_path / "triton-cache")}
-    assert compile_environment(tmp_path, {"TRITON_CACHE_DIR": "/mine"}) == {"TRITON_INTERPRET": None}
+    env = compile_environment(tmp_path, tmp_path / "tmp", {"HOME": "/home/u"})
+    private = {"TRITON_INTERPRET": None, "TMPDIR": str(tmp_path / "tmp")}
+    assert env == {**private, "TRITON_CACHE_DIR": str(tmp_path / "triton-cache")}
+    assert compile_environment(tmp_path, tmp_path / "tmp", {"TRITON_CACHE_DIR": "/mine"}) == private
+
+
+def test_the_compile_gets_a_temporary_folder_of_its_own_whatever_tmpdir_was(tmp_path: Path) -> None:
+    """Triton leaves its .ptx in the temporary folder when ptxas fails: the compile's is the one it is given."""
+    for environ in ({}, {"TMPDIR": "/var/tmp/mine"}):
+        assert compile_environment(tmp_path, tmp_path / "scratch", environ)["TMPDIR"] == str(tmp_path / "scratch")
 
 
 def test_warnings_the_compiler_printed() -> None:
@@ -62,6 +69,9 @@ def test_warnings_the_compiler_printed() -> None:
 def test_the_cache_a_caller_gives_its_runner_is_kept_and_an_unset_one_is_not_seen(tmp_path: Path) -> None:
     """verify hands compile its cache through the runner; a runner that unsets TRITON_CACHE_DIR hides the user's."""
     given = environment_seen({"TRITON_CACHE_DIR": "/verify-cache"}, {"HOME": "/home/u"})
-    assert compile_environment(tmp_path, given) == {"TRITON_INTERPRET": None}
+    assert compile_environment(tmp_path, tmp_path / "t", given) == {
+        "TRITON_INTERPRET": None,
+        "TMPDIR": str(tmp_path / "t"),
+    }
     hidden = environment_seen({"TRITON_CACHE_DIR": None}, {"TRITON_CACHE_DIR": "/mine"})
-    assert compile_environment(tmp_path, hidden)["TRITON_CACHE_DIR"] == str(tmp_path / "triton-cache")
+    assert compile_environment(tmp_path, tmp_path / "t", hidden)["TRITON_CACHE_DIR"] == str(tmp_path / "triton-cache")
