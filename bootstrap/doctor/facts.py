@@ -239,6 +239,7 @@ class Facts:
                 str(self.tempdir("cache")),
                 step="doctor-triton-probe",
                 timeout=COMPILE_TIMEOUT,
+                env={"TMPDIR": str(self.tempdir("tmp"))},  # as compile_for's: a failed proof's .ptx goes with it
             )
         except ProbeFailed:
             # Perhaps the compile, not the import: ask for the import alone; compile_for then proves it
@@ -326,7 +327,14 @@ class Facts:
 
         def probe() -> doctor_answers.CompileCheck:
             cache = self.tempdir("cache")
-            full: dict[str, str | None] = {"TRITON_CACHE_DIR": str(cache), "TRITON_ALWAYS_COMPILE": None, **env}
+            # Triton's own temporary folder too: make_cubin leaves its .ptx there when ptxas fails (the
+            # proof's very case), and this one goes with doctor's other folders.
+            full: dict[str, str | None] = {
+                "TRITON_CACHE_DIR": str(cache),
+                "TRITON_ALWAYS_COMPILE": None,
+                "TMPDIR": str(self.tempdir("tmp")),
+                **env,
+            }
             # Run as a file from a folder of its own, not as the user: the proof is about the installed Triton.
             result, answer = self._probe(
                 doctor_answers.compile_check,

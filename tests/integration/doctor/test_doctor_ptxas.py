@@ -44,8 +44,12 @@ def test_bundled_ptxas_too_old_for_sm_121_is_proved_and_fixed(cli: Cli, tmp_path
     py = triton_351()
     ws = tmp_path / "ws"
     args = ("doctor", "--python", str(py), "--workspace", str(ws), "--arch", "sm_121", "--check", "ptxas.arch")
-    result = cli(*args, "--json")
+    temporary = tmp_path / "tmpdir"
+    temporary.mkdir()
+    result = cli(*args, "--json", env={"TMPDIR": str(temporary)})
     assert result.returncode == 1, result.stderr
+    # The failed proof's .ptx, which Triton leaves in its temporary folder, went with doctor's own folders.
+    assert list(temporary.iterdir()) == []
     check = checks_of(result.stdout)["ptxas.arch"]
     assert check["status"] == "error"
     assert "Triton 3.5.1" in check["summary"] and "ptxas 12.8" in check["summary"]
@@ -103,8 +107,12 @@ def test_triton_too_old_for_the_arch_gets_an_upgrade_not_a_ptxas(cli: Cli, tmp_p
     py = triton_320()
     ws = tmp_path / "ws"
     args = ("doctor", "--python", str(py), "--workspace", str(ws), "--arch", "sm_121", "--check", "ptxas.arch")
-    result = cli(*args, "--json")
+    temporary = tmp_path / "tmpdir"
+    temporary.mkdir()
+    result = cli(*args, "--json", env={"TMPDIR": str(temporary)})
     assert result.returncode == 1, result.stderr
+    # The failed proof's .ptx, which Triton leaves in its temporary folder, went with doctor's own folders.
+    assert list(temporary.iterdir()) == []
     check = checks_of(result.stdout)["ptxas.arch"]
     assert check["status"] == "error" and "too old for this arch" in check["summary"]
     assert "triton>=3.7.1" in check["fix"] and "TRITON_PTXAS_PATH=" not in check["fix"]
