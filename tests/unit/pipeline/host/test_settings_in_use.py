@@ -12,6 +12,9 @@ from bootstrap.pipeline.host.settings_in_use import settings_in_use
 
 
 def test_defaults_say_what_they_come_to_here(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    # No active environment: one (./shell/test run from an activated venv) would be the default's answer.
+    for variable in ("VIRTUAL_ENV", "CONDA_PREFIX", "TRITONDEV_PYTHON"):
+        monkeypatch.delenv(variable, raising=False)
     monkeypatch.setenv("HOME", str(tmp_path / "home"))
     monkeypatch.setenv("XDG_CONFIG_HOME", str(tmp_path / "xdg"))
     ctx = make_context({"workspace": str(tmp_path / "ws")}, logs=False)
