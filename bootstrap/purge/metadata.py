@@ -231,23 +231,37 @@ def metadata_folders(site_packages: Path) -> list[Path]:
     return [e for e in entries if e.name.endswith((".dist-info", ".egg-info")) and not e.name.startswith("~")]
 
 
+def resolved_entry_text(entry: str, base: str) -> str:
+    """resolve_entry as text. A scan resolves every RECORD entry of the environment (tens of thousands
+    where torch and CUDA's wheels are installed): strings, not Path objects, keep that to milliseconds."""
+    return os.path.normpath(entry if os.path.isabs(entry) else os.path.join(base, entry))
+
+
 def resolve_entry(entry: str, base: Path) -> Path:
     """An absolute, normalised path for a RECORD entry (which may climb with ../ to bin/ or lib64/)."""
-    path = Path(entry)
-    return Path(os.path.normpath(path if path.is_absolute() else base / path))
+    return Path(resolved_entry_text(entry, str(base)))
 
 
 def package_files(dist: InstalledDist, site_packages: tuple[Path, ...]) -> tuple[str, ...]:
     """The entries of `dist`'s file list inside `<site-packages>/triton/`, as `triton/...` paths."""
     if not dist.files:
         return ()
-    roots = [Path(os.path.normpath(sp)) / PACKAGE for sp in site_packages]
+    # Normalised absolute paths on both sides: "inside root" is "root itself or root + / + more".
+    roots = [os.path.join(os.path.normpath(sp), PACKAGE) for sp in site_packages]
+    base = str(dist.base)
     found: dict[str, None] = {}
     for entry in dist.files:
-        path = resolve_entry(entry, dist.base)
+        # A path under <site-packages>/triton gets its "triton" component from the entry's own text
+        # (resolving only drops components): an entry without the word cannot be one.
+        if PACKAGE not in entry:
+            continue
+        path = resolved_entry_text(entry, base)
         for root in roots:
-            if path == root or root in path.parents:
-                found[(Path(PACKAGE) / path.relative_to(root)).as_posix()] = None
+            if path == root:
+                found[PACKAGE] = None
+                break
+            if path.startswith(root) and path[len(root)] == os.sep:
+                found[f"{PACKAGE}/{path[len(root) + 1 :]}"] = None
                 break
     return tuple(found)
 

@@ -21,12 +21,13 @@ and in every case only a path no other distribution of the environment also list
 from __future__ import annotations
 
 import configparser
+import functools
 import os
 import re
-from collections.abc import Iterable, Mapping
+from collections.abc import Callable, Collection, Iterable, Mapping
 from pathlib import Path
 
-from bootstrap.purge.metadata import PACKAGE, InstalledDist, read_text, resolve_entry
+from bootstrap.purge.metadata import PACKAGE, InstalledDist, read_text, resolve_entry, resolved_entry_text
 
 # bin/ files of the environment itself: never a distribution's to remove.
 _PROTECTED_SCRIPTS = re.compile(r"^(python|pypy|pip|activate|deactivate|easy_install)", re.IGNORECASE)
@@ -37,13 +38,28 @@ def normalized(name: str) -> str:
     return re.sub(r"[-_.]+", "_", name).lower()
 
 
-def claims(dists: Iterable[InstalledDist]) -> dict[Path, set[Path]]:
-    """Every path the distributions list -> the metadata folders of those that list it."""
-    claimed: dict[Path, set[Path]] = {}
+def claims(dists: Iterable[InstalledDist], names: Collection[str] | None = None) -> dict[str, set[Path]]:
+    """Every path the distributions list (as resolved_entry_text writes it) -> the metadata folders of
+    those that list it. Text keys: an environment with torch and CUDA's wheels lists tens of thousands.
+
+    names: only paths with one of these file names are asked about (claimed_names), so only entries that
+    may end in one are resolved; an entry ending in ".." or "." is resolved whatever its name."""
+    claimed: dict[str, set[Path]] = {}
     for dist in dists:
+        base = str(dist.base)
         for entry in dist.files or ():
-            claimed.setdefault(resolve_entry(entry, dist.base), set()).add(dist.meta_dir)
+            if names is not None:
+                last = entry.rstrip("/").rsplit("/", 1)[-1]
+                if last not in names and last not in ("", ".", ".."):
+                    continue
+            claimed.setdefault(resolved_entry_text(entry, base), set()).add(dist.meta_dir)
     return claimed
+
+
+def claimed_names(dist: InstalledDist) -> set[str]:
+    """The file names of every path foreign_entries asks `claims` about for `dist`."""
+    base = str(dist.base)
+    return {os.path.basename(resolved_entry_text(e, base)) for e in dist.files or ()} | set(script_names(dist))
 
 
 def script_names(dist: InstalledDist) -> tuple[str, ...]:
@@ -65,17 +81,29 @@ def script_names(dist: InstalledDist) -> tuple[str, ...]:
     )
 
 
-def _inside(path: Path, folder: Path) -> bool:
+RealPath = Callable[[str], str]
+
+
+def real_paths() -> RealPath:
+    """os.path.realpath, each folder resolved once: for one check of one RECORD, whose thousands of files
+    sit in a few dozen folders (a fresh one per check, so no answer outlives it)."""
+    return functools.cache(os.path.realpath)
+
+
+def _below(path: str, folder: str) -> bool:
+    """Is the normalised `path` `folder` or below it, lexically?"""
+    return path == folder or path.startswith(folder.rstrip(os.sep) + os.sep)
+
+
+def _inside(path: Path, folder: Path, real: RealPath = os.path.realpath) -> bool:
     """Is `path` `folder` or below it, lexically and with the links of its parent folders resolved?"""
-    folder = Path(os.path.normpath(folder))
-    if path != folder and folder not in path.parents:
+    folder_text, path_text = os.path.normpath(folder), str(path)
+    if not _below(path_text, folder_text):
         return False
-    real_folder = Path(os.path.realpath(folder))
-    real_parent = Path(os.path.realpath(path.parent))
-    return real_parent == real_folder or real_folder in real_parent.parents or path == folder
+    return path_text == folder_text or _below(real(os.path.dirname(path_text)), real(folder_text))
 
 
-def _own_hook(path: Path, dist: InstalledDist, site_packages: tuple[Path, ...]) -> bool:
+def _own_hook(path: Path, dist: InstalledDist, site_packages: tuple[Path, ...], real: RealPath) -> bool:
     """An editable-install hook or a repaired wheel's library folder of this distribution, in site-packages."""
     name = normalized(dist.name)
     for sp in site_packages:
@@ -83,7 +111,7 @@ def _own_hook(path: Path, dist: InstalledDist, site_packages: tuple[Path, ...]) 
         if path.parent == sp or path.parent == sp / "__pycache__":
             if path.name.startswith("__editable__") and name in normalized(path.name):
                 return True
-        if _inside(path, sp / f"{name}.libs") and path != sp / f"{name}.libs":
+        if _inside(path, sp / f"{name}.libs", real) and path != sp / f"{name}.libs":
             return True
     return False
 
@@ -106,28 +134,29 @@ def entry_problem(
     site_packages: tuple[Path, ...],
     scripts: Path,
     executable: Path,
-    claimed: Mapping[Path, set[Path]],
+    claimed: Mapping[str, set[Path]],
+    real: RealPath = os.path.realpath,
 ) -> str | None:
     """Why pip must not remove `path` on behalf of `dist`; None when it belongs to Triton or to `dist`.
 
     claimed: the paths that distributions which stay (not owners of triton/) list."""
-    if any(_inside(path, Path(os.path.normpath(sp)) / PACKAGE) for sp in site_packages):
+    if any(_inside(path, Path(os.path.normpath(sp)) / PACKAGE, real) for sp in site_packages):
         return None
-    others = claimed.get(path, set()) - {dist.meta_dir}
+    others = claimed.get(os.path.normpath(path), set()) - {dist.meta_dir}
     if others:
         return f"{sorted(others)[0].name} lists it too"
-    if _inside(path, dist.meta_dir) and path != Path(os.path.normpath(dist.meta_dir)):
+    if _inside(path, dist.meta_dir, real) and path != Path(os.path.normpath(dist.meta_dir)):
         return None
-    if _own_hook(path, dist, site_packages):
+    if _own_hook(path, dist, site_packages, real):
         return None
     return _script_problem(path, dist, scripts, executable)
 
 
-def _triton_escape(path: Path, site_packages: tuple[Path, ...]) -> bool:
+def _triton_escape(path: Path, site_packages: tuple[Path, ...], real: RealPath) -> bool:
     """Is `path` lexically under triton/ but reached through a link that leads out of it?"""
     for sp in site_packages:
         package = Path(os.path.normpath(sp)) / PACKAGE
-        if (path == package or package in path.parents) and not _inside(path, package):
+        if _below(str(path), str(package)) and not _inside(path, package, real):
             return True
     return False
 
@@ -137,22 +166,23 @@ def foreign_entries(
     site_packages: tuple[Path, ...],
     scripts: Path,
     executable: Path,
-    claimed: Mapping[Path, set[Path]],
+    claimed: Mapping[str, set[Path]],
 ) -> tuple[str, ...]:
     """`path: why` for each path pip would remove for `dist` that does not belong to Triton or to it."""
     found: list[str] = []
+    real = real_paths()
     for entry in dist.files or ():
         path = resolve_entry(entry, dist.base)
-        if _triton_escape(path, site_packages):
+        if _triton_escape(path, site_packages, real):
             found.append(f"{entry}: it leads out of triton/ through a symbolic link")
             continue
-        problem = entry_problem(path, dist, site_packages, scripts, executable, claimed)
+        problem = entry_problem(path, dist, site_packages, scripts, executable, claimed, real)
         if problem is not None:
             found.append(f"{entry}: {problem}")
     for name in script_names(dist):
         path = Path(os.path.normpath(scripts)) / name
         problem = None if "/" not in name else "it is not a plain file name"
-        problem = problem or entry_problem(path, dist, site_packages, scripts, executable, claimed)
+        problem = problem or entry_problem(path, dist, site_packages, scripts, executable, claimed, real)
         if problem is not None:
             found.append(f"console script {name}: {problem}")
     return tuple(dict.fromkeys(found))

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import os
 from collections.abc import Collection, Mapping
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -67,7 +68,8 @@ class TritonScan:
     shadows: tuple[Path, ...]  # triton/ (or triton.py) in cwd, on PYTHONPATH, or added by a stray .pth
     import_location: str | None  # where `import triton` resolves in a fresh interpreter; None: fails
     import_error: str | None = None  # why `import triton` failed, when it did
-    pip_listed: tuple[str, ...] | None = field(default=None)  # names pip lists; None when pip is unusable
+    # Names pip lists; None when pip is unusable, or was not asked (no owners: nothing for it to judge).
+    pip_listed: tuple[str, ...] | None = field(default=None)
     unowned_files: tuple[Path, ...] = ()  # files inside site-packages/triton/ that no owner lists
     leftover_proofs: tuple[Leftover, ...] = ()  # why each leftover is Triton's
     kept: tuple[Kept, ...] = ()  # looks left over, but its content does not prove it Triton's: never deleted
@@ -81,7 +83,8 @@ class TritonScan:
             "shadows": [str(p) for p in self.shadows],
             "import_location": self.import_location,
             "import_error": self.import_error,
-            "pip_available": self.pip_listed is not None,
+            # null: pip was not asked (nothing owns triton/ files), so whether it works is not known.
+            "pip_available": None if not self.owners and self.pip_listed is None else self.pip_listed is not None,
             "unowned_files": [str(p) for p in self.unowned_files],
             "leftover_proofs": [p.to_json() for p in self.leftover_proofs],
             "kept_not_proven": [k.to_json() for k in self.kept],
@@ -139,9 +142,12 @@ def with_foreign_entries(owners: list[Owner], dists: list[InstalledDist], target
     """The owners, each with what its RECORD would make pip remove beyond Triton's files (ownership.py)."""
     from dataclasses import replace
 
+    if not owners:
+        return owners  # nothing to judge: spare reading what every other distribution claims
     by_folder = {d.meta_dir: d for d in dists}
     owning = {o.dist_info for o in owners}
-    claimed = ownership.claims(d for d in dists if d.meta_dir not in owning)  # what stays installed
+    names = set().union(*(ownership.claimed_names(by_folder[o.dist_info]) for o in owners if o.dist_info in by_folder))
+    claimed = ownership.claims((d for d in dists if d.meta_dir not in owning), names)  # what stays installed
     return [
         replace(
             o,
@@ -250,12 +256,13 @@ def find_shadows(
     for entry in environ.get("PYTHONPATH", "").split(os.pathsep):
         folders.append(Path(entry) if entry else cwd)
     # .pth files that no distribution installed (conda develop, hand-written) add folders too.
-    recorded: set[Path] = set()
+    recorded: set[str] = set()
     for dist in dists:
-        recorded.update(metadata.resolve_entry(e, dist.base) for e in dist.files or ())
+        base = str(dist.base)
+        recorded.update(metadata.resolved_entry_text(e, base) for e in dist.files or () if e.endswith(".pth"))
     for sp in site_packages:
         for pth in sorted(sp.glob("*.pth")):
-            if pth not in recorded:
+            if os.path.normpath(pth) not in recorded:
                 folders.extend(metadata.pth_paths(metadata.read_text(pth) or "", sp))
     installed = {Path(os.path.normpath(sp)) for sp in site_packages}
     shadows: dict[Path, None] = {}
@@ -311,6 +318,13 @@ def read_site_packages(site_packages: tuple[Path, ...]) -> list[InstalledDist]:
     return [metadata.read_dist(m) for sp in site_packages for m in metadata.metadata_folders(sp)]
 
 
+def _pip_listing(runner: Runner, target: TargetPython) -> dict[str, pipbridge.Listed] | None:
+    try:
+        return pipbridge.installed(runner, target.executable, cwd=target.prefix)
+    except (CommandFailed, ToolMissing, ValueError):
+        return None  # no pip in the target: the file scan still stands
+
+
 def scan_environment(
     target: TargetPython,
     runner: Runner,
@@ -331,15 +345,17 @@ def scan_environment(
     site_packages = target.site_packages
     dists = read_site_packages(site_packages)
     owners = owners_in(dists, site_packages)
-    listed: dict[str, pipbridge.Listed] | None
-    try:
-        listed = pipbridge.installed(runner, target.executable, cwd=target.prefix)
-    except (CommandFailed, ToolMissing, ValueError):
-        listed = None  # no pip in the target: the file scan above still stands
     known = {canonicalize_name(o.name) for o in owners}
     owners += egg_link_owners(site_packages, known)
-    owners = with_foreign_entries(owners, dists, target)
-    location, error = import_probe(target, runner, cwd=cwd, environ=environ)
+    # The two processes (pip's listing and the import check) run beside the reading of the RECORDs.
+    # pip's listing only judges owners (one pip cannot uninstall is a blocker): with none, pip is not
+    # asked, which spares setup's purge step a start of pip (0.3 s) in every environment without a triton.
+    with ThreadPoolExecutor(max_workers=2) as pool:
+        listing = pool.submit(_pip_listing, runner, target) if owners else None
+        probe = pool.submit(import_probe, target, runner, cwd=cwd, environ=environ)
+        owners = with_foreign_entries(owners, dists, target)
+        listed = listing.result() if listing is not None else None
+        location, error = probe.result()
     proven, kept = find_leftovers(site_packages, owners, dists, recorded_files=recorded_files)
     return TritonScan(
         site_packages=site_packages,

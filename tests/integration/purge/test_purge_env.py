@@ -247,3 +247,28 @@ def test_triton_symlink_into_a_checkout(cli: Cli, venv_copy: VenvCopy, wheels: W
     assert cli("purge", "--python", str(py), "--workspace", str(ws)).returncode == 0
     assert not os.path.lexists(sp / "triton")
     assert snapshot(checkout) == before
+
+
+def test_pip_is_asked_only_when_something_owns_triton(venv_copy: VenvCopy, wheels: Wheels, tmp_path: Path) -> None:
+    """pip's listing judges owners only: an environment without a triton is scanned without starting pip
+    (setup's purge step runs in every setup), and one with a triton still gets pip's verdict."""
+    from bootstrap.core.process.runner import Runner
+    from bootstrap.core.target.interpreter import inspect_interpreter
+    from bootstrap.purge import plan_purge, scan_environment
+
+    py = venv_copy()
+
+    def scanned() -> tuple[dict[str, object], list[tuple[str, ...]]]:
+        runner = Runner()
+        found = scan_environment(inspect_interpreter(py, "--python", runner), runner, cwd=tmp_path, environ={})
+        assert plan_purge(found).blocked == ()
+        return found.to_json(), [c.argv[1:4] for c in runner.history if c.argv[1:3] == ("-m", "pip")]
+
+    empty, pip_runs = scanned()
+    assert empty["owners"] == [] and empty["pip_available"] is None
+    assert pip_runs == []
+    pip(py, "install", "-q", str(wheels.triton))
+    owned, pip_runs = scanned()
+    assert [o["name"] for o in owned["owners"]] == ["triton"]  # type: ignore[index]
+    assert owned["pip_available"] is True
+    assert pip_runs == [("-m", "pip", "list")]
