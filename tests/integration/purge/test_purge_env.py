@@ -269,6 +269,7 @@ def test_pip_is_asked_only_when_something_owns_triton(venv_copy: VenvCopy, wheel
     assert pip_runs == []
     pip(py, "install", "-q", str(wheels.triton))
     owned, pip_runs = scanned()
-    assert [o["name"] for o in owned["owners"]] == ["triton"]  # type: ignore[index]
+    owners = owned["owners"]
+    assert isinstance(owners, list) and [o["name"] for o in owners] == ["triton"]
     assert owned["pip_available"] is True
     assert pip_runs == [("-m", "pip", "list")]
