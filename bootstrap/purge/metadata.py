@@ -249,11 +249,12 @@ def package_files(dist: InstalledDist, site_packages: tuple[Path, ...]) -> tuple
     # Normalised absolute paths on both sides: "inside root" is "root itself or root + / + more".
     roots = [os.path.join(os.path.normpath(sp), PACKAGE) for sp in site_packages]
     base = str(dist.base)
+    # Resolving only drops components: unless the base folder itself is under a triton/, a path there gets
+    # its "triton" component from the entry's own text, and an entry without the word cannot be one.
+    needs_word = not any(path_below(os.path.normpath(base), root) for root in roots)
     found: dict[str, None] = {}
     for entry in dist.files:
-        # A path under <site-packages>/triton gets its "triton" component from the entry's own text
-        # (resolving only drops components): an entry without the word cannot be one.
-        if PACKAGE not in entry:
+        if needs_word and PACKAGE not in entry:
             continue
         path = resolved_entry_text(entry, base)
         for root in roots:
@@ -264,6 +265,18 @@ def package_files(dist: InstalledDist, site_packages: tuple[Path, ...]) -> tuple
                 found[f"{PACKAGE}/{path[len(root) + 1 :]}"] = None
                 break
     return tuple(found)
+
+
+def path_below(path: str, folder: str) -> bool:
+    """Is the normalised `path` `folder` or below it, lexically?"""
+    return path == folder or path.startswith(folder.rstrip(os.sep) + os.sep)
+
+
+def entry_name(entry: str) -> str | None:
+    """The file name a RECORD entry resolves to, read off its text; None when resolving decides it (an
+    entry ending in "." or ".." or a slash)."""
+    last = entry.rsplit("/", 1)[-1]
+    return None if last in ("", ".", "..") else last
 
 
 def editable_provides(dist: InstalledDist) -> bool:

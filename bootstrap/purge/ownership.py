@@ -27,7 +27,15 @@ import re
 from collections.abc import Callable, Collection, Iterable, Mapping
 from pathlib import Path
 
-from bootstrap.purge.metadata import PACKAGE, InstalledDist, read_text, resolve_entry, resolved_entry_text
+from bootstrap.purge.metadata import (
+    PACKAGE,
+    InstalledDist,
+    entry_name,
+    path_below,
+    read_text,
+    resolve_entry,
+    resolved_entry_text,
+)
 
 # bin/ files of the environment itself: never a distribution's to remove.
 _PROTECTED_SCRIPTS = re.compile(r"^(python|pypy|pip|activate|deactivate|easy_install)", re.IGNORECASE)
@@ -49,8 +57,8 @@ def claims(dists: Iterable[InstalledDist], names: Collection[str] | None = None)
         base = str(dist.base)
         for entry in dist.files or ():
             if names is not None:
-                last = entry.rstrip("/").rsplit("/", 1)[-1]
-                if last not in names and last not in ("", ".", ".."):
+                name = entry_name(entry)
+                if name is not None and name not in names:
                     continue
             claimed.setdefault(resolved_entry_text(entry, base), set()).add(dist.meta_dir)
     return claimed
@@ -90,17 +98,12 @@ def real_paths() -> RealPath:
     return functools.cache(os.path.realpath)
 
 
-def _below(path: str, folder: str) -> bool:
-    """Is the normalised `path` `folder` or below it, lexically?"""
-    return path == folder or path.startswith(folder.rstrip(os.sep) + os.sep)
-
-
 def _inside(path: Path, folder: Path, real: RealPath = os.path.realpath) -> bool:
     """Is `path` `folder` or below it, lexically and with the links of its parent folders resolved?"""
     folder_text, path_text = os.path.normpath(folder), str(path)
-    if not _below(path_text, folder_text):
+    if not path_below(path_text, folder_text):
         return False
-    return path_text == folder_text or _below(real(os.path.dirname(path_text)), real(folder_text))
+    return path_text == folder_text or path_below(real(os.path.dirname(path_text)), real(folder_text))
 
 
 def _own_hook(path: Path, dist: InstalledDist, site_packages: tuple[Path, ...], real: RealPath) -> bool:
@@ -156,7 +159,7 @@ def _triton_escape(path: Path, site_packages: tuple[Path, ...], real: RealPath) 
     """Is `path` lexically under triton/ but reached through a link that leads out of it?"""
     for sp in site_packages:
         package = Path(os.path.normpath(sp)) / PACKAGE
-        if _below(str(path), str(package)) and not _inside(path, package, real):
+        if path_below(str(path), str(package)) and not _inside(path, package, real):
             return True
     return False
 

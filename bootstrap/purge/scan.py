@@ -259,7 +259,10 @@ def find_shadows(
     recorded: set[str] = set()
     for dist in dists:
         base = str(dist.base)
-        recorded.update(metadata.resolved_entry_text(e, base) for e in dist.files or () if e.endswith(".pth"))
+        for entry in dist.files or ():
+            name = metadata.entry_name(entry)
+            if name is None or name.endswith(".pth"):  # only .pth files are looked up here
+                recorded.add(metadata.resolved_entry_text(entry, base))
     for sp in site_packages:
         for pth in sorted(sp.glob("*.pth")):
             if os.path.normpath(pth) not in recorded:

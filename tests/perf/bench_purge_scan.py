@@ -24,6 +24,7 @@ from pathlib import Path
 REPO = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(REPO))  # run as a file: the tests' helpers are imported from the checkout
 
+from tests.integration.purge.conftest import site_packages  # noqa: E402
 from tests.support.cli import tritondev_argv  # noqa: E402
 from tests.support.environ import child_environ  # noqa: E402
 from tests.support.venvs import fresh_venv  # noqa: E402
@@ -33,16 +34,6 @@ FILES_EACH = 1000
 TRITON_FILES = 2000
 GOAL_SECONDS = 1.0
 RUNS = int(os.environ.get("BENCH_PURGE_SCAN_RUNS", "5"))
-
-
-def _site_packages(python: Path) -> Path:
-    out = subprocess.run(
-        [str(python), "-c", "import sysconfig; print(sysconfig.get_paths()['purelib'])"],
-        capture_output=True,
-        text=True,
-        check=True,
-    )
-    return Path(out.stdout.strip())
 
 
 def _distribution(sp: Path, name: str, version: str, record: list[str], package_files: Sequence[str] = ()) -> None:
@@ -61,7 +52,7 @@ def _distribution(sp: Path, name: str, version: str, record: list[str], package_
 def large_environment(root: Path) -> tuple[Path, int]:
     """A real venv whose distributions list 52,100 files; its python and how many files they list."""
     python = fresh_venv(root / "venv")
-    sp = _site_packages(python)
+    sp = site_packages(python)
     listed = 0
     for i in range(DISTRIBUTIONS):
         name = f"bigdist{i}"

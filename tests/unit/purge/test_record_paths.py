@@ -73,3 +73,28 @@ def test_claims_of_some_names_are_the_claims_of_all_for_those_names(files: list[
     assert {k: v for k, v in every.items() if os.path.basename(k) in names} == {
         k: v for k, v in some.items() if os.path.basename(k) in names
     }
+
+
+@settings(max_examples=200)
+@given(files=st.lists(entries, max_size=12))
+def test_a_base_folder_inside_triton_needs_no_word_in_the_entries(files: list[str]) -> None:
+    """Entries without the word "triton" are skipped only where the base folder is outside triton/: an
+    egg-info's entries are relative to the egg-info itself, wherever that sits."""
+    meta = SITE / "triton" / "sub" / "x-1.egg-info"
+    dist = InstalledDist("x", "1", meta, True, tuple(files), "pip", None, ())
+    base = meta.parent  # meta is not a folder on disk, so the base is its parent: also inside triton/
+    assert metadata.package_files(dist, (SITE,)) == _pathlib_package_files(files, base, (SITE,))
+
+
+def test_a_pth_recorded_under_another_spelling_is_still_recorded(tmp_path: Path) -> None:
+    """find_shadows skips the folders of .pth files a distribution installed, however the RECORD spells them."""
+    from bootstrap.purge import scan
+
+    sp = tmp_path / "site-packages"
+    shadow = tmp_path / "elsewhere"
+    (shadow / "triton").mkdir(parents=True)
+    sp.mkdir()
+    (sp / "hook.pth").write_text(f"{shadow}\n")
+    recorded = InstalledDist("hook", "1", sp / "hook-1.dist-info", True, ("sub/../hook.pth/.",), "pip", None, ())
+    assert scan.find_shadows(tmp_path / "cwd", {}, (sp,), [recorded]) == []
+    assert scan.find_shadows(tmp_path / "cwd", {}, (sp,), []) == [shadow / "triton"]
