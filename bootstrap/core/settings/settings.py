@@ -44,6 +44,8 @@ SCRIPT_VARIABLES = {
     "TRITONDEV_BOOTSTRAP_PYTHON": "shell/tritondev: the Python >= 3.10 its venv is built with (default: the one it"
     " was built with, at first python3)",
     "TRITONDEV_TEST_PYTHON": "shell/test: the Python its test venv is built with (default: python3)",
+    "TRITONDEV_TEST_SCRATCH": "shell/test: where the tests' temporary files go, memory (a tmpfs of the run's"
+    " own, the default) or disk (TMPDIR as it is)",
     "TRITONDEV_GPU_OUT": "shell/test-gpu: where the GPU tier writes its figures",
     "TRITONDEV_CAPTURE": "tritondev repro capture: what the capture hook in the captured command records",
 }
