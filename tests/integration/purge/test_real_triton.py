@@ -30,21 +30,27 @@ def _install_or_skip(py: Path, *requirements: str) -> None:
         pytest.skip(f"package index not reachable for {requirements}: {result.stderr.strip()[-300:]}")
 
 
-def _torch_into(sp: Path) -> None:
-    """Put the real torch 2.13.0 of the shared triton venv into `sp`, hard-linked.
+TORCH_FOLDERS = ("torch", "torchgen", "functorch", "torch-2.13.0+cpu.dist-info")
+
+
+def _torch_into(sp: Path) -> bool:
+    """Put the real torch 2.13.0 of the shared triton venv into `sp`: hard-linked, or copied where the test's
+    folder is on another filesystem than the venv cache (the tmpfs ./shell/test gives the tests); True if
+    copied (750 MB, which the test removes once it passed).
 
     A byte-identical copy of what pip installed there (same Python, same layout), made in a second
-    instead of pip's half minute for the wheel; purge must leave every one of its files alone. Falls
-    back to pip where hard links cannot be made.
+    instead of pip's half minute for the wheel; purge must leave every one of its files alone.
     """
     shared = site_packages(triton_venv())
     try:
-        for name in ("torch", "torchgen", "functorch", "torch-2.13.0+cpu.dist-info"):
+        for name in TORCH_FOLDERS:
             shutil.copytree(shared / name, sp / name, copy_function=os.link)
-    except OSError:
-        for name in ("torch", "torchgen", "functorch", "torch-2.13.0+cpu.dist-info"):
+        return False
+    except OSError:  # EXDEV, as a shutil.Error: hard links do not cross filesystems
+        for name in TORCH_FOLDERS:
             shutil.rmtree(sp / name, ignore_errors=True)
-        _install_or_skip(sp.parents[3] / "bin" / "python", "torch==2.13.0")
+            shutil.copytree(shared / name, sp / name)
+        return True
 
 
 def test_pip_list_of_the_target_through_the_runner() -> None:
@@ -62,7 +68,7 @@ def test_placeholder_over_real_triton_purged_torch_untouched_restored(
 ) -> None:
     py = venv_copy()
     sp = site_packages(py)
-    _torch_into(sp)
+    copied = _torch_into(sp)
     _install_or_skip(py, "triton==3.9.0")
     _install_or_skip(py, "pytorch-triton==0.0.1")  # the field mistake: `pip install pytorch-triton`
     assert "Should never be installed" in run_py(py, "import triton").stderr
@@ -93,3 +99,6 @@ def test_placeholder_over_real_triton_purged_torch_untouched_restored(
     assert listed(py)["triton"] == "3.9.0" and "pytorch-triton" not in listed(py)
     check = run_py(py, "import triton, triton.language; print(triton.__version__)")
     assert check.stdout.strip() == "3.9.0", check.stderr
+    if copied:  # the run's tmpfs is memory: a passed test gives its copy of torch back
+        for name in TORCH_FOLDERS:
+            shutil.rmtree(sp / name)
