@@ -14,6 +14,7 @@ from bootstrap.commands import options
 from bootstrap.core import fixlines, run_state
 from bootstrap.core.errors import UsageError
 from bootstrap.doctor.model import Fix
+from tests.support.source_scan import parsed
 
 REPO = Path(__file__).resolve().parents[3]
 WS = "/home/me/my ws"
@@ -100,7 +101,7 @@ FIX_ARGUMENT = {"Fix": 0, "warn": 1, "error": 1, "Skip": 1}
 def _fix_texts() -> Iterator[tuple[str, str]]:
     """Every string constant in a fix of bootstrap/: `fix=` arguments, Fix(...), and the fix of warn/error/Skip."""
     for path in sorted((REPO / "bootstrap").rglob("*.py")):
-        for node in ast.walk(ast.parse(path.read_text())):
+        for node in ast.walk(parsed(path.read_text())):
             if not isinstance(node, ast.Call):
                 continue
             values = [kw.value for kw in node.keywords if kw.arg == "fix"]

@@ -14,6 +14,8 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
+from tests.support.source_scan import parsed
+
 REPO = Path(__file__).resolve().parents[3]
 PACKAGE = REPO / "bootstrap"
 ARCHITECTURE = REPO / "docs" / "architecture.md"
@@ -93,7 +95,7 @@ def _imports_in(
 def imports() -> list[Import]:
     found: list[Import] = []
     for me, path in modules().items():
-        for node, late, type_only in _imports_in(ast.parse(path.read_text()), False):
+        for node, late, type_only in _imports_in(parsed(path.read_text()), False):
             if isinstance(node, ast.Import):
                 names = [alias.name for alias in node.names]
             elif node.level == 0 and node.module:
@@ -321,7 +323,7 @@ def test_git_commands_are_run_only_under_git() -> None:
     not spell out `["git", ...]`."""
     found = []
     for path in sorted(p for p in PACKAGE.rglob("*.py") if (PACKAGE / "git") not in p.parents):
-        for node in ast.walk(ast.parse(path.read_text())):
+        for node in ast.walk(parsed(path.read_text())):
             if (
                 isinstance(node, ast.List)
                 and node.elts
@@ -359,7 +361,7 @@ def test_modules_and_functions_stay_small() -> None:
         text = path.read_text(encoding="utf-8")
         if len(text.splitlines()) > MODULE_LINES and rel not in WHOLE_BY_DESIGN:
             long_modules.append(f"{rel}: {len(text.splitlines())} lines")
-        for node in ast.walk(ast.parse(text)):
+        for node in ast.walk(parsed(text)):
             if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
                 lines = (node.end_lineno or node.lineno) - node.lineno + 1
                 if lines > FUNCTION_LINES:

@@ -22,6 +22,8 @@ from typing import Any
 
 import typer
 
+from tests.support.source_scan import parsed
+
 REPO = Path(__file__).resolve().parents[3]
 PACKAGE = REPO / "bootstrap"
 COMMANDS = PACKAGE / "commands"
@@ -95,7 +97,7 @@ def _opens_for_writing(call: ast.Call) -> bool:
 def work_in_command(source: str, path: str) -> list[str]:
     """What a command module does that belongs to a package: processes, writes, deletions."""
     found = []
-    for node in ast.walk(ast.parse(source)):
+    for node in ast.walk(parsed(source)):
         if isinstance(node, (ast.Import, ast.ImportFrom)):
             names = [a.name for a in node.names] if isinstance(node, ast.Import) else [node.module or ""]
             if isinstance(node, ast.ImportFrom) and node.module:
@@ -120,7 +122,7 @@ def protocol_breaches(source: str, path: str) -> list[str]:
     """What a command module does that `@command` does once for all: the echo, the lock, the logs, the
     choice between text and JSON, errors marked as shown."""
     found = []
-    for node in ast.walk(ast.parse(source)):
+    for node in ast.walk(parsed(source)):
         if (
             isinstance(node, ast.Call)
             and isinstance(node.func, ast.Attribute)
@@ -139,7 +141,7 @@ def protocol_breaches(source: str, path: str) -> list[str]:
 def dict_key_reads(source: str, path: str) -> list[str]:
     """`data["key"]`, `data.get("key")`: a renderer reading a dict instead of a typed field."""
     found = []
-    for node in ast.walk(ast.parse(source)):
+    for node in ast.walk(parsed(source)):
         if (
             isinstance(node, ast.Subscript)
             and isinstance(node.ctx, ast.Load)
@@ -322,7 +324,7 @@ def _is_report(node: ast.ClassDef) -> bool:
 def untyped_report_fields(source: str, path: str) -> list[str]:
     """Each field of a report class (named *Report/*Outcome/*Result, or an Outcome) typed dict or Any."""
     found = []
-    for node in ast.walk(ast.parse(source)):
+    for node in ast.walk(parsed(source)):
         if isinstance(node, ast.ClassDef) and _is_report(node):
             for statement in node.body:
                 if isinstance(statement, ast.AnnAssign) and isinstance(statement.target, ast.Name):

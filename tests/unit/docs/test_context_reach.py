@@ -28,6 +28,8 @@ from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from tests.support.source_scan import parsed
+
 REPO = Path(__file__).resolve().parents[3]
 START = ("bootstrap.pipeline.setup.run", "run_setup", "ctx")
 MAX_FILES = 25
@@ -54,7 +56,7 @@ class Code:
         for path in sorted((root / package).rglob("*.py")):
             parts = path.relative_to(root).with_suffix("").parts
             name = ".".join(parts[:-1] if parts[-1] == "__init__" else parts)
-            self.modules[name] = Module(name, path.relative_to(root), ast.parse(path.read_text()))
+            self.modules[name] = Module(name, path.relative_to(root), parsed(path.read_text()))
         for module in self.modules.values():
             self._read(module, package)
 

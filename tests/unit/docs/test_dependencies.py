@@ -10,6 +10,8 @@ from pathlib import Path
 from packaging.requirements import Requirement
 from packaging.utils import canonicalize_name
 
+from tests.support.source_scan import parsed
+
 REPO = Path(__file__).resolve().parents[3]
 
 
@@ -35,7 +37,7 @@ def _imports(inside: bool = False) -> dict[str, set[str]]:
     for path in (REPO / "bootstrap").rglob("*.py"):
         if _is_inside_script(path) != inside:
             continue
-        for node in ast.walk(ast.parse(path.read_text())):
+        for node in ast.walk(parsed(path.read_text())):
             names = []
             if isinstance(node, ast.Import):
                 names = [alias.name for alias in node.names]

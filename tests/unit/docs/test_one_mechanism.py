@@ -12,6 +12,8 @@ import ast
 from collections.abc import Iterator
 from pathlib import Path
 
+from tests.support.source_scan import parsed
+
 REPO = Path(__file__).resolve().parents[3]
 PACKAGE = REPO / "bootstrap"
 
@@ -19,7 +21,7 @@ PACKAGE = REPO / "bootstrap"
 def sources() -> Iterator[tuple[str, ast.Module]]:
     """(path relative to the repository, parsed module) of every module of bootstrap/."""
     for path in sorted(PACKAGE.rglob("*.py")):
-        yield path.relative_to(REPO).as_posix(), ast.parse(path.read_text(encoding="utf-8"))
+        yield path.relative_to(REPO).as_posix(), parsed(path.read_text(encoding="utf-8"))
 
 
 def where(path: str, node: ast.AST) -> str:

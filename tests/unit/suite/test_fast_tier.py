@@ -15,6 +15,7 @@ import ast
 from pathlib import Path
 
 from bootstrap.commands import COMMAND_MODULES
+from tests.support.source_scan import parsed
 
 REPO = Path(__file__).resolve().parents[3]
 EXEMPT_PREFIXES = ("bootstrap.core.target.scripts",)
@@ -51,7 +52,7 @@ def _imports(path: Path, known: set[str], *, anywhere: bool) -> set[str]:
     package = _module_name(path).split(".") if path.is_relative_to(REPO / "bootstrap") else []
     if path.name != "__init__.py":
         package = package[:-1]
-    tree = ast.parse(path.read_text())
+    tree = parsed(path.read_text())
     found: set[str] = set()
     for node in ast.walk(tree) if anywhere else _executed_imports(tree):
         names: list[str] = []

@@ -11,6 +11,8 @@ from __future__ import annotations
 import ast
 from pathlib import Path
 
+from tests.support.source_scan import parsed
+
 REPO = Path(__file__).resolve().parents[3]
 UNIT = REPO / "tests" / "unit"
 NOT_PACKAGES = {"docs", "perf", "suite"}
@@ -23,7 +25,7 @@ def folders_of_tests() -> list[Path]:
 
 def imported_modules(path: Path) -> set[str]:
     found: set[str] = set()
-    for node in ast.walk(ast.parse(path.read_text())):
+    for node in ast.walk(parsed(path.read_text())):
         if isinstance(node, ast.ImportFrom) and node.module and node.level == 0:
             found |= {node.module, *(f"{node.module}.{alias.name}" for alias in node.names)}
         elif isinstance(node, ast.Import):

@@ -26,6 +26,7 @@ from bootstrap.core import run_state
 from bootstrap.core.process import runner as runner_module
 from bootstrap.core.process.command_env import filter_drivers, git_global_options, git_hardening, with_git_config
 from bootstrap.core.process.runner import Runner
+from tests.support.source_scan import parsed
 
 REPO = Path(__file__).resolve().parents[4]
 STARTERS = {
@@ -75,7 +76,7 @@ def test_only_the_runner_starts_processes() -> None:
     for path in sorted((REPO / "bootstrap").rglob("*.py")):
         if path.name == "runner.py" and path.parent.name == "process":
             continue
-        starts = _starts_a_process(ast.parse(path.read_text(encoding="utf-8")))
+        starts = _starts_a_process(parsed(path.read_text(encoding="utf-8")))
         if path.is_relative_to(INSIDE):
             assert "git" not in path.read_text(encoding="utf-8").replace("+git", "") or not starts, path
             continue
