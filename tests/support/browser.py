@@ -106,7 +106,11 @@ class Browser:
         self._next_id = 0
         self._events: list[dict[str, Any]] = []
         self.page = Page()
-        target = self.call("Target.createTarget", {"url": "about:blank"})["targetId"]
+        try:
+            target = self.call("Target.createTarget", {"url": "about:blank"})["targetId"]
+        except BrowserError:
+            self.close()  # a browser that never answered is not left running
+            raise
         self.session = self.call("Target.attachToTarget", {"targetId": target, "flatten": True})["sessionId"]
         for domain in ("Runtime", "Page", "Network", "Log"):
             self.call(f"{domain}.enable", session=True)
