@@ -48,6 +48,11 @@ class BrowserError(RuntimeError):
     pass
 
 
+class BrowserRestarted(UserWarning):
+    """A start gave no answer and a fresh browser was started: shown in the run's warnings summary (not an
+    error, pyproject's filterwarnings says so), with what Chromium wrote on its stderr."""
+
+
 @dataclass
 class Page:
     """What one page did: console messages, uncaught exceptions, requests (URLs)."""
@@ -74,6 +79,8 @@ class Browser:
         if exe is None:
             raise BrowserError("no chromium on PATH")
         self.profile = tempfile.mkdtemp(prefix="tritondev-chromium-")
+        # Chromium's own messages, kept beside the profile: a start that gives no answer says why.
+        self._stderr = tempfile.TemporaryFile(prefix="tritondev-chromium-stderr-")
         to_browser, self._write = os.pipe()
         self._read, from_browser = os.pipe()
         # The protocol's fixed descriptors are 3 (the browser reads) and 4 (it writes). The child's ends
@@ -97,7 +104,7 @@ class Browser:
                 preexec_fn=descriptors,
                 stdin=subprocess.DEVNULL,
                 stdout=subprocess.DEVNULL,
-                stderr=subprocess.DEVNULL,
+                stderr=self._stderr,
             )
         finally:
             os.close(child_reads)
@@ -108,9 +115,10 @@ class Browser:
         self.page = Page()
         try:
             target = self.call("Target.createTarget", {"url": "about:blank"})["targetId"]
-        except BrowserError:
+        except BrowserError as exc:
+            said = self.stderr_tail()
             self.close()  # a browser that never answered is not left running
-            raise
+            raise BrowserError(f"{exc}; chromium's stderr ended: {said!r}") from None
         self.session = self.call("Target.attachToTarget", {"targetId": target, "flatten": True})["sessionId"]
         for domain in ("Runtime", "Page", "Network", "Log"):
             self.call(f"{domain}.enable", session=True)
@@ -127,6 +135,12 @@ class Browser:
     def __exit__(self, *exc: object) -> None:
         self.close()
 
+    def stderr_tail(self, size: int = 2000) -> str:
+        """The last `size` bytes Chromium has written on its stderr."""
+        self._stderr.seek(0, os.SEEK_END)
+        self._stderr.seek(max(0, self._stderr.tell() - size))
+        return self._stderr.read().decode(errors="replace")
+
     def close(self) -> None:
         try:
             self._send("Browser.close", {}, None)
@@ -139,6 +153,7 @@ class Browser:
                 os.close(fd)
             except OSError:
                 pass
+        self._stderr.close()
         shutil.rmtree(self.profile, ignore_errors=True)
 
     # -- the protocol --------------------------------------------------------------------------------------

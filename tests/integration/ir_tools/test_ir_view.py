@@ -7,6 +7,7 @@ import json
 import shutil
 import subprocess
 import sys
+import warnings
 import zipfile
 from collections.abc import Callable, Iterator
 from pathlib import Path
@@ -17,7 +18,7 @@ import pytest
 from tests.integration.build.harness import tritondev
 from tests.integration.ir_tools.conftest import clean_environment, dump_with_run, parse_json
 from tests.integration.ir_tools.views import DOT_LINE, Matmul, dumped_passes, make_matmul
-from tests.support.browser import Browser, BrowserError, chromium
+from tests.support.browser import Browser, BrowserError, BrowserRestarted, chromium
 from tests.support.snapshot import diff, snapshot
 from tests.support.venvs import fresh_venv, triton_venv
 
@@ -54,7 +55,8 @@ def browser() -> Iterator[Browser]:
         pytest.skip("no chromium on PATH (Debian: apt-get install chromium)")
     try:
         opened = Browser()
-    except BrowserError:  # one start in many runs gave no answer in 30 s: once more, a fresh browser
+    except BrowserError as exc:  # one start in many runs gave no answer in 30 s: once more, a fresh browser
+        warnings.warn(BrowserRestarted(f"chromium started again: {exc}"), stacklevel=1)
         opened = Browser()
     with opened:
         yield opened
