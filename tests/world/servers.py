@@ -6,6 +6,7 @@ import contextlib
 import os
 import socket
 import subprocess
+import sys
 import threading
 import time
 from collections.abc import Iterator
@@ -100,6 +101,17 @@ def git_daemon_for(world: World) -> Iterator[GitDaemon]:
 # ---------------------------------------------------------------------------------------------
 
 
+class QuietHttpServer(ThreadingHTTPServer):
+    """A threading HTTP server that says nothing when a client drops its connection: the tests kill
+    downloads and cut bodies short on purpose, and socketserver would print a traceback on the run's
+    stderr for each. Any other error of a handler is printed as before."""
+
+    def handle_error(self, request: socket.socket | tuple[bytes, socket.socket], client_address: object) -> None:
+        if isinstance(sys.exc_info()[1], ConnectionError):  # reset, aborted, broken pipe
+            return
+        super().handle_error(request, client_address)
+
+
 class LocalHttpServer:
     """The start and stop every HTTP server of the world shares: `handler` on 127.0.0.1 at a free port,
     served by a daemon thread (threads per request, daemon too, so a hung client cannot block the end).
@@ -113,7 +125,7 @@ class LocalHttpServer:
         return f"http://127.0.0.1:{self.port}"
 
     def serve(self, handler: type[BaseHTTPRequestHandler]) -> None:
-        self._server = ThreadingHTTPServer(("127.0.0.1", 0), handler)
+        self._server = QuietHttpServer(("127.0.0.1", 0), handler)
         self._server.daemon_threads = True
         self.port = int(self._server.server_address[1])
         threading.Thread(target=self._server.serve_forever, daemon=True).start()

@@ -13,7 +13,7 @@ import subprocess
 import threading
 from collections.abc import Iterator
 from dataclasses import dataclass
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from http.server import BaseHTTPRequestHandler
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -21,6 +21,7 @@ import pytest
 
 from tests.support.venvs import fresh_venv, python_of
 from tests.support.wheels import build_wheels, one_wheel, project
+from tests.world.servers import QuietHttpServer
 from tests.world.world import World
 
 if TYPE_CHECKING:
@@ -157,7 +158,7 @@ class TruncatingServer:
             def log_message(self, format: str, *args: object) -> None:
                 pass
 
-        self.server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+        self.server = QuietHttpServer(("127.0.0.1", 0), Handler)
         self.thread = threading.Thread(target=self.server.serve_forever, daemon=True)
         self.thread.start()
 
