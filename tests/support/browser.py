@@ -79,7 +79,7 @@ class Browser:
         if exe is None:
             raise BrowserError("no chromium on PATH")
         self.profile = tempfile.mkdtemp(prefix="tritondev-chromium-")
-        # Chromium's own messages, kept beside the profile: a start that gives no answer says why.
+        # Chromium's own messages, in an unnamed temporary file: a start that gives no answer says why.
         self._stderr = tempfile.TemporaryFile(prefix="tritondev-chromium-stderr-")
         to_browser, self._write = os.pipe()
         self._read, from_browser = os.pipe()
